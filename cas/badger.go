@@ -1,0 +1,285 @@
+package cas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// BadgerOptions tune OpenBadger.
+type BadgerOptions struct {
+	// LockWait bounds how long Open waits for another process to release
+	// the store. Zero means do not wait.
+	LockWait time.Duration
+	// Holder describes this process in the holder note that a waiting
+	// process shows (for example "turnback snap").
+	Holder string
+	// OnWait, if set, is called once when Open starts waiting, with the
+	// description of the current holder.
+	OnWait func(holder string)
+}
+
+// holderFile names the note beside the database saying who holds it.
+const holderFile = "HOLDER"
+
+// Badger is the durable Backend: one Badger database per store.
+type Badger struct {
+	db  *badger.DB
+	dir string
+}
+
+// badgerOptions returns Badger options for a short-lived CLI process:
+// small memtables and caches, no compression of its own (values are
+// already zstd), values below 1 MiB kept in the LSM tree so that deletes
+// plus compaction give disk space back, and a silent logger.
+func badgerOptions(dir string) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(4).
+		WithNumLevelZeroTablesStall(10).
+		WithBaseTableSize(4 << 20).
+		WithNumCompactors(2).
+		WithCompression(options.None).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(32 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithValueThreshold(1 << 20).
+		WithDetectConflicts(false).
+		WithMetricsEnabled(false).
+		WithSyncWrites(false)
+}
+
+// OpenBadger opens (creating if needed, mode 0700) the Badger store in dir.
+// If another process holds it, OpenBadger retries until o.LockWait has
+// passed and then returns an error wrapping ErrBusy that names the holder.
+func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cas: create store %s: %w", dir, err)
+	}
+	deadline := time.Now().Add(o.LockWait)
+	waited := false
+	for {
+		db, err := badger.Open(badgerOptions(dir))
+		if err == nil {
+			b := &Badger{db: db, dir: dir}
+			b.writeHolder(o.Holder)
+			return b, nil
+		}
+		if !isLockError(err) {
+			return nil, fmt.Errorf("cas: open store %s: %w", dir, err)
+		}
+		holder := readHolder(dir)
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
+		}
+		if !waited && o.OnWait != nil {
+			o.OnWait(holder)
+		}
+		waited = true
+		pause := time.Duration(20+rand.IntN(60)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cas: open store %s: %w", dir, ctx.Err())
+		case <-time.After(pause):
+		}
+	}
+}
+
+// isLockError recognises Badger's directory-lock failure. Badger formats
+// the underlying errno with %+v rather than %w, so only its text tells.
+func isLockError(err error) bool {
+	return strings.Contains(err.Error(), "Cannot acquire directory lock")
+}
+
+func (b *Badger) writeHolder(holder string) {
+	if holder == "" {
+		holder = "turnback"
+	}
+	note := fmt.Sprintf("%s (pid %d, since %s)\n", holder, os.Getpid(), time.Now().Format(time.RFC3339))
+	// Best effort: the note only improves the busy message.
+	_ = os.WriteFile(filepath.Join(b.dir, holderFile), []byte(note), 0o600)
+}
+
+func readHolder(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, holderFile))
+	if err != nil || len(data) == 0 {
+		return "another process"
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// DB exposes the underlying database for maintenance (gc, flatten).
+func (b *Badger) DB() *badger.DB { return b.db }
+
+// Dir returns the directory of the store.
+func (b *Badger) Dir() string { return b.dir }
+
+// Get implements Backend.
+func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []byte
+	err := b.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		out, err = item.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, b.wrap("get", err)
+	}
+	return out, nil
+}
+
+func (b *Badger) wrap(op string, err error) error {
+	if errors.Is(err, badger.ErrDBClosed) {
+		return ErrClosed
+	}
+	return fmt.Errorf("cas: badger %s: %w", op, err)
+}
+
+// Has implements Backend.
+func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	err := b.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(key)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, b.wrap("has", err)
+	}
+	return true, nil
+}
+
+// Set implements Backend.
+func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := b.db.Update(func(txn *badger.Txn) error {
+		for _, e := range entries {
+			if err := txn.Set(e.Key, e.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return b.wrap("set", err)
+	}
+	return nil
+}
+
+// Delete implements Backend.
+func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := b.db.Update(func(txn *badger.Txn) error {
+		for _, k := range keys {
+			if err := txn.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return b.wrap("delete", err)
+	}
+	return nil
+}
+
+// Scan implements Backend.
+func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func(key, value []byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := b.db.View(func(txn *badger.Txn) error {
+		opt := badger.DefaultIteratorOptions
+		opt.Prefix = prefix
+		opt.PrefetchValues = !keysOnly
+		it := txn.NewIterator(opt)
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			item := it.Item()
+			var val []byte
+			if !keysOnly {
+				v, err := item.ValueCopy(nil)
+				if err != nil {
+					return err
+				}
+				val = v
+			}
+			if err := fn(item.Key(), val); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, badger.ErrDBClosed) {
+		return ErrClosed
+	}
+	return err
+}
+
+// Sync implements Backend.
+func (b *Badger) Sync() error {
+	if err := b.db.Sync(); err != nil {
+		return b.wrap("sync", err)
+	}
+	return nil
+}
+
+// Close implements Backend.
+func (b *Badger) Close() error {
+	_ = os.Remove(filepath.Join(b.dir, holderFile))
+	if err := b.db.Close(); err != nil {
+		return b.wrap("close", err)
+	}
+	return nil
+}
+
+// NewBatch implements Backend.
+func (b *Badger) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch()} }
+
+type badgerBatch struct{ wb *badger.WriteBatch }
+
+func (w *badgerBatch) Put(key, value []byte) error {
+	if err := w.wb.Set(key, value); err != nil {
+		return fmt.Errorf("cas: batch put: %w", err)
+	}
+	return nil
+}
+
+func (w *badgerBatch) Flush() error {
+	if err := w.wb.Flush(); err != nil {
+		return fmt.Errorf("cas: batch flush: %w", err)
+	}
+	return nil
+}
+
+func (w *badgerBatch) Cancel() { w.wb.Cancel() }

@@ -1,0 +1,303 @@
+package cas
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/blake3"
+)
+
+// Key prefixes in the backend. Everything the cas package writes lives
+// under these; callers keep their own records under other prefixes.
+var (
+	prefixBlob  = []byte("b/") // content hash -> codec byte + payload
+	prefixIndex = []byte("x/") // content hash of a chunked file -> chunk list
+)
+
+// Codec bytes that start every stored blob.
+const (
+	codecRaw  byte = 0
+	codecZstd byte = 1
+)
+
+// maxZstdBlob is the largest content stored zstd-compressed; it is also
+// the decoder's memory limit. Larger content (only possible through
+// PutBlob) is stored raw, so that everything written can be read back.
+const maxZstdBlob = 4 << 20
+
+// indexVersion starts every chunk-list record.
+const indexVersion byte = 1
+
+// SmallFileMax is the largest content stored as a single blob; larger
+// content is split into chunks (see Chunker).
+const SmallFileMax = MaxChunk
+
+// EmptyHash is the address of the empty content, which is never stored.
+var EmptyHash = Sum(nil)
+
+// BlobKey returns the backend key of the blob with address h.
+func BlobKey(h Hash) []byte { return append(bytes.Clone(prefixBlob), h[:]...) }
+
+// IndexKey returns the backend key of the chunk list of content h.
+func IndexKey(h Hash) []byte { return append(bytes.Clone(prefixIndex), h[:]...) }
+
+// Store is a content-addressed store of blobs and chunked files over a
+// Backend. It is safe for concurrent use.
+type Store struct {
+	b   Backend
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+// NewStore returns a Store over b.
+func NewStore(b Backend) (*Store, error) {
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+		zstd.WithWindowSize(1<<20),
+		zstd.WithEncoderCRC(false),
+		zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
+	}
+	dec, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(0),
+		zstd.WithDecoderMaxMemory(maxZstdBlob),
+		zstd.WithDecoderMaxWindow(1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
+	}
+	return &Store{b: b, enc: enc, dec: dec}, nil
+}
+
+// Backend returns the backend underneath s.
+func (s *Store) Backend() Backend { return s.b }
+
+// Close releases the codecs and closes the backend.
+func (s *Store) Close() error {
+	s.dec.Close()
+	_ = s.enc.Close()
+	return s.b.Close()
+}
+
+// encode returns the stored form of data: zstd when that saves at least
+// 1/32 of the size, raw otherwise (and always raw above maxZstdBlob).
+func (s *Store) encode(data []byte) []byte {
+	if len(data) >= 64 && len(data) <= maxZstdBlob {
+		out := make([]byte, 1, len(data)/2+64)
+		out[0] = codecZstd
+		out = s.enc.EncodeAll(data, out)
+		if len(out)-1 < len(data)-len(data)/32 {
+			return out
+		}
+	}
+	out := make([]byte, 1+len(data))
+	out[0] = codecRaw
+	copy(out[1:], data)
+	return out
+}
+
+func (s *Store) decode(h Hash, stored []byte) ([]byte, error) {
+	if len(stored) == 0 {
+		return nil, fmt.Errorf("%w: blob %s: empty record", ErrCorrupt, h.Short())
+	}
+	var data []byte
+	switch stored[0] {
+	case codecRaw:
+		data = stored[1:]
+	case codecZstd:
+		var err error
+		data, err = s.dec.DecodeAll(stored[1:], nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: blob %s: %v", ErrCorrupt, h.Short(), err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: blob %s: unknown codec %d", ErrCorrupt, h.Short(), stored[0])
+	}
+	if Sum(data) != h {
+		return nil, fmt.Errorf("%w: blob %s: content does not match its hash", ErrCorrupt, h.Short())
+	}
+	return data, nil
+}
+
+// Writer collects new blobs in a bulk batch. Blobs already present are
+// not written again. Call Flush before recording anything that refers
+// to the blobs.
+type Writer struct {
+	s     *Store
+	batch Batch
+	stats WriteStats
+	mu    chan struct{}
+}
+
+// WriteStats counts what a Writer added.
+type WriteStats struct {
+	NewBlobs    int64 // blobs written
+	NewBytes    int64 // their stored (compressed) bytes
+	ReusedBlobs int64 // blobs already present
+}
+
+// NewWriter starts a batch of writes.
+func (s *Store) NewWriter() *Writer {
+	w := &Writer{s: s, batch: s.b.NewBatch(), mu: make(chan struct{}, 1)}
+	return w
+}
+
+func (w *Writer) count(f func(*WriteStats)) {
+	w.mu <- struct{}{}
+	f(&w.stats)
+	<-w.mu
+}
+
+// Stats returns what w has written so far.
+func (w *Writer) Stats() WriteStats {
+	w.mu <- struct{}{}
+	defer func() { <-w.mu }()
+	return w.stats
+}
+
+// PutBlob stores data as one blob and returns its address.
+func (w *Writer) PutBlob(ctx context.Context, data []byte) (Hash, error) {
+	h := Sum(data)
+	return h, w.putHashed(ctx, h, data)
+}
+
+func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	key := BlobKey(h)
+	ok, err := w.s.b.Has(ctx, key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		w.count(func(s *WriteStats) { s.ReusedBlobs++ })
+		return nil
+	}
+	val := w.s.encode(data)
+	if err := w.batch.Put(key, val); err != nil {
+		return err
+	}
+	w.count(func(s *WriteStats) { s.NewBlobs++; s.NewBytes += int64(len(val)) })
+	return nil
+}
+
+// Flush writes every pending blob and makes it durable.
+func (w *Writer) Flush() error {
+	if err := w.batch.Flush(); err != nil {
+		return err
+	}
+	return w.s.b.Sync()
+}
+
+// Cancel drops pending writes.
+func (w *Writer) Cancel() { w.batch.Cancel() }
+
+// PutFile streams r into the store: content up to SmallFileMax becomes one
+// blob; larger content is split into content-defined chunks plus a chunk
+// list. sizeHint (the size stat reported, or -1) only sizes the first
+// buffer. It returns the content address (BLAKE3 of the whole content)
+// and the size read. Memory use is bounded by a few chunks whatever the
+// size.
+func (w *Writer) PutFile(ctx context.Context, r io.Reader, sizeHint int64) (Hash, int64, error) {
+	first := int64(SmallFileMax + 1)
+	if sizeHint >= 0 && sizeHint < first {
+		first = sizeHint + 1
+	}
+	head := make([]byte, first, first)
+	n, err := io.ReadFull(r, head)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		h, err := w.PutBlob(ctx, head[:n])
+		return h, int64(n), err
+	}
+	if err != nil {
+		return Hash{}, 0, err
+	}
+	if int64(n) < int64(SmallFileMax+1) {
+		// The file grew past its hint: read on up to the single-blob limit.
+		rest := make([]byte, SmallFileMax+1-n)
+		m, err := io.ReadFull(r, rest)
+		head = append(head, rest[:m]...)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			h, err := w.PutBlob(ctx, head)
+			return h, int64(len(head)), err
+		}
+		if err != nil {
+			return Hash{}, 0, err
+		}
+	}
+	full := blake3.New()
+	var size int64
+	var index []byte
+	index = append(index, indexVersion)
+	ch := NewChunker(io.MultiReader(bytes.NewReader(head), r))
+	for {
+		if err := ctx.Err(); err != nil {
+			return Hash{}, 0, err
+		}
+		chunk, err := ch.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Hash{}, 0, err
+		}
+		_, _ = full.Write(chunk)
+		size += int64(len(chunk))
+		ck := Sum(chunk)
+		if err := w.putHashed(ctx, ck, chunk); err != nil {
+			return Hash{}, 0, err
+		}
+		index = append(index, ck[:]...)
+		index = binary.AppendUvarint(index, uint64(len(chunk)))
+	}
+	var h Hash
+	copy(h[:], full.Sum(nil))
+	key := IndexKey(h)
+	ok, err := w.s.b.Has(ctx, key)
+	if err != nil {
+		return Hash{}, 0, err
+	}
+	if !ok {
+		if err := w.batch.Put(key, index); err != nil {
+			return Hash{}, 0, err
+		}
+		w.count(func(s *WriteStats) { s.NewBytes += int64(len(index)) })
+	}
+	return h, size, nil
+}
+
+// GetBlob returns the content of blob h, verified against h.
+func (s *Store) GetBlob(ctx context.Context, h Hash) ([]byte, error) {
+	if h == EmptyHash {
+		return []byte{}, nil
+	}
+	stored, err := s.b.Get(ctx, BlobKey(h))
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, fmt.Errorf("cas: blob %s: %w", h.Short(), ErrNotFound)
+		}
+		return nil, err
+	}
+	return s.decode(h, stored)
+}
+
+// HasContent reports whether content h (a blob or a chunked file) is
+// stored. It does not check the chunks of a chunked file.
+func (s *Store) HasContent(ctx context.Context, h Hash) (bool, error) {
+	if h == EmptyHash {
+		return true, nil
+	}
+	ok, err := s.b.Has(ctx, BlobKey(h))
+	if err != nil || ok {
+		return ok, err
+	}
+	return s.b.Has(ctx, IndexKey(h))
+}

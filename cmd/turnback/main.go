@@ -1,0 +1,225 @@
+// Command turnback gives per-turn undo and redo of every file change in a
+// folder. Run "turnback --help" for the commands.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
+)
+
+// Exit codes of the CLI contract.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitConflict = 3
+	exitBusy     = 4
+)
+
+// usageError marks a command-line mistake (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitError carries a specific exit code with an error already reported.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e codedError) Error() string { return e.err.Error() }
+func (e codedError) Unwrap() error { return e.err }
+
+// globals are the flags every command takes.
+type globals struct {
+	dir     string
+	store   string
+	session string
+	json    bool
+	force   bool
+	stdout   io.Writer
+	stderr   io.Writer
+	progress *progressState
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "turnback") {
+		msg = "turnback: " + msg
+	}
+	if g.json {
+		doc := map[string]any{"error": msg, "exit_code": code}
+		var ce codedError
+		if errors.As(err, &ce) {
+			if d, ok := ce.err.(jsonError); ok {
+				doc = d.jsonDoc()
+				doc["error"], doc["exit_code"] = msg, code
+			}
+		}
+		writeJSON(stdout, doc)
+	}
+	fmt.Fprintln(stderr, msg)
+	if code == exitUsage {
+		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
+	}
+	return code
+}
+
+// jsonError is an error that carries a JSON document of its own.
+type jsonError interface{ jsonDoc() map[string]any }
+
+func exitCode(err error) int {
+	var ue usageError
+	var ce codedError
+	switch {
+	case errors.As(err, &ce):
+		return ce.code
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, cas.ErrBusy):
+		return exitBusy
+	}
+	return exitError
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
+		Short: "Per-turn undo and redo of every file change in a folder",
+		Long: `turnback records what an AI coding agent (or anyone) does to a folder, turn by
+turn, so any turn can be inspected and undone. It works in any folder, git
+repository or not, and never runs git or touches .git.
+
+A turn starts with "turnback snap" (the state before) and ends with
+"turnback end" (the state after). Snapshots are content-addressed: a
+snapshot of an unchanged tree has the same id as the last one, and only
+changed files are read again.
+
+The store lives outside the folder: $TURNBACK_STORE, --store, or
+${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
+subdirectory, turnback finds the nearest ancestor that has a store.
+
+Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
+4 store busy (another process held it past the wait).`,
+		Example: `  turnback snap -m "add login form"   # before the agent's turn
+  turnback end                          # after it
+  turnback status                       # what changed since the last snapshot
+  turnback log                          # turns, newest first
+  turnback --json snap                  # machine-readable output`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.dir, "dir", "C", "", "work tree (default: the current directory, or the nearest ancestor with a store)")
+	pf.StringVar(&g.store, "store", "", "store directory (default: $TURNBACK_STORE or the per-folder default)")
+	pf.StringVar(&g.session, "session", "", "session name: an independent stack of turns (default: $TURNBACK_SESSION or \"default\")")
+	pf.BoolVar(&g.json, "json", false, "print exactly one JSON document on stdout")
+	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: a work tree that is / or the home directory")
+	root.AddCommand(
+		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
+		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
+	)
+	for _, c := range root.Commands() {
+		c.Args = wrapArgs(c.Args)
+	}
+	return root
+}
+
+// wrapArgs turns argument-count errors into usage errors.
+func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	if v == nil {
+		v = cobra.NoArgs
+	}
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+// open locates the work tree and opens its store for a command.
+func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
+	ctx := cmd.Context()
+	start := g.dir
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("turnback: current directory: %w", err)
+		}
+		start = wd
+	}
+	var workTree, storeDir string
+	var err error
+	if g.dir != "" {
+		workTree = g.dir
+		storeDir = g.store
+		if storeDir == "" {
+			storeDir = os.Getenv("TURNBACK_STORE")
+		}
+	} else if workTree, storeDir, err = turnback.Locate(start, g.store); err != nil {
+		return nil, err
+	}
+	session := g.session
+	if session == "" {
+		session = os.Getenv("TURNBACK_SESSION")
+	}
+	if session != "" {
+		if err := turnback.ValidSession(session); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	opts := turnback.Options{
+		Store:   storeDir,
+		Session: session,
+		Force:   g.force,
+		Holder:  "turnback " + cmd.Name() + " in " + workTree,
+		OnWait: func(holder string) {
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", holder)
+		},
+		Progress: progressCounters(g, cmd),
+	}
+	if err := limitsFromEnv(&opts); err != nil {
+		return nil, usageError{err}
+	}
+	return turnback.Open(ctx, workTree, opts)
+}

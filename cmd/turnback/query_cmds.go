@@ -1,0 +1,419 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/manifest"
+)
+
+var changeMarks = map[manifest.ChangeKind]string{
+	manifest.Added: "A", manifest.Deleted: "D", manifest.Modified: "M",
+	manifest.ModeChanged: "P", manifest.TypeChanged: "T",
+}
+
+func newStatusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "List what changed since the session's last snapshot",
+		Long: `status captures the folder and lists every path that differs from the
+session's last snapshot (the open turn's before-state, or the last turn's
+after-state). Marks: A added, M modified, D deleted, P permissions changed,
+T type changed (file, directory, symlink). It records no turn.`,
+		Example: `  turnback status
+  turnback --json status`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			st, err := repo.Status(cmd.Context())
+			g.endProgress()
+			if err != nil {
+				return err
+			}
+			if g.json {
+				doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
+					"session": repo.Session(), "changes": nonNil(st.Changes), "stats": st.Stats}
+				writeJSON(g.stdout, doc)
+				return nil
+			}
+			if st.Base.IsZero() {
+				fmt.Fprintf(g.stdout, "session %s has no snapshot yet: everything is new\n", repo.Session())
+			}
+			for _, c := range st.Changes {
+				fmt.Fprintf(g.stdout, "%s %s%s\n", changeMarks[c.Kind], c.Path, dirSlash(c.New, c.Old))
+			}
+			if len(st.Changes) == 0 && !st.Base.IsZero() {
+				fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
+			}
+			return nil
+		},
+	}
+}
+
+func dirSlash(a, b *manifest.Entry) string {
+	e := a
+	if e == nil {
+		e = b
+	}
+	if e != nil && e.Kind == manifest.KindDir {
+		return "/"
+	}
+	return ""
+}
+
+func idOrEmpty(empty bool, s string) string {
+	if empty {
+		return ""
+	}
+	return s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+type turnJSON struct {
+	Turn     int    `json:"turn"`
+	Before   string `json:"before"`
+	After    string `json:"after,omitempty"`
+	Open     bool   `json:"open"`
+	Undone   bool   `json:"undone,omitempty"`
+	Started  string `json:"started"`
+	Ended    string `json:"ended,omitempty"`
+	ClosedBy string `json:"closed_by,omitempty"`
+	Message  string `json:"message"`
+	Added    int    `json:"added"`
+	Modified int    `json:"modified"`
+	Deleted  int    `json:"deleted"`
+}
+
+func turnDoc(t *turnback.Turn, undone bool) turnJSON {
+	d := turnJSON{Turn: t.N, Before: t.Before.String(), Open: t.Open(), Undone: undone, Started: t.Started.Format(time.RFC3339),
+		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
+	if !t.Open() {
+		d.After = t.After.String()
+		d.Ended = t.Ended.Format(time.RFC3339)
+	}
+	return d
+}
+
+func newLogCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "log",
+		Short: "List the session's turns, newest first",
+		Long: `log lists the session's turns newest first: turn number, the snapshot id of
+the state after the turn (before-state for an open turn), when it started,
++added ~modified -deleted counts, and its message. Undone turns waiting to be
+redone are listed first, marked "undone".`,
+		Example: `  turnback log
+  turnback --session agent-2 log
+  turnback --json log`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			turns, redo, err := repo.Turns(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if g.json {
+				docs := []turnJSON{}
+				for _, t := range redo {
+					docs = append(docs, turnDoc(t, true))
+				}
+				for _, t := range turns {
+					docs = append(docs, turnDoc(t, false))
+				}
+				writeJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
+				return nil
+			}
+			if len(turns)+len(redo) == 0 {
+				fmt.Fprintf(g.stdout, "no turns in session %s\n", repo.Session())
+				return nil
+			}
+			line := func(t *turnback.Turn, undone bool) {
+				id, counts := t.Before.Short(), "(open)"
+				if !t.Open() {
+					id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
+				}
+				if undone {
+					counts += " undone"
+				}
+				fmt.Fprintf(g.stdout, "%4d  %s  %s  %-16s %s\n", t.N, id, t.Started.Local().Format("2006-01-02 15:04:05"), counts, t.Message)
+			}
+			for _, t := range redo {
+				line(t, true)
+			}
+			for _, t := range turns {
+				line(t, false)
+			}
+			return nil
+		},
+	}
+}
+
+type entryJSON struct {
+	Path       string `json:"path"`
+	Kind       string `json:"kind"`
+	Mode       string `json:"mode"`
+	Size       int64  `json:"size"`
+	Hash       string `json:"hash,omitempty"`
+	Target     string `json:"target,omitempty"`
+	Uncaptured bool   `json:"uncaptured,omitempty"`
+	Files      int64  `json:"files,omitempty"`
+}
+
+func newShowCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Describe a snapshot and list its paths",
+		Long: `show prints a snapshot's id, its size, the session's turns that start or end
+at it, and every path it holds with kind, permission bits and size. ID is
+any unique prefix of a snapshot id (as printed by snap, end and log).`,
+		Example: `  turnback show 3f2a9c
+  turnback --json show 3f2a9c`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			info, err := repo.Show(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				ents := []entryJSON{}
+				for _, pe := range info.Entries {
+					e := pe.Entry
+					ej := entryJSON{Path: pe.Path, Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size, Target: e.Target, Uncaptured: e.Uncaptured, Files: e.Files}
+					if !e.Hash.IsZero() && e.Kind == manifest.KindFile {
+						ej.Hash = e.Hash.String()
+					}
+					ents = append(ents, ej)
+				}
+				turns := []turnJSON{}
+				for _, t := range info.Turns {
+					turns = append(turns, turnDoc(t, false))
+				}
+				writeJSON(g.stdout, map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents})
+				return nil
+			}
+			fmt.Fprintf(g.stdout, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, humanBytes(info.Bytes))
+			for _, t := range info.Turns {
+				role := "before"
+				if !t.Open() && t.After == info.ID {
+					role = "after"
+				}
+				fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, t.Message)
+			}
+			fmt.Fprintln(g.stdout)
+			for _, pe := range info.Entries {
+				e := pe.Entry
+				extra := ""
+				switch {
+				case e.Kind == manifest.KindSymlink:
+					extra = " -> " + e.Target
+				case e.Uncaptured && e.Kind == manifest.KindDir:
+					extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
+				case e.Uncaptured:
+					extra = " (not captured)"
+				}
+				name := pe.Path
+				if e.Kind == manifest.KindDir {
+					name += "/"
+				}
+				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, name, extra)
+			}
+			return nil
+		},
+	}
+}
+
+func newDiffCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff [A [B]]",
+		Short: "Show a unified diff between snapshots or the folder now",
+		Long: `diff prints a unified diff. With no ids it compares the session's last
+snapshot with the folder now; with one id, that snapshot with the folder now;
+with two, snapshot A with snapshot B. Binary files are named, not dumped;
+permission changes are shown as "old mode"/"new mode" lines.`,
+		Example: `  turnback diff             # what changed since the last snap
+  turnback diff 3f2a9c      # since snapshot 3f2a9c
+  turnback diff 3f2a 8b1c   # between two snapshots`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var a, b string
+			if len(args) > 0 {
+				a = args[0]
+			}
+			if len(args) > 1 {
+				b = args[1]
+			}
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			from, to, diffs, err := repo.Diff(cmd.Context(), a, b)
+			g.endProgress()
+			if err != nil {
+				return err
+			}
+			if g.json {
+				var docs []map[string]any
+				for _, d := range diffs {
+					doc := map[string]any{"path": d.Path, "change": d.What}
+					if text, binary := unified(d); binary {
+						doc["binary"] = true
+					} else if text != "" {
+						doc["diff"] = text
+					}
+					docs = append(docs, doc)
+				}
+				writeJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": nonNil(docs)})
+				return nil
+			}
+			for _, d := range diffs {
+				text, _ := unified(d)
+				fmt.Fprint(g.stdout, text)
+			}
+			return nil
+		},
+	}
+}
+
+// unified renders one path's difference in git's unified format.
+func unified(d turnback.FileDiff) (string, bool) {
+	if (d.Old != nil && d.Old.Kind == manifest.KindDir) || (d.New != nil && d.New.Kind == manifest.KindDir) {
+		if d.Kind == manifest.TypeChanged || d.Kind == manifest.ModeChanged {
+			return header(d) + modeLines(d), false
+		}
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(header(d))
+	b.WriteString(modeLines(d))
+	if d.Kind == manifest.ModeChanged {
+		return b.String(), false
+	}
+	oldText, oldOK := side(d.Old, d.OldData)
+	newText, newOK := side(d.New, d.NewData)
+	if !oldOK || !newOK {
+		fmt.Fprintf(&b, "Binary files %s and %s differ\n", label("a", d.Path, d.Old), label("b", d.Path, d.New))
+		return b.String(), true
+	}
+	b.WriteString(udiff.Unified(label("a", d.Path, d.Old), label("b", d.Path, d.New), oldText, newText))
+	return b.String(), false
+}
+
+func header(d turnback.FileDiff) string {
+	return fmt.Sprintf("diff --turnback a/%s b/%s\n", d.Path, d.Path)
+}
+
+func modeLines(d turnback.FileDiff) string {
+	switch {
+	case d.Old == nil && d.New != nil:
+		return fmt.Sprintf("new file mode %s\n", gitMode(d.New))
+	case d.New == nil && d.Old != nil:
+		return fmt.Sprintf("deleted file mode %s\n", gitMode(d.Old))
+	case gitMode(d.Old) != gitMode(d.New):
+		return fmt.Sprintf("old mode %s\nnew mode %s\n", gitMode(d.Old), gitMode(d.New))
+	}
+	return ""
+}
+
+func gitMode(e *manifest.Entry) string {
+	switch e.Kind {
+	case manifest.KindDir:
+		return fmt.Sprintf("04%04o", e.Mode)
+	case manifest.KindSymlink:
+		return "120000"
+	}
+	return fmt.Sprintf("10%04o", e.Mode)
+}
+
+func label(prefix, p string, e *manifest.Entry) string {
+	if e == nil {
+		return "/dev/null"
+	}
+	return prefix + "/" + p
+}
+
+// side returns the text of one side, false if it cannot be shown as text.
+func side(e *manifest.Entry, data []byte) (string, bool) {
+	switch {
+	case e == nil:
+		return "", true
+	case e.Kind == manifest.KindSymlink:
+		return e.Target + "\n", true
+	case e.Kind != manifest.KindFile || e.Uncaptured || (data == nil && e.Size > 0):
+		return "", false
+	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data):
+		return "", false
+	}
+	return string(data), true
+}
+
+func newVerifyCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Re-read and re-hash everything the store holds",
+		Long: `verify reads every tree and every file content reachable from any recorded
+snapshot and checks it against its hash. Damage is listed by snapshot and
+path, and verify exits 1. Nothing is repaired or changed.`,
+		Example: `  turnback verify
+  turnback --json verify`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			res, err := repo.Verify(cmd.Context())
+			if err != nil && !errors.Is(err, turnback.ErrVerify) {
+				return err
+			}
+			if g.json && err == nil {
+				res.Problems = nonNil(res.Problems)
+				writeJSON(g.stdout, res)
+				return nil
+			}
+			for _, p := range res.Problems {
+				fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
+			}
+			if err != nil {
+				return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
+			}
+			fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified\n", res.Snapshots, res.Trees, res.Contents)
+			return nil
+		},
+	}
+}
+
+type verifyFailure struct {
+	res *turnback.VerifyResult
+	err error
+}
+
+func (v verifyFailure) Error() string { return v.err.Error() }
+func (v verifyFailure) jsonDoc() map[string]any {
+	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "problems": v.res.Problems}
+}

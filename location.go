@@ -1,0 +1,124 @@
+package turnback
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// ErrScope: the work tree is the filesystem root or the home directory,
+// which turnback refuses without Options.Force.
+var ErrScope = errors.New("turnback: refusing a work tree that is / or the home directory (use --force if you mean it)")
+
+// canonical returns the absolute, symlink-free form of dir.
+func canonical(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("turnback: %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("turnback: work tree %s: %w", abs, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("turnback: work tree %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("turnback: work tree %s is not a directory", abs)
+	}
+	return real, nil
+}
+
+var unsafeKey = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// DefaultStoreDir returns where the store of workTree lives unless told
+// otherwise: $TURNBACK_STORE if set, else
+// ${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash of the path>.
+func DefaultStoreDir(workTree string) (string, error) {
+	if s := os.Getenv("TURNBACK_STORE"); s != "" {
+		return filepath.Abs(s)
+	}
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("turnback: no store location: set TURNBACK_STORE or HOME: %w", err)
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	name := unsafeKey.ReplaceAllString(filepath.Base(workTree), "_")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	sum := cas.Sum([]byte(workTree))
+	return filepath.Join(base, "turnback", name+"-"+sum.String()[:16]), nil
+}
+
+// Locate finds the work tree for a command run in dir, as git finds
+// .git: the nearest ancestor of dir (dir included) whose default store
+// exists, else dir itself. With an explicit store (storeDir or
+// $TURNBACK_STORE), the work tree that store records is used when dir
+// lies inside it.
+func Locate(dir, storeDir string) (workTree, store string, err error) {
+	dir, err = canonical(dir)
+	if err != nil {
+		return "", "", err
+	}
+	if storeDir == "" {
+		storeDir = os.Getenv("TURNBACK_STORE")
+	}
+	if storeDir != "" {
+		storeDir, err = filepath.Abs(storeDir)
+		if err != nil {
+			return "", "", err
+		}
+		if wt, ok := recordedWorkTree(storeDir); ok && within(wt, dir) {
+			return wt, storeDir, nil
+		}
+		return dir, storeDir, nil
+	}
+	for d := dir; ; {
+		s, err := DefaultStoreDir(d)
+		if err != nil {
+			return "", "", err
+		}
+		if wt, ok := recordedWorkTree(s); ok && wt == d {
+			return d, s, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	s, err := DefaultStoreDir(dir)
+	return dir, s, err
+}
+
+// within reports whether p is dir or inside it.
+func within(dir, p string) bool {
+	if p == dir {
+		return true
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// checkScope refuses the filesystem root and the home directory.
+func checkScope(workTree string) error {
+	if filepath.Dir(workTree) == workTree {
+		return ErrScope
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if h, err := filepath.EvalSymlinks(home); err == nil && h == workTree {
+			return ErrScope
+		}
+	}
+	return nil
+}

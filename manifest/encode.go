@@ -1,0 +1,267 @@
+package manifest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// Magic opens every encoded tree; Version follows it.
+const (
+	Magic   = "TBTR"
+	Version = 1
+)
+
+const (
+	flagUncaptured = 1 << 0
+	knownFlags     = flagUncaptured
+
+	// minEntryLen is the fewest bytes one entry can take: name length,
+	// a one-byte name, kind, flags, mode and size (an uncaptured file).
+	minEntryLen = 6
+	// maxPrealloc caps how many entries Decode reserves room for up front.
+	maxPrealloc = 1 << 16
+)
+
+// Encode returns the canonical encoding of t. It fails, with an error
+// wrapping ErrMalformed, if t does not pass Validate.
+func (t *Tree) Encode() ([]byte, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	var entries []Entry
+	if t != nil {
+		entries = t.Entries
+	}
+	n := len(Magic) + 1 + binary.MaxVarintLen64
+	for i := range entries {
+		n += 2 + len(entries[i].Name) + 2 + 3 + binary.MaxVarintLen64 + cas.HashSize + len(entries[i].Target)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, Magic...)
+	b = append(b, Version)
+	b = binary.AppendUvarint(b, uint64(len(entries)))
+	for i := range entries {
+		b = appendEntry(b, &entries[i])
+	}
+	return b, nil
+}
+
+func appendEntry(b []byte, e *Entry) []byte {
+	b = binary.AppendUvarint(b, uint64(len(e.Name)))
+	b = append(b, e.Name...)
+	var flags byte
+	if e.Uncaptured {
+		flags |= flagUncaptured
+	}
+	b = append(b, byte(e.Kind), flags)
+	b = binary.AppendUvarint(b, uint64(e.Mode))
+	b = binary.AppendUvarint(b, uint64(e.Size))
+	switch e.Kind {
+	case KindFile:
+		if !e.Uncaptured {
+			b = append(b, e.Hash[:]...)
+		}
+	case KindDir:
+		if e.Uncaptured {
+			b = binary.AppendUvarint(b, uint64(e.Files))
+		} else {
+			b = append(b, e.Hash[:]...)
+		}
+	case KindSymlink:
+		b = binary.AppendUvarint(b, uint64(len(e.Target)))
+		b = append(b, e.Target...)
+	}
+	return b
+}
+
+// Hash returns the content address of t, cas.Sum of its encoding, and the
+// encoding itself.
+func (t *Tree) Hash() (cas.Hash, []byte, error) {
+	b, err := t.Encode()
+	if err != nil {
+		return cas.Hash{}, nil, err
+	}
+	return cas.Sum(b), b, nil
+}
+
+var emptyTree = sync.OnceValues(func() (cas.Hash, []byte) {
+	b, _ := (&Tree{}).Encode() // the empty tree is always valid
+	return cas.Sum(b), b
+})
+
+// EmptyTreeHash returns the hash of the encoding of a tree with no entries.
+func EmptyTreeHash() cas.Hash {
+	h, _ := emptyTree()
+	return h
+}
+
+// Decode parses an encoded tree. It accepts exactly the encodings Encode
+// produces: for every b it accepts, Encode of the result equals b. Any other
+// input gives an error wrapping ErrMalformed.
+func Decode(b []byte) (*Tree, error) {
+	d := decoder{b: b}
+	if len(b) < len(Magic)+1 {
+		return nil, d.errorf("truncated header")
+	}
+	if string(b[:len(Magic)]) != Magic {
+		return nil, d.errorf("bad magic %q", b[:len(Magic)])
+	}
+	d.off = len(Magic)
+	if v := b[d.off]; v != Version {
+		return nil, d.errorf("unsupported version %d", v)
+	}
+	d.off++
+	count, err := d.uvarint("entry count")
+	if err != nil {
+		return nil, err
+	}
+	if rest := uint64(len(b) - d.off); count > rest/minEntryLen {
+		return nil, d.errorf("entry count %d does not fit in %d remaining bytes", count, rest)
+	}
+	t := &Tree{Entries: make([]Entry, 0, min(count, maxPrealloc))}
+	for i := uint64(0); i < count; i++ {
+		start := d.off
+		var e Entry
+		if err := d.entry(&e); err != nil {
+			return nil, err
+		}
+		if err := checkEntry(&e); err != nil {
+			return nil, fmt.Errorf("%w: entry %d %q at byte %d: %w", ErrMalformed, i, e.Name, start, err)
+		}
+		if n := len(t.Entries); n > 0 && t.Entries[n-1].Name >= e.Name {
+			return nil, fmt.Errorf("%w: entry %d %q at byte %d: %s", ErrMalformed, i, e.Name, start, orderProblem(t.Entries[n-1].Name, e.Name))
+		}
+		t.Entries = append(t.Entries, e)
+	}
+	if d.off != len(b) {
+		return nil, d.errorf("%d trailing bytes", len(b)-d.off)
+	}
+	return t, nil
+}
+
+type decoder struct {
+	b   []byte
+	off int
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: at byte %d: %s", ErrMalformed, d.off, fmt.Sprintf(format, args...))
+}
+
+// uvarint reads one minimally encoded unsigned varint.
+func (d *decoder) uvarint(what string) (uint64, error) {
+	v, n := binary.Uvarint(d.b[d.off:])
+	switch {
+	case n == 0:
+		return 0, d.errorf("truncated %s", what)
+	case n < 0:
+		return 0, d.errorf("%s overflows 64 bits", what)
+	case n > 1 && d.b[d.off+n-1] == 0:
+		return 0, d.errorf("non-minimal varint for %s", what)
+	}
+	d.off += n
+	return v, nil
+}
+
+// bounded reads a uvarint that must not exceed limit.
+func (d *decoder) bounded(what string, limit uint64) (uint64, error) {
+	start := d.off
+	v, err := d.uvarint(what)
+	if err == nil && v > limit {
+		d.off = start
+		err = d.errorf("%s %d exceeds %d", what, v, limit)
+	}
+	return v, err
+}
+
+func (d *decoder) bytes(what string, n uint64) ([]byte, error) {
+	if n > uint64(len(d.b)-d.off) {
+		return nil, d.errorf("truncated %s", what)
+	}
+	s := d.b[d.off : d.off+int(n)]
+	d.off += int(n)
+	return s, nil
+}
+
+func (d *decoder) byte(what string) (byte, error) {
+	if d.off >= len(d.b) {
+		return 0, d.errorf("truncated %s", what)
+	}
+	c := d.b[d.off]
+	d.off++
+	return c, nil
+}
+
+func (d *decoder) hash(what string) (cas.Hash, error) {
+	var h cas.Hash
+	s, err := d.bytes(what, cas.HashSize)
+	copy(h[:], s)
+	return h, err
+}
+
+// entry reads the fields of one entry; checkEntry judges their combination.
+func (d *decoder) entry(e *Entry) error {
+	n, err := d.bounded("name length", MaxNameLen)
+	if err != nil {
+		return err
+	}
+	name, err := d.bytes("name", n)
+	if err != nil {
+		return err
+	}
+	e.Name = string(name)
+	kind, err := d.byte("kind")
+	if err != nil {
+		return err
+	}
+	e.Kind = Kind(kind)
+	if e.Kind != KindFile && e.Kind != KindDir && e.Kind != KindSymlink {
+		d.off--
+		return d.errorf("unknown kind %d", kind)
+	}
+	flags, err := d.byte("flags")
+	if err != nil {
+		return err
+	}
+	if flags&^knownFlags != 0 {
+		d.off--
+		return d.errorf("unknown flags %#x", flags)
+	}
+	e.Uncaptured = flags&flagUncaptured != 0
+	mode, err := d.bounded("mode", ModeMask)
+	if err != nil {
+		return err
+	}
+	e.Mode = uint32(mode)
+	size, err := d.bounded("size", MaxSize)
+	if err != nil {
+		return err
+	}
+	e.Size = int64(size)
+	switch {
+	case e.Kind == KindSymlink:
+		n, err := d.bounded("target length", MaxTargetLen)
+		if err != nil {
+			return err
+		}
+		target, err := d.bytes("target", n)
+		if err != nil {
+			return err
+		}
+		e.Target = string(target)
+	case e.Uncaptured && e.Kind == KindDir:
+		files, err := d.bounded("file count", MaxSize)
+		if err != nil {
+			return err
+		}
+		e.Files = int64(files)
+	case !e.Uncaptured:
+		if e.Hash, err = d.hash("hash"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// Loader fetches a stored tree by its hash.
+type Loader interface {
+	LoadTree(ctx context.Context, h cas.Hash) (*Tree, error)
+}
+
+// MaxDepth bounds how deep Walk and Diff descend, so that a store that
+// hands back a cycle produces an error instead of endless recursion.
+const MaxDepth = 4096
+
+// loadTree returns the tree with hash h. The zero hash and EmptyTreeHash
+// mean the empty tree and are never passed to the loader. dir is the
+// slash-separated path of the directory, "" for the root, used in errors.
+func loadTree(ctx context.Context, l Loader, dir string, h cas.Hash, depth int) (*Tree, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if h.IsZero() || h == EmptyTreeHash() {
+		return &Tree{}, nil
+	}
+	if depth > MaxDepth {
+		return nil, fmt.Errorf("manifest: load tree of %q: deeper than %d levels", displayPath(dir), MaxDepth)
+	}
+	t, err := l.LoadTree(ctx, h)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: load tree of %q: %w", displayPath(dir), err)
+	}
+	if t == nil {
+		return nil, fmt.Errorf("manifest: load tree of %q: loader returned no tree for %s", displayPath(dir), h.Short())
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("manifest: load tree of %q: %w", displayPath(dir), err)
+	}
+	return t, nil
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// Walk calls fn for every entry below the tree root, in depth-first
+// pre-order, sorted by name at each level; path is slash-separated and
+// relative to the root. It descends into captured directories only. A zero
+// root means the empty tree.
+//
+// fn receives a copy of the entry. If fn returns fs.SkipDir for a
+// directory, Walk skips that directory's contents; for any other entry it
+// skips the remaining entries of the containing directory. fs.SkipAll stops
+// the walk with a nil result. Any other error stops the walk and is
+// returned as is.
+func Walk(ctx context.Context, l Loader, root cas.Hash, fn func(path string, e *Entry) error) error {
+	w := walker{ctx: ctx, l: l, fn: fn, skip: true}
+	err := w.walk("", root, 0)
+	if err == fs.SkipDir || err == fs.SkipAll {
+		return nil
+	}
+	return err
+}
+
+type walker struct {
+	ctx  context.Context
+	l    Loader
+	fn   func(path string, e *Entry) error
+	skip bool // honour fs.SkipDir and fs.SkipAll
+}
+
+// walk visits the entries of the tree h, the directory at path dir.
+func (w *walker) walk(dir string, h cas.Hash, depth int) error {
+	t, err := loadTree(w.ctx, w.l, dir, h, depth)
+	if err != nil {
+		return err
+	}
+	for i := range t.Entries {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		orig := &t.Entries[i]
+		e := *orig // fn may scribble on its copy, not on the tree
+		p := joinPath(dir, orig.Name)
+		err := w.fn(p, &e)
+		if w.skip && err == fs.SkipDir {
+			if orig.Kind == KindDir {
+				continue
+			}
+			return fs.SkipDir // skip the rest of dir
+		}
+		if err != nil {
+			return err
+		}
+		if !orig.IsCapturedDir() {
+			continue
+		}
+		err = w.walk(p, orig.Hash, depth+1)
+		if w.skip && err == fs.SkipDir {
+			continue // a child skipped the rest of p
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

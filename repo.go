@@ -1,0 +1,220 @@
+package turnback
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/walker"
+)
+
+// ErrBusy: another process holds the store past the lock wait.
+var ErrBusy = cas.ErrBusy
+
+// DefaultLockWait is how long Open waits for another process by default.
+const DefaultLockWait = 10 * time.Second
+
+// Options configure Open. The zero value is usable.
+type Options struct {
+	// Store is the store directory; empty means DefaultStoreDir(workTree).
+	Store string
+	// Session names the stack of turns to work on; empty means "default".
+	Session string
+	// SizeLimit and LargeDirFiles tune what is captured (see walker.Options).
+	SizeLimit     int64
+	LargeDirFiles int
+	// LockWait bounds the wait for another process; 0 means
+	// DefaultLockWait, negative means fail at once.
+	LockWait time.Duration
+	// Force allows a work tree that is / or the home directory.
+	Force bool
+	// Holder describes this process to others waiting for the store.
+	Holder string
+	// OnWait is called once if Open has to wait for another process.
+	OnWait func(holder string)
+	// Progress, if set, receives counters of every capture.
+	Progress *walker.Progress
+}
+
+// Repo is an open store bound to one work tree and one session. Its
+// methods are safe for concurrent use; they run one at a time.
+type Repo struct {
+	mu       sync.Mutex
+	workTree string
+	storeDir string
+	session  string
+	opts     Options
+	backend  *cas.Badger
+	store    *cas.Store
+	cache    *walker.StatCache
+	closed   bool
+}
+
+// worktreeNote is the file in the store directory that records the work
+// tree, readable without opening (and locking) the database.
+const worktreeNote = "worktree"
+
+func recordedWorkTree(storeDir string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(storeDir, worktreeNote))
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(data)), true
+}
+
+// ValidSession checks a session name: 1 to 200 printable characters
+// without '/', spaces or control characters.
+func ValidSession(name string) error {
+	if name == "" || len(name) > 200 {
+		return fmt.Errorf("turnback: session name must be 1 to 200 characters, got %d", len(name))
+	}
+	for _, r := range name {
+		if r <= ' ' || r == '/' || r == 0x7f {
+			return fmt.Errorf("turnback: session name %q: no spaces, slashes or control characters", name)
+		}
+	}
+	return nil
+}
+
+// Open opens (creating on first use) the store of workTree. If another
+// process holds the store, Open waits up to Options.LockWait and then
+// returns an error wrapping ErrBusy that names the holder.
+func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
+	wt, err := canonical(workTree)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Force {
+		if err := checkScope(wt); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Session == "" {
+		opts.Session = "default"
+	}
+	if err := ValidSession(opts.Session); err != nil {
+		return nil, err
+	}
+	storeDir := opts.Store
+	if storeDir == "" {
+		if storeDir, err = DefaultStoreDir(wt); err != nil {
+			return nil, err
+		}
+	}
+	if storeDir, err = filepath.Abs(storeDir); err != nil {
+		return nil, fmt.Errorf("turnback: store %s: %w", opts.Store, err)
+	}
+	if err := os.MkdirAll(storeDir, 0o700); err != nil {
+		return nil, fmt.Errorf("turnback: create store: %w", err)
+	}
+	realStore, err := filepath.EvalSymlinks(storeDir)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: store %s: %w", storeDir, err)
+	}
+	if within(wt, realStore) {
+		return nil, fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", storeDir, wt)
+	}
+	if rec, ok := recordedWorkTree(storeDir); ok && rec != wt {
+		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, rec, wt)
+	}
+	wait := opts.LockWait
+	if wait == 0 {
+		wait = DefaultLockWait
+	} else if wait < 0 {
+		wait = 0
+	}
+	b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait})
+	if err != nil {
+		if errors.Is(err, cas.ErrBusy) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("turnback: %w", err)
+	}
+	if _, ok := recordedWorkTree(storeDir); !ok {
+		if err := writeFileAtomic(filepath.Join(storeDir, worktreeNote), []byte(wt+"\n")); err != nil {
+			b.Close()
+			return nil, fmt.Errorf("turnback: record work tree: %w", err)
+		}
+	}
+	s, err := cas.NewStore(b)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return &Repo{
+		workTree: wt,
+		storeDir: storeDir,
+		session:  opts.Session,
+		opts:     opts,
+		backend:  b,
+		store:    s,
+		cache:    walker.NewStatCache(b),
+	}, nil
+}
+
+func writeFileAtomic(name string, data []byte) error {
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+// WorkTree returns the absolute path of the work tree.
+func (r *Repo) WorkTree() string { return r.workTree }
+
+// StoreDir returns the store directory.
+func (r *Repo) StoreDir() string { return r.storeDir }
+
+// Session returns the session this Repo works on.
+func (r *Repo) Session() string { return r.session }
+
+// Close releases the store.
+func (r *Repo) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	return r.store.Close()
+}
+
+func (r *Repo) lock() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return fmt.Errorf("turnback: repo is closed")
+	}
+	return nil
+}
+
+// capture walks the work tree into the store.
+func (r *Repo) capture(ctx context.Context) (*walker.Result, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	prev, err := r.latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := walker.Capture(ctx, root, r.store, walker.Options{
+		SizeLimit:     r.opts.SizeLimit,
+		LargeDirFiles: r.opts.LargeDirFiles,
+		Previous:      prev,
+		Progress:      r.opts.Progress,
+		Cache:         r.cache,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	return res, nil
+}

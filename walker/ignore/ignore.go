@@ -1,0 +1,272 @@
+package ignore
+
+import (
+	"bytes"
+	"path"
+	"strings"
+)
+
+// FileNames are the per-directory ignore files, in the order in which a
+// walker should load them and pass them to Push for one directory: a
+// later file wins over an earlier one.
+var FileNames = []string{".gitignore", ".ignore", ".turnbackignore"}
+
+// BuiltinDirs are the names of directories that are always ignored, at
+// any depth, whatever the ignore files say: dependency trees, virtual
+// environments, build outputs and tool caches. A file with one of these
+// names is not ignored. An entry named ".git" is ignored too, whatever its
+// kind (see IsBuiltin). The list is informational: changing it has no
+// effect on IsBuiltin.
+var BuiltinDirs = append([]string(nil), builtinDirs...)
+
+var builtinDirs = []string{
+	// JavaScript / TypeScript
+	"node_modules", "bower_components", ".next", ".nuxt", ".turbo",
+	".parcel-cache", ".svelte-kit", ".sass-cache", ".angular",
+	".docusaurus", ".pnpm-store",
+	// Python
+	".venv", "venv", "env", ".env", "__pycache__", ".pytest_cache",
+	".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", ".eggs",
+	".ipynb_checkpoints",
+	// build outputs
+	"dist", "build", "target", ".gradle", ".dart_tool", ".stack-work",
+	// other caches and tools
+	".cache", ".terraform",
+}
+
+var builtinSet = func() map[string]struct{} {
+	m := make(map[string]struct{}, len(builtinDirs))
+	for _, d := range builtinDirs {
+		m[d] = struct{}{}
+	}
+	return m
+}()
+
+// IsBuiltin reports whether an entry is ignored by a built-in rule, judged
+// by its own name (the last component of its path): ".git" of any kind
+// (a directory, or the file that submodules and worktrees use), and the
+// directories named in BuiltinDirs.
+func IsBuiltin(name string, isDir bool) bool {
+	if name == ".git" {
+		return true
+	}
+	if !isDir {
+		return false
+	}
+	_, ok := builtinSet[name]
+	return ok
+}
+
+// Rules are the compiled patterns of one ignore file found in directory
+// Base. They are immutable and safe for concurrent use.
+type Rules struct {
+	// Base is the slash-separated directory of the ignore file relative
+	// to the work-tree root, "" for the root.
+	Base string
+
+	pats []rule
+}
+
+// rule is one compiled line of an ignore file.
+type rule struct {
+	g        glob
+	negate   bool  // "!pattern"
+	dirOnly  bool  // "pattern/"
+	basename bool  // no '/' in the pattern: match the last path component
+	line     int32 // 1-based line number in the file
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// Parse compiles the ignore file data found in directory base (slash-
+// separated, relative to the work-tree root; "" or "." for the root).
+// It never fails: lines that can never match (an unclosed bracket, an
+// unknown [:class:], a trailing backslash, "!" alone) are dropped, as git
+// in effect does. It accepts LF and CRLF line ends, a UTF-8 byte-order
+// mark and lines of any length; like git, it reads a line only up to a
+// NUL byte.
+func Parse(base string, data []byte) *Rules {
+	r := &Rules{Base: cleanBase(base)}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	for line := int32(1); len(data) > 0; line++ {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(l) == 0 || l[0] == '#' {
+			continue
+		}
+		if l[len(l)-1] == '\r' {
+			l = l[:len(l)-1]
+		}
+		if i := bytes.IndexByte(l, 0); i >= 0 {
+			l = l[:i]
+		}
+		l = trimTrailingSpaces(l)
+		if ru, ok := compileRule(string(l)); ok {
+			ru.line = line
+			r.pats = append(r.pats, ru)
+		}
+	}
+	return r
+}
+
+// cleanBase turns base into the form Match compares against: no leading,
+// trailing or doubled slashes, no "." or ".." elements, "" for the root.
+func cleanBase(base string) string {
+	return path.Clean("/" + base)[1:]
+}
+
+// trimTrailingSpaces removes the unescaped spaces at the end of l. A
+// backslash escapes the byte after it, so "a\ " keeps one space; a
+// trailing lone backslash stops the trimming (the pattern then never
+// matches anyway).
+func trimTrailingSpaces(l []byte) []byte {
+	cut := -1
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ':
+			if cut < 0 {
+				cut = i
+			}
+		case '\\':
+			i++
+			if i >= len(l) {
+				return l
+			}
+			cut = -1
+		default:
+			cut = -1
+		}
+	}
+	if cut >= 0 {
+		return l[:cut]
+	}
+	return l
+}
+
+// compileRule compiles one line (comments and blank lines already
+// skipped, trailing spaces trimmed). ok is false when it can never match.
+func compileRule(s string) (r rule, ok bool) {
+	if strings.HasPrefix(s, "!") {
+		r.negate = true
+		s = s[1:]
+	}
+	if strings.HasSuffix(s, "/") {
+		r.dirOnly = true
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return r, false
+	}
+	r.basename = strings.IndexByte(s, '/') < 0
+	if !r.basename && s[0] == '/' {
+		s = s[1:] // anchored; one slash only, as in git
+		if s == "" {
+			return r, false
+		}
+	}
+	r.g = compileGlob(s)
+	return r, !r.g.never
+}
+
+// Match reports the verdict of the last pattern in r that matches rel, a
+// slash-separated path relative to the work-tree root that lies under
+// r.Base. found is false when no pattern matches (or rel is not under
+// r.Base); ignored is true for a normal pattern and false for a "!"
+// negation. isDir must be true only for a real directory (git treats a
+// symlink to a directory as a non-directory).
+func (r *Rules) Match(rel string, isDir bool) (ignored, found bool) {
+	i := r.match(rel, isDir)
+	if i < 0 {
+		return false, false
+	}
+	return !r.pats[i].negate, true
+}
+
+// match returns the index of the last pattern that matches rel, or -1.
+func (r *Rules) match(rel string, isDir bool) int {
+	if r == nil || len(r.pats) == 0 {
+		return -1
+	}
+	rel = strings.TrimSuffix(rel, "/")
+	name := rel
+	if r.Base != "" {
+		if len(rel) <= len(r.Base) || rel[len(r.Base)] != '/' || rel[:len(r.Base)] != r.Base {
+			return -1
+		}
+		name = rel[len(r.Base)+1:]
+	}
+	if name == "" {
+		return -1
+	}
+	last := name[strings.LastIndexByte(name, '/')+1:]
+	for i := len(r.pats) - 1; i >= 0; i-- {
+		p := &r.pats[i]
+		if p.dirOnly && !isDir {
+			continue
+		}
+		t := name
+		if p.basename {
+			t = last
+		}
+		if p.g.match(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Matcher is an immutable stack of Rules from the work-tree root down to
+// one directory. Deeper Rules win over shallower ones; Rules pushed
+// together are given in order and later ones win. A Matcher is safe for
+// concurrent use, and a nil *Matcher behaves like New().
+type Matcher struct {
+	parent *Matcher
+	rules  []*Rules // this level's rules, in order
+}
+
+// New returns a Matcher with nothing but the built-in rules.
+func New() *Matcher { return &Matcher{} }
+
+// Push returns a Matcher for a child directory that also applies rules
+// (normally the files of FileNames found in that directory, in that
+// order). m is unchanged. Nil and empty Rules are skipped; if none is
+// left, Push returns m itself.
+func (m *Matcher) Push(rules ...*Rules) *Matcher {
+	var keep []*Rules
+	for _, r := range rules {
+		if r != nil && len(r.pats) > 0 {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == 0 {
+		if m == nil {
+			return New()
+		}
+		return m
+	}
+	return &Matcher{parent: m, rules: keep}
+}
+
+// Ignored reports whether the entry at rel (slash-separated, relative to
+// the work-tree root) is ignored: by a built-in rule on its own name, or
+// else by the deepest, last pattern that matches it. It judges rel alone:
+// a walker must not descend into ignored directories, which is how "a
+// file inside an ignored directory cannot be re-included" holds.
+func (m *Matcher) Ignored(rel string, isDir bool) bool {
+	rel = strings.TrimSuffix(rel, "/")
+	if IsBuiltin(rel[strings.LastIndexByte(rel, '/')+1:], isDir) {
+		return true
+	}
+	for f := m; f != nil; f = f.parent {
+		for i := len(f.rules) - 1; i >= 0; i-- {
+			if ignored, found := f.rules[i].Match(rel, isDir); found {
+				return ignored
+			}
+		}
+	}
+	return false
+}

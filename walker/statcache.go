@@ -1,0 +1,229 @@
+package walker
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"path"
+	"sort"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// fileStat is what the stat cache compares to decide that a file is
+// unchanged without reading it.
+type fileStat struct {
+	size  int64
+	mtime int64 // ns since the epoch
+	ctime int64 // ns since the epoch; 0 where the platform has none
+	ino   uint64
+	mode  uint32 // fs.FileMode bits, type included
+}
+
+// cacheEntry is one file of a directory record.
+type cacheEntry struct {
+	name string
+	st   fileStat
+	hash cas.Hash
+}
+
+// dirRecord is the stat cache of one directory: the files whose content
+// hash can be trusted while their stat data stays the same.
+type dirRecord struct {
+	entries []cacheEntry // sorted by name
+}
+
+const (
+	cachePrefix  = "s/"
+	cacheVersion = 1
+	// racyWindow and coarseRacyWindow bound how close to the start of a
+	// capture a file may have changed and still be trusted by the next
+	// capture. Timestamps come from a coarse kernel clock (up to a few ms
+	// behind the wall clock); filesystems without sub-second timestamps
+	// need the wider window.
+	racyWindow       = 100 * time.Millisecond
+	coarseRacyWindow = 2 * time.Second
+)
+
+// StatCache maps work-tree paths to the stat data and content hash seen
+// by the last capture (or restore) that wrote them. It is a hint: a
+// missing or undecodable record only costs a re-read.
+type StatCache struct {
+	b cas.Backend
+}
+
+// NewStatCache returns the stat cache kept in b.
+func NewStatCache(b cas.Backend) *StatCache { return &StatCache{b: b} }
+
+func cacheKey(dir string) []byte { return []byte(cachePrefix + dir) }
+
+func (c *StatCache) load(ctx context.Context, dir string) *dirRecord {
+	if c == nil {
+		return nil
+	}
+	data, err := c.b.Get(ctx, cacheKey(dir))
+	if err != nil {
+		return nil
+	}
+	rec, err := decodeRecord(data)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+func (r *dirRecord) lookup(name string) *cacheEntry {
+	if r == nil {
+		return nil
+	}
+	i := sort.Search(len(r.entries), func(i int) bool { return r.entries[i].name >= name })
+	if i < len(r.entries) && r.entries[i].name == name {
+		return &r.entries[i]
+	}
+	return nil
+}
+
+// trusted reports whether st was far enough from the capture start t0
+// that a later change could not share its timestamps (git's "racily
+// clean" rule). Entries that are not trusted are left out of the cache
+// and so re-read next time.
+func trusted(st fileStat, t0 time.Time) bool {
+	w := racyWindow
+	if st.mtime%int64(time.Second) == 0 {
+		w = coarseRacyWindow
+	}
+	limit := t0.Add(-w).UnixNano()
+	return st.mtime < limit && st.ctime < limit
+}
+
+func encodeRecord(r *dirRecord) []byte {
+	var b []byte
+	b = append(b, cacheVersion)
+	b = binary.AppendUvarint(b, uint64(len(r.entries)))
+	for _, e := range r.entries {
+		b = binary.AppendUvarint(b, uint64(len(e.name)))
+		b = append(b, e.name...)
+		b = binary.AppendVarint(b, e.st.size)
+		b = binary.AppendVarint(b, e.st.mtime)
+		b = binary.AppendVarint(b, e.st.ctime)
+		b = binary.AppendUvarint(b, e.st.ino)
+		b = binary.AppendUvarint(b, uint64(e.st.mode))
+		b = append(b, e.hash[:]...)
+	}
+	return b
+}
+
+var errBadRecord = errors.New("walker: bad stat cache record")
+
+func decodeRecord(b []byte) (*dirRecord, error) {
+	if len(b) == 0 || b[0] != cacheVersion {
+		return nil, errBadRecord
+	}
+	b = b[1:]
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	sv := func() int64 {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	count := uv()
+	if count > uint64(len(b)) {
+		return nil, errBadRecord
+	}
+	r := &dirRecord{entries: make([]cacheEntry, 0, count)}
+	for i := uint64(0); i < count; i++ {
+		nl := uv()
+		if nl > uint64(len(b)) {
+			return nil, errBadRecord
+		}
+		e := cacheEntry{name: string(b[:nl])}
+		b = b[nl:]
+		e.st.size = sv()
+		e.st.mtime = sv()
+		e.st.ctime = sv()
+		e.st.ino = uv()
+		e.st.mode = uint32(uv())
+		if len(b) < cas.HashSize {
+			return nil, errBadRecord
+		}
+		copy(e.hash[:], b)
+		b = b[cas.HashSize:]
+		r.entries = append(r.entries, e)
+	}
+	if len(b) != 0 {
+		return nil, errBadRecord
+	}
+	return r, nil
+}
+
+func sameRecord(a, b *dirRecord) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return bytes.Equal(encodeRecord(a), encodeRecord(b))
+}
+
+// Written describes a file a restore wrote, for Record.
+type Written struct {
+	Path string   // slash-separated, relative to the work tree
+	Hash cas.Hash // content written
+	Info fs.FileInfo
+}
+
+// Record teaches the cache files written outside a capture (by a
+// restore), so the next capture need not read them again. Files written
+// too recently to be trusted are skipped (see trusted).
+func (c *StatCache) Record(ctx context.Context, files []Written) error {
+	now := time.Now()
+	byDir := map[string][]Written{}
+	for _, f := range files {
+		dir, _ := path.Split(f.Path)
+		dir = path.Clean("/" + dir)[1:]
+		byDir[dir] = append(byDir[dir], f)
+	}
+	var sets []cas.Entry
+	for dir, fs := range byDir {
+		rec := c.load(ctx, dir)
+		if rec == nil {
+			rec = &dirRecord{}
+		}
+		m := map[string]cacheEntry{}
+		for _, e := range rec.entries {
+			m[e.name] = e
+		}
+		for _, f := range fs {
+			name := path.Base(f.Path)
+			st := statOf(f.Info)
+			if trusted(st, now) {
+				m[name] = cacheEntry{name: name, st: st, hash: f.Hash}
+			} else {
+				delete(m, name)
+			}
+		}
+		out := &dirRecord{}
+		for _, e := range m {
+			out.entries = append(out.entries, e)
+		}
+		sort.Slice(out.entries, func(i, j int) bool { return out.entries[i].name < out.entries[j].name })
+		sets = append(sets, cas.Entry{Key: cacheKey(dir), Value: encodeRecord(out)})
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	return c.b.Set(ctx, sets...)
+}

@@ -1,0 +1,590 @@
+package walker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker/ignore"
+)
+
+// Defaults for Options.
+const (
+	DefaultSizeLimit     = 10 << 20
+	DefaultLargeDirFiles = 200
+	// maxAttempts bounds how often a file that changes while it is read
+	// is read again before it is reported as unsettled.
+	maxAttempts = 3
+)
+
+// Options configure a capture. The zero value uses the defaults.
+type Options struct {
+	// SizeLimit: regular files larger than this are uncaptured. 0 means
+	// DefaultSizeLimit; negative means no limit.
+	SizeLimit int64
+	// LargeDirFiles: a directory absent from Previous holding at least this
+	// many non-ignored files is uncaptured. 0 means DefaultLargeDirFiles;
+	// negative disables the rule.
+	LargeDirFiles int
+	// Previous is the root tree of the work tree's previous snapshot (any
+	// session). Zero means there is none, and then nothing counts as new.
+	Previous cas.Hash
+	// Workers bounds concurrent directory reads and file hashing. 0 means
+	// a default from GOMAXPROCS.
+	Workers int
+	// Progress, if set, is updated as the capture goes.
+	Progress *Progress
+	// Cache is the stat cache to consult and update; nil reads every file.
+	Cache *StatCache
+}
+
+// Progress counters, safe to read from another goroutine while a capture
+// runs.
+type Progress struct {
+	Files       atomic.Int64 // files seen
+	HashedFiles atomic.Int64 // files read
+	HashedBytes atomic.Int64 // bytes read
+}
+
+// Problem is a path the capture could not capture, and why.
+type Problem struct {
+	Path string `json:"path"`
+	Err  string `json:"error"`
+}
+
+// Uncaptured names a path noted without its content.
+type Uncaptured struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Size   int64  `json:"size,omitempty"`
+	Files  int64  `json:"files,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Stats describe one capture.
+type Stats struct {
+	Files       int64        `json:"files"`        // regular files in the tree
+	Dirs        int64        `json:"dirs"`         // directories (the root included)
+	Symlinks    int64        `json:"symlinks"`     // symbolic links
+	Bytes       int64        `json:"bytes"`        // logical size of captured files
+	HashedFiles int64        `json:"hashed_files"` // files read (not trusted from the stat cache)
+	HashedBytes int64        `json:"hashed_bytes"` // bytes read
+	NewBlobs    int64        `json:"new_blobs"`    // blobs added to the store
+	NewBytes    int64        `json:"new_bytes"`    // stored bytes added
+	Skipped     int64        `json:"skipped"`      // sockets, devices, fifos: not captured
+	Uncaptured  []Uncaptured `json:"uncaptured,omitempty"`
+	Problems    []Problem    `json:"problems,omitempty"`
+}
+
+// Result is what Capture returns.
+type Result struct {
+	Root  cas.Hash
+	Stats Stats
+}
+
+type capture struct {
+	opts   Options
+	store  *cas.Store
+	w      *cas.Writer
+	start  time.Time
+	sem    chan struct{}
+	prog   *Progress
+	batch  cas.Batch
+	mu     sync.Mutex
+	stats  Stats
+	loader *treeLoader
+}
+
+// treeLoader reads trees from a cas.Store (it implements manifest.Loader).
+type treeLoader struct{ s *cas.Store }
+
+func (l *treeLoader) LoadTree(ctx context.Context, h cas.Hash) (*manifest.Tree, error) {
+	data, err := l.s.GetBlob(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	return manifest.Decode(data)
+}
+
+// NewLoader returns a manifest.Loader reading trees from s.
+func NewLoader(s *cas.Store) manifest.Loader { return &treeLoader{s: s} }
+
+// Capture walks the work tree open at root, stores every new blob and
+// tree in s, and returns the root tree's address. Paths it cannot read
+// are reported in Stats.Problems and noted as uncaptured; they do not
+// abort the capture. Capture never writes to the work tree.
+func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*Result, error) {
+	if opts.SizeLimit == 0 {
+		opts.SizeLimit = DefaultSizeLimit
+	}
+	if opts.LargeDirFiles == 0 {
+		opts.LargeDirFiles = DefaultLargeDirFiles
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2*runtime.GOMAXPROCS(0) + 2
+	}
+	prog := opts.Progress
+	if prog == nil {
+		prog = &Progress{}
+	}
+	c := &capture{
+		opts:   opts,
+		store:  s,
+		w:      s.NewWriter(),
+		start:  time.Now(),
+		sem:    make(chan struct{}, opts.Workers),
+		prog:   prog,
+		loader: &treeLoader{s: s},
+	}
+	if opts.Cache != nil {
+		c.batch = opts.Cache.b.NewBatch()
+	}
+	var prev *manifest.Tree
+	if !opts.Previous.IsZero() {
+		t, err := c.loader.LoadTree(ctx, opts.Previous)
+		if err != nil {
+			c.problem("", fmt.Errorf("previous snapshot unreadable, new-directory rule off: %w", err))
+		} else {
+			prev = t
+		}
+	}
+	ent, err := c.dir(ctx, root, "", ignore.New(), prev)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.w.Cancel()
+		if c.batch != nil {
+			c.batch.Cancel()
+		}
+		return nil, err
+	}
+	if c.batch != nil {
+		if err := c.batch.Flush(); err != nil {
+			c.w.Cancel()
+			return nil, err
+		}
+	}
+	if err := c.w.Flush(); err != nil {
+		return nil, err
+	}
+	ws := c.w.Stats()
+	c.stats.NewBlobs, c.stats.NewBytes = ws.NewBlobs, ws.NewBytes
+	c.stats.HashedFiles = prog.HashedFiles.Load()
+	c.stats.HashedBytes = prog.HashedBytes.Load()
+	sort.Slice(c.stats.Problems, func(i, j int) bool { return c.stats.Problems[i].Path < c.stats.Problems[j].Path })
+	sort.Slice(c.stats.Uncaptured, func(i, j int) bool { return c.stats.Uncaptured[i].Path < c.stats.Uncaptured[j].Path })
+	return &Result{Root: ent.Hash, Stats: c.stats}, nil
+}
+
+func (c *capture) problem(p string, err error) {
+	c.mu.Lock()
+	c.stats.Problems = append(c.stats.Problems, Problem{Path: p, Err: err.Error()})
+	c.mu.Unlock()
+}
+
+func (c *capture) uncaptured(p string, e *manifest.Entry, reason string) {
+	c.mu.Lock()
+	c.stats.Uncaptured = append(c.stats.Uncaptured, Uncaptured{Path: p, Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: reason})
+	c.mu.Unlock()
+}
+
+func (c *capture) add(f func(*Stats)) {
+	c.mu.Lock()
+	f(&c.stats)
+	c.mu.Unlock()
+}
+
+// spawn runs fn on a new goroutine if a worker slot is free, otherwise
+// inline, so the walk never waits for a slot it could be holding itself.
+func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
+	select {
+	case c.sem <- struct{}{}:
+		wg.Add(1)
+		go func() {
+			defer func() { <-c.sem; wg.Done() }()
+			fn()
+		}()
+	default:
+		fn()
+	}
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// readNames lists the directory open at d, sorted.
+func readNames(d *os.Root) ([]fs.DirEntry, error) {
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
+}
+
+// loadIgnores pushes the ignore files present in the directory.
+func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []fs.DirEntry) *ignore.Matcher {
+	var rules []*ignore.Rules
+	for _, fname := range ignore.FileNames {
+		i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= fname })
+		if i == len(ents) || ents[i].Name() != fname || !ents[i].Type().IsRegular() {
+			continue
+		}
+		data, err := d.ReadFile(fname)
+		if err != nil {
+			continue
+		}
+		rules = append(rules, ignore.Parse(rel, data))
+	}
+	return m.Push(rules...)
+}
+
+// dir captures the directory open at d (relative path rel) and returns
+// its entry (Name unset). prev is the same directory's tree in the
+// previous snapshot, nil if it had none or there is no previous snapshot.
+func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher, prev *manifest.Tree) (manifest.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return manifest.Entry{}, err
+	}
+	c.add(func(s *Stats) { s.Dirs++ })
+	ents, err := readNames(d)
+	if err != nil {
+		return manifest.Entry{}, err
+	}
+	m = loadIgnores(d, rel, m, ents)
+	var oldRec *dirRecord
+	if c.opts.Cache != nil {
+		oldRec = c.opts.Cache.load(ctx, rel)
+	}
+	out := make([]manifest.Entry, len(ents))
+	keep := make([]bool, len(ents))
+	fresh := make([]*cacheEntry, len(ents))
+	var firstErr error
+	var errMu sync.Mutex
+	fail := func(err error) {
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for i, de := range ents {
+		name := de.Name()
+		p := join(rel, name)
+		isDir := de.IsDir()
+		if m.Ignored(p, isDir) {
+			continue
+		}
+		fi, err := d.Lstat(name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since the listing
+			}
+			c.problem(p, err)
+			continue
+		}
+		mode := fi.Mode()
+		if mode.IsDir() != isDir && m.Ignored(p, mode.IsDir()) {
+			continue
+		}
+		e := manifest.Entry{Name: name, Mode: permBits(mode)}
+		switch {
+		case mode.IsDir():
+			e.Kind = manifest.KindDir
+			keep[i] = true
+			i := i
+			c.spawn(&wg, func() {
+				sub, err := c.subdir(ctx, d, p, name, m, prev)
+				if err != nil {
+					fail(err)
+					return
+				}
+				sub.Name, sub.Mode = name, e.Mode
+				out[i] = sub
+			})
+		case mode&fs.ModeSymlink != 0:
+			target, err := d.Readlink(name)
+			if err != nil {
+				c.problem(p, err)
+				continue
+			}
+			if target == "" || len(target) > 4096 {
+				c.problem(p, fmt.Errorf("symlink target of %d bytes cannot be recorded", len(target)))
+				continue
+			}
+			e.Kind, e.Target, e.Size = manifest.KindSymlink, target, int64(len(target))
+			out[i], keep[i] = e, true
+			c.add(func(s *Stats) { s.Symlinks++ })
+		case mode.IsRegular():
+			e.Kind = manifest.KindFile
+			e.Size = fi.Size()
+			keep[i] = true
+			c.prog.Files.Add(1)
+			c.add(func(s *Stats) { s.Files++ })
+			if c.opts.SizeLimit > 0 && fi.Size() > c.opts.SizeLimit {
+				e.Uncaptured = true
+				out[i] = e
+				c.uncaptured(p, &e, fmt.Sprintf("larger than the size limit (%d bytes)", c.opts.SizeLimit))
+				continue
+			}
+			st := statOf(fi)
+			if ce := oldRec.lookup(name); ce != nil && ce.st == st {
+				e.Hash = ce.hash
+				out[i] = e
+				fresh[i] = &cacheEntry{name: name, st: st, hash: ce.hash}
+				c.add(func(s *Stats) { s.Bytes += e.Size })
+				continue
+			}
+			i := i
+			c.spawn(&wg, func() {
+				fe, ce, err := c.file(ctx, d, p, name, e)
+				if errors.Is(err, errVanished) {
+					keep[i] = false
+					return
+				}
+				if err != nil {
+					fail(err)
+					return
+				}
+				out[i], fresh[i] = fe, ce
+			})
+		default:
+			c.add(func(s *Stats) { s.Skipped++ })
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return manifest.Entry{}, firstErr
+	}
+	tree := &manifest.Tree{}
+	newRec := &dirRecord{}
+	for i := range ents {
+		if !keep[i] {
+			continue
+		}
+		tree.Entries = append(tree.Entries, out[i])
+		if ce := fresh[i]; ce != nil && trusted(ce.st, c.start) {
+			newRec.entries = append(newRec.entries, *ce)
+		}
+	}
+	data, err := tree.Encode()
+	if err != nil {
+		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", displayPath(rel), err)
+	}
+	h, err := c.w.PutBlob(ctx, data)
+	if err != nil {
+		return manifest.Entry{}, err
+	}
+	if c.batch != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
+		if err := c.batch.Put(cacheKey(rel), encodeRecord(newRec)); err != nil {
+			return manifest.Entry{}, err
+		}
+	}
+	return manifest.Entry{Kind: manifest.KindDir, Hash: h}, nil
+}
+
+func displayPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// permBits maps Go's file mode to the Unix permission bits a tree keeps.
+func permBits(m fs.FileMode) uint32 {
+	b := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		b |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		b |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		b |= 0o1000
+	}
+	return b
+}
+
+// subdir opens and captures child directory name of d, applying the
+// large-new-directory rule.
+func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, prev *manifest.Tree) (manifest.Entry, error) {
+	sub, err := d.OpenRoot(name)
+	if err != nil {
+		c.problem(p, err)
+		e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
+		c.uncaptured(p, &e, "unreadable: "+err.Error())
+		return e, nil
+	}
+	defer sub.Close()
+	var subPrev *manifest.Tree
+	if prev != nil && c.opts.LargeDirFiles > 0 {
+		pe, ok := prev.Lookup(name)
+		wasDir := ok && pe.Kind == manifest.KindDir
+		if !wasDir || pe.Uncaptured {
+			n, err := countFiles(ctx, sub, p, m)
+			if err != nil {
+				return manifest.Entry{}, err
+			}
+			if n >= int64(c.opts.LargeDirFiles) || (wasDir && pe.Uncaptured) {
+				e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true, Files: n}
+				reason := fmt.Sprintf("new directory with %d files (limit %d)", n, c.opts.LargeDirFiles)
+				if wasDir {
+					reason = "directory uncaptured since it appeared"
+				}
+				c.uncaptured(p, &e, reason)
+				return e, nil
+			}
+		} else if t, err := c.loader.LoadTree(ctx, pe.Hash); err == nil {
+			subPrev = t
+		}
+	}
+	ent, err := c.dir(ctx, sub, p, m, subPrev)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && ctx.Err() == nil {
+			c.problem(p, err)
+			e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
+			c.uncaptured(p, &e, "unreadable: "+err.Error())
+			return e, nil
+		}
+		return manifest.Entry{}, err
+	}
+	return ent, nil
+}
+
+// countFiles counts the non-ignored files and symlinks below d.
+func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	ents, err := readNames(d)
+	if err != nil {
+		return 0, nil // unreadable: counts as empty
+	}
+	m = loadIgnores(d, rel, m, ents)
+	var n int64
+	for _, de := range ents {
+		p := join(rel, de.Name())
+		if m.Ignored(p, de.IsDir()) {
+			continue
+		}
+		switch {
+		case de.IsDir():
+			sub, err := d.OpenRoot(de.Name())
+			if err != nil {
+				continue
+			}
+			k, err := countFiles(ctx, sub, p, m)
+			sub.Close()
+			if err != nil {
+				return 0, err
+			}
+			n += k
+		case de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0:
+			n++
+		}
+	}
+	return n, nil
+}
+
+// file reads and stores one regular file. A file that changes while it
+// is read is read again; one that never settles, or cannot be read, is
+// noted as uncaptured and reported.
+func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manifest.Entry) (manifest.Entry, *cacheEntry, error) {
+	var lastErr error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return e, nil, err
+		}
+		f, err := openNoAtime(d, name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return e, nil, errVanished
+			}
+			lastErr = err
+			continue
+		}
+		before, err := f.Stat()
+		if err != nil || !before.Mode().IsRegular() {
+			f.Close()
+			lastErr = fmt.Errorf("not a regular file any more")
+			continue
+		}
+		h, n, err := c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+		after, serr := f.Stat()
+		f.Close()
+		c.prog.HashedFiles.Add(1)
+		if err != nil {
+			if ctx.Err() != nil {
+				return e, nil, ctx.Err()
+			}
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				return e, nil, fmt.Errorf("walker: %s: %w", p, err)
+			}
+			lastErr = err
+			continue
+		}
+		if serr != nil {
+			lastErr = serr
+			continue
+		}
+		sb, sa := statOf(before), statOf(after)
+		if sb != sa || n != sa.size {
+			lastErr = fmt.Errorf("changed while being read")
+			continue
+		}
+		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		c.add(func(s *Stats) { s.Bytes += n })
+		return e, &cacheEntry{name: name, st: sa, hash: h}, nil
+	}
+	c.problem(p, lastErr)
+	e.Uncaptured = true
+	c.uncaptured(p, &e, "not captured: "+lastErr.Error())
+	return e, nil, nil
+}
+
+// errVanished: the file was deleted between the listing and the read; it
+// is simply not part of the snapshot.
+var errVanished = errors.New("walker: file vanished")
+
+func openNoAtime(d *os.Root, name string) (*os.File, error) {
+	if noAtime != 0 {
+		if f, err := d.OpenFile(name, os.O_RDONLY|noAtime, 0); err == nil {
+			return f, nil
+		}
+	}
+	return d.Open(name)
+}
+
+type countingReader struct {
+	f    *os.File
+	prog *Progress
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	r.prog.HashedBytes.Add(int64(n))
+	return n, err
+}
+
