@@ -85,6 +85,9 @@ type Tree struct {
 // Sort orders the entries by name. It does not remove duplicates; Validate
 // reports them.
 func (t *Tree) Sort() {
+	if t == nil {
+		return
+	}
 	slices.SortStableFunc(t.Entries, func(a, b Entry) int {
 		return strings.Compare(a.Name, b.Name)
 	})

@@ -1,0 +1,187 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// Saver stores an encoded tree and returns its address. It is declared
+// here, by its user; cas.Writer's PutBlob fits it.
+type Saver interface {
+	PutBlob(ctx context.Context, data []byte) (cas.Hash, error)
+}
+
+// Edit returns the root of a tree equal to root with the given changes:
+// each path maps to its new entry, or to nil to remove it (with
+// everything below it). Directory entries are structural: a directory
+// entry keeps (or, when new, starts without) its children, takes the new
+// entry's Mode, and its hash is recomputed from the edited children;
+// the Hash of a directory entry in changes is ignored. The Name of each
+// new entry is set from the path. Parent directories of a changed path
+// must exist in root or be created by changes.
+func Edit(ctx context.Context, l Loader, s Saver, root cas.Hash, changes map[string]*Entry) (cas.Hash, error) {
+	top := &editNode{}
+	paths := make([]string, 0, len(changes))
+	for p := range changes {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		n := top
+		for _, name := range strings.Split(p, "/") {
+			if err := ValidName(name); err != nil {
+				return cas.Hash{}, fmt.Errorf("manifest: edit %q: %w", p, err)
+			}
+			if n.kids == nil {
+				n.kids = map[string]*editNode{}
+			}
+			k, ok := n.kids[name]
+			if !ok {
+				k = &editNode{}
+				n.kids[name] = k
+			}
+			n = k
+		}
+		n.set, n.entry = true, changes[p]
+	}
+	h, _, err := top.apply(ctx, l, s, ".", root, true)
+	return h, err
+}
+
+type editNode struct {
+	set   bool   // this path itself changes
+	entry *Entry // its new entry; nil removes it
+	kids  map[string]*editNode
+}
+
+// apply edits the directory whose tree is h (absent when !exists) and
+// returns its new tree hash.
+func (n *editNode) apply(ctx context.Context, l Loader, s Saver, dir string, h cas.Hash, exists bool) (cas.Hash, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return cas.Hash{}, false, err
+	}
+	var t *Tree
+	if exists && !h.IsZero() && h != EmptyTreeHash() {
+		var err error
+		if t, err = l.LoadTree(ctx, h); err != nil {
+			return cas.Hash{}, false, fmt.Errorf("manifest: edit: load tree of %q: %w", dir, err)
+		}
+	}
+	byName := map[string]Entry{}
+	if t != nil {
+		for _, e := range t.Entries {
+			byName[e.Name] = e
+		}
+	}
+	for name, k := range n.kids {
+		p := name
+		if dir != "." {
+			p = dir + "/" + name
+		}
+		old, had := byName[name]
+		if k.set && k.entry == nil {
+			delete(byName, name)
+			continue
+		}
+		var e Entry
+		switch {
+		case k.set:
+			e = *k.entry
+			e.Name = name
+		case had:
+			e = old
+		default:
+			return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: parent directory does not exist", p)
+		}
+		if e.Kind == KindDir && !e.Uncaptured {
+			keep := had && old.Kind == KindDir && !old.Uncaptured
+			sub, _, err := k.apply(ctx, l, s, p, old.Hash, keep)
+			if err != nil {
+				return cas.Hash{}, false, err
+			}
+			e.Hash, e.Size, e.Files = sub, 0, 0
+		} else if len(k.kids) > 0 {
+			return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: changes below a %s", p, e.Kind)
+		}
+		byName[name] = e
+	}
+	out := &Tree{Entries: make([]Entry, 0, len(byName))}
+	for _, e := range byName {
+		out.Entries = append(out.Entries, e)
+	}
+	out.Sort()
+	data, err := out.Encode()
+	if err != nil {
+		return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: %w", dir, err)
+	}
+	sum, err := s.PutBlob(ctx, data)
+	if err != nil {
+		return cas.Hash{}, false, err
+	}
+	return sum, true, nil
+}
+
+// Find returns the entry at path p in the tree root, or nil if there is
+// none (also when a parent is not a captured directory).
+func Find(ctx context.Context, l Loader, root cas.Hash, p string) (*Entry, error) {
+	h := root
+	names := strings.Split(p, "/")
+	for i, name := range names {
+		if h.IsZero() || h == EmptyTreeHash() {
+			return nil, nil
+		}
+		t, err := l.LoadTree(ctx, h)
+		if err != nil {
+			return nil, fmt.Errorf("manifest: find %q: %w", p, err)
+		}
+		e, ok := t.Lookup(name)
+		if !ok {
+			return nil, nil
+		}
+		if i == len(names)-1 {
+			c := *e
+			return &c, nil
+		}
+		if !e.IsCapturedDir() {
+			return nil, nil
+		}
+		h = e.Hash
+	}
+	return nil, nil
+}
+
+// CachingLoader remembers the trees it has loaded. Safe for concurrent
+// use.
+type CachingLoader struct {
+	l  Loader
+	mu sync.Mutex
+	m  map[cas.Hash]*Tree
+}
+
+// NewCachingLoader wraps l.
+func NewCachingLoader(l Loader) *CachingLoader {
+	return &CachingLoader{l: l, m: map[cas.Hash]*Tree{}}
+}
+
+// LoadTree implements Loader. Callers must not modify the tree.
+func (c *CachingLoader) LoadTree(ctx context.Context, h cas.Hash) (*Tree, error) {
+	c.mu.Lock()
+	t, ok := c.m[h]
+	c.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := c.l.LoadTree(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.m[h] = t
+	c.mu.Unlock()
+	return t, nil
+}
