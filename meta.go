@@ -39,8 +39,8 @@ type sessionRecord struct {
 	NextTurn int    `json:"next_turn"`
 	// Turns is the undo stack, oldest first; the last one may be open.
 	Turns []int `json:"turns"`
-	// Redo holds undone turns, the next to redo last.
-	Redo []int `json:"redo,omitempty"`
+	// Redo holds the undos that can be redone, the most recent last.
+	Redo []undoGroup `json:"redo,omitempty"`
 }
 
 // Turn is what an agent did between a snap and its end.

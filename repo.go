@@ -54,6 +54,7 @@ type Repo struct {
 	store    *cas.Store
 	cache    *walker.StatCache
 	closed   bool
+	hook     func(step string) error
 }
 
 // worktreeNote is the file in the store directory that records the work
@@ -147,7 +148,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		b.Close()
 		return nil, err
 	}
-	return &Repo{
+	r := &Repo{
 		workTree: wt,
 		storeDir: storeDir,
 		session:  opts.Session,
@@ -155,7 +156,12 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		backend:  b,
 		store:    s,
 		cache:    walker.NewStatCache(b),
-	}, nil
+	}
+	if err := r.recoverRestore(ctx); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 func writeFileAtomic(name string, data []byte) error {

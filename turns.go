@@ -57,8 +57,10 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: time.Now().UTC()}
 	sess.NextTurn++
 	sess.Turns = append(sess.Turns, t.N)
-	for _, n := range sess.Redo {
-		deletes = append(deletes, turnKey(r.session, n))
+	for _, g := range sess.Redo {
+		for _, n := range g.Turns {
+			deletes = append(deletes, turnKey(r.session, n))
+		}
 	}
 	sess.Redo = nil
 	out.Turn = t.N
@@ -206,12 +208,16 @@ func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
 		}
 		turns = append(turns, t)
 	}
-	for i := len(sess.Redo) - 1; i >= 0; i-- {
-		t, err := r.loadTurn(ctx, r.session, sess.Redo[i])
-		if err != nil {
-			return nil, nil, err
+	// Newest first: the last redo to happen comes first.
+	for i := 0; i < len(sess.Redo); i++ {
+		g := sess.Redo[i]
+		for j := len(g.Turns) - 1; j >= 0; j-- {
+			t, err := r.loadTurn(ctx, r.session, g.Turns[j])
+			if err != nil {
+				return nil, nil, err
+			}
+			redo = append(redo, t)
 		}
-		redo = append(redo, t)
 	}
 	return turns, redo, nil
 }

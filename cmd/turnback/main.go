@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,11 +47,11 @@ func (e codedError) Unwrap() error { return e.err }
 
 // globals are the flags every command takes.
 type globals struct {
-	dir     string
-	store   string
-	session string
-	json    bool
-	force   bool
+	dir      string
+	store    string
+	session  string
+	json     bool
+	force    bool
 	stdout   io.Writer
 	stderr   io.Writer
 	progress *progressState
@@ -74,6 +76,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	code := exitCode(err)
+	if code == exitUsage && !g.json {
+		// A usage error can stop flag parsing before --json is seen.
+		g.json = wantsJSON(args)
+	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
@@ -94,6 +100,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
 	return code
+}
+
+// wantsJSON reports whether args ask for --json, for errors raised before
+// the flags were parsed (an unknown command or flag).
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--json":
+			return true
+		case strings.HasPrefix(a, "--json="):
+			v, err := strconv.ParseBool(strings.TrimPrefix(a, "--json="))
+			return err == nil && v
+		}
+	}
+	return false
 }
 
 // jsonError is an error that carries a JSON document of its own.
@@ -138,7 +161,19 @@ ${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
 subdirectory, turnback finds the nearest ancestor that has a store.
 
 Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait).`,
+4 store busy (another process held it past the wait).
+
+Environment:
+  TURNBACK_STORE            store directory (as --store)
+  TURNBACK_SESSION          session name (as --session)
+  TURNBACK_SIZE_LIMIT       files larger than this are not captured, e.g.
+                            "12M"; "0" means no limit (default 10M)
+  TURNBACK_LARGE_DIR_FILES  a new directory with this many files or more is
+                            not captured; "0" disables the rule (default 200)
+  TURNBACK_LOCK_WAIT        how long to wait for another process holding the
+                            store before exiting 4, a Go duration such as
+                            "300ms" or "1m"; "0" fails at once (default 10s)
+  XDG_DATA_HOME             base of the default store location`,
 		Example: `  turnback snap -m "add login form"   # before the agent's turn
   turnback end                          # after it
   turnback status                       # what changed since the last snapshot
@@ -146,6 +181,10 @@ Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
   turnback --json snap                  # machine-readable output`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// Runnable, so that an unknown command reaches Args (a usage
+		// error, exit 2) instead of cobra's plain error.
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
@@ -153,15 +192,38 @@ Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
 	pf.StringVar(&g.store, "store", "", "store directory (default: $TURNBACK_STORE or the per-folder default)")
 	pf.StringVar(&g.session, "session", "", "session name: an independent stack of turns (default: $TURNBACK_SESSION or \"default\")")
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON document on stdout")
-	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: a work tree that is / or the home directory")
+	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: undo/redo over edits made outside the turns (they stay recoverable), a work tree that is / or the home directory")
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
+		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g),
 	)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  turnback help snap"
+		case "completion":
+			c.Example = "  source <(turnback completion bash)\n  turnback completion zsh > \"${fpath[1]}/_turnback\""
+			for _, sub := range c.Commands() {
+				sub.Example = "  turnback completion " + sub.Name()
+			}
+		}
+	}
+	wrapAllArgs(root)
+	return root
+}
+
+// wrapAllArgs makes argument-count errors of c and every command below it
+// usage errors.
+func wrapAllArgs(c *cobra.Command) {
+	if c.Name() != "help" { // help takes any command path
 		c.Args = wrapArgs(c.Args)
 	}
-	return root
+	for _, sub := range c.Commands() {
+		wrapAllArgs(sub)
+	}
 }
 
 // wrapArgs turns argument-count errors into usage errors.
@@ -220,6 +282,16 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 	}
 	if err := limitsFromEnv(&opts); err != nil {
 		return nil, usageError{err}
+	}
+	if v := os.Getenv("TURNBACK_LOCK_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, usageError{fmt.Errorf("TURNBACK_LOCK_WAIT: bad duration %q: want e.g. 300ms, 10s or 0", v)}
+		}
+		if d == 0 {
+			d = -1 // Options: negative means fail at once
+		}
+		opts.LockWait = d
 	}
 	return turnback.Open(ctx, workTree, opts)
 }

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+)
+
+// restoreDoc is the --json document of undo, redo and restore.
+func restoreDoc(res *turnback.RestoreResult) map[string]any {
+	paths := func(ns []turnback.PathNote) []string {
+		out := []string{}
+		for _, n := range ns {
+			out = append(out, n.Path)
+		}
+		return out
+	}
+	reasons := map[string]string{}
+	for _, n := range append(append([]turnback.PathNote{}, res.Conflicts...), res.NotRestorable...) {
+		reasons[n.Path] = n.Reason
+	}
+	doc := map[string]any{
+		"turns": res.Turns, "restored": nonNil(res.Restored), "deleted": nonNil(res.Deleted),
+		"created": nonNil(res.Created), "conflicts": paths(res.Conflicts),
+		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
+	}
+	if !res.Checkpoint.IsZero() {
+		doc["checkpoint"] = res.Checkpoint.String()
+	}
+	return doc
+}
+
+type conflictFailure struct {
+	res *turnback.RestoreResult
+	err error
+}
+
+func (c conflictFailure) Error() string           { return c.err.Error() }
+func (c conflictFailure) Unwrap() error           { return c.err }
+func (c conflictFailure) jsonDoc() map[string]any { return restoreDoc(c.res) }
+
+// countArg parses the optional N of undo and redo.
+func countArg(args []string) (int, error) {
+	if len(args) == 0 {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		return 0, usageError{fmt.Errorf("count must be a positive number, got %q", args[0])}
+	}
+	return n, nil
+}
+
+// printRestore writes the human summary of a restoring command.
+func (g *globals) printRestore(verb string, res *turnback.RestoreResult) {
+	turns := ""
+	if verb != "restored" {
+		turns = fmt.Sprintf(" %d turn%s", res.Turns, plural(res.Turns))
+	}
+	fmt.Fprintf(g.stdout, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
+	for _, p := range res.Restored {
+		fmt.Fprintf(g.stdout, "  M %s\n", p)
+	}
+	for _, p := range res.Deleted {
+		fmt.Fprintf(g.stdout, "  D %s\n", p)
+	}
+	for _, p := range res.Created {
+		fmt.Fprintf(g.stdout, "  A %s\n", p)
+	}
+	for _, n := range res.Conflicts {
+		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", n.Path, n.Reason)
+	}
+	for _, n := range res.NotRestorable {
+		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", n.Path, n.Reason)
+	}
+	if !res.Checkpoint.IsZero() {
+		fmt.Fprintf(g.stdout, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// handleRestore prints a restoring command's outcome and maps conflicts
+// to exit code 3.
+func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResult, err error) error {
+	var ce *turnback.ConflictError
+	if errors.As(err, &ce) {
+		r := ce.Result
+		if !g.json {
+			if r.Turns > 0 {
+				g.printRestore(verb, r)
+			}
+			fmt.Fprintln(g.stderr, "turnback: these paths were changed outside the turns:")
+			for _, n := range r.Conflicts {
+				fmt.Fprintf(g.stderr, "  %s: %s\n", n.Path, n.Reason)
+			}
+			fmt.Fprintln(g.stderr, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
+		}
+		return codedError{code: exitConflict, err: conflictFailure{res: r, err: err}}
+	}
+	if err != nil {
+		return err
+	}
+	if g.json {
+		writeJSON(g.stdout, restoreDoc(res))
+		return nil
+	}
+	if res.Nothing {
+		fmt.Fprintln(g.stdout, nothing)
+		return nil
+	}
+	g.printRestore(verb, res)
+	return nil
+}
+
+func newUndoCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "undo [N] [--force]",
+		Short: "Revert the last N turns of the session (default 1)",
+		Long: `undo closes the open turn at the current state, then reverts the last N turns
+of the session: every path they changed goes back to its content before the
+earliest of them. Created paths are deleted, deleted ones come back,
+modified ones are rewritten, permission bits and symlink targets too. Paths
+no undone turn changed are not touched, and ignored paths never are.
+
+If a path the undo would change was edited outside the turns since, undo
+changes nothing, lists those paths and exits 3. --force proceeds; the
+overwritten edits stay in a checkpoint, and redo brings them back.
+
+The restore is all or nothing, also if turnback is killed or the disk fills
+up: the next command finishes or rolls it back first.`,
+		Example: `  turnback undo            # revert the last turn
+  turnback undo 3          # revert the last three turns
+  turnback undo --force    # even over edits made since (they stay recoverable)
+  turnback --json undo`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := countArg(args)
+			if err != nil {
+				return err
+			}
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			g.installHook(repo)
+			res, err := repo.Undo(cmd.Context(), n, g.force)
+			g.endProgress()
+			return g.handleRestore("undid", "nothing to undo", res, err)
+		},
+	}
+	return cmd
+}
+
+func newRedoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "redo [N] [--force]",
+		Short: "Re-apply undone turns, oldest first (default 1)",
+		Long: `redo re-applies undone turns one at a time, oldest first. Each path the turn
+changed gets its content at the next turn's before-state, or, for the newest
+turn of an undo, the content that undo replaced, so edits made between or
+after the turns come back too.
+
+If a path differs from what the undo left there, redo stops, lists it and
+exits 3; --force proceeds. A new snap clears the redo stack.`,
+		Example: `  turnback redo
+  turnback redo 2
+  turnback --json redo`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := countArg(args)
+			if err != nil {
+				return err
+			}
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			g.installHook(repo)
+			res, err := repo.Redo(cmd.Context(), n, g.force)
+			g.endProgress()
+			return g.handleRestore("redid", "nothing to redo", res, err)
+		},
+	}
+}
+
+func newRestoreCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore ID",
+		Short: "Make the folder exactly snapshot ID",
+		Long: `restore makes the whole captured scope exactly snapshot ID: paths absent from
+it are deleted (ignored paths, and uncaptured ones that existed at ID,
+excepted). It records a checkpoint of the state it replaced and prints its
+id, so "turnback restore <checkpoint>" goes back. It changes no session's
+turns: to the sessions it looks like an edit by the user. ID is any unique
+prefix of a snapshot id; an unknown or ambiguous id exits 1 and touches
+nothing.`,
+		Example: `  turnback log              # find the id
+  turnback restore 3f2a9c
+  turnback restore <checkpoint printed above>   # go back`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			g.installHook(repo)
+			res, err := repo.Restore(cmd.Context(), args[0])
+			g.endProgress()
+			return g.handleRestore("restored", "", res, err)
+		},
+	}
+}
+
+// installHook arms the crash-injection hook used by the tests:
+// TURNBACK_TEST_CRASH_AT=N kills the process at the N-th restore step;
+// TURNBACK_TEST_FAIL_AT=N makes the N-th step fail with "no space left
+// on device" (as a full disk would while staging).
+func (g *globals) installHook(repo *turnback.Repo) {
+	crash, _ := strconv.Atoi(os.Getenv("TURNBACK_TEST_CRASH_AT"))
+	fail, _ := strconv.Atoi(os.Getenv("TURNBACK_TEST_FAIL_AT"))
+	trace := os.Getenv("TURNBACK_TEST_TRACE") != ""
+	if crash <= 0 && fail <= 0 && !trace {
+		return
+	}
+	step := 0
+	repo.SetRestoreHook(func(name string) error {
+		step++
+		if trace {
+			fmt.Fprintf(g.stderr, "step %d: %s\n", step, name)
+		}
+		if step == crash {
+			p, _ := os.FindProcess(os.Getpid())
+			_ = p.Kill()
+			select {}
+		}
+		if step == fail {
+			return errNoSpace
+		}
+		return nil
+	})
+}

@@ -1,0 +1,154 @@
+package turnback
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// sameState reports whether a path holding cur needs no change to hold
+// want. Directories compare by kind and permission bits (their contents
+// are separate paths).
+func sameState(cur, want *manifest.Entry) bool {
+	if cur == nil || want == nil {
+		return cur == nil && want == nil
+	}
+	if cur.Kind != want.Kind {
+		return false
+	}
+	switch cur.Kind {
+	case manifest.KindDir:
+		return cur.Mode == want.Mode && cur.Uncaptured == want.Uncaptured
+	case manifest.KindSymlink:
+		return cur.Target == want.Target
+	}
+	if cur.Mode != want.Mode || cur.Size != want.Size {
+		return false
+	}
+	if cur.Uncaptured || want.Uncaptured {
+		return cur.Uncaptured == want.Uncaptured
+	}
+	return cur.Hash == want.Hash
+}
+
+// conflictReason says how the path's current state cur differs from the
+// state a turn (or undo) left there, or "" if it does not. A current file
+// too large to have been captured is hashed from disk to decide.
+func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest.Entry) (string, error) {
+	switch {
+	case cur == nil && left == nil:
+		return "", nil
+	case cur == nil:
+		return fmt.Sprintf("deleted since (it was a %s)", left.Kind), nil
+	case left == nil:
+		return fmt.Sprintf("created since (now a %s)", cur.Kind), nil
+	case cur.Kind != left.Kind:
+		return fmt.Sprintf("replaced since (%s, was %s)", cur.Kind, left.Kind), nil
+	}
+	if cur.Kind == manifest.KindFile && cur.Uncaptured && !left.Uncaptured && cur.Size == left.Size && cur.Mode == left.Mode {
+		h, err := r.diskHash(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		if h == left.Hash {
+			return "", nil
+		}
+		return "modified since", nil
+	}
+	if sameState(cur, left) {
+		return "", nil
+	}
+	if cur.Kind == manifest.KindFile && (cur.Hash != left.Hash || cur.Size != left.Size) {
+		return "modified since", nil
+	}
+	if cur.Kind == manifest.KindSymlink {
+		return "link target changed since", nil
+	}
+	return fmt.Sprintf("permissions changed since (%04o, was %04o)", cur.Mode, left.Mode), nil
+}
+
+// diskHash hashes the regular file at p (never following a symlink).
+func (r *Repo) diskHash(ctx context.Context, p string) (cas.Hash, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return cas.Hash{}, err
+	}
+	defer root.Close()
+	fi, err := root.Lstat(p)
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return cas.Hash{}, fmt.Errorf("turnback: %s is not a regular file", p)
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
+	}
+	defer f.Close()
+	h := blake3.New()
+	if _, err := io.Copy(h, &ctxReader{ctx: ctx, r: f}); err != nil {
+		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
+	}
+	var out cas.Hash
+	copy(out[:], h.Sum(nil))
+	return out, nil
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// storeFile captures the regular file at p in full, whatever its size,
+// for a checkpoint (invariant 1: nothing is overwritten or deleted before
+// its content is in the store).
+func (r *Repo) storeFile(ctx context.Context, p string, e *manifest.Entry) (*manifest.Entry, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	fi, err := root.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("turnback: checkpoint %s: not a readable regular file (%v)", p, err)
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: checkpoint %s: %w", p, err)
+	}
+	defer f.Close()
+	w := r.store.NewWriter()
+	h, n, err := w.PutFile(ctx, f, fi.Size())
+	if err != nil {
+		w.Cancel()
+		return nil, fmt.Errorf("turnback: checkpoint %s: %w", p, err)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	out := *e
+	out.Uncaptured, out.Hash, out.Size = false, h, n
+	return &out, nil
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,488 @@
+package restore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// Source yields stored content; *cas.Store fits.
+type Source interface {
+	Open(ctx context.Context, h cas.Hash) (io.Reader, error)
+}
+
+// Options configure Apply and Recover.
+type Options struct {
+	// JournalDir holds the journal and staging list: the store directory,
+	// outside the work tree.
+	JournalDir string
+	// WorkTree is recorded in the journal for diagnostics.
+	WorkTree string
+	// Source provides the content of staged files.
+	Source Source
+	// Meta is opaque caller data kept in the journal and handed to Commit,
+	// also when a crashed restore is finished by Recover.
+	Meta []byte
+	// Commit records the caller's metadata once every file operation is
+	// done, before the journal is removed. It must be idempotent.
+	Commit func(ctx context.Context, meta []byte) error
+	// Hook, if set, is called before every step with its name (testing:
+	// crash and fault injection). An error from it fails the step.
+	Hook func(step string) error
+}
+
+// Written is a file a restore put in place.
+type Written struct {
+	Path string
+	Hash cas.Hash
+	Info fs.FileInfo
+}
+
+// Result reports an applied restore.
+type Result struct {
+	Restored []string // existing paths rewritten (content, kind, mode or target)
+	Created  []string // paths that did not exist
+	Deleted  []string // paths removed
+	Kept     []Skipped
+	Written  []Written
+}
+
+func (o *Options) step(name string) error {
+	if o.Hook == nil {
+		return nil
+	}
+	if err := o.Hook(name); err != nil {
+		return fmt.Errorf("restore: %s: %w", name, err)
+	}
+	return nil
+}
+
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+const stagePrefix = ".turnback-"
+
+// stageDir returns the deepest ancestor directory of p that exists on disk
+// as a real directory; staged files live there until they are renamed
+// into place, so the rename never crosses a filesystem.
+func stageDir(d *dirs, p string) string {
+	dir, _ := split(p)
+	for dir != "" {
+		if _, err := d.get(dir); err == nil {
+			return dir
+		}
+		dir, _ = split(dir)
+	}
+	return ""
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// Apply carries out plan on the work tree open at root, all or nothing:
+// every new file is first written and fsynced beside its target (the
+// staging list in JournalDir names them); then the journal, the commit
+// point, is written and synced; then the renames, removals, mkdirs and
+// chmods run, Commit records the caller's metadata, and the journal is
+// removed. An error before the journal leaves the work tree untouched; a
+// crash after it is finished by Recover.
+func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Result, error) {
+	if opts.Commit == nil {
+		opts.Commit = func(context.Context, []byte) error { return nil }
+	}
+	d := newDirs(root)
+	defer d.close()
+	j := &journal{Version: 1, ID: newID(), WorkTree: opts.WorkTree, Meta: opts.Meta}
+	st := &staging{ID: j.ID}
+	for i, a := range plan.Actions {
+		ja := jAction{Path: a.Path, Old: toJ(a.Old), New: toJ(a.New)}
+		if a.writesFile() {
+			ja.Stage = joinRel(stageDir(d, a.Path), fmt.Sprintf("%s%s-%d", stagePrefix, j.ID, i))
+			st.Files = append(st.Files, ja.Stage)
+		}
+		j.Actions = append(j.Actions, ja)
+	}
+	if len(st.Files) > 0 {
+		if err := writeDurable(opts.JournalDir, stagingName, st); err != nil {
+			return nil, err
+		}
+	}
+	if err := stageAll(ctx, d, plan, j, &opts); err != nil {
+		unstage(d, st.Files)
+		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
+			return nil, errors.Join(err, rerr)
+		}
+		return nil, err
+	}
+	if err := opts.step("journal"); err != nil {
+		unstage(d, st.Files)
+		_ = removeDurable(opts.JournalDir, stagingName)
+		return nil, err
+	}
+	if err := writeDurable(opts.JournalDir, journalName, j); err != nil {
+		unstage(d, st.Files)
+		_ = removeDurable(opts.JournalDir, stagingName)
+		return nil, err
+	}
+	// Committed: from here on the restore is finished, now or by Recover.
+	if err := removeDurable(opts.JournalDir, stagingName); err != nil {
+		return nil, err
+	}
+	res, err := finish(ctx, d, j, &opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range plan.Actions {
+		if !a.writesFile() {
+			continue
+		}
+		if r, name, err := d.leaf(a.Path); err == nil {
+			if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() {
+				res.Written = append(res.Written, Written{Path: a.Path, Hash: a.New.Hash, Info: fi})
+			}
+		}
+	}
+	return res, nil
+}
+
+// stageAll writes every new file to its staging name.
+func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, opts *Options) error {
+	for i, a := range plan.Actions {
+		stage := j.Actions[i].Stage
+		if stage == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := opts.step(fmt.Sprintf("stage %d", i)); err != nil {
+			return err
+		}
+		if err := stageFile(ctx, d, stage, a.New, opts.Source); err != nil {
+			return fmt.Errorf("restore: stage %s: %w", a.Path, err)
+		}
+	}
+	return nil
+}
+
+func stageFile(ctx context.Context, d *dirs, stage string, e *manifest.Entry, src Source) error {
+	r, name, err := d.leaf(stage)
+	if err != nil {
+		return err
+	}
+	in, err := src.Open(ctx, e.Hash)
+	if err != nil {
+		return err
+	}
+	f, err := r.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(f, in)
+	if err == nil && n != e.Size {
+		err = fmt.Errorf("%w: content %s has %d bytes, the tree says %d", cas.ErrCorrupt, e.Hash.Short(), n, e.Size)
+	}
+	if err == nil {
+		err = f.Chmod(fileMode(e.Mode))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// fileMode converts the permission bits of a tree entry to Go's form.
+func fileMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	if m&0o4000 != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&0o2000 != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&0o1000 != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// unstage removes staged files (best effort: used on the way out of a
+// failed restore, and by recovery).
+func unstage(d *dirs, files []string) {
+	for _, s := range files {
+		_, name := split(s)
+		if !strings.HasPrefix(name, stagePrefix) {
+			continue // never delete anything but our own staging files
+		}
+		if r, name, err := d.leaf(s); err == nil {
+			_ = r.Remove(name)
+		}
+	}
+}
+
+// Recover finishes a restore interrupted after its commit point (rolls it
+// forward and commits its metadata) or deletes the staged files of one
+// interrupted before it. It reports whether there was anything to do.
+func Recover(ctx context.Context, root *os.Root, opts Options) (bool, error) {
+	if opts.Commit == nil {
+		opts.Commit = func(context.Context, []byte) error { return nil }
+	}
+	d := newDirs(root)
+	defer d.close()
+	j := &journal{}
+	ok, err := readJSON(joinPath(opts.JournalDir, journalName), j)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		opts.Meta = j.Meta
+		if _, err := finish(ctx, d, j, &opts); err != nil {
+			return true, fmt.Errorf("restore: finish interrupted restore %s: %w", j.ID, err)
+		}
+		return true, removeDurable(opts.JournalDir, stagingName)
+	}
+	st := &staging{}
+	ok, err = readJSON(joinPath(opts.JournalDir, stagingName), st)
+	if err != nil || !ok {
+		return false, err
+	}
+	unstage(d, st.Files)
+	return true, removeDurable(opts.JournalDir, stagingName)
+}
+
+func joinPath(dir, name string) string { return dir + string(os.PathSeparator) + name }
+
+// finish applies a committed journal. Every step looks at the disk first,
+// so running it again after a crash at any point converges on the same
+// result.
+func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, error) {
+	type act struct {
+		Action
+		stage string
+	}
+	acts := make([]act, len(j.Actions))
+	for i, ja := range j.Actions {
+		_, name := split(ja.Path)
+		old, err := fromJ(name, ja.Old)
+		if err != nil {
+			return nil, err
+		}
+		nw, err := fromJ(name, ja.New)
+		if err != nil {
+			return nil, err
+		}
+		if err := validPath(ja.Path); err != nil {
+			return nil, err
+		}
+		acts[i] = act{Action{Path: ja.Path, Old: old, New: nw}, ja.Stage}
+	}
+	res := &Result{}
+	// 1. Take away what must go, deepest first.
+	for i := len(acts) - 1; i >= 0; i-- {
+		a := &acts[i]
+		if !a.removes() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := opts.step("remove " + a.Path); err != nil {
+			return nil, err
+		}
+		kept, err := removeOld(d, &a.Action, a.stage)
+		if err != nil {
+			return nil, fmt.Errorf("restore: remove %s: %w", a.Path, err)
+		}
+		if kept != "" {
+			res.Kept = append(res.Kept, Skipped{Path: a.Path, Reason: kept})
+		}
+	}
+	// 2. Put the new things in place, shallowest first.
+	for i := range acts {
+		a := &acts[i]
+		if a.New == nil {
+			continue
+		}
+		if err := opts.step("place " + a.Path); err != nil {
+			return nil, err
+		}
+		if err := place(d, &a.Action, a.stage, j.ID, i); err != nil {
+			return nil, fmt.Errorf("restore: %s: %w", a.Path, err)
+		}
+	}
+	// 3. Permission bits: files, then directories deepest first (a
+	// directory without write permission must be filled before).
+	for i := len(acts) - 1; i >= 0; i-- {
+		a := &acts[i]
+		if a.New == nil || a.New.Kind == manifest.KindSymlink {
+			continue
+		}
+		if a.New.Kind == manifest.KindFile && a.stage != "" {
+			continue // staged with its mode
+		}
+		r, name, err := d.leaf(a.Path)
+		if err != nil {
+			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
+		}
+		if err := r.Chmod(name, fileMode(a.New.Mode)); err != nil {
+			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
+		}
+	}
+	if err := opts.step("commit"); err != nil {
+		return nil, err
+	}
+	if err := opts.Commit(ctx, opts.Meta); err != nil {
+		return nil, err
+	}
+	if err := opts.step("clear journal"); err != nil {
+		return nil, err
+	}
+	if err := removeDurable(opts.JournalDir, journalName); err != nil {
+		return nil, err
+	}
+	keptSet := map[string]bool{}
+	for _, k := range res.Kept {
+		keptSet[k.Path] = true
+	}
+	for _, a := range acts {
+		switch {
+		case keptSet[a.Path]:
+		case a.New == nil:
+			res.Deleted = append(res.Deleted, a.Path)
+		case a.Old == nil:
+			res.Created = append(res.Created, a.Path)
+		default:
+			res.Restored = append(res.Restored, a.Path)
+		}
+	}
+	return res, nil
+}
+
+// removeOld removes what is at a.Path if it is still the old thing. It
+// returns a reason when a directory has to stay because it is not empty.
+func removeOld(d *dirs, a *Action, stage string) (string, error) {
+	r, name, err := d.leaf(a.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrEscape) {
+			return "", nil // a parent is already gone or replaced
+		}
+		return "", err
+	}
+	fi, err := r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if !sameKind(fi.Mode(), a.Old.Kind) {
+		return "", nil // already replaced (a re-run), or not ours to remove
+	}
+	if fi.IsDir() {
+		d.forget(a.Path)
+	}
+	if err := r.Remove(name); err != nil {
+		if fi.IsDir() && isNotEmpty(err) && a.New == nil {
+			return "something not in the snapshot was added to it", nil
+		}
+		return "", err
+	}
+	return "", nil
+}
+
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) || errors.Is(err, fs.ErrExist)
+}
+
+func sameKind(m fs.FileMode, k manifest.Kind) bool {
+	switch k {
+	case manifest.KindDir:
+		return m.IsDir()
+	case manifest.KindSymlink:
+		return m&fs.ModeSymlink != 0
+	case manifest.KindFile:
+		return m.IsRegular()
+	}
+	return false
+}
+
+// place puts the new entry of a at its path.
+func place(d *dirs, a *Action, stage, id string, i int) error {
+	switch a.New.Kind {
+	case manifest.KindDir:
+		r, name, err := d.leaf(a.Path)
+		if err != nil {
+			return err
+		}
+		if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
+			return nil
+		}
+		return r.Mkdir(name, 0o700)
+	case manifest.KindSymlink:
+		r, name, err := d.leaf(a.Path)
+		if err != nil {
+			return err
+		}
+		if fi, err := r.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if t, err := r.Readlink(name); err == nil && t == a.New.Target {
+				return nil
+			}
+		}
+		tmp := fmt.Sprintf("%s%s-l%d", stagePrefix, id, i)
+		_ = r.Remove(tmp)
+		if err := r.Symlink(a.New.Target, tmp); err != nil {
+			return err
+		}
+		if err := r.Rename(tmp, name); err != nil {
+			_ = r.Remove(tmp)
+			return err
+		}
+		return nil
+	case manifest.KindFile:
+		if stage == "" {
+			return nil // same content: only the mode changes (step 3)
+		}
+		sdir, sname := split(stage)
+		sr, err := d.get(sdir)
+		if err != nil {
+			return err
+		}
+		if _, err := sr.Lstat(sname); errors.Is(err, fs.ErrNotExist) {
+			// Renamed into place by an earlier run.
+			r, name, err := d.leaf(a.Path)
+			if err != nil {
+				return err
+			}
+			if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+				return fmt.Errorf("staged file %s is missing", stage)
+			}
+			return nil
+		}
+		target := a.Path
+		if sdir != "" {
+			target = a.Path[len(sdir)+1:]
+		}
+		return sr.Rename(sname, target)
+	}
+	return fmt.Errorf("unknown kind %v", a.New.Kind)
+}

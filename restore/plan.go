@@ -1,0 +1,224 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/turnback/turnback/manifest"
+)
+
+// Action changes one path of the work tree from Old (what a capture just
+// saw there; nil for nothing) to New (nil: remove it).
+type Action struct {
+	Path string
+	Old  *manifest.Entry
+	New  *manifest.Entry
+}
+
+// Skipped is a path a plan leaves alone, and why.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Plan is the checked list of actions of one restore.
+type Plan struct {
+	Actions []Action
+	// Kept: directories to be removed that still hold something the
+	// restore does not remove (ignored or uncaptured files); they stay.
+	Kept []Skipped
+	// Blocked: paths the restore cannot change (their content was never
+	// captured, or something unknown to the snapshot is in the way).
+	Blocked []Skipped
+}
+
+// comparePaths orders paths component by component, so a directory
+// sorts right before everything inside it.
+func comparePaths(a, b string) int {
+	for {
+		ai, bi := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+		ah, bh := a, b
+		if ai >= 0 {
+			ah = a[:ai]
+		}
+		if bi >= 0 {
+			bh = b[:bi]
+		}
+		if c := strings.Compare(ah, bh); c != 0 {
+			return c
+		}
+		if ai < 0 || bi < 0 {
+			return (ai + 1) - (bi + 1) // shorter (the ancestor) first
+		}
+		a, b = a[ai+1:], b[bi+1:]
+	}
+}
+
+func sortActions(as []Action) {
+	sort.Slice(as, func(i, j int) bool { return comparePaths(as[i].Path, as[j].Path) < 0 })
+}
+
+// removes reports whether the action must take away what is at its path
+// before anything new can be put there: on a removal, and when a
+// directory becomes something else or something else becomes a directory.
+// (A file or symlink replaced by a file or symlink is swapped atomically
+// by a rename instead.)
+func (a *Action) removes() bool {
+	if a.Old == nil {
+		return false
+	}
+	if a.New == nil {
+		return true
+	}
+	return a.Old.Kind != a.New.Kind && (a.Old.Kind == manifest.KindDir || a.New.Kind == manifest.KindDir)
+}
+
+// writesFile reports whether the action puts new file content in place.
+func (a *Action) writesFile() bool {
+	if a.New == nil || a.New.Kind != manifest.KindFile {
+		return false
+	}
+	return a.Old == nil || a.Old.Kind != manifest.KindFile || a.Old.Hash != a.New.Hash || a.Old.Uncaptured
+}
+
+func validPath(p string) error {
+	if p == "" {
+		return fmt.Errorf("restore: empty path")
+	}
+	for _, name := range strings.Split(p, "/") {
+		if err := manifest.ValidName(name); err != nil {
+			return fmt.Errorf("restore: path %q: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// NewPlan checks actions against the disk under root and returns the
+// plan to apply. It refuses paths that are not clean relative names. It
+// drops (into Blocked) an action whose new content was never captured,
+// or that would create a path where something the snapshot does not know
+// (an ignored file, say) already is; and (into Kept) the removal of a
+// directory that holds anything the plan does not remove. Actions below
+// a blocked path are blocked too.
+func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error) {
+	as := append([]Action(nil), actions...)
+	for _, a := range as {
+		if err := validPath(a.Path); err != nil {
+			return nil, err
+		}
+	}
+	sortActions(as)
+	for i := 1; i < len(as); i++ {
+		if as[i].Path == as[i-1].Path {
+			return nil, fmt.Errorf("restore: path %q planned twice", as[i].Path)
+		}
+	}
+	d := newDirs(root)
+	defer d.close()
+	p := &Plan{}
+	removed := map[string]bool{} // paths the plan takes away
+	for _, a := range as {
+		if a.removes() {
+			removed[a.Path] = true
+		}
+	}
+	blocked := map[string]bool{}
+	underBlocked := func(path string) bool {
+		for q := path; ; {
+			i := strings.LastIndexByte(q, '/')
+			if i < 0 {
+				return false
+			}
+			q = q[:i]
+			if blocked[q] {
+				return true
+			}
+		}
+	}
+	for _, a := range as {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		block := func(reason string) {
+			blocked[a.Path] = true
+			p.Blocked = append(p.Blocked, Skipped{Path: a.Path, Reason: reason})
+		}
+		switch {
+		case underBlocked(a.Path):
+			block("a parent directory cannot be restored")
+			continue
+		case a.New != nil && a.New.Uncaptured:
+			block("its content was never captured")
+			continue
+		case a.Old != nil && a.Old.Uncaptured && a.Old.Kind == manifest.KindDir:
+			block("an uncaptured directory is in the way")
+			continue
+		}
+		if a.Old == nil && a.New != nil {
+			fi, err := d.lstat(a.Path)
+			switch {
+			case err == nil && !(a.New.Kind == manifest.KindDir && fi.IsDir()):
+				block(fmt.Sprintf("a %s not in the snapshot (ignored?) is in the way", kindOf(fi.Mode())))
+				continue
+			case err != nil && !errors.Is(err, fs.ErrNotExist):
+				return nil, fmt.Errorf("restore: %s: %w", a.Path, err)
+			}
+		}
+		if a.Old != nil && a.Old.Kind == manifest.KindDir && a.removes() {
+			extra, err := strangers(d, a.Path, removed)
+			if err != nil {
+				return nil, err
+			}
+			if extra != "" {
+				if a.New == nil {
+					p.Kept = append(p.Kept, Skipped{Path: a.Path, Reason: "still holds " + extra})
+					continue
+				}
+				block("the directory still holds " + extra)
+				continue
+			}
+		}
+		p.Actions = append(p.Actions, a)
+	}
+	return p, nil
+}
+
+// strangers returns the first entry inside directory rel that the plan
+// does not remove, or "" if there is none.
+func strangers(d *dirs, rel string, removed map[string]bool) (string, error) {
+	r, err := d.get(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("restore: %s: %w", rel, err)
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		return "", fmt.Errorf("restore: %s: %w", rel, err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return "", fmt.Errorf("restore: %s: %w", rel, err)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		child := rel + "/" + n
+		if !removed[child] {
+			return child, nil
+		}
+		fi, err := r.Lstat(n)
+		if err == nil && fi.IsDir() {
+			if s, err := strangers(d, child, removed); err != nil || s != "" {
+				return s, err
+			}
+		}
+	}
+	return "", nil
+}

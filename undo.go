@@ -1,0 +1,419 @@
+package turnback
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker"
+)
+
+// ErrConflict: paths the command would change hold edits made outside
+// the turns; nothing was changed.
+var ErrConflict = errors.New("turnback: conflict")
+
+// PathNote is a path with what happened to it.
+type PathNote struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// RestoreResult reports undo, redo and restore.
+type RestoreResult struct {
+	Turns         int        // turns undone or redone
+	Restored      []string   // rewritten
+	Deleted       []string   // removed
+	Created       []string   // brought back
+	Conflicts     []PathNote // edits in the way (nothing changed unless forced)
+	NotRestorable []PathNote // left as they are
+	Checkpoint    cas.Hash   // the state the command replaced
+	Result        cas.Hash   // the state it left
+	// Nothing: there was nothing to undo or redo.
+	Nothing bool
+}
+
+// ConflictError is returned (wrapping ErrConflict) when undo or redo
+// would overwrite edits made outside the turns. Result lists them.
+type ConflictError struct{ Result *RestoreResult }
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("turnback: %d paths were changed outside the turns; nothing was changed (use --force to proceed: the edits stay recoverable)", len(e.Result.Conflicts))
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// undoGroup is one undo on a session's redo stack.
+type undoGroup struct {
+	Turns      []int  `json:"turns"`      // undone turns still to redo, oldest first
+	Checkpoint string `json:"checkpoint"` // the state the undo replaced
+	Expected   string `json:"expected"`   // the state the last undo or redo left
+}
+
+// metaBatch is the metadata a restore commits together with its files.
+type metaBatch struct {
+	Writes  []cas.Entry `json:"writes"`
+	Deletes [][]byte    `json:"deletes"`
+}
+
+func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
+	var m metaBatch
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	return r.commit(ctx, m.Writes, m.Deletes)
+}
+
+// recoverRestore finishes or rolls back a restore a crash interrupted.
+func (r *Repo) recoverRestore(ctx context.Context) error {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	_, err = restore.Recover(ctx, root, restore.Options{JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store, Commit: r.commitMeta})
+	return err
+}
+
+// Hook, when set, is passed to every restore this Repo runs (testing:
+// crash and fault injection at named steps).
+func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
+
+// execute checkpoints the current state, plans and applies actions, and
+// commits meta(checkpoint, result) with them.
+func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
+	out := &RestoreResult{}
+	loader := walker.NewLoader(r.store)
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	edits := map[string]*manifest.Entry{}
+	for i := range actions {
+		a := &actions[i]
+		if a.Old != nil && a.Old.Kind == manifest.KindFile && a.Old.Uncaptured {
+			full, err := r.storeFile(ctx, a.Path, a.Old)
+			if err != nil {
+				return nil, err
+			}
+			a.Old = full
+			edits[a.Path] = full
+		}
+	}
+	cp := current
+	if len(edits) > 0 {
+		var err error
+		if cp, err = manifest.Edit(ctx, loader, w, current, edits); err != nil {
+			return nil, err
+		}
+	}
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	plan, err := restore.NewPlan(ctx, root, actions)
+	if err != nil {
+		return nil, err
+	}
+	changes := map[string]*manifest.Entry{}
+	for _, a := range plan.Actions {
+		changes[a.Path] = a.New
+	}
+	result := cp
+	if len(changes) > 0 {
+		if result, err = manifest.Edit(ctx, loader, w, cp, changes); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	writes, deletes := meta(cp, result)
+	writes = append(writes, snapshotEntry(cp, 0, 0), snapshotEntry(result, 0, 0),
+		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
+	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes})
+	if err != nil {
+		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
+	}
+	res, err := restore.Apply(ctx, root, plan, restore.Options{
+		JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store,
+		Meta: data, Commit: r.commitMeta, Hook: r.hook,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var written []walker.Written
+	for _, wf := range res.Written {
+		written = append(written, walker.Written{Path: wf.Path, Hash: wf.Hash, Info: wf.Info})
+	}
+	// The stat cache is a hint: failing to update it costs a re-read.
+	_ = r.cache.Record(ctx, written)
+	out.Checkpoint, out.Result = cp, result
+	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
+	for _, s := range plan.Blocked {
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: s.Reason})
+	}
+	for _, s := range append(plan.Kept, res.Kept...) {
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason})
+	}
+	return out, nil
+}
+
+// Undo closes the open turn at the current state and reverts the last n
+// turns of the session: every path they changed goes back to its content
+// before the earliest of them. Paths changed outside the turns since make
+// it return a *ConflictError and change nothing, unless force is set.
+func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
+	}
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := snap.Root
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	closed, _, writes, deletes, err := r.closeOpen(ctx, sess, now, "undo")
+	if err != nil {
+		return nil, err
+	}
+	if len(sess.Turns) == 0 {
+		if err := r.commit(ctx, append(writes, sessionEntry(sess)), deletes); err != nil {
+			return nil, err
+		}
+		return &RestoreResult{Nothing: true}, nil
+	}
+	n = min(n, len(sess.Turns))
+	nums := sess.Turns[len(sess.Turns)-n:]
+	turns := make([]*Turn, 0, n)
+	for _, num := range nums {
+		if closed != nil && closed.N == num {
+			turns = append(turns, closed)
+			continue
+		}
+		t, err := r.loadTurn(ctx, r.session, num)
+		if err != nil {
+			return nil, err
+		}
+		turns = append(turns, t)
+	}
+	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
+	for _, t := range turns {
+		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			left[c.Path] = c.New
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	base := turns[0].Before
+	res := &RestoreResult{Turns: n}
+	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
+		return manifest.Find(ctx, loader, base, p)
+	}, res, force)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Conflicts) > 0 && !force {
+		return res, &ConflictError{Result: res}
+	}
+	group := undoGroup{Turns: append([]int(nil), nums...)}
+	sess.Turns = sess.Turns[:len(sess.Turns)-n]
+	out, err := r.execute(ctx, now, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+		group.Checkpoint, group.Expected = cp.String(), result.String()
+		sess.Redo = append(sess.Redo, group)
+		return append(writes, sessionEntry(sess)), deletes
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Turns, out.Conflicts = n, res.Conflicts
+	out.NotRestorable = append(res.NotRestorable, out.NotRestorable...)
+	return out, nil
+}
+
+// actionsFor builds the actions that set every path in left to its
+// target, checking each against what was left there for conflicts.
+func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[string]*manifest.Entry, now cas.Hash,
+	target func(string) (*manifest.Entry, error), res *RestoreResult, force bool) ([]restore.Action, error) {
+	paths := make([]string, 0, len(left))
+	for p := range left {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var actions []restore.Action
+	for _, p := range paths {
+		cur, err := manifest.Find(ctx, loader, now, p)
+		if err != nil {
+			return nil, err
+		}
+		why, err := r.conflictReason(ctx, p, cur, left[p])
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			res.Conflicts = append(res.Conflicts, PathNote{Path: p, Reason: why})
+		}
+		want, err := target(p)
+		if err != nil {
+			return nil, err
+		}
+		if sameState(cur, want) {
+			continue
+		}
+		actions = append(actions, restore.Action{Path: p, Old: cur, New: want})
+	}
+	return actions, nil
+}
+
+// Redo re-applies undone turns one at a time, oldest first. It stops at
+// the first conflict (returning a *ConflictError after the turns already
+// redone) unless force is set.
+func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
+	}
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	total := &RestoreResult{}
+	for i := 0; i < n; i++ {
+		one, err := r.redoOne(ctx, force)
+		if err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) {
+				total.Conflicts = ce.Result.Conflicts
+				return total, &ConflictError{Result: total}
+			}
+			return nil, err
+		}
+		if one.Nothing {
+			total.Nothing = total.Turns == 0
+			break
+		}
+		total.Turns++
+		total.Restored = append(total.Restored, one.Restored...)
+		total.Deleted = append(total.Deleted, one.Deleted...)
+		total.Created = append(total.Created, one.Created...)
+		total.Conflicts = append(total.Conflicts, one.Conflicts...)
+		total.NotRestorable = append(total.NotRestorable, one.NotRestorable...)
+		if total.Checkpoint.IsZero() {
+			total.Checkpoint = one.Checkpoint
+		}
+		total.Result = one.Result
+	}
+	return total, nil
+}
+
+func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	if len(sess.Redo) == 0 {
+		return &RestoreResult{Nothing: true}, nil
+	}
+	g := &sess.Redo[len(sess.Redo)-1]
+	if len(g.Turns) == 0 {
+		return nil, fmt.Errorf("%w: session %s: empty redo entry", cas.ErrCorrupt, r.session)
+	}
+	t, err := r.loadTurn(ctx, r.session, g.Turns[0])
+	if err != nil {
+		return nil, err
+	}
+	var goal cas.Hash
+	if len(g.Turns) > 1 {
+		next, err := r.loadTurn(ctx, r.session, g.Turns[1])
+		if err != nil {
+			return nil, err
+		}
+		goal = next.Before
+	} else if goal, err = cas.ParseHash(g.Checkpoint); err != nil {
+		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+	}
+	expected, err := cas.ParseHash(g.Expected)
+	if err != nil {
+		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+	}
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	left := map[string]*manifest.Entry{}
+	err = manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+		e, err := manifest.Find(ctx, loader, expected, c.Path)
+		left[c.Path] = e
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &RestoreResult{}
+	actions, err := r.actionsFor(ctx, loader, left, snap.Root, func(p string) (*manifest.Entry, error) {
+		return manifest.Find(ctx, loader, goal, p)
+	}, res, force)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Conflicts) > 0 && !force {
+		return res, &ConflictError{Result: res}
+	}
+	out, err := r.execute(ctx, snap.Root, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+		sess.Turns = append(sess.Turns, g.Turns[0])
+		g.Turns = g.Turns[1:]
+		g.Expected = result.String()
+		if len(g.Turns) == 0 {
+			sess.Redo = sess.Redo[:len(sess.Redo)-1]
+		}
+		return []cas.Entry{sessionEntry(sess)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Turns, out.Conflicts = 1, res.Conflicts
+	return out, nil
+}
+
+// Restore makes the whole captured scope exactly snapshot id: paths
+// absent from it are deleted (ignored paths, and uncaptured ones, stay).
+// It records a checkpoint of the state it replaced and changes no
+// session's turns.
+func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	h, err := r.resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var actions []restore.Action
+	err = manifest.Diff(ctx, walker.NewLoader(r.store), snap.Root, h, func(c manifest.Change) error {
+		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.execute(ctx, snap.Root, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
+}
