@@ -15,10 +15,10 @@ import (
 // transaction per command, after every blob and tree they refer to is
 // flushed, so a crash leaves at most unreferenced blobs behind.
 const (
-	keyLatest   = "m/latest"  // hex id of the newest recorded snapshot, any session
-	prefixSnap  = "m/snap/"   // + hex id -> snapshotRecord
-	prefixSess  = "m/sess/"   // + session name -> sessionRecord
-	prefixTurn  = "m/turn/"   // + session + "/" + %012d -> Turn
+	keyLatest   = "m/latest" // hex id of the newest recorded snapshot, any session
+	prefixSnap  = "m/snap/"  // + hex id -> snapshotRecord
+	prefixSess  = "m/sess/"  // + session name -> sessionRecord
+	prefixTurn  = "m/turn/"  // + session + "/" + %012d -> Turn
 	turnNumFmt  = "%012d"
 	metaVersion = 1
 )

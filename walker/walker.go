@@ -587,4 +587,3 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	r.prog.HashedBytes.Add(int64(n))
 	return n, err
 }
-
