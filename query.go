@@ -28,12 +28,20 @@ type StatusResult struct {
 	Stats   walker.Stats
 }
 
-// lastSnapshot returns the newest state the session recorded: the open
-// turn's before-state or the newest closed turn's after-state.
+// lastSnapshot returns the newest state the session recorded: the state
+// its last undo or redo left, the open turn's before-state, or the newest
+// closed turn's after-state.
 func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return cas.Hash{}, err
+	}
+	if n := len(sess.Redo); n > 0 {
+		h, err := cas.ParseHash(sess.Redo[n-1].Expected)
+		if err != nil {
+			return cas.Hash{}, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+		}
+		return h, nil
 	}
 	if n := len(sess.Turns); n > 0 {
 		t, err := r.loadTurn(ctx, r.session, sess.Turns[n-1])

@@ -43,7 +43,12 @@ type RestoreResult struct {
 type ConflictError struct{ Result *RestoreResult }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("turnback: %d paths were changed outside the turns; nothing was changed (use --force to proceed: the edits stay recoverable)", len(e.Result.Conflicts))
+	n := len(e.Result.Conflicts)
+	what := "paths were"
+	if n == 1 {
+		what = "path was"
+	}
+	return fmt.Sprintf("turnback: conflict: %d %s changed outside the turns; nothing was changed for them (use --force to proceed: the edits stay recoverable)", n, what)
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) true.
@@ -221,7 +226,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		}
 	}
 	base := turns[0].Before
-	res := &RestoreResult{Turns: n}
+	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		return manifest.Find(ctx, loader, base, p)
 	}, res, force)
@@ -242,7 +247,6 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		return nil, err
 	}
 	out.Turns, out.Conflicts = n, res.Conflicts
-	out.NotRestorable = append(res.NotRestorable, out.NotRestorable...)
 	return out, nil
 }
 

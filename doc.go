@@ -1,0 +1,37 @@
+// Package turnback gives per-turn undo and redo of every file change in a
+// folder: any folder, a git repository or not, without the git binary.
+//
+// A Repo binds one work tree to its store (a Badger database outside the
+// tree) and one session. Snap captures the tree as the before-state of a
+// new turn; End captures its after-state. Undo reverts the last turns of
+// the session, Redo re-applies them, Restore makes the tree exactly a
+// snapshot. Status, Diff, Log (Turns), Show and Verify inspect.
+//
+// # Model
+//
+// A capture (package walker) stores every file's content as a blob
+// addressed by its BLAKE3 hash and every directory as a tree (package
+// manifest); the root tree's hash is the snapshot id, so an unchanged tree
+// always gets the same id. Turns and sessions are small JSON records in the
+// same store, written in one transaction after the blobs and trees they
+// name are flushed: a crash leaves at most unreferenced blobs.
+//
+// # Restores
+//
+// Undo, Redo and Restore capture the current state, check it for
+// conflicts (paths changed outside the turns: *ConflictError, nothing
+// changed), keep everything they will overwrite or delete in a checkpoint
+// snapshot (whatever its size), then hand a plan to package restore, which
+// stages new files, writes a journal (the commit point), applies the plan
+// and commits the session records. Open finishes or rolls back a restore a
+// crash interrupted before it does anything else.
+//
+// # Concurrency and failure
+//
+// One process at a time holds a store; Open waits up to Options.LockWait
+// and then fails with an error wrapping ErrBusy that names the holder.
+// Within a process, a Repo's methods are safe for concurrent use and run
+// one at a time. Errors wrap sentinel values callers branch on: ErrBusy,
+// ErrConflict, ErrUnknownID, ErrAmbiguousID, ErrVerify, ErrScope, and
+// cas.ErrCorrupt for damaged store data.
+package turnback

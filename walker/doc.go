@@ -1,0 +1,48 @@
+// Package walker captures a work tree into a content-addressed store.
+//
+// # Algorithm
+//
+// Capture reads one directory at a time through an os.Root opened on it
+// (names never resolve outside the work tree, symlinks are recorded with
+// Readlink and never followed) and builds the directory's tree (package
+// manifest) bottom-up. Subdirectories and file reads run on a bounded set
+// of goroutines: when a slot is free the work is handed to a new goroutine,
+// otherwise the walker does it inline, so the walk never waits on itself.
+//
+// For each directory the ignore files (.gitignore, .ignore,
+// .turnbackignore; see package ignore) are loaded and pushed on the
+// matcher before any entry is judged. Ignored entries are invisible: not
+// listed, not read, never counted.
+//
+// # Stat cache
+//
+// A StatCache record per directory maps each file name to the stat data
+// (size, mtime, ctime, inode, mode) and content hash the last capture saw.
+// A file whose stat data is unchanged is not read. The racy case (a file
+// changed twice within one timestamp tick, so its stat data does not
+// change) is handled as git handles its index: an entry is written to the
+// cache only if its mtime and ctime are older than the capture's start by
+// more than the timestamp granularity (100 ms; 2 s for files whose mtime
+// has no sub-second part, as on coarse filesystems). Entries too close to
+// the capture are re-read next time. Restores add the files they wrote
+// with Record, under the same rule.
+//
+// # What is not captured
+//
+// Regular files over Options.SizeLimit, and directories absent from the
+// previous snapshot that hold Options.LargeDirFiles or more non-ignored
+// files, are recorded as uncaptured (kind, size, file count) without
+// content; an uncaptured directory stays uncaptured while it exists.
+// Sockets, devices and fifos are skipped and counted.
+//
+// # Failure behaviour
+//
+// Capture never writes to the work tree (files are opened read-only, with
+// O_NOATIME where the platform allows). A file that cannot be read, or
+// that keeps changing while it is read (three attempts, compared by fstat
+// before and after), is recorded as uncaptured and listed in
+// Stats.Problems; an unreadable directory likewise. A file that vanishes
+// between listing and reading is left out. Only store errors, context
+// cancellation and an unreadable work-tree root abort the capture; then
+// nothing is recorded (blobs already written are unreferenced until gc).
+package walker
