@@ -208,7 +208,7 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 		}
 		for _, f := range fs {
 			name := path.Base(f.Path)
-			st := statOf(f.Info)
+			st := statFunc(f.Info)
 			if trusted(st, now) {
 				m[name] = cacheEntry{name: name, st: st, hash: f.Hash}
 			} else {

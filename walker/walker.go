@@ -148,14 +148,9 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	if opts.Cache != nil {
 		c.batch = opts.Cache.b.NewBatch()
 	}
-	var prev *manifest.Tree
+	var prev *prevDir
 	if !opts.Previous.IsZero() {
-		t, err := c.loader.LoadTree(ctx, opts.Previous)
-		if err != nil {
-			c.problem("", fmt.Errorf("previous snapshot unreadable, new-directory rule off: %w", err))
-		} else {
-			prev = t
-		}
+		prev = &prevDir{hash: opts.Previous}
 	}
 	ent, err := c.dir(ctx, root, "", ignore.New(), prev)
 	if err == nil && ctx.Err() != nil {
@@ -226,27 +221,44 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readNames lists the directory open at d, sorted.
-func readNames(d *os.Root) ([]fs.DirEntry, error) {
+// dirEnt is one name of a directory listing with its lstat result.
+type dirEnt struct {
+	name string
+	fi   fs.FileInfo // nil when err is set
+	err  error
+}
+
+// listDir lists the directory open at d, sorted by name, and lstats every
+// entry through d (never by path, never following a symlink). Entries
+// that vanish between the listing and the lstat are left out.
+func listDir(d *os.Root) ([]dirEnt, error) {
 	f, err := d.Open(".")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
+	names, err := f.Readdirnames(-1)
+	f.Close()
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	sort.Strings(names)
+	ents := make([]dirEnt, 0, len(names))
+	for _, n := range names {
+		fi, err := d.Lstat(n)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		ents = append(ents, dirEnt{name: n, fi: fi, err: err})
+	}
 	return ents, nil
 }
 
 // loadIgnores pushes the ignore files present in the directory.
-func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []fs.DirEntry) *ignore.Matcher {
+func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
 	var rules []*ignore.Rules
 	for _, fname := range ignore.FileNames {
-		i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= fname })
-		if i == len(ents) || ents[i].Name() != fname || !ents[i].Type().IsRegular() {
+		i := sort.Search(len(ents), func(i int) bool { return ents[i].name >= fname })
+		if i == len(ents) || ents[i].name != fname || ents[i].fi == nil || !ents[i].fi.Mode().IsRegular() {
 			continue
 		}
 		data, err := d.ReadFile(fname)
@@ -259,14 +271,14 @@ func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []fs.DirEntry) 
 }
 
 // dir captures the directory open at d (relative path rel) and returns
-// its entry (Name unset). prev is the same directory's tree in the
-// previous snapshot, nil if it had none or there is no previous snapshot.
-func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher, prev *manifest.Tree) (manifest.Entry, error) {
+// its entry (Name unset). prev is the same directory in the previous
+// snapshot, nil if it had none or there is no previous snapshot.
+func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher, prev *prevDir) (manifest.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return manifest.Entry{}, err
 	}
 	c.add(func(s *Stats) { s.Dirs++ })
-	ents, err := readNames(d)
+	ents, err := listDir(d)
 	if err != nil {
 		return manifest.Entry{}, err
 	}
@@ -289,22 +301,15 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	var wg sync.WaitGroup
 	for i, de := range ents {
-		name := de.Name()
+		name := de.name
 		p := join(rel, name)
-		isDir := de.IsDir()
-		if m.Ignored(p, isDir) {
+		if de.err != nil {
+			c.problem(p, de.err)
 			continue
 		}
-		fi, err := d.Lstat(name)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // gone since the listing
-			}
-			c.problem(p, err)
-			continue
-		}
+		fi := de.fi
 		mode := fi.Mode()
-		if mode.IsDir() != isDir && m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) {
 			continue
 		}
 		e := manifest.Entry{Name: name, Mode: permBits(mode)}
@@ -347,7 +352,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				c.uncaptured(p, &e, fmt.Sprintf("larger than the size limit (%d bytes)", c.opts.SizeLimit))
 				continue
 			}
-			st := statOf(fi)
+			st := statFunc(fi)
 			if ce := oldRec.lookup(name); ce != nil && ce.st == st {
 				e.Hash = ce.hash
 				out[i] = e
@@ -391,9 +396,12 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	if err != nil {
 		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", displayPath(rel), err)
 	}
-	h, err := c.w.PutBlob(ctx, data)
-	if err != nil {
-		return manifest.Entry{}, err
+	h := cas.Sum(data)
+	if prev == nil || h != prev.hash {
+		// A tree equal to the previous snapshot's is already stored.
+		if h, err = c.w.PutBlob(ctx, data); err != nil {
+			return manifest.Entry{}, err
+		}
 	}
 	if c.batch != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
 		if err := c.batch.Put(cacheKey(rel), encodeRecord(newRec)); err != nil {
@@ -427,7 +435,7 @@ func permBits(m fs.FileMode) uint32 {
 
 // subdir opens and captures child directory name of d, applying the
 // large-new-directory rule.
-func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, prev *manifest.Tree) (manifest.Entry, error) {
+func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, parentPrev *prevDir) (manifest.Entry, error) {
 	sub, err := d.OpenRoot(name)
 	if err != nil {
 		c.problem(p, err)
@@ -436,7 +444,11 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 		return e, nil
 	}
 	defer sub.Close()
-	var subPrev *manifest.Tree
+	var subPrev *prevDir
+	var prev *manifest.Tree
+	if parentPrev != nil && c.opts.LargeDirFiles > 0 {
+		prev = parentPrev.load(ctx, c, p)
+	}
 	if prev != nil && c.opts.LargeDirFiles > 0 {
 		pe, ok := prev.Lookup(name)
 		wasDir := ok && pe.Kind == manifest.KindDir
@@ -454,8 +466,8 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 				c.uncaptured(p, &e, reason)
 				return e, nil
 			}
-		} else if t, err := c.loader.LoadTree(ctx, pe.Hash); err == nil {
-			subPrev = t
+		} else {
+			subPrev = &prevDir{hash: pe.Hash}
 		}
 	}
 	ent, err := c.dir(ctx, sub, p, m, subPrev)
@@ -472,25 +484,52 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 	return ent, nil
 }
 
+// prevDir is a directory of the previous snapshot, loaded on first use
+// (only directories with subdirectories need it, for the new-directory
+// rule).
+type prevDir struct {
+	hash cas.Hash
+	once sync.Once
+	tree *manifest.Tree
+}
+
+func (p *prevDir) load(ctx context.Context, c *capture, rel string) *manifest.Tree {
+	p.once.Do(func() {
+		t, err := c.loader.LoadTree(ctx, p.hash)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.problem(rel, fmt.Errorf("previous snapshot unreadable here, new-directory rule off: %w", err))
+			}
+			return
+		}
+		p.tree = t
+	})
+	return p.tree
+}
+
 // countFiles counts the non-ignored files and symlinks below d.
 func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	ents, err := readNames(d)
+	ents, err := listDir(d)
 	if err != nil {
 		return 0, nil // unreadable: counts as empty
 	}
 	m = loadIgnores(d, rel, m, ents)
 	var n int64
 	for _, de := range ents {
-		p := join(rel, de.Name())
-		if m.Ignored(p, de.IsDir()) {
+		if de.err != nil {
+			continue
+		}
+		p := join(rel, de.name)
+		mode := de.fi.Mode()
+		if m.Ignored(p, mode.IsDir()) {
 			continue
 		}
 		switch {
-		case de.IsDir():
-			sub, err := d.OpenRoot(de.Name())
+		case mode.IsDir():
+			sub, err := d.OpenRoot(de.name)
 			if err != nil {
 				continue
 			}
@@ -500,7 +539,7 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 				return 0, err
 			}
 			n += k
-		case de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0:
+		case mode.IsRegular() || mode&fs.ModeSymlink != 0:
 			n++
 		}
 	}
@@ -549,7 +588,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			lastErr = serr
 			continue
 		}
-		sb, sa := statOf(before), statOf(after)
+		sb, sa := statFunc(before), statFunc(after)
 		if sb != sa || n != sa.size {
 			lastErr = fmt.Errorf("changed while being read")
 			continue
@@ -563,6 +602,10 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 	c.uncaptured(p, &e, "not captured: "+lastErr.Error())
 	return e, nil, nil
 }
+
+// statFunc extracts change-detection data; tests replace it to simulate
+// platforms without ctime (where the racy rule alone must catch edits).
+var statFunc = statOf
 
 // errVanished: the file was deleted between the listing and the read; it
 // is simply not part of the snapshot.

@@ -14,7 +14,7 @@ const (
 	tokClass                   // bracket expression: one byte of a set (never '/')
 	tokStar                    // '*' (or a '**' that is not special): any run of bytes without '/'
 	tokStarStar                // special '**': any run of bytes, '/' included
-	tokDirs                    // special '**' followed by '/': like tokStarStar, or skips itself and that '/'
+	tokDirs                    // the start of a "**/": reads nothing; goes on to the tokStarStar after it, or skips that and the '/'
 )
 
 // token is one element of a compiled glob.
@@ -59,7 +59,12 @@ type glob struct {
 	never   bool // the pattern can match nothing (invalid bracket, trailing '\')
 	toks    []token
 	classes []byteSet
-	eps     uint64 // for len(toks) < 64: bit k set when toks[k] can match the empty string
+	minLen  int      // bytes the middle needs at least: its one-byte tokens
+	must    string   // literal bytes the middle must contain (a quick filter)
+	head    int      // index of toks[0] if it reads exactly one byte, else -1
+	tail    int      // index of the last token if it reads exactly one byte, else -1
+	eps     uint64   // for nfaSmall: bit k set when toks[k] is a star kind
+	epsWide []uint64 // the same for any length, for nfaLarge
 }
 
 // literalLen returns the length of the leading part of p that holds no
@@ -91,7 +96,7 @@ func compileGlob(p string) glob {
 	for end > 0 && toks[end-1].kind == tokLit {
 		end--
 	}
-	if end > 0 && toks[end-1].kind == tokDirs {
+	if end > 1 && toks[end-2].kind == tokDirs {
 		end++
 	}
 	if end < len(toks) {
@@ -110,23 +115,68 @@ func compileGlob(p string) glob {
 		g.mode = midStar
 	case len(toks) == 1 && toks[0].kind == tokStarStar:
 		g.mode = midAny
-	case len(toks) == 2 && toks[0].kind == tokDirs:
-		g.mode = midDirs // toks[1] is the '/'
+	case len(toks) == 3 && toks[0].kind == tokDirs:
+		g.mode = midDirs // "**/" alone
 	default:
-		g.mode = midNFA
-		g.toks = toks
-		if len(toks) < 64 {
-			for k, t := range toks {
-				if t.kind >= tokStar {
-					g.eps |= 1 << k
-				}
-			}
-		}
+		g.setNFA(toks)
 	}
 	if len(g.classes) == 0 || g.mode != midNFA {
 		g.classes = nil
 	}
 	return g
+}
+
+// setNFA makes g run the automaton over toks for its middle.
+func (g *glob) setNFA(toks []token) {
+	g.mode = midNFA
+	g.toks = toks
+	// Both bit sets are filled, so that tests can run either automaton.
+	g.epsWide = make([]uint64, len(toks)/64+1)
+	var run, best []byte
+	for k, t := range toks {
+		optional := k >= 2 && toks[k-2].kind == tokDirs // the '/' of a "**/"
+		if t.kind == tokLit && !optional {
+			run = append(run, t.b)
+			if len(run) > len(best) {
+				best = append(best[:0], run...)
+			}
+		} else {
+			run = run[:0]
+		}
+		if t.kind < tokStar {
+			if !optional {
+				g.minLen++
+			}
+			continue
+		}
+		setBit(g.epsWide, k)
+		if k < 64 {
+			g.eps |= 1 << k
+		}
+	}
+	if len(best) >= 2 {
+		g.must = string(best)
+	}
+	g.head, g.tail = -1, -1
+	if toks[0].kind < tokStar {
+		g.head = 0
+	}
+	if last := len(toks) - 1; toks[last].kind < tokStar && (last < 2 || toks[last-2].kind != tokDirs) {
+		g.tail = last
+	}
+}
+
+// reads reports whether the one-byte token tk accepts c.
+func (g *glob) reads(tk token, c byte) bool {
+	switch tk.kind {
+	case tokLit:
+		return c == tk.b
+	case tokAny:
+		return c != '/'
+	case tokClass:
+		return g.classes[tk.cls].has(c)
+	}
+	return false
 }
 
 // tokenize splits p into tokens. start is where git's wildcard matcher
@@ -166,7 +216,14 @@ func tokenize(p string, start int) (toks []token, classes []byteSet, ok bool) {
 				case j == len(p):
 					kind = tokStarStar
 				case p[j] == '/':
-					kind = tokDirs
+					if n := len(toks); n >= 3 && toks[n-3].kind == tokDirs && toks[n-1].kind == tokLit {
+						// "**/**/" is "**/": drop the repeat, so no run
+						// of states matches nothing (see glob.match).
+						i = j + 1
+						continue
+					}
+					toks = append(toks, token{kind: tokDirs})
+					kind = tokStarStar
 				case p[j] == '\\' && j+1 < len(p) && p[j+1] == '/':
 					kind = tokStarStar // "**\/": any run, then a literal '/'
 				}
@@ -334,6 +391,20 @@ func (g *glob) match(t string) bool {
 	case midDirs:
 		return mid == "" || mid[len(mid)-1] == '/'
 	}
+	if len(mid) < g.minLen {
+		// This also bounds the work for absurdly long patterns. Star
+		// runs are merged and repeated "**/" dropped, so at most four
+		// tokens that may match nothing precede each one that needs a
+		// byte: the automaton only runs when len(toks) <= 5*len(mid)+4,
+		// and a match costs O(len(t)²) at worst, whatever the pattern.
+		return false
+	}
+	// Cheap necessary conditions first.
+	if g.head >= 0 && !g.reads(g.toks[g.head], mid[0]) ||
+		g.tail >= 0 && !g.reads(g.toks[g.tail], mid[len(mid)-1]) ||
+		g.must != "" && !strings.Contains(mid, g.must) {
+		return false
+	}
 	if len(g.toks) < 64 {
 		return g.nfaSmall(mid)
 	}
@@ -344,7 +415,8 @@ func (g *glob) match(t string) bool {
 // text read so far". Reading a byte moves state k to k+1 (a one-byte
 // token that accepts it) or keeps it at k (a star that accepts it);
 // afterwards every star state also enables the state after it (it may
-// match nothing more), and a tokDirs state enables k+2 (skipping its '/').
+// match nothing more), and a tokDirs state, which reads nothing, enables
+// both k+1 (its "**") and k+3 (after its "**/": zero directories).
 // The text matches when state len(toks) is active at the end. Every byte
 // costs at most O(len(toks)), so a match is O(len(t)*len(toks)) whatever
 // the pattern: no backtracking, no exponential blow-up.
@@ -378,7 +450,7 @@ func (g *glob) nfaSmall(t string) bool {
 				if c != '/' {
 					next |= 1 << k
 				}
-			default: // tokStarStar, tokDirs
+			case tokStarStar:
 				next |= 1 << k
 			}
 		}
@@ -397,7 +469,7 @@ func (g *glob) closeSmall(s uint64) uint64 {
 		k := bits.TrailingZeros64(x)
 		add := uint64(2) << k
 		if g.toks[k].kind == tokDirs {
-			add |= 4 << k
+			add |= 8 << k
 		}
 		s |= add
 		x = x&^(1<<k) | add&g.eps
@@ -442,7 +514,7 @@ func (g *glob) nfaLarge(t string) bool {
 					if c != '/' {
 						to = k
 					}
-				default:
+				case tokStarStar:
 					to = k
 				}
 				if to >= 0 {
@@ -460,16 +532,23 @@ func (g *glob) nfaLarge(t string) bool {
 	return hasBit(cur, m)
 }
 
-// closeLarge is closeSmall for nfaLarge; epsilon moves only go forward, so
-// one ascending pass reaches them all.
+// closeLarge is closeSmall for nfaLarge. Epsilon moves only go forward,
+// so one ascending pass over the active star states reaches them all.
 func (g *glob) closeLarge(s []uint64) {
-	for k, t := range g.toks {
-		if t.kind < tokStar || !hasBit(s, k) {
-			continue
-		}
-		setBit(s, k+1)
-		if t.kind == tokDirs {
-			setBit(s, k+2)
+	for w := range s {
+		var done uint64
+		for {
+			x := s[w] & g.epsWide[w] &^ done
+			if x == 0 {
+				break
+			}
+			b := bits.TrailingZeros64(x)
+			done |= 1 << b
+			k := w*64 + b
+			setBit(s, k+1)
+			if g.toks[k].kind == tokDirs {
+				setBit(s, k+3)
+			}
 		}
 	}
 }

@@ -191,7 +191,7 @@ func (r *Rules) match(rel string, isDir bool) int {
 	if r == nil || len(r.pats) == 0 {
 		return -1
 	}
-	rel = strings.TrimSuffix(rel, "/")
+	rel = strings.TrimRight(rel, "/")
 	name := rel
 	if r.Base != "" {
 		if len(rel) <= len(r.Base) || rel[len(r.Base)] != '/' || rel[:len(r.Base)] != r.Base {
@@ -257,7 +257,7 @@ func (m *Matcher) Push(rules ...*Rules) *Matcher {
 // a walker must not descend into ignored directories, which is how "a
 // file inside an ignored directory cannot be re-included" holds.
 func (m *Matcher) Ignored(rel string, isDir bool) bool {
-	rel = strings.TrimSuffix(rel, "/")
+	rel = strings.TrimRight(rel, "/")
 	if IsBuiltin(rel[strings.LastIndexByte(rel, '/')+1:], isDir) {
 		return true
 	}
