@@ -27,6 +27,7 @@ const (
 // prefix and kept by gc.
 type snapshotRecord struct {
 	Version int       `json:"v"`
+	Kind    string    `json:"kind"` // "snap" (snap, end) or "checkpoint" / "result" (undo, redo, restore)
 	Time    time.Time `json:"time"`
 	Files   int64     `json:"files"`
 	Bytes   int64     `json:"bytes"`
@@ -138,8 +139,15 @@ func sessionEntry(s *sessionRecord) cas.Entry {
 	return cas.Entry{Key: []byte(prefixSess + s.Name), Value: encodeJSON(s)}
 }
 
-func snapshotEntry(h cas.Hash, files, bytes int64) cas.Entry {
-	return cas.Entry{Key: snapKey(h), Value: encodeJSON(snapshotRecord{Version: metaVersion, Time: time.Now().UTC(), Files: files, Bytes: bytes})}
+// Kinds of snapshot record.
+const (
+	kindSnap       = "snap"
+	kindCheckpoint = "checkpoint"
+	kindResult     = "result"
+)
+
+func snapshotEntry(h cas.Hash, kind string, files, bytes int64) cas.Entry {
+	return cas.Entry{Key: snapKey(h), Value: encodeJSON(snapshotRecord{Version: metaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes})}
 }
 
 // latest returns the newest recorded snapshot of the work tree (any

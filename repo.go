@@ -40,6 +40,10 @@ type Options struct {
 	OnWait func(holder string)
 	// Progress, if set, receives counters of every capture.
 	Progress *walker.Progress
+	// KeepTurns and KeepAge are the automatic retention policy (see
+	// GCOptions; zero means DefaultKeepTurns and DefaultKeepAge).
+	KeepTurns int
+	KeepAge   time.Duration
 }
 
 // Repo is an open store bound to one work tree and one session. Its

@@ -27,6 +27,9 @@ type SnapResult struct {
 	Dropped bool
 	// NoOpenTurn: End was called with no open turn; nothing was recorded.
 	NoOpenTurn bool
+	// RetentionErr reports a failure of the automatic retention that ran
+	// after the snap (the snap itself was recorded).
+	RetentionErr error
 }
 
 // Snap captures the work tree as the before-state of a new turn. The
@@ -64,10 +67,13 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	}
 	sess.Redo = nil
 	out.Turn = t.N
-	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, res.Stats.Files, res.Stats.Bytes),
+	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
+	}
+	if err := r.autoRetain(ctx, t.N); err != nil {
+		out.RetentionErr = err
 	}
 	return out, nil
 }
@@ -106,7 +112,7 @@ func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
 	if closed != nil {
 		out.Turn = closed.N
 	}
-	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, res.Stats.Files, res.Stats.Bytes),
+	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err

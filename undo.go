@@ -139,7 +139,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		return nil, err
 	}
 	writes, deletes := meta(cp, result)
-	writes = append(writes, snapshotEntry(cp, 0, 0), snapshotEntry(result, 0, 0),
+	writes = append(writes, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes})
 	if err != nil {

@@ -248,6 +248,9 @@ func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 
 // Sync implements Backend.
 func (b *Badger) Sync() error {
+	if b.db.IsClosed() {
+		return ErrClosed // badger's Sync dereferences freed state after Close
+	}
 	if err := b.db.Sync(); err != nil {
 		return b.wrap("sync", err)
 	}
@@ -256,6 +259,9 @@ func (b *Badger) Sync() error {
 
 // Close implements Backend.
 func (b *Badger) Close() error {
+	if b.db == nil {
+		return nil // a failed Reclaim already closed it
+	}
 	_ = os.Remove(filepath.Join(b.dir, holderFile))
 	if err := b.db.Close(); err != nil {
 		return b.wrap("close", err)
@@ -264,11 +270,23 @@ func (b *Badger) Close() error {
 }
 
 // NewBatch implements Backend.
-func (b *Badger) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch()} }
+func (b *Badger) NewBatch() Batch {
+	if b.db.IsClosed() {
+		// A WriteBatch of a closed DB can block forever in Flush.
+		return &badgerBatch{db: b.db}
+	}
+	return &badgerBatch{db: b.db, wb: b.db.NewWriteBatch()}
+}
 
-type badgerBatch struct{ wb *badger.WriteBatch }
+type badgerBatch struct {
+	db *badger.DB
+	wb *badger.WriteBatch // nil when created after Close
+}
 
 func (w *badgerBatch) Put(key, value []byte) error {
+	if w.wb == nil || w.db.IsClosed() {
+		return ErrClosed
+	}
 	if err := w.wb.Set(key, value); err != nil {
 		return fmt.Errorf("cas: batch put: %w", err)
 	}
@@ -276,10 +294,17 @@ func (w *badgerBatch) Put(key, value []byte) error {
 }
 
 func (w *badgerBatch) Flush() error {
+	if w.wb == nil || w.db.IsClosed() {
+		return ErrClosed
+	}
 	if err := w.wb.Flush(); err != nil {
 		return fmt.Errorf("cas: batch flush: %w", err)
 	}
 	return nil
 }
 
-func (w *badgerBatch) Cancel() { w.wb.Cancel() }
+func (w *badgerBatch) Cancel() {
+	if w.wb != nil && !w.db.IsClosed() {
+		w.wb.Cancel()
+	}
+}

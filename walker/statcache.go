@@ -227,3 +227,21 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 	}
 	return c.b.Set(ctx, sets...)
 }
+
+// Hashes calls fn with the content hash of every file in the cache. A
+// garbage collection must keep these: the next capture trusts the cache
+// and will refer to them without reading the files.
+func (c *StatCache) Hashes(ctx context.Context, fn func(cas.Hash) error) error {
+	return c.b.Scan(ctx, []byte(cachePrefix), false, func(_, v []byte) error {
+		rec, err := decodeRecord(v)
+		if err != nil {
+			return nil // an undecodable record is never trusted either
+		}
+		for _, e := range rec.entries {
+			if err := fn(e.hash); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

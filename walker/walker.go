@@ -98,7 +98,9 @@ type capture struct {
 	start  time.Time
 	sem    chan struct{}
 	prog   *Progress
-	batch  cas.Batch
+	// cacheWrites are the stat cache records to write once every blob
+	// they name is flushed (a record must never vouch for a missing blob).
+	cacheWrites []cas.Entry
 	mu     sync.Mutex
 	stats  Stats
 	loader *treeLoader
@@ -145,9 +147,6 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		prog:   prog,
 		loader: &treeLoader{s: s},
 	}
-	if opts.Cache != nil {
-		c.batch = opts.Cache.b.NewBatch()
-	}
 	var prev *prevDir
 	if !opts.Previous.IsZero() {
 		prev = &prevDir{hash: opts.Previous}
@@ -158,19 +157,22 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	}
 	if err != nil {
 		c.w.Cancel()
-		if c.batch != nil {
-			c.batch.Cancel()
-		}
 		return nil, err
-	}
-	if c.batch != nil {
-		if err := c.batch.Flush(); err != nil {
-			c.w.Cancel()
-			return nil, err
-		}
 	}
 	if err := c.w.Flush(); err != nil {
 		return nil, err
+	}
+	if len(c.cacheWrites) > 0 {
+		b := opts.Cache.b.NewBatch()
+		for _, e := range c.cacheWrites {
+			if err := b.Put(e.Key, e.Value); err != nil {
+				b.Cancel()
+				return nil, err
+			}
+		}
+		if err := b.Flush(); err != nil {
+			return nil, err
+		}
 	}
 	ws := c.w.Stats()
 	c.stats.NewBlobs, c.stats.NewBytes = ws.NewBlobs, ws.NewBytes
@@ -403,10 +405,10 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 			return manifest.Entry{}, err
 		}
 	}
-	if c.batch != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
-		if err := c.batch.Put(cacheKey(rel), encodeRecord(newRec)); err != nil {
-			return manifest.Entry{}, err
-		}
+	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
+		c.mu.Lock()
+		c.cacheWrites = append(c.cacheWrites, cas.Entry{Key: cacheKey(rel), Value: encodeRecord(newRec)})
+		c.mu.Unlock()
 	}
 	return manifest.Entry{Kind: manifest.KindDir, Hash: h}, nil
 }

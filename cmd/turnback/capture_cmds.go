@@ -25,6 +25,12 @@ func snapDoc(res *turnback.SnapResult) snapJSON {
 		d.Snapshot = res.Snapshot.String()
 		d.Stats = res.Stats
 	}
+	switch {
+	case res.NoOpenTurn:
+		d.Message = noOpenTurnMessage(res.Session)
+	case res.Dropped && res.Closed != nil && res.Closed.ClosedBy == "end":
+		d.Message = droppedMessage(res.Turn)
+	}
 	return d
 }
 
@@ -94,10 +100,10 @@ something. With no open turn, end says so and records nothing (exit 0).`,
 			}
 			switch {
 			case res.NoOpenTurn:
-				fmt.Fprintf(g.stdout, "no open turn in session %s: nothing recorded\n", res.Session)
+				fmt.Fprintln(g.stdout, noOpenTurnMessage(res.Session))
 			case res.Dropped:
 				fmt.Fprintln(g.stdout, res.Snapshot.Short())
-				fmt.Fprintf(g.stderr, "turn %d changed nothing and was dropped\n", res.Turn)
+				fmt.Fprintln(g.stderr, droppedMessage(res.Turn))
 			default:
 				fmt.Fprintln(g.stdout, res.Snapshot.Short())
 				c := res.Closed
@@ -108,10 +114,21 @@ something. With no open turn, end says so and records nothing (exit 0).`,
 	}
 }
 
+func noOpenTurnMessage(session string) string {
+	return fmt.Sprintf("no open turn in session %s: nothing recorded", session)
+}
+
+func droppedMessage(turn int) string {
+	return fmt.Sprintf("turn %d changed nothing and was dropped", turn)
+}
+
 // reportProblems lists on stderr what a capture could not capture.
 func (g *globals) reportProblems(res *turnback.SnapResult) {
 	for _, p := range res.Stats.Problems {
 		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", displayPath(p.Path), p.Err)
+	}
+	if res.RetentionErr != nil {
+		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %v\n", res.RetentionErr)
 	}
 }
 

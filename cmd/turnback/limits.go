@@ -42,6 +42,20 @@ func limitsFromEnv(o *turnback.Options) error {
 		}
 		o.SizeLimit = n
 	}
+	if v := os.Getenv("TURNBACK_KEEP_TURNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("TURNBACK_KEEP_TURNS: bad count %q", v)
+		}
+		o.KeepTurns = n
+	}
+	if v := os.Getenv("TURNBACK_KEEP_AGE"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil {
+			return fmt.Errorf("TURNBACK_KEEP_AGE: %w", err)
+		}
+		o.KeepAge = d
+	}
 	if v := os.Getenv("TURNBACK_LARGE_DIR_FILES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -196,7 +196,7 @@ Environment:
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
-		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g),
+		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newGCCmd(g), newInfoCmd(g),
 	)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+)
+
+func newGCCmd(g *globals) *cobra.Command {
+	var keep int
+	var olderThan string
+	var dryRun, stores, yes bool
+	cmd := &cobra.Command{
+		Use:   "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
+		Short: "Forget old turns and give the disk space back",
+		Long: `gc forgets turns beyond the retention policy (per session: all but the
+newest --keep, and those older than --older-than), removes every snapshot,
+tree and file content nothing remaining needs, and makes the store give the
+disk space back. It never drops an open turn, anything a redo needs, or the
+newest checkpoint. It prints the store size before and after.
+
+Retention also runs automatically and cheaply after snaps (100 turns and 30
+days per session unless TURNBACK_KEEP_TURNS / TURNBACK_KEEP_AGE say
+otherwise).
+
+gc --stores lists stores under the default location whose folder no longer
+exists; with --yes it deletes them.`,
+		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
+  turnback gc --keep 10 --older-than 72h
+  turnback gc --dry-run              # what would go
+  turnback gc --stores --yes         # delete stores of folders that are gone`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if stores {
+				return g.gcStores(cmd, yes)
+			}
+			o := turnback.GCOptions{Keep: keep, DryRun: dryRun}
+			if cmd.Flags().Changed("keep") && keep == 0 {
+				return usageError{fmt.Errorf("--keep must be at least 1 (the newest turn is always kept)")}
+			}
+			if olderThan != "" {
+				d, err := parseDuration(olderThan)
+				if err != nil {
+					return usageError{err}
+				}
+				o.OlderThan = d
+			}
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			res, err := repo.GC(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				writeJSON(g.stdout, res)
+				return nil
+			}
+			verb := "removed"
+			if res.DryRun {
+				verb = "would remove"
+			}
+			fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
+				res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
+			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", humanBytes(res.SizeBefore), humanBytes(res.SizeAfter))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&keep, "keep", 0, "turns to keep per session (default 100)")
+	f.StringVar(&olderThan, "older-than", "", "forget turns older than this (e.g. 72h, 30d; default 30d)")
+	f.BoolVar(&dryRun, "dry-run", false, "count what would be removed, remove nothing")
+	f.BoolVar(&stores, "stores", false, "list stores whose folder no longer exists")
+	f.BoolVar(&yes, "yes", false, "with --stores: delete them")
+	return cmd
+}
+
+// parseDuration accepts Go durations plus a "d" (days) suffix.
+func parseDuration(s string) (time.Duration, error) {
+	var days float64
+	if n, err := fmt.Sscanf(s, "%gd", &days); err == nil && n == 1 && fmt.Sprintf("%gd", days) == s && days >= 0 {
+		return time.Duration(days * 24 * float64(time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("bad duration %q: use e.g. 90m, 72h or 30d", s)
+	}
+	return d, nil
+}
+
+func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
+	list, err := turnback.OrphanStores(cmd.Context(), yes)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		writeJSON(g.stdout, map[string]any{"stores": nonNil(list), "deleted": yes})
+		return nil
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(g.stdout, "no orphaned stores")
+		return nil
+	}
+	var total int64
+	for _, o := range list {
+		total += o.Bytes
+		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone)\n", humanBytes(o.Bytes), o.Store, o.WorkTree)
+	}
+	if yes {
+		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), humanBytes(total))
+	} else {
+		fmt.Fprintf(g.stdout, "%d stores, %s: run with --yes to delete them\n", len(list), humanBytes(total))
+	}
+	return nil
+}
+
+func newInfoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "info",
+		Short: "Show the store's location, size and contents",
+		Long: `info prints where the store is and how big, how many sessions, turns and
+snapshots it holds, the unique content bytes against the logical bytes of
+all snapshots (what deduplication saves), and the limits in force.`,
+		Example: `  turnback info
+  turnback --json info`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			in, err := repo.Info(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if g.json {
+				writeJSON(g.stdout, in)
+				return nil
+			}
+			saved := 0.0
+			if in.LogicalBytes > 0 {
+				saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
+			}
+			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", in.WorkTree, in.Store, humanBytes(in.DiskBytes))
+			fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
+			fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
+				humanBytes(in.UniqueBytes), humanBytes(in.LogicalBytes), saved)
+			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
+				humanBytes(in.SizeLimit), in.LargeDirFiles)
+			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
+			return nil
+		},
+	}
+}
