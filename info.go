@@ -182,4 +182,3 @@ func OrphanStores(ctx context.Context, remove bool) ([]OrphanStore, error) {
 	}
 	return out, nil
 }
-

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Sentinel errors callers branch on.
@@ -53,6 +54,8 @@ type Backend interface {
 
 // Batch is a bulk writer returned by Backend.NewBatch. Put may be called
 // from several goroutines; Flush waits for every Put to be written.
+// Flush or Cancel ends the batch: later Puts fail. Put may keep key and
+// value until Flush, so callers must not modify them before that.
 type Batch interface {
 	Put(key, value []byte) error
 	Flush() error
@@ -166,7 +169,14 @@ func (m *Memory) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 }
 
 // Sync implements Backend; memory has nothing to sync.
-func (m *Memory) Sync() error { return nil }
+func (m *Memory) Sync() error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return ErrClosed
+	}
+	return nil
+}
 
 // Close implements Backend.
 func (m *Memory) Close() error {
@@ -179,10 +189,27 @@ func (m *Memory) Close() error {
 // NewBatch implements Backend.
 func (m *Memory) NewBatch() Batch { return &memBatch{m: m} }
 
-type memBatch struct{ m *Memory }
+// errBatchDone: Put or Flush on a batch after its Flush or Cancel, as
+// Badger's WriteBatch refuses them.
+var errBatchDone = errors.New("cas: batch already flushed or cancelled")
+
+type memBatch struct {
+	m    *Memory
+	done atomic.Bool // set by Flush and Cancel
+}
 
 func (b *memBatch) Put(key, value []byte) error {
+	if b.done.Load() {
+		return errBatchDone
+	}
 	return b.m.Set(context.Background(), Entry{Key: key, Value: value})
 }
-func (b *memBatch) Flush() error { return nil }
-func (b *memBatch) Cancel()      {}
+
+func (b *memBatch) Flush() error {
+	if b.done.Swap(true) {
+		return errBatchDone
+	}
+	return b.m.Sync()
+}
+
+func (b *memBatch) Cancel() { b.done.Store(true) }

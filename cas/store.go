@@ -128,7 +128,8 @@ func (s *Store) decode(h Hash, stored []byte) ([]byte, error) {
 
 // Writer collects new blobs in a bulk batch. Blobs already present are
 // not written again. Call Flush before recording anything that refers
-// to the blobs.
+// to the blobs. Flush or Cancel ends the Writer: start a new one for
+// more writes.
 type Writer struct {
 	s     *Store
 	batch Batch

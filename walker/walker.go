@@ -92,18 +92,18 @@ type Result struct {
 }
 
 type capture struct {
-	opts   Options
-	store  *cas.Store
-	w      *cas.Writer
-	start  time.Time
-	sem    chan struct{}
-	prog   *Progress
+	opts  Options
+	store *cas.Store
+	w     *cas.Writer
+	start time.Time
+	sem   chan struct{}
+	prog  *Progress
 	// cacheWrites are the stat cache records to write once every blob
 	// they name is flushed (a record must never vouch for a missing blob).
 	cacheWrites []cas.Entry
-	mu     sync.Mutex
-	stats  Stats
-	loader *treeLoader
+	mu          sync.Mutex
+	stats       Stats
+	loader      *treeLoader
 }
 
 // treeLoader reads trees from a cas.Store (it implements manifest.Loader).

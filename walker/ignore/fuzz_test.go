@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 		if ig && !found {
 			t.Fatal("ignored without a match")
 		}
+		if a, b := r.match(rel, isDir), r.matchLinear(rel, isDir); a != b {
+			t.Fatalf("indexed match: line index %d, linear: %d", a, b)
+		}
 		m := New().Push(r)
 		name := strings.TrimRight(rel, "/")
 		name = name[strings.LastIndexByte(name, '/')+1:]
@@ -78,4 +81,34 @@ func FuzzMatch(f *testing.F) {
 		_, _ = r.Match(text, true)
 		_, _ = r.Match(text, false)
 	})
+}
+
+// matchLinear is Rules.match without the index: every line from the last.
+func (r *Rules) matchLinear(rel string, isDir bool) int {
+	rel = strings.TrimRight(rel, "/")
+	name := rel
+	if r.Base != "" {
+		if !strings.HasPrefix(rel, r.Base+"/") {
+			return -1
+		}
+		name = rel[len(r.Base)+1:]
+	}
+	if name == "" {
+		return -1
+	}
+	last := name[strings.LastIndexByte(name, '/')+1:]
+	for i := len(r.pats) - 1; i >= 0; i-- {
+		p := &r.pats[i]
+		if p.dirOnly && !isDir {
+			continue
+		}
+		t := name
+		if p.basename {
+			t = last
+		}
+		if p.g.match(t) {
+			return i
+		}
+	}
+	return -1
 }

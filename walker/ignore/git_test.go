@@ -243,9 +243,9 @@ func genPath(rnd *rand.Rand) string {
 // (one or two levels deep) and trees of files and directories.
 func TestGitCrossCheck(t *testing.T) {
 	g := newGitRepo(t)
-	rnd := rand.New(rand.NewPCG(1, 2))
+	rnd := rand.New(rand.NewPCG(21, 9))
 	tr := &tree{isDir: map[string]bool{}, rules: map[string]*Rules{}, raw: map[string]string{}}
-	const cases = 150
+	const cases = 1500
 	var queries []string
 	for c := range cases {
 		dir := fmt.Sprintf("c%03d", c)
@@ -414,10 +414,10 @@ func TestGitParse(t *testing.T) {
 // '?' over a two-letter alphabet) with git, to exercise backtracking.
 func TestGitWildmatch(t *testing.T) {
 	g := newGitRepo(t)
-	rnd := rand.New(rand.NewPCG(7, 7))
+	rnd := rand.New(rand.NewPCG(21, 11))
 	tr := &tree{isDir: map[string]bool{}, rules: map[string]*Rules{}, raw: map[string]string{}}
 	pieces := []string{"a", "b", "*", "**", "?", "/", "/", "a", "[ab]", "\\*", "*a", "b*"}
-	const cases = 200
+	const cases = 2000
 	for c := range cases {
 		dir := fmt.Sprintf("w%03d", c)
 		var sb strings.Builder

@@ -65,6 +65,15 @@ type Rules struct {
 	Base string
 
 	pats []rule
+	// An index over pats, to avoid trying every line: a rule that is a
+	// plain name ("logs") is found by the name, an anchored plain path
+	// ("/build", "a/b") by the path below Base, a rule "*.ext" (one dot)
+	// by the extension; those lists run from the last line to the first.
+	// rest holds every other rule, first line first.
+	byName map[string][]int32
+	byPath map[string][]int32
+	byExt  map[string][]int32
+	rest   []int32
 }
 
 // rule is one compiled line of an ignore file.
@@ -110,7 +119,44 @@ func Parse(base string, data []byte) *Rules {
 			r.pats = append(r.pats, ru)
 		}
 	}
+	r.index()
 	return r
+}
+
+// index fills byName, byExt and rest.
+func (r *Rules) index() {
+	add := func(m *map[string][]int32, key string, i int32) {
+		if *m == nil {
+			*m = make(map[string][]int32)
+		}
+		(*m)[key] = append([]int32{i}, (*m)[key]...)
+	}
+	for i := range r.pats {
+		p := &r.pats[i]
+		g := &p.g
+		switch {
+		case p.basename && g.mode == midEmpty:
+			add(&r.byName, g.prefix+g.suffix, int32(i))
+		case g.mode == midEmpty:
+			add(&r.byPath, g.prefix+g.suffix, int32(i))
+		case p.basename && g.mode == midStar && g.prefix == "" &&
+			strings.LastIndexByte(g.suffix, '.') == 0:
+			add(&r.byExt, g.suffix, int32(i))
+		default:
+			r.rest = append(r.rest, int32(i))
+		}
+	}
+}
+
+// latest returns the first rule in list (the latest line) that applies to
+// an entry of this kind, or -1.
+func (r *Rules) latest(list []int32, isDir bool) int32 {
+	for _, i := range list {
+		if isDir || !r.pats[i].dirOnly {
+			return i
+		}
+	}
+	return -1
 }
 
 // cleanBase turns base into the form Match compares against: no leading,
@@ -203,8 +249,17 @@ func (r *Rules) match(rel string, isDir bool) int {
 		return -1
 	}
 	last := name[strings.LastIndexByte(name, '/')+1:]
-	for i := len(r.pats) - 1; i >= 0; i-- {
-		p := &r.pats[i]
+	best := r.latest(r.byName[last], isDir)
+	if r.byPath != nil {
+		best = max(best, r.latest(r.byPath[name], isDir))
+	}
+	if r.byExt != nil {
+		if dot := strings.LastIndexByte(last, '.'); dot >= 0 {
+			best = max(best, r.latest(r.byExt[last[dot:]], isDir))
+		}
+	}
+	for j := len(r.rest) - 1; j >= 0 && r.rest[j] > best; j-- {
+		p := &r.pats[r.rest[j]]
 		if p.dirOnly && !isDir {
 			continue
 		}
@@ -213,10 +268,10 @@ func (r *Rules) match(rel string, isDir bool) int {
 			t = last
 		}
 		if p.g.match(t) {
-			return i
+			return int(r.rest[j])
 		}
 	}
-	return -1
+	return int(best)
 }
 
 // Matcher is an immutable stack of Rules from the work-tree root down to

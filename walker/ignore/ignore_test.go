@@ -295,6 +295,21 @@ func TestMatchTable(t *testing.T) {
 	}
 }
 
+func TestIndexAgreesWithLinear(t *testing.T) {
+	files := []string{benchIgnore, "a\nb/\n*.x\n/a\n!a\n*.x/\n!/a/\nd/a\n!*.x\na\n"}
+	paths := append([]string{"a", "b", "q.x", "d/a", "z/a", "z/b", "z/q.x", "d/a/a", ".x", "x.x.x"}, benchPaths...)
+	for _, f := range files {
+		r := Parse("", []byte(f))
+		for _, p := range paths {
+			for _, dir := range []bool{false, true} {
+				if a, b := r.match(p, dir), r.matchLinear(p, dir); a != b {
+					t.Errorf("%q dir=%v: indexed %d, linear %d", p, dir, a, b)
+				}
+			}
+		}
+	}
+}
+
 func verdictName(v int) string {
 	return [...]string{"no match", "ignored", "negated"}[v]
 }
