@@ -197,6 +197,7 @@ Environment:
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newGCCmd(g), newInfoCmd(g),
+		newHookCmd(g), newInitCmd(g), newVersionCmd(g),
 	)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+)
+
+// hookEvent is the part of an agent's hook payload turnback reads.
+type hookEvent struct {
+	SessionID string `json:"session_id"`
+	Cwd       string `json:"cwd"`
+	Event     string `json:"hook_event_name"`
+	Prompt    string `json:"prompt"`
+}
+
+// hookAgents maps each agent's events to what turnback does.
+var hookAgents = map[string]struct {
+	snap, end  []string
+	projectEnv []string
+	jsonOut    bool // the agent parses stdout as JSON
+}{
+	"claude": {snap: []string{"UserPromptSubmit"}, end: []string{"Stop", "SessionEnd"},
+		projectEnv: []string{"CLAUDE_PROJECT_DIR"}},
+	"gemini": {snap: []string{"BeforeAgent"}, end: []string{"AfterAgent", "SessionEnd"},
+		projectEnv: []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"}, jsonOut: true},
+}
+
+const defaultHookBudget = 5 * time.Second
+
+func newHookCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook claude|gemini",
+		Short: "Run as an agent hook: read the event on stdin, snap or end",
+		Long: `hook is what an agent's hook configuration runs (see "turnback init"). It
+reads the hook event as JSON on stdin and maps it:
+
+  Claude Code:  UserPromptSubmit -> snap (message: the prompt's first line)
+                Stop, SessionEnd -> end
+  Gemini CLI:   BeforeAgent      -> snap
+                AfterAgent, SessionEnd -> end
+
+The session is the agent's session id, so each conversation has its own
+stack of turns ("turnback --session <id> undo"). The folder is the agent's
+project directory ($CLAUDE_PROJECT_DIR / $GEMINI_PROJECT_DIR), else the
+event's cwd, else -C.
+
+A hook must never get in the agent's way: it prints nothing on stdout for
+Claude Code (which would feed it to the model) and only "{}" for Gemini CLI,
+never exits 2 (which would block the prompt), and gives up with a warning
+and exit 0 after $TURNBACK_HOOK_TIMEOUT (default 5s). Failures are appended
+to hook.log in the store directory and reported on stderr with exit 1.`,
+		Example: `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"claude", "gemini"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, ok := hookAgents[args[0]]
+			if !ok {
+				return usageError{fmt.Errorf("unknown agent %q: want claude or gemini", args[0])}
+			}
+			if agent.jsonOut {
+				defer fmt.Fprintln(g.stdout, "{}")
+			}
+			err := g.runHook(cmd, args[0], agent.snap, agent.end, agent.projectEnv)
+			if err != nil {
+				// Exit 1, never 2: report, never block the agent.
+				return codedError{code: exitError, err: err}
+			}
+			return nil
+		},
+	}
+	return cmd
+}
+
+func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvents, projectEnv []string) error {
+	g.json = false // the agent owns stdout
+	data, err := io.ReadAll(io.LimitReader(os.Stdin, 16<<20))
+	if err != nil {
+		return fmt.Errorf("turnback hook %s: read event: %w", agent, err)
+	}
+	var ev hookEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return g.hookFail(agent, "", fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", agent, err))
+	}
+	var action string
+	switch {
+	case contains(snapEvents, ev.Event):
+		action = "snap"
+	case contains(endEvents, ev.Event):
+		action = "end"
+	default:
+		return nil // an event turnback does not use
+	}
+	dir := g.dir
+	if dir == "" {
+		for _, v := range projectEnv {
+			if d := os.Getenv(v); d != "" {
+				dir = d
+				break
+			}
+		}
+	}
+	if dir == "" {
+		dir = ev.Cwd
+	}
+	if dir == "" {
+		return g.hookFail(agent, "", fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return g.hookFail(agent, "", fmt.Errorf("turnback hook %s: folder %q does not exist", agent, dir))
+	}
+	if g.session == "" && ev.SessionID != "" {
+		g.session = sessionName(ev.SessionID)
+	}
+	budget := defaultHookBudget
+	if v := os.Getenv("TURNBACK_HOOK_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			budget = d
+		}
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
+	defer cancel()
+	cmd.SetContext(ctx)
+	g.dir = dir
+	repo, err := g.open(cmd)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
+			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %v\n", action, err)
+			g.logHook(agent, "", fmt.Errorf("skipped %s: %w", action, err))
+			return nil
+		}
+		return g.hookFail(agent, "", err)
+	}
+	defer repo.Close()
+	switch action {
+	case "snap":
+		_, err = repo.Snap(ctx, ev.Prompt)
+	case "end":
+		_, err = repo.End(ctx)
+	}
+	g.endProgress()
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(g.stderr, "turnback: warning: %s took longer than %v and was skipped (nothing recorded)\n", action, budget)
+		g.logHook(agent, repo.StoreDir(), fmt.Errorf("%s timed out after %v", action, budget))
+		return nil
+	}
+	if err != nil {
+		return g.hookFail(agent, repo.StoreDir(), err)
+	}
+	return nil
+}
+
+// sessionName turns an agent's session id into a valid session name.
+func sessionName(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r <= ' ' || r == '/' || r == 0x7f {
+			r = '_'
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *globals) hookFail(agent, store string, err error) error {
+	g.logHook(agent, store, err)
+	return err
+}
+
+// logHook appends a failure to hook.log in the store directory (or in
+// the default store root when the store is not known).
+func (g *globals) logHook(agent, store string, err error) {
+	dir := store
+	if dir == "" {
+		root, rerr := turnback.DefaultStoreRoot()
+		if rerr != nil {
+			return
+		}
+		dir = root
+	}
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	f, ferr := os.OpenFile(filepath.Join(dir, "hook.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s hook %s: %v\n", time.Now().Format(time.RFC3339), agent, err)
+}
