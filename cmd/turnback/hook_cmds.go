@@ -60,7 +60,7 @@ Claude Code (which would feed it to the model) and only "{}" for Gemini CLI,
 never exits 2 (which would block the prompt), and gives up with a warning
 and exit 0 after $TURNBACK_HOOK_TIMEOUT (default 5s). Failures are appended
 to hook.log in the store directory and reported on stderr with exit 1.`,
-		Example: `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
+		Example:   `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"claude", "gemini"},
 		RunE: func(cmd *cobra.Command, args []string) error {
