@@ -77,10 +77,18 @@
 // middles (nothing, '*', "**", "**/") are checked with string
 // operations; anything else runs a Thompson automaton over the tokens,
 // with the set of states in one machine word (a slice for patterns of
-// 64 tokens or more). Matching therefore takes O(len(path) *
-// len(pattern)) time at worst, never backtracks, and does not allocate
-// for patterns under 64 tokens: "a*a*a*a*a*a*b" against a long name is
-// as fast as any other pattern.
+// 64 tokens or more), after cheap necessary checks (minimum length, first
+// and last byte, a literal run the path must contain). The automaton
+// never backtracks: a match takes O(len(path) * len(pattern)) time, and
+// since a pattern needing more bytes than the path holds is rejected
+// before it runs, O(len(path)²) whatever the pattern's length; it does
+// not allocate for patterns under 64 tokens. "a*a*a*a*a*a*b" against a
+// long name is as fast as any other pattern.
+//
+// Within one file, plain names ("logs"), anchored plain paths ("/build")
+// and "*.ext" lines are found through maps; only the other lines are
+// tried one by one, from the last, and only those after the latest line
+// the maps found.
 //
 // # Failure behaviour
 //

@@ -81,6 +81,10 @@ func literalLen(p string) int {
 func compileGlob(p string) glob {
 	var g glob
 	lit := literalLen(p)
+	if lit == len(p) {
+		g.prefix, g.mode = p, midEmpty
+		return g
+	}
 	toks, classes, ok := tokenize(p, lit)
 	if !ok {
 		g.never = true

@@ -3,6 +3,7 @@ package ignore
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -123,13 +124,13 @@ func Parse(base string, data []byte) *Rules {
 	return r
 }
 
-// index fills byName, byExt and rest.
+// index fills byName, byPath, byExt and rest.
 func (r *Rules) index() {
 	add := func(m *map[string][]int32, key string, i int32) {
 		if *m == nil {
 			*m = make(map[string][]int32)
 		}
-		(*m)[key] = append([]int32{i}, (*m)[key]...)
+		(*m)[key] = append((*m)[key], i)
 	}
 	for i := range r.pats {
 		p := &r.pats[i]
@@ -144,6 +145,11 @@ func (r *Rules) index() {
 			add(&r.byExt, g.suffix, int32(i))
 		default:
 			r.rest = append(r.rest, int32(i))
+		}
+	}
+	for _, m := range []map[string][]int32{r.byName, r.byPath, r.byExt} {
+		for _, list := range m {
+			slices.Reverse(list) // the last line first
 		}
 	}
 }

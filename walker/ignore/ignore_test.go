@@ -361,6 +361,26 @@ func TestLongLine(t *testing.T) {
 	}
 }
 
+func TestManyLines(t *testing.T) {
+	// Many repeats of the same lines: the index must stay linear and keep
+	// "the last line wins".
+	var sb strings.Builder
+	for i := range 30000 {
+		if i%2 == 0 {
+			sb.WriteString("a\n/b\n*.c\n")
+		} else {
+			sb.WriteString("!a\n!/b\n!*.c\n")
+		}
+	}
+	sb.WriteString("a\n")
+	r := Parse("", []byte(sb.String()))
+	for p, want := range map[string]bool{"a": true, "b": false, "x.c": false, "d/b": false} {
+		if got, _ := r.Match(p, false); got != want {
+			t.Errorf("%q: ignored=%v, want %v", p, got, want)
+		}
+	}
+}
+
 func TestPathologicalIsFast(t *testing.T) {
 	name := strings.Repeat("a", 4000)
 	pats := []string{
