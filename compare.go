@@ -32,10 +32,12 @@ func sameState(cur, want *manifest.Entry) bool {
 	if cur.Mode != want.Mode || cur.Size != want.Size {
 		return false
 	}
-	if cur.Uncaptured || want.Uncaptured {
-		return cur.Uncaptured == want.Uncaptured
+	if !cur.Hash.IsZero() && !want.Hash.IsZero() {
+		// Both contents known (a file over the size limit is hashed even
+		// though it is not stored).
+		return cur.Hash == want.Hash
 	}
-	return cur.Hash == want.Hash
+	return cur.Uncaptured && want.Uncaptured
 }
 
 // conflictReason says how the path's current state cur differs from the
@@ -52,7 +54,7 @@ func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest
 	case cur.Kind != left.Kind:
 		return fmt.Sprintf("replaced since (%s, was %s)", cur.Kind, left.Kind), nil
 	}
-	if cur.Kind == manifest.KindFile && cur.Uncaptured && !left.Uncaptured && cur.Size == left.Size && cur.Mode == left.Mode {
+	if cur.Kind == manifest.KindFile && cur.Hash.IsZero() && !left.Hash.IsZero() && cur.Size == left.Size && cur.Mode == left.Mode {
 		h, err := r.diskHash(ctx, p)
 		if err != nil {
 			return "", err

@@ -115,6 +115,12 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		if cp, err = manifest.Edit(ctx, loader, w, current, edits); err != nil {
 			return nil, err
 		}
+		// The result edit below reads the checkpoint's trees back.
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+		w = r.store.NewWriter()
+		defer w.Cancel()
 	}
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {

@@ -167,3 +167,30 @@ func (s *Store) Verify(ctx context.Context, h Hash, seen map[Hash]bool) error {
 	}
 	return nil
 }
+
+// HashReader returns the content address of everything r yields, and its
+// length, without storing anything.
+func HashReader(ctx context.Context, r io.Reader) (Hash, int64, error) {
+	h := blake3.New()
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return Hash{}, n, err
+		}
+		k, err := r.Read(buf)
+		if k > 0 {
+			_, _ = h.Write(buf[:k])
+			n += int64(k)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Hash{}, n, err
+		}
+	}
+	var out Hash
+	copy(out[:], h.Sum(nil))
+	return out, n, nil
+}

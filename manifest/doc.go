@@ -16,7 +16,10 @@
 //	symlink  len(Target)    zero                1..4096  never       0
 //
 // An uncaptured file or directory is present on disk but its content is not
-// stored: its Hash is zero and, for a directory, Files counts the
+// stored. An uncaptured file's Hash is the hash of its content when it was
+// read without being stored (a file over the size limit: so a same-size
+// edit still changes the tree), zero when it could not be read. An
+// uncaptured directory's Hash is zero and Files counts the
 // non-ignored files inside it, recursively. A captured file or directory
 // always has a non-zero Hash. Names are one path component: not empty, not
 // "." or "..", no '/' or NUL, at most 255 bytes. Symlink targets are data,
@@ -35,11 +38,12 @@
 //	  name length   uvarint     1..255
 //	  name          n bytes     the name
 //	  kind          1           1 file, 2 dir, 3 symlink
-//	  flags         1           bit 0: uncaptured; bits 1-7 must be 0
+//	  flags         1           bit 0: uncaptured; bit 1: hashed (an uncaptured
+//	                            file with a hash); bits 2-7 must be 0
 //	  mode          uvarint     0..0o7777
 //	  size          uvarint     0..1<<62 (0 for a dir, len(target) for a symlink)
 //	  and by kind:
-//	  file          32          content hash; absent if uncaptured
+//	  file          32          content hash; absent if uncaptured and not hashed
 //	  dir           32          tree hash, if captured
 //	                uvarint     file count, if uncaptured (instead of the hash)
 //	  symlink       uvarint     target length, 1..4096

@@ -21,7 +21,9 @@ type Saver interface {
 // everything below it). Directory entries are structural: a directory
 // entry keeps (or, when new, starts without) its children, takes the new
 // entry's Mode, and its hash is recomputed from the edited children;
-// the Hash of a directory entry in changes is ignored. The Name of each
+// the Hash of a directory entry in changes is ignored. Changes below a
+// path replaced by something other than a captured directory are
+// ignored (they are the removal of its old contents). The Name of each
 // new entry is set from the path. Parent directories of a changed path
 // must exist in root or be created by changes.
 func Edit(ctx context.Context, l Loader, s Saver, root cas.Hash, changes map[string]*Entry) (cas.Hash, error) {
@@ -105,9 +107,11 @@ func (n *editNode) apply(ctx context.Context, l Loader, s Saver, dir string, h c
 				return cas.Hash{}, false, err
 			}
 			e.Hash, e.Size, e.Files = sub, 0, 0
-		} else if len(k.kids) > 0 {
+		} else if len(k.kids) > 0 && !k.set {
 			return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: changes below a %s", p, e.Kind)
 		}
+		// Changes below an entry replaced by a file, symlink or uncaptured
+		// directory describe what the replacement removed: nothing to do.
 		byName[name] = e
 	}
 	out := &Tree{Entries: make([]Entry, 0, len(byName))}

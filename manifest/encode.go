@@ -16,7 +16,10 @@ const (
 
 const (
 	flagUncaptured = 1 << 0
-	knownFlags     = flagUncaptured
+	// flagHashed marks an uncaptured file whose content hash is known
+	// (it was read, not stored): the hash follows as for a captured file.
+	flagHashed = 1 << 1
+	knownFlags = flagUncaptured | flagHashed
 
 	// minEntryLen is the fewest bytes one entry can take: name length,
 	// a one-byte name, kind, flags, mode and size (an uncaptured file).
@@ -55,13 +58,16 @@ func appendEntry(b []byte, e *Entry) []byte {
 	var flags byte
 	if e.Uncaptured {
 		flags |= flagUncaptured
+		if e.Kind == KindFile && !e.Hash.IsZero() {
+			flags |= flagHashed
+		}
 	}
 	b = append(b, byte(e.Kind), flags)
 	b = binary.AppendUvarint(b, uint64(e.Mode))
 	b = binary.AppendUvarint(b, uint64(e.Size))
 	switch e.Kind {
 	case KindFile:
-		if !e.Uncaptured {
+		if !e.Hash.IsZero() {
 			b = append(b, e.Hash[:]...)
 		}
 	case KindDir:
@@ -231,6 +237,11 @@ func (d *decoder) entry(e *Entry) error {
 		return d.errorf("unknown flags %#x", flags)
 	}
 	e.Uncaptured = flags&flagUncaptured != 0
+	hashed := flags&flagHashed != 0
+	if hashed && (!e.Uncaptured || e.Kind != KindFile) {
+		d.off--
+		return d.errorf("hashed flag on a %s that is not an uncaptured file", e.Kind)
+	}
 	mode, err := d.bounded("mode", ModeMask)
 	if err != nil {
 		return err
@@ -258,7 +269,7 @@ func (d *decoder) entry(e *Entry) error {
 			return err
 		}
 		e.Files = int64(files)
-	case !e.Uncaptured:
+	case !e.Uncaptured || hashed:
 		if e.Hash, err = d.hash("hash"); err != nil {
 			return err
 		}

@@ -231,9 +231,10 @@ func checkEntry(e *Entry) error {
 }
 
 // checkContent checks the hash rule shared by files and dirs: a captured
-// entry has a hash, an uncaptured one has none.
+// entry has a hash; an uncaptured dir has none; an uncaptured file may
+// carry the hash of content that was read but not stored.
 func checkContent(e *Entry) error {
-	if e.Uncaptured && !e.Hash.IsZero() {
+	if e.Uncaptured && !e.Hash.IsZero() && e.Kind != KindFile {
 		return entryError("uncaptured " + e.Kind.String() + " with a hash")
 	}
 	if !e.Uncaptured && e.Hash.IsZero() {

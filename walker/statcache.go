@@ -28,6 +28,9 @@ type cacheEntry struct {
 	name string
 	st   fileStat
 	hash cas.Hash
+	// stored: the content is in the store (false for a file over the
+	// size limit, which is hashed but not stored).
+	stored bool
 }
 
 // dirRecord is the stat cache of one directory: the files whose content
@@ -38,7 +41,7 @@ type dirRecord struct {
 
 const (
 	cachePrefix  = "s/"
-	cacheVersion = 1
+	cacheVersion = 2
 	// racyWindow and coarseRacyWindow bound how close to the start of a
 	// capture a file may have changed and still be trusted by the next
 	// capture. Timestamps come from a coarse kernel clock (up to a few ms
@@ -112,6 +115,11 @@ func encodeRecord(r *dirRecord) []byte {
 		b = binary.AppendUvarint(b, e.st.ino)
 		b = binary.AppendUvarint(b, uint64(e.st.mode))
 		b = append(b, e.hash[:]...)
+		var flags byte
+		if e.stored {
+			flags = 1
+		}
+		b = append(b, flags)
 	}
 	return b
 }
@@ -163,6 +171,11 @@ func decodeRecord(b []byte) (*dirRecord, error) {
 		}
 		copy(e.hash[:], b)
 		b = b[cas.HashSize:]
+		if len(b) < 1 || b[0] > 1 {
+			return nil, errBadRecord
+		}
+		e.stored = b[0] == 1
+		b = b[1:]
 		r.entries = append(r.entries, e)
 	}
 	if len(b) != 0 {
@@ -210,7 +223,7 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 			name := path.Base(f.Path)
 			st := statFunc(f.Info)
 			if trusted(st, now) {
-				m[name] = cacheEntry{name: name, st: st, hash: f.Hash}
+				m[name] = cacheEntry{name: name, st: st, hash: f.Hash, stored: true}
 			} else {
 				delete(m, name)
 			}
@@ -238,6 +251,9 @@ func (c *StatCache) Hashes(ctx context.Context, fn func(cas.Hash) error) error {
 			return nil // an undecodable record is never trusted either
 		}
 		for _, e := range rec.entries {
+			if !e.stored {
+				continue
+			}
 			if err := fn(e.hash); err != nil {
 				return err
 			}

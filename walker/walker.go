@@ -348,23 +348,25 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 			keep[i] = true
 			c.prog.Files.Add(1)
 			c.add(func(s *Stats) { s.Files++ })
-			if c.opts.SizeLimit > 0 && fi.Size() > c.opts.SizeLimit {
-				e.Uncaptured = true
-				out[i] = e
-				c.uncaptured(p, &e, fmt.Sprintf("larger than the size limit (%d bytes)", c.opts.SizeLimit))
-				continue
-			}
+			// A file over the size limit is hashed but not stored, so a
+			// same-size edit still changes the tree.
+			over := c.opts.SizeLimit > 0 && fi.Size() > c.opts.SizeLimit
 			st := statFunc(fi)
-			if ce := oldRec.lookup(name); ce != nil && ce.st == st {
+			if ce := oldRec.lookup(name); ce != nil && ce.st == st && (ce.stored || over) {
 				e.Hash = ce.hash
+				e.Uncaptured = over
 				out[i] = e
-				fresh[i] = &cacheEntry{name: name, st: st, hash: ce.hash}
-				c.add(func(s *Stats) { s.Bytes += e.Size })
+				fresh[i] = &cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
+				if over {
+					c.uncaptured(p, &e, c.overLimit())
+				} else {
+					c.add(func(s *Stats) { s.Bytes += e.Size })
+				}
 				continue
 			}
 			i := i
 			c.spawn(&wg, func() {
-				fe, ce, err := c.file(ctx, d, p, name, e)
+				fe, ce, err := c.file(ctx, d, p, name, e, !over)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
 					return
@@ -548,10 +550,15 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 	return n, nil
 }
 
-// file reads and stores one regular file. A file that changes while it
-// is read is read again; one that never settles, or cannot be read, is
-// noted as uncaptured and reported.
-func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manifest.Entry) (manifest.Entry, *cacheEntry, error) {
+func (c *capture) overLimit() string {
+	return fmt.Sprintf("larger than the size limit (%d bytes): hashed, not stored", c.opts.SizeLimit)
+}
+
+// file reads and stores one regular file (with store false, only hashes
+// it: a file over the size limit). A file that changes while it is read
+// is read again; one that never settles, or cannot be read, is noted as
+// uncaptured and reported.
+func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manifest.Entry, store bool) (manifest.Entry, *cacheEntry, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -571,7 +578,13 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			lastErr = fmt.Errorf("not a regular file any more")
 			continue
 		}
-		h, n, err := c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+		var h cas.Hash
+		var n int64
+		if store {
+			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+		} else {
+			h, n, err = cas.HashReader(ctx, &countingReader{f: f, prog: c.prog})
+		}
 		after, serr := f.Stat()
 		f.Close()
 		c.prog.HashedFiles.Add(1)
@@ -596,8 +609,13 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			continue
 		}
 		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		if !store {
+			e.Uncaptured = true
+			c.uncaptured(p, &e, c.overLimit())
+			return e, &cacheEntry{name: name, st: sa, hash: h}, nil
+		}
 		c.add(func(s *Stats) { s.Bytes += n })
-		return e, &cacheEntry{name: name, st: sa, hash: h}, nil
+		return e, &cacheEntry{name: name, st: sa, hash: h, stored: true}, nil
 	}
 	c.problem(p, lastErr)
 	e.Uncaptured = true

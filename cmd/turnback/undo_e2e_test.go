@@ -1,0 +1,960 @@
+package main
+
+// End-to-end tests of undo, redo and restore: the real binary, built once
+// (undoBinary), runs on real temporary folders; every outcome is checked
+// by reading the whole tree back (kind, permission bits, content, link
+// target) and comparing it byte for byte. Helpers are in
+// undo_e2e_helpers_test.go.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestE2EUndoBasics: a created file is deleted, a modified one comes
+// back, a deleted one comes back, a rename is reversed; redo re-applies.
+func TestE2EUndoBasics(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	ueWrite(t, e.dir, ueTree{
+		"keep.txt":        ueF("keep\n"),
+		"mod.txt":         ueF("old content\n"),
+		"del.txt":         ueF("to be deleted\n"),
+		"src/old-name.go": ueF("package src\n"),
+	})
+	before := e.tree()
+	e.ok("snap", "-m", "agent turn")
+	e.write("new.txt", "the agent made me\n")
+	e.write("mod.txt", "new content\n") // same size as before: racy-clean case
+	e.write("mod.txt", "NEW content\n")
+	e.rm("del.txt")
+	e.mv("src/old-name.go", "src/new-name.go")
+	endID := strings.TrimSpace(e.ok("end").stdout)
+	after := e.tree()
+
+	r := e.ok("undo")
+	e.same("after undo", before)
+	for _, line := range []string{
+		"undid 1 turn: 1 restored, 2 deleted, 2 brought back\n",
+		"  M mod.txt\n", "  D new.txt\n", "  D src/new-name.go\n", "  A del.txt\n", "  A src/old-name.go\n",
+		fmt.Sprintf("checkpoint %s (turnback restore %s goes back)\n", endID, endID),
+	} {
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("undo output lacks %q:\n%s", line, r.stdout)
+		}
+	}
+
+	e.ok("redo")
+	e.same("after redo", after)
+	e.ok("undo")
+	e.same("after the second undo", before)
+	if r := e.ok("undo"); r.stdout != "nothing to undo\n" {
+		t.Errorf("undo with nothing left: stdout %q", r.stdout)
+	}
+	e.same("after nothing to undo", before)
+}
+
+// ueThreeTurns records three turns on e and returns the four states,
+// before the first turn to after the third. With end false, each turn is
+// closed by the next snap (the last one by the undo itself).
+func ueThreeTurns(t *testing.T, e *ueEnv, end bool) []ueTree {
+	t.Helper()
+	ueWrite(t, e.dir, ueTree{"base.txt": ueF("base 0\n"), "docs/readme.md": ueF("# readme\n")})
+	states := []ueTree{e.tree()}
+	turns := []func(){
+		func() {
+			e.write("a.txt", "a from turn 1\n")
+			e.write("base.txt", "base 1\n")
+		},
+		func() {
+			e.write("a.txt", "a from turn 2, longer\n")
+			e.rm("base.txt")
+			e.write("d/x.txt", "x\n")
+		},
+		func() {
+			e.mv("d/x.txt", "d/y.txt")
+			e.chmod("a.txt", 0o755)
+			e.link("a.txt", "l")
+			e.write("docs/readme.md", "# readme, turn 3\n")
+		},
+	}
+	for i, turn := range turns {
+		e.ok("snap", "-m", fmt.Sprintf("turn %d", i+1))
+		turn()
+		if end {
+			e.ok("end")
+		}
+		states = append(states, e.tree())
+	}
+	return states
+}
+
+// TestE2EUndoWalk: three turns undone one by one give the three earlier
+// states; a fourth undo says "nothing to undo" and exits 0.
+func TestE2EUndoWalk(t *testing.T) {
+	t.Parallel()
+	g := ueSubtests(t)
+	for _, end := range []bool{true, false} {
+		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
+			e := newUE(t)
+			s := ueThreeTurns(t, e, end)
+			for i := 2; i >= 0; i-- {
+				e.ok("undo")
+				e.same(fmt.Sprintf("after undo back to state %d", i), s[i])
+			}
+			if r := e.ok("undo"); r.stdout != "nothing to undo\n" {
+				t.Errorf("fourth undo: stdout %q, want %q", r.stdout, "nothing to undo\n")
+			}
+			e.same("after the fourth undo", s[0])
+		})
+	}
+	g.wait()
+}
+
+// TestE2EUndoRedoWalk: undo 3, then redo three times walks forward
+// through the same states; a snap after an undo clears the redo stack.
+func TestE2EUndoRedoWalk(t *testing.T) {
+	t.Parallel()
+	g := ueSubtests(t)
+	for _, end := range []bool{true, false} {
+		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
+			e := newUE(t)
+			s := ueThreeTurns(t, e, end)
+			d := e.jsonOK("undo", "3")
+			if d.Turns != 3 {
+				t.Errorf("undo 3 reports %d turns", d.Turns)
+			}
+			e.same("after undo 3", s[0])
+			for i := 1; i <= 3; i++ {
+				e.ok("redo")
+				e.same(fmt.Sprintf("after redo %d", i), s[i])
+			}
+			if r := e.ok("redo"); r.stdout != "nothing to redo\n" {
+				t.Errorf("fourth redo: stdout %q", r.stdout)
+			}
+			e.same("after the fourth redo", s[3])
+
+			e.ok("undo")
+			e.same("undo after redo", s[2])
+			e.ok("snap", "-m", "a new timeline")
+			if r := e.ok("redo"); r.stdout != "nothing to redo\n" {
+				t.Errorf("redo after snap: stdout %q, want %q", r.stdout, "nothing to redo\n")
+			}
+			e.same("after redo refused", s[2])
+			// The empty turn the snap opened is dropped; undo reverts turn 2.
+			e.ok("undo")
+			e.same("undo after the snap", s[1])
+		})
+	}
+	g.wait()
+}
+
+// TestE2EConflict: a file the user edited after end makes undo exit 3 and
+// change nothing; --force reverts it and redo brings the edit back.
+func TestE2EConflict(t *testing.T) {
+	t.Parallel()
+	g := ueSubtests(t)
+	g.run("after end", func(t *testing.T) {
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n"), "other.txt": ueF("other\n")})
+		before := e.tree()
+		e.ok("snap")
+		e.write("f.txt", "agent\n")
+		e.write("other.txt", "agent other\n")
+		e.ok("end")
+		e.write("f.txt", "the user's edit\n")
+		edited := e.tree()
+		stamps := ueStamp(t, e.dir)
+
+		r := e.code(3, "undo")
+		if !strings.Contains(r.stderr, "f.txt") || strings.Contains(r.stderr, "other.txt") {
+			t.Errorf("conflict message should name f.txt only:\n%s", r.stderr)
+		}
+		e.same("after the refused undo", edited)
+		ueSameStamps(t, "after the refused undo", ueStamp(t, e.dir), stamps)
+		// Refused again: the refusal recorded nothing that changes the answer.
+		e.code(3, "undo")
+		e.same("after the second refused undo", edited)
+
+		r = e.ok("undo", "--force")
+		if !strings.Contains(r.stdout, "overwrote f.txt") {
+			t.Errorf("forced undo should say it overwrote f.txt:\n%s", r.stdout)
+		}
+		e.same("after undo --force", before)
+		e.ok("redo")
+		e.same("after redo", edited)
+	})
+
+	g.run("between turns", func(t *testing.T) {
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n"), "g.txt": ueF("g0\n")})
+		before := e.tree()
+		e.ok("snap", "-m", "turn 1")
+		e.write("f.txt", "turn 1\n")
+		e.ok("end")
+		e.write("f.txt", "user, between the turns\n")
+		between := e.tree()
+		e.ok("snap", "-m", "turn 2")
+		e.write("g.txt", "turn 2\n")
+		e.ok("end")
+		last := e.tree()
+
+		d := ueParseDoc(t, e.code(3, "--json", "undo", "2"), true)
+		ueList(t, "undo 2 conflicts", d.Conflicts, "f.txt")
+		e.same("after the refused undo 2", last)
+
+		e.ok("undo", "2", "--force")
+		e.same("after undo 2 --force", before)
+		e.ok("redo")
+		e.same("after the first redo (the user's edit is back)", between)
+		e.ok("redo")
+		e.same("after the second redo", last)
+	})
+
+	g.run("redo over an edit", func(t *testing.T) {
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n")})
+		e.ok("snap")
+		e.write("f.txt", "agent\n")
+		e.ok("end")
+		after := e.tree()
+		e.ok("undo")
+		e.write("f.txt", "user after the undo\n")
+		edited := e.tree()
+		stamps := ueStamp(t, e.dir)
+		d := ueParseDoc(t, e.code(3, "--json", "redo"), true)
+		ueList(t, "redo conflicts", d.Conflicts, "f.txt")
+		e.same("after the refused redo", edited)
+		ueSameStamps(t, "after the refused redo", ueStamp(t, e.dir), stamps)
+		d = e.jsonOK("redo", "--force")
+		ueList(t, "forced redo conflicts", d.Conflicts, "f.txt")
+		e.same("after redo --force", after)
+		// The overwritten edit is recoverable from the checkpoint.
+		e.ok("restore", d.Checkpoint)
+		e.same("after restoring the checkpoint of the forced redo", edited)
+	})
+	g.wait()
+}
+
+// TestE2EUserChangesKept: paths the user changed outside the turn are
+// left as the user left them by undo and redo.
+func TestE2EUserChangesKept(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	ueWrite(t, e.dir, ueTree{
+		"a.txt":        ueF("a0\n"),
+		"u.txt":        ueF("u0\n"),
+		"user-del.txt": ueF("the user deletes me\n"),
+		"mode.sh":      ueF("#!/bin/sh\n"),
+	})
+	before := e.tree()
+	e.ok("snap")
+	e.write("a.txt", "a1 by the agent\n")
+	e.write("agentdir/file.txt", "agent file\n")
+	e.ok("end")
+	agent := e.tree()
+
+	e.write("u.txt", "u1 by the user\n")
+	e.write("user-new.txt", "new, by the user\n")
+	e.rm("user-del.txt")
+	e.chmod("mode.sh", 0o755)
+	e.write("agentdir/user.txt", "the user's file in the agent's directory\n")
+	user := e.tree()
+
+	d := e.jsonOK("undo")
+	ueDocIs(t, "undo", d, 1, []string{"a.txt"}, []string{"agentdir/file.txt"}, nil, nil, []string{"agentdir"})
+	e.same("after undo", user.with(ueTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
+	e.ok("redo")
+	e.same("after redo", user.with(ueTree{"a.txt": agent["a.txt"]}))
+}
+
+// TestE2EIgnored: ignored paths (.gitignore'd files, built-in directory
+// names, any .git) are neither deleted nor rewound, even when the agent
+// created them; a directory the agent created stays if it holds one.
+func TestE2EIgnored(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	ueWrite(t, e.dir, ueTree{
+		".gitignore":              ueF("*.log\n/secret/\n"),
+		".git/HEAD":               ueF("ref: refs/heads/main\n"),
+		".git/config":             ueF("[core]\n"),
+		".env":                    ueF("SECRET=1\n"), // a file: captured
+		"src.txt":                 ueF("src v1\n"),
+		"old.log":                 ueF("old log\n"),
+		"nested/.git/HEAD":        ueF("nested head\n"),
+		"nested/.gitignore":       ueF("generated.txt\n"),
+		"nested/code.txt":         ueF("nested code v1\n"),
+		"node_modules/pre/i.js":   ueF("pre\n"),
+		"lib/__pycache__/m.pyc":   ueF("pyc\n"),
+		"lib/m.py":                ueF("print(1)\n"),
+		"lib/deep/.git/objects/x": ueF("deep repo object\n"),
+	})
+	before := e.tree()
+	e.ok("snap")
+	e.write("src.txt", "src v2\n")
+	e.write(".env", "SECRET=2\n")
+	e.write("app.log", "agent log\n")
+	e.write("old.log", "old log, appended by the agent\n")
+	e.write("node_modules/newpkg/index.js", "new package\n")
+	e.write("node_modules/pre/i.js", "pre, changed\n")
+	e.write(".git/index", "agent index\n")
+	e.write(".git/HEAD", "ref: refs/heads/agent\n")
+	e.write("nested/.git/objects/ab/cdef", "object\n")
+	e.write("nested/.git/HEAD", "nested head, moved\n")
+	e.write("nested/generated.txt", "generated\n")
+	e.write("nested/code.txt", "nested code v2\n")
+	e.write("secret/key", "k\n")
+	e.write("newdir/file.txt", "x\n")
+	e.write("newdir/node_modules/m.js", "m\n")
+	e.write("py/.venv/bin/python", "py\n")
+	e.write("lib/__pycache__/m.pyc", "pyc 2\n")
+	e.rm("lib/deep/.git")
+	e.write("lib/deep/.git/objects/y", "new deep object\n")
+	e.ok("end")
+	agent := e.tree()
+
+	d := e.jsonOK("undo")
+	ueList(t, "undo restored", d.Restored, ".env", "nested/code.txt", "src.txt")
+	ueList(t, "undo deleted", d.Deleted, "newdir/file.txt")
+	ueList(t, "undo created", d.Created)
+	// Created directories that still hold ignored paths stay.
+	ueList(t, "undo not_restorable", d.NotRestorable, "newdir", "py")
+	want := agent.with(ueTree{
+		"src.txt":         before["src.txt"],
+		".env":            before[".env"],
+		"nested/code.txt": before["nested/code.txt"],
+		"newdir/file.txt": {},
+	})
+	e.same("after undo", want)
+
+	e.ok("redo")
+	e.same("after redo", agent)
+}
+
+// TestE2EUncaptured: preexisting uncaptured paths stay; an agent-created
+// file over the size limit is removed by undo and comes back with redo.
+func TestE2EUncaptured(t *testing.T) {
+	t.Parallel()
+	g := ueSubtests(t)
+
+	g.run("preexisting files over the size limit", func(t *testing.T) {
+		e := newUE(t)
+		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
+		ueWrite(t, e.dir, ueTree{
+			"big.bin":   ueF(ueBytes(100<<10, 1)),
+			"grown.bin": ueF(ueBytes(100<<10, 2)),
+			"gone.bin":  ueF(ueBytes(100<<10, 3)),
+			"small.txt": ueF("small\n"),
+			"grow.txt":  ueF("small for now\n"),
+		})
+		before := e.tree()
+		e.ok("snap")
+		e.write("small.txt", "small, changed\n")
+		e.write("grow.txt", ueBytes(100<<10, 5)) // now over the limit
+		e.write("grown.bin", before["grown.bin"].Data+"appended by the agent")
+		e.rm("gone.bin")
+		e.ok("end")
+		agent := e.tree()
+
+		d := e.jsonOK("undo")
+		ueList(t, "undo restored", d.Restored, "grow.txt", "small.txt")
+		ueList(t, "undo deleted", d.Deleted)
+		ueList(t, "undo created", d.Created)
+		ueList(t, "undo not_restorable", d.NotRestorable, "gone.bin", "grown.bin")
+		e.same("after undo", agent.with(ueTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
+		e.ok("redo")
+		e.same("after redo", agent)
+	})
+
+	g.run("large directory that appeared before the turn", func(t *testing.T) {
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"src.txt": ueF("v1\n")})
+		e.ok("snap") // a previous snapshot: the directory below is new
+		e.ok("end")  // (dropped: nothing changed)
+		big := ueTree{}
+		for i := 0; i < 200; i++ {
+			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = ueF(fmt.Sprintf("package p // %d\n", i))
+		}
+		ueWrite(t, e.dir, big)
+		before := e.tree()
+		e.ok("snap")
+		e.write("src.txt", "v2\n")
+		e.write("vendor/agent-note.txt", "written by the agent into the uncaptured directory\n")
+		e.rm("vendor/pkg00/f000.go")
+		e.ok("end")
+		agent := e.tree()
+
+		d := e.jsonOK("undo")
+		ueList(t, "undo restored", d.Restored, "src.txt")
+		ueList(t, "undo deleted", d.Deleted)
+		e.same("after undo", agent.with(ueTree{"src.txt": before["src.txt"]}))
+		e.ok("redo")
+		e.same("after redo", agent)
+	})
+
+	g.run("large directory the agent created", func(t *testing.T) {
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"src.txt": ueF("v1\n")})
+		before := e.tree()
+		e.ok("snap")
+		e.write("src.txt", "v2\n")
+		gen := ueTree{}
+		for i := 0; i < 250; i++ {
+			gen[fmt.Sprintf("gen/%03d.txt", i)] = ueF(fmt.Sprintf("generated %d\n", i))
+		}
+		ueWrite(t, e.dir, gen)
+		e.ok("end")
+		agent := e.tree()
+
+		// Its content was never captured: undo keeps it (nothing is lost).
+		d := e.jsonOK("undo")
+		ueList(t, "undo restored", d.Restored, "src.txt")
+		ueList(t, "undo deleted", d.Deleted)
+		ueList(t, "undo not_restorable", d.NotRestorable, "gen")
+		e.same("after undo", agent.with(ueTree{"src.txt": before["src.txt"]}))
+		e.ok("redo")
+		e.same("after redo", agent)
+	})
+
+	g.run("agent-created 12 MB file", func(t *testing.T) {
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		before := e.tree()
+		e.ok("snap")
+		e.write("big.bin", ueBytes(12<<20, 4))
+		e.ok("end")
+		agent := e.tree()
+
+		d := e.jsonOK("undo")
+		ueDocIs(t, "undo", d, 1, nil, []string{"big.bin"}, nil, nil, nil)
+		e.same("after undo", before)
+		d = e.jsonOK("redo")
+		ueDocIs(t, "redo", d, 1, nil, nil, []string{"big.bin"}, nil, nil)
+		e.same("after redo", agent)
+		// Once more: the content now comes from the store both ways.
+		e.ok("undo")
+		e.same("after the second undo", before)
+		e.ok("redo")
+		e.same("after the second redo", agent)
+
+		// A user edit of the big file (its size changed) is a conflict;
+		// forced, the edit stays recoverable from the checkpoint.
+		e.write("big.bin", agent["big.bin"].Data+"the user's tail")
+		edited := e.tree()
+		d = ueParseDoc(t, e.code(3, "--json", "undo"), true)
+		ueList(t, "conflicting undo", d.Conflicts, "big.bin")
+		e.same("after the conflicting undo", edited)
+		d = e.jsonOK("undo", "--force")
+		e.same("after undo --force", before)
+		e.ok("restore", d.Checkpoint)
+		e.same("after restoring the checkpoint", edited)
+	})
+
+	// Invariant 4 also holds for a file over the size limit: a user edit
+	// that keeps its size is still an edit.
+	g.run("same-size edit of an agent-created file over the size limit", func(t *testing.T) {
+		e := newUE(t)
+		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
+		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		e.ok("snap")
+		big := []byte(ueBytes(100<<10, 9))
+		e.write("big.bin", string(big))
+		e.ok("end")
+		big[1000] ^= 0xff
+		e.write("big.bin", string(big))
+		edited := e.tree()
+		d := ueParseDoc(t, e.code(3, "--json", "undo"), true)
+		ueList(t, "undo conflicts", d.Conflicts, "big.bin")
+		e.same("after undo", edited)
+	})
+	g.wait()
+}
+
+// TestE2ERestore: bad ids fail and touch nothing; restore ID makes the
+// tree exactly that snapshot (ignored paths excepted) and its checkpoint
+// goes back.
+func TestE2ERestore(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
+	ueWrite(t, e.dir, ueTree{".gitignore": ueF("*.log\n"), "a.txt": ueF("a0\n"), "d/b.txt": ueF("b0\n"),
+		"pre.bin": ueF(ueBytes(100<<10, 7))}) // uncaptured at every snapshot
+	s0 := e.tree()
+	id0 := e.snapID("snap")
+	e.write("a.txt", "a1\n")
+	e.write("c.txt", "c1\n")
+	id1 := e.snapID("end")
+	s1 := e.tree()
+	e.ok("snap")
+	e.rm("d/b.txt")
+	e.write("d/e.txt", "e2\n")
+	e.chmod("a.txt", 0o600)
+	e.write("node_modules/x.js", "ignored\n")
+	e.write("run.log", "ignored too\n")
+	id2 := e.snapID("end")
+	e.write("extra.txt", "the user's\n")
+	e.write("extra/dir/f.txt", "deep\n")
+	e.write("huge.bin", ueBytes(100<<10, 6))  // over the size limit, not at id0
+	e.write("pre.bin", ueBytes(100<<10+1, 8)) // over the size limit, also at id0
+	ignored := e.tree().under("node_modules").with(e.tree().under("run.log"))
+	now := e.tree()
+	stamps := ueStamp(t, e.dir)
+
+	bad := []struct {
+		id   string
+		code int // 0: any failure
+	}{
+		{"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", 1},
+		{"0000000000", 1},
+		{"zz", 0},
+		{"not-an-id", 0},
+		{"g" + id0[:11], 0},
+		{id0 + "00", 0},
+		{"", 0},
+		{"../" + id0[:12], 0},
+	}
+	// An ambiguous prefix, if two of the known ids share one.
+	byFirst := map[byte]int{}
+	for _, id := range []string{id0, id1, id2} {
+		if byFirst[id[0]]++; byFirst[id[0]] == 2 {
+			bad = append(bad, struct {
+				id   string
+				code int
+			}{id[:1], 1})
+		}
+	}
+	for i, b := range bad {
+		for _, json := range []bool{false, true} {
+			if json && i%3 != 0 {
+				continue // a sample is enough
+			}
+			args := []string{"restore", b.id}
+			if json {
+				args = append([]string{"--json"}, args...)
+			}
+			r := e.tb(args...)
+			switch {
+			case r.code == 0 || r.code == 3 || r.code == 4:
+				t.Errorf("restore %q: want failure, got %v", b.id, r)
+			case b.code != 0 && r.code != b.code:
+				t.Errorf("restore %q: want exit %d, got %v", b.id, b.code, r)
+			}
+			if json {
+				if v, err := ueOneObject(r.stdout); err != nil || v["error"] == nil {
+					t.Errorf("restore --json %q: want one error document (%v): %v", b.id, err, r)
+				}
+			}
+		}
+	}
+	e.same("after the failed restores", now)
+	ueSameStamps(t, "after the failed restores", ueStamp(t, e.dir), stamps)
+
+	// Human output, by short id.
+	r := e.ok("restore", id0[:12])
+	if !strings.HasPrefix(r.stdout, "restored: ") {
+		t.Errorf("restore output: %q", r.stdout)
+	}
+	// pre.bin was uncaptured at id0: it stays as it is.
+	e.same("after restore id0", s0.with(ignored).with(now.under("pre.bin")))
+	if !strings.Contains(r.stdout, "not restored: pre.bin") {
+		t.Errorf("restore should name pre.bin as not restored:\n%s", r.stdout)
+	}
+	// To the session, the restore is an edit by the user: undoing turn 2
+	// now conflicts and changes nothing.
+	restored := e.tree()
+	e.code(3, "undo")
+	e.same("after the refused undo", restored)
+	cp := ueShortCheckpoint(t, r)
+	e.ok("restore", cp)
+	e.same("after restoring the checkpoint", now)
+
+	// JSON, by full id.
+	d := e.jsonOK("restore", id1)
+	ueDocIs(t, "restore id1", d, 0,
+		[]string{"a.txt"},
+		[]string{"d/e.txt", "extra", "extra/dir", "extra/dir/f.txt", "extra.txt", "huge.bin"},
+		[]string{"d/b.txt"}, nil, []string{"pre.bin"})
+	e.same("after restore id1", s1.with(ignored).with(now.under("pre.bin")))
+	if d.Checkpoint == "" {
+		t.Fatal("restore --json: empty checkpoint")
+	}
+	d = e.jsonOK("restore", d.Checkpoint)
+	e.same("after restoring the JSON checkpoint", now)
+
+	// Restoring id2 removes the user's files; a second time, nothing
+	// is left to change.
+	e.ok("restore", id2)
+	at2 := now.without("extra", "extra.txt", "huge.bin")
+	e.same("after restore id2", at2)
+	d = e.jsonOK("restore", id2)
+	ueDocIs(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
+	e.same("after restore id2 again", at2)
+}
+
+// TestE2ESubdirWorkTree: with -C sub, the parent and the siblings of the
+// work tree are never touched, whatever happens in them during turns.
+func TestE2ESubdirWorkTree(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	project := e.dir
+	e.dir = filepath.Join(project, "sub")
+	ueWrite(t, project, ueTree{
+		"parent.txt":         ueF("parent\n"),
+		"sibling/s.txt":      ueF("sibling\n"),
+		"sibling/deep/d.txt": ueF("deep\n"),
+		".gitignore":         ueF("*.txt\n"), // not the work tree's: must not apply
+		"sub/in.txt":         ueF("in 0\n"),
+	})
+	outsideWrite := func(p, data string) { ueWriteFile(t, filepath.Join(project, p), data) }
+	outside := func() ueTree { return ueRead(t, project).without("sub") }
+
+	states := []ueTree{e.tree()}
+	id0 := e.snapID("snap")
+	e.write("in.txt", "in 1\n")
+	e.write("new.txt", "new 1\n")
+	e.link("../parent.txt", "up")
+	e.link("../sibling", "sl")
+	outsideWrite("parent.txt", "parent, changed during turn 1\n")
+	outsideWrite("sibling/new.txt", "new sibling file\n")
+	e.ok("end")
+	states = append(states, e.tree())
+
+	e.ok("snap")
+	e.rm("new.txt")
+	e.write("d/f.txt", "f\n")
+	outsideWrite("other.txt", "another\n")
+	if err := os.Remove(filepath.Join(project, "sibling/deep/d.txt")); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("end")
+	states = append(states, e.tree())
+
+	e.ok("snap")
+	e.rm("d")
+	e.link("../sibling", "d") // a directory becomes a link out of the tree
+	e.rm("up")
+	e.write("up", "a file now\n")
+	outsideWrite("parent.txt", "parent, changed during turn 3\n")
+	e.ok("end")
+	states = append(states, e.tree())
+
+	check := func(what string, want ueTree, args ...string) string {
+		t.Helper()
+		out, stamps := outside(), ueOutsideStamps(t, project)
+		r := e.ok(args...)
+		ueSame(t, what+" (outside)", outside(), out)
+		ueSameStamps(t, what+" (outside)", ueOutsideStamps(t, project), stamps)
+		e.same(what, want)
+		return r.stdout
+	}
+	check("undo", states[2], "undo")
+	check("undo", states[1], "undo")
+	check("redo", states[2], "redo")
+	check("redo", states[3], "redo")
+	check("undo 3", states[0], "undo", "3")
+	check("redo 3", states[3], "redo", "3")
+	out := check("restore id0", states[0], "restore", id0)
+	check("restore the checkpoint", states[3], "restore", ueShortCheckpoint(t, ueResult{stdout: out}))
+	if got := ueRead(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
+		t.Errorf("parent.txt: %q", got)
+	}
+}
+
+// ueOutsideStamps stamps everything below project except the work tree
+// sub (and project itself, whose listing sub's entry is part of).
+func ueOutsideStamps(t *testing.T, project string) map[string]string {
+	t.Helper()
+	st := ueStamp(t, project)
+	for p := range st {
+		if p == "sub" || strings.HasPrefix(p, "sub/") || p == "." {
+			delete(st, p)
+		}
+	}
+	return st
+}
+
+// ueFlip is one type, mode or target change a turn makes, and its tree
+// before the turn.
+type ueFlip struct {
+	name   string
+	before ueTree
+	change func(e *ueEnv, p func(string) string)
+}
+
+var ueFlips = []ueFlip{
+	{"file to dir", ueTree{"x": ueF("a file\n")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.write(p("x/inner.txt"), "inside\n")
+	}},
+	{"dir to file", ueTree{"x/a": ueF("a\n"), "x/sub/b": ueF("b\n"), "x/empty": ueD()}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.write(p("x"), "a file now\n")
+	}},
+	{"file to symlink", ueTree{"x": ueF("a file\n"), "t.txt": ueF("target\n")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.link("t.txt", p("x"))
+	}},
+	{"symlink to file", ueTree{"x": ueL("t.txt"), "t.txt": ueF("target\n")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.write(p("x"), "a file now\n")
+	}},
+	{"dir to symlink", ueTree{"x/a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.link("elsewhere", p("x"))
+	}},
+	{"symlink to dir", ueTree{"x": ueL("nowhere")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.write(p("x/a"), "a\n")
+	}},
+	{"file to empty dir", ueTree{"x": ueF("a file\n")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("x"))
+		e.mkdir(p("x"))
+	}},
+	{"file mode only", ueTree{"run.sh": ueF("#!/bin/sh\necho hi\n")}, func(e *ueEnv, p func(string) string) {
+		e.chmod(p("run.sh"), 0o755)
+	}},
+	{"file mode removed", ueTree{"run.sh": ueFM("#!/bin/sh\n", 0o750)}, func(e *ueEnv, p func(string) string) {
+		e.chmod(p("run.sh"), 0o600)
+	}},
+	{"dir mode only", ueTree{"d": ueD(), "d/a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
+		e.chmod(p("d"), 0o700)
+	}},
+	{"content and mode", ueTree{"f": ueF("one\n")}, func(e *ueEnv, p func(string) string) {
+		e.write(p("f"), "two\n")
+		e.chmod(p("f"), 0o640)
+	}},
+	{"symlink target", ueTree{"l": ueL("a"), "a": ueF("a\n"), "b": ueF("b\n")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("l"))
+		e.link("b", p("l"))
+	}},
+	{"symlink target outside", ueTree{"l": ueL("/etc/passwd")}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("l"))
+		e.link("../../../outside", p("l"))
+	}},
+	{"empty dirs created", ueTree{"a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
+		e.mkdir(p("e"))
+		e.mkdir(p("e2/sub/subsub"))
+	}},
+	{"empty dirs deleted", ueTree{"a": ueF("a\n"), "e": ueD(), "e2/sub/subsub": ueD(), "e3": ueDM(0o700)}, func(e *ueEnv, p func(string) string) {
+		e.rm(p("e"))
+		e.rm(p("e2"))
+		e.rm(p("e3"))
+	}},
+}
+
+// TestE2ETypeFlips: type flips, permission-only changes, symlink target
+// changes and empty directories undo and redo exactly, one per turn and
+// all in one turn.
+func TestE2ETypeFlips(t *testing.T) {
+	t.Parallel()
+	g := ueSubtests(t)
+	// twice: a second round of undo and redo, after the first has left
+	// its stat data behind.
+	run := func(t *testing.T, flips []ueFlip, prefixed, twice bool) {
+		e := newUE(t)
+		before := ueTree{}
+		prefix := func(f ueFlip) func(string) string {
+			if !prefixed {
+				return func(s string) string { return s }
+			}
+			dir := strings.ReplaceAll(f.name, " ", "-")
+			return func(s string) string { return dir + "/" + s }
+		}
+		for _, f := range flips {
+			for path, n := range f.before {
+				before[prefix(f)(path)] = n
+			}
+		}
+		ueWrite(t, e.dir, before)
+		before = e.tree()
+		e.ok("snap")
+		for _, f := range flips {
+			f.change(e, prefix(f))
+		}
+		e.ok("end")
+		after := e.tree()
+		e.ok("undo")
+		e.same("after undo", before)
+		e.ok("redo")
+		e.same("after redo", after)
+		if twice {
+			e.ok("undo")
+			e.same("after the second undo", before)
+			e.ok("redo")
+			e.same("after the second redo", after)
+		}
+	}
+	for _, f := range ueFlips {
+		g.run(f.name, func(t *testing.T) {
+			run(t, []ueFlip{f}, false, false)
+		})
+	}
+	g.run("all in one turn", func(t *testing.T) {
+		run(t, ueFlips, true, true)
+	})
+	g.wait()
+}
+
+// TestE2EJSON: --json of undo, redo and restore prints exactly one
+// document with the contract's keys and path lists, also on conflict.
+func TestE2EJSON(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	ueWrite(t, e.dir, ueTree{
+		"keep.txt":         ueF("keep\n"),
+		"mod.txt":          ueF("mod 0\n"),
+		"del.txt":          ueF("del\n"),
+		"dir/deep/old.txt": ueF("old\n"),
+	})
+	before := e.tree()
+	id0 := e.snapID("snap")
+	e.write("dir/deep/new.txt", "new\n")
+	e.write("mod.txt", "mod 1, longer\n")
+	e.rm("del.txt")
+	e.write("newdir/f.txt", "f\n")
+	e.link("keep.txt", "newlink")
+	id1 := e.snapID("end")
+	after := e.tree()
+
+	d := e.jsonOK("undo")
+	ueDocIs(t, "undo", d, 1, []string{"mod.txt"}, []string{"dir/deep/new.txt", "newdir", "newdir/f.txt", "newlink"}, []string{"del.txt"}, nil, nil)
+	if d.Checkpoint != id1 {
+		t.Errorf("undo checkpoint %s, want the after-state %s", d.Checkpoint, id1)
+	}
+	e.same("after undo", before)
+
+	d = e.jsonOK("redo")
+	ueDocIs(t, "redo", d, 1, []string{"mod.txt"}, []string{"del.txt"}, []string{"dir/deep/new.txt", "newdir", "newdir/f.txt", "newlink"}, nil, nil)
+	if d.Checkpoint != id0 {
+		t.Errorf("redo checkpoint %s, want the before-state %s", d.Checkpoint, id0)
+	}
+	e.same("after redo", after)
+
+	d = e.jsonOK("redo")
+	ueDocIs(t, "nothing to redo", d, 0, nil, nil, nil, nil, nil)
+	if d.Checkpoint != "" {
+		t.Errorf("nothing to redo: checkpoint %q", d.Checkpoint)
+	}
+
+	// Conflicts: modified, deleted and re-created since the turn.
+	e.write("mod.txt", "the user's\n")
+	e.rm("dir/deep/new.txt")
+	e.write("del.txt", "the user brought it back\n")
+	e.chmod("newdir/f.txt", 0o600)
+	e.rm("newlink")
+	e.write("newlink", "a file where the turn left a symlink\n")
+	edited := e.tree()
+	stamps := ueStamp(t, e.dir)
+	r := e.code(3, "--json", "undo")
+	d = ueParseDoc(t, r, true)
+	ueDocIs(t, "conflicting undo", d, d.Turns, nil, nil, nil,
+		[]string{"del.txt", "dir/deep/new.txt", "mod.txt", "newdir/f.txt", "newlink"}, nil)
+	if r.stderr == "" {
+		t.Error("conflicting undo: nothing on stderr")
+	}
+	e.same("after the conflicting undo", edited)
+	ueSameStamps(t, "after the conflicting undo", ueStamp(t, e.dir), stamps)
+
+	d = e.jsonOK("undo", "--force")
+	ueDocIs(t, "forced undo", d, 1, []string{"del.txt", "mod.txt"}, []string{"newdir", "newdir/f.txt", "newlink"}, nil,
+		[]string{"del.txt", "dir/deep/new.txt", "mod.txt", "newdir/f.txt", "newlink"}, nil)
+	e.same("after the forced undo", before)
+
+	d = e.jsonOK("restore", d.Checkpoint)
+	ueDocIs(t, "restore", d, 0, []string{"del.txt", "mod.txt"}, nil, []string{"newdir", "newdir/f.txt", "newlink"}, nil, nil)
+	e.same("after restore", edited)
+
+	// Usage errors also give one document, and change nothing.
+	for _, args := range [][]string{{"undo", "0"}, {"undo", "x"}, {"redo", "-1"}, {"undo", "1", "2"}} {
+		r := e.tb(append([]string{"--json"}, args...)...)
+		if r.code != 2 {
+			t.Errorf("want exit 2, got %v", r)
+		}
+		if v, err := ueOneObject(r.stdout); err != nil || v["error"] == nil || v["exit_code"] != 2.0 {
+			t.Errorf("want one error document: %v: %v", r, err)
+		}
+	}
+	e.same("after the usage errors", edited)
+
+	t.Run("odd names", func(t *testing.T) {
+		t.Parallel()
+		e := newUE(t)
+		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		before := e.tree()
+		names := []string{"sp ace.txt", "ünïcødé.txt", `quo"te.txt`, "-rf", `back\slash`, "new\nline", "dir with space/日本.txt", "tab\tname"}
+		e.ok("snap")
+		for _, n := range names {
+			e.write(n, n+"\n")
+		}
+		e.ok("end")
+		after := e.tree()
+		d := e.jsonOK("undo")
+		ueDocIs(t, "undo", d, 1, nil, append([]string{"dir with space"}, names...), nil, nil, nil)
+		e.same("after undo", before)
+		d = e.jsonOK("redo")
+		ueDocIs(t, "redo", d, 1, nil, nil, append([]string{"dir with space"}, names...), nil, nil)
+		e.same("after redo", after)
+	})
+}
+
+// TestE2ESessions: two sessions on one folder each undo only their own
+// turns.
+func TestE2ESessions(t *testing.T) {
+	t.Parallel()
+	e := newUE(t)
+	ueWrite(t, e.dir, ueTree{"a.txt": ueF("a0\n"), "b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")})
+	s := func(name string, args ...string) ueResult {
+		t.Helper()
+		return e.ok(append([]string{"--session", name}, args...)...)
+	}
+	s("a", "snap")
+	e.write("a.txt", "a1\n")
+	s("a", "end")
+	s("b", "snap")
+	e.write("b.txt", "b1\n")
+	s("b", "end")
+	s("a", "snap")
+	e.write("shared.txt", "s by a\n")
+	s("a", "end")
+	all := e.tree()
+
+	s("b", "undo")
+	e.same("b undo", all.with(ueTree{"b.txt": ueF("b0\n")}))
+	s("a", "undo")
+	e.same("a undo", all.with(ueTree{"b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")}))
+	// TURNBACK_SESSION selects a session too.
+	e.extra = []string{"TURNBACK_SESSION=a"}
+	e.ok("undo")
+	e.extra = nil
+	e.same("a undo 2", all.with(ueTree{"a.txt": ueF("a0\n"), "b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")}))
+	if r := s("a", "undo"); r.stdout != "nothing to undo\n" {
+		t.Errorf("a: third undo: %q", r.stdout)
+	}
+	if r := s("b", "undo"); r.stdout != "nothing to undo\n" {
+		t.Errorf("b: second undo: %q", r.stdout)
+	}
+	if r := e.ok("undo"); r.stdout != "nothing to undo\n" {
+		t.Errorf("default session: %q", r.stdout)
+	}
+	s("b", "redo")
+	e.same("b redo", all.with(ueTree{"a.txt": ueF("a0\n"), "shared.txt": ueF("s0\n")}))
+	if r := s("b", "redo"); r.stdout != "nothing to redo\n" {
+		t.Errorf("b: second redo: %q", r.stdout)
+	}
+	s("a", "redo", "2")
+	e.same("a redo 2", all)
+
+	// A later turn of b over a path a's turn changed looks like a user
+	// edit to a: a's undo refuses.
+	s("b", "snap")
+	e.write("shared.txt", "s by b\n")
+	s("b", "end")
+	last := e.tree()
+	e.code(3, "--session", "a", "undo")
+	e.same("a's refused undo", last)
+	s("b", "undo")
+	e.same("b undo of shared", all)
+}
