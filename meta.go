@@ -42,6 +42,9 @@ type sessionRecord struct {
 	Turns []int `json:"turns"`
 	// Redo holds the undos that can be redone, the most recent last.
 	Redo []undoGroup `json:"redo,omitempty"`
+	// Last is the newest state the session recorded (snap, end, undo,
+	// redo), what status and diff compare with.
+	Last string `json:"last,omitempty"`
 }
 
 // Turn is what an agent did between a snap and its end.

@@ -36,6 +36,13 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 	if err != nil {
 		return cas.Hash{}, err
 	}
+	if sess.Last != "" {
+		h, err := cas.ParseHash(sess.Last)
+		if err != nil {
+			return cas.Hash{}, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+		}
+		return h, nil
+	}
 	if n := len(sess.Redo); n > 0 {
 		h, err := cas.ParseHash(sess.Redo[n-1].Expected)
 		if err != nil {

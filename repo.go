@@ -115,15 +115,17 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if storeDir, err = filepath.Abs(storeDir); err != nil {
 		return nil, fmt.Errorf("turnback: store %s: %w", opts.Store, err)
 	}
-	if err := os.MkdirAll(storeDir, 0o700); err != nil {
-		return nil, fmt.Errorf("turnback: create store: %w", err)
-	}
-	realStore, err := filepath.EvalSymlinks(storeDir)
+	// Check before creating anything: a refused store must leave no trace
+	// in the work tree.
+	realStore, err := resolveExisting(storeDir)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: store %s: %w", storeDir, err)
 	}
 	if within(wt, realStore) {
 		return nil, fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", storeDir, wt)
+	}
+	if err := os.MkdirAll(storeDir, 0o700); err != nil {
+		return nil, fmt.Errorf("turnback: create store: %w", err)
 	}
 	if rec, ok := recordedWorkTree(storeDir); ok && rec != wt {
 		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, rec, wt)
@@ -166,6 +168,30 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p
+// and appends the rest unchanged.
+func resolveExisting(p string) (string, error) {
+	var rest []string
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				real = filepath.Join(real, rest[i])
+			}
+			return real, nil
+		}
+		if !os.IsNotExist(err) {
+			return "", err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", err
+		}
+		rest = append(rest, filepath.Base(p))
+		p = parent
+	}
 }
 
 func writeFileAtomic(name string, data []byte) error {

@@ -67,6 +67,7 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	}
 	sess.Redo = nil
 	out.Turn = t.N
+	sess.Last = res.Root.String()
 	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {
@@ -112,6 +113,7 @@ func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
 	if closed != nil {
 		out.Turn = closed.N
 	}
+	sess.Last = res.Root.String()
 	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {

@@ -247,6 +247,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	out, err := r.execute(ctx, now, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
+		sess.Last = result.String()
 		return append(writes, sessionEntry(sess)), deletes
 	})
 	if err != nil {
@@ -388,6 +389,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
 		g.Expected = result.String()
+		sess.Last = result.String()
 		if len(g.Turns) == 0 {
 			sess.Redo = sess.Redo[:len(sess.Redo)-1]
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -234,7 +235,7 @@ type dirEnt struct {
 // entry through d (never by path, never following a symlink). Entries
 // that vanish between the listing and the lstat are left out.
 func listDir(d *os.Root) ([]dirEnt, error) {
-	f, err := d.Open(".")
+	f, err := openNoAtime(d, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +264,7 @@ func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []dirEnt) *igno
 		if i == len(ents) || ents[i].name != fname || ents[i].fi == nil || !ents[i].fi.Mode().IsRegular() {
 			continue
 		}
-		data, err := d.ReadFile(fname)
+		data, err := readNoAtime(d, fname)
 		if err != nil {
 			continue
 		}
@@ -638,6 +639,17 @@ func openNoAtime(d *os.Root, name string) (*os.File, error) {
 		}
 	}
 	return d.Open(name)
+}
+
+// readNoAtime reads a small file (an ignore file) without touching its
+// access time; at most 4 MiB are read.
+func readNoAtime(d *os.Root, name string) ([]byte, error) {
+	f, err := openNoAtime(d, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4<<20))
 }
 
 type countingReader struct {

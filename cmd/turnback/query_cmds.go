@@ -155,7 +155,8 @@ redone are listed first, marked "undone".`,
 				if undone {
 					counts += " undone"
 				}
-				fmt.Fprintf(g.stdout, "%4d  %s  %s  %-16s %s\n", t.N, id, t.Started.Local().Format("2006-01-02 15:04:05"), counts, t.Message)
+				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.Local().Format("2006-01-02 15:04:05"), counts, t.Message)
+				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
 			}
 			for _, t := range redo {
 				line(t, true)
@@ -222,7 +223,11 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				if !t.Open() && t.After == info.ID {
 					role = "after"
 				}
-				fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, t.Message)
+				if t.Message == "" {
+					fmt.Fprintf(g.stdout, "%s turn %d\n", role, t.N)
+				} else {
+					fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, t.Message)
+				}
 			}
 			fmt.Fprintln(g.stdout)
 			for _, pe := range info.Entries {
