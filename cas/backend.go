@@ -39,6 +39,9 @@ type Backend interface {
 	Set(ctx context.Context, entries ...Entry) error
 	// Delete removes keys all-or-nothing; absent keys are not an error.
 	Delete(ctx context.Context, keys ...[]byte) error
+	// Update deletes keys and writes entries in one all-or-nothing
+	// transaction (deletes first, so an entry may re-create a deleted key).
+	Update(ctx context.Context, entries []Entry, deletes [][]byte) error
 	// NewBatch starts a bulk writer for many entries. A batch is not
 	// atomic: after a crash any subset of its entries may be present.
 	NewBatch() Batch
@@ -129,6 +132,22 @@ func (m *Memory) Delete(ctx context.Context, keys ...[]byte) error {
 	}
 	for _, k := range keys {
 		delete(m.m, string(k))
+	}
+	return nil
+}
+
+// Update implements Backend.
+func (m *Memory) Update(ctx context.Context, entries []Entry, deletes [][]byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return err
+	}
+	for _, k := range deletes {
+		delete(m.m, string(k))
+	}
+	for _, e := range entries {
+		m.m[string(e.Key)] = bytes.Clone(e.Value)
 	}
 	return nil
 }

@@ -32,8 +32,9 @@ const holderFile = "HOLDER"
 
 // Badger is the durable Backend: one Badger database per store.
 type Badger struct {
-	db  *badger.DB
-	dir string
+	db   *badger.DB
+	dir  string
+	dead bool // closed by a Reclaim that could not reopen
 }
 
 // badgerOptions returns Badger options for a short-lived CLI process:
@@ -210,6 +211,30 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 	return nil
 }
 
+// Update implements Backend.
+func (b *Badger) Update(ctx context.Context, entries []Entry, deletes [][]byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := b.db.Update(func(txn *badger.Txn) error {
+		for _, k := range deletes {
+			if err := txn.Delete(k); err != nil {
+				return err
+			}
+		}
+		for _, e := range entries {
+			if err := txn.Set(e.Key, e.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return b.wrap("update", err)
+	}
+	return nil
+}
+
 // Scan implements Backend.
 func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func(key, value []byte) error) error {
 	if err := ctx.Err(); err != nil {
@@ -218,7 +243,7 @@ func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 	err := b.db.View(func(txn *badger.Txn) error {
 		opt := badger.DefaultIteratorOptions
 		opt.Prefix = prefix
-		opt.PrefetchValues = !keysOnly
+		opt.PrefetchValues = false // values are read one at a time below
 		it := txn.NewIterator(opt)
 		defer it.Close()
 		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
@@ -259,7 +284,7 @@ func (b *Badger) Sync() error {
 
 // Close implements Backend.
 func (b *Badger) Close() error {
-	if b.db == nil {
+	if b.dead {
 		return nil // a failed Reclaim already closed it
 	}
 	_ = os.Remove(filepath.Join(b.dir, holderFile))

@@ -106,7 +106,8 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		b.db = nil
+		// b.db stays the closed database: every method reports ErrClosed.
+		b.dead = true
 		return fmt.Errorf("cas: reopen %s for reclaim: %w", b.dir, err)
 	}
 	b.db = db

@@ -150,7 +150,7 @@ func decodeRecord(b []byte) (*dirRecord, error) {
 		return v
 	}
 	count := uv()
-	if count > uint64(len(b)) {
+	if b == nil || count > uint64(len(b)) {
 		return nil, errBadRecord
 	}
 	r := &dirRecord{entries: make([]cacheEntry, 0, count)}

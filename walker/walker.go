@@ -323,6 +323,10 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 			i := i
 			c.spawn(&wg, func() {
 				sub, err := c.subdir(ctx, d, p, name, m, prev)
+				if errors.Is(err, errVanished) {
+					keep[i] = false
+					return
+				}
 				if err != nil {
 					fail(err)
 					return
@@ -370,6 +374,8 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				fe, ce, err := c.file(ctx, d, p, name, e, !over)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
+					c.prog.Files.Add(-1)
+					c.add(func(s *Stats) { s.Files-- })
 					return
 				}
 				if err != nil {
@@ -442,6 +448,9 @@ func permBits(m fs.FileMode) uint32 {
 // large-new-directory rule.
 func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, parentPrev *prevDir) (manifest.Entry, error) {
 	sub, err := d.OpenRoot(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return manifest.Entry{}, errVanished
+	}
 	if err != nil {
 		c.problem(p, err)
 		e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
@@ -457,12 +466,16 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 	if prev != nil && c.opts.LargeDirFiles > 0 {
 		pe, ok := prev.Lookup(name)
 		wasDir := ok && pe.Kind == manifest.KindDir
-		if !wasDir || pe.Uncaptured {
+		// Only a directory the large-new-directory rule left uncaptured
+		// (it has a file count) stays so; one that was unreadable is
+		// simply read again.
+		sticky := wasDir && pe.Uncaptured && pe.Files > 0
+		if !wasDir || sticky {
 			n, err := countFiles(ctx, sub, p, m)
 			if err != nil {
 				return manifest.Entry{}, err
 			}
-			if n >= int64(c.opts.LargeDirFiles) || (wasDir && pe.Uncaptured) {
+			if n >= int64(c.opts.LargeDirFiles) || sticky {
 				e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true, Files: n}
 				reason := fmt.Sprintf("new directory with %d files (limit %d)", n, c.opts.LargeDirFiles)
 				if wasDir {
@@ -628,8 +641,8 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 // platforms without ctime (where the racy rule alone must catch edits).
 var statFunc = statOf
 
-// errVanished: the file was deleted between the listing and the read; it
-// is simply not part of the snapshot.
+// errVanished: the file or directory was deleted between the listing and
+// the read; it is simply not part of the snapshot.
 var errVanished = errors.New("walker: file vanished")
 
 func openNoAtime(d *os.Root, name string) (*os.File, error) {

@@ -1,0 +1,151 @@
+// Package cas is turnback's content-addressed store: file content (blobs)
+// kept under its BLAKE3-256 hash in an ordered key/value Backend, usually
+// a Badger database.
+//
+// # Addresses
+//
+// The address of content is BLAKE3-256 of its bytes (Sum, a Hash), shown
+// to people as 12 hex digits (Hash.Short). The address does not depend on
+// how the content is stored: a file kept as one blob and the same bytes
+// kept as chunks have the same address. Identical content is stored once,
+// whoever writes it.
+//
+// # Keys
+//
+// The package writes two kinds of records; callers keep their own records
+// (trees, snapshots, sessions, the stat cache) under other prefixes of the
+// same Backend:
+//
+//	b/<32-byte hash>  blob: one codec byte, then the payload
+//	x/<32-byte hash>  chunk list of a large file: a version byte (1), then
+//	                  per chunk its 32-byte hash and its size as a uvarint
+//
+// BlobKey and IndexKey build these keys.
+//
+// # Codec
+//
+// The codec byte of a blob is 0 (raw: the payload is the content) or 1
+// (zstd: one zstd frame, written at the fastest level with a 1 MiB window
+// and no checksum, since the hash checks the content anyway). Content is
+// stored zstd-compressed only when that saves at least 1/32 of its size,
+// so already-compressed and random data (media, archives, binaries) cost
+// no decompression on read. Content shorter than 64 bytes is never worth
+// a frame header and is stored raw, and so is content over 4 MiB (the
+// decoder's memory limit, which bounds what a damaged record can make it
+// allocate; only PutBlob can store such content). The empty content is
+// never stored: EmptyHash is always present, GetBlob and Open return it
+// without touching the backend.
+//
+// # Chunks
+//
+// Writer.PutFile stores content of up to SmallFileMax bytes as one blob,
+// and splits larger content into content-defined chunks plus a chunk
+// list. Boundaries come from a gear rolling hash (as in FastCDC) over the
+// last 64 bytes: no cut before MinChunk (128 KiB), a cut where the top 17
+// bits of the hash are zero (so about AvgChunk, 256 KiB, on average), and
+// a forced cut at MaxChunk (768 KiB). A boundary depends only on the
+// bytes near it, so an edit inside a large file changes only the chunks
+// around it: the rest dedups against what the store already holds. For
+// the same reason the chunking (gear table, mask, limits) can never
+// change without losing dedup against existing stores; a golden test
+// (testdata/chunks.golden) pins it.
+//
+// Chunks and small files' blobs thus stay below Badger's value threshold
+// of 1 MiB (a chunk list, 35 bytes per chunk, passes it only for files of
+// about 7 GiB and more). Values below the threshold live in
+// Badger's LSM tree, where deleting keys and compacting (DB.Flatten) gives
+// the disk space back. Larger values go to Badger's value log, whose
+// garbage collection only rewrites files for which compaction has gathered
+// discard statistics, and so in practice rarely frees anything. Big
+// values are also what makes Badger's memory use explode.
+//
+// # Verification
+//
+// Every read is verified (DESIGN.md invariant 6): GetBlob decodes the
+// record and checks the result against its address, and Open checks every
+// chunk the same way, its size against the chunk list, and at the end the
+// whole content against the file's address. A mismatch, an undecodable
+// record or an unknown codec is an error wrapping ErrCorrupt, never wrong
+// bytes passed off as good; a missing blob or chunk is an error wrapping
+// ErrNotFound. Verify reads content completely without returning it.
+//
+// One limit comes with streaming: a damaged chunk list that names other,
+// intact chunks is only detected when the whole content has been hashed,
+// so bytes returned before that final error can be wrong. A reader of
+// Open's content must treat it as good only once Read has returned
+// io.EOF; a restore writes it to a staging file and commits only then.
+//
+// # Backends
+//
+// Backend is a small ordered key/value interface: Get, Has, Set and
+// Delete (each atomic), Scan in key order over a prefix, NewBatch for bulk
+// writes, Sync and Close. Errors callers branch on are ErrNotFound (Get of
+// an absent key) and ErrClosed (use after Close); a cancelled context
+// fails the call with the context's error. Two implementations pass the
+// same conformance suite (testBackend in backend_test.go):
+//
+//   - Badger (OpenBadger), the durable store: one Badger database per work
+//     tree.
+//   - Memory (NewMemory), for tests and embedders that want no disk.
+//
+// A Batch is not atomic (see below). Put may be called from many
+// goroutines, and may keep its key and value slices until Flush, so they
+// must not be modified before that. Flush or Cancel ends a batch; the
+// same holds for a Writer. Always end one (defer Cancel right after
+// NewWriter; Cancel after Flush is harmless): an open Badger batch holds
+// a read transaction, which keeps compaction from dropping deleted data.
+//
+// # Badger for a short-lived CLI
+//
+// Badger's defaults suit a long-running server. A turnback command opens
+// the store, works for a moment and closes it, so OpenBadger shrinks
+// everything that costs memory or time at open and close: two 16 MiB
+// memtables, 4 MiB base tables, a small level 0 and two compactors, no
+// block cache and a 32 MiB index cache, 64 MiB value log files, no
+// compression of its own (blobs are already zstd), no conflict detection
+// (there is one writer), no metrics, a silent logger, and no sync on every
+// write: Writer.Flush calls Sync once where it matters. The value
+// threshold stays at its 1 MiB maximum (see the Chunks section). Badger v4.9.4 or
+// later is required: earlier releases could resurrect deleted keys.
+//
+// # The lock and ErrBusy
+//
+// Badger admits one process per database: it takes flock(2) on the
+// directory, which the kernel releases when the process dies, so there are
+// no stale locks. When another process holds the store, OpenBadger retries
+// with a jittered pause until BadgerOptions.LockWait has passed (calling
+// OnWait once when it starts waiting), then fails with an error wrapping
+// ErrBusy that names the holder. The holder is known from the HOLDER note
+// each process writes beside the database after opening it (its Holder
+// description, pid and start time) and removes on Close; after a crash the
+// note can be stale, but it only decorates the message. Badger's lock
+// failure can only be recognised by its text ("Cannot acquire directory
+// lock"): Badger formats the errno with %+v rather than wrapping it, so
+// errors.Is cannot see it.
+//
+// # Failure behaviour
+//
+// Writes go in bulk through a Writer, over a Batch, and a batch is not
+// atomic: Badger splits a large one into several transactions and commits
+// them in the background, so after a crash any subset of its entries may
+// be present, including a chunk list without some of its chunks. Hence:
+//
+//   - Call Writer.Flush (it flushes the batch and syncs the backend) and
+//     check its error before writing any record that refers to the blobs
+//     (tree, snapshot, session), and write those records last. A crash
+//     then leaves only unreferenced blobs, which gc removes.
+//   - HasContent says a record exists; it does not prove every chunk of a
+//     chunked file does. Verify does.
+//   - Dedup checks what is already committed: content put twice into one
+//     Writer before Flush may be written (and counted) twice on Badger.
+//     That wastes work, never correctness.
+//
+// # Garbage collection
+//
+// Collection is mark and sweep: Store.MarkContent adds content reachable
+// from live snapshots (a blob, or a chunk list and its chunks) to a
+// LiveSet, Store.Sweep deletes every blob and chunk list not in it, and
+// Badger.Reclaim makes Badger give the space back (deleted keys alone free
+// nothing). No Writer may be in flight meanwhile: blobs written after the
+// mark, whose records are not yet written, would be swept.
+package cas

@@ -1,0 +1,139 @@
+package walker
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+)
+
+func TestTrusted(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 500_000_000) // x.5 s
+	ns := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
+	old := ns(-time.Hour + 1)
+	cases := []struct {
+		name         string
+		mtime, ctime int64
+		want         bool
+	}{
+		{"both old", old, old, true},
+		{"mtime in the window", ns(-50 * time.Millisecond), old, false},
+		{"ctime in the window", old, ns(-50 * time.Millisecond), false},
+		{"mtime at the window's edge", ns(-racyWindow), old, false},
+		{"mtime just past the edge", ns(-racyWindow - 1), ns(-racyWindow - 1), true},
+		{"mtime in the future", ns(time.Second), old, false},
+		{"ctime in the future", old, ns(time.Second), false},
+		{"no ctime (platform without it)", ns(-200 * time.Millisecond), 0, true},
+		{"whole-second mtime within 2 s", ns(-1500 * time.Millisecond), old, false},
+		{"whole-second mtime past 2 s", ns(-2500 * time.Millisecond), old, true},
+		{"sub-second mtime 1.4 s ago", ns(-1400 * time.Millisecond), old, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st := fileStat{size: 1, mtime: tc.mtime, ctime: tc.ctime, ino: 1, mode: 0o644}
+			if got := trusted(st, t0); got != tc.want {
+				t.Errorf("trusted(mtime %d, ctime %d) = %v, want %v", tc.mtime, tc.ctime, got, tc.want)
+			}
+		})
+	}
+}
+
+func sampleRecord() *dirRecord {
+	return &dirRecord{entries: []cacheEntry{
+		{name: "a", st: fileStat{size: 0, mtime: 1, ctime: 2, ino: 3, mode: 0o644}, hash: cas.Sum(nil), stored: true},
+		{name: "b c", st: fileStat{size: 1 << 40, mtime: -5, ctime: 1<<62 + 7, ino: 1<<64 - 1, mode: 0o4755}, hash: cas.Sum([]byte("b"))},
+		{name: "ünïcödé", st: fileStat{size: 3, mtime: time.Now().UnixNano(), ctime: 0, ino: 0, mode: 1<<32 - 1}, hash: cas.Sum([]byte("c")), stored: true},
+	}}
+}
+
+func TestRecordCodec(t *testing.T) {
+	for _, r := range []*dirRecord{{}, {entries: []cacheEntry{}}, sampleRecord()} {
+		b := encodeRecord(r)
+		got, err := decodeRecord(b)
+		if err != nil {
+			t.Fatalf("decode(encode(%+v)): %v", r, err)
+		}
+		if len(got.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(got.entries, r.entries)) {
+			t.Errorf("round trip: %+v, want %+v", got, r)
+		}
+		if !sameRecord(got, r) {
+			t.Error("sameRecord(decoded, original) = false")
+		}
+	}
+	good := encodeRecord(sampleRecord())
+	bad := map[string][]byte{
+		"nil":             nil,
+		"empty":           {},
+		"older version":   {cacheVersion - 1, 0},
+		"newer version":   {cacheVersion + 1, 0},
+		"count too large": {cacheVersion, 100},
+		"truncated":       good[:len(good)-5],
+		"trailing byte":   append(bytes.Clone(good), 0),
+		"name too long":   {cacheVersion, 1, 100, 'a'},
+		"no hash":         {cacheVersion, 1, 1, 'a', 0, 0, 0, 0, 0},
+		"no flags":        good[:len(good)-1],
+		"unknown flag":    append(bytes.Clone(good[:len(good)-1]), 2),
+	}
+	for name, b := range bad {
+		if r, err := decodeRecord(b); err == nil {
+			t.Errorf("%s: decodeRecord(%x) accepted: %+v", name, b, r)
+		}
+	}
+	if sameRecord(sampleRecord(), &dirRecord{}) || !sameRecord(nil, nil) || sameRecord(nil, &dirRecord{}) {
+		t.Error("sameRecord")
+	}
+}
+
+func TestLookup(t *testing.T) {
+	r := sampleRecord()
+	for _, e := range r.entries {
+		if got := r.lookup(e.name); got == nil || got.name != e.name {
+			t.Errorf("lookup(%q) = %+v", e.name, got)
+		}
+	}
+	for _, name := range []string{"", "0", "b", "zzz"} {
+		if got := r.lookup(name); got != nil {
+			t.Errorf("lookup(%q) = %+v, want nil", name, got)
+		}
+	}
+	var nilRec *dirRecord
+	if nilRec.lookup("a") != nil {
+		t.Error("nil record lookup")
+	}
+}
+
+// FuzzDecodeRecord: decodeRecord never panics, and what it accepts
+// re-encodes to bytes that decode to the same record (a fixed point).
+// Accepted input need not re-encode to itself: non-minimal varints, a
+// mode wider than 32 bits and a truncated entry count are tolerated
+// (the cache is only a hint).
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(encodeRecord(&dirRecord{}))
+	f.Add(encodeRecord(sampleRecord()))
+	f.Add([]byte{cacheVersion, 1, 1, 'a', 0, 0, 0, 0, 0})
+	f.Add([]byte{cacheVersion, 0x80})
+	f.Add([]byte{cacheVersion})
+	f.Add([]byte{cacheVersion, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRecord(b)
+		if err != nil {
+			if r != nil {
+				t.Fatal("error with a record")
+			}
+			return
+		}
+		enc := encodeRecord(r)
+		r2, err := decodeRecord(enc)
+		if err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+		if len(r2.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(r.entries, r2.entries)) {
+			t.Fatalf("decode(encode(r)) = %+v, r = %+v", r2, r)
+		}
+		if !bytes.Equal(encodeRecord(r2), enc) {
+			t.Fatal("encoding is not canonical")
+		}
+	})
+}
