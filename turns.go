@@ -172,16 +172,12 @@ func (r *Repo) countChanges(ctx context.Context, t *Turn) error {
 	})
 }
 
-// commit writes the records of one command in a single transaction.
+// commit writes and deletes the records of one command in a single
+// transaction, then syncs. Once the records are about to be committed, a
+// cancelled context no longer interrupts: a command either records all of
+// its outcome or none of it.
 func (r *Repo) commit(ctx context.Context, writes []cas.Entry, deletes [][]byte) error {
-	if len(deletes) > 0 {
-		// Deletes first: a crash between the two leaves dangling turn
-		// numbers that loaders skip, never a record pointing at nothing.
-		if err := r.backend.Delete(ctx, deletes...); err != nil {
-			return err
-		}
-	}
-	if err := r.backend.Set(ctx, writes...); err != nil {
+	if err := r.backend.Update(context.WithoutCancel(ctx), writes, deletes); err != nil {
 		return err
 	}
 	return r.backend.Sync()

@@ -86,8 +86,9 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 	return err
 }
 
-// Hook, when set, is passed to every restore this Repo runs (testing:
-// crash and fault injection at named steps).
+// SetRestoreHook sets a function every restore this Repo runs calls
+// before each named step (see restore.Options.Hook). It exists for crash
+// and fault injection in tests; an error from it fails the step.
 func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 
 // execute checkpoints the current state, plans and applies actions, and

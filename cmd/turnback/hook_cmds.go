@@ -51,9 +51,9 @@ reads the hook event as JSON on stdin and maps it:
                 AfterAgent, SessionEnd -> end
 
 The session is the agent's session id, so each conversation has its own
-stack of turns ("turnback --session <id> undo"). The folder is the agent's
-project directory ($CLAUDE_PROJECT_DIR / $GEMINI_PROJECT_DIR), else the
-event's cwd, else -C.
+stack of turns ("turnback --session <id> undo"). The folder is -C if given,
+else the agent's project directory ($CLAUDE_PROJECT_DIR /
+$GEMINI_PROJECT_DIR), else the event's cwd.
 
 A hook must never get in the agent's way: it prints nothing on stdout for
 Claude Code (which would feed it to the model) and only "{}" for Gemini CLI,
@@ -88,9 +88,14 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	if err != nil {
 		return fmt.Errorf("turnback hook %s: read event: %w", agent, err)
 	}
+	// Where failures are logged: the store, as soon as it is known.
+	logDir := g.store
+	if logDir == "" {
+		logDir = os.Getenv("TURNBACK_STORE")
+	}
 	var ev hookEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
-		return g.hookFail(agent, "", fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", agent, err))
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", agent, err))
 	}
 	var action string
 	switch {
@@ -114,10 +119,15 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 		dir = ev.Cwd
 	}
 	if dir == "" {
-		return g.hookFail(agent, "", fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return g.hookFail(agent, "", fmt.Errorf("turnback hook %s: folder %q does not exist", agent, dir))
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %q does not exist", agent, dir))
+	}
+	if logDir == "" {
+		if _, s, err := turnback.Locate(dir, ""); err == nil {
+			logDir = s
+		}
 	}
 	if g.session == "" && ev.SessionID != "" {
 		g.session = sessionName(ev.SessionID)
@@ -136,10 +146,10 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
 			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %v\n", action, err)
-			g.logHook(agent, "", fmt.Errorf("skipped %s: %w", action, err))
+			g.logHook(agent, logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
-		return g.hookFail(agent, "", err)
+		return g.hookFail(agent, logDir, err)
 	}
 	defer repo.Close()
 	switch action {
