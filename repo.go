@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -38,8 +39,10 @@ type Options struct {
 	Holder string
 	// OnWait is called once if Open has to wait for another process.
 	OnWait func(holder string)
-	// Progress, if set, receives counters of every capture.
-	Progress *walker.Progress
+	// Progress, if set, receives counters of every capture, and
+	// RestoreProgress those of every undo, redo and restore.
+	Progress        *walker.Progress
+	RestoreProgress *restore.Progress
 	// KeepTurns and KeepAge are the automatic retention policy (see
 	// GCOptions; zero means DefaultKeepTurns and DefaultKeepAge).
 	KeepTurns int

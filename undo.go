@@ -154,7 +154,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	}
 	res, err := restore.Apply(ctx, root, plan, restore.Options{
 		JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store,
-		Meta: data, Commit: r.commitMeta, Hook: r.hook,
+		Meta: data, Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,
 	})
 	if err != nil {
 		return nil, err

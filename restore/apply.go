@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/turnback/turnback/cas"
@@ -39,6 +40,14 @@ type Options struct {
 	// Hook, if set, is called before every step with its name (testing:
 	// crash and fault injection). An error from it fails the step.
 	Hook func(step string) error
+	// Progress, if set, counts the steps as they are done.
+	Progress *Progress
+}
+
+// Progress counts a restore's steps (staged files plus file operations),
+// safe to read from another goroutine.
+type Progress struct {
+	Done, Total atomic.Int64
 }
 
 // Written is a file a restore put in place.
@@ -58,6 +67,9 @@ type Result struct {
 }
 
 func (o *Options) step(name string) error {
+	if o.Progress != nil {
+		o.Progress.Done.Add(1)
+	}
 	if o.Hook == nil {
 		return nil
 	}
@@ -118,6 +130,11 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			st.Files = append(st.Files, ja.Stage)
 		}
 		j.Actions = append(j.Actions, ja)
+	}
+	if opts.Progress != nil {
+		// Staged files, the journal, every action's removal or placement,
+		// the commit and the clear.
+		opts.Progress.Total.Store(int64(len(st.Files) + 1 + 2*len(plan.Actions) + 2))
 	}
 	if len(st.Files) > 0 {
 		if err := writeDurable(opts.JournalDir, stagingName, st); err != nil {

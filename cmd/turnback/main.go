@@ -281,6 +281,9 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		},
 		Progress: progressCounters(g, cmd),
 	}
+	if g.progress != nil {
+		opts.RestoreProgress = g.progress.restore
+	}
 	if err := limitsFromEnv(&opts); err != nil {
 		return nil, usageError{err}
 	}

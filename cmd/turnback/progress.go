@@ -10,12 +10,14 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
 )
 
 // progressKey stores the counters of a command in its context.
 type progressState struct {
 	counters *walker.Progress
+	restore  *restore.Progress
 	stop     chan struct{}
 	done     sync.WaitGroup
 }
@@ -27,7 +29,7 @@ func progressCounters(g *globals, cmd *cobra.Command) *walker.Progress {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	st := &progressState{counters: &walker.Progress{}, stop: make(chan struct{})}
+	st := &progressState{counters: &walker.Progress{}, restore: &restore.Progress{}, stop: make(chan struct{})}
 	g.progress = st
 	st.done.Add(1)
 	go st.run(f)
@@ -45,9 +47,13 @@ func (st *progressState) run(w io.Writer) {
 	defer tick.Stop()
 	start := time.Now().Add(-time.Second)
 	for {
-		fmt.Fprintf(w, "\rturnback: %d files scanned, %d read (%s) in %.0fs ",
-			st.counters.Files.Load(), st.counters.HashedFiles.Load(),
-			humanBytes(st.counters.HashedBytes.Load()), time.Since(start).Seconds())
+		if total := st.restore.Total.Load(); total > 0 {
+			fmt.Fprintf(w, "\rturnback: restoring, %d of %d steps in %.0fs ", st.restore.Done.Load(), total, time.Since(start).Seconds())
+		} else {
+			fmt.Fprintf(w, "\rturnback: %d files scanned, %d read (%s) in %.0fs ",
+				st.counters.Files.Load(), st.counters.HashedFiles.Load(),
+				humanBytes(st.counters.HashedBytes.Load()), time.Since(start).Seconds())
+		}
 		select {
 		case <-st.stop:
 			fmt.Fprint(w, "\r\033[K")

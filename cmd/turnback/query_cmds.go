@@ -50,8 +50,10 @@ T type changed (file, directory, symlink). It records no turn.`,
 			if st.Base.IsZero() {
 				fmt.Fprintf(g.stdout, "session %s has no snapshot yet: everything is new\n", repo.Session())
 			}
+			color := g.useColor()
 			for _, c := range st.Changes {
-				fmt.Fprintf(g.stdout, "%s %s%s\n", changeMarks[c.Kind], c.Path, dirSlash(c.New, c.Old))
+				mark := changeMarks[c.Kind]
+				fmt.Fprintf(g.stdout, "%s %s%s\n", paint(color, markColor(mark), mark), c.Path, dirSlash(c.New, c.Old))
 			}
 			if len(st.Changes) == 0 && !st.Base.IsZero() {
 				fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
@@ -296,8 +298,12 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 				writeJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": nonNil(docs)})
 				return nil
 			}
+			color := g.useColor()
 			for _, d := range diffs {
 				text, _ := unified(d)
+				if color {
+					text = colorDiff(text)
+				}
 				fmt.Fprint(g.stdout, text)
 			}
 			return nil

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestColorOnTerminalOnly runs the binary under a pseudo-terminal (util-linux
+// script) and checks that status and diff are coloured there, and never
+// when piped or when NO_COLOR is set.
+func TestColorOnTerminalOnly(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) not available to provide a terminal")
+	}
+	bin := filepath.Join(t.TempDir(), "turnback")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	run := func(extraEnv []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(append([]string{}, env...), extraEnv...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return string(out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(nil, "snap")
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onTTY := func(extra ...string) string {
+		t.Helper()
+		line := bin + " -C " + dir + " status; " + bin + " -C " + dir + " diff"
+		cmd := exec.Command(scriptBin, "-qec", line, "/dev/null")
+		cmd.Env = append(append([]string{}, env...), extra...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Skipf("script could not run a terminal here: %v", err)
+		}
+		return strings.ReplaceAll(string(out), "\r\n", "\n")
+	}
+	got := onTTY("TERM=xterm")
+	for _, want := range []string{ansiYellow + "M" + ansiReset + " a.txt\n", ansiRed + "-one" + ansiReset, ansiGreen + "+two" + ansiReset} {
+		if !strings.Contains(got, want) {
+			t.Errorf("terminal output lacks %q:\n%q", want, got)
+		}
+	}
+	if got := onTTY("TERM=xterm", "NO_COLOR=1"); strings.Contains(got, "\033[") {
+		t.Errorf("NO_COLOR output has escapes: %q", got)
+	}
+	if got := run(nil, "status") + run(nil, "diff"); strings.Contains(got, "\033[") {
+		t.Errorf("piped output has escapes: %q", got)
+	}
+}
