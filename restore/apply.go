@@ -141,7 +141,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			return nil, err
 		}
 	}
-	if err := stageAll(ctx, d, plan, j, &opts); err != nil {
+	if err := stageAll(ctx, d, plan, j, st, &opts); err != nil {
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
 			return nil, errors.Join(err, rerr)
@@ -179,8 +179,12 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	return res, nil
 }
 
-// stageAll writes every new file to its staging name.
-func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, opts *Options) error {
+// stageAll writes every new file to its staging name. A directory that
+// does not let us create the staging file (read-only) passes it up to its
+// parent; the staging list is rewritten first, so recovery always knows
+// every staged file.
+func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, opts *Options) error {
+	k := 0 // index into st.Files
 	for i, a := range plan.Actions {
 		stage := j.Actions[i].Stage
 		if stage == "" {
@@ -192,9 +196,23 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, opts *Option
 		if err := opts.step(fmt.Sprintf("stage %d", i)); err != nil {
 			return err
 		}
-		if err := stageFile(ctx, d, stage, a.New, opts.Source); err != nil {
-			return fmt.Errorf("restore: stage %s: %w", a.Path, err)
+		for {
+			err := stageFile(ctx, d, stage, a.New, opts.Source)
+			if err == nil {
+				break
+			}
+			dir, name := split(stage)
+			if !errors.Is(err, fs.ErrPermission) || dir == "" {
+				return fmt.Errorf("restore: stage %s: %w", a.Path, err)
+			}
+			up, _ := split(dir)
+			stage = joinRel(up, name)
+			j.Actions[i].Stage, st.Files[k] = stage, stage
+			if err := writeDurable(opts.JournalDir, stagingName, st); err != nil {
+				return err
+			}
 		}
+		k++
 	}
 	return nil
 }
@@ -395,6 +413,40 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	return res, nil
 }
 
+// writable runs op, and if it fails for lack of permission in directory
+// dir (a read-only directory), runs it again with owner write permission
+// granted for the moment, putting the directory's mode back afterwards.
+// (A crash in between leaves the directory writable, nothing worse; the
+// permission step of the plan sets any mode the plan itself changes.)
+func writable(d *dirs, dir string, op func() error) error {
+	err := op()
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	parent, name := split(dir)
+	pr := d.root
+	if dir != "" {
+		var perr error
+		if pr, perr = d.get(parent); perr != nil {
+			return err
+		}
+	} else {
+		name = "."
+	}
+	fi, serr := pr.Lstat(name)
+	if serr != nil || !fi.IsDir() || fi.Mode().Perm()&0o200 != 0 {
+		return err // not a mode problem we can lift
+	}
+	if cerr := pr.Chmod(name, fi.Mode().Perm()|0o700); cerr != nil {
+		return err
+	}
+	err = op()
+	if cerr := pr.Chmod(name, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
 // removeOld removes what is at a.Path if it is still the old thing. It
 // returns a reason when a directory has to stay because it is not empty.
 func removeOld(d *dirs, a *Action, stage string) (string, error) {
@@ -418,7 +470,8 @@ func removeOld(d *dirs, a *Action, stage string) (string, error) {
 	if fi.IsDir() {
 		d.forget(a.Path)
 	}
-	if err := r.Remove(name); err != nil {
+	dir, _ := split(a.Path)
+	if err := writable(d, dir, func() error { return r.Remove(name) }); err != nil {
 		if fi.IsDir() && isNotEmpty(err) && a.New == nil {
 			return "something not in the snapshot was added to it", nil
 		}
@@ -454,7 +507,8 @@ func place(d *dirs, a *Action, stage, id string, i int) error {
 		if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
 			return nil
 		}
-		return r.Mkdir(name, 0o700)
+		dir, _ := split(a.Path)
+		return writable(d, dir, func() error { return r.Mkdir(name, 0o700) })
 	case manifest.KindSymlink:
 		r, name, err := d.leaf(a.Path)
 		if err != nil {
@@ -466,15 +520,18 @@ func place(d *dirs, a *Action, stage, id string, i int) error {
 			}
 		}
 		tmp := fmt.Sprintf("%s%s-l%d", stagePrefix, id, i)
-		_ = r.Remove(tmp)
-		if err := r.Symlink(a.New.Target, tmp); err != nil {
-			return err
-		}
-		if err := r.Rename(tmp, name); err != nil {
+		dir, _ := split(a.Path)
+		return writable(d, dir, func() error {
 			_ = r.Remove(tmp)
-			return err
-		}
-		return nil
+			if err := r.Symlink(a.New.Target, tmp); err != nil {
+				return err
+			}
+			if err := r.Rename(tmp, name); err != nil {
+				_ = r.Remove(tmp)
+				return err
+			}
+			return nil
+		})
 	case manifest.KindFile:
 		if stage == "" {
 			return nil // same content: only the mode changes (step 3)
@@ -499,7 +556,17 @@ func place(d *dirs, a *Action, stage, id string, i int) error {
 		if sdir != "" {
 			target = a.Path[len(sdir)+1:]
 		}
-		return sr.Rename(sname, target)
+		tdir, tname := split(a.Path)
+		if tdir == sdir {
+			return writable(d, tdir, func() error { return sr.Rename(sname, tname) })
+		}
+		tr, err := d.get(tdir)
+		if err != nil {
+			return err
+		}
+		return writable(d, tdir, func() error {
+			return renameBetween(sr, sname, tr, tname, func() error { return sr.Rename(sname, target) })
+		})
 	}
 	return fmt.Errorf("unknown kind %v", a.New.Kind)
 }

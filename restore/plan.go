@@ -127,6 +127,14 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 			removed[a.Path] = true
 		}
 	}
+	// replaced: paths the plan makes into a new directory (nothing on
+	// disk below them is kept).
+	replaced := map[string]bool{}
+	for _, a := range as {
+		if a.New != nil && a.New.Kind == manifest.KindDir && (a.Old == nil || a.Old.Kind != manifest.KindDir) {
+			replaced[a.Path] = true
+		}
+	}
 	blocked := map[string]bool{}
 	underBlocked := func(path string) bool {
 		for q := path; ; {
@@ -160,6 +168,10 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 			continue
 		}
 		if a.Old == nil && a.New != nil {
+			if why := parentProblem(d, a.Path, replaced); why != "" {
+				block(why)
+				continue
+			}
 			fi, err := d.lstat(a.Path)
 			switch {
 			case err == nil && !(a.New.Kind == manifest.KindDir && fi.IsDir()):
@@ -188,6 +200,34 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 	return p, nil
 }
 
+// parentProblem says why p cannot be created: an ancestor on disk is a
+// symlink or a file the snapshot does not know (writing through it would
+// follow a link, or fail after the commit point). Ancestors the plan
+// replaces with a new directory, and missing ones, are fine.
+func parentProblem(d *dirs, p string, replaced map[string]bool) string {
+	names := strings.Split(p, "/")
+	q := ""
+	for _, name := range names[:len(names)-1] {
+		q = joinRel(q, name)
+		if replaced[q] {
+			return ""
+		}
+		parent, leaf := split(q)
+		r, err := d.get(parent)
+		if err != nil {
+			return ""
+		}
+		fi, err := r.Lstat(leaf)
+		if err != nil {
+			return "" // missing: the plan creates it
+		}
+		if !fi.IsDir() {
+			return fmt.Sprintf("%s on disk is a %s, not a directory", q, kindOf(fi.Mode()))
+		}
+	}
+	return ""
+}
+
 // strangers returns the first entry inside directory rel that the plan
 // does not remove, or "" if there is none.
 func strangers(d *dirs, rel string, removed map[string]bool) (string, error) {
@@ -208,16 +248,25 @@ func strangers(d *dirs, rel string, removed map[string]bool) (string, error) {
 		return "", fmt.Errorf("restore: %s: %w", rel, err)
 	}
 	sort.Strings(names)
+	// Stat every child before recursing: the recursion may close r (the
+	// handle cache is bounded).
+	var subdirs []string
 	for _, n := range names {
 		child := rel + "/" + n
 		if !removed[child] {
 			return child, nil
 		}
 		fi, err := r.Lstat(n)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("restore: %s: %w", child, err)
+		}
 		if err == nil && fi.IsDir() {
-			if s, err := strangers(d, child, removed); err != nil || s != "" {
-				return s, err
-			}
+			subdirs = append(subdirs, child)
+		}
+	}
+	for _, child := range subdirs {
+		if s, err := strangers(d, child, removed); err != nil || s != "" {
+			return s, err
 		}
 	}
 	return "", nil

@@ -1,0 +1,598 @@
+package restore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// node is what one path of a test tree holds.
+type node struct {
+	kind   manifest.Kind
+	mode   fs.FileMode // permission bits (with setuid, setgid, sticky)
+	data   string      // file content
+	target string      // symlink target
+}
+
+func file(data string, mode fs.FileMode) node {
+	return node{kind: manifest.KindFile, mode: mode, data: data}
+}
+func dir(mode fs.FileMode) node { return node{kind: manifest.KindDir, mode: mode} }
+func link(target string) node   { return node{kind: manifest.KindSymlink, target: target} }
+
+func (n node) String() string {
+	switch n.kind {
+	case manifest.KindFile:
+		d := n.data
+		if len(d) > 40 {
+			d = fmt.Sprintf("%.40q...(%d bytes)", d, len(d))
+		} else {
+			d = fmt.Sprintf("%q", d)
+		}
+		return fmt.Sprintf("file %v %s", n.mode, d)
+	case manifest.KindDir:
+		return fmt.Sprintf("dir %v", n.mode)
+	case manifest.KindSymlink:
+		return fmt.Sprintf("symlink -> %q", n.target)
+	}
+	return "?"
+}
+
+// tree is a whole test tree: slash-separated relative path -> node.
+type tree map[string]node
+
+// merge returns a copy of t with the nodes of more added (or replaced).
+func (t tree) merge(more tree) tree {
+	out := tree{}
+	for p, n := range t {
+		out[p] = n
+	}
+	for p, n := range more {
+		out[p] = n
+	}
+	return out
+}
+
+// without returns a copy of t without paths and everything below them.
+func (t tree) without(paths ...string) tree {
+	out := tree{}
+	for p, n := range t {
+		drop := false
+		for _, q := range paths {
+			if p == q || strings.HasPrefix(p, q+"/") {
+				drop = true
+			}
+		}
+		if !drop {
+			out[p] = n
+		}
+	}
+	return out
+}
+
+func sortedPaths[V any](m map[string]V) []string {
+	ps := make([]string, 0, len(m))
+	for p := range m {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return comparePaths(ps[i], ps[j]) < 0 })
+	return ps
+}
+
+// build creates t under base with plain os calls (the test's own setup,
+// not the code under test). Directory modes are set last, deepest first,
+// so that a read-only directory can still be filled.
+func build(t testing.TB, base string, tr tree) {
+	t.Helper()
+	paths := sortedPaths(tr)
+	for _, p := range paths {
+		n, full := tr[p], filepath.Join(base, filepath.FromSlash(p))
+		var err error
+		switch n.kind {
+		case manifest.KindDir:
+			err = os.Mkdir(full, 0o700)
+		case manifest.KindFile:
+			if err = os.WriteFile(full, []byte(n.data), 0o600); err == nil {
+				err = os.Chmod(full, n.mode)
+			}
+		case manifest.KindSymlink:
+			err = os.Symlink(n.target, full)
+		}
+		if err != nil {
+			t.Fatalf("build %s: %v", p, err)
+		}
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		if n := tr[paths[i]]; n.kind == manifest.KindDir {
+			if err := os.Chmod(filepath.Join(base, filepath.FromSlash(paths[i])), n.mode); err != nil {
+				t.Fatalf("build chmod %s: %v", paths[i], err)
+			}
+		}
+	}
+}
+
+const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// state reads the tree under base as it is on disk, without following
+// any symlink.
+func state(t testing.TB, base string) tree {
+	t.Helper()
+	out := tree{}
+	err := filepath.WalkDir(base, func(full string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if full == base {
+			return nil
+		}
+		rel, _ := filepath.Rel(base, full)
+		rel = filepath.ToSlash(rel)
+		fi, err := os.Lstat(full)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.IsDir():
+			out[rel] = dir(fi.Mode() & modeBits)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			tg, err := os.Readlink(full)
+			if err != nil {
+				return err
+			}
+			out[rel] = link(tg)
+		case fi.Mode().IsRegular():
+			data, err := os.ReadFile(full)
+			if err != nil {
+				return err
+			}
+			out[rel] = file(string(data), fi.Mode()&modeBits)
+		default:
+			return fmt.Errorf("%s: unexpected file type %v", rel, fi.Mode())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read tree %s: %v", base, err)
+	}
+	return out
+}
+
+// treeDiff describes how got differs from want ("" if equal).
+func treeDiff(got, want tree) string {
+	var b strings.Builder
+	all := map[string]bool{}
+	for p := range got {
+		all[p] = true
+	}
+	for p := range want {
+		all[p] = true
+	}
+	for _, p := range sortedPaths(all) {
+		g, gok := got[p]
+		w, wok := want[p]
+		switch {
+		case !gok:
+			fmt.Fprintf(&b, "  %s: missing, want %v\n", p, w)
+		case !wok:
+			fmt.Fprintf(&b, "  %s: unexpected %v\n", p, g)
+		case g != w:
+			fmt.Fprintf(&b, "  %s: got %v, want %v\n", p, g, w)
+		}
+	}
+	return b.String()
+}
+
+func checkTree(t testing.TB, base string, want tree) {
+	t.Helper()
+	if d := treeDiff(state(t, base), want); d != "" {
+		t.Errorf("tree %s differs:\n%s", base, d)
+	}
+}
+
+// mtimes records the modification time of every file and symlink under
+// base. (Directories are left out: staging a file in a directory and
+// removing it again necessarily moves the directory's mtime.)
+func mtimes(t testing.TB, base string) map[string]time.Time {
+	t.Helper()
+	out := map[string]time.Time{}
+	err := filepath.WalkDir(base, func(full string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if de.IsDir() {
+			return nil
+		}
+		fi, err := os.Lstat(full)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, full)
+		out[filepath.ToSlash(rel)] = fi.ModTime()
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("mtimes %s: %v", base, err)
+	}
+	return out
+}
+
+func checkMtimes(t testing.TB, base string, want map[string]time.Time) {
+	t.Helper()
+	got := mtimes(t, base)
+	for p, w := range want {
+		if g, ok := got[p]; ok && !g.Equal(w) {
+			t.Errorf("%s: mtime changed from %v to %v", p, w, g)
+		}
+	}
+}
+
+// stagingLeftovers lists every name under base that looks like one of
+// our staging or temporary files.
+func stagingLeftovers(t testing.TB, base string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.WalkDir(base, func(full string, de fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(de.Name(), stagePrefix) {
+			out = append(out, full)
+		}
+		return nil
+	})
+	return out
+}
+
+// checkClean asserts that no staging file is left in the work tree and
+// that the journal directory holds nothing (no journal, staging list or
+// temporary file).
+func checkClean(t testing.TB, e *env) {
+	t.Helper()
+	if l := stagingLeftovers(t, e.dir); len(l) > 0 {
+		t.Errorf("staging files left in the work tree: %q", l)
+	}
+	ents, err := os.ReadDir(e.jdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range ents {
+		t.Errorf("left in the journal directory: %s", de.Name())
+	}
+}
+
+func journalExists(t testing.TB, e *env) bool {
+	t.Helper()
+	_, err := os.Lstat(filepath.Join(e.jdir, journalName))
+	return err == nil
+}
+
+// env is one test setup: a work tree, a journal directory beside it and a
+// store of contents.
+type env struct {
+	t     testing.TB
+	dir   string // the work tree
+	jdir  string // the journal directory (the "store directory")
+	mem   *cas.Memory
+	store *cas.Store
+
+	mu      sync.Mutex
+	commits [][]byte // Meta of every Commit call
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	mem := cas.NewMemory()
+	s, err := cas.NewStore(mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := &env{t: t, dir: tempDir(t), jdir: tempDir(t), mem: mem, store: s}
+	return e
+}
+
+// tempDir is t.TempDir, made removable even after a test left read-only
+// directories in it (which matters when the tests run unprivileged).
+func tempDir(t testing.TB) string {
+	d := t.TempDir()
+	t.Cleanup(func() { makeWritable(d) })
+	return d
+}
+
+func makeWritable(base string) {
+	_ = filepath.WalkDir(base, func(full string, de fs.DirEntry, err error) error {
+		if err == nil && de.IsDir() {
+			_ = os.Chmod(full, 0o755)
+		}
+		return nil
+	})
+}
+
+// root opens the work tree; closed at the end of the test.
+func (e *env) root() *os.Root {
+	e.t.Helper()
+	r, err := os.OpenRoot(e.dir)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func (e *env) commit(ctx context.Context, meta []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.commits = append(e.commits, bytes.Clone(meta))
+	return nil
+}
+
+func (e *env) commitCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.commits)
+}
+
+func (e *env) opts() Options {
+	return Options{JournalDir: e.jdir, WorkTree: e.dir, Source: e.store, Meta: []byte("meta:" + e.dir), Commit: e.commit}
+}
+
+// put stores data and returns its content hash.
+func (e *env) put(data string) cas.Hash {
+	e.t.Helper()
+	w := e.store.NewWriter()
+	defer w.Cancel()
+	h, n, err := w.PutFile(context.Background(), strings.NewReader(data), int64(len(data)))
+	if err != nil || n != int64(len(data)) {
+		e.t.Fatalf("PutFile: %d, %v", n, err)
+	}
+	if err := w.Flush(); err != nil {
+		e.t.Fatal(err)
+	}
+	return h
+}
+
+func toMode(m fs.FileMode) uint32 {
+	out := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		out |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		out |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		out |= 0o1000
+	}
+	return out
+}
+
+// entry makes the tree entry a capture would record for n at path p,
+// storing a file's content.
+func (e *env) entry(p string, n node) *manifest.Entry {
+	_, name := split(p)
+	me := &manifest.Entry{Name: name, Kind: n.kind, Mode: toMode(n.mode)}
+	switch n.kind {
+	case manifest.KindFile:
+		me.Size = int64(len(n.data))
+		me.Hash = e.put(n.data)
+	case manifest.KindDir:
+		me.Hash = cas.Sum([]byte("tree of " + p)) // a tree hash: not used by a restore
+	case manifest.KindSymlink:
+		me.Mode = 0o777
+		me.Target = n.target
+		me.Size = int64(len(n.target))
+	}
+	return me
+}
+
+// actions returns what moves the work tree from old to new: one action
+// per path whose node differs (as manifest.Diff reports changes).
+func (e *env) actions(old, new tree) []Action {
+	all := map[string]bool{}
+	for p := range old {
+		all[p] = true
+	}
+	for p := range new {
+		all[p] = true
+	}
+	var as []Action
+	for _, p := range sortedPaths(all) {
+		o, ook := old[p]
+		n, nok := new[p]
+		if ook && nok && o == n {
+			continue
+		}
+		a := Action{Path: p}
+		if ook {
+			a.Old = e.entry(p, o)
+		}
+		if nok {
+			a.New = e.entry(p, n)
+		}
+		as = append(as, a)
+	}
+	return as
+}
+
+// plan runs NewPlan over a fresh root and fails the test on error.
+func (e *env) plan(as []Action) *Plan {
+	e.t.Helper()
+	p, err := NewPlan(context.Background(), e.root(), as)
+	if err != nil {
+		e.t.Fatalf("NewPlan: %v", err)
+	}
+	return p
+}
+
+// want lists the paths of actions as Result reports them.
+func expectLists(as []Action) (restored, created, deleted []string) {
+	for _, a := range as {
+		switch {
+		case a.New == nil:
+			deleted = append(deleted, a.Path)
+		case a.Old == nil:
+			created = append(created, a.Path)
+		default:
+			restored = append(restored, a.Path)
+		}
+	}
+	return
+}
+
+func eqStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func checkLists(t testing.TB, res *Result, as []Action) {
+	t.Helper()
+	r, c, d := expectLists(as)
+	if !eqStrings(res.Restored, r) {
+		t.Errorf("Restored = %q, want %q", res.Restored, r)
+	}
+	if !eqStrings(res.Created, c) {
+		t.Errorf("Created = %q, want %q", res.Created, c)
+	}
+	if !eqStrings(res.Deleted, d) {
+		t.Errorf("Deleted = %q, want %q", res.Deleted, d)
+	}
+}
+
+var errInjected = errors.New("injected fault (no space left on device)")
+
+// crash is the panic value a hook throws to simulate the process dying
+// at a step: nothing of Apply's own clean-up runs.
+type crash struct{ step string }
+
+// runCrashing calls f and reports whether it panicked with a crash.
+func runCrashing(f func()) (crashed bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(crash); !ok {
+				panic(v)
+			}
+			crashed = true
+		}
+	}()
+	f()
+	return false
+}
+
+// recordSteps returns the step names Apply goes through for the plan
+// moving old to new (on a throwaway work tree).
+func recordSteps(t testing.TB, old, new tree) []string {
+	t.Helper()
+	e := newEnv(t)
+	build(t, e.dir, old)
+	p := e.plan(e.actions(old, new))
+	var steps []string
+	o := e.opts()
+	o.Hook = func(s string) error { steps = append(steps, s); return nil }
+	if _, err := Apply(context.Background(), e.root(), p, o); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	checkTree(t, e.dir, new)
+	return steps
+}
+
+// faultSource wraps a Source and damages what it yields.
+type faultSource struct {
+	Source
+	wrap func(h cas.Hash, r io.Reader) io.Reader
+}
+
+func (f faultSource) Open(ctx context.Context, h cas.Hash) (io.Reader, error) {
+	r, err := f.Source.Open(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	return f.wrap(h, r), nil
+}
+
+// errAtEOF yields all of r and then, instead of io.EOF, err.
+type errAtEOF struct {
+	r   io.Reader
+	err error
+}
+
+func (e errAtEOF) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		return n, e.err
+	}
+	return n, err
+}
+
+// envUnprivileged is set in the environment of a test re-run as an
+// unprivileged user.
+const envUnprivileged = "TURNBACK_RESTORE_TEST_UNPRIVILEGED"
+
+// unprivileged makes the rest of the test run as a user without root's
+// power to ignore permission bits. As root it re-runs this one test in a
+// child process as uid/gid 65534 and reports whether it returned true:
+// the caller then returns, the child having run the body. Without root
+// (or in the child) it returns false and the body runs here.
+func unprivileged(t *testing.T) (done bool) {
+	t.Helper()
+	if os.Geteuid() != 0 || os.Getenv(envUnprivileged) != "" {
+		return false
+	}
+	base, err := os.MkdirTemp("", "restore-unpriv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(base, "tmp")
+	if err := os.Mkdir(tmp, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(base, "restore.test")
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), envUnprivileged+"=1", "TMPDIR="+tmp, "HOME="+tmp, "GOCOVERDIR=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run as uid 65534: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("--- PASS: "+t.Name())) {
+		t.Fatalf("run as uid 65534: the test did not pass:\n%s", out)
+	}
+	t.Logf("ran as uid 65534")
+	return true
+}
