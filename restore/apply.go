@@ -42,6 +42,10 @@ type Options struct {
 	Hook func(step string) error
 	// Progress, if set, counts the steps as they are done.
 	Progress *Progress
+
+	// verify: finishing a journal after a crash, when the disk may have
+	// been edited since (see finish).
+	verify bool
 }
 
 // Progress counts a restore's steps (staged files plus file operations),
@@ -291,6 +295,7 @@ func Recover(ctx context.Context, root *os.Root, opts Options) (bool, error) {
 	}
 	if ok {
 		opts.Meta = j.Meta
+		opts.verify = true
 		if _, err := finish(ctx, d, j, &opts); err != nil {
 			return true, fmt.Errorf("restore: finish interrupted restore %s: %w", j.ID, err)
 		}
@@ -329,13 +334,63 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		if err := validPath(ja.Path); err != nil {
 			return nil, err
 		}
+		if ja.Stage != "" {
+			if err := validPath(ja.Stage); err != nil {
+				return nil, fmt.Errorf("restore: journal: bad staging name: %w", err)
+			}
+			if _, name := split(ja.Stage); !strings.HasPrefix(name, stagePrefix) {
+				return nil, fmt.Errorf("restore: journal: staging name %q is not ours", ja.Stage)
+			}
+		}
 		acts[i] = act{Action{Path: ja.Path, Old: old, New: nw}, ja.Stage}
 	}
 	res := &Result{}
+	// skip holds actions left alone, with why. When recovering, a path
+	// that is neither what the restore found nor what it was to become
+	// was edited after the crash: it is kept as it is (its content is not
+	// in the store, so replacing it would lose it), and so is a path whose
+	// step fails, so that recovery never blocks every later command.
+	skip := map[int]string{}
+	if opts.verify {
+		for i := range acts {
+			a := &acts[i]
+			isOld, err := onDisk(ctx, d, a.Path, a.Old)
+			if err != nil {
+				return nil, err
+			}
+			isNew, err := onDisk(ctx, d, a.Path, a.New)
+			if err != nil {
+				return nil, err
+			}
+			// Absent is the state between taking away the old thing and
+			// putting the new one in place.
+			between := a.removes() && a.New != nil
+			if between {
+				if gone, err := onDisk(ctx, d, a.Path, nil); err != nil {
+					return nil, err
+				} else if gone {
+					continue
+				}
+			}
+			if !isOld && !isNew {
+				skip[i] = "changed after an interrupted restore; left as is"
+				if a.stage != "" {
+					unstage(d, []string{a.stage})
+				}
+			}
+		}
+	}
+	failed := func(i int, err error) error {
+		if !opts.verify {
+			return err
+		}
+		skip[i] = "could not be finished: " + err.Error()
+		return nil
+	}
 	// 1. Take away what must go, deepest first.
 	for i := len(acts) - 1; i >= 0; i-- {
 		a := &acts[i]
-		if !a.removes() {
+		if !a.removes() || skip[i] != "" {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -346,7 +401,10 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		}
 		kept, err := removeOld(d, &a.Action, a.stage)
 		if err != nil {
-			return nil, fmt.Errorf("restore: remove %s: %w", a.Path, err)
+			if err := failed(i, fmt.Errorf("restore: remove %s: %w", a.Path, err)); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if kept != "" {
 			res.Kept = append(res.Kept, Skipped{Path: a.Path, Reason: kept})
@@ -355,32 +413,36 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	// 2. Put the new things in place, shallowest first.
 	for i := range acts {
 		a := &acts[i]
-		if a.New == nil {
+		if a.New == nil || skip[i] != "" {
 			continue
 		}
 		if err := opts.step("place " + a.Path); err != nil {
 			return nil, err
 		}
 		if err := place(d, &a.Action, a.stage, j.ID, i); err != nil {
-			return nil, fmt.Errorf("restore: %s: %w", a.Path, err)
+			if err := failed(i, fmt.Errorf("restore: %s: %w", a.Path, err)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// 3. Permission bits: files, then directories deepest first (a
 	// directory without write permission must be filled before).
 	for i := len(acts) - 1; i >= 0; i-- {
 		a := &acts[i]
-		if a.New == nil || a.New.Kind == manifest.KindSymlink {
+		if a.New == nil || a.New.Kind == manifest.KindSymlink || skip[i] != "" {
 			continue
 		}
 		if a.New.Kind == manifest.KindFile && a.stage != "" {
 			continue // staged with its mode
 		}
 		r, name, err := d.leaf(a.Path)
-		if err != nil {
-			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
+		if err == nil {
+			err = r.Chmod(name, fileMode(a.New.Mode))
 		}
-		if err := r.Chmod(name, fileMode(a.New.Mode)); err != nil {
-			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
+		if err != nil {
+			if err := failed(i, fmt.Errorf("restore: chmod %s: %w", a.Path, err)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := opts.step("commit"); err != nil {
@@ -394,6 +456,11 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	}
 	if err := removeDurable(opts.JournalDir, journalName); err != nil {
 		return nil, err
+	}
+	for i := range acts {
+		if why := skip[i]; why != "" {
+			res.Kept = append(res.Kept, Skipped{Path: acts[i].Path, Reason: why})
+		}
 	}
 	keptSet := map[string]bool{}
 	for _, k := range res.Kept {
@@ -411,6 +478,45 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		}
 	}
 	return res, nil
+}
+
+// onDisk reports whether path holds exactly e (nil: nothing). Files are
+// compared by content hash, symlinks by target, directories by kind.
+func onDisk(ctx context.Context, d *dirs, path string, e *manifest.Entry) (bool, error) {
+	r, name, err := d.leaf(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrEscape) {
+			return e == nil, nil
+		}
+		return false, err
+	}
+	fi, err := r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return e == nil, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if e == nil || !sameKind(fi.Mode(), e.Kind) {
+		return false, nil
+	}
+	switch e.Kind {
+	case manifest.KindDir:
+		return true, nil
+	case manifest.KindSymlink:
+		t, err := r.Readlink(name)
+		return err == nil && t == e.Target, nil
+	}
+	if fi.Size() != e.Size || e.Hash.IsZero() {
+		return fi.Size() == e.Size && e.Hash.IsZero(), nil
+	}
+	f, err := r.Open(name)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	h, _, err := cas.HashReader(ctx, f)
+	return err == nil && h == e.Hash, nil
 }
 
 // writable runs op, and if it fails for lack of permission in directory
