@@ -44,7 +44,7 @@ type Badger struct {
 func badgerOptions(dir string) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithLogger(nil).
-		WithMemTableSize(16 << 20).
+		WithMemTableSize(8 << 20).
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(10).
@@ -52,7 +52,7 @@ func badgerOptions(dir string) badger.Options {
 		WithNumCompactors(2).
 		WithCompression(options.None).
 		WithBlockCacheSize(0).
-		WithIndexCacheSize(32 << 20).
+		WithIndexCacheSize(16 << 20).
 		WithValueLogFileSize(64 << 20).
 		WithValueThreshold(1 << 20).
 		WithDetectConflicts(false).

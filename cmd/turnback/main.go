@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,6 +59,12 @@ type globals struct {
 }
 
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft cap: the garbage collector works harder near it instead of
+		// letting the heap double (captures allocate a lot of short-lived
+		// buffers). Memory use follows the tree's shape, not its bytes.
+		debug.SetMemoryLimit(192 << 20)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
