@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -268,10 +269,18 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 	}
 	sort.Strings(paths)
 	var actions []restore.Action
+	planned := map[string]bool{}
 	for _, p := range paths {
 		cur, err := manifest.Find(ctx, loader, now, p)
 		if err != nil {
 			return nil, err
+		}
+		want, err := target(p)
+		if err != nil {
+			return nil, err
+		}
+		if sameState(cur, want) {
+			continue // nothing to change here, so nothing to conflict with
 		}
 		why, err := r.conflictReason(ctx, p, cur, left[p])
 		if err != nil {
@@ -280,16 +289,49 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 		if why != "" {
 			res.Conflicts = append(res.Conflicts, PathNote{Path: p, Reason: why})
 		}
-		want, err := target(p)
-		if err != nil {
-			return nil, err
-		}
-		if sameState(cur, want) {
+		actions = append(actions, restore.Action{Path: p, Old: cur, New: want})
+		planned[p] = true
+	}
+	// A path coming back needs its parent directories: ones the user
+	// removed since the turns are recreated as the target state has them.
+	var parents []restore.Action
+	for _, a := range actions {
+		if a.Old != nil || a.New == nil {
 			continue
 		}
-		actions = append(actions, restore.Action{Path: p, Old: cur, New: want})
+		q := ""
+		names := strings.Split(a.Path, "/")
+		for _, name := range names[:len(names)-1] {
+			q = joinPath(q, name)
+			if planned[q] {
+				continue
+			}
+			cur, err := manifest.Find(ctx, loader, now, q)
+			if err != nil {
+				return nil, err
+			}
+			if cur != nil {
+				continue // present (NewPlan blocks what is not a directory)
+			}
+			want, err := target(q)
+			if err != nil {
+				return nil, err
+			}
+			if want == nil || want.Kind != manifest.KindDir {
+				break
+			}
+			parents = append(parents, restore.Action{Path: q, New: want})
+			planned[q] = true
+		}
 	}
-	return actions, nil
+	return append(actions, parents...), nil
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // Redo re-applies undone turns one at a time, oldest first. It stops at
