@@ -173,7 +173,9 @@ turn of an undo, the content that undo replaced, so edits made between or
 after the turns come back too.
 
 If a path differs from what the undo left there, redo stops, lists it and
-exits 3; --force proceeds. A new snap clears the redo stack.`,
+exits 3, changing nothing for that turn (with N > 1, the turns before it
+stay redone and are listed); --force proceeds. A new snap clears the redo
+stack.`,
 		Example: `  turnback redo
   turnback redo 2
   turnback --json redo`,
