@@ -1,0 +1,247 @@
+package walker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker/ignore"
+)
+
+// subdir opens and captures child directory name of d, applying the
+// large-new-directory rule.
+func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, parentPrev *prevDir) (manifest.Entry, error) {
+	sub, err := d.OpenRoot(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return manifest.Entry{}, errVanished
+	}
+	if err != nil {
+		c.problem(p, err)
+		e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
+		c.uncaptured(p, &e, "unreadable: "+err.Error())
+		return e, nil
+	}
+	defer sub.Close()
+	var subPrev *prevDir
+	var prev *manifest.Tree
+	if parentPrev != nil && c.opts.LargeDirFiles > 0 {
+		prev = parentPrev.load(ctx, c, p)
+	}
+	if prev != nil && c.opts.LargeDirFiles > 0 {
+		pe, ok := prev.Lookup(name)
+		wasDir := ok && pe.Kind == manifest.KindDir
+		// Only a directory the large-new-directory rule left uncaptured
+		// (it has a file count) stays so; one that was unreadable is
+		// simply read again.
+		sticky := wasDir && pe.Uncaptured && pe.Files > 0
+		if !wasDir || sticky {
+			n, err := countFiles(ctx, sub, p, m)
+			if err != nil {
+				return manifest.Entry{}, err
+			}
+			if n >= int64(c.opts.LargeDirFiles) || sticky {
+				e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true, Files: n}
+				reason := fmt.Sprintf("new directory with %d files (limit %d)", n, c.opts.LargeDirFiles)
+				if wasDir {
+					reason = "directory uncaptured since it appeared"
+				}
+				c.uncaptured(p, &e, reason)
+				return e, nil
+			}
+		} else {
+			subPrev = &prevDir{hash: pe.Hash}
+		}
+	}
+	ent, err := c.dir(ctx, sub, p, m, subPrev)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && ctx.Err() == nil {
+			c.problem(p, err)
+			e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
+			c.uncaptured(p, &e, "unreadable: "+err.Error())
+			return e, nil
+		}
+		return manifest.Entry{}, err
+	}
+	return ent, nil
+}
+
+// prevDir is a directory of the previous snapshot, loaded on first use
+// (only directories with subdirectories need it, for the new-directory
+// rule).
+type prevDir struct {
+	hash cas.Hash
+	once sync.Once
+	tree *manifest.Tree
+}
+
+func (p *prevDir) load(ctx context.Context, c *capture, rel string) *manifest.Tree {
+	p.once.Do(func() {
+		t, err := c.loader.LoadTree(ctx, p.hash)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.problem(rel, fmt.Errorf("previous snapshot unreadable here, new-directory rule off: %w", err))
+			}
+			return
+		}
+		p.tree = t
+	})
+	return p.tree
+}
+
+// countFiles counts the non-ignored files and symlinks below d.
+func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	ents, err := listDir(d)
+	if err != nil {
+		return 0, nil // unreadable: counts as empty
+	}
+	m = loadIgnores(d, rel, m, ents)
+	var n int64
+	for _, de := range ents {
+		if de.err != nil {
+			continue
+		}
+		p := join(rel, de.name)
+		mode := de.fi.Mode()
+		if m.Ignored(p, mode.IsDir()) {
+			continue
+		}
+		switch {
+		case mode.IsDir():
+			sub, err := d.OpenRoot(de.name)
+			if err != nil {
+				continue
+			}
+			k, err := countFiles(ctx, sub, p, m)
+			sub.Close()
+			if err != nil {
+				return 0, err
+			}
+			n += k
+		case mode.IsRegular() || mode&fs.ModeSymlink != 0:
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (c *capture) overLimit() string {
+	return fmt.Sprintf("larger than the size limit (%d bytes): hashed, not stored", c.opts.SizeLimit)
+}
+
+// file reads and stores one regular file (with store false, only hashes
+// it: a file over the size limit). A file that changes while it is read
+// is read again; one that never settles, or cannot be read, is noted as
+// uncaptured and reported.
+func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manifest.Entry, store bool) (manifest.Entry, *cacheEntry, error) {
+	var lastErr error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return e, nil, err
+		}
+		f, err := openNoAtime(d, name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return e, nil, errVanished
+			}
+			lastErr = err
+			continue
+		}
+		before, err := f.Stat()
+		if err != nil || !before.Mode().IsRegular() {
+			f.Close()
+			lastErr = fmt.Errorf("not a regular file any more")
+			continue
+		}
+		var h cas.Hash
+		var n int64
+		if store {
+			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+		} else {
+			h, n, err = cas.HashReader(ctx, &countingReader{f: f, prog: c.prog})
+		}
+		after, serr := f.Stat()
+		f.Close()
+		c.prog.HashedFiles.Add(1)
+		if err != nil {
+			if ctx.Err() != nil {
+				return e, nil, ctx.Err()
+			}
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				return e, nil, fmt.Errorf("walker: %s: %w", p, err)
+			}
+			lastErr = err
+			continue
+		}
+		if serr != nil {
+			lastErr = serr
+			continue
+		}
+		sb, sa := statFunc(before), statFunc(after)
+		if sb != sa || n != sa.size {
+			lastErr = fmt.Errorf("changed while being read")
+			continue
+		}
+		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		if !store {
+			e.Uncaptured = true
+			c.uncaptured(p, &e, c.overLimit())
+			return e, &cacheEntry{name: name, st: sa, hash: h}, nil
+		}
+		c.add(func(s *Stats) { s.Bytes += n })
+		return e, &cacheEntry{name: name, st: sa, hash: h, stored: true}, nil
+	}
+	c.problem(p, lastErr)
+	e.Uncaptured = true
+	c.uncaptured(p, &e, "not captured: "+lastErr.Error())
+	return e, nil, nil
+}
+
+// statFunc extracts change-detection data; tests replace it to simulate
+// platforms without ctime (where the racy rule alone must catch edits).
+var statFunc = statOf
+
+// errVanished: the file or directory was deleted between the listing and
+// the read; it is simply not part of the snapshot.
+var errVanished = errors.New("walker: file vanished")
+
+func openNoAtime(d *os.Root, name string) (*os.File, error) {
+	if noAtime != 0 {
+		if f, err := d.OpenFile(name, os.O_RDONLY|noAtime, 0); err == nil {
+			return f, nil
+		}
+	}
+	return d.Open(name)
+}
+
+// readNoAtime reads a small file (an ignore file) without touching its
+// access time; at most 4 MiB are read.
+func readNoAtime(d *os.Root, name string) ([]byte, error) {
+	f, err := openNoAtime(d, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4<<20))
+}
+
+type countingReader struct {
+	f    *os.File
+	prog *Progress
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	r.prog.HashedBytes.Add(int64(n))
+	return n, err
+}
