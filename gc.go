@@ -110,6 +110,13 @@ func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	defer r.mu.Unlock()
+	// Unset fields take the Repo's configured policy, then the defaults.
+	if o.Keep == 0 {
+		o.Keep = r.opts.KeepTurns
+	}
+	if o.OlderThan == 0 {
+		o.OlderThan = r.opts.KeepAge
+	}
 	return r.gc(ctx, o.withDefaults())
 }
 
@@ -135,6 +142,15 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		res.TurnsForgotten += len(dead)
 		deletes = append(deletes, dead...)
 		writes = append(writes, sessionEntry(s))
+		if s.Last != "" {
+			// What status and diff compare with, held by nothing else
+			// after a dropped turn.
+			h, err := cas.ParseHash(s.Last)
+			if err != nil {
+				return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, s.Name, err)
+			}
+			live[h] = true
+		}
 		nums := append([]int(nil), s.Turns...)
 		for _, g := range s.Redo {
 			nums = append(nums, g.Turns...)

@@ -68,13 +68,20 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		return nil, fmt.Errorf("cas: create store %s: %w", dir, err)
 	}
 	deadline := time.Now().Add(o.LockWait)
-	waited := false
+	waited, retriedTorn := false, false
 	for {
 		db, err := badger.Open(badgerOptions(dir))
 		if err == nil {
 			b := &Badger{db: db, dir: dir}
 			b.writeHolder(o.Holder)
 			return b, nil
+		}
+		if isTornMemtable(err) && !retriedTorn {
+			// A process killed while creating a memtable file leaves it
+			// empty (dgraph-io/badger#2207); the failed open has sized it,
+			// and it holds no data: opening again succeeds.
+			retriedTorn = true
+			continue
 		}
 		if !isLockError(err) {
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, err)
@@ -94,6 +101,12 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		case <-time.After(pause):
 		}
 	}
+}
+
+// isTornMemtable recognises Badger's failure to open an empty memtable
+// file left by a crash; like the lock error, only by its text.
+func isTornMemtable(err error) bool {
+	return strings.Contains(err.Error(), "Create a new file")
 }
 
 // isLockError recognises Badger's directory-lock failure. Badger formats
