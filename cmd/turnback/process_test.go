@@ -68,6 +68,15 @@ func tbFinish(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, err error) t
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSSKiB = int64(ru.Maxrss)
 	}
+	// rusage's maxrss of a child started by vfork counts the parent's
+	// memory before exec (a big test process inflates it); the process's
+	// own high-water mark, when it reports one, is the true figure.
+	if i := strings.LastIndex(r.stderr, peakRSSLine); i >= 0 {
+		var kb int64
+		if _, err := fmt.Sscanf(r.stderr[i+len(peakRSSLine):], "%d", &kb); err == nil {
+			r.maxRSSKiB = kb
+		}
+	}
 	return r
 }
 

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// peakRSSLine starts the line that TURNBACK_TEST_PEAK_RSS=1 makes the CLI
+// print on stderr at exit: the process's own peak resident set (VmHWM,
+// Linux), which tests compare with their memory bounds.
+const peakRSSLine = "turnback: peak rss kB "
+
+func reportPeakRSS(w io.Writer) {
+	if os.Getenv("TURNBACK_TEST_PEAK_RSS") == "" {
+		return
+	}
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d", &kb); err == nil {
+				fmt.Fprintf(w, "%s%d\n", peakRSSLine, kb)
+			}
+			return
+		}
+	}
+}
