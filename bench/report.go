@@ -1,0 +1,575 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sample is one measurement.
+type Sample struct {
+	Tree          string         `json:"tree"`
+	TreeFiles     int            `json:"tree_files"`
+	Scenario      string         `json:"scenario"`
+	Engine        string         `json:"engine"`
+	Rep           int            `json:"rep"` // negative: warm-up
+	Warmup        bool           `json:"warmup"`
+	Seconds       float64        `json:"seconds,omitempty"`
+	Bytes         int64          `json:"bytes,omitempty"` // size scenario
+	MaxRSSKB      int64          `json:"max_rss_kb,omitempty"`
+	CPUSeconds    float64        `json:"cpu_seconds,omitempty"`
+	ForeignCPU    float64        `json:"foreign_cpu_share"`
+	Procs         int            `json:"processes,omitempty"`
+	OK            bool           `json:"ok"`
+	Error         string         `json:"error,omitempty"`
+	Verify        string         `json:"verify,omitempty"`
+	VerifySeconds float64        `json:"verify_seconds,omitempty"`
+	Info          map[string]any `json:"info,omitempty"`
+}
+
+// TreeResult describes a tree and how long each step took.
+type TreeResult struct {
+	Name          string             `json:"name"`
+	Kind          string             `json:"kind"`
+	Dir           string             `json:"dir"`
+	Files         int                `json:"files"`
+	Dirs          int                `json:"dirs"`
+	Links         int                `json:"symlinks"`
+	Bytes         int64              `json:"bytes"`
+	TurnbackFiles int                `json:"turnback_files"` // files turnback captures
+	GitFiles      int                `json:"git_files"`      // paths in the shadow git index
+	PrepSecs      float64            `json:"prep_seconds"`   // generation or copy in this run
+	ReadySecs     float64            `json:"ready_seconds"`  // until verified and ready
+	Cached        bool               `json:"cached"`
+	CLIPeakRSSKB  int64              `json:"cli_peak_rss_kb"` // any turnback CLI process on this tree
+	Steps         map[string]float64 `json:"step_seconds"`
+	Turn          map[string]any     `json:"turn,omitempty"`
+	Info          map[string]any     `json:"info,omitempty"`
+	Error         string             `json:"error,omitempty"`
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	NProc     int     `json:"nproc"`
+	CPU       string  `json:"cpu"`
+	MemTotal  string  `json:"mem_total"`
+	Kernel    string  `json:"kernel"`
+	GoVersion string  `json:"go_version"`
+	Git       string  `json:"git_version"`
+	Restic    string  `json:"restic_version,omitempty"`
+	Date      string  `json:"date"`
+	Revision  string  `json:"turnback_revision"`
+	LoadStart string  `json:"loadavg_start"`
+	LoadEnd   string  `json:"loadavg_end"`
+	BuildSecs float64 `json:"cli_build_seconds"`
+}
+
+// Results is the whole run.
+type Results struct {
+	Machine  Machine       `json:"machine"`
+	Config   *Config       `json:"config"`
+	Started  time.Time     `json:"started"`
+	Finished time.Time     `json:"finished"`
+	Engines  []string      `json:"engines"`
+	Skipped  []string      `json:"skipped,omitempty"`
+	Trees    []*TreeResult `json:"trees"`
+	Samples  []*Sample     `json:"samples"`
+	Summary  []*Cell       `json:"summary"`
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}
+
+func machineInfo() Machine {
+	m := Machine{NProc: runtime.NumCPU(), GoVersion: runtime.Version(), Date: time.Now().UTC().Format(time.RFC3339)}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "MemTotal:") {
+				f := strings.Fields(l)
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+				}
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = "Linux " + strings.TrimSpace(string(data))
+	}
+	if out, err := exec.Command("git", "--version").Output(); err == nil {
+		m.Git = firstLine(out)
+	}
+	root := filepath.Dir(benchDir())
+	if out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output(); err == nil {
+		m.Revision = firstLine(out)
+		if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+			m.Revision += fmt.Sprintf(" + uncommitted changes in %d tracked files", strings.Count(strings.TrimSpace(string(st)), "\n")+1)
+		}
+	}
+	return m
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// Cell is the summary of one scenario on one tree.
+type Cell struct {
+	Scenario  string             `json:"scenario"`
+	Tree      string             `json:"tree"`
+	Files     int                `json:"tree_files"`
+	Median    map[string]float64 `json:"median"`      // seconds (bytes for size)
+	Min       map[string]float64 `json:"min"`         //
+	Max       map[string]float64 `json:"max"`         //
+	N         map[string]int     `json:"n"`           // measured samples that succeeded
+	Failed    map[string]int     `json:"failed"`      // measured samples that failed (error or tree differs)
+	Foreign   map[string]float64 `json:"foreign"`     // median foreign CPU share
+	CPU       map[string]float64 `json:"cpu_median"`  // median CPU seconds (user+sys)
+	CPURatio  map[string]float64 `json:"cpu_ratio"`   // median of pairwise CPU-time ratios to shadow git
+	Ratio     map[string]float64 `json:"ratio"`       // engine -> median of pairwise engine/shadow-git
+	RatioN    map[string]int     `json:"ratio_pairs"` // pairs behind each ratio
+	Target    float64            `json:"target,omitempty"`
+	Pass      *bool              `json:"pass,omitempty"` // turnback-cli ratio within target
+	PeakRSSKB int64              `json:"cli_peak_rss_kb,omitempty"`
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// target is the issue's bound on the turnback-CLI / shadow-git ratio.
+func target(scenario string, files int) float64 {
+	switch scenario {
+	case "cold":
+		if files >= 500_000 {
+			return 0.3
+		}
+		return 0.25
+	case "nochange", "turn", "size":
+		return 0.7
+	case "undo":
+		return 0.5
+	}
+	return 0
+}
+
+const rssTargetKB = 400 * 1000 // 400 MB
+
+const peer = "shadow-git"
+
+func summarize(res *Results) {
+	res.Summary = nil
+	for _, sc := range allScenarios {
+		for _, tr := range res.Trees {
+			c := &Cell{Scenario: sc, Tree: tr.Name, Files: tr.Files, Median: map[string]float64{}, Min: map[string]float64{}, Max: map[string]float64{},
+				N: map[string]int{}, Failed: map[string]int{}, Foreign: map[string]float64{}, Ratio: map[string]float64{}, RatioN: map[string]int{},
+				CPU: map[string]float64{}, CPURatio: map[string]float64{}}
+			byEngine := map[string]map[int]float64{}
+			cpuBy := map[string]map[int]float64{}
+			any := false
+			for _, s := range res.Samples {
+				if s.Tree != tr.Name || s.Scenario != sc || s.Warmup {
+					continue
+				}
+				any = true
+				if !s.OK {
+					c.Failed[s.Engine]++
+					continue
+				}
+				v := s.Seconds
+				if sc == "size" {
+					v = float64(s.Bytes)
+				}
+				if byEngine[s.Engine] == nil {
+					byEngine[s.Engine] = map[int]float64{}
+				}
+				byEngine[s.Engine][s.Rep] = v
+				if cpuBy[s.Engine] == nil {
+					cpuBy[s.Engine] = map[int]float64{}
+				}
+				cpuBy[s.Engine][s.Rep] = s.CPUSeconds
+				if s.Engine == "turnback-cli" && s.MaxRSSKB > c.PeakRSSKB {
+					c.PeakRSSKB = s.MaxRSSKB
+				}
+			}
+			if !any {
+				continue
+			}
+			for e, reps := range byEngine {
+				var xs, fs []float64
+				for _, v := range reps {
+					xs = append(xs, v)
+				}
+				for _, s := range res.Samples {
+					if s.Tree == tr.Name && s.Scenario == sc && s.Engine == e && !s.Warmup && s.OK {
+						fs = append(fs, s.ForeignCPU)
+					}
+				}
+				sort.Float64s(xs)
+				c.Median[e], c.Min[e], c.Max[e], c.N[e] = median(xs), xs[0], xs[len(xs)-1], len(xs)
+				c.Foreign[e] = median(fs)
+				var cs []float64
+				for _, v := range cpuBy[e] {
+					cs = append(cs, v)
+				}
+				c.CPU[e] = median(cs)
+			}
+			if g := byEngine[peer]; g != nil {
+				for e, reps := range byEngine {
+					if e == peer {
+						continue
+					}
+					var rs []float64
+					for rep, v := range reps {
+						if gv, ok := g[rep]; ok && gv > 0 {
+							rs = append(rs, v/gv)
+						}
+					}
+					if len(rs) > 0 {
+						c.Ratio[e], c.RatioN[e] = median(rs), len(rs)
+					}
+					var cr []float64
+					for rep, v := range cpuBy[e] {
+						if gv, ok := cpuBy[peer][rep]; ok && gv > 0 {
+							cr = append(cr, v/gv)
+						}
+					}
+					if len(cr) > 0 {
+						c.CPURatio[e] = median(cr)
+					}
+				}
+			}
+			if t := target(sc, tr.Files); t > 0 {
+				c.Target = t
+				if r, ok := c.Ratio["turnback-cli"]; ok {
+					p := r <= t && c.Failed["turnback-cli"] == 0
+					c.Pass = &p
+				}
+			}
+			res.Summary = append(res.Summary, c)
+		}
+	}
+}
+
+func fmtDur(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "—"
+	case s < 1:
+		return fmt.Sprintf("%.0f ms", s*1000)
+	case s < 10:
+		return fmt.Sprintf("%.2f s", s)
+	default:
+		return fmt.Sprintf("%.1f s", s)
+	}
+}
+
+func fmtBytes(b float64) string {
+	switch {
+	case math.IsNaN(b):
+		return "—"
+	case b >= 1e9:
+		return fmt.Sprintf("%.2f GB", b/1e9)
+	default:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	}
+}
+
+func fmtCount(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return strconv.Itoa(n)
+}
+
+var engineLabels = map[string]string{
+	"turnback-cli": "turnback CLI",
+	"turnback-api": "turnback API",
+	"shadow-git":   "shadow git",
+	"restic":       "restic",
+}
+
+var scenarioLabels = map[string]string{
+	"cold":     "cold capture",
+	"nochange": "no-change capture",
+	"turn":     "turn capture",
+	"undo":     "undo of the turn",
+	"size":     "store size",
+}
+
+func verdict(c *Cell) string {
+	r, ok := c.Ratio["turnback-cli"]
+	if !ok {
+		return "—"
+	}
+	s := fmt.Sprintf("%.2f", r)
+	if c.Pass != nil {
+		if *c.Pass {
+			s += fmt.Sprintf(" PASS (≤%.2g)", c.Target)
+		} else {
+			s += fmt.Sprintf(" MISS (≤%.2g)", c.Target)
+		}
+	}
+	return s
+}
+
+func markdown(res *Results) string {
+	var b strings.Builder
+	cfg := res.Config
+	fmt.Fprintf(&b, "# turnback benchmark results\n\n")
+	m := res.Machine
+	fmt.Fprintf(&b, "- date: %s (run took %s)\n", m.Date, res.Finished.Sub(res.Started).Round(time.Second))
+	fmt.Fprintf(&b, "- machine: %d CPUs (%s), %s RAM, %s\n", m.NProc, m.CPU, m.MemTotal, m.Kernel)
+	fmt.Fprintf(&b, "- %s, %s", m.GoVersion, m.Git)
+	if m.Restic != "" {
+		fmt.Fprintf(&b, ", %s", m.Restic)
+	}
+	fmt.Fprintf(&b, "\n- turnback revision: %s\n", m.Revision)
+	fmt.Fprintf(&b, "- load average at start: %s, at end: %s\n", m.LoadStart, m.LoadEnd)
+	fmt.Fprintf(&b, "- repetitions: %d measured after %d warm-up; engines alternate run by run (%s); settle %s before timed turn steps; sync(2) before each timed step: %v; api engine keeps its Repo open: %v\n",
+		cfg.Reps, cfg.Warmup, strings.Join(res.Engines, ", "), cfg.Settle, cfg.Sync, cfg.APIKeepOpen)
+	for _, s := range res.Skipped {
+		fmt.Fprintf(&b, "- **%s**\n", s)
+	}
+	fmt.Fprintf(&b, "\nTimes are medians; ratios are the median of the pairwise ratios (turnback run i / shadow git run i). Targets apply to the turnback CLI / shadow git ratio. Peak RSS is the largest max RSS (wait4) of the turnback CLI processes of that cell.\n\n")
+
+	hasEngine := map[string]bool{}
+	for _, e := range res.Engines {
+		hasEngine[e] = true
+	}
+	cols := []string{}
+	for _, e := range []string{"turnback-cli", "turnback-api", "shadow-git", "restic"} {
+		if hasEngine[e] {
+			cols = append(cols, e)
+		}
+	}
+	b.WriteString("| scenario | tree | files |")
+	for _, e := range cols {
+		fmt.Fprintf(&b, " %s |", engineLabels[e])
+	}
+	b.WriteString(" CLI / git | API / git | peak RSS (CLI) |\n|---|---|--:|")
+	for range cols {
+		b.WriteString("--:|")
+	}
+	b.WriteString("---|--:|--:|\n")
+	for _, c := range res.Summary {
+		fmt.Fprintf(&b, "| %s | %s | %s |", scenarioLabels[c.Scenario], c.Tree, fmtCount(c.Files))
+		for _, e := range cols {
+			v, ok := c.Median[e]
+			cell := "—"
+			if ok {
+				if c.Scenario == "size" {
+					cell = fmtBytes(v)
+				} else {
+					cell = fmtDur(v)
+				}
+			}
+			if f := c.Failed[e]; f > 0 {
+				cell += fmt.Sprintf(" **(%d failed)**", f)
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		api := "—"
+		if r, ok := c.Ratio["turnback-api"]; ok {
+			api = fmt.Sprintf("%.2f", r)
+		}
+		rss := "—"
+		if c.PeakRSSKB > 0 {
+			rss = fmt.Sprintf("%.0f MB", float64(c.PeakRSSKB)/1000)
+		}
+		fmt.Fprintf(&b, " %s | %s | %s |\n", verdict(c), api, rss)
+	}
+	for _, tr := range res.Trees {
+		if tr.CLIPeakRSSKB == 0 {
+			continue
+		}
+		v := ""
+		if tr.Files >= 500_000 {
+			if tr.CLIPeakRSSKB < rssTargetKB {
+				v = " PASS (<400 MB)"
+			} else {
+				v = " MISS (<400 MB)"
+			}
+		}
+		fmt.Fprintf(&b, "| peak RSS, any turnback CLI command | %s | %s |", tr.Name, fmtCount(tr.Files))
+		for range cols {
+			b.WriteString(" |")
+		}
+		fmt.Fprintf(&b, " | | %.0f MB%s |\n", float64(tr.CLIPeakRSSKB)/1000, v)
+	}
+
+	b.WriteString("\n## CPU time\n\nMedian CPU time (user+sys) of each step: the engine's processes (wait4 rusage), or the harness process for the in-process API. Less sensitive to other load on the machine than wall time, but blind to time spent waiting (fsync, disk, lock).\n\n")
+	b.WriteString("| scenario | tree |")
+	for _, e := range cols {
+		fmt.Fprintf(&b, " %s |", engineLabels[e])
+	}
+	b.WriteString(" CLI / git (CPU) | API / git (CPU) |\n|---|---|")
+	for range cols {
+		b.WriteString("--:|")
+	}
+	b.WriteString("--:|--:|\n")
+	for _, c := range res.Summary {
+		if c.Scenario == "size" {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s |", scenarioLabels[c.Scenario], c.Tree)
+		for _, e := range cols {
+			if v, ok := c.CPU[e]; ok {
+				fmt.Fprintf(&b, " %s |", fmtDur(v))
+			} else {
+				b.WriteString(" — |")
+			}
+		}
+		for _, e := range []string{"turnback-cli", "turnback-api"} {
+			if v, ok := c.CPURatio[e]; ok {
+				fmt.Fprintf(&b, " %.2f |", v)
+			} else {
+				b.WriteString(" — |")
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString("\n## Trees\n\n| tree | files | dirs | symlinks | size | captured by turnback | in shadow git index | prepared | step times |\n|---|--:|--:|--:|--:|--:|--:|---|---|\n")
+	for _, tr := range res.Trees {
+		prep := fmt.Sprintf("%.1f s", tr.PrepSecs)
+		if tr.Cached {
+			prep = "cached"
+			if g, ok := tr.Info["generation_seconds_when_made"].(float64); ok {
+				prep = fmt.Sprintf("cached (generated in %.0f s)", g)
+			}
+		}
+		var steps []string
+		for _, k := range []string{"cold", "nochange", "turn+undo"} {
+			if v, ok := tr.Steps[k]; ok {
+				steps = append(steps, fmt.Sprintf("%s %.0f s", k, v))
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %d | %d | %s | %s |\n", tr.Name, tr.Files, tr.Dirs, tr.Links, fmtBytes(float64(tr.Bytes)), tr.TurnbackFiles, tr.GitFiles, prep, strings.Join(steps, ", "))
+	}
+
+	b.WriteString("\n## Correctness\n\nAfter every undo the tree is compared with its reference state byte for byte (paths, kinds, permission bits, sizes, contents, link targets).\n\n")
+	type key struct{ tree, engine string }
+	okN, allN := map[key]int{}, map[key]int{}
+	var fails []string
+	for _, s := range res.Samples {
+		if s.Scenario != "undo" {
+			if !s.OK && s.Error != "" {
+				fails = append(fails, fmt.Sprintf("%s %s %s rep %d: %s", s.Tree, s.Scenario, s.Engine, s.Rep, s.Error))
+			}
+			continue
+		}
+		k := key{s.Tree, s.Engine}
+		allN[k]++
+		if s.OK && s.Verify == "ok" {
+			okN[k]++
+		} else {
+			msg := s.Error
+			if s.Verify != "" && s.Verify != "ok" {
+				msg = strings.TrimSpace(msg + " tree differs: " + s.Verify)
+			}
+			fails = append(fails, fmt.Sprintf("%s undo %s rep %d: %s", s.Tree, s.Engine, s.Rep, msg))
+		}
+	}
+	var ks []key
+	for k := range allN {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].tree+ks[i].engine < ks[j].tree+ks[j].engine })
+	for _, k := range ks {
+		fmt.Fprintf(&b, "- %s, %s: %d/%d undos left the tree identical to its before-state\n", k.tree, k.engine, okN[k], allN[k])
+	}
+	if len(fails) > 0 {
+		b.WriteString("\nFailures:\n\n")
+		for _, f := range fails {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+
+	b.WriteString("\n## Noise\n\nforeign CPU = share of the machine's CPU time used by other processes while a step ran (from /proc/stat, minus the step's own CPU time); spread = (max − min) / median over the measured repetitions.\n\n")
+	b.WriteString("| scenario | tree | engine | median | min | max | spread | foreign CPU |\n|---|---|---|--:|--:|--:|--:|--:|\n")
+	noisy := 0
+	for _, c := range res.Summary {
+		if c.Scenario == "size" {
+			continue
+		}
+		for _, e := range cols {
+			md, ok := c.Median[e]
+			if !ok {
+				continue
+			}
+			spread := (c.Max[e] - c.Min[e]) / md
+			flag := ""
+			if spread > 0.3 || c.Foreign[e] > 0.1 {
+				flag = " ⚠"
+				noisy++
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.0f%%%s | %.0f%% |\n", scenarioLabels[c.Scenario], c.Tree, engineLabels[e], fmtDur(md), fmtDur(c.Min[e]), fmtDur(c.Max[e]), spread*100, flag, c.Foreign[e]*100)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d cells flagged ⚠ (spread over 30%% or foreign CPU over 10%%).\n", noisy)
+	return b.String()
+}
+
+func writeResults(cfg *Config, res *Results) error {
+	summarize(res)
+	md := markdown(res)
+	fmt.Print(md)
+	if err := os.WriteFile(filepath.Join(cfg.OutDir, "results.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.OutDir, "results.json"), data, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.OutDir, "chart.svg"), []byte(chart(res)), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s, results.json and chart.svg", filepath.Join(cfg.OutDir, "results.md"))
+	if cfg.CPUProfile != "" {
+		logf("CPU profiles of the api engine in %s; e.g. go tool pprof -top %s/<tree>-undo-r*.pprof", cfg.CPUProfile, cfg.CPUProfile)
+	}
+	return nil
+}
