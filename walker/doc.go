@@ -1,4 +1,5 @@
-// Package walker captures a work tree into a content-addressed store.
+// Package walker captures a work tree into a content-addressed store,
+// in full or (see "Incremental capture") reading only what changed.
 //
 // # Algorithm
 //
@@ -26,6 +27,38 @@
 // has no sub-second part, as on coarse filesystems). Entries too close to
 // the capture are re-read next time. Restores add the files they wrote
 // with Record, under the same rule.
+//
+// # Incremental capture
+//
+// With Options.Base (the root of an earlier capture of the same work
+// tree, with the same options) and Options.Dirty (true for a directory
+// that changed, or below which something changed, since Base: package
+// watch provides it), Capture reads only the dirty directories. A
+// subdirectory is still lstat'ed in its parent's listing (so its mode is
+// current; a mode change also makes the parent dirty), but if Dirty is
+// false for it and Base holds it as a captured directory, Base's entry
+// (its tree hash) is taken as it is, unread. If Dirty("") is false,
+// Base's root is returned without reading anything. Dirty must be true
+// for every ancestor of a dirty directory: a directory is entered only
+// if it is. Directories absent from Base, and Base trees the store
+// cannot load, are read as usual.
+//
+// Reuse gives what reading would only when reading is repeatable, so a
+// Base tree holding an entry that a capture reads again even if nothing
+// changed is never reused: a file that could not be read (uncaptured, no
+// hash) and an uncaptured directory without a file count (unreadable, or
+// a large new directory since emptied). Reused directories keep Base's
+// large-new-directory decisions: exact when Options.Previous is Base (or
+// was Previous for Base).
+//
+// Stats count reused directories from Base's trees (Files, Dirs,
+// Symlinks, Bytes and Uncaptured, with the reason their entries imply),
+// so they equal a full capture's; Options.Totals keeps those counts per
+// tree hash between captures, so that counting costs nothing the next
+// time. Skipped and Problems cover only directories read. DirsRead and
+// DirsReused say how many directories were listed and how many taken
+// from Base; both are zero without Base and Dirty, where the capture is
+// exactly the full walk above.
 //
 // # What is not captured
 //

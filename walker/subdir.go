@@ -16,7 +16,7 @@ import (
 
 // subdir opens and captures child directory name of d, applying the
 // large-new-directory rule.
-func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, parentPrev *prevDir) (manifest.Entry, error) {
+func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, parentPrev, base *prevDir) (manifest.Entry, error) {
 	sub, err := d.OpenRoot(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return manifest.Entry{}, errVanished
@@ -58,7 +58,7 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 			subPrev = &prevDir{hash: pe.Hash}
 		}
 	}
-	ent, err := c.dir(ctx, sub, p, m, subPrev)
+	ent, err := c.dir(ctx, sub, p, m, subPrev, base)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && ctx.Err() == nil {
@@ -82,11 +82,18 @@ type prevDir struct {
 }
 
 func (p *prevDir) load(ctx context.Context, c *capture, rel string) *manifest.Tree {
+	return p.get(ctx, c, func(err error) {
+		c.problem(rel, fmt.Errorf("previous snapshot unreadable here, new-directory rule off: %w", err))
+	})
+}
+
+// get loads the tree once; onErr, if set, hears why it could not be.
+func (p *prevDir) get(ctx context.Context, c *capture, onErr func(error)) *manifest.Tree {
 	p.once.Do(func() {
 		t, err := c.loader.LoadTree(ctx, p.hash)
 		if err != nil {
-			if ctx.Err() == nil {
-				c.problem(rel, fmt.Errorf("previous snapshot unreadable here, new-directory rule off: %w", err))
+			if ctx.Err() == nil && onErr != nil {
+				onErr(err)
 			}
 			return
 		}

@@ -45,6 +45,21 @@ type Options struct {
 	Progress *Progress
 	// Cache is the stat cache to consult and update; nil reads every file.
 	Cache *StatCache
+	// Base is the root tree of an earlier capture of this work tree with
+	// the same options (typically a watcher's last capture). Used only
+	// with Dirty.
+	Base cas.Hash
+	// Dirty reports whether directory rel (slash-separated, "" for the
+	// root) or anything below it may have changed since Base was
+	// captured. With Base and Dirty both set, a directory for which Dirty
+	// is false and which Base holds as a captured directory is not read:
+	// Base's tree is reused for it (see "Incremental capture" in the
+	// package doc). Nil: every directory is read.
+	Dirty func(rel string) bool
+	// Totals, if set, remembers the file counts of Base's trees across
+	// captures, so that reused directories cost nothing to count. Without
+	// it every reused tree is loaded from the store to count it.
+	Totals *TreeTotals
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -83,6 +98,10 @@ type Stats struct {
 	Skipped     int64        `json:"skipped"`      // sockets, devices, fifos: not captured
 	Uncaptured  []Uncaptured `json:"uncaptured,omitempty"`
 	Problems    []Problem    `json:"problems,omitempty"`
+	// Set by an incremental capture only (Options.Base and Options.Dirty):
+	// Dirs = DirsRead + DirsReused.
+	DirsRead   int64 `json:"dirs_read,omitempty"`   // directories listed
+	DirsReused int64 `json:"dirs_reused,omitempty"` // directories taken from Base unread
 }
 
 // Result is what Capture returns.
@@ -104,6 +123,7 @@ type capture struct {
 	mu          sync.Mutex
 	stats       Stats
 	loader      *treeLoader
+	totals      *TreeTotals // counts of reused trees (incremental capture)
 }
 
 // treeLoader reads trees from a cas.Store (it implements manifest.Loader).
@@ -146,12 +166,24 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		sem:    make(chan struct{}, opts.Workers),
 		prog:   prog,
 		loader: &treeLoader{s: s},
+		totals: opts.Totals,
 	}
-	var prev *prevDir
+	if c.totals == nil && c.incremental() {
+		c.totals = NewTreeTotals()
+	}
+	var prev, base *prevDir
 	if !opts.Previous.IsZero() {
 		prev = &prevDir{hash: opts.Previous}
 	}
-	ent, err := c.dir(ctx, root, "", ignore.New(), prev)
+	if c.incremental() {
+		if !opts.Dirty("") {
+			if res, ok := c.reuseRoot(ctx); ok {
+				return res, nil
+			}
+		}
+		base = &prevDir{hash: opts.Base}
+	}
+	ent, err := c.dir(ctx, root, "", ignore.New(), prev, base)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -274,12 +306,19 @@ func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []dirEnt) *igno
 
 // dir captures the directory open at d (relative path rel) and returns
 // its entry (Name unset). prev is the same directory in the previous
-// snapshot, nil if it had none or there is no previous snapshot.
-func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher, prev *prevDir) (manifest.Entry, error) {
+// snapshot, nil if it had none or there is no previous snapshot; base
+// is the same directory in Options.Base, nil if it has none or the
+// capture is not incremental.
+func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher, prev, base *prevDir) (manifest.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return manifest.Entry{}, err
 	}
-	c.add(func(s *Stats) { s.Dirs++ })
+	c.add(func(s *Stats) {
+		s.Dirs++
+		if c.incremental() {
+			s.DirsRead++
+		}
+	})
 	ents, err := listDir(d)
 	if err != nil {
 		return manifest.Entry{}, err
@@ -319,9 +358,15 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		case mode.IsDir():
 			e.Kind = manifest.KindDir
 			keep[i] = true
+			subBase, reused := c.reuse(ctx, p, name, base)
+			if reused != nil {
+				e.Hash = reused.Hash
+				out[i] = e
+				continue
+			}
 			i := i
 			c.spawn(&wg, func() {
-				sub, err := c.subdir(ctx, d, p, name, m, prev)
+				sub, err := c.subdir(ctx, d, p, name, m, prev, subBase)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
 					return

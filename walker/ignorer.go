@@ -1,0 +1,135 @@
+package walker
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/turnback/turnback/walker/ignore"
+)
+
+// Ignorer answers, for any path of a work tree, whether Capture ignores
+// it: the built-in rules, the ignore files of every directory from the
+// root down (read as Capture reads them), and the rule that everything
+// inside an ignored directory is ignored. It is for callers that judge
+// single paths (a file watcher), not whole directories.
+//
+// Each directory's ignore files are read once and kept; after they may
+// have changed, or the directory was created, removed or renamed, Forget
+// drops what is kept for it and everything below it. Safe for
+// concurrent use.
+type Ignorer struct {
+	root *os.Root
+	mu   sync.Mutex
+	dirs map[string]*ignorerDir // by slash-separated path, "" the root
+}
+
+type ignorerDir struct {
+	m       *ignore.Matcher // for the directory's entries
+	ignored bool            // the directory itself is ignored (m is nil)
+	kids    map[string]bool // names of subdirectories kept in dirs
+}
+
+// NewIgnorer returns an Ignorer reading ignore files through root, which
+// must stay open while the Ignorer is used.
+func NewIgnorer(root *os.Root) *Ignorer {
+	return &Ignorer{root: root, dirs: map[string]*ignorerDir{}}
+}
+
+// Ignored reports whether rel (slash-separated, relative to the work
+// tree) is ignored; isDir says whether it is a directory. The root ("")
+// is never ignored.
+func (g *Ignorer) Ignored(rel string, isDir bool) bool {
+	if rel == "" || rel == "." {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.dir(parentDir(rel))
+	return d.ignored || d.m.Ignored(rel, isDir)
+}
+
+// Forget drops what is kept for directory rel and every directory below
+// it ("" drops everything).
+func (g *Ignorer) Forget(rel string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if rel == "." {
+		rel = ""
+	}
+	if rel != "" {
+		if p, ok := g.dirs[parentDir(rel)]; ok {
+			delete(p.kids, path.Base(rel))
+		}
+	}
+	g.forget(rel)
+}
+
+func (g *Ignorer) forget(rel string) {
+	d, ok := g.dirs[rel]
+	if !ok {
+		return
+	}
+	delete(g.dirs, rel)
+	for k := range d.kids {
+		g.forget(join(rel, k))
+	}
+}
+
+// dir returns the kept state of directory rel, loading it (and its
+// ancestors) if needed. g.mu is held.
+func (g *Ignorer) dir(rel string) *ignorerDir {
+	if d, ok := g.dirs[rel]; ok {
+		return d
+	}
+	d := &ignorerDir{}
+	if rel == "" {
+		d.m = loadIgnoreFiles(g.root, "", ignore.New())
+	} else {
+		p := g.dir(parentDir(rel))
+		if p.kids == nil {
+			p.kids = map[string]bool{}
+		}
+		p.kids[path.Base(rel)] = true
+		switch {
+		case p.ignored || p.m.Ignored(rel, true):
+			d.ignored = true
+		default:
+			d.m = p.m
+			if sub, err := g.root.OpenRoot(filepath.FromSlash(rel)); err == nil {
+				d.m = loadIgnoreFiles(sub, rel, p.m)
+				sub.Close()
+			}
+		}
+	}
+	g.dirs[rel] = d
+	return d
+}
+
+// loadIgnoreFiles pushes the ignore files of the directory open at d, as
+// loadIgnores does from a listing.
+func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher) *ignore.Matcher {
+	var rules []*ignore.Rules
+	for _, fname := range ignore.FileNames {
+		fi, err := d.Lstat(fname)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := readNoAtime(d, fname)
+		if err != nil {
+			continue
+		}
+		rules = append(rules, ignore.Parse(rel, data))
+	}
+	return m.Push(rules...)
+}
+
+// parentDir returns the directory holding rel ("" for a top-level name).
+func parentDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}

@@ -1,0 +1,107 @@
+// Package watch tells an incremental capture which directories of a work
+// tree to read again. A Watcher keeps an fsnotify watch (one inotify
+// watch on Linux) on every non-ignored directory and accumulates the
+// directories that changed; Take hands them over, and
+// Changes.Dirty turns them into walker.Options.Dirty. The watcher is a
+// hint: whenever it cannot vouch for what it reports it says so (Full),
+// and the capture reads everything, as without it.
+//
+// # Use
+//
+//	w, _ := watch.New(dir, watch.Options{})
+//	w.Start(ctx)                     // watches everything
+//	...
+//	w.Sync(ctx)                      // every earlier change is now counted
+//	ch := w.Take()                   // the first Take is always Full
+//	opts.Base, opts.Dirty = last, ch.Dirty() // Dirty is nil when ch.Full
+//	res, err := walker.Capture(ctx, root, store, opts)
+//	// on error: keep ch and Merge the next Take into it
+//
+// Base must be the previous capture made this way (or a full one made
+// after the previous Take): Take's changes are those since the previous
+// Take, and a capture that starts after a Take sees everything that
+// happened before it.
+//
+// # Terms
+//
+// A directory is dirty when one of its entries was created, removed,
+// renamed, written or had its attributes changed. Changes.Dirs holds the
+// dirty directories; Changes.Dirty adds their ancestors, which is what
+// the walker needs ("this directory or something below it"). Full means
+// doubt: something may have changed that no event reported.
+//
+// # Rules
+//
+//   - An event on path p marks p's parent dirty; a directory p is marked
+//     too (a chmod of a directory, which may make it readable).
+//   - Create of a directory (mkdir, or a rename into the tree, which
+//     arrives as Create): its watch is added first, then it is listed and
+//     each non-ignored subdirectory is handled the same way, every
+//     directory found is marked dirty. Events inside a new directory are
+//     lost until its watch exists ("mkdir -p a/b/c" reports only a), and
+//     this order closes that gap: whatever was created before a watch is
+//     found by the listing that follows it.
+//   - Remove or Rename of a watched directory drops its watch and those
+//     of everything below it (fsnotify drops only the renamed directory's
+//     own, and the kernel keeps the others under paths that are now
+//     wrong), and marks the parent dirty. A renamed tree's new place
+//     arrives as a Create, handled as above; the drop is always handled
+//     first, as inotify queues the rename's "from" before its "to".
+//   - Events on ignored paths are dropped; ignored directories are never
+//     watched. A change to an ignore file (.gitignore, .ignore,
+//     .turnbackignore) makes the watcher doubt, since the set of paths
+//     the walker sees has changed.
+//   - Events are coalesced: Dirs is a set.
+//
+// # Sync
+//
+// Events arrive some time after the change. Sync writes a marker file in
+// a directory outside the work tree that the same fsnotify watcher
+// watches, and waits until the loop has handled the marker's event: one
+// inotify instance queues events in the order they happen and the loop
+// handles them in that order, so every change made before Sync has been
+// counted when it returns.
+//
+// # Concurrency
+//
+// One goroutine per fsnotify watcher (the pump) moves events and errors
+// into a bounded queue without ever blocking; one goroutine (the loop)
+// handles them, owns the watches and rebuilds them. Take, Sync and Close
+// may be called from any goroutine.
+//
+// # Failure behaviour
+//
+// The watcher doubts (the next Take is Full, with a Reason) on:
+// fsnotify.ErrEventOverflow (the kernel dropped events), any other
+// watcher error, its own queue overflowing (Options.QueueSize), the
+// inotify watch limit (ENOSPC from Add: raise fs.inotify.max_user_watches),
+// any other failure to add a watch, an ignore file changing, the root
+// being removed or moved, more than 131072 dirty directories piling up
+// untaken, and before the first Take. A directory that
+// vanishes while it is scanned is not a doubt: its parent is already
+// watched and reports the removal. A directory that cannot be watched or
+// listed for lack of permission (the walker cannot read it either) is
+// reported dirty by every Take instead.
+//
+// On doubt the loop rebuilds: it closes the fsnotify watcher, opens a new
+// one (so no stale watch survives), drops the events queued from the old
+// one and watches the whole tree again. Take keeps reporting Full until a
+// rebuild has completed before it was called, so the full capture that
+// follows a Full Take is followed by precise changes again. A rebuild
+// that cannot watch everything (the watch limit) leaves every Take Full,
+// releases its watches, and is tried again at each Take. If the context
+// given to Start ends, or Close is called, every Take is Full.
+//
+// # Limits
+//
+// inotify does not report writes through a shared mmap, nor changes made
+// through a hard link in a directory outside the work tree, nor anything
+// on network filesystems changed by another machine; an unmount inside
+// the tree silently ends the watches on it. A directory that is also
+// reachable under another path of the tree (a bind mount) is reported
+// under one of them only. Each watched directory costs about 1 KB of
+// kernel memory and one of fs.inotify.max_user_watches (per user). On
+// macOS and the BSDs fsnotify uses kqueue, which opens a descriptor per
+// watched file and directory: watching a large tree there runs out of
+// descriptors (and so doubts). The rules above are written for inotify.
+package watch

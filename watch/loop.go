@@ -1,0 +1,422 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/turnback/turnback/walker/ignore"
+)
+
+// loop handles the queued events and rebuilds the watches when in
+// doubt, until ctx is done.
+func (w *Watcher) loop(ctx context.Context) error {
+	defer func() {
+		w.mu.Lock()
+		w.stopped = true
+		w.releaseLocked()
+		w.mu.Unlock()
+	}()
+	for {
+		if w.takeRebuild() {
+			w.rebuild(ctx)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-w.kick:
+		case it := <-w.queue:
+			if w.hook != nil {
+				w.hook()
+			}
+			if it.gen == w.curGen() && w.fsw != nil {
+				w.handle(ctx, it.ev)
+			}
+		}
+	}
+}
+
+func (w *Watcher) takeRebuild() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.pending {
+		return false
+	}
+	w.pending, w.rebuilding = false, true
+	return true
+}
+
+func (w *Watcher) rebuild(ctx context.Context) {
+	w.logf("watch: rebuilding the watches of %s", w.root)
+	err := w.build(ctx)
+	if err != nil {
+		w.logf("watch: rebuild: %v", err)
+		w.doubt(w.curGen(), err.Error(), false)
+	}
+	w.afterBuild(err)
+}
+
+// afterBuild records how a build went.
+func (w *Watcher) afterBuild(err error) {
+	w.mu.Lock()
+	w.rebuilding = false
+	failed := err != nil || w.badBuild
+	if failed {
+		w.failed = true
+	}
+	w.mu.Unlock()
+	if failed && w.fsw != nil {
+		// Every Take is Full until a rebuild succeeds (one is tried per
+		// Take): free the watches meanwhile.
+		w.fsw.Close()
+		w.fsw = nil
+	}
+}
+
+// build starts a new generation: a fresh fsnotify watcher (so no stale
+// watch survives), its pump, and watches on the cookie directory and the
+// whole work tree. It fails if the root cannot be watched; other
+// directories that cannot be watched set w.badBuild.
+func (w *Watcher) build(ctx context.Context) error {
+	if w.fsw != nil {
+		w.fsw.Close()
+		w.fsw = nil
+	}
+	w.mu.Lock()
+	w.gen++
+	gen := w.gen
+	w.releaseLocked()
+	clear(w.unwatched)
+	w.mu.Unlock()
+	// What is queued belongs to older generations.
+	for drained := false; !drained; {
+		select {
+		case <-w.queue:
+		default:
+			drained = true
+		}
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	w.fsw = fsw
+	w.g.Go(func() error {
+		w.pump(ctx, fsw, gen)
+		return nil
+	})
+	w.forget("")
+	w.tree = &node{}
+	w.building, w.badBuild = true, false
+	defer func() { w.building = false }()
+	if err := fsw.Add(w.cookieDir); err != nil {
+		return fmt.Errorf("watch: sync directory: %w", err)
+	}
+	return w.addTree(ctx, "")
+}
+
+// pump moves the events of one fsnotify watcher to the queue, without
+// ever blocking: a full queue means lost events, hence doubt.
+func (w *Watcher) pump(ctx context.Context, fsw *fsnotify.Watcher, gen uint64) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-fsw.Events:
+			if !ok {
+				return
+			}
+			select {
+			case w.queue <- item{gen: gen, ev: ev}:
+			default:
+				w.doubt(gen, fmt.Sprintf("event queue full (%d events): events were dropped", w.queueSize), true)
+			}
+		case err, ok := <-fsw.Errors:
+			if !ok {
+				return
+			}
+			reason := "watcher error: " + err.Error()
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				reason = "kernel event queue overflow (fs.inotify.max_queued_events): events were dropped"
+			}
+			w.doubt(gen, reason, true)
+		}
+	}
+}
+
+// handle applies one event: see "Rules" in the package doc.
+func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
+	if c, ok := strings.CutPrefix(ev.Name, w.cookieDir+string(filepath.Separator)); ok {
+		if ev.Has(fsnotify.Create) {
+			w.mu.Lock()
+			if ch := w.waiters[c]; ch != nil {
+				close(ch)
+				delete(w.waiters, c)
+			}
+			w.mu.Unlock()
+		}
+		return
+	}
+	rel, ok := w.rel(ev.Name)
+	if !ok {
+		return
+	}
+	if rel == "" {
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.doubt(w.curGen(), "the work tree root was removed or moved", true)
+			return
+		}
+		w.mark("")
+		return
+	}
+	parent := parentDir(rel)
+	if slices.Contains(ignore.FileNames, path.Base(rel)) {
+		// The rules changed: which paths exist for the walker may have
+		// changed anywhere below parent.
+		w.forget(parent)
+		w.mark(parent)
+		w.doubt(w.curGen(), "ignore file "+rel+" changed", true)
+		return
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		known := w.tree.find(rel) != nil
+		if known {
+			w.drop(rel)
+			w.forget(rel)
+		}
+		if known || !w.ignored(rel, false) || !w.ignored(rel, true) {
+			w.mark(parent)
+		}
+	}
+	switch {
+	case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod):
+		fi, err := os.Lstat(w.abs(rel))
+		if err != nil {
+			// Gone already; its removal has its own event.
+			if !w.ignored(rel, false) || !w.ignored(rel, true) {
+				w.mark(parent)
+			}
+			return
+		}
+		if !fi.IsDir() {
+			if !w.ignored(rel, false) {
+				w.mark(parent)
+			}
+			return
+		}
+		if w.ignored(rel, true) {
+			return
+		}
+		w.mark(parent)
+		w.mark(rel)
+		if n := w.tree.find(rel); ev.Has(fsnotify.Create) || n == nil || !n.watched {
+			w.forget(rel)
+			if err := w.addTree(ctx, rel); err != nil {
+				w.doubt(w.curGen(), err.Error(), true)
+			}
+		}
+	case ev.Has(fsnotify.Write):
+		if !w.ignored(rel, false) {
+			w.mark(parent)
+		}
+	}
+}
+
+// addTree watches directory rel and every non-ignored directory below
+// it, adding each watch before listing the directory (so nothing created
+// in between is missed), and marks every directory it finds dirty. It
+// returns an error only when rel is the root and cannot be watched;
+// other failures put the watcher in doubt or mark a directory
+// unwatchable.
+func (w *Watcher) addTree(ctx context.Context, rel string) error {
+	stack := []string{rel}
+	for len(stack) > 0 {
+		if ctx.Err() != nil {
+			return nil
+		}
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		abs := w.abs(d)
+		if err := w.add(d, abs); err != nil {
+			if d == "" {
+				return fmt.Errorf("watch: cannot watch the work tree root: %w", err)
+			}
+			w.addFailed(d, err)
+			continue
+		}
+		// A symlink put in place of the directory would have been
+		// followed by Add: never watch or list through one.
+		if fi, err := os.Lstat(abs); err != nil || !fi.IsDir() {
+			w.fsw.Remove(abs)
+			if d == "" {
+				return fmt.Errorf("watch: the work tree root %s is not a directory any more", w.root)
+			}
+			continue // its parent reports the change
+		}
+		w.tree.insert(d).watched = true
+		w.mu.Lock()
+		w.markLocked(d)
+		delete(w.unwatched, d)
+		w.mu.Unlock()
+		ents, err := os.ReadDir(abs)
+		if err != nil {
+			if d == "" {
+				return fmt.Errorf("watch: cannot list the work tree root: %w", err)
+			}
+			if !gone(err) {
+				w.unwatchable(d, err)
+			}
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			c := join(d, e.Name())
+			if !w.ignored(c, true) {
+				stack = append(stack, c)
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Watcher) add(rel, abs string) error {
+	if w.addHook != nil {
+		if err := w.addHook(rel); err != nil {
+			return err
+		}
+	}
+	return w.fsw.Add(abs)
+}
+
+// addFailed handles a failed Add of directory d (not the root).
+func (w *Watcher) addFailed(d string, err error) {
+	switch {
+	case gone(err):
+		// Removed or replaced since it was listed: its parent's watch
+		// reports that.
+	case errors.Is(err, fs.ErrPermission):
+		w.unwatchable(d, err)
+	case errors.Is(err, syscall.ENOSPC):
+		w.failBuild(fmt.Sprintf("inotify watch limit reached (raise fs.inotify.max_user_watches): %s: %v", d, err))
+	default:
+		w.failBuild(fmt.Sprintf("cannot watch %s: %v", d, err))
+	}
+}
+
+// failBuild records that a directory could not be watched: a build in
+// progress fails; otherwise the watches are rebuilt.
+func (w *Watcher) failBuild(reason string) {
+	if w.building {
+		w.badBuild = true
+		w.doubt(w.curGen(), reason, false)
+		return
+	}
+	w.doubt(w.curGen(), reason, true)
+}
+
+// unwatchable records a directory the watcher cannot watch or list (as
+// the walker cannot read it either): it is reported dirty by every Take
+// until it is watched or removed.
+func (w *Watcher) unwatchable(d string, err error) {
+	w.logf("watch: %s cannot be watched, read by every capture: %v", d, err)
+	if n := w.tree.insert(d); n.watched {
+		w.fsw.Remove(w.abs(d))
+		n.watched = false
+	}
+	w.mu.Lock()
+	w.unwatched[d] = true
+	w.markLocked(d)
+	w.mu.Unlock()
+}
+
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// drop removes the watches of directory rel and of everything below it
+// (after it was removed or renamed; the kernel keeps the watches of a
+// renamed tree, under paths that are now wrong).
+func (w *Watcher) drop(rel string) {
+	n := w.tree.detach(rel)
+	if n == nil {
+		return
+	}
+	n.each(rel, func(d string, n *node) {
+		if n.watched {
+			w.fsw.Remove(w.abs(d))
+		}
+	})
+	w.mu.Lock()
+	for d := range w.unwatched {
+		if d == rel || strings.HasPrefix(d, rel+"/") {
+			delete(w.unwatched, d)
+		}
+	}
+	w.mu.Unlock()
+}
+
+// node is a directory of the watched tree.
+type node struct {
+	kids    map[string]*node
+	watched bool
+}
+
+func (n *node) find(rel string) *node {
+	if rel == "" {
+		return n
+	}
+	for _, name := range strings.Split(rel, "/") {
+		if n = n.kids[name]; n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+func (n *node) insert(rel string) *node {
+	if rel == "" {
+		return n
+	}
+	for _, name := range strings.Split(rel, "/") {
+		k := n.kids[name]
+		if k == nil {
+			if n.kids == nil {
+				n.kids = map[string]*node{}
+			}
+			k = &node{}
+			n.kids[name] = k
+		}
+		n = k
+	}
+	return n
+}
+
+func (n *node) detach(rel string) *node {
+	p := n.find(parentDir(rel))
+	if p == nil {
+		return nil
+	}
+	name := path.Base(rel)
+	k := p.kids[name]
+	delete(p.kids, name)
+	return k
+}
+
+func (n *node) each(rel string, fn func(string, *node)) {
+	fn(rel, n)
+	for name, k := range n.kids {
+		k.each(join(rel, name), fn)
+	}
+}

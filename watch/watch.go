@@ -1,0 +1,432 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/turnback/turnback/walker"
+)
+
+// notTaken is the reason of the first Take's doubt.
+const notTaken = "first changes since watching started"
+
+// DefaultQueueSize is the default bound of the watcher's own event queue.
+const DefaultQueueSize = 16384
+
+// Options configure a Watcher. The zero value uses the defaults.
+type Options struct {
+	// Ignored reports whether the path rel (slash-separated, relative to
+	// the work tree) is ignored; isDir says whether it is a directory.
+	// The watcher neither watches ignored directories nor reports events
+	// on ignored paths. It must never ignore what the capture reads
+	// (ignoring less only costs events). Nil: a walker.Ignorer on the
+	// work tree (built-in rules and the .gitignore, .ignore and
+	// .turnbackignore files, as the walker reads them).
+	Ignored func(rel string, isDir bool) bool
+	// Forget, if set, is called with a directory whose ignore files may
+	// have changed, or that was created, removed or renamed: a caching
+	// Ignored drops what it knows about it and everything below it ("" is
+	// everything). With Ignored nil it is the default Ignorer's Forget.
+	Forget func(rel string)
+	// QueueSize bounds the events read from the kernel and not yet
+	// handled; beyond it events are dropped and the watcher is in doubt.
+	// 0 means DefaultQueueSize.
+	QueueSize int
+	// CookieDir is a directory outside the work tree where Sync creates
+	// its marker files. Empty: a new temporary directory, removed by
+	// Close.
+	CookieDir string
+	// Logf, if set, hears about doubts and rebuilds.
+	Logf func(format string, args ...any)
+}
+
+// Changes are what happened in the work tree between two calls of Take.
+type Changes struct {
+	// Dirs are the directories (slash-separated, "" the root) whose
+	// entries changed, or one of whose entries' content or attributes
+	// did. Their ancestors are not listed (Dirty adds them).
+	Dirs map[string]bool
+	// Full: the watcher is in doubt; the next capture must read
+	// everything. Dirs is then incomplete.
+	Full bool
+	// Reason says why Full is set.
+	Reason string
+}
+
+// Dirty returns the predicate for walker.Options.Dirty: true for every
+// directory of c.Dirs and all their ancestors. It returns nil (read
+// everything) when c.Full is set.
+func (c Changes) Dirty() func(rel string) bool {
+	if c.Full {
+		return nil
+	}
+	set := map[string]bool{}
+	for d := range c.Dirs {
+		for !set[d] {
+			set[d] = true
+			if d == "" {
+				break
+			}
+			d = parentDir(d)
+		}
+	}
+	return func(rel string) bool { return set[rel] }
+}
+
+// Merge adds o to c (for a caller that must keep changes it took but
+// could not use, say after a failed capture).
+func (c *Changes) Merge(o Changes) {
+	if c.Dirs == nil {
+		c.Dirs = map[string]bool{}
+	}
+	for d := range o.Dirs {
+		c.Dirs[d] = true
+	}
+	if o.Full && !c.Full {
+		c.Full, c.Reason = true, o.Reason
+	}
+}
+
+// Watcher keeps a watch on every non-ignored directory of a work tree
+// and accumulates the directories that changed. See the package doc.
+type Watcher struct {
+	root      string // absolute, cleaned
+	queueSize int
+	logf      func(format string, args ...any)
+	ignored   func(rel string, isDir bool) bool
+	forget    func(rel string)
+	osRoot    *os.Root // of the default Ignorer
+	cookieDir string
+	ownCookie bool
+	queue     chan item
+	kick      chan struct{}
+	hook      func()                 // tests: run before each event is handled
+	addHook   func(rel string) error // tests: fails an Add
+
+	// Owned by the loop goroutine (and by Start before it runs it).
+	fsw      *fsnotify.Watcher
+	tree     *node
+	building bool // a build is running
+	badBuild bool // the running build could not watch everything
+
+	cancel    context.CancelFunc
+	g         *errgroup.Group
+	closeOnce sync.Once
+
+	mu         sync.Mutex
+	gen        uint64 // generation of fsw; events of older ones are dropped
+	started    bool
+	stopped    bool
+	dirty      map[string]bool
+	unwatched  map[string]bool // dirs that cannot be watched: always dirty
+	full       bool
+	reason     string
+	pending    bool // a rebuild is asked for
+	rebuilding bool // a rebuild runs
+	failed     bool // the last rebuild could not watch everything
+	lastLog    string
+	seq        uint64
+	waiters    map[string]chan struct{} // Sync markers by file name
+}
+
+type item struct {
+	gen uint64
+	ev  fsnotify.Event
+}
+
+// New returns a Watcher for the work tree at root. It watches nothing
+// until Start.
+func New(root string, opts Options) (*Watcher, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("watch: %s is not a directory", abs)
+	}
+	w := &Watcher{
+		root:      abs,
+		queueSize: opts.QueueSize,
+		logf:      opts.Logf,
+		ignored:   opts.Ignored,
+		forget:    opts.Forget,
+		cookieDir: opts.CookieDir,
+		kick:      make(chan struct{}, 1),
+		dirty:     map[string]bool{},
+		unwatched: map[string]bool{},
+		waiters:   map[string]chan struct{}{},
+		full:      true,
+		reason:    notTaken,
+	}
+	if w.queueSize <= 0 {
+		w.queueSize = DefaultQueueSize
+	}
+	w.queue = make(chan item, w.queueSize)
+	if w.logf == nil {
+		w.logf = func(string, ...any) {}
+	}
+	if w.ignored == nil {
+		r, err := os.OpenRoot(abs)
+		if err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		ig := walker.NewIgnorer(r)
+		w.osRoot, w.ignored, w.forget = r, ig.Ignored, ig.Forget
+	}
+	if w.forget == nil {
+		w.forget = func(string) {}
+	}
+	return w, nil
+}
+
+// Start watches every non-ignored directory of the work tree (each
+// watch is added before its directory is listed) and then follows
+// events until ctx is done or Close is called. It fails if the root
+// cannot be watched; other directories that cannot be watched put the
+// watcher in doubt instead.
+func (w *Watcher) Start(ctx context.Context) error {
+	w.mu.Lock()
+	if w.started {
+		w.mu.Unlock()
+		return errors.New("watch: already started")
+	}
+	w.started = true
+	w.mu.Unlock()
+	if w.cookieDir == "" {
+		d, err := os.MkdirTemp("", "turnback-watch-")
+		if err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		w.cookieDir, w.ownCookie = d, true
+	}
+	if d, err := filepath.Abs(w.cookieDir); err == nil {
+		w.cookieDir = d
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	g, gctx := errgroup.WithContext(ctx)
+	w.cancel, w.g = cancel, g
+	if err := w.build(gctx); err != nil {
+		w.Close()
+		return err
+	}
+	w.afterBuild(nil)
+	g.Go(func() error { return w.loop(gctx) })
+	return nil
+}
+
+// Take returns the changes accumulated since the previous Take and
+// starts a new accumulation. The first Take after Start is Full. Once a
+// doubt is reported (Full), the watcher rebuilds its watches; Take keeps
+// reporting Full until a rebuild has completed before the Take began,
+// so a capture that follows a Take which is not Full can trust it. Call
+// Sync first to include every change made before the call.
+func (w *Watcher) Take() Changes {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := Changes{Dirs: w.dirty, Full: w.full, Reason: w.reason}
+	w.dirty = map[string]bool{}
+	for d := range w.unwatched {
+		c.Dirs[d] = true
+	}
+	switch {
+	case !w.started:
+		c.Full, c.Reason = true, "watcher not started"
+	case w.stopped:
+		c.Full, c.Reason = true, "watcher stopped"
+	case !w.full:
+	case w.failed:
+		// Try again; until then every Take is Full.
+		w.failed, w.pending = false, true
+		w.wake()
+	case w.pending || w.rebuilding:
+	default:
+		w.full, w.reason = false, ""
+	}
+	return c
+}
+
+// Sync returns once every event caused by a change made before the call
+// has been handled (or the watcher is in doubt, which the next Take
+// reports), so that the next Take covers all those changes. It creates
+// a marker file in the cookie directory and waits for its event: one
+// inotify instance delivers events in the order they happened.
+func (w *Watcher) Sync(ctx context.Context) error {
+	w.mu.Lock()
+	if !w.started || w.stopped {
+		w.mu.Unlock()
+		return errors.New("watch: watcher not running")
+	}
+	if w.full {
+		w.mu.Unlock()
+		return nil
+	}
+	w.seq++
+	name := fmt.Sprintf("sync-%d", w.seq)
+	done := make(chan struct{})
+	w.waiters[name] = done
+	w.mu.Unlock()
+	drop := func() {
+		w.mu.Lock()
+		delete(w.waiters, name)
+		w.mu.Unlock()
+	}
+	p := filepath.Join(w.cookieDir, name)
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		drop()
+		if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(w.cookieDir, 0o700) == nil {
+			w.doubt(w.curGen(), "the sync directory "+w.cookieDir+" was removed", true)
+			return nil
+		}
+		return fmt.Errorf("watch: sync: %w", err)
+	}
+	defer os.Remove(p)
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		drop()
+		return ctx.Err()
+	}
+}
+
+// Close stops the watcher and releases its watches. Take then reports
+// Full. Close is safe to call more than once.
+func (w *Watcher) Close() error {
+	w.closeOnce.Do(func() {
+		if w.cancel != nil {
+			w.cancel()
+			w.g.Wait()
+		}
+		if w.fsw != nil {
+			w.fsw.Close()
+		}
+		if w.ownCookie {
+			os.RemoveAll(w.cookieDir)
+		}
+		if w.osRoot != nil {
+			w.osRoot.Close()
+		}
+		w.mu.Lock()
+		w.stopped = true
+		w.releaseLocked()
+		w.mu.Unlock()
+	})
+	return nil
+}
+
+// doubt puts the watcher in doubt (the next Take is Full) if gen is the
+// current generation; with rebuild the loop rebuilds its watches.
+func (w *Watcher) doubt(gen uint64, reason string, rebuild bool) {
+	w.mu.Lock()
+	if gen != w.gen {
+		w.mu.Unlock()
+		return
+	}
+	if !w.full || w.reason == notTaken {
+		w.full, w.reason = true, reason
+	}
+	if rebuild {
+		w.pending = true
+	}
+	w.releaseLocked()
+	logIt := reason != w.lastLog
+	w.lastLog = reason
+	w.mu.Unlock()
+	if logIt {
+		w.logf("watch: in doubt, next capture reads everything: %s", reason)
+	}
+	w.wake()
+}
+
+// releaseLocked wakes every Sync waiting (w.mu held).
+func (w *Watcher) releaseLocked() {
+	for name, ch := range w.waiters {
+		close(ch)
+		delete(w.waiters, name)
+	}
+}
+
+func (w *Watcher) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Watcher) curGen() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gen
+}
+
+func (w *Watcher) mark(rel string) {
+	w.mu.Lock()
+	w.markLocked(rel)
+	w.mu.Unlock()
+}
+
+// maxDirty bounds Changes.Dirs: beyond it (changes nobody takes) the
+// watcher stops counting and doubts instead.
+const maxDirty = 1 << 17
+
+func (w *Watcher) markLocked(rel string) {
+	if len(w.dirty) >= maxDirty && !w.dirty[rel] {
+		if !w.full || w.reason == notTaken {
+			w.full, w.reason = true, fmt.Sprintf("more than %d directories changed", maxDirty)
+		}
+		return
+	}
+	w.dirty[rel] = true
+}
+
+// rel maps an event's path to the work tree ("" the root); ok is false
+// for a path outside it.
+func (w *Watcher) rel(name string) (string, bool) {
+	if name == w.root {
+		return "", true
+	}
+	prefix := w.root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	r, ok := strings.CutPrefix(name, prefix)
+	if !ok || r == "" {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+func (w *Watcher) abs(rel string) string {
+	if rel == "" {
+		return w.root
+	}
+	return filepath.Join(w.root, filepath.FromSlash(rel))
+}
+
+// parentDir returns the directory holding rel ("" for a top-level name).
+func parentDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
