@@ -62,10 +62,8 @@ func chart(res *Results) string {
 		if math.IsInf(minY, 0) {
 			continue
 		}
-		lx0, lx1 := math.Floor(math.Log10(minX)), math.Ceil(math.Log10(maxX))
-		if lx1 == lx0 {
-			lx1++
-		}
+		// x: the trees' file counts with a margin; decade grid lines inside.
+		lx0, lx1 := math.Log10(minX)-0.25, math.Log10(maxX)+0.25
 		ly0, ly1 := math.Floor(math.Log10(minY)), math.Ceil(math.Log10(maxY))
 		if ly1 == ly0 {
 			ly1++
@@ -90,7 +88,7 @@ func chart(res *Results) string {
 			}
 			fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", x0-4, y+4, label)
 		}
-		for e := lx0; e <= lx1; e++ {
+		for e := math.Ceil(lx0); e <= lx1; e++ {
 			x := px(math.Pow(10, e))
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#eee"/>`+"\n", x, y0, x, y1)
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#888">%s</text>`+"\n", x, y0+14, fmtCount(int(math.Pow(10, e))))

@@ -369,7 +369,7 @@ func snapInfo(res *turnback.SnapResult) map[string]any {
 
 func (e *tbAPI) Capture(ctx context.Context, phase string, rep int) (Op, error) {
 	label := fmt.Sprintf("%s-r%d", phase, rep)
-	if phase == phBefore {
+	if phase == phBefore || rep < 0 {
 		label = "" // setup, not measured
 	}
 	return e.with(ctx, label, func(r *turnback.Repo) (map[string]any, error) {

@@ -95,6 +95,7 @@ func main() {
 		gitExclude = flag.Bool("git-exclude-builtins", false, "give the shadow git repository turnback's built-in ignored directory names (node_modules, build, dist, ...) in info/exclude, so both capture the same files")
 		keepStores = flag.Bool("keep-stores", false, "keep the engines' stores in the cache dir after the run")
 		prepOnly   = flag.Bool("prepare-only", false, "generate or copy the trees into the cache, verify them, and stop")
+		reportFrom = flag.String("report-from", "", "run nothing: re-render results.md, results.json and chart.svg in --out from these comma-separated results.json files (merged: trees and samples of all of them)")
 		quick      = flag.Bool("quick", false, "fast smoke run: a 2k synthetic tree (unless --trees is given), 1 repetition, no warm-up, short settle")
 	)
 	flag.Var(&userTrees, "tree", "also benchmark this folder (repeatable); copied to a scratch dir first unless --in-place")
@@ -169,6 +170,13 @@ Flags:
 			fmt.Fprintf(os.Stderr, "bench: unknown tree %q (want go or a file count like 10k, 100k, 1m)\n", t)
 			os.Exit(2)
 		}
+	}
+	if *reportFrom != "" {
+		if err := mergeReports(cfg, strings.Split(*reportFrom, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -366,6 +374,10 @@ func runTree(ctx context.Context, cfg *Config, t *Tree, engines []Engine, res *R
 	step := func(name string, start time.Time) {
 		tr.Steps[name] += time.Since(start).Seconds()
 		logf("%s: %s done in %.1fs", t.Name, name, time.Since(start).Seconds())
+		res.Finished = time.Now().UTC()
+		if err := saveResults(cfg, res, false); err != nil {
+			logf("saving partial results: %v", err)
+		}
 	}
 
 	// Read every file once (untimed) so that the first measured capture

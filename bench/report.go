@@ -551,9 +551,19 @@ func markdown(res *Results) string {
 }
 
 func writeResults(cfg *Config, res *Results) error {
+	return saveResults(cfg, res, true)
+}
+
+// saveResults writes results.md, results.json and chart.svg; with final
+// false (a checkpoint during the run) it prints nothing.
+func saveResults(cfg *Config, res *Results, final bool) error {
 	summarize(res)
 	md := markdown(res)
-	fmt.Print(md)
+	if !final {
+		md = "**Partial results: the run is still going or was interrupted.**\n\n" + md
+	} else {
+		fmt.Print(md)
+	}
 	if err := os.WriteFile(filepath.Join(cfg.OutDir, "results.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -567,9 +577,64 @@ func writeResults(cfg *Config, res *Results) error {
 	if err := os.WriteFile(filepath.Join(cfg.OutDir, "chart.svg"), []byte(chart(res)), 0o644); err != nil {
 		return err
 	}
+	if !final {
+		return nil
+	}
 	logf("wrote %s, results.json and chart.svg", filepath.Join(cfg.OutDir, "results.md"))
 	if cfg.CPUProfile != "" {
 		logf("CPU profiles of the api engine in %s; e.g. go tool pprof -top %s/<tree>-undo-r*.pprof", cfg.CPUProfile, cfg.CPUProfile)
 	}
 	return nil
+}
+
+// mergeReports re-renders the report of one or more earlier runs.
+func mergeReports(cfg *Config, files []string) error {
+	var out *Results
+	for _, f := range files {
+		data, err := os.ReadFile(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		var r Results
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		if out == nil {
+			out = &r
+			continue
+		}
+		out.Trees = append(out.Trees, r.Trees...)
+		out.Samples = append(out.Samples, r.Samples...)
+		out.Skipped = append(out.Skipped, r.Skipped...)
+		if r.Finished.After(out.Finished) {
+			out.Finished = r.Finished
+		}
+		out.Machine.LoadEnd = r.Machine.LoadEnd
+		if r.Config != nil && out.Config != nil && r.Config.Reps != out.Config.Reps {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("note: merged runs differ in repetitions (%s: %d measured after %d warm-up)", f, r.Config.Reps, r.Config.Warmup))
+		}
+		if r.Machine.Revision != out.Machine.Revision {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("note: %s measured turnback revision %s", f, r.Machine.Revision))
+		}
+	}
+	if out == nil {
+		return fmt.Errorf("no results files")
+	}
+	seen := map[string]bool{}
+	var skipped []string
+	for _, s := range out.Skipped {
+		if !seen[s] {
+			seen[s] = true
+			skipped = append(skipped, s)
+		}
+	}
+	out.Skipped = skipped
+	if out.Config == nil {
+		out.Config = cfg
+	}
+	out.Config.OutDir = cfg.OutDir
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return err
+	}
+	return writeResults(out.Config, out)
 }
