@@ -178,6 +178,10 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	} else if !h.IsZero() {
 		live[h] = true
 	}
+	if ws := r.watch; ws != nil && !ws.base.IsZero() {
+		// The next incremental capture reuses this tree's subtrees.
+		live[ws.base] = true
+	}
 	// Snapshot records: keep the live ones and the newest checkpoint.
 	type snapRec struct {
 		h   cas.Hash

@@ -26,6 +26,7 @@ type StatusResult struct {
 	Current cas.Hash // the work tree now
 	Changes []Change
 	Stats   walker.Stats
+	Watch   *WatchInfo // how the capture read the tree (watching Repos only)
 }
 
 // lastSnapshot returns the newest state the session recorded: the state
@@ -78,7 +79,7 @@ func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &StatusResult{Base: base, Current: res.Root, Stats: res.Stats}
+	out := &StatusResult{Base: base, Current: res.Root, Stats: res.Stats, Watch: res.Watch}
 	out.Changes, err = r.changes(ctx, base, res.Root)
 	return out, err
 }

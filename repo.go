@@ -50,18 +50,30 @@ type Options struct {
 }
 
 // Repo is an open store bound to one work tree and one session. Its
-// methods are safe for concurrent use; they run one at a time.
+// methods are safe for concurrent use; they run one at a time (across
+// every view of the same store, see View).
 type Repo struct {
+	*repoCore
+	session string
+	opts    Options
+	hook    func(step string) error
+	view    bool // made by View: Close leaves the store open
+}
+
+// repoCore is what every view of an open store shares.
+type repoCore struct {
 	mu       sync.Mutex
 	workTree string
 	storeDir string
-	session  string
-	opts     Options
 	backend  *cas.Badger
 	store    *cas.Store
 	cache    *walker.StatCache
 	closed   bool
-	hook     func(step string) error
+	// recover: a restore failed part way; its journal is finished or
+	// rolled back before the next operation (a process that exits does
+	// this at its next Open).
+	recover bool
+	watch   *watchState // set by Watch
 }
 
 // worktreeNote is the file in the store directory that records the work
@@ -158,13 +170,15 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{
-		workTree: wt,
-		storeDir: storeDir,
-		session:  opts.Session,
-		opts:     opts,
-		backend:  b,
-		store:    s,
-		cache:    walker.NewStatCache(b),
+		repoCore: &repoCore{
+			workTree: wt,
+			storeDir: storeDir,
+			backend:  b,
+			store:    s,
+			cache:    walker.NewStatCache(b),
+		},
+		session: opts.Session,
+		opts:    opts,
 	}
 	if err := r.recoverRestore(ctx); err != nil {
 		r.Close()
@@ -214,46 +228,53 @@ func (r *Repo) StoreDir() string { return r.storeDir }
 // Session returns the session this Repo works on.
 func (r *Repo) Session() string { return r.session }
 
-// Close releases the store.
+// Close releases the store (and stops watching, see Watch). Closing a
+// view (see View) does nothing.
 func (r *Repo) Close() error {
+	if r.view {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil
 	}
 	r.closed = true
+	r.stopWatch()
 	return r.store.Close()
 }
 
+// View returns a Repo that shares r's open store (and its lock, watcher
+// and one-at-a-time rule) but works on o.Session with o's capture,
+// retention, progress and Force settings. o.Store, LockWait, Holder and
+// OnWait are ignored. Closing a view does nothing; closing r ends every
+// view. A long-running process (the watch daemon) serves each request
+// through a view of its own.
+func (r *Repo) View(o Options) (*Repo, error) {
+	if o.Session == "" {
+		o.Session = "default"
+	}
+	if err := ValidSession(o.Session); err != nil {
+		return nil, err
+	}
+	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}, nil
+}
+
+// lock takes the store for one operation. It first finishes (or rolls
+// back) a restore that failed part way in this process, as Open does for
+// one that a crash interrupted.
 func (r *Repo) lock() error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return fmt.Errorf("turnback: repo is closed")
 	}
+	if r.recover {
+		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
+			r.mu.Unlock()
+			return err
+		}
+		r.recover = false
+	}
 	return nil
-}
-
-// capture walks the work tree into the store.
-func (r *Repo) capture(ctx context.Context) (*walker.Result, error) {
-	root, err := os.OpenRoot(r.workTree)
-	if err != nil {
-		return nil, fmt.Errorf("turnback: open work tree: %w", err)
-	}
-	defer root.Close()
-	prev, err := r.latest(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := walker.Capture(ctx, root, r.store, walker.Options{
-		SizeLimit:     r.opts.SizeLimit,
-		LargeDirFiles: r.opts.LargeDirFiles,
-		Previous:      prev,
-		Progress:      r.opts.Progress,
-		Cache:         r.cache,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
-	}
-	return res, nil
 }

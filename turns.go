@@ -27,6 +27,9 @@ type SnapResult struct {
 	Dropped bool
 	// NoOpenTurn: End was called with no open turn; nothing was recorded.
 	NoOpenTurn bool
+	// Watch says how the capture read the tree when the Repo watches it
+	// (see Repo.Watch); nil otherwise.
+	Watch *WatchInfo
 	// RetentionErr reports a failure of the automatic retention that ran
 	// after the snap (the snap itself was recorded).
 	RetentionErr error
@@ -48,7 +51,7 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &SnapResult{Snapshot: res.Root, Session: r.session, Files: res.Stats.Files, Bytes: res.Stats.Bytes, Stats: res.Stats}
+	out := &SnapResult{Snapshot: res.Root, Session: r.session, Files: res.Stats.Files, Bytes: res.Stats.Bytes, Stats: res.Stats, Watch: res.Watch}
 	var writes []cas.Entry
 	var deletes [][]byte
 	closed, dropped, w, d, err := r.closeOpen(ctx, sess, res.Root, "snap")
@@ -104,7 +107,7 @@ func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Snapshot, out.Files, out.Bytes, out.Stats = res.Root, res.Stats.Files, res.Stats.Bytes, res.Stats
+	out.Snapshot, out.Files, out.Bytes, out.Stats, out.Watch = res.Root, res.Stats.Files, res.Stats.Bytes, res.Stats, res.Watch
 	closed, dropped, writes, deletes, err := r.closeOpen(ctx, sess, res.Root, "end")
 	if err != nil {
 		return nil, err

@@ -158,6 +158,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		Meta: data, Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,
 	})
 	if err != nil {
+		// A journal may be left: the next operation of this process
+		// finishes or rolls it back before anything else.
+		r.recover = true
 		return nil, err
 	}
 	var written []walker.Written

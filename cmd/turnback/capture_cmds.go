@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/walker"
 )
 
 // snapJSON is the --json document of snap and end.
@@ -23,7 +24,7 @@ func snapDoc(res *turnback.SnapResult) snapJSON {
 	d := snapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes}
 	if !res.Snapshot.IsZero() {
 		d.Snapshot = res.Snapshot.String()
-		d.Stats = res.Stats
+		d.Stats = statsDoc(res.Stats, res.Watch)
 	}
 	switch {
 	case res.NoOpenTurn:
@@ -32,6 +33,18 @@ func snapDoc(res *turnback.SnapResult) snapJSON {
 		d.Message = droppedMessage(res.Turn)
 	}
 	return d
+}
+
+// statsDoc is the "stats" member of snap, end and status: the walker's
+// counters, plus "watch" when the watch daemon made the capture.
+func statsDoc(s walker.Stats, w *turnback.WatchInfo) any {
+	if w == nil {
+		return s
+	}
+	return struct {
+		walker.Stats
+		Watch *turnback.WatchInfo `json:"watch"`
+	}{s, w}
 }
 
 func newSnapCmd(g *globals) *cobra.Command {

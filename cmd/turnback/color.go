@@ -1,10 +1,7 @@
 package main
 
 import (
-	"os"
 	"strings"
-
-	"golang.org/x/term"
 )
 
 // ANSI colours, used only when stdout is a terminal and NO_COLOR is unset
@@ -20,11 +17,10 @@ const (
 
 // useColor reports whether output to w should be coloured.
 func (g *globals) useColor() bool {
-	if g.json || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+	if g.json || g.getenv("NO_COLOR") != "" || g.getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := g.stdout.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return g.outTTY
 }
 
 func paint(on bool, color, s string) string {

@@ -84,14 +84,14 @@ to hook.log in the store directory and reported on stderr with exit 1.`,
 
 func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvents, projectEnv []string) error {
 	g.json = false // the agent owns stdout
-	data, err := io.ReadAll(io.LimitReader(os.Stdin, 16<<20))
+	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
 		return fmt.Errorf("turnback hook %s: read event: %w", agent, err)
 	}
 	// Where failures are logged: the store, as soon as it is known.
 	logDir := g.store
 	if logDir == "" {
-		logDir = os.Getenv("TURNBACK_STORE")
+		logDir = g.getenv("TURNBACK_STORE")
 	}
 	var ev hookEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
@@ -109,7 +109,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	dir := g.dir
 	if dir == "" {
 		for _, v := range projectEnv {
-			if d := os.Getenv(v); d != "" {
+			if d := g.getenv(v); d != "" {
 				dir = d
 				break
 			}
@@ -133,7 +133,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 		g.session = sessionName(ev.SessionID)
 	}
 	budget := defaultHookBudget
-	if v := os.Getenv("TURNBACK_HOOK_TIMEOUT"); v != "" {
+	if v := g.getenv("TURNBACK_HOOK_TIMEOUT"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			budget = d
 		}
@@ -142,7 +142,33 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	defer cancel()
 	cmd.SetContext(ctx)
 	g.dir = dir
+	// Through a watch daemon, the hook runs the plain command; stdout
+	// belongs to the agent.
+	g.sentArgs = []string{"-C", dir}
+	if g.store != "" {
+		g.sentArgs = append(g.sentArgs, "--store", g.store)
+	}
+	if g.session != "" {
+		g.sentArgs = append(g.sentArgs, "--session", g.session)
+	}
+	g.sentArgs = append(g.sentArgs, action)
+	if action == "snap" {
+		g.sentArgs = append(g.sentArgs, "--message="+ev.Prompt)
+	}
+	g.stdout = io.Discard
 	repo, err := g.open(cmd)
+	var fe forwardedExit
+	if errors.As(err, &fe) {
+		switch {
+		case fe.code == exitOK:
+			return nil
+		case ctx.Err() != nil || fe.code == exitBusy:
+			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s (the watch daemon's exit code %d)\n", action, fe.code)
+			g.logHook(agent, logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
+			return nil
+		}
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", agent, action, fe.code))
+	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
 			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %v\n", action, err)

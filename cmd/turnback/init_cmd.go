@@ -48,7 +48,7 @@ Then, in the agent: ask for a change, and "turnback --session <id> undo"
 			}
 			dir := g.dir
 			if dir == "" {
-				wd, err := os.Getwd()
+				wd, err := g.getwd()
 				if err != nil {
 					return err
 				}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -31,8 +30,8 @@ func parseSize(s string) (int64, error) {
 }
 
 // limitsFromEnv applies TURNBACK_SIZE_LIMIT and TURNBACK_LARGE_DIR_FILES.
-func limitsFromEnv(o *turnback.Options) error {
-	if v := os.Getenv("TURNBACK_SIZE_LIMIT"); v != "" {
+func limitsFromEnv(getenv func(string) string, o *turnback.Options) error {
+	if v := getenv("TURNBACK_SIZE_LIMIT"); v != "" {
 		n, err := parseSize(v)
 		if err != nil {
 			return fmt.Errorf("TURNBACK_SIZE_LIMIT: %w", err)
@@ -42,21 +41,21 @@ func limitsFromEnv(o *turnback.Options) error {
 		}
 		o.SizeLimit = n
 	}
-	if v := os.Getenv("TURNBACK_KEEP_TURNS"); v != "" {
+	if v := getenv("TURNBACK_KEEP_TURNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return fmt.Errorf("TURNBACK_KEEP_TURNS: bad count %q", v)
 		}
 		o.KeepTurns = n
 	}
-	if v := os.Getenv("TURNBACK_KEEP_AGE"); v != "" {
+	if v := getenv("TURNBACK_KEEP_AGE"); v != "" {
 		d, err := parseDuration(v)
 		if err != nil {
 			return fmt.Errorf("TURNBACK_KEEP_AGE: %w", err)
 		}
 		o.KeepAge = d
 	}
-	if v := os.Getenv("TURNBACK_LARGE_DIR_FILES"); v != "" {
+	if v := getenv("TURNBACK_LARGE_DIR_FILES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return fmt.Errorf("TURNBACK_LARGE_DIR_FILES: bad count %q", v)

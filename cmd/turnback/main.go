@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
@@ -56,6 +58,17 @@ type globals struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	progress *progressState
+
+	// What the process was given; a forwarded command carries the
+	// client's (see forward.go).
+	args      []string
+	getenv    func(string) string
+	cwd       string // "" means os.Getwd
+	stdin     io.Reader
+	outTTY    bool // stdout is a terminal
+	errTTY    bool // stderr is a terminal
+	served    *server // set when the watch daemon runs this command
+	sentArgs  []string // what to forward instead of args (hook)
 }
 
 func main() {
@@ -74,15 +87,35 @@ func main() {
 
 // run executes the CLI and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &globals{stdout: stdout, stderr: stderr}
+	g := &globals{stdout: stdout, stderr: stderr, args: args, getenv: os.Getenv, stdin: os.Stdin,
+		outTTY: isTerminal(stdout), errTTY: isTerminal(stderr)}
+	return execute(ctx, g)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// execute runs the command g.args with g's streams and environment.
+func execute(ctx context.Context, g *globals) int {
+	args := g.args
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.SetIn(g.stdin)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
+	var fe forwardedExit
+	if errors.As(err, &fe) {
+		// The daemon ran the command and has written its output.
+		return fe.code
+	}
+	stdout, stderr := g.stdout, g.stderr
 	code := exitCode(err)
 	if code == exitUsage && !g.json {
 		// A usage error can stop flag parsing before --json is seen.
@@ -205,7 +238,7 @@ Environment:
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newGCCmd(g), newInfoCmd(g),
-		newHookCmd(g), newInitCmd(g), newVersionCmd(g),
+		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
@@ -248,36 +281,71 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// open locates the work tree and opens its store for a command.
-func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
-	ctx := cmd.Context()
-	start := g.dir
-	if start == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("turnback: current directory: %w", err)
-		}
-		start = wd
+// getwd returns the directory the command was started in.
+func (g *globals) getwd() (string, error) {
+	if g.cwd != "" {
+		return g.cwd, nil
 	}
-	var workTree, storeDir string
-	var err error
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("turnback: current directory: %w", err)
+	}
+	return wd, nil
+}
+
+// locate finds the work tree and store directory of a command (both
+// absolute), and its session ("" for the default).
+func (g *globals) locate() (workTree, storeDir, session string, err error) {
+	session = g.session
+	if session == "" {
+		session = g.getenv("TURNBACK_SESSION")
+	}
+	if session != "" {
+		if err := turnback.ValidSession(session); err != nil {
+			return "", "", "", usageError{err}
+		}
+	}
+	if g.served != nil {
+		// The client located them (with its own directory and
+		// environment) before forwarding.
+		return g.served.req.WorkTree, g.served.req.Store, session, nil
+	}
+	wd, err := g.getwd()
+	if err != nil {
+		return "", "", "", err
+	}
 	if g.dir != "" {
 		workTree = g.dir
 		storeDir = g.store
 		if storeDir == "" {
-			storeDir = os.Getenv("TURNBACK_STORE")
+			storeDir = g.getenv("TURNBACK_STORE")
 		}
-	} else if workTree, storeDir, err = turnback.Locate(start, g.store); err != nil {
+	} else if workTree, storeDir, err = turnback.Locate(wd, g.store); err != nil {
+		return "", "", "", err
+	}
+	if !filepath.IsAbs(workTree) {
+		workTree = filepath.Join(wd, workTree)
+	}
+	if storeDir == "" {
+		if storeDir, err = turnback.DefaultStoreDir(workTree); err != nil {
+			return "", "", "", err
+		}
+	}
+	if !filepath.IsAbs(storeDir) {
+		storeDir = filepath.Join(wd, storeDir)
+	}
+	return filepath.Clean(workTree), filepath.Clean(storeDir), session, nil
+}
+
+// open locates the work tree and opens its store for a command. When a
+// watch daemon serves the store, the whole command is forwarded to it
+// instead and open returns a forwardedExit error carrying its exit code
+// (its output has been written).
+func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
+	ctx := cmd.Context()
+	workTree, storeDir, session, err := g.locate()
+	if err != nil {
 		return nil, err
-	}
-	session := g.session
-	if session == "" {
-		session = os.Getenv("TURNBACK_SESSION")
-	}
-	if session != "" {
-		if err := turnback.ValidSession(session); err != nil {
-			return nil, usageError{err}
-		}
 	}
 	opts := turnback.Options{
 		Store:   storeDir,
@@ -287,15 +355,11 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		OnWait: func(holder string) {
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", holder)
 		},
-		Progress: progressCounters(g, cmd),
 	}
-	if g.progress != nil {
-		opts.RestoreProgress = g.progress.restore
-	}
-	if err := limitsFromEnv(&opts); err != nil {
+	if err := limitsFromEnv(g.getenv, &opts); err != nil {
 		return nil, usageError{err}
 	}
-	if v := os.Getenv("TURNBACK_LOCK_WAIT"); v != "" {
+	if v := g.getenv("TURNBACK_LOCK_WAIT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			return nil, usageError{fmt.Errorf("TURNBACK_LOCK_WAIT: bad duration %q: want e.g. 300ms, 10s or 0", v)}
@@ -305,5 +369,30 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		}
 		opts.LockWait = d
 	}
-	return turnback.Open(ctx, workTree, opts)
+	if g.served == nil {
+		if code, ok := g.forward(ctx, workTree, storeDir); ok {
+			return nil, forwardedExit{code}
+		}
+	}
+	opts.Progress = progressCounters(g)
+	if g.progress != nil {
+		opts.RestoreProgress = g.progress.restore
+	}
+	if g.served != nil {
+		return g.served.view(opts)
+	}
+	repo, err := turnback.Open(ctx, workTree, opts)
+	if errors.Is(err, turnback.ErrBusy) {
+		// A daemon may have started meanwhile.
+		if code, ok := g.forward(ctx, workTree, storeDir); ok {
+			g.endProgress()
+			return nil, forwardedExit{code}
+		}
+	}
+	if err == nil {
+		// Holding the store, this process knows no daemon runs: a socket
+		// left by one that was killed goes.
+		removeStaleSocket(storeDir)
+	}
+	return repo, err
 }

@@ -3,12 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
-
-	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
@@ -24,15 +20,14 @@ type progressState struct {
 
 // progressCounters returns counters that a line on stderr reports once a
 // capture has run for more than a second, only when stderr is a terminal.
-func progressCounters(g *globals, cmd *cobra.Command) *walker.Progress {
-	f, ok := cmd.ErrOrStderr().(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+func progressCounters(g *globals) *walker.Progress {
+	if !g.errTTY {
 		return nil
 	}
 	st := &progressState{counters: &walker.Progress{}, restore: &restore.Progress{}, stop: make(chan struct{})}
 	g.progress = st
 	st.done.Add(1)
-	go st.run(f)
+	go st.run(g.stderr)
 	return st.counters
 }
 

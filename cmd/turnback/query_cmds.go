@@ -43,7 +43,7 @@ T type changed (file, directory, symlink). It records no turn.`,
 			}
 			if g.json {
 				doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
-					"session": repo.Session(), "changes": nonNil(st.Changes), "stats": st.Stats}
+					"session": repo.Session(), "changes": nonNil(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
 				writeJSON(g.stdout, doc)
 				return nil
 			}

@@ -232,9 +232,9 @@ nothing.`,
 // TURNBACK_TEST_FAIL_AT=N makes the N-th step fail with "no space left
 // on device" (as a full disk would while staging).
 func (g *globals) installHook(repo *turnback.Repo) {
-	crash, _ := strconv.Atoi(os.Getenv("TURNBACK_TEST_CRASH_AT"))
-	fail, _ := strconv.Atoi(os.Getenv("TURNBACK_TEST_FAIL_AT"))
-	trace := os.Getenv("TURNBACK_TEST_TRACE") != ""
+	crash, _ := strconv.Atoi(g.getenv("TURNBACK_TEST_CRASH_AT"))
+	fail, _ := strconv.Atoi(g.getenv("TURNBACK_TEST_FAIL_AT"))
+	trace := g.getenv("TURNBACK_TEST_TRACE") != ""
 	if crash <= 0 && fail <= 0 && !trace {
 		return
 	}

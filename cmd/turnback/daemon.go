@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/turnback/turnback"
+)
+
+// daemon is a running "turnback watch": it holds the store open, watches
+// the work tree and runs the commands clients forward over its socket.
+type daemon struct {
+	repo     *turnback.Repo
+	workTree string // as the Repo has it (symlinks resolved)
+	storeDir string
+	sock     string
+	ln       net.Listener
+	since    time.Time
+	logf     func(format string, args ...any)
+	idle     time.Duration
+
+	requests atomic.Int64
+	active   sync.WaitGroup
+	mu       sync.Mutex
+	busy     int
+	lastDone time.Time
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when the daemon is asked to stop
+	stoppers []net.Conn    // --stop clients, answered once it has stopped
+}
+
+// server is one forwarded command being run by the daemon.
+type server struct {
+	d   *daemon
+	req request
+}
+
+// view returns the Repo a forwarded command works on.
+func (s *server) view(o turnback.Options) (*turnback.Repo, error) {
+	if !sameDir(s.req.WorkTree, s.d.workTree) {
+		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", s.d.storeDir, s.d.workTree, s.req.WorkTree)
+	}
+	return s.d.repo.View(o)
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// listen creates the daemon's socket: bound under a temporary name and
+// renamed into place once it listens, so that a client that finds the
+// socket never meets one nobody listens on yet (except after a crash).
+func (d *daemon) listen() error {
+	if err := os.MkdirAll(filepath.Dir(d.sock), 0o700); err != nil {
+		return fmt.Errorf("turnback: watch: socket directory: %w", err)
+	}
+	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
+	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
+	_ = os.Remove(tmp)
+	ln, err := net.Listen("unix", tmp)
+	if err != nil {
+		return fmt.Errorf("turnback: watch: listen on %s: %w", d.sock, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("turnback: watch: %w", err)
+	}
+	if err := os.Rename(tmp, d.sock); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("turnback: watch: %w", err)
+	}
+	d.ln = ln
+	return nil
+}
+
+// serve accepts clients until ctx ends, the idle timeout passes or a
+// client asks the daemon to stop; it then waits for the commands that
+// run, removes the socket and closes the store.
+func (d *daemon) serve(ctx context.Context) error {
+	d.stopped = make(chan struct{})
+	d.lastDone = time.Now()
+	go d.watchStop(ctx)
+	for {
+		conn, err := d.ln.Accept()
+		if err != nil {
+			select {
+			case <-d.stopped:
+			default:
+				d.stop("accept failed: " + err.Error())
+			}
+			break
+		}
+		d.active.Add(1)
+		go func() {
+			defer d.active.Done()
+			d.handle(ctx, conn)
+		}()
+	}
+	d.active.Wait()
+	_ = os.Remove(d.sock)
+	err := d.repo.Close()
+	d.mu.Lock()
+	stoppers := d.stoppers
+	d.stoppers = nil
+	d.mu.Unlock()
+	for _, c := range stoppers {
+		_ = writeFrame(c, frameExit, []byte("0"))
+		c.Close()
+	}
+	return err
+}
+
+// watchStop stops the daemon when ctx ends or it has been idle too long.
+func (d *daemon) watchStop(ctx context.Context) {
+	tick := time.Second
+	if d.idle > 0 && d.idle/4 < tick {
+		tick = max(d.idle/4, 10*time.Millisecond)
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stopped:
+			return
+		case <-ctx.Done():
+			d.stop("signal")
+			return
+		case <-t.C:
+			if d.idle <= 0 {
+				continue
+			}
+			d.mu.Lock()
+			idle := d.busy == 0 && time.Since(d.lastDone) >= d.idle
+			d.mu.Unlock()
+			if idle {
+				d.stop(fmt.Sprintf("idle for %v", d.idle))
+				return
+			}
+		}
+	}
+}
+
+func (d *daemon) stop(why string) {
+	d.stopOnce.Do(func() {
+		d.logf("stopping (%s)", why)
+		close(d.stopped)
+		d.ln.Close()
+	})
+}
+
+// handle serves one connection.
+func (d *daemon) handle(ctx context.Context, conn net.Conn) {
+	keep := false
+	defer func() {
+		if !keep {
+			conn.Close()
+		}
+	}()
+	r := bufio.NewReader(conn)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	kind, data, err := readFrame(r)
+	if err != nil || kind != frameRequest {
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	var req request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return
+	}
+	switch req.Op {
+	case "ping":
+		info, _ := json.Marshal(daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
+			Since: d.since, Requests: d.requests.Load()})
+		_ = writeFrame(conn, frameInfo, info)
+	case "stop":
+		d.mu.Lock()
+		d.stoppers = append(d.stoppers, conn)
+		d.mu.Unlock()
+		keep = true
+		d.stop("asked by turnback watch --stop")
+	case "run":
+		d.run(ctx, conn, r, req)
+	}
+}
+
+// run runs a forwarded command as the CLI would have in the client.
+func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req request) {
+	d.mu.Lock()
+	select {
+	case <-d.stopped:
+		// Not accepted: the client runs the command itself once the
+		// store is free.
+		d.mu.Unlock()
+		return
+	default:
+	}
+	d.busy++
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.busy--
+		d.lastDone = time.Now()
+		d.mu.Unlock()
+	}()
+	d.requests.Add(1)
+	var wmu sync.Mutex
+	if writeFrame(conn, frameAccept, nil) != nil {
+		return
+	}
+	// The client going away (interrupted, killed) cancels the command.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_, _ = io.Copy(io.Discard, r)
+		cancel()
+	}()
+	env := map[string]string{}
+	for _, kv := range req.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	g := &globals{
+		stdout: &frameWriter{mu: &wmu, w: conn, kind: frameStdout},
+		stderr: &frameWriter{mu: &wmu, w: conn, kind: frameStderr},
+		args:   req.Args,
+		getenv: func(k string) string { return env[k] },
+		cwd:    req.Cwd,
+		stdin:  bytes.NewReader(nil),
+		outTTY: req.OutTTY,
+		errTTY: req.ErrTTY,
+		served: &server{d: d, req: req},
+	}
+	code := execute(cctx, g)
+	wmu.Lock()
+	_ = writeFrame(conn, frameExit, []byte(strconv.Itoa(code)))
+	wmu.Unlock()
+}
+
+// errDaemonRunning: "turnback watch" found a daemon already serving the store.
+var errDaemonRunning = errors.New("turnback: watch: already running")

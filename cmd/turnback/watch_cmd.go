@@ -1,0 +1,243 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+)
+
+func newWatchCmd(g *globals) *cobra.Command {
+	var detach, stop bool
+	var idle time.Duration
+	var queue int
+	cmd := &cobra.Command{
+		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop",
+		Short: "Keep the store open and watch the folder, so every command costs only what changed",
+		Long: `watch runs a daemon that holds the folder's store open and watches every
+directory of the folder (inotify on Linux). While it runs, every turnback
+command run on the folder (snap, end, status, undo, ...) is forwarded to it
+over a unix socket beside the store (mode 0600, owner only): the output,
+--json documents and exit codes are the same, but a capture reads only the
+directories where something happened instead of walking the whole tree.
+When the daemon is not running, everything works as before.
+
+The watcher is a hint, never the truth: when it cannot vouch for what it
+saw (its queue overflowed, the inotify watch limit was reached, an ignore
+file changed, the first capture) the capture walks everything and says so
+in the "watch" member of --json stats.
+
+watch runs in the foreground until interrupted (SIGINT, SIGTERM) or
+stopped, which suits systemd; --detach starts it in the background
+(logging to watch.log in the store) and returns once it serves. A daemon
+killed outright leaves a socket that the next command notices and
+removes; an undo it was running is finished or rolled back by the next
+command, as without the daemon.
+
+Watching costs one inotify watch per directory (see
+/proc/sys/fs/inotify/max_user_watches) and the store stays locked: other
+programs using the Go API wait for it, as for any turnback command.`,
+		Example: `  turnback watch --detach                 # start for this folder
+  turnback watch --detach --idle-timeout 2h
+  turnback --json snap                    # now forwarded: see stats.watch
+  turnback watch --stop                   # stop it`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if stop && detach {
+				return usageError{errors.New("--stop and --detach do not go together")}
+			}
+			if idle < 0 {
+				return usageError{fmt.Errorf("--idle-timeout must not be negative")}
+			}
+			workTree, storeDir, _, err := g.locate()
+			if err != nil {
+				return err
+			}
+			switch {
+			case stop:
+				return g.stopDaemon(workTree, storeDir)
+			case detach:
+				return g.detach(cmd, workTree, storeDir, idle, queue)
+			}
+			return g.runDaemon(cmd, workTree, storeDir, idle, queue)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&detach, "detach", false, "run in the background; return once the daemon serves")
+	f.BoolVar(&stop, "stop", false, "stop the daemon of this folder (waits until it has released the store)")
+	f.DurationVar(&idle, "idle-timeout", 0, "stop after this long without a command, e.g. 30m or 8h (default: never)")
+	f.IntVar(&queue, "queue-size", 0, "bound of the watcher's event queue (default 16384); beyond it the next capture walks everything")
+	_ = f.MarkHidden("queue-size")
+	return cmd
+}
+
+// runDaemon runs the daemon in this process until it stops.
+func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
+	ctx := cmd.Context()
+	if info, ok := ping(storeDir); ok {
+		return codedError{code: exitBusy, err: fmt.Errorf("%w: pid %d already watches %s", errDaemonRunning, info.PID, info.WorkTree)}
+	}
+	logger := log.New(g.stderr, "turnback watch: ", log.LstdFlags)
+	opts := turnback.Options{Store: storeDir, Force: g.force,
+		Holder: fmt.Sprintf("turnback watch (pid %d) in %s", os.Getpid(), workTree),
+		OnWait: func(holder string) { logger.Printf("waiting for the store, held by %s", holder) }}
+	if err := limitsFromEnv(g.getenv, &opts); err != nil {
+		return usageError{err}
+	}
+	repo, err := turnback.Open(ctx, workTree, opts)
+	if err != nil {
+		return err
+	}
+	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
+		since: time.Now().UTC(), logf: logger.Printf, idle: idle}
+	if err := repo.Watch(ctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
+		repo.Close()
+		return err
+	}
+	if err := d.listen(); err != nil {
+		repo.Close()
+		return err
+	}
+	if g.json {
+		writeJSON(g.stdout, daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock, Since: d.since})
+	}
+	logger.Printf("watching %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
+		d.workTree, os.Getpid(), d.sock, shellQuote(d.workTree))
+	err = d.serve(ctx)
+	logger.Printf("stopped after %d commands", d.requests.Load())
+	return err
+}
+
+// detach starts the daemon as a background process and waits until it
+// answers on its socket.
+func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
+	if info, ok := ping(storeDir); ok {
+		return g.reportDaemon(info, "already watching")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
+	}
+	if err := os.MkdirAll(storeDir, 0o700); err != nil {
+		return fmt.Errorf("turnback: watch: create store: %w", err)
+	}
+	logPath := filepath.Join(storeDir, "watch.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("turnback: watch: %w", err)
+	}
+	defer logf.Close()
+	start, _ := logf.Seek(0, io.SeekEnd)
+	args := []string{"-C", workTree, "--store", storeDir}
+	if g.force {
+		args = append(args, "--force")
+	}
+	args = append(args, "watch", "--idle-timeout", idle.String())
+	if queue > 0 {
+		args = append(args, fmt.Sprintf("--queue-size=%d", queue))
+	}
+	c := exec.Command(exe, args...)
+	c.Stdin, c.Stdout, c.Stderr = nil, logf, logf
+	c.Dir = "/"
+	c.SysProcAttr = detachAttr()
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("turnback: watch: start the daemon: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if info, ok := ping(storeDir); ok && info.PID == c.Process.Pid {
+			return g.reportDaemon(info, "watching")
+		}
+		select {
+		case err := <-exited:
+			if info, ok := ping(storeDir); ok {
+				// Another daemon won the race.
+				return g.reportDaemon(info, "already watching")
+			}
+			msg := strings.TrimSpace(tailFrom(logPath, start))
+			if msg == "" {
+				msg = fmt.Sprint(err)
+			}
+			return fmt.Errorf("turnback: watch: the daemon exited: %s", msg)
+		case <-cmd.Context().Done():
+			return cmd.Context().Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// tailFrom returns what was written to the file at path after offset.
+func tailFrom(path string, offset int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return ""
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, 8<<10))
+	return string(data)
+}
+
+func (g *globals) reportDaemon(info *daemonInfo, what string) error {
+	if g.json {
+		writeJSON(g.stdout, info)
+		return nil
+	}
+	fmt.Fprintf(g.stdout, "%s %s (pid %d)\n", what, info.WorkTree, info.PID)
+	return nil
+}
+
+// stopDaemon asks the daemon to stop and waits until it has closed the
+// store.
+func (g *globals) stopDaemon(workTree, storeDir string) error {
+	info, ok := ping(storeDir)
+	conn, connected := dial(storeDir)
+	if !ok || !connected {
+		if connected {
+			conn.Close()
+		}
+		if g.json {
+			writeJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
+		} else {
+			fmt.Fprintf(g.stdout, "no watch daemon for %s\n", workTree)
+		}
+		return nil
+	}
+	defer conn.Close()
+	if err := sendRequest(conn, request{Version: wireVersion, Op: "stop"}); err != nil {
+		return fmt.Errorf("turnback: watch --stop: %w", err)
+	}
+	// The daemon answers once it has released the store.
+	if _, _, err := readFrame(conn); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("turnback: watch --stop: %w", err)
+	}
+	if g.json {
+		writeJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
+	} else {
+		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", info.WorkTree, info.PID)
+	}
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
