@@ -1139,6 +1139,10 @@ func TestCrashMatrix(t *testing.T) {
 	t.Run("sigkill", func(t *testing.T) {
 		crashSigkill(t, pool)
 	})
+
+	t.Run("daemon", func(t *testing.T) {
+		crashDaemon(t, pool)
+	})
 	t.Logf("total %v", time.Since(start).Round(time.Millisecond))
 }
 
@@ -1157,6 +1161,7 @@ type crashCase struct {
 	pre, post   string   // expected state for a crash before / after the commit point
 	followUp    bool     // also check that the session goes on working
 	restore     bool     // `restore ID`: the session's turns do not change
+	daemon      bool     // run the command through a watch daemon, which is the one killed
 }
 
 // crashOne kills the command at step k, runs another command, and checks
@@ -1166,8 +1171,16 @@ func crashOne(t *testing.T, w *crashWorld, c crashCase) {
 	j := slices.Index(c.steps, "journal") + 1
 	name := c.steps[c.k-1]
 	t.Logf("crash at step %d of %d: %q (journal is step %d)", c.k, len(c.steps), name, j)
+	if c.daemon {
+		w.startDaemon(t)
+	}
 	r := w.run(t, append([]string{"TURNBACK_TEST_CRASH_AT=" + strconv.Itoa(c.k)}, crashTraceOn...), c.args...)
-	if r.code != -1 {
+	switch {
+	case c.daemon && (r.code != 1 || !strings.Contains(r.stderr, "ended before the command finished")):
+		t.Fatalf("turnback %s through the daemon with TURNBACK_TEST_CRASH_AT=%d: exit %d, want 1 and the daemon's death reported\nstderr:\n%s", strings.Join(c.args, " "), c.k, r.code, r.stderr)
+	case c.daemon:
+		w.daemonGone(t)
+	case r.code != -1:
 		t.Fatalf("turnback %s with TURNBACK_TEST_CRASH_AT=%d: exit %d, want killed\nstderr:\n%s", strings.Join(c.args, " "), c.k, r.code, r.stderr)
 	}
 	if got, want := r.lastStep(), fmt.Sprintf("%d: %s", c.k, name); got != want {

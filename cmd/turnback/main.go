@@ -327,14 +327,21 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 		workTree = filepath.Join(wd, workTree)
 	}
 	if storeDir == "" {
-		if storeDir, err = turnback.DefaultStoreDir(workTree); err != nil {
-			return "", "", "", err
+		// The default store is named after the real path; a work tree
+		// that does not resolve is left to Open to report.
+		if real, err := filepath.EvalSymlinks(workTree); err == nil {
+			if storeDir, err = turnback.DefaultStoreDir(real); err != nil {
+				return "", "", "", err
+			}
 		}
 	}
-	if !filepath.IsAbs(storeDir) {
-		storeDir = filepath.Join(wd, storeDir)
+	if storeDir != "" {
+		if !filepath.IsAbs(storeDir) {
+			storeDir = filepath.Join(wd, storeDir)
+		}
+		storeDir = filepath.Clean(storeDir)
 	}
-	return filepath.Clean(workTree), filepath.Clean(storeDir), session, nil
+	return filepath.Clean(workTree), storeDir, session, nil
 }
 
 // open locates the work tree and opens its store for a command. When a
@@ -369,7 +376,7 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		}
 		opts.LockWait = d
 	}
-	if g.served == nil {
+	if g.served == nil && storeDir != "" {
 		if code, ok := g.forward(ctx, workTree, storeDir); ok {
 			return nil, forwardedExit{code}
 		}
@@ -382,14 +389,14 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		return g.served.view(opts)
 	}
 	repo, err := turnback.Open(ctx, workTree, opts)
-	if errors.Is(err, turnback.ErrBusy) {
+	if errors.Is(err, turnback.ErrBusy) && storeDir != "" {
 		// A daemon may have started meanwhile.
 		if code, ok := g.forward(ctx, workTree, storeDir); ok {
 			g.endProgress()
 			return nil, forwardedExit{code}
 		}
 	}
-	if err == nil {
+	if err == nil && storeDir != "" {
 		// Holding the store, this process knows no daemon runs: a socket
 		// left by one that was killed goes.
 		removeStaleSocket(storeDir)

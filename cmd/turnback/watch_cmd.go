@@ -61,6 +61,10 @@ programs using the Go API wait for it, as for any turnback command.`,
 			if err != nil {
 				return err
 			}
+			if storeDir == "" {
+				_, err := os.Stat(workTree)
+				return fmt.Errorf("turnback: work tree: %w", err)
+			}
 			switch {
 			case stop:
 				return g.stopDaemon(workTree, storeDir)

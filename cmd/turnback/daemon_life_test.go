@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binRun runs the built binary with the test's environment.
+func binRun(t *testing.T, bin string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	cmd.Stdin = strings.NewReader(stdin)
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		t.Fatalf("turnback %s: %v", strings.Join(args, " "), err)
+	}
+	return so.String(), se.String(), cmd.ProcessState.ExitCode()
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDaemonSameOutput runs one script of commands on two identical
+// folders, one served by a watch daemon and one not, and compares what
+// every command printed and its exit code.
+func TestDaemonSameOutput(t *testing.T) {
+	type step struct {
+		args []string
+		edit map[string]string // written before the command
+		del  []string
+		// stderr of captures says how many files were read, which the
+		// daemon's first capture changes: compared for the others only.
+		sameStderr bool
+	}
+	steps := []step{
+		{args: []string{"snap", "-m", "first"}, edit: map[string]string{"a.txt": "a\n", "src/b.go": "package b\n"}},
+		{args: []string{"status"}, edit: map[string]string{"src/c.go": "package c\n", "a.txt": "A\n"}, sameStderr: true},
+		{args: []string{"--json", "status"}, sameStderr: true},
+		{args: []string{"diff"}, sameStderr: true},
+		{args: []string{"end"}},
+		{args: []string{"snap", "-m", "second"}},
+		{args: []string{"end"}, del: []string{"src/b.go"}},
+		{args: []string{"undo"}, sameStderr: true},
+		{args: []string{"redo"}, sameStderr: true},
+		{args: []string{"undo"}, edit: map[string]string{"src/c.go": "edited outside the turn\n"}, sameStderr: true}, // nothing to conflict: turn 2 deleted b.go only
+		{args: []string{"redo"}, edit: map[string]string{"src/b.go": "in the way\n"}, sameStderr: true},          // conflict: exit 3
+		{args: []string{"--json", "redo"}, sameStderr: true},
+		{args: []string{"show", "nosuchsnapshot"}, sameStderr: true}, // exit 1
+		{args: []string{"verify"}, sameStderr: true},
+		{args: []string{"--session", "other", "status"}, sameStderr: true},
+		{args: []string{"--session", "bad name", "status"}, sameStderr: true}, // exit 2
+	}
+	bin := tbBinary(t)
+	base := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+	t.Setenv("TURNBACK_LOCK_WAIT", "0")
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	runAll := func(wt string, daemon bool) []result {
+		if err := os.MkdirAll(wt, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if daemon {
+			if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
+				t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
+			}
+			t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
+		}
+		var out []result
+		for _, s := range steps {
+			writeTree(t, wt, s.edit)
+			for _, rel := range s.del {
+				if err := os.Remove(filepath.Join(wt, rel)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			so, se, code := binRun(t, bin, "", append([]string{"-C", wt}, s.args...)...)
+			out = append(out, result{so, se, code})
+		}
+		return out
+	}
+	// The same folder name, so that messages naming it match.
+	plain := runAll(filepath.Join(base, "plain", "proj"), false)
+	served := runAll(filepath.Join(base, "served", "proj"), true)
+	norm := func(s string) string {
+		s = strings.ReplaceAll(s, filepath.Join(base, "plain"), "BASE")
+		return strings.ReplaceAll(s, filepath.Join(base, "served"), "BASE")
+	}
+	codes := map[int]bool{}
+	for i, s := range steps {
+		p, d := plain[i], served[i]
+		codes[p.code] = true
+		if p.code != d.code {
+			t.Errorf("turnback %s: exit %d without the daemon, %d through it\nstderr: %q / %q", strings.Join(s.args, " "), p.code, d.code, p.stderr, d.stderr)
+		}
+		if a, b := norm(p.stdout), norm(d.stdout); a != b && !strings.Contains(a, `"stats"`) {
+			t.Errorf("turnback %s: stdout differs\nwithout: %q\nthrough: %q", strings.Join(s.args, " "), a, b)
+		}
+		if a, b := norm(p.stderr), norm(d.stderr); s.sameStderr && a != b {
+			t.Errorf("turnback %s: stderr differs\nwithout: %q\nthrough: %q", strings.Join(s.args, " "), a, b)
+		}
+	}
+	for _, c := range []int{0, 1, 2, 3} {
+		if !codes[c] {
+			t.Errorf("the script never exits %d: it should show every exit code", c)
+		}
+	}
+}
+
+// TestDaemonLifecycle: --detach, the socket's mode, a second daemon,
+// --stop, the idle timeout, and a socket left by a killed daemon.
+func TestDaemonLifecycle(t *testing.T) {
+	if !isLinux() {
+		t.Skip("inotify")
+	}
+	bin := tbBinary(t)
+	base := t.TempDir()
+	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "st")
+	writeTree(t, wt, map[string]string{"f": "x"})
+	t.Setenv("TURNBACK_STORE", store)
+	t.Setenv("TURNBACK_LOCK_WAIT", "0")
+	tb := func(args ...string) (string, string, int) {
+		return binRun(t, bin, "", append([]string{"-C", wt}, args...)...)
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		so, se, code := tb(args...)
+		if code != 0 {
+			t.Fatalf("turnback %s: exit %d\n%s%s", strings.Join(args, " "), code, so, se)
+		}
+		return so
+	}
+	t.Cleanup(func() { tb("watch", "--stop") })
+
+	if so := must("watch", "--detach"); !strings.HasPrefix(so, "watching "+wt+" (pid ") {
+		t.Fatalf("watch --detach printed %q", so)
+	}
+	sock := socketPath(store)
+	fi, err := os.Lstat(sock)
+	if err != nil || fi.Mode()&fs.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %s: %v, mode %v; want a socket with mode 0600", sock, err, fi.Mode())
+	}
+	if so := must("watch", "--detach"); !strings.HasPrefix(so, "already watching "+wt) {
+		t.Errorf("a second watch --detach printed %q", so)
+	}
+	if _, se, code := tb("watch"); code != exitBusy || !strings.Contains(se, "already watches") {
+		t.Errorf("a second foreground watch: exit %d, %q; want 4 naming the running daemon", code, se)
+	}
+	// A command through the daemon while it holds the store.
+	var doc daemonSnapDoc
+	if err := json.Unmarshal([]byte(must("--json", "snap")), &doc); err != nil || doc.Stats.Watch == nil || !doc.Stats.Watch.Incremental {
+		t.Fatalf("snap through the daemon: %+v (%v)", doc, err)
+	}
+	if so := must("watch", "--stop"); !strings.HasPrefix(so, "stopped the watch daemon of "+wt) {
+		t.Errorf("watch --stop printed %q", so)
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there after --stop: %v", err)
+	}
+	// The store is free at once: this runs here, without waiting.
+	if so := must("--json", "status"); strings.Contains(so, `"watch"`) {
+		t.Errorf("status after --stop went through a daemon: %s", so)
+	}
+	if so := must("watch", "--stop"); !strings.HasPrefix(so, "no watch daemon for "+wt) {
+		t.Errorf("watch --stop without a daemon printed %q", so)
+	}
+
+	// Idle timeout.
+	must("watch", "--detach", "--idle-timeout", "300ms")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, ok := ping(store); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon is still there long after its idle timeout")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), "stopping (idle for 300ms)") {
+		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
+	}
+
+	// A daemon killed outright leaves its socket; the next command
+	// notices, runs here and removes it.
+	so := must("--json", "watch", "--detach")
+	var info daemonInfo
+	if err := json.Unmarshal([]byte(so), &info); err != nil || info.PID == 0 {
+		t.Fatalf("watch --detach --json: %q (%v)", so, err)
+	}
+	if err := syscall.Kill(info.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		// The killed daemon's lock goes with the process.
+		if _, _, code := tb("status"); code == 0 {
+			break
+		} else if i > 200 {
+			t.Fatalf("status after the daemon was killed: exit %d", code)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("the killed daemon's socket was not removed: %v", err)
+	}
+}
+
+func isLinux() bool { return runtime.GOOS == "linux" }
+
+// TestDaemonHook: agent hooks reach the daemon; stdout stays the agent's.
+func TestDaemonHook(t *testing.T) {
+	w := newDaemonWorld(t)
+	writeTree(t, w.wt, map[string]string{"main.go": "package main\n"})
+	payload := func(event string) string {
+		b, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": w.wt, "hook_event_name": event, "prompt": "-m looks like a flag"})
+		return string(b)
+	}
+	if so, se, code := binRun(t, w.bin, payload("UserPromptSubmit"), "hook", "claude"); code != 0 || so != "" {
+		t.Fatalf("hook claude UserPromptSubmit: exit %d, stdout %q, stderr %q", code, so, se)
+	}
+	writeTree(t, w.wt, map[string]string{"main.go": "package main // changed\n"})
+	if so, se, code := binRun(t, w.bin, payload("AfterAgent"), "hook", "gemini"); code != 0 || so != "{}\n" {
+		t.Fatalf("hook gemini AfterAgent: exit %d, stdout %q, stderr %q", code, so, se)
+	}
+	so, se, code := w.cli("--session", "s1", "--json", "log")
+	if code != 0 {
+		t.Fatalf("log: %d %s", code, se)
+	}
+	var doc struct {
+		Turns []struct {
+			Message  string `json:"message"`
+			Modified int    `json:"modified"`
+			Open     bool   `json:"open"`
+		} `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(so), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Turns) != 1 || doc.Turns[0].Message != "-m looks like a flag" || doc.Turns[0].Open || doc.Turns[0].Modified != 1 {
+		t.Fatalf("turns after the hooks: %s", so)
+	}
+	if info, ok := ping(w.store); !ok || info.Requests < 3 {
+		t.Errorf("the daemon served %+v; want the hooks' commands among them", info)
+	}
+}
