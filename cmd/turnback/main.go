@@ -61,14 +61,14 @@ type globals struct {
 
 	// What the process was given; a forwarded command carries the
 	// client's (see forward.go).
-	args      []string
-	getenv    func(string) string
-	cwd       string // "" means os.Getwd
-	stdin     io.Reader
-	outTTY    bool // stdout is a terminal
-	errTTY    bool // stderr is a terminal
-	served    *server // set when the watch daemon runs this command
-	sentArgs  []string // what to forward instead of args (hook)
+	args     []string
+	getenv   func(string) string
+	cwd      string // "" means os.Getwd
+	stdin    io.Reader
+	outTTY   bool     // stdout is a terminal
+	errTTY   bool     // stderr is a terminal
+	served   *server  // set when the watch daemon runs this command
+	sentArgs []string // what to forward instead of args (hook)
 }
 
 func main() {
