@@ -26,6 +26,21 @@
 // and commits the session records. Open finishes or rolls back a restore a
 // crash interrupted before it does anything else.
 //
+// # Long-running processes
+//
+// A process that keeps a Repo open (the CLI's watch daemon) calls Watch:
+// a watch.Watcher then reports which directories changed, and every
+// capture reuses the previous capture's trees for the others (walker's
+// incremental capture). The watcher is a hint: Sync and Take run before
+// each capture, and on any doubt (the first capture, an overflow, the
+// watch limit, different capture settings) the capture walks everything
+// and WatchInfo says why. gc keeps the previous capture's trees alive.
+// View serves another session (and other capture, retention, progress or
+// Force settings) from the same open store; views share the mutex, so
+// operations still run one at a time. A restore that fails part way in
+// such a process is finished or rolled back before its next operation, as
+// Open does after a crash.
+//
 // # Concurrency and failure
 //
 // One process at a time holds a store; Open waits up to Options.LockWait
