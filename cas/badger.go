@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -32,15 +33,17 @@ const holderFile = "HOLDER"
 
 // Badger is the durable Backend: one Badger database per store.
 type Badger struct {
-	db   *badger.DB
-	dir  string
-	dead bool // closed by a Reclaim that could not reopen
+	db    *badger.DB
+	dir   string
+	packs *packs // large values written through batches
+	dead  bool   // closed by a Reclaim that could not reopen
 }
 
 // badgerOptions returns Badger options for a short-lived CLI process:
 // small memtables and caches, no compression of its own (values are
-// already zstd), values below 1 MiB kept in the LSM tree so that deletes
-// plus compaction give disk space back, and a silent logger.
+// already zstd), values below 1 MiB kept in the LSM tree rather than the
+// value log (large ones written in bulk go to pack files, see pack.go),
+// and a silent logger.
 func badgerOptions(dir string) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithLogger(nil).
@@ -72,7 +75,7 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 	for {
 		db, err := badger.Open(badgerOptions(dir))
 		if err == nil {
-			b := &Badger{db: db, dir: dir}
+			b := &Badger{db: db, dir: dir, packs: newPacks(dir)}
 			b.writeHolder(o.Holder)
 			return b, nil
 		}
@@ -144,11 +147,13 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 		return nil, err
 	}
 	var out []byte
+	var packed bool
 	err := b.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
 		if err != nil {
 			return err
 		}
+		packed = item.UserMeta()&metaPacked != 0
 		out, err = item.ValueCopy(nil)
 		return err
 	})
@@ -158,7 +163,19 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 	if err != nil {
 		return nil, b.wrap("get", err)
 	}
+	if packed {
+		return b.unpack(out)
+	}
 	return out, nil
+}
+
+// unpack reads the value a pack pointer names.
+func (b *Badger) unpack(ptr []byte) ([]byte, error) {
+	p, err := decodePackPtr(ptr)
+	if err != nil {
+		return nil, err
+	}
+	return b.packs.read(p)
 }
 
 func (b *Badger) wrap(op string, err error) error {
@@ -270,6 +287,11 @@ func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 				if err != nil {
 					return err
 				}
+				if item.UserMeta()&metaPacked != 0 {
+					if v, err = b.unpack(v); err != nil {
+						return err
+					}
+				}
 				val = v
 			}
 			if err := fn(item.Key(), val); err != nil {
@@ -301,39 +323,119 @@ func (b *Badger) Close() error {
 		return nil // a failed Reclaim already closed it
 	}
 	_ = os.Remove(filepath.Join(b.dir, holderFile))
+	perr := b.packs.close()
 	if err := b.db.Close(); err != nil {
 		return b.wrap("close", err)
 	}
-	return nil
+	return perr
 }
 
-// NewBatch implements Backend.
+// NewBatch implements Backend. Values of at least packThreshold bytes
+// go to pack files; their pointers are written once the pack is durable.
 func (b *Badger) NewBatch() Batch {
 	if b.db.IsClosed() {
 		// A WriteBatch of a closed DB can block forever in Flush.
 		return &badgerBatch{db: b.db}
 	}
-	return &badgerBatch{db: b.db, wb: b.db.NewWriteBatch()}
+	return &badgerBatch{db: b.db, packs: b.packs, wb: b.db.NewWriteBatch()}
 }
 
 type badgerBatch struct {
-	db *badger.DB
-	wb *badger.WriteBatch // nil when created after Close
+	db    *badger.DB
+	packs *packs
+	wb    *badger.WriteBatch // nil when created after Close
+
+	mu      sync.Mutex
+	pending []pendingPtr // pointers into packs not yet known durable
+	minPack uint64       // lowest pack id in pending
+	err     error        // a pointer could not be written
+}
+
+// pendingPtr is a pointer to write once its pack is durable.
+type pendingPtr struct {
+	key  []byte
+	ptr  []byte
+	pack uint64
 }
 
 func (w *badgerBatch) Put(key, value []byte) error {
 	if w.wb == nil || w.db.IsClosed() {
 		return ErrClosed
 	}
-	if err := w.wb.Set(key, value); err != nil {
-		return fmt.Errorf("cas: batch put: %w", err)
+	if len(value) < packThreshold {
+		if err := w.wb.Set(key, value); err != nil {
+			return fmt.Errorf("cas: batch put: %w", err)
+		}
+		return nil
 	}
+	ptr, err := w.packs.add(value)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.pending) == 0 || ptr.pack < w.minPack {
+		w.minPack = ptr.pack
+	}
+	w.pending = append(w.pending, pendingPtr{key: key, ptr: ptr.encode(), pack: ptr.pack})
+	if w.minPack < w.packs.sealedBelow() {
+		// A pack was sealed (synced) since: its pointers can go.
+		return w.release(false)
+	}
+	return nil
+}
+
+// release hands the pending pointers whose packs are durable (all of
+// them with all set, after a sync) to the write batch. Caller holds w.mu.
+func (w *badgerBatch) release(all bool) error {
+	keep := w.pending[:0]
+	w.minPack = 0
+	for _, p := range w.pending {
+		ok, err := w.packs.durable(p.pack)
+		if err != nil {
+			w.err = err
+			return err
+		}
+		if !ok && !all {
+			if len(keep) == 0 || p.pack < w.minPack {
+				w.minPack = p.pack
+			}
+			keep = append(keep, p)
+			continue
+		}
+		if err := w.wb.SetEntry(badger.NewEntry(p.key, p.ptr).WithMeta(metaPacked)); err != nil {
+			w.err = fmt.Errorf("cas: batch put: %w", err)
+			return w.err
+		}
+	}
+	clear(w.pending[len(keep):])
+	w.pending = keep
 	return nil
 }
 
 func (w *badgerBatch) Flush() error {
 	if w.wb == nil || w.db.IsClosed() {
 		return ErrClosed
+	}
+	w.mu.Lock()
+	err := w.err
+	if err == nil && len(w.pending) > 0 {
+		ids := make(map[uint64]struct{})
+		for _, p := range w.pending {
+			ids[p.pack] = struct{}{}
+		}
+		if err = w.packs.sync(ids); err == nil {
+			err = w.release(true)
+		}
+	}
+	w.pending = nil
+	w.mu.Unlock()
+	if err != nil {
+		w.wb.Cancel()
+		return err
 	}
 	if err := w.wb.Flush(); err != nil {
 		return fmt.Errorf("cas: batch flush: %w", err)
@@ -342,6 +444,9 @@ func (w *badgerBatch) Flush() error {
 }
 
 func (w *badgerBatch) Cancel() {
+	w.mu.Lock()
+	w.pending = nil
+	w.mu.Unlock()
 	if w.wb != nil && !w.db.IsClosed() {
 		w.wb.Cancel()
 	}

@@ -20,7 +20,9 @@
 //	x/<32-byte hash>  chunk list of a large file: a version byte (1), then
 //	                  per chunk its 32-byte hash and its size as a uvarint
 //
-// BlobKey and IndexKey build these keys.
+// BlobKey and IndexKey build these keys. On Badger, a record of 1 KiB or
+// more lives in a pack file and the key holds a pointer to it (see Pack
+// files); the Backend hides this.
 //
 // # Codec
 //
@@ -50,14 +52,48 @@
 // change without losing dedup against existing stores; a golden test
 // (testdata/chunks.golden) pins it.
 //
-// Chunks and small files' blobs thus stay below Badger's value threshold
-// of 1 MiB (a chunk list, 35 bytes per chunk, passes it only for files of
-// about 7 GiB and more). Values below the threshold live in
-// Badger's LSM tree, where deleting keys and compacting (DB.Flatten) gives
-// the disk space back. Larger values go to Badger's value log, whose
-// garbage collection only rewrites files for which compaction has gathered
-// discard statistics, and so in practice rarely frees anything. Big
-// values are also what makes Badger's memory use explode.
+// # Pack files
+//
+// Chunks and blobs are values under b/ keys like any other, but a Badger
+// store keeps every value of at least 1 KiB written through a Batch out
+// of its LSM tree, in pack files beside the database (NNNNNNNN.pack):
+// the LSM holds, under the value's key, a pointer to it (pack id,
+// offset, length, CRC-32C), marked by the entry's user meta byte. Get
+// and Scan follow the pointer and check the CRC, so callers see the
+// value itself. Smaller values, and values written with Set or Update,
+// stay in the LSM as before; stores written before pack files existed
+// hold every value there and read as they always did.
+//
+// In the LSM tree, every value would be copied again by each compaction
+// that passes it down a level (on a cold capture of a 1 GB tree, most of
+// the time went there) and read through mmapped tables, which count in
+// the process's resident memory. A pack is written once, with write(2),
+// and read with pread(2).
+//
+// A pack file is a header ("turnback pack 1\n") and the values back to
+// back. Packs are only appended to: a process appends to the newest pack
+// while it is under 32 MiB, otherwise starts a new one, and closes a
+// pack once it reaches 64 MiB. Bytes a killed process left at the end of
+// a pack are garbage that no pointer names.
+//
+// Durability: a pointer enters Badger only once its pack is fsynced (a
+// pack that reaches its size limit is synced then; Batch.Flush syncs the
+// current pack before writing the pointers it holds), so a committed
+// pointer never names bytes a crash can lose. If writing or syncing a
+// pack fails, the pack is abandoned: every batch holding a pointer into
+// it fails, and the next value starts a new pack.
+//
+// Space: deleting a key only drops its pointer. Badger.Reclaim deletes
+// packs that no pointer names, and copies the live values of packs less
+// than half live to a new pack (synced before the pointers are switched
+// to it, in transactions that switch a pointer only if it still names
+// the old place), then deletes the old packs once the switch is synced.
+// A crash part way leaves every pointer naming durable data, and packs
+// nothing names, which the next Reclaim deletes.
+//
+// Values that do stay in the LSM are below Badger's value threshold of
+// 1 MiB (only Set and Update could write larger ones, which would go to
+// Badger's value log, whose garbage collection rarely frees anything).
 //
 // # Verification
 //
@@ -85,7 +121,7 @@
 // same conformance suite (testBackend in backend_test.go):
 //
 //   - Badger (OpenBadger), the durable store: one Badger database per work
-//     tree.
+//     tree, with its large values in pack files (see above).
 //   - Memory (NewMemory), for tests and embedders that want no disk.
 //
 // A Batch is not atomic (see below). Put may be called from many
@@ -99,13 +135,13 @@
 //
 // Badger's defaults suit a long-running server. A turnback command opens
 // the store, works for a moment and closes it, so OpenBadger shrinks
-// everything that costs memory or time at open and close: two 16 MiB
+// everything that costs memory or time at open and close: two 8 MiB
 // memtables, 4 MiB base tables, a small level 0 and two compactors, no
-// block cache and a 32 MiB index cache, 64 MiB value log files, no
+// block cache and a 16 MiB index cache, 64 MiB value log files, no
 // compression of its own (blobs are already zstd), no conflict detection
 // (there is one writer), no metrics, a silent logger, and no sync on every
 // write: Writer.Flush calls Sync once where it matters. The value
-// threshold stays at its 1 MiB maximum (see the Chunks section). Badger v4.9.4 or
+// threshold stays at its 1 MiB maximum (see Pack files). Badger v4.9.4 or
 // later is required: earlier releases could resurrect deleted keys.
 //
 // # The lock and ErrBusy
@@ -146,6 +182,7 @@
 // from live snapshots (a blob, or a chunk list and its chunks) to a
 // LiveSet, Store.Sweep deletes every blob and chunk list not in it, and
 // Badger.Reclaim makes Badger give the space back (deleted keys alone free
-// nothing). No Writer may be in flight meanwhile: blobs written after the
+// nothing): it rewrites or deletes mostly dead pack files and compacts
+// the LSM tree. No Writer may be in flight meanwhile: blobs written after the
 // mark, whose records are not yet written, would be swept.
 package cas

@@ -83,10 +83,14 @@ func (s *Store) Sweep(ctx context.Context, live LiveSet, dryRun bool) (SweepStat
 
 // Reclaim makes Badger give disk space back after deletes: deleting keys
 // alone frees nothing. It flushes the memtable by closing and reopening
-// the database, flattens the LSM tree into one level (values below the
-// value threshold live there, and the compaction drops deleted ones), and
-// runs value-log GC until it finds nothing to rewrite.
+// the database, rewrites the pack files that are mostly dead (see
+// repack), flattens the LSM tree into one level (values below the value
+// threshold live there, and the compaction drops deleted ones), and runs
+// value-log GC until it finds nothing to rewrite.
 func (b *Badger) Reclaim(ctx context.Context) error {
+	if err := b.packs.startFresh(); err != nil {
+		return err
+	}
 	if err := b.db.Close(); err != nil {
 		return b.wrap("close for reclaim", err)
 	}
@@ -114,6 +118,9 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := b.repack(ctx); err != nil {
+		return err
+	}
 	if err := b.db.Flatten(2); err != nil {
 		return b.wrap("flatten", err)
 	}
@@ -130,6 +137,171 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// repackBatch bounds the pointers moved per transaction.
+const repackBatch = 1000
+
+// repack gives back the space of dead values in pack files: a pack no
+// pointer names is deleted; a pack whose live values fill less than
+// half of it has them copied to a new pack, which is synced before the
+// pointers are switched to it (each only if it still names the old
+// place), and the old pack is deleted once the switch is synced too. A
+// crash at any point leaves every pointer naming durable data; packs it
+// leaves unreferenced are deleted by the next Reclaim.
+func (b *Badger) repack(ctx context.Context) error {
+	// The copies go to new packs, never to one listed here.
+	if err := b.packs.startFresh(); err != nil {
+		return err
+	}
+	list, err := listPacks(b.dir)
+	if err != nil {
+		return fmt.Errorf("cas: list packs: %w", err)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	// Packs created from here on (the copies) are not candidates.
+	limit := list[len(list)-1].id + 1
+	live := make(map[uint64]int64)
+	if err := b.scanPacked(ctx, func(_ []byte, p packPtr, _ []byte) error {
+		live[p.pack] += p.size
+		return nil
+	}); err != nil {
+		return err
+	}
+	rewrite := make(map[uint64]bool)
+	var remove []uint64
+	for _, pk := range list {
+		n := live[pk.id]
+		switch {
+		case n == 0:
+			remove = append(remove, pk.id)
+		case 2*n < pk.size-int64(len(packMagic)):
+			rewrite[pk.id] = true
+			remove = append(remove, pk.id)
+		}
+	}
+	if len(rewrite) > 0 {
+		type move struct{ key, old, new []byte }
+		var moves []move
+		commit := func() error {
+			if len(moves) == 0 {
+				return nil
+			}
+			if err := b.packs.sync(nil); err != nil {
+				return err
+			}
+			err := b.db.Update(func(txn *badger.Txn) error {
+				for _, m := range moves {
+					item, err := txn.Get(m.key)
+					if errors.Is(err, badger.ErrKeyNotFound) {
+						continue
+					}
+					if err != nil {
+						return err
+					}
+					if item.UserMeta()&metaPacked == 0 {
+						continue
+					}
+					cur, err := item.ValueCopy(nil)
+					if err != nil {
+						return err
+					}
+					if !bytes.Equal(cur, m.old) {
+						continue
+					}
+					if err := txn.SetEntry(badger.NewEntry(m.key, m.new).WithMeta(metaPacked)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return b.wrap("repack", err)
+			}
+			moves = moves[:0]
+			return nil
+		}
+		err := b.scanPacked(ctx, func(key []byte, p packPtr, raw []byte) error {
+			if !rewrite[p.pack] || p.pack >= limit {
+				return nil
+			}
+			val, err := b.packs.read(p)
+			if err != nil {
+				return fmt.Errorf("cas: repack %s: %w", key, err)
+			}
+			np, err := b.packs.add(val)
+			if err != nil {
+				return err
+			}
+			moves = append(moves, move{key: bytes.Clone(key), old: bytes.Clone(raw), new: np.encode()})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Switch pointers in bounded transactions after one sync.
+		all := moves
+		for i := 0; i < len(all); i += repackBatch {
+			moves = all[i:min(i+repackBatch, len(all))]
+			if err := commit(); err != nil {
+				return err
+			}
+		}
+		if err := b.packs.closeWriter(); err != nil {
+			return err
+		}
+	}
+	if len(remove) == 0 {
+		return nil
+	}
+	if err := b.Sync(); err != nil {
+		return err
+	}
+	for _, id := range remove {
+		b.packs.dropReader(id)
+		if err := os.Remove(filepath.Join(b.dir, packName(id))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("cas: remove pack: %w", err)
+		}
+	}
+	return syncDir(b.dir)
+}
+
+// scanPacked calls fn with every key whose value is a pack pointer, the
+// pointer decoded and as stored.
+func (b *Badger) scanPacked(ctx context.Context, fn func(key []byte, p packPtr, raw []byte) error) error {
+	err := b.db.View(func(txn *badger.Txn) error {
+		opt := badger.DefaultIteratorOptions
+		opt.PrefetchValues = false
+		it := txn.NewIterator(opt)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			item := it.Item()
+			if item.UserMeta()&metaPacked == 0 {
+				continue
+			}
+			raw, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			p, err := decodePackPtr(raw)
+			if err != nil {
+				return fmt.Errorf("cas: key %q: %w", item.Key(), err)
+			}
+			if err := fn(item.Key(), p, raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, badger.ErrDBClosed) {
+		return ErrClosed
+	}
+	return err
 }
 
 // DiskUsage returns the bytes the store directory dir occupies (sum of its

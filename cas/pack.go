@@ -1,0 +1,454 @@
+package cas
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Pack files keep the large values of a Badger store out of its LSM tree
+// (see "Pack files" in the package doc). A value written through a Batch
+// whose size is at least packThreshold is appended to the current pack
+// file; the LSM keeps, under the value's key, a pointer to it, marked by
+// metaPacked in the entry's user meta byte.
+//
+// A pack file is a header (packMagic) followed by values back to back,
+// nothing else: each pointer says where its value lies and carries its
+// CRC-32C. Packs are only ever appended to, never rewritten: Reclaim
+// copies the live values out of mostly dead packs and deletes them.
+
+const (
+	// packThreshold: values at least this long go to pack files.
+	packThreshold = 1 << 10
+	// packMagic starts every pack file.
+	packMagic = "turnback pack 1\n"
+	// packExt ends the name of a pack file (Badger ignores it).
+	packExt = ".pack"
+	// metaPacked marks, in Badger's user meta byte, an entry whose value
+	// is a pack pointer.
+	metaPacked byte = 1
+	// packPointerTag starts every pack pointer. Old turnback versions
+	// read it as a blob's codec byte and report an unknown codec.
+	packPointerTag byte = 0xfe
+	// packDirectWrite: values at least this long are written straight
+	// to the file rather than through the buffer.
+	packDirectWrite = 128 << 10
+	// packBufSize bounds the write buffer.
+	packBufSize = 1 << 20
+)
+
+// packTarget: a pack file that reaches this size is synced and closed,
+// and the next value starts a new one. A variable for tests.
+var packTarget int64 = 64 << 20
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// packPtr locates one value in a pack file.
+type packPtr struct {
+	pack uint64 // pack id
+	off  int64  // offset of the value in the file
+	size int64  // length of the value
+	crc  uint32 // CRC-32C of the value
+}
+
+func (p packPtr) encode() []byte {
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+4)
+	b = append(b, packPointerTag)
+	b = binary.AppendUvarint(b, p.pack)
+	b = binary.AppendUvarint(b, uint64(p.off))
+	b = binary.AppendUvarint(b, uint64(p.size))
+	return binary.LittleEndian.AppendUint32(b, p.crc)
+}
+
+func decodePackPtr(b []byte) (packPtr, error) {
+	bad := fmt.Errorf("%w: malformed pack pointer", ErrCorrupt)
+	if len(b) < 1+3+4 || b[0] != packPointerTag {
+		return packPtr{}, bad
+	}
+	var p packPtr
+	r := b[1:]
+	var vals [3]uint64
+	for i := range vals {
+		v, n := binary.Uvarint(r)
+		if n <= 0 {
+			return packPtr{}, bad
+		}
+		vals[i], r = v, r[n:]
+	}
+	if len(r) != 4 || vals[1] > 1<<62 || vals[2] > 1<<40 {
+		return packPtr{}, bad
+	}
+	p.pack, p.off, p.size = vals[0], int64(vals[1]), int64(vals[2])
+	p.crc = binary.LittleEndian.Uint32(r)
+	return p, nil
+}
+
+func packName(id uint64) string { return fmt.Sprintf("%08d%s", id, packExt) }
+
+// parsePackName returns the id of a pack file name.
+func parsePackName(name string) (uint64, bool) {
+	s, ok := strings.CutSuffix(name, packExt)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(s, 10, 64)
+	return id, err == nil
+}
+
+// packInfo is one pack file on disk.
+type packInfo struct {
+	id   uint64
+	size int64
+}
+
+// listPacks returns the pack files in dir, by id.
+func listPacks(dir string) ([]packInfo, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []packInfo
+	for _, e := range ents {
+		id, ok := parsePackName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, packInfo{id: id, size: fi.Size()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out, nil
+}
+
+// packs reads and appends the pack files of one store directory.
+type packs struct {
+	dir string
+
+	mu      sync.Mutex // guards the writer state below
+	started bool       // the first open (which may reuse the newest pack) happened
+	nextID  uint64     // id of the next new pack
+	cur     *os.File   // pack being appended, nil when none is open
+	curID   uint64
+	curSize int64            // bytes in cur, buffered ones included
+	buf     []byte           // written at the end of cur
+	dirty   bool             // cur has bytes not yet fsynced
+	created bool             // cur was created by this process and the directory not yet synced
+	sealed  uint64           // every pack with an id below this is closed, and durable unless broken
+	broken  map[uint64]error // packs abandoned after a failed write or sync
+
+	rmu     sync.RWMutex
+	readers map[uint64]*os.File
+}
+
+func newPacks(dir string) *packs {
+	return &packs{dir: dir, readers: make(map[uint64]*os.File), broken: make(map[uint64]error)}
+}
+
+// open starts the pack to append to: the newest existing pack if it is
+// the first open of this process and the pack has room, a new one
+// otherwise. Caller holds p.mu.
+func (p *packs) open() error {
+	if !p.started {
+		list, err := listPacks(p.dir)
+		if err != nil {
+			return fmt.Errorf("cas: list packs: %w", err)
+		}
+		if n := len(list); n > 0 {
+			p.nextID = list[n-1].id + 1
+			last := list[n-1]
+			if last.size >= int64(len(packMagic)) && last.size < packTarget/2 && p.validHeader(last.id) {
+				f, err := os.OpenFile(filepath.Join(p.dir, packName(last.id)), os.O_WRONLY|os.O_APPEND, 0)
+				if err == nil {
+					p.started = true
+					p.cur, p.curID, p.curSize = f, last.id, last.size
+					p.created = false
+					return nil
+				}
+			}
+		} else {
+			p.nextID = 1
+		}
+		p.started = true
+	}
+	id := p.nextID
+	f, err := os.OpenFile(filepath.Join(p.dir, packName(id)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("cas: create pack: %w", err)
+	}
+	p.nextID = id + 1
+	p.cur, p.curID, p.curSize, p.created = f, id, 0, true
+	p.buf = append(p.buf[:0], packMagic...)
+	p.curSize = int64(len(packMagic))
+	p.dirty = true
+	return nil
+}
+
+func (p *packs) validHeader(id uint64) bool {
+	f, err := os.Open(filepath.Join(p.dir, packName(id)))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [len(packMagic)]byte
+	_, err = io.ReadFull(f, h[:])
+	return err == nil && string(h[:]) == packMagic
+}
+
+// add appends value to the current pack and returns where it lies. The
+// value is not durable until sync (or a rotation) says so.
+func (p *packs) add(value []byte) (packPtr, error) {
+	crc := crc32.Checksum(value, castagnoli)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur == nil {
+		if err := p.open(); err != nil {
+			return packPtr{}, err
+		}
+	}
+	ptr := packPtr{pack: p.curID, off: p.curSize, size: int64(len(value)), crc: crc}
+	if len(value) >= packDirectWrite {
+		if err := p.flushBuf(); err != nil {
+			return packPtr{}, err
+		}
+		if _, err := p.cur.Write(value); err != nil {
+			return packPtr{}, p.fail(err)
+		}
+	} else {
+		p.buf = append(p.buf, value...)
+		if len(p.buf) >= packBufSize {
+			if err := p.flushBuf(); err != nil {
+				return packPtr{}, err
+			}
+		}
+	}
+	p.curSize += int64(len(value))
+	p.dirty = true
+	if p.curSize >= packTarget {
+		if err := p.seal(); err != nil {
+			return packPtr{}, err
+		}
+	}
+	return ptr, nil
+}
+
+// fail abandons the current pack after a failed write or sync: values
+// in it that were not synced before can never be vouched for, so it is
+// marked broken (batches holding pointers into it fail) and the next
+// value starts a new pack. Caller holds p.mu.
+func (p *packs) fail(err error) error {
+	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), err)
+	if p.cur != nil {
+		_ = p.cur.Close()
+		p.broken[p.curID] = err
+		p.sealed = p.curID + 1
+		p.cur = nil
+		p.buf = p.buf[:0]
+		p.dirty, p.created = false, false
+	}
+	return err
+}
+
+// flushBuf writes the buffer to the current pack. Caller holds p.mu.
+func (p *packs) flushBuf() error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	if _, err := p.cur.Write(p.buf); err != nil {
+		return p.fail(err)
+	}
+	p.buf = p.buf[:0]
+	return nil
+}
+
+// syncLocked makes everything appended so far durable. Caller holds p.mu.
+func (p *packs) syncLocked() error {
+	if p.cur == nil || !p.dirty {
+		return nil
+	}
+	if err := p.flushBuf(); err != nil {
+		return err
+	}
+	if err := p.cur.Sync(); err != nil {
+		return p.fail(err)
+	}
+	if p.created {
+		if err := syncDir(p.dir); err != nil {
+			return p.fail(err)
+		}
+		p.created = false
+	}
+	p.dirty = false
+	return nil
+}
+
+// seal syncs and closes the current pack: the next value starts a new
+// one. Caller holds p.mu.
+func (p *packs) seal() error {
+	if p.cur == nil {
+		return nil
+	}
+	if err := p.syncLocked(); err != nil {
+		return err
+	}
+	err := p.cur.Close()
+	p.sealed = p.curID + 1
+	p.cur = nil
+	if err != nil {
+		return p.fail(err)
+	}
+	return nil
+}
+
+// sync makes every value added so far durable, and returns the error of
+// a pack abandoned since (see fail) for every id in ids that names one.
+func (p *packs) sync(ids map[uint64]struct{}) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.syncLocked(); err != nil {
+		return err
+	}
+	for id := range ids {
+		if err := p.broken[id]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// durable reports whether pack id is sealed (so every value added to it
+// is durable), or the error that made it broken.
+func (p *packs) durable(id uint64) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.broken[id]; err != nil {
+		return false, err
+	}
+	return id < p.sealed, nil
+}
+
+// sealedBelow returns the id below which every pack is closed.
+func (p *packs) sealedBelow() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sealed
+}
+
+// closeWriter syncs and closes the current pack. Later values start a
+// new pack.
+func (p *packs) closeWriter() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.seal()
+	p.buf = nil
+	return err
+}
+
+// startFresh seals the current pack and makes the next value start a new
+// pack, never one that exists now (Reclaim may delete those).
+func (p *packs) startFresh() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.seal(); err != nil {
+		return err
+	}
+	list, err := listPacks(p.dir)
+	if err != nil {
+		return fmt.Errorf("cas: list packs: %w", err)
+	}
+	if n := len(list); n > 0 && list[n-1].id >= p.nextID {
+		p.nextID = list[n-1].id + 1
+	}
+	if p.nextID == 0 {
+		p.nextID = 1
+	}
+	p.started = true
+	return nil
+}
+
+// read returns the value ptr names, checked against its CRC.
+func (p *packs) read(ptr packPtr) ([]byte, error) {
+	f, err := p.reader(ptr.pack)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, ptr.size)
+	if _, err := f.ReadAt(out, ptr.off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+		}
+		return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
+	}
+	if crc32.Checksum(out, castagnoli) != ptr.crc {
+		return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) fails its checksum", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+	}
+	return out, nil
+}
+
+func (p *packs) reader(id uint64) (*os.File, error) {
+	p.rmu.RLock()
+	f := p.readers[id]
+	p.rmu.RUnlock()
+	if f != nil {
+		return f, nil
+	}
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
+	if f := p.readers[id]; f != nil {
+		return f, nil
+	}
+	f, err := os.Open(filepath.Join(p.dir, packName(id)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: pack %s is missing", ErrCorrupt, packName(id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cas: open pack: %w", err)
+	}
+	p.readers[id] = f
+	return f, nil
+}
+
+// dropReader closes the reader of pack id, if open.
+func (p *packs) dropReader(id uint64) {
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
+	if f := p.readers[id]; f != nil {
+		_ = f.Close()
+		delete(p.readers, id)
+	}
+}
+
+// close closes every file.
+func (p *packs) close() error {
+	err := p.closeWriter()
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
+	for id, f := range p.readers {
+		_ = f.Close()
+		delete(p.readers, id)
+	}
+	return err
+}
+
+// syncDir makes the directory's entries (a created or removed file) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
