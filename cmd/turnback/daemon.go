@@ -169,6 +169,11 @@ func (d *daemon) stop(why string) {
 	})
 }
 
+func (d *daemon) info() *daemonInfo {
+	return &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
+		Since: d.since, Requests: d.requests.Load()}
+}
+
 // handle serves one connection.
 func (d *daemon) handle(ctx context.Context, conn net.Conn) {
 	keep := false
@@ -190,8 +195,7 @@ func (d *daemon) handle(ctx context.Context, conn net.Conn) {
 	}
 	switch req.Op {
 	case "ping":
-		info, _ := json.Marshal(daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
-			Since: d.since, Requests: d.requests.Load()})
+		info, _ := json.Marshal(d.info())
 		_ = writeFrame(conn, frameInfo, info)
 	case "stop":
 		d.mu.Lock()

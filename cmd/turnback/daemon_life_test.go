@@ -177,6 +177,9 @@ func TestDaemonLifecycle(t *testing.T) {
 	if err := json.Unmarshal([]byte(must("--json", "snap")), &doc); err != nil || doc.Stats.Watch == nil || !doc.Stats.Watch.Incremental {
 		t.Fatalf("snap through the daemon: %+v (%v)", doc, err)
 	}
+	if so := must("info"); !strings.Contains(so, "\nwatched:    by pid ") {
+		t.Errorf("info through the daemon does not say it is watched:\n%s", so)
+	}
 	if so := must("watch", "--stop"); !strings.HasPrefix(so, "stopped the watch daemon of "+wt) {
 		t.Errorf("watch --stop printed %q", so)
 	}
@@ -186,6 +189,9 @@ func TestDaemonLifecycle(t *testing.T) {
 	// The store is free at once: this runs here, without waiting.
 	if so := must("--json", "status"); strings.Contains(so, `"watch"`) {
 		t.Errorf("status after --stop went through a daemon: %s", so)
+	}
+	if so := must("info"); !strings.Contains(so, "\nwatched:    no ") {
+		t.Errorf("info without a daemon:\n%s", so)
 	}
 	if so := must("watch", "--stop"); !strings.HasPrefix(so, "no watch daemon for "+wt) {
 		t.Errorf("watch --stop without a daemon printed %q", so)

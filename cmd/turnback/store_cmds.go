@@ -137,8 +137,19 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			if err != nil {
 				return err
 			}
+			var daemon *daemonInfo
+			if g.served != nil {
+				daemon = g.served.d.info()
+			}
 			if g.json {
-				writeJSON(g.stdout, in)
+				if daemon == nil {
+					writeJSON(g.stdout, in)
+					return nil
+				}
+				writeJSON(g.stdout, struct {
+					*turnback.Info
+					Daemon *daemonInfo `json:"watch_daemon"`
+				}{in, daemon})
 				return nil
 			}
 			saved := 0.0
@@ -152,6 +163,12 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
 				humanBytes(in.SizeLimit), in.LargeDirFiles)
 			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
+			if daemon != nil {
+				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served; socket %s)\n",
+					daemon.PID, daemon.Since.Local().Format("2006-01-02 15:04:05"), daemon.Requests, daemon.Socket)
+			} else {
+				fmt.Fprintf(g.stdout, "watched:    no (turnback watch --detach starts a daemon)\n")
+			}
 			return nil
 		},
 	}
