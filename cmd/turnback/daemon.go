@@ -72,6 +72,9 @@ func (d *daemon) listen() error {
 	if err := os.MkdirAll(filepath.Dir(d.sock), 0o700); err != nil {
 		return fmt.Errorf("turnback: watch: socket directory: %w", err)
 	}
+	if err := checkSocketDir(filepath.Dir(d.sock)); err != nil {
+		return fmt.Errorf("turnback: watch: socket directory: %w", err)
+	}
 	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
 	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
 	_ = os.Remove(tmp)
@@ -230,6 +233,13 @@ func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req reques
 	d.requests.Add(1)
 	var wmu sync.Mutex
 	if writeFrame(conn, frameAccept, nil) != nil {
+		return
+	}
+	if req.Version != wireVersion {
+		msg := fmt.Sprintf("turnback: the watch daemon (pid %d) speaks protocol %d, this turnback %d: restart it (turnback watch --stop; turnback watch --detach)\n",
+			os.Getpid(), wireVersion, req.Version)
+		_ = writeFrame(conn, frameStderr, []byte(msg))
+		_ = writeFrame(conn, frameExit, []byte(strconv.Itoa(exitError)))
 		return
 	}
 	// The client going away (interrupted, killed) cancels the command.

@@ -275,3 +275,58 @@ func TestDaemonHook(t *testing.T) {
 		t.Errorf("the daemon served %+v; want the hooks' commands among them", info)
 	}
 }
+
+// TestSocketPath: the socket lives in the store unless the path is too
+// long or the store is open to other users; the fallback directory must
+// be this user's alone.
+func TestSocketPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix permissions")
+	}
+	base := t.TempDir()
+	mk := func(name string, mode os.FileMode) string {
+		p := filepath.Join(base, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	long := filepath.Join(base, strings.Repeat("x", 120))
+	if err := os.Mkdir(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		store   string
+		inStore bool
+	}{
+		{"private store", mk("private", 0o700), true},
+		{"readable store", mk("readable", 0o755), true},
+		{"group-writable store", mk("groupw", 0o770), false},
+		{"world-writable store", mk("worldw", 0o777), false},
+		{"long path", long, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := socketPath(tc.store)
+			if got := filepath.Dir(p) == tc.store; got != tc.inStore {
+				t.Fatalf("socketPath(%s) = %s; in the store: %v, want %v", tc.store, p, got, tc.inStore)
+			}
+			if !tc.inStore && (len(p) >= 100 || !strings.HasSuffix(p, ".sock")) {
+				t.Errorf("fallback socket path %s", p)
+			}
+			if p2 := socketPath(tc.store); p2 != p {
+				t.Errorf("socketPath is not stable: %s then %s", p, p2)
+			}
+		})
+	}
+	shared := mk("shared", 0o777)
+	if err := checkSocketDir(shared); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("checkSocketDir(a 0777 directory) = %v", err)
+	}
+	if err := checkSocketDir(filepath.Join(base, "private")); err != nil {
+		t.Errorf("checkSocketDir(a 0700 directory) = %v", err)
+	}
+}

@@ -2,8 +2,31 @@
 
 package main
 
-import "syscall"
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
 
 // detachAttr puts the daemon in a session of its own, so that the
 // terminal's hangup and job-control signals do not reach it.
 func detachAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// checkSocketDir refuses a directory for the daemon's socket unless this
+// user owns it and nobody else may write to it.
+func checkSocketDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	case !ok || int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s is not owned by this user", dir)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is writable by others (mode %v)", dir, fi.Mode().Perm())
+	}
+	return nil
+}

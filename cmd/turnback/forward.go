@@ -74,11 +74,12 @@ func (e forwardedExit) Error() string {
 
 // socketPath is where the daemon of storeDir listens: watch.sock in the
 // store, or, when that path is too long for a unix socket address (about
-// 100 bytes), a name derived from the store in a per-user directory under
-// the temporary directory.
+// 100 bytes) or the store directory is open to other users, a name
+// derived from the store in a per-user directory (0700) under the
+// temporary directory.
 func socketPath(storeDir string) string {
 	p := filepath.Join(storeDir, "watch.sock")
-	if len(p) < 100 {
+	if len(p) < 100 && checkSocketDir(storeDir) == nil {
 		return p
 	}
 	sum := sha256.Sum256([]byte(storeDir))
@@ -145,7 +146,13 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 // dial connects to the daemon of storeDir; ok is false when none runs
 // (no socket, or one left by a daemon that is gone).
 func dial(storeDir string) (net.Conn, bool) {
-	conn, err := net.DialTimeout("unix", socketPath(storeDir), 5*time.Second)
+	p := socketPath(storeDir)
+	if checkSocketDir(filepath.Dir(p)) != nil {
+		// Never talk to (and send the environment to) a socket in a
+		// directory another user could have put it in.
+		return nil, false
+	}
+	conn, err := net.DialTimeout("unix", p, 5*time.Second)
 	if err != nil {
 		return nil, false
 	}
