@@ -134,3 +134,67 @@ func BenchmarkChunker(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBadgerBatch: bulk writes through a Badger batch, flushed every
+// 256 values, for a value kept in the LSM tree (512 B) and values that go
+// to pack files (8 KiB, a small file's blob; 256 KiB, an average chunk).
+func BenchmarkBadgerBatch(b *testing.B) {
+	for _, size := range []int{512, 8 << 10, 256 << 10} {
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			db := openTestBadger(b, b.TempDir())
+			defer db.Close()
+			val := randBytes(44, size)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			batch := db.NewBatch()
+			var i uint64
+			for b.Loop() {
+				key := binary.BigEndian.AppendUint64([]byte("b/"), i)
+				if err := batch.Put(key, val); err != nil {
+					b.Fatal(err)
+				}
+				i++
+				if i%256 == 0 {
+					if err := batch.Flush(); err != nil {
+						b.Fatal(err)
+					}
+					batch = db.NewBatch()
+				}
+			}
+			if err := batch.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkBadgerGet: reads of a value kept in the LSM tree and of values
+// in pack files.
+func BenchmarkBadgerGet(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []int{512, 8 << 10, 256 << 10} {
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			db := openTestBadger(b, b.TempDir())
+			defer db.Close()
+			const n = 64
+			batch := db.NewBatch()
+			for i := range n {
+				if err := batch.Put(binary.BigEndian.AppendUint64([]byte("b/"), uint64(i)), randBytes(uint64(i), size)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := batch.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			var i uint64
+			for b.Loop() {
+				if _, err := db.Get(ctx, binary.BigEndian.AppendUint64([]byte("b/"), i%n)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
