@@ -11,10 +11,11 @@ import (
 )
 
 var engineColors = map[string]string{
-	"turnback-cli": "#d62728",
-	"turnback-api": "#ff7f0e",
-	"shadow-git":   "#1f77b4",
-	"restic":       "#2ca02c",
+	"turnback-cli":    "#d62728",
+	"turnback-daemon": "#9467bd",
+	"turnback-api":    "#ff7f0e",
+	"shadow-git":      "#1f77b4",
+	"restic":          "#2ca02c",
 }
 
 // chart draws one panel per scenario: median time (or store size) against
@@ -103,7 +104,7 @@ func chart(res *Results) string {
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle" fill="#555">files in tree (log)</text>`+"\n", (x0+x1)/2, y0+54)
 		// One polyline per engine.
 		li := 0
-		for _, e := range []string{"turnback-cli", "turnback-api", "shadow-git", "restic"} {
+		for _, e := range engineOrder {
 			var pts []string
 			for _, c := range cells {
 				if v, ok := c.Median[e]; ok && v > 0 {

@@ -55,6 +55,7 @@ type Config struct {
 	Quick           bool
 	PrepareOnly     bool
 	Bin             string
+	WorkDir         string
 }
 
 var allScenarios = []string{"cold", "nochange", "turn", "undo", "size"}
@@ -78,7 +79,7 @@ func main() {
 		trees      = flag.String("trees", "go,10k,100k", "comma-separated trees: go (a copy of $(go env GOROOT)/src), or a synthetic monorepo size such as 10k, 100k, 1m (any count works: 2k, 250k)")
 		userTrees  listFlag
 		inPlace    = flag.Bool("in-place", false, "benchmark --tree folders where they are instead of a scratch copy (the turn is applied to them and undone; the harness puts them back if an engine fails to)")
-		engines    = flag.String("engines", "cli,api,git,restic", "comma-separated engines: cli (turnback binary, process start included), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)")
+		engines    = flag.String("engines", "cli,daemon,api,git,restic", "comma-separated engines: cli (turnback binary, process start included), daemon (the same binary with a `turnback watch` daemon running: commands are forwarded to it; cold capture = watch --detach + first snap), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)")
 		scenarios  = flag.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together)")
 		reps       = flag.Int("reps", 5, "measured repetitions per scenario, tree and engine")
 		warmup     = flag.Int("warmup", 1, "unmeasured warm-up repetitions before them")
@@ -93,6 +94,7 @@ func main() {
 		keepOpen   = flag.Bool("api-keep-open", false, "the api engine keeps its Repo open between operations (default: Open and Close are part of every operation, so api and cli differ by process start only)")
 		fullVerify = flag.Bool("verify-full", false, "after each undo re-read every file of the tree (default: re-read files whose inode, ctime or mtime changed, compare everything else by stat)")
 		gitExclude = flag.Bool("git-exclude-builtins", false, "give the shadow git repository turnback's built-in ignored directory names (node_modules, build, dist, ...) in info/exclude, so both capture the same files")
+		workDir    = flag.String("work-dir", "", "where the engines' stores live during a run, one subdirectory per tree, removed before and after it (default: CACHE-DIR/work)")
 		keepStores = flag.Bool("keep-stores", false, "keep the engines' stores in the cache dir after the run")
 		prepOnly   = flag.Bool("prepare-only", false, "generate or copy the trees into the cache, verify them, and stop")
 		reportFrom = flag.String("report-from", "", "run nothing: re-render results.md, results.json and chart.svg in --out from these comma-separated results.json files (merged: trees and samples of all of them)")
@@ -102,7 +104,7 @@ func main() {
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: go run ./bench [flags]
 
-Benchmarks turnback (CLI and Go API) against a shadow git repository (and
+Benchmarks turnback (CLI, CLI with its watch daemon, Go API) against a shadow git repository (and
 restic when installed) on a copy of the Go source tree, synthetic monorepos
 of any size and folders you name. For every tree and engine it measures:
 
@@ -113,7 +115,8 @@ of any size and folders you name. For every tree and engine it measures:
   undo      undo of that turn; the tree is then verified byte for byte
   size      the store's disk use after the whole sequence
 
-and the peak RSS of every turnback CLI process. Engines alternate run by
+and the peak RSS of every turnback CLI process and of the watch daemon
+(its VmHWM, read before it is stopped). Engines alternate run by
 run; medians and pairwise turnback/git ratios go to OUT/results.md (also
 printed), every sample to OUT/results.json, a chart to OUT/chart.svg.
 
@@ -132,7 +135,7 @@ Flags:
 		Reps: *reps, Warmup: *warmup, OutDir: *out, CacheDir: *cacheDir,
 		Seed: *seed, TurnSeed: *turnSeed, Settle: *settle, Sync: !*noSync,
 		CPUProfile: *cpuprofile, MemProfile: *memprofile, APIKeepOpen: *keepOpen, FullVerify: *fullVerify,
-		GitExcludeBuilt: *gitExclude, KeepStores: *keepStores, Quick: *quick, PrepareOnly: *prepOnly,
+		GitExcludeBuilt: *gitExclude, KeepStores: *keepStores, WorkDir: *workDir, Quick: *quick, PrepareOnly: *prepOnly,
 	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -212,6 +215,13 @@ func run(ctx context.Context, cfg *Config) error {
 	if cfg.CacheDir, err = filepath.Abs(cfg.CacheDir); err != nil {
 		return err
 	}
+	if cfg.WorkDir != "" {
+		// Stores must not be relative: turnback resolves them against
+		// the work tree.
+		if cfg.WorkDir, err = filepath.Abs(cfg.WorkDir); err != nil {
+			return err
+		}
+	}
 	for _, d := range []string{cfg.CPUProfile, cfg.MemProfile} {
 		if d != "" {
 			if err := os.MkdirAll(d, 0o755); err != nil {
@@ -220,6 +230,9 @@ func run(ctx context.Context, cfg *Config) error {
 		}
 	}
 	res := &Results{Machine: machineInfo(), Config: cfg, Started: time.Now().UTC()}
+	// Engines stop their watch daemons; this catches any left behind by
+	// a run that ended early.
+	defer stopAllDaemons()
 	res.Machine.LoadStart = loadAvg()
 
 	// Engines.
@@ -230,15 +243,21 @@ func run(ctx context.Context, cfg *Config) error {
 		}
 		var e Engine
 		switch name {
-		case "cli":
-			cfg.Bin = filepath.Join(cfg.CacheDir, "bin", "turnback")
-			start := time.Now()
-			if err := buildCLI(ctx, cfg.Bin); err != nil {
-				return fmt.Errorf("build turnback: %w", err)
+		case "cli", "daemon":
+			if cfg.Bin == "" {
+				cfg.Bin = filepath.Join(cfg.CacheDir, "bin", "turnback")
+				start := time.Now()
+				if err := buildCLI(ctx, cfg.Bin); err != nil {
+					return fmt.Errorf("build turnback: %w", err)
+				}
+				res.Machine.BuildSecs = time.Since(start).Seconds()
+				logf("built %s in %.1fs", cfg.Bin, res.Machine.BuildSecs)
 			}
-			res.Machine.BuildSecs = time.Since(start).Seconds()
-			logf("built %s in %.1fs", cfg.Bin, res.Machine.BuildSecs)
-			e = newTBCLI(cfg.Bin)
+			if name == "cli" {
+				e = newTBCLI(cfg.Bin)
+			} else {
+				e = newTBDaemon(cfg.Bin)
+			}
 		case "api":
 			e = &tbAPI{keepOpen: cfg.APIKeepOpen, profDir: cfg.CPUProfile, memProfDir: cfg.MemProfile}
 		case "git":
@@ -246,7 +265,7 @@ func run(ctx context.Context, cfg *Config) error {
 		case "restic":
 			e = &resticEngine{}
 		default:
-			return fmt.Errorf("unknown engine %q (want cli, api, git, restic)", name)
+			return fmt.Errorf("unknown engine %q (want cli, daemon, api, git, restic)", name)
 		}
 		if ok, why := e.Available(); !ok {
 			msg := fmt.Sprintf("engine %s skipped: %s", e.Name(), why)
@@ -333,13 +352,30 @@ func buildCLI(ctx context.Context, bin string) error {
 // runTree runs every selected scenario on one tree, engines alternating
 // run by run.
 func runTree(ctx context.Context, cfg *Config, t *Tree, engines []Engine, res *Results, tr *TreeResult) error {
-	work := filepath.Join(cfg.CacheDir, "work", sanitize(t.Name))
+	workRoot := cfg.WorkDir
+	if workRoot == "" {
+		workRoot = filepath.Join(cfg.CacheDir, "work")
+	}
+	work := filepath.Join(workRoot, sanitize(t.Name))
 	if err := os.RemoveAll(work); err != nil {
 		return err
 	}
 	if !cfg.KeepStores {
 		defer os.RemoveAll(work)
 	}
+	defer func() {
+		// After every engine's Close (deferred below, so run first):
+		// the daemons' peak RSS, read before they were stopped.
+		for _, e := range engines {
+			if d, ok := e.(*tbDaemon); ok {
+				d.Close()
+				tr.DaemonPeakRSSKB = max(tr.DaemonPeakRSSKB, d.peakKB)
+				c := d.counts
+				c.Restarts = d.restarts
+				tr.Daemon = &c
+			}
+		}
+	}()
 	live := map[string]bool{}
 	for _, e := range engines {
 		if err := e.Setup(t, filepath.Join(work, e.Name())); err != nil {
@@ -411,6 +447,14 @@ func runTree(ctx context.Context, cfg *Config, t *Tree, engines []Engine, res *R
 			}
 			op, err := e.Capture(ctx, phCold, -1)
 			noteRSS(tr, e, op)
+			// Not a measured sample, but the daemon's start-up time
+			// is worth reporting.
+			if tr.FirstCapture == nil {
+				tr.FirstCapture = map[string]*Sample{}
+			}
+			tr.FirstCapture[e.Name()] = &Sample{Tree: t.Name, TreeFiles: t.Files, Scenario: "cold", Engine: e.Name(), Rep: -1, Warmup: true,
+				Seconds: op.Dur.Seconds(), MaxRSSKB: op.MaxRSSKB, CPUSeconds: op.CPU.Seconds(), ForeignCPU: op.Foreign, Procs: op.Procs, Info: op.Info, OK: err == nil}
+			logf("%s first capture (untimed setup) %s: %.1fs", t.Name, e.Name(), op.Dur.Seconds())
 			if err != nil {
 				return fmt.Errorf("%s: first capture: %w", e.Name(), err)
 			}

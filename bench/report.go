@@ -39,23 +39,30 @@ type Sample struct {
 
 // TreeResult describes a tree and how long each step took.
 type TreeResult struct {
-	Name          string             `json:"name"`
-	Kind          string             `json:"kind"`
-	Dir           string             `json:"dir"`
-	Files         int                `json:"files"`
-	Dirs          int                `json:"dirs"`
-	Links         int                `json:"symlinks"`
-	Bytes         int64              `json:"bytes"`
-	TurnbackFiles int                `json:"turnback_files"` // files turnback captures
-	GitFiles      int                `json:"git_files"`      // paths in the shadow git index
-	PrepSecs      float64            `json:"prep_seconds"`   // generation or copy in this run
-	ReadySecs     float64            `json:"ready_seconds"`  // until verified and ready
-	Cached        bool               `json:"cached"`
-	CLIPeakRSSKB  int64              `json:"cli_peak_rss_kb"` // any turnback CLI process on this tree
-	Steps         map[string]float64 `json:"step_seconds"`
-	Turn          map[string]any     `json:"turn,omitempty"`
-	Info          map[string]any     `json:"info,omitempty"`
-	Error         string             `json:"error,omitempty"`
+	Name          string  `json:"name"`
+	Kind          string  `json:"kind"`
+	Dir           string  `json:"dir"`
+	Files         int     `json:"files"`
+	Dirs          int     `json:"dirs"`
+	Links         int     `json:"symlinks"`
+	Bytes         int64   `json:"bytes"`
+	TurnbackFiles int     `json:"turnback_files"` // files turnback captures
+	GitFiles      int     `json:"git_files"`      // paths in the shadow git index
+	PrepSecs      float64 `json:"prep_seconds"`   // generation or copy in this run
+	ReadySecs     float64 `json:"ready_seconds"`  // until verified and ready
+	Cached        bool    `json:"cached"`
+	CLIPeakRSSKB  int64   `json:"cli_peak_rss_kb"` // any turnback CLI process on this tree
+	// DaemonPeakRSSKB is the largest VmHWM of the turnback-daemon
+	// engine's watch daemons on this tree (read before stopping them).
+	DaemonPeakRSSKB int64         `json:"daemon_peak_rss_kb,omitempty"`
+	Daemon          *daemonCounts `json:"daemon,omitempty"`
+	// FirstCapture is each engine's untimed first capture when the cold
+	// scenario did not run (for the daemon: its start-up).
+	FirstCapture map[string]*Sample `json:"first_capture,omitempty"`
+	Steps        map[string]float64 `json:"step_seconds"`
+	Turn         map[string]any     `json:"turn,omitempty"`
+	Info         map[string]any     `json:"info,omitempty"`
+	Error        string             `json:"error,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -321,11 +328,15 @@ func fmtCount(n int) string {
 	return strconv.Itoa(n)
 }
 
+// engineOrder is the order of the engines in tables and the chart.
+var engineOrder = []string{"turnback-cli", "turnback-daemon", "turnback-api", "shadow-git", "restic"}
+
 var engineLabels = map[string]string{
-	"turnback-cli": "turnback CLI",
-	"turnback-api": "turnback API",
-	"shadow-git":   "shadow git",
-	"restic":       "restic",
+	"turnback-cli":    "turnback CLI",
+	"turnback-daemon": "turnback daemon",
+	"turnback-api":    "turnback API",
+	"shadow-git":      "shadow git",
+	"restic":          "restic",
 }
 
 var scenarioLabels = map[string]string{
@@ -336,14 +347,16 @@ var scenarioLabels = map[string]string{
 	"size":     "store size",
 }
 
-func verdict(c *Cell) string {
-	r, ok := c.Ratio["turnback-cli"]
+// verdict is engine's ratio to shadow git with PASS or MISS against the
+// issue's target (a cell with a failed sample of engine is a MISS).
+func verdict(c *Cell, engine string) string {
+	r, ok := c.Ratio[engine]
 	if !ok {
 		return "—"
 	}
 	s := fmt.Sprintf("%.2f", r)
-	if c.Pass != nil {
-		if *c.Pass {
+	if c.Target > 0 {
+		if r <= c.Target && c.Failed[engine] == 0 {
 			s += fmt.Sprintf(" PASS (≤%.2g)", c.Target)
 		} else {
 			s += fmt.Sprintf(" MISS (≤%.2g)", c.Target)
@@ -370,14 +383,26 @@ func markdown(res *Results) string {
 	for _, s := range res.Skipped {
 		fmt.Fprintf(&b, "- **%s**\n", s)
 	}
-	fmt.Fprintf(&b, "\nTimes are medians; ratios are the median of the pairwise ratios (turnback run i / shadow git run i). Targets apply to the turnback CLI / shadow git ratio. Peak RSS is the largest max RSS (wait4) of the turnback CLI processes of that cell.\n\n")
-
 	hasEngine := map[string]bool{}
 	for _, e := range res.Engines {
 		hasEngine[e] = true
 	}
+	for _, s := range res.Samples { // merged reports
+		hasEngine[s.Engine] = true
+	}
+	daemon := hasEngine["turnback-daemon"]
+	fmt.Fprintf(&b, "\nTimes are medians; ratios are the median of the pairwise ratios (turnback run i / shadow git run i). Targets (issue #4) apply to the turnback CLI / shadow git ratio")
+	if daemon {
+		b.WriteString(" and, in its own column, to the turnback daemon / shadow git ratio")
+	}
+	b.WriteString(". Peak RSS is the largest max RSS (wait4) of the turnback CLI processes of that cell.")
+	if daemon {
+		b.WriteString(" The turnback daemon engine is the same CLI (one process per command, process start included) with a `turnback watch` daemon running on the folder: every command is forwarded to it. Its cold capture is `turnback watch --detach` (daemon start-up, including the daemon's initial full capture of the tree) followed by the first `snap`, timed together; its other steps go through the running daemon; its CPU time is the client's plus the daemon's (from /proc/<pid>/stat). The daemon's own memory is in the \"peak RSS of the watch daemon\" rows, not in the CLI columns.")
+	}
+	b.WriteString("\n\n")
+
 	cols := []string{}
-	for _, e := range []string{"turnback-cli", "turnback-api", "shadow-git", "restic"} {
+	for _, e := range engineOrder {
 		if hasEngine[e] {
 			cols = append(cols, e)
 		}
@@ -386,9 +411,16 @@ func markdown(res *Results) string {
 	for _, e := range cols {
 		fmt.Fprintf(&b, " %s |", engineLabels[e])
 	}
-	b.WriteString(" CLI / git | API / git | peak RSS (CLI) |\n|---|---|--:|")
+	b.WriteString(" CLI / git |")
+	if daemon {
+		b.WriteString(" daemon / git |")
+	}
+	b.WriteString(" API / git | peak RSS (CLI) |\n|---|---|--:|")
 	for range cols {
 		b.WriteString("--:|")
+	}
+	if daemon {
+		b.WriteString("---|")
 	}
 	b.WriteString("---|--:|--:|\n")
 	for _, c := range res.Summary {
@@ -416,7 +448,15 @@ func markdown(res *Results) string {
 		if c.PeakRSSKB > 0 {
 			rss = fmt.Sprintf("%.0f MB", float64(c.PeakRSSKB)/1000)
 		}
-		fmt.Fprintf(&b, " %s | %s | %s |\n", verdict(c), api, rss)
+		fmt.Fprintf(&b, " %s |", verdict(c, "turnback-cli"))
+		if daemon {
+			fmt.Fprintf(&b, " %s |", verdict(c, "turnback-daemon"))
+		}
+		fmt.Fprintf(&b, " %s | %s |\n", api, rss)
+	}
+	extra := " |"
+	if daemon {
+		extra = " | |"
 	}
 	for _, tr := range res.Trees {
 		if tr.CLIPeakRSSKB == 0 {
@@ -434,7 +474,20 @@ func markdown(res *Results) string {
 		for range cols {
 			b.WriteString(" |")
 		}
-		fmt.Fprintf(&b, " | | %.0f MB%s |\n", float64(tr.CLIPeakRSSKB)/1000, v)
+		fmt.Fprintf(&b, "%s | %.0f MB%s |\n", extra, float64(tr.CLIPeakRSSKB)/1000, v)
+	}
+	for _, tr := range res.Trees {
+		if tr.DaemonPeakRSSKB == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "| peak RSS of the watch daemon | %s | %s |", tr.Name, fmtCount(tr.Files))
+		for range cols {
+			b.WriteString(" |")
+		}
+		fmt.Fprintf(&b, "%s | %.0f MB (daemon) |\n", extra, float64(tr.DaemonPeakRSSKB)/1000)
+	}
+	if daemon {
+		b.WriteString(daemonSection(res))
 	}
 
 	b.WriteString("\n## CPU time\n\nMedian CPU time (user+sys) of each step: the engine's processes (wait4 rusage), or the harness process for the in-process API. Less sensitive to other load on the machine than wall time, but blind to time spent waiting (fsync, disk, lock).\n\n")
@@ -442,11 +495,20 @@ func markdown(res *Results) string {
 	for _, e := range cols {
 		fmt.Fprintf(&b, " %s |", engineLabels[e])
 	}
-	b.WriteString(" CLI / git (CPU) | API / git (CPU) |\n|---|---|")
+	ratioCols := []string{"turnback-cli", "turnback-api"}
+	b.WriteString(" CLI / git (CPU) |")
+	if daemon {
+		ratioCols = []string{"turnback-cli", "turnback-daemon", "turnback-api"}
+		b.WriteString(" daemon / git (CPU) |")
+	}
+	b.WriteString(" API / git (CPU) |\n|---|---|")
 	for range cols {
 		b.WriteString("--:|")
 	}
-	b.WriteString("--:|--:|\n")
+	for range ratioCols {
+		b.WriteString("--:|")
+	}
+	b.WriteString("\n")
 	for _, c := range res.Summary {
 		if c.Scenario == "size" {
 			continue
@@ -459,7 +521,7 @@ func markdown(res *Results) string {
 				b.WriteString(" — |")
 			}
 		}
-		for _, e := range []string{"turnback-cli", "turnback-api"} {
+		for _, e := range ratioCols {
 			if v, ok := c.CPURatio[e]; ok {
 				fmt.Fprintf(&b, " %.2f |", v)
 			} else {

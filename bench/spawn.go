@@ -57,6 +57,10 @@ func vmHWM() int64 {
 // spawnHelper is the helper's main: argv[1:] is the command.
 func spawnHelper() int {
 	rep := os.NewFile(3, "report")
+	// The command must not inherit the report pipe: a process it leaves
+	// running (turnback watch --detach starts a daemon) would hold the
+	// pipe open, and the harness would wait for that process to end.
+	syscall.CloseOnExec(3)
 	var r spawnReport
 	defer func() {
 		json.NewEncoder(rep).Encode(&r)
