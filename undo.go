@@ -37,6 +37,8 @@ type RestoreResult struct {
 	Result        cas.Hash   // the state it left
 	// Nothing: there was nothing to undo or redo.
 	Nothing bool
+
+	parents map[string]bool // directories recreated only for a path below
 }
 
 // ConflictError is returned (wrapping ErrConflict) when undo or redo
@@ -94,7 +96,11 @@ func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 
 // execute checkpoints the current state, plans and applies actions, and
 // commits meta(checkpoint, result) with them.
-func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
+//
+// Blocked actions are reported as not restorable, except the parent
+// directories that actionsFor added (in res.parents): the path they were
+// added for says why it cannot be restored.
+func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
 	out := &RestoreResult{}
 	loader := walker.NewLoader(r.store)
 	w := r.store.NewWriter()
@@ -172,6 +178,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	out.Checkpoint, out.Result = cp, result
 	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
 	for _, s := range plan.Blocked {
+		if parents[s.Path] {
+			continue
+		}
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: s.Reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
@@ -249,7 +258,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	}
 	group := undoGroup{Turns: append([]int(nil), nums...)}
 	sess.Turns = sess.Turns[:len(sess.Turns)-n]
-	out, err := r.execute(ctx, now, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+	out, err := r.execute(ctx, now, actions, res.parents, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
@@ -325,6 +334,10 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 			}
 			parents = append(parents, restore.Action{Path: q, New: want})
 			planned[q] = true
+			if res.parents == nil {
+				res.parents = map[string]bool{}
+			}
+			res.parents[q] = true
 		}
 	}
 	return append(actions, parents...), nil
@@ -431,7 +444,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
-	out, err := r.execute(ctx, snap.Root, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+	out, err := r.execute(ctx, snap.Root, actions, res.parents, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
 		g.Expected = result.String()
@@ -473,5 +486,5 @@ func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.execute(ctx, snap.Root, actions, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
+	return r.execute(ctx, snap.Root, actions, nil, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
 }
