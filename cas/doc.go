@@ -20,7 +20,7 @@
 //	x/<32-byte hash>  chunk list of a large file: a version byte (1), then
 //	                  per chunk its 32-byte hash and its size as a uvarint
 //
-// BlobKey and IndexKey build these keys. On Badger, a record of 1 KiB or
+// BlobKey and IndexKey build these keys. On Badger, a record of 256 bytes or
 // more lives in a pack file and the key holds a pointer to it (see Pack
 // files); the Backend hides this.
 //
@@ -55,7 +55,7 @@
 // # Pack files
 //
 // Chunks and blobs are values under b/ keys like any other, but a Badger
-// store keeps every value of at least 1 KiB written through a Batch out
+// store keeps every value of at least 256 bytes written through a Batch out
 // of its LSM tree, in pack files beside the database (NNNNNNNN.pack):
 // the LSM holds, under the value's key, a pointer to it (pack id,
 // offset, length, CRC-32C), marked by the entry's user meta byte. Get
@@ -136,7 +136,7 @@
 // Badger's defaults suit a long-running server. A turnback command opens
 // the store, works for a moment and closes it, so OpenBadger shrinks
 // everything that costs memory or time at open and close: two 8 MiB
-// memtables, 4 MiB base tables, a small level 0 and two compactors, no
+// memtables, 4 MiB tables at every level, a small level 0 and two compactors, no
 // block cache and a 16 MiB index cache, 64 MiB value log files, no
 // compression of its own (blobs are already zstd), no conflict detection
 // (there is one writer), no metrics, a silent logger, and no sync on every

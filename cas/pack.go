@@ -27,7 +27,7 @@ import (
 
 const (
 	// packThreshold: values at least this long go to pack files.
-	packThreshold = 1 << 10
+	packThreshold = 256
 	// packMagic starts every pack file.
 	packMagic = "turnback pack 1\n"
 	// packExt ends the name of a pack file (Badger ignores it).
