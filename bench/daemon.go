@@ -250,8 +250,10 @@ func (e *tbDaemon) measured(ctx context.Context, cold bool, fn func(p *procRun) 
 			return Op{}, nil, err
 		}
 	}
-	ticks0 := e.cpuTicks
-	if e.pid != 0 && !cold {
+	// A cold capture starts the daemon: all its CPU time is the
+	// operation's.
+	var ticks0 int64
+	if !cold {
 		ticks0 = procPidCPUTicks(e.pid)
 	}
 	p := startOp()

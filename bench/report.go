@@ -230,7 +230,9 @@ func summarize(res *Results) {
 				if cpuBy[s.Engine] == nil {
 					cpuBy[s.Engine] = map[int]float64{}
 				}
-				cpuBy[s.Engine][s.Rep] = s.CPUSeconds
+				if s.CPUSeconds > 0 { // 0: not measured
+					cpuBy[s.Engine][s.Rep] = s.CPUSeconds
+				}
 				if s.Engine == "turnback-cli" && s.MaxRSSKB > c.PeakRSSKB {
 					c.PeakRSSKB = s.MaxRSSKB
 				}
@@ -255,7 +257,9 @@ func summarize(res *Results) {
 				for _, v := range cpuBy[e] {
 					cs = append(cs, v)
 				}
-				c.CPU[e] = median(cs)
+				if len(cs) > 0 {
+					c.CPU[e] = median(cs)
+				}
 			}
 			if g := byEngine[peer]; g != nil {
 				for e, reps := range byEngine {
