@@ -92,7 +92,7 @@ func BenchmarkGetBlob(b *testing.B) {
 // source tree) and a chunked one, on the memory backend.
 func BenchmarkPutFile(b *testing.B) {
 	ctx := context.Background()
-	for _, size := range []int{1 << 10, 4 << 20} {
+	for _, size := range []int{1 << 10, 64 << 10, 4 << 20} {
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
 			s := benchStore(b, 0)
 			data := benchData(size)

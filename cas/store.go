@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
@@ -212,7 +213,8 @@ func (w *Writer) PutFile(ctx context.Context, r io.Reader, sizeHint int64) (Hash
 	if sizeHint >= 0 && sizeHint < first {
 		first = sizeHint + 1
 	}
-	head := make([]byte, first, first)
+	head := getBuf(int(first))
+	defer putBuf(head)
 	n, err := io.ReadFull(r, head)
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		h, err := w.PutBlob(ctx, head[:n])
@@ -273,6 +275,47 @@ func (w *Writer) PutFile(ctx context.Context, r io.Reader, sizeHint int64) (Hash
 		w.count(func(s *WriteStats) { s.NewBytes += int64(len(index)) })
 	}
 	return h, size, nil
+}
+
+// Read buffers of PutFile, recycled by power-of-two size class from
+// 4 KiB to 1 MiB (SmallFileMax+1 fits the largest): a capture reads
+// every file into one, and allocating (and zeroing) them anew cost more
+// than the allocation itself, in the garbage collector.
+const (
+	bufMinShift = 12
+	bufClasses  = 9 // 4 KiB .. 1 MiB
+)
+
+var bufPools [bufClasses]sync.Pool
+
+func bufClass(n int) int {
+	c := 0
+	for n > 1<<(bufMinShift+c) {
+		c++
+	}
+	return c
+}
+
+// getBuf returns a buffer of length n; its contents are undefined.
+func getBuf(n int) []byte {
+	c := bufClass(n)
+	if c >= bufClasses {
+		return make([]byte, n)
+	}
+	if v, ok := bufPools[c].Get().(*[]byte); ok {
+		return (*v)[:n]
+	}
+	return make([]byte, n, 1<<(bufMinShift+c))
+}
+
+// putBuf recycles a buffer from getBuf. Nothing may use it afterwards.
+func putBuf(b []byte) {
+	c := bufClass(cap(b))
+	if c >= bufClasses || cap(b) != 1<<(bufMinShift+c) {
+		return
+	}
+	b = b[:0]
+	bufPools[c].Put(&b)
 }
 
 // GetBlob returns the content of blob h, verified against h.
