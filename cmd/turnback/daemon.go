@@ -38,7 +38,7 @@ type daemon struct {
 	busy     int
 	lastDone time.Time
 	stopOnce sync.Once
-	stopped  chan struct{} // closed when the daemon is asked to stop
+	stopped  chan struct{} // closed when the daemon is asked to stop (made by the creator)
 	stoppers []net.Conn    // --stop clients, answered once it has stopped
 }
 
@@ -101,7 +101,6 @@ func (d *daemon) listen() error {
 // client asks the daemon to stop; it then waits for the commands that
 // run, removes the socket and closes the store.
 func (d *daemon) serve(ctx context.Context) error {
-	d.stopped = make(chan struct{})
 	d.lastDone = time.Now()
 	go d.watchStop(ctx)
 	for {

@@ -38,7 +38,9 @@ in the "watch" member of --json stats.
 
 watch runs in the foreground until interrupted (SIGINT, SIGTERM) or
 stopped, which suits systemd; --detach starts it in the background
-(logging to watch.log in the store) and returns once it serves. A daemon
+(logging to watch.log in the store) and returns once it serves. The
+daemon starts with one full capture of the folder; commands that arrive
+meanwhile wait for it. A daemon
 killed outright leaves a socket that the next command notices and
 removes; an undo it was running is finished or rolled back by the next
 command, as without the daemon.
@@ -101,22 +103,47 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return err
 	}
 	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
-		since: time.Now().UTC(), logf: logger.Printf, idle: idle}
-	if err := repo.Watch(ctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
-		repo.Close()
-		return err
-	}
+		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{})}
+	// Serve at once: commands that come while the watcher starts (and
+	// makes its first, full capture) wait for it instead of finding the
+	// store busy.
 	if err := d.listen(); err != nil {
 		repo.Close()
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock, Since: d.since})
+		writeJSON(g.stdout, d.info())
 	}
-	logger.Printf("watching %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
+	logger.Printf("serving %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
 		d.workTree, os.Getpid(), d.sock, shellQuote(d.workTree))
+	var watchErr error
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		// Not idle while the first capture runs.
+		d.mu.Lock()
+		d.busy++
+		d.mu.Unlock()
+		defer func() {
+			d.mu.Lock()
+			d.busy--
+			d.lastDone = time.Now()
+			d.mu.Unlock()
+		}()
+		start := time.Now()
+		if err := repo.Watch(ctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
+			watchErr = err
+			d.stop("cannot watch: " + err.Error())
+			return
+		}
+		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
+	}()
 	err = d.serve(ctx)
+	<-watching
 	logger.Printf("stopped after %d commands", d.requests.Load())
+	if watchErr != nil && ctx.Err() == nil {
+		return watchErr
+	}
 	return err
 }
 
