@@ -91,6 +91,32 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 		r.stopWatch()
 		return err
 	}
+	// And count its trees now (an incremental capture adds up the trees
+	// it reuses; on a large tree the first count loads every tree).
+	if err := r.countBase(ctx); err != nil {
+		r.stopWatch()
+		return err
+	}
+	return nil
+}
+
+// countBase fills the watch state's tree totals for its base, by an
+// incremental capture that reuses everything and records nothing.
+func (r *Repo) countBase(ctx context.Context) error {
+	ws := r.watch
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	_, err = walker.Capture(ctx, root, r.store, walker.Options{
+		SizeLimit: ws.sizeLimit, LargeDirFiles: ws.largeDirFiles, Cache: r.cache,
+		Base: ws.base, Previous: ws.base, Totals: ws.totals,
+		Dirty: func(string) bool { return false },
+	})
+	if err != nil {
+		return fmt.Errorf("turnback: count %s: %w", r.workTree, err)
+	}
 	return nil
 }
 
