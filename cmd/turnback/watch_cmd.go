@@ -40,10 +40,9 @@ watch runs in the foreground until interrupted (SIGINT, SIGTERM) or
 stopped, which suits systemd; --detach starts it in the background
 (logging to watch.log in the store) and returns once it serves. The
 daemon starts with one full capture of the folder; commands that arrive
-meanwhile wait for it. A daemon
-killed outright leaves a socket that the next command notices and
-removes; an undo it was running is finished or rolled back by the next
-command, as without the daemon.
+meanwhile wait for it. A daemon killed outright leaves a socket that the
+next command notices and removes; an undo it was running is finished or
+rolled back by the next command, as without the daemon.
 
 Watching costs one inotify watch per directory (see
 /proc/sys/fs/inotify/max_user_watches) and the store stays locked: other
