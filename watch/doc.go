@@ -47,6 +47,27 @@
 //     wrong), and marks the parent dirty. A renamed tree's new place
 //     arrives as a Create, handled as above; the drop is always handled
 //     first, as inotify queues the rename's "from" before its "to".
+//     If a directory is at that path again when the event is handled,
+//     it is watched and listed again as if created: the event may be
+//     older than the loop's view of the path, another directory having
+//     taken its place and been watched already (by the listing of an
+//     ancestor), and the drop has just removed that watch.
+//   - One watch per directory, under its current path. inotify answers
+//     an Add of a directory it already watches with that same watch,
+//     which fsnotify keeps under the path it was first added with. When
+//     directories move again before the loop has handled an earlier
+//     rename (say "mv d c; mv a/s c/x": a listing of c finds x/n still
+//     watched as a/s/n), the Add would report changes under the path
+//     the directory left, and handling the older rename would remove
+//     the watch, leaving the directory unwatched; the event announcing
+//     its arrival is often lost too (it went to the watch of a
+//     directory that was itself just renamed, which fsnotify ends). So
+//     the watcher knows each watched directory by identity (device and
+//     inode): an Add that finds the directory watched under another
+//     path removes that watch (marking the old parent dirty) and adds a
+//     fresh one, and a path's own earlier watch, whichever directory it
+//     was on, is removed before the path is watched again. Directories
+//     below are handled the same way as the listing reaches them.
 //   - Events on ignored paths are dropped; ignored directories are never
 //     watched. A change to an ignore file (.gitignore, .ignore,
 //     .turnbackignore) makes the watcher doubt, since the set of paths
@@ -77,7 +98,9 @@
 // inotify watch limit (ENOSPC from Add: raise fs.inotify.max_user_watches),
 // any other failure to add a watch, an ignore file changing, the root
 // being removed or moved, more than 131072 dirty directories piling up
-// untaken, and before the first Take. A directory that
+// untaken, a directory found to be the root under another path (a bind
+// mount) or replaced again and again while it is watched, and before
+// the first Take. A directory that
 // vanishes while it is scanned is not a doubt: its parent is already
 // watched and reports the removal. A directory that cannot be watched or
 // listed for lack of permission (the walker cannot read it either) is
@@ -99,7 +122,7 @@
 // on network filesystems changed by another machine; an unmount inside
 // the tree silently ends the watches on it. A directory that is also
 // reachable under another path of the tree (a bind mount) is reported
-// under one of them only. Each watched directory costs about 1 KB of
+// under one of them only (the one last listed). Each watched directory costs about 1 KB of
 // kernel memory and one of fs.inotify.max_user_watches (per user). On
 // macOS and the BSDs fsnotify uses kqueue, which opens a descriptor per
 // watched file and directory: watching a large tree there runs out of

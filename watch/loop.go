@@ -117,6 +117,7 @@ func (w *Watcher) build(ctx context.Context) error {
 	})
 	w.forget("")
 	w.tree = &node{}
+	w.ids = map[fileID]*node{}
 	w.building, w.badBuild = true, false
 	defer func() { w.building = false }()
 	if err := fsw.Add(w.cookieDir); err != nil {
@@ -197,6 +198,19 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		if known || !w.ignored(rel, false) || !w.ignored(rel, true) {
 			w.mark(parent)
 		}
+		if known {
+			// The event may be older than what the loop knows of rel:
+			// another directory may have taken its place and been
+			// watched already (listed with an ancestor), and the drop
+			// has just removed that watch. Whatever is at rel now is
+			// watched again.
+			if fi, err := os.Lstat(w.abs(rel)); err == nil && fi.IsDir() && !w.ignored(rel, true) {
+				w.mark(rel)
+				if err := w.addTree(ctx, rel); err != nil {
+					w.doubt(w.curGen(), err.Error(), true)
+				}
+			}
+		}
 	}
 	switch {
 	case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod):
@@ -247,23 +261,11 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		abs := w.abs(d)
-		if err := w.add(d, abs); err != nil {
-			if d == "" {
-				return fmt.Errorf("watch: cannot watch the work tree root: %w", err)
-			}
-			w.addFailed(d, err)
+		if ok, err := w.watchDir(d, abs); err != nil {
+			return err
+		} else if !ok {
 			continue
 		}
-		// A symlink put in place of the directory would have been
-		// followed by Add: never watch or list through one.
-		if fi, err := os.Lstat(abs); err != nil || !fi.IsDir() {
-			w.fsw.Remove(abs)
-			if d == "" {
-				return fmt.Errorf("watch: the work tree root %s is not a directory any more", w.root)
-			}
-			continue // its parent reports the change
-		}
-		w.tree.insert(d).watched = true
 		w.mu.Lock()
 		w.markLocked(d)
 		delete(w.unwatched, d)
@@ -289,6 +291,84 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 		}
 	}
 	return nil
+}
+
+// watchDir adds the watch of directory d (abs its path) and records it
+// in the tree; false if d is not watched (gone, not a directory, or a
+// failure handled as addFailed says). The error is only for the root.
+//
+// inotify answers an Add of a directory it already watches with that
+// same watch, and fsnotify then keeps it under the path it was added
+// with. A directory found here may still be watched under a path it
+// has left (a rename the loop has not handled yet, of it or of an
+// ancestor): its watch would go with that path when the rename is
+// handled, leaving d unwatched, and its events would be reported under
+// the old path meanwhile. So the watch of a directory with the same
+// identity (device and inode) under another path is removed, and the
+// directory is watched afresh. The watch this path had (whichever
+// directory it was on) is removed before the Add: fsnotify v1.10, asked
+// to add a path it has (for one directory) that now holds a directory
+// it watches under another path, keeps a path entry without its watch,
+// and a later Remove of that path panics.
+func (w *Watcher) watchDir(d, abs string) (bool, error) {
+	if n := w.tree.find(d); n != nil && n.watched {
+		w.unwatch(d, n)
+	}
+	for try := 0; ; try++ {
+		if err := w.add(d, abs); err != nil {
+			if d == "" {
+				return false, fmt.Errorf("watch: cannot watch the work tree root: %w", err)
+			}
+			w.addFailed(d, err)
+			return false, nil
+		}
+		// A symlink put in place of the directory would have been
+		// followed by Add: never watch or list through one.
+		fi, err := os.Lstat(abs)
+		if err != nil || !fi.IsDir() {
+			w.fsw.Remove(abs)
+			if d == "" {
+				return false, fmt.Errorf("watch: the work tree root %s is not a directory any more", w.root)
+			}
+			return false, nil // its parent reports the change
+		}
+		id := idOf(fi)
+		on := w.ids[id]
+		if id == (fileID{}) || on == nil {
+			n := w.tree.insert(d)
+			n.watched, n.id = true, id
+			if id != (fileID{}) {
+				w.ids[id] = n
+			}
+			return true, nil
+		}
+		// The Add joined the watch kept under old: drop both and add
+		// again (a fresh watch, under d).
+		w.fsw.Remove(abs)
+		old := on.path()
+		if on == w.tree || try == 2 {
+			// The root under another path (a bind mount), or d keeps
+			// being replaced by directories watched elsewhere.
+			w.failBuild(fmt.Sprintf("%s is also watched as %q", d, old))
+			return false, nil
+		}
+		w.unwatch(old, on)
+		w.forget(old)
+		w.mark(parentDir(old))
+	}
+}
+
+// unwatch removes the watch of directory rel (node n), not those below
+// it.
+func (w *Watcher) unwatch(rel string, n *node) {
+	if n == nil || !n.watched {
+		return
+	}
+	w.fsw.Remove(w.abs(rel))
+	n.watched = false
+	if w.ids[n.id] == n {
+		delete(w.ids, n.id)
+	}
 }
 
 func (w *Watcher) add(rel, abs string) error {
@@ -331,10 +411,7 @@ func (w *Watcher) failBuild(reason string) {
 // until it is watched or removed.
 func (w *Watcher) unwatchable(d string, err error) {
 	w.logf("watch: %s cannot be watched, read by every capture: %v", d, err)
-	if n := w.tree.insert(d); n.watched {
-		w.fsw.Remove(w.abs(d))
-		n.watched = false
-	}
+	w.unwatch(d, w.tree.insert(d))
 	w.mu.Lock()
 	w.unwatched[d] = true
 	w.markLocked(d)
@@ -353,11 +430,7 @@ func (w *Watcher) drop(rel string) {
 	if n == nil {
 		return
 	}
-	n.each(rel, func(d string, n *node) {
-		if n.watched {
-			w.fsw.Remove(w.abs(d))
-		}
-	})
+	n.each(rel, w.unwatch)
 	w.mu.Lock()
 	for d := range w.unwatched {
 		if d == rel || strings.HasPrefix(d, rel+"/") {
@@ -370,7 +443,26 @@ func (w *Watcher) drop(rel string) {
 // node is a directory of the watched tree.
 type node struct {
 	kids    map[string]*node
+	parent  *node // nil for the root
+	name    string
 	watched bool
+	// id is the identity of the directory watched here (zero: unknown);
+	// Watcher.ids maps it back to this node while it is watched.
+	id fileID
+}
+
+// fileID identifies a directory whatever its path: device and inode.
+// The zero value means unknown.
+type fileID struct{ dev, ino uint64 }
+
+// path returns n's path in its tree (n must not be detached).
+func (n *node) path() string {
+	var names []string
+	for ; n.parent != nil; n = n.parent {
+		names = append(names, n.name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, "/")
 }
 
 func (n *node) find(rel string) *node {
@@ -395,7 +487,7 @@ func (n *node) insert(rel string) *node {
 			if n.kids == nil {
 				n.kids = map[string]*node{}
 			}
-			k = &node{}
+			k = &node{parent: n, name: name}
 			n.kids[name] = k
 		}
 		n = k

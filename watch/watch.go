@@ -115,8 +115,9 @@ type Watcher struct {
 	// Owned by the loop goroutine (and by Start before it runs it).
 	fsw      *fsnotify.Watcher
 	tree     *node
-	building bool // a build is running
-	badBuild bool // the running build could not watch everything
+	ids      map[fileID]*node // watched directories by identity (see node.id)
+	building bool             // a build is running
+	badBuild bool             // the running build could not watch everything
 
 	cancel    context.CancelFunc
 	g         *errgroup.Group
