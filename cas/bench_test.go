@@ -136,10 +136,11 @@ func BenchmarkChunker(b *testing.B) {
 }
 
 // BenchmarkBadgerBatch: bulk writes through a Badger batch, flushed every
-// 256 values, for a value kept in the LSM tree (512 B) and values that go
-// to pack files (8 KiB, a small file's blob; 256 KiB, an average chunk).
+// 256 values (each Flush syncs the pack file), for a value kept in the
+// LSM tree (128 B) and values that go to pack files (8 KiB, a small
+// file's blob; 256 KiB, an average chunk).
 func BenchmarkBadgerBatch(b *testing.B) {
-	for _, size := range []int{512, 8 << 10, 256 << 10} {
+	for _, size := range []int{128, 8 << 10, 256 << 10} {
 		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
 			db := openTestBadger(b, b.TempDir())
 			defer db.Close()
@@ -168,11 +169,11 @@ func BenchmarkBadgerBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkBadgerGet: reads of a value kept in the LSM tree and of values
-// in pack files.
+// BenchmarkBadgerGet: reads of a value kept in the LSM tree (128 B) and
+// of values in pack files.
 func BenchmarkBadgerGet(b *testing.B) {
 	ctx := context.Background()
-	for _, size := range []int{512, 8 << 10, 256 << 10} {
+	for _, size := range []int{128, 8 << 10, 256 << 10} {
 		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
 			db := openTestBadger(b, b.TempDir())
 			defer db.Close()

@@ -62,7 +62,9 @@
 // and Scan follow the pointer and check the CRC, so callers see the
 // value itself. Smaller values, and values written with Set or Update,
 // stay in the LSM as before; stores written before pack files existed
-// hold every value there and read as they always did.
+// hold every value there and read as they always did. (A turnback from
+// before pack files reads a pointer as the record itself and fails with
+// an error, "unknown codec 254" for a blob, never with wrong bytes.)
 //
 // In the LSM tree, every value would be copied again by each compaction
 // that passes it down a level (on a cold capture of a 1 GB tree, most of

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -443,8 +444,12 @@ func (p *packs) close() error {
 	return err
 }
 
-// syncDir makes the directory's entries (a created or removed file) durable.
+// syncDir makes the directory's entries (a created or removed file)
+// durable. Windows cannot sync a directory (NTFS journals its metadata).
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
