@@ -76,7 +76,7 @@ func main() {
 		// A soft cap: the garbage collector works harder near it instead of
 		// letting the heap double (captures allocate a lot of short-lived
 		// buffers). Memory use follows the tree's shape, not its bytes.
-		debug.SetMemoryLimit(192 << 20)
+		debug.SetMemoryLimit(256 << 20)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
