@@ -210,25 +210,35 @@ func (d *daemon) handle(ctx context.Context, conn net.Conn) {
 	}
 }
 
-// run runs a forwarded command as the CLI would have in the client.
-func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req request) {
+// begin counts work in progress (the daemon is not idle meanwhile); it
+// returns false once the daemon is stopping. end ends what begin began.
+func (d *daemon) begin() bool {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	select {
 	case <-d.stopped:
-		// Not accepted: the client runs the command itself once the
-		// store is free.
-		d.mu.Unlock()
-		return
+		return false
 	default:
 	}
 	d.busy++
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		d.busy--
-		d.lastDone = time.Now()
-		d.mu.Unlock()
-	}()
+	return true
+}
+
+func (d *daemon) end() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.busy--
+	d.lastDone = time.Now()
+}
+
+// run runs a forwarded command as the CLI would have in the client.
+func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req request) {
+	if !d.begin() {
+		// Not accepted: the client runs the command itself once the
+		// store is free.
+		return
+	}
+	defer d.end()
 	d.requests.Add(1)
 	var wmu sync.Mutex
 	if writeFrame(conn, frameAccept, nil) != nil {

@@ -120,15 +120,10 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 	go func() {
 		defer close(watching)
 		// Not idle while the first capture runs.
-		d.mu.Lock()
-		d.busy++
-		d.mu.Unlock()
-		defer func() {
-			d.mu.Lock()
-			d.busy--
-			d.lastDone = time.Now()
-			d.mu.Unlock()
-		}()
+		if !d.begin() {
+			return
+		}
+		defer d.end()
 		start := time.Now()
 		if err := repo.Watch(ctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
 			watchErr = err
