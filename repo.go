@@ -74,6 +74,9 @@ type repoCore struct {
 	// this at its next Open).
 	recover bool
 	watch   *watchState // set by Watch
+	// holder describes the operation that holds mu (views wait for it).
+	holderMu sync.Mutex
+	holder   string
 }
 
 // worktreeNote is the file in the store directory that records the work
@@ -246,8 +249,9 @@ func (r *Repo) Close() error {
 
 // View returns a Repo that shares r's open store (and its lock, watcher
 // and one-at-a-time rule) but works on o.Session with o's capture,
-// retention, progress and Force settings. o.Store, LockWait, Holder and
-// OnWait are ignored. Closing a view does nothing; closing r ends every
+// retention, progress and Force settings; its LockWait, Holder and
+// OnWait apply to waiting for another view's operation (ErrBusy after
+// LockWait, as Open does for another process). o.Store is ignored. Closing a view does nothing; closing r ends every
 // view. A long-running process (the watch daemon) serves each request
 // through a view of its own.
 func (r *Repo) View(o Options) (*Repo, error) {
@@ -260,11 +264,51 @@ func (r *Repo) View(o Options) (*Repo, error) {
 	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}, nil
 }
 
+// lockView waits for the operation of another view as Open waits for
+// another process: up to Options.LockWait (default DefaultLockWait,
+// negative: not at all), calling OnWait once, then ErrBusy naming the
+// operation that holds the store.
+func (r *Repo) lockView() error {
+	if r.mu.TryLock() {
+		return nil
+	}
+	wait := r.opts.LockWait
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	r.holderMu.Lock()
+	holder := r.holder
+	r.holderMu.Unlock()
+	if holder == "" {
+		holder = "another operation of this process"
+	}
+	if wait > 0 && r.opts.OnWait != nil {
+		r.opts.OnWait(holder)
+	}
+	deadline := time.Now().Add(wait)
+	for d := time.Millisecond; time.Now().Before(deadline); d = min(2*d, 20*time.Millisecond) {
+		time.Sleep(d)
+		if r.mu.TryLock() {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s is held by %s", ErrBusy, r.storeDir, holder)
+}
+
 // lock takes the store for one operation. It first finishes (or rolls
 // back) a restore that failed part way in this process, as Open does for
 // one that a crash interrupted.
 func (r *Repo) lock() error {
-	r.mu.Lock()
+	if r.view {
+		if err := r.lockView(); err != nil {
+			return err
+		}
+	} else {
+		r.mu.Lock()
+	}
+	r.holderMu.Lock()
+	r.holder = r.opts.Holder
+	r.holderMu.Unlock()
 	if r.closed {
 		r.mu.Unlock()
 		return fmt.Errorf("turnback: repo is closed")

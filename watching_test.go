@@ -2,10 +2,14 @@ package turnback_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
@@ -137,5 +141,56 @@ func TestWatchGCKeepsBase(t *testing.T) {
 	}
 	if len(v.Problems) > 0 {
 		t.Fatalf("verify after gc while watching: %+v", v.Problems)
+	}
+}
+
+// TestViewLockWait: a view waits for another view's operation as Open
+// waits for another process, then fails with ErrBusy naming it.
+func TestViewLockWait(t *testing.T) {
+	wt := t.TempDir()
+	writeFile(t, wt, "f", "one\n")
+	ctx := context.Background()
+	r, err := turnback.Open(ctx, wt, turnback.Options{Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Snap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, wt, "f", "two\n")
+	if _, err := r.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slow, _ := r.View(turnback.Options{Holder: "the slow undo"})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	slow.SetRestoreHook(func(string) error {
+		once.Do(func() { close(entered); <-release })
+		return nil
+	})
+	done := make(chan error, 1)
+	go func() { _, err := slow.Undo(ctx, 1, false); done <- err }()
+	<-entered
+	var waited []string
+	quick, _ := r.View(turnback.Options{LockWait: 50 * time.Millisecond, OnWait: func(h string) { waited = append(waited, h) }})
+	_, err = quick.Status(ctx)
+	if !errors.Is(err, turnback.ErrBusy) || !strings.Contains(err.Error(), "the slow undo") {
+		t.Errorf("status while another view undoes: %v; want ErrBusy naming the undo", err)
+	}
+	if len(waited) != 1 || waited[0] != "the slow undo" {
+		t.Errorf("OnWait calls: %q", waited)
+	}
+	now, _ := r.View(turnback.Options{LockWait: -1})
+	if _, err := now.Status(ctx); !errors.Is(err, turnback.ErrBusy) {
+		t.Errorf("status with LockWait < 0: %v; want ErrBusy at once", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// And a view that waits long enough gets its turn.
+	if _, err := quick.Status(ctx); err != nil {
+		t.Errorf("status after the undo: %v", err)
 	}
 }

@@ -33,6 +33,7 @@ type daemon struct {
 	idle     time.Duration
 
 	requests atomic.Int64
+	ready    atomic.Bool // watching, first capture made
 	active   sync.WaitGroup
 	mu       sync.Mutex
 	busy     int
@@ -50,6 +51,9 @@ type server struct {
 
 // view returns the Repo a forwarded command works on.
 func (s *server) view(o turnback.Options) (*turnback.Repo, error) {
+	if !sameDir(s.req.Store, s.d.storeDir) {
+		return nil, fmt.Errorf("turnback: the watch daemon serves store %s, not %s", s.d.storeDir, s.req.Store)
+	}
 	if !sameDir(s.req.WorkTree, s.d.workTree) {
 		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", s.d.storeDir, s.d.workTree, s.req.WorkTree)
 	}
@@ -101,7 +105,6 @@ func (d *daemon) listen() error {
 // client asks the daemon to stop; it then waits for the commands that
 // run, removes the socket and closes the store.
 func (d *daemon) serve(ctx context.Context) error {
-	d.lastDone = time.Now()
 	go d.watchStop(ctx)
 	for {
 		conn, err := d.ln.Accept()
@@ -173,7 +176,7 @@ func (d *daemon) stop(why string) {
 
 func (d *daemon) info() *daemonInfo {
 	return &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
-		Since: d.since, Requests: d.requests.Load()}
+		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load()}
 }
 
 // handle serves one connection.

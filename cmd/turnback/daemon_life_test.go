@@ -247,11 +247,11 @@ func TestDaemonHook(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": w.wt, "hook_event_name": event, "prompt": "-m looks like a flag"})
 		return string(b)
 	}
-	if so, se, code := binRun(t, w.bin, payload("UserPromptSubmit"), "hook", "claude"); code != 0 || so != "" {
+	if so, se, code := binRun(t, w.bin, payload("UserPromptSubmit"), "hook", "claude"); code != 0 || so != "" || se != "" {
 		t.Fatalf("hook claude UserPromptSubmit: exit %d, stdout %q, stderr %q", code, so, se)
 	}
 	writeTree(t, w.wt, map[string]string{"main.go": "package main // changed\n"})
-	if so, se, code := binRun(t, w.bin, payload("AfterAgent"), "hook", "gemini"); code != 0 || so != "{}\n" {
+	if so, se, code := binRun(t, w.bin, payload("AfterAgent"), "hook", "gemini"); code != 0 || so != "{}\n" || se != "" {
 		t.Fatalf("hook gemini AfterAgent: exit %d, stdout %q, stderr %q", code, so, se)
 	}
 	so, se, code := w.cli("--session", "s1", "--json", "log")

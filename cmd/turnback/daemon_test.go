@@ -71,7 +71,7 @@ func (w *daemonWorld) start(args ...string) {
 	})
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if info, ok := ping(w.store); ok && info.PID == w.proc.Process.Pid {
+		if info, ok := ping(w.store); ok && info.PID == w.proc.Process.Pid && info.Ready {
 			return
 		}
 		if time.Now().After(deadline) {

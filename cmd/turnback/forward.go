@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -62,6 +64,8 @@ type daemonInfo struct {
 	Socket   string    `json:"socket"`
 	Since    time.Time `json:"since"`
 	Requests int64     `json:"requests"`
+	// Ready: the daemon watches the folder and has made its first capture.
+	Ready bool `json:"ready"`
 }
 
 // forwardedExit is returned by globals.open when the daemon ran the
@@ -82,7 +86,11 @@ func socketPath(storeDir string) string {
 	if len(p) < 100 && checkSocketDir(storeDir) == nil {
 		return p
 	}
-	sum := sha256.Sum256([]byte(storeDir))
+	key := storeDir
+	if real, err := filepath.EvalSymlinks(storeDir); err == nil {
+		key = real
+	}
+	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(os.TempDir(), fmt.Sprintf("turnback-%d", os.Getuid()), hex.EncodeToString(sum[:10])+".sock")
 }
 
@@ -133,6 +141,7 @@ type frameWriter struct {
 func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	total := len(p)
 	for len(p) > 0 {
 		n := min(len(p), 1<<20)
 		if err := writeFrame(f.w, f.kind, p[:n]); err != nil {
@@ -140,7 +149,7 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 		}
 		p = p[n:]
 	}
-	return len(p), nil
+	return total, nil
 }
 
 // dial connects to the daemon of storeDir; ok is false when none runs
@@ -189,6 +198,21 @@ func sendRequest(w io.Writer, req request) error {
 	return writeFrame(w, frameRequest, data)
 }
 
+// forwardedEnv is the part of the environment a command reads: turnback's
+// own variables and those that shape output. Nothing else (API keys...)
+// goes to the daemon.
+func forwardedEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "TURNBACK_"), k == "NO_COLOR", k == "TERM", k == "TZ":
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 // forward runs the command through the watch daemon of storeDir, if one
 // runs, copying its output to g's streams. ok is false when no daemon
 // answered; the command then runs here.
@@ -206,7 +230,7 @@ func (g *globals) forward(ctx context.Context, workTree, storeDir string) (code 
 	if err != nil {
 		cwd = workTree
 	}
-	req := request{Version: wireVersion, Op: "run", Args: args, Cwd: cwd, Env: os.Environ(),
+	req := request{Version: wireVersion, Op: "run", Args: args, Cwd: cwd, Env: forwardedEnv(),
 		WorkTree: workTree, Store: storeDir, OutTTY: g.outTTY, ErrTTY: g.errTTY}
 	if err := sendRequest(conn, req); err != nil {
 		// Nothing was run: the daemon is going away.
@@ -218,6 +242,11 @@ func (g *globals) forward(ctx context.Context, workTree, storeDir string) (code 
 	defer stop()
 	r := bufio.NewReaderSize(conn, 64<<10)
 	accepted := false
+	stderr := g.stderr
+	var held bytes.Buffer
+	if g.quiet {
+		stderr = &held
+	}
 	for {
 		kind, data, err := readFrame(r)
 		if err != nil {
@@ -240,12 +269,15 @@ func (g *globals) forward(ctx context.Context, workTree, storeDir string) (code 
 		case frameStdout:
 			_, _ = g.stdout.Write(data)
 		case frameStderr:
-			_, _ = g.stderr.Write(data)
+			_, _ = stderr.Write(data)
 		case frameExit:
 			n, err := strconv.Atoi(string(data))
 			if err != nil {
 				fmt.Fprintf(g.stderr, "turnback: the watch daemon sent a bad exit code %q\n", data)
 				return exitError, true
+			}
+			if n != exitOK && g.quiet {
+				_, _ = g.stderr.Write(held.Bytes())
 			}
 			return n, true
 		default:

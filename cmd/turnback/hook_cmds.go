@@ -153,9 +153,15 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	}
 	g.sentArgs = append(g.sentArgs, action)
 	if action == "snap" {
-		g.sentArgs = append(g.sentArgs, "--message="+ev.Prompt)
+		// snap keeps the message's first line only.
+		msg, _, _ := strings.Cut(ev.Prompt, "\n")
+		if len(msg) > 4096 {
+			msg = msg[:4096]
+		}
+		g.sentArgs = append(g.sentArgs, "--message="+msg)
 	}
 	g.stdout = io.Discard
+	g.quiet = true
 	repo, err := g.open(cmd)
 	var fe forwardedExit
 	if errors.As(err, &fe) {

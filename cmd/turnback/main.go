@@ -69,6 +69,7 @@ type globals struct {
 	errTTY   bool     // stderr is a terminal
 	served   *server  // set when the watch daemon runs this command
 	sentArgs []string // what to forward instead of args (hook)
+	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
 }
 
 func main() {
@@ -107,6 +108,10 @@ func execute(ctx context.Context, g *globals) int {
 	root.SetErr(g.stderr)
 	root.SetIn(g.stdin)
 	err := root.ExecuteContext(ctx)
+	// Commands that end without stopping their progress line (an error,
+	// or one that never captures) must not leave its goroutine behind: a
+	// daemon runs many commands.
+	g.endProgress()
 	if err == nil {
 		return exitOK
 	}

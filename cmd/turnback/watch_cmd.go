@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -38,9 +39,10 @@ in the "watch" member of --json stats.
 
 watch runs in the foreground until interrupted (SIGINT, SIGTERM) or
 stopped, which suits systemd; --detach starts it in the background
-(logging to watch.log in the store) and returns once it serves. The
-daemon starts with one full capture of the folder; commands that arrive
-meanwhile wait for it. A daemon killed outright leaves a socket that the
+(logging to watch.log in the store) and returns once the daemon watches
+and has made its first, full capture of the folder. Commands that come
+while a daemon starts wait for it as they would for any other command
+(TURNBACK_LOCK_WAIT, then exit 4). A daemon killed outright leaves a socket that the
 next command notices and removes; an undo it was running is finished or
 rolled back by the next command, as without the daemon.
 
@@ -76,7 +78,7 @@ programs using the Go API wait for it, as for any turnback command.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&detach, "detach", false, "run in the background; return once the daemon serves")
+	f.BoolVar(&detach, "detach", false, "run in the background; return once the daemon has made its first capture")
 	f.BoolVar(&stop, "stop", false, "stop the daemon of this folder (waits until it has released the store)")
 	f.DurationVar(&idle, "idle-timeout", 0, "stop after this long without a command, e.g. 30m or 8h (default: never)")
 	f.IntVar(&queue, "queue-size", 0, "bound of the watcher's event queue (default 16384); beyond it the next capture walks everything")
@@ -102,7 +104,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return err
 	}
 	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
-		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{})}
+		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), lastDone: time.Now()}
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
 	// store busy.
@@ -117,6 +119,16 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		d.workTree, os.Getpid(), d.sock, shellQuote(d.workTree))
 	var watchErr error
 	watching := make(chan struct{})
+	// Stopping ends the first capture too, not only the serving.
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	go func() {
+		select {
+		case <-d.stopped:
+			wcancel()
+		case <-wctx.Done():
+		}
+	}()
 	go func() {
 		defer close(watching)
 		// Not idle while the first capture runs.
@@ -125,17 +137,20 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		}
 		defer d.end()
 		start := time.Now()
-		if err := repo.Watch(ctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
-			watchErr = err
-			d.stop("cannot watch: " + err.Error())
+		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
+			if wctx.Err() == nil {
+				watchErr = err
+				d.stop("cannot watch: " + err.Error())
+			}
 			return
 		}
+		d.ready.Store(true)
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
 	err = d.serve(ctx)
 	<-watching
 	logger.Printf("stopped after %d commands", d.requests.Load())
-	if watchErr != nil && ctx.Err() == nil {
+	if watchErr != nil {
 		return watchErr
 	}
 	return err
@@ -181,7 +196,7 @@ func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle tim
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if info, ok := ping(storeDir); ok && info.PID == c.Process.Pid {
+		if info, ok := ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
 			return g.reportDaemon(info, "watching")
 		}
 		select {
