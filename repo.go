@@ -105,6 +105,41 @@ func ValidSession(name string) error {
 	return nil
 }
 
+// CheckLocation runs the checks Open makes before it creates anything:
+// the work tree exists (and, without force, is not / or the home
+// directory), the store is not inside it, and the store does not belong
+// to another work tree. It creates nothing.
+func CheckLocation(workTree, store string, force bool) error {
+	wt, err := canonical(workTree)
+	if err != nil {
+		return err
+	}
+	if !force {
+		if err := checkScope(wt); err != nil {
+			return err
+		}
+	}
+	if store == "" {
+		if store, err = DefaultStoreDir(wt); err != nil {
+			return err
+		}
+	}
+	if store, err = filepath.Abs(store); err != nil {
+		return fmt.Errorf("turnback: store %s: %w", store, err)
+	}
+	real, err := resolveExisting(store)
+	if err != nil {
+		return fmt.Errorf("turnback: store %s: %w", store, err)
+	}
+	if within(wt, real) {
+		return fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", store, wt)
+	}
+	if rec, ok := recordedWorkTree(store); ok && rec != wt {
+		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
+	}
+	return nil
+}
+
 // Open opens (creating on first use) the store of workTree. If another
 // process holds the store, Open waits up to Options.LockWait and then
 // returns an error wrapping ErrBusy that names the holder.

@@ -41,6 +41,8 @@ type daemon struct {
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the daemon is asked to stop (made by the creator)
 	stoppers []net.Conn    // --stop clients, answered once it has stopped
+	conns    map[net.Conn]struct{}
+	sockID   os.FileInfo // the socket as listen made it
 }
 
 // server is one forwarded command being run by the daemon.
@@ -82,7 +84,9 @@ func (d *daemon) listen() error {
 	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
 	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
 	_ = os.Remove(tmp)
+	restore := privateUmask() // no window with a socket others may open
 	ln, err := net.Listen("unix", tmp)
+	restore()
 	if err != nil {
 		return fmt.Errorf("turnback: watch: listen on %s: %w", d.sock, err)
 	}
@@ -98,6 +102,9 @@ func (d *daemon) listen() error {
 		return fmt.Errorf("turnback: watch: %w", err)
 	}
 	d.ln = ln
+	if fi, err := os.Lstat(d.sock); err == nil {
+		d.sockID = fi
+	}
 	return nil
 }
 
@@ -106,19 +113,30 @@ func (d *daemon) listen() error {
 // run, removes the socket and closes the store.
 func (d *daemon) serve(ctx context.Context) error {
 	go d.watchStop(ctx)
+	backoff := time.Duration(0)
 	for {
 		conn, err := d.ln.Accept()
 		if err != nil {
 			select {
 			case <-d.stopped:
 			default:
+				if backoff < time.Second && !errors.Is(err, net.ErrClosed) {
+					// Out of descriptors, say: wait and try again.
+					backoff = max(2*backoff, 5*time.Millisecond)
+					d.logf("accept: %v; retrying in %v", err, backoff)
+					time.Sleep(backoff)
+					continue
+				}
 				d.stop("accept failed: " + err.Error())
 			}
 			break
 		}
+		backoff = 0
+		d.track(conn, true)
 		d.active.Add(1)
 		go func() {
 			defer d.active.Done()
+			defer d.track(conn, false)
 			d.handle(ctx, conn)
 		}()
 	}
@@ -152,6 +170,13 @@ func (d *daemon) watchStop(ctx context.Context) {
 			d.stop("signal")
 			return
 		case <-t.C:
+			if fi, err := os.Lstat(d.sock); d.sockID != nil && (err != nil || !os.SameFile(fi, d.sockID)) {
+				// Removed (a temporary-file cleaner, say) or replaced:
+				// nobody can reach this daemon, which still holds the
+				// store. Let the store go.
+				d.stop("its socket " + d.sock + " was removed or replaced")
+				return
+			}
 			if d.idle <= 0 {
 				continue
 			}
@@ -171,7 +196,39 @@ func (d *daemon) stop(why string) {
 		d.logf("stopping (%s)", why)
 		close(d.stopped)
 		d.ln.Close()
+		// A client that stopped reading (a pager left open) must not
+		// keep the daemon, and the store, forever: its command's output
+		// gets a last stopGrace, then writes fail (the command itself
+		// goes on to its end, as it would if its pipe broke).
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for c := range d.conns {
+			_ = c.SetWriteDeadline(time.Now().Add(stopGrace))
+		}
 	})
+}
+
+// stopGrace bounds how long a stopping daemon waits for a client that
+// does not read its output.
+const stopGrace = 10 * time.Second
+
+// track adds (or removes) a live connection.
+func (d *daemon) track(c net.Conn, add bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conns == nil {
+		d.conns = map[net.Conn]struct{}{}
+	}
+	if add {
+		d.conns[c] = struct{}{}
+		select {
+		case <-d.stopped:
+			_ = c.SetWriteDeadline(time.Now().Add(stopGrace))
+		default:
+		}
+	} else {
+		delete(d.conns, c)
+	}
 }
 
 func (d *daemon) info() *daemonInfo {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -210,6 +212,24 @@ func TestDaemonLifecycle(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), "stopping (idle for 300ms)") {
+		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
+	}
+
+	// A daemon whose socket was removed (a temporary-file cleaner) can be
+	// reached by nobody: it lets the store go.
+	must("watch", "--detach")
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if _, _, code := tb("status"); code == 0 {
+			break
+		} else if i > 100 {
+			t.Fatalf("status after the daemon's socket was removed: exit %d", code)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), "was removed or replaced") {
 		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
 	}
 

@@ -10,3 +10,6 @@ func detachAttr() *syscall.SysProcAttr { return nil }
 // checkSocketDir: unix sockets are used on unix only in practice; other
 // systems rely on the store directory's own protection.
 func checkSocketDir(dir string) error { return nil }
+
+// privateUmask: no umask outside unix.
+func privateUmask() func() { return func() {} }

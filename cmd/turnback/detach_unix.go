@@ -30,3 +30,11 @@ func checkSocketDir(dir string) error {
 	}
 	return nil
 }
+
+// privateUmask makes files created until the returned function runs
+// private to their owner (the process is otherwise single-threaded in
+// what it creates then: the daemon before it serves).
+func privateUmask() func() {
+	old := syscall.Umask(0o077)
+	return func() { syscall.Umask(old) }
+}

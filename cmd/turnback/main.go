@@ -70,6 +70,7 @@ type globals struct {
 	served   *server  // set when the watch daemon runs this command
 	sentArgs []string // what to forward instead of args (hook)
 	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
+	loc      *time.Location
 }
 
 func main() {
@@ -284,6 +285,32 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// location is the time zone to print times in: the client's.
+func (g *globals) location() *time.Location {
+	if g.loc == nil {
+		g.loc = g.loadLocation()
+	}
+	return g.loc
+}
+
+func (g *globals) loadLocation() *time.Location {
+	if g.served == nil {
+		return time.Local
+	}
+	if tz := strings.TrimPrefix(g.getenv("TZ"), ":"); tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+		return time.UTC // as the runtime does for a TZ it cannot load
+	}
+	if data, err := os.ReadFile("/etc/localtime"); err == nil {
+		if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
+			return loc
+		}
+	}
+	return time.Local
 }
 
 // getwd returns the directory the command was started in.

@@ -157,7 +157,7 @@ redone are listed first, marked "undone".`,
 				if undone {
 					counts += " undone"
 				}
-				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.Local().Format("2006-01-02 15:04:05"), counts, t.Message)
+				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, t.Message)
 				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
 			}
 			for _, t := range redo {

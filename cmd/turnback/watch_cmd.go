@@ -162,6 +162,10 @@ func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle tim
 	if info, ok := ping(storeDir); ok {
 		return g.reportDaemon(info, "already watching")
 	}
+	// Refuse what the daemon would refuse before creating its log.
+	if err := turnback.CheckLocation(workTree, storeDir, g.force); err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
