@@ -246,7 +246,7 @@ func (d *daemon) handle(ctx context.Context, conn net.Conn) {
 	}()
 	r := bufio.NewReader(conn)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	kind, data, err := readFrame(r)
+	kind, data, err := readFrameMax(r, maxRequest)
 	if err != nil || kind != frameRequest {
 		return
 	}

@@ -36,6 +36,7 @@ const (
 	frameInfo    = 'i' // answer to a ping: JSON daemonInfo
 
 	maxFrame    = 64 << 20
+	maxRequest  = 1 << 20 // a request: a command line and some environment
 	wireVersion = 1
 )
 
@@ -115,12 +116,17 @@ func writeFrame(w io.Writer, kind byte, data []byte) error {
 }
 
 func readFrame(r io.Reader) (byte, []byte, error) {
+	return readFrameMax(r, maxFrame)
+}
+
+// readFrameMax reads a frame of at most limit bytes.
+func readFrameMax(r io.Reader, limit uint32) (byte, []byte, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return 0, nil, err
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])
-	if n > maxFrame {
+	if n > limit {
 		return 0, nil, fmt.Errorf("frame of %d bytes is too large", n)
 	}
 	data := make([]byte, n)
