@@ -16,10 +16,7 @@ func TestColorOnTerminalOnly(t *testing.T) {
 	if err != nil {
 		t.Skip("script(1) not available to provide a terminal")
 	}
-	bin := filepath.Join(t.TempDir(), "turnback")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	dir := t.TempDir()
 	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir())
 	run := func(extraEnv []string, args ...string) string {

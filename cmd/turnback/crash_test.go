@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,7 +31,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,55 +40,6 @@ import (
 // crashWorkers is how many worlds (work tree + store) run crash points in
 // parallel.
 const crashWorkers = 2
-
-var (
-	crashBinOnce sync.Once
-	crashBinPath string
-	crashBinErr  error
-)
-
-// crashBinary builds the turnback binary once per test process and
-// returns its path. It lives in a directory of the system temp dir keyed
-// by this package's directory, so repeated runs reuse (and replace) one
-// binary instead of leaving a new one behind each time.
-func crashBinary(t *testing.T) string {
-	t.Helper()
-	crashBinOnce.Do(func() {
-		wd, err := os.Getwd()
-		if err != nil {
-			crashBinErr = err
-			return
-		}
-		sum := sha256.Sum256([]byte(wd))
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("turnback-crash-bin-%d-%s", os.Getuid(), hex.EncodeToString(sum[:6])))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			crashBinErr = err
-			return
-		}
-		exe := "turnback"
-		if runtime.GOOS == "windows" {
-			exe += ".exe"
-		}
-		tmp := filepath.Join(dir, fmt.Sprintf("%s.%d.tmp", exe, os.Getpid()))
-		build := exec.Command("go", "build", "-o", tmp, ".")
-		out, err := build.CombinedOutput()
-		if err != nil {
-			os.Remove(tmp)
-			crashBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		final := filepath.Join(dir, exe)
-		if err := os.Rename(tmp, final); err != nil {
-			crashBinErr = err
-			return
-		}
-		crashBinPath = final
-	})
-	if crashBinErr != nil {
-		t.Fatalf("building turnback: %v", crashBinErr)
-	}
-	return crashBinPath
-}
 
 func crashSkipNonUnix(t *testing.T) {
 	t.Helper()
@@ -957,7 +906,7 @@ type crashPool struct {
 }
 
 func newCrashPool(t *testing.T) *crashPool {
-	bin := crashBinary(t)
+	bin := testBinary(t)
 	n := min(crashWorkers, runtime.GOMAXPROCS(0))
 	if testing.Short() {
 		n = 1
@@ -1507,7 +1456,7 @@ func crashAfterKill(t *testing.T, w *crashWorld, followUp bool) {
 // a file" before bec7b1f).
 func TestCrashTypeFlips(t *testing.T) {
 	crashSkipNonUnix(t)
-	bin := crashBinary(t)
+	bin := testBinary(t)
 	flips := []struct {
 		name string
 		old  func(c crashTree)
@@ -1567,7 +1516,7 @@ func TestCrashTypeFlips(t *testing.T) {
 // store afterwards.
 func TestCrashEditBeforeRecovery(t *testing.T) {
 	crashSkipNonUnix(t)
-	bin := crashBinary(t)
+	bin := testBinary(t)
 	base := crashTempDir(t)
 	w := &crashWorld{bin: bin, base: base, wt: filepath.Join(base, "work"), xdg: filepath.Join(base, "xdg"), home: filepath.Join(base, "home"),
 		pristineNew: filepath.Join(base, "pristine-new")}

@@ -76,7 +76,7 @@ func TestDaemonSameOutput(t *testing.T) {
 		{args: []string{"--session", "other", "status"}, sameStderr: true},
 		{args: []string{"--session", "bad name", "status"}, sameStderr: true}, // exit 2
 	}
-	bin := tbBinary(t)
+	bin := testBinary(t)
 	base := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
 	t.Setenv("TURNBACK_LOCK_WAIT", "0")
@@ -141,7 +141,7 @@ func TestDaemonLifecycle(t *testing.T) {
 	if !isLinux() {
 		t.Skip("inotify")
 	}
-	bin := tbBinary(t)
+	bin := testBinary(t)
 	base := t.TempDir()
 	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "st")
 	writeTree(t, wt, map[string]string{"f": "x"})

@@ -39,7 +39,7 @@ func newDaemonWorld(t *testing.T, watchArgs ...string) *daemonWorld {
 		t.Skip("the watch daemon's tests are written for inotify")
 	}
 	base := t.TempDir()
-	w := &daemonWorld{t: t, bin: tbBinary(t), wt: filepath.Join(base, "wt"), store: filepath.Join(base, "st")}
+	w := &daemonWorld{t: t, bin: testBinary(t), wt: filepath.Join(base, "wt"), store: filepath.Join(base, "st")}
 	if err := os.Mkdir(w.wt, 0o755); err != nil {
 		t.Fatal(err)
 	}

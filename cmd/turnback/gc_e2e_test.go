@@ -27,46 +27,6 @@ import (
 	"github.com/turnback/turnback/cas"
 )
 
-var (
-	gcBinOnce sync.Once
-	gcBinPath string
-	gcBinErr  error
-)
-
-// gcBinPrefix names the temporary directories holding built binaries.
-const gcBinPrefix = "turnback-gc-e2e-"
-
-// gcBinary builds the turnback binary once per test process and returns
-// its path. There is no TestMain of ours to remove it at exit, so each
-// build reaps the binaries of earlier runs older than six hours.
-func gcBinary(t testing.TB) string {
-	t.Helper()
-	gcBinOnce.Do(func() {
-		old, _ := filepath.Glob(filepath.Join(os.TempDir(), gcBinPrefix+"*"))
-		for _, d := range old {
-			if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > 6*time.Hour {
-				_ = os.RemoveAll(d)
-			}
-		}
-		dir, err := os.MkdirTemp("", gcBinPrefix)
-		if err != nil {
-			gcBinErr = err
-			return
-		}
-		p := filepath.Join(dir, "turnback")
-		out, err := exec.Command("go", "build", "-o", p, ".").CombinedOutput()
-		if err != nil {
-			gcBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		gcBinPath = p
-	})
-	if gcBinErr != nil {
-		t.Fatalf("building turnback: %v", gcBinErr)
-	}
-	return gcBinPath
-}
-
 // gcEnv is one work tree with its own store, HOME and XDG_DATA_HOME.
 type gcEnv struct {
 	t     testing.TB
@@ -85,7 +45,7 @@ func newGCEnv(t testing.TB) *gcEnv {
 	if real, err := filepath.EvalSymlinks(base); err == nil {
 		base = real
 	}
-	e := &gcEnv{t: t, bin: gcBinary(t), base: base, home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"),
+	e := &gcEnv{t: t, bin: testBinary(t), base: base, home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"),
 		dir: filepath.Join(base, "work"), store: filepath.Join(base, "store")}
 	for _, d := range []string{e.home, e.xdg, e.dir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

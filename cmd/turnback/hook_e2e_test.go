@@ -32,52 +32,6 @@ import (
 	"github.com/turnback/turnback"
 )
 
-var (
-	hookBinOnce sync.Once
-	hookBinPath string
-	hookBinErr  error
-)
-
-// hookBinPrefix names the temporary directories holding built binaries.
-const hookBinPrefix = "turnback-hook-e2e-"
-
-// hookBinary builds the turnback binary once per test process and returns
-// its path. The file is named "turnback", so that putting its directory on
-// PATH is what "go install ./cmd/turnback" does for a user.
-func hookBinary(t *testing.T) string {
-	t.Helper()
-	hookBinOnce.Do(func() {
-		// No TestMain of ours removes the binary at exit: reap the ones
-		// earlier runs left (recent ones may belong to a concurrent run).
-		old, _ := filepath.Glob(filepath.Join(os.TempDir(), hookBinPrefix+"*"))
-		for _, d := range old {
-			if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > 6*time.Hour {
-				_ = os.RemoveAll(d)
-			}
-		}
-		dir, err := os.MkdirTemp("", hookBinPrefix)
-		if err != nil {
-			hookBinErr = err
-			return
-		}
-		name := "turnback"
-		if runtime.GOOS == "windows" {
-			name += ".exe"
-		}
-		p := filepath.Join(dir, name)
-		out, err := exec.Command("go", "build", "-o", p, ".").CombinedOutput()
-		if err != nil {
-			hookBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		hookBinPath = p
-	})
-	if hookBinErr != nil {
-		t.Fatalf("building turnback: %v", hookBinErr)
-	}
-	return hookBinPath
-}
-
 // hkEnv is one user: a HOME, an XDG_DATA_HOME (so the stores are private
 // to the test) and a project folder.
 type hkEnv struct {
@@ -95,7 +49,7 @@ func newHK(t *testing.T) *hkEnv {
 	if real, err := filepath.EvalSymlinks(base); err == nil {
 		base = real // the paths turnback prints and records are canonical
 	}
-	e := &hkEnv{t: t, bin: hookBinary(t), home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"), dir: filepath.Join(base, "my-project")}
+	e := &hkEnv{t: t, bin: testBinary(t), home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"), dir: filepath.Join(base, "my-project")}
 	for _, d := range []string{e.home, e.xdg, e.dir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -47,7 +47,7 @@ func (r tbResult) String() string {
 
 // tbCommand prepares the binary to run in dir with env.
 func tbCommand(t testing.TB, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	cmd := exec.Command(tbBinary(t), args...)
+	cmd := exec.Command(testBinary(t), args...)
 	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

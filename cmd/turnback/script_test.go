@@ -12,14 +12,12 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,36 +26,6 @@ import (
 	"github.com/zeebo/blake3"
 )
 
-// tbBinaryDir holds the turnback binary that tests measuring a real
-// process (memory, disk, concurrency, locking) build on first use.
-var (
-	tbBinaryOnce sync.Once
-	tbBinaryDir  string
-	tbBinaryPath string
-	tbBinaryErr  error
-)
-
-// tbBinary builds the binary once per test process and returns its path.
-func tbBinary(t testing.TB) string {
-	t.Helper()
-	tbBinaryOnce.Do(func() {
-		if tbBinaryDir, tbBinaryErr = os.MkdirTemp("", "turnback-bin-"); tbBinaryErr != nil {
-			return
-		}
-		p := filepath.Join(tbBinaryDir, "turnback")
-		out, err := exec.Command("go", "build", "-o", p, ".").CombinedOutput()
-		if err != nil {
-			tbBinaryErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		tbBinaryPath = p
-	})
-	if tbBinaryErr != nil {
-		t.Fatalf("building turnback: %v", tbBinaryErr)
-	}
-	return tbBinaryPath
-}
-
 // tbBuildingM removes the binary after the test run. testscript.Main
 // calls its Run only in the top-level test process, never in the
 // re-executed script commands.
@@ -65,8 +33,8 @@ type tbBuildingM struct{ m *testing.M }
 
 func (b tbBuildingM) Run() int {
 	code := b.m.Run()
-	if tbBinaryDir != "" {
-		os.RemoveAll(tbBinaryDir)
+	if testBinDir != "" {
+		os.RemoveAll(testBinDir)
 	}
 	return code
 }

@@ -24,52 +24,6 @@ import (
 	"time"
 )
 
-var (
-	undoBinOnce sync.Once
-	undoBinPath string
-	undoBinErr  error
-)
-
-// undoBinPrefix names the temporary directories holding built binaries.
-const undoBinPrefix = "turnback-undo-e2e-"
-
-// undoBinary builds the turnback binary once per test process and returns
-// its path.
-func undoBinary(t *testing.T) string {
-	t.Helper()
-	undoBinOnce.Do(func() {
-		reapUndoBinaries()
-		dir, err := os.MkdirTemp("", undoBinPrefix)
-		if err != nil {
-			undoBinErr = err
-			return
-		}
-		p := filepath.Join(dir, "turnback")
-		out, err := exec.Command("go", "build", "-o", p, ".").CombinedOutput()
-		if err != nil {
-			undoBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		undoBinPath = p
-	})
-	if undoBinErr != nil {
-		t.Fatalf("building turnback: %v", undoBinErr)
-	}
-	return undoBinPath
-}
-
-// reapUndoBinaries removes binaries earlier test processes built (there is
-// no TestMain of ours to remove them at exit); recent ones may still be in
-// use by a concurrent run and stay.
-func reapUndoBinaries() {
-	old, _ := filepath.Glob(filepath.Join(os.TempDir(), undoBinPrefix+"*"))
-	for _, d := range old {
-		if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > 6*time.Hour {
-			_ = os.RemoveAll(d)
-		}
-	}
-}
-
 // ueGroup runs subtests concurrently, beyond go test's -parallel limit
 // (GOMAXPROCS): the tests mostly wait for the disk (fsync), not the CPU.
 // At most ueMaxRunning subtests of all groups run at once.
@@ -114,7 +68,7 @@ func newUE(t *testing.T) *ueEnv {
 	// Runs before TempDir's removal: make every directory writable again
 	// (tests set restrictive modes).
 	t.Cleanup(func() { ueUnlock(base) })
-	e := &ueEnv{t: t, bin: undoBinary(t), home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"), dir: filepath.Join(base, "work")}
+	e := &ueEnv{t: t, bin: testBinary(t), home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"), dir: filepath.Join(base, "work")}
 	for _, d := range []string{e.home, e.xdg, e.dir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var (
+	testBinOnce sync.Once
+	testBinDir  string // removed by TestMain once the tests have run
+	testBinPath string
+	testBinErr  error
+)
+
+// testBinary builds the turnback binary once per test process and
+// returns its path: tests drive it as a user would.
+func testBinary(t testing.TB) string {
+	t.Helper()
+	testBinOnce.Do(func() {
+		if testBinDir, testBinErr = os.MkdirTemp("", "turnback-test-bin-"); testBinErr != nil {
+			return
+		}
+		exe := "turnback"
+		if runtime.GOOS == "windows" {
+			exe += ".exe"
+		}
+		p := filepath.Join(testBinDir, exe)
+		if out, err := exec.Command("go", "build", "-o", p, ".").CombinedOutput(); err != nil {
+			testBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		testBinPath = p
+	})
+	if testBinErr != nil {
+		t.Fatalf("building turnback: %v", testBinErr)
+	}
+	return testBinPath
+}
