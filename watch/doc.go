@@ -97,7 +97,10 @@
 // watcher error, its own queue overflowing (Options.QueueSize), the
 // inotify watch limit (ENOSPC from Add: raise fs.inotify.max_user_watches),
 // any other failure to add a watch, an ignore file changing, the root
-// being removed or moved, more than 131072 dirty directories piling up
+// being removed, moved or replaced (Take compares the directory now at
+// the root path with the one the watches were built on, by device and
+// inode: a new directory there is not watched, and its ignore files are
+// read again by the rebuild), more than 131072 dirty directories piling up
 // untaken, a directory found to be the root under another path (a bind
 // mount) or replaced again and again while it is watched, and before
 // the first Take. A directory that

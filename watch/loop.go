@@ -120,6 +120,20 @@ func (w *Watcher) build(ctx context.Context) error {
 	w.ids = map[fileID]*node{}
 	w.building, w.badBuild = true, false
 	defer func() { w.building = false }()
+	// The root's identity is taken before its watch is added: a root
+	// replaced in between is then seen by the next Take.
+	fi, err := os.Stat(w.root)
+	if err != nil {
+		return fmt.Errorf("watch: work tree root: %w", err)
+	}
+	w.mu.Lock()
+	w.rootID = idOf(fi)
+	w.mu.Unlock()
+	if w.ownIgnore {
+		if err := w.openIgnorer(); err != nil {
+			return err
+		}
+	}
 	if err := fsw.Add(w.cookieDir); err != nil {
 		return fmt.Errorf("watch: sync directory: %w", err)
 	}

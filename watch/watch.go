@@ -105,6 +105,7 @@ type Watcher struct {
 	ignored   func(rel string, isDir bool) bool
 	forget    func(rel string)
 	osRoot    *os.Root // of the default Ignorer
+	ownIgnore bool     // ignored and forget are the default Ignorer's
 	cookieDir string
 	ownCookie bool
 	queue     chan item
@@ -131,9 +132,10 @@ type Watcher struct {
 	unwatched  map[string]bool // dirs that cannot be watched: always dirty
 	full       bool
 	reason     string
-	pending    bool // a rebuild is asked for
-	rebuilding bool // a rebuild runs
-	failed     bool // the last rebuild could not watch everything
+	pending    bool   // a rebuild is asked for
+	rebuilding bool   // a rebuild runs
+	failed     bool   // the last rebuild could not watch everything
+	rootID     fileID // identity of the root directory the build watched
 	lastLog    string
 	seq        uint64
 	waiters    map[string]chan struct{} // Sync markers by file name
@@ -180,17 +182,51 @@ func New(root string, opts Options) (*Watcher, error) {
 		w.logf = func(string, ...any) {}
 	}
 	if w.ignored == nil {
-		r, err := os.OpenRoot(abs)
-		if err != nil {
-			return nil, fmt.Errorf("watch: %w", err)
+		w.ownIgnore = true
+		if err := w.openIgnorer(); err != nil {
+			return nil, err
 		}
-		ig := walker.NewIgnorer(r)
-		w.osRoot, w.ignored, w.forget = r, ig.Ignored, ig.Forget
 	}
 	if w.forget == nil {
 		w.forget = func(string) {}
 	}
 	return w, nil
+}
+
+// openIgnorer (re)opens the default Ignorer on the directory now at the
+// root path: after the root was replaced, the old one would read the
+// ignore files of a directory that is gone.
+func (w *Watcher) openIgnorer() error {
+	r, err := os.OpenRoot(w.root)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	if w.osRoot != nil {
+		w.osRoot.Close()
+	}
+	ig := walker.NewIgnorer(r)
+	w.osRoot, w.ignored, w.forget = r, ig.Ignored, ig.Forget
+	return nil
+}
+
+// rootReplaced reports whether the directory at the root path is not
+// the one the watches were built on (removed, or another directory
+// moved there): its watch reports nothing about the new one. Where the
+// system gives no identity, only a missing root is seen.
+func (w *Watcher) rootReplaced() bool {
+	w.mu.Lock()
+	running := w.started && !w.stopped
+	w.mu.Unlock()
+	if !running {
+		return false // every Take is Full anyway
+	}
+	fi, err := os.Stat(w.root)
+	if err != nil || !fi.IsDir() {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return idOf(fi) != w.rootID
 }
 
 // Start watches every non-ignored directory of the work tree (each
@@ -235,6 +271,9 @@ func (w *Watcher) Start(ctx context.Context) error {
 // so a capture that follows a Take which is not Full can trust it. Call
 // Sync first to include every change made before the call.
 func (w *Watcher) Take() Changes {
+	if w.rootReplaced() {
+		w.doubt(w.curGen(), "the work tree root was removed or replaced", true)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := Changes{Dirs: w.dirty, Full: w.full, Reason: w.reason}

@@ -378,3 +378,48 @@ func TestCookieDirRemoved(t *testing.T) {
 		t.Fatalf("Full=%v %q Dirs %v", ch.Full, ch.Reason, dirList(ch.Dirs))
 	}
 }
+
+// TestRootReplaced: a work tree removed and created again, or replaced
+// by another directory moved to its path, is doubted (its watch reports
+// nothing about the new directory), watched again, and then reported
+// precisely, with the new directory's ignore rules.
+func TestRootReplaced(t *testing.T) {
+	for _, how := range []string{"removed", "moved away", "replaced by rename"} {
+		t.Run(how, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "tree")
+			put(t, dir, "a/f", "old")
+			w := startWatcher(t, dir, Options{}, nil)
+			precise(t, w)
+			switch how {
+			case "removed":
+				must(t, os.RemoveAll(dir))
+			case "moved away":
+				must(t, os.Rename(dir, filepath.Join(base, "gone")))
+			}
+			// Taken while the root is missing: in doubt.
+			if how != "replaced by rename" {
+				if ch := settled(t, w); !ch.Full {
+					t.Fatalf("root %s: Take not Full: %v", how, dirList(ch.Dirs))
+				}
+			}
+			other := filepath.Join(base, "other")
+			put(t, other, "b/g", "new")
+			put(t, other, ".gitignore", "skip/\n")
+			if how == "replaced by rename" {
+				must(t, os.RemoveAll(dir))
+			}
+			must(t, os.Rename(other, dir))
+			if ch := settled(t, w); !ch.Full || !strings.Contains(ch.Reason, "root") {
+				t.Fatalf("root %s and back: Full=%v %q", how, ch.Full, ch.Reason)
+			}
+			precise(t, w)
+			put(t, dir, "b/h", "h")
+			put(t, dir, "skip/x", "x")
+			ch := settled(t, w)
+			if ch.Full || !ch.Dirs["b"] || ch.Dirs["skip"] {
+				t.Fatalf("after the rebuild: Full=%v %q Dirs %v (want b, not the ignored skip)", ch.Full, ch.Reason, dirList(ch.Dirs))
+			}
+		})
+	}
+}
