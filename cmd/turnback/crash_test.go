@@ -580,7 +580,7 @@ func (w *crashWorld) environ(extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+w.home, "XDG_DATA_HOME="+w.xdg, "TURNBACK_LOCK_WAIT=60s")
+	env = append(env, "HOME="+w.home, "XDG_DATA_HOME="+w.xdg, "TURNBACK_LOCK_WAIT=60s", "TURNBACK_AUTO_WATCH=0")
 	return append(env, extra...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -162,6 +163,7 @@ func (d *daemon) watchStop(ctx context.Context) {
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	goneTicks := 0
 	for {
 		select {
 		case <-d.stopped:
@@ -176,6 +178,17 @@ func (d *daemon) watchStop(ctx context.Context) {
 				// store. Let the store go.
 				d.stop("its socket " + d.sock + " was removed or replaced")
 				return
+			}
+			if _, err := os.Stat(d.workTree); errors.Is(err, fs.ErrNotExist) {
+				// Twice in a row, a second apart: a folder moved away
+				// and back at once is still watched (the watcher
+				// rebuilds); one that stays gone leaves nothing to watch.
+				if goneTicks++; goneTicks >= 2 {
+					d.stop("its work tree " + d.workTree + " was removed")
+					return
+				}
+			} else {
+				goneTicks = 0
 			}
 			if d.idle <= 0 {
 				continue

@@ -66,7 +66,7 @@ func (e *gcEnv) environ() []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+e.home, "XDG_DATA_HOME="+e.xdg)
+	env = append(env, "HOME="+e.home, "XDG_DATA_HOME="+e.xdg, "TURNBACK_AUTO_WATCH=0")
 	return append(env, e.extra...)
 }
 

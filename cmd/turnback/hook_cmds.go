@@ -184,11 +184,15 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 		return g.hookFail(agent, logDir, err)
 	}
 	defer repo.Close()
+	var res *turnback.SnapResult
 	switch action {
 	case "snap":
-		_, err = repo.Snap(ctx, ev.Prompt)
+		res, err = repo.Snap(ctx, ev.Prompt)
 	case "end":
-		_, err = repo.End(ctx)
+		res, err = repo.End(ctx)
+	}
+	if err == nil {
+		g.noteCapture(res.Files)
 	}
 	g.endProgress()
 	if err != nil && ctx.Err() != nil {

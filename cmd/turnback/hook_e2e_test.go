@@ -71,7 +71,8 @@ func (e *hkEnv) environ() []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+e.home, "XDG_DATA_HOME="+e.xdg)
+	// No automatic watch daemon (autowatch_test.go covers it).
+	env = append(env, "HOME="+e.home, "XDG_DATA_HOME="+e.xdg, "TURNBACK_AUTO_WATCH=0")
 	// Later entries win in os/exec (it dedups keeping the last).
 	return append(env, e.extra...)
 }

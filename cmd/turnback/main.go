@@ -71,6 +71,7 @@ type globals struct {
 	sentArgs []string // what to forward instead of args (hook)
 	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
 	loc      *time.Location
+	local    *localRun // set when this process opened the store itself
 }
 
 func main() {
@@ -81,7 +82,9 @@ func main() {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := startCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	reportPeakRSS(os.Stderr)
 	os.Exit(code)
@@ -109,6 +112,9 @@ func execute(ctx context.Context, g *globals) int {
 	root.SetErr(g.stderr)
 	root.SetIn(g.stdin)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		g.autoWatch()
+	}
 	// Commands that end without stopping their progress line (an error,
 	// or one that never captures) must not leave its goroutine behind: a
 	// daemon runs many commands.
@@ -220,6 +226,10 @@ Environment:
   TURNBACK_LOCK_WAIT        how long to wait for another process holding the
                             store before exiting 4, a Go duration such as
                             "300ms" or "1m"; "0" fails at once (default 10s)
+  TURNBACK_AUTO_WATCH       on Linux, a snap, end or status that captured at
+                            least this many files without a watch daemon
+                            starts one in the background ("turnback watch
+                            --help"); "0" never does (default 2000)
   XDG_DATA_HOME             base of the default store location`,
 		Example: `  turnback snap -m "add login form"   # before the agent's turn
   turnback end                          # after it
@@ -408,6 +418,9 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		}
 		opts.LockWait = d
 	}
+	if _, err := autoWatchFiles(g.getenv); err != nil {
+		return nil, usageError{err}
+	}
 	if g.served == nil && storeDir != "" {
 		if code, ok := g.forward(ctx, workTree, storeDir); ok {
 			return nil, forwardedExit{code}
@@ -432,6 +445,9 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		// Holding the store, this process knows no daemon runs: a socket
 		// left by one that was killed goes.
 		removeStaleSocket(storeDir)
+	}
+	if err == nil && g.served == nil {
+		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}
 	}
 	return repo, err
 }

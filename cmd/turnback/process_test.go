@@ -31,7 +31,7 @@ func tbEnv(base string, extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+filepath.Join(base, "home"), "XDG_DATA_HOME="+filepath.Join(base, "xdg"))
+	env = append(env, "HOME="+filepath.Join(base, "home"), "XDG_DATA_HOME="+filepath.Join(base, "xdg"), "TURNBACK_AUTO_WATCH=0")
 	return append(env, extra...)
 }
 

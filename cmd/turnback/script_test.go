@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 	// Fixed permission bits for files the tests create, so snapshot ids
 	// and golden listings do not depend on the caller's umask.
 	syscall.Umask(0o022)
+	// No test starts a watch daemon it did not ask for (autowatch_test.go
+	// sets the variable itself).
+	os.Setenv("TURNBACK_AUTO_WATCH", "0")
 	testscript.Main(tbBuildingM{m}, map[string]func(){
 		// turnback runs the real CLI (main, hence run) in a subprocess.
 		"turnback": main,

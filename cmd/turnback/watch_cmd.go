@@ -7,7 +7,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,11 +17,11 @@ import (
 )
 
 func newWatchCmd(g *globals) *cobra.Command {
-	var detach, stop bool
+	var detach, stop, status, auto bool
 	var idle time.Duration
 	var queue int
 	cmd := &cobra.Command{
-		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop",
+		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status",
 		Short: "Keep the store open and watch the folder, so every command costs only what changed",
 		Long: `watch runs a daemon that holds the folder's store open and watches every
 directory of the folder (inotify on Linux). While it runs, every turnback
@@ -31,6 +30,14 @@ over a unix socket beside the store (mode 0600, owner only): the output,
 --json documents and exit codes are the same, but a capture reads only the
 directories where something happened instead of walking the whole tree.
 When the daemon is not running, everything works as before.
+
+On Linux a daemon also starts by itself: a snap, end or status (or an
+agent hook) that captured the folder without one and found at least
+TURNBACK_AUTO_WATCH files (default 2000; 0 turns this off) starts one in
+the background as it exits, with a 30-minute idle timeout. A daemon
+stops when its folder is removed; one started by itself that cannot
+watch leaves watch.failed in the store, and none starts by itself for a
+day after that.
 
 The watcher is a hint, never the truth: when it cannot vouch for what it
 saw (its queue overflowed, the inotify watch limit was reached, an ignore
@@ -52,10 +59,11 @@ programs using the Go API wait for it, as for any turnback command.`,
 		Example: `  turnback watch --detach                 # start for this folder
   turnback watch --detach --idle-timeout 2h
   turnback --json snap                    # now forwarded: see stats.watch
+  turnback watch --status                 # is one running? (--json: pid, requests, ready)
   turnback watch --stop                   # stop it`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if stop && detach {
-				return usageError{errors.New("--stop and --detach do not go together")}
+			if n := countTrue(stop, detach, status); n > 1 {
+				return usageError{errors.New("--stop, --detach and --status do not go together")}
 			}
 			if idle < 0 {
 				return usageError{fmt.Errorf("--idle-timeout must not be negative")}
@@ -69,27 +77,38 @@ programs using the Go API wait for it, as for any turnback command.`,
 				return fmt.Errorf("turnback: work tree: %w", err)
 			}
 			switch {
+			case status:
+				if info, ok := ping(storeDir); ok {
+					return g.reportDaemon(info, "watching")
+				}
+				return g.reportNoDaemon(workTree)
 			case stop:
 				return g.stopDaemon(workTree, storeDir)
 			case detach:
 				return g.detach(cmd, workTree, storeDir, idle, queue)
 			}
-			return g.runDaemon(cmd, workTree, storeDir, idle, queue)
+			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&detach, "detach", false, "run in the background; return once the daemon has made its first capture")
 	f.BoolVar(&stop, "stop", false, "stop the daemon of this folder (waits until it has released the store)")
+	f.BoolVar(&status, "status", false, "say whether a daemon watches this folder (--json: its pid, requests served, ready), starting none")
 	f.DurationVar(&idle, "idle-timeout", 0, "stop after this long without a command, e.g. 30m or 8h (default: never)")
 	f.IntVar(&queue, "queue-size", 0, "bound of the watcher's event queue (default 16384); beyond it the next capture walks everything")
 	_ = f.MarkHidden("queue-size")
+	f.BoolVar(&auto, "auto", false, "started by a command (TURNBACK_AUTO_WATCH): quiet if a daemon runs; a failure to watch stops automatic starts for a day")
+	_ = f.MarkHidden("auto")
 	return cmd
 }
 
 // runDaemon runs the daemon in this process until it stops.
-func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
+func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
 	ctx := cmd.Context()
 	if info, ok := ping(storeDir); ok {
+		if auto {
+			return nil
+		}
 		return codedError{code: exitBusy, err: fmt.Errorf("%w: pid %d already watches %s", errDaemonRunning, info.PID, info.WorkTree)}
 	}
 	logger := log.New(g.stderr, "turnback watch: ", log.LstdFlags)
@@ -140,11 +159,15 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
 			if wctx.Err() == nil {
 				watchErr = err
+				if auto {
+					noteAutoFailure(storeDir, err)
+				}
 				d.stop("cannot watch: " + err.Error())
 			}
 			return
 		}
 		d.ready.Store(true)
+		_ = os.Remove(filepath.Join(storeDir, autoFailedName))
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
 	err = d.serve(ctx)
@@ -166,34 +189,9 @@ func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle tim
 	if err := turnback.CheckLocation(workTree, storeDir, g.force); err != nil {
 		return err
 	}
-	exe, err := os.Executable()
+	c, logPath, start, err := startDaemon(workTree, storeDir, g.force, idle, queue)
 	if err != nil {
-		return fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
-	}
-	if err := os.MkdirAll(storeDir, 0o700); err != nil {
-		return fmt.Errorf("turnback: watch: create store: %w", err)
-	}
-	logPath := filepath.Join(storeDir, "watch.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("turnback: watch: %w", err)
-	}
-	defer logf.Close()
-	start, _ := logf.Seek(0, io.SeekEnd)
-	args := []string{"-C", workTree, "--store", storeDir}
-	if g.force {
-		args = append(args, "--force")
-	}
-	args = append(args, "watch", "--idle-timeout", idle.String())
-	if queue > 0 {
-		args = append(args, fmt.Sprintf("--queue-size=%d", queue))
-	}
-	c := exec.Command(exe, args...)
-	c.Stdin, c.Stdout, c.Stderr = nil, logf, logf
-	c.Dir = "/"
-	c.SysProcAttr = detachAttr()
-	if err := c.Start(); err != nil {
-		return fmt.Errorf("turnback: watch: start the daemon: %w", err)
+		return err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
@@ -244,6 +242,25 @@ func (g *globals) reportDaemon(info *daemonInfo, what string) error {
 	return nil
 }
 
+func (g *globals) reportNoDaemon(workTree string) error {
+	if g.json {
+		writeJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
+	} else {
+		fmt.Fprintf(g.stdout, "no watch daemon for %s\n", workTree)
+	}
+	return nil
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
 // stopDaemon asks the daemon to stop and waits until it has closed the
 // store.
 func (g *globals) stopDaemon(workTree, storeDir string) error {
@@ -253,12 +270,7 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 		if connected {
 			conn.Close()
 		}
-		if g.json {
-			writeJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
-		} else {
-			fmt.Fprintf(g.stdout, "no watch daemon for %s\n", workTree)
-		}
-		return nil
+		return g.reportNoDaemon(workTree)
 	}
 	defer conn.Close()
 	if err := sendRequest(conn, request{Version: wireVersion, Op: "stop"}); err != nil {

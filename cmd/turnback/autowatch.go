@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Starting a watch daemon automatically.
+//
+// A command that captured the folder without a daemon (snap, end, status
+// and the agent hooks) walked the whole tree: the next one will again.
+// When the folder holds at least TURNBACK_AUTO_WATCH files (default
+// defaultAutoWatchFiles), the command ends by starting a watch daemon in
+// the background (as "turnback watch --detach --idle-timeout 30m" would,
+// without waiting for it), so the following commands are forwarded to it
+// and cost only what changed. The command's own output and exit code are
+// unchanged and it does not wait: the daemon's first capture (cheap, the
+// stat cache is warm) runs while the agent works. A daemon that cannot
+// watch leaves watch.failed in the store, and no command starts one again
+// for a day (or until "turnback watch" runs).
+
+const (
+	defaultAutoWatchFiles = 2000
+	autoWatchIdle         = 30 * time.Minute
+	// autoWatchRetry is how long a failed automatic start keeps the
+	// next ones from trying again.
+	autoWatchRetry = 24 * time.Hour
+	autoFailedName = "watch.failed"
+)
+
+// autoWatchSupported: inotify watches directories only, one watch each;
+// elsewhere a watcher may need a descriptor per file, so daemons start
+// only when asked for.
+var autoWatchSupported = runtime.GOOS == "linux"
+
+// autoWatchFiles parses TURNBACK_AUTO_WATCH: the number of files from
+// which a capture starts a daemon; 0 means never.
+func autoWatchFiles(getenv func(string) string) (int64, error) {
+	v := strings.TrimSpace(getenv("TURNBACK_AUTO_WATCH"))
+	switch strings.ToLower(v) {
+	case "":
+		return defaultAutoWatchFiles, nil
+	case "off", "no", "false", "never":
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("TURNBACK_AUTO_WATCH: bad value %q: want a number of files such as 2000, or 0 for never", v)
+	}
+	return n, nil
+}
+
+// noteCapture records that this process captured the folder itself (no
+// daemon ran the command) and found files files.
+func (g *globals) noteCapture(files int64) {
+	if g.served == nil && g.local != nil {
+		g.local.captured = max(g.local.captured, files)
+	}
+}
+
+// localRun is the folder and store of a command this process ran itself.
+type localRun struct {
+	workTree, storeDir string
+	captured           int64 // files of the largest capture, -1: none
+}
+
+// autoWatch starts a watch daemon for the folder the command captured,
+// if the rules above ask for one. It never fails the command: a daemon
+// that cannot start says why in watch.log (and watch.failed).
+func (g *globals) autoWatch() {
+	l := g.local
+	if !autoWatchSupported || l == nil || g.served != nil || l.captured < 0 {
+		return
+	}
+	limit, err := autoWatchFiles(g.getenv)
+	if err != nil || limit == 0 || l.captured < limit {
+		return
+	}
+	if fi, err := os.Stat(filepath.Join(l.storeDir, autoFailedName)); err == nil && time.Since(fi.ModTime()) < autoWatchRetry {
+		return
+	}
+	if _, ok := ping(l.storeDir); ok {
+		return
+	}
+	c, _, _, err := startDaemon(l.workTree, l.storeDir, g.force, autoWatchIdle, 0, "--auto")
+	if err != nil {
+		fmt.Fprintf(g.stderr, "turnback: warning: could not start a watch daemon (TURNBACK_AUTO_WATCH=0 stops trying): %v\n", err)
+		return
+	}
+	// Not waited for: the daemon lives on in its own session.
+	_ = c.Process.Release()
+}
+
+// startDaemon starts "turnback watch" for the folder as a background
+// process in a session of its own, logging to watch.log in the store.
+// It returns the process, the log's path and where this start's lines
+// begin in it.
+func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, extra ...string) (*exec.Cmd, string, int64, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
+	}
+	if err := os.MkdirAll(storeDir, 0o700); err != nil {
+		return nil, "", 0, fmt.Errorf("turnback: watch: create store: %w", err)
+	}
+	logPath := filepath.Join(storeDir, "watch.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("turnback: watch: %w", err)
+	}
+	defer logf.Close()
+	start, _ := logf.Seek(0, io.SeekEnd)
+	args := []string{"-C", workTree, "--store", storeDir}
+	if force {
+		args = append(args, "--force")
+	}
+	args = append(args, "watch", "--idle-timeout", idle.String())
+	if queue > 0 {
+		args = append(args, fmt.Sprintf("--queue-size=%d", queue))
+	}
+	args = append(args, extra...)
+	c := exec.Command(exe, args...)
+	c.Stdin, c.Stdout, c.Stderr = nil, logf, logf
+	c.Dir = "/"
+	c.SysProcAttr = detachAttr()
+	if err := c.Start(); err != nil {
+		return nil, "", 0, fmt.Errorf("turnback: watch: start the daemon: %w", err)
+	}
+	return c, logPath, start, nil
+}
+
+// noteAutoFailure, in a daemon started automatically that cannot watch,
+// keeps commands from starting another for a while.
+func noteAutoFailure(storeDir string, why error) {
+	msg := fmt.Sprintf("%s automatic watch daemon failed: %v\n", time.Now().UTC().Format(time.RFC3339), why)
+	_ = os.WriteFile(filepath.Join(storeDir, autoFailedName), []byte(msg), 0o600)
+}
+
+// autoFailure returns why the last automatic start failed, if it keeps
+// commands from starting a daemon now.
+func autoFailure(storeDir string) (string, bool) {
+	p := filepath.Join(storeDir, autoFailedName)
+	fi, err := os.Stat(p)
+	if err != nil || time.Since(fi.ModTime()) >= autoWatchRetry {
+		return "", false
+	}
+	data, _ := os.ReadFile(p)
+	return strings.TrimSpace(string(data)), true
+}

@@ -1,0 +1,156 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds or 30 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAutoWatch: a capture of a folder with TURNBACK_AUTO_WATCH files or
+// more starts a watch daemon in the background, which serves the next
+// commands with the same output; smaller folders, TURNBACK_AUTO_WATCH=0,
+// a recent failure (watch.failed) and a bad value start none; the
+// daemon stops when its folder is removed.
+func TestAutoWatch(t *testing.T) {
+	if !isLinux() {
+		t.Skip("automatic daemons are started on Linux only")
+	}
+	bin := testBinary(t)
+	base := t.TempDir()
+	files := map[string]string{}
+	for i := range 5 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%2, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	t.Setenv("TURNBACK_LOCK_WAIT", "10s")
+	type folder struct{ wt, store string }
+	newFolder := func(name string) folder {
+		f := folder{filepath.Join(base, name), filepath.Join(base, name+".store")}
+		writeTree(t, f.wt, files)
+		t.Cleanup(func() { binRun(t, bin, "", "-C", f.wt, "--store", f.store, "watch", "--stop") })
+		return f
+	}
+	tb := func(f folder, env string, args ...string) (string, string, int) {
+		t.Helper()
+		t.Setenv("TURNBACK_AUTO_WATCH", env)
+		return binRun(t, bin, "", append([]string{"-C", f.wt, "--store", f.store}, args...)...)
+	}
+	must := func(f folder, env string, args ...string) (string, string) {
+		t.Helper()
+		so, se, code := tb(f, env, args...)
+		if code != 0 {
+			t.Fatalf("turnback %s: exit %d\n%s%s", strings.Join(args, " "), code, so, se)
+		}
+		return so, se
+	}
+	// noDaemon checks, a moment after a command, that none was started.
+	noDaemon := func(f folder, why string) {
+		t.Helper()
+		time.Sleep(300 * time.Millisecond)
+		if info, ok := ping(f.store); ok {
+			t.Errorf("%s: a daemon (pid %d) was started", why, info.PID)
+		}
+	}
+
+	// Below the threshold, or switched off: nothing starts.
+	small := newFolder("small")
+	must(small, "6", "snap", "-m", "one")
+	noDaemon(small, "5 files with TURNBACK_AUTO_WATCH=6")
+	must(small, "0", "status")
+	noDaemon(small, "TURNBACK_AUTO_WATCH=0")
+	must(small, "off", "end")
+	noDaemon(small, "TURNBACK_AUTO_WATCH=off")
+	if _, se, code := tb(small, "many", "status"); code != exitUsage || !strings.Contains(se, "TURNBACK_AUTO_WATCH: bad value \"many\"") {
+		t.Errorf("TURNBACK_AUTO_WATCH=many: exit %d, %q; want 2 naming the variable", code, se)
+	}
+	noDaemon(small, "a bad TURNBACK_AUTO_WATCH")
+
+	// At the threshold: the snap's output is what it always is, and a
+	// daemon serves the folder afterwards.
+	f := newFolder("big")
+	so, se := must(f, "5", "snap", "-m", "first")
+	if !strings.Contains(se, "turn 1 of session default started: 5 files") || len(strings.TrimSpace(so)) != 12 {
+		t.Errorf("snap printed %q / %q", so, se)
+	}
+	var info *daemonInfo
+	waitFor(t, "a daemon serves the folder", func() bool {
+		var ok bool
+		info, ok = ping(f.store)
+		return ok && info.Ready
+	})
+	if log, _ := os.ReadFile(filepath.Join(f.store, "watch.log")); !strings.Contains(string(log), "serving "+f.wt) {
+		t.Errorf("watch.log of the automatic daemon:\n%s", log)
+	}
+	writeTree(t, f.wt, map[string]string{"d0/new.txt": "new\n", "d1/f1.txt": "changed\n"})
+	so, _ = must(f, "5", "--json", "status")
+	var doc struct {
+		Changes []map[string]string `json:"changes"`
+		Stats   struct {
+			Watch *struct {
+				Incremental bool `json:"incremental"`
+			} `json:"watch"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(so), &doc); err != nil || doc.Stats.Watch == nil {
+		t.Fatalf("status after the automatic start did not go through the daemon: %s (%v)", so, err)
+	}
+	got, _ := json.Marshal(doc.Changes)
+	if want := `[{"change":"added","path":"d0/new.txt"},{"change":"modified","path":"d1/f1.txt"}]`; string(got) != want {
+		t.Errorf("status through the daemon: %s, want %s", got, want)
+	}
+	if so, _ := must(f, "5", "info"); !strings.Contains(so, fmt.Sprintf("\nwatched:    by pid %d ", info.PID)) {
+		t.Errorf("info does not name the automatic daemon:\n%s", so)
+	}
+	// A command through the daemon starts no other.
+	must(f, "5", "end")
+	if again, ok := ping(f.store); !ok || again.PID != info.PID {
+		t.Errorf("after a forwarded command: daemon %+v, want pid %d", again, info.PID)
+	}
+
+	// Removing the folder stops its daemon (the store goes free).
+	if err := os.RemoveAll(f.wt); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the daemon of a removed folder stops", func() bool { _, ok := ping(f.store); return !ok })
+	if log, _ := os.ReadFile(filepath.Join(f.store, "watch.log")); !strings.Contains(string(log), "its work tree "+f.wt+" was removed") {
+		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
+	}
+
+	// A recent failure to watch keeps commands from trying again; an
+	// old one does not.
+	g := newFolder("failed")
+	must(g, "0", "snap")
+	marker := filepath.Join(g.store, autoFailedName)
+	if err := os.WriteFile(marker, []byte("2026-01-01T00:00:00Z automatic watch daemon failed: test\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	must(g, "5", "status")
+	noDaemon(g, "a recent watch.failed")
+	old := time.Now().Add(-2 * autoWatchRetry)
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatal(err)
+	}
+	must(g, "5", "status")
+	waitFor(t, "a daemon starts once the failure is old", func() bool { i, ok := ping(g.store); return ok && i.Ready })
+	// A daemon that watches removes the marker.
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("watch.failed is still there once a daemon watches: %v", err)
+	}
+}
