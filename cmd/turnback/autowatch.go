@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/turnback/turnback"
 )
 
 // Starting a watch daemon automatically.
@@ -24,7 +26,8 @@ import (
 // unchanged and it does not wait: the daemon's first capture (cheap, the
 // stat cache is warm) runs while the agent works. A daemon that cannot
 // watch leaves watch.failed in the store, and no command starts one again
-// for a day (or until "turnback watch" runs).
+// for a day (or until "turnback watch" runs). Never for "/" or the home
+// directory (folders turnback captures only with --force).
 
 const (
 	defaultAutoWatchFiles = 2000
@@ -81,6 +84,11 @@ func (g *globals) autoWatch() {
 	}
 	limit, err := autoWatchFiles(g.getenv)
 	if err != nil || limit == 0 || l.captured < limit {
+		return
+	}
+	if turnback.CheckLocation(l.workTree, l.storeDir, false) != nil {
+		// "/" or the home directory (allowed with --force): watching
+		// every directory there is not done unasked.
 		return
 	}
 	if fi, err := os.Stat(filepath.Join(l.storeDir, autoFailedName)); err == nil && time.Since(fi.ModTime()) < autoWatchRetry {
