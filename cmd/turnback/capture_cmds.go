@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/walker"
 )
 
 // snapJSON is the --json document of snap and end.
@@ -37,12 +36,12 @@ func snapDoc(res *turnback.SnapResult) snapJSON {
 
 // statsDoc is the "stats" member of snap, end and status: the walker's
 // counters, plus "watch" when the watch daemon made the capture.
-func statsDoc(s walker.Stats, w *turnback.WatchInfo) any {
+func statsDoc(s turnback.Stats, w *turnback.WatchInfo) any {
 	if w == nil {
 		return s
 	}
 	return struct {
-		walker.Stats
+		turnback.Stats
 		Watch *turnback.WatchInfo `json:"watch"`
 	}{s, w}
 }

@@ -21,7 +21,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cas"
 )
 
 // Exit codes of the CLI contract.
@@ -183,7 +182,7 @@ func exitCode(err error) int {
 		return ce.code
 	case errors.As(err, &ue):
 		return exitUsage
-	case errors.Is(err, cas.ErrBusy):
+	case errors.Is(err, turnback.ErrBusy):
 		return exitBusy
 	}
 	return exitError

@@ -6,25 +6,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback"
 )
 
 // progressKey stores the counters of a command in its context.
 type progressState struct {
-	counters *walker.Progress
-	restore  *restore.Progress
+	counters *turnback.Progress
+	restore  *turnback.RestoreProgress
 	stop     chan struct{}
 	done     sync.WaitGroup
 }
 
 // progressCounters returns counters that a line on stderr reports once a
 // capture has run for more than a second, only when stderr is a terminal.
-func progressCounters(g *globals) *walker.Progress {
+func progressCounters(g *globals) *turnback.Progress {
 	if !g.errTTY {
 		return nil
 	}
-	st := &progressState{counters: &walker.Progress{}, restore: &restore.Progress{}, stop: make(chan struct{})}
+	st := &progressState{counters: &turnback.Progress{}, restore: &turnback.RestoreProgress{}, stop: make(chan struct{})}
 	g.progress = st
 	st.done.Add(1)
 	go st.run(g.stderr)

@@ -12,12 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/manifest"
 )
 
-var changeMarks = map[manifest.ChangeKind]string{
-	manifest.Added: "A", manifest.Deleted: "D", manifest.Modified: "M",
-	manifest.ModeChanged: "P", manifest.TypeChanged: "T",
+var changeMarks = map[turnback.ChangeKind]string{
+	turnback.Added: "A", turnback.Deleted: "D", turnback.Modified: "M",
+	turnback.ModeChanged: "P", turnback.TypeChanged: "T",
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -64,12 +63,12 @@ T type changed (file, directory, symlink). It records no turn.`,
 	}
 }
 
-func dirSlash(a, b *manifest.Entry) string {
+func dirSlash(a, b *turnback.Entry) string {
 	e := a
 	if e == nil {
 		e = b
 	}
-	if e != nil && e.Kind == manifest.KindDir {
+	if e != nil && e.Kind == turnback.KindDir {
 		return "/"
 	}
 	return ""
@@ -208,7 +207,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				for _, pe := range info.Entries {
 					e := pe.Entry
 					ej := entryJSON{Path: pe.Path, Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size, Target: e.Target, Uncaptured: e.Uncaptured, Files: e.Files}
-					if !e.Hash.IsZero() && e.Kind == manifest.KindFile {
+					if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
 						ej.Hash = e.Hash.String()
 					}
 					ents = append(ents, ej)
@@ -237,15 +236,15 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				e := pe.Entry
 				extra := ""
 				switch {
-				case e.Kind == manifest.KindSymlink:
+				case e.Kind == turnback.KindSymlink:
 					extra = " -> " + e.Target
-				case e.Uncaptured && e.Kind == manifest.KindDir:
+				case e.Uncaptured && e.Kind == turnback.KindDir:
 					extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
 				case e.Uncaptured:
 					extra = " (not captured)"
 				}
 				name := pe.Path
-				if e.Kind == manifest.KindDir {
+				if e.Kind == turnback.KindDir {
 					name += "/"
 				}
 				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, name, extra)
@@ -314,8 +313,8 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 
 // unified renders one path's difference in git's unified format.
 func unified(d turnback.FileDiff) (string, bool) {
-	if (d.Old != nil && d.Old.Kind == manifest.KindDir) || (d.New != nil && d.New.Kind == manifest.KindDir) {
-		if d.Kind == manifest.TypeChanged || d.Kind == manifest.ModeChanged {
+	if (d.Old != nil && d.Old.Kind == turnback.KindDir) || (d.New != nil && d.New.Kind == turnback.KindDir) {
+		if d.Kind == turnback.TypeChanged || d.Kind == turnback.ModeChanged {
 			return header(d) + modeLines(d), false
 		}
 		return "", false
@@ -323,7 +322,7 @@ func unified(d turnback.FileDiff) (string, bool) {
 	var b strings.Builder
 	b.WriteString(header(d))
 	b.WriteString(modeLines(d))
-	if d.Kind == manifest.ModeChanged {
+	if d.Kind == turnback.ModeChanged {
 		return b.String(), false
 	}
 	oldText, oldOK := side(d.Old, d.OldData)
@@ -352,17 +351,17 @@ func modeLines(d turnback.FileDiff) string {
 	return ""
 }
 
-func gitMode(e *manifest.Entry) string {
+func gitMode(e *turnback.Entry) string {
 	switch e.Kind {
-	case manifest.KindDir:
+	case turnback.KindDir:
 		return fmt.Sprintf("04%04o", e.Mode)
-	case manifest.KindSymlink:
+	case turnback.KindSymlink:
 		return "120000"
 	}
 	return fmt.Sprintf("10%04o", e.Mode)
 }
 
-func label(prefix, p string, e *manifest.Entry) string {
+func label(prefix, p string, e *turnback.Entry) string {
 	if e == nil {
 		return "/dev/null"
 	}
@@ -370,13 +369,13 @@ func label(prefix, p string, e *manifest.Entry) string {
 }
 
 // side returns the text of one side, false if it cannot be shown as text.
-func side(e *manifest.Entry, data []byte) (string, bool) {
+func side(e *turnback.Entry, data []byte) (string, bool) {
 	switch {
 	case e == nil:
 		return "", true
-	case e.Kind == manifest.KindSymlink:
+	case e.Kind == turnback.KindSymlink:
 		return e.Target + "\n", true
-	case e.Kind != manifest.KindFile || e.Uncaptured || (data == nil && e.Size > 0):
+	case e.Kind != turnback.KindFile || e.Uncaptured || (data == nil && e.Size > 0):
 		return "", false
 	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data):
 		return "", false
