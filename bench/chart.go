@@ -11,11 +11,12 @@ import (
 )
 
 var engineColors = map[string]string{
-	"turnback-cli":    "#d62728",
-	"turnback-daemon": "#9467bd",
-	"turnback-api":    "#ff7f0e",
-	"shadow-git":      "#1f77b4",
-	"restic":          "#2ca02c",
+	"turnback-cli":         "#d62728",
+	"turnback-cli-nowatch": "#8c564b",
+	"turnback-daemon":      "#9467bd",
+	"turnback-api":         "#ff7f0e",
+	"shadow-git":           "#1f77b4",
+	"restic":               "#2ca02c",
 }
 
 // chart draws one panel per scenario: median time (or store size) against

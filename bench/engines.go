@@ -155,15 +155,20 @@ func (p *procRun) finish() Op {
 
 // ---- turnback through its CLI ----
 
+// tbCLI is the turnback CLI without a watch daemon (engine cli-nowatch):
+// TURNBACK_AUTO_WATCH=0, so no command starts one and every command reads
+// the tree itself, as every CLI command did before daemons started by
+// themselves. tbDaemon builds on it.
 type tbCLI struct {
 	bin         string
 	tree, store string
 	env         []string
+	noWatch     bool // TURNBACK_AUTO_WATCH=0
 }
 
-func newTBCLI(bin string) *tbCLI { return &tbCLI{bin: bin} }
+func newTBCLINoWatch(bin string) *tbCLI { return &tbCLI{bin: bin, noWatch: true} }
 
-func (e *tbCLI) Name() string { return "turnback-cli" }
+func (e *tbCLI) Name() string { return "turnback-cli-nowatch" }
 func (e *tbCLI) Available() (bool, string) {
 	if _, err := os.Stat(e.bin); err != nil {
 		return false, "turnback binary not built"
@@ -177,6 +182,30 @@ func (e *tbCLI) Setup(t *Tree, work string) error {
 		return err
 	}
 	e.env = append(cleanEnv(), "XDG_DATA_HOME="+xdg)
+	if e.noWatch {
+		e.env = append(e.env, "TURNBACK_AUTO_WATCH=0")
+	}
+	return nil
+}
+
+// checkNoDaemon records, untimed, that no watch daemon served the folder
+// after the step (none may: TURNBACK_AUTO_WATCH=0).
+func (e *tbCLI) checkNoDaemon(ctx context.Context, op *Op) error {
+	var p procRun
+	if err := p.run(e.cmd(ctx, "watch", "--status")); err != nil {
+		return err
+	}
+	var d statusDoc
+	if err := json.Unmarshal(p.stdout.Bytes(), &d); err != nil {
+		return fmt.Errorf("turnback watch --status: bad JSON: %v", err)
+	}
+	op.Info["daemon_running"] = d.PID != 0
+	if d.PID != 0 {
+		daemons.Lock()
+		daemons.pids[d.PID] = true
+		daemons.Unlock()
+		return fmt.Errorf("a watch daemon (pid %d) serves the folder although TURNBACK_AUTO_WATCH=0", d.PID)
+	}
 	return nil
 }
 func (e *tbCLI) Fresh() error     { return os.RemoveAll(e.store) }
@@ -219,7 +248,9 @@ func (e *tbCLI) Capture(ctx context.Context, phase string, rep int) (Op, error) 
 	}
 	mergeInfo(&op, tbStats(doc.Stats))
 	op.Info["snapshot"] = doc.Snapshot
-	return op, nil
+	_, watched := doc.Stats["watch"]
+	op.Info["forwarded"] = watched
+	return op, e.checkNoDaemon(ctx, &op)
 }
 
 func tbStats(st map[string]any) map[string]any {
@@ -242,22 +273,11 @@ func (e *tbCLI) Undo(ctx context.Context, rep int) (Op, error) {
 	if err != nil {
 		return op, err
 	}
-	var doc struct {
-		Turns         int      `json:"turns"`
-		Restored      []string `json:"restored"`
-		Deleted       []string `json:"deleted"`
-		Created       []string `json:"created"`
-		Conflicts     []string `json:"conflicts"`
-		NotRestorable []string `json:"not_restorable"`
+	if err := checkUndoDoc(&op, p.stdout.Bytes()); err != nil {
+		return op, err
 	}
-	if err := json.Unmarshal(p.stdout.Bytes(), &doc); err != nil {
-		return op, fmt.Errorf("turnback undo: bad JSON: %v", err)
-	}
-	mergeInfo(&op, map[string]any{"turns": doc.Turns, "restored": len(doc.Restored), "deleted": len(doc.Deleted), "created": len(doc.Created), "not_restorable": len(doc.NotRestorable)})
-	if doc.Turns != 1 {
-		return op, fmt.Errorf("turnback undo undid %d turns, want 1", doc.Turns)
-	}
-	return op, nil
+	op.Info["forwarded"] = false // no daemon: checked just below
+	return op, e.checkNoDaemon(ctx, &op)
 }
 
 // ---- turnback through its Go API, in process ----

@@ -79,7 +79,7 @@ func main() {
 		trees      = flag.String("trees", "go,10k,100k", "comma-separated trees: go (a copy of $(go env GOROOT)/src), or a synthetic monorepo size such as 10k, 100k, 1m (any count works: 2k, 250k)")
 		userTrees  listFlag
 		inPlace    = flag.Bool("in-place", false, "benchmark --tree folders where they are instead of a scratch copy (the turn is applied to them and undone; the harness puts them back if an engine fails to)")
-		engines    = flag.String("engines", "cli,daemon,api,git,restic", "comma-separated engines: cli (turnback binary, process start included), daemon (the same binary with a `turnback watch` daemon running: commands are forwarded to it; cold capture = watch --detach + first snap), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)")
+		engines    = flag.String("engines", "cli,cli-nowatch,api,git,restic", "comma-separated engines: cli (the turnback binary as users get it, process start included: its first capture of a folder of 2000+ files starts a watch daemon in the background, and later commands are forwarded to it; cold capture = that plain snap alone, the daemon's background start-up is waited for untimed and reported apart), cli-nowatch (the same binary with TURNBACK_AUTO_WATCH=0: no daemon, every command reads the tree), daemon (the same binary with a daemon started explicitly: cold capture = watch --detach + first snap, timed together), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)")
 		scenarios  = flag.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together)")
 		reps       = flag.Int("reps", 5, "measured repetitions per scenario, tree and engine")
 		warmup     = flag.Int("warmup", 1, "unmeasured warm-up repetitions before them")
@@ -91,7 +91,7 @@ func main() {
 		noSync     = flag.Bool("no-sync", false, "do not call sync(2) before each timed operation (by default dirty pages of the previous step are flushed first, untimed)")
 		cpuprofile = flag.String("cpuprofile", "", "write a CPU profile (runtime/pprof) of every measured turnback-api operation into this directory, one file per tree, scenario and repetition; merge with: go tool pprof -top DIR/<tree>-<scenario>-r*.pprof")
 		memprofile = flag.String("memprofile", "", "write, for every measured turnback-api operation, the heap profile (inuse) taken when its heap was largest into this directory (sampled every 200 ms)")
-		keepOpen   = flag.Bool("api-keep-open", false, "the api engine keeps its Repo open between operations (default: Open and Close are part of every operation, so api and cli differ by process start only)")
+		keepOpen   = flag.Bool("api-keep-open", false, "the api engine keeps its Repo open between operations (default: Open and Close are part of every operation, so api and cli-nowatch differ by process start only)")
 		fullVerify = flag.Bool("verify-full", false, "after each undo re-read every file of the tree (default: re-read files whose inode, ctime or mtime changed, compare everything else by stat)")
 		gitExclude = flag.Bool("git-exclude-builtins", false, "give the shadow git repository turnback's built-in ignored directory names (node_modules, build, dist, ...) in info/exclude, so both capture the same files")
 		workDir    = flag.String("work-dir", "", "where the engines' stores live during a run, one subdirectory per tree, removed before and after it (default: CACHE-DIR/work)")
@@ -104,9 +104,24 @@ func main() {
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, `Usage: go run ./bench [flags]
 
-Benchmarks turnback (CLI, CLI with its watch daemon, Go API) against a shadow git repository (and
-restic when installed) on a copy of the Go source tree, synthetic monorepos
-of any size and folders you name. For every tree and engine it measures:
+Benchmarks turnback against a shadow git repository (and restic when
+installed) on a copy of the Go source tree, synthetic monorepos of any size
+and folders you name. turnback runs as:
+
+  cli          the CLI as users get it: a capture of a folder of 2000+ files
+               without a daemon starts 'turnback watch' in the background as
+               it exits, and later commands are forwarded to it. Its cold
+               capture is that first plain snap only: the daemon's background
+               start-up (snap exit until ready, and its CPU) is waited for
+               untimed and reported apart, NOT included in the cold time.
+               Other steps: client time; CPU = client + daemon.
+  cli-nowatch  the same CLI with TURNBACK_AUTO_WATCH=0 (no daemon ever: what
+               cli measured before daemons started by themselves)
+  daemon       the CLI with a daemon started by 'watch --detach' (cold
+               capture = watch --detach + first snap, timed together)
+  api          the Go API in process
+
+For every tree and engine it measures:
 
   cold      first capture into an empty store
   nochange  capture of an unchanged tree into a store that has it
@@ -115,8 +130,8 @@ of any size and folders you name. For every tree and engine it measures:
   undo      undo of that turn; the tree is then verified byte for byte
   size      the store's disk use after the whole sequence
 
-and the peak RSS of every turnback CLI process and of the watch daemon
-(its VmHWM, read before it is stopped). Engines alternate run by
+and the peak RSS of every turnback CLI process and of the watch daemons
+(cli's and daemon's; VmHWM, read before each is stopped). Engines alternate run by
 run; medians and pairwise turnback/git ratios go to OUT/results.md (also
 printed), every sample to OUT/results.json, a chart to OUT/chart.svg.
 
@@ -229,7 +244,7 @@ func run(ctx context.Context, cfg *Config) error {
 			}
 		}
 	}
-	res := &Results{Machine: machineInfo(), Config: cfg, Started: time.Now().UTC()}
+	res := &Results{CLIAutoWatch: true, Machine: machineInfo(), Config: cfg, Started: time.Now().UTC()}
 	// Engines stop their watch daemons; this catches any left behind by
 	// a run that ended early.
 	defer stopAllDaemons()
@@ -243,7 +258,7 @@ func run(ctx context.Context, cfg *Config) error {
 		}
 		var e Engine
 		switch name {
-		case "cli", "daemon":
+		case "cli", "cli-nowatch", "daemon":
 			if cfg.Bin == "" {
 				cfg.Bin = filepath.Join(cfg.CacheDir, "bin", "turnback")
 				start := time.Now()
@@ -253,9 +268,12 @@ func run(ctx context.Context, cfg *Config) error {
 				res.Machine.BuildSecs = time.Since(start).Seconds()
 				logf("built %s in %.1fs", cfg.Bin, res.Machine.BuildSecs)
 			}
-			if name == "cli" {
-				e = newTBCLI(cfg.Bin)
-			} else {
+			switch name {
+			case "cli":
+				e = newTBAutoCLI(cfg.Bin)
+			case "cli-nowatch":
+				e = newTBCLINoWatch(cfg.Bin)
+			default:
 				e = newTBDaemon(cfg.Bin)
 			}
 		case "api":
@@ -265,7 +283,7 @@ func run(ctx context.Context, cfg *Config) error {
 		case "restic":
 			e = &resticEngine{}
 		default:
-			return fmt.Errorf("unknown engine %q (want cli, daemon, api, git, restic)", name)
+			return fmt.Errorf("unknown engine %q (want cli, cli-nowatch, daemon, api, git, restic)", name)
 		}
 		if ok, why := e.Available(); !ok {
 			msg := fmt.Sprintf("engine %s skipped: %s", e.Name(), why)
@@ -369,10 +387,16 @@ func runTree(ctx context.Context, cfg *Config, t *Tree, engines []Engine, res *R
 		for _, e := range engines {
 			if d, ok := e.(*tbDaemon); ok {
 				d.Close()
-				tr.DaemonPeakRSSKB = max(tr.DaemonPeakRSSKB, d.peakKB)
-				c := d.counts
-				c.Restarts = d.restarts
-				tr.Daemon = &c
+				c := d.result()
+				if tr.Daemons == nil {
+					tr.Daemons = map[string]*daemonCounts{}
+				}
+				tr.Daemons[d.Name()] = c
+				if !d.auto {
+					// The fields of earlier results, kept.
+					tr.DaemonPeakRSSKB = c.PeakRSSKB
+					tr.Daemon = c
+				}
 			}
 		}
 	}()
@@ -601,10 +625,21 @@ func restoreTree(t *Tree, turn *Turn) error {
 	return nil
 }
 
+// noteRSS notes the peak RSS of the turnback CLI processes (the clients;
+// the daemons' peak is read from /proc by their engines).
 func noteRSS(tr *TreeResult, e Engine, op Op) {
-	if e.Name() == "turnback-cli" && op.MaxRSSKB > tr.CLIPeakRSSKB {
+	if cliEngine(e.Name()) && op.MaxRSSKB > tr.CLIPeakRSSKB {
 		tr.CLIPeakRSSKB = op.MaxRSSKB
 	}
+}
+
+// cliEngine says whether engine runs turnback CLI processes.
+func cliEngine(engine string) bool {
+	switch engine {
+	case "turnback-cli", "turnback-cli-nowatch", "turnback-daemon":
+		return true
+	}
+	return false
 }
 
 // prewarm reads every regular file of the tree once.

@@ -51,9 +51,17 @@ type TreeResult struct {
 	PrepSecs      float64 `json:"prep_seconds"`   // generation or copy in this run
 	ReadySecs     float64 `json:"ready_seconds"`  // until verified and ready
 	Cached        bool    `json:"cached"`
-	CLIPeakRSSKB  int64   `json:"cli_peak_rss_kb"` // any turnback CLI process on this tree
-	// DaemonPeakRSSKB is the largest VmHWM of the turnback-daemon
-	// engine's watch daemons on this tree (read before stopping them).
+	// CLIPeakRSSKB is the largest max RSS (wait4) of any turnback CLI
+	// process (the clients of turnback-cli, -cli-nowatch and -daemon;
+	// not their watch daemons) on this tree.
+	CLIPeakRSSKB int64 `json:"cli_peak_rss_kb"`
+	// Daemons: per engine running watch daemons (turnback-cli's started
+	// by itself, turnback-daemon's by watch --detach), how captures
+	// through them read the tree and their peak RSS (VmHWM, read before
+	// stopping them).
+	Daemons map[string]*daemonCounts `json:"daemons,omitempty"`
+	// DaemonPeakRSSKB and Daemon are the turnback-daemon engine's, as in
+	// results from before Daemons.
 	DaemonPeakRSSKB int64         `json:"daemon_peak_rss_kb,omitempty"`
 	Daemon          *daemonCounts `json:"daemon,omitempty"`
 	// FirstCapture is each engine's untimed first capture when the cold
@@ -83,15 +91,19 @@ type Machine struct {
 
 // Results is the whole run.
 type Results struct {
-	Machine  Machine       `json:"machine"`
-	Config   *Config       `json:"config"`
-	Started  time.Time     `json:"started"`
-	Finished time.Time     `json:"finished"`
-	Engines  []string      `json:"engines"`
-	Skipped  []string      `json:"skipped,omitempty"`
-	Trees    []*TreeResult `json:"trees"`
-	Samples  []*Sample     `json:"samples"`
-	Summary  []*Cell       `json:"summary"`
+	// CLIAutoWatch marks results in which turnback-cli is the CLI with
+	// its automatic watch daemon; in earlier results it was the CLI
+	// without any daemon (turnback-cli-nowatch now).
+	CLIAutoWatch bool          `json:"cli_auto_watch"`
+	Machine      Machine       `json:"machine"`
+	Config       *Config       `json:"config"`
+	Started      time.Time     `json:"started"`
+	Finished     time.Time     `json:"finished"`
+	Engines      []string      `json:"engines"`
+	Skipped      []string      `json:"skipped,omitempty"`
+	Trees        []*TreeResult `json:"trees"`
+	Samples      []*Sample     `json:"samples"`
+	Summary      []*Cell       `json:"summary"`
 }
 
 func firstLine(b []byte) string {
@@ -163,8 +175,8 @@ type Cell struct {
 	Ratio     map[string]float64 `json:"ratio"`       // engine -> median of pairwise engine/shadow-git
 	RatioN    map[string]int     `json:"ratio_pairs"` // pairs behind each ratio
 	Target    float64            `json:"target,omitempty"`
-	Pass      *bool              `json:"pass,omitempty"` // turnback-cli ratio within target
-	PeakRSSKB int64              `json:"cli_peak_rss_kb,omitempty"`
+	Pass      *bool              `json:"pass,omitempty"`            // turnback-cli ratio within target
+	PeakRSSKB int64              `json:"cli_peak_rss_kb,omitempty"` // turnback CLI processes (clients), any CLI engine
 }
 
 func median(xs []float64) float64 {
@@ -233,7 +245,7 @@ func summarize(res *Results) {
 				if s.CPUSeconds > 0 { // 0: not measured
 					cpuBy[s.Engine][s.Rep] = s.CPUSeconds
 				}
-				if s.Engine == "turnback-cli" && s.MaxRSSKB > c.PeakRSSKB {
+				if cliEngine(s.Engine) && s.MaxRSSKB > c.PeakRSSKB {
 					c.PeakRSSKB = s.MaxRSSKB
 				}
 			}
@@ -333,14 +345,15 @@ func fmtCount(n int) string {
 }
 
 // engineOrder is the order of the engines in tables and the chart.
-var engineOrder = []string{"turnback-cli", "turnback-daemon", "turnback-api", "shadow-git", "restic"}
+var engineOrder = []string{"turnback-cli", "turnback-cli-nowatch", "turnback-daemon", "turnback-api", "shadow-git", "restic"}
 
 var engineLabels = map[string]string{
-	"turnback-cli":    "turnback CLI",
-	"turnback-daemon": "turnback daemon",
-	"turnback-api":    "turnback API",
-	"shadow-git":      "shadow git",
-	"restic":          "restic",
+	"turnback-cli":         "turnback CLI",
+	"turnback-cli-nowatch": "turnback CLI, no watch",
+	"turnback-daemon":      "turnback daemon",
+	"turnback-api":         "turnback API",
+	"shadow-git":           "shadow git",
+	"restic":               "restic",
 }
 
 var scenarioLabels = map[string]string{
@@ -395,13 +408,26 @@ func markdown(res *Results) string {
 		hasEngine[s.Engine] = true
 	}
 	daemon := hasEngine["turnback-daemon"]
+	nowatch := hasEngine["turnback-cli-nowatch"]
 	fmt.Fprintf(&b, "\nTimes are medians; ratios are the median of the pairwise ratios (turnback run i / shadow git run i). Targets (issue #4) apply to the turnback CLI / shadow git ratio")
 	if daemon {
 		b.WriteString(" and, in its own column, to the turnback daemon / shadow git ratio")
 	}
-	b.WriteString(". Peak RSS is the largest max RSS (wait4) of the turnback CLI processes of that cell.")
+	b.WriteString(".")
+	if hasEngine["turnback-cli"] && res.CLIAutoWatch {
+		b.WriteString(" **turnback CLI** is the CLI as users get it: one process per command, process start included, with automatic watching at its default (a `snap`, `end` or `status` that captured 2000 files or more without a daemon starts `turnback watch` in the background as it exits, and later commands are forwarded to that daemon). Its cold capture is the first plain `snap` alone: the daemon it starts is waited for afterwards, untimed, and its background start-up (from the snap's exit until `watch --status` says ready, and the daemon's CPU meanwhile) is reported in the Watch daemon section, **not included in the cold capture's time**. Its other steps are timed from the CLI process and go through that daemon when one serves (the harness never starts one itself: a step that finds none runs without it and is counted); their CPU time is the client's plus the daemon's during the step (/proc/<pid>/stat).")
+	} else if hasEngine["turnback-cli"] {
+		b.WriteString(" **turnback CLI** in these results predates the automatic watch daemon: every command read the tree itself (as turnback CLI, no watch measures now).")
+	}
+	if nowatch {
+		b.WriteString(" **turnback CLI, no watch** is the same CLI with `TURNBACK_AUTO_WATCH=0`: no daemon, every command reads the tree itself (what the turnback CLI column measured before daemons started by themselves); its ratio is shown for comparison, not a target.")
+	}
+	b.WriteString(" Peak RSS (CLI) is the largest max RSS (wait4) of the turnback CLI processes (the clients; not the watch daemons) of that cell. Issue #4's peak RSS bound (< 400 MB on the 1M tree) is on any turnback process: the CLI clients' row and each watch daemon's row get a verdict of their own.")
 	if daemon {
-		b.WriteString(" The turnback daemon engine is the same CLI (one process per command, process start included) with a `turnback watch` daemon running on the folder: every command is forwarded to it. Its cold capture is `turnback watch --detach` (daemon start-up, including the daemon's initial full capture of the tree) followed by the first `snap`, timed together; its other steps go through the running daemon; its CPU time is the client's plus the daemon's (from /proc/<pid>/stat). The daemon's own memory is in the \"peak RSS of the watch daemon\" rows, not in the CLI columns.")
+		b.WriteString(" The turnback daemon engine is the same CLI (one process per command, process start included) with a `turnback watch` daemon started explicitly: its cold capture is `turnback watch --detach` (daemon start-up, including the daemon's initial full capture of the tree) followed by the first `snap`, timed together; its other steps go through the running daemon (started again untimed if it died); its CPU time is the client's plus the daemon's.")
+	}
+	if daemon || (hasEngine["turnback-cli"] && res.CLIAutoWatch) {
+		b.WriteString(" The daemons' own memory is in the \"peak RSS of the watch daemon\" rows, not in the CLI column.")
 	}
 	b.WriteString("\n\n")
 
@@ -416,11 +442,17 @@ func markdown(res *Results) string {
 		fmt.Fprintf(&b, " %s |", engineLabels[e])
 	}
 	b.WriteString(" CLI / git |")
+	if nowatch {
+		b.WriteString(" CLI no watch / git (not a target) |")
+	}
 	if daemon {
 		b.WriteString(" daemon / git |")
 	}
 	b.WriteString(" API / git | peak RSS (CLI) |\n|---|---|--:|")
 	for range cols {
+		b.WriteString("--:|")
+	}
+	if nowatch {
 		b.WriteString("--:|")
 	}
 	if daemon {
@@ -453,44 +485,59 @@ func markdown(res *Results) string {
 			rss = fmt.Sprintf("%.0f MB", float64(c.PeakRSSKB)/1000)
 		}
 		fmt.Fprintf(&b, " %s |", verdict(c, "turnback-cli"))
+		if nowatch {
+			r := "—"
+			if v, ok := c.Ratio["turnback-cli-nowatch"]; ok {
+				r = fmt.Sprintf("%.2f", v)
+				if f := c.Failed["turnback-cli-nowatch"]; f > 0 {
+					r += fmt.Sprintf(" (%d failed)", f)
+				}
+			}
+			fmt.Fprintf(&b, " %s |", r)
+		}
 		if daemon {
 			fmt.Fprintf(&b, " %s |", verdict(c, "turnback-daemon"))
 		}
 		fmt.Fprintf(&b, " %s | %s |\n", api, rss)
 	}
-	extra := " |"
-	if daemon {
-		extra = " | |"
+	// Empty cells from the engine columns to the last ratio column.
+	pad := len(cols) + 1 // CLI / git
+	if nowatch {
+		pad++
 	}
-	for _, tr := range res.Trees {
-		if tr.CLIPeakRSSKB == 0 {
-			continue
-		}
+	if daemon {
+		pad++
+	}
+	rssRow := func(label string, tr *TreeResult, kb int64, suffix string) {
 		v := ""
 		if tr.Files >= 500_000 {
-			if tr.CLIPeakRSSKB < rssTargetKB {
+			if kb < rssTargetKB {
 				v = " PASS (<400 MB)"
 			} else {
 				v = " MISS (<400 MB)"
 			}
 		}
-		fmt.Fprintf(&b, "| peak RSS, any turnback CLI command | %s | %s |", tr.Name, fmtCount(tr.Files))
-		for range cols {
-			b.WriteString(" |")
-		}
-		fmt.Fprintf(&b, "%s | %.0f MB%s |\n", extra, float64(tr.CLIPeakRSSKB)/1000, v)
+		fmt.Fprintf(&b, "| %s | %s | %s |%s %.0f MB%s%s |\n", label, tr.Name, fmtCount(tr.Files), strings.Repeat(" |", pad+1), float64(kb)/1000, suffix, v)
 	}
 	for _, tr := range res.Trees {
-		if tr.DaemonPeakRSSKB == 0 {
-			continue
+		if tr.CLIPeakRSSKB > 0 {
+			rssRow("peak RSS, any turnback CLI command (client processes)", tr, tr.CLIPeakRSSKB, "")
 		}
-		fmt.Fprintf(&b, "| peak RSS of the watch daemon | %s | %s |", tr.Name, fmtCount(tr.Files))
-		for range cols {
-			b.WriteString(" |")
-		}
-		fmt.Fprintf(&b, "%s | %.0f MB (daemon) |\n", extra, float64(tr.DaemonPeakRSSKB)/1000)
 	}
-	if daemon {
+	for _, e := range []string{"turnback-cli", "turnback-daemon"} {
+		for _, tr := range res.Trees {
+			dc := treeDaemon(tr, e)
+			if dc == nil || dc.PeakRSSKB == 0 {
+				continue
+			}
+			label := "peak RSS of the watch daemon started automatically (turnback CLI)"
+			if e == "turnback-daemon" {
+				label = "peak RSS of the watch daemon started by watch --detach (turnback daemon)"
+			}
+			rssRow(label, tr, dc.PeakRSSKB, " (daemon)")
+		}
+	}
+	if hasDaemonSection(res) {
 		b.WriteString(daemonSection(res))
 	}
 
@@ -499,12 +546,17 @@ func markdown(res *Results) string {
 	for _, e := range cols {
 		fmt.Fprintf(&b, " %s |", engineLabels[e])
 	}
-	ratioCols := []string{"turnback-cli", "turnback-api"}
+	ratioCols := []string{"turnback-cli"}
 	b.WriteString(" CLI / git (CPU) |")
+	if nowatch {
+		ratioCols = append(ratioCols, "turnback-cli-nowatch")
+		b.WriteString(" CLI no watch / git (CPU) |")
+	}
 	if daemon {
-		ratioCols = []string{"turnback-cli", "turnback-daemon", "turnback-api"}
+		ratioCols = append(ratioCols, "turnback-daemon")
 		b.WriteString(" daemon / git (CPU) |")
 	}
+	ratioCols = append(ratioCols, "turnback-api")
 	b.WriteString(" API / git (CPU) |\n|---|---|")
 	for range cols {
 		b.WriteString("--:|")
@@ -664,6 +716,10 @@ func mergeReports(cfg *Config, files []string) error {
 		var r Results
 		if err := json.Unmarshal(data, &r); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
+		}
+		if !r.CLIAutoWatch {
+			out0 := fmt.Sprintf("note: %s predates the automatic watch daemon: its turnback CLI is the CLI without any daemon (what turnback CLI, no watch measures now)", f)
+			r.Skipped = append(r.Skipped, out0)
 		}
 		if out == nil {
 			out = &r
