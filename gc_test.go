@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -90,27 +89,6 @@ func (f *retFolder) keys(prefixes ...string) map[string]int {
 		}
 	}
 	return out
-}
-
-// retDU is what du reports for dir: allocated blocks, in bytes.
-func retDU(t *testing.T, dir string) int64 {
-	t.Helper()
-	var total int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		var st syscall.Stat_t
-		if err := syscall.Lstat(p, &st); err != nil {
-			return err
-		}
-		total += int64(st.Blocks) * 512
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return total
 }
 
 func turnNumbers(ts []*turnback.Turn) []int {

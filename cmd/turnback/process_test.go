@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -65,9 +64,7 @@ func tbFinish(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, err error) t
 	default:
 		t.Fatalf("running %v: %v", cmd.Args, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSSKiB = int64(ru.Maxrss)
-	}
+	r.maxRSSKiB = childMaxRSS(cmd.ProcessState)
 	// rusage's maxrss of a child started by vfork counts the parent's
 	// memory before exec (a big test process inflates it); the process's
 	// own high-water mark, when it reports one, is the true figure.

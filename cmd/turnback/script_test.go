@@ -18,7 +18,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func (b tbBuildingM) Run() int {
 func TestMain(m *testing.M) {
 	// Fixed permission bits for files the tests create, so snapshot ids
 	// and golden listings do not depend on the caller's umask.
-	syscall.Umask(0o022)
+	setTestUmask()
 	// No test starts a watch daemon it did not ask for (autowatch_test.go
 	// sets the variable itself).
 	os.Setenv("TURNBACK_AUTO_WATCH", "0")
@@ -469,7 +468,7 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mkfifo path")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
 // lsdir DIR prints the names in DIR, sorted, one a line (none if DIR
