@@ -162,3 +162,20 @@ func autoFailure(storeDir string) (string, bool) {
 	data, _ := os.ReadFile(p)
 	return strings.TrimSpace(string(data)), true
 }
+
+// autoWatchNote says, for info, how a daemon would start for the folder
+// whose store is storeDir.
+func (g *globals) autoWatchNote(storeDir string) string {
+	const byHand = "turnback watch --detach starts a daemon"
+	limit, err := autoWatchFiles(g.getenv)
+	switch {
+	case !autoWatchSupported || err != nil:
+		return byHand
+	case limit == 0:
+		return byHand + "; TURNBACK_AUTO_WATCH=0: none starts by itself"
+	}
+	if why, ok := autoFailure(storeDir); ok {
+		return fmt.Sprintf("%s; none starts by itself for a day after: %s (see watch.log)", byHand, why)
+	}
+	return fmt.Sprintf("%s; a snap, end or status of %d+ files starts one by itself", byHand, limit)
+}

@@ -143,6 +143,9 @@ func TestAutoWatch(t *testing.T) {
 	}
 	must(g, "5", "status")
 	noDaemon(g, "a recent watch.failed")
+	if so, _ := must(g, "5", "info"); !strings.Contains(so, "none starts by itself for a day after: 2026-01-01T00:00:00Z automatic watch daemon failed: test") {
+		t.Errorf("info does not say why no daemon starts:\n%s", so)
+	}
 	old := time.Now().Add(-2 * autoWatchRetry)
 	if err := os.Chtimes(marker, old, old); err != nil {
 		t.Fatal(err)

@@ -167,7 +167,7 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served; socket %s)\n",
 					daemon.PID, daemon.Since.In(g.location()).Format("2006-01-02 15:04:05"), daemon.Requests, daemon.Socket)
 			} else {
-				fmt.Fprintf(g.stdout, "watched:    no (turnback watch --detach starts a daemon)\n")
+				fmt.Fprintf(g.stdout, "watched:    no (%s)\n", g.autoWatchNote(in.Store))
 			}
 			return nil
 		},
