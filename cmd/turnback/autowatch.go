@@ -19,7 +19,8 @@ import (
 // A command that captured the folder without a daemon (snap, end, status
 // and the agent hooks) walked the whole tree: the next one will again.
 // When the folder holds at least TURNBACK_AUTO_WATCH files (default
-// defaultAutoWatchFiles), the command ends by starting a watch daemon in
+// defaultAutoWatchFiles), or an agent hook's capture ran out of its time
+// budget (the folder is large), the command ends by starting a watch daemon in
 // the background (as "turnback watch --detach --idle-timeout 30m" would,
 // without waiting for it), so the following commands are forwarded to it
 // and cost only what changed. The command's own output and exit code are
@@ -68,10 +69,19 @@ func (g *globals) noteCapture(files int64) {
 	}
 }
 
+// noteCaptureTimedOut records that a capture this process ran was cut
+// short by a time budget (an agent hook's): the folder counts as large.
+func (g *globals) noteCaptureTimedOut() {
+	if g.served == nil && g.local != nil {
+		g.local.timedOut = true
+	}
+}
+
 // localRun is the folder and store of a command this process ran itself.
 type localRun struct {
 	workTree, storeDir string
 	captured           int64 // files of the largest capture, -1: none
+	timedOut           bool  // a capture ran out of its time budget
 }
 
 // autoWatch starts a watch daemon for the folder the command captured,
@@ -79,11 +89,11 @@ type localRun struct {
 // that cannot start says why in watch.log (and watch.failed).
 func (g *globals) autoWatch() {
 	l := g.local
-	if !autoWatchSupported || l == nil || g.served != nil || l.captured < 0 {
+	if !autoWatchSupported || l == nil || g.served != nil || (l.captured < 0 && !l.timedOut) {
 		return
 	}
 	limit, err := autoWatchFiles(g.getenv)
-	if err != nil || limit == 0 || l.captured < limit {
+	if err != nil || limit == 0 || (l.captured < limit && !l.timedOut) {
 		return
 	}
 	if turnback.CheckLocation(l.workTree, l.storeDir, false) != nil {

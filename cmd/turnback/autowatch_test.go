@@ -3,8 +3,10 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +158,65 @@ func TestAutoWatch(t *testing.T) {
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("watch.failed is still there once a daemon watches: %v", err)
 	}
+}
+
+// TestAutoWatchHookTimeout: an agent hook whose capture runs out of its
+// time budget skips the turn, and starts a watch daemon whatever the
+// file count: the folder is too big to capture within the budget, and
+// once the daemon's first capture is done the hooks cost what changed.
+func TestAutoWatchHookTimeout(t *testing.T) {
+	if !isLinux() {
+		t.Skip("automatic daemons are started on Linux only")
+	}
+	bin := testBinary(t)
+	base := t.TempDir()
+	wt := filepath.Join(base, "wt")
+	// 3,000 files of 8 KiB: a cold capture takes some 100 ms, opening
+	// the store a fraction of that.
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{}
+	for i := range 3000 {
+		b := make([]byte, 4<<10)
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%30, i)] = hex.EncodeToString(b)
+	}
+	writeTree(t, wt, files)
+	// Only the timeout can start a daemon here.
+	t.Setenv("TURNBACK_AUTO_WATCH", "1000000")
+	t.Setenv("HOME", filepath.Join(base, "home"))
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	payload := string(hkPayload(t, "claude_user_prompt_submit.json", wt))
+	// The budget must let the store open and stop the capture: try a few.
+	for i, budget := range []string{"25ms", "50ms", "80ms", "120ms", "200ms"} {
+		store := filepath.Join(base, fmt.Sprintf("store%d", i))
+		t.Setenv("TURNBACK_STORE", store)
+		t.Setenv("TURNBACK_HOOK_TIMEOUT", budget)
+		t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "--store", store, "watch", "--stop") })
+		so, se, code := binRun(t, bin, payload, "hook", "claude")
+		if code != 0 || so != "" {
+			t.Fatalf("hook: exit %d, stdout %q, stderr %q", code, so, se)
+		}
+		if !strings.Contains(se, "took longer than "+budget) {
+			t.Logf("budget %s: the capture did not run out of it (%q)", budget, strings.TrimSpace(se))
+			time.Sleep(300 * time.Millisecond)
+			if info, ok := ping(store); ok {
+				t.Fatalf("budget %s: a daemon (pid %d) started although the hook did not time out in its capture", budget, info.PID)
+			}
+			continue
+		}
+		waitFor(t, "the daemon started by the timed-out hook is ready", func() bool { i, ok := ping(store); return ok && i.Ready })
+		// The next hook goes through it and records the turn.
+		t.Setenv("TURNBACK_HOOK_TIMEOUT", "30s")
+		if so, se, code := binRun(t, bin, payload, "hook", "claude"); code != 0 || so != "" || se != "" {
+			t.Fatalf("hook through the daemon: exit %d, stdout %q, stderr %q", code, so, se)
+		}
+		out, se, code := binRun(t, bin, "", "-C", wt, "--store", store, "--session", hkSessionOf(t, []byte(payload)), "--json", "log")
+		if code != 0 || !strings.Contains(out, `"turn": 1`) {
+			t.Fatalf("log after the hook through the daemon: exit %d\n%s%s", code, out, se)
+		}
+		return
+	}
+	t.Skip("no budget made the hook time out inside its capture on this machine")
 }

@@ -198,6 +198,10 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	if err != nil && ctx.Err() != nil {
 		fmt.Fprintf(g.stderr, "turnback: warning: %s took longer than %v and was skipped (nothing recorded)\n", action, budget)
 		g.logHook(agent, repo.StoreDir(), fmt.Errorf("%s timed out after %v", action, budget))
+		// A folder too big to capture within the budget is the one a
+		// watch daemon is for: its first capture runs in the background,
+		// and once it is done the hooks cost only what changed.
+		g.noteCaptureTimedOut()
 		return nil
 	}
 	if err != nil {

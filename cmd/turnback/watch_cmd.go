@@ -33,8 +33,9 @@ When the daemon is not running, everything works as before.
 
 On Linux a daemon also starts by itself: a snap, end or status (or an
 agent hook) that captured the folder without one and found at least
-TURNBACK_AUTO_WATCH files (default 2000; 0 turns this off) starts one in
-the background as it exits, with a 30-minute idle timeout. A daemon
+TURNBACK_AUTO_WATCH files (default 2000; 0 turns this off), or a hook
+that ran out of its time budget capturing it, starts one in the
+background as it exits, with a 30-minute idle timeout. A daemon
 stops when its folder is removed; one started by itself that cannot
 watch leaves watch.failed in the store, and none starts by itself for a
 day after that.
