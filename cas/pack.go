@@ -239,7 +239,7 @@ func (p *packs) add(value []byte) (packPtr, error) {
 	p.curSize += int64(len(value))
 	p.dirty = true
 	if p.curSize >= packTarget {
-		if err := p.seal(); err != nil {
+		if err := p.seal(true); err != nil {
 			return packPtr{}, err
 		}
 	}
@@ -297,13 +297,19 @@ func (p *packs) syncLocked() error {
 }
 
 // seal syncs and closes the current pack: the next value starts a new
-// one. Caller holds p.mu.
-func (p *packs) seal() error {
+// one. With full (the pack reached packTarget), its pages also leave the
+// page cache: a capture writes the pack once and does not read it back,
+// and the pages it would keep are ones the work tree's files, which the
+// capture reads, could have. Caller holds p.mu.
+func (p *packs) seal(full bool) error {
 	if p.cur == nil {
 		return nil
 	}
 	if err := p.syncLocked(); err != nil {
 		return err
+	}
+	if full {
+		dropCache(p.cur)
 	}
 	err := p.cur.Close()
 	p.sealed = p.curID + 1
@@ -353,7 +359,7 @@ func (p *packs) sealedBelow() uint64 {
 func (p *packs) closeWriter() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	err := p.seal()
+	err := p.seal(false)
 	p.buf = nil
 	return err
 }
@@ -363,7 +369,7 @@ func (p *packs) closeWriter() error {
 func (p *packs) startFresh() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.seal(); err != nil {
+	if err := p.seal(false); err != nil {
 		return err
 	}
 	list, err := listPacks(p.dir)
