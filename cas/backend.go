@@ -224,6 +224,9 @@ func (b *memBatch) Put(key, value []byte) error {
 	return b.m.Set(context.Background(), Entry{Key: key, Value: value})
 }
 
+// putCopy implements copyPutter: Set copies the value.
+func (b *memBatch) putCopy(key, value []byte) error { return b.Put(key, value) }
+
 func (b *memBatch) Flush() error {
 	if b.done.Swap(true) {
 		return errBatchDone

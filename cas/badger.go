@@ -1,6 +1,7 @@
 package cas
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -392,6 +393,16 @@ func (w *badgerBatch) Put(key, value []byte) error {
 		return w.release(false)
 	}
 	return nil
+}
+
+// putCopy implements copyPutter: a value that goes to a pack is copied
+// there by Put; a smaller one, which the write batch keeps, is copied
+// first.
+func (w *badgerBatch) putCopy(key, value []byte) error {
+	if len(value) < packThreshold {
+		value = bytes.Clone(value)
+	}
+	return w.Put(key, value)
 }
 
 // release hands the pending pointers whose packs are durable (all of

@@ -90,18 +90,30 @@ func (s *Store) Close() error {
 // encode returns the stored form of data: zstd when that saves at least
 // 1/32 of the size, raw otherwise (and always raw above maxZstdBlob).
 func (s *Store) encode(data []byte) []byte {
+	return s.encodeTo(make([]byte, 0, encodedMax(len(data))), data)
+}
+
+// encodedMax bounds the stored form of n bytes of content: a codec byte,
+// then either the raw content or a zstd frame, which encodeTo keeps only
+// when it is smaller than the content.
+func encodedMax(n int) int { return 1 + n + 64 }
+
+// encodeTo is encode writing into dst[:0]. With cap(dst) at least
+// encodedMax(len(data)) it allocates nothing: the zstd frame is only
+// kept when shorter than the content, and a longer one (zstd adds at
+// most a few bytes per 128 KiB block and a frame header to content it
+// cannot compress) fits in the slack.
+func (s *Store) encodeTo(dst, data []byte) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
-		out := make([]byte, 1, len(data)/2+64)
-		out[0] = codecZstd
+		out := append(dst[:0], codecZstd)
 		out = s.enc.EncodeAll(data, out)
 		if len(out)-1 < len(data)-len(data)/32 {
 			return out
 		}
+		dst = out
 	}
-	out := make([]byte, 1+len(data))
-	out[0] = codecRaw
-	copy(out[1:], data)
-	return out
+	out := append(dst[:0], codecRaw)
+	return append(out, data...)
 }
 
 func (s *Store) decode(h Hash, stored []byte) ([]byte, error) {
@@ -183,12 +195,35 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte) error {
 		w.count(func(s *WriteStats) { s.ReusedBlobs++ })
 		return nil
 	}
-	val := w.s.encode(data)
-	if err := w.batch.Put(key, val); err != nil {
+	// The stored form is built in a recycled buffer when the batch copies
+	// what it keeps (the built-in ones do): one allocated per blob, about
+	// the size of the content, made a cold capture of 100k files run 73
+	// garbage collections instead of 17.
+	pc, copies := w.batch.(copyPutter)
+	var buf []byte
+	if copies {
+		buf = getBuf(encodedMax(len(data)))
+		defer putBuf(buf)
+	} else {
+		buf = make([]byte, 0, encodedMax(len(data)))
+	}
+	val := w.s.encodeTo(buf, data)
+	if copies {
+		err = pc.putCopy(key, val)
+	} else {
+		err = w.batch.Put(key, val)
+	}
+	if err != nil {
 		return err
 	}
 	w.count(func(s *WriteStats) { s.NewBlobs++; s.NewBytes += int64(len(val)) })
 	return nil
+}
+
+// copyPutter is a Batch that can be handed a value it must copy if it
+// keeps it: the caller may reuse the value once putCopy returns.
+type copyPutter interface {
+	putCopy(key, value []byte) error
 }
 
 // Flush writes every pending blob and makes it durable.
