@@ -84,9 +84,11 @@
 // a pack are garbage that no pointer names.
 //
 // Durability: a pointer enters Badger only once its pack is fsynced (a
-// pack that reaches its size limit is synced then; Batch.Flush syncs the
-// current pack before writing the pointers it holds), so a committed
-// pointer never names bytes a crash can lose. If writing or syncing a
+// pack that reaches its size limit is synced then, by the writer whose
+// value filled it, outside the pack lock, so that other writers go on
+// into the next pack meanwhile; Batch.Flush syncs the current pack, and
+// waits for those syncs, before writing the pointers it holds), so a
+// committed pointer never names bytes a crash can lose. If writing or syncing a
 // pack fails, the pack is abandoned: every batch holding a pointer into
 // it fails, and the next value starts a new pack.
 //

@@ -2,16 +2,12 @@ package cas
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -92,49 +88,6 @@ func decodePackPtr(b []byte) (packPtr, error) {
 	return p, nil
 }
 
-func packName(id uint64) string { return fmt.Sprintf("%08d%s", id, packExt) }
-
-// parsePackName returns the id of a pack file name.
-func parsePackName(name string) (uint64, bool) {
-	s, ok := strings.CutSuffix(name, packExt)
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseUint(s, 10, 64)
-	return id, err == nil
-}
-
-// packInfo is one pack file on disk.
-type packInfo struct {
-	id   uint64
-	size int64
-}
-
-// listPacks returns the pack files in dir, by id.
-func listPacks(dir string) ([]packInfo, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []packInfo
-	for _, e := range ents {
-		id, ok := parsePackName(e.Name())
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		fi, err := e.Info()
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, packInfo{id: id, size: fi.Size()})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out, nil
-}
-
 // packs reads and appends the pack files of one store directory.
 type packs struct {
 	dir string
@@ -148,15 +101,19 @@ type packs struct {
 	buf     []byte           // written at the end of cur
 	dirty   bool             // cur has bytes not yet fsynced
 	created bool             // cur was created by this process and the directory not yet synced
-	sealed  uint64           // every pack with an id below this is closed, and durable unless broken
+	sealed  uint64           // every pack with an id below this is closed, and durable unless broken or syncing
 	broken  map[uint64]error // packs abandoned after a failed write or sync
+	syncing map[uint64]bool  // full packs being synced outside mu (see add)
+	settled *sync.Cond       // on mu: signalled when a pack leaves syncing
 
 	rmu     sync.RWMutex
 	readers map[uint64]*os.File
 }
 
 func newPacks(dir string) *packs {
-	return &packs{dir: dir, readers: make(map[uint64]*os.File), broken: make(map[uint64]error)}
+	p := &packs{dir: dir, readers: make(map[uint64]*os.File), broken: make(map[uint64]error), syncing: make(map[uint64]bool)}
+	p.settled = sync.NewCond(&p.mu)
+	return p
 }
 
 // open starts the pack to append to: the newest existing pack if it is
@@ -211,39 +168,110 @@ func (p *packs) validHeader(id uint64) bool {
 
 // add appends value to the current pack and returns where it lies. The
 // value is not durable until sync (or a rotation) says so.
+//
+// A pack that reaches packTarget is rotated out: the next value starts a
+// new pack, and the caller that filled it syncs and closes it after
+// releasing mu, so that other writers go on meanwhile (with mu held,
+// every writer waited for each 64 MiB fsync).
 func (p *packs) add(value []byte) (packPtr, error) {
 	crc := crc32.Checksum(value, castagnoli)
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	ptr, full, err := p.addLocked(value, crc)
+	p.mu.Unlock()
+	if err != nil {
+		return packPtr{}, err
+	}
+	if full != nil {
+		if err := p.settle(full); err != nil {
+			return packPtr{}, err
+		}
+	}
+	return ptr, nil
+}
+
+// syncFull syncs a full pack in settle. A variable for tests.
+var syncFull = (*os.File).Sync
+
+// fullPack is a pack rotated out by addLocked, to be synced and closed.
+type fullPack struct {
+	f       *os.File
+	id      uint64
+	created bool // the directory entry is not yet synced
+}
+
+// addLocked appends value; when that fills the pack, it returns the pack
+// for settle. Caller holds p.mu.
+func (p *packs) addLocked(value []byte, crc uint32) (packPtr, *fullPack, error) {
 	if p.cur == nil {
 		if err := p.open(); err != nil {
-			return packPtr{}, err
+			return packPtr{}, nil, err
 		}
 	}
 	ptr := packPtr{pack: p.curID, off: p.curSize, size: int64(len(value)), crc: crc}
 	if len(value) >= packDirectWrite {
 		if err := p.flushBuf(); err != nil {
-			return packPtr{}, err
+			return packPtr{}, nil, err
 		}
 		if _, err := p.cur.Write(value); err != nil {
-			return packPtr{}, p.fail(err)
+			return packPtr{}, nil, p.fail(err)
 		}
 	} else {
 		p.buf = append(p.buf, value...)
 		if len(p.buf) >= packBufSize {
 			if err := p.flushBuf(); err != nil {
-				return packPtr{}, err
+				return packPtr{}, nil, err
 			}
 		}
 	}
 	p.curSize += int64(len(value))
 	p.dirty = true
-	if p.curSize >= packTarget {
-		if err := p.seal(true); err != nil {
-			return packPtr{}, err
-		}
+	if p.curSize < packTarget {
+		return ptr, nil, nil
 	}
-	return ptr, nil
+	if err := p.flushBuf(); err != nil {
+		return packPtr{}, nil, err
+	}
+	full := &fullPack{f: p.cur, id: p.curID, created: p.created}
+	p.syncing[full.id] = true
+	p.sealed = full.id + 1
+	p.cur = nil
+	p.dirty, p.created = false, false
+	return ptr, full, nil
+}
+
+// settle syncs and closes a full pack, without p.mu, and drops its pages
+// from the page cache: a capture writes a pack once and does not read it
+// back, and the pages would only push out the work tree's files, which
+// the capture reads. If the sync fails the pack is broken (see fail).
+func (p *packs) settle(full *fullPack) error {
+	err := syncFull(full.f)
+	if err == nil && full.created {
+		err = syncDir(p.dir)
+	}
+	if err == nil {
+		dropCache(full.f)
+	}
+	if cerr := full.f.Close(); err == nil {
+		err = cerr
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.syncing, full.id)
+	p.settled.Broadcast()
+	if err != nil {
+		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), err)
+		p.broken[full.id] = err
+		return err
+	}
+	return nil
+}
+
+// waitSettled waits until no full pack is being synced. Caller holds
+// p.mu.
+func (p *packs) waitSettled() {
+	for len(p.syncing) > 0 {
+		p.settled.Wait()
+	}
 }
 
 // fail abandons the current pack after a failed write or sync: values
@@ -296,20 +324,15 @@ func (p *packs) syncLocked() error {
 	return nil
 }
 
-// seal syncs and closes the current pack: the next value starts a new
-// one. With full (the pack reached packTarget), its pages also leave the
-// page cache: a capture writes the pack once and does not read it back,
-// and the pages it would keep are ones the work tree's files, which the
-// capture reads, could have. Caller holds p.mu.
-func (p *packs) seal(full bool) error {
+// seal syncs and closes the current pack, once full packs being synced
+// are: the next value starts a new pack. Caller holds p.mu.
+func (p *packs) seal() error {
+	p.waitSettled()
 	if p.cur == nil {
 		return nil
 	}
 	if err := p.syncLocked(); err != nil {
 		return err
-	}
-	if full {
-		dropCache(p.cur)
 	}
 	err := p.cur.Close()
 	p.sealed = p.curID + 1
@@ -328,6 +351,7 @@ func (p *packs) sync(ids map[uint64]struct{}) error {
 	if err := p.syncLocked(); err != nil {
 		return err
 	}
+	p.waitSettled()
 	for id := range ids {
 		if err := p.broken[id]; err != nil {
 			return err
@@ -336,22 +360,27 @@ func (p *packs) sync(ids map[uint64]struct{}) error {
 	return nil
 }
 
-// durable reports whether pack id is sealed (so every value added to it
-// is durable), or the error that made it broken.
+// durable reports whether pack id is sealed and synced (so every value
+// added to it is durable), or the error that made it broken.
 func (p *packs) durable(id uint64) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.broken[id]; err != nil {
 		return false, err
 	}
-	return id < p.sealed, nil
+	return id < p.sealed && !p.syncing[id], nil
 }
 
-// sealedBelow returns the id below which every pack is closed.
+// sealedBelow returns the id below which every pack is closed and synced
+// (or broken).
 func (p *packs) sealedBelow() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.sealed
+	below := p.sealed
+	for id := range p.syncing {
+		below = min(below, id)
+	}
+	return below
 }
 
 // closeWriter syncs and closes the current pack. Later values start a
@@ -359,7 +388,7 @@ func (p *packs) sealedBelow() uint64 {
 func (p *packs) closeWriter() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	err := p.seal(false)
+	err := p.seal()
 	p.buf = nil
 	return err
 }
@@ -369,7 +398,7 @@ func (p *packs) closeWriter() error {
 func (p *packs) startFresh() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.seal(false); err != nil {
+	if err := p.seal(); err != nil {
 		return err
 	}
 	list, err := listPacks(p.dir)
@@ -384,58 +413,6 @@ func (p *packs) startFresh() error {
 	}
 	p.started = true
 	return nil
-}
-
-// read returns the value ptr names, checked against its CRC.
-func (p *packs) read(ptr packPtr) ([]byte, error) {
-	f, err := p.reader(ptr.pack)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, ptr.size)
-	if _, err := f.ReadAt(out, ptr.off); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
-		}
-		return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
-	}
-	if crc32.Checksum(out, castagnoli) != ptr.crc {
-		return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) fails its checksum", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
-	}
-	return out, nil
-}
-
-func (p *packs) reader(id uint64) (*os.File, error) {
-	p.rmu.RLock()
-	f := p.readers[id]
-	p.rmu.RUnlock()
-	if f != nil {
-		return f, nil
-	}
-	p.rmu.Lock()
-	defer p.rmu.Unlock()
-	if f := p.readers[id]; f != nil {
-		return f, nil
-	}
-	f, err := os.Open(filepath.Join(p.dir, packName(id)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: pack %s is missing", ErrCorrupt, packName(id))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cas: open pack: %w", err)
-	}
-	p.readers[id] = f
-	return f, nil
-}
-
-// dropReader closes the reader of pack id, if open.
-func (p *packs) dropReader(id uint64) {
-	p.rmu.Lock()
-	defer p.rmu.Unlock()
-	if f := p.readers[id]; f != nil {
-		_ = f.Close()
-		delete(p.readers, id)
-	}
 }
 
 // close closes every file.
