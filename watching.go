@@ -100,6 +100,19 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	return nil
 }
 
+// WatchProblem says why the watcher of a watching Repo (see Watch) could
+// not watch every directory the last time it built its watches (the
+// inotify watch limit, say), "" if it could or the Repo is not watching.
+// Until it can, every capture walks the whole tree.
+func (r *Repo) WatchProblem() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watch == nil {
+		return ""
+	}
+	return r.watch.w.Problem()
+}
+
 // countBase fills the watch state's tree totals for its base, by an
 // incremental capture that reuses everything and records nothing.
 func (r *Repo) countBase(ctx context.Context) error {

@@ -71,8 +71,13 @@ func (w *Watcher) afterBuild(err error) {
 	w.mu.Lock()
 	w.rebuilding = false
 	failed := err != nil || w.badBuild
+	w.problem = ""
 	if failed {
 		w.failed = true
+		w.problem = w.badReason
+		if err != nil {
+			w.problem = err.Error()
+		}
 	}
 	w.mu.Unlock()
 	if failed && w.fsw != nil {
@@ -413,6 +418,9 @@ func (w *Watcher) addFailed(d string, err error) {
 // progress fails; otherwise the watches are rebuilt.
 func (w *Watcher) failBuild(reason string) {
 	if w.building {
+		if !w.badBuild {
+			w.badReason = reason
+		}
 		w.badBuild = true
 		w.doubt(w.curGen(), reason, false)
 		return

@@ -114,11 +114,12 @@ type Watcher struct {
 	addHook   func(rel string) error // tests: fails an Add
 
 	// Owned by the loop goroutine (and by Start before it runs it).
-	fsw      *fsnotify.Watcher
-	tree     *node
-	ids      map[fileID]*node // watched directories by identity (see node.id)
-	building bool             // a build is running
-	badBuild bool             // the running build could not watch everything
+	fsw       *fsnotify.Watcher
+	tree      *node
+	ids       map[fileID]*node // watched directories by identity (see node.id)
+	building  bool             // a build is running
+	badBuild  bool             // the running build could not watch everything
+	badReason string           // why, the first time it could not
 
 	cancel    context.CancelFunc
 	g         *errgroup.Group
@@ -136,6 +137,7 @@ type Watcher struct {
 	rebuilding bool   // a rebuild runs
 	failed     bool   // the last rebuild could not watch everything
 	rootID     fileID // identity of the root directory the build watched
+	problem    string // why the last build could not watch everything ("" if it could)
 	lastLog    string
 	seq        uint64
 	waiters    map[string]chan struct{} // Sync markers by file name
@@ -262,6 +264,16 @@ func (w *Watcher) Start(ctx context.Context) error {
 	w.afterBuild(nil)
 	g.Go(func() error { return w.loop(gctx) })
 	return nil
+}
+
+// Problem says why the last time the watches were built (at Start, or
+// a rebuild after a doubt) not every directory could be watched, "" if
+// they all were: the inotify watch limit, say. Until a build succeeds,
+// every Take is Full.
+func (w *Watcher) Problem() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.problem
 }
 
 // Take returns the changes accumulated since the previous Take and

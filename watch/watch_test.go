@@ -264,6 +264,9 @@ func TestWatchLimit(t *testing.T) {
 			return nil
 		}
 	})
+	if p := w.Problem(); !strings.Contains(p, "inotify watch limit reached") || !strings.Contains(p, "a/b") {
+		t.Errorf("Problem after Start = %q, want the watch limit at a/b", p)
+	}
 	for range 3 {
 		ch := settled(t, w)
 		if !ch.Full || !strings.Contains(ch.Reason, "watch limit") {
@@ -273,6 +276,9 @@ func TestWatchLimit(t *testing.T) {
 	}
 	limit.Store(false)
 	precise(t, w)
+	if p := w.Problem(); p != "" {
+		t.Errorf("Problem after a complete rebuild = %q, want none", p)
+	}
 	put(t, dir, "a/b/f.txt", "changed")
 	if ch := settled(t, w); ch.Full || !slices.Equal(dirList(ch.Dirs), dirList(setOf([]string{"a/b"}))) {
 		t.Fatalf("after the limit: Full=%v %q Dirs %v", ch.Full, ch.Reason, dirList(ch.Dirs))

@@ -167,6 +167,13 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 			}
 			return
 		}
+		if p := repo.WatchProblem(); p != "" && auto {
+			// Every capture would walk the whole tree, as without a
+			// daemon, which would only hold the store and memory.
+			noteAutoFailure(storeDir, errors.New("cannot watch every directory: "+p))
+			d.stop("cannot watch every directory: " + p)
+			return
+		}
 		d.ready.Store(true)
 		_ = os.Remove(filepath.Join(storeDir, autoFailedName))
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
