@@ -183,7 +183,10 @@
 //     chunked file does. Verify does.
 //   - Dedup checks what is already committed: content put twice into one
 //     Writer before Flush may be written (and counted) twice on Badger.
-//     That wastes work, never correctness.
+//     That wastes work, never correctness. A Writer into a store that
+//     holds no blob when it first writes (a work tree's first capture)
+//     does not look up blobs whose address prefix it has not written
+//     before: there they can only be new (see freshStore in fresh.go).
 //
 // # Garbage collection
 //

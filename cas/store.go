@@ -148,6 +148,7 @@ type Writer struct {
 	batch Batch
 	stats WriteStats
 	mu    chan struct{}
+	fresh freshStore
 }
 
 // WriteStats counts what a Writer added.
@@ -187,7 +188,7 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte) error {
 		return nil
 	}
 	key := BlobKey(h)
-	ok, err := w.s.b.Has(ctx, key)
+	ok, err := w.blobPresent(ctx, h, key)
 	if err != nil {
 		return err
 	}
