@@ -7,7 +7,8 @@
 // (names never resolve outside the work tree, symlinks are recorded with
 // Readlink and never followed) and builds the directory's tree (package
 // manifest) bottom-up. Subdirectories and file reads run on a bounded set
-// of goroutines: when a slot is free the work is handed to a new goroutine,
+// of goroutines (Options.Workers; more than the CPUs, as many wait on
+// the disk): when a slot is free the work is handed to a new goroutine,
 // otherwise the walker does it inline, so the walk never waits on itself.
 //
 // For each directory the ignore files (.gitignore, .ignore,
