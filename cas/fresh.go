@@ -26,6 +26,10 @@ type freshStore struct {
 	seen  map[uint64]struct{} // address prefixes of blobs written, when fresh
 }
 
+// maxFreshSeen bounds the prefixes a fresh Writer remembers (about 40
+// bytes each): 2M blobs, some 80 MB.
+var maxFreshSeen = 2 << 20 // a variable for tests
+
 // errStopScan ends the emptiness check's Scan at the first key.
 var errStopScan = errors.New("cas: stop scan")
 
@@ -43,8 +47,12 @@ func (w *Writer) blobPresent(ctx context.Context, h Hash, key []byte) (bool, err
 		p := binary.LittleEndian.Uint64(h[:8])
 		f.mu.Lock()
 		_, seen := f.seen[p]
-		if !seen {
+		if !seen && len(f.seen) < maxFreshSeen {
 			f.seen[p] = struct{}{}
+		} else if !seen {
+			// Past the bound every blob is looked up, as in any store:
+			// memory stays bounded on trees of many millions of files.
+			seen = true
 		}
 		f.mu.Unlock()
 		if !seen {

@@ -3,6 +3,7 @@ package cas
 import (
 	"bytes"
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -35,10 +36,16 @@ func TestWriterFreshStore(t *testing.T) {
 		{"fresh: new blobs", nil, [][]byte{a, b, c}, 0, 3, 0},
 		{"fresh: the same content again", nil, [][]byte{a, b, a, a}, 2, -1, -1},
 		{"not fresh: every blob looked up", [][]byte{c}, [][]byte{a, b, c}, 3, 2, 1},
+		{"fresh past the bound of remembered blobs", nil, [][]byte{a, b, c, textBytes(4, 200)}, 2, 4, 0},
 	}
 	for _, tt := range tests {
 		for _, k := range backendKinds {
 			t.Run(tt.name+"/"+k.name, func(t *testing.T) {
+				if strings.Contains(tt.name, "bound") {
+					old := maxFreshSeen
+					maxFreshSeen = 2
+					defer func() { maxFreshSeen = old }()
+				}
 				hc := &hasCounter{Backend: k.open(t)}
 				s := newTestStore(t, hc)
 				for _, d := range tt.before {

@@ -39,7 +39,7 @@ type Options struct {
 	// session). Zero means there is none, and then nothing counts as new.
 	Previous cas.Hash
 	// Workers bounds concurrent directory reads and file hashing. 0 means
-	// the default: 4 per GOMAXPROCS, at least 16, so that files waiting
+	// the default: 4 per GOMAXPROCS, 16 to 64, so that files waiting
 	// on the disk do not leave the CPUs idle (a cold capture of a tree
 	// not in the page cache is as much reading as hashing and
 	// compressing).
@@ -155,7 +155,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		opts.LargeDirFiles = DefaultLargeDirFiles
 	}
 	if opts.Workers <= 0 {
-		opts.Workers = max(16, 4*runtime.GOMAXPROCS(0))
+		opts.Workers = min(64, max(16, 4*runtime.GOMAXPROCS(0)))
 	}
 	prog := opts.Progress
 	if prog == nil {

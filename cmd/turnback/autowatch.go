@@ -28,7 +28,12 @@ import (
 // stat cache is warm) runs while the agent works. A daemon that cannot
 // watch leaves watch.failed in the store, and no command starts one again
 // for a day (or until "turnback watch" runs). Never for "/" or the home
-// directory (folders turnback captures only with --force).
+// directory (folders turnback captures only with --force), on network or
+// FUSE filesystems (inotify does not report changes made from elsewhere:
+// a daemon would trust a watcher that misses edits), or when the
+// folder's directories would leave other programs fewer than
+// watchReserve of the user's inotify watches. watch.log is rotated
+// (watch.log.old) past maxWatchLog.
 
 const (
 	defaultAutoWatchFiles = 2000
@@ -37,6 +42,12 @@ const (
 	// next ones from trying again.
 	autoWatchRetry = 24 * time.Hour
 	autoFailedName = "watch.failed"
+	// maxWatchLog: a longer watch.log becomes watch.log.old when a daemon
+	// starts.
+	maxWatchLog = 1 << 20
+	// watchReserve is how many inotify watches (of the user's limit) an
+	// automatic daemon leaves to other programs.
+	watchReserve = 16384
 )
 
 // autoWatchSupported: inotify watches directories only, one watch each;
@@ -63,9 +74,10 @@ func autoWatchFiles(getenv func(string) string) (int64, error) {
 
 // noteCapture records that this process captured the folder itself (no
 // daemon ran the command) and found files files.
-func (g *globals) noteCapture(files int64) {
+func (g *globals) noteCapture(files, dirs int64) {
 	if g.served == nil && g.local != nil {
 		g.local.captured = max(g.local.captured, files)
+		g.local.dirs = max(g.local.dirs, dirs)
 	}
 }
 
@@ -81,6 +93,7 @@ func (g *globals) noteCaptureTimedOut() {
 type localRun struct {
 	workTree, storeDir string
 	captured           int64 // files of the largest capture, -1: none
+	dirs               int64 // directories of the largest capture
 	timedOut           bool  // a capture ran out of its time budget
 }
 
@@ -102,6 +115,16 @@ func (g *globals) autoWatch() {
 		return
 	}
 	if fi, err := os.Stat(filepath.Join(l.storeDir, autoFailedName)); err == nil && time.Since(fi.ModTime()) < autoWatchRetry {
+		return
+	}
+	if ok, _ := watchableFS(l.workTree); !ok {
+		// inotify does not see what another machine changes there: a
+		// daemon would trust a watcher that misses edits.
+		return
+	}
+	if !watchHeadroom(l.dirs) {
+		// The daemon would take watches the user's other programs
+		// (editors, bundlers) need.
 		return
 	}
 	if _, ok := ping(l.storeDir); ok {
@@ -129,6 +152,10 @@ func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queu
 		return nil, "", 0, fmt.Errorf("turnback: watch: create store: %w", err)
 	}
 	logPath := filepath.Join(storeDir, "watch.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > maxWatchLog {
+		// Daemons start by themselves now: keep one old log, not all.
+		_ = os.Rename(logPath, logPath+".old")
+	}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("turnback: watch: %w", err)
@@ -146,6 +173,7 @@ func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queu
 	args = append(args, extra...)
 	c := exec.Command(exe, args...)
 	c.Stdin, c.Stdout, c.Stderr = nil, logf, logf
+	c.Env = daemonEnv(os.Environ())
 	c.Dir = "/"
 	c.SysProcAttr = detachAttr()
 	if err := c.Start(); err != nil {
@@ -188,4 +216,18 @@ func (g *globals) autoWatchNote(storeDir string) string {
 		return fmt.Sprintf("%s; none starts by itself for a day after: %s (see watch.log)", byHand, why)
 	}
 	return fmt.Sprintf("%s; a snap, end or status of %d+ files starts one by itself", byHand, limit)
+}
+
+// daemonEnv is the environment of a daemon started from this one: the
+// same, less what belongs to this process alone (its CPU profile, which
+// the daemon would overwrite).
+func daemonEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TURNBACK_CPUPROFILE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

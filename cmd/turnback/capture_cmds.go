@@ -71,7 +71,7 @@ are read again, so a snap costs what changed.`,
 			if err != nil {
 				return err
 			}
-			g.noteCapture(res.Files)
+			g.noteCapture(res.Files, res.Stats.Dirs)
 			g.reportProblems(res)
 			if g.json {
 				writeJSON(g.stdout, snapDoc(res))
@@ -106,7 +106,7 @@ something. With no open turn, end says so and records nothing (exit 0).`,
 			if err != nil {
 				return err
 			}
-			g.noteCapture(res.Files)
+			g.noteCapture(res.Files, res.Stats.Dirs)
 			g.reportProblems(res)
 			if g.json {
 				writeJSON(g.stdout, snapDoc(res))

@@ -163,7 +163,7 @@ func (d *daemon) watchStop(ctx context.Context) {
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	goneTicks := 0
+	var goneSince time.Time // when the work tree was first found gone
 	for {
 		select {
 		case <-d.stopped:
@@ -180,15 +180,17 @@ func (d *daemon) watchStop(ctx context.Context) {
 				return
 			}
 			if _, err := os.Stat(d.workTree); errors.Is(err, fs.ErrNotExist) {
-				// Twice in a row, a second apart: a folder moved away
-				// and back at once is still watched (the watcher
-				// rebuilds); one that stays gone leaves nothing to watch.
-				if goneTicks++; goneTicks >= 2 {
+				// Gone for a second or more: a folder moved away and
+				// back at once is still watched (the watcher rebuilds);
+				// one that stays gone leaves nothing to watch.
+				if goneSince.IsZero() {
+					goneSince = time.Now()
+				} else if time.Since(goneSince) >= time.Second {
 					d.stop("its work tree " + d.workTree + " was removed")
 					return
 				}
 			} else {
-				goneTicks = 0
+				goneSince = time.Time{}
 			}
 			if d.idle <= 0 {
 				continue

@@ -192,7 +192,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 		res, err = repo.End(ctx)
 	}
 	if err == nil {
-		g.noteCapture(res.Files)
+		g.noteCapture(res.Files, res.Stats.Dirs)
 	}
 	g.endProgress()
 	if err != nil && ctx.Err() != nil {

@@ -40,7 +40,7 @@ T type changed (file, directory, symlink). It records no turn.`,
 			if err != nil {
 				return err
 			}
-			g.noteCapture(st.Stats.Files)
+			g.noteCapture(st.Stats.Files, st.Stats.Dirs)
 			if g.json {
 				doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
 					"session": repo.Session(), "changes": nonNil(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}

@@ -38,7 +38,10 @@ that ran out of its time budget capturing it, starts one in the
 background as it exits, with a 30-minute idle timeout. A daemon
 stops when its folder is removed; one started by itself that cannot
 watch leaves watch.failed in the store, and none starts by itself for a
-day after that.
+day after that. None starts by itself for / or the home directory, on
+network or FUSE filesystems (NFS, SMB, sshfs, 9p: inotify does not see
+changes made from elsewhere), or when watching the folder would leave
+fewer than 16384 inotify watches to the user's other programs.
 
 The watcher is a hint, never the truth: when it cannot vouch for what it
 saw (its queue overflowed, the inotify watch limit was reached, an ignore
@@ -121,6 +124,11 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 	}
 	repo, err := turnback.Open(ctx, workTree, opts)
 	if err != nil {
+		if _, ok := ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
+			// Two commands that finished together both started one;
+			// the other serves.
+			return nil
+		}
 		return err
 	}
 	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
