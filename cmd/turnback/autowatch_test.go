@@ -244,3 +244,42 @@ func TestAutoWatchGuards(t *testing.T) {
 		t.Errorf("daemon environment %q: want the profile left out", env)
 	}
 }
+
+// TestDaemonOtherProtocol: a daemon left running by an older or newer
+// turnback (automatic daemons outlive upgrades) gives the store up to a
+// client that speaks another protocol: it runs nothing, stops, and the
+// client's command runs by itself.
+func TestDaemonOtherProtocol(t *testing.T) {
+	if !isLinux() {
+		t.Skip("inotify")
+	}
+	bin := testBinary(t)
+	base := t.TempDir()
+	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "st")
+	writeTree(t, wt, map[string]string{"f": "x"})
+	t.Setenv("TURNBACK_STORE", store)
+	t.Setenv("TURNBACK_LOCK_WAIT", "10s")
+	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
+	if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
+		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
+	}
+	conn, ok := dial(store)
+	if !ok {
+		t.Fatal("cannot reach the daemon")
+	}
+	defer conn.Close()
+	if err := sendRequest(conn, request{Version: wireVersion + 1, Op: "run", Args: []string{"status"}, WorkTree: wt, Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	if kind, _, err := readFrame(conn); err == nil {
+		t.Fatalf("the daemon answered a client of another protocol with a frame of kind %q; want the connection closed", kind)
+	}
+	waitFor(t, "the daemon stops", func() bool { _, ok := ping(store); return !ok })
+	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), fmt.Sprintf("a client speaks protocol %d", wireVersion+1)) {
+		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
+	}
+	// The store is free again: a command runs here.
+	if so, se, code := binRun(t, bin, "", "-C", wt, "--json", "status"); code != 0 || strings.Contains(so, `"watch"`) {
+		t.Errorf("status after the daemon gave up: exit %d\n%s%s", code, so, se)
+	}
+}

@@ -308,6 +308,14 @@ func (d *daemon) end() {
 
 // run runs a forwarded command as the CLI would have in the client.
 func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req request) {
+	if req.Version != wireVersion {
+		// Another turnback (an upgrade, with a daemon left from before)
+		// speaks another protocol: this daemon gives the store up. Not
+		// accepted, the client runs the command itself once the store
+		// is free (and may start a daemon of its own).
+		d.stop(fmt.Sprintf("a client speaks protocol %d, this daemon %d", req.Version, wireVersion))
+		return
+	}
 	if !d.begin() {
 		// Not accepted: the client runs the command itself once the
 		// store is free.
@@ -317,13 +325,6 @@ func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req reques
 	d.requests.Add(1)
 	var wmu sync.Mutex
 	if writeFrame(conn, frameAccept, nil) != nil {
-		return
-	}
-	if req.Version != wireVersion {
-		msg := fmt.Sprintf("turnback: the watch daemon (pid %d) speaks protocol %d, this turnback %d: restart it (turnback watch --stop; turnback watch --detach)\n",
-			os.Getpid(), wireVersion, req.Version)
-		_ = writeFrame(conn, frameStderr, []byte(msg))
-		_ = writeFrame(conn, frameExit, []byte(strconv.Itoa(exitError)))
 		return
 	}
 	// The client going away (interrupted, killed) cancels the command.
