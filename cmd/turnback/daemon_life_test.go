@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -348,5 +349,83 @@ func TestSocketPath(t *testing.T) {
 	}
 	if err := checkSocketDir(filepath.Join(base, "private")); err != nil {
 		t.Errorf("checkSocketDir(a 0700 directory) = %v", err)
+	}
+}
+
+// TestDaemonOtherProtocol: a daemon left running by an older or newer
+// turnback (automatic daemons outlive upgrades) gives the store up to a
+// client that speaks another protocol: it runs nothing, stops, and the
+// client's command runs by itself.
+func TestDaemonOtherProtocol(t *testing.T) {
+	if !isLinux() {
+		t.Skip("inotify")
+	}
+	bin := testBinary(t)
+	base := t.TempDir()
+	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "st")
+	writeTree(t, wt, map[string]string{"f": "x"})
+	t.Setenv("TURNBACK_STORE", store)
+	t.Setenv("TURNBACK_LOCK_WAIT", "10s")
+	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
+	if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
+		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
+	}
+	info, ok := ping(store)
+	if !ok {
+		t.Fatal("no daemon after watch --detach")
+	}
+	if so, _, code := binRun(t, bin, "", "-C", wt, "watch", "--status"); code != 0 || so != fmt.Sprintf("watching %s (pid %d)\n", wt, info.PID) {
+		t.Errorf("watch --status with a daemon: exit %d, %q", code, so)
+	}
+	conn, ok := dial(store)
+	if !ok {
+		t.Fatal("cannot reach the daemon")
+	}
+	defer conn.Close()
+	if err := sendRequest(conn, request{Version: wireVersion + 1, Op: "run", Args: []string{"status"}, WorkTree: wt, Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	if kind, _, err := readFrame(conn); err == nil {
+		t.Fatalf("the daemon answered a client of another protocol with a frame of kind %q; want the connection closed", kind)
+	}
+	waitFor(t, "the daemon stops", func() bool { _, ok := ping(store); return !ok })
+	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), fmt.Sprintf("a client speaks protocol %d", wireVersion+1)) {
+		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
+	}
+	if so, _, code := binRun(t, bin, "", "-C", wt, "watch", "--status"); code != 0 || so != "no watch daemon for "+wt+"\n" {
+		t.Errorf("watch --status without a daemon: exit %d, %q", code, so)
+	}
+	if so, _, _ := binRun(t, bin, "", "-C", wt, "--json", "watch", "--status"); so != fmt.Sprintf("{\n  \"running\": false,\n  \"work_tree\": %q\n}\n", wt) {
+		t.Errorf("watch --status --json without a daemon: %q", so)
+	}
+	// The store is free again: a command runs here.
+	if so, se, code := binRun(t, bin, "", "-C", wt, "--json", "status"); code != 0 || strings.Contains(so, `"watch"`) {
+		t.Errorf("status after the daemon gave up: exit %d\n%s%s", code, so, se)
+	}
+}
+
+// TestCPUProfile: TURNBACK_CPUPROFILE writes a pprof CPU profile of the
+// command (gzip-compressed protobuf) and leaves its output unchanged; a
+// path that cannot be created is reported and the command still runs.
+func TestCPUProfile(t *testing.T) {
+	bin := testBinary(t)
+	base := t.TempDir()
+	wt := filepath.Join(base, "wt")
+	writeTree(t, wt, map[string]string{"a.txt": "a\n"})
+	t.Setenv("TURNBACK_STORE", filepath.Join(base, "st"))
+	prof := filepath.Join(base, "cpu.pprof")
+	t.Setenv("TURNBACK_CPUPROFILE", prof)
+	so, se, code := binRun(t, bin, "", "-C", wt, "snap", "-m", "one")
+	if code != 0 || len(strings.TrimSpace(so)) != 12 || !strings.HasPrefix(se, "turn 1 of session default started: 1 files") {
+		t.Fatalf("snap with a profile: exit %d, %q, %q", code, so, se)
+	}
+	data, err := os.ReadFile(prof)
+	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Fatalf("profile %s: %v, %d bytes; want a gzip stream", prof, err, len(data))
+	}
+	t.Setenv("TURNBACK_CPUPROFILE", filepath.Join(base, "no", "such", "dir", "p"))
+	_, se, code = binRun(t, bin, "", "-C", wt, "status")
+	if code != 0 || !strings.Contains(se, "turnback: cpu profile: ") {
+		t.Errorf("status with an impossible profile path: exit %d, %q", code, se)
 	}
 }
