@@ -45,7 +45,7 @@ type daemon struct {
 	cancel   context.CancelFunc // cancels the commands being run
 	storeID  []dirID            // the store as the daemon opened it
 	treeID   dirID              // the work tree as the daemon opened it
-	stoppers []net.Conn    // --stop clients, answered once it has stopped
+	stoppers []net.Conn         // --stop clients, answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
 }
