@@ -19,8 +19,13 @@ func newGCCmd(g *globals) *cobra.Command {
 		Long: `gc forgets turns beyond the retention policy (per session: all but the
 newest --keep, and those older than --older-than), removes every snapshot,
 tree and file content nothing remaining needs, and makes the store give the
-disk space back. It never drops an open turn, anything a redo needs, or the
-newest checkpoint. It prints the store size before and after.
+disk space back. It never drops an open turn or anything a redo needs. A
+checkpoint (the state an undo, redo or restore replaced, printed as the way
+back) stays as long as the turns around it: it goes only once retention has
+forgotten the turn after it, or when it is older than --older-than (the
+newest checkpoint always stays). The checkpoints dropped are listed (with
+--dry-run, the ones that would be). It prints the store size before and
+after.
 
 Retention also runs automatically and cheaply after snaps (100 turns and 30
 days per session unless TURNBACK_KEEP_TURNS / TURNBACK_KEEP_AGE say
@@ -66,6 +71,10 @@ exists; with --yes it deletes them.`,
 			}
 			fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
 				res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
+			for _, c := range res.Checkpoints {
+				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, shortID(c.ID), c.Session, c.Turn,
+					c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
+			}
 			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", humanBytes(res.SizeBefore), humanBytes(res.SizeAfter))
 			return nil
 		},
@@ -172,4 +181,12 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			return nil
 		},
 	}
+}
+
+// shortID is a full hex id as ids are shown to people: 12 digits.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
