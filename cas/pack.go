@@ -90,7 +90,9 @@ func decodePackPtr(b []byte) (packPtr, error) {
 
 // packs reads and appends the pack files of one store directory.
 type packs struct {
-	dir string
+	dir      string
+	readOnly bool        // reads only (a read-only store)
+	space    *spaceGuard // keeps Badger's reserve free; nil: not checked
 
 	mu      sync.Mutex // guards the writer state below
 	started bool       // the first open (which may reuse the newest pack) happened
@@ -125,11 +127,16 @@ func (p *packs) open() error {
 		if err != nil {
 			return fmt.Errorf("cas: list packs: %w", err)
 		}
+		if n := len(list); n > 0 && list[n-1].size == 0 {
+			// An empty pack (a process that failed to write its header,
+			// before this one removed such packs) names nothing.
+			_ = os.Remove(filepath.Join(p.dir, packName(list[n-1].id)))
+		}
 		if n := len(list); n > 0 {
 			p.nextID = list[n-1].id + 1
 			last := list[n-1]
 			if last.size >= int64(len(packMagic)) && last.size < packTarget/2 && p.validHeader(last.id) {
-				f, err := os.OpenFile(filepath.Join(p.dir, packName(last.id)), os.O_WRONLY|os.O_APPEND, 0)
+				f, err := createPack(filepath.Join(p.dir, packName(last.id)), false)
 				if err == nil {
 					p.started = true
 					p.cur, p.curID, p.curSize = f, last.id, last.size
@@ -143,9 +150,9 @@ func (p *packs) open() error {
 		p.started = true
 	}
 	id := p.nextID
-	f, err := os.OpenFile(filepath.Join(p.dir, packName(id)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := createPack(filepath.Join(p.dir, packName(id)), true)
 	if err != nil {
-		return fmt.Errorf("cas: create pack: %w", err)
+		return fmt.Errorf("cas: create pack: %w", wrapNoSpace(p.dir, err))
 	}
 	p.nextID = id + 1
 	p.cur, p.curID, p.curSize, p.created = f, id, 0, true
@@ -190,7 +197,7 @@ func (p *packs) add(value []byte) (packPtr, error) {
 }
 
 // syncFull syncs a full pack in settle. A variable for tests.
-var syncFull = (*os.File).Sync
+var syncFull = syncFile
 
 // fullPack is a pack rotated out by addLocked, to be synced and closed.
 type fullPack struct {
@@ -202,6 +209,12 @@ type fullPack struct {
 // addLocked appends value; when that fills the pack, it returns the pack
 // for settle. Caller holds p.mu.
 func (p *packs) addLocked(value []byte, crc uint32) (packPtr, *fullPack, error) {
+	if p.readOnly {
+		return packPtr{}, nil, fmt.Errorf("cas: write pack: store opened read-only")
+	}
+	if err := p.space.check(int64(len(value))); err != nil {
+		return packPtr{}, nil, err
+	}
 	if p.cur == nil {
 		if err := p.open(); err != nil {
 			return packPtr{}, nil, err
@@ -212,7 +225,7 @@ func (p *packs) addLocked(value []byte, crc uint32) (packPtr, *fullPack, error) 
 		if err := p.flushBuf(); err != nil {
 			return packPtr{}, nil, err
 		}
-		if _, err := p.cur.Write(value); err != nil {
+		if _, err := writeFile(p.cur, value); err != nil {
 			return packPtr{}, nil, p.fail(err)
 		}
 	} else {
@@ -259,8 +272,12 @@ func (p *packs) settle(full *fullPack) error {
 	delete(p.syncing, full.id)
 	p.settled.Broadcast()
 	if err != nil {
-		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), err)
+		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), wrapNoSpace(p.dir, err))
 		p.broken[full.id] = err
+		if full.created {
+			// Never synced: no committed pointer names it.
+			_ = os.Remove(filepath.Join(p.dir, packName(full.id)))
+		}
 		return err
 	}
 	return nil
@@ -279,9 +296,14 @@ func (p *packs) waitSettled() {
 // marked broken (batches holding pointers into it fail) and the next
 // value starts a new pack. Caller holds p.mu.
 func (p *packs) fail(err error) error {
-	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), err)
+	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), wrapNoSpace(p.dir, err))
 	if p.cur != nil {
 		_ = p.cur.Close()
+		if p.created {
+			// Created by this process and never synced: no committed
+			// pointer names it, and a failed attempt leaves no debris.
+			_ = os.Remove(filepath.Join(p.dir, packName(p.curID)))
+		}
 		p.broken[p.curID] = err
 		p.sealed = p.curID + 1
 		p.cur = nil
@@ -296,7 +318,7 @@ func (p *packs) flushBuf() error {
 	if len(p.buf) == 0 {
 		return nil
 	}
-	if _, err := p.cur.Write(p.buf); err != nil {
+	if _, err := writeFile(p.cur, p.buf); err != nil {
 		return p.fail(err)
 	}
 	p.buf = p.buf[:0]
@@ -311,7 +333,7 @@ func (p *packs) syncLocked() error {
 	if err := p.flushBuf(); err != nil {
 		return err
 	}
-	if err := p.cur.Sync(); err != nil {
+	if err := syncFile(p.cur); err != nil {
 		return p.fail(err)
 	}
 	if p.created {
@@ -432,6 +454,9 @@ func (p *packs) close() error {
 func syncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
+	}
+	if err := fault("syncdir", dir); err != nil {
+		return &os.PathError{Op: "sync", Path: dir, Err: err}
 	}
 	d, err := os.Open(dir)
 	if err != nil {
