@@ -45,9 +45,9 @@ const holderFile = "HOLDER"
 type Badger struct {
 	db      *badger.DB
 	dir     string
-	packs   *packs   // large values written through batches
-	dead    bool     // closed by a Reclaim that could not reopen
-	scratch *scratch // read-only: where writes go instead (see scratch.go)
+	packs   *packs      // large values written through batches
+	dead    bool        // closed by a Reclaim that could not reopen
+	scratch *scratch    // read-only: where writes go instead (see scratch.go)
 	space   *spaceGuard // read-write: keeps Badger's reserve free (see space.go)
 }
 
