@@ -72,6 +72,10 @@ const (
 	AccessReadPreferWrite
 )
 
+// ErrNoSpace: the store's disk is (nearly) full; the error is a
+// *cas.NoSpaceError naming the device and the space to free.
+var ErrNoSpace = cas.ErrNoSpace
+
 // ErrReadOnly: an operation that records something on a Repo opened
 // read-only (AccessRead).
 var ErrReadOnly = cas.ErrReadOnly

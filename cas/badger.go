@@ -571,6 +571,15 @@ func (w *badgerBatch) Flush() error {
 
 func (w *badgerBatch) Cancel() {
 	w.mu.Lock()
+	if len(w.pending) > 0 {
+		// Values of a cancelled batch are garbage: the pack they went to
+		// is given up rather than synced and kept (see packs.abandon).
+		ids := make(map[uint64]struct{})
+		for _, p := range w.pending {
+			ids[p.pack] = struct{}{}
+		}
+		w.packs.abandon(ids)
+	}
 	w.pending = nil
 	w.mu.Unlock()
 	if w.wb != nil && !w.db.IsClosed() {

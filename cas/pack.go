@@ -2,6 +2,7 @@ package cas
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -100,6 +101,7 @@ type packs struct {
 	cur     *os.File   // pack being appended, nil when none is open
 	curID   uint64
 	curSize int64            // bytes in cur, buffered ones included
+	synced  int64            // bytes of cur known durable (what a failure truncates it back to)
 	buf     []byte           // written at the end of cur
 	dirty   bool             // cur has bytes not yet fsynced
 	created bool             // cur was created by this process and the directory not yet synced
@@ -140,6 +142,7 @@ func (p *packs) open() error {
 				if err == nil {
 					p.started = true
 					p.cur, p.curID, p.curSize = f, last.id, last.size
+					p.synced = last.size
 					p.created = false
 					return nil
 				}
@@ -156,6 +159,7 @@ func (p *packs) open() error {
 	}
 	p.nextID = id + 1
 	p.cur, p.curID, p.curSize, p.created = f, id, 0, true
+	p.synced = 0
 	p.buf = append(p.buf[:0], packMagic...)
 	p.curSize = int64(len(packMagic))
 	p.dirty = true
@@ -213,6 +217,11 @@ func (p *packs) addLocked(value []byte, crc uint32) (packPtr, *fullPack, error) 
 		return packPtr{}, nil, fmt.Errorf("cas: write pack: store opened read-only")
 	}
 	if err := p.space.check(int64(len(value))); err != nil {
+		if p.cur != nil && p.dirty {
+			// Values appended since the last sync cannot be made durable
+			// now: give their space back (see fail).
+			return packPtr{}, nil, p.fail(err)
+		}
 		return packPtr{}, nil, err
 	}
 	if p.cur == nil {
@@ -299,10 +308,16 @@ func (p *packs) fail(err error) error {
 	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), wrapNoSpace(p.dir, err))
 	if p.cur != nil {
 		_ = p.cur.Close()
+		name := filepath.Join(p.dir, packName(p.curID))
 		if p.created {
 			// Created by this process and never synced: no committed
 			// pointer names it, and a failed attempt leaves no debris.
-			_ = os.Remove(filepath.Join(p.dir, packName(p.curID)))
+			_ = os.Remove(name)
+		} else if p.synced > 0 {
+			// Bytes past the last sync are named by no committed pointer
+			// (pointers are written only once their values are synced):
+			// on a full disk they are space the user needs back.
+			_ = os.Truncate(name, p.synced)
 		}
 		p.broken[p.curID] = err
 		p.sealed = p.curID + 1
@@ -311,6 +326,22 @@ func (p *packs) fail(err error) error {
 		p.dirty, p.created = false, false
 	}
 	return err
+}
+
+// errAbandoned breaks a pack whose unsynced values belong to a cancelled
+// batch.
+var errAbandoned = errors.New("cas: batch cancelled")
+
+// abandon gives up the current pack if it holds unsynced values and its
+// id is in ids (a cancelled batch's): they would otherwise be synced and
+// kept as garbage by the next sync or Close; fail truncates or removes
+// them instead. Another batch with unsynced values in it fails.
+func (p *packs) abandon(ids map[uint64]struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := ids[p.curID]; ok && p.cur != nil && p.dirty {
+		_ = p.fail(errAbandoned)
+	}
 }
 
 // flushBuf writes the buffer to the current pack. Caller holds p.mu.
@@ -343,6 +374,7 @@ func (p *packs) syncLocked() error {
 		p.created = false
 	}
 	p.dirty = false
+	p.synced = p.curSize
 	return nil
 }
 

@@ -36,6 +36,16 @@ T type changed (file, directory, symlink). It records no turn.`,
 			}
 			defer repo.Close()
 			st, err := repo.Status(cmd.Context())
+			if errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil {
+				// The disk filled during the capture: compare without
+				// keeping anything instead.
+				repo.Close()
+				if repo, err = g.openRead(cmd, turnback.AccessRead); err != nil {
+					return err
+				}
+				defer repo.Close()
+				st, err = repo.Status(cmd.Context())
+			}
 			g.endProgress()
 			if err != nil {
 				return err
