@@ -163,6 +163,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
+	if err := r.verifyUse(ctx, cp, plan.Actions); err != nil {
+		return nil, err
+	}
 	res, err := restore.Apply(ctx, root, plan, restore.Options{
 		JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store,
 		Meta: data, Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,

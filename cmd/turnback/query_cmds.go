@@ -30,12 +30,22 @@ T type changed (file, directory, symlink). It records no turn.`,
 		Example: `  turnback status
   turnback --json status`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
+			repo, err := g.openRead(cmd, turnback.AccessReadPreferWrite)
 			if err != nil {
 				return err
 			}
 			defer repo.Close()
 			st, err := repo.Status(cmd.Context())
+			if errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil {
+				// The disk filled during the capture: compare without
+				// keeping anything instead.
+				repo.Close()
+				if repo, err = g.openRead(cmd, turnback.AccessRead); err != nil {
+					return err
+				}
+				defer repo.Close()
+				st, err = repo.Status(cmd.Context())
+			}
 			g.endProgress()
 			if err != nil {
 				return err
@@ -125,7 +135,7 @@ redone are listed first, marked "undone".`,
   turnback --session agent-2 log
   turnback --json log`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
+			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
 			}
@@ -193,7 +203,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
   turnback --json show 3f2a9c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
+			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
 			}
@@ -274,7 +284,7 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 			if len(args) > 1 {
 				b = args[1]
 			}
-			repo, err := g.open(cmd)
+			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
 			}
@@ -393,7 +403,7 @@ path, and verify exits 1. Nothing is repaired or changed.`,
 		Example: `  turnback verify
   turnback --json verify`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
+			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
 			}

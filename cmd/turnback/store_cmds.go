@@ -137,7 +137,7 @@ all snapshots (what deduplication saves), and the limits in force.`,
 		Example: `  turnback info
   turnback --json info`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
+			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
 			}
