@@ -122,7 +122,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %q does not exist", agent, dir))
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(dir)))
 	}
 	if logDir == "" {
 		if _, s, err := turnback.Locate(dir, ""); err == nil {
@@ -177,7 +177,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
-			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %v\n", action, err)
+			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %s\n", action, safeText(err.Error()))
 			g.logHook(agent, logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
@@ -259,5 +259,5 @@ func (g *globals) logHook(agent, store string, err error) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s hook %s: %v\n", time.Now().Format(time.RFC3339), agent, err)
+	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), agent, safeText(err.Error()))
 }
