@@ -51,9 +51,12 @@ reads the hook event as JSON on stdin and maps it:
                 AfterAgent, SessionEnd -> end
 
 The session is the agent's session id, so each conversation has its own
-stack of turns ("turnback --session <id> undo"). The folder is -C if given,
-else the agent's project directory ($CLAUDE_PROJECT_DIR /
-$GEMINI_PROJECT_DIR), else the event's cwd.
+stack of turns ("turnback --session <id> undo"). The folder is -C if given;
+else, starting from the agent's project directory ($CLAUDE_PROJECT_DIR /
+$GEMINI_PROJECT_DIR) or, without one, the event's cwd, the nearest folder
+from there up that already has a store (so a hook run from a subfolder
+records into the folder's store, never a second one), else that start
+folder itself.
 
 A hook must never get in the agent's way: it prints nothing on stdout for
 Claude Code (which would feed it to the model) and only "{}" for Gemini CLI,
@@ -108,20 +111,15 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	}
 	dir := g.dir
 	if dir == "" {
-		for _, v := range projectEnv {
-			if d := g.getenv(v); d != "" {
-				dir = d
-				break
-			}
+		start, wt := g.hookFolder(projectEnv, ev.Cwd)
+		if start == "" {
+			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
 		}
-	}
-	if dir == "" {
-		dir = ev.Cwd
-	}
-	if dir == "" {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
+			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(start)))
+		}
+		dir = wt
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(dir)))
 	}
 	if logDir == "" {
