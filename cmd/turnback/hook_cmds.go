@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -212,16 +213,18 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 func sessionName(id string) string {
 	var b strings.Builder
 	for _, r := range id {
-		if r <= ' ' || r == '/' || r == 0x7f {
+		// Control characters (C1 too: some terminals obey them) and
+		// bytes that are not UTF-8 (U+FFFD here) would reach the
+		// terminal wherever the session is named.
+		if r <= ' ' || r == '/' || r == 0x7f || isC1(r) || r == utf8.RuneError {
 			r = '_'
+		}
+		if b.Len()+utf8.RuneLen(r) > 200 {
+			break
 		}
 		b.WriteRune(r)
 	}
-	s := b.String()
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	return b.String()
 }
 
 func contains(list []string, s string) bool {
