@@ -381,7 +381,8 @@ func side(e *turnback.Entry, data []byte) (string, bool) {
 	case e == nil:
 		return "", true
 	case e.Kind == turnback.KindSymlink:
-		return e.Target + "\n", true
+		// A link target is a name: control bytes are escaped.
+		return safeText(e.Target) + "\n", true
 	case e.Kind != turnback.KindFile || e.Uncaptured || (data == nil && e.Size > 0):
 		return "", false
 	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data):
@@ -410,7 +411,12 @@ path, and verify exits 1. Nothing is repaired or changed.`,
 				return err
 			}
 			if g.json && err == nil {
-				writeJSON(g.stdout, map[string]any{"snapshots": res.Snapshots, "trees": res.Trees, "contents": res.Contents, "problems": problemDocs(res.Problems)})
+				// Every field of the result, with problems carrying
+				// path_bytes.
+				writeJSON(g.stdout, struct {
+					*turnback.VerifyResult
+					Problems []problemJSON `json:"problems"`
+				}{res, problemDocs(res.Problems)})
 				return nil
 			}
 			for _, p := range res.Problems {
