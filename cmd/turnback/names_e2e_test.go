@@ -252,3 +252,27 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 	}
 	same("diff --json", got)
 }
+
+// TestNonUTF8WorkTree: a work tree whose path is not valid UTF-8 prints
+// quoted in info and comes back exactly from info --json.
+func TestNonUTF8WorkTree(t *testing.T) {
+	e := newGCEnv(t)
+	e.dir = filepath.Join(e.base, "w\xff\x1b[2J")
+	if err := os.Mkdir(e.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write("a.txt", []byte("a\n"))
+	e.ok("snap")
+	r := e.ok("info")
+	r.check(t, "info")
+	wantLine(t, "info", r.stdout, "work tree:  "+quotePath(e.dir))
+	var doc struct {
+		WorkTree      string `json:"work_tree"`
+		WorkTreeBytes string `json:"work_tree_bytes"`
+	}
+	gcOneJSON(t, e.ok("--json", "info").stdout, &doc)
+	raw, err := base64.StdEncoding.DecodeString(doc.WorkTreeBytes)
+	if err != nil || string(raw) != e.dir {
+		t.Errorf("info --json: work_tree_bytes %q (%v) decodes to %q; want %q", doc.WorkTreeBytes, err, raw, e.dir)
+	}
+}

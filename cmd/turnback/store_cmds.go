@@ -151,14 +151,14 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				daemon = g.served.d.info()
 			}
 			if g.json {
-				if daemon == nil {
-					writeJSON(g.stdout, in)
-					return nil
-				}
+				// Paths that are not valid UTF-8 also exactly, in base64
+				// (see quote.go).
 				writeJSON(g.stdout, struct {
 					*turnback.Info
-					Daemon *daemonInfo `json:"watch_daemon"`
-				}{in, daemon})
+					WorkTreeBytes string      `json:"work_tree_bytes,omitempty"`
+					StoreBytes    string      `json:"store_bytes,omitempty"`
+					Daemon        *daemonInfo `json:"watch_daemon,omitempty"`
+				}{in, jsonBytes(in.WorkTree), jsonBytes(in.Store), daemon})
 				return nil
 			}
 			saved := 0.0
