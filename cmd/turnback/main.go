@@ -147,7 +147,9 @@ func execute(ctx context.Context, g *globals) int {
 		}
 		writeJSON(stdout, doc)
 	}
-	fmt.Fprintln(stderr, msg)
+	// Error messages name paths (and quote what the user typed): nothing
+	// from them reaches the terminal as a control character.
+	fmt.Fprintln(stderr, safeText(msg))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
@@ -413,7 +415,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 		Access:  access,
 		Holder:  "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
-			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", holder)
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", safeText(holder))
 		},
 	}
 	if err := limitsFromEnv(g.getenv, &opts); err != nil {

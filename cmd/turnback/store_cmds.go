@@ -72,7 +72,7 @@ exists; with --yes it deletes them.`,
 			fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
 				res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
 			for _, c := range res.Checkpoints {
-				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, shortID(c.ID), c.Session, c.Turn,
+				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, shortID(c.ID), quotePath(c.Session), c.Turn,
 					c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
 			}
 			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", humanBytes(res.SizeBefore), humanBytes(res.SizeAfter))
@@ -117,7 +117,7 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 	var total int64
 	for _, o := range list {
 		total += o.Bytes
-		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone)\n", humanBytes(o.Bytes), o.Store, o.WorkTree)
+		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone)\n", humanBytes(o.Bytes), quotePath(o.Store), quotePath(o.WorkTree))
 	}
 	if yes {
 		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), humanBytes(total))
@@ -151,21 +151,21 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				daemon = g.served.d.info()
 			}
 			if g.json {
-				if daemon == nil {
-					writeJSON(g.stdout, in)
-					return nil
-				}
+				// Paths that are not valid UTF-8 also exactly, in base64
+				// (see quote.go).
 				writeJSON(g.stdout, struct {
 					*turnback.Info
-					Daemon *daemonInfo `json:"watch_daemon"`
-				}{in, daemon})
+					WorkTreeBytes string      `json:"work_tree_bytes,omitempty"`
+					StoreBytes    string      `json:"store_bytes,omitempty"`
+					Daemon        *daemonInfo `json:"watch_daemon,omitempty"`
+				}{in, jsonBytes(in.WorkTree), jsonBytes(in.Store), daemon})
 				return nil
 			}
 			saved := 0.0
 			if in.LogicalBytes > 0 {
 				saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
 			}
-			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", in.WorkTree, in.Store, humanBytes(in.DiskBytes))
+			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", quotePath(in.WorkTree), quotePath(in.Store), humanBytes(in.DiskBytes))
 			fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
 			fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
 				humanBytes(in.UniqueBytes), humanBytes(in.LogicalBytes), saved)
