@@ -32,6 +32,9 @@ func restoreDoc(res *turnback.RestoreResult) map[string]any {
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
 	}
+	if res.Incomplete() {
+		doc["incomplete"] = true
+	}
 	return doc
 }
 
@@ -112,6 +115,9 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return err
 	}
 	if g.json {
+		if err := incomplete(res); err != nil {
+			return err // main writes the document, with exit_code 5
+		}
 		writeJSON(g.stdout, restoreDoc(res))
 		return nil
 	}
@@ -120,7 +126,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return nil
 	}
 	g.printRestore(verb, res)
-	return nil
+	return incomplete(res)
 }
 
 func newUndoCmd(g *globals) *cobra.Command {
