@@ -251,7 +251,8 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	}
 	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
 	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
-	perTurn := make([][]string, len(turns)) // the paths each turn changed
+	// perTurn: the paths each turn changed.
+	perTurn := make([][]string, len(turns))
 	for i, t := range turns {
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			left[c.Path] = c.New
