@@ -468,7 +468,9 @@ func applyDelta(base, d []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, dst)
+	// Each instruction adds at most len(base) bytes (a copy) or its own
+	// length (an insert): a header promising more is not believed.
+	out := make([]byte, 0, min(dst, int64(len(base)+1)*int64(len(d))))
 	for len(d) > 0 {
 		c := d[0]
 		d = d[1:]

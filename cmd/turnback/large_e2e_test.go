@@ -258,3 +258,75 @@ func TestLargeUnprotected(t *testing.T) {
 		t.Fatalf("the turn moved to the redo stack: %v", r)
 	}
 }
+
+// TestLargeReflink: on a filesystem that clones files (a small XFS with
+// reflink=1 on a loop device), the preexisting 60 MB file of a plain
+// folder is cloned into the store at snap, O(1), and undo brings it back.
+func TestLargeReflink(t *testing.T) {
+	mnt := reflinkMount(t)
+	e, _ := newLargeEnv(t)
+	e.dir = filepath.Join(mnt, "work")
+	store := filepath.Join(mnt, "store")
+	e.extra = append(e.extra, "TURNBACK_STORE="+store)
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := largeData(8, 60<<20)
+	writeBytes(t, e.path("big.bin"), big)
+	r := e.ok("snap")
+	if strings.Contains(r.stderr, "unprotected") {
+		t.Fatalf("a cloned file reported unprotected: %v", r)
+	}
+	e.rm("big.bin")
+	e.ok("end")
+	doc := e.jsonOK("undo")
+	if doc.Turns != 1 || !slices.Equal(doc.Created, []string{"big.bin"}) {
+		t.Fatalf("undo: %+v", doc)
+	}
+	sameBytes(t, e.path("big.bin"), big)
+	// The clone goes once no live snapshot holds the content.
+	clones, _ := filepath.Glob(filepath.Join(store, "clones", "*"))
+	if len(clones) != 1 {
+		t.Fatalf("clones: %q", clones)
+	}
+	e.rm("big.bin")
+	e.ok("snap")
+	e.ok("gc")
+	if clones, _ := filepath.Glob(filepath.Join(store, "clones", "*")); len(clones) != 0 {
+		t.Fatalf("gc kept clones of dead content: %q", clones)
+	}
+}
+
+// reflinkMount mounts a small XFS image with reflink=1 through a loop
+// device and returns its mount point (unmounted at cleanup); it skips
+// the test, saying why, where the machine cannot.
+func reflinkMount(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("reflink test: needs root to mount a loop device")
+	}
+	needTools(t, "mkfs.xfs", "mount", "umount")
+	dir := t.TempDir()
+	img, mnt := filepath.Join(dir, "xfs.img"), filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 320<<20); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.xfs", "-q", "-m", "reflink=1", img).CombinedOutput(); err != nil {
+		t.Skipf("reflink test: mkfs.xfs -m reflink=1 failed: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+		t.Skipf("reflink test: cannot mount a loop device here: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v\n%s", mnt, err, out)
+		}
+	})
+	return mnt
+}
