@@ -270,6 +270,9 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 			e := &t.Entries[i]
 			switch {
 			case e.Uncaptured:
+				if e.Kind == manifest.KindFile && !e.Hash.IsZero() {
+					set[e.Hash] = struct{}{} // keeps its reference record (refs.go)
+				}
 			case e.Kind == manifest.KindDir:
 				if err := mark(e.Hash); err != nil {
 					return err
@@ -309,6 +312,9 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	res.BlobsRemoved, res.ChunkListsRemoved, res.BlobsKept = st.Blobs, st.Indexes, st.Kept
+	if err := r.sweepRefs(ctx, set, o.DryRun); err != nil {
+		return nil, err
+	}
 	if !o.DryRun {
 		if err := r.backend.Reclaim(ctx); err != nil {
 			return nil, err

@@ -141,6 +141,7 @@ func (g *globals) reportProblems(res *turnback.SnapResult) {
 	for _, p := range res.Stats.Problems {
 		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", displayPath(p.Path), safeText(p.Err))
 	}
+	g.reportUnprotected(res.Stats.Unprotected)
 	if res.RetentionErr != nil {
 		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", safeText(res.RetentionErr.Error()))
 	}

@@ -43,6 +43,9 @@ func restoreDoc(res *turnback.RestoreResult) map[string]any {
 			doc[l.key+"_bytes"] = b
 		}
 	}
+	if res.Incomplete() {
+		doc["incomplete"] = true
+	}
 	return doc
 }
 
@@ -123,6 +126,9 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return err
 	}
 	if g.json {
+		if err := incomplete(res); err != nil {
+			return err // main writes the document, with exit_code 5
+		}
 		writeJSON(g.stdout, restoreDoc(res))
 		return nil
 	}
@@ -131,7 +137,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return nil
 	}
 	g.printRestore(verb, res)
-	return nil
+	return incomplete(res)
 }
 
 func newUndoCmd(g *globals) *cobra.Command {
