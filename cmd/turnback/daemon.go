@@ -286,8 +286,17 @@ func (d *daemon) track(c net.Conn, add bool) {
 }
 
 func (d *daemon) info() *daemonInfo {
-	return &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
+	in := &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
 		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load()}
+	d.mu.Lock()
+	if d.busy == 0 {
+		in.IdleSeconds = time.Since(d.lastDone).Round(time.Millisecond).Seconds()
+	}
+	d.mu.Unlock()
+	if d.idle > 0 {
+		in.IdleTimeout = d.idle.String()
+	}
+	return in
 }
 
 // handle serves one connection.

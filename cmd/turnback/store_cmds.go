@@ -93,12 +93,17 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
+	daemons := g.orphanDaemons(cmd.Context(), yes) // see daemon_list.go
 	list, err := turnback.OrphanStores(cmd.Context(), yes)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"stores": nonNil(list), "deleted": yes})
+		docs := []orphanDoc{}
+		for _, o := range list {
+			docs = append(docs, orphanDoc{o, daemons[o.Store]})
+		}
+		writeJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
 		return nil
 	}
 	if len(list) == 0 {
@@ -108,7 +113,11 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 	var total int64
 	for _, o := range list {
 		total += o.Bytes
-		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone)\n", humanBytes(o.Bytes), o.Store, o.WorkTree)
+		watched := ""
+		if pid, ok := daemons[o.Store]; ok && !yes {
+			watched = fmt.Sprintf("; watch daemon pid %d", pid)
+		}
+		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", humanBytes(o.Bytes), o.Store, o.WorkTree, watched)
 	}
 	if yes {
 		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), humanBytes(total))
