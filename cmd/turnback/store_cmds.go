@@ -27,7 +27,8 @@ days per session unless TURNBACK_KEEP_TURNS / TURNBACK_KEEP_AGE say
 otherwise).
 
 gc --stores lists stores under the default location whose folder no longer
-exists; with --yes it deletes them.`,
+exists, naming a watch daemon that still serves one; with --yes it deletes
+them, stopping such a daemon first (see turnback watch --stop-all).`,
 		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
   turnback gc --keep 10 --older-than 72h
   turnback gc --dry-run              # what would go

@@ -37,7 +37,8 @@ agent hook) that captured the folder without one and found at least
 TURNBACK_AUTO_WATCH files (default 2000; 0 turns this off), or a hook
 that ran out of its time budget capturing it, starts one in the
 background as it exits, with a 30-minute idle timeout. A daemon
-stops when its folder is removed; one started by itself that cannot
+stops when its folder or store is removed (see below); one started by
+itself that cannot
 watch leaves watch.failed in the store, and none starts by itself for a
 day after that. None starts by itself for / or the home directory, on
 network or FUSE filesystems (NFS, SMB, sshfs, 9p: inotify does not see
