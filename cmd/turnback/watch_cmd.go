@@ -337,9 +337,16 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 	if err := sendRequest(conn, request{Version: wireVersion, Op: "stop"}); err != nil {
 		return fmt.Errorf("turnback: watch --stop: %w", err)
 	}
-	// The daemon answers once it has released the store.
-	if _, _, err := readFrame(conn); err != nil && !errors.Is(err, io.EOF) {
+	// The daemon answers once it has released the store, with the code
+	// it exits with: 1 if it could not close the store (it says why in
+	// its log).
+	kind, data, err := readFrame(conn)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("turnback: watch --stop: %w", err)
+	}
+	if err == nil && kind == frameExit && string(data) != "0" {
+		return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
+			"its log says why (%s when it was started with --detach)", info.WorkTree, info.PID, filepath.Join(storeDir, "watch.log"))
 	}
 	if g.json {
 		writeJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
