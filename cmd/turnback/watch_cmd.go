@@ -170,8 +170,9 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), hard: make(chan struct{}),
 		lastDone: time.Now(), storeID: storeIDs(repo.StoreDir()), treeID: statID(repo.WorkTree())}
 	// The commands the daemon runs end with a signal, or a hard stop.
-	rctx, rcancel := context.WithCancel(ctx)
-	defer rcancel()
+	// (A signal reaches them through d.stop, which says why.)
+	rctx, rcancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer rcancel(nil)
 	d.cancel = rcancel
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
