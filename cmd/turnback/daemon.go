@@ -41,11 +41,11 @@ type daemon struct {
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the daemon is asked to stop (made by the creator)
 	hardOnce sync.Once
-	hard     chan struct{}      // closed when it must stop at once (made by the creator)
+	hard     chan struct{}           // closed when it must stop at once (made by the creator)
 	cancel   context.CancelCauseFunc // cancels the commands being run
-	storeID  []dirID            // the store as the daemon opened it
-	treeID   dirID              // the work tree as the daemon opened it
-	stoppers []net.Conn         // --stop clients, answered once it has stopped
+	storeID  []dirID                 // the store as the daemon opened it
+	treeID   dirID                   // the work tree as the daemon opened it
+	stoppers []net.Conn              // --stop clients, answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
 }
