@@ -122,20 +122,35 @@ func findDaemons() ([]listedDaemon, error) {
 		seen[p.pid] = true
 	}
 	// Daemons listening in the per-user directory that /proc did not
-	// show (no /proc).
+	// show, and without /proc, those of the stores in the default
+	// location too.
+	var socks []string
 	sockDir := filepath.Dir(socketPath(strings.Repeat("x", 120)))
 	if checkSocketDir(sockDir) == nil {
 		ents, _ := os.ReadDir(sockDir)
 		for _, e := range ents {
-			if !strings.HasSuffix(e.Name(), ".sock") {
-				continue
+			if strings.HasSuffix(e.Name(), ".sock") {
+				socks = append(socks, filepath.Join(sockDir, e.Name()))
 			}
-			if info, ok := pingSocket(filepath.Join(sockDir, e.Name()), time.Second); ok && !seen[info.PID] {
-				d := listedDaemon{PID: info.PID, Problems: []string{}}
-				d.fill(info)
-				out = append(out, d)
-				seen[info.PID] = true
+		}
+	}
+	if root, err := turnback.DefaultStoreRoot(); err == nil && !procsSupported {
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			if p := socketPath(filepath.Join(root, e.Name())); e.IsDir() && filepath.Dir(p) != sockDir {
+				socks = append(socks, p)
 			}
+		}
+	}
+	for _, sock := range socks {
+		if _, err := os.Lstat(sock); err != nil {
+			continue
+		}
+		if info, ok := pingSocket(sock, time.Second); ok && !seen[info.PID] {
+			d := listedDaemon{PID: info.PID, Problems: []string{}}
+			d.fill(info)
+			out = append(out, d)
+			seen[info.PID] = true
 		}
 	}
 	for i := range out {
