@@ -377,7 +377,9 @@ func TestDaemonIdleDespiteChanges(t *testing.T) {
 		t.Fatalf("status: exit %d\n%s%s", code, so, se)
 	}
 	last := time.Now()
-	d.waitExit(t, last.Add(idle), "the idle timeout")
+	if took := d.waitExit(t, last.Add(idle), "the idle timeout"); took < -300*time.Millisecond {
+		t.Errorf("the daemon stopped %v before its idle timeout", -took)
+	}
 	close(stop)
 	if n := <-changed; n < 15 {
 		t.Errorf("only %d changes while the daemon idled", n)
