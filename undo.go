@@ -39,6 +39,9 @@ type RestoreResult struct {
 	Nothing bool
 
 	parents map[string]bool // directories recreated only for a path below
+	// noContent: paths not restorable because their content is neither
+	// stored nor held by a reference (refsource.go).
+	noContent map[string]bool
 }
 
 // ConflictError is returned (wrapping ErrConflict) when undo or redo
@@ -85,7 +88,7 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 		return fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	_, err = restore.Recover(ctx, root, restore.Options{JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store, Commit: r.commitMeta})
+	_, err = restore.Recover(ctx, root, restore.Options{JournalDir: r.storeDir, WorkTree: r.workTree, Source: refSource{r}, Commit: r.commitMeta})
 	return err
 }
 
@@ -102,13 +105,17 @@ func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 // added for says why it cannot be restored.
 func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
 	out := &RestoreResult{}
+	orig, notes, byRef, err := r.refActions(ctx, actions)
+	if err != nil {
+		return nil, err
+	}
 	loader := walker.NewLoader(r.store)
 	w := r.store.NewWriter()
 	defer w.Cancel()
 	edits := map[string]*manifest.Entry{}
 	for i := range actions {
 		a := &actions[i]
-		if a.Old != nil && a.Old.Kind == manifest.KindFile && a.Old.Uncaptured {
+		if a.Old != nil && a.Old.Kind == manifest.KindFile && a.Old.Uncaptured && !byRef[a.Path] {
 			full, err := r.storeFile(ctx, a.Path, a.Old)
 			if err != nil {
 				return nil, err
@@ -142,6 +149,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	changes := map[string]*manifest.Entry{}
 	for _, a := range plan.Actions {
 		changes[a.Path] = a.New
+		if e, ok := orig[a.Path]; ok {
+			changes[a.Path] = e // restored from a reference: still not stored
+		}
 	}
 	result := cp
 	if len(changes) > 0 {
@@ -153,14 +163,21 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		return nil, err
 	}
 	writes, deletes := meta(cp, result)
-	writes = append(writes, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+	cpRec, err := r.checkpointEntry(ctx, cp)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
+	if err := r.verifyUse(ctx, cp, plan.Actions); err != nil {
+		return nil, err
+	}
 	res, err := restore.Apply(ctx, root, plan, restore.Options{
-		JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store,
+		JournalDir: r.storeDir, WorkTree: r.workTree, Source: refSource{r},
 		Meta: data, Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,
 	})
 	if err != nil {
@@ -181,7 +198,12 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		if parents[s.Path] {
 			continue
 		}
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: s.Reason})
+		reason := s.Reason
+		if why, ok := notes[s.Path]; ok {
+			reason = why
+			out.noContent = addPath(out.noContent, s.Path)
+		}
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason})
@@ -236,9 +258,12 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	}
 	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
 	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
-	for _, t := range turns {
+	// perTurn: the paths each turn changed.
+	perTurn := make([][]string, len(turns))
+	for i, t := range turns {
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			left[c.Path] = c.New
+			perTurn[i] = append(perTurn[i], c.Path)
 			return nil
 		})
 		if err != nil {
@@ -268,6 +293,9 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		return nil, err
 	}
 	out.Turns, out.Conflicts = n, res.Conflicts
+	if err := r.keepStuckTurns(ctx, out, nums, perTurn); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

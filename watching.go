@@ -155,6 +155,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		LargeDirFiles: r.opts.LargeDirFiles,
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
+		LargeSums:     true, // for protectLarge
 	}
 	ws := r.watch
 	var info *WatchInfo
@@ -168,6 +169,9 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 	}
 	res, err := walker.Capture(ctx, root, r.store, opts)
 	if err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if err := r.protectLarge(ctx, &res.Stats); err != nil {
 		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
 	}
 	if ws != nil {

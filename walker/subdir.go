@@ -171,10 +171,11 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 		}
 		var h cas.Hash
 		var n int64
+		var sums *LargeSums
 		if store {
 			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
 		} else {
-			h, n, err = cas.HashReader(ctx, &countingReader{f: f, prog: c.prog})
+			h, n, sums, err = c.hashLarge(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
 		}
 		after, serr := f.Stat()
 		f.Close()
@@ -203,7 +204,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 		setOwner(&e, after)
 		if !store {
 			e.Uncaptured = true
-			c.uncaptured(p, &e, c.overLimit())
+			c.uncapturedLarge(p, &e, sums)
 			return e, &cacheEntry{name: name, st: sa, hash: h}, nil
 		}
 		c.add(func(s *Stats) { s.Bytes += n })

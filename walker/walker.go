@@ -63,6 +63,9 @@ type Options struct {
 	// captures, so that reused directories cost nothing to count. Without
 	// it every reused tree is loaded from the store to count it.
 	Totals *TreeTotals
+	// LargeSums: compute LargeSums for the files over the size limit that
+	// are read (in the same read as their BLAKE3; see large.go).
+	LargeSums bool
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -86,6 +89,10 @@ type Uncaptured struct {
 	Size   int64  `json:"size,omitempty"`
 	Files  int64  `json:"files,omitempty"`
 	Reason string `json:"reason"`
+	// Hash is a file's BLAKE3 when it was hashed (over the size limit);
+	// Sums its other digests when it was read with Options.LargeSums.
+	Hash cas.Hash   `json:"-"`
+	Sums *LargeSums `json:"-"`
 }
 
 // Stats describe one capture.
@@ -101,6 +108,10 @@ type Stats struct {
 	NewBytes    int64        `json:"new_bytes"`       // stored bytes added
 	Skipped     int64        `json:"skipped"`         // sockets and devices: not captured
 	Uncaptured  []Uncaptured `json:"uncaptured,omitempty"`
+	// Unprotected: the files over the size limit whose content no
+	// reference holds (set by the caller that looks for references; see
+	// package turnback), so a restore could not bring them back.
+	Unprotected []Uncaptured `json:"unprotected,omitempty"`
 	Problems    []Problem    `json:"problems,omitempty"`
 	// Set by an incremental capture only (Options.Base and Options.Dirty):
 	// Dirs = DirsRead + DirsReused.
@@ -239,7 +250,7 @@ func (c *capture) problem(p string, err error) {
 
 func (c *capture) uncaptured(p string, e *manifest.Entry, reason string) {
 	c.mu.Lock()
-	c.stats.Uncaptured = append(c.stats.Uncaptured, Uncaptured{Path: p, Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: reason})
+	c.stats.Uncaptured = append(c.stats.Uncaptured, Uncaptured{Path: p, Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: reason, Hash: e.Hash})
 	c.mu.Unlock()
 }
 
