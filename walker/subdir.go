@@ -201,6 +201,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			continue
 		}
 		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		setOwner(&e, after)
 		if !store {
 			e.Uncaptured = true
 			c.uncapturedLarge(p, &e, sums)
