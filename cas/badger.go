@@ -616,4 +616,3 @@ func entriesSize(entries []Entry, deletes [][]byte) int64 {
 	}
 	return n
 }
-
