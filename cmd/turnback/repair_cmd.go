@@ -63,5 +63,5 @@ type repairFailure struct {
 	err error
 }
 
-func (f repairFailure) Error() string            { return f.err.Error() }
+func (f repairFailure) Error() string           { return f.err.Error() }
 func (f repairFailure) jsonDoc() map[string]any { return f.doc }
