@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
 )
 
 // Exit codes of the CLI contract.
@@ -133,6 +134,11 @@ func execute(ctx context.Context, g *globals) int {
 		g.json = wantsJSON(args)
 	}
 	msg := err.Error()
+	var noSpace *cas.NoSpaceError
+	if errors.As(err, &noSpace) {
+		// The contract's message, whatever step ran out of space.
+		msg = "turnback: " + noSpace.Error()
+	}
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
 	}

@@ -402,15 +402,28 @@ func side(e *turnback.Entry, data []byte) (string, bool) {
 }
 
 func newVerifyCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify",
+	var repair bool
+	c := &cobra.Command{
+		Use:   "verify [--repair]",
 		Short: "Re-read and re-hash everything the store holds",
 		Long: `verify reads every tree and every file content reachable from any recorded
 snapshot and checks it against its hash. Damage is listed by snapshot and
-path, and verify exits 1. Nothing is repaired or changed.`,
+path, and verify exits 1. Without --repair nothing is changed (the store is
+opened read-only).
+
+--repair rebuilds a store whose database metadata (Badger's MANIFEST) is
+missing or damaged, which every other command refuses to open: the damaged
+database is moved, whole, to damaged-<time>/ in the store (nothing is
+deleted), a new one is built from every record its table files and
+memtable logs still hold, with links to its pack files, and then everything
+is verified as above. What could not be read is listed.`,
 		Example: `  turnback verify
-  turnback --json verify`,
+  turnback --json verify
+  turnback verify --repair`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if repair {
+				return g.runRepair(cmd)
+			}
 			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
@@ -439,6 +452,8 @@ path, and verify exits 1. Nothing is repaired or changed.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), then verify")
+	return c
 }
 
 type verifyFailure struct {
