@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -272,4 +273,38 @@ func (r *Repo) sweepRefs(ctx context.Context, live cas.LiveSet, dryRun bool) err
 		_ = os.Remove(filepath.Join(r.cloneDir(), e.Name()))
 	}
 	return nil
+}
+
+// countProtection adds uncaptured file e, once per content, to the
+// reference or unprotected bytes of in.
+func (r *Repo) countProtection(ctx context.Context, e *manifest.Entry, seen map[cas.Hash]bool, in *Info) error {
+	if e.Kind != manifest.KindFile || e.Hash.IsZero() || seen[e.Hash] {
+		return nil
+	}
+	seen[e.Hash] = true
+	ok, err := r.hasRef(ctx, nil, e.Hash)
+	if err != nil {
+		return err
+	}
+	if ok {
+		in.BytesByReference += e.Size
+	} else {
+		in.BytesUnprotected += e.Size
+	}
+	return nil
+}
+
+// hasRef reports whether a reference of content h still looks usable
+// (present, right size; not read).
+func (r *Repo) hasRef(ctx context.Context, f *ref.Finder, h cas.Hash) (bool, error) {
+	rec, err := r.loadRef(ctx, h)
+	if err != nil || rec == nil {
+		return false, err
+	}
+	for _, x := range rec.Refs {
+		if f.Check(x, rec, h.String()) == nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -126,6 +126,9 @@ func TestLargeLFS(t *testing.T) {
 		t.Fatalf("store grew by %d bytes for files held by LFS", grew)
 	}
 	e.ok("verify")
+	if in := largeInfo(t, e); in.ByReference != 135<<20 || in.Unprotected != 0 {
+		t.Fatalf("info: %+v, want 135 MiB by reference", in)
+	}
 }
 
 // TestLargeLFSStale: an LFS object rewritten with other bytes (same size)
@@ -257,6 +260,40 @@ func TestLargeUnprotected(t *testing.T) {
 	if r := e.ok("--json", "redo"); !strings.Contains(r.stdout, `"turns": 0`) {
 		t.Fatalf("the turn moved to the redo stack: %v", r)
 	}
+	if r := e.ok("log"); !strings.Contains(r.stdout, "[changed 1 unprotected file, not undoable: big.bin]") {
+		t.Fatalf("log does not mark the turn: %v", r)
+	}
+	var log struct {
+		Turns []struct {
+			Turn        int      `json:"turn"`
+			Unprotected []string `json:"unprotected"`
+		} `json:"turns"`
+	}
+	if r := e.ok("--json", "log"); json.Unmarshal([]byte(r.stdout), &log) != nil || len(log.Turns) != 1 || !slices.Equal(log.Turns[0].Unprotected, []string{"big.bin"}) {
+		t.Fatalf("log --json: %+v", log)
+	}
+	if in := largeInfo(t, e); in.Unprotected != 60<<20 || in.ByReference != 0 || in.ByCopy != 2 {
+		t.Fatalf("info: %+v, want 60 MiB unprotected, 2 bytes by copy", in)
+	}
+}
+
+type largeInfoDoc struct {
+	ByCopy      int64 `json:"bytes_by_copy"`
+	ByReference int64 `json:"bytes_by_reference"`
+	Unprotected int64 `json:"bytes_unprotected"`
+}
+
+func largeInfo(t *testing.T, e *ueEnv) largeInfoDoc {
+	t.Helper()
+	r := e.ok("--json", "info")
+	var in largeInfoDoc
+	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
+		t.Fatalf("%v: %v", r, err)
+	}
+	if r := e.ok("info"); !strings.Contains(r.stdout, "protected:  ") {
+		t.Fatalf("info does not say how content is protected: %v", r)
+	}
+	return in
 }
 
 // TestLargeReflink: on a filesystem that clones files (a small XFS with
