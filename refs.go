@@ -159,7 +159,7 @@ func (r *Repo) largeSums(ctx context.Context, u *walker.Uncaptured, s256, gitOID
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	fh, err := root.Open(u.Path)
+	fh, err := walker.OpenNoAtime(root, u.Path)
 	if err != nil {
 		return nil, nil
 	}
@@ -180,7 +180,7 @@ func (r *Repo) cloneLarge(ctx context.Context, u *walker.Uncaptured) error {
 		return fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	fh, err := root.Open(u.Path)
+	fh, err := walker.OpenNoAtime(root, u.Path)
 	if err != nil {
 		return err
 	}

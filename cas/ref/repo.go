@@ -106,7 +106,7 @@ func repoAt(dir string) (*Repo, error) {
 }
 
 func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := openRead(name)
 	if err != nil {
 		return nil, err
 	}
