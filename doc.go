@@ -24,7 +24,10 @@
 // snapshot (whatever its size), then hand a plan to package restore, which
 // stages new files, writes a journal (the commit point), applies the plan
 // and commits the session records. Open finishes or rolls back a restore a
-// crash interrupted before it does anything else.
+// crash interrupted before it does anything else. Each checkpoint gets a
+// record (time, session, the session's newest turn then): GC keeps it as
+// long as the turns around it, dropping it only once retention forgets
+// the turn after it or it passes the age limit (checkpoints.go).
 //
 // # Content by reference
 //

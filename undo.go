@@ -163,11 +163,18 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		return nil, err
 	}
 	writes, deletes := meta(cp, result)
-	writes = append(writes, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+	cpRec, err := r.checkpointEntry(ctx, cp)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
+	}
+	if err := r.verifyUse(ctx, cp, plan.Actions); err != nil {
+		return nil, err
 	}
 	res, err := restore.Apply(ctx, root, plan, restore.Options{
 		JournalDir: r.storeDir, WorkTree: r.workTree, Source: refSource{r},

@@ -147,7 +147,9 @@ func execute(ctx context.Context, g *globals) int {
 		}
 		writeJSON(stdout, doc)
 	}
-	fmt.Fprintln(stderr, msg)
+	// Error messages name paths (and quote what the user typed): nothing
+	// from them reaches the terminal as a control character.
+	fmt.Fprintln(stderr, safeText(msg))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
@@ -391,6 +393,17 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 // instead and open returns a forwardedExit error carrying its exit code
 // (its output has been written).
 func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
+	return g.openAccess(cmd, turnback.AccessWrite)
+}
+
+// openRead is open for a reading command: the store is opened read-only
+// (see turnback.AccessRead), or, for status, read-only only when it
+// cannot be written (turnback.AccessReadPreferWrite).
+func (g *globals) openRead(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
+	return g.openAccess(cmd, access)
+}
+
+func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
 	ctx := cmd.Context()
 	workTree, storeDir, session, err := g.locate()
 	if err != nil {
@@ -400,9 +413,10 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		Store:   storeDir,
 		Session: session,
 		Force:   g.force,
+		Access:  access,
 		Holder:  "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
-			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", holder)
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", safeText(holder))
 		},
 	}
 	if err := limitsFromEnv(g.getenv, &opts); err != nil {
@@ -446,7 +460,7 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		// left by one that was killed goes.
 		removeStaleSocket(storeDir)
 	}
-	if err == nil && g.served == nil {
+	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}
 	}
 	return repo, err

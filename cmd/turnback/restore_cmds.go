@@ -32,6 +32,17 @@ func restoreDoc(res *turnback.RestoreResult) map[string]any {
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
 	}
+	// Names that are not valid UTF-8: the lists carry display forms, and
+	// "<list>_bytes" (only then) every such name exactly (quote.go).
+	for _, l := range []struct {
+		key   string
+		paths []string
+	}{{"restored", res.Restored}, {"deleted", res.Deleted}, {"created", res.Created},
+		{"conflicts", paths(res.Conflicts)}, {"not_restorable", paths(res.NotRestorable)}} {
+		if b := pathsBytes(l.paths); b != nil {
+			doc[l.key+"_bytes"] = b
+		}
+	}
 	if res.Incomplete() {
 		doc["incomplete"] = true
 	}
@@ -67,19 +78,19 @@ func (g *globals) printRestore(verb string, res *turnback.RestoreResult) {
 	}
 	fmt.Fprintf(g.stdout, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
 	for _, p := range res.Restored {
-		fmt.Fprintf(g.stdout, "  M %s\n", p)
+		fmt.Fprintf(g.stdout, "  M %s\n", quotePath(p))
 	}
 	for _, p := range res.Deleted {
-		fmt.Fprintf(g.stdout, "  D %s\n", p)
+		fmt.Fprintf(g.stdout, "  D %s\n", quotePath(p))
 	}
 	for _, p := range res.Created {
-		fmt.Fprintf(g.stdout, "  A %s\n", p)
+		fmt.Fprintf(g.stdout, "  A %s\n", quotePath(p))
 	}
 	for _, n := range res.Conflicts {
-		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", n.Path, n.Reason)
+		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", quotePath(n.Path), safeText(n.Reason))
 	}
 	for _, n := range res.NotRestorable {
-		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", n.Path, n.Reason)
+		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", quotePath(n.Path), safeText(n.Reason))
 	}
 	if !res.Checkpoint.IsZero() {
 		fmt.Fprintf(g.stdout, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
@@ -105,7 +116,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			}
 			fmt.Fprintln(g.stderr, "turnback: these paths were changed outside the turns:")
 			for _, n := range r.Conflicts {
-				fmt.Fprintf(g.stderr, "  %s: %s\n", n.Path, n.Reason)
+				fmt.Fprintf(g.stderr, "  %s: %s\n", quotePath(n.Path), safeText(n.Reason))
 			}
 			fmt.Fprintln(g.stderr, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
 		}

@@ -132,7 +132,12 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return err
 	}
 	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
-		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), lastDone: time.Now()}
+		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), hard: make(chan struct{}),
+		lastDone: time.Now(), storeID: storeIDs(repo.StoreDir()), treeID: statID(repo.WorkTree())}
+	// The commands the daemon runs end with a signal, or a hard stop.
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	d.cancel = rcancel
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
 	// store busy.
@@ -171,7 +176,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 				if auto {
 					noteAutoFailure(storeDir, err)
 				}
-				d.stop("cannot watch: " + err.Error())
+				d.stop("cannot watch: "+err.Error(), false)
 			}
 			return
 		}
@@ -179,19 +184,24 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 			// Every capture would walk the whole tree, as without a
 			// daemon, which would only hold the store and memory.
 			noteAutoFailure(storeDir, errors.New("cannot watch every directory: "+p))
-			d.stop("cannot watch every directory: " + p)
+			d.stop("cannot watch every directory: "+p, false)
 			return
 		}
 		d.ready.Store(true)
 		_ = os.Remove(filepath.Join(storeDir, autoFailedName))
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
-	err = d.serve(ctx)
-	<-watching
-	logger.Printf("stopped after %d commands", d.requests.Load())
-	if watchErr != nil {
-		return watchErr
+	err = d.serve(ctx, rctx)
+	select {
+	case <-watching:
+		if watchErr != nil && err == nil {
+			err = watchErr
+		}
+	case <-time.After(cmdGrace):
+		// Its first capture is stuck in the store (see
+		// daemon_stop.go): the process ends without it.
 	}
+	logger.Printf("stopped after %d commands", d.requests.Load())
 	return err
 }
 
