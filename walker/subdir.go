@@ -175,7 +175,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 		if store {
 			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
 		} else {
-			h, n, sums, err = c.hashLarge(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+			h, n, sums, err = c.hashLarge(ctx, p, &countingReader{f: f, prog: c.prog}, before.Size())
 		}
 		after, serr := f.Stat()
 		f.Close()

@@ -111,6 +111,9 @@ type turnJSON struct {
 	Added    int    `json:"added"`
 	Modified int    `json:"modified"`
 	Deleted  int    `json:"deleted"`
+	// Unprotected: paths the turn deleted or changed that undo cannot
+	// bring back (unprotected.go).
+	Unprotected []string `json:"unprotected,omitempty"`
 }
 
 func turnDoc(t *turnback.Turn, undone bool) turnJSON {
@@ -144,13 +147,19 @@ redone are listed first, marked "undone".`,
 			if err != nil {
 				return err
 			}
+			lost, err := repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, turns...), redo...))
+			if err != nil {
+				return err
+			}
 			if g.json {
 				docs := []turnJSON{}
 				for _, t := range redo {
 					docs = append(docs, turnDoc(t, true))
+					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
 				for _, t := range turns {
 					docs = append(docs, turnDoc(t, false))
+					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
 				writeJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
 				return nil
@@ -168,6 +177,7 @@ redone are listed first, marked "undone".`,
 					counts += " undone"
 				}
 				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, safeText(t.Message))
+				l += unprotectedNote(lost[t.N])
 				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
 			}
 			for _, t := range redo {
