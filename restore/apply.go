@@ -166,7 +166,8 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			return nil, err
 		}
 	}
-	if err := stageAll(ctx, d, plan, j, st, &opts); err != nil {
+	staged := map[int]fs.FileInfo{}
+	if err := stageAll(ctx, d, plan, j, st, staged, &opts); err != nil {
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
 			return nil, errors.Join(err, rerr)
@@ -204,12 +205,17 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	if err != nil {
 		return nil, &UnfinishedError{ID: j.ID, Rollback: j.Rollback, Err: err}
 	}
-	for _, a := range plan.Actions {
-		if !a.writesFile() {
+	for i, a := range plan.Actions {
+		sfi := staged[i]
+		if !a.writesFile() || sfi == nil {
 			continue
 		}
+		// Only the file we staged, as we staged it: an edit that replaced
+		// or rewrote it since must not be recorded with our hash (the
+		// next capture would take the edit for our content).
 		if r, name, err := d.leaf(a.Path); err == nil {
-			if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() {
+			if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() && os.SameFile(fi, sfi) &&
+				fi.Size() == sfi.Size() && fi.ModTime().Equal(sfi.ModTime()) {
 				res.Written = append(res.Written, Written{Path: a.Path, Hash: a.New.Hash, Info: fi})
 			}
 		}
@@ -221,7 +227,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 // does not let us create the staging file (read-only) passes it up to its
 // parent; the staging list is rewritten first, so recovery always knows
 // every staged file.
-func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, opts *Options) error {
+func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
 	k := 0 // index into st.Files
 	for i, a := range plan.Actions {
 		stage := j.Actions[i].Stage
@@ -237,6 +243,11 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 		for {
 			err := stageFile(ctx, d, stage, a.New, opts.Source)
 			if err == nil {
+				if r, name, err := d.leaf(stage); err == nil {
+					if fi, err := r.Lstat(name); err == nil {
+						staged[i] = fi
+					}
+				}
 				break
 			}
 			dir, name := split(stage)

@@ -119,6 +119,14 @@ func (x *run) unwind(i int, a *Action, stage string) error {
 	tr, err := x.d.get(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrEscape) {
+			// The path's directory is not there: only a staged file
+			// (staged higher up) can be left.
+			if stage == "" {
+				return nil
+			}
+			if err := x.settle(stage, a); err != nil && !errors.Is(err, errCannotSave) {
+				return err
+			}
 			return nil
 		}
 		return err
