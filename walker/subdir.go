@@ -119,7 +119,7 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 		}
 		p := join(rel, de.name)
 		mode := de.fi.Mode()
-		if m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) || isStagingName(de.name) {
 			continue
 		}
 		switch {

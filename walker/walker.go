@@ -378,7 +378,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		}
 		fi := de.fi
 		mode := fi.Mode()
-		if m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) || isStagingName(name) {
 			continue
 		}
 		e := manifest.Entry{Name: name, Mode: permBits(mode)}

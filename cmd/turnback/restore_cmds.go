@@ -160,7 +160,10 @@ come back (unprotected content, a stale reference) is listed as not
 restored, and undo exits 5 ("done, but incomplete") after doing the rest.
 
 The restore is all or nothing, also if turnback is killed or the disk fills
-up: the next command finishes or rolls it back first.`,
+up: the next command finishes it first (see "turnback recover --help" for
+one that cannot be finished). An edit made while undo runs is never lost:
+paths are read again just before they change (exit 3 if one differs), and
+anything found at the moment of replacement goes into the checkpoint.`,
 		Example: `  turnback undo            # revert the last turn
   turnback undo 3          # revert the last three turns
   turnback undo --force    # even over edits made since (they stay recoverable)
