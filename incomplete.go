@@ -11,8 +11,17 @@ import (
 )
 
 // Incomplete reports whether the command left paths not restorable (the
-// CLI exits 5: done, but incomplete).
-func (r *RestoreResult) Incomplete() bool { return len(r.NotRestorable) > 0 }
+// CLI exits 5: done, but incomplete). Paths left on purpose (Kept: a
+// directory that still holds something, a path ignored in either state)
+// do not count.
+func (r *RestoreResult) Incomplete() bool {
+	for _, n := range r.NotRestorable {
+		if !n.Kept {
+			return true
+		}
+	}
+	return false
+}
 
 func addPath(m map[string]bool, p string) map[string]bool {
 	if m == nil {

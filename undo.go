@@ -23,6 +23,10 @@ var ErrConflict = errors.New("turnback: conflict")
 type PathNote struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Kept: left as it is on purpose (a directory that still holds
+	// something, a path ignored in either state), so not a reason to
+	// call the command incomplete.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // RestoreResult reports undo, redo and restore.
@@ -221,7 +225,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason})
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason, Kept: true})
 	}
 	return out, nil
 }

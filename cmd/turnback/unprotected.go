@@ -40,7 +40,12 @@ type incompleteFailure struct {
 }
 
 func (f incompleteFailure) Error() string {
-	n := len(f.res.NotRestorable)
+	n := 0
+	for _, p := range f.res.NotRestorable {
+		if !p.Kept {
+			n++
+		}
+	}
 	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (listed above); everything else is done", n, plural(n))
 }
 
