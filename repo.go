@@ -47,7 +47,38 @@ type Options struct {
 	// GCOptions; zero means DefaultKeepTurns and DefaultKeepAge).
 	KeepTurns int
 	KeepAge   time.Duration
+	// Access says whether Open may write to the store (see Access).
+	Access Access
 }
+
+// Access is how Open treats the store.
+type Access int
+
+const (
+	// AccessWrite opens the store for writing, creating it on first use.
+	AccessWrite Access = iota
+	// AccessRead opens the store read-only: nothing is created or written
+	// (no store directory, no marker, no lock file, no restore recovery),
+	// it works on a full disk and on a store the process may not write,
+	// and it shares the store with other readers. A folder without a
+	// store reads as an empty one. Operations that would record anything
+	// keep it in memory and lose it at Close (a capture for Status works;
+	// Snap, End, Undo, Redo, Restore and GC fail with ErrReadOnly).
+	AccessRead
+	// AccessReadPreferWrite opens the store for writing when it exists,
+	// may be written and has room (see cas.NoSpaceError), and as
+	// AccessRead otherwise: for Status, which records no turn but keeps
+	// what it read to make the next capture faster.
+	AccessReadPreferWrite
+)
+
+// ErrNoSpace: the store's disk is (nearly) full; the error is a
+// *cas.NoSpaceError naming the device and the space to free.
+var ErrNoSpace = cas.ErrNoSpace
+
+// ErrReadOnly: an operation that records something on a Repo opened
+// read-only (AccessRead).
+var ErrReadOnly = cas.ErrReadOnly
 
 // Repo is an open store bound to one work tree and one session. Its
 // methods are safe for concurrent use; they run one at a time (across
@@ -65,6 +96,7 @@ type repoCore struct {
 	mu       sync.Mutex
 	workTree string
 	storeDir string
+	readOnly bool // opened with AccessRead (or fell back to it)
 	backend  *cas.Badger
 	store    *cas.Store
 	cache    *walker.StatCache
@@ -73,7 +105,9 @@ type repoCore struct {
 	// rolled back before the next operation (a process that exits does
 	// this at its next Open).
 	recover bool
-	watch   *watchState // set by Watch
+	// recovered: Open finished an interrupted restore (Recover says so).
+	recovered bool
+	watch     *watchState // set by Watch
 	// holder describes the operation that holds mu (views wait for it).
 	holderMu sync.Mutex
 	holder   string
@@ -137,6 +171,11 @@ func CheckLocation(workTree, store string, force bool) error {
 	if rec, ok := recordedWorkTree(store); ok && rec != wt {
 		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
 	}
+	if _, m, err := inspectStore(context.Background(), store); err != nil {
+		return err
+	} else if m != nil && m.WorkTree != "" && m.WorkTree != wt {
+		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
+	}
 	return nil
 }
 
@@ -177,11 +216,18 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if within(wt, realStore) {
 		return nil, fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", storeDir, wt)
 	}
-	if err := os.MkdirAll(storeDir, 0o700); err != nil {
-		return nil, fmt.Errorf("turnback: create store: %w", err)
+	// A store is a store: an absent or empty directory, or one with the
+	// marker (or an earlier turnback's store); anything else is refused
+	// before anything is written there.
+	state, marker, err := inspectStore(ctx, storeDir)
+	if err != nil {
+		return nil, err
 	}
 	if rec, ok := recordedWorkTree(storeDir); ok && rec != wt {
 		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, rec, wt)
+	}
+	if marker != nil && marker.WorkTree != "" && marker.WorkTree != wt {
+		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, marker.WorkTree, wt)
 	}
 	wait := opts.LockWait
 	if wait == 0 {
@@ -189,18 +235,25 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	} else if wait < 0 {
 		wait = 0
 	}
-	b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait})
+	readOnly := opts.Access == AccessRead
+	if opts.Access == AccessReadPreferWrite {
+		readOnly = state == storeAbsent || !storeWritable(storeDir)
+	}
+	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir}
+	var b *cas.Badger
+	if readOnly {
+		b, err = openReadOnly(ctx, storeDir, state, bo)
+	} else {
+		b, err = openWritable(ctx, storeDir, wt, state, bo)
+	}
 	if err != nil {
 		if errors.Is(err, cas.ErrBusy) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("turnback: %w", err)
-	}
-	if _, ok := recordedWorkTree(storeDir); !ok {
-		if err := writeFileAtomic(filepath.Join(storeDir, worktreeNote), []byte(wt+"\n")); err != nil {
-			b.Close()
-			return nil, fmt.Errorf("turnback: record work tree: %w", err)
+		if !strings.HasPrefix(err.Error(), "turnback") {
+			err = fmt.Errorf("turnback: %w", err)
 		}
+		return nil, err
 	}
 	s, err := cas.NewStore(b)
 	if err != nil {
@@ -211,6 +264,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		repoCore: &repoCore{
 			workTree: wt,
 			storeDir: storeDir,
+			readOnly: readOnly,
 			backend:  b,
 			store:    s,
 			cache:    walker.NewStatCache(b),
@@ -218,12 +272,75 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		session: opts.Session,
 		opts:    opts,
 	}
-	if err := r.recoverRestore(ctx); err != nil {
-		r.Close()
-		return nil, err
+	if readOnly {
+		// A read-only open cannot finish an interrupted restore; it must
+		// not answer as if the folder were in a known state either.
+		if _, err := os.Lstat(filepath.Join(storeDir, "journal")); err == nil {
+			r.Close()
+			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s (the store is opened read-only here)", restore.ErrUnfinished, storeDir)}
+		}
+	} else if err := r.recoverRestore(ctx); err != nil {
+		if !errors.Is(err, ErrUnfinished) {
+			r.Close()
+			return nil, err
+		}
+		// Every operation tries again first, and fails while it cannot
+		// finish; Recover (turnback recover) can still run.
+		r.recover = true
 	}
 	return r, nil
 }
+
+// openWritable opens the store for writing, creating it (marker first)
+// when absent, and marking an earlier turnback's store.
+func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+	if state == storeAbsent {
+		if err := os.MkdirAll(storeDir, 0o700); err != nil {
+			return nil, fmt.Errorf("turnback: create store: %w", err)
+		}
+	}
+	if state != storeMarked {
+		if err := writeMarker(storeDir, wt); err != nil {
+			return nil, err
+		}
+	}
+	b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), bo)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := recordedWorkTree(storeDir); !ok {
+		if err := writeFileAtomic(filepath.Join(storeDir, worktreeNote), []byte(wt+"\n")); err != nil {
+			b.Close()
+			return nil, fmt.Errorf("turnback: record work tree: %w", err)
+		}
+	}
+	return b, nil
+}
+
+// openReadOnly opens the store without writing; a folder without a
+// store (or whose store has no database yet) reads as an empty one.
+func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+	if state != storeAbsent {
+		b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), bo)
+		if !errors.Is(err, cas.ErrNoStore) {
+			return b, err
+		}
+	}
+	return cas.OpenBadgerEmpty()
+}
+
+// storeWritable reports whether the store's database can be written
+// with the reserve free (see cas.NoSpaceError).
+func storeWritable(storeDir string) bool {
+	db := filepath.Join(storeDir, "db")
+	if !dirWritable(storeDir) || !dirWritable(db) {
+		return false
+	}
+	return cas.HasRoom(db)
+}
+
+// ReadOnly reports whether r was opened read-only (see AccessRead).
+func (r *Repo) ReadOnly() bool { return r.readOnly }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p
 // and appends the rest unchanged.
@@ -334,6 +451,22 @@ func (r *Repo) lockView() error {
 // back) a restore that failed part way in this process, as Open does for
 // one that a crash interrupted.
 func (r *Repo) lock() error {
+	if err := r.lockOnly(); err != nil {
+		return err
+	}
+	if r.recover {
+		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
+			r.mu.Unlock()
+			return err
+		}
+		r.recover = false
+	}
+	return nil
+}
+
+// lockOnly takes the store without finishing an interrupted restore
+// (Recover does that itself).
+func (r *Repo) lockOnly() error {
 	if r.view {
 		if err := r.lockView(); err != nil {
 			return err
@@ -347,13 +480,6 @@ func (r *Repo) lock() error {
 	if r.closed {
 		r.mu.Unlock()
 		return fmt.Errorf("turnback: repo is closed")
-	}
-	if r.recover {
-		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
-			r.mu.Unlock()
-			return err
-		}
-		r.recover = false
 	}
 	return nil
 }

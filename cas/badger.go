@@ -27,6 +27,15 @@ type BadgerOptions struct {
 	// OnWait, if set, is called once when Open starts waiting, with the
 	// description of the current holder.
 	OnWait func(holder string)
+	// ReadOnly opens an existing database without writing anything to
+	// its directory (Badger's read-only mode: a shared lock, no memtable,
+	// no compaction), so that it works on a full disk and on a store the
+	// process may not write. Writes then go to memory only and are lost
+	// at Close (see scratch.go). A directory without a database is
+	// ErrNoStore.
+	ReadOnly bool
+	// Name is how messages name the store (default: dir).
+	Name string
 }
 
 // holderFile names the note beside the database saying who holds it.
@@ -34,10 +43,12 @@ const holderFile = "HOLDER"
 
 // Badger is the durable Backend: one Badger database per store.
 type Badger struct {
-	db    *badger.DB
-	dir   string
-	packs *packs // large values written through batches
-	dead  bool   // closed by a Reclaim that could not reopen
+	db      *badger.DB
+	dir     string
+	packs   *packs      // large values written through batches
+	dead    bool        // closed by a Reclaim that could not reopen
+	scratch *scratch    // read-only: where writes go instead (see scratch.go)
+	space   *spaceGuard // read-write: keeps Badger's reserve free (see space.go)
 }
 
 // badgerOptions returns Badger options for a short-lived CLI process:
@@ -73,17 +84,83 @@ func badgerOptions(dir string) badger.Options {
 // OpenBadger opens (creating if needed, mode 0700) the Badger store in dir.
 // If another process holds it, OpenBadger retries until o.LockWait has
 // passed and then returns an error wrapping ErrBusy that names the holder.
+//
+// Before Badger runs, OpenBadger checks that it would not delete anything
+// (see precheck: a missing or damaged MANIFEST is ErrDamaged) and, unless
+// read-only, that the disk has room for Badger's files (see space.go: a
+// full disk is a *NoSpaceError, never a crash inside Badger).
 func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("cas: create store %s: %w", dir, err)
+	if o.ReadOnly {
+		if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				if perr := precheck(dir); perr != nil {
+					return nil, perr
+				}
+				return nil, fmt.Errorf("%w: %s", ErrNoStore, dir)
+			}
+			return nil, fmt.Errorf("cas: open store %s: %w", dir, err)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cas: create store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
+	}
+	if err := precheck(dir); err != nil {
+		return nil, err
+	}
+	if o.ReadOnly {
+		b, err := openBadger(ctx, dir, o)
+		if err != nil && needsRecovery(err) {
+			// A process killed mid-write leaves a memtable that Badger
+			// replays only in write mode (it truncates the torn end, or
+			// sizes an empty file). Let a write-mode open recover it, as
+			// the next command after any crash does; this is the one
+			// write a reading command can make, and it fails, with
+			// Badger's error, on a store that cannot be written.
+			o2 := o
+			o2.ReadOnly = false
+			w, werr := openBadger(ctx, dir, o2)
+			if werr != nil {
+				return nil, err
+			}
+			if werr := w.Close(); werr != nil {
+				return nil, werr
+			}
+			b, err = openBadger(ctx, dir, o)
+		}
+		return b, err
+	}
+	return openBadger(ctx, dir, o)
+}
+
+// needsRecovery recognises, by their text, Badger's read-only open
+// failures that a write-mode open repairs.
+func needsRecovery(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Log truncate required") || strings.Contains(msg, "error while truncation") || isTornMemtable(err)
+}
+
+func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, error) {
+	var guard *spaceGuard
+	if !o.ReadOnly {
+		guard = newSpaceGuard(dir, o.Name)
+		if err := guard.check(0); err != nil {
+			return nil, err
+		}
 	}
 	deadline := time.Now().Add(o.LockWait)
 	waited, retriedTorn := false, false
 	for {
-		db, err := badger.Open(badgerOptions(dir))
+		opts := badgerOptions(dir)
+		opts.ReadOnly = o.ReadOnly
+		db, err := badger.Open(opts)
 		if err == nil {
-			b := &Badger{db: db, dir: dir, packs: newPacks(dir)}
-			b.writeHolder(o.Holder)
+			b := &Badger{db: db, dir: dir, packs: newPacks(dir), space: guard}
+			if o.ReadOnly {
+				b.scratch = newScratch()
+				b.packs.readOnly = true
+			} else {
+				b.packs.space = guard
+				b.writeHolder(o.Holder)
+			}
 			return b, nil
 		}
 		if isTornMemtable(err) && !retriedTorn {
@@ -94,7 +171,7 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			continue
 		}
 		if !isLockError(err) {
-			return nil, fmt.Errorf("cas: open store %s: %w", dir, err)
+			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 		}
 		holder := readHolder(dir)
 		if time.Now().After(deadline) {
@@ -153,6 +230,14 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if b.scratch != nil {
+		if v, found, known := b.scratch.get(key); known {
+			if !found {
+				return nil, ErrNotFound
+			}
+			return v, nil
+		}
+	}
 	var out []byte
 	var packed bool
 	err := b.db.View(func(txn *badger.Txn) error {
@@ -197,6 +282,11 @@ func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	if b.scratch != nil {
+		if _, found, known := b.scratch.get(key); known {
+			return found, nil
+		}
+	}
 	err := b.db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(key)
 		return err
@@ -213,6 +303,12 @@ func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
 // Set implements Backend.
 func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if b.scratch != nil {
+		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
+	}
+	if err := b.space.check(entriesSize(entries, nil)); err != nil {
 		return err
 	}
 	err := b.db.Update(func(txn *badger.Txn) error {
@@ -234,6 +330,9 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if b.scratch != nil {
+		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
+	}
 	err := b.db.Update(func(txn *badger.Txn) error {
 		for _, k := range keys {
 			if err := txn.Delete(k); err != nil {
@@ -251,6 +350,12 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 // Update implements Backend.
 func (b *Badger) Update(ctx context.Context, entries []Entry, deletes [][]byte) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if b.scratch != nil {
+		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
+	}
+	if err := b.space.check(entriesSize(entries, deletes)); err != nil {
 		return err
 	}
 	err := b.db.Update(func(txn *badger.Txn) error {
@@ -277,6 +382,15 @@ func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if b.scratch != nil {
+		return b.scratch.scan(ctx, prefix, keysOnly, func(f func(k, v []byte) error) error {
+			return b.scan(ctx, prefix, keysOnly, f)
+		}, fn)
+	}
+	return b.scan(ctx, prefix, keysOnly, fn)
+}
+
+func (b *Badger) scan(ctx context.Context, prefix []byte, keysOnly bool, fn func(key, value []byte) error) error {
 	err := b.db.View(func(txn *badger.Txn) error {
 		opt := badger.DefaultIteratorOptions
 		opt.Prefix = prefix
@@ -318,6 +432,9 @@ func (b *Badger) Sync() error {
 	if b.db.IsClosed() {
 		return ErrClosed // badger's Sync dereferences freed state after Close
 	}
+	if b.scratch != nil {
+		return nil
+	}
 	if err := b.db.Sync(); err != nil {
 		return b.wrap("sync", err)
 	}
@@ -329,7 +446,9 @@ func (b *Badger) Close() error {
 	if b.dead {
 		return nil // a failed Reclaim already closed it
 	}
-	_ = os.Remove(filepath.Join(b.dir, holderFile))
+	if b.scratch == nil {
+		_ = os.Remove(filepath.Join(b.dir, holderFile))
+	}
 	perr := b.packs.close()
 	if err := b.db.Close(); err != nil {
 		return b.wrap("close", err)
@@ -344,13 +463,17 @@ func (b *Badger) NewBatch() Batch {
 		// A WriteBatch of a closed DB can block forever in Flush.
 		return &badgerBatch{db: b.db}
 	}
-	return &badgerBatch{db: b.db, packs: b.packs, wb: b.db.NewWriteBatch()}
+	if b.scratch != nil {
+		return &scratchBatch{s: b.scratch}
+	}
+	return &badgerBatch{db: b.db, packs: b.packs, wb: b.db.NewWriteBatch(), space: b.space}
 }
 
 type badgerBatch struct {
 	db    *badger.DB
 	packs *packs
 	wb    *badger.WriteBatch // nil when created after Close
+	space *spaceGuard
 
 	mu      sync.Mutex
 	pending []pendingPtr // pointers into packs not yet known durable
@@ -370,6 +493,9 @@ func (w *badgerBatch) Put(key, value []byte) error {
 		return ErrClosed
 	}
 	if len(value) < packThreshold {
+		if err := w.space.check(int64(len(key) + len(value))); err != nil {
+			return err
+		}
 		if err := w.wb.Set(key, value); err != nil {
 			return fmt.Errorf("cas: batch put: %w", err)
 		}
@@ -455,16 +581,38 @@ func (w *badgerBatch) Flush() error {
 		return err
 	}
 	if err := w.wb.Flush(); err != nil {
-		return fmt.Errorf("cas: batch flush: %w", err)
+		return fmt.Errorf("cas: batch flush: %w", w.packs.noSpace(err))
 	}
 	return nil
 }
 
 func (w *badgerBatch) Cancel() {
 	w.mu.Lock()
+	if len(w.pending) > 0 {
+		// Values of a cancelled batch are garbage: the pack they went to
+		// is given up rather than synced and kept (see packs.abandon).
+		ids := make(map[uint64]struct{})
+		for _, p := range w.pending {
+			ids[p.pack] = struct{}{}
+		}
+		w.packs.abandon(ids)
+	}
 	w.pending = nil
 	w.mu.Unlock()
 	if w.wb != nil && !w.db.IsClosed() {
 		w.wb.Cancel()
 	}
+}
+
+// entriesSize is about what a transaction of entries and deletes adds to
+// Badger's memtable.
+func entriesSize(entries []Entry, deletes [][]byte) int64 {
+	n := int64(0)
+	for _, e := range entries {
+		n += int64(len(e.Key) + len(e.Value) + 16)
+	}
+	for _, k := range deletes {
+		n += int64(len(k) + 16)
+	}
+	return n
 }

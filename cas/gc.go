@@ -88,6 +88,9 @@ func (s *Store) Sweep(ctx context.Context, live LiveSet, dryRun bool) (SweepStat
 // threshold live there, and the compaction drops deleted ones), and runs
 // value-log GC until it finds nothing to rewrite.
 func (b *Badger) Reclaim(ctx context.Context) error {
+	if b.scratch != nil {
+		return fmt.Errorf("cas: reclaim: store %s opened read-only", b.dir)
+	}
 	if err := b.packs.startFresh(); err != nil {
 		return err
 	}
@@ -265,7 +268,10 @@ func (b *Badger) repack(ctx context.Context) error {
 			return fmt.Errorf("cas: remove pack: %w", err)
 		}
 	}
-	return syncDir(b.dir)
+	if err := syncDir(b.dir); err != nil {
+		return fmt.Errorf("cas: reclaim: %w", b.packs.noSpace(err))
+	}
+	return nil
 }
 
 // scanPacked calls fn with every key whose value is a pack pointer, the

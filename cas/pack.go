@@ -2,6 +2,7 @@ package cas
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -90,7 +91,9 @@ func decodePackPtr(b []byte) (packPtr, error) {
 
 // packs reads and appends the pack files of one store directory.
 type packs struct {
-	dir string
+	dir      string
+	readOnly bool        // reads only (a read-only store)
+	space    *spaceGuard // keeps Badger's reserve free; nil: not checked
 
 	mu      sync.Mutex // guards the writer state below
 	started bool       // the first open (which may reuse the newest pack) happened
@@ -98,6 +101,7 @@ type packs struct {
 	cur     *os.File   // pack being appended, nil when none is open
 	curID   uint64
 	curSize int64            // bytes in cur, buffered ones included
+	synced  int64            // bytes of cur known durable (what a failure truncates it back to)
 	buf     []byte           // written at the end of cur
 	dirty   bool             // cur has bytes not yet fsynced
 	created bool             // cur was created by this process and the directory not yet synced
@@ -125,14 +129,20 @@ func (p *packs) open() error {
 		if err != nil {
 			return fmt.Errorf("cas: list packs: %w", err)
 		}
+		if n := len(list); n > 0 && list[n-1].size == 0 {
+			// An empty pack (a process that failed to write its header,
+			// before this one removed such packs) names nothing.
+			_ = os.Remove(filepath.Join(p.dir, packName(list[n-1].id)))
+		}
 		if n := len(list); n > 0 {
 			p.nextID = list[n-1].id + 1
 			last := list[n-1]
 			if last.size >= int64(len(packMagic)) && last.size < packTarget/2 && p.validHeader(last.id) {
-				f, err := os.OpenFile(filepath.Join(p.dir, packName(last.id)), os.O_WRONLY|os.O_APPEND, 0)
+				f, err := createPack(filepath.Join(p.dir, packName(last.id)), false)
 				if err == nil {
 					p.started = true
 					p.cur, p.curID, p.curSize = f, last.id, last.size
+					p.synced = last.size
 					p.created = false
 					return nil
 				}
@@ -143,12 +153,13 @@ func (p *packs) open() error {
 		p.started = true
 	}
 	id := p.nextID
-	f, err := os.OpenFile(filepath.Join(p.dir, packName(id)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := createPack(filepath.Join(p.dir, packName(id)), true)
 	if err != nil {
-		return fmt.Errorf("cas: create pack: %w", err)
+		return fmt.Errorf("cas: create pack: %w", p.noSpace(err))
 	}
 	p.nextID = id + 1
 	p.cur, p.curID, p.curSize, p.created = f, id, 0, true
+	p.synced = 0
 	p.buf = append(p.buf[:0], packMagic...)
 	p.curSize = int64(len(packMagic))
 	p.dirty = true
@@ -190,7 +201,7 @@ func (p *packs) add(value []byte) (packPtr, error) {
 }
 
 // syncFull syncs a full pack in settle. A variable for tests.
-var syncFull = (*os.File).Sync
+var syncFull = syncFile
 
 // fullPack is a pack rotated out by addLocked, to be synced and closed.
 type fullPack struct {
@@ -202,6 +213,17 @@ type fullPack struct {
 // addLocked appends value; when that fills the pack, it returns the pack
 // for settle. Caller holds p.mu.
 func (p *packs) addLocked(value []byte, crc uint32) (packPtr, *fullPack, error) {
+	if p.readOnly {
+		return packPtr{}, nil, fmt.Errorf("cas: write pack: store opened read-only")
+	}
+	if err := p.space.check(int64(len(value))); err != nil {
+		if p.cur != nil && p.dirty {
+			// Values appended since the last sync cannot be made durable
+			// now: give their space back (see fail).
+			return packPtr{}, nil, p.fail(err)
+		}
+		return packPtr{}, nil, err
+	}
 	if p.cur == nil {
 		if err := p.open(); err != nil {
 			return packPtr{}, nil, err
@@ -212,7 +234,7 @@ func (p *packs) addLocked(value []byte, crc uint32) (packPtr, *fullPack, error) 
 		if err := p.flushBuf(); err != nil {
 			return packPtr{}, nil, err
 		}
-		if _, err := p.cur.Write(value); err != nil {
+		if _, err := writeFile(p.cur, value); err != nil {
 			return packPtr{}, nil, p.fail(err)
 		}
 	} else {
@@ -259,8 +281,12 @@ func (p *packs) settle(full *fullPack) error {
 	delete(p.syncing, full.id)
 	p.settled.Broadcast()
 	if err != nil {
-		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), err)
+		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), p.noSpace(err))
 		p.broken[full.id] = err
+		if full.created {
+			// Never synced: no committed pointer names it.
+			_ = os.Remove(filepath.Join(p.dir, packName(full.id)))
+		}
 		return err
 	}
 	return nil
@@ -279,9 +305,20 @@ func (p *packs) waitSettled() {
 // marked broken (batches holding pointers into it fail) and the next
 // value starts a new pack. Caller holds p.mu.
 func (p *packs) fail(err error) error {
-	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), err)
+	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), p.noSpace(err))
 	if p.cur != nil {
 		_ = p.cur.Close()
+		name := filepath.Join(p.dir, packName(p.curID))
+		if p.created {
+			// Created by this process and never synced: no committed
+			// pointer names it, and a failed attempt leaves no debris.
+			_ = os.Remove(name)
+		} else if p.synced > 0 {
+			// Bytes past the last sync are named by no committed pointer
+			// (pointers are written only once their values are synced):
+			// on a full disk they are space the user needs back.
+			_ = os.Truncate(name, p.synced)
+		}
 		p.broken[p.curID] = err
 		p.sealed = p.curID + 1
 		p.cur = nil
@@ -291,12 +328,37 @@ func (p *packs) fail(err error) error {
 	return err
 }
 
+// noSpace is wrapNoSpace for this store's packs.
+func (p *packs) noSpace(err error) error {
+	name := ""
+	if p.space != nil {
+		name = p.space.name
+	}
+	return wrapNoSpaceNamed(p.dir, name, err)
+}
+
+// errAbandoned breaks a pack whose unsynced values belong to a cancelled
+// batch.
+var errAbandoned = errors.New("cas: batch cancelled")
+
+// abandon gives up the current pack if it holds unsynced values and its
+// id is in ids (a cancelled batch's): they would otherwise be synced and
+// kept as garbage by the next sync or Close; fail truncates or removes
+// them instead. Another batch with unsynced values in it fails.
+func (p *packs) abandon(ids map[uint64]struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := ids[p.curID]; ok && p.cur != nil && p.dirty {
+		_ = p.fail(errAbandoned)
+	}
+}
+
 // flushBuf writes the buffer to the current pack. Caller holds p.mu.
 func (p *packs) flushBuf() error {
 	if len(p.buf) == 0 {
 		return nil
 	}
-	if _, err := p.cur.Write(p.buf); err != nil {
+	if _, err := writeFile(p.cur, p.buf); err != nil {
 		return p.fail(err)
 	}
 	p.buf = p.buf[:0]
@@ -311,7 +373,7 @@ func (p *packs) syncLocked() error {
 	if err := p.flushBuf(); err != nil {
 		return err
 	}
-	if err := p.cur.Sync(); err != nil {
+	if err := syncFile(p.cur); err != nil {
 		return p.fail(err)
 	}
 	if p.created {
@@ -321,6 +383,7 @@ func (p *packs) syncLocked() error {
 		p.created = false
 	}
 	p.dirty = false
+	p.synced = p.curSize
 	return nil
 }
 
@@ -432,6 +495,9 @@ func (p *packs) close() error {
 func syncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
+	}
+	if err := fault("syncdir", dir); err != nil {
+		return &os.PathError{Op: "sync", Path: dir, Err: err}
 	}
 	d, err := os.Open(dir)
 	if err != nil {

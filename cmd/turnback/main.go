@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
 )
 
 // Exit codes of the CLI contract.
@@ -133,6 +134,11 @@ func execute(ctx context.Context, g *globals) int {
 		g.json = wantsJSON(args)
 	}
 	msg := err.Error()
+	var noSpace *cas.NoSpaceError
+	if errors.As(err, &noSpace) {
+		// The contract's message, whatever step ran out of space.
+		msg = "turnback: " + noSpace.Error()
+	}
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
 	}
@@ -147,7 +153,9 @@ func execute(ctx context.Context, g *globals) int {
 		}
 		writeJSON(stdout, doc)
 	}
-	fmt.Fprintln(stderr, msg)
+	// Error messages name paths (and quote what the user typed): nothing
+	// from them reaches the terminal as a control character.
+	fmt.Fprintln(stderr, safeText(msg))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
@@ -213,7 +221,8 @@ ${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
 subdirectory, turnback finds the nearest ancestor that has a store.
 
 Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait).
+4 store busy (another process held it past the wait), 5 done but incomplete
+(undo, redo or restore left paths not restorable; listed).
 
 Environment:
   TURNBACK_STORE            store directory (as --store)
@@ -252,7 +261,7 @@ Environment:
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
-		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newGCCmd(g), newInfoCmd(g),
+		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
 	root.InitDefaultHelpCmd()
@@ -390,6 +399,17 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 // instead and open returns a forwardedExit error carrying its exit code
 // (its output has been written).
 func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
+	return g.openAccess(cmd, turnback.AccessWrite)
+}
+
+// openRead is open for a reading command: the store is opened read-only
+// (see turnback.AccessRead), or, for status, read-only only when it
+// cannot be written (turnback.AccessReadPreferWrite).
+func (g *globals) openRead(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
+	return g.openAccess(cmd, access)
+}
+
+func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
 	ctx := cmd.Context()
 	workTree, storeDir, session, err := g.locate()
 	if err != nil {
@@ -399,9 +419,10 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		Store:   storeDir,
 		Session: session,
 		Force:   g.force,
+		Access:  access,
 		Holder:  "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
-			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", holder)
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", safeText(holder))
 		},
 	}
 	if err := limitsFromEnv(g.getenv, &opts); err != nil {
@@ -445,7 +466,7 @@ func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
 		// left by one that was killed goes.
 		removeStaleSocket(storeDir)
 	}
-	if err == nil && g.served == nil {
+	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}
 	}
 	return repo, err

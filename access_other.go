@@ -1,0 +1,6 @@
+//go:build !unix
+
+package turnback
+
+// dirWritable cannot be asked cheaply here; a failed write reports it.
+func dirWritable(string) bool { return true }

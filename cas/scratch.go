@@ -1,0 +1,173 @@
+package cas
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// ErrNoStore: a read-only open found no database.
+var ErrNoStore = errors.New("cas: no store")
+
+// scratch holds the writes made to a store opened read-only: a reading
+// command that captures the work tree (status) writes its blobs and trees
+// here and reads them back, and they are gone at Close. Reads see the
+// scratch first, then the database.
+type scratch struct {
+	mu   sync.RWMutex
+	vals map[string][]byte // written
+	gone map[string]bool   // deleted
+}
+
+func newScratch() *scratch {
+	return &scratch{vals: map[string][]byte{}, gone: map[string]bool{}}
+}
+
+// get returns the scratch's value of key; known says whether the scratch
+// decides (written or deleted there).
+func (s *scratch) get(key []byte) (v []byte, found, known bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if v, ok := s.vals[string(key)]; ok {
+		return bytes.Clone(v), true, true
+	}
+	return nil, false, s.gone[string(key)]
+}
+
+func (s *scratch) update(entries []Entry, deletes [][]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range deletes {
+		delete(s.vals, string(k))
+		s.gone[string(k)] = true
+	}
+	for _, e := range entries {
+		s.vals[string(e.Key)] = bytes.Clone(e.Value)
+		delete(s.gone, string(e.Key))
+	}
+}
+
+// scan merges the scratch's keys with prefix into fn's view of the
+// database's (base, which calls its function in key order).
+func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base func(func(k, v []byte) error) error, fn func(k, v []byte) error) error {
+	s.mu.RLock()
+	var keys []string
+	for k := range s.vals {
+		if len(k) >= len(prefix) && k[:len(prefix)] == string(prefix) {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.RUnlock()
+	sort.Strings(keys)
+	emit := func(k string) error {
+		v, found, _ := s.get([]byte(k))
+		if !found {
+			return nil
+		}
+		if keysOnly {
+			v = nil
+		}
+		return fn([]byte(k), v)
+	}
+	err := base(func(k, v []byte) error {
+		for len(keys) > 0 && keys[0] < string(k) {
+			if err := emit(keys[0]); err != nil {
+				return err
+			}
+			keys = keys[1:]
+		}
+		if len(keys) > 0 && keys[0] == string(k) {
+			keys = keys[1:]
+			return emit(string(k))
+		}
+		if _, _, known := s.get(k); known {
+			return nil // deleted in the scratch
+		}
+		return fn(k, v)
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := emit(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scratchBatch is the Batch of a read-only Badger.
+type scratchBatch struct {
+	s    *scratch
+	done atomic.Bool
+}
+
+func (b *scratchBatch) Put(key, value []byte) error {
+	if b.done.Load() {
+		return errBatchDone
+	}
+	b.s.update([]Entry{{Key: key, Value: value}}, nil)
+	return nil
+}
+
+func (b *scratchBatch) putCopy(key, value []byte) error { return b.Put(key, value) }
+
+func (b *scratchBatch) Flush() error {
+	if b.done.Swap(true) {
+		return errBatchDone
+	}
+	return nil
+}
+
+func (b *scratchBatch) Cancel() { b.done.Store(true) }
+
+// ReadOnly reports whether b was opened read-only (its writes are kept in
+// memory only).
+func (b *Badger) ReadOnly() bool { return b.scratch != nil }
+
+// ErrReadOnly: a record (Set, Update, Delete) written to a store opened
+// read-only. Batches (blobs, trees) go to memory instead; records that
+// would be lost silently are refused.
+var ErrReadOnly = errors.New("cas: store opened read-only")
+
+// OpenBadgerEmpty returns a read-only Badger with no data and no
+// directory (Badger's in-memory mode): the store of a folder that has
+// none, for reading commands that must create nothing.
+func OpenBadgerEmpty() (*Badger, error) {
+	o := badgerOptions("").WithInMemory(true)
+	db, err := badger.Open(o)
+	if err != nil {
+		return nil, fmt.Errorf("cas: open empty store: %w", err)
+	}
+	p := newPacks("")
+	p.readOnly = true
+	return &Badger{db: db, packs: p, scratch: newScratch()}, nil
+}
+
+// HasRoom reports whether the file system of dir (or of its nearest
+// existing ancestor) has more than a store's reserve free (see
+// NoSpaceError).
+func HasRoom(dir string) bool {
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return true
+		}
+		dir = parent
+	}
+	return newSpaceGuard(dir, "").check(0) == nil
+}

@@ -1,0 +1,206 @@
+package turnback
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// A store directory carries a format marker, written when turnback
+// creates the store and before anything else goes into it. turnback
+// writes only into a directory that is absent, empty, or has the marker
+// (or is a store of an earlier turnback, see recognizeLegacy); any other
+// directory is refused before anything is written (ErrNotStore), so that
+// --store pointed at another program's folder changes nothing there.
+
+// markerName is the marker file in a store directory.
+const markerName = "turnback-store.json"
+
+// markerFormat names the format in the marker; storeVersion is the
+// version this turnback writes and the newest it opens.
+const (
+	markerFormat = "turnback store"
+	storeVersion = 1
+)
+
+// ErrNotStore: the directory given as the store holds files turnback
+// did not write; nothing was written there.
+var ErrNotStore = errors.New("turnback: not a turnback store")
+
+// storeMarker is the marker's content.
+type storeMarker struct {
+	Format   string `json:"format"`
+	Version  int    `json:"version"`
+	WorkTree string `json:"work_tree"`
+}
+
+// storeState is what a look at a store directory found.
+type storeState int
+
+const (
+	storeAbsent storeState = iota // no directory, or an empty one
+	storeMarked                   // has our marker
+	storeLegacy                   // a store of an earlier turnback, without the marker
+)
+
+// inspectStore classifies dir without writing anything. A directory that
+// is neither empty nor ours is ErrNotStore.
+func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return storeAbsent, nil, nil
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("turnback: store %s: %w", dir, err)
+	}
+	var names []string
+	fresh := true // only files turnback writes beside a store before its database
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, markerName+".") && strings.HasSuffix(n, ".tmp") {
+			continue // a marker whose writing was interrupted
+		}
+		names = append(names, n)
+		if !freshName(n) {
+			fresh = false
+		}
+	}
+	if len(names) == 0 || fresh {
+		return storeAbsent, nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, markerName))
+	if err == nil {
+		var m storeMarker
+		if json.Unmarshal(data, &m) != nil || m.Format != markerFormat || m.Version < 1 {
+			return 0, nil, fmt.Errorf("%w: %s has a %s that is not turnback's; refusing to write there", ErrNotStore, dir, markerName)
+		}
+		if m.Version > storeVersion {
+			return 0, nil, fmt.Errorf("turnback: store %s has format version %d; this turnback reads up to %d: upgrade turnback", dir, m.Version, storeVersion)
+		}
+		return storeMarked, &m, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return 0, nil, fmt.Errorf("turnback: store %s: %w", dir, err)
+	}
+	if err := recognizeLegacy(ctx, dir, names); err != nil {
+		return 0, nil, err
+	}
+	return storeLegacy, nil, nil
+}
+
+// recognizeLegacy accepts a store written by a turnback from before the
+// marker: it has the "worktree" note (an absolute path), nothing but the
+// files such a store holds, and a database that passes the checks that
+// keep Badger from deleting anything and whose keys, if any, include
+// turnback's metadata (m/...), read through a read-only open.
+func recognizeLegacy(ctx context.Context, dir string, names []string) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("%w: %s %s; refusing to write there (choose an empty or new directory for the store)", ErrNotStore, dir, why)
+	}
+	wt, ok := recordedWorkTree(dir)
+	if !ok || !filepath.IsAbs(wt) {
+		return refuse(fmt.Sprintf("holds files turnback did not write (%s) and no %s", sampleNames(names), markerName))
+	}
+	for _, n := range names {
+		if !legacyName(n) {
+			return refuse(fmt.Sprintf("holds %q, which a turnback store does not", n))
+		}
+	}
+	db := filepath.Join(dir, "db")
+	if _, err := os.Stat(filepath.Join(db, "MANIFEST")); errors.Is(err, os.ErrNotExist) {
+		// No database yet (or a damaged one, which the open refuses).
+		return nil
+	}
+	b, err := cas.OpenBadger(ctx, db, cas.BadgerOptions{ReadOnly: true, LockWait: DefaultLockWait, Name: dir})
+	if err != nil {
+		if errors.Is(err, cas.ErrBusy) || errors.Is(err, cas.ErrDamaged) {
+			return err
+		}
+		return fmt.Errorf("turnback: store %s: %w", dir, err)
+	}
+	defer b.Close()
+	anyKey, ours := false, false
+	stop := errors.New("stop")
+	err = b.Scan(ctx, nil, true, func(k, _ []byte) error {
+		anyKey = true
+		if strings.HasPrefix(string(k), "m/") {
+			ours = true
+			return stop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, stop) {
+		return fmt.Errorf("turnback: store %s: %w", dir, err)
+	}
+	if anyKey && !ours {
+		return refuse("holds a database without turnback's records")
+	}
+	return nil
+}
+
+// freshName reports whether a store directory may hold a file of this
+// name before its database is created: the watch daemon's log and
+// socket, the note of an automatic start that failed, a hook's log.
+func freshName(n string) bool {
+	switch n {
+	case "watch.log", "watch.log.1", "watch.log.old", "watch.sock", "watch.failed", "hook.log":
+		return true
+	}
+	return false
+}
+
+// legacyName reports whether a store of an earlier turnback may hold a
+// file of this name.
+func legacyName(n string) bool {
+	switch {
+	case n == "db", n == worktreeNote, n == worktreeNote+".tmp":
+		return true
+	case strings.HasPrefix(n, "watch"), strings.HasPrefix(n, "journal"), strings.HasPrefix(n, "restore"),
+		strings.HasPrefix(n, "daemon"), strings.HasSuffix(n, ".sock"), strings.HasSuffix(n, ".log"),
+		strings.HasSuffix(n, ".tmp"), strings.HasSuffix(n, ".lock"), strings.HasPrefix(n, "."):
+		return true
+	}
+	return false
+}
+
+func sampleNames(names []string) string {
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + ", ..."
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeMarker records dir as a store of workTree.
+func writeMarker(dir, workTree string) error {
+	data, err := json.MarshalIndent(storeMarker{Format: markerFormat, Version: storeVersion, WorkTree: workTree}, "", "  ")
+	if err != nil {
+		return err
+	}
+	// A temporary name of its own: concurrent first commands each write
+	// the same marker.
+	f, err := os.CreateTemp(dir, markerName+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
+	}
+	_, err = f.Write(append(data, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, markerName))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
+	}
+	return nil
+}
