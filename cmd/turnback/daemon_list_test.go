@@ -34,6 +34,13 @@ func TestWatchListStopAll(t *testing.T) {
 		d.pid = detachDaemon(t, d.wt, d.store, "--idle-timeout", "10m")
 		ds = append(ds, d)
 	}
+	// info names the daemon serving the folder, with its memory.
+	so, _, _ := binRun(t, bin, "", "-C", ds[0].wt, "--store", ds[0].store, "info")
+	infoLine := regexp.MustCompile(fmt.Sprintf(`\nwatched:    by pid %d since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(1 commands served, \d+\.\d MiB of memory; socket %s\)\n`,
+		ds[0].pid, regexp.QuoteMeta(socketPath(ds[0].store))))
+	if !infoLine.MatchString(so) {
+		t.Errorf("info of a watched folder:\n%s", so)
+	}
 	c := ds[2]
 	mustDo(t, syscall.Kill(c.pid, syscall.SIGSTOP))
 	t.Cleanup(func() { _ = syscall.Kill(c.pid, syscall.SIGKILL) })
