@@ -161,3 +161,37 @@ func TestGCStoresStopsDaemon(t *testing.T) {
 		t.Errorf("the daemon (pid %d) still runs", info.PID)
 	}
 }
+
+// TestWatchListDeletedBinary: a daemon whose executable was deleted (an
+// upgrade, a temporary build) is still listed and stopped.
+func TestWatchListDeletedBinary(t *testing.T) {
+	bin := testBinary(t)
+	base := t.TempDir()
+	data, err := os.ReadFile(bin)
+	mustDo(t, err)
+	old := filepath.Join(base, "old", "turnback")
+	mustDo(t, os.MkdirAll(filepath.Dir(old), 0o755))
+	mustDo(t, os.WriteFile(old, data, 0o755))
+	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
+	writeTree(t, wt, map[string]string{"f": "1"})
+	so, se, code := binRun(t, old, "", "-C", wt, "--store", store, "--json", "watch", "--detach")
+	var info daemonInfo
+	if code != 0 || json.Unmarshal([]byte(so), &info) != nil {
+		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(info.PID, syscall.SIGKILL) })
+	mustDo(t, os.Remove(old))
+	if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", info.PID)); !strings.HasSuffix(target, " (deleted)") {
+		t.Fatalf("the daemon's executable is %q; want it deleted", target)
+	}
+	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
+	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+wt+"  "+store+"  -") {
+		t.Errorf("watch --list: exit %d\n%s", code, so)
+	}
+	from := time.Now()
+	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, wt) {
+		t.Errorf("watch --stop-all: exit %d, %q", code, so)
+	}
+	waitGone(t, from, "watch --stop-all", info.PID)
+}
