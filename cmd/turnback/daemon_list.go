@@ -262,7 +262,7 @@ func (g *globals) listDaemons(dir string) error {
 			note = "-"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.PID, d.Since.In(g.location()).Format("2006-01-02 15:04:05"),
-			idle, mem, d.WorkTree, d.Store, note)
+			idle, mem, quotePath(d.WorkTree), quotePath(d.Store), note)
 	}
 	return tw.Flush()
 }
@@ -307,11 +307,11 @@ func (g *globals) stopAll(dir string) error {
 			fmt.Fprintln(g.stdout, "no watch daemons")
 		}
 		for _, s := range stopped {
-			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, s.WorkTree)
+			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, quotePath(s.WorkTree))
 		}
 	}
 	for _, s := range survivors {
-		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, s.WorkTree, s.PID)
+		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, quotePath(s.WorkTree), s.PID)
 	}
 	if len(survivors) > 0 {
 		return codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", len(survivors))}
@@ -428,9 +428,9 @@ func (g *globals) orphanDaemons(ctx context.Context, stop bool) map[string]int {
 				continue
 			}
 			if by := stopListed(d); by != "" {
-				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", o.Store, d.PID, by)
+				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", quotePath(o.Store), d.PID, by)
 			} else {
-				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", o.Store, d.PID)
+				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", quotePath(o.Store), d.PID)
 			}
 		}
 	}

@@ -172,7 +172,8 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	old := filepath.Join(base, "old", "turnback")
 	mustDo(t, os.MkdirAll(filepath.Dir(old), 0o755))
 	mustDo(t, os.WriteFile(old, data, 0o755))
-	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
+	// A folder name that would forge a line of the table, printed quoted.
+	wt, store := filepath.Join(base, "w\nforged \x1b[2J"), filepath.Join(base, "s")
 	writeTree(t, wt, map[string]string{"f": "1"})
 	so, se, code := binRun(t, old, "", "-C", wt, "--store", store, "--json", "watch", "--detach")
 	var info daemonInfo
@@ -186,11 +187,11 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	}
 	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
 	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
-	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+wt+"  "+store+"  -") {
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+quotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J"`) {
 		t.Errorf("watch --list: exit %d\n%s", code, so)
 	}
 	from := time.Now()
-	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, wt) {
+	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, quotePath(wt)) {
 		t.Errorf("watch --stop-all: exit %d, %q", code, so)
 	}
 	waitGone(t, from, "watch --stop-all", info.PID)
