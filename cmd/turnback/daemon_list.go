@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -43,6 +44,9 @@ type listedDaemon struct {
 	Answering   bool     `json:"answering"`
 	// Problems: "store gone", "folder gone", "not answering".
 	Problems []string `json:"problems"`
+	// The paths exactly (base64) when they are not valid UTF-8.
+	WorkTreeBytes string `json:"work_tree_bytes,omitempty"`
+	StoreBytes    string `json:"store_bytes,omitempty"`
 
 	ticks uint64 // process identity, for signals
 }
@@ -165,6 +169,7 @@ func findDaemons() ([]listedDaemon, error) {
 			d.Problems = append(d.Problems, "folder gone")
 		}
 		sort.Strings(d.Problems)
+		d.WorkTreeBytes, d.StoreBytes = jsonBytes(d.WorkTree), jsonBytes(d.Store)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Since.Equal(out[j].Since) {
@@ -178,7 +183,15 @@ func findDaemons() ([]listedDaemon, error) {
 // fill takes what the daemon said of itself.
 func (d *listedDaemon) fill(info *daemonInfo) {
 	d.Answering = true
-	d.WorkTree, d.Store, d.Socket = info.WorkTree, info.Store, info.Socket
+	// The daemon's JSON answer cannot carry a path that is not valid
+	// UTF-8; /proc gave the exact one.
+	if d.WorkTree == "" || utf8.ValidString(d.WorkTree) {
+		d.WorkTree = info.WorkTree
+	}
+	if d.Store == "" || utf8.ValidString(d.Store) {
+		d.Store = info.Store
+	}
+	d.Socket = info.Socket
 	d.Since = info.Since.UTC()
 	idle, n := info.IdleSeconds, info.Requests
 	d.IdleSeconds, d.Requests, d.IdleTimeout = &idle, &n, info.IdleTimeout
@@ -282,7 +295,9 @@ type stoppedDaemon struct {
 	Store    string `json:"store"`
 	// By: "socket" (asked, it released the store), "SIGTERM", or
 	// "" for one still running (in survivors).
-	By string `json:"by,omitempty"`
+	By            string `json:"by,omitempty"`
+	WorkTreeBytes string `json:"work_tree_bytes,omitempty"`
+	StoreBytes    string `json:"store_bytes,omitempty"`
 }
 
 // stopAll is watch --stop-all.
@@ -293,7 +308,7 @@ func (g *globals) stopAll(dir string) error {
 	}
 	var stopped, survivors []stoppedDaemon
 	for _, d := range list {
-		s := stoppedDaemon{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store}
+		s := stoppedDaemon{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store, WorkTreeBytes: d.WorkTreeBytes, StoreBytes: d.StoreBytes}
 		if s.By = stopListed(d); s.By != "" {
 			stopped = append(stopped, s)
 		} else {

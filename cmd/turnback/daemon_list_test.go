@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -173,7 +174,7 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	mustDo(t, os.MkdirAll(filepath.Dir(old), 0o755))
 	mustDo(t, os.WriteFile(old, data, 0o755))
 	// A folder name that would forge a line of the table, printed quoted.
-	wt, store := filepath.Join(base, "w\nforged \x1b[2J"), filepath.Join(base, "s")
+	wt, store := filepath.Join(base, "w\nforged \x1b[2J\xff"), filepath.Join(base, "s")
 	writeTree(t, wt, map[string]string{"f": "1"})
 	so, se, code := binRun(t, old, "", "-C", wt, "--store", store, "--json", "watch", "--detach")
 	var info daemonInfo
@@ -187,8 +188,19 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	}
 	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
 	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
-	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+quotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J"`) {
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+quotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J\377"`) {
 		t.Errorf("watch --list: exit %d\n%s", code, so)
+	}
+	so, _, _ = binRun(t, bin, "", "--json", "watch", "--list", "--under", base)
+	var doc struct {
+		Daemons []struct {
+			WorkTreeBytes string `json:"work_tree_bytes"`
+			StoreBytes    string `json:"store_bytes"`
+		} `json:"daemons"`
+	}
+	if err := json.Unmarshal([]byte(so), &doc); err != nil || len(doc.Daemons) != 1 ||
+		doc.Daemons[0].WorkTreeBytes != base64.StdEncoding.EncodeToString([]byte(wt)) || doc.Daemons[0].StoreBytes != "" {
+		t.Errorf("watch --list --json of a folder whose name is not UTF-8: %v\n%s", err, so)
 	}
 	from := time.Now()
 	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, quotePath(wt)) {
