@@ -165,7 +165,7 @@ func findDaemons() ([]listedDaemon, error) {
 		if !hasString(d.Problems, "store gone") && d.Store != "" && !storeThere(d.Store) {
 			d.Problems = append(d.Problems, "store gone")
 		}
-		if _, err := os.Stat(d.WorkTree); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(d.WorkTree); d.WorkTree != "" && errors.Is(err, os.ErrNotExist) {
 			d.Problems = append(d.Problems, "folder gone")
 		}
 		sort.Strings(d.Problems)
