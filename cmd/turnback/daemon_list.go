@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -114,17 +115,32 @@ func findDaemons() ([]listedDaemon, error) {
 				d.Store = filepath.Join(p.cwd, d.Store)
 			}
 		}
-		if d.Store != "" && !p.gone {
-			if info, ok := pingWithin(d.Store, time.Second); ok && info.PID == p.pid {
-				d.fill(info)
-			}
-		}
 		if p.gone {
 			d.Problems = append(d.Problems, "store gone")
 		}
 		out = append(out, d)
 		seen[p.pid] = true
 	}
+	// Asked all at once: one that does not answer costs its second
+	// once, not once per daemon after it.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range out {
+		d := &out[i]
+		if d.Store == "" || hasString(d.Problems, "store gone") {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if info, ok := pingWithin(d.Store, time.Second); ok && info.PID == d.PID {
+				d.fill(info)
+			}
+		}()
+	}
+	wg.Wait()
 	// Daemons listening in the per-user directory that /proc did not
 	// show, and without /proc, those of the stores in the default
 	// location too.
