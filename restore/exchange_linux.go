@@ -29,11 +29,13 @@ func renameat2(src *os.Root, srcName string, dst *os.Root, dstName string, flags
 		return err
 	}
 	defer sf.Close()
-	df, err := dst.Open(".")
-	if err != nil {
-		return err
+	df := sf
+	if dst != src {
+		if df, err = dst.Open("."); err != nil {
+			return err
+		}
+		defer df.Close()
 	}
-	defer df.Close()
 	err = unix.Renameat2(int(sf.Fd()), srcName, int(df.Fd()), dstName, flags)
 	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) {
 		return errNoExchange

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -248,7 +247,7 @@ func onDisk(ctx context.Context, d *dirs, path string, e *manifest.Entry) (bool,
 		return false, nil
 	}
 	defer f.Close()
-	h, _, err := cas.HashReader(ctx, f)
+	h, _, err := hashContent(ctx, f)
 	return err == nil && h == e.Hash, nil
 }
 
