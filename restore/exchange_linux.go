@@ -23,7 +23,13 @@ func renameNoReplace(src *os.Root, srcName string, dst *os.Root, dstName string)
 	return renameat2(src, srcName, dst, dstName, unix.RENAME_NOREPLACE)
 }
 
+// noRenameat2 makes renameat2 unavailable (tests of the fallback).
+var noRenameat2 bool
+
 func renameat2(src *os.Root, srcName string, dst *os.Root, dstName string, flags uint) error {
+	if noRenameat2 {
+		return errNoExchange
+	}
 	sf, err := src.Open(".")
 	if err != nil {
 		return err

@@ -72,6 +72,16 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 					continue
 				}
 			}
+			if !isOld && !isNew && a.Old != nil {
+				// The rename-aside fallback stopped between its two
+				// renames: what was there is held, the path is empty.
+				dir, _ := split(a.Path)
+				if gone, err := onDisk(ctx, d, a.Path, nil); err == nil && gone {
+					if fi, err := d.lstat(joinRel(dir, heldName(j.ID, i))); err == nil && sameKind(fi.Mode(), a.Old.Kind) {
+						continue
+					}
+				}
+			}
 			if !isOld && !isNew {
 				skip[i] = "changed after an interrupted restore; left as is"
 				// What a step of the interrupted run took out, or staged,

@@ -249,6 +249,9 @@ func (x *run) swapAside(srcRel, dstDir string, a *Action, held string) error {
 	if err := writable(x.d, dstDir, func() error { return x.move(srcRel, a.Path) }); err != nil {
 		return err
 	}
+	if err := x.hook("settle " + a.Path); err != nil {
+		return err
+	}
 	serr := x.settle(held, a)
 	if errors.Is(serr, errCannotSave) {
 		return &leftAsIs{fmt.Sprintf("changed while the restore ran; what was there is kept as %s", held)}
