@@ -181,7 +181,7 @@ func displacedNotes(ds []restore.Displaced) []PathNote {
 // conflictResult is what Undo and Redo return when execute failed: a
 // conflict found by the last look before the commit point is reported
 // with the command's other findings.
-func conflictResult(_ *RestoreResult, res *RestoreResult, err error) (*RestoreResult, error) {
+func conflictResult(res *RestoreResult, err error) (*RestoreResult, error) {
 	var ce *ConflictError
 	if errors.As(err, &ce) {
 		res.Conflicts = append(res.Conflicts, ce.Result.Conflicts...)

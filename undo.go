@@ -284,7 +284,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		return append(writes, sessionEntry(sess)), deletes
 	})
 	if err != nil {
-		return conflictResult(out, res, err)
+		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
@@ -479,7 +479,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		return []cas.Entry{sessionEntry(sess)}, nil
 	})
 	if err != nil {
-		return conflictResult(out, res, err)
+		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = 1, overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
