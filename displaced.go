@@ -189,3 +189,12 @@ func conflictResult(res *RestoreResult, err error) (*RestoreResult, error) {
 	}
 	return nil, err
 }
+
+// keptReason words why a restore left a path: a directory that still
+// holds something, or a path changed while (or after) the restore ran.
+func keptReason(why string) string {
+	if strings.HasPrefix(why, "changed ") {
+		return why
+	}
+	return "directory kept: " + why
+}
