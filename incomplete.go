@@ -3,6 +3,7 @@ package turnback
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
@@ -11,8 +12,25 @@ import (
 )
 
 // Incomplete reports whether the command left paths not restorable (the
-// CLI exits 5: done, but incomplete).
-func (r *RestoreResult) Incomplete() bool { return len(r.NotRestorable) > 0 }
+// CLI exits 5: done, but incomplete). A directory kept because it still
+// holds ignored or uncaptured entries does not count: keeping it is the
+// rule (nothing is lost), not a failure to restore.
+func (r *RestoreResult) Incomplete() bool { return len(r.Unrestored()) > 0 }
+
+// keptPrefix starts the reason of a directory a restore kept.
+const keptPrefix = "directory kept: "
+
+// Unrestored returns the paths of NotRestorable that the command could
+// not bring to their target state (all but kept directories).
+func (r *RestoreResult) Unrestored() []PathNote {
+	var out []PathNote
+	for _, n := range r.NotRestorable {
+		if !strings.HasPrefix(n.Reason, keptPrefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 func addPath(m map[string]bool, p string) map[string]bool {
 	if m == nil {

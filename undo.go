@@ -206,7 +206,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason})
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptPrefix + s.Reason})
 	}
 	return out, nil
 }
