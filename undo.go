@@ -225,7 +225,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: true})
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
 	}
 	return out, nil
 }
