@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -62,3 +64,45 @@ func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []in
 // Uncaptured is a path a capture noted without its content
 // (Stats.Uncaptured, Stats.Unprotected).
 type Uncaptured = walker.Uncaptured
+
+// UnprotectedChanges returns, per turn number, the paths each closed
+// turn of turns deleted or changed whose content before the turn was
+// over the size limit and is held by no usable reference: the changes an
+// undo cannot revert.
+func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	out := map[int][]string{}
+	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	known := map[cas.Hash]bool{}
+	f := ref.NewFinder()
+	for _, t := range turns {
+		if t.Open() {
+			continue
+		}
+		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			o := c.Old
+			if o == nil || o.Kind != manifest.KindFile || !o.Uncaptured {
+				return nil
+			}
+			ok, seen := known[o.Hash]
+			if !seen && !o.Hash.IsZero() {
+				var err error
+				if ok, err = r.hasRef(ctx, f, o.Hash); err != nil {
+					return err
+				}
+				known[o.Hash] = ok
+			}
+			if !ok {
+				out[t.N] = append(out[t.N], c.Path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

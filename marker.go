@@ -60,13 +60,18 @@ func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, er
 		return 0, nil, fmt.Errorf("turnback: store %s: %w", dir, err)
 	}
 	var names []string
+	fresh := true // only files turnback writes beside a store before its database
 	for _, e := range ents {
-		if e.Name() == markerName+".tmp" {
+		n := e.Name()
+		if strings.HasPrefix(n, markerName+".") && strings.HasSuffix(n, ".tmp") {
 			continue // a marker whose writing was interrupted
 		}
-		names = append(names, e.Name())
+		names = append(names, n)
+		if !freshName(n) {
+			fresh = false
+		}
 	}
-	if len(names) == 0 {
+	if len(names) == 0 || fresh {
 		return storeAbsent, nil, nil
 	}
 	data, err := os.ReadFile(filepath.Join(dir, markerName))
@@ -139,6 +144,17 @@ func recognizeLegacy(ctx context.Context, dir string, names []string) error {
 	return nil
 }
 
+// freshName reports whether a store directory may hold a file of this
+// name before its database is created: the watch daemon's log and
+// socket, the note of an automatic start that failed, a hook's log.
+func freshName(n string) bool {
+	switch n {
+	case "watch.log", "watch.log.1", "watch.log.old", "watch.sock", "watch.failed", "hook.log":
+		return true
+	}
+	return false
+}
+
 // legacyName reports whether a store of an earlier turnback may hold a
 // file of this name.
 func legacyName(n string) bool {
@@ -166,7 +182,24 @@ func writeMarker(dir, workTree string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, markerName), append(data, '\n')); err != nil {
+	// A temporary name of its own: concurrent first commands each write
+	// the same marker.
+	f, err := os.CreateTemp(dir, markerName+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
+	}
+	_, err = f.Write(append(data, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, markerName))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
 		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -29,19 +30,24 @@ import (
 // cloneDir is where copy-on-write clones of large files are kept.
 func (r *Repo) cloneDir() string { return filepath.Join(r.storeDir, "clones") }
 
+// largeWant is walker.Options.LargeSums: the digests that can find a
+// file's content where it sits (see ref.Finder.Want).
+func (r *Repo) largeWant(f *ref.Finder) func(rel string) (bool, bool) {
+	return func(rel string) (bool, bool) {
+		w := f.Want(filepath.Join(r.workTree, filepath.FromSlash(rel)))
+		return w.SHA256, w.GitOID
+	}
+}
+
 // protectLarge finds or checks a reference for every file of the
 // capture over the size limit, and lists in st.Unprotected those with
-// none.
-func (r *Repo) protectLarge(ctx context.Context, st *walker.Stats) error {
-	var f *ref.Finder
+// none. f is the Finder that answered the capture's largeWant.
+func (r *Repo) protectLarge(ctx context.Context, f *ref.Finder, st *walker.Stats) error {
 	cloneOK := true
 	for i := range st.Uncaptured {
 		u := &st.Uncaptured[i]
 		if u.Kind != "file" || u.Hash.IsZero() {
 			continue
-		}
-		if f == nil {
-			f = ref.NewFinder()
 		}
 		ok, err := r.protect(ctx, f, u, &cloneOK)
 		if err != nil {
@@ -90,23 +96,40 @@ func (r *Repo) protect(ctx context.Context, f *ref.Finder, u *walker.Uncaptured,
 		changed = len(rec.Refs) > 0
 		rec.Refs = nil
 	} else {
-		rec = &ref.Record{Size: u.Size}
-		if u.Sums == nil {
-			// Trusted from the stat cache, never read with LargeSums (a
-			// store from before references): read it again, once.
-			sums, err := r.largeSums(ctx, u)
-			if err != nil || sums == nil {
-				return false, err
-			}
-			u.Sums = sums
-		}
-		rec.SHA256, rec.GitOID = u.Sums.SHA256, u.Sums.GitOID
-		changed = true
+		rec, changed = &ref.Record{Size: u.Size}, true
 	}
-	dir := filepath.Dir(filepath.Join(r.workTree, filepath.FromSlash(u.Path)))
+	abs := filepath.Join(r.workTree, filepath.FromSlash(u.Path))
+	want := f.Want(abs)
+	if s := u.Sums; s != nil {
+		if want.SHA256 && rec.SHA256 == ([32]byte{}) && s.SHA256 != ([32]byte{}) {
+			rec.SHA256, changed = s.SHA256, true
+		}
+		if want.GitOID && rec.GitOID == ([20]byte{}) && s.GitOID != ([20]byte{}) {
+			rec.GitOID, changed = s.GitOID, true
+		}
+	}
+	need256 := want.SHA256 && rec.SHA256 == ([32]byte{})
+	needGit := want.GitOID && rec.GitOID == ([20]byte{})
+	if need256 || needGit {
+		// Trusted from the stat cache, so not read with these digests
+		// (a store from before references): read it again, once.
+		sums, err := r.largeSums(ctx, u, need256, needGit)
+		if err != nil {
+			return false, err
+		}
+		if sums != nil {
+			if need256 {
+				rec.SHA256 = sums.SHA256
+			}
+			if needGit {
+				rec.GitOID = sums.GitOID
+			}
+			changed = true
+		}
+	}
 	// A repository that cannot be read (a damaged .git file, say) holds
 	// nothing for us: the file is then cloned or unprotected.
-	found, _ := f.Find(dir, rec)
+	found, _ := f.Find(filepath.Dir(abs), rec)
 	for _, x := range found {
 		rec.Add(x)
 		changed = true
@@ -128,20 +151,20 @@ func (r *Repo) protect(ctx context.Context, f *ref.Finder, u *walker.Uncaptured,
 	return len(rec.Refs) > 0, nil
 }
 
-// largeSums reads file u again for its LargeSums; nil (no error) when it
-// no longer holds the content the capture hashed.
-func (r *Repo) largeSums(ctx context.Context, u *walker.Uncaptured) (*walker.LargeSums, error) {
+// largeSums reads file u again for the digests asked for; nil (no error)
+// when it no longer holds the content the capture hashed.
+func (r *Repo) largeSums(ctx context.Context, u *walker.Uncaptured, s256, gitOID bool) (*walker.LargeSums, error) {
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	fh, err := root.Open(u.Path)
+	fh, err := walker.OpenNoAtime(root, u.Path)
 	if err != nil {
 		return nil, nil
 	}
 	defer fh.Close()
-	h, n, sums, err := walker.HashLarge(ctx, fh, u.Size)
+	h, n, sums, err := walker.HashLarge(ctx, fh, u.Size, s256, gitOID)
 	if err != nil || h != u.Hash || n != u.Size {
 		return nil, ctx.Err()
 	}
@@ -157,7 +180,7 @@ func (r *Repo) cloneLarge(ctx context.Context, u *walker.Uncaptured) error {
 		return fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	fh, err := root.Open(u.Path)
+	fh, err := walker.OpenNoAtime(root, u.Path)
 	if err != nil {
 		return err
 	}
@@ -272,4 +295,38 @@ func (r *Repo) sweepRefs(ctx context.Context, live cas.LiveSet, dryRun bool) err
 		_ = os.Remove(filepath.Join(r.cloneDir(), e.Name()))
 	}
 	return nil
+}
+
+// countProtection adds uncaptured file e, once per content, to the
+// reference or unprotected bytes of in.
+func (r *Repo) countProtection(ctx context.Context, e *manifest.Entry, seen map[cas.Hash]bool, in *Info) error {
+	if e.Kind != manifest.KindFile || e.Hash.IsZero() || seen[e.Hash] {
+		return nil
+	}
+	seen[e.Hash] = true
+	ok, err := r.hasRef(ctx, nil, e.Hash)
+	if err != nil {
+		return err
+	}
+	if ok {
+		in.BytesByReference += e.Size
+	} else {
+		in.BytesUnprotected += e.Size
+	}
+	return nil
+}
+
+// hasRef reports whether a reference of content h still looks usable
+// (present, right size; not read).
+func (r *Repo) hasRef(ctx context.Context, f *ref.Finder, h cas.Hash) (bool, error) {
+	rec, err := r.loadRef(ctx, h)
+	if err != nil || rec == nil {
+		return false, err
+	}
+	for _, x := range rec.Refs {
+		if f.Check(x, rec, h.String()) == nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/ref"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
 )
@@ -155,8 +156,9 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		LargeDirFiles: r.opts.LargeDirFiles,
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
-		LargeSums:     true, // for protectLarge
 	}
+	finder := ref.NewFinder() // for protectLarge (refs.go)
+	opts.LargeSums = r.largeWant(finder)
 	ws := r.watch
 	var info *WatchInfo
 	if ws != nil {
@@ -171,7 +173,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
 	}
-	if err := r.protectLarge(ctx, &res.Stats); err != nil {
+	if err := r.protectLarge(ctx, finder, &res.Stats); err != nil {
 		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
 	}
 	if ws != nil {

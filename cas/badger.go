@@ -101,27 +101,44 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, err)
 		}
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("cas: create store %s: %w", dir, wrapNoSpace(dir, err))
+		return nil, fmt.Errorf("cas: create store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 	}
 	if err := precheck(dir); err != nil {
 		return nil, err
 	}
-	if o.ReadOnly && hasTornMemtable(dir) {
-		// A process killed while creating a memtable file leaves it
-		// empty, and Badger's read-only mode cannot size it. Let a
-		// write-mode open recover it first, as after any crash (this is
-		// the one write a reading command makes; it fails on a store
-		// that cannot be written, with Badger's error).
-		o2 := o
-		o2.ReadOnly = false
-		b, err := OpenBadger(ctx, dir, o2)
-		if err != nil {
-			return nil, err
+	if o.ReadOnly {
+		b, err := openBadger(ctx, dir, o)
+		if err != nil && needsRecovery(err) {
+			// A process killed mid-write leaves a memtable that Badger
+			// replays only in write mode (it truncates the torn end, or
+			// sizes an empty file). Let a write-mode open recover it, as
+			// the next command after any crash does; this is the one
+			// write a reading command can make, and it fails, with
+			// Badger's error, on a store that cannot be written.
+			o2 := o
+			o2.ReadOnly = false
+			w, werr := openBadger(ctx, dir, o2)
+			if werr != nil {
+				return nil, err
+			}
+			if werr := w.Close(); werr != nil {
+				return nil, werr
+			}
+			b, err = openBadger(ctx, dir, o)
 		}
-		if err := b.Close(); err != nil {
-			return nil, err
-		}
+		return b, err
 	}
+	return openBadger(ctx, dir, o)
+}
+
+// needsRecovery recognises, by their text, Badger's read-only open
+// failures that a write-mode open repairs.
+func needsRecovery(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Log truncate required") || strings.Contains(msg, "error while truncation") || isTornMemtable(err)
+}
+
+func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, error) {
 	var guard *spaceGuard
 	if !o.ReadOnly {
 		guard = newSpaceGuard(dir, o.Name)
@@ -154,7 +171,7 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			continue
 		}
 		if !isLockError(err) {
-			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpace(dir, err))
+			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 		}
 		holder := readHolder(dir)
 		if time.Now().After(deadline) {
@@ -564,7 +581,7 @@ func (w *badgerBatch) Flush() error {
 		return err
 	}
 	if err := w.wb.Flush(); err != nil {
-		return fmt.Errorf("cas: batch flush: %w", wrapNoSpace(w.packs.dir, err))
+		return fmt.Errorf("cas: batch flush: %w", w.packs.noSpace(err))
 	}
 	return nil
 }
@@ -598,21 +615,4 @@ func entriesSize(entries []Entry, deletes [][]byte) int64 {
 		n += int64(len(k) + 16)
 	}
 	return n
-}
-
-// hasTornMemtable reports whether dir holds an empty memtable file (see
-// isTornMemtable).
-func hasTornMemtable(dir string) bool {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".mem") {
-			if fi, err := e.Info(); err == nil && fi.Size() == 0 {
-				return true
-			}
-		}
-	}
-	return false
 }

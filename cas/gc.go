@@ -268,7 +268,10 @@ func (b *Badger) repack(ctx context.Context) error {
 			return fmt.Errorf("cas: remove pack: %w", err)
 		}
 	}
-	return syncDir(b.dir)
+	if err := syncDir(b.dir); err != nil {
+		return fmt.Errorf("cas: reclaim: %w", b.packs.noSpace(err))
+	}
+	return nil
 }
 
 // scanPacked calls fn with every key whose value is a pack pointer, the

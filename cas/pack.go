@@ -155,7 +155,7 @@ func (p *packs) open() error {
 	id := p.nextID
 	f, err := createPack(filepath.Join(p.dir, packName(id)), true)
 	if err != nil {
-		return fmt.Errorf("cas: create pack: %w", wrapNoSpace(p.dir, err))
+		return fmt.Errorf("cas: create pack: %w", p.noSpace(err))
 	}
 	p.nextID = id + 1
 	p.cur, p.curID, p.curSize, p.created = f, id, 0, true
@@ -281,7 +281,7 @@ func (p *packs) settle(full *fullPack) error {
 	delete(p.syncing, full.id)
 	p.settled.Broadcast()
 	if err != nil {
-		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), wrapNoSpace(p.dir, err))
+		err = fmt.Errorf("cas: write pack %s: %w", packName(full.id), p.noSpace(err))
 		p.broken[full.id] = err
 		if full.created {
 			// Never synced: no committed pointer names it.
@@ -305,7 +305,7 @@ func (p *packs) waitSettled() {
 // marked broken (batches holding pointers into it fail) and the next
 // value starts a new pack. Caller holds p.mu.
 func (p *packs) fail(err error) error {
-	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), wrapNoSpace(p.dir, err))
+	err = fmt.Errorf("cas: write pack %s: %w", packName(p.curID), p.noSpace(err))
 	if p.cur != nil {
 		_ = p.cur.Close()
 		name := filepath.Join(p.dir, packName(p.curID))
@@ -326,6 +326,15 @@ func (p *packs) fail(err error) error {
 		p.dirty, p.created = false, false
 	}
 	return err
+}
+
+// noSpace is wrapNoSpace for this store's packs.
+func (p *packs) noSpace(err error) error {
+	name := ""
+	if p.space != nil {
+		name = p.space.name
+	}
+	return wrapNoSpaceNamed(p.dir, name, err)
 }
 
 // errAbandoned breaks a pack whose unsynced values belong to a cancelled

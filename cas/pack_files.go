@@ -63,6 +63,15 @@ func (p *packs) read(ptr packPtr) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A damaged pointer must not make the read allocate what the file
+	// does not hold.
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
+	}
+	if ptr.off < 0 || ptr.size < 0 || ptr.off > fi.Size() || ptr.size > fi.Size()-ptr.off {
+		return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+	}
 	out := make([]byte, ptr.size)
 	if _, err := f.ReadAt(out, ptr.off); err != nil {
 		if errors.Is(err, io.EOF) {

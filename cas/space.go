@@ -123,6 +123,12 @@ func (g *spaceGuard) errorFor(need int64, err error) *NoSpaceError {
 // and strips a *fs.PathError from other write errors (keeping its errno):
 // a capture takes a PathError from PutFile for a file it could not read.
 func wrapNoSpace(dir string, err error) error {
+	return wrapNoSpaceNamed(dir, "", err)
+}
+
+// wrapNoSpaceNamed is wrapNoSpace naming the store name in messages
+// (default: dir).
+func wrapNoSpaceNamed(dir, name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -131,7 +137,7 @@ func wrapNoSpace(dir string, err error) error {
 		return err
 	}
 	if errors.Is(err, syscall.ENOSPC) {
-		g := newSpaceGuard(dir, "")
+		g := newSpaceGuard(dir, name)
 		need := g.reserve
 		if free, ok := freeSpace(dir); ok {
 			need = max(g.reserve-free, 1<<20)

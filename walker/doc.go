@@ -93,6 +93,11 @@
 // previous snapshot that hold Options.LargeDirFiles or more non-ignored
 // files, are recorded as uncaptured (kind, size, file count) without
 // content; an uncaptured directory stays uncaptured while it exists.
+// A file over the limit is still read, for its BLAKE3 (so a same-size
+// edit changes the tree), and, as Options.LargeSums asks per file, for
+// its sha256 and git blob id in the same read (LargeSums in
+// Stats.Uncaptured): the caller looks for its content where it already
+// sits (package cas/ref) without reading it again.
 // Sockets and devices are skipped and counted (Stats.Skipped).
 //
 // # Failure behaviour

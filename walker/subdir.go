@@ -119,7 +119,7 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 		}
 		p := join(rel, de.name)
 		mode := de.fi.Mode()
-		if m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) || isStagingName(de.name) {
 			continue
 		}
 		switch {
@@ -175,7 +175,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 		if store {
 			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
 		} else {
-			h, n, sums, err = c.hashLarge(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+			h, n, sums, err = c.hashLarge(ctx, p, &countingReader{f: f, prog: c.prog}, before.Size())
 		}
 		after, serr := f.Stat()
 		f.Close()

@@ -63,9 +63,10 @@ type Options struct {
 	// captures, so that reused directories cost nothing to count. Without
 	// it every reused tree is loaded from the store to count it.
 	Totals *TreeTotals
-	// LargeSums: compute LargeSums for the files over the size limit that
-	// are read (in the same read as their BLAKE3; see large.go).
-	LargeSums bool
+	// LargeSums, if set, says which LargeSums to compute for a file over
+	// the size limit that is read (rel: its slash-separated path), in the
+	// same read as its BLAKE3 (see large.go).
+	LargeSums func(rel string) (sha256, gitOID bool)
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -377,7 +378,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		}
 		fi := de.fi
 		mode := fi.Mode()
-		if m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) || isStagingName(name) {
 			continue
 		}
 		e := manifest.Entry{Name: name, Mode: permBits(mode)}

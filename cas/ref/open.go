@@ -76,8 +76,19 @@ func Open(r Ref, rec *Record, key string) (io.ReadCloser, error) {
 	return nil, fmt.Errorf("%w: unknown reference %s", ErrStale, r.Kind)
 }
 
+// openRead opens a file read-only without updating its access time
+// where the platform and the file's owner allow.
+func openRead(name string) (*os.File, error) {
+	if noAtime != 0 {
+		if f, err := os.OpenFile(name, os.O_RDONLY|noAtime, 0); err == nil {
+			return f, nil
+		}
+	}
+	return os.Open(name)
+}
+
 func openFile(name string, size int64) (io.ReadCloser, error) {
-	f, err := os.Open(name)
+	f, err := openRead(name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}

@@ -113,7 +113,7 @@ func TestFindRepo(t *testing.T) {
 		if err != nil || r == nil {
 			t.Fatalf("%s: %v %v", c.dir, r, err)
 		}
-		want := Repo{GitDir: filepath.Join(d, c.git), CommonDir: filepath.Join(d, c.common), LFSDir: filepath.Join(d, c.lfs)}
+		want := Repo{WorkTree: filepath.Join(d, strings.TrimSuffix(c.dir, "/a/b")), GitDir: filepath.Join(d, c.git), CommonDir: filepath.Join(d, c.common), LFSDir: filepath.Join(d, c.lfs)}
 		if *r != want {
 			t.Errorf("%s: %+v, want %+v", c.dir, *r, want)
 		}

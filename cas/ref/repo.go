@@ -15,6 +15,8 @@ import (
 
 // Repo is a git repository as found from a directory of its work tree.
 type Repo struct {
+	// WorkTree is the directory holding .git.
+	WorkTree string
 	// GitDir is the repository's own git directory: .git, or what a
 	// .git file names (a worktree's or a submodule's).
 	GitDir string
@@ -83,7 +85,7 @@ func repoAt(dir string) (*Repo, error) {
 	} else if !fi.IsDir() {
 		return nil, nil
 	}
-	r := &Repo{GitDir: gitDir, CommonDir: gitDir}
+	r := &Repo{WorkTree: dir, GitDir: gitDir, CommonDir: gitDir}
 	if data, err := readSmall(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(data))
 		if !filepath.IsAbs(c) {
@@ -104,7 +106,7 @@ func repoAt(dir string) (*Repo, error) {
 }
 
 func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := openRead(name)
 	if err != nil {
 		return nil, err
 	}
@@ -166,11 +168,12 @@ type Finder struct {
 	mu    sync.Mutex
 	repos map[string]*Repo // directory -> its repository (nil: none)
 	odbs  map[string]*ODB
+	attrs map[string][]string // work tree -> its .gitattributes patterns with filter=lfs
 }
 
 // NewFinder returns an empty Finder.
 func NewFinder() *Finder {
-	return &Finder{repos: map[string]*Repo{}, odbs: map[string]*ODB{}}
+	return &Finder{repos: map[string]*Repo{}, odbs: map[string]*ODB{}, attrs: map[string][]string{}}
 }
 
 // Repo returns the repository holding the absolute directory dir, nil
@@ -215,11 +218,11 @@ func (f *Finder) Find(dir string, rec *Record) ([]Ref, error) {
 	}
 	var out []Ref
 	lfs := Ref{Kind: LFS, Dir: repo.LFSObjectsDir()}
-	if f.Check(lfs, rec, "") == nil {
+	if rec.SHA256 != ([32]byte{}) && f.Check(lfs, rec, "") == nil {
 		out = append(out, lfs)
 	}
 	git := Ref{Kind: Git, Dir: repo.ObjectsDir()}
-	if f.Check(git, rec, "") == nil {
+	if rec.GitOID != ([20]byte{}) && f.Check(git, rec, "") == nil {
 		out = append(out, git)
 	}
 	return out, nil

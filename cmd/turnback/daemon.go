@@ -41,11 +41,11 @@ type daemon struct {
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the daemon is asked to stop (made by the creator)
 	hardOnce sync.Once
-	hard     chan struct{}      // closed when it must stop at once (made by the creator)
-	cancel   context.CancelFunc // cancels the commands being run
-	storeID  []dirID            // the store as the daemon opened it
-	treeID   dirID              // the work tree as the daemon opened it
-	stoppers []net.Conn         // --stop clients, answered once it has stopped
+	hard     chan struct{}           // closed when it must stop at once (made by the creator)
+	cancel   context.CancelCauseFunc // cancels the commands being run
+	storeID  []dirID                 // the store as the daemon opened it
+	treeID   dirID                   // the work tree as the daemon opened it
+	stoppers []net.Conn              // --stop clients, answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
 }
@@ -257,7 +257,7 @@ func (d *daemon) stop(why string, hard bool) {
 		}
 		close(d.hard)
 		if d.cancel != nil {
-			d.cancel()
+			d.cancel(errDaemonStopping{why})
 		}
 	})
 }
@@ -286,8 +286,17 @@ func (d *daemon) track(c net.Conn, add bool) {
 }
 
 func (d *daemon) info() *daemonInfo {
-	return &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
+	in := &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
 		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load()}
+	d.mu.Lock()
+	if d.busy == 0 {
+		in.IdleSeconds = time.Since(d.lastDone).Round(time.Millisecond).Seconds()
+	}
+	d.mu.Unlock()
+	if d.idle > 0 {
+		in.IdleTimeout = d.idle.String()
+	}
+	return in
 }
 
 // handle serves one connection.
@@ -391,10 +400,21 @@ func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req reques
 		served: &server{d: d, req: req},
 	}
 	code := execute(cctx, g)
+	var stopping errDaemonStopping
+	if code != exitOK && errors.As(context.Cause(cctx), &stopping) {
+		// Cancelled by a hard stop: say why, after the command's own
+		// "context canceled".
+		_, _ = fmt.Fprintf(g.stderr, "turnback: the watch daemon is stopping (%s): it cancelled this command\n", stopping.why)
+	}
 	wmu.Lock()
 	_ = writeFrame(conn, frameExit, []byte(strconv.Itoa(code)))
 	wmu.Unlock()
 }
+
+// errDaemonStopping is why a hard stop cancelled the commands running.
+type errDaemonStopping struct{ why string }
+
+func (e errDaemonStopping) Error() string { return "turnback: watch daemon stopping: " + e.why }
 
 // errDaemonRunning: "turnback watch" found a daemon already serving the store.
 var errDaemonRunning = errors.New("turnback: watch: already running")

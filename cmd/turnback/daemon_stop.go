@@ -152,6 +152,10 @@ func (d *daemon) closeStore() error {
 		return err
 	case <-time.After(closeWait):
 	}
-	return fmt.Errorf("turnback: watch: could not close the store %s within %v; exiting without: "+
-		"what it had not flushed is replayed by the next command that opens it", d.storeDir, closeWait)
+	why := ""
+	if p := d.storeProblem(); p != "" {
+		why = " (" + p + ")"
+	}
+	return fmt.Errorf("turnback: watch: could not close the store %s within %v%s; exiting without: "+
+		"what it had not flushed is replayed by the next command that opens it", d.storeDir, closeWait, why)
 }

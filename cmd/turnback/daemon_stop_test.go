@@ -293,6 +293,37 @@ func TestDaemonSIGTERM(t *testing.T) {
 		if d.code != 0 || !strings.Contains(out, "stopping (signal)") || strings.Contains(out, "watching every directory") {
 			t.Errorf("exit %d; want 0, stopped by the signal before the first capture ended:\n%s", d.code, out)
 		}
+
+		// And while it captures 3,000 of the files, changed, for a
+		// client's snap: the command is cancelled and says why.
+		d = startFG(t, wt, store, true)
+		for i := range 3000 {
+			p := filepath.Join(wt, fmt.Sprintf("d%03d", i/100), strconv.Itoa(i))
+			mustDo(t, os.WriteFile(p, append(data, byte(i), 'x'), 0o644))
+		}
+		snap := exec.Command(bin, "-C", wt, "--store", store, "snap")
+		var so, se lockedBuffer
+		snap.Stdout, snap.Stderr = &so, &se
+		mustDo(t, snap.Start())
+		t.Cleanup(func() { _ = snap.Process.Kill() })
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if info, ok := ping(store); ok && info.Requests == 1 && info.IdleSeconds == 0 {
+				break // running the snap
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the daemon never ran the snap:\n%s%s", se.String(), d.stderr)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		from = time.Now()
+		mustDo(t, syscall.Kill(d.pid, syscall.SIGTERM))
+		d.waitExit(t, from, "SIGTERM during a client's snap of 3,000 changed files")
+		_ = snap.Wait()
+		if code := snap.ProcessState.ExitCode(); code != exitError || so.String() != "" ||
+			!strings.HasSuffix(se.String(), "context canceled\nturnback: the watch daemon is stopping (signal): it cancelled this command\n") {
+			t.Errorf("the cancelled snap: exit %d, stdout %q, stderr %q", code, so.String(), se.String())
+		}
 	})
 	t.Run("store removed", func(t *testing.T) {
 		base := t.TempDir()
@@ -346,7 +377,9 @@ func TestDaemonIdleDespiteChanges(t *testing.T) {
 		t.Fatalf("status: exit %d\n%s%s", code, so, se)
 	}
 	last := time.Now()
-	d.waitExit(t, last.Add(idle), "the idle timeout")
+	if took := d.waitExit(t, last.Add(idle), "the idle timeout"); took < -300*time.Millisecond {
+		t.Errorf("the daemon stopped %v before its idle timeout", -took)
+	}
 	close(stop)
 	if n := <-changed; n < 15 {
 		t.Errorf("only %d changes while the daemon idled", n)

@@ -126,6 +126,9 @@ func TestLargeLFS(t *testing.T) {
 		t.Fatalf("store grew by %d bytes for files held by LFS", grew)
 	}
 	e.ok("verify")
+	if in := largeInfo(t, e); in.ByReference != 135<<20 || in.Unprotected != 0 {
+		t.Fatalf("info: %+v, want 135 MiB by reference", in)
+	}
 }
 
 // TestLargeLFSStale: an LFS object rewritten with other bytes (same size)
@@ -257,6 +260,40 @@ func TestLargeUnprotected(t *testing.T) {
 	if r := e.ok("--json", "redo"); !strings.Contains(r.stdout, `"turns": 0`) {
 		t.Fatalf("the turn moved to the redo stack: %v", r)
 	}
+	if r := e.ok("log"); !strings.Contains(r.stdout, "[changed 1 unprotected file, not undoable: big.bin]") {
+		t.Fatalf("log does not mark the turn: %v", r)
+	}
+	var log struct {
+		Turns []struct {
+			Turn        int      `json:"turn"`
+			Unprotected []string `json:"unprotected"`
+		} `json:"turns"`
+	}
+	if r := e.ok("--json", "log"); json.Unmarshal([]byte(r.stdout), &log) != nil || len(log.Turns) != 1 || !slices.Equal(log.Turns[0].Unprotected, []string{"big.bin"}) {
+		t.Fatalf("log --json: %+v", log)
+	}
+	if in := largeInfo(t, e); in.Unprotected != 60<<20 || in.ByReference != 0 || in.ByCopy != 2 {
+		t.Fatalf("info: %+v, want 60 MiB unprotected, 2 bytes by copy", in)
+	}
+}
+
+type largeInfoDoc struct {
+	ByCopy      int64 `json:"bytes_by_copy"`
+	ByReference int64 `json:"bytes_by_reference"`
+	Unprotected int64 `json:"bytes_unprotected"`
+}
+
+func largeInfo(t *testing.T, e *ueEnv) largeInfoDoc {
+	t.Helper()
+	r := e.ok("--json", "info")
+	var in largeInfoDoc
+	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
+		t.Fatalf("%v: %v", r, err)
+	}
+	if r := e.ok("info"); !strings.Contains(r.stdout, "protected:  ") {
+		t.Fatalf("info does not say how content is protected: %v", r)
+	}
+	return in
 }
 
 // TestLargeReflink: on a filesystem that clones files (a small XFS with
@@ -329,4 +366,91 @@ func reflinkMount(t *testing.T) string {
 		}
 	})
 	return mnt
+}
+
+// TestLargeIncompleteTurnMoves: a turn that deleted an unprotected file
+// and edited another: undo restores the edit, lists the file, exits 5,
+// and the turn moves to the redo stack (redo works, exit 0).
+func TestLargeIncompleteTurnMoves(t *testing.T) {
+	e, _ := newLargeEnv(t)
+	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
+	writeBytes(t, e.path("big.bin"), largeData(9, 2<<20))
+	e.write("a.txt", "one\n")
+	e.ok("snap")
+	e.rm("big.bin")
+	e.write("a.txt", "two\n")
+	e.ok("end")
+	r := e.code(exitIncomplete, "--json", "undo")
+	var doc struct {
+		Turns         int      `json:"turns"`
+		Restored      []string `json:"restored"`
+		NotRestorable []string `json:"not_restorable"`
+		Incomplete    bool     `json:"incomplete"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v: %v", r, err)
+	}
+	if doc.Turns != 1 || !doc.Incomplete || !slices.Equal(doc.Restored, []string{"a.txt"}) || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
+		t.Fatalf("undo: %+v\n%v", doc, r)
+	}
+	e.same("after undo", ueTree{"a.txt": ueF("one\n")})
+	d := e.jsonOK("redo")
+	if d.Turns != 1 || !slices.Equal(d.Restored, []string{"a.txt"}) {
+		t.Fatalf("redo: %+v", d)
+	}
+	e.same("after redo", ueTree{"a.txt": ueF("two\n")})
+}
+
+// TestLargeGitStale: the git blob a reference names is gone (removed
+// from the object database): not restorable, with the reason; an
+// object file replaced by another blob's is refused by hash.
+func TestLargeGitStale(t *testing.T) {
+	needTools(t, "git")
+	e, _ := newLargeEnv(t)
+	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
+	gitIn(t, e.dir, "init", "-q")
+	writeBytes(t, e.path("a.raw"), largeData(10, 2<<20))
+	writeBytes(t, e.path("b.raw"), largeData(11, 2<<20))
+	gitIn(t, e.dir, "add", "-A")
+	gitIn(t, e.dir, "commit", "-q", "-m", "v1")
+	e.ok("snap")
+	e.rm("a.raw")
+	e.rm("b.raw")
+	e.ok("end")
+	obj := func(name string) string {
+		oid := strings.TrimSpace(gitIn(t, e.dir, "rev-parse", "HEAD:"+name))
+		return e.path(".git/objects/" + oid[:2] + "/" + oid[2:])
+	}
+	oa, ob := obj("a.raw"), obj("b.raw")
+	if err := os.Remove(oa); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.ReadFile(ob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(ob, 0o644)
+	// b's object file now holds a valid blob of other content, same size.
+	writeBytes(t, e.path("c.raw"), largeData(12, 2<<20))
+	cOID := strings.TrimSpace(gitIn(t, e.dir, "hash-object", "-w", "c.raw"))
+	os.Remove(e.path("c.raw"))
+	cData, err := os.ReadFile(e.path(".git/objects/" + cOID[:2] + "/" + cOID[2:]))
+	if err != nil || bytes.Equal(cData, other) {
+		t.Fatalf("fixture: %v", err)
+	}
+	writeBytes(t, ob, cData)
+	r := e.code(exitIncomplete, "--json", "undo")
+	var doc struct {
+		NotRestorable []string          `json:"not_restorable"`
+		Reasons       map[string]string `json:"reasons"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v: %v", r, err)
+	}
+	if !slices.Equal(doc.NotRestorable, []string{"a.raw", "b.raw"}) || !strings.Contains(doc.Reasons["a.raw"], "git blob") ||
+		!strings.Contains(doc.Reasons["b.raw"], "other content") {
+		t.Fatalf("stale git references: %+v\n%v", doc, r)
+	}
+	absent(t, e.path("a.raw"))
+	absent(t, e.path("b.raw"))
 }

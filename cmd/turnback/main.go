@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
 )
 
 // Exit codes of the CLI contract.
@@ -133,6 +134,11 @@ func execute(ctx context.Context, g *globals) int {
 		g.json = wantsJSON(args)
 	}
 	msg := err.Error()
+	var noSpace *cas.NoSpaceError
+	if errors.As(err, &noSpace) {
+		// The contract's message, whatever step ran out of space.
+		msg = "turnback: " + noSpace.Error()
+	}
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
 	}
@@ -215,7 +221,8 @@ ${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
 subdirectory, turnback finds the nearest ancestor that has a store.
 
 Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait).
+4 store busy (another process held it past the wait), 5 done but incomplete
+(undo, redo or restore left paths not restorable; listed).
 
 Environment:
   TURNBACK_STORE            store directory (as --store)
@@ -254,7 +261,7 @@ Environment:
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
-		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newGCCmd(g), newInfoCmd(g),
+		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
 	root.InitDefaultHelpCmd()

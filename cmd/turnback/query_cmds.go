@@ -111,6 +111,9 @@ type turnJSON struct {
 	Added    int    `json:"added"`
 	Modified int    `json:"modified"`
 	Deleted  int    `json:"deleted"`
+	// Unprotected: paths the turn deleted or changed that undo cannot
+	// bring back (unprotected.go).
+	Unprotected []string `json:"unprotected,omitempty"`
 }
 
 func turnDoc(t *turnback.Turn, undone bool) turnJSON {
@@ -144,13 +147,19 @@ redone are listed first, marked "undone".`,
 			if err != nil {
 				return err
 			}
+			lost, err := repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, turns...), redo...))
+			if err != nil {
+				return err
+			}
 			if g.json {
 				docs := []turnJSON{}
 				for _, t := range redo {
 					docs = append(docs, turnDoc(t, true))
+					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
 				for _, t := range turns {
 					docs = append(docs, turnDoc(t, false))
+					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
 				writeJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
 				return nil
@@ -168,6 +177,7 @@ redone are listed first, marked "undone".`,
 					counts += " undone"
 				}
 				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, safeText(t.Message))
+				l += unprotectedNote(lost[t.N])
 				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
 			}
 			for _, t := range redo {
@@ -402,15 +412,28 @@ func side(e *turnback.Entry, data []byte) (string, bool) {
 }
 
 func newVerifyCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify",
+	var repair bool
+	c := &cobra.Command{
+		Use:   "verify [--repair]",
 		Short: "Re-read and re-hash everything the store holds",
 		Long: `verify reads every tree and every file content reachable from any recorded
 snapshot and checks it against its hash. Damage is listed by snapshot and
-path, and verify exits 1. Nothing is repaired or changed.`,
+path, and verify exits 1. Without --repair nothing is changed (the store is
+opened read-only).
+
+--repair rebuilds a store whose database metadata (Badger's MANIFEST) is
+missing or damaged, which every other command refuses to open: the damaged
+database is moved, whole, to damaged-<time>/ in the store (nothing is
+deleted), a new one is built from every record its table files and
+memtable logs still hold, with links to its pack files, and then everything
+is verified as above. What could not be read is listed.`,
 		Example: `  turnback verify
-  turnback --json verify`,
+  turnback --json verify
+  turnback verify --repair`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if repair {
+				return g.runRepair(cmd)
+			}
 			repo, err := g.openRead(cmd, turnback.AccessRead)
 			if err != nil {
 				return err
@@ -439,6 +462,8 @@ path, and verify exits 1. Nothing is repaired or changed.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), then verify")
+	return c
 }
 
 type verifyFailure struct {

@@ -154,8 +154,16 @@ If a path the undo would change was edited outside the turns since, undo
 changes nothing, lists those paths and exits 3. --force proceeds; the
 overwritten edits stay in a checkpoint, and redo brings them back.
 
+A file over the size limit comes back from where a reference holds it (Git
+LFS, git's objects, a clone in the store), verified by hash. What cannot
+come back (unprotected content, a stale reference) is listed as not
+restored, and undo exits 5 ("done, but incomplete") after doing the rest.
+
 The restore is all or nothing, also if turnback is killed or the disk fills
-up: the next command finishes or rolls it back first.`,
+up: the next command finishes it first (see "turnback recover --help" for
+one that cannot be finished). An edit made while undo runs is never lost:
+paths are read again just before they change (exit 3 if one differs), and
+anything found at the moment of replacement goes into the checkpoint.`,
 		Example: `  turnback undo            # revert the last turn
   turnback undo 3          # revert the last three turns
   turnback undo --force    # even over edits made since (they stay recoverable)

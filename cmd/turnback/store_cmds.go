@@ -32,7 +32,8 @@ days per session unless TURNBACK_KEEP_TURNS / TURNBACK_KEEP_AGE say
 otherwise).
 
 gc --stores lists stores under the default location whose folder no longer
-exists; with --yes it deletes them.`,
+exists, naming a watch daemon that still serves one; with --yes it deletes
+them, stopping such a daemon first (see turnback watch --stop-all).`,
 		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
   turnback gc --keep 10 --older-than 72h
   turnback gc --dry-run              # what would go
@@ -102,12 +103,17 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
+	daemons := g.orphanDaemons(cmd.Context(), yes) // see daemon_list.go
 	list, err := turnback.OrphanStores(cmd.Context(), yes)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"stores": nonNil(list), "deleted": yes})
+		docs := []orphanDoc{}
+		for _, o := range list {
+			docs = append(docs, orphanDoc{o, daemons[o.Store]})
+		}
+		writeJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
 		return nil
 	}
 	if len(list) == 0 {
@@ -117,7 +123,11 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 	var total int64
 	for _, o := range list {
 		total += o.Bytes
-		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone)\n", humanBytes(o.Bytes), quotePath(o.Store), quotePath(o.WorkTree))
+		watched := ""
+		if pid, ok := daemons[o.Store]; ok && !yes {
+			watched = fmt.Sprintf("; watch daemon pid %d", pid)
+		}
+		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", humanBytes(o.Bytes), quotePath(o.Store), quotePath(o.WorkTree), watched)
 	}
 	if yes {
 		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), humanBytes(total))
@@ -169,6 +179,7 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
 			fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
 				humanBytes(in.UniqueBytes), humanBytes(in.LogicalBytes), saved)
+			printProtection(g, in)
 			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
 				humanBytes(in.SizeLimit), in.LargeDirFiles)
 			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)

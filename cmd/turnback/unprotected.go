@@ -53,3 +53,29 @@ func incomplete(res *turnback.RestoreResult) error {
 	}
 	return codedError{code: exitIncomplete, err: incompleteFailure{res: res}}
 }
+
+// printProtection is info's line on how the snapshots' content is kept.
+func printProtection(g *globals, in *turnback.Info) {
+	fmt.Fprintf(g.stdout, "protected:  %s by copy, %s by reference (Git LFS, git, clones); %s unprotected\n",
+		humanBytes(in.BytesByCopy), humanBytes(in.BytesByReference), humanBytes(in.BytesUnprotected))
+}
+
+// unprotectedNote marks a log line of a turn that deleted or changed
+// files undo cannot bring back.
+func unprotectedNote(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	names := ""
+	for i, p := range paths {
+		if i == 3 {
+			names += fmt.Sprintf(", +%d more", len(paths)-3)
+			break
+		}
+		if i > 0 {
+			names += ", "
+		}
+		names += displayPath(p)
+	}
+	return fmt.Sprintf("  [changed %d unprotected file%s, not undoable: %s]", len(paths), plural(len(paths)), names)
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+)
+
+// runRepair is "turnback verify --repair": it runs in this process (a
+// damaged store has no daemon serving it).
+func (g *globals) runRepair(cmd *cobra.Command) error {
+	workTree, storeDir, session, err := g.locate()
+	if err != nil {
+		return err
+	}
+	res, err := turnback.Repair(cmd.Context(), workTree, turnback.Options{Store: storeDir, Session: session, Force: g.force,
+		Holder: "turnback verify --repair in " + workTree})
+	if err != nil && !errors.Is(err, turnback.ErrVerify) {
+		return err
+	}
+	if g.json {
+		doc := map[string]any{"repaired": res.Store != nil, "store": res.Store, "verify": res.Verify}
+		if err != nil {
+			return codedError{code: exitError, err: repairFailure{doc: doc, err: err}}
+		}
+		writeJSON(g.stdout, doc)
+		return nil
+	}
+	if s := res.Store; s == nil {
+		fmt.Fprintln(g.stdout, "nothing to repair: the database opens")
+	} else {
+		fmt.Fprintf(g.stdout, "repaired: %s\n", s.Damage)
+		fmt.Fprintf(g.stdout, "  the damaged database is kept, whole, in %s\n", s.MovedTo)
+		fmt.Fprintf(g.stdout, "  rebuilt from %d table files and %d memtable logs: %d records, %d pack files linked\n", s.Tables, s.Memtables, s.Keys, s.Packs)
+		for _, b := range s.BadTables {
+			fmt.Fprintf(g.stdout, "  unreadable table: %s\n", b)
+		}
+		for _, b := range s.BadMems {
+			fmt.Fprintf(g.stdout, "  unreadable memtable logs: %s\n", b)
+		}
+		if s.Lost > 0 {
+			fmt.Fprintf(g.stdout, "  %d records named Badger's value log and were not recovered\n", s.Lost)
+		}
+	}
+	v := res.Verify
+	for _, p := range v.Problems {
+		fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
+	}
+	if err != nil {
+		return codedError{code: exitError, err: verifyFailure{res: v, err: err}}
+	}
+	fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified\n", v.Snapshots, v.Trees, v.Contents)
+	return nil
+}
+
+// repairFailure carries the --json document of a repair whose verify
+// found damage.
+type repairFailure struct {
+	doc map[string]any
+	err error
+}
+
+func (f repairFailure) Error() string           { return f.err.Error() }
+func (f repairFailure) jsonDoc() map[string]any { return f.doc }

@@ -1,0 +1,65 @@
+package turnback
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// RepairResult reports Repair: what was rebuilt (nil Store when the
+// database was not damaged) and what a verify of the result found.
+type RepairResult struct {
+	Store  *cas.RepairResult `json:"store,omitempty"`
+	Verify *VerifyResult     `json:"verify"`
+}
+
+// Repair rebuilds the database of workTree's store when its Badger
+// metadata is missing or damaged (see cas.Repair: nothing is deleted,
+// the damaged database is kept in damaged-<time>/ in the store), then
+// verifies everything it recorded. The error wraps ErrVerify when
+// content is still damaged or missing after the rebuild (the result says
+// which snapshots and paths).
+func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, error) {
+	wt, err := canonical(workTree)
+	if err != nil {
+		return nil, err
+	}
+	storeDir := opts.Store
+	if storeDir == "" {
+		if storeDir, err = DefaultStoreDir(wt); err != nil {
+			return nil, err
+		}
+	}
+	if storeDir, err = filepath.Abs(storeDir); err != nil {
+		return nil, err
+	}
+	state, _, err := inspectStore(ctx, storeDir)
+	if errors.Is(err, cas.ErrDamaged) {
+		// An earlier turnback's store, recognised by its note, whose
+		// database is what needs the repair.
+		if _, ok := recordedWorkTree(storeDir); ok {
+			err, state = nil, storeLegacy
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if state == storeAbsent {
+		return nil, fmt.Errorf("turnback: no store at %s: nothing to repair", storeDir)
+	}
+	out := &RepairResult{}
+	if out.Store, err = cas.Repair(ctx, filepath.Join(storeDir, "db")); err != nil {
+		return out, fmt.Errorf("turnback: repair %s: %w", storeDir, err)
+	}
+	opts.Store = storeDir
+	r, err := Open(ctx, wt, opts)
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
+	out.Verify, err = r.Verify(ctx)
+	return out, err
+}
