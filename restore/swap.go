@@ -90,6 +90,8 @@ func sameContent(found, e *manifest.Entry) bool {
 		return !e.Hash.IsZero() && found.Hash == e.Hash && found.Size == e.Size
 	case manifest.KindSymlink:
 		return found.Target == e.Target
+	case manifest.KindFIFO:
+		return true // no content
 	}
 	return false
 }
@@ -132,6 +134,8 @@ func (x *run) settle(held string, a *Action) error {
 			return err
 		}
 		found = &manifest.Entry{Kind: manifest.KindSymlink, Mode: entryMode(fi.Mode()), Size: int64(len(t)), Target: t}
+	case fi.Mode()&fs.ModeNamedPipe != 0: // never opened
+		found = &manifest.Entry{Kind: manifest.KindFIFO, Mode: entryMode(fi.Mode())}
 	default:
 		return errCannotSave
 	}
