@@ -3,10 +3,10 @@ package turnback
 import (
 	"context"
 
+	"fmt"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
