@@ -58,10 +58,12 @@ const (
 	// AccessWrite opens the store for writing, creating it on first use.
 	AccessWrite Access = iota
 	// AccessRead opens the store read-only: nothing is created or written
-	// (no store directory, no marker, no lock file, no restore recovery),
-	// it works on a full disk and on a store the process may not write,
-	// and it shares the store with other readers. A folder without a
-	// store reads as an empty one. Operations that would record anything
+	// (no store directory, no marker, no lock file), it works on a full
+	// disk and on a store the process may not write, and it shares the
+	// store with other readers. A folder without a store reads as an
+	// empty one. The exception: a restore a crash interrupted is finished
+	// first (the store is then opened for writing, when it can be), and
+	// so is a memtable a killed process left torn (see cas.OpenBadger). Operations that would record anything
 	// keep it in memory and lose it at Close (a capture for Status works;
 	// Snap, End, Undo, Redo, Restore and GC fail with ErrReadOnly).
 	AccessRead
@@ -237,6 +239,12 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if opts.Access == AccessReadPreferWrite {
 		readOnly = state == storeAbsent || !storeWritable(storeDir)
 	}
+	if readOnly && state != storeAbsent && restorePending(storeDir) && storeWritable(storeDir) {
+		// A restore a crash interrupted is finished (or its staged files
+		// removed) before anything reads the folder or the store: the
+		// one case where a reading command writes.
+		readOnly = false
+	}
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir}
 	var b *cas.Badger
 	if readOnly {
@@ -315,6 +323,17 @@ func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas
 		}
 	}
 	return cas.OpenBadgerEmpty()
+}
+
+// restorePending reports whether a restore left its journal or its
+// staging record in the store (see restore.Recover).
+func restorePending(storeDir string) bool {
+	for _, n := range []string{"journal", "staging"} {
+		if _, err := os.Lstat(filepath.Join(storeDir, n)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // storeWritable reports whether the store's database can be written
