@@ -290,6 +290,10 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 // openWritable opens the store for writing, creating it (marker first)
 // when absent, and marking an earlier turnback's store.
 func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+	// On a full disk, fail before the marker or the directory is written.
+	if err := cas.CheckRoom(filepath.Join(storeDir, "db"), storeDir); err != nil {
+		return nil, err
+	}
 	if state == storeAbsent {
 		if err := os.MkdirAll(storeDir, 0o700); err != nil {
 			return nil, fmt.Errorf("turnback: create store: %w", err)

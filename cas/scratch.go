@@ -158,16 +158,23 @@ func OpenBadgerEmpty() (*Badger, error) {
 // HasRoom reports whether the file system of dir (or of its nearest
 // existing ancestor) has more than a store's reserve free (see
 // NoSpaceError).
-func HasRoom(dir string) bool {
+func HasRoom(dir string) bool { return CheckRoom(dir, "") == nil }
+
+// CheckRoom is HasRoom returning the *NoSpaceError (naming the store as
+// name) when there is not.
+func CheckRoom(dir, name string) error {
+	if name == "" {
+		name = dir
+	}
 	for {
 		if _, err := os.Stat(dir); err == nil {
 			break
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return true
+			return nil
 		}
 		dir = parent
 	}
-	return newSpaceGuard(dir, "").check(0) == nil
+	return newSpaceGuard(dir, name).check(0)
 }

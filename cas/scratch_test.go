@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -75,5 +77,52 @@ func TestBadgerReadOnly(t *testing.T) {
 	}
 	if _, err := OpenBadger(ctx, filepath.Join(dir, "absent"), BadgerOptions{ReadOnly: true}); !errors.Is(err, ErrNoStore) {
 		t.Errorf("absent directory: %v, want ErrNoStore", err)
+	}
+}
+
+// TestNoSpaceReserve: with less than the reserve free, a write open
+// fails with a *NoSpaceError naming the store (errors.Is ErrNoSpace and
+// ENOSPC) and creates nothing; a read-only open still works.
+func TestNoSpaceReserve(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	b, err := OpenBadger(ctx, dir, BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Set(ctx, Entry{Key: []byte("m/a"), Value: []byte("1")}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	free, ok := freeSpace(dir)
+	if !ok {
+		t.Skip("free space unknown here")
+	}
+	oldBase, oldMax := reserveBase, reserveMax
+	reserveBase, reserveMax = free+1<<30, free+1<<31
+	defer func() { reserveBase, reserveMax = oldBase, oldMax }()
+	before := dirListing(t, dir)
+	_, err = OpenBadger(ctx, dir, BadgerOptions{Name: "the-store"})
+	var ns *NoSpaceError
+	if !errors.As(err, &ns) || !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("write open: %v, want a NoSpaceError", err)
+	}
+	if ns.Store != "the-store" || ns.Need < 1<<30 || !strings.Contains(err.Error(), "no space left on ") {
+		t.Errorf("error %q (%+v)", err, ns)
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "db")
+	if _, err := OpenBadger(ctx, fresh, BadgerOptions{}); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("new store: %v", err)
+	}
+	ro, err := OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open on a full disk: %v", err)
+	}
+	if v, err := ro.Get(ctx, []byte("m/a")); err != nil || string(v) != "1" {
+		t.Errorf("read: %q %v", v, err)
+	}
+	ro.Close()
+	if got := dirListing(t, dir); got != before {
+		t.Errorf("the directory changed:\n%s\nwant:\n%s", got, before)
 	}
 }
