@@ -24,7 +24,27 @@
 // snapshot (whatever its size), then hand a plan to package restore, which
 // stages new files, writes a journal (the commit point), applies the plan
 // and commits the session records. Open finishes or rolls back a restore a
-// crash interrupted before it does anything else.
+// crash interrupted before it does anything else. Each checkpoint gets a
+// record (time, session, the session's newest turn then): GC keeps it as
+// long as the turns around it, dropping it only once retention forgets
+// the turn after it or it passes the age limit (checkpoints.go).
+//
+// # Content by reference
+//
+// A file over the size limit is hashed, not stored. After every capture
+// (refs.go) its content is looked for where it already sits (package
+// cas/ref: the repository's Git LFS objects, git's object database, or a
+// copy-on-write clone made in the store), and what is found is recorded
+// in the store's reference table under the content's hash; files with
+// no reference are Stats.Unprotected. Restores read content the store
+// lacks through refSource (refsource.go), which checks it against the
+// hash: before planning, every such file's reference is read in full,
+// and a file none gives exactly is not restorable, with the reason
+// (never written with other bytes). Content a reference holds needs no
+// copy in the checkpoint. A restore that leaves paths not restorable is
+// Incomplete (the CLI exits 5); an undo whose turns changed only such
+// content leaves them on the undo stack (incomplete.go). gc keeps the
+// records, and clones, of hashes a live tree holds.
 //
 // # Long-running processes
 //

@@ -40,6 +40,9 @@ type GCResult struct {
 	SizeBefore         int64 `json:"size_before"`
 	SizeAfter          int64 `json:"size_after"`
 	DryRun             bool  `json:"dry_run"`
+	// Checkpoints lists the checkpoints dropped (or, in a dry run, that
+	// would be), oldest first; they count in SnapshotsForgotten too.
+	Checkpoints []Checkpoint `json:"checkpoints_forgotten"`
 }
 
 func (o GCOptions) withDefaults() GCOptions {
@@ -81,6 +84,7 @@ func forget(ctx context.Context, r *Repo, sess *sessionRecord, o GCOptions, now 
 		}
 		if drop {
 			dead = append(dead, turnKey(sess.Name, n))
+			sess.Forgotten = max(sess.Forgotten, n)
 		} else {
 			kept = append(kept, n)
 		}
@@ -103,8 +107,9 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 }
 
 // GC forgets turns beyond the retention policy, removes every snapshot,
-// tree and blob no remaining turn, redo entry, the newest checkpoint or
-// the latest state needs, and makes the store give the disk space back.
+// tree and blob no remaining turn, redo entry, kept checkpoint or the
+// latest state needs, and makes the store give the disk space back. A
+// checkpoint is kept while the turns around it are (see checkpoints.go).
 func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 	if err := r.lock(); err != nil {
 		return nil, err
@@ -121,7 +126,7 @@ func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 }
 
 func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
-	res := &GCResult{DryRun: o.DryRun}
+	res := &GCResult{DryRun: o.DryRun, Checkpoints: []Checkpoint{}}
 	var err error
 	if res.SizeBefore, err = cas.DiskUsage(r.storeDir); err != nil {
 		return nil, err
@@ -182,7 +187,8 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		// The next incremental capture reuses this tree's subtrees.
 		live[ws.base] = true
 	}
-	// Snapshot records: keep the live ones and the newest checkpoint.
+	// Snapshot records: keep the live ones and the checkpoints retention
+	// keeps.
 	type snapRec struct {
 		h   cas.Hash
 		rec snapshotRecord
@@ -205,10 +211,38 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	}
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i].rec.Time.After(snaps[j].rec.Time) })
 	for _, s := range snaps {
+		// The newest checkpoint stays whatever its age, as the newest
+		// turn does (also one made before checkpoints had records).
 		if s.rec.Kind == kindCheckpoint {
 			live[s.h] = true
 			break
 		}
+	}
+	cps, err := r.checkpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	forgotten := map[string]int{}
+	for _, s := range sessions {
+		forgotten[s.Name] = s.Forgotten
+	}
+	sort.Slice(cps, func(i, j int) bool { return cps[i].Time.Before(cps[j].Time) })
+	var dropped []Checkpoint
+	for _, c := range cps {
+		h, _ := cas.ParseHash(c.ID) // checked by checkpoints
+		if keepCheckpoint(c, forgotten[c.Session], o, now) {
+			live[h] = true
+		} else if !live[h] {
+			dropped = append(dropped, c)
+		}
+	}
+	for _, c := range dropped {
+		h, _ := cas.ParseHash(c.ID)
+		if live[h] {
+			continue // also the newest checkpoint, or needed otherwise
+		}
+		deletes = append(deletes, checkpointKey(h))
+		res.Checkpoints = append(res.Checkpoints, c)
 	}
 	for _, s := range snaps {
 		if !live[s.h] {
@@ -236,6 +270,9 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 			e := &t.Entries[i]
 			switch {
 			case e.Uncaptured:
+				if e.Kind == manifest.KindFile && !e.Hash.IsZero() {
+					set[e.Hash] = struct{}{} // keeps its reference record (refs.go)
+				}
 			case e.Kind == manifest.KindDir:
 				if err := mark(e.Hash); err != nil {
 					return err
@@ -275,6 +312,9 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	res.BlobsRemoved, res.ChunkListsRemoved, res.BlobsKept = st.Blobs, st.Indexes, st.Kept
+	if err := r.sweepRefs(ctx, set, o.DryRun); err != nil {
+		return nil, err
+	}
 	if !o.DryRun {
 		if err := r.backend.Reclaim(ctx); err != nil {
 			return nil, err

@@ -30,6 +30,14 @@ type Info struct {
 	LargeDirFiles int   `json:"large_dir_files"`
 	KeepTurns     int   `json:"keep_turns"`
 	KeepAgeDays   int   `json:"keep_age_days"`
+
+	// Distinct file contents of the snapshots by how they are protected:
+	// copied into the store (UniqueBytes), held by a reference (a Git
+	// LFS object, a git blob or a copy-on-write clone), or neither (over
+	// the size limit with no reference: not restorable).
+	BytesByCopy      int64 `json:"bytes_by_copy"`
+	BytesByReference int64 `json:"bytes_by_reference"`
+	BytesUnprotected int64 `json:"bytes_unprotected"`
 }
 
 // Info reports the store's location, size and contents.
@@ -82,6 +90,9 @@ func (r *Repo) Info(ctx context.Context) (*Info, error) {
 				e := &t.Entries[i]
 				switch {
 				case e.Uncaptured:
+					if err := r.countProtection(ctx, e, seen, in); err != nil {
+						return 0, err
+					}
 				case e.Kind == manifest.KindDir:
 					k, err := size(e.Hash)
 					if err != nil {
@@ -113,6 +124,7 @@ func (r *Repo) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	in.BytesByCopy = in.UniqueBytes
 	return in, nil
 }
 

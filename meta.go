@@ -45,6 +45,9 @@ type sessionRecord struct {
 	// Last is the newest state the session recorded (snap, end, undo,
 	// redo), what status and diff compare with.
 	Last string `json:"last,omitempty"`
+	// Forgotten is the highest turn number retention has forgotten
+	// (0: none); checkpoints made before it go with those turns.
+	Forgotten int `json:"forgotten,omitempty"`
 }
 
 // Turn is what an agent did between a snap and its end.

@@ -1755,7 +1755,7 @@ func (h *harness) apiUndo(n int, force bool) {
 	if res.Nothing || res.Turns != k {
 		h.failf("Undo: nothing=%v turns=%d, model undoes %d turns", res.Nothing, res.Turns, k)
 	}
-	h.checkList("Undo conflicts", notePaths(res.Conflicts), conflicts)
+	h.checkList("Undo conflicts", notePaths(res.Conflicts), changedOnly(conflicts, res))
 	h.checkRestore("Undo", res, cur, pl)
 	h.untouched("Undo", stamps, touchedBy(pl))
 	h.countPlan("undo", k, force, conflicts, pl)
@@ -1885,7 +1885,7 @@ func (h *harness) apiRedo(n int, force bool) {
 		h.checkList("Redo deleted", res.Deleted, all.deleted)
 		h.checkList("Redo created", res.Created, all.made)
 	}
-	h.checkList("Redo conflicts", notePaths(res.Conflicts), all.conflicts)
+	h.checkList("Redo conflicts", notePaths(res.Conflicts), changedOnly(all.conflicts, res))
 	h.checkList("Redo not restorable", notePaths(res.NotRestorable), all.notRestorable)
 }
 
@@ -1956,4 +1956,22 @@ func (h *harness) apiStatus() {
 		base = mtree{}
 	}
 	h.checkList("Status changes", got, changedPaths(base, h.fs))
+}
+
+// changedOnly keeps the conflicting paths a forced command really
+// changed: only those are reported as overwritten.
+func changedOnly(conflicts []string, res *turnback.RestoreResult) []string {
+	changed := map[string]bool{}
+	for _, l := range [][]string{res.Restored, res.Deleted, res.Created} {
+		for _, p := range l {
+			changed[p] = true
+		}
+	}
+	var out []string
+	for _, c := range conflicts {
+		if changed[c] {
+			out = append(out, c)
+		}
+	}
+	return out
 }

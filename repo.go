@@ -107,7 +107,9 @@ type repoCore struct {
 	// rolled back before the next operation (a process that exits does
 	// this at its next Open).
 	recover bool
-	watch   *watchState // set by Watch
+	// recovered: Open finished an interrupted restore (Recover says so).
+	recovered bool
+	watch     *watchState // set by Watch
 	// holder describes the operation that holds mu (views wait for it).
 	holderMu sync.Mutex
 	holder   string
@@ -278,11 +280,21 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		session: opts.Session,
 		opts:    opts,
 	}
-	if !readOnly {
-		if err := r.recoverRestore(ctx); err != nil {
+	if readOnly {
+		// A read-only open cannot finish an interrupted restore; it must
+		// not answer as if the folder were in a known state either.
+		if _, err := os.Lstat(filepath.Join(storeDir, "journal")); err == nil {
+			r.Close()
+			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s (the store is opened read-only here)", restore.ErrUnfinished, storeDir)}
+		}
+	} else if err := r.recoverRestore(ctx); err != nil {
+		if !errors.Is(err, ErrUnfinished) {
 			r.Close()
 			return nil, err
 		}
+		// Every operation tries again first, and fails while it cannot
+		// finish; Recover (turnback recover) can still run.
+		r.recover = true
 	}
 	return r, nil
 }
@@ -462,6 +474,22 @@ func (r *Repo) lockView() error {
 // back) a restore that failed part way in this process, as Open does for
 // one that a crash interrupted.
 func (r *Repo) lock() error {
+	if err := r.lockOnly(); err != nil {
+		return err
+	}
+	if r.recover {
+		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
+			r.mu.Unlock()
+			return err
+		}
+		r.recover = false
+	}
+	return nil
+}
+
+// lockOnly takes the store without finishing an interrupted restore
+// (Recover does that itself).
+func (r *Repo) lockOnly() error {
 	if r.view {
 		if err := r.lockView(); err != nil {
 			return err
@@ -475,13 +503,6 @@ func (r *Repo) lock() error {
 	if r.closed {
 		r.mu.Unlock()
 		return fmt.Errorf("turnback: repo is closed")
-	}
-	if r.recover {
-		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
-			r.mu.Unlock()
-			return err
-		}
-		r.recover = false
 	}
 	return nil
 }

@@ -39,6 +39,9 @@ type RestoreResult struct {
 	Nothing bool
 
 	parents map[string]bool // directories recreated only for a path below
+	// noContent: paths not restorable because their content is neither
+	// stored nor held by a reference (refsource.go).
+	noContent map[string]bool
 }
 
 // ConflictError is returned (wrapping ErrConflict) when undo or redo
@@ -68,9 +71,15 @@ type undoGroup struct {
 type metaBatch struct {
 	Writes  []cas.Entry `json:"writes"`
 	Deletes [][]byte    `json:"deletes"`
+	// The checkpoint the writes refer to, and the result (see amendMeta).
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Result     string `json:"result,omitempty"`
 }
 
 func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
 	var m metaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
@@ -85,8 +94,13 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 		return fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	_, err = restore.Recover(ctx, root, restore.Options{JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store, Commit: r.commitMeta})
-	return err
+	opts := r.restoreOptions(nil)
+	opts.Hook, opts.Progress = nil, nil
+	found, err := restore.Recover(ctx, root, opts)
+	if found && err == nil {
+		r.recovered = true
+	}
+	return unfinished(err)
 }
 
 // SetRestoreHook sets a function every restore this Repo runs calls
@@ -100,15 +114,19 @@ func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 // Blocked actions are reported as not restorable, except the parent
 // directories that actionsFor added (in res.parents): the path they were
 // added for says why it cannot be restored.
-func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
+func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
 	out := &RestoreResult{}
+	orig, notes, byRef, err := r.refActions(ctx, actions)
+	if err != nil {
+		return nil, err
+	}
 	loader := walker.NewLoader(r.store)
 	w := r.store.NewWriter()
 	defer w.Cancel()
 	edits := map[string]*manifest.Entry{}
 	for i := range actions {
 		a := &actions[i]
-		if a.Old != nil && a.Old.Kind == manifest.KindFile && a.Old.Uncaptured {
+		if a.Old != nil && a.Old.Kind == manifest.KindFile && a.Old.Uncaptured && !byRef[a.Path] {
 			full, err := r.storeFile(ctx, a.Path, a.Old)
 			if err != nil {
 				return nil, err
@@ -142,6 +160,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	changes := map[string]*manifest.Entry{}
 	for _, a := range plan.Actions {
 		changes[a.Path] = a.New
+		if e, ok := orig[a.Path]; ok {
+			changes[a.Path] = e // restored from a reference: still not stored
+		}
 	}
 	result := cp
 	if len(changes) > 0 {
@@ -153,24 +174,31 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		return nil, err
 	}
 	writes, deletes := meta(cp, result)
-	writes = append(writes, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+	cpRec, err := r.checkpointEntry(ctx, cp)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
-	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes})
+	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
 	if err := r.verifyUse(ctx, cp, plan.Actions); err != nil {
 		return nil, err
 	}
-	res, err := restore.Apply(ctx, root, plan, restore.Options{
-		JournalDir: r.storeDir, WorkTree: r.workTree, Source: r.store,
-		Meta: data, Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,
-	})
+	amended := cp
+	opts := r.restoreOptions(&amended)
+	opts.Meta, opts.Force = data, force
+	res, err := restore.Apply(ctx, root, plan, opts)
+	if cerr := changedConflict(err, out); cerr != nil {
+		return out, cerr
+	}
 	if err != nil {
 		// A journal may be left: the next operation of this process
 		// finishes or rolls it back before anything else.
 		r.recover = true
-		return nil, err
+		return nil, unfinished(err)
 	}
 	var written []walker.Written
 	for _, wf := range res.Written {
@@ -178,13 +206,19 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	}
 	// The stat cache is a hint: failing to update it costs a re-read.
 	_ = r.cache.Record(ctx, written)
-	out.Checkpoint, out.Result = cp, result
+	out.Checkpoint, out.Result = amended, result
 	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
+	out.Conflicts = displacedNotes(res.Displaced)
 	for _, s := range plan.Blocked {
 		if parents[s.Path] {
 			continue
 		}
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: s.Reason})
+		reason := s.Reason
+		if why, ok := notes[s.Path]; ok {
+			reason = why
+			out.noContent = addPath(out.noContent, s.Path)
+		}
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason})
@@ -239,9 +273,12 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	}
 	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
 	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
-	for _, t := range turns {
+	// perTurn: the paths each turn changed.
+	perTurn := make([][]string, len(turns))
+	for i, t := range turns {
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			left[c.Path] = c.New
+			perTurn[i] = append(perTurn[i], c.Path)
 			return nil
 		})
 		if err != nil {
@@ -256,21 +293,29 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	if err != nil {
 		return nil, err
 	}
+	actions, ignored, err := r.dropIgnored(ctx, loader, actions, now, base, res)
+	if err != nil {
+		return nil, err
+	}
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
 	group := undoGroup{Turns: append([]int(nil), nums...)}
 	sess.Turns = sess.Turns[:len(sess.Turns)-n]
-	out, err := r.execute(ctx, now, actions, res.parents, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+	out, err := r.execute(ctx, now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
 		return append(writes, sessionEntry(sess)), deletes
 	})
 	if err != nil {
+		return conflictResult(out, res, err)
+	}
+	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
+	out.NotRestorable = append(out.NotRestorable, ignored...)
+	if err := r.keepStuckTurns(ctx, out, nums, perTurn); err != nil {
 		return nil, err
 	}
-	out.Turns, out.Conflicts = n, res.Conflicts
 	return out, nil
 }
 
@@ -444,10 +489,14 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, goal, res)
+	if err != nil {
+		return nil, err
+	}
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
-	out, err := r.execute(ctx, snap.Root, actions, res.parents, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+	out, err := r.execute(ctx, snap.Root, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
 		g.Expected = result.String()
@@ -458,9 +507,10 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		return []cas.Entry{sessionEntry(sess)}, nil
 	})
 	if err != nil {
-		return nil, err
+		return conflictResult(out, res, err)
 	}
-	out.Turns, out.Conflicts = 1, res.Conflicts
+	out.Turns, out.Conflicts = 1, overwritten(out, res.Conflicts)
+	out.NotRestorable = append(out.NotRestorable, ignored...)
 	return out, nil
 }
 
@@ -482,12 +532,22 @@ func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
 		return nil, err
 	}
 	var actions []restore.Action
-	err = manifest.Diff(ctx, walker.NewLoader(r.store), snap.Root, h, func(c manifest.Change) error {
+	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return r.execute(ctx, snap.Root, actions, nil, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
+	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	out.NotRestorable = append(out.NotRestorable, ignored...)
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/ref"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
 )
@@ -156,6 +157,8 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
 	}
+	finder := ref.NewFinder() // for protectLarge (refs.go)
+	opts.LargeSums = r.largeWant(finder)
 	ws := r.watch
 	var info *WatchInfo
 	if ws != nil {
@@ -168,6 +171,9 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 	}
 	res, err := walker.Capture(ctx, root, r.store, opts)
 	if err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if err := r.protectLarge(ctx, finder, &res.Stats); err != nil {
 		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
 	}
 	if ws != nil {

@@ -19,6 +19,9 @@
 //	b/<32-byte hash>  blob: one codec byte, then the payload
 //	x/<32-byte hash>  chunk list of a large file: a version byte (1), then
 //	                  per chunk its 32-byte hash and its size as a uvarint
+//	r/<32-byte hash>  reference record of content the store does not hold
+//	                  (a file over the size limit): where it sits, opaque
+//	                  here (package cas/ref encodes it; refs.go)
 //
 // BlobKey and IndexKey build these keys. On Badger, a record of 256 bytes or
 // more lives in a pack file and the key holds a pointer to it (see Pack
@@ -268,7 +271,8 @@
 //
 // Collection is mark and sweep: Store.MarkContent adds content reachable
 // from live snapshots (a blob, or a chunk list and its chunks) to a
-// LiveSet, Store.Sweep deletes every blob and chunk list not in it, and
+// LiveSet, Store.Sweep deletes every blob and chunk list not in it
+// (Store.SweepRefs likewise the reference records), and
 // Badger.Reclaim makes Badger give the space back (deleted keys alone free
 // nothing): it rewrites or deletes mostly dead pack files and compacts
 // the LSM tree. No Writer may be in flight meanwhile: blobs written after the

@@ -15,8 +15,8 @@ const (
 	Added       ChangeKind = iota + 1 // only in the new tree
 	Deleted                           // only in the old tree
 	Modified                          // content, size, target or capture state differ
-	ModeChanged                       // only the permission bits differ
-	TypeChanged                       // file, dir or symlink became another kind
+	ModeChanged                       // only the permission bits or the owner differ
+	TypeChanged                       // file, dir, symlink or fifo became another kind
 )
 
 // String returns "added", "deleted", "modified", "mode" or "type".
@@ -159,12 +159,12 @@ func (d *differ) pair(path string, a, b Entry, depth int) error {
 		}
 		return d.subtree(path, &b, Added, depth)
 	case a.Kind == KindDir && (a.Uncaptured || b.Uncaptured):
-		if !a.Equal(&b) {
+		if !a.sameContent(&b) || a.Mode != b.Mode || !a.SameOwner(&b) {
 			return d.emit(path, Modified, &a, &b)
 		}
 		return nil
 	case a.Kind == KindDir:
-		if a.Mode != b.Mode {
+		if a.Mode != b.Mode || !a.SameOwner(&b) {
 			if err := d.emit(path, ModeChanged, &a, &b); err != nil {
 				return err
 			}
@@ -173,10 +173,16 @@ func (d *differ) pair(path string, a, b Entry, depth int) error {
 			return nil // equal subtree: never loaded
 		}
 		return d.dir(path, a.Hash, b.Hash, depth+1)
-	case a.Hash != b.Hash || a.Target != b.Target || a.Uncaptured != b.Uncaptured || a.Size != b.Size:
+	case !a.sameContent(&b):
 		return d.emit(path, Modified, &a, &b)
-	case a.Mode != b.Mode:
+	case a.Mode != b.Mode || !a.SameOwner(&b):
 		return d.emit(path, ModeChanged, &a, &b)
 	}
 	return nil
+}
+
+// sameContent compares what Modified is about: hash, target, size, the
+// uncaptured flag and file count. Mode, owner and LinkTo are not content.
+func (e *Entry) sameContent(o *Entry) bool {
+	return e.Hash == o.Hash && e.Target == o.Target && e.Uncaptured == o.Uncaptured && e.Size == o.Size && e.Files == o.Files
 }

@@ -6,14 +6,16 @@
 // # Entries
 //
 // A tree is a list of entries sorted by name in byte order, names unique.
-// Each entry is a file, a directory or a symlink and carries its permission
-// bits (0o7777: rwx for user, group, other, plus setuid, setgid, sticky).
-// Timestamps, owners and other metadata are not part of a tree.
+// Each entry is a file, a directory, a symlink or a fifo (named pipe) and
+// carries its permission bits (0o7777: rwx for user, group, other, plus
+// setuid, setgid, sticky) and, when recorded (Owned), its owner's numeric
+// uid and gid. Timestamps and other metadata are not part of a tree.
 //
-//	kind     Size           Hash                Target   Uncaptured  Files
-//	file     content bytes  content hash        ""       allowed     0
-//	dir      0              hash of its tree    ""       allowed     uncaptured only
-//	symlink  len(Target)    zero                1..4096  never       0
+//	kind     Size           Hash                Target   Uncaptured  Files            LinkTo
+//	file     content bytes  content hash        ""       allowed     0                allowed
+//	dir      0              hash of its tree    ""       allowed     uncaptured only  ""
+//	symlink  len(Target)    zero                1..4096  never       0                ""
+//	fifo     0              zero                ""       never       0                ""
 //
 // An uncaptured file or directory is present on disk but its content is not
 // stored. An uncaptured file's Hash is the hash of its content when it was
@@ -24,6 +26,30 @@
 // always has a non-zero Hash. Names are one path component: not empty, not
 // "." or "..", no '/' or NUL, at most 255 bytes. Symlink targets are data,
 // never followed: they may be absolute or contain "..", but hold no NUL.
+//
+// # Hard links
+//
+// Files that are hard links to one another inside the work tree (one
+// inode, several paths, all captured) form a link group. Every member
+// records in LinkTo the path, relative to the work tree and
+// slash-separated, of the group's first member in tree order (depth-first,
+// names sorted at each level: the order of Walk), that member included. A
+// file with no other link inside the work tree has no LinkTo, whatever
+// its link count. The group is named by a path, never by inode numbers,
+// so a tree's hash stays a function of what it holds.
+//
+// Link identity is not content: Diff does not report a change of LinkTo
+// alone (a file that became or stopped being a hard link of another with
+// the same content, mode and owner is unchanged). Restores use it to
+// recreate the links among the files they write.
+//
+// # Owners
+//
+// Captures on unix record every entry's uid and gid. Trees written before
+// owners were recorded (version 1) have none, and an entry without an
+// owner matches any owner: Diff reports an owner change (ModeChanged) only
+// when both entries record one, so the first capture after an upgrade does
+// not make every path look changed.
 //
 // # Encoding, version 1
 //
@@ -51,14 +77,33 @@
 //
 // The empty tree is the six bytes 54 42 54 52 01 00.
 //
+// # Encoding, version 2
+//
+// Version 2 (version byte 0x02) is version 1 with three additions: kind 4
+// (fifo: mode and size 0, nothing after the size but the fields below),
+// and two flag bits:
+//
+//	flags bit 2     owned: after size, uid uvarint (0..2^32-1) and
+//	                gid uvarint (0..2^32-1)
+//	flags bit 3     linked: after the kind's fields, the LinkTo length
+//	                uvarint (1..4096) and its bytes
+//
+// Encode writes version 1 when no entry has an owner, a LinkTo or the
+// fifo kind, version 2 otherwise; Decode rejects a version 2 encoding that
+// version 1 could hold, and the new kind and flags in version 1, so every
+// tree still has exactly one encoding. Trees stored before version 2
+// decode, re-encode and hash exactly as before (testdata/tree-v1.golden).
+
 // Decode is strict and accepts exactly what Encode produces, so for every
 // input it accepts, Encode(Decode(b)) == b byte for byte, and a tree has one
 // encoding and one hash. It rejects a wrong magic or version, truncated
 // data, trailing bytes, non-minimal or overflowing varints, an entry count
 // larger than the remaining bytes could hold (checked before allocating),
 // invalid, duplicate or unsorted names, unknown kinds or flag bits, modes
-// above 0o7777, sizes above 1<<62, and any field that does not belong to
-// the entry's kind (see the table above). Tree.Validate applies the same
+// above 0o7777, sizes above 1<<62, ids above 2^32-1, LinkTo paths that are
+// not clean relative paths (empty, ".", ".." or over-long components, a
+// leading or trailing '/'), and any field that does not belong to the
+// entry's kind (see the table above). Tree.Validate applies the same
 // rules to a Tree in memory and Tree.Encode refuses a tree that fails them.
 //
 // # Merkle property
@@ -81,13 +126,15 @@
 //     EmptyTreeHash stand for the empty tree and are never loaded.
 //   - A name only in a is Deleted, only in b is Added; if it is a captured
 //     directory, every entry below it follows, with the same kind.
-//   - Two captured dirs: ModeChanged if their modes differ, then, if their
+//   - Two captured dirs: ModeChanged if their modes or owners differ, then, if their
 //     hashes differ, the diff of their trees.
 //   - Two dirs of which one or both are uncaptured: Modified if the entries
-//     differ in any field; their contents are never compared.
-//   - Two files or two symlinks: Modified if hash, target, size or the
-//     uncaptured flag differ (whatever the mode); else ModeChanged if only
-//     the mode differs.
+//     differ in any field (owner as above); their contents are never
+//     compared.
+//   - Two files, symlinks or fifos: Modified if hash, target, size or the
+//     uncaptured flag differ (whatever the mode and owner); else
+//     ModeChanged if the mode or the owner differs (a chmod or chown
+//     alone is a change). LinkTo is never compared.
 //   - Different kinds: TypeChanged, then Deleted for everything below the
 //     old entry if it was a captured dir, and Added for everything below the
 //     new one if it is a captured dir.

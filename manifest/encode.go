@@ -8,10 +8,17 @@ import (
 	"github.com/turnback/turnback/cas"
 )
 
-// Magic opens every encoded tree; Version follows it.
+// Magic opens every encoded tree; the version byte follows it.
 const (
-	Magic   = "TBTR"
-	Version = 1
+	Magic = "TBTR"
+	// Version1 is the encoding of a tree none of whose entries has an
+	// owner, a link group or the fifo kind; Version2 adds them. Encode
+	// writes the lowest version that can hold the tree, so a tree has
+	// one encoding, and trees written before version 2 decode unchanged.
+	Version1 = 1
+	Version2 = 2
+	// Version is the newest encoding.
+	Version = Version2
 )
 
 const (
@@ -19,7 +26,12 @@ const (
 	// flagHashed marks an uncaptured file whose content hash is known
 	// (it was read, not stored): the hash follows as for a captured file.
 	flagHashed = 1 << 1
-	knownFlags = flagUncaptured | flagHashed
+	// Version 2 only: flagOwned: uid and gid follow the size;
+	// flagLinked: the link group path follows the kind's fields.
+	flagOwned    = 1 << 2
+	flagLinked   = 1 << 3
+	knownFlagsV1 = flagUncaptured | flagHashed
+	knownFlagsV2 = knownFlagsV1 | flagOwned | flagLinked
 
 	// minEntryLen is the fewest bytes one entry can take: name length,
 	// a one-byte name, kind, flags, mode and size (an uncaptured file).
@@ -38,13 +50,19 @@ func (t *Tree) Encode() ([]byte, error) {
 	if t != nil {
 		entries = t.Entries
 	}
+	version := byte(Version1)
 	n := len(Magic) + 1 + binary.MaxVarintLen64
 	for i := range entries {
-		n += 2 + len(entries[i].Name) + 2 + 3 + binary.MaxVarintLen64 + cas.HashSize + len(entries[i].Target)
+		e := &entries[i]
+		n += 2 + len(e.Name) + 2 + 3 + binary.MaxVarintLen64 + cas.HashSize + len(e.Target)
+		if e.needsV2() {
+			version = Version2
+			n += 2*binary.MaxVarintLen32 + 2 + len(e.LinkTo)
+		}
 	}
 	b := make([]byte, 0, n)
 	b = append(b, Magic...)
-	b = append(b, Version)
+	b = append(b, version)
 	b = binary.AppendUvarint(b, uint64(len(entries)))
 	for i := range entries {
 		b = appendEntry(b, &entries[i])
@@ -62,9 +80,19 @@ func appendEntry(b []byte, e *Entry) []byte {
 			flags |= flagHashed
 		}
 	}
+	if e.Owned {
+		flags |= flagOwned
+	}
+	if e.LinkTo != "" {
+		flags |= flagLinked
+	}
 	b = append(b, byte(e.Kind), flags)
 	b = binary.AppendUvarint(b, uint64(e.Mode))
 	b = binary.AppendUvarint(b, uint64(e.Size))
+	if e.Owned {
+		b = binary.AppendUvarint(b, uint64(e.UID))
+		b = binary.AppendUvarint(b, uint64(e.GID))
+	}
 	switch e.Kind {
 	case KindFile:
 		if !e.Hash.IsZero() {
@@ -79,6 +107,10 @@ func appendEntry(b []byte, e *Entry) []byte {
 	case KindSymlink:
 		b = binary.AppendUvarint(b, uint64(len(e.Target)))
 		b = append(b, e.Target...)
+	}
+	if e.LinkTo != "" {
+		b = binary.AppendUvarint(b, uint64(len(e.LinkTo)))
+		b = append(b, e.LinkTo...)
 	}
 	return b
 }
@@ -116,8 +148,9 @@ func Decode(b []byte) (*Tree, error) {
 		return nil, d.errorf("bad magic %q", b[:len(Magic)])
 	}
 	d.off = len(Magic)
-	if v := b[d.off]; v != Version {
-		return nil, d.errorf("unsupported version %d", v)
+	d.version = b[d.off]
+	if d.version != Version1 && d.version != Version2 {
+		return nil, d.errorf("unsupported version %d", d.version)
 	}
 	d.off++
 	count, err := d.uvarint("entry count")
@@ -128,6 +161,7 @@ func Decode(b []byte) (*Tree, error) {
 		return nil, d.errorf("entry count %d does not fit in %d remaining bytes", count, rest)
 	}
 	t := &Tree{Entries: make([]Entry, 0, min(count, maxPrealloc))}
+	v2 := false // some entry needs version 2
 	for i := uint64(0); i < count; i++ {
 		start := d.off
 		var e Entry
@@ -140,17 +174,23 @@ func Decode(b []byte) (*Tree, error) {
 		if n := len(t.Entries); n > 0 && t.Entries[n-1].Name >= e.Name {
 			return nil, fmt.Errorf("%w: entry %d %q at byte %d: %s", ErrMalformed, i, e.Name, start, orderProblem(t.Entries[n-1].Name, e.Name))
 		}
+		v2 = v2 || e.needsV2()
 		t.Entries = append(t.Entries, e)
 	}
 	if d.off != len(b) {
 		return nil, d.errorf("%d trailing bytes", len(b)-d.off)
 	}
+	if d.version == Version2 && !v2 {
+		d.off = len(Magic)
+		return nil, d.errorf("version 2 tree that version 1 can hold (not canonical)")
+	}
 	return t, nil
 }
 
 type decoder struct {
-	b   []byte
-	off int
+	b       []byte
+	off     int
+	version byte
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -224,17 +264,21 @@ func (d *decoder) entry(e *Entry) error {
 		return err
 	}
 	e.Kind = Kind(kind)
-	if e.Kind != KindFile && e.Kind != KindDir && e.Kind != KindSymlink {
+	if e.Kind != KindFile && e.Kind != KindDir && e.Kind != KindSymlink && (e.Kind != KindFIFO || d.version < Version2) {
 		d.off--
-		return d.errorf("unknown kind %d", kind)
+		return d.errorf("unknown kind %d in a version %d tree", kind, d.version)
 	}
 	flags, err := d.byte("flags")
 	if err != nil {
 		return err
 	}
-	if flags&^knownFlags != 0 {
+	known := byte(knownFlagsV1)
+	if d.version >= Version2 {
+		known = knownFlagsV2
+	}
+	if flags&^known != 0 {
 		d.off--
-		return d.errorf("unknown flags %#x", flags)
+		return d.errorf("unknown flags %#x in a version %d tree", flags, d.version)
 	}
 	e.Uncaptured = flags&flagUncaptured != 0
 	hashed := flags&flagHashed != 0
@@ -252,7 +296,19 @@ func (d *decoder) entry(e *Entry) error {
 		return err
 	}
 	e.Size = int64(size)
+	if flags&flagOwned != 0 {
+		uid, err := d.bounded("uid", 1<<32-1)
+		if err != nil {
+			return err
+		}
+		gid, err := d.bounded("gid", 1<<32-1)
+		if err != nil {
+			return err
+		}
+		e.Owned, e.UID, e.GID = true, uint32(uid), uint32(gid)
+	}
 	switch {
+	case e.Kind == KindFIFO:
 	case e.Kind == KindSymlink:
 		n, err := d.bounded("target length", MaxTargetLen)
 		if err != nil {
@@ -273,6 +329,21 @@ func (d *decoder) entry(e *Entry) error {
 		if e.Hash, err = d.hash("hash"); err != nil {
 			return err
 		}
+	}
+	if flags&flagLinked != 0 {
+		n, err := d.bounded("link group path length", MaxLinkLen)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			d.off--
+			return d.errorf("empty link group path")
+		}
+		p, err := d.bytes("link group path", n)
+		if err != nil {
+			return err
+		}
+		e.LinkTo = string(p)
 	}
 	return nil
 }

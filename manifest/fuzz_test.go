@@ -8,7 +8,7 @@ import (
 )
 
 func FuzzDecode(f *testing.F) {
-	for _, tr := range []*Tree{{}, sampleTree()} {
+	for _, tr := range []*Tree{{}, sampleTree(), sampleTreeV2()} {
 		b, err := tr.Encode()
 		if err != nil {
 			f.Fatal(err)
@@ -24,6 +24,8 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("TBTR\x01\x80\x00"))
+	f.Add([]byte("TBTR\x02\x01\x01p\x04\x00\x00\x00"))         // a fifo
+	f.Add([]byte("TBTR\x02\x01\x01p\x04\x04\x00\x00\x01\x02")) // an owned fifo
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr, err := Decode(b)
 		if err != nil {

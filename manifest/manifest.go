@@ -20,6 +20,8 @@ const (
 	MaxTargetLen = 4096
 	// MaxSize bounds Entry.Size and Entry.Files.
 	MaxSize = 1 << 62
+	// MaxLinkLen is the longest Entry.LinkTo, in bytes.
+	MaxLinkLen = 4096
 )
 
 // ErrMalformed is wrapped by every error that reports a tree breaking the
@@ -34,9 +36,12 @@ const (
 	KindFile    Kind = 1
 	KindDir     Kind = 2
 	KindSymlink Kind = 3
+	// KindFIFO is a named pipe: recorded (name, mode, owner), never
+	// opened, and recreated with mkfifo. Trees holding one are version 2.
+	KindFIFO Kind = 4
 )
 
-// String returns "file", "dir" or "symlink".
+// String returns "file", "dir", "symlink" or "fifo".
 func (k Kind) String() string {
 	switch k {
 	case KindFile:
@@ -45,6 +50,8 @@ func (k Kind) String() string {
 		return "dir"
 	case KindSymlink:
 		return "symlink"
+	case KindFIFO:
+		return "fifo"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -59,6 +66,29 @@ type Entry struct {
 	Target     string   // symlink target: data, never followed
 	Uncaptured bool     // present on disk, content not stored (files and dirs only)
 	Files      int64    // uncaptured dir only: non-ignored files inside, recursively
+
+	// Owned says UID and GID are recorded (every entry captured on unix
+	// since version 2; trees written before have none). Zero otherwise.
+	Owned    bool
+	UID, GID uint32
+	// LinkTo marks a file that is one of several hard links to the same
+	// file inside the work tree: the slash-separated path, relative to
+	// the work tree, of the group's first member in tree order (the
+	// first itself included). Empty for a file with no other link in
+	// the work tree. See "Hard links" in the package doc.
+	LinkTo string
+}
+
+// SameOwner reports whether e and o have the same owner as far as both
+// know it: an entry with no recorded owner (a tree written before owners
+// were recorded) matches any owner.
+func (e *Entry) SameOwner(o *Entry) bool {
+	return !e.Owned || !o.Owned || e.UID == o.UID && e.GID == o.GID
+}
+
+// needsV2 reports whether e uses a field that version 1 cannot encode.
+func (e *Entry) needsV2() bool {
+	return e.Owned || e.Kind == KindFIFO || e.LinkTo != ""
 }
 
 // Equal reports whether e and o agree in every field. Two nil entries are
@@ -170,6 +200,20 @@ func targetProblem(target string) string {
 	return ""
 }
 
+// linkProblem checks a LinkTo path: valid names joined by '/', at most
+// MaxLinkLen bytes.
+func linkProblem(p string) string {
+	if len(p) > MaxLinkLen {
+		return fmt.Sprintf("link group path longer than %d bytes", MaxLinkLen)
+	}
+	for name := range strings.SplitSeq(p, "/") {
+		if msg := nameProblem(name); msg != "" {
+			return "link group path component: " + msg
+		}
+	}
+	return ""
+}
+
 // entryError is a rule violation inside one entry; the caller adds where.
 type entryError string
 
@@ -188,6 +232,17 @@ func checkEntry(e *Entry) error {
 	}
 	if e.Files < 0 || e.Files > MaxSize {
 		return entryError(fmt.Sprintf("file count %d out of range", e.Files))
+	}
+	if !e.Owned && (e.UID != 0 || e.GID != 0) {
+		return entryError("owner ids without the owned flag")
+	}
+	if e.LinkTo != "" {
+		if e.Kind != KindFile {
+			return entryError("link group on a " + e.Kind.String())
+		}
+		if msg := linkProblem(e.LinkTo); msg != "" {
+			return entryError(msg)
+		}
 	}
 	switch e.Kind {
 	case KindFile:
@@ -224,6 +279,20 @@ func checkEntry(e *Entry) error {
 		}
 		if e.Size != int64(len(e.Target)) {
 			return entryError(fmt.Sprintf("symlink size %d, target is %d bytes", e.Size, len(e.Target)))
+		}
+		return nil
+	case KindFIFO:
+		switch {
+		case e.Uncaptured:
+			return entryError("uncaptured fifo")
+		case e.Size != 0:
+			return entryError(fmt.Sprintf("fifo with size %d", e.Size))
+		case !e.Hash.IsZero():
+			return entryError("fifo with a hash")
+		case e.Target != "":
+			return entryError("fifo with a symlink target")
+		case e.Files != 0:
+			return entryError("fifo with a file count")
 		}
 		return nil
 	}

@@ -131,7 +131,10 @@ func randomTree(r *rand.Rand, n int) *Tree {
 			continue
 		}
 		seen[name] = true
-		e := Entry{Name: name, Kind: Kind(1 + r.IntN(3)), Mode: uint32(r.IntN(ModeMask + 1))}
+		e := Entry{Name: name, Kind: Kind(1 + r.IntN(4)), Mode: uint32(r.IntN(ModeMask + 1))}
+		if r.IntN(2) == 0 {
+			e.Owned, e.UID, e.GID = true, r.Uint32(), uint32(r.IntN(70000))
+		}
 		size := r.Int64N(MaxSize + 1)
 		if r.IntN(2) == 0 {
 			size = r.Int64N(300)
@@ -142,6 +145,9 @@ func randomTree(r *rand.Rand, n int) *Tree {
 			e.Uncaptured = r.IntN(3) == 0
 			if !e.Uncaptured {
 				e.Hash = sum(name)
+			}
+			if r.IntN(4) == 0 {
+				e.LinkTo = "d/" + name
 			}
 		case KindDir:
 			e.Uncaptured = r.IntN(3) == 0
@@ -203,7 +209,7 @@ func TestValidateRejects(t *testing.T) {
 		{"unsorted", []Entry{link, file}, "not sorted"},
 		{"duplicate", []Entry{file, file}, "duplicate"},
 		{"kind 0", with(file, func(e *Entry) { e.Kind = 0 }), "unknown kind"},
-		{"kind 4", with(file, func(e *Entry) { e.Kind = 4 }), "unknown kind"},
+		{"kind 5", with(file, func(e *Entry) { e.Kind = 5 }), "unknown kind"},
 		{"mode", with(file, func(e *Entry) { e.Mode = 0o10000 }), "mode"},
 		{"go mode bits", with(dir, func(e *Entry) { e.Mode = 0x80000000 | 0o755 }), "mode"},
 		{"negative size", with(file, func(e *Entry) { e.Size = -1 }), "size"},
@@ -290,7 +296,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"short", []byte("TBT"), "truncated header"},
 		{"magic", enc("XBTR\x01", uv(0)), "bad magic"},
 		{"version 0", enc("TBTR\x00", uv(0)), "unsupported version"},
-		{"version 2", enc("TBTR\x02", uv(0)), "unsupported version"},
+		{"version 3", enc("TBTR\x03", uv(0)), "unsupported version"},
+		{"version 2 empty", enc("TBTR\x02", uv(0)), "not canonical"},
 		{"no count", enc(hdr), "truncated entry count"},
 		{"trailing", enc(hdr, uv(0), 0), "trailing"},
 		{"trailing after entry", enc(hdr, uv(1), file("a"), 7), "trailing"},
@@ -313,9 +320,11 @@ func TestDecodeRejects(t *testing.T) {
 		{"unsorted", enc(hdr, uv(2), file("b"), file("a")), "not sorted"},
 		{"duplicate", enc(hdr, uv(2), file("a"), file("a")), "duplicate"},
 		{"kind 0", enc(hdr, uv(1), uv(1), "a", 0, 0, uv(0), uv(0), hb), "unknown kind 0"},
-		{"kind 4", enc(hdr, uv(1), uv(1), "a", 4, 0, uv(0), uv(0), hb), "unknown kind 4"},
+		{"fifo in v1", enc(hdr, uv(1), uv(1), "a", 4, 0, uv(0), uv(0)), "unknown kind 4 in a version 1 tree"},
+		{"owned flag in v1", enc(hdr, uv(1), uv(1), "a", 1, 4, uv(0), uv(0), uv(1), uv(1), hb), "unknown flags 0x4 in a version 1"},
+		{"linked flag in v1", enc(hdr, uv(1), uv(1), "a", 1, 8, uv(0), uv(0), hb, uv(1), "b"), "unknown flags 0x8 in a version 1"},
 		{"flag 2", enc(hdr, uv(1), uv(1), "a", 1, 2, uv(0), uv(0), hb), "hashed flag"},
-		{"flag 4", enc(hdr, uv(1), uv(1), "a", 1, 4, uv(0), uv(0), hb), "unknown flags"},
+		{"flag 0x10", enc(hdr, uv(1), uv(1), "a", 1, 0x10, uv(0), uv(0), hb), "unknown flags"},
 		{"flag 0x80", enc(hdr, uv(1), uv(1), "a", 1, 0x81, uv(0), uv(0), hb), "unknown flags"},
 		{"mode", enc(hdr, uv(1), uv(1), "a", 1, 0, uv(0o10000), uv(0), hb), "mode 4096 exceeds"},
 		{"non-minimal mode", enc(hdr, uv(1), uv(1), "a", 1, 0, 0xa4, 0x83, 0x00, uv(0), hb), "non-minimal varint for mode"},
@@ -407,7 +416,7 @@ func TestEqualAndStrings(t *testing.T) {
 	if !n.Equal(nil) {
 		t.Fatal("nil entries not equal")
 	}
-	for k, want := range map[Kind]string{KindFile: "file", KindDir: "dir", KindSymlink: "symlink", 9: "kind(9)"} {
+	for k, want := range map[Kind]string{KindFile: "file", KindDir: "dir", KindSymlink: "symlink", KindFIFO: "fifo", 9: "kind(9)"} {
 		if k.String() != want {
 			t.Errorf("Kind(%d).String() = %q", k, k.String())
 		}

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 
 	"github.com/turnback/turnback/cas"
-	"github.com/turnback/turnback/manifest"
 )
 
 // Source yields stored content; *cas.Store fits.
@@ -41,10 +40,30 @@ type Options struct {
 	Hook func(step string) error
 	// Progress, if set, counts the steps as they are done.
 	Progress *Progress
+	// Force skips the check, just before the commit point, that every
+	// path the plan replaces or removes still holds its Old (by lstat and
+	// a full hash): without Force a difference makes Apply return a
+	// *ChangedError and change nothing. With or without it, whatever is
+	// found at a path at the moment it is replaced or removed and is not
+	// the plan's Old (or New) is saved with Save and reported (Displaced).
+	Force bool
+	// Save stores content read from r durably (it must be in the store
+	// when Save returns) and returns its hash and length. Without it,
+	// unexpected content found after the commit point is put back and
+	// its path left as it is.
+	Save func(ctx context.Context, r io.Reader) (cas.Hash, int64, error)
+	// Amend, if set, is called before Commit when entries were displaced
+	// and returns the metadata to commit instead of Meta (the caller adds
+	// them to its checkpoint). It must be deterministic: recovery calls
+	// it again with the same arguments.
+	Amend func(ctx context.Context, meta []byte, displaced []Displaced) ([]byte, error)
 
 	// verify: finishing a journal after a crash, when the disk may have
 	// been edited since (see finish).
 	verify bool
+	// rollback: the plan puts back what an interrupted restore changed
+	// (see Rollback); its journal commits no metadata.
+	rollback bool
 }
 
 // Progress counts a restore's steps (staged files plus file operations),
@@ -67,6 +86,9 @@ type Result struct {
 	Deleted  []string // paths removed
 	Kept     []Skipped
 	Written  []Written
+	// Displaced: content found at a path when it was replaced or removed
+	// that the plan did not expect (an edit made meanwhile), saved.
+	Displaced []Displaced
 }
 
 func (o *Options) step(name string) error {
@@ -124,7 +146,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	}
 	d := newDirs(root)
 	defer d.close()
-	j := &journal{Version: 1, ID: newID(), WorkTree: opts.WorkTree, Meta: opts.Meta}
+	j := &journal{Version: 1, ID: newID(), WorkTree: opts.WorkTree, Meta: opts.Meta, Rollback: opts.rollback}
 	st := &staging{ID: j.ID}
 	for i, a := range plan.Actions {
 		ja := jAction{Path: a.Path, Old: toJ(a.Old), New: toJ(a.New)}
@@ -144,12 +166,26 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			return nil, err
 		}
 	}
-	if err := stageAll(ctx, d, plan, j, st, &opts); err != nil {
+	staged := map[int]fs.FileInfo{}
+	if err := stageAll(ctx, d, plan, j, st, staged, &opts); err != nil {
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
 			return nil, errors.Join(err, rerr)
 		}
 		return nil, err
+	}
+	if !opts.Force {
+		// The last look before the commit point: every path to replace
+		// or remove must still be what the plan was made from.
+		changed, err := check(ctx, d, plan)
+		if err == nil && len(changed) > 0 {
+			err = &ChangedError{Paths: changed}
+		}
+		if err != nil {
+			unstage(d, st.Files)
+			_ = removeDurable(opts.JournalDir, stagingName)
+			return nil, err
+		}
 	}
 	if err := opts.step("journal"); err != nil {
 		unstage(d, st.Files)
@@ -163,18 +199,23 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	}
 	// Committed: from here on the restore is finished, now or by Recover.
 	if err := removeDurable(opts.JournalDir, stagingName); err != nil {
-		return nil, err
+		return nil, &UnfinishedError{ID: j.ID, Rollback: j.Rollback, Err: err}
 	}
 	res, err := finish(ctx, d, j, &opts)
 	if err != nil {
-		return nil, err
+		return nil, &UnfinishedError{ID: j.ID, Rollback: j.Rollback, Err: err}
 	}
-	for _, a := range plan.Actions {
-		if !a.writesFile() {
+	for i, a := range plan.Actions {
+		sfi := staged[i]
+		if !a.writesFile() || sfi == nil {
 			continue
 		}
+		// Only the file we staged, as we staged it: an edit that replaced
+		// or rewrote it since must not be recorded with our hash (the
+		// next capture would take the edit for our content).
 		if r, name, err := d.leaf(a.Path); err == nil {
-			if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() {
+			if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() && os.SameFile(fi, sfi) &&
+				fi.Size() == sfi.Size() && fi.ModTime().Equal(sfi.ModTime()) {
 				res.Written = append(res.Written, Written{Path: a.Path, Hash: a.New.Hash, Info: fi})
 			}
 		}
@@ -186,7 +227,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 // does not let us create the staging file (read-only) passes it up to its
 // parent; the staging list is rewritten first, so recovery always knows
 // every staged file.
-func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, opts *Options) error {
+func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
 	k := 0 // index into st.Files
 	for i, a := range plan.Actions {
 		stage := j.Actions[i].Stage
@@ -202,6 +243,11 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 		for {
 			err := stageFile(ctx, d, stage, a.New, opts.Source)
 			if err == nil {
+				if r, name, err := d.leaf(stage); err == nil {
+					if fi, err := r.Lstat(name); err == nil {
+						staged[i] = fi
+					}
+				}
 				break
 			}
 			dir, name := split(stage)
@@ -218,35 +264,6 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 		k++
 	}
 	return nil
-}
-
-func stageFile(ctx context.Context, d *dirs, stage string, e *manifest.Entry, src Source) error {
-	r, name, err := d.leaf(stage)
-	if err != nil {
-		return err
-	}
-	in, err := src.Open(ctx, e.Hash)
-	if err != nil {
-		return err
-	}
-	f, err := r.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(f, in)
-	if err == nil && n != e.Size {
-		err = fmt.Errorf("%w: content %s has %d bytes, the tree says %d", cas.ErrCorrupt, e.Hash.Short(), n, e.Size)
-	}
-	if err == nil {
-		err = f.Chmod(fileMode(e.Mode))
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // fileMode converts the permission bits of a tree entry to Go's form.
@@ -280,7 +297,10 @@ func unstage(d *dirs, files []string) {
 
 // Recover finishes a restore interrupted after its commit point (rolls it
 // forward and commits its metadata) or deletes the staged files of one
-// interrupted before it. It reports whether there was anything to do.
+// interrupted before it. It reports whether there was anything to do. If
+// the roll-forward cannot complete, the journal stays and the error wraps
+// ErrUnfinished: the restore is not done until a later Recover completes
+// it or Rollback puts back what it changed.
 func Recover(ctx context.Context, root *os.Root, opts Options) (bool, error) {
 	if opts.Commit == nil {
 		opts.Commit = func(context.Context, []byte) error { return nil }
@@ -292,18 +312,26 @@ func Recover(ctx context.Context, root *os.Root, opts Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	st := &staging{}
+	sok, err := readJSON(joinPath(opts.JournalDir, stagingName), st)
+	if err != nil {
+		return false, err
+	}
 	if ok {
+		if sok && st.ID != j.ID {
+			// A later restore (a rollback) staged these and never
+			// reached its own journal.
+			unstage(d, st.Files)
+		}
 		opts.Meta = j.Meta
 		opts.verify = true
 		if _, err := finish(ctx, d, j, &opts); err != nil {
-			return true, fmt.Errorf("restore: finish interrupted restore %s: %w", j.ID, err)
+			return true, &UnfinishedError{ID: j.ID, Rollback: j.Rollback, Err: err}
 		}
 		return true, removeDurable(opts.JournalDir, stagingName)
 	}
-	st := &staging{}
-	ok, err = readJSON(joinPath(opts.JournalDir, stagingName), st)
-	if err != nil || !ok {
-		return false, err
+	if !sok {
+		return false, nil
 	}
 	unstage(d, st.Files)
 	return true, removeDurable(opts.JournalDir, stagingName)

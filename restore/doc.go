@@ -19,16 +19,50 @@
 //     already exists, with its final permission bits, and fsynced. A
 //     staging list in the journal directory (the store) names the files
 //     first, so a crash here leaves nothing behind after recovery.
-//  2. journal: the full plan and the caller's metadata are written to the
+//  2. check: unless Options.Force, every path the plan replaces, removes
+//     or creates is compared with the plan's Old from the disk (lstat,
+//     and the full content of files: never a cached or watched answer).
+//     A difference is an edit made since the plan (or one a watcher did
+//     not see: a write through mmap or an outside hard link): Apply
+//     removes the staged files and returns a *ChangedError; nothing
+//     changed.
+//  3. journal: the full plan and the caller's metadata are written to the
 //     journal file, fsynced and renamed into place. This is the commit
 //     point.
-//  3. apply: removals deepest first, then mkdirs, renames of staged files
+//  4. apply: removals deepest first, then mkdirs, renames of staged files
 //     and symlink swaps shallowest first, then permission bits (files, and
 //     directories deepest first). Every step looks at the disk before it
 //     acts, so running the journal again after a crash converges on the
 //     same result.
-//  4. commit: the caller's metadata (session records) is committed, and
+//  5. commit: the caller's metadata (session records) is committed, and
 //     the journal removed.
+//
+// # Edits made while a restore runs
+//
+// After the check, an edit can still land before a path is replaced. So
+// nothing is destroyed unseen: a staged file (or new symlink) is put in
+// place with renameat2(RENAME_EXCHANGE), which swaps it with what is at
+// the path in one step, so what was there survives under the staging
+// name; a file or symlink to remove is first renamed aside (to
+// ".turnback-<id>-o<n>"). What was taken out is then read: if it is the
+// plan's Old (or New) it is deleted; otherwise it is saved with
+// Options.Save (durably, in the store), recorded in the journal, and only
+// then deleted. The displaced entries are returned (Result.Displaced) and
+// handed to Options.Amend before the commit, so the caller's checkpoint
+// includes them. A directory or special file found where a file was
+// expected cannot be saved: it is put back, and the path is left as it
+// is (reported as Kept). A crash at any point is finished by Recover,
+// which settles whatever is still under our names the same way.
+//
+// What remains: a write through a file descriptor opened before the
+// exchange and made after the displaced file was read goes to the
+// displaced file and is lost with it (as with any program that replaces
+// a file by rename). Where renameat2 is not available (not Linux, or a
+// filesystem without it) the live entry is renamed aside and the staged
+// one renamed in: the path is absent for the moment between the two
+// renames, and nothing is lost either. A directory's removal uses
+// rmdir(2), which fails on anything put in it meanwhile (the directory
+// is then kept).
 //
 // Recover, run before anything else by the next command, rolls a
 // journaled restore forward, or deletes the staged files of one that
@@ -45,9 +79,18 @@
 // # Failure behaviour
 //
 // Any error before the journal (a full disk while staging, a damaged blob:
-// content is verified against its hash as it streams) removes the staged
-// files and returns it: the work tree is unchanged. An error after the
-// journal returns it with the journal in place; the next Recover finishes
-// the restore. A directory that cannot be removed because something new
-// appeared in it is reported as Kept rather than failing the restore.
+// content is verified against its hash as it streams, or a path found
+// changed by the check) removes the staged files and returns it: the work
+// tree is unchanged. An error after the journal (a rename refused with
+// EPERM by an immutable file, EIO, ENOSPC) returns an *UnfinishedError
+// (ErrUnfinished) with the journal in place: the restore is not done.
+// Every later Recover tries again to finish it, and fails the same way
+// (naming the path and the cause) until it can, leaving the journal; or
+// Rollback puts back everything the interrupted restore changed (paths
+// edited since are left and reported), applied as a restore of its own
+// whose journal replaces the interrupted one, so a crash during it is
+// recovered too. No staging file (".turnback-*") is left once a restore
+// or a rollback completes. A directory that cannot be removed because
+// something new appeared in it is reported as Kept rather than failing
+// the restore.
 package restore

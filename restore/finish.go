@@ -14,7 +14,8 @@ import (
 
 // finish applies a committed journal. Every step looks at the disk first,
 // so running it again after a crash at any point converges on the same
-// result.
+// result. An error leaves the journal in place: the restore is not done
+// until a later finish (or a rollback) completes it.
 func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, error) {
 	type act struct {
 		Action
@@ -44,12 +45,12 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		}
 		acts[i] = act{Action{Path: ja.Path, Old: old, New: nw}, ja.Stage}
 	}
+	x := &run{ctx: ctx, d: d, j: j, opts: opts}
 	res := &Result{}
 	// skip holds actions left alone, with why. When recovering, a path
 	// that is neither what the restore found nor what it was to become
-	// was edited after the crash: it is kept as it is (its content is not
-	// in the store, so replacing it would lose it), and so is a path whose
-	// step fails, so that recovery never blocks every later command.
+	// was edited after the crash: it is kept as it is. A step that finds
+	// something it must not take away (leftAsIs) is skipped too.
 	skip := map[int]string{}
 	if opts.verify {
 		for i := range acts {
@@ -74,18 +75,21 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 			}
 			if !isOld && !isNew {
 				skip[i] = "changed after an interrupted restore; left as is"
-				if a.stage != "" {
-					unstage(d, []string{a.stage})
+				// What a step of the interrupted run took out, or staged,
+				// goes (saved first if it is neither Old nor New).
+				if err := x.settleAll(i, &a.Action, a.stage); err != nil {
+					return nil, fmt.Errorf("restore: %s: %w", a.Path, err)
 				}
 			}
 		}
 	}
 	failed := func(i int, err error) error {
-		if !opts.verify {
-			return err
+		var left *leftAsIs
+		if errors.As(err, &left) {
+			skip[i] = left.reason
+			return nil
 		}
-		skip[i] = "could not be finished: " + err.Error()
-		return nil
+		return err
 	}
 	// 1. Take away what must go, deepest first.
 	for i := len(acts) - 1; i >= 0; i-- {
@@ -99,10 +103,10 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		if err := opts.step("remove " + a.Path); err != nil {
 			return nil, err
 		}
-		kept, err := removeOld(d, &a.Action, a.stage)
+		kept, err := x.removeOld(i, &a.Action)
 		if err != nil {
-			if err := failed(i, fmt.Errorf("restore: remove %s: %w", a.Path, err)); err != nil {
-				return nil, err
+			if err := failed(i, err); err != nil {
+				return nil, fmt.Errorf("restore: remove %s: %w", a.Path, err)
 			}
 			continue
 		}
@@ -119,9 +123,9 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		if err := opts.step("place " + a.Path); err != nil {
 			return nil, err
 		}
-		if err := place(d, &a.Action, a.stage, j.ID, i); err != nil {
-			if err := failed(i, fmt.Errorf("restore: %s: %w", a.Path, err)); err != nil {
-				return nil, err
+		if err := x.place(i, &a.Action, a.stage); err != nil {
+			if err := failed(i, err); err != nil {
+				return nil, fmt.Errorf("restore: %s: %w", a.Path, err)
 			}
 		}
 	}
@@ -140,16 +144,26 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 			err = r.Chmod(name, fileMode(a.New.Mode))
 		}
 		if err != nil {
-			if err := failed(i, fmt.Errorf("restore: chmod %s: %w", a.Path, err)); err != nil {
-				return nil, err
-			}
+			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
 		}
+	}
+	displaced, err := j.displaced()
+	if err != nil {
+		return nil, err
 	}
 	if err := opts.step("commit"); err != nil {
 		return nil, err
 	}
-	if err := opts.Commit(ctx, opts.Meta); err != nil {
-		return nil, err
+	if !j.Rollback {
+		meta := opts.Meta
+		if len(displaced) > 0 && opts.Amend != nil {
+			if meta, err = opts.Amend(ctx, meta, displaced); err != nil {
+				return nil, err
+			}
+		}
+		if err := opts.Commit(ctx, meta); err != nil {
+			return nil, err
+		}
 	}
 	if err := opts.step("clear journal"); err != nil {
 		return nil, err
@@ -157,6 +171,7 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	if err := removeDurable(opts.JournalDir, journalName); err != nil {
 		return nil, err
 	}
+	res.Displaced = displaced
 	for i := range acts {
 		if why := skip[i]; why != "" {
 			res.Kept = append(res.Kept, Skipped{Path: acts[i].Path, Reason: why})
@@ -178,6 +193,24 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		}
 	}
 	return res, nil
+}
+
+// settleAll settles every name a run of action i may have left behind:
+// its held name, its new symlink's temporary name and its staged file.
+func (x *run) settleAll(i int, a *Action, stage string) error {
+	dir, _ := split(a.Path)
+	for _, held := range []string{joinRel(dir, heldName(x.j.ID, i)), joinRel(dir, linkName(x.j.ID, i)), stage} {
+		if held == "" {
+			continue
+		}
+		if err := x.settle(held, a); err != nil {
+			if errors.Is(err, errCannotSave) {
+				continue // not ours to take away
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // onDisk reports whether path holds exactly e (nil: nothing). Files are
@@ -255,13 +288,21 @@ func writable(d *dirs, dir string, op func() error) error {
 
 // removeOld removes what is at a.Path if it is still the old thing. It
 // returns a reason when a directory has to stay because it is not empty.
-func removeOld(d *dirs, a *Action, stage string) (string, error) {
+// A file or symlink is renamed aside first and settled (saved if it is
+// not what the plan expected) before it is deleted.
+func (x *run) removeOld(i int, a *Action) (string, error) {
+	d := x.d
 	r, name, err := d.leaf(a.Path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrEscape) {
 			return "", nil // a parent is already gone or replaced
 		}
 		return "", err
+	}
+	dir, _ := split(a.Path)
+	held := joinRel(dir, heldName(x.j.ID, i))
+	if err := x.settle(held, a); err != nil && !errors.Is(err, errCannotSave) {
+		return "", err // what an earlier run held
 	}
 	fi, err := r.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -271,19 +312,48 @@ func removeOld(d *dirs, a *Action, stage string) (string, error) {
 		return "", err
 	}
 	if !sameKind(fi.Mode(), a.Old.Kind) {
-		return "", nil // already replaced (a re-run), or not ours to remove
+		if a.New != nil && sameKind(fi.Mode(), a.New.Kind) {
+			return "", nil // already replaced (a re-run)
+		}
+		return "", &leftAsIs{fmt.Sprintf("changed while the restore ran (now a %s); left as is", kindOf(fi.Mode()))}
 	}
 	if fi.IsDir() {
 		d.forget(a.Path)
-	}
-	dir, _ := split(a.Path)
-	if err := writable(d, dir, func() error { return r.Remove(name) }); err != nil {
-		if fi.IsDir() && isNotEmpty(err) && a.New == nil {
-			return "something not in the snapshot was added to it", nil
+		if err := writable(d, dir, func() error { return r.Remove(name) }); err != nil {
+			if isNotEmpty(err) && a.New == nil {
+				return "something not in the snapshot was added to it", nil
+			}
+			return "", err
 		}
+		return "", nil
+	}
+	_, hname := split(held)
+	err = writable(d, dir, func() error { return renameNoReplace(r, name, r, hname) })
+	if errors.Is(err, errNoExchange) {
+		err = writable(d, dir, func() error { return r.Rename(name, hname) })
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
 		return "", err
 	}
-	return "", nil
+	if err := x.hook("settle " + a.Path); err != nil {
+		return "", err
+	}
+	serr := x.settle(held, a)
+	if errors.Is(serr, errCannotSave) {
+		// Put it back where it was, unless something took its place.
+		err := writable(d, dir, func() error { return renameNoReplace(r, hname, r, name) })
+		if errors.Is(err, errNoExchange) {
+			err = writable(d, dir, func() error { return r.Rename(hname, name) })
+		}
+		if err != nil {
+			return "", &leftAsIs{fmt.Sprintf("changed while the restore ran; what was there is kept as %s", held)}
+		}
+		return "", &leftAsIs{"changed while the restore ran; left as is"}
+	}
+	return "", serr
 }
 
 func isNotEmpty(err error) bool {
@@ -302,8 +372,9 @@ func sameKind(m fs.FileMode, k manifest.Kind) bool {
 	return false
 }
 
-// place puts the new entry of a at its path.
-func place(d *dirs, a *Action, stage, id string, i int) error {
+// place puts the new entry of action i at its path.
+func (x *run) place(i int, a *Action, stage string) error {
+	d := x.d
 	switch a.New.Kind {
 	case manifest.KindDir:
 		r, name, err := d.leaf(a.Path)
@@ -320,59 +391,65 @@ func place(d *dirs, a *Action, stage, id string, i int) error {
 		if err != nil {
 			return err
 		}
+		dir, _ := split(a.Path)
+		tmp := linkName(x.j.ID, i)
+		// An earlier run's temporary name holds either the new link or,
+		// after the exchange, what was at the path.
+		if err := x.settle(joinRel(dir, tmp), a); err != nil && !errors.Is(err, errCannotSave) {
+			return err
+		}
+		if err := x.settle(joinRel(dir, heldName(x.j.ID, i)), a); err != nil && !errors.Is(err, errCannotSave) {
+			return err
+		}
 		if fi, err := r.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			if t, err := r.Readlink(name); err == nil && t == a.New.Target {
 				return nil
 			}
 		}
-		tmp := fmt.Sprintf("%s%s-l%d", stagePrefix, id, i)
-		dir, _ := split(a.Path)
-		return writable(d, dir, func() error {
-			_ = r.Remove(tmp)
-			if err := r.Symlink(a.New.Target, tmp); err != nil {
-				return err
-			}
-			if err := r.Rename(tmp, name); err != nil {
-				_ = r.Remove(tmp)
-				return err
-			}
-			return nil
-		})
+		if err := writable(d, dir, func() error { return r.Symlink(a.New.Target, tmp) }); err != nil {
+			return err
+		}
+		return x.swapIn(r, tmp, joinRel(dir, tmp), r, dir, name, a, joinRel(dir, heldName(x.j.ID, i)))
 	case manifest.KindFile:
 		if stage == "" {
 			return nil // same content: only the mode changes (step 3)
+		}
+		tdir, tname := split(a.Path)
+		held := joinRel(tdir, heldName(x.j.ID, i))
+		if err := x.settle(held, a); err != nil && !errors.Is(err, errCannotSave) {
+			return err // what the rename-aside fallback of an earlier run held
 		}
 		sdir, sname := split(stage)
 		sr, err := d.get(sdir)
 		if err != nil {
 			return err
 		}
-		if _, err := sr.Lstat(sname); errors.Is(err, fs.ErrNotExist) {
-			// Renamed into place by an earlier run.
-			r, name, err := d.leaf(a.Path)
-			if err != nil {
-				return err
-			}
-			if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
-				return fmt.Errorf("staged file %s is missing", stage)
-			}
-			return nil
-		}
-		target := a.Path
-		if sdir != "" {
-			target = a.Path[len(sdir)+1:]
-		}
-		tdir, tname := split(a.Path)
-		if tdir == sdir {
-			return writable(d, tdir, func() error { return sr.Rename(sname, tname) })
-		}
 		tr, err := d.get(tdir)
 		if err != nil {
 			return err
 		}
-		return writable(d, tdir, func() error {
-			return renameBetween(sr, sname, tr, tname, func() error { return sr.Rename(sname, target) })
-		})
+		if _, err := sr.Lstat(sname); errors.Is(err, fs.ErrNotExist) {
+			// Placed and settled by an earlier run.
+			if fi, err := tr.Lstat(tname); err != nil || !fi.Mode().IsRegular() {
+				return fmt.Errorf("staged file %s is missing", stage)
+			}
+			return nil
+		}
+		if x.opts.verify {
+			// After a crash: if the exchange was done, the staging name
+			// holds what it took out of the path.
+			done, err := onDisk(x.ctx, d, a.Path, a.New)
+			if err != nil {
+				return err
+			}
+			if done {
+				if err := x.settle(stage, a); err != nil && !errors.Is(err, errCannotSave) {
+					return err
+				}
+				return nil
+			}
+		}
+		return x.swapIn(sr, sname, stage, tr, tdir, tname, a, held)
 	}
 	return fmt.Errorf("unknown kind %v", a.New.Kind)
 }

@@ -343,7 +343,18 @@ func (e *env) commitCount() int {
 }
 
 func (e *env) opts() Options {
-	return Options{JournalDir: e.jdir, WorkTree: e.dir, Source: e.store, Meta: []byte("meta:" + e.dir), Commit: e.commit}
+	return Options{JournalDir: e.jdir, WorkTree: e.dir, Source: e.store, Meta: []byte("meta:" + e.dir), Commit: e.commit, Save: e.save}
+}
+
+// save stores what a restore displaced.
+func (e *env) save(ctx context.Context, r io.Reader) (cas.Hash, int64, error) {
+	w := e.store.NewWriter()
+	defer w.Cancel()
+	h, n, err := w.PutFile(ctx, r, -1)
+	if err != nil {
+		return cas.Hash{}, 0, err
+	}
+	return h, n, w.Flush()
 }
 
 // put stores data and returns its content hash.

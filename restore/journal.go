@@ -42,6 +42,17 @@ type journal struct {
 	WorkTree string    `json:"work_tree"`
 	Actions  []jAction `json:"actions"`
 	Meta     []byte    `json:"meta,omitempty"`
+	// Displaced: what the restore found and saved, at the moment it
+	// replaced or removed a path, that the plan did not expect there.
+	Displaced []jDisplaced `json:"displaced,omitempty"`
+	// Rollback: this journal puts back what an interrupted restore
+	// changed; it commits no metadata.
+	Rollback bool `json:"rollback,omitempty"`
+}
+
+type jDisplaced struct {
+	Path  string  `json:"path"`
+	Entry *jEntry `json:"entry"`
 }
 
 // staging lists the staged files of a restore before its commit point,

@@ -226,12 +226,16 @@ func TestCrashDuringRecovery(t *testing.T) {
 					}
 					return nil
 				}
-				if !runCrashing(func() { _, _ = Recover(context.Background(), openRoot(t, e.dir), ro) }) {
+				// Recover may run fewer steps than Apply had left: a
+				// "settle" step happens only where an exchange or removal
+				// still has something to settle.
+				if runCrashing(func() { _, _ = Recover(context.Background(), openRoot(t, e.dir), ro) }) {
+					did, err := Recover(context.Background(), openRoot(t, e.dir), e.opts())
+					if !did || err != nil {
+						t.Fatalf("Recover = %v, %v", did, err)
+					}
+				} else if m < len(steps)-journalAt-1-countPrefix(steps, "settle ") {
 					t.Fatalf("Recover did not reach step %d", m)
-				}
-				did, err := Recover(context.Background(), openRoot(t, e.dir), e.opts())
-				if !did || err != nil {
-					t.Fatalf("Recover = %v, %v", did, err)
 				}
 				checkTree(t, e.dir, crashNew)
 				checkClean(t, e)
@@ -410,4 +414,14 @@ func TestRecoverBadJournal(t *testing.T) {
 			}
 		})
 	}
+}
+
+func countPrefix(steps []string, prefix string) int {
+	n := 0
+	for _, s := range steps {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
 }

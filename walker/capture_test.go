@@ -5,6 +5,7 @@ package walker
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -147,16 +148,23 @@ func TestCaptureEmptyWorkTree(t *testing.T) {
 
 // TestCaptureSkipsSpecialFiles: fifos are counted as skipped, never
 // opened (opening a fifo would block) and not recorded.
-func TestCaptureSkipsSpecialFiles(t *testing.T) {
+// TestCaptureSpecialFiles: fifos are recorded (never opened: opening one
+// would block the capture until the timeout), sockets are skipped.
+func TestCaptureSpecialFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "a.txt", "a", 0o644)
 	mkdirAll(t, dir, "sub")
 	for _, p := range []string{"fifo", "sub/fifo"} {
-		if err := syscall.Mkfifo(abs(dir, p), 0o644); err != nil {
+		if err := syscall.Mkfifo(abs(dir, p), 0o640); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 	}
+	ln, err := net.Listen("unix", abs(dir, "sock"))
+	if err != nil {
+		t.Skipf("unix socket: %v", err)
+	}
+	defer ln.Close()
 	s := newStore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -164,11 +172,15 @@ func TestCaptureSkipsSpecialFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stats.Skipped != 2 {
-		t.Errorf("skipped %d, want 2", res.Stats.Skipped)
+	if res.Stats.Skipped != 1 || res.Stats.FIFOs != 2 {
+		t.Errorf("skipped %d, fifos %d; want 1 and 2", res.Stats.Skipped, res.Stats.FIFOs)
 	}
-	if got := pathsOf(flatten(t, s, res.Root)); strings.Join(got, ",") != "a.txt,sub" {
-		t.Errorf("snapshot paths %q", got)
+	got := flatten(t, s, res.Root)
+	if p := pathsOf(got); strings.Join(p, ",") != "a.txt,fifo,sub,sub/fifo" {
+		t.Errorf("snapshot paths %q", p)
+	}
+	if e, want := got["sub/fifo"], (manifest.Entry{Name: "fifo", Kind: manifest.KindFIFO, Mode: 0o640}); e != want {
+		t.Errorf("sub/fifo: %+v, want %+v", e, want)
 	}
 }
 

@@ -61,13 +61,44 @@
 // from Base; both are zero without Base and Dirty, where the capture is
 // exactly the full walk above.
 //
+// # Owners, fifos and hard links
+//
+// Every entry records its numeric owner (uid, gid) where the platform
+// has one (not on Windows). A fifo is recorded as manifest.KindFIFO from
+// its lstat alone: it is never opened (opening one blocks until a
+// writer comes). A regular file with more than one link is noted with
+// its device and inode while the directories are read; once the walk is
+// done, the notes are grouped by inode, and each group of two or more
+// captured files gets LinkTo (the path of its first member in tree
+// order) written into the trees with manifest.Edit. Inode numbers live
+// only in the capture's memory, so the snapshot id depends on which
+// paths are linked together, never on inode numbers. A file whose other
+// links are all outside the captured scope (outside the work tree,
+// ignored, or inside an uncaptured directory) is in no group.
+//
+// Incremental capture and links: a directory whose Base tree holds a
+// group member is always read (its members' groups depend on other
+// directories), and when a file read has links the capture did not find
+// while it reused some directories (a new link to a file in a directory
+// no event touched, or a link outside the scope), it walks the whole
+// tree instead, as a capture without a watcher does, so the result always
+// equals a full walk's. A write through a link whose other name is outside
+// the scope or ignored changes the file without any event in its
+// directory: a watcher-driven capture may miss it (restores therefore
+// hash what they replace; see package restore).
+//
 // # What is not captured
 //
 // Regular files over Options.SizeLimit, and directories absent from the
 // previous snapshot that hold Options.LargeDirFiles or more non-ignored
 // files, are recorded as uncaptured (kind, size, file count) without
 // content; an uncaptured directory stays uncaptured while it exists.
-// Sockets, devices and fifos are skipped and counted.
+// A file over the limit is still read, for its BLAKE3 (so a same-size
+// edit changes the tree), and, as Options.LargeSums asks per file, for
+// its sha256 and git blob id in the same read (LargeSums in
+// Stats.Uncaptured): the caller looks for its content where it already
+// sits (package cas/ref) without reading it again.
+// Sockets and devices are skipped and counted (Stats.Skipped).
 //
 // # Failure behaviour
 //

@@ -190,7 +190,20 @@ func snap(t testing.TB, dir string, s *cas.Store, opts Options) *Result {
 
 // flatten loads every stored tree below root (through NewLoader, which
 // decodes them with manifest.Decode) and returns each entry by path.
+// flatten maps every path of the snapshot to its entry, owners left out
+// (most tests are about content; owner tests use flattenOwned).
 func flatten(t testing.TB, s *cas.Store, root cas.Hash) map[string]manifest.Entry {
+	t.Helper()
+	out := flattenOwned(t, s, root)
+	for p, e := range out {
+		e.Owned, e.UID, e.GID = false, 0, 0
+		out[p] = e
+	}
+	return out
+}
+
+// flattenOwned maps every path of the snapshot to its entry as stored.
+func flattenOwned(t testing.TB, s *cas.Store, root cas.Hash) map[string]manifest.Entry {
 	t.Helper()
 	out := map[string]manifest.Entry{}
 	err := manifest.Walk(context.Background(), NewLoader(s), root, func(p string, e *manifest.Entry) error {

@@ -67,10 +67,11 @@ func (c *capture) addTotals(p string, t *treeTotal) {
 	s.Dirs += t.dirs + 1
 	s.DirsReused += t.dirs + 1
 	s.Symlinks += t.symlinks
+	s.FIFOs += t.fifos
 	s.Bytes += t.bytes
 	for _, u := range t.uncaptured {
 		e := u.e
-		s.Uncaptured = append(s.Uncaptured, Uncaptured{Path: join(p, u.path), Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: c.reusedReason(&e)})
+		s.Uncaptured = append(s.Uncaptured, Uncaptured{Path: join(p, u.path), Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: c.reusedReason(&e), Hash: e.Hash})
 	}
 }
 
@@ -86,8 +87,8 @@ func (c *capture) reusedReason(e *manifest.Entry) string {
 // treeTotal is what a captured directory adds to Stats, its own entry
 // apart (dirs counts the directories below it).
 type treeTotal struct {
-	files, dirs, symlinks, bytes int64
-	uncaptured                   []uncapturedRel
+	files, dirs, symlinks, fifos, bytes int64
+	uncaptured                          []uncapturedRel
 	// reread: the tree holds an entry that a capture reads again even
 	// if nothing changed (see rereads), so it must not be reused.
 	reread bool
@@ -98,9 +99,12 @@ type treeTotal struct {
 // a file that could not be read (no hash; the stat cache never vouches
 // for it), and an uncaptured directory without a file count (one that
 // could not be read, or a large new directory emptied, which the next
-// capture reads as a directory never seen uncaptured).
+// capture reads as a directory never seen uncaptured); and a member of a
+// hard-link group, whose LinkTo depends on files elsewhere in the tree
+// (see "Hard links" in the package doc).
 func rereads(e *manifest.Entry) bool {
-	return e.Uncaptured && (e.Kind == manifest.KindFile && e.Hash.IsZero() || e.Kind == manifest.KindDir && e.Files == 0)
+	return e.Uncaptured && (e.Kind == manifest.KindFile && e.Hash.IsZero() || e.Kind == manifest.KindDir && e.Files == 0) ||
+		e.LinkTo != ""
 }
 
 // uncapturedRel is an uncaptured entry below a tree, path relative to it.
@@ -165,6 +169,8 @@ func (c *capture) totalsOf(ctx context.Context, h cas.Hash) (*treeTotal, error) 
 			}
 		case manifest.KindSymlink:
 			v.symlinks++
+		case manifest.KindFIFO:
+			v.fifos++
 		case manifest.KindDir:
 			if e.Uncaptured {
 				v.uncaptured = append(v.uncaptured, uncapturedRel{path: e.Name, e: e})
@@ -177,6 +183,7 @@ func (c *capture) totalsOf(ctx context.Context, h cas.Hash) (*treeTotal, error) 
 			v.files += sub.files
 			v.dirs += sub.dirs + 1
 			v.symlinks += sub.symlinks
+			v.fifos += sub.fifos
 			v.bytes += sub.bytes
 			v.reread = v.reread || sub.reread
 			for _, u := range sub.uncaptured {

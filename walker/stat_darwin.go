@@ -17,4 +17,20 @@ func statOf(fi fs.FileInfo) fileStat {
 	return st
 }
 
+// ownerOf returns the numeric owner of fi.
+func ownerOf(fi fs.FileInfo) (uid, gid uint32, ok bool) {
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return s.Uid, s.Gid, true
+	}
+	return 0, 0, false
+}
+
+// linkOf returns the identity of fi's inode and its link count.
+func linkOf(fi fs.FileInfo) (id inodeID, nlink uint64, ok bool) {
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return inodeID{dev: uint64(s.Dev), ino: s.Ino}, uint64(s.Nlink), true
+	}
+	return inodeID{}, 0, false
+}
+
 const noAtime = 0

@@ -17,6 +17,24 @@ func statOf(fi fs.FileInfo) fileStat {
 	return st
 }
 
+// ownerOf returns the numeric owner of fi; ok is false where the
+// platform has none.
+func ownerOf(fi fs.FileInfo) (uid, gid uint32, ok bool) {
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return s.Uid, s.Gid, true
+	}
+	return 0, 0, false
+}
+
+// linkOf returns the identity of fi's inode and its link count; ok is
+// false where the platform has none.
+func linkOf(fi fs.FileInfo) (id inodeID, nlink uint64, ok bool) {
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return inodeID{dev: uint64(s.Dev), ino: s.Ino}, uint64(s.Nlink), true
+	}
+	return inodeID{}, 0, false
+}
+
 // noAtime asks the kernel not to update the access time of files that
 // capture reads (capture must leave the work tree exactly as it was).
 const noAtime = syscall.O_NOATIME

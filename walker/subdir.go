@@ -119,7 +119,7 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 		}
 		p := join(rel, de.name)
 		mode := de.fi.Mode()
-		if m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) || isStagingName(de.name) {
 			continue
 		}
 		switch {
@@ -171,10 +171,11 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 		}
 		var h cas.Hash
 		var n int64
+		var sums *LargeSums
 		if store {
 			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
 		} else {
-			h, n, err = cas.HashReader(ctx, &countingReader{f: f, prog: c.prog})
+			h, n, sums, err = c.hashLarge(ctx, p, &countingReader{f: f, prog: c.prog}, before.Size())
 		}
 		after, serr := f.Stat()
 		f.Close()
@@ -200,9 +201,10 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			continue
 		}
 		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		setOwner(&e, after)
 		if !store {
 			e.Uncaptured = true
-			c.uncaptured(p, &e, c.overLimit())
+			c.uncapturedLarge(p, &e, sums)
 			return e, &cacheEntry{name: name, st: sa, hash: h}, nil
 		}
 		c.add(func(s *Stats) { s.Bytes += n })

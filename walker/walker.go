@@ -63,6 +63,10 @@ type Options struct {
 	// captures, so that reused directories cost nothing to count. Without
 	// it every reused tree is loaded from the store to count it.
 	Totals *TreeTotals
+	// LargeSums, if set, says which LargeSums to compute for a file over
+	// the size limit that is read (rel: its slash-separated path), in the
+	// same read as its BLAKE3 (see large.go).
+	LargeSums func(rel string) (sha256, gitOID bool)
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -86,20 +90,29 @@ type Uncaptured struct {
 	Size   int64  `json:"size,omitempty"`
 	Files  int64  `json:"files,omitempty"`
 	Reason string `json:"reason"`
+	// Hash is a file's BLAKE3 when it was hashed (over the size limit);
+	// Sums its other digests when it was read with Options.LargeSums.
+	Hash cas.Hash   `json:"-"`
+	Sums *LargeSums `json:"-"`
 }
 
 // Stats describe one capture.
 type Stats struct {
-	Files       int64        `json:"files"`        // regular files in the tree
-	Dirs        int64        `json:"dirs"`         // directories (the root included)
-	Symlinks    int64        `json:"symlinks"`     // symbolic links
-	Bytes       int64        `json:"bytes"`        // logical size of captured files
-	HashedFiles int64        `json:"hashed_files"` // files read (not trusted from the stat cache)
-	HashedBytes int64        `json:"hashed_bytes"` // bytes read
-	NewBlobs    int64        `json:"new_blobs"`    // blobs added to the store
-	NewBytes    int64        `json:"new_bytes"`    // stored bytes added
-	Skipped     int64        `json:"skipped"`      // sockets, devices, fifos: not captured
+	Files       int64        `json:"files"`           // regular files in the tree
+	Dirs        int64        `json:"dirs"`            // directories (the root included)
+	Symlinks    int64        `json:"symlinks"`        // symbolic links
+	FIFOs       int64        `json:"fifos,omitempty"` // named pipes (recorded, never opened)
+	Bytes       int64        `json:"bytes"`           // logical size of captured files
+	HashedFiles int64        `json:"hashed_files"`    // files read (not trusted from the stat cache)
+	HashedBytes int64        `json:"hashed_bytes"`    // bytes read
+	NewBlobs    int64        `json:"new_blobs"`       // blobs added to the store
+	NewBytes    int64        `json:"new_bytes"`       // stored bytes added
+	Skipped     int64        `json:"skipped"`         // sockets and devices: not captured
 	Uncaptured  []Uncaptured `json:"uncaptured,omitempty"`
+	// Unprotected: the files over the size limit whose content no
+	// reference holds (set by the caller that looks for references; see
+	// package turnback), so a restore could not bring them back.
+	Unprotected []Uncaptured `json:"unprotected,omitempty"`
 	Problems    []Problem    `json:"problems,omitempty"`
 	// Set by an incremental capture only (Options.Base and Options.Dirty):
 	// Dirs = DirsRead + DirsReused.
@@ -127,6 +140,7 @@ type capture struct {
 	stats       Stats
 	loader      *treeLoader
 	totals      *TreeTotals // counts of reused trees (incremental capture)
+	links       []linkCand  // files with more than one link (see links.go)
 }
 
 // treeLoader reads trees from a cas.Store (it implements manifest.Loader).
@@ -211,11 +225,22 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	}
 	ws := c.w.Stats()
 	c.stats.NewBlobs, c.stats.NewBytes = ws.NewBlobs, ws.NewBytes
+	newRoot := ent.Hash
+	if edits, complete := linkEdits(c.links); !complete && c.incremental() && c.stats.DirsReused > 0 {
+		// A link this capture did not see may sit in a directory it
+		// reused: only a full walk can tell the group.
+		opts.Base, opts.Dirty = cas.Hash{}, nil
+		return Capture(ctx, root, s, opts)
+	} else if len(edits) > 0 {
+		if newRoot, err = c.applyLinks(ctx, newRoot, edits); err != nil {
+			return nil, err
+		}
+	}
 	c.stats.HashedFiles = prog.HashedFiles.Load()
 	c.stats.HashedBytes = prog.HashedBytes.Load()
 	sort.Slice(c.stats.Problems, func(i, j int) bool { return c.stats.Problems[i].Path < c.stats.Problems[j].Path })
 	sort.Slice(c.stats.Uncaptured, func(i, j int) bool { return c.stats.Uncaptured[i].Path < c.stats.Uncaptured[j].Path })
-	return &Result{Root: ent.Hash, Stats: c.stats}, nil
+	return &Result{Root: newRoot, Stats: c.stats}, nil
 }
 
 func (c *capture) problem(p string, err error) {
@@ -226,7 +251,7 @@ func (c *capture) problem(p string, err error) {
 
 func (c *capture) uncaptured(p string, e *manifest.Entry, reason string) {
 	c.mu.Lock()
-	c.stats.Uncaptured = append(c.stats.Uncaptured, Uncaptured{Path: p, Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: reason})
+	c.stats.Uncaptured = append(c.stats.Uncaptured, Uncaptured{Path: p, Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: reason, Hash: e.Hash})
 	c.mu.Unlock()
 }
 
@@ -353,10 +378,11 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		}
 		fi := de.fi
 		mode := fi.Mode()
-		if m.Ignored(p, mode.IsDir()) {
+		if m.Ignored(p, mode.IsDir()) || isStagingName(name) {
 			continue
 		}
 		e := manifest.Entry{Name: name, Mode: permBits(mode)}
+		setOwner(&e, fi)
 		switch {
 		case mode.IsDir():
 			e.Kind = manifest.KindDir
@@ -379,6 +405,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 					return
 				}
 				sub.Name, sub.Mode = name, e.Mode
+				sub.Owned, sub.UID, sub.GID = e.Owned, e.UID, e.GID
 				out[i] = sub
 			})
 		case mode&fs.ModeSymlink != 0:
@@ -431,6 +458,11 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				}
 				out[i], fresh[i] = fe, ce
 			})
+		case mode&fs.ModeNamedPipe != 0:
+			// Recorded, never opened (opening a fifo blocks).
+			e.Kind = manifest.KindFIFO
+			out[i], keep[i] = e, true
+			c.add(func(s *Stats) { s.FIFOs++ })
 		default:
 			c.add(func(s *Stats) { s.Skipped++ })
 		}
@@ -438,6 +470,11 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	wg.Wait()
 	if firstErr != nil {
 		return manifest.Entry{}, firstErr
+	}
+	for i := range ents {
+		if keep[i] && out[i].Kind == manifest.KindFile {
+			c.noteLink(join(rel, ents[i].name), ents[i].fi, &out[i])
+		}
 	}
 	tree := &manifest.Tree{}
 	newRec := &dirRecord{}

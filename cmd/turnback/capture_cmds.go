@@ -139,10 +139,11 @@ func droppedMessage(turn int) string {
 // reportProblems lists on stderr what a capture could not capture.
 func (g *globals) reportProblems(res *turnback.SnapResult) {
 	for _, p := range res.Stats.Problems {
-		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", displayPath(p.Path), p.Err)
+		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", displayPath(p.Path), safeText(p.Err))
 	}
+	g.reportUnprotected(res.Stats.Unprotected)
 	if res.RetentionErr != nil {
-		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %v\n", res.RetentionErr)
+		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", safeText(res.RetentionErr.Error()))
 	}
 }
 
@@ -150,5 +151,5 @@ func displayPath(p string) string {
 	if p == "" {
 		return "."
 	}
-	return p
+	return quotePath(p)
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -41,7 +40,12 @@ type daemon struct {
 	lastDone time.Time
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the daemon is asked to stop (made by the creator)
-	stoppers []net.Conn    // --stop clients, answered once it has stopped
+	hardOnce sync.Once
+	hard     chan struct{}           // closed when it must stop at once (made by the creator)
+	cancel   context.CancelCauseFunc // cancels the commands being run
+	storeID  []dirID                 // the store as the daemon opened it
+	treeID   dirID                   // the work tree as the daemon opened it
+	stoppers []net.Conn              // --stop clients, answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
 }
@@ -109,11 +113,14 @@ func (d *daemon) listen() error {
 	return nil
 }
 
-// serve accepts clients until ctx ends, the idle timeout passes or a
-// client asks the daemon to stop; it then waits for the commands that
-// run, removes the socket and closes the store.
-func (d *daemon) serve(ctx context.Context) error {
-	go d.watchStop(ctx)
+// serve accepts clients until ctx ends, the idle timeout passes, its
+// folder or store goes or a client asks the daemon to stop; it then
+// waits for the commands that run (see daemon_stop.go for how long),
+// removes the socket and closes the store.
+func (d *daemon) serve(ctx, rctx context.Context) error {
+	done := make(chan struct{})
+	defer close(done)
+	go d.watchStop(ctx, done)
 	backoff := time.Duration(0)
 	for {
 		conn, err := d.ln.Accept()
@@ -128,7 +135,7 @@ func (d *daemon) serve(ctx context.Context) error {
 					time.Sleep(backoff)
 					continue
 				}
-				d.stop("accept failed: " + err.Error())
+				d.stop("accept failed: "+err.Error(), false)
 			}
 			break
 		}
@@ -138,76 +145,96 @@ func (d *daemon) serve(ctx context.Context) error {
 		go func() {
 			defer d.active.Done()
 			defer d.track(conn, false)
-			d.handle(ctx, conn)
+			d.handle(rctx, conn)
 		}()
 	}
-	d.active.Wait()
-	_ = os.Remove(d.sock)
-	err := d.repo.Close()
+	if !d.waitActive() {
+		d.logf("commands still running after %v: closing the store under them", cmdGrace)
+	}
+	d.removeSocket()
+	err := d.closeStore()
 	d.mu.Lock()
 	stoppers := d.stoppers
 	d.stoppers = nil
 	d.mu.Unlock()
+	code := "0"
+	if err != nil {
+		code = "1"
+	}
 	for _, c := range stoppers {
-		_ = writeFrame(c, frameExit, []byte("0"))
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = writeFrame(c, frameExit, []byte(code))
 		c.Close()
 	}
 	return err
 }
 
-// watchStop stops the daemon when ctx ends or it has been idle too long.
-func (d *daemon) watchStop(ctx context.Context) {
-	tick := time.Second
+// watchStop stops the daemon when ctx ends (a signal), it has been idle
+// too long, or its socket, folder or store goes; it keeps looking after
+// a soft stop (a hard reason then hurries it) until done is closed.
+func (d *daemon) watchStop(ctx context.Context, done <-chan struct{}) {
+	tick := checkEvery
 	if d.idle > 0 && d.idle/4 < tick {
 		tick = max(d.idle/4, 10*time.Millisecond)
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	sig := ctx.Done()
 	var goneSince time.Time // when the work tree was first found gone
 	for {
 		select {
-		case <-d.stopped:
+		case <-done:
 			return
-		case <-ctx.Done():
-			d.stop("signal")
-			return
+		case <-sig:
+			d.stop("signal", true)
+			sig = nil
+			continue
 		case <-t.C:
-			if fi, err := os.Lstat(d.sock); d.sockID != nil && (err != nil || !os.SameFile(fi, d.sockID)) {
-				// Removed (a temporary-file cleaner, say) or replaced:
-				// nobody can reach this daemon, which still holds the
-				// store. Let the store go.
-				d.stop("its socket " + d.sock + " was removed or replaced")
-				return
+		}
+		if why := d.storeProblem(); why != "" {
+			// Nothing can be captured into it, nor flushed: Badger's
+			// Close would wait forever (see daemon_stop.go).
+			d.stop(why, true)
+			continue
+		}
+		if why := d.treeProblem(); why != "" {
+			// Gone for a moment: a folder moved away and back at once
+			// is still watched (the watcher rebuilds); one that stays
+			// gone or replaced leaves nothing to watch.
+			if goneSince.IsZero() {
+				goneSince = time.Now()
+			} else if time.Since(goneSince) >= treeGoneFor {
+				d.stop(why, true)
 			}
-			if _, err := os.Stat(d.workTree); errors.Is(err, fs.ErrNotExist) {
-				// Gone for a second or more: a folder moved away and
-				// back at once is still watched (the watcher rebuilds);
-				// one that stays gone leaves nothing to watch.
-				if goneSince.IsZero() {
-					goneSince = time.Now()
-				} else if time.Since(goneSince) >= time.Second {
-					d.stop("its work tree " + d.workTree + " was removed")
-					return
-				}
-			} else {
-				goneSince = time.Time{}
-			}
-			if d.idle <= 0 {
-				continue
-			}
-			d.mu.Lock()
-			idle := d.busy == 0 && time.Since(d.lastDone) >= d.idle
-			d.mu.Unlock()
-			if idle {
-				d.stop(fmt.Sprintf("idle for %v", d.idle))
-				return
-			}
+		} else {
+			goneSince = time.Time{}
+		}
+		if why := d.socketProblem(); why != "" {
+			// Removed (a temporary-file cleaner, say) or replaced:
+			// nobody can reach this daemon, which still holds the
+			// store. Let the store go.
+			d.stop(why, false)
+		}
+		if d.idle <= 0 {
+			continue
+		}
+		d.mu.Lock()
+		idle := d.busy == 0 && time.Since(d.lastDone) >= d.idle
+		d.mu.Unlock()
+		if idle {
+			d.stop(fmt.Sprintf("idle for %v", d.idle), false)
 		}
 	}
 }
 
-func (d *daemon) stop(why string) {
+// stop makes the daemon stop: it accepts no more clients and, once the
+// commands it runs have ended, closes the store. A hard stop also
+// cancels those commands and waits for them only briefly; it may come
+// after a soft one.
+func (d *daemon) stop(why string, hard bool) {
+	first := false
 	d.stopOnce.Do(func() {
+		first = true
 		d.logf("stopping (%s)", why)
 		close(d.stopped)
 		d.ln.Close()
@@ -219,6 +246,18 @@ func (d *daemon) stop(why string) {
 		defer d.mu.Unlock()
 		for c := range d.conns {
 			_ = c.SetWriteDeadline(time.Now().Add(stopGrace))
+		}
+	})
+	if !hard {
+		return
+	}
+	d.hardOnce.Do(func() {
+		if !first {
+			d.logf("stopping at once (%s)", why)
+		}
+		close(d.hard)
+		if d.cancel != nil {
+			d.cancel(errDaemonStopping{why})
 		}
 	})
 }
@@ -247,8 +286,17 @@ func (d *daemon) track(c net.Conn, add bool) {
 }
 
 func (d *daemon) info() *daemonInfo {
-	return &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
+	in := &daemonInfo{PID: os.Getpid(), WorkTree: d.workTree, Store: d.storeDir, Socket: d.sock,
 		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load()}
+	d.mu.Lock()
+	if d.busy == 0 {
+		in.IdleSeconds = time.Since(d.lastDone).Round(time.Millisecond).Seconds()
+	}
+	d.mu.Unlock()
+	if d.idle > 0 {
+		in.IdleTimeout = d.idle.String()
+	}
+	return in
 }
 
 // handle serves one connection.
@@ -279,7 +327,7 @@ func (d *daemon) handle(ctx context.Context, conn net.Conn) {
 		d.stoppers = append(d.stoppers, conn)
 		d.mu.Unlock()
 		keep = true
-		d.stop("asked by turnback watch --stop")
+		d.stop("asked by turnback watch --stop", false)
 	case "run":
 		d.run(ctx, conn, r, req)
 	}
@@ -313,7 +361,7 @@ func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req reques
 		// speaks another protocol: this daemon gives the store up. Not
 		// accepted, the client runs the command itself once the store
 		// is free (and may start a daemon of its own).
-		d.stop(fmt.Sprintf("a client speaks protocol %d, this daemon %d", req.Version, wireVersion))
+		d.stop(fmt.Sprintf("a client speaks protocol %d, this daemon %d", req.Version, wireVersion), false)
 		return
 	}
 	if !d.begin() {
@@ -352,10 +400,21 @@ func (d *daemon) run(ctx context.Context, conn net.Conn, r io.Reader, req reques
 		served: &server{d: d, req: req},
 	}
 	code := execute(cctx, g)
+	var stopping errDaemonStopping
+	if code != exitOK && errors.As(context.Cause(cctx), &stopping) {
+		// Cancelled by a hard stop: say why, after the command's own
+		// "context canceled".
+		_, _ = fmt.Fprintf(g.stderr, "turnback: the watch daemon is stopping (%s): it cancelled this command\n", stopping.why)
+	}
 	wmu.Lock()
 	_ = writeFrame(conn, frameExit, []byte(strconv.Itoa(code)))
 	wmu.Unlock()
 }
+
+// errDaemonStopping is why a hard stop cancelled the commands running.
+type errDaemonStopping struct{ why string }
+
+func (e errDaemonStopping) Error() string { return "turnback: watch daemon stopping: " + e.why }
 
 // errDaemonRunning: "turnback watch" found a daemon already serving the store.
 var errDaemonRunning = errors.New("turnback: watch: already running")

@@ -67,6 +67,10 @@ type daemonInfo struct {
 	Requests int64     `json:"requests"`
 	// Ready: the daemon watches the folder and has made its first capture.
 	Ready bool `json:"ready"`
+	// IdleSeconds: since the last command ended (0 while one runs);
+	// IdleTimeout: the daemon stops after that long idle ("": never).
+	IdleSeconds float64 `json:"idle_seconds"`
+	IdleTimeout string  `json:"idle_timeout,omitempty"`
 }
 
 // forwardedExit is returned by globals.open when the daemon ran the
@@ -167,11 +171,15 @@ func dial(storeDir string) (net.Conn, bool) {
 		// directory another user could have put it in.
 		return nil, false
 	}
-	conn, err := net.DialTimeout("unix", p, 5*time.Second)
+	conn, err := dialSocket(p, 5*time.Second)
 	if err != nil {
 		return nil, false
 	}
 	return conn, true
+}
+
+func dialSocket(path string, wait time.Duration) (net.Conn, error) {
+	return net.DialTimeout("unix", path, wait)
 }
 
 // ping asks the daemon of storeDir who it is.

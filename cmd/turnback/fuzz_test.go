@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/turnback/turnback"
 )
@@ -65,6 +66,9 @@ func FuzzSessionName(f *testing.F) {
 		name := sessionName(id)
 		if err := turnback.ValidSession(name); err != nil {
 			t.Fatalf("sessionName(%q) = %q: %v", id, name, err)
+		}
+		if !utf8.ValidString(name) || hasControl(name) {
+			t.Fatalf("sessionName(%q) = %q: invalid UTF-8 or a control character", id, name)
 		}
 		if again := sessionName(id); again != name {
 			t.Fatalf("sessionName(%q) is %q, then %q", id, name, again)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -51,9 +52,12 @@ reads the hook event as JSON on stdin and maps it:
                 AfterAgent, SessionEnd -> end
 
 The session is the agent's session id, so each conversation has its own
-stack of turns ("turnback --session <id> undo"). The folder is -C if given,
-else the agent's project directory ($CLAUDE_PROJECT_DIR /
-$GEMINI_PROJECT_DIR), else the event's cwd.
+stack of turns ("turnback --session <id> undo"). The folder is -C if given;
+else, starting from the agent's project directory ($CLAUDE_PROJECT_DIR /
+$GEMINI_PROJECT_DIR) or, without one, the event's cwd, the nearest folder
+from there up that already has a store (so a hook run from a subfolder
+records into the folder's store, never a second one), else that start
+folder itself.
 
 A hook must never get in the agent's way: it prints nothing on stdout for
 Claude Code (which would feed it to the model) and only "{}" for Gemini CLI,
@@ -108,21 +112,16 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	}
 	dir := g.dir
 	if dir == "" {
-		for _, v := range projectEnv {
-			if d := g.getenv(v); d != "" {
-				dir = d
-				break
-			}
+		start, wt := g.hookFolder(projectEnv, ev.Cwd)
+		if start == "" {
+			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
 		}
-	}
-	if dir == "" {
-		dir = ev.Cwd
-	}
-	if dir == "" {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %q does not exist", agent, dir))
+		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
+			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(start)))
+		}
+		dir = wt
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(dir)))
 	}
 	if logDir == "" {
 		if _, s, err := turnback.Locate(dir, ""); err == nil {
@@ -177,7 +176,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
-			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %v\n", action, err)
+			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %s\n", action, safeText(err.Error()))
 			g.logHook(agent, logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
@@ -214,16 +213,18 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 func sessionName(id string) string {
 	var b strings.Builder
 	for _, r := range id {
-		if r <= ' ' || r == '/' || r == 0x7f {
+		// Control characters (C1 too: some terminals obey them) and
+		// bytes that are not UTF-8 (U+FFFD here) would reach the
+		// terminal wherever the session is named.
+		if r <= ' ' || r == '/' || r == 0x7f || isC1(r) || r == utf8.RuneError {
 			r = '_'
+		}
+		if b.Len()+utf8.RuneLen(r) > 200 {
+			break
 		}
 		b.WriteRune(r)
 	}
-	s := b.String()
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	return b.String()
 }
 
 func contains(list []string, s string) bool {
@@ -259,5 +260,5 @@ func (g *globals) logHook(agent, store string, err error) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s hook %s: %v\n", time.Now().Format(time.RFC3339), agent, err)
+	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), agent, safeText(err.Error()))
 }

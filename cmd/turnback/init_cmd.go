@@ -64,9 +64,9 @@ Then, in the agent: ask for a change, and "turnback --session <id> undo"
 				return nil
 			}
 			if changed {
-				fmt.Fprintf(g.stdout, "added turnback hooks for %s to %s\n", agent, path)
+				fmt.Fprintf(g.stdout, "added turnback hooks for %s to %s\n", agent, quotePath(path))
 			} else {
-				fmt.Fprintf(g.stdout, "%s already has turnback's hooks; nothing changed\n", path)
+				fmt.Fprintf(g.stdout, "%s already has turnback's hooks; nothing changed\n", quotePath(path))
 			}
 			return nil
 		},

@@ -153,7 +153,9 @@ func execute(ctx context.Context, g *globals) int {
 		}
 		writeJSON(stdout, doc)
 	}
-	fmt.Fprintln(stderr, msg)
+	// Error messages name paths (and quote what the user typed): nothing
+	// from them reaches the terminal as a control character.
+	fmt.Fprintln(stderr, safeText(msg))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
@@ -219,7 +221,8 @@ ${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
 subdirectory, turnback finds the nearest ancestor that has a store.
 
 Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait).
+4 store busy (another process held it past the wait), 5 done but incomplete
+(undo, redo or restore left paths not restorable; listed).
 
 Environment:
   TURNBACK_STORE            store directory (as --store)
@@ -258,7 +261,7 @@ Environment:
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
-		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newGCCmd(g), newInfoCmd(g),
+		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
 	root.InitDefaultHelpCmd()
@@ -419,7 +422,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 		Access:  access,
 		Holder:  "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
-			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", holder)
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", safeText(holder))
 		},
 	}
 	if err := limitsFromEnv(g.getenv, &opts); err != nil {

@@ -53,7 +53,7 @@ T type changed (file, directory, symlink). It records no turn.`,
 			g.noteCapture(st.Stats.Files, st.Stats.Dirs)
 			if g.json {
 				doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
-					"session": repo.Session(), "changes": nonNil(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
+					"session": repo.Session(), "changes": changeDocs(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
 				writeJSON(g.stdout, doc)
 				return nil
 			}
@@ -63,7 +63,7 @@ T type changed (file, directory, symlink). It records no turn.`,
 			color := g.useColor()
 			for _, c := range st.Changes {
 				mark := changeMarks[c.Kind]
-				fmt.Fprintf(g.stdout, "%s %s%s\n", paint(color, markColor(mark), mark), c.Path, dirSlash(c.New, c.Old))
+				fmt.Fprintf(g.stdout, "%s %s\n", paint(color, markColor(mark), mark), quotePath(c.Path+dirSlash(c.New, c.Old)))
 			}
 			if len(st.Changes) == 0 && !st.Base.IsZero() {
 				fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
@@ -111,6 +111,9 @@ type turnJSON struct {
 	Added    int    `json:"added"`
 	Modified int    `json:"modified"`
 	Deleted  int    `json:"deleted"`
+	// Unprotected: paths the turn deleted or changed that undo cannot
+	// bring back (unprotected.go).
+	Unprotected []string `json:"unprotected,omitempty"`
 }
 
 func turnDoc(t *turnback.Turn, undone bool) turnJSON {
@@ -144,13 +147,19 @@ redone are listed first, marked "undone".`,
 			if err != nil {
 				return err
 			}
+			lost, err := repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, turns...), redo...))
+			if err != nil {
+				return err
+			}
 			if g.json {
 				docs := []turnJSON{}
 				for _, t := range redo {
 					docs = append(docs, turnDoc(t, true))
+					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
 				for _, t := range turns {
 					docs = append(docs, turnDoc(t, false))
+					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
 				writeJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
 				return nil
@@ -167,7 +176,8 @@ redone are listed first, marked "undone".`,
 				if undone {
 					counts += " undone"
 				}
-				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, t.Message)
+				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, safeText(t.Message))
+				l += unprotectedNote(lost[t.N])
 				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
 			}
 			for _, t := range redo {
@@ -182,14 +192,17 @@ redone are listed first, marked "undone".`,
 }
 
 type entryJSON struct {
-	Path       string `json:"path"`
-	Kind       string `json:"kind"`
-	Mode       string `json:"mode"`
-	Size       int64  `json:"size"`
-	Hash       string `json:"hash,omitempty"`
-	Target     string `json:"target,omitempty"`
-	Uncaptured bool   `json:"uncaptured,omitempty"`
-	Files      int64  `json:"files,omitempty"`
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Kind      string `json:"kind"`
+	Mode      string `json:"mode"`
+	Size      int64  `json:"size"`
+	Hash      string `json:"hash,omitempty"`
+	Target    string `json:"target,omitempty"`
+	// TargetBytes: a symlink target that is not valid UTF-8, exactly.
+	TargetBytes string `json:"target_bytes,omitempty"`
+	Uncaptured  bool   `json:"uncaptured,omitempty"`
+	Files       int64  `json:"files,omitempty"`
 }
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -216,7 +229,8 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				ents := []entryJSON{}
 				for _, pe := range info.Entries {
 					e := pe.Entry
-					ej := entryJSON{Path: pe.Path, Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size, Target: e.Target, Uncaptured: e.Uncaptured, Files: e.Files}
+					ej := entryJSON{Path: pe.Path, PathBytes: jsonBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
+						Target: e.Target, TargetBytes: jsonBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
 					if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
 						ej.Hash = e.Hash.String()
 					}
@@ -238,7 +252,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				if t.Message == "" {
 					fmt.Fprintf(g.stdout, "%s turn %d\n", role, t.N)
 				} else {
-					fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, t.Message)
+					fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, safeText(t.Message))
 				}
 			}
 			fmt.Fprintln(g.stdout)
@@ -247,7 +261,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				extra := ""
 				switch {
 				case e.Kind == turnback.KindSymlink:
-					extra = " -> " + e.Target
+					extra = " -> " + quotePath(e.Target)
 				case e.Uncaptured && e.Kind == turnback.KindDir:
 					extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
 				case e.Uncaptured:
@@ -257,7 +271,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				if e.Kind == turnback.KindDir {
 					name += "/"
 				}
-				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, name, extra)
+				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, quotePath(name), extra)
 			}
 			return nil
 		},
@@ -298,6 +312,9 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 				var docs []map[string]any
 				for _, d := range diffs {
 					doc := map[string]any{"path": d.Path, "change": d.What}
+					if b := jsonBytes(d.Path); b != "" {
+						doc["path_bytes"] = b
+					}
 					if text, binary := unified(d); binary {
 						doc["binary"] = true
 					} else if text != "" {
@@ -346,7 +363,7 @@ func unified(d turnback.FileDiff) (string, bool) {
 }
 
 func header(d turnback.FileDiff) string {
-	return fmt.Sprintf("diff --turnback a/%s b/%s\n", d.Path, d.Path)
+	return fmt.Sprintf("diff --turnback %s %s\n", quotePath("a/"+d.Path), quotePath("b/"+d.Path))
 }
 
 func modeLines(d turnback.FileDiff) string {
@@ -375,7 +392,7 @@ func label(prefix, p string, e *turnback.Entry) string {
 	if e == nil {
 		return "/dev/null"
 	}
-	return prefix + "/" + p
+	return quotePath(prefix + "/" + p)
 }
 
 // side returns the text of one side, false if it cannot be shown as text.
@@ -384,7 +401,8 @@ func side(e *turnback.Entry, data []byte) (string, bool) {
 	case e == nil:
 		return "", true
 	case e.Kind == turnback.KindSymlink:
-		return e.Target + "\n", true
+		// A link target is a name: control bytes are escaped.
+		return safeText(e.Target) + "\n", true
 	case e.Kind != turnback.KindFile || e.Uncaptured || (data == nil && e.Size > 0):
 		return "", false
 	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data):
@@ -426,12 +444,16 @@ is verified as above. What could not be read is listed.`,
 				return err
 			}
 			if g.json && err == nil {
-				res.Problems = nonNil(res.Problems)
-				writeJSON(g.stdout, res)
+				// Every field of the result, with problems carrying
+				// path_bytes.
+				writeJSON(g.stdout, struct {
+					*turnback.VerifyResult
+					Problems []problemJSON `json:"problems"`
+				}{res, problemDocs(res.Problems)})
 				return nil
 			}
 			for _, p := range res.Problems {
-				fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
+				fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], displayPath(p.Path), safeText(p.Err))
 			}
 			if err != nil {
 				return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
@@ -451,5 +473,36 @@ type verifyFailure struct {
 
 func (v verifyFailure) Error() string { return v.err.Error() }
 func (v verifyFailure) jsonDoc() map[string]any {
-	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "problems": v.res.Problems}
+	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "problems": problemDocs(v.res.Problems)}
+}
+
+// changeJSON is one change in status --json: path_bytes carries a path
+// that is not valid UTF-8 exactly (see quote.go).
+type changeJSON struct {
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Change    string `json:"change"`
+}
+
+func changeDocs(cs []turnback.Change) []changeJSON {
+	out := []changeJSON{}
+	for _, c := range cs {
+		out = append(out, changeJSON{Path: c.Path, PathBytes: jsonBytes(c.Path), Change: c.What})
+	}
+	return out
+}
+
+type problemJSON struct {
+	Snapshot  string `json:"snapshot"`
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Err       string `json:"error"`
+}
+
+func problemDocs(ps []turnback.VerifyProblem) []problemJSON {
+	out := []problemJSON{}
+	for _, p := range ps {
+		out = append(out, problemJSON{Snapshot: p.Snapshot, Path: p.Path, PathBytes: jsonBytes(p.Path), Err: p.Err})
+	}
+	return out
 }

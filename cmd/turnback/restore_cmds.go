@@ -32,6 +32,20 @@ func restoreDoc(res *turnback.RestoreResult) map[string]any {
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
 	}
+	// Names that are not valid UTF-8: the lists carry display forms, and
+	// "<list>_bytes" (only then) every such name exactly (quote.go).
+	for _, l := range []struct {
+		key   string
+		paths []string
+	}{{"restored", res.Restored}, {"deleted", res.Deleted}, {"created", res.Created},
+		{"conflicts", paths(res.Conflicts)}, {"not_restorable", paths(res.NotRestorable)}} {
+		if b := pathsBytes(l.paths); b != nil {
+			doc[l.key+"_bytes"] = b
+		}
+	}
+	if res.Incomplete() {
+		doc["incomplete"] = true
+	}
 	return doc
 }
 
@@ -64,19 +78,19 @@ func (g *globals) printRestore(verb string, res *turnback.RestoreResult) {
 	}
 	fmt.Fprintf(g.stdout, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
 	for _, p := range res.Restored {
-		fmt.Fprintf(g.stdout, "  M %s\n", p)
+		fmt.Fprintf(g.stdout, "  M %s\n", quotePath(p))
 	}
 	for _, p := range res.Deleted {
-		fmt.Fprintf(g.stdout, "  D %s\n", p)
+		fmt.Fprintf(g.stdout, "  D %s\n", quotePath(p))
 	}
 	for _, p := range res.Created {
-		fmt.Fprintf(g.stdout, "  A %s\n", p)
+		fmt.Fprintf(g.stdout, "  A %s\n", quotePath(p))
 	}
 	for _, n := range res.Conflicts {
-		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", n.Path, n.Reason)
+		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", quotePath(n.Path), safeText(n.Reason))
 	}
 	for _, n := range res.NotRestorable {
-		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", n.Path, n.Reason)
+		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", quotePath(n.Path), safeText(n.Reason))
 	}
 	if !res.Checkpoint.IsZero() {
 		fmt.Fprintf(g.stdout, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
@@ -102,7 +116,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			}
 			fmt.Fprintln(g.stderr, "turnback: these paths were changed outside the turns:")
 			for _, n := range r.Conflicts {
-				fmt.Fprintf(g.stderr, "  %s: %s\n", n.Path, n.Reason)
+				fmt.Fprintf(g.stderr, "  %s: %s\n", quotePath(n.Path), safeText(n.Reason))
 			}
 			fmt.Fprintln(g.stderr, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
 		}
@@ -112,6 +126,9 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return err
 	}
 	if g.json {
+		if err := incomplete(res); err != nil {
+			return err // main writes the document, with exit_code 5
+		}
 		writeJSON(g.stdout, restoreDoc(res))
 		return nil
 	}
@@ -120,7 +137,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return nil
 	}
 	g.printRestore(verb, res)
-	return nil
+	return incomplete(res)
 }
 
 func newUndoCmd(g *globals) *cobra.Command {
@@ -137,8 +154,16 @@ If a path the undo would change was edited outside the turns since, undo
 changes nothing, lists those paths and exits 3. --force proceeds; the
 overwritten edits stay in a checkpoint, and redo brings them back.
 
+A file over the size limit comes back from where a reference holds it (Git
+LFS, git's objects, a clone in the store), verified by hash. What cannot
+come back (unprotected content, a stale reference) is listed as not
+restored, and undo exits 5 ("done, but incomplete") after doing the rest.
+
 The restore is all or nothing, also if turnback is killed or the disk fills
-up: the next command finishes or rolls it back first.`,
+up: the next command finishes it first (see "turnback recover --help" for
+one that cannot be finished). An edit made while undo runs is never lost:
+paths are read again just before they change (exit 3 if one differs), and
+anything found at the moment of replacement goes into the checkpoint.`,
 		Example: `  turnback undo            # revert the last turn
   turnback undo 3          # revert the last three turns
   turnback undo --force    # even over edits made since (they stay recoverable)

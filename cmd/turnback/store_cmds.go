@@ -19,15 +19,21 @@ func newGCCmd(g *globals) *cobra.Command {
 		Long: `gc forgets turns beyond the retention policy (per session: all but the
 newest --keep, and those older than --older-than), removes every snapshot,
 tree and file content nothing remaining needs, and makes the store give the
-disk space back. It never drops an open turn, anything a redo needs, or the
-newest checkpoint. It prints the store size before and after.
+disk space back. It never drops an open turn or anything a redo needs. A
+checkpoint (the state an undo, redo or restore replaced, printed as the way
+back) stays as long as the turns around it: it goes only once retention has
+forgotten the turn after it, or when it is older than --older-than (the
+newest checkpoint always stays). The checkpoints dropped are listed (with
+--dry-run, the ones that would be). It prints the store size before and
+after.
 
 Retention also runs automatically and cheaply after snaps (100 turns and 30
 days per session unless TURNBACK_KEEP_TURNS / TURNBACK_KEEP_AGE say
 otherwise).
 
 gc --stores lists stores under the default location whose folder no longer
-exists; with --yes it deletes them.`,
+exists, naming a watch daemon that still serves one; with --yes it deletes
+them, stopping such a daemon first (see turnback watch --stop-all).`,
 		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
   turnback gc --keep 10 --older-than 72h
   turnback gc --dry-run              # what would go
@@ -66,6 +72,10 @@ exists; with --yes it deletes them.`,
 			}
 			fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
 				res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
+			for _, c := range res.Checkpoints {
+				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, shortID(c.ID), quotePath(c.Session), c.Turn,
+					c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
+			}
 			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", humanBytes(res.SizeBefore), humanBytes(res.SizeAfter))
 			return nil
 		},
@@ -93,12 +103,17 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
+	daemons := g.orphanDaemons(cmd.Context(), yes) // see daemon_list.go
 	list, err := turnback.OrphanStores(cmd.Context(), yes)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"stores": nonNil(list), "deleted": yes})
+		docs := []orphanDoc{}
+		for _, o := range list {
+			docs = append(docs, orphanDoc{o, daemons[o.Store]})
+		}
+		writeJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
 		return nil
 	}
 	if len(list) == 0 {
@@ -108,7 +123,11 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 	var total int64
 	for _, o := range list {
 		total += o.Bytes
-		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone)\n", humanBytes(o.Bytes), o.Store, o.WorkTree)
+		watched := ""
+		if pid, ok := daemons[o.Store]; ok && !yes {
+			watched = fmt.Sprintf("; watch daemon pid %d", pid)
+		}
+		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", humanBytes(o.Bytes), quotePath(o.Store), quotePath(o.WorkTree), watched)
 	}
 	if yes {
 		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), humanBytes(total))
@@ -142,24 +161,25 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				daemon = g.served.d.info()
 			}
 			if g.json {
-				if daemon == nil {
-					writeJSON(g.stdout, in)
-					return nil
-				}
+				// Paths that are not valid UTF-8 also exactly, in base64
+				// (see quote.go).
 				writeJSON(g.stdout, struct {
 					*turnback.Info
-					Daemon *daemonInfo `json:"watch_daemon"`
-				}{in, daemon})
+					WorkTreeBytes string      `json:"work_tree_bytes,omitempty"`
+					StoreBytes    string      `json:"store_bytes,omitempty"`
+					Daemon        *daemonInfo `json:"watch_daemon,omitempty"`
+				}{in, jsonBytes(in.WorkTree), jsonBytes(in.Store), daemon})
 				return nil
 			}
 			saved := 0.0
 			if in.LogicalBytes > 0 {
 				saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
 			}
-			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", in.WorkTree, in.Store, humanBytes(in.DiskBytes))
+			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", quotePath(in.WorkTree), quotePath(in.Store), humanBytes(in.DiskBytes))
 			fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
 			fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
 				humanBytes(in.UniqueBytes), humanBytes(in.LogicalBytes), saved)
+			printProtection(g, in)
 			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
 				humanBytes(in.SizeLimit), in.LargeDirFiles)
 			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
@@ -172,4 +192,12 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			return nil
 		},
 	}
+}
+
+// shortID is a full hex id as ids are shown to people: 12 digits.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }

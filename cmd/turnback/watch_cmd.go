@@ -17,11 +17,12 @@ import (
 )
 
 func newWatchCmd(g *globals) *cobra.Command {
-	var detach, stop, status, auto bool
+	var detach, stop, status, auto, list, stopAll bool
+	var underDir string
 	var idle time.Duration
 	var queue int
 	cmd := &cobra.Command{
-		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status",
+		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
 		Short: "Keep the store open and watch the folder, so every command costs only what changed",
 		Long: `watch runs a daemon that holds the folder's store open and watches every
 directory of the folder (inotify on Linux). While it runs, every turnback
@@ -36,7 +37,8 @@ agent hook) that captured the folder without one and found at least
 TURNBACK_AUTO_WATCH files (default 2000; 0 turns this off), or a hook
 that ran out of its time budget capturing it, starts one in the
 background as it exits, with a 30-minute idle timeout. A daemon
-stops when its folder is removed; one started by itself that cannot
+stops when its folder or store is removed (see below); one started by
+itself that cannot
 watch leaves watch.failed in the store, and none starts by itself for a
 day after that. None starts by itself for / or the home directory, on
 network or FUSE filesystems (NFS, SMB, sshfs, 9p: inotify does not see
@@ -47,6 +49,23 @@ The watcher is a hint, never the truth: when it cannot vouch for what it
 saw (its queue overflowed, the inotify watch limit was reached, an ignore
 file changed, the first capture) the capture walks everything and says so
 in the "watch" member of --json stats.
+
+A daemon stops, releasing the store, its socket and its memory, within
+two seconds of: watch --stop; SIGTERM or SIGINT; its idle timeout
+(counted from the last command it served: changes in the folder do not
+keep it alive); its folder removed or replaced by another directory; its
+store removed, moved or replaced. It never waits on a store whose
+directory is gone: it exits 1 saying why (on stderr, watch.log when
+detached), and what the store had not flushed is replayed by the next
+command that opens it.
+
+watch --list shows every watch daemon of this user on this machine (pid,
+start time, idle time, memory, folder, store, and problems: "store gone",
+"folder gone", "not answering"), found from the processes themselves
+(/proc on Linux) and asked over their sockets, so also one that a
+registry would have lost. watch --stop-all stops them: over the socket,
+then by SIGTERM; one that survives is named and the exit code is 1.
+--under DIR keeps both to daemons whose folder or store is in DIR.
 
 watch runs in the foreground until interrupted (SIGINT, SIGTERM) or
 stopped, which suits systemd; --detach starts it in the background
@@ -64,13 +83,26 @@ programs using the Go API wait for it, as for any turnback command.`,
   turnback watch --detach --idle-timeout 2h
   turnback --json snap                    # now forwarded: see stats.watch
   turnback watch --status                 # is one running? (--json: pid, requests, ready)
-  turnback watch --stop                   # stop it`,
+  turnback watch --stop                   # stop it
+  turnback watch --list                   # every daemon of this user
+  turnback --json watch --list            # the same, one JSON document
+  turnback watch --stop-all               # stop them all
+  turnback watch --stop-all --under /tmp  # only those of folders or stores in /tmp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if n := countTrue(stop, detach, status); n > 1 {
-				return usageError{errors.New("--stop, --detach and --status do not go together")}
+			if n := countTrue(stop, detach, status, list, stopAll); n > 1 {
+				return usageError{errors.New("--stop, --detach, --status, --list and --stop-all do not go together")}
 			}
 			if idle < 0 {
 				return usageError{fmt.Errorf("--idle-timeout must not be negative")}
+			}
+			if underDir != "" && !list && !stopAll {
+				return usageError{errors.New("--under goes with --list or --stop-all")}
+			}
+			switch {
+			case list:
+				return g.listDaemons(underDir)
+			case stopAll:
+				return g.stopAll(underDir)
 			}
 			workTree, storeDir, _, err := g.locate()
 			if err != nil {
@@ -98,6 +130,9 @@ programs using the Go API wait for it, as for any turnback command.`,
 	f.BoolVar(&detach, "detach", false, "run in the background; return once the daemon has made its first capture")
 	f.BoolVar(&stop, "stop", false, "stop the daemon of this folder (waits until it has released the store)")
 	f.BoolVar(&status, "status", false, "say whether a daemon watches this folder (--json: its pid, requests served, ready), starting none")
+	f.BoolVar(&list, "list", false, "list every watch daemon of this user (pid, since, idle, memory, folder, store, problems)")
+	f.BoolVar(&stopAll, "stop-all", false, "stop every watch daemon of this user (socket, then SIGTERM); exit 1 if one survives")
+	f.StringVar(&underDir, "under", "", "with --list or --stop-all: only daemons whose folder or store is in `DIR`")
 	f.DurationVar(&idle, "idle-timeout", 0, "stop after this long without a command, e.g. 30m or 8h (default: never)")
 	f.IntVar(&queue, "queue-size", 0, "bound of the watcher's event queue (default 16384); beyond it the next capture walks everything")
 	_ = f.MarkHidden("queue-size")
@@ -132,7 +167,13 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return err
 	}
 	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
-		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), lastDone: time.Now()}
+		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), hard: make(chan struct{}),
+		lastDone: time.Now(), storeID: storeIDs(repo.StoreDir()), treeID: statID(repo.WorkTree())}
+	// The commands the daemon runs end with a signal, or a hard stop.
+	// (A signal reaches them through d.stop, which says why.)
+	rctx, rcancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer rcancel(nil)
+	d.cancel = rcancel
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
 	// store busy.
@@ -171,7 +212,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 				if auto {
 					noteAutoFailure(storeDir, err)
 				}
-				d.stop("cannot watch: " + err.Error())
+				d.stop("cannot watch: "+err.Error(), false)
 			}
 			return
 		}
@@ -179,19 +220,24 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 			// Every capture would walk the whole tree, as without a
 			// daemon, which would only hold the store and memory.
 			noteAutoFailure(storeDir, errors.New("cannot watch every directory: "+p))
-			d.stop("cannot watch every directory: " + p)
+			d.stop("cannot watch every directory: "+p, false)
 			return
 		}
 		d.ready.Store(true)
 		_ = os.Remove(filepath.Join(storeDir, autoFailedName))
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
-	err = d.serve(ctx)
-	<-watching
-	logger.Printf("stopped after %d commands", d.requests.Load())
-	if watchErr != nil {
-		return watchErr
+	err = d.serve(ctx, rctx)
+	select {
+	case <-watching:
+		if watchErr != nil && err == nil {
+			err = watchErr
+		}
+	case <-time.After(cmdGrace):
+		// Its first capture is stuck in the store (see
+		// daemon_stop.go): the process ends without it.
 	}
+	logger.Printf("stopped after %d commands", d.requests.Load())
 	return err
 }
 
@@ -292,9 +338,16 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 	if err := sendRequest(conn, request{Version: wireVersion, Op: "stop"}); err != nil {
 		return fmt.Errorf("turnback: watch --stop: %w", err)
 	}
-	// The daemon answers once it has released the store.
-	if _, _, err := readFrame(conn); err != nil && !errors.Is(err, io.EOF) {
+	// The daemon answers once it has released the store, with the code
+	// it exits with: 1 if it could not close the store (it says why in
+	// its log).
+	kind, data, err := readFrame(conn)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("turnback: watch --stop: %w", err)
+	}
+	if err == nil && kind == frameExit && string(data) != "0" {
+		return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
+			"its log says why (%s when it was started with --detach)", info.WorkTree, info.PID, filepath.Join(storeDir, "watch.log"))
 	}
 	if g.json {
 		writeJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})

@@ -1,0 +1,5 @@
+package ref
+
+import "syscall"
+
+const noAtime = syscall.O_NOATIME

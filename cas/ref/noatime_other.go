@@ -1,0 +1,5 @@
+//go:build !linux
+
+package ref
+
+const noAtime = 0

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// watchProc is a "turnback watch" daemon process of this user as /proc
+// shows it: no registry that could go stale, the kernel's own view.
+type watchProc struct {
+	pid      int
+	args     []string // argv without argv[0]
+	cwd      string
+	env      map[string]string
+	store    string // from its open database files ("" if none open)
+	gone     bool   // those files were deleted
+	since    time.Time
+	ticks    uint64 // start time in clock ticks since boot: its identity
+	rssBytes int64
+}
+
+// userHZ is the unit of /proc/PID/stat times (USER_HZ, 100 on every
+// Linux architecture Go supports).
+const userHZ = 100
+
+// procsSupported: watch --list finds daemons through /proc.
+const procsSupported = true
+
+// scanWatchProcs lists the watch daemons of this user.
+func scanWatchProcs() ([]watchProc, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	boot := bootTime()
+	uid, self := os.Getuid(), os.Getpid()
+	names := map[string]bool{"turnback": true}
+	if me, err := os.Executable(); err == nil {
+		names[filepath.Base(me)] = true // a renamed build lists its own
+	}
+	var out []watchProc
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if p, ok := readWatchProc(pid, uid, boot, names); ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func readWatchProc(pid, uid int, boot time.Time, names map[string]bool) (watchProc, bool) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	p := watchProc{pid: pid}
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil || procUID(status) != uid {
+		return p, false
+	}
+	raw, err := os.ReadFile(dir + "/cmdline")
+	if err != nil || len(raw) == 0 {
+		return p, false
+	}
+	argv := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+	exe, _ := os.Readlink(dir + "/exe")
+	exe = strings.TrimSuffix(exe, " (deleted)")
+	if !names[filepath.Base(exe)] && !names[filepath.Base(argv[0])] {
+		return p, false
+	}
+	p.args = argv[1:]
+	if !isDaemonArgs(p.args) {
+		return p, false
+	}
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return p, false
+	}
+	state, ticks, ok := parseProcStat(stat)
+	if !ok || state == 'Z' || state == 'X' {
+		return p, false
+	}
+	p.ticks = ticks
+	p.since = boot.Add(time.Duration(ticks) * time.Second / userHZ)
+	p.rssBytes = procRSS(status)
+	p.cwd, _ = os.Readlink(dir + "/cwd")
+	p.env = map[string]string{}
+	if env, err := os.ReadFile(dir + "/environ"); err == nil {
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				p.env[k] = v
+			}
+		}
+	}
+	// The store is where its database's MANIFEST is open: right also
+	// for a store moved since, and telling when it was removed.
+	fds, _ := os.ReadDir(dir + "/fd")
+	for _, fd := range fds {
+		l, err := os.Readlink(dir + "/fd/" + fd.Name())
+		if err != nil {
+			continue
+		}
+		gone := strings.HasSuffix(l, " (deleted)")
+		l = strings.TrimSuffix(l, " (deleted)")
+		if filepath.Base(l) == "MANIFEST" && filepath.Base(filepath.Dir(l)) == "db" {
+			p.store, p.gone = filepath.Dir(filepath.Dir(l)), gone
+			break
+		}
+	}
+	return p, true
+}
+
+// procAlive reports whether pid runs and is still the process that
+// started at ticks (not a later one given the same pid).
+func procAlive(pid int, ticks uint64) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, t, ok := parseProcStat(stat)
+	return ok && state != 'Z' && state != 'X' && (ticks == 0 || t == ticks)
+}
+
+// signalProc sends sig to pid if it is still the process started at
+// ticks, and SIGCONT after it (a stopped process acts on it then).
+func signalProc(pid int, ticks uint64, sig syscall.Signal) error {
+	if !procAlive(pid, ticks) {
+		return nil
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		return err
+	}
+	_ = syscall.Kill(pid, syscall.SIGCONT)
+	return nil
+}
+
+// parseProcStat returns the state and start time of /proc/PID/stat.
+func parseProcStat(stat []byte) (byte, uint64, bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64) // field 22, starttime
+	return f[0][0], ticks, err == nil
+}
+
+func procUID(status []byte) int {
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "Uid:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				n, err := strconv.Atoi(f[0])
+				if err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return -1
+}
+
+func procRSS(status []byte) int64 {
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			f := strings.Fields(v)
+			if len(f) == 2 && f[1] == "kB" {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n << 10
+			}
+		}
+	}
+	return 0
+}
+
+// bootTime is when the clock of /proc/PID/stat start times began:
+// now less /proc/uptime (btime of /proc/stat is whole seconds, and
+// drifts from the wall clock in a VM).
+func bootTime() time.Time {
+	now := time.Now()
+	data, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return time.Time{}
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return time.Time{}
+	}
+	up, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return now.Add(-time.Duration(up * float64(time.Second)))
+}

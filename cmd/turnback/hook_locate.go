@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/turnback/turnback"
+)
+
+// hookFolder finds the work tree of a hook event without -C: it starts at
+// the agent's project directory ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR,
+// as projectEnv lists them) or, without one, the event's cwd, and takes
+// the nearest folder from there up that already has a store (as every
+// other command does from a subdirectory), so a hook run from a subfolder
+// records into the folder's store instead of making a second one. With no
+// store found, the start folder is the work tree (its store is created by
+// the snap). An ancestor that is / or the home directory is only taken
+// with --force: Open would refuse it, and the hook would record nothing.
+// It returns the start folder and the work tree; an empty start means the
+// event names no folder.
+func (g *globals) hookFolder(projectEnv []string, cwd string) (start, workTree string) {
+	for _, v := range projectEnv {
+		if d := g.getenv(v); d != "" {
+			start = d
+			break
+		}
+	}
+	if start == "" {
+		start = cwd
+	}
+	if start == "" {
+		return "", ""
+	}
+	if !filepath.IsAbs(start) {
+		if wd, err := g.getwd(); err == nil {
+			start = filepath.Join(wd, start)
+		}
+	}
+	wt, _, err := turnback.Locate(start, g.store)
+	if err != nil {
+		return start, start // Open reports what is wrong with it
+	}
+	if !g.force && wt != start && isScopeRefused(wt) {
+		return start, start
+	}
+	return start, wt
+}
+
+// isScopeRefused reports a folder turnback refuses without --force: the
+// filesystem root or the home directory.
+func isScopeRefused(dir string) bool {
+	if filepath.Dir(dir) == dir {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return false
+	}
+	h, err := filepath.EvalSymlinks(home)
+	return err == nil && h == dir
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+)
+
+func newRecoverCmd(g *globals) *cobra.Command {
+	var rollback bool
+	cmd := &cobra.Command{
+		Use:   "recover [--rollback]",
+		Short: "Finish, or roll back, an undo/redo/restore that stopped part way",
+		Long: `An undo, redo or restore is all or nothing. If one stops after it began
+changing files (turnback was killed, the machine went down, or a step
+failed: a file made immutable, permission refused, an I/O error, a full
+disk), its journal stays in the store, and every later command first tries
+to finish it. While that cannot succeed, commands fail (exit 1) naming the
+path and the cause.
+
+recover tries again to finish it (as any command would) and says what it
+did. recover --rollback instead puts back everything the interrupted
+operation changed: the folder returns to the state before it and the
+session is left as it was before the command. A path edited since the
+operation stopped is left as it is and listed. Either way no staging file
+(.turnback-*) is left in the folder.
+
+Exit codes: 0 done (also when there was nothing to recover), 1 it still
+cannot be finished (the cause is printed).`,
+		Example: `  turnback status              # "... is not finished: b: operation not permitted"
+  chattr -i b; turnback recover # finish it once the cause is fixed
+  turnback recover --rollback   # or put back the state before it`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := g.open(cmd)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			g.installHook(repo)
+			res, err := repo.Recover(cmd.Context(), rollback)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
+					"restored": nonNil(res.Restored), "deleted": nonNil(res.Deleted), "created": nonNil(res.Created)}
+				kept, reasons := []string{}, map[string]string{}
+				for _, k := range res.Kept {
+					kept = append(kept, k.Path)
+					reasons[k.Path] = k.Reason
+				}
+				doc["not_restorable"], doc["reasons"] = kept, reasons
+				writeJSON(g.stdout, doc)
+				return nil
+			}
+			printRecover(g, res)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&rollback, "rollback", false, "put back the state before the interrupted operation instead of finishing it")
+	return cmd
+}
+
+func printRecover(g *globals, res *turnback.RecoverResult) {
+	switch {
+	case !res.Found:
+		fmt.Fprintln(g.stdout, "nothing to recover")
+		return
+	case !res.RolledBack:
+		fmt.Fprintln(g.stdout, "finished the interrupted operation")
+		return
+	}
+	fmt.Fprintf(g.stdout, "rolled back the interrupted operation: %d restored, %d deleted, %d brought back\n", len(res.Restored), len(res.Deleted), len(res.Created))
+	for _, p := range res.Restored {
+		fmt.Fprintf(g.stdout, "  M %s\n", p)
+	}
+	for _, p := range res.Deleted {
+		fmt.Fprintf(g.stdout, "  D %s\n", p)
+	}
+	for _, p := range res.Created {
+		fmt.Fprintf(g.stdout, "  A %s\n", p)
+	}
+	for _, n := range res.Kept {
+		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", n.Path, n.Reason)
+	}
+}

@@ -1,0 +1,191 @@
+package turnback
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker"
+)
+
+// What an undo, redo or restore finds at a path at the moment it
+// replaces or removes it, if it is not what the command planned from (an
+// edit made while the command ran), is saved before it goes (see
+// restore.Displaced) and added to the command's checkpoint: the
+// checkpoint the command prints is then its planned checkpoint amended
+// with those entries, and the session's redo record points at it.
+
+// saveDisplaced stores content a restore displaced, durably.
+func (r *Repo) saveDisplaced(ctx context.Context, rd io.Reader) (cas.Hash, int64, error) {
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	h, n, err := w.PutFile(ctx, rd, -1)
+	if err != nil {
+		return cas.Hash{}, 0, fmt.Errorf("turnback: save displaced content: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return cas.Hash{}, 0, fmt.Errorf("turnback: save displaced content: %w", err)
+	}
+	return h, n, nil
+}
+
+// amendMeta returns the metadata batch data with its checkpoint replaced
+// by the checkpoint amended with the displaced entries, and the amended
+// checkpoint. A batch without a checkpoint (older journals) is returned
+// as it is. It is deterministic in its result (recovery runs it again).
+func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.Displaced) ([]byte, cas.Hash, error) {
+	var m metaBatch
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	if m.Checkpoint == "" || len(displaced) == 0 {
+		return data, cas.Hash{}, nil
+	}
+	cp, err := cas.ParseHash(m.Checkpoint)
+	if err != nil {
+		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	result, err := cas.ParseHash(m.Result)
+	if err != nil {
+		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	changes := map[string]*manifest.Entry{}
+	for _, d := range displaced {
+		e := *d.Entry
+		changes[d.Path] = &e
+		// Parent directories missing from the checkpoint come from the
+		// result (the restore made them).
+		q := ""
+		for _, name := range strings.Split(d.Path, "/")[:strings.Count(d.Path, "/")] {
+			q = joinPath(q, name)
+			if _, ok := changes[q]; ok {
+				continue
+			}
+			have, err := manifest.Find(ctx, loader, cp, q)
+			if err != nil {
+				return nil, cas.Hash{}, err
+			}
+			if have != nil && have.Kind == manifest.KindDir {
+				continue
+			}
+			dir, err := manifest.Find(ctx, loader, result, q)
+			if err != nil {
+				return nil, cas.Hash{}, err
+			}
+			if dir == nil || dir.Kind != manifest.KindDir {
+				dir = &manifest.Entry{Kind: manifest.KindDir, Mode: 0o755}
+			}
+			changes[q] = dir
+		}
+	}
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	amended, err := manifest.Edit(ctx, loader, w, cp, changes)
+	if err != nil {
+		return nil, cas.Hash{}, fmt.Errorf("turnback: amend checkpoint: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, cas.Hash{}, err
+	}
+	old, now := []byte(cp.String()), []byte(amended.String())
+	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
+	for _, e := range m.Writes {
+		// Session records name the checkpoint (the redo record's way
+		// back); turn records keep the states the turns had.
+		if bytes.HasPrefix(e.Key, []byte(prefixSess)) {
+			e.Value = bytes.ReplaceAll(e.Value, old, now)
+		}
+		out.Writes = append(out.Writes, e)
+	}
+	out.Writes = append(out.Writes, snapshotEntry(amended, kindCheckpoint, 0, 0))
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, cas.Hash{}, fmt.Errorf("turnback: encode metadata: %w", err)
+	}
+	return b, amended, nil
+}
+
+// restoreOptions are the options of every restore this Repo applies or
+// recovers. amended, if not nil, receives the amended checkpoint.
+func (r *Repo) restoreOptions(amended *cas.Hash) restore.Options {
+	return restore.Options{
+		JournalDir: r.storeDir, WorkTree: r.workTree, Source: refSource{r},
+		Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,
+		Save: r.saveDisplaced,
+		Amend: func(ctx context.Context, meta []byte, d []restore.Displaced) ([]byte, error) {
+			b, h, err := r.amendMeta(ctx, meta, d)
+			if err == nil && amended != nil && !h.IsZero() {
+				*amended = h
+			}
+			return b, err
+		},
+	}
+}
+
+// changedConflict turns a restore.ChangedError (the last look before the
+// commit point found paths changed) into the command's conflict: the
+// command changed nothing.
+func changedConflict(err error, out *RestoreResult) error {
+	var ce *restore.ChangedError
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	for _, p := range ce.Paths {
+		out.Conflicts = append(out.Conflicts, PathNote{Path: p.Path, Reason: p.Reason + " (found by reading it just before the change)"})
+	}
+	return &ConflictError{Result: out}
+}
+
+// overwritten keeps the conflicts (with --force) whose path the command
+// really changed, followed by what it displaced (already in out).
+func overwritten(out *RestoreResult, conflicts []PathNote) []PathNote {
+	changed := map[string]bool{}
+	for _, l := range [][]string{out.Restored, out.Deleted, out.Created} {
+		for _, p := range l {
+			changed[p] = true
+		}
+	}
+	var keep []PathNote
+	listed := map[string]bool{}
+	for _, c := range conflicts {
+		if changed[c.Path] {
+			keep = append(keep, c)
+			listed[c.Path] = true
+		}
+	}
+	for _, c := range out.Conflicts {
+		if !listed[c.Path] {
+			keep = append(keep, c)
+		}
+	}
+	return keep
+}
+
+// displacedNotes lists what a restore displaced as overwritten paths.
+func displacedNotes(ds []restore.Displaced) []PathNote {
+	var out []PathNote
+	for _, d := range ds {
+		out = append(out, PathNote{Path: d.Path, Reason: "changed while the command ran; what was there is in the checkpoint"})
+	}
+	return out
+}
+
+// conflictResult is what Undo and Redo return when execute failed: a
+// conflict found by the last look before the commit point is reported
+// with the command's other findings.
+func conflictResult(_ *RestoreResult, res *RestoreResult, err error) (*RestoreResult, error) {
+	var ce *ConflictError
+	if errors.As(err, &ce) {
+		res.Conflicts = append(res.Conflicts, ce.Result.Conflicts...)
+		return res, &ConflictError{Result: res}
+	}
+	return nil, err
+}

@@ -1,0 +1,159 @@
+package turnback
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker/ignore"
+)
+
+// A path that is ignored in the state an undo, redo or restore starts
+// from, or in the state it goes to, is never deleted or rewritten: a turn
+// that un-ignored files (rewrote .gitignore) must not make its undo
+// delete them. Each state's rules are its own ignore files, read from
+// the stored tree, with the built-in rules and "inside an ignored
+// directory is ignored", as capture applies them.
+
+// treeIgnorer answers whether a path is ignored under the ignore files of
+// one stored tree.
+type treeIgnorer struct {
+	loader manifest.Loader
+	src    *cas.Store
+	root   cas.Hash
+	dirs   map[string]*treeIgnoreDir
+}
+
+type treeIgnoreDir struct {
+	m       *ignore.Matcher
+	ignored bool
+}
+
+func newTreeIgnorer(loader manifest.Loader, src *cas.Store, root cas.Hash) *treeIgnorer {
+	return &treeIgnorer{loader: loader, src: src, root: root, dirs: map[string]*treeIgnoreDir{}}
+}
+
+// ignored reports whether rel is ignored in the tree.
+func (g *treeIgnorer) ignored(ctx context.Context, rel string, isDir bool) (bool, error) {
+	d, err := g.dir(ctx, parentPath(rel))
+	if err != nil {
+		return false, err
+	}
+	return d.ignored || d.m.Ignored(rel, isDir), nil
+}
+
+func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, error) {
+	if d, ok := g.dirs[rel]; ok {
+		return d, nil
+	}
+	d := &treeIgnoreDir{}
+	if rel == "" {
+		m, err := g.load(ctx, "", ignore.New())
+		if err != nil {
+			return nil, err
+		}
+		d.m = m
+	} else {
+		p, err := g.dir(ctx, parentPath(rel))
+		if err != nil {
+			return nil, err
+		}
+		if p.ignored || p.m.Ignored(rel, true) {
+			d.ignored = true
+		} else if d.m, err = g.load(ctx, rel, p.m); err != nil {
+			return nil, err
+		}
+	}
+	g.dirs[rel] = d
+	return d, nil
+}
+
+// load pushes the ignore files the tree holds in directory rel.
+func (g *treeIgnorer) load(ctx context.Context, rel string, m *ignore.Matcher) (*ignore.Matcher, error) {
+	var rules []*ignore.Rules
+	for _, name := range ignore.FileNames {
+		p := joinPath(rel, name)
+		e, err := manifest.Find(ctx, g.loader, g.root, p)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil || e.Kind != manifest.KindFile || e.Uncaptured || e.Hash.IsZero() {
+			continue
+		}
+		rd, err := g.src.Open(ctx, e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
+		}
+		data, err := io.ReadAll(rd)
+		if c, ok := rd.(io.Closer); ok {
+			c.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
+		}
+		rules = append(rules, ignore.Parse(rel, data))
+	}
+	return m.Push(rules...), nil
+}
+
+func parentPath(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// dropIgnored removes from actions every path ignored in the state from
+// (what is there now) or the state to (where the command goes), and the
+// conflicts reported for them; it returns the notes saying so.
+func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions []restore.Action, from, to cas.Hash, res *RestoreResult) ([]restore.Action, []PathNote, error) {
+	if len(actions) == 0 {
+		return actions, nil, nil
+	}
+	gFrom, gTo := newTreeIgnorer(loader, r.store, from), newTreeIgnorer(loader, r.store, to)
+	isDir := func(e, other *manifest.Entry) bool {
+		if e == nil {
+			e = other
+		}
+		return e != nil && e.Kind == manifest.KindDir
+	}
+	var keep []restore.Action
+	var notes []PathNote
+	dropped := map[string]bool{}
+	for _, a := range actions {
+		why := ""
+		ig, err := gTo.ignored(ctx, a.Path, isDir(a.New, a.Old))
+		if err != nil {
+			return nil, nil, err
+		}
+		if ig {
+			why = "ignored in the state restored to; left as is"
+		} else if ig, err = gFrom.ignored(ctx, a.Path, isDir(a.Old, a.New)); err != nil {
+			return nil, nil, err
+		} else if ig {
+			why = "ignored in the current state; left as is"
+		}
+		if why == "" {
+			keep = append(keep, a)
+			continue
+		}
+		dropped[a.Path] = true
+		if res == nil || !res.parents[a.Path] {
+			notes = append(notes, PathNote{Path: a.Path, Reason: why})
+		}
+	}
+	if res != nil && len(dropped) > 0 {
+		var cs []PathNote
+		for _, c := range res.Conflicts {
+			if !dropped[c.Path] {
+				cs = append(cs, c)
+			}
+		}
+		res.Conflicts = cs
+	}
+	return keep, notes, nil
+}

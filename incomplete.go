@@ -1,0 +1,108 @@
+package turnback
+
+import (
+	"context"
+	"slices"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker"
+)
+
+// Incomplete reports whether the command left paths not restorable (the
+// CLI exits 5: done, but incomplete).
+func (r *RestoreResult) Incomplete() bool { return len(r.NotRestorable) > 0 }
+
+func addPath(m map[string]bool, p string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[p] = true
+	return m
+}
+
+// keepStuckTurns applies "a turn whose only change was unrestorable is
+// not counted as undone": such turns are not counted in out.Turns, and
+// when every undone turn is such a turn (the undo changed nothing), they
+// go back from the redo stack to the session's turns, as if the undo had
+// not been asked for. nums are the undone turns, perTurn the paths each
+// changed.
+func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []int, perTurn [][]string) error {
+	if len(out.noContent) == 0 {
+		return nil
+	}
+	stuck := 0
+	for _, paths := range perTurn {
+		all := len(paths) > 0
+		for _, p := range paths {
+			if !out.noContent[p] {
+				all = false
+				break
+			}
+		}
+		if all {
+			stuck++
+		}
+	}
+	out.Turns = len(nums) - stuck
+	if stuck < len(nums) {
+		return nil
+	}
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return err
+	}
+	if len(sess.Redo) == 0 || !slices.Equal(sess.Redo[len(sess.Redo)-1].Turns, nums) {
+		return nil
+	}
+	sess.Redo = sess.Redo[:len(sess.Redo)-1]
+	sess.Turns = append(sess.Turns, nums...)
+	return r.commit(ctx, []cas.Entry{sessionEntry(sess)}, nil)
+}
+
+// Uncaptured is a path a capture noted without its content
+// (Stats.Uncaptured, Stats.Unprotected).
+type Uncaptured = walker.Uncaptured
+
+// UnprotectedChanges returns, per turn number, the paths each closed
+// turn of turns deleted or changed whose content before the turn was
+// over the size limit and is held by no usable reference: the changes an
+// undo cannot revert.
+func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	out := map[int][]string{}
+	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	known := map[cas.Hash]bool{}
+	f := ref.NewFinder()
+	for _, t := range turns {
+		if t.Open() {
+			continue
+		}
+		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			o := c.Old
+			if o == nil || o.Kind != manifest.KindFile || !o.Uncaptured {
+				return nil
+			}
+			ok, seen := known[o.Hash]
+			if !seen && !o.Hash.IsZero() {
+				var err error
+				if ok, err = r.hasRef(ctx, f, o.Hash); err != nil {
+					return err
+				}
+				known[o.Hash] = ok
+			}
+			if !ok {
+				out[t.N] = append(out[t.N], c.Path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

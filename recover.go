@@ -1,0 +1,104 @@
+package turnback
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/turnback/turnback/restore"
+)
+
+// ErrUnfinished: an undo, redo or restore passed its commit point and
+// could not complete (a step failed: permission refused, an immutable
+// file, an I/O error, a full disk). Its journal stays in the store and
+// every operation first tries again to finish it; until that works, or
+// Recover with rollback puts back what it changed, operations fail with
+// an *UnfinishedError.
+var ErrUnfinished = errors.New("turnback: an interrupted undo, redo or restore is not finished")
+
+// UnfinishedError wraps ErrUnfinished and the cause (naming the path).
+type UnfinishedError struct{ Err error }
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("turnback: an undo, redo or restore stopped part way and is not finished: %v\n"+
+		"turnback: fix the cause, then run \"turnback recover\" (any command tries again) to finish it, "+
+		"or \"turnback recover --rollback\" to put back the state before it", e.Err)
+}
+
+func (e *UnfinishedError) Unwrap() []error { return []error{ErrUnfinished, e.Err} }
+
+// unfinished wraps an error from a restore past its commit point.
+func unfinished(err error) error {
+	if err == nil || !errors.Is(err, restore.ErrUnfinished) {
+		return err
+	}
+	var ue *UnfinishedError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &UnfinishedError{Err: err}
+}
+
+// RecoverResult reports Recover.
+type RecoverResult struct {
+	// Found: there was an interrupted operation.
+	Found bool
+	// RolledBack: it was rolled back (else finished).
+	RolledBack bool
+	// Paths the rollback put back (rewritten, removed, recreated), and
+	// those it left as they are.
+	Restored, Deleted, Created []string
+	Kept                       []PathNote
+}
+
+// Recover finishes an undo, redo or restore that stopped part way (a
+// crash, or a step that failed after its commit point), or, with
+// rollback, puts back everything it changed: the work tree returns to
+// the state before it and its session records are not written. Paths
+// edited since it stopped are left as they are (listed in Kept).
+func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
+	if err := r.lockOnly(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	opts := r.restoreOptions(nil)
+	out := &RecoverResult{RolledBack: rollback}
+	if !rollback {
+		found, err := restore.Recover(ctx, root, opts)
+		if err != nil {
+			r.recover = true
+			return nil, unfinished(err)
+		}
+		r.recover = false
+		out.Found = found || r.recovered
+		r.recovered = false
+		return out, nil
+	}
+	opts.Hook = r.hook
+	res, found, err := restore.Rollback(ctx, root, opts)
+	if err != nil {
+		r.recover = true
+		return nil, unfinished(err)
+	}
+	r.recover = false
+	if !found && r.recovered {
+		// Finished when the store was opened: nothing left to roll back.
+		out.Found, out.RolledBack = true, false
+	} else {
+		out.Found = found
+	}
+	r.recovered = false
+	if res != nil {
+		out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
+		for _, k := range res.Kept {
+			out.Kept = append(out.Kept, PathNote{Path: k.Path, Reason: k.Reason})
+		}
+	}
+	return out, nil
+}
