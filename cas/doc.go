@@ -244,7 +244,8 @@
 // written to the directory (no HOLDER note). It works on a full disk and
 // on a store the process may not write. Batches (blobs, trees, the stat
 // cache of a capture) then go to an in-memory scratch layer that reads
-// see first (scratch.go) and that is lost at Close; records (Set, Update,
+// see first (scratch.go) and that is lost at Close (up to 1 GiB, then
+// ErrScratchFull rather than unbounded memory); records (Set, Update,
 // Delete) fail with ErrReadOnly, so that nothing meant to last is lost
 // silently. A directory without a database is ErrNoStore; OpenBadgerEmpty
 // gives an empty read-only store with no directory at all (Badger's

@@ -126,3 +126,25 @@ func TestNoSpaceReserve(t *testing.T) {
 		t.Errorf("the directory changed:\n%s\nwant:\n%s", got, before)
 	}
 }
+
+// TestScratchBound: writes to a read-only store stop with ErrScratchFull
+// past the memory bound instead of growing without end.
+func TestScratchBound(t *testing.T) {
+	old := maxScratch
+	maxScratch = 64 << 10
+	defer func() { maxScratch = old }()
+	b, err := OpenBadgerEmpty()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	batch := b.NewBatch()
+	var perr error
+	for i := 0; i < 100 && perr == nil; i++ {
+		perr = batch.Put([]byte(fmt.Sprintf("b/%d", i)), make([]byte, 4096))
+	}
+	if !errors.Is(perr, ErrScratchFull) {
+		t.Fatalf("after 400 KiB into a 64 KiB scratch: %v", perr)
+	}
+	batch.Cancel()
+}
