@@ -180,8 +180,9 @@ func OrphanStores(ctx context.Context, remove bool) ([]OrphanStore, error) {
 		size, _ := cas.DiskUsage(dir)
 		o := OrphanStore{Store: dir, WorkTree: wt, Bytes: size}
 		if remove {
-			// Take the lock so a running turnback is never pulled from under.
-			b, err := cas.OpenBadger(ctx, filepath.Join(dir, "db"), cas.BadgerOptions{Holder: "turnback gc --stores"})
+			// Take the lock so a running turnback is never pulled from
+			// under; read-only: it works on the full disk this frees.
+			b, err := cas.OpenBadger(ctx, filepath.Join(dir, "db"), cas.BadgerOptions{Holder: "turnback gc --stores", ReadOnly: true})
 			if err != nil {
 				continue
 			}

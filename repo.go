@@ -58,10 +58,12 @@ const (
 	// AccessWrite opens the store for writing, creating it on first use.
 	AccessWrite Access = iota
 	// AccessRead opens the store read-only: nothing is created or written
-	// (no store directory, no marker, no lock file, no restore recovery),
-	// it works on a full disk and on a store the process may not write,
-	// and it shares the store with other readers. A folder without a
-	// store reads as an empty one. Operations that would record anything
+	// (no store directory, no marker, no lock file), it works on a full
+	// disk and on a store the process may not write, and it shares the
+	// store with other readers. A folder without a store reads as an
+	// empty one. The exception: a restore a crash interrupted is finished
+	// first (the store is then opened for writing, when it can be), and
+	// so is a memtable a killed process left torn (see cas.OpenBadger). Operations that would record anything
 	// keep it in memory and lose it at Close (a capture for Status works;
 	// Snap, End, Undo, Redo, Restore and GC fail with ErrReadOnly).
 	AccessRead
@@ -240,9 +242,9 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		readOnly = state == storeAbsent || !storeWritable(storeDir)
 	}
 	if readOnly && state != storeAbsent && restorePending(storeDir) && storeWritable(storeDir) {
-		// An interrupted undo, redo or restore is finished (or its staged
-		// files removed) by the next command, whatever it is, before it
-		// answers: a reading command too (DESIGN: all or nothing).
+		// A restore a crash interrupted is finished (or its staged files
+		// removed) before anything reads the folder or the store: the
+		// one case where a reading command writes.
 		readOnly = false
 	}
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir}
@@ -300,6 +302,10 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 // openWritable opens the store for writing, creating it (marker first)
 // when absent, and marking an earlier turnback's store.
 func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+	// On a full disk, fail before the marker or the directory is written.
+	if err := cas.CheckRoom(filepath.Join(storeDir, "db"), storeDir); err != nil {
+		return nil, err
+	}
 	if state == storeAbsent {
 		if err := os.MkdirAll(storeDir, 0o700); err != nil {
 			return nil, fmt.Errorf("turnback: create store: %w", err)
@@ -333,6 +339,17 @@ func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas
 		}
 	}
 	return cas.OpenBadgerEmpty()
+}
+
+// restorePending reports whether a restore left its journal or its
+// staging record in the store (see restore.Recover).
+func restorePending(storeDir string) bool {
+	for _, n := range []string{"journal", "staging"} {
+		if _, err := os.Lstat(filepath.Join(storeDir, n)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // storeWritable reports whether the store's database can be written
@@ -488,15 +505,4 @@ func (r *Repo) lockOnly() error {
 		return fmt.Errorf("turnback: repo is closed")
 	}
 	return nil
-}
-
-// restorePending reports whether storeDir holds the journal or the
-// staging list of an undo, redo or restore that did not finish.
-func restorePending(storeDir string) bool {
-	for _, name := range []string{"journal", "staging"} {
-		if _, err := os.Lstat(filepath.Join(storeDir, name)); err == nil {
-			return true
-		}
-	}
-	return false
 }

@@ -92,8 +92,13 @@
 // into the next pack meanwhile; Batch.Flush syncs the current pack, and
 // waits for those syncs, before writing the pointers it holds), so a
 // committed pointer never names bytes a crash can lose. If writing or syncing a
-// pack fails, the pack is abandoned: every batch holding a pointer into
-// it fails, and the next value starts a new pack.
+// pack fails (or the space guard refuses a write, or a batch with values
+// not yet synced is cancelled), the pack is abandoned: every batch
+// holding a pointer into it fails, and the next value starts a new pack.
+// An abandoned pack this process created and never synced is removed; an
+// older one is truncated back to the size it had at its last sync (no
+// committed pointer names bytes past it), so a failed capture leaves
+// neither empty packs nor garbage on a disk that needs the space.
 //
 // Space: deleting a key only drops its pointer. Badger.Reclaim deletes
 // packs that no pointer names, and copies the live values of packs less
@@ -190,6 +195,78 @@
 //     holds no blob when it first writes (a work tree's first capture)
 //     does not look up blobs whose address prefix it has not written
 //     before: there they can only be new (see freshStore in fresh.go).
+//
+// # Opening: damaged metadata
+//
+// Badger keeps its list of tables in db/MANIFEST. Given a directory whose
+// MANIFEST is missing, Badger creates an empty one; given one cut short,
+// it keeps what it could read; then it deletes every table file the
+// MANIFEST does not list: all of a store's history, silently. So
+// OpenBadger first runs precheck (precheck.go), which reads the MANIFEST
+// itself (magic, then records of length, CRC-32C and change set) and
+// refuses with ErrDamaged, naming the file, when data files exist without
+// it, when it does not parse, when a table it lists is missing, or when a
+// table on disk is not listed, unless that table is provably garbage
+// (deleted in the MANIFEST, or newer than every table it names with the
+// MANIFEST whole: a compaction's output that a crash kept from being
+// recorded, which Badger then removes).
+//
+// Repair (repair.go) rebuilds such a store without deleting anything: the
+// damaged directory is renamed, whole, to damaged-<UTC time>/ beside it; a
+// new database gets the newest version of every record its table files
+// (read through Badger's table package, read-only) and memtable logs
+// (replayed from copies in a scratch database) still hold, and hard links
+// to its pack files. Unreadable tables are reported, not fatal.
+//
+// # Full disks
+//
+// Badger writes its memtables, tables and value log through mmapped
+// files that it sizes with ftruncate: their pages get disk blocks only
+// when first written, and when the disk is full that write is a SIGBUS
+// that kills the process. So Badger must never be the one to find the
+// disk full. A store opened for writing keeps a reserve free (space.go:
+// 64 MiB plus a quarter of its tables' size, at most 1 GiB): OpenBadger
+// refuses to open with less than that free, and every write turnback
+// makes (a pack value, a batch entry, Set, Update) first checks that it
+// leaves the reserve free (statfs again every 4 MiB written, and whenever
+// a write would dip into it). Both fail with a *NoSpaceError ("no space
+// left on <device> (store <dir>): free N MB or move the store"), which
+// errors.Is matches to ErrNoSpace and syscall.ENOSPC; so does an ENOSPC
+// from a pack write. Write errors of packs never surface as a
+// *fs.PathError, which a capture would take for a file it could not read.
+// Badger's own writes (its memtable files of 2 x 8 MiB, the level-0 table
+// a memtable is flushed to, compactions) come out of the reserve.
+//
+// # Read-only
+//
+// BadgerOptions.ReadOnly opens an existing database in Badger's
+// read-only mode: a shared lock, no memtable, no compaction, nothing
+// written to the directory (no HOLDER note). It works on a full disk and
+// on a store the process may not write. Batches (blobs, trees, the stat
+// cache of a capture) then go to an in-memory scratch layer that reads
+// see first (scratch.go) and that is lost at Close (up to 1 GiB, then
+// ErrScratchFull rather than unbounded memory); records (Set, Update,
+// Delete) fail with ErrReadOnly, so that nothing meant to last is lost
+// silently. A directory without a database is ErrNoStore; OpenBadgerEmpty
+// gives an empty read-only store with no directory at all (Badger's
+// in-memory mode). When a killed process left a memtable that Badger
+// replays only in write mode (a torn end to truncate, an empty file to
+// size), a read-only open lets a write-mode open recover it first.
+//
+// # Fault injection
+//
+// Every create, write and sync of a pack file, and sync of its directory,
+// goes through the small seam of faults.go; SetFaults installs a hook that
+// can fail any of them (or cut a write short). The fault-injection tests
+// (faults_test.go here, fault_test.go in the root package for a capture,
+// an undo and a gc) fail each such operation in turn with EIO, ENOSPC and
+// a short write, and check that the operation fails whole, with a clear
+// error, committing nothing that names missing bytes, leaving no empty
+// pack, and that the store works again at once. TestHostileStore feeds
+// crafted records (truncated, oversized, wrong hashes, bad pointers,
+// self-referencing chunk lists): ErrCorrupt or ErrNotFound, never a panic
+// or wrong bytes. A pointer larger than its pack file is refused before
+// the read allocates.
 //
 // # Garbage collection
 //

@@ -102,3 +102,23 @@ func FuzzDecodeBlob(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseManifest: any bytes given as a Badger MANIFEST parse or fail
+// with an error, never panic; what parses lists only tables it mentions.
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte("Bdgr\x00\x00\x00\x08"))
+	f.Add([]byte("Bdgr\x00\x00\x00\x08\x00\x00"))
+	f.Add([]byte("Bdgr\x00\x00\x00\x08\x00\x00\x00\x04\x00\x00\x00\x00\x0a\x02\x08\x01"))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseManifest(b)
+		if err != nil {
+			return
+		}
+		for id := range m.live {
+			if id > m.maxID {
+				t.Fatalf("table %d listed above the highest id %d", id, m.maxID)
+			}
+		}
+	})
+}

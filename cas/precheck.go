@@ -150,6 +150,11 @@ func readManifest(path string) (*manifestState, error) {
 	if len(buf) > maxManifest {
 		return nil, fmt.Errorf("larger than %d bytes", maxManifest)
 	}
+	return parseManifest(buf)
+}
+
+// parseManifest replays the bytes of a MANIFEST.
+func parseManifest(buf []byte) (*manifestState, error) {
 	if len(buf) < len(manifestMagic) || !bytes.Equal(buf[:4], manifestMagic[:4]) {
 		return nil, errors.New("not a Badger MANIFEST (bad magic)")
 	}

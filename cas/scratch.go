@@ -22,10 +22,20 @@ var ErrNoStore = errors.New("cas: no store")
 // here and reads them back, and they are gone at Close. Reads see the
 // scratch first, then the database.
 type scratch struct {
-	mu   sync.RWMutex
-	vals map[string][]byte // written
-	gone map[string]bool   // deleted
+	mu    sync.RWMutex
+	vals  map[string][]byte // written
+	gone  map[string]bool   // deleted
+	bytes int64             // held in vals
 }
+
+// maxScratch bounds the memory a read-only store's writes may take (a
+// status of a large tree that the store has never seen); past it a write
+// fails with ErrScratchFull. A variable for tests.
+var maxScratch int64 = 1 << 30
+
+// ErrScratchFull: a store opened read-only was given more to keep in
+// memory than maxScratch.
+var ErrScratchFull = errors.New("cas: too much new content to compare without writing the store")
 
 func newScratch() *scratch {
 	return &scratch{vals: map[string][]byte{}, gone: map[string]bool{}}
@@ -50,9 +60,16 @@ func (s *scratch) update(entries []Entry, deletes [][]byte) {
 		s.gone[string(k)] = true
 	}
 	for _, e := range entries {
+		s.bytes += int64(len(e.Key) + len(e.Value) - len(s.vals[string(e.Key)]))
 		s.vals[string(e.Key)] = bytes.Clone(e.Value)
 		delete(s.gone, string(e.Key))
 	}
+}
+
+func (s *scratch) full() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.bytes > maxScratch
 }
 
 // scan merges the scratch's keys with prefix into fn's view of the
@@ -117,6 +134,9 @@ func (b *scratchBatch) Put(key, value []byte) error {
 	if b.done.Load() {
 		return errBatchDone
 	}
+	if b.s.full() {
+		return fmt.Errorf("%w (%d MiB in memory)", ErrScratchFull, maxScratch>>20)
+	}
 	b.s.update([]Entry{{Key: key, Value: value}}, nil)
 	return nil
 }
@@ -158,16 +178,23 @@ func OpenBadgerEmpty() (*Badger, error) {
 // HasRoom reports whether the file system of dir (or of its nearest
 // existing ancestor) has more than a store's reserve free (see
 // NoSpaceError).
-func HasRoom(dir string) bool {
+func HasRoom(dir string) bool { return CheckRoom(dir, "") == nil }
+
+// CheckRoom is HasRoom returning the *NoSpaceError (naming the store as
+// name) when there is not.
+func CheckRoom(dir, name string) error {
+	if name == "" {
+		name = dir
+	}
 	for {
 		if _, err := os.Stat(dir); err == nil {
 			break
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return true
+			return nil
 		}
 		dir = parent
 	}
-	return newSpaceGuard(dir, "").check(0) == nil
+	return newSpaceGuard(dir, name).check(0)
 }
