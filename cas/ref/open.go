@@ -77,7 +77,7 @@ func Open(r Ref, rec *Record, key string) (io.ReadCloser, error) {
 }
 
 func openFile(name string, size int64) (io.ReadCloser, error) {
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}

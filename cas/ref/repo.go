@@ -104,7 +104,7 @@ func repoAt(dir string) (*Repo, error) {
 }
 
 func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
