@@ -61,8 +61,8 @@ func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, er
 	}
 	var names []string
 	for _, e := range ents {
-		if e.Name() == markerName+".tmp" {
-			continue // a marker whose writing was interrupted
+		if e.Name() == markerName+".tmp" || e.Name() == "watch.log" {
+			continue // a marker whose writing was interrupted; the log "watch --detach" opens before its daemon creates the store
 		}
 		names = append(names, e.Name())
 	}

@@ -1,0 +1,61 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Adversarial scenarios through the binary (the "attack" helper's tests).
+
+// TestAttackDetachFreshStore: "turnback watch --detach" as the first
+// command of a folder, with a store directory that does not exist yet
+// (--store, and the default location under XDG_DATA_HOME). startDaemon
+// opens watch.log in the store before the daemon creates the store, and
+// the daemon then refused the directory as "not a turnback store
+// (watch.log)": exit 1, and every later command refused that store too.
+func TestAttackDetachFreshStore(t *testing.T) {
+	if !isLinux() {
+		t.Skip("inotify")
+	}
+	bin := testBinary(t)
+	for _, viaXDG := range []bool{false, true} {
+		base := t.TempDir()
+		wt := filepath.Join(base, "wt")
+		writeTree(t, wt, map[string]string{"f": "x"})
+		t.Setenv("TURNBACK_LOCK_WAIT", "5s")
+		t.Setenv("TURNBACK_AUTO_WATCH", "0")
+		t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+		args := []string{"-C", wt}
+		if !viaXDG {
+			args = append(args, "--store", filepath.Join(base, "st"))
+		}
+		tb := func(a ...string) (string, string, int) { return binRun(t, bin, "", append(append([]string{}, args...), a...)...) }
+		t.Cleanup(func() { tb("watch", "--stop") })
+		so, se, code := tb("--json", "watch", "--detach")
+		if code != 0 {
+			t.Fatalf("xdg=%v: watch --detach on a fresh store: exit %d\n%s%s", viaXDG, code, so, se)
+		}
+		var st struct {
+			PID int `json:"pid"`
+		}
+		if err := json.Unmarshal([]byte(so), &st); err != nil || st.PID == 0 {
+			t.Fatalf("watch --detach --json: %q: %v", so, err)
+		}
+		if so, se, code := tb("snap"); code != 0 {
+			t.Fatalf("xdg=%v: snap after watch --detach: exit %d\n%s%s", viaXDG, code, so, se)
+		}
+		if so, se, code := tb("watch", "--stop"); code != 0 || !strings.HasPrefix(so, "stopped") {
+			t.Fatalf("watch --stop: exit %d\n%s%s", code, so, se)
+		}
+		waitGone(t, time.Now(), "watch --stop", st.PID)
+		if _, err := os.Stat(wt); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
