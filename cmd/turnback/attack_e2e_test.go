@@ -35,7 +35,9 @@ func TestAttackDetachFreshStore(t *testing.T) {
 		if !viaXDG {
 			args = append(args, "--store", filepath.Join(base, "st"))
 		}
-		tb := func(a ...string) (string, string, int) { return binRun(t, bin, "", append(append([]string{}, args...), a...)...) }
+		tb := func(a ...string) (string, string, int) {
+			return binRun(t, bin, "", append(append([]string{}, args...), a...)...)
+		}
 		t.Cleanup(func() { tb("watch", "--stop") })
 		so, se, code := tb("--json", "watch", "--detach")
 		if code != 0 {
