@@ -61,3 +61,34 @@ func TestAttackDetachFreshStore(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackWatchQuotesWorkTree: watch --detach, --status and --stop
+// print the work tree quoted (invariant 7): a folder named with ESC and
+// a newline printed raw cleared the screen and split the line.
+func TestAttackWatchQuotesWorkTree(t *testing.T) {
+	if !isLinux() {
+		t.Skip("inotify, and names with control characters")
+	}
+	bin := testBinary(t)
+	base := t.TempDir()
+	wt := filepath.Join(base, "w\x1b[2Jx\ny")
+	writeTree(t, wt, map[string]string{"f": "x"})
+	t.Setenv("TURNBACK_LOCK_WAIT", "5s")
+	t.Setenv("TURNBACK_AUTO_WATCH", "0")
+	t.Setenv("TURNBACK_STORE", filepath.Join(base, "st"))
+	tb := func(a ...string) string {
+		t.Helper()
+		so, se, code := binRun(t, bin, "", append([]string{"-C", wt}, a...)...)
+		if code != 0 {
+			t.Fatalf("turnback %v: exit %d\n%s%s", a, code, so, se)
+		}
+		return so + se
+	}
+	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
+	for _, args := range [][]string{{"snap"}, {"watch", "--detach"}, {"watch", "--status"}, {"watch", "--stop"}, {"watch", "--stop"}} {
+		out := tb(args...)
+		if strings.ContainsAny(out, "\x1b") || strings.Count(strings.TrimSuffix(out, "\n"), "\n") > 1 {
+			t.Errorf("turnback %v printed the name raw:\n%q", args, out)
+		}
+	}
+}
