@@ -42,6 +42,7 @@ func (r *Repo) protectLarge(ctx context.Context, st *walker.Stats) error {
 		}
 		if f == nil {
 			f = ref.NewFinder()
+			f.Exclude(r.workTree) // a reference inside the work tree protects nothing
 		}
 		ok, err := r.protect(ctx, f, u, &cloneOK)
 		if err != nil {

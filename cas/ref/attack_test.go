@@ -246,3 +246,40 @@ func TestDamagedPack(t *testing.T) {
 		})
 	}
 }
+
+// TestExclude: places inside the excluded work tree protect nothing,
+// except under a .git directory; symlinks into it are seen through.
+func TestExclude(t *testing.T) {
+	d := t.TempDir()
+	wt := filepath.Join(d, "w")
+	for _, p := range []string{"w/.git/lfs/objects", "w/lfsstore/objects", "w/.bare/objects", "outside/objects"} {
+		if err := os.MkdirAll(filepath.Join(d, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(wt, "lfsstore"), filepath.Join(d, "link")); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFinder()
+	f.Exclude(wt)
+	for _, c := range []struct {
+		place string
+		want  bool
+	}{
+		{"w/.git/lfs/objects", false},
+		{"w/.git/modules/sub/objects", false},
+		{"w/lfsstore/objects", true},
+		{"w/.bare/objects", true},
+		{"w", true},
+		{"outside/objects", false},
+		{"wx/objects", false},
+		{"link/objects", true},
+	} {
+		if got := f.excluded(filepath.Join(d, c.place)); got != c.want {
+			t.Errorf("excluded(%s) = %v, want %v", c.place, got, c.want)
+		}
+	}
+	if NewFinder().excluded(filepath.Join(wt, "lfsstore")) {
+		t.Error("a Finder without Exclude excluded a place")
+	}
+}

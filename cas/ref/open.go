@@ -17,6 +17,9 @@ var ErrStale = errors.New("ref: reference is stale")
 // naming clones): the object exists with the right size. nil means
 // usable; the content is verified when it is read.
 func (f *Finder) Check(r Ref, rec *Record, key string) error {
+	if r.Kind != Clone && f.excluded(r.Dir) {
+		return fmt.Errorf("%w: %s is inside the work tree, which a restore may change", ErrStale, r.Dir)
+	}
 	switch r.Kind {
 	case LFS:
 		return checkFile(LFSPath(r.Dir, rec.SHA256), rec.Size)

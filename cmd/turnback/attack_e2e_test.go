@@ -3,6 +3,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -91,4 +93,39 @@ func TestAttackWatchQuotesWorkTree(t *testing.T) {
 			t.Errorf("turnback %v printed the name raw:\n%q", args, out)
 		}
 	}
+}
+
+// TestAttackReferenceInsideWorkTree: lfs.storage names a directory inside
+// the work tree, so the LFS object of a large file is itself a file of
+// the work tree (and its own reference). A turn adds the file and its
+// object; undo deletes both. Before: both counted as protected by the
+// object (no warning), the undo's checkpoint kept neither (a reference
+// held them), and "turnback restore <checkpoint>", printed as the way
+// back, could restore neither: the content was lost. Now a reference
+// inside the work tree (outside .git) protects nothing: snap warns, the
+// checkpoint holds the content, and restoring it brings the file back.
+func TestAttackReferenceInsideWorkTree(t *testing.T) {
+	e, _ := newLargeEnv(t)
+	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
+	e.write(".git/config", "[lfs]\n\tstorage = ../lfsstore\n")
+	e.write("a", "small\n")
+	e.ok("snap")
+	data := largeData(31, 64<<10)
+	sum := sha256.Sum256(data)
+	h := hex.EncodeToString(sum[:])
+	writeBytes(t, e.path("N.bin"), data)
+	if err := os.MkdirAll(e.path("lfsstore/objects/"+h[:2]+"/"+h[2:4]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeBytes(t, e.path("lfsstore/objects/"+h[:2]+"/"+h[2:4]+"/"+h), data)
+	r := e.ok("end")
+	if !strings.Contains(r.stderr, "N.bin (64.0 KiB) is unprotected") {
+		t.Errorf("end did not warn that N.bin is unprotected:\n%s", r.stderr)
+	}
+	doc := e.jsonOK("undo")
+	absent(t, e.path("N.bin"))
+	if code := e.tb("restore", doc.Checkpoint).code; code != 0 {
+		t.Fatalf("restore %s: exit %d", doc.Checkpoint, code)
+	}
+	sameBytes(t, e.path("N.bin"), data)
 }
