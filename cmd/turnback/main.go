@@ -215,7 +215,8 @@ ${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
 subdirectory, turnback finds the nearest ancestor that has a store.
 
 Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait).
+4 store busy (another process held it past the wait), 5 done but
+incomplete (undo/redo/restore left paths not restorable; listed).
 
 Environment:
   TURNBACK_STORE            store directory (as --store)
