@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -109,12 +110,13 @@ func readSmall(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, maxGitFile)
-	n, err := f.Read(buf)
-	if err != nil && n == 0 {
+	// One Read may return less than the file holds (FUSE, network
+	// filesystems): read to the end or the bound.
+	buf, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+	if err != nil {
 		return nil, fmt.Errorf("ref: %s: %w", name, err)
 	}
-	return buf[:n], nil
+	return buf, nil
 }
 
 // configValue returns the last value of section.key in a git config
