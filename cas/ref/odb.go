@@ -257,6 +257,12 @@ func (o *ODB) open(oid [20]byte, depth int, stream bool) (io.ReadCloser, int64, 
 		typ, data, err := o.resolve(f, off, depth)
 		f.Close()
 		if err != nil {
+			if depth > 0 {
+				// A delta base: the object that needed it names the
+				// failure once (wrapping at every level of a chain made
+				// the message, and the memory, grow with its square).
+				return nil, 0, err
+			}
 			return nil, 0, fmt.Errorf("ref: git object %x in %s: %w", oid, p.pack, err)
 		}
 		if typ != objBlob {
@@ -407,6 +413,9 @@ func (o *ODB) resolve(f *os.File, off int64, depth int) (int, []byte, error) {
 		}
 		rc, _, err := o.open(oid, depth+1, false)
 		if err != nil {
+			if depth > 0 {
+				return 0, nil, err
+			}
 			return 0, nil, fmt.Errorf("delta base %x: %w", oid, err)
 		}
 		data, err := io.ReadAll(rc)
