@@ -33,6 +33,9 @@ func (r *Repo) cloneDir() string { return filepath.Join(r.storeDir, "clones") }
 // capture over the size limit, and lists in st.Unprotected those with
 // none.
 func (r *Repo) protectLarge(ctx context.Context, st *walker.Stats) error {
+	if r.readOnly {
+		return nil // status/diff on a read-only store: nothing is recorded, so nothing to protect
+	}
 	var f *ref.Finder
 	cloneOK := true
 	for i := range st.Uncaptured {

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -128,4 +130,72 @@ func TestAttackReferenceInsideWorkTree(t *testing.T) {
 		t.Fatalf("restore %s: exit %d", doc.Checkpoint, code)
 	}
 	sameBytes(t, e.path("N.bin"), data)
+}
+
+// TestAttackReadOnlyStoreLargeFile: status and diff on a store the user
+// cannot write (issue 13: reading commands work on a read-only store)
+// failed with "cas: store opened read-only" as soon as the folder held a
+// file over the size limit: the capture tried to record a reference
+// for it.
+func TestAttackReadOnlyStoreLargeFile(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the binary as another user")
+	}
+	src := testBinary(t)
+	base := t.TempDir()
+	for _, d := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(base, "turnback")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
+	run := func(args ...string) (string, string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-C", wt, "--store", store}, args...)...)
+		cmd.Env = append(os.Environ(), "TURNBACK_AUTO_WATCH=0", "TURNBACK_SIZE_LIMIT=1K", "HOME="+base)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var so, se strings.Builder
+		cmd.Stdout, cmd.Stderr = &so, &se
+		err := cmd.Run()
+		if cmd.ProcessState == nil {
+			t.Fatalf("turnback %v: %v", args, err)
+		}
+		return so.String(), se.String(), cmd.ProcessState.ExitCode()
+	}
+	if err := os.MkdirAll(wt, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, wt, map[string]string{"a": "a\n"})
+	if so, se, code := run("snap"); code != 0 {
+		t.Fatalf("snap: exit %d\n%s%s", code, so, se)
+	}
+	writeBytes(t, filepath.Join(wt, "big"), largeData(41, 8<<10))
+	_ = filepath.Walk(store, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			_ = os.Chmod(p, fi.Mode().Perm()&^0o222)
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		_ = filepath.Walk(store, func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				_ = os.Chmod(p, fi.Mode().Perm()|0o200)
+			}
+			return nil
+		})
+	})
+	if so, se, code := run("status"); code != 0 || so != "A big\n" {
+		t.Errorf("status on a read-only store: exit %d\n%s%s", code, so, se)
+	}
+	if so, se, code := run("diff"); code != 0 || !strings.Contains(so, "b/big") {
+		t.Errorf("diff on a read-only store: exit %d\n%s%s", code, so, se)
+	}
 }
