@@ -289,3 +289,34 @@ func TestExclude(t *testing.T) {
 		t.Error("a Finder without Exclude excluded a place")
 	}
 }
+
+// TestCheckLFSSymlinkIntoWorkTree: an LFS object that is a symlink to a
+// file of the work tree is that file, not a second copy: Check refuses it
+// once the work tree is excluded (an undo deleting the file would
+// otherwise find its only "reference" gone with it).
+func TestCheckLFSSymlinkIntoWorkTree(t *testing.T) {
+	d := t.TempDir()
+	wt := filepath.Join(d, "w")
+	content := "the large file's content"
+	mkfile(t, filepath.Join(wt, "N.bin"), content)
+	rec := &Record{Size: int64(len(content)), SHA256: sha256.Sum256([]byte(content))}
+	dir := filepath.Join(wt, ".git", "lfs", "objects")
+	obj := LFSPath(dir, rec.SHA256)
+	if err := os.MkdirAll(filepath.Dir(obj), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(wt, "N.bin"), obj); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewFinder().Check(Ref{Kind: LFS, Dir: dir}, rec, ""); err != nil {
+		t.Fatalf("without Exclude: %v", err)
+	}
+	f := NewFinder()
+	f.Exclude(wt)
+	if err := f.Check(Ref{Kind: LFS, Dir: dir}, rec, ""); err == nil {
+		t.Fatal("an LFS object linking into the work tree counted as a reference")
+	}
+	if refs, _ := f.Find(wt, rec); len(refs) != 0 {
+		t.Fatalf("Find: %v", refs)
+	}
+}

@@ -22,7 +22,11 @@ func (f *Finder) Check(r Ref, rec *Record, key string) error {
 	}
 	switch r.Kind {
 	case LFS:
-		return checkFile(LFSPath(r.Dir, rec.SHA256), rec.Size)
+		p := LFSPath(r.Dir, rec.SHA256)
+		if f.excluded(p) { // a symlink to a file of the work tree
+			return fmt.Errorf("%w: %s leads into the work tree, which a restore may change", ErrStale, p)
+		}
+		return checkFile(p, rec.Size)
 	case Clone:
 		return checkFile(ClonePath(r.Dir, key), rec.Size)
 	case Git:
