@@ -320,3 +320,23 @@ func TestCheckLFSSymlinkIntoWorkTree(t *testing.T) {
 		t.Fatalf("Find: %v", refs)
 	}
 }
+
+// TestCheckLFSHardLink: an LFS object hard-linked to another name (a
+// work tree file edited in place changes both) is no reference.
+func TestCheckLFSHardLink(t *testing.T) {
+	d := t.TempDir()
+	content := "the large file's content"
+	rec := &Record{Size: int64(len(content)), SHA256: sha256.Sum256([]byte(content))}
+	dir := filepath.Join(d, ".git", "lfs", "objects")
+	obj := LFSPath(dir, rec.SHA256)
+	mkfile(t, obj, content)
+	if err := NewFinder().Check(Ref{Kind: LFS, Dir: dir}, rec, ""); err != nil {
+		t.Fatalf("a plain LFS object: %v", err)
+	}
+	if err := os.Link(obj, filepath.Join(d, "N.bin")); err != nil {
+		t.Skipf("hard links: %v", err)
+	}
+	if err := NewFinder().Check(Ref{Kind: LFS, Dir: dir}, rec, ""); err == nil {
+		t.Fatal("a hard-linked LFS object counted as a reference")
+	}
+}

@@ -26,7 +26,16 @@ func (f *Finder) Check(r Ref, rec *Record, key string) error {
 		if f.excluded(p) { // a symlink to a file of the work tree
 			return fmt.Errorf("%w: %s leads into the work tree, which a restore may change", ErrStale, p)
 		}
-		return checkFile(p, rec.Size)
+		if err := checkFile(p, rec.Size); err != nil {
+			return err
+		}
+		// A hard link shares the bytes with another name, maybe a file of
+		// the work tree edited in place: no reference (git-lfs itself
+		// copies or reflinks, never links).
+		if fi, err := os.Stat(p); err == nil && linkCount(fi) > 1 {
+			return fmt.Errorf("%w: %s has %d hard links; another name may change it", ErrStale, p, linkCount(fi))
+		}
+		return nil
 	case Clone:
 		return checkFile(ClonePath(r.Dir, key), rec.Size)
 	case Git:
