@@ -43,6 +43,9 @@ func (r *Repo) largeWant(f *ref.Finder) func(rel string) (bool, bool) {
 // capture over the size limit, and lists in st.Unprotected those with
 // none. f is the Finder that answered the capture's largeWant.
 func (r *Repo) protectLarge(ctx context.Context, f *ref.Finder, st *walker.Stats) error {
+	if r.readOnly {
+		return nil // status/diff on a read-only store: nothing is recorded, so nothing to protect
+	}
 	cloneOK := true
 	for i := range st.Uncaptured {
 		u := &st.Uncaptured[i]

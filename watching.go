@@ -157,7 +157,8 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
 	}
-	finder := ref.NewFinder() // for protectLarge (refs.go)
+	finder := ref.NewFinder()  // for protectLarge (refs.go)
+	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing
 	opts.LargeSums = r.largeWant(finder)
 	ws := r.watch
 	var info *WatchInfo

@@ -27,7 +27,9 @@
 // still looks right (Check: present, right size). Lookup is by content,
 // not by the index entry of the path: any commit's copy of the bytes
 // counts, and a filtered file (CRLF, a clean filter) simply finds
-// nothing.
+// nothing. Places inside the work tree other than under a .git directory
+// are refused (Finder.Exclude): a restore may delete them, so they
+// protect nothing.
 //
 // # Records
 //
@@ -38,7 +40,10 @@
 //
 // # Failure behaviour
 //
-// Nothing here writes to a repository or runs git. Open returns the
+// Nothing here writes to a repository or runs git. The repository may be
+// damaged or hostile: every file is opened only if it is a regular file,
+// without blocking (openRegular: a FIFO or device in its place is an
+// error, never a hang). Open returns the
 // bytes a place holds now, which may not be the content any more (an LFS
 // object rewritten, a pack replaced): callers must verify what they read
 // against the content's own hash (package turnback does, and treats a

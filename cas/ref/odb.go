@@ -96,7 +96,7 @@ func (o *ODB) load(alternates bool) error {
 }
 
 func openIdx(name string) (*packIdx, error) {
-	f, err := openRead(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (p *packIdx) find(oid [20]byte) (int64, error) {
 	if lo >= hi {
 		return -1, nil
 	}
-	f, err := openRead(p.idx)
+	f, err := openRegular(p.idx)
 	if err != nil {
 		return -1, err
 	}
@@ -189,7 +189,7 @@ func (o *ODB) Has(oid [20]byte) (bool, error) {
 		return false, err
 	}
 	for _, db := range append([]*ODB{o}, o.alts...) {
-		if _, err := os.Stat(db.loosePath(oid)); err == nil {
+		if fi, err := os.Stat(db.loosePath(oid)); err == nil && fi.Mode().IsRegular() {
 			return true, nil
 		}
 		for _, p := range db.packs {
@@ -229,7 +229,7 @@ func (o *ODB) Open(oid [20]byte) (io.ReadCloser, int64, error) {
 // is an error wrapping fs.ErrNotExist. With stream, a blob is returned
 // as a stream when it is stored whole; otherwise in memory.
 func (o *ODB) open(oid [20]byte, depth int, stream bool) (io.ReadCloser, int64, error) {
-	if f, err := openRead(o.loosePath(oid)); err == nil {
+	if f, err := openRegular(o.loosePath(oid)); err == nil {
 		return openLoose(f, oid, stream)
 	}
 	for _, p := range o.packs {
@@ -240,7 +240,7 @@ func (o *ODB) open(oid [20]byte, depth int, stream bool) (io.ReadCloser, int64, 
 		if off < 0 {
 			continue
 		}
-		f, err := openRead(p.pack)
+		f, err := openRegular(p.pack)
 		if err != nil {
 			return nil, 0, fmt.Errorf("ref: %s: %w", p.pack, err)
 		}
@@ -257,6 +257,12 @@ func (o *ODB) open(oid [20]byte, depth int, stream bool) (io.ReadCloser, int64, 
 		typ, data, err := o.resolve(f, off, depth)
 		f.Close()
 		if err != nil {
+			if depth > 0 {
+				// A delta base: the object that needed it names the
+				// failure once (wrapping at every level of a chain made
+				// the message, and the memory, grow with its square).
+				return nil, 0, err
+			}
 			return nil, 0, fmt.Errorf("ref: git object %x in %s: %w", oid, p.pack, err)
 		}
 		if typ != objBlob {
@@ -407,6 +413,9 @@ func (o *ODB) resolve(f *os.File, off int64, depth int) (int, []byte, error) {
 		}
 		rc, _, err := o.open(oid, depth+1, false)
 		if err != nil {
+			if depth > 0 {
+				return 0, nil, err
+			}
 			return 0, nil, fmt.Errorf("delta base %x: %w", oid, err)
 		}
 		data, err := io.ReadAll(rc)

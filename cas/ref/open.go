@@ -17,9 +17,25 @@ var ErrStale = errors.New("ref: reference is stale")
 // naming clones): the object exists with the right size. nil means
 // usable; the content is verified when it is read.
 func (f *Finder) Check(r Ref, rec *Record, key string) error {
+	if r.Kind != Clone && f.excluded(r.Dir) {
+		return fmt.Errorf("%w: %s is inside the work tree, which a restore may change", ErrStale, r.Dir)
+	}
 	switch r.Kind {
 	case LFS:
-		return checkFile(LFSPath(r.Dir, rec.SHA256), rec.Size)
+		p := LFSPath(r.Dir, rec.SHA256)
+		if f.excluded(p) { // a symlink to a file of the work tree
+			return fmt.Errorf("%w: %s leads into the work tree, which a restore may change", ErrStale, p)
+		}
+		if err := checkFile(p, rec.Size); err != nil {
+			return err
+		}
+		// A hard link shares the bytes with another name, maybe a file of
+		// the work tree edited in place: no reference (git-lfs itself
+		// copies or reflinks, never links).
+		if fi, err := os.Stat(p); err == nil && linkCount(fi) > 1 {
+			return fmt.Errorf("%w: %s has %d hard links; another name may change it", ErrStale, p, linkCount(fi))
+		}
+		return nil
 	case Clone:
 		return checkFile(ClonePath(r.Dir, key), rec.Size)
 	case Git:
@@ -76,19 +92,8 @@ func Open(r Ref, rec *Record, key string) (io.ReadCloser, error) {
 	return nil, fmt.Errorf("%w: unknown reference %s", ErrStale, r.Kind)
 }
 
-// openRead opens a file read-only without updating its access time
-// where the platform and the file's owner allow.
-func openRead(name string) (*os.File, error) {
-	if noAtime != 0 {
-		if f, err := os.OpenFile(name, os.O_RDONLY|noAtime, 0); err == nil {
-			return f, nil
-		}
-	}
-	return os.Open(name)
-}
-
 func openFile(name string, size int64) (io.ReadCloser, error) {
-	f, err := openRead(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -106,17 +107,18 @@ func repoAt(dir string) (*Repo, error) {
 }
 
 func readSmall(name string) ([]byte, error) {
-	f, err := openRead(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, maxGitFile)
-	n, err := f.Read(buf)
-	if err != nil && n == 0 {
+	// One Read may return less than the file holds (FUSE, network
+	// filesystems): read to the end or the bound.
+	buf, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+	if err != nil {
 		return nil, fmt.Errorf("ref: %s: %w", name, err)
 	}
-	return buf[:n], nil
+	return buf, nil
 }
 
 // configValue returns the last value of section.key in a git config
@@ -165,10 +167,66 @@ func configValue(data []byte, section, key string) string {
 // each directory belongs to and each object database's packs. It is
 // safe for concurrent use.
 type Finder struct {
-	mu    sync.Mutex
-	repos map[string]*Repo // directory -> its repository (nil: none)
-	odbs  map[string]*ODB
-	attrs map[string][]string // work tree -> its .gitattributes patterns with filter=lfs
+	mu      sync.Mutex
+	repos   map[string]*Repo // directory -> its repository (nil: none)
+	odbs    map[string]*ODB
+	attrs   map[string][]string // work tree -> its .gitattributes patterns with filter=lfs
+	exclude []string            // see Exclude
+}
+
+// Exclude makes Find and Check refuse places inside the directory dir
+// (the work tree of the capture) that are not under a directory named
+// .git: a restore of that work tree may delete or rewrite them, so
+// content they hold is not protected. (lfs.storage inside the work tree,
+// or a ".git" file naming a repository kept there, such as the "gitdir:
+// ./.bare" layout, put an object store there; a large file would
+// otherwise count as held by its own copy, and an undo deleting both
+// could not bring them back.) Symlinks in dir and in the places are
+// resolved where they exist.
+func (f *Finder) Exclude(dir string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.exclude = append(f.exclude, filepath.Clean(dir))
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != filepath.Clean(dir) {
+		f.exclude = append(f.exclude, real)
+	}
+}
+
+// excluded reports whether place is inside an excluded directory and
+// not under a .git directory there.
+func (f *Finder) excluded(place string) bool {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	ex := f.exclude
+	f.mu.Unlock()
+	if len(ex) == 0 {
+		return false
+	}
+	places := []string{filepath.Clean(place)}
+	if real, err := filepath.EvalSymlinks(place); err == nil {
+		places = append(places, real)
+	}
+	for _, p := range places {
+		for _, d := range ex {
+			rel, err := filepath.Rel(d, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			inGit := false
+			for _, c := range strings.Split(rel, string(filepath.Separator)) {
+				if c == ".git" {
+					inGit = true
+					break
+				}
+			}
+			if !inGit {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // NewFinder returns an empty Finder.

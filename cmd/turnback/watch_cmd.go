@@ -300,7 +300,7 @@ func (g *globals) reportDaemon(info *daemonInfo, what string) error {
 		writeJSON(g.stdout, info)
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s %s (pid %d)\n", what, info.WorkTree, info.PID)
+	fmt.Fprintf(g.stdout, "%s %s (pid %d)\n", what, quotePath(info.WorkTree), info.PID)
 	return nil
 }
 
@@ -308,7 +308,7 @@ func (g *globals) reportNoDaemon(workTree string) error {
 	if g.json {
 		writeJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
 	} else {
-		fmt.Fprintf(g.stdout, "no watch daemon for %s\n", workTree)
+		fmt.Fprintf(g.stdout, "no watch daemon for %s\n", quotePath(workTree))
 	}
 	return nil
 }
@@ -352,7 +352,7 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 	if g.json {
 		writeJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
 	} else {
-		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", info.WorkTree, info.PID)
+		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", quotePath(info.WorkTree), info.PID)
 	}
 	return nil
 }
