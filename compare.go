@@ -20,10 +20,12 @@ func sameState(cur, want *manifest.Entry) bool {
 	if cur == nil || want == nil {
 		return cur == nil && want == nil
 	}
-	if cur.Kind != want.Kind {
+	if cur.Kind != want.Kind || !cur.SameOwner(want) {
 		return false
 	}
 	switch cur.Kind {
+	case manifest.KindFIFO:
+		return cur.Mode == want.Mode
 	case manifest.KindDir:
 		return cur.Mode == want.Mode && cur.Uncaptured == want.Uncaptured
 	case manifest.KindSymlink:
@@ -70,8 +72,11 @@ func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest
 	if cur.Kind == manifest.KindFile && (cur.Hash != left.Hash || cur.Size != left.Size) {
 		return "modified since", nil
 	}
-	if cur.Kind == manifest.KindSymlink {
+	if cur.Kind == manifest.KindSymlink && cur.Target != left.Target {
 		return "link target changed since", nil
+	}
+	if why, decided := metaReason(cur, left); decided { // owner, special bits (meta_compare.go)
+		return why, nil
 	}
 	return fmt.Sprintf("permissions changed since (%04o, was %04o)", cur.Mode, left.Mode), nil
 }

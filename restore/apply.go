@@ -229,6 +229,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 // every staged file.
 func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
 	k := 0 // index into st.Files
+	stg := newStager()
 	for i, a := range plan.Actions {
 		stage := j.Actions[i].Stage
 		if stage == "" {
@@ -241,7 +242,7 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 			return err
 		}
 		for {
-			err := stageFile(ctx, d, stage, a.New, opts.Source)
+			err := stg.stage(ctx, d, stage, a.Path, a.New, opts.Source)
 			if err == nil {
 				if r, name, err := d.leaf(stage); err == nil {
 					if fi, err := r.Lstat(name); err == nil {

@@ -68,6 +68,39 @@
 // journaled restore forward, or deletes the staged files of one that
 // never reached its journal.
 //
+// # Metadata
+//
+// The stager (stage.go) writes each staged entry with its metadata before
+// the commit point:
+//
+//   - Owner and mode (owner.go). As root, the owner is set first (fchown
+//     on the open staged file, lchown by name through the directory handle
+//     otherwise), to the recorded uid/gid, or, for an entry recorded
+//     without one, to the owner of what is at the path now, else of its
+//     directory; then the mode. Setuid, setgid and sticky are kept only if
+//     lstat then shows the recorded owner (a chown the system refuses, an
+//     id the user namespace cannot map, or an entry without a recorded
+//     owner drops them), and setuid (setgid) only if the user (group)
+//     exists in the system's database. Not as root, owners are left to the
+//     process and the mode is set as recorded. Directories are made with
+//     their owner and get their mode in the permission step, which for
+//     every entry not staged runs owner, then mode (setMeta), so chown
+//     never clears a bit set after it.
+//   - Sparse files (sparse.go): content is copied in 256 KiB reads; aligned
+//     4 KiB blocks of zeros are skipped with positioned writes of the data
+//     around them, and ftruncate sets the size, so holes stay holes.
+//   - Fifos: mkfifoat at the staging name on the directory handle, then
+//     owner and mode; placed by the same rename/exchange as a staged file.
+//     A fifo is never opened (settle and onDisk judge it by kind).
+//   - Hard links: entries with the same LinkTo (manifest's link groups)
+//     staged in one restore share one inode: the first one staged is
+//     written, later ones are linkat()ed to it through the two directory
+//     handles (flags 0: a symlink is never followed), when content, mode
+//     and owner agree; a link the file system refuses (another file system,
+//     too many links) falls back to writing a copy. A path whose only
+//     difference is its link group is not a change (manifest.Diff), so a
+//     restore never rewrites a file just to relink it.
+//
 // # Confinement
 //
 // Directories are opened one component at a time from an os.Root of the

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -73,6 +72,16 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 					continue
 				}
 			}
+			if !isOld && !isNew && a.Old != nil {
+				// The rename-aside fallback stopped between its two
+				// renames: what was there is held, the path is empty.
+				dir, _ := split(a.Path)
+				if gone, err := onDisk(ctx, d, a.Path, nil); err == nil && gone {
+					if fi, err := d.lstat(joinRel(dir, heldName(j.ID, i))); err == nil && sameKind(fi.Mode(), a.Old.Kind) {
+						continue
+					}
+				}
+			}
 			if !isOld && !isNew {
 				skip[i] = "changed after an interrupted restore; left as is"
 				// What a step of the interrupted run took out, or staged,
@@ -133,15 +142,12 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	// directory without write permission must be filled before).
 	for i := len(acts) - 1; i >= 0; i-- {
 		a := &acts[i]
-		if a.New == nil || a.New.Kind == manifest.KindSymlink || skip[i] != "" {
-			continue
-		}
-		if a.New.Kind == manifest.KindFile && a.stage != "" {
-			continue // staged with its mode
+		if a.New == nil || skip[i] != "" || a.stage != "" {
+			continue // staged with its owner and mode
 		}
 		r, name, err := d.leaf(a.Path)
 		if err == nil {
-			err = r.Chmod(name, fileMode(a.New.Mode))
+			err = setMeta(r, name, d, a.Path, a.New) // owner, then mode (owner.go)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
@@ -248,7 +254,7 @@ func onDisk(ctx context.Context, d *dirs, path string, e *manifest.Entry) (bool,
 		return false, nil
 	}
 	defer f.Close()
-	h, _, err := cas.HashReader(ctx, f)
+	h, _, err := hashContent(ctx, f)
 	return err == nil && h == e.Hash, nil
 }
 
@@ -368,6 +374,8 @@ func sameKind(m fs.FileMode, k manifest.Kind) bool {
 		return m&fs.ModeSymlink != 0
 	case manifest.KindFile:
 		return m.IsRegular()
+	case manifest.KindFIFO:
+		return m&fs.ModeNamedPipe != 0
 	}
 	return false
 }
@@ -385,7 +393,7 @@ func (x *run) place(i int, a *Action, stage string) error {
 			return nil
 		}
 		dir, _ := split(a.Path)
-		return writable(d, dir, func() error { return r.Mkdir(name, 0o700) })
+		return writable(d, dir, func() error { return mkdirOwned(d, a.Path, r, name, a.New) })
 	case manifest.KindSymlink:
 		r, name, err := d.leaf(a.Path)
 		if err != nil {
@@ -409,8 +417,12 @@ func (x *run) place(i int, a *Action, stage string) error {
 		if err := writable(d, dir, func() error { return r.Symlink(a.New.Target, tmp) }); err != nil {
 			return err
 		}
+		if err := chownNew(nameHandle{r, tmp}, d, a.Path, a.New); err != nil {
+			_ = r.Remove(tmp)
+			return err
+		}
 		return x.swapIn(r, tmp, joinRel(dir, tmp), r, dir, name, a, joinRel(dir, heldName(x.j.ID, i)))
-	case manifest.KindFile:
+	case manifest.KindFile, manifest.KindFIFO:
 		if stage == "" {
 			return nil // same content: only the mode changes (step 3)
 		}
@@ -430,7 +442,7 @@ func (x *run) place(i int, a *Action, stage string) error {
 		}
 		if _, err := sr.Lstat(sname); errors.Is(err, fs.ErrNotExist) {
 			// Placed and settled by an earlier run.
-			if fi, err := tr.Lstat(tname); err != nil || !fi.Mode().IsRegular() {
+			if fi, err := tr.Lstat(tname); err != nil || !sameKind(fi.Mode(), a.New.Kind) {
 				return fmt.Errorf("staged file %s is missing", stage)
 			}
 			return nil

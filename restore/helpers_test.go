@@ -391,6 +391,8 @@ func toMode(m fs.FileMode) uint32 {
 func (e *env) entry(p string, n node) *manifest.Entry {
 	_, name := split(p)
 	me := &manifest.Entry{Name: name, Kind: n.kind, Mode: toMode(n.mode)}
+	// Captures record the owner: the test's own files are its user's.
+	me.Owned, me.UID, me.GID = true, uint32(os.Getuid()), uint32(os.Getgid())
 	switch n.kind {
 	case manifest.KindFile:
 		me.Size = int64(len(n.data))

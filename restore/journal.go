@@ -25,6 +25,10 @@ type jEntry struct {
 	Target     string `json:"target,omitempty"`
 	Uncaptured bool   `json:"uncaptured,omitempty"`
 	Files      int64  `json:"files,omitempty"`
+	// Owner and hard-link group (stage.go, owner.go); Owner is nil when
+	// the tree recorded none.
+	Owner  *[2]uint32 `json:"owner,omitempty"`
+	LinkTo string     `json:"link_to,omitempty"`
 }
 
 type jAction struct {
@@ -62,7 +66,7 @@ type staging struct {
 	Files []string `json:"files"`
 }
 
-var kinds = map[string]manifest.Kind{"file": manifest.KindFile, "dir": manifest.KindDir, "symlink": manifest.KindSymlink}
+var kinds = map[string]manifest.Kind{"file": manifest.KindFile, "dir": manifest.KindDir, "symlink": manifest.KindSymlink, "fifo": manifest.KindFIFO}
 
 func toJ(e *manifest.Entry) *jEntry {
 	if e == nil {
@@ -72,6 +76,10 @@ func toJ(e *manifest.Entry) *jEntry {
 	if !e.Hash.IsZero() {
 		j.Hash = e.Hash.String()
 	}
+	if e.Owned {
+		j.Owner = &[2]uint32{e.UID, e.GID}
+	}
+	j.LinkTo = e.LinkTo
 	return j
 }
 
@@ -83,7 +91,10 @@ func fromJ(name string, j *jEntry) (*manifest.Entry, error) {
 	if !ok {
 		return nil, fmt.Errorf("restore: journal: unknown kind %q", j.Kind)
 	}
-	e := &manifest.Entry{Name: name, Kind: k, Mode: j.Mode, Size: j.Size, Target: j.Target, Uncaptured: j.Uncaptured, Files: j.Files}
+	e := &manifest.Entry{Name: name, Kind: k, Mode: j.Mode, Size: j.Size, Target: j.Target, Uncaptured: j.Uncaptured, Files: j.Files, LinkTo: j.LinkTo}
+	if j.Owner != nil {
+		e.Owned, e.UID, e.GID = true, j.Owner[0], j.Owner[1]
+	}
 	if j.Hash != "" {
 		h, err := cas.ParseHash(j.Hash)
 		if err != nil {

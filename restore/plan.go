@@ -80,6 +80,9 @@ func (a *Action) removes() bool {
 
 // writesFile reports whether the action puts new file content in place.
 func (a *Action) writesFile() bool {
+	if a.New != nil && a.New.Kind == manifest.KindFIFO {
+		return a.Old == nil || a.Old.Kind != manifest.KindFIFO // staged by mkfifo (stage.go)
+	}
 	if a.New == nil || a.New.Kind != manifest.KindFile {
 		return false
 	}

@@ -386,7 +386,7 @@ func TestRecoverBadJournal(t *testing.T) {
 				`"},"stage":"` + rel(e) + `/.turnback-x-0"}]}`
 		},
 		"unknown kind": func(e *env) string {
-			return `{"v":1,"id":"x","actions":[{"path":"f","old":{"kind":"fifo","mode":420}}]}`
+			return `{"v":1,"id":"x","actions":[{"path":"f","old":{"kind":"socket","mode":420}}]}`
 		},
 	}
 	for name, journalText := range cases {

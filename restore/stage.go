@@ -2,15 +2,67 @@ package restore
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
-func stageFile(ctx context.Context, d *dirs, stage string, e *manifest.Entry, src Source) error {
+// stager writes the staged entries of one restore. It remembers, per
+// hard-link group, the first member it staged, so that later members
+// become links to it (see "Metadata" in the package doc).
+type stager struct {
+	groups map[string]stagedFile // LinkTo -> first staged member
+}
+
+type stagedFile struct {
+	stage string
+	e     *manifest.Entry
+}
+
+func newStager() *stager { return &stager{groups: map[string]stagedFile{}} }
+
+// stage writes entry e, the new content of path, at the staging name
+// stage: a file (written sparse, or linked to an earlier member of its
+// hard-link group) or a fifo; owner and mode as in applyOwner.
+func (s *stager) stage(ctx context.Context, d *dirs, stage, path string, e *manifest.Entry, src Source) error {
+	if e.Kind == manifest.KindFIFO {
+		return stageFIFO(d, stage, path, e)
+	}
+	if e.LinkTo != "" {
+		if first, ok := s.groups[e.LinkTo]; ok && sameInode(first.e, e) {
+			err := linkStaged(d, first.stage, stage)
+			if err == nil {
+				return nil
+			}
+			if errors.Is(err, fs.ErrPermission) {
+				return err // the caller retries one directory up
+			}
+			// Another file system, too many links, no link support: the
+			// member is written as a file of its own.
+		}
+	}
+	if err := stageFile(ctx, d, stage, path, e, src); err != nil {
+		return err
+	}
+	if e.LinkTo != "" {
+		if _, ok := s.groups[e.LinkTo]; !ok {
+			s.groups[e.LinkTo] = stagedFile{stage: stage, e: e}
+		}
+	}
+	return nil
+}
+
+// sameInode reports whether a and b can share one inode: same content,
+// mode and owner.
+func sameInode(a, b *manifest.Entry) bool {
+	return a.Hash == b.Hash && a.Size == b.Size && a.Mode == b.Mode && a.Owned == b.Owned && a.UID == b.UID && a.GID == b.GID && !a.Uncaptured && !b.Uncaptured
+}
+
+func stageFile(ctx context.Context, d *dirs, stage, path string, e *manifest.Entry, src Source) error {
 	r, name, err := d.leaf(stage)
 	if err != nil {
 		return err
@@ -23,12 +75,12 @@ func stageFile(ctx context.Context, d *dirs, stage string, e *manifest.Entry, sr
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(f, in)
+	n, err := copySparse(f, in)
 	if err == nil && n != e.Size {
 		err = fmt.Errorf("%w: content %s has %d bytes, the tree says %d", cas.ErrCorrupt, e.Hash.Short(), n, e.Size)
 	}
 	if err == nil {
-		err = f.Chmod(fileMode(e.Mode))
+		err = applyOwner(fileHandle{f}, d, path, e)
 	}
 	if err == nil {
 		err = f.Sync()
@@ -38,3 +90,21 @@ func stageFile(ctx context.Context, d *dirs, stage string, e *manifest.Entry, sr
 	}
 	return err
 }
+
+// fileHandle changes an open file (fchown, fchmod).
+type fileHandle struct{ f *os.File }
+
+func (h fileHandle) chown(uid, gid int) error   { return h.f.Chown(uid, gid) }
+func (h fileHandle) chmod(m fs.FileMode) error  { return h.f.Chmod(m) }
+func (h fileHandle) stat() (fs.FileInfo, error) { return h.f.Stat() }
+
+// nameHandle changes an entry by name in its directory, never following
+// a symlink for the owner (lchown).
+type nameHandle struct {
+	r    *os.Root
+	name string
+}
+
+func (h nameHandle) chown(uid, gid int) error   { return h.r.Lchown(h.name, uid, gid) }
+func (h nameHandle) chmod(m fs.FileMode) error  { return h.r.Chmod(h.name, m) }
+func (h nameHandle) stat() (fs.FileInfo, error) { return h.r.Lstat(h.name) }

@@ -64,9 +64,10 @@
 // # Owners, fifos and hard links
 //
 // Every entry records its numeric owner (uid, gid) where the platform
-// has one (not on Windows). A fifo is recorded as manifest.KindFIFO from
-// its lstat alone: it is never opened (opening one blocks until a
-// writer comes). A regular file with more than one link is noted with
+// has one (not on Windows). On Linux a fifo is recorded as
+// manifest.KindFIFO from its lstat alone: it is never opened (opening one
+// blocks until a writer comes); elsewhere fifos are skipped, as restores
+// can remake them on Linux only. A regular file with more than one link is noted with
 // its device and inode while the directories are read; once the walk is
 // done, the notes are grouped by inode, and each group of two or more
 // captured files gets LinkTo (the path of its first member in tree
@@ -98,7 +99,8 @@
 // its sha256 and git blob id in the same read (LargeSums in
 // Stats.Uncaptured): the caller looks for its content where it already
 // sits (package cas/ref) without reading it again.
-// Sockets and devices are skipped and counted (Stats.Skipped).
+// Sockets and devices (and fifos outside Linux) are skipped and counted
+// (Stats.Skipped).
 //
 // # Failure behaviour
 //

@@ -34,3 +34,7 @@ func linkOf(fi fs.FileInfo) (id inodeID, nlink uint64, ok bool) {
 }
 
 const noAtime = 0
+
+// recordFIFOs: fifos are skipped here, as restores can remake them on
+// Linux only (package restore).
+const recordFIFOs = false

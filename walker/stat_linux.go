@@ -38,3 +38,6 @@ func linkOf(fi fs.FileInfo) (id inodeID, nlink uint64, ok bool) {
 // noAtime asks the kernel not to update the access time of files that
 // capture reads (capture must leave the work tree exactly as it was).
 const noAtime = syscall.O_NOATIME
+
+// recordFIFOs: fifos are recorded (restores remake them with mkfifoat).
+const recordFIFOs = true

@@ -17,3 +17,7 @@ func ownerOf(fs.FileInfo) (uid, gid uint32, ok bool) { return 0, 0, false }
 func linkOf(fs.FileInfo) (id inodeID, nlink uint64, ok bool) { return inodeID{}, 0, false }
 
 const noAtime = 0
+
+// recordFIFOs: fifos are skipped here, as restores can remake them on
+// Linux only (package restore).
+const recordFIFOs = false

@@ -458,8 +458,8 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				}
 				out[i], fresh[i] = fe, ce
 			})
-		case mode&fs.ModeNamedPipe != 0:
-			// Recorded, never opened (opening a fifo blocks).
+		case mode&fs.ModeNamedPipe != 0 && recordFIFOs:
+			// Recorded, never opened (opening a fifo blocks); Linux only.
 			e.Kind = manifest.KindFIFO
 			out[i], keep[i] = e, true
 			c.add(func(s *Stats) { s.FIFOs++ })
