@@ -242,9 +242,9 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		readOnly = state == storeAbsent || !storeWritable(storeDir)
 	}
 	if readOnly && state != storeAbsent && restorePending(storeDir) && storeWritable(storeDir) {
-		// A restore a crash interrupted is finished (or its staged files
-		// removed) before anything reads the folder or the store: the
-		// one case where a reading command writes.
+		// An interrupted undo, redo or restore is finished (or its staged
+		// files removed) by the next command, whatever it is, before it
+		// answers: a reading command too (DESIGN: all or nothing).
 		readOnly = false
 	}
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir}
@@ -339,17 +339,6 @@ func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas
 		}
 	}
 	return cas.OpenBadgerEmpty()
-}
-
-// restorePending reports whether a restore left its journal or its
-// staging record in the store (see restore.Recover).
-func restorePending(storeDir string) bool {
-	for _, n := range []string{"journal", "staging"} {
-		if _, err := os.Lstat(filepath.Join(storeDir, n)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // storeWritable reports whether the store's database can be written
@@ -505,4 +494,16 @@ func (r *Repo) lockOnly() error {
 		return fmt.Errorf("turnback: repo is closed")
 	}
 	return nil
+}
+
+// restorePending reports whether storeDir holds the journal or the
+// staging list of an undo, redo or restore that did not finish (see
+// restore.Recover).
+func restorePending(storeDir string) bool {
+	for _, name := range []string{"journal", "staging"} {
+		if _, err := os.Lstat(filepath.Join(storeDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
