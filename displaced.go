@@ -181,11 +181,20 @@ func displacedNotes(ds []restore.Displaced) []PathNote {
 // conflictResult is what Undo and Redo return when execute failed: a
 // conflict found by the last look before the commit point is reported
 // with the command's other findings.
-func conflictResult(_ *RestoreResult, res *RestoreResult, err error) (*RestoreResult, error) {
+func conflictResult(res *RestoreResult, err error) (*RestoreResult, error) {
 	var ce *ConflictError
 	if errors.As(err, &ce) {
 		res.Conflicts = append(res.Conflicts, ce.Result.Conflicts...)
 		return res, &ConflictError{Result: res}
 	}
 	return nil, err
+}
+
+// keptReason words why a restore left a path: a directory that still
+// holds something, or a path changed while (or after) the restore ran.
+func keptReason(why string) string {
+	if strings.HasPrefix(why, "changed ") {
+		return why
+	}
+	return "directory kept: " + why
 }

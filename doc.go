@@ -22,9 +22,18 @@
 // conflicts (paths changed outside the turns: *ConflictError, nothing
 // changed), keep everything they will overwrite or delete in a checkpoint
 // snapshot (whatever its size), then hand a plan to package restore, which
-// stages new files, writes a journal (the commit point), applies the plan
-// and commits the session records. Open finishes or rolls back a restore a
-// crash interrupted before it does anything else. Each checkpoint gets a
+// stages new files, looks at every path it will change once more (full
+// hash from disk, never a watcher's word: a difference is a conflict),
+// writes a journal (the commit point), applies the plan and commits the
+// session records. An edit that lands after that look is taken out with
+// the file it edited (an atomic exchange), saved, and added to the
+// checkpoint the command returns (displaced.go). Paths ignored in the
+// state a command starts from or goes to are left and listed
+// (ignored_states.go). Open finishes a restore a crash interrupted before
+// it does anything else; one that cannot be finished (a step keeps
+// failing) makes every operation fail with an *UnfinishedError until
+// Recover finishes it or rolls it back (recover.go).
+// Each checkpoint gets a
 // record (time, session, the session's newest turn then): GC keeps it as
 // long as the turns around it, dropping it only once retention forgets
 // the turn after it or it passes the age limit (checkpoints.go).
@@ -67,6 +76,6 @@
 // and then fails with an error wrapping ErrBusy that names the holder.
 // Within a process, a Repo's methods are safe for concurrent use and run
 // one at a time. Errors wrap sentinel values callers branch on: ErrBusy,
-// ErrConflict, ErrUnknownID, ErrAmbiguousID, ErrVerify, ErrScope, and
+// ErrConflict, ErrUnfinished, ErrUnknownID, ErrAmbiguousID, ErrVerify, ErrScope, and
 // cas.ErrCorrupt for damaged store data.
 package turnback

@@ -143,7 +143,7 @@ func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions 
 		}
 		dropped[a.Path] = true
 		if res == nil || !res.parents[a.Path] {
-			notes = append(notes, PathNote{Path: a.Path, Reason: why})
+			notes = append(notes, PathNote{Path: a.Path, Reason: why, Kept: true})
 		}
 	}
 	if res != nil && len(dropped) > 0 {

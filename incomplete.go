@@ -11,8 +11,23 @@ import (
 )
 
 // Incomplete reports whether the command left paths not restorable (the
-// CLI exits 5: done, but incomplete).
-func (r *RestoreResult) Incomplete() bool { return len(r.NotRestorable) > 0 }
+// CLI exits 5: done, but incomplete). Paths left on purpose (Kept: a
+// directory that still holds ignored or uncaptured entries, a path ignored
+// in either state) do not count: keeping them is the rule (nothing is
+// lost), not a failure to restore.
+func (r *RestoreResult) Incomplete() bool { return len(r.Unrestored()) > 0 }
+
+// Unrestored returns the paths of NotRestorable that the command could
+// not bring to their target state (all but those Kept).
+func (r *RestoreResult) Unrestored() []PathNote {
+	var out []PathNote
+	for _, n := range r.NotRestorable {
+		if !n.Kept {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 func addPath(m map[string]bool, p string) map[string]bool {
 	if m == nil {

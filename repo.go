@@ -239,6 +239,12 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if opts.Access == AccessReadPreferWrite {
 		readOnly = state == storeAbsent || !storeWritable(storeDir)
 	}
+	if readOnly && state != storeAbsent && restorePending(storeDir) && storeWritable(storeDir) {
+		// An interrupted undo, redo or restore is finished (or its staged
+		// files removed) by the next command, whatever it is, before it
+		// answers: a reading command too (DESIGN: all or nothing).
+		readOnly = false
+	}
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir}
 	var b *cas.Badger
 	if readOnly {
@@ -275,9 +281,9 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if readOnly {
 		// A read-only open cannot finish an interrupted restore; it must
 		// not answer as if the folder were in a known state either.
-		if _, err := os.Lstat(filepath.Join(storeDir, "journal")); err == nil {
+		if restorePending(storeDir) {
 			r.Close()
-			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s (the store is opened read-only here)", restore.ErrUnfinished, storeDir)}
+			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s and the store cannot be written here", restore.ErrUnfinished, storeDir)}
 		}
 	} else if err := r.recoverRestore(ctx); err != nil {
 		if !errors.Is(err, ErrUnfinished) {
@@ -482,4 +488,15 @@ func (r *Repo) lockOnly() error {
 		return fmt.Errorf("turnback: repo is closed")
 	}
 	return nil
+}
+
+// restorePending reports whether storeDir holds the journal or the
+// staging list of an undo, redo or restore that did not finish.
+func restorePending(storeDir string) bool {
+	for _, name := range []string{"journal", "staging"} {
+		if _, err := os.Lstat(filepath.Join(storeDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -23,6 +23,10 @@ var ErrConflict = errors.New("turnback: conflict")
 type PathNote struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Kept: left as it is on purpose (a directory that still holds
+	// something, a path ignored in either state), so not a reason to
+	// call the command incomplete.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // RestoreResult reports undo, redo and restore.
@@ -221,7 +225,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: "directory kept: " + s.Reason})
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
 	}
 	return out, nil
 }
@@ -309,7 +313,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		return append(writes, sessionEntry(sess)), deletes
 	})
 	if err != nil {
-		return conflictResult(out, res, err)
+		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
@@ -507,7 +511,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		return []cas.Entry{sessionEntry(sess)}, nil
 	})
 	if err != nil {
-		return conflictResult(out, res, err)
+		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = 1, overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)

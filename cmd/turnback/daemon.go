@@ -296,6 +296,7 @@ func (d *daemon) info() *daemonInfo {
 	if d.idle > 0 {
 		in.IdleTimeout = d.idle.String()
 	}
+	in.RSSBytes = selfRSS()
 	return in
 }
 

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -43,6 +45,9 @@ type listedDaemon struct {
 	Answering   bool     `json:"answering"`
 	// Problems: "store gone", "folder gone", "not answering".
 	Problems []string `json:"problems"`
+	// The paths exactly (base64) when they are not valid UTF-8.
+	WorkTreeBytes string `json:"work_tree_bytes,omitempty"`
+	StoreBytes    string `json:"store_bytes,omitempty"`
 
 	ticks uint64 // process identity, for signals
 }
@@ -110,17 +115,32 @@ func findDaemons() ([]listedDaemon, error) {
 				d.Store = filepath.Join(p.cwd, d.Store)
 			}
 		}
-		if d.Store != "" && !p.gone {
-			if info, ok := pingWithin(d.Store, time.Second); ok && info.PID == p.pid {
-				d.fill(info)
-			}
-		}
 		if p.gone {
 			d.Problems = append(d.Problems, "store gone")
 		}
 		out = append(out, d)
 		seen[p.pid] = true
 	}
+	// Asked all at once: one that does not answer costs its second
+	// once, not once per daemon after it.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range out {
+		d := &out[i]
+		if d.Store == "" || hasString(d.Problems, "store gone") {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if info, ok := pingWithin(d.Store, time.Second); ok && info.PID == d.PID {
+				d.fill(info)
+			}
+		}()
+	}
+	wg.Wait()
 	// Daemons listening in the per-user directory that /proc did not
 	// show, and without /proc, those of the stores in the default
 	// location too.
@@ -161,10 +181,11 @@ func findDaemons() ([]listedDaemon, error) {
 		if !hasString(d.Problems, "store gone") && d.Store != "" && !storeThere(d.Store) {
 			d.Problems = append(d.Problems, "store gone")
 		}
-		if _, err := os.Stat(d.WorkTree); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(d.WorkTree); d.WorkTree != "" && errors.Is(err, os.ErrNotExist) {
 			d.Problems = append(d.Problems, "folder gone")
 		}
 		sort.Strings(d.Problems)
+		d.WorkTreeBytes, d.StoreBytes = jsonBytes(d.WorkTree), jsonBytes(d.Store)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Since.Equal(out[j].Since) {
@@ -178,7 +199,15 @@ func findDaemons() ([]listedDaemon, error) {
 // fill takes what the daemon said of itself.
 func (d *listedDaemon) fill(info *daemonInfo) {
 	d.Answering = true
-	d.WorkTree, d.Store, d.Socket = info.WorkTree, info.Store, info.Socket
+	// The daemon's JSON answer cannot carry a path that is not valid
+	// UTF-8; /proc gave the exact one.
+	if d.WorkTree == "" || utf8.ValidString(d.WorkTree) {
+		d.WorkTree = info.WorkTree
+	}
+	if d.Store == "" || utf8.ValidString(d.Store) {
+		d.Store = info.Store
+	}
+	d.Socket = info.Socket
 	d.Since = info.Since.UTC()
 	idle, n := info.IdleSeconds, info.Requests
 	d.IdleSeconds, d.Requests, d.IdleTimeout = &idle, &n, info.IdleTimeout
@@ -262,7 +291,7 @@ func (g *globals) listDaemons(dir string) error {
 			note = "-"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.PID, d.Since.In(g.location()).Format("2006-01-02 15:04:05"),
-			idle, mem, d.WorkTree, d.Store, note)
+			idle, mem, quotePath(d.WorkTree), quotePath(d.Store), note)
 	}
 	return tw.Flush()
 }
@@ -282,7 +311,9 @@ type stoppedDaemon struct {
 	Store    string `json:"store"`
 	// By: "socket" (asked, it released the store), "SIGTERM", or
 	// "" for one still running (in survivors).
-	By string `json:"by,omitempty"`
+	By            string `json:"by,omitempty"`
+	WorkTreeBytes string `json:"work_tree_bytes,omitempty"`
+	StoreBytes    string `json:"store_bytes,omitempty"`
 }
 
 // stopAll is watch --stop-all.
@@ -293,7 +324,7 @@ func (g *globals) stopAll(dir string) error {
 	}
 	var stopped, survivors []stoppedDaemon
 	for _, d := range list {
-		s := stoppedDaemon{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store}
+		s := stoppedDaemon{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store, WorkTreeBytes: d.WorkTreeBytes, StoreBytes: d.StoreBytes}
 		if s.By = stopListed(d); s.By != "" {
 			stopped = append(stopped, s)
 		} else {
@@ -307,11 +338,11 @@ func (g *globals) stopAll(dir string) error {
 			fmt.Fprintln(g.stdout, "no watch daemons")
 		}
 		for _, s := range stopped {
-			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, s.WorkTree)
+			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, quotePath(s.WorkTree))
 		}
 	}
 	for _, s := range survivors {
-		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, s.WorkTree, s.PID)
+		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, quotePath(s.WorkTree), s.PID)
 	}
 	if len(survivors) > 0 {
 		return codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", len(survivors))}
@@ -428,9 +459,9 @@ func (g *globals) orphanDaemons(ctx context.Context, stop bool) map[string]int {
 				continue
 			}
 			if by := stopListed(d); by != "" {
-				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", o.Store, d.PID, by)
+				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", quotePath(o.Store), d.PID, by)
 			} else {
-				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", o.Store, d.PID)
+				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", quotePath(o.Store), d.PID)
 			}
 		}
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -33,6 +34,13 @@ func TestWatchListStopAll(t *testing.T) {
 		writeTree(t, d.wt, map[string]string{"f": name})
 		d.pid = detachDaemon(t, d.wt, d.store, "--idle-timeout", "10m")
 		ds = append(ds, d)
+	}
+	// info names the daemon serving the folder, with its memory.
+	so, _, _ := binRun(t, bin, "", "-C", ds[0].wt, "--store", ds[0].store, "info")
+	infoLine := regexp.MustCompile(fmt.Sprintf(`\nwatched:    by pid %d since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(1 commands served, \d+\.\d MiB of memory; socket %s\)\n`,
+		ds[0].pid, regexp.QuoteMeta(socketPath(ds[0].store))))
+	if !infoLine.MatchString(so) {
+		t.Errorf("info of a watched folder:\n%s", so)
 	}
 	c := ds[2]
 	mustDo(t, syscall.Kill(c.pid, syscall.SIGSTOP))
@@ -153,4 +161,50 @@ func TestGCStoresStopsDaemon(t *testing.T) {
 	if !procGone(info.PID) {
 		t.Errorf("the daemon (pid %d) still runs", info.PID)
 	}
+}
+
+// TestWatchListDeletedBinary: a daemon whose executable was deleted (an
+// upgrade, a temporary build) is still listed and stopped.
+func TestWatchListDeletedBinary(t *testing.T) {
+	bin := testBinary(t)
+	base := t.TempDir()
+	data, err := os.ReadFile(bin)
+	mustDo(t, err)
+	old := filepath.Join(base, "old", "turnback")
+	mustDo(t, os.MkdirAll(filepath.Dir(old), 0o755))
+	mustDo(t, os.WriteFile(old, data, 0o755))
+	// A folder name that would forge a line of the table, printed quoted.
+	wt, store := filepath.Join(base, "w\nforged \x1b[2J\xff"), filepath.Join(base, "s")
+	writeTree(t, wt, map[string]string{"f": "1"})
+	so, se, code := binRun(t, old, "", "-C", wt, "--store", store, "--json", "watch", "--detach")
+	var info daemonInfo
+	if code != 0 || json.Unmarshal([]byte(so), &info) != nil {
+		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(info.PID, syscall.SIGKILL) })
+	mustDo(t, os.Remove(old))
+	if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", info.PID)); !strings.HasSuffix(target, " (deleted)") {
+		t.Fatalf("the daemon's executable is %q; want it deleted", target)
+	}
+	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
+	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+quotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J\377"`) {
+		t.Errorf("watch --list: exit %d\n%s", code, so)
+	}
+	so, _, _ = binRun(t, bin, "", "--json", "watch", "--list", "--under", base)
+	var doc struct {
+		Daemons []struct {
+			WorkTreeBytes string `json:"work_tree_bytes"`
+			StoreBytes    string `json:"store_bytes"`
+		} `json:"daemons"`
+	}
+	if err := json.Unmarshal([]byte(so), &doc); err != nil || len(doc.Daemons) != 1 ||
+		doc.Daemons[0].WorkTreeBytes != base64.StdEncoding.EncodeToString([]byte(wt)) || doc.Daemons[0].StoreBytes != "" {
+		t.Errorf("watch --list --json of a folder whose name is not UTF-8: %v\n%s", err, so)
+	}
+	from := time.Now()
+	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, quotePath(wt)) {
+		t.Errorf("watch --stop-all: exit %d, %q", code, so)
+	}
+	waitGone(t, from, "watch --stop-all", info.PID)
 }

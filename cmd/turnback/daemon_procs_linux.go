@@ -167,6 +167,12 @@ func procUID(status []byte) int {
 	return -1
 }
 
+// selfRSS is this process's resident memory.
+func selfRSS() int64 {
+	status, _ := os.ReadFile("/proc/self/status")
+	return procRSS(status)
+}
+
 func procRSS(status []byte) int64 {
 	for _, l := range strings.Split(string(status), "\n") {
 		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {

@@ -325,6 +325,19 @@ func TestDaemonSIGTERM(t *testing.T) {
 			t.Errorf("the cancelled snap: exit %d, stdout %q, stderr %q", code, so.String(), se.String())
 		}
 	})
+	t.Run("detached, its log removed", func(t *testing.T) {
+		base := t.TempDir()
+		wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
+		writeTree(t, wt, map[string]string{"a": "1\n"})
+		pid := detachDaemon(t, wt, store)
+		mustDo(t, os.Remove(filepath.Join(store, "watch.log")))
+		from := time.Now()
+		mustDo(t, syscall.Kill(pid, syscall.SIGTERM))
+		waitGone(t, from, "SIGTERM with its log removed", pid)
+		if _, err := os.Lstat(socketPath(store)); !os.IsNotExist(err) {
+			t.Errorf("socket left behind: %v", err)
+		}
+	})
 	t.Run("store removed", func(t *testing.T) {
 		base := t.TempDir()
 		wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")

@@ -71,6 +71,8 @@ type daemonInfo struct {
 	// IdleTimeout: the daemon stops after that long idle ("": never).
 	IdleSeconds float64 `json:"idle_seconds"`
 	IdleTimeout string  `json:"idle_timeout,omitempty"`
+	// RSSBytes: the daemon's resident memory (Linux; 0 elsewhere).
+	RSSBytes int64 `json:"rss_bytes,omitempty"`
 }
 
 // forwardedExit is returned by globals.open when the daemon ran the

@@ -454,3 +454,15 @@ func TestLargeGitStale(t *testing.T) {
 	absent(t, e.path("a.raw"))
 	absent(t, e.path("b.raw"))
 }
+
+// jsonIncomplete runs a restoring command with --json, wants exit 5 ("done,
+// but incomplete") with "incomplete": true, and returns its strictly
+// parsed document.
+func (e *ueEnv) jsonIncomplete(args ...string) ueDoc {
+	e.t.Helper()
+	r := e.code(exitIncomplete, append([]string{"--json"}, args...)...)
+	if !strings.Contains(r.stdout, `"incomplete": true`) {
+		e.t.Fatalf("exit 5 without \"incomplete\": true: %v", r)
+	}
+	return ueParseDoc(e.t, r, true)
+}

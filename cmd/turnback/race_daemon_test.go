@@ -10,17 +10,6 @@ import (
 	"testing"
 )
 
-// ueDaemon starts a watch daemon on the env's work tree, stopped when the
-// test ends.
-func (e *ueEnv) ueDaemon() {
-	e.t.Helper()
-	r := e.ok("watch", "--detach", "--idle-timeout", "10m")
-	if !strings.HasPrefix(r.stdout, "watching ") {
-		e.t.Fatalf("watch --detach printed %q", r.stdout)
-	}
-	e.t.Cleanup(func() { e.tb("watch", "--stop") })
-}
-
 // TestUndoDaemonUnseenWrites: writes inotify cannot see (through a shared
 // mmap, through a hard link outside the folder) while the daemon serves
 // are still found by undo, which hashes every path it would replace: exit
@@ -64,6 +53,7 @@ func TestUndoDaemonUnseenWrites(t *testing.T) {
 	} {
 		g.run(tc.name, func(t *testing.T) {
 			e := newUE(t)
+			e.shortXDG()
 			e.write("f.txt", "0123456789")
 			e.write("g.txt", "keep")
 			e.ok("snap")

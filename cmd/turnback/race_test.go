@@ -54,13 +54,7 @@ type racePending struct {
 
 func raceRun(t *testing.T, daemon bool, commands, files int) {
 	e := newUE(t)
-	// A short store path: the daemon's socket lives beside the store.
-	xdg, err := os.MkdirTemp("", "tbrace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(xdg) })
-	e.xdg = xdg
+	e.shortXDG()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -182,8 +176,7 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 		e.tb("watch", "--stop")
 	}
 	// Read the checkpoints back.
-	var stores []string
-	stores, err = filepath.Glob(filepath.Join(e.xdg, "turnback", "*"))
+	stores, err := filepath.Glob(filepath.Join(e.xdg, "turnback", "*"))
 	if err != nil || len(stores) != 1 {
 		t.Fatalf("stores: %v %v", stores, err)
 	}
@@ -219,4 +212,28 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 	if edits == 0 || inCheckpoint == 0 {
 		t.Errorf("the test exercised nothing: %d edits, %d found in a checkpoint", edits, inCheckpoint)
 	}
+}
+
+// ueDaemon starts a watch daemon on the env's work tree, stopped when the
+// test ends.
+func (e *ueEnv) ueDaemon() {
+	e.t.Helper()
+	r := e.ok("watch", "--detach", "--idle-timeout", "10m")
+	if !strings.HasPrefix(r.stdout, "watching ") {
+		e.t.Fatalf("watch --detach printed %q", r.stdout)
+	}
+	e.t.Cleanup(func() { e.tb("watch", "--stop") })
+}
+
+// shortXDG moves the env's data directory (hence its store) to a short
+// path: the daemon's socket lives beside the store, and a unix socket
+// path has at most 107 bytes. Call it before the first command.
+func (e *ueEnv) shortXDG() {
+	e.t.Helper()
+	xdg, err := os.MkdirTemp("", "tbx")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { os.RemoveAll(xdg) })
+	e.xdg = xdg
 }

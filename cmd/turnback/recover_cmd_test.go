@@ -32,9 +32,10 @@ func (e *ueEnv) chattr(flag, p string) {
 // turn not undone); no staging file survives either.
 func TestUndoHalfApplied(t *testing.T) {
 	g := ueSubtests(t)
-	for _, how := range []string{"fixed", "recover", "rollback"} {
+	for _, how := range []string{"fixed", "recover", "rollback", "daemon-rollback"} {
 		g.run(how, func(t *testing.T) {
 			e := newUE(t)
+			e.shortXDG()
 			for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
 				e.write(p, p+" before\n")
 			}
@@ -48,6 +49,9 @@ func TestUndoHalfApplied(t *testing.T) {
 			e.write("new.txt", "made by the turn\n")
 			e.ok("end")
 			after := e.tree()
+			if how == "daemon-rollback" {
+				e.ueDaemon()
+			}
 			e.chattr("+i", "b.txt")
 			t.Cleanup(func() { exec.Command("chattr", "-i", e.path("b.txt")).Run() })
 			r := e.code(1, "undo")
@@ -77,7 +81,7 @@ func TestUndoHalfApplied(t *testing.T) {
 				}
 				e.ok("redo")
 				e.same("after redo", after)
-			case "rollback":
+			case "rollback", "daemon-rollback":
 				r := e.ok("recover", "--rollback")
 				if !strings.HasPrefix(r.stdout, "rolled back the interrupted operation") {
 					t.Errorf("recover --rollback printed %q", r.stdout)

@@ -184,8 +184,12 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				humanBytes(in.SizeLimit), in.LargeDirFiles)
 			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
 			if daemon != nil {
-				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served; socket %s)\n",
-					daemon.PID, daemon.Since.In(g.location()).Format("2006-01-02 15:04:05"), daemon.Requests, daemon.Socket)
+				mem := ""
+				if daemon.RSSBytes > 0 {
+					mem = ", " + humanBytes(daemon.RSSBytes) + " of memory"
+				}
+				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
+					daemon.PID, daemon.Since.In(g.location()).Format("2006-01-02 15:04:05"), daemon.Requests, mem, daemon.Socket)
 			} else {
 				fmt.Fprintf(g.stdout, "watched:    no (%s)\n", g.autoWatchNote(in.Store))
 			}

@@ -572,7 +572,7 @@ func ueParseDoc(t *testing.T, r ueResult, failed bool) ueDoc {
 	sort.Strings(doc.Keys)
 	allowed := map[string]bool{"reasons": true}
 	if failed {
-		allowed["error"], allowed["exit_code"] = true, true
+		allowed["error"], allowed["exit_code"], allowed["incomplete"] = true, true, true
 		for _, k := range []string{"error", "exit_code"} {
 			if _, ok := raw[k]; !ok {
 				fail("failure document lacks %q", k)

@@ -359,7 +359,9 @@ func TestE2EUncaptured(t *testing.T) {
 		e.ok("end")
 		agent := e.tree()
 
-		d := e.jsonOK("undo")
+		// Their content was never stored and nothing else holds it:
+		// the rest is undone, and the undo says it is incomplete (exit 5).
+		d := e.jsonIncomplete("undo")
 		ueList(t, "undo restored", d.Restored, "grow.txt", "small.txt")
 		ueList(t, "undo deleted", d.Deleted)
 		ueList(t, "undo created", d.Created)
@@ -409,8 +411,9 @@ func TestE2EUncaptured(t *testing.T) {
 		e.ok("end")
 		agent := e.tree()
 
-		// Its content was never captured: undo keeps it (nothing is lost).
-		d := e.jsonOK("undo")
+		// Its content was never captured: undo keeps it (nothing is lost),
+		// and says it is incomplete (exit 5).
+		d := e.jsonIncomplete("undo")
 		ueList(t, "undo restored", d.Restored, "src.txt")
 		ueList(t, "undo deleted", d.Deleted)
 		ueList(t, "undo not_restorable", d.NotRestorable, "gen")
@@ -553,7 +556,8 @@ func TestE2ERestore(t *testing.T) {
 	ueSameStamps(t, "after the failed restores", ueStamp(t, e.dir), stamps)
 
 	// Human output, by short id.
-	r := e.ok("restore", id0[:12])
+	// (exit 5: pre.bin, uncaptured at id0, cannot be made what it was)
+	r := e.code(exitIncomplete, "restore", id0[:12])
 	if !strings.HasPrefix(r.stdout, "restored: ") {
 		t.Errorf("restore output: %q", r.stdout)
 	}
@@ -572,7 +576,7 @@ func TestE2ERestore(t *testing.T) {
 	e.same("after restoring the checkpoint", now)
 
 	// JSON, by full id.
-	d := e.jsonOK("restore", id1)
+	d := e.jsonIncomplete("restore", id1) // pre.bin again: exit 5
 	ueDocIs(t, "restore id1", d, 0,
 		[]string{"a.txt"},
 		[]string{"d/e.txt", "extra", "extra/dir", "extra/dir/f.txt", "extra.txt", "huge.bin"},
@@ -586,10 +590,10 @@ func TestE2ERestore(t *testing.T) {
 
 	// Restoring id2 removes the user's files; a second time, nothing
 	// is left to change.
-	e.ok("restore", id2)
+	e.code(exitIncomplete, "restore", id2) // pre.bin: exit 5
 	at2 := now.without("extra", "extra.txt", "huge.bin")
 	e.same("after restore id2", at2)
-	d = e.jsonOK("restore", id2)
+	d = e.jsonIncomplete("restore", id2)
 	ueDocIs(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
 	e.same("after restore id2 again", at2)
 }

@@ -40,8 +40,8 @@ type incompleteFailure struct {
 }
 
 func (f incompleteFailure) Error() string {
-	n := len(f.res.NotRestorable)
-	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (listed above); everything else is done", n, plural(n))
+	n := len(f.res.Unrestored())
+	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (marked not restored); everything else is done", n, plural(n))
 }
 
 func (f incompleteFailure) jsonDoc() map[string]any { return restoreDoc(f.res) }

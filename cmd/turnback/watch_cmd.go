@@ -347,7 +347,7 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 	}
 	if err == nil && kind == frameExit && string(data) != "0" {
 		return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
-			"its log says why (%s when it was started with --detach)", info.WorkTree, info.PID, filepath.Join(storeDir, "watch.log"))
+			"its log says why (%s when it was started with --detach)", quotePath(info.WorkTree), info.PID, quotePath(filepath.Join(storeDir, "watch.log")))
 	}
 	if g.json {
 		writeJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUndoForceNamesOnlyChangedPaths: undo --force lists as overwritten
+// only the paths it really changed; a conflicting path it could not
+// restore is listed as not restored, not as overwritten.
+func TestUndoForceNamesOnlyChangedPaths(t *testing.T) {
+	e := newUE(t)
+	e.write("k", "a file the turn deletes\n")
+	e.write("m", "m1\n")
+	e.ok("snap")
+	e.rm("k")
+	e.write("m", "m2\n")
+	e.ok("end")
+	// The user makes k a directory with a file in it, and edits m.
+	e.mkdir("k")
+	e.write("k/mine.txt", "the user's\n")
+	e.write("m", "user\n")
+	e.code(3, "undo")
+	r := e.ok("undo", "--force")
+	if !strings.Contains(r.stdout, "  overwrote m (modified since)\n") {
+		t.Errorf("m is not listed as overwritten:\n%v", r)
+	}
+	if strings.Contains(r.stdout, "overwrote k") {
+		t.Errorf("k, which undo did not restore, is listed as overwritten:\n%v", r)
+	}
+	if !strings.Contains(r.stdout, "  not restored: k (") {
+		t.Errorf("k is not listed as not restored:\n%v", r)
+	}
+	e.same("after undo --force", ueTree{"k": ueD(), "k/mine.txt": ueF("the user's\n"), "m": ueF("m1\n")})
+}
