@@ -20,7 +20,7 @@ func sameState(cur, want *manifest.Entry) bool {
 	if cur == nil || want == nil {
 		return cur == nil && want == nil
 	}
-	if cur.Kind != want.Kind || !cur.SameOwner(want) {
+	if cur.Kind != want.Kind || !ownersAgree(cur, want) {
 		return false
 	}
 	switch cur.Kind {

@@ -2,6 +2,7 @@ package turnback
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/turnback/turnback/manifest"
 )
@@ -13,7 +14,7 @@ import (
 // leaves those bits off when it cannot give the path its recorded owner
 // (package restore), and nothing is lost by setting them again.
 func metaReason(cur, left *manifest.Entry) (why string, decided bool) {
-	if !cur.SameOwner(left) {
+	if !ownersAgree(cur, left) {
 		return fmt.Sprintf("owner changed since (%d:%d, was %d:%d)", cur.UID, cur.GID, left.UID, left.GID), true
 	}
 	const special = 0o7000
@@ -27,3 +28,11 @@ func metaReason(cur, left *manifest.Entry) (why string, decided bool) {
 	}
 	return "", false
 }
+
+// ownersMatter: only a restore run as root sets owners (package
+// restore), so only then is a path's owner part of its state. Not as
+// root, a path the restore recreated is the user's whatever the tree
+// recorded, and that difference must not read as an edit.
+var ownersMatter = os.Geteuid() == 0
+
+func ownersAgree(a, b *manifest.Entry) bool { return !ownersMatter || a.SameOwner(b) }

@@ -126,3 +126,26 @@ func TestSparseStaging(t *testing.T) {
 		t.Errorf("%d bytes allocated for 9 bytes of data in %d", blocks*512, len(data))
 	}
 }
+
+// TestOwnersNotRoot: not as root, restores leave owners to the process
+// (it cannot give files away) and set the recorded mode, special bits
+// included, as before owners were recorded: a setuid file recorded as
+// root's comes back the user's own, setuid to the user.
+func TestOwnersNotRoot(t *testing.T) {
+	if unprivileged(t) {
+		return
+	}
+	if asRoot {
+		t.Skip("runs unprivileged only")
+	}
+	e := newEnv(t)
+	me := os.Getuid()
+	ent := &manifest.Entry{Name: "x", Kind: manifest.KindFile, Mode: 0o4755, Size: 4, Hash: e.put("exe\n"), Owned: true}
+	if _, err := Apply(context.Background(), e.root(), e.plan([]Action{{Path: "x", New: ent}}), e.opts()); err != nil {
+		t.Fatal(err)
+	}
+	uid, _, mode := ownerOf(t, filepath.Join(e.dir, "x"))
+	if uid != me || mode != fs.ModeSetuid|0o755 {
+		t.Errorf("x: owned by %d, mode %v; want %d, -rwsr-xr-x", uid, mode, me)
+	}
+}
