@@ -5,20 +5,23 @@ import (
 	"os"
 
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
 )
 
 // metaReason judges a path whose content is what was left there but
 // whose owner or mode is not (see conflictReason). An owner change is a
 // change made outside the turns. A path that lacks only setuid, setgid
-// or sticky bits the state left there has is not: a restore run as root
-// leaves those bits off when it cannot give the path its recorded owner
-// (package restore), and nothing is lost by setting them again.
+// or sticky bits that a restore leaves off (restore.DroppedSpecial: run
+// as root, for an owner unknown here or not recorded) is as a restore
+// left it, not a change; nothing is lost by setting them again. Any
+// other missing bit is a change made since.
 func metaReason(cur, left *manifest.Entry) (why string, decided bool) {
 	if !ownersAgree(cur, left) {
 		return fmt.Sprintf("owner changed since (%d:%d, was %d:%d)", cur.UID, cur.GID, left.UID, left.GID), true
 	}
 	const special = 0o7000
-	if cur.Mode&special != 0 || cur.Mode|left.Mode&special != left.Mode {
+	dropped := restore.DroppedSpecial(left)
+	if dropped == 0 || cur.Mode&special != left.Mode&special&^dropped {
 		return "", false
 	}
 	withBits := *cur

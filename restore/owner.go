@@ -181,3 +181,27 @@ func setMeta(r *os.Root, name string, d *dirs, path string, e *manifest.Entry) e
 	}
 	return applyOwner(h, d, path, e)
 }
+
+// DroppedSpecial returns the setuid, setgid and sticky bits of e that a
+// restore run by this process leaves off (see applyOwner): as root, all
+// of them for an entry recorded without an owner, and setuid (setgid)
+// when its user (group) does not exist here. Not as root it leaves none
+// off on purpose. A path lacking exactly such bits is as a restore left
+// it; lacking any other is a change made since.
+func DroppedSpecial(e *manifest.Entry) uint32 {
+	const special = 0o7000
+	if !asRoot || e.Mode&special == 0 {
+		return 0
+	}
+	if !e.Owned {
+		return e.Mode & special
+	}
+	var off uint32
+	if e.Mode&0o4000 != 0 && !userExists(e.UID) {
+		off |= 0o4000
+	}
+	if e.Mode&0o2000 != 0 && !groupExists(e.GID) {
+		off |= 0o2000
+	}
+	return off
+}
