@@ -221,8 +221,8 @@ type VerifyResult struct {
 	Snapshots int `json:"snapshots"`
 	Trees     int `json:"trees"`
 	Contents  int `json:"contents"`
-	// References counts the contents above (those over the size limit)
-	// checked by reading them back from a recorded reference.
+	// References counts the contents above (of files over the size
+	// limit) checked by reading them back from a recorded reference.
 	References int             `json:"references"`
 	Problems   []VerifyProblem `json:"problems"`
 }
@@ -287,14 +287,18 @@ func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
 					if seenContent[e.Hash] {
 						continue
 					}
-					seenContent[e.Hash] = true
-					checked, why, err := r.verifyHeld(ctx, e.Hash)
+					checked, byRef, why, err := r.verifyHeld(ctx, e.Hash)
 					if err != nil {
 						return err
 					}
 					if checked {
+						// Unchecked (no reference recorded) stays unseen:
+						// an entry that claims it is stored checks it then.
+						seenContent[e.Hash] = true
 						out.Contents++
-						out.References++
+						if byRef {
+							out.References++
+						}
 					}
 					if why != "" {
 						bad[e.Hash] = why
