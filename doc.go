@@ -49,7 +49,10 @@
 // lacks through refSource (refsource.go), which checks it against the
 // hash: before planning, every such file's reference is read in full,
 // and a file none gives exactly is not restorable, with the reason
-// (never written with other bytes). Content a reference holds needs no
+// (never written with other bytes); staging then opens first the
+// reference that check read the content back from, so a stale earlier
+// reference cannot fail it. Verify reads such content back the same way
+// (verifyrefs.go) and reports content no reference still gives. Content a reference holds needs no
 // copy in the checkpoint. A restore that leaves paths not restorable is
 // Incomplete (the CLI exits 5); an undo whose turns changed only such
 // content leaves them on the undo stack (incomplete.go). gc keeps the

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
@@ -33,8 +35,41 @@ func (s refSource) Open(ctx context.Context, h cas.Hash) (io.Reader, error) {
 	return rc, nil
 }
 
-// openRef opens, through a verifier, the first reference of content h
-// that opens. When none does it returns nil and why.
+// provedRefs remembers, per content, the reference verifyRef last read
+// that content back from, so that a restore opens that one first rather
+// than an earlier reference that still opens but no longer holds it.
+type provedRefs struct {
+	mu sync.Mutex
+	m  map[cas.Hash]ref.Ref
+}
+
+func (p *provedRefs) get(h cas.Hash) (ref.Ref, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	x, ok := p.m[h]
+	return x, ok
+}
+
+func (p *provedRefs) set(h cas.Hash, x ref.Ref) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[cas.Hash]ref.Ref{}
+	}
+	p.m[h] = x
+}
+
+func (p *provedRefs) forget(h cas.Hash) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.m, h)
+}
+
+// openRef opens, through a verifier, a reference of content h: the one
+// verifyRef last proved to hold h if it is still recorded, else the
+// first that opens. When none opens it returns nil and why. A reference
+// that opens but holds other content fails the read (the verifier), not
+// the open.
 func (r *Repo) openRef(ctx context.Context, h cas.Hash) (io.ReadCloser, string, error) {
 	rec, err := r.loadRef(ctx, h)
 	if err != nil {
@@ -44,8 +79,14 @@ func (r *Repo) openRef(ctx context.Context, h cas.Hash) (io.ReadCloser, string, 
 		return nil, "its content was never captured (over the size limit, and no Git LFS object, git blob or clone held it)", nil
 	}
 	key := h.String()
+	refs := rec.Refs
+	if p, ok := r.proved.get(h); ok {
+		if i := slices.Index(refs, p); i > 0 {
+			refs = append([]ref.Ref{p}, slices.Delete(slices.Clone(refs), i, i+1)...)
+		}
+	}
 	var whys []string
-	for _, x := range rec.Refs {
+	for _, x := range refs {
 		rc, err := ref.Open(x, rec, key)
 		if err != nil {
 			whys = append(whys, err.Error())
@@ -57,13 +98,15 @@ func (r *Repo) openRef(ctx context.Context, h cas.Hash) (io.ReadCloser, string, 
 }
 
 // verifyRef reads content h from its references until one gives exactly
-// h. It returns "" when one does, else why none can restore it.
+// h, and remembers that one for openRef. It returns "" when one does,
+// else why none can restore it.
 func (r *Repo) verifyRef(ctx context.Context, h cas.Hash) (string, error) {
 	rec, err := r.loadRef(ctx, h)
 	if err != nil {
 		return "", err
 	}
 	if rec == nil || len(rec.Refs) == 0 {
+		r.proved.forget(h)
 		return "its content was never captured (over the size limit, and no Git LFS object, git blob or clone held it)", nil
 	}
 	key := h.String()
@@ -78,6 +121,7 @@ func (r *Repo) verifyRef(ctx context.Context, h cas.Hash) (string, error) {
 		_, err = io.Copy(io.Discard, v)
 		v.Close()
 		if err == nil {
+			r.proved.set(h, x)
 			return "", nil
 		}
 		if ctx.Err() != nil {
@@ -85,6 +129,7 @@ func (r *Repo) verifyRef(ctx context.Context, h cas.Hash) (string, error) {
 		}
 		whys = append(whys, err.Error())
 	}
+	r.proved.forget(h)
 	return "its reference no longer holds it: " + joinWhy(whys), nil
 }
 

@@ -113,6 +113,8 @@ type repoCore struct {
 	// holder describes the operation that holds mu (views wait for it).
 	holderMu sync.Mutex
 	holder   string
+	// proved: the reference verifyRef read content back from (refsource.go).
+	proved provedRefs
 }
 
 // worktreeNote is the file in the store directory that records the work

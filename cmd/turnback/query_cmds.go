@@ -417,8 +417,10 @@ func newVerifyCmd(g *globals) *cobra.Command {
 		Use:   "verify [--repair]",
 		Short: "Re-read and re-hash everything the store holds",
 		Long: `verify reads every tree and every file content reachable from any recorded
-snapshot and checks it against its hash. Damage is listed by snapshot and
-path, and verify exits 1. Without --repair nothing is changed (the store is
+snapshot and checks it against its hash; a file over the size limit is
+read back from a reference recorded for it (Git LFS object, git blob or
+clone), which must still give exactly that content. Damage is listed by
+snapshot and path, and verify exits 1. Without --repair nothing is changed (the store is
 opened read-only).
 
 --repair rebuilds a store whose database metadata (Badger's MANIFEST) is
@@ -458,7 +460,11 @@ is verified as above. What could not be read is listed.`,
 			if err != nil {
 				return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
 			}
-			fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified\n", res.Snapshots, res.Trees, res.Contents)
+			fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified", res.Snapshots, res.Trees, res.Contents)
+			if res.References > 0 {
+				fmt.Fprintf(g.stdout, " (%d read back by reference)", res.References)
+			}
+			fmt.Fprintln(g.stdout)
 			return nil
 		},
 	}
@@ -473,7 +479,7 @@ type verifyFailure struct {
 
 func (v verifyFailure) Error() string { return v.err.Error() }
 func (v verifyFailure) jsonDoc() map[string]any {
-	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "problems": problemDocs(v.res.Problems)}
+	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "references": v.res.References, "problems": problemDocs(v.res.Problems)}
 }
 
 // changeJSON is one change in status --json: path_bytes carries a path
