@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/turnback/turnback/cas"
 )
@@ -38,6 +39,17 @@ type storeMarker struct {
 	Format   string `json:"format"`
 	Version  int    `json:"version"`
 	WorkTree string `json:"work_tree"`
+	// WorkTreeBytes holds the work tree's path exactly (base64 in JSON)
+	// when it is not valid UTF-8: WorkTree then has a display form only.
+	WorkTreeBytes []byte `json:"work_tree_bytes,omitempty"`
+}
+
+// workTree returns the recorded work tree's path, exactly.
+func (m *storeMarker) workTree() string {
+	if len(m.WorkTreeBytes) > 0 {
+		return string(m.WorkTreeBytes)
+	}
+	return m.WorkTree
 }
 
 // storeState is what a look at a store directory found.
@@ -178,7 +190,7 @@ func sampleNames(names []string) string {
 
 // writeMarker records dir as a store of workTree.
 func writeMarker(dir, workTree string) error {
-	data, err := json.MarshalIndent(storeMarker{Format: markerFormat, Version: storeVersion, WorkTree: workTree}, "", "  ")
+	data, err := json.MarshalIndent(newMarker(workTree), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -203,4 +215,13 @@ func writeMarker(dir, workTree string) error {
 		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
 	}
 	return nil
+}
+
+// newMarker returns the marker of a store of workTree.
+func newMarker(workTree string) storeMarker {
+	m := storeMarker{Format: markerFormat, Version: storeVersion, WorkTree: workTree}
+	if !utf8.ValidString(workTree) {
+		m.WorkTreeBytes = []byte(workTree)
+	}
+	return m
 }

@@ -230,8 +230,8 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if rec, ok := recordedWorkTree(storeDir); ok && rec != wt {
 		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, rec, wt)
 	}
-	if marker != nil && marker.WorkTree != "" && marker.WorkTree != wt {
-		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, marker.WorkTree, wt)
+	if marker != nil && marker.workTree() != "" && marker.workTree() != wt {
+		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, marker.workTree(), wt)
 	}
 	wait := opts.LockWait
 	if wait == 0 {
