@@ -313,7 +313,9 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo
 			return nil, fmt.Errorf("turnback: create store: %w", err)
 		}
 	}
-	if state != storeMarked {
+	if state == storeAbsent {
+		// A new store: the marker goes first, so whatever a crash
+		// leaves in the directory is known to be ours.
 		if err := writeMarker(storeDir, wt); err != nil {
 			return nil, err
 		}
@@ -321,6 +323,14 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo
 	b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), bo)
 	if err != nil {
 		return nil, err
+	}
+	if state == storeLegacy {
+		// An earlier turnback's store is marked only once its database
+		// opened: one refused (damaged metadata, say) stays untouched.
+		if err := writeMarker(storeDir, wt); err != nil {
+			b.Close()
+			return nil, err
+		}
 	}
 	if _, ok := recordedWorkTree(storeDir); !ok {
 		if err := writeFileAtomic(filepath.Join(storeDir, worktreeNote), []byte(wt+"\n")); err != nil {

@@ -196,6 +196,29 @@ func TestStoreForeignFolder(t *testing.T) {
 	if ents, _ := os.ReadDir(e.store); len(ents) != 1 {
 		t.Errorf("the refused folder holds %d entries, want only keep.txt", len(ents))
 	}
+	// A folder that looks like an earlier turnback's store (its worktree
+	// note) but whose database is not one (a table without a MANIFEST)
+	// is refused before anything, the marker included, is written.
+	legacy := filepath.Join(e.base, "legacy")
+	if err := os.MkdirAll(filepath.Join(legacy, "db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(legacy, "worktree"), []byte(e.dir+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(legacy, "db", "000042.sst"), []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before = dirState(t, legacy)
+	e.store = legacy
+	for _, args := range [][]string{{"snap"}, {"status"}, {"log"}} {
+		if r := e.run(args...); r.code != 1 {
+			t.Errorf("%v\nwant exit 1", r)
+		}
+	}
+	if got := dirState(t, legacy); got != before {
+		t.Errorf("the refused legacy-looking folder changed:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
 }
 
 // TestStoreMarker: a new store gets the marker; a store of an earlier
