@@ -88,7 +88,7 @@ func sortedPaths[V any](m map[string]V) []string {
 	for p := range m {
 		ps = append(ps, p)
 	}
-	sort.Slice(ps, func(i, j int) bool { return comparePaths(ps[i], ps[j]) < 0 })
+	sort.Slice(ps, func(i, j int) bool { return manifest.ComparePaths(ps[i], ps[j]) < 0 })
 	return ps
 }
 

@@ -37,30 +37,8 @@ type Plan struct {
 	Blocked []Skipped
 }
 
-// comparePaths orders paths component by component, so a directory
-// sorts right before everything inside it.
-func comparePaths(a, b string) int {
-	for {
-		ai, bi := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
-		ah, bh := a, b
-		if ai >= 0 {
-			ah = a[:ai]
-		}
-		if bi >= 0 {
-			bh = b[:bi]
-		}
-		if c := strings.Compare(ah, bh); c != 0 {
-			return c
-		}
-		if ai < 0 || bi < 0 {
-			return (ai + 1) - (bi + 1) // shorter (the ancestor) first
-		}
-		a, b = a[ai+1:], b[bi+1:]
-	}
-}
-
 func sortActions(as []Action) {
-	sort.Slice(as, func(i, j int) bool { return comparePaths(as[i].Path, as[j].Path) < 0 })
+	sort.Slice(as, func(i, j int) bool { return manifest.ComparePaths(as[i].Path, as[j].Path) < 0 })
 }
 
 // removes reports whether the action must take away what is at its path

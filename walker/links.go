@@ -4,7 +4,6 @@ import (
 	"context"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -58,7 +57,7 @@ func linkEdits(cands []linkCand) (edits map[string]*manifest.Entry, complete boo
 		if len(g) < 2 {
 			continue
 		}
-		slices.SortFunc(g, func(a, b linkCand) int { return comparePaths(a.path, b.path) })
+		slices.SortFunc(g, func(a, b linkCand) int { return manifest.ComparePaths(a.path, b.path) })
 		for _, m := range g {
 			e := m.e
 			e.LinkTo = g[0].path
@@ -87,26 +86,4 @@ func (c *capture) applyLinks(ctx context.Context, root cas.Hash, edits map[strin
 	c.stats.NewBlobs += ws.NewBlobs
 	c.stats.NewBytes += ws.NewBytes
 	return h, nil
-}
-
-// comparePaths orders slash-separated paths as Walk visits them: by
-// component, so a directory comes right before everything inside it.
-func comparePaths(a, b string) int {
-	for {
-		ai, bi := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
-		ah, bh := a, b
-		if ai >= 0 {
-			ah = a[:ai]
-		}
-		if bi >= 0 {
-			bh = b[:bi]
-		}
-		if c := strings.Compare(ah, bh); c != 0 {
-			return c
-		}
-		if ai < 0 || bi < 0 {
-			return (ai + 1) - (bi + 1)
-		}
-		a, b = a[ai+1:], b[bi+1:]
-	}
 }
