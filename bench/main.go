@@ -102,37 +102,37 @@ type flags struct {
 	quick      *bool
 }
 
-// defineFlags declares the flags; bd is the bench directory (defaults of
-// --out and --cache-dir).
-func defineFlags(bd string) *flags {
+// defineFlags declares the flags on fs; bd is the bench directory
+// (defaults of --out and --cache-dir).
+func defineFlags(fs *flag.FlagSet, bd string) *flags {
 	f := &flags{
-		trees:      flag.String("trees", "go,10k,100k", "comma-separated trees: go (a copy of $(go env GOROOT)/src), or a synthetic monorepo size such as 10k, 100k, 1m (any count works: 2k, 250k)"),
-		inPlace:    flag.Bool("in-place", false, "benchmark --tree folders where they are instead of a scratch copy (the turn is applied to them and undone; the harness puts them back if an engine fails to)"),
-		engines:    flag.String("engines", "cli,cli-nowatch,api,git,restic", "comma-separated engines: cli (the turnback binary as users get it, process start included: its first capture of a folder of 2000+ files starts a watch daemon in the background, and later commands are forwarded to it; cold capture = that plain snap alone, the daemon's background start-up is waited for untimed and reported apart), cli-nowatch (the same binary with TURNBACK_AUTO_WATCH=0: no daemon, every command reads the tree), daemon (the same binary with a daemon started explicitly: cold capture = watch --detach + first snap, timed together), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)"),
-		scenarios:  flag.String("scenarios", strings.Join(report.Scenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together)"),
-		reps:       flag.Int("reps", 5, "measured repetitions per scenario, tree and engine"),
-		warmup:     flag.Int("warmup", 1, "unmeasured warm-up repetitions before them"),
-		out:        flag.String("out", filepath.Join(bd, "out"), "output directory (results.md, results.json, chart.svg)"),
-		cacheDir:   flag.String("cache-dir", filepath.Join(bd, ".cache"), "where generated and copied trees, the turnback binary and scratch stores live"),
-		seed:       flag.Uint64("seed", 1, "seed of the synthetic tree generator"),
-		turnSeed:   flag.Uint64("turn-seed", 1, "seed that picks the turn's files"),
-		settle:     flag.Duration("settle", 1100*time.Millisecond, "pause before each timed turn capture and undo, so files written just before are not racily clean (git's index has 1 s granularity); an agent's turn lasts longer than this"),
-		noSync:     flag.Bool("no-sync", false, "do not call sync(2) before each timed operation (by default dirty pages of the previous step are flushed first, untimed)"),
-		cpuprofile: flag.String("cpuprofile", "", "write a CPU profile (runtime/pprof) of every measured turnback-api operation into this directory, one file per tree, scenario and repetition; merge with: go tool pprof -top DIR/<tree>-<scenario>-r*.pprof"),
-		memprofile: flag.String("memprofile", "", "write, for every measured turnback-api operation, the heap profile (inuse) taken when its heap was largest into this directory (sampled every 200 ms)"),
-		keepOpen:   flag.Bool("api-keep-open", false, "the api engine keeps its Repo open between operations (default: Open and Close are part of every operation, so api and cli-nowatch differ by process start only)"),
-		fullVerify: flag.Bool("verify-full", false, "after each undo re-read every file of the tree (default: re-read files whose inode, ctime or mtime changed, compare everything else by stat)"),
-		gitExclude: flag.Bool("git-exclude-builtins", false, "give the shadow git repository turnback's built-in ignored directory names (node_modules, build, dist, ...) in info/exclude, so both capture the same files"),
-		workDir:    flag.String("work-dir", "", "where the engines' stores live during a run, one subdirectory per tree, removed before and after it (default: CACHE-DIR/work)"),
-		keepStores: flag.Bool("keep-stores", false, "keep the engines' stores in the cache dir after the run"),
-		prepOnly:   flag.Bool("prepare-only", false, "generate or copy the trees into the cache, verify them, and stop"),
-		reportFrom: flag.String("report-from", "", "run nothing: re-render results.md, results.json and chart.svg in --out from these comma-separated results.json files (merged: trees and samples of all of them)"),
-		quick:      flag.Bool("quick", false, "fast smoke run: a 2k synthetic tree (unless --trees is given), 1 repetition, no warm-up, short settle"),
+		trees:      fs.String("trees", "go,10k,100k", "comma-separated trees: go (a copy of $(go env GOROOT)/src), or a synthetic monorepo size such as 10k, 100k, 1m (any count works: 2k, 250k)"),
+		inPlace:    fs.Bool("in-place", false, "benchmark --tree folders where they are instead of a scratch copy (the turn is applied to them and undone; the harness puts them back if an engine fails to)"),
+		engines:    fs.String("engines", "cli,cli-nowatch,api,git,restic", "comma-separated engines: cli (the turnback binary as users get it, process start included: its first capture of a folder of 2000+ files starts a watch daemon in the background, and later commands are forwarded to it; cold capture = that plain snap alone, the daemon's background start-up is waited for untimed and reported apart), cli-nowatch (the same binary with TURNBACK_AUTO_WATCH=0: no daemon, every command reads the tree), daemon (the same binary with a daemon started explicitly: cold capture = watch --detach + first snap, timed together), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)"),
+		scenarios:  fs.String("scenarios", strings.Join(report.Scenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together)"),
+		reps:       fs.Int("reps", 5, "measured repetitions per scenario, tree and engine"),
+		warmup:     fs.Int("warmup", 1, "unmeasured warm-up repetitions before them"),
+		out:        fs.String("out", filepath.Join(bd, "out"), "output directory (results.md, results.json, chart.svg)"),
+		cacheDir:   fs.String("cache-dir", filepath.Join(bd, ".cache"), "where generated and copied trees, the turnback binary and scratch stores live"),
+		seed:       fs.Uint64("seed", 1, "seed of the synthetic tree generator"),
+		turnSeed:   fs.Uint64("turn-seed", 1, "seed that picks the turn's files"),
+		settle:     fs.Duration("settle", 1100*time.Millisecond, "pause before each timed turn capture and undo, so files written just before are not racily clean (git's index has 1 s granularity); an agent's turn lasts longer than this"),
+		noSync:     fs.Bool("no-sync", false, "do not call sync(2) before each timed operation (by default dirty pages of the previous step are flushed first, untimed)"),
+		cpuprofile: fs.String("cpuprofile", "", "write a CPU profile (runtime/pprof) of every measured turnback-api operation into this directory, one file per tree, scenario and repetition; merge with: go tool pprof -top DIR/<tree>-<scenario>-r*.pprof"),
+		memprofile: fs.String("memprofile", "", "write, for every measured turnback-api operation, the heap profile (inuse) taken when its heap was largest into this directory (sampled every 200 ms)"),
+		keepOpen:   fs.Bool("api-keep-open", false, "the api engine keeps its Repo open between operations (default: Open and Close are part of every operation, so api and cli-nowatch differ by process start only)"),
+		fullVerify: fs.Bool("verify-full", false, "after each undo re-read every file of the tree (default: re-read files whose inode, ctime or mtime changed, compare everything else by stat)"),
+		gitExclude: fs.Bool("git-exclude-builtins", false, "give the shadow git repository turnback's built-in ignored directory names (node_modules, build, dist, ...) in info/exclude, so both capture the same files"),
+		workDir:    fs.String("work-dir", "", "where the engines' stores live during a run, one subdirectory per tree, removed before and after it (default: CACHE-DIR/work)"),
+		keepStores: fs.Bool("keep-stores", false, "keep the engines' stores in the cache dir after the run"),
+		prepOnly:   fs.Bool("prepare-only", false, "generate or copy the trees into the cache, verify them, and stop"),
+		reportFrom: fs.String("report-from", "", "run nothing: re-render results.md, results.json and chart.svg in --out from these comma-separated results.json files (merged: trees and samples of all of them)"),
+		quick:      fs.Bool("quick", false, "fast smoke run: a 2k synthetic tree (unless --trees is given), 1 repetition, no warm-up, short settle"),
 	}
-	flag.Var(&f.userTrees, "tree", "also benchmark this folder (repeatable); copied to a scratch dir first unless --in-place")
-	flag.Usage = func() {
-		fmt.Fprint(os.Stderr, usage)
-		flag.PrintDefaults()
+	fs.Var(&f.userTrees, "tree", "also benchmark this folder (repeatable); copied to a scratch dir first unless --in-place")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
 	}
 	return f
 }
@@ -141,13 +141,13 @@ func main() {
 	if os.Getenv(engine.SpawnEnv) == "1" {
 		os.Exit(engine.SpawnHelper())
 	}
-	f := defineFlags(harness.BenchDir())
+	f := defineFlags(flag.CommandLine, harness.BenchDir())
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "bench: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
-	cfg, err := f.config()
+	cfg, err := f.config(flag.CommandLine)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
@@ -167,8 +167,9 @@ func main() {
 	}
 }
 
-// config checks the flags and makes the run's configuration.
-func (f *flags) config() (*report.Config, error) {
+// config checks the flags, once fs parsed them, and makes the run's
+// configuration.
+func (f *flags) config(fs *flag.FlagSet) (*report.Config, error) {
 	cfg := &report.Config{
 		Trees: splitList(*f.trees), UserTrees: f.userTrees, InPlace: *f.inPlace,
 		Engines: splitList(*f.engines), Scenarios: map[string]bool{},
@@ -178,7 +179,7 @@ func (f *flags) config() (*report.Config, error) {
 		GitExcludeBuilt: *f.gitExclude, KeepStores: *f.keepStores, WorkDir: *f.workDir, Quick: *f.quick, PrepareOnly: *f.prepOnly,
 	}
 	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if cfg.Quick {
 		if !set["trees"] {
 			cfg.Trees = []string{"2k"}
