@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -12,7 +13,10 @@ import (
 //go:embed report.md.tmpl
 var markdownTemplate string
 
-var tmpl = template.Must(template.New("report.md.tmpl").Parse(markdownTemplate))
+// parsed is the parsed template (parsed once).
+var parsed = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("report.md.tmpl").Parse(markdownTemplate)
+})
 
 // view is what the template renders: the results' facts as formatted
 // strings, table rows as cells.
@@ -71,6 +75,10 @@ func Markdown(res *Results) (string, error) {
 	v.treeRows(res)
 	v.correctness(res)
 	v.noise(res, cols)
+	tmpl, err := parsed()
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
 	var b strings.Builder
 	if err := tmpl.Execute(&b, v); err != nil {
 		return "", fmt.Errorf("report: %w", err)
