@@ -1,15 +1,13 @@
 //go:build linux
 
-package main
+package engine
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,11 +18,11 @@ import (
 // the child calls exec: a child of a large parent reports the parent's
 // peak as its own ru_maxrss (a child /bin/true of a 300 MB process says
 // 300 MB). So every measured command runs under a small helper: this
-// binary re-executed with spawnEnv set, which starts the command, waits
+// binary re-executed with SpawnEnv set, which starts the command, waits
 // for it with wait4 and reports its own wall time and rusage. The helper
 // is a fresh process of a few MB, so the command's ru_maxrss is exact
 // whenever it exceeds the helper's (reported as floor_kb).
-const spawnEnv = "TURNBACK_BENCH_SPAWN_HELPER"
+const SpawnEnv = "TURNBACK_BENCH_SPAWN_HELPER"
 
 // spawnReport is what the helper writes on fd 3.
 type spawnReport struct {
@@ -37,25 +35,9 @@ type spawnReport struct {
 	Err      string `json:"err,omitempty"`
 }
 
-func vmHWM() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			f := strings.Fields(l)
-			if len(f) >= 2 {
-				n, _ := strconv.ParseInt(f[1], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-// spawnHelper is the helper's main: argv[1:] is the command.
-func spawnHelper() int {
+// SpawnHelper is the helper's main (the bench binary calls it when
+// SpawnEnv is set): argv[1:] is the command; it returns the exit code.
+func SpawnHelper() int {
 	rep := os.NewFile(3, "report")
 	// The command must not inherit the report pipe: a process it leaves
 	// running (turnback watch --detach starts a daemon) would hold the
@@ -72,14 +54,14 @@ func spawnHelper() int {
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, spawnEnv+"=") {
+		if !strings.HasPrefix(kv, SpawnEnv+"=") {
 			env = append(env, kv)
 		}
 	}
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = os.Stdin, os.Stdout, os.Stderr, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	r.FloorKB = vmHWM()
+	r.FloorKB = statusKB("/proc/self/status", "VmHWM")
 	start := time.Now()
 	err := cmd.Run()
 	r.WallNs = int64(time.Since(start))
@@ -112,7 +94,7 @@ func runMeasured(cmd *exec.Cmd, stdout, stderr *bytes.Buffer) (*spawnReport, err
 		env = os.Environ()
 	}
 	h := exec.Command(self, append([]string{cmd.Path}, cmd.Args[1:]...)...)
-	h.Env = append(append([]string(nil), env...), spawnEnv+"=1")
+	h.Env = append(append([]string(nil), env...), SpawnEnv+"=1")
 	h.Dir = cmd.Dir
 	h.Stdout, h.Stderr = stdout, stderr
 	h.ExtraFiles = []*os.File{pw}
@@ -124,14 +106,14 @@ func runMeasured(cmd *exec.Cmd, stdout, stderr *bytes.Buffer) (*spawnReport, err
 	var buf bytes.Buffer
 	buf.ReadFrom(pr)
 	if err := h.Wait(); err != nil {
-		return nil, fmt.Errorf("spawn helper: %v", err)
+		return nil, fmt.Errorf("engine: spawn helper: %v", err)
 	}
 	var r spawnReport
 	if err := json.Unmarshal(buf.Bytes(), &r); err != nil {
-		return nil, fmt.Errorf("spawn helper report %q: %v", buf.String(), err)
+		return nil, fmt.Errorf("engine: spawn helper report %q: %v", buf.String(), err)
 	}
 	if r.Err != "" {
-		return &r, errors.New(r.Err)
+		return &r, fmt.Errorf("engine: spawn helper: %s", r.Err)
 	}
 	return &r, nil
 }

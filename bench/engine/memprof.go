@@ -1,35 +1,15 @@
 //go:build linux
 
-package main
+package engine
 
 import (
 	"bytes"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
-
-// procStatusKB reads a field (VmRSS, VmHWM) of /proc/self/status in KB.
-func procStatusKB(field string) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, field+":") {
-			f := strings.Fields(l)
-			if len(f) >= 2 {
-				n, _ := strconv.ParseInt(f[1], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
-}
 
 // resetHWM resets the process's peak RSS (VmHWM) to its current RSS
 // (Linux: clear_refs 5), so VmHWM after an in-process operation is that
