@@ -126,7 +126,7 @@ func TestAttackReferenceInsideWorkTree(t *testing.T) {
 	}
 	doc := e.jsonOK("undo")
 	absent(t, e.path("N.bin"))
-	if code := e.tb("restore", doc.Checkpoint).code; code != 0 {
+	if code := e.run("restore", doc.Checkpoint).code; code != 0 {
 		t.Fatalf("restore %s: exit %d", doc.Checkpoint, code)
 	}
 	sameBytes(t, e.path("N.bin"), data)

@@ -25,11 +25,11 @@ func largeData(seed uint64, n int) []byte {
 	return b
 }
 
-// newLargeEnv is a ueEnv whose turnback runs without git on PATH and with
+// newLargeEnv is a cliEnv whose turnback runs without git on PATH and with
 // its store in a known place.
-func newLargeEnv(t *testing.T) (*ueEnv, string) {
+func newLargeEnv(t *testing.T) (*cliEnv, string) {
 	t.Helper()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	empty := t.TempDir()
 	store := filepath.Join(filepath.Dir(e.dir), "store")
 	e.extra = append(e.extra, "PATH="+empty, "TURNBACK_STORE="+store, "TURNBACK_AUTO_WATCH=0")
@@ -152,7 +152,7 @@ func TestLargeLFSStale(t *testing.T) {
 	}
 	_ = os.Chmod(objs[0], 0o644)
 	writeBytes(t, objs[0], largeData(5, 15<<20))
-	r := e.code(exitIncomplete, "--json", "undo")
+	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Incomplete    bool              `json:"incomplete"`
 		NotRestorable []string          `json:"not_restorable"`
@@ -240,7 +240,7 @@ func TestLargeUnprotected(t *testing.T) {
 	}
 	e.rm("big.bin")
 	e.ok("end")
-	r = e.code(exitIncomplete, "--json", "undo")
+	r = e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Turns         int      `json:"turns"`
 		Incomplete    bool     `json:"incomplete"`
@@ -252,7 +252,7 @@ func TestLargeUnprotected(t *testing.T) {
 	if !doc.Incomplete || doc.Turns != 0 || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
 		t.Fatalf("undo of an unprotected deletion: %+v\n%v", doc, r)
 	}
-	r = e.code(exitIncomplete, "undo")
+	r = e.expect(exitIncomplete, "undo")
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	if !strings.Contains(lines[len(lines)-1], "incomplete: 1 path could not be restored") {
 		t.Fatalf("last line does not say the undo is incomplete: %v", r)
@@ -283,7 +283,7 @@ type largeInfoDoc struct {
 	Unprotected int64 `json:"bytes_unprotected"`
 }
 
-func largeInfo(t *testing.T, e *ueEnv) largeInfoDoc {
+func largeInfo(t *testing.T, e *cliEnv) largeInfoDoc {
 	t.Helper()
 	r := e.ok("--json", "info")
 	var in largeInfoDoc
@@ -380,7 +380,7 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	e.rm("big.bin")
 	e.write("a.txt", "two\n")
 	e.ok("end")
-	r := e.code(exitIncomplete, "--json", "undo")
+	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Turns         int      `json:"turns"`
 		Restored      []string `json:"restored"`
@@ -393,12 +393,12 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	if doc.Turns != 1 || !doc.Incomplete || !slices.Equal(doc.Restored, []string{"a.txt"}) || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
 		t.Fatalf("undo: %+v\n%v", doc, r)
 	}
-	e.same("after undo", ueTree{"a.txt": ueF("one\n")})
+	e.same("after undo", fsTree{"a.txt": treeFile("one\n")})
 	d := e.jsonOK("redo")
 	if d.Turns != 1 || !slices.Equal(d.Restored, []string{"a.txt"}) {
 		t.Fatalf("redo: %+v", d)
 	}
-	e.same("after redo", ueTree{"a.txt": ueF("two\n")})
+	e.same("after redo", fsTree{"a.txt": treeFile("two\n")})
 }
 
 // TestLargeGitStale: the git blob a reference names is gone (removed
@@ -439,7 +439,7 @@ func TestLargeGitStale(t *testing.T) {
 		t.Fatalf("fixture: %v", err)
 	}
 	writeBytes(t, ob, cData)
-	r := e.code(exitIncomplete, "--json", "undo")
+	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		NotRestorable []string          `json:"not_restorable"`
 		Reasons       map[string]string `json:"reasons"`
@@ -458,9 +458,9 @@ func TestLargeGitStale(t *testing.T) {
 // jsonIncomplete runs a restoring command with --json, wants exit 5 ("done,
 // but incomplete") with "incomplete": true, and returns its strictly
 // parsed document.
-func (e *ueEnv) jsonIncomplete(args ...string) ueDoc {
+func (e *cliEnv) jsonIncomplete(args ...string) ueDoc {
 	e.t.Helper()
-	r := e.code(exitIncomplete, append([]string{"--json"}, args...)...)
+	r := e.expect(exitIncomplete, append([]string{"--json"}, args...)...)
 	if !strings.Contains(r.stdout, `"incomplete": true`) {
 		e.t.Fatalf("exit 5 without \"incomplete\": true: %v", r)
 	}

@@ -86,12 +86,12 @@ func TestLargeVerifyStaleReference(t *testing.T) {
 		t.Fatalf("verify: %v", r)
 	}
 	writeBytes(t, obj, largeData(32, 64<<10))
-	r = e.code(1, "verify")
+	r = e.expect(1, "verify")
 	want := "turnback: snapshot " + snap[:12] + ": big.bin: over the size limit, held by reference: "
 	if !strings.Contains(r.stderr, want) {
 		t.Fatalf("verify stderr lacks %q: %v", want, r)
 	}
-	r = e.code(1, "--json", "verify")
+	r = e.expect(1, "--json", "verify")
 	var doc struct {
 		References int `json:"references"`
 		Problems   []struct {

@@ -18,12 +18,12 @@ import (
 // back, a deleted one comes back, a rename is reversed; redo re-applies.
 func TestE2EUndoBasics(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		"keep.txt":        ueF("keep\n"),
-		"mod.txt":         ueF("old content\n"),
-		"del.txt":         ueF("to be deleted\n"),
-		"src/old-name.go": ueF("package src\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		"keep.txt":        treeFile("keep\n"),
+		"mod.txt":         treeFile("old content\n"),
+		"del.txt":         treeFile("to be deleted\n"),
+		"src/old-name.go": treeFile("package src\n"),
 	})
 	before := e.tree()
 	e.ok("snap", "-m", "agent turn")
@@ -60,10 +60,10 @@ func TestE2EUndoBasics(t *testing.T) {
 // ueThreeTurns records three turns on e and returns the four states,
 // before the first turn to after the third. With end false, each turn is
 // closed by the next snap (the last one by the undo itself).
-func ueThreeTurns(t *testing.T, e *ueEnv, end bool) []ueTree {
+func ueThreeTurns(t *testing.T, e *cliEnv, end bool) []fsTree {
 	t.Helper()
-	ueWrite(t, e.dir, ueTree{"base.txt": ueF("base 0\n"), "docs/readme.md": ueF("# readme\n")})
-	states := []ueTree{e.tree()}
+	makeTree(t, e.dir, fsTree{"base.txt": treeFile("base 0\n"), "docs/readme.md": treeFile("# readme\n")})
+	states := []fsTree{e.tree()}
 	turns := []func(){
 		func() {
 			e.write("a.txt", "a from turn 1\n")
@@ -99,7 +99,7 @@ func TestE2EUndoWalk(t *testing.T) {
 	g := ueSubtests(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			s := ueThreeTurns(t, e, end)
 			for i := 2; i >= 0; i-- {
 				e.ok("undo")
@@ -121,7 +121,7 @@ func TestE2EUndoRedoWalk(t *testing.T) {
 	g := ueSubtests(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			s := ueThreeTurns(t, e, end)
 			d := e.jsonOK("undo", "3")
 			if d.Turns != 3 {
@@ -158,8 +158,8 @@ func TestE2EConflict(t *testing.T) {
 	t.Parallel()
 	g := ueSubtests(t)
 	g.run("after end", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n"), "other.txt": ueF("other\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "other.txt": treeFile("other\n")})
 		before := e.tree()
 		e.ok("snap")
 		e.write("f.txt", "agent\n")
@@ -169,14 +169,14 @@ func TestE2EConflict(t *testing.T) {
 		edited := e.tree()
 		stamps := ueStamp(t, e.dir)
 
-		r := e.code(3, "undo")
+		r := e.expect(3, "undo")
 		if !strings.Contains(r.stderr, "f.txt") || strings.Contains(r.stderr, "other.txt") {
 			t.Errorf("conflict message should name f.txt only:\n%s", r.stderr)
 		}
 		e.same("after the refused undo", edited)
 		ueSameStamps(t, "after the refused undo", ueStamp(t, e.dir), stamps)
 		// Refused again: the refusal recorded nothing that changes the answer.
-		e.code(3, "undo")
+		e.expect(3, "undo")
 		e.same("after the second refused undo", edited)
 
 		r = e.ok("undo", "--force")
@@ -189,8 +189,8 @@ func TestE2EConflict(t *testing.T) {
 	})
 
 	g.run("between turns", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n"), "g.txt": ueF("g0\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "g.txt": treeFile("g0\n")})
 		before := e.tree()
 		e.ok("snap", "-m", "turn 1")
 		e.write("f.txt", "turn 1\n")
@@ -202,7 +202,7 @@ func TestE2EConflict(t *testing.T) {
 		e.ok("end")
 		last := e.tree()
 
-		d := ueParseDoc(t, e.code(3, "--json", "undo", "2"), true)
+		d := ueParseDoc(t, e.expect(3, "--json", "undo", "2"), true)
 		ueList(t, "undo 2 conflicts", d.Conflicts, "f.txt")
 		e.same("after the refused undo 2", last)
 
@@ -215,8 +215,8 @@ func TestE2EConflict(t *testing.T) {
 	})
 
 	g.run("redo over an edit", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n")})
 		e.ok("snap")
 		e.write("f.txt", "agent\n")
 		e.ok("end")
@@ -225,7 +225,7 @@ func TestE2EConflict(t *testing.T) {
 		e.write("f.txt", "user after the undo\n")
 		edited := e.tree()
 		stamps := ueStamp(t, e.dir)
-		d := ueParseDoc(t, e.code(3, "--json", "redo"), true)
+		d := ueParseDoc(t, e.expect(3, "--json", "redo"), true)
 		ueList(t, "redo conflicts", d.Conflicts, "f.txt")
 		e.same("after the refused redo", edited)
 		ueSameStamps(t, "after the refused redo", ueStamp(t, e.dir), stamps)
@@ -243,12 +243,12 @@ func TestE2EConflict(t *testing.T) {
 // left as the user left them by undo and redo.
 func TestE2EUserChangesKept(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		"a.txt":        ueF("a0\n"),
-		"u.txt":        ueF("u0\n"),
-		"user-del.txt": ueF("the user deletes me\n"),
-		"mode.sh":      ueF("#!/bin/sh\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		"a.txt":        treeFile("a0\n"),
+		"u.txt":        treeFile("u0\n"),
+		"user-del.txt": treeFile("the user deletes me\n"),
+		"mode.sh":      treeFile("#!/bin/sh\n"),
 	})
 	before := e.tree()
 	e.ok("snap")
@@ -266,9 +266,9 @@ func TestE2EUserChangesKept(t *testing.T) {
 
 	d := e.jsonOK("undo")
 	ueDocIs(t, "undo", d, 1, []string{"a.txt"}, []string{"agentdir/file.txt"}, nil, nil, []string{"agentdir"})
-	e.same("after undo", user.with(ueTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
+	e.same("after undo", user.with(fsTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
 	e.ok("redo")
-	e.same("after redo", user.with(ueTree{"a.txt": agent["a.txt"]}))
+	e.same("after redo", user.with(fsTree{"a.txt": agent["a.txt"]}))
 }
 
 // TestE2EIgnored: ignored paths (.gitignore'd files, built-in directory
@@ -276,21 +276,21 @@ func TestE2EUserChangesKept(t *testing.T) {
 // created them; a directory the agent created stays if it holds one.
 func TestE2EIgnored(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		".gitignore":              ueF("*.log\n/secret/\n"),
-		".git/HEAD":               ueF("ref: refs/heads/main\n"),
-		".git/config":             ueF("[core]\n"),
-		".env":                    ueF("SECRET=1\n"), // a file: captured
-		"src.txt":                 ueF("src v1\n"),
-		"old.log":                 ueF("old log\n"),
-		"nested/.git/HEAD":        ueF("nested head\n"),
-		"nested/.gitignore":       ueF("generated.txt\n"),
-		"nested/code.txt":         ueF("nested code v1\n"),
-		"node_modules/pre/i.js":   ueF("pre\n"),
-		"lib/__pycache__/m.pyc":   ueF("pyc\n"),
-		"lib/m.py":                ueF("print(1)\n"),
-		"lib/deep/.git/objects/x": ueF("deep repo object\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		".gitignore":              treeFile("*.log\n/secret/\n"),
+		".git/HEAD":               treeFile("ref: refs/heads/main\n"),
+		".git/config":             treeFile("[core]\n"),
+		".env":                    treeFile("SECRET=1\n"), // a file: captured
+		"src.txt":                 treeFile("src v1\n"),
+		"old.log":                 treeFile("old log\n"),
+		"nested/.git/HEAD":        treeFile("nested head\n"),
+		"nested/.gitignore":       treeFile("generated.txt\n"),
+		"nested/code.txt":         treeFile("nested code v1\n"),
+		"node_modules/pre/i.js":   treeFile("pre\n"),
+		"lib/__pycache__/m.pyc":   treeFile("pyc\n"),
+		"lib/m.py":                treeFile("print(1)\n"),
+		"lib/deep/.git/objects/x": treeFile("deep repo object\n"),
 	})
 	before := e.tree()
 	e.ok("snap")
@@ -322,7 +322,7 @@ func TestE2EIgnored(t *testing.T) {
 	ueList(t, "undo created", d.Created)
 	// Created directories that still hold ignored paths stay.
 	ueList(t, "undo not_restorable", d.NotRestorable, "newdir", "py")
-	want := agent.with(ueTree{
+	want := agent.with(fsTree{
 		"src.txt":         before["src.txt"],
 		".env":            before[".env"],
 		"nested/code.txt": before["nested/code.txt"],
@@ -341,14 +341,14 @@ func TestE2EUncaptured(t *testing.T) {
 	g := ueSubtests(t)
 
 	g.run("preexisting files over the size limit", func(t *testing.T) {
-		e := newUE(t)
+		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-		ueWrite(t, e.dir, ueTree{
-			"big.bin":   ueF(ueBytes(100<<10, 1)),
-			"grown.bin": ueF(ueBytes(100<<10, 2)),
-			"gone.bin":  ueF(ueBytes(100<<10, 3)),
-			"small.txt": ueF("small\n"),
-			"grow.txt":  ueF("small for now\n"),
+		makeTree(t, e.dir, fsTree{
+			"big.bin":   treeFile(ueBytes(100<<10, 1)),
+			"grown.bin": treeFile(ueBytes(100<<10, 2)),
+			"gone.bin":  treeFile(ueBytes(100<<10, 3)),
+			"small.txt": treeFile("small\n"),
+			"grow.txt":  treeFile("small for now\n"),
 		})
 		before := e.tree()
 		e.ok("snap")
@@ -366,21 +366,21 @@ func TestE2EUncaptured(t *testing.T) {
 		ueList(t, "undo deleted", d.Deleted)
 		ueList(t, "undo created", d.Created)
 		ueList(t, "undo not_restorable", d.NotRestorable, "gone.bin", "grown.bin")
-		e.same("after undo", agent.with(ueTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
+		e.same("after undo", agent.with(fsTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("large directory that appeared before the turn", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"src.txt": ueF("v1\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"src.txt": treeFile("v1\n")})
 		e.ok("snap") // a previous snapshot: the directory below is new
 		e.ok("end")  // (dropped: nothing changed)
-		big := ueTree{}
+		big := fsTree{}
 		for i := 0; i < 200; i++ {
-			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = ueF(fmt.Sprintf("package p // %d\n", i))
+			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = treeFile(fmt.Sprintf("package p // %d\n", i))
 		}
-		ueWrite(t, e.dir, big)
+		makeTree(t, e.dir, big)
 		before := e.tree()
 		e.ok("snap")
 		e.write("src.txt", "v2\n")
@@ -392,22 +392,22 @@ func TestE2EUncaptured(t *testing.T) {
 		d := e.jsonOK("undo")
 		ueList(t, "undo restored", d.Restored, "src.txt")
 		ueList(t, "undo deleted", d.Deleted)
-		e.same("after undo", agent.with(ueTree{"src.txt": before["src.txt"]}))
+		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("large directory the agent created", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"src.txt": ueF("v1\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"src.txt": treeFile("v1\n")})
 		before := e.tree()
 		e.ok("snap")
 		e.write("src.txt", "v2\n")
-		gen := ueTree{}
+		gen := fsTree{}
 		for i := 0; i < 250; i++ {
-			gen[fmt.Sprintf("gen/%03d.txt", i)] = ueF(fmt.Sprintf("generated %d\n", i))
+			gen[fmt.Sprintf("gen/%03d.txt", i)] = treeFile(fmt.Sprintf("generated %d\n", i))
 		}
-		ueWrite(t, e.dir, gen)
+		makeTree(t, e.dir, gen)
 		e.ok("end")
 		agent := e.tree()
 
@@ -417,14 +417,14 @@ func TestE2EUncaptured(t *testing.T) {
 		ueList(t, "undo restored", d.Restored, "src.txt")
 		ueList(t, "undo deleted", d.Deleted)
 		ueList(t, "undo not_restorable", d.NotRestorable, "gen")
-		e.same("after undo", agent.with(ueTree{"src.txt": before["src.txt"]}))
+		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("agent-created 12 MB file", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		before := e.tree()
 		e.ok("snap")
 		e.write("big.bin", ueBytes(12<<20, 4))
@@ -447,7 +447,7 @@ func TestE2EUncaptured(t *testing.T) {
 		// forced, the edit stays recoverable from the checkpoint.
 		e.write("big.bin", agent["big.bin"].Data+"the user's tail")
 		edited := e.tree()
-		d = ueParseDoc(t, e.code(3, "--json", "undo"), true)
+		d = ueParseDoc(t, e.expect(3, "--json", "undo"), true)
 		ueList(t, "conflicting undo", d.Conflicts, "big.bin")
 		e.same("after the conflicting undo", edited)
 		d = e.jsonOK("undo", "--force")
@@ -459,9 +459,9 @@ func TestE2EUncaptured(t *testing.T) {
 	// Invariant 4 also holds for a file over the size limit: a user edit
 	// that keeps its size is still an edit.
 	g.run("same-size edit of an agent-created file over the size limit", func(t *testing.T) {
-		e := newUE(t)
+		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		e.ok("snap")
 		big := []byte(ueBytes(100<<10, 9))
 		e.write("big.bin", string(big))
@@ -469,7 +469,7 @@ func TestE2EUncaptured(t *testing.T) {
 		big[1000] ^= 0xff
 		e.write("big.bin", string(big))
 		edited := e.tree()
-		d := ueParseDoc(t, e.code(3, "--json", "undo"), true)
+		d := ueParseDoc(t, e.expect(3, "--json", "undo"), true)
 		ueList(t, "undo conflicts", d.Conflicts, "big.bin")
 		e.same("after undo", edited)
 	})
@@ -481,10 +481,10 @@ func TestE2EUncaptured(t *testing.T) {
 // goes back.
 func TestE2ERestore(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-	ueWrite(t, e.dir, ueTree{".gitignore": ueF("*.log\n"), "a.txt": ueF("a0\n"), "d/b.txt": ueF("b0\n"),
-		"pre.bin": ueF(ueBytes(100<<10, 7))}) // uncaptured at every snapshot
+	makeTree(t, e.dir, fsTree{".gitignore": treeFile("*.log\n"), "a.txt": treeFile("a0\n"), "d/b.txt": treeFile("b0\n"),
+		"pre.bin": treeFile(ueBytes(100<<10, 7))}) // uncaptured at every snapshot
 	s0 := e.tree()
 	id0 := e.snapID("snap")
 	e.write("a.txt", "a1\n")
@@ -538,7 +538,7 @@ func TestE2ERestore(t *testing.T) {
 			if json {
 				args = append([]string{"--json"}, args...)
 			}
-			r := e.tb(args...)
+			r := e.run(args...)
 			switch {
 			case r.code == 0 || r.code == 3 || r.code == 4:
 				t.Errorf("restore %q: want failure, got %v", b.id, r)
@@ -557,7 +557,7 @@ func TestE2ERestore(t *testing.T) {
 
 	// Human output, by short id.
 	// (exit 5: pre.bin, uncaptured at id0, cannot be made what it was)
-	r := e.code(exitIncomplete, "restore", id0[:12])
+	r := e.expect(exitIncomplete, "restore", id0[:12])
 	if !strings.HasPrefix(r.stdout, "restored: ") {
 		t.Errorf("restore output: %q", r.stdout)
 	}
@@ -569,7 +569,7 @@ func TestE2ERestore(t *testing.T) {
 	// To the session, the restore is an edit by the user: undoing turn 2
 	// now conflicts and changes nothing.
 	restored := e.tree()
-	e.code(3, "undo")
+	e.expect(3, "undo")
 	e.same("after the refused undo", restored)
 	cp := ueShortCheckpoint(t, r)
 	e.ok("restore", cp)
@@ -590,7 +590,7 @@ func TestE2ERestore(t *testing.T) {
 
 	// Restoring id2 removes the user's files; a second time, nothing
 	// is left to change.
-	e.code(exitIncomplete, "restore", id2) // pre.bin: exit 5
+	e.expect(exitIncomplete, "restore", id2) // pre.bin: exit 5
 	at2 := now.without("extra", "extra.txt", "huge.bin")
 	e.same("after restore id2", at2)
 	d = e.jsonIncomplete("restore", id2)
@@ -602,20 +602,20 @@ func TestE2ERestore(t *testing.T) {
 // work tree are never touched, whatever happens in them during turns.
 func TestE2ESubdirWorkTree(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	project := e.dir
 	e.dir = filepath.Join(project, "sub")
-	ueWrite(t, project, ueTree{
-		"parent.txt":         ueF("parent\n"),
-		"sibling/s.txt":      ueF("sibling\n"),
-		"sibling/deep/d.txt": ueF("deep\n"),
-		".gitignore":         ueF("*.txt\n"), // not the work tree's: must not apply
-		"sub/in.txt":         ueF("in 0\n"),
+	makeTree(t, project, fsTree{
+		"parent.txt":         treeFile("parent\n"),
+		"sibling/s.txt":      treeFile("sibling\n"),
+		"sibling/deep/d.txt": treeFile("deep\n"),
+		".gitignore":         treeFile("*.txt\n"), // not the work tree's: must not apply
+		"sub/in.txt":         treeFile("in 0\n"),
 	})
-	outsideWrite := func(p, data string) { ueWriteFile(t, filepath.Join(project, p), data) }
-	outside := func() ueTree { return ueRead(t, project).without("sub") }
+	outsideWrite := func(p, data string) { cliWriteFile(t, filepath.Join(project, p), []byte(data)) }
+	outside := func() fsTree { return readTree(t, project).without("sub") }
 
-	states := []ueTree{e.tree()}
+	states := []fsTree{e.tree()}
 	id0 := e.snapID("snap")
 	e.write("in.txt", "in 1\n")
 	e.write("new.txt", "new 1\n")
@@ -645,11 +645,11 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 	e.ok("end")
 	states = append(states, e.tree())
 
-	check := func(what string, want ueTree, args ...string) string {
+	check := func(what string, want fsTree, args ...string) string {
 		t.Helper()
 		out, stamps := outside(), ueOutsideStamps(t, project)
 		r := e.ok(args...)
-		ueSame(t, what+" (outside)", outside(), out)
+		sameTree(t, what+" (outside)", outside(), out)
 		ueSameStamps(t, what+" (outside)", ueOutsideStamps(t, project), stamps)
 		e.same(what, want)
 		return r.stdout
@@ -661,8 +661,8 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 	check("undo 3", states[0], "undo", "3")
 	check("redo 3", states[3], "redo", "3")
 	out := check("restore id0", states[0], "restore", id0)
-	check("restore the checkpoint", states[3], "restore", ueShortCheckpoint(t, ueResult{stdout: out}))
-	if got := ueRead(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
+	check("restore the checkpoint", states[3], "restore", ueShortCheckpoint(t, cliResult{stdout: out}))
+	if got := readTree(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
 		t.Errorf("parent.txt: %q", got)
 	}
 }
@@ -684,65 +684,65 @@ func ueOutsideStamps(t *testing.T, project string) map[string]string {
 // before the turn.
 type ueFlip struct {
 	name   string
-	before ueTree
-	change func(e *ueEnv, p func(string) string)
+	before fsTree
+	change func(e *cliEnv, p func(string) string)
 }
 
 var ueFlips = []ueFlip{
-	{"file to dir", ueTree{"x": ueF("a file\n")}, func(e *ueEnv, p func(string) string) {
+	{"file to dir", fsTree{"x": treeFile("a file\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x/inner.txt"), "inside\n")
 	}},
-	{"dir to file", ueTree{"x/a": ueF("a\n"), "x/sub/b": ueF("b\n"), "x/empty": ueD()}, func(e *ueEnv, p func(string) string) {
+	{"dir to file", fsTree{"x/a": treeFile("a\n"), "x/sub/b": treeFile("b\n"), "x/empty": treeDir()}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x"), "a file now\n")
 	}},
-	{"file to symlink", ueTree{"x": ueF("a file\n"), "t.txt": ueF("target\n")}, func(e *ueEnv, p func(string) string) {
+	{"file to symlink", fsTree{"x": treeFile("a file\n"), "t.txt": treeFile("target\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.link("t.txt", p("x"))
 	}},
-	{"symlink to file", ueTree{"x": ueL("t.txt"), "t.txt": ueF("target\n")}, func(e *ueEnv, p func(string) string) {
+	{"symlink to file", fsTree{"x": treeLink("t.txt"), "t.txt": treeFile("target\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x"), "a file now\n")
 	}},
-	{"dir to symlink", ueTree{"x/a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
+	{"dir to symlink", fsTree{"x/a": treeFile("a\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.link("elsewhere", p("x"))
 	}},
-	{"symlink to dir", ueTree{"x": ueL("nowhere")}, func(e *ueEnv, p func(string) string) {
+	{"symlink to dir", fsTree{"x": treeLink("nowhere")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x/a"), "a\n")
 	}},
-	{"file to empty dir", ueTree{"x": ueF("a file\n")}, func(e *ueEnv, p func(string) string) {
+	{"file to empty dir", fsTree{"x": treeFile("a file\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.mkdir(p("x"))
 	}},
-	{"file mode only", ueTree{"run.sh": ueF("#!/bin/sh\necho hi\n")}, func(e *ueEnv, p func(string) string) {
+	{"file mode only", fsTree{"run.sh": treeFile("#!/bin/sh\necho hi\n")}, func(e *cliEnv, p func(string) string) {
 		e.chmod(p("run.sh"), 0o755)
 	}},
-	{"file mode removed", ueTree{"run.sh": ueFM("#!/bin/sh\n", 0o750)}, func(e *ueEnv, p func(string) string) {
+	{"file mode removed", fsTree{"run.sh": treeFileMode("#!/bin/sh\n", 0o750)}, func(e *cliEnv, p func(string) string) {
 		e.chmod(p("run.sh"), 0o600)
 	}},
-	{"dir mode only", ueTree{"d": ueD(), "d/a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
+	{"dir mode only", fsTree{"d": treeDir(), "d/a": treeFile("a\n")}, func(e *cliEnv, p func(string) string) {
 		e.chmod(p("d"), 0o700)
 	}},
-	{"content and mode", ueTree{"f": ueF("one\n")}, func(e *ueEnv, p func(string) string) {
+	{"content and mode", fsTree{"f": treeFile("one\n")}, func(e *cliEnv, p func(string) string) {
 		e.write(p("f"), "two\n")
 		e.chmod(p("f"), 0o640)
 	}},
-	{"symlink target", ueTree{"l": ueL("a"), "a": ueF("a\n"), "b": ueF("b\n")}, func(e *ueEnv, p func(string) string) {
+	{"symlink target", fsTree{"l": treeLink("a"), "a": treeFile("a\n"), "b": treeFile("b\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("l"))
 		e.link("b", p("l"))
 	}},
-	{"symlink target outside", ueTree{"l": ueL("/etc/passwd")}, func(e *ueEnv, p func(string) string) {
+	{"symlink target outside", fsTree{"l": treeLink("/etc/passwd")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("l"))
 		e.link("../../../outside", p("l"))
 	}},
-	{"empty dirs created", ueTree{"a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
+	{"empty dirs created", fsTree{"a": treeFile("a\n")}, func(e *cliEnv, p func(string) string) {
 		e.mkdir(p("e"))
 		e.mkdir(p("e2/sub/subsub"))
 	}},
-	{"empty dirs deleted", ueTree{"a": ueF("a\n"), "e": ueD(), "e2/sub/subsub": ueD(), "e3": ueDM(0o700)}, func(e *ueEnv, p func(string) string) {
+	{"empty dirs deleted", fsTree{"a": treeFile("a\n"), "e": treeDir(), "e2/sub/subsub": treeDir(), "e3": treeDirMode(0o700)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("e"))
 		e.rm(p("e2"))
 		e.rm(p("e3"))
@@ -758,8 +758,8 @@ func TestE2ETypeFlips(t *testing.T) {
 	// twice: a second round of undo and redo, after the first has left
 	// its stat data behind.
 	run := func(t *testing.T, flips []ueFlip, prefixed, twice bool) {
-		e := newUE(t)
-		before := ueTree{}
+		e := newUndoEnv(t)
+		before := fsTree{}
 		prefix := func(f ueFlip) func(string) string {
 			if !prefixed {
 				return func(s string) string { return s }
@@ -772,7 +772,7 @@ func TestE2ETypeFlips(t *testing.T) {
 				before[prefix(f)(path)] = n
 			}
 		}
-		ueWrite(t, e.dir, before)
+		makeTree(t, e.dir, before)
 		before = e.tree()
 		e.ok("snap")
 		for _, f := range flips {
@@ -806,12 +806,12 @@ func TestE2ETypeFlips(t *testing.T) {
 // document with the contract's keys and path lists, also on conflict.
 func TestE2EJSON(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		"keep.txt":         ueF("keep\n"),
-		"mod.txt":          ueF("mod 0\n"),
-		"del.txt":          ueF("del\n"),
-		"dir/deep/old.txt": ueF("old\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		"keep.txt":         treeFile("keep\n"),
+		"mod.txt":          treeFile("mod 0\n"),
+		"del.txt":          treeFile("del\n"),
+		"dir/deep/old.txt": treeFile("old\n"),
 	})
 	before := e.tree()
 	id0 := e.snapID("snap")
@@ -852,7 +852,7 @@ func TestE2EJSON(t *testing.T) {
 	e.write("newlink", "a file where the turn left a symlink\n")
 	edited := e.tree()
 	stamps := ueStamp(t, e.dir)
-	r := e.code(3, "--json", "undo")
+	r := e.expect(3, "--json", "undo")
 	d = ueParseDoc(t, r, true)
 	// dir/deep/new.txt is gone already, as the undo would leave it: a
 	// path the undo does not change is no conflict.
@@ -875,7 +875,7 @@ func TestE2EJSON(t *testing.T) {
 
 	// Usage errors also give one document, and change nothing.
 	for _, args := range [][]string{{"undo", "0"}, {"undo", "x"}, {"redo", "-1"}, {"undo", "1", "2"}} {
-		r := e.tb(append([]string{"--json"}, args...)...)
+		r := e.run(append([]string{"--json"}, args...)...)
 		if r.code != 2 {
 			t.Errorf("want exit 2, got %v", r)
 		}
@@ -887,8 +887,8 @@ func TestE2EJSON(t *testing.T) {
 
 	t.Run("odd names", func(t *testing.T) {
 		t.Parallel()
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		before := e.tree()
 		names := []string{"sp ace.txt", "ünïcødé.txt", `quo"te.txt`, "-rf", `back\slash`, "new\nline", "dir with space/日本.txt", "tab\tname"}
 		e.ok("snap")
@@ -910,9 +910,9 @@ func TestE2EJSON(t *testing.T) {
 // turns.
 func TestE2ESessions(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{"a.txt": ueF("a0\n"), "b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")})
-	s := func(name string, args ...string) ueResult {
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")})
+	s := func(name string, args ...string) cliResult {
 		t.Helper()
 		return e.ok(append([]string{"--session", name}, args...)...)
 	}
@@ -928,14 +928,14 @@ func TestE2ESessions(t *testing.T) {
 	all := e.tree()
 
 	s("b", "undo")
-	e.same("b undo", all.with(ueTree{"b.txt": ueF("b0\n")}))
+	e.same("b undo", all.with(fsTree{"b.txt": treeFile("b0\n")}))
 	s("a", "undo")
-	e.same("a undo", all.with(ueTree{"b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")}))
+	e.same("a undo", all.with(fsTree{"b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")}))
 	// TURNBACK_SESSION selects a session too.
 	e.extra = []string{"TURNBACK_SESSION=a"}
 	e.ok("undo")
 	e.extra = nil
-	e.same("a undo 2", all.with(ueTree{"a.txt": ueF("a0\n"), "b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")}))
+	e.same("a undo 2", all.with(fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")}))
 	if r := s("a", "undo"); r.stdout != "nothing to undo\n" {
 		t.Errorf("a: third undo: %q", r.stdout)
 	}
@@ -946,7 +946,7 @@ func TestE2ESessions(t *testing.T) {
 		t.Errorf("default session: %q", r.stdout)
 	}
 	s("b", "redo")
-	e.same("b redo", all.with(ueTree{"a.txt": ueF("a0\n"), "shared.txt": ueF("s0\n")}))
+	e.same("b redo", all.with(fsTree{"a.txt": treeFile("a0\n"), "shared.txt": treeFile("s0\n")}))
 	if r := s("b", "redo"); r.stdout != "nothing to redo\n" {
 		t.Errorf("b: second redo: %q", r.stdout)
 	}
@@ -959,7 +959,7 @@ func TestE2ESessions(t *testing.T) {
 	e.write("shared.txt", "s by b\n")
 	s("b", "end")
 	last := e.tree()
-	e.code(3, "--session", "a", "undo")
+	e.expect(3, "--session", "a", "undo")
 	e.same("a's refused undo", last)
 	s("b", "undo")
 	e.same("b undo of shared", all)
