@@ -164,10 +164,7 @@ func (e *cliEnv) environ() []string {
 func (e *cliEnv) exec(wd string, stdin []byte, args ...string) cliResult {
 	e.t.Helper()
 	if wd == "" {
-		wd = e.wd
-		if e.inDir {
-			wd = e.dir
-		}
+		wd = e.workDir()
 	}
 	ctx := context.Background()
 	if e.timeout > 0 {
@@ -196,6 +193,22 @@ func (e *cliEnv) execHere(ctx context.Context, wd string, stdin []byte, args []s
 		cwd: wd, stdin: bytes.NewReader(stdin)}
 	code := execute(ctx, g)
 	return cliResult{args: args, stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// command prepares the binary to run a command on the work tree (and
+// store) of e, for tests that start, signal or wait for it themselves.
+func (e *cliEnv) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(e.bin, append(e.flags(), args...)...)
+	cmd.Dir, cmd.Env = e.workDir(), e.environ()
+	return cmd
+}
+
+// workDir is where run starts commands.
+func (e *cliEnv) workDir() string {
+	if e.inDir {
+		return e.dir
+	}
+	return e.wd
 }
 
 // flags are what run puts before a command's arguments.
@@ -350,6 +363,7 @@ func newStoreEnv(t testing.TB) *cliEnv {
 	t.Helper()
 	e := newCLI(t, "work")
 	e.store = filepath.Join(e.base, "store")
+	e.timeout = 0 // gc of a long history on a busy disk takes what it takes
 	return e
 }
 

@@ -7,14 +7,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,144 +22,8 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
-
-// gcEnv is one work tree with its own store, HOME and XDG_DATA_HOME.
-type gcEnv struct {
-	t     testing.TB
-	bin   string
-	base  string
-	home  string
-	xdg   string
-	dir   string   // the work tree, passed as -C
-	store string   // the store, passed as --store ("" = default location)
-	extra []string // extra environment, KEY=VALUE
-}
-
-func newGCEnv(t testing.TB) *gcEnv {
-	t.Helper()
-	base := t.TempDir()
-	if real, err := filepath.EvalSymlinks(base); err == nil {
-		base = real
-	}
-	e := &gcEnv{t: t, bin: testBinary(t), base: base, home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"),
-		dir: filepath.Join(base, "work"), store: filepath.Join(base, "store")}
-	for _, d := range []string{e.home, e.xdg, e.dir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e
-}
-
-// environ is the caller's environment minus everything that steers
-// turnback, with HOME and XDG_DATA_HOME private to the test.
-func (e *gcEnv) environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TURNBACK_") || k == "XDG_DATA_HOME" || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+e.home, "XDG_DATA_HOME="+e.xdg, "TURNBACK_AUTO_WATCH=0")
-	return append(env, e.extra...)
-}
-
-type gcOut struct {
-	args           []string
-	stdout, stderr string
-	code           int
-}
-
-func (r gcOut) String() string {
-	return fmt.Sprintf("turnback %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// command prepares the binary on the work tree (and store) of e.
-func (e *gcEnv) command(args ...string) *exec.Cmd {
-	full := []string{"-C", e.dir}
-	if e.store != "" {
-		full = append(full, "--store", e.store)
-	}
-	cmd := exec.Command(e.bin, append(full, args...)...)
-	cmd.Dir, cmd.Env = e.base, e.environ()
-	return cmd
-}
-
-// raw runs the binary with exactly args (no -C, no --store) in dir.
-func (e *gcEnv) raw(dir string, args ...string) gcOut {
-	e.t.Helper()
-	cmd := exec.Command(e.bin, args...)
-	cmd.Dir, cmd.Env = dir, e.environ()
-	return gcFinish(e.t, cmd, args)
-}
-
-func gcFinish(t testing.TB, cmd *exec.Cmd, args []string) gcOut {
-	t.Helper()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := gcOut{args: args, stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running turnback %v: %v", args, err)
-	}
-	return r
-}
-
-func (e *gcEnv) run(args ...string) gcOut {
-	e.t.Helper()
-	return gcFinish(e.t, e.command(args...), args)
-}
-
-// ok runs the binary and fails the test unless it exits 0.
-func (e *gcEnv) ok(args ...string) gcOut {
-	e.t.Helper()
-	r := e.run(args...)
-	if r.code != 0 {
-		e.t.Fatalf("%v", r)
-	}
-	return r
-}
-
-func (e *gcEnv) write(rel string, data []byte) {
-	e.t.Helper()
-	p := filepath.Join(e.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-func (e *gcEnv) read(rel string) []byte {
-	e.t.Helper()
-	data, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return data
-}
-
-// gcOneJSON decodes s as exactly one JSON document into v.
-func gcOneJSON(t testing.TB, s string, v any) {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("stdout is not a JSON document: %v\n%s", err, s)
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		t.Fatalf("stdout holds more than one JSON document (%v):\n%s", err, s)
-	}
-}
 
 // gcResultDoc is the JSON of "gc".
 type gcResultDoc struct {
@@ -176,11 +37,11 @@ type gcResultDoc struct {
 	DryRun             bool  `json:"dry_run"`
 }
 
-func (e *gcEnv) gcJSON(args ...string) gcResultDoc {
+func (e *cliEnv) gcJSON(args ...string) gcResultDoc {
 	e.t.Helper()
 	r := e.ok(append([]string{"--json", "gc"}, args...)...)
 	var doc gcResultDoc
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc
 }
 
@@ -195,13 +56,13 @@ type gcTurnDoc struct {
 
 // turns returns the session's turns as "log --json" lists them: undone
 // ones first, then the undo stack newest first.
-func (e *gcEnv) turns(args ...string) []gcTurnDoc {
+func (e *cliEnv) turns(args ...string) []gcTurnDoc {
 	e.t.Helper()
 	r := e.ok(append(append([]string{"--json"}, args...), "log")...)
 	var doc struct {
 		Turns []gcTurnDoc `json:"turns"`
 	}
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc.Turns
 }
 
@@ -211,11 +72,11 @@ type gcVerifyDoc struct {
 	Contents  int `json:"contents"`
 }
 
-func (e *gcEnv) verify() gcVerifyDoc {
+func (e *cliEnv) verify() gcVerifyDoc {
 	e.t.Helper()
 	r := e.ok("--json", "verify")
 	var doc gcVerifyDoc
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc
 }
 
@@ -231,73 +92,6 @@ func gcRandom(seed uint64, size int) []byte {
 	b := make([]byte, size)
 	rand.NewChaCha8(key).Read(b)
 	return b
-}
-
-// gcTree is a work tree's regular files (slash paths) with their content,
-// and its directories (content nil, marked by a trailing slash).
-type gcTree map[string][]byte
-
-func gcReadTree(t testing.TB, root string) gcTree {
-	t.Helper()
-	out := gcTree{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.IsDir():
-			out[rel+"/"] = nil
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = data
-		default:
-			out[rel+"@"+d.Type().String()] = nil
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("read tree %s: %v", root, err)
-	}
-	return out
-}
-
-// gcTreeDiff lists how got differs from want, byte for byte.
-func gcTreeDiff(got, want gcTree) []string {
-	var out []string
-	for p, w := range want {
-		g, ok := got[p]
-		switch {
-		case !ok:
-			out = append(out, "missing "+p)
-		case !bytes.Equal(g, w):
-			out = append(out, fmt.Sprintf("differs %s (%d bytes, want %d)", p, len(g), len(w)))
-		}
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			out = append(out, "unexpected "+p)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (e *gcEnv) wantTree(what string, want gcTree) {
-	e.t.Helper()
-	if d := gcTreeDiff(gcReadTree(e.t, e.dir), want); len(d) > 0 {
-		if len(d) > 10 {
-			d = append(d[:10], "...")
-		}
-		e.t.Fatalf("%s: the work tree is not as expected:\n%s", what, strings.Join(d, "\n"))
-	}
 }
 
 // gcCopyDir copies the regular files and directories under src to dst.
@@ -341,7 +135,7 @@ func gcCopyDir(t testing.TB, src, dst string) {
 
 // gcAPI opens the work tree's store in process, for building long
 // histories quickly; close it before running the binary.
-func (e *gcEnv) gcAPI(opts turnback.Options) *turnback.Repo {
+func (e *cliEnv) gcAPI(opts turnback.Options) *turnback.Repo {
 	e.t.Helper()
 	opts.Store = e.store
 	repo, err := turnback.Open(context.Background(), e.dir, opts)
@@ -363,7 +157,7 @@ func gcBuildVia() string {
 
 // gcHistory records turns: before each turn snap, then edit(i), then end.
 // It goes through the binary or the library as gcBuildVia says.
-func (e *gcEnv) gcHistory(n int, edit func(i int)) {
+func (e *cliEnv) gcHistory(n int, edit func(i int)) {
 	e.t.Helper()
 	if gcBuildVia() == "binary" {
 		for i := 1; i <= n; i++ {
@@ -411,14 +205,14 @@ func TestGCReclaimsDiskSpace(t *testing.T) {
 	if testing.Short() {
 		turns = 40
 	}
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	version := func(i int) []byte { return gcRandom(uint64(1000+i), size) }
-	e.write("README", []byte("a folder with one big binary file\n"))
+	e.writeBytes("README", []byte("a folder with one big binary file\n"))
 	// Automatic retention would keep 100 turns (and gc at 50-turn marks):
 	// let it keep them all, so that gc faces every version.
 	e.extra = append(e.extra, "TURNBACK_KEEP_TURNS=1000")
 	start := time.Now()
-	e.gcHistory(turns, func(i int) { e.write("big.bin", version(i)) })
+	e.gcHistory(turns, func(i int) { e.writeBytes("big.bin", version(i)) })
 	build := time.Since(start)
 
 	duBefore := gcDU(t, e.store)
@@ -479,14 +273,14 @@ func TestGCReclaimsDiskSpace(t *testing.T) {
 }
 
 // gcApply makes the work tree go from state from to state to.
-func (e *gcEnv) gcApply(from, to gcTree) {
+func (e *cliEnv) gcApply(from, to fsTree) {
 	e.t.Helper()
-	for p, data := range to {
-		if strings.HasSuffix(p, "/") {
+	for p, n := range to {
+		if n.Kind != treetest.KindFile {
 			continue
 		}
-		if old, ok := from[p]; !ok || !bytes.Equal(old, data) {
-			e.write(p, data)
+		if old, ok := from[p]; !ok || old.Data != n.Data {
+			e.write(p, n.Data)
 		}
 	}
 	var gone []string
@@ -498,10 +292,15 @@ func (e *gcEnv) gcApply(from, to gcTree) {
 	// Files before their directories.
 	sort.Sort(sort.Reverse(sort.StringSlice(gone)))
 	for _, p := range gone {
-		if err := os.Remove(filepath.Join(e.dir, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err != nil {
-			e.t.Fatal(err)
-		}
+		e.remove(p)
 	}
+}
+
+// wantTree fails the test unless the work tree holds exactly want's
+// files (byte for byte) and directories; modes are not compared.
+func (e *cliEnv) wantTree(what string, want fsTree) {
+	e.t.Helper()
+	treetest.Equal(e.t, what, treetest.Tree(readTree(e.t, e.dir, treetest.NoModes())), treetest.Tree(want))
 }
 
 // gcKillState is the work tree after turn i of the kill test (0: before
@@ -510,12 +309,14 @@ func (e *gcEnv) gcApply(from, to gcTree) {
 // which is deleted two turns later (its directory with it), and 600
 // small files of which each turn rewrites a quarter (many blobs for gc
 // to sweep).
-func gcKillState(i, big int) gcTree {
-	s := gcTree{
-		"README":      []byte("kill test\n"),
-		"big.bin":     gcRandom(uint64(2000+i), big),
-		"mid.bin":     gcRandom(uint64(5000+i/2), 300<<10),
-		"counter.txt": []byte(fmt.Sprintf("%d\n", i)),
+func gcKillState(i, big int) fsTree {
+	file := func(data []byte) treetest.Entry { return treetest.Entry{Kind: treetest.KindFile, Data: string(data)} }
+	dir := treetest.Entry{Kind: treetest.KindDir}
+	s := fsTree{
+		"README":      file([]byte("kill test\n")),
+		"big.bin":     file(gcRandom(uint64(2000+i), big)),
+		"mid.bin":     file(gcRandom(uint64(5000+i/2), 300<<10)),
+		"counter.txt": file([]byte(fmt.Sprintf("%d\n", i))),
 	}
 	for f := range 600 {
 		// File f was last rewritten at the latest turn <= i that is
@@ -524,17 +325,17 @@ func gcKillState(i, big int) gcTree {
 		if last < 0 {
 			last = 0
 		}
-		s[fmt.Sprintf("gen/d%d/", f%6)] = nil
-		s[fmt.Sprintf("gen/d%d/f%03d.dat", f%6, f)] = gcRandom(uint64(1_000_000*last+f), 512+f)
+		s[fmt.Sprintf("gen/d%d", f%6)] = dir
+		s[fmt.Sprintf("gen/d%d/f%03d.dat", f%6, f)] = file(gcRandom(uint64(1_000_000*last+f), 512+f))
 	}
-	s["gen/"] = nil
+	s["gen"] = dir
 	for j := 1; j <= i; j++ {
 		if j%4 == 0 && i >= j+2 {
 			continue
 		}
-		s["notes/"] = nil
-		s[fmt.Sprintf("notes/g%d/", j%3)] = nil
-		s[fmt.Sprintf("notes/g%d/n%03d.txt", j%3, j)] = []byte(fmt.Sprintf("note %d\n", j))
+		s["notes"] = dir
+		s[fmt.Sprintf("notes/g%d", j%3)] = dir
+		s[fmt.Sprintf("notes/g%d/n%03d.txt", j%3, j)] = file([]byte(fmt.Sprintf("note %d\n", j)))
 	}
 	return s
 }
@@ -610,9 +411,9 @@ func gcKillDelay(k, n int, full time.Duration) time.Duration {
 // and then kills gc at the points plan yields, checking the store after
 // each kill. It returns the calibrated duration.
 func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yield func(k int, delay time.Duration)), count func(phase string)) time.Duration {
-	e := newGCEnv(t)
-	state := func(i int) gcTree { return gcKillState(i, big) }
-	e.gcApply(gcTree{}, state(0))
+	e := newStoreEnv(t)
+	state := func(i int) fsTree { return gcKillState(i, big) }
+	e.gcApply(fsTree{}, state(0))
 	start := time.Now()
 	e.gcHistory(turns, func(i int) { e.gcApply(state(i-1), state(i)) })
 	pristine := filepath.Join(e.base, "pristine")
@@ -631,7 +432,7 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 		if err := os.RemoveAll(e.dir); err != nil {
 			t.Fatal(err)
 		}
-		e.gcApply(gcTree{}, state(turns))
+		e.gcApply(fsTree{}, state(turns))
 	}
 
 	// Calibrate: how long does an uninterrupted gc take (the shortest of
@@ -701,7 +502,7 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 
 // gcKillPhase names where a killed gc stopped, from what the store looks
 // like afterwards.
-func gcKillPhase(e *gcEnv, finished bool, final int64) string {
+func gcKillPhase(e *cliEnv, finished bool, final int64) string {
 	if finished {
 		return "finished before the kill"
 	}
@@ -719,14 +520,14 @@ func gcKillPhase(e *gcEnv, finished bool, final int64) string {
 
 // gcSmallHistory records n turns through the binary: each rewrites
 // big.bin (1 MiB of random bytes, version i) and counter.txt.
-func (e *gcEnv) gcSmallHistory(n int) {
+func (e *cliEnv) gcSmallHistory(n int) {
 	e.t.Helper()
-	e.write("same.txt", []byte("never changes\n"))
-	e.write("big.bin", gcRandom(3000, 1<<20))
+	e.writeBytes("same.txt", []byte("never changes\n"))
+	e.writeBytes("big.bin", gcRandom(3000, 1<<20))
 	for i := 1; i <= n; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
-		e.write("big.bin", gcRandom(uint64(3000+i), 1<<20))
-		e.write("counter.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("big.bin", gcRandom(uint64(3000+i), 1<<20))
+		e.writeBytes("counter.txt", []byte(fmt.Sprint(i)))
 		e.ok("end")
 	}
 }
@@ -735,7 +536,7 @@ func (e *gcEnv) gcSmallHistory(n int) {
 // (the same counts the real gc then reports) and changes nothing: not the
 // store's disk use, not what verify checks, not the turns.
 func TestGCDryRunRemovesNothing(t *testing.T) {
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.gcSmallHistory(8)
 	v0 := e.verify()
 	turns0 := e.turns()
@@ -782,12 +583,12 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 // TestGCJSONOneDocument: "gc --json" prints exactly one JSON document
 // with the counts and the store size before and after.
 func TestGCJSONOneDocument(t *testing.T) {
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.gcSmallHistory(3)
 	for _, args := range [][]string{{"--json", "gc", "--keep", "1"}, {"gc", "--json"}, {"gc", "--dry-run", "--json"}} {
 		r := e.ok(args...)
 		var doc map[string]any
-		gcOneJSON(t, r.stdout, &doc)
+		cliOneJSON(t, r.stdout, &doc)
 		for _, k := range []string{"turns_forgotten", "snapshots_forgotten", "blobs_removed", "chunk_lists_removed", "blobs_kept", "size_before", "size_after"} {
 			if _, ok := doc[k].(float64); !ok {
 				t.Errorf("%v: %q is %v; want a number\n%s", args, k, doc[k], r.stdout)
@@ -807,11 +608,11 @@ func TestGCJSONOneDocument(t *testing.T) {
 // undoes and redoes normally. The newest turn also stays when it is
 // closed.
 func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("f.txt", []byte("0"))
+	e := newStoreEnv(t)
+	e.writeBytes("f.txt", []byte("0"))
 	for i := 1; i <= 3; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
-		e.write("f.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("f.txt", []byte(fmt.Sprint(i)))
 		e.ok("end")
 	}
 	if res := e.gcJSON("--older-than", "1h"); res.TurnsForgotten != 0 {
@@ -819,7 +620,7 @@ func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
 	}
 	e.ok("snap", "-m", "open turn")
 	time.Sleep(1200 * time.Millisecond)
-	e.write("f.txt", []byte("4"))
+	e.writeBytes("f.txt", []byte("4"))
 	res := e.gcJSON("--older-than", "1s")
 	if res.TurnsForgotten != 3 {
 		t.Errorf("gc --older-than 1s after 1.2s: %+v; want 3 turns forgotten", res)
@@ -855,7 +656,7 @@ func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
 // TestGCKeepZeroIsUsageError: "gc --keep 0" and a bad --older-than exit 2
 // and change nothing.
 func TestGCKeepZeroIsUsageError(t *testing.T) {
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.gcSmallHistory(2)
 	for _, args := range [][]string{{"gc", "--keep", "0"}, {"gc", "--older-than", "soon"}, {"gc", "--older-than", "-5s"}, {"gc", "--keep", "x"}} {
 		r := e.run(args...)
@@ -871,7 +672,7 @@ func TestGCKeepZeroIsUsageError(t *testing.T) {
 			t.Errorf("%v; want exit 2", r)
 			continue
 		}
-		gcOneJSON(t, r.stdout, &doc)
+		cliOneJSON(t, r.stdout, &doc)
 		if doc.ExitCode != 2 || doc.Error == "" {
 			t.Errorf("--json %v: %+v; want exit_code 2 and an error", args, doc)
 		}
@@ -901,11 +702,11 @@ type gcInfoDoc struct {
 	KeepAgeDays   int    `json:"keep_age_days"`
 }
 
-func (e *gcEnv) info(args ...string) gcInfoDoc {
+func (e *cliEnv) info(args ...string) gcInfoDoc {
 	e.t.Helper()
 	r := e.ok(append(append([]string{"--json"}, args...), "info")...)
 	var doc gcInfoDoc
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc
 }
 
@@ -915,11 +716,11 @@ func (e *gcEnv) info(args ...string) gcInfoDoc {
 // and its size, and the limits in force (defaults, then from the
 // environment).
 func TestInfoReportsStore(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("big.bin", gcRandom(7, 1<<20))
-	e.write("small.txt", []byte("a"))
+	e := newStoreEnv(t)
+	e.writeBytes("big.bin", gcRandom(7, 1<<20))
+	e.writeBytes("small.txt", []byte("a"))
 	e.ok("snap", "-m", "edit small")
-	e.write("small.txt", []byte("bb"))
+	e.writeBytes("small.txt", []byte("bb"))
 	e.ok("end")
 
 	in := e.info()
@@ -1016,7 +817,7 @@ func gcExists(p string) bool {
 // keeps the other (and a directory that is no store). A store in use is
 // never deleted.
 func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.store = ""
 	a, b := filepath.Join(e.base, "project-a"), filepath.Join(e.base, "project-b")
 	for _, d := range []string{a, b} {
@@ -1026,7 +827,7 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(d, "main.go"), []byte("package main\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r := e.raw(d, "snap", "-m", "first"); r.code != 0 {
+		if r := e.exec(d, nil, "snap", "-m", "first"); r.code != 0 {
 			t.Fatalf("%v", r)
 		}
 	}
@@ -1036,21 +837,21 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 	if err := os.MkdirAll(junk, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.raw(e.base, "gc", "--stores"); r.code != 0 || r.stdout != "no orphaned stores\n" {
+	if r := e.exec(e.base, nil, "gc", "--stores"); r.code != 0 || r.stdout != "no orphaned stores\n" {
 		t.Fatalf("with both folders present: %v; want \"no orphaned stores\"", r)
 	}
 	if err := os.RemoveAll(a); err != nil {
 		t.Fatal(err)
 	}
 
-	r := e.raw(e.base, "gc", "--stores")
+	r := e.exec(e.base, nil, "gc", "--stores")
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if r.code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "  "+storeA+"  (folder "+a+" is gone)") ||
 		!strings.HasPrefix(lines[1], "1 stores, ") || !strings.HasSuffix(lines[1], "run with --yes to delete them") ||
 		strings.Contains(r.stdout, storeB) {
 		t.Errorf("gc --stores: %v\nwant exactly %s listed", r, storeA)
 	}
-	r = e.raw(e.base, "--json", "gc", "--stores")
+	r = e.exec(e.base, nil, "--json", "gc", "--stores")
 	var doc struct {
 		Stores []struct {
 			Store    string `json:"store"`
@@ -1059,7 +860,7 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 		} `json:"stores"`
 		Deleted bool `json:"deleted"`
 	}
-	gcOneJSON(t, r.stdout, &doc)
+	cliOneJSON(t, r.stdout, &doc)
 	if r.code != 0 || len(doc.Stores) != 1 || doc.Stores[0].Store != storeA || doc.Stores[0].WorkTree != a || doc.Stores[0].Bytes <= 0 || doc.Deleted {
 		t.Errorf("--json gc --stores: %+v; want only %s, not deleted", doc, storeA)
 	}
@@ -1074,13 +875,13 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = e.raw(e.base, "gc", "--stores", "--yes")
+	r = e.exec(e.base, nil, "gc", "--stores", "--yes")
 	held.Close()
 	if r.code != 0 || !gcExists(storeA) {
 		t.Errorf("gc --stores --yes while the orphan is held: %v; exists afterwards: %v (want it kept)", r, gcExists(storeA))
 	}
 
-	r = e.raw(e.base, "gc", "--stores", "--yes")
+	r = e.exec(e.base, nil, "gc", "--stores", "--yes")
 	if r.code != 0 || !strings.Contains(r.stdout, storeA) || !strings.Contains(r.stdout, "deleted 1 stores") {
 		t.Errorf("gc --stores --yes: %v", r)
 	}
@@ -1090,10 +891,10 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 	if !gcExists(storeB) || !gcExists(junk) {
 		t.Errorf("gc --stores --yes deleted %s (%v) or %s (%v); want both kept", storeB, gcExists(storeB), junk, gcExists(junk))
 	}
-	if r := e.raw(b, "--json", "log"); r.code != 0 || !strings.Contains(r.stdout, `"message": "first"`) {
+	if r := e.exec(b, nil, "--json", "log"); r.code != 0 || !strings.Contains(r.stdout, `"message": "first"`) {
 		t.Errorf("the other folder's store no longer works: %v", r)
 	}
-	if r := e.raw(e.base, "gc", "--stores"); r.stdout != "no orphaned stores\n" {
+	if r := e.exec(e.base, nil, "gc", "--stores"); r.stdout != "no orphaned stores\n" {
 		t.Errorf("after deleting the orphan: %v", r)
 	}
 }
@@ -1113,14 +914,14 @@ func TestGCKeepsSessionBase(t *testing.T) {
 }
 
 func gcKeepsSessionBase(t *testing.T, how string) {
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	a, b := []string{"--session", "a"}, []string{"--session", "b"}
 	with := func(s []string, args ...string) []string { return append(append([]string{}, s...), args...) }
-	e.write("f.txt", []byte("0"))
+	e.writeBytes("f.txt", []byte("0"))
 	e.ok(with(a, "snap")...)
-	e.write("f.txt", []byte("1"))
+	e.writeBytes("f.txt", []byte("1"))
 	e.ok(with(a, "end")...)
-	e.write("g.txt", []byte("the user's edit"))
+	e.writeBytes("g.txt", []byte("the user's edit"))
 	switch how {
 	case "dropped turn":
 		e.ok(with(a, "snap")...)
@@ -1131,7 +932,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 	}
 	for i := 1; i <= 2; i++ {
 		e.ok(with(b, "snap")...)
-		e.write("h.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("h.txt", []byte(fmt.Sprint(i)))
 		e.ok(with(b, "end")...)
 	}
 	type statusDoc struct {
@@ -1142,7 +943,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 		} `json:"changes"`
 	}
 	var before statusDoc
-	gcOneJSON(t, e.ok(with(a, "--json", "status")...).stdout, &before)
+	cliOneJSON(t, e.ok(with(a, "--json", "status")...).stdout, &before)
 	if len(before.Changes) != 1 || before.Changes[0].Path != "h.txt" {
 		t.Fatalf("before gc, session a's status: %+v; want h.txt added", before)
 	}
@@ -1153,7 +954,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 		t.Errorf("after gc, session a's status fails (gc removed its base %s): %v", before.Base[:12], r)
 	} else {
 		var after statusDoc
-		gcOneJSON(t, r.stdout, &after)
+		cliOneJSON(t, r.stdout, &after)
 		if fmt.Sprint(after) != fmt.Sprint(before) {
 			t.Errorf("after gc, session a's status: %+v; before gc %+v", after, before)
 		}
@@ -1172,10 +973,10 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 // by leaving an empty memtable file, with the next file number, in a
 // closed store.
 func TestGCStoreOpensAfterCrashMidOpen(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("a.txt", []byte("1"))
+	e := newStoreEnv(t)
+	e.writeBytes("a.txt", []byte("1"))
 	e.ok("snap")
-	e.write("a.txt", []byte("2"))
+	e.writeBytes("a.txt", []byte("2"))
 	e.ok("end")
 	db := filepath.Join(e.store, "db")
 	next := 1
