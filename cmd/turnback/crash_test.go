@@ -16,7 +16,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // crashWorkers is how many worlds (work tree + store) run crash points in
@@ -51,122 +52,33 @@ func crashSkipNonUnix(t *testing.T) {
 
 // ---- byte-level tree state ----
 
-// crashEntry is one path of a work tree: kind ('f', 'd', 'l'), permission
-// bits (setuid, setgid and sticky included; not for symlinks), and the
-// content's size and SHA-256 or the link target.
-type crashEntry struct {
-	Kind   byte
-	Perm   fs.FileMode
-	Size   int64
-	Sum    [32]byte
-	Target string
-}
-
-type crashState map[string]crashEntry
-
-const crashModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
-// crashScan records the state of the tree at root, and lists the staging
-// files (names starting with ".turnback-") found anywhere in it.
-func crashScan(root string) (crashState, []string, error) {
-	st := crashState{}
-	var staging []string
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		abs := filepath.Join(root, filepath.FromSlash(rel))
-		fi, err := os.Lstat(abs)
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(fi.Name(), ".turnback-") {
-			staging = append(staging, rel)
-		}
-		m := fi.Mode()
-		switch {
-		case m.IsDir():
-			st[rel] = crashEntry{Kind: 'd', Perm: m & crashModeBits}
-			names, err := crashReadDirNames(abs)
-			if err != nil {
-				return err
-			}
-			for _, n := range names {
-				child := n
-				if rel != "." {
-					child = rel + "/" + n
-				}
-				if err := walk(child); err != nil {
-					return err
-				}
-			}
-		case m&fs.ModeSymlink != 0:
-			target, err := os.Readlink(abs)
-			if err != nil {
-				return err
-			}
-			st[rel] = crashEntry{Kind: 'l', Target: target}
-		case m.IsRegular():
-			f, err := os.Open(abs)
-			if err != nil {
-				return err
-			}
-			h := sha256.New()
-			n, err := io.Copy(h, f)
-			f.Close()
-			if err != nil {
-				return err
-			}
-			e := crashEntry{Kind: 'f', Perm: m & crashModeBits, Size: n}
-			copy(e.Sum[:], h.Sum(nil))
-			st[rel] = e
-		default:
-			return fmt.Errorf("%s: unexpected file type %v", rel, m.Type())
-		}
-		return nil
-	}
-	err := walk(".")
-	return st, staging, err
-}
-
-func crashReadDirNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
+// crashScan records the state of the tree at root (its own mode under
+// "."), and lists the staging files (names starting with ".turnback-")
+// found anywhere in it.
+func crashScan(root string) (fsTree, []string, error) {
+	tr, err := treetest.Read(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	sort.Strings(names)
-	return names, err
-}
-
-func (e crashEntry) String() string {
-	switch e.Kind {
-	case 'd':
-		return fmt.Sprintf("dir %04o", uint32(e.Perm.Perm()))
-	case 'l':
-		return "symlink -> " + e.Target
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return nil, nil, err
 	}
-	return fmt.Sprintf("file %04o %d bytes %x", uint32(e.Perm.Perm()), e.Size, e.Sum[:4])
+	st := fsTree(tr)
+	st["."] = treetest.Dir(fi.Mode())
+	var staging []string
+	for p := range st {
+		if strings.HasPrefix(path.Base(p), ".turnback-") {
+			staging = append(staging, p)
+		}
+	}
+	sort.Strings(staging)
+	return st, staging, nil
 }
 
 // crashDiff lists how got differs from want, path by path, sorted.
-func crashDiff(got, want crashState) []string {
-	var out []string
-	for p, w := range want {
-		g, ok := got[p]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: missing (want %v)", p, w))
-		case g != w:
-			out = append(out, fmt.Sprintf("%s: %v, want %v", p, g, w))
-		}
-	}
-	for p, g := range got {
-		if _, ok := want[p]; !ok {
-			out = append(out, fmt.Sprintf("%s: unexpected %v", p, g))
-		}
-	}
-	sort.Strings(out)
-	return out
+func crashDiff(got, want fsTree) []string {
+	return treetest.Diff(treetest.Tree(got), treetest.Tree(want))
 }
 
 func crashHead(lines []string, n int) string {
@@ -174,75 +86,6 @@ func crashHead(lines []string, n int) string {
 		return strings.Join(lines, "\n  ")
 	}
 	return strings.Join(lines[:n], "\n  ") + fmt.Sprintf("\n  ... and %d more", len(lines)-n)
-}
-
-// ---- copying pristine trees ----
-
-// crashCopyTree copies src to dst (which must not exist): directories,
-// regular files and symlinks, with their permission bits.
-func crashCopyTree(src, dst string) error {
-	type dirMode struct {
-		path string
-		mode fs.FileMode
-	}
-	var dirs []dirMode
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			if err := os.Mkdir(target, 0o700); err != nil {
-				return err
-			}
-			dirs = append(dirs, dirMode{target, info.Mode() & crashModeBits})
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.Type().IsRegular():
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			if err := out.Close(); err != nil {
-				return err
-			}
-			return os.Chmod(target, info.Mode()&crashModeBits)
-		default:
-			return fmt.Errorf("%s: cannot copy file type %v", p, d.Type())
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := os.Chmod(dirs[i].path, dirs[i].mode); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ---- the fixture: a work tree and a turn touching ~2,000 paths ----
@@ -548,7 +391,7 @@ type crashWorld struct {
 	wt, xdg, home    string
 	pristineNew      string // {wt,xdg} after `end`: the tree is NEW
 	pristineUndone   string // {wt,xdg} after a full `undo`: the tree is OLD
-	old, new         crashState
+	old, new         fsTree
 	oldID, newID     string
 	undoSteps        []string
 	redoSteps        []string
@@ -572,16 +415,7 @@ func (r crashRun) lastStep() string {
 }
 
 func (w *crashWorld) environ(extra ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TURNBACK_") || k == "HOME" || k == "XDG_DATA_HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+w.home, "XDG_DATA_HOME="+w.xdg, "TURNBACK_LOCK_WAIT=60s", "TURNBACK_AUTO_WATCH=0")
-	return append(env, extra...)
+	return cliEnviron(w.home, w.xdg, append([]string{"TURNBACK_LOCK_WAIT=60s", "TURNBACK_AUTO_WATCH=0"}, extra...)...)
 }
 
 func (w *crashWorld) command(ctx context.Context, extra []string, args ...string) *exec.Cmd {
@@ -653,10 +487,10 @@ func (w *crashWorld) reset(t testing.TB, dir string) {
 			t.Fatal(err)
 		}
 	}
-	if err := crashCopyTree(filepath.Join(dir, "wt"), w.wt); err != nil {
+	if err := copyTree(filepath.Join(dir, "wt"), w.wt); err != nil {
 		t.Fatal(err)
 	}
-	if err := crashCopyTree(filepath.Join(dir, "xdg"), w.xdg); err != nil {
+	if err := copyTree(filepath.Join(dir, "xdg"), w.xdg); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -666,16 +500,16 @@ func (w *crashWorld) save(t testing.TB, dir string) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := crashCopyTree(w.wt, filepath.Join(dir, "wt")); err != nil {
+	if err := copyTree(w.wt, filepath.Join(dir, "wt")); err != nil {
 		t.Fatal(err)
 	}
-	if err := crashCopyTree(w.xdg, filepath.Join(dir, "xdg")); err != nil {
+	if err := copyTree(w.xdg, filepath.Join(dir, "xdg")); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // state scans the work tree and fails on staging files left in it.
-func (w *crashWorld) state(t testing.TB) crashState {
+func (w *crashWorld) state(t testing.TB) fsTree {
 	t.Helper()
 	st, staging, err := crashScan(w.wt)
 	if err != nil {

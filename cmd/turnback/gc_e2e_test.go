@@ -8,8 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -92,45 +90,6 @@ func gcRandom(seed uint64, size int) []byte {
 	b := make([]byte, size)
 	rand.NewChaCha8(key).Read(b)
 	return b
-}
-
-// gcCopyDir copies the regular files and directories under src to dst.
-func gcCopyDir(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o700)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		fi, err := in.Stat()
-		if err != nil {
-			return err
-		}
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fi.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		t.Fatalf("copy %s to %s: %v", src, dst, err)
-	}
 }
 
 // gcAPI opens the work tree's store in process, for building long
@@ -428,7 +387,9 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 		if err := os.RemoveAll(store); err != nil {
 			t.Fatal(err)
 		}
-		gcCopyDir(t, pristine, store)
+		if err := copyTree(pristine, store); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.RemoveAll(e.dir); err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,4 +107,71 @@ func (e *cliEnv) tree() fsTree {
 func (e *cliEnv) same(what string, want fsTree) {
 	e.t.Helper()
 	sameTree(e.t, what, e.tree(), want)
+}
+
+// copyTree copies src to dst (which must not exist): directories,
+// regular files and symlinks, with their permission bits.
+func copyTree(src, dst string) error {
+	type dirMode struct {
+		path string
+		mode fs.FileMode
+	}
+	var dirs []dirMode
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if err := os.Mkdir(target, 0o700); err != nil {
+				return err
+			}
+			dirs = append(dirs, dirMode{target, info.Mode() & treetest.ModeMask})
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.Type().IsRegular():
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			if err := out.Close(); err != nil {
+				return err
+			}
+			return os.Chmod(target, info.Mode()&treetest.ModeMask)
+		default:
+			return fmt.Errorf("%s: cannot copy file type %v", p, d.Type())
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(dirs[i].path, dirs[i].mode); err != nil {
+			return err
+		}
+	}
+	return nil
 }
