@@ -89,6 +89,19 @@ func crashPoints(steps []string, head, perStage, around, perApply, tail int) []i
 	return out
 }
 
+// crashWithFlips adds to points the steps that place each of flips
+// (between taking away the old thing at a flipped path and putting the
+// new one there), and sorts them.
+func crashWithFlips(steps []string, points []int, flips []string) []int {
+	for _, p := range flips {
+		if k := slices.Index(steps, "place "+p) + 1; k > 0 && !slices.Contains(points, k) {
+			points = append(points, k)
+		}
+	}
+	sort.Ints(points)
+	return points
+}
+
 // crashShortPoints: the first step, the commit point and the step after
 // it, and the last two (commit, clear journal).
 func crashShortPoints(steps []string) []int {
@@ -117,57 +130,31 @@ func TestCrashMatrix(t *testing.T) {
 
 	t.Run("undo", func(t *testing.T) {
 		steps := w0.undoSteps
-		points := crashPoints(steps, 10, 6, 3, 18, 4)
-		// Between taking away the old thing at a flipped path and putting
-		// the new one there.
-		for _, p := range crashFlips {
-			if k := slices.Index(steps, "place "+p) + 1; k > 0 && !slices.Contains(points, k) {
-				points = append(points, k)
-			}
-		}
-		sort.Ints(points)
+		points := crashWithFlips(steps, crashPoints(steps, 10, 6, 3, 18, 4), crashFlips)
 		if testing.Short() {
 			points = crashPoints(steps, 2, 2, 1, 4, 2)
 		}
-		t.Logf("%d crash points out of %d steps", len(points), len(steps))
-		for i, k := range points {
-			t.Run(fmt.Sprintf("step%04d", k), func(t *testing.T) {
-				t.Parallel()
-				w := pool.get()
-				defer pool.put(w)
-				crashOne(t, w, crashCase{
-					from: w.pristineNew, args: []string{"undo"}, steps: steps, k: k,
-					recoverWith: []string{"status", "log", "diff", "show " + w.newID[:12]}[i%4],
-					pre:         "new", post: "old", followUp: i%4 == 0 || crashNearEdge(steps, k),
-				})
-			})
-		}
+		crashAtPoints(t, pool, steps, points, func(w *crashWorld, i, k int) crashCase {
+			return crashCase{
+				from: w.pristineNew, args: []string{"undo"}, steps: steps, k: k,
+				recoverWith: []string{"status", "log", "diff", "show " + w.newID[:12]}[i%4],
+				pre:         "new", post: "old", followUp: i%4 == 0 || crashNearEdge(steps, k),
+			}
+		})
 	})
 
 	t.Run("redo", func(t *testing.T) {
 		steps := w0.redoSteps
-		points := crashPoints(steps, 1, 1, 1, 2, 2)
-		for _, p := range crashFlips[:5] {
-			if k := slices.Index(steps, "place "+p) + 1; k > 0 && !slices.Contains(points, k) {
-				points = append(points, k)
-			}
-		}
-		sort.Ints(points)
+		points := crashWithFlips(steps, crashPoints(steps, 1, 1, 1, 2, 2), crashFlips[:5])
 		if testing.Short() {
 			points = crashShortPoints(steps)
 		}
-		t.Logf("%d crash points out of %d steps", len(points), len(steps))
-		for i, k := range points {
-			t.Run(fmt.Sprintf("step%04d", k), func(t *testing.T) {
-				t.Parallel()
-				w := pool.get()
-				defer pool.put(w)
-				crashOne(t, w, crashCase{
-					from: w.pristineUndone, args: []string{"redo"}, steps: steps, k: k,
-					recoverWith: "status", pre: "old", post: "new", followUp: i%2 == 0,
-				})
-			})
-		}
+		crashAtPoints(t, pool, steps, points, func(w *crashWorld, i, k int) crashCase {
+			return crashCase{
+				from: w.pristineUndone, args: []string{"redo"}, steps: steps, k: k,
+				recoverWith: "status", pre: "old", post: "new", followUp: i%2 == 0,
+			}
+		})
 	})
 
 	t.Run("restoreID", func(t *testing.T) {
@@ -176,18 +163,12 @@ func TestCrashMatrix(t *testing.T) {
 		if testing.Short() {
 			points = crashShortPoints(steps)
 		}
-		t.Logf("%d crash points out of %d steps", len(points), len(steps))
-		for i, k := range points {
-			t.Run(fmt.Sprintf("step%04d", k), func(t *testing.T) {
-				t.Parallel()
-				w := pool.get()
-				defer pool.put(w)
-				crashOne(t, w, crashCase{
-					from: w.pristineNew, args: []string{"restore", w.oldID[:12]}, steps: steps, k: k,
-					recoverWith: "status", pre: "new", post: "old", followUp: i%2 == 0, restore: true,
-				})
-			})
-		}
+		crashAtPoints(t, pool, steps, points, func(w *crashWorld, i, k int) crashCase {
+			return crashCase{
+				from: w.pristineNew, args: []string{"restore", w.oldID[:12]}, steps: steps, k: k,
+				recoverWith: "status", pre: "new", post: "old", followUp: i%2 == 0, restore: true,
+			}
+		})
 	})
 
 	t.Run("nospace", func(t *testing.T) {
@@ -202,6 +183,20 @@ func TestCrashMatrix(t *testing.T) {
 		crashDaemon(t, pool)
 	})
 	t.Logf("total %v", time.Since(start).Round(time.Millisecond))
+}
+
+// crashAtPoints runs crashOne at each of points, in parallel subtests
+// on the pool's worlds; mk makes the case of the i-th point, k, on w.
+func crashAtPoints(t *testing.T, pool *crashPool, steps []string, points []int, mk func(w *crashWorld, i, k int) crashCase) {
+	t.Logf("%d crash points out of %d steps", len(points), len(steps))
+	for i, k := range points {
+		t.Run(fmt.Sprintf("step%04d", k), func(t *testing.T) {
+			t.Parallel()
+			w := pool.get()
+			defer pool.put(w)
+			crashOne(t, w, mk(w, i, k))
+		})
+	}
 }
 
 // crashNearEdge: the steps around the commit point and the end.

@@ -48,19 +48,8 @@ func TestHookClaudeTurn(t *testing.T) {
 	if doc.Session != sid {
 		t.Errorf("log session = %q, want %q", doc.Session, sid)
 	}
-	if len(doc.Turns) != 1 {
-		t.Fatalf("want 1 turn, got %+v", doc)
-	}
-	turn := doc.Turns[0]
-	if turn.Open || turn.ClosedBy != "end" {
-		t.Errorf("turn not closed by end: %+v", turn)
-	}
-	if want := "Add a login form to the start page"; turn.Message != want {
-		t.Errorf("message = %q, want %q (the prompt's first line, trimmed)", turn.Message, want)
-	}
-	if turn.Added != 2 || turn.Modified != 2 || turn.Deleted != 1 {
-		t.Errorf("counts +%d ~%d -%d, want +2 ~2 -1", turn.Added, turn.Modified, turn.Deleted)
-	}
+	// Named by the prompt's first line, trimmed.
+	hkOneEndedTurn(t, doc, "Add a login form to the start page", 2, 2, 1)
 	// The human log shows the same.
 	if r := e.ok("--session", sid, "log"); !strings.Contains(r.stdout, "+2 ~2 -1") || !strings.Contains(r.stdout, "Add a login form to the start page") {
 		t.Errorf("log:\n%s", r)

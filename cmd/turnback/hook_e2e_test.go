@@ -104,6 +104,25 @@ type hkLogDoc struct {
 	} `json:"turns"`
 }
 
+// hkOneEndedTurn checks that doc lists exactly one turn, closed by end,
+// with message and the counts of added, modified and deleted files.
+func hkOneEndedTurn(t testing.TB, doc hkLogDoc, message string, added, modified, deleted int) {
+	t.Helper()
+	if len(doc.Turns) != 1 {
+		t.Fatalf("want 1 turn, got %+v", doc)
+	}
+	turn := doc.Turns[0]
+	if turn.Open || turn.ClosedBy != "end" {
+		t.Errorf("turn not closed by end: %+v", turn)
+	}
+	if turn.Message != message {
+		t.Errorf("message = %q, want %q", turn.Message, message)
+	}
+	if turn.Added != added || turn.Modified != modified || turn.Deleted != deleted {
+		t.Errorf("counts +%d ~%d -%d, want +%d ~%d -%d", turn.Added, turn.Modified, turn.Deleted, added, modified, deleted)
+	}
+}
+
 // log runs "turnback --session S log --json" in the project folder (the
 // folder is found as a user's shell would: by the current directory).
 func (e *cliEnv) log(session string) hkLogDoc {

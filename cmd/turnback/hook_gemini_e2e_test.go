@@ -23,19 +23,7 @@ func TestHookGeminiTurn(t *testing.T) {
 	e.hook("gemini", hkPayload(t, "gemini_after_agent.json", e.dir), 0)
 
 	doc := e.log(sid)
-	if len(doc.Turns) != 1 {
-		t.Fatalf("want 1 turn, got %+v", doc)
-	}
-	turn := doc.Turns[0]
-	if turn.Open || turn.ClosedBy != "end" {
-		t.Errorf("turn not closed by end: %+v", turn)
-	}
-	if want := "Add a login form to the start page"; turn.Message != want {
-		t.Errorf("message = %q, want %q", turn.Message, want)
-	}
-	if turn.Added != 1 || turn.Modified != 1 || turn.Deleted != 0 {
-		t.Errorf("counts +%d ~%d -%d, want +1 ~1 -0", turn.Added, turn.Modified, turn.Deleted)
-	}
+	hkOneEndedTurn(t, doc, "Add a login form to the start page", 1, 1, 0)
 	e.hook("gemini", hkPayload(t, "gemini_session_end.json", e.dir), 0)
 	if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open {
 		t.Errorf("SessionEnd changed the turns: %+v", doc)

@@ -68,7 +68,7 @@ func TestBusyStoreExitsFour(t *testing.T) {
 			Error    string `json:"error"`
 			ExitCode int    `json:"exit_code"`
 		}
-		tbOneJSON(t, r.stdout, &doc)
+		cliOneJSON(t, r.stdout, &doc)
 		if doc.ExitCode != 4 || !strings.Contains(doc.Error, "test holder") {
 			t.Errorf("TURNBACK_LOCK_WAIT=%s: JSON %+v; want exit_code 4 and an error naming the holder", wait, doc)
 		}
@@ -233,7 +233,7 @@ func TestVerifyFindsFlippedByte(t *testing.T) {
 			Error    string `json:"error"`
 		} `json:"problems"`
 	}
-	tbOneJSON(t, r.stdout, &doc)
+	cliOneJSON(t, r.stdout, &doc)
 	if doc.ExitCode != 1 || len(doc.Problems) != 3 {
 		t.Fatalf("--json verify: %+v; want exit_code 1 and three problems", doc)
 	}
@@ -329,7 +329,7 @@ func TestSparse2GBFile(t *testing.T) {
 	r := tbOK(t, wt, env, "--json", "snap")
 	t.Logf("first snap: %v, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), r.maxRSSKiB>>10)
 	var first tbSnapDoc
-	tbOneJSON(t, r.stdout, &first)
+	cliOneJSON(t, r.stdout, &first)
 	if first.Bytes != size || len(first.Stats.Uncaptured) != 0 {
 		t.Fatalf("first snap: %d bytes, uncaptured %v; want %d captured", first.Bytes, first.Stats.Uncaptured, size)
 	}
@@ -354,7 +354,7 @@ func TestSparse2GBFile(t *testing.T) {
 	r = tbOK(t, wt, env, "--json", "snap")
 	t.Logf("second snap: %v, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), r.maxRSSKiB>>10)
 	var second tbSnapDoc
-	tbOneJSON(t, r.stdout, &second)
+	cliOneJSON(t, r.stdout, &second)
 	if second.Snapshot == first.Snapshot || second.Bytes != size {
 		t.Errorf("second snap: id %s, %d bytes; want a new id and %d bytes", second.Snapshot, second.Bytes, size)
 	}
@@ -372,7 +372,7 @@ func TestSparse2GBFile(t *testing.T) {
 	var doc struct {
 		Files []map[string]any `json:"files"`
 	}
-	tbOneJSON(t, d.stdout, &doc)
+	cliOneJSON(t, d.stdout, &doc)
 	if len(doc.Files) != 1 || doc.Files[0]["path"] != "sparse.img" || doc.Files[0]["binary"] != true {
 		t.Errorf("diff: %s", d.stdout)
 	}
@@ -410,7 +410,7 @@ func TestShowAmbiguousID(t *testing.T) {
 	}
 	r = tbRun(t, wt, env, "--json", "show", prefix)
 	var doc map[string]any
-	tbOneJSON(t, r.stdout, &doc)
+	cliOneJSON(t, r.stdout, &doc)
 	if r.code != 1 || doc["exit_code"] != json.Number("1") && doc["exit_code"] != float64(1) {
 		t.Errorf("--json show %s: %v", prefix, r)
 	}
