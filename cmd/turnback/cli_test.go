@@ -12,6 +12,7 @@ import (
 // Every command, including ones added later, answers --help with exit 0,
 // its usage on stdout, an Examples section, and nothing on stderr.
 func TestHelpEveryCommand(t *testing.T) {
+	t.Parallel()
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {

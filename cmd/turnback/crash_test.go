@@ -110,6 +110,7 @@ func crashShortPoints(steps []string) []int {
 }
 
 func TestCrashMatrix(t *testing.T) {
+	t.Parallel()
 	crashSkipNonUnix(t)
 	start := time.Now()
 	pool := newCrashPool(t)
@@ -302,6 +303,7 @@ func crashOne(t *testing.T, w *crashWorld, c crashCase) {
 // the uninterrupted case (it failed with "manifest: edit P: changes below
 // a file" before bec7b1f).
 func TestCrashTypeFlips(t *testing.T) {
+	t.Parallel()
 	crashSkipNonUnix(t)
 	bin := testBinary(t)
 	flips := []struct {
@@ -362,6 +364,7 @@ func TestCrashTypeFlips(t *testing.T) {
 // content the store lacks; each edit must still be on disk or be in the
 // store afterwards.
 func TestCrashEditBeforeRecovery(t *testing.T) {
+	t.Parallel()
 	crashSkipNonUnix(t)
 	bin := testBinary(t)
 	base := crashTempDir(t)

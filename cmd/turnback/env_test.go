@@ -12,10 +12,14 @@ package main
 // in-process mode honours TURNBACK_* variables, the working directory and
 // stdin, but not HOME and XDG_DATA_HOME: the library reads those from the
 // test process itself (the default store location, the home directory
-// guard). It is therefore used only by tests whose every command names its
-// store (--store), never kills or crashes the command and never starts a
-// daemon; these are listed in env_inprocess_test.go's comment. Every other
-// test runs the binary.
+// guard), and a command forwarded to a watch daemon carries the process's
+// environment, not the command's. It is therefore used only by tests whose
+// every command names its store (--store), is never killed or crashed and
+// never meets a daemon: the storage tests that run many short commands
+// (newInProcessEnv: TestGCDryRunRemovesNothing, TestGCJSONOneDocument,
+// TestGCOlderThanKeepsOpenTurn, TestGCKeepZeroIsUsageError,
+// TestGCKeepsSessionBase and the checkpoint tests of
+// gc_checkpoint_e2e_test.go). Every other test runs the binary.
 
 import (
 	"bytes"
@@ -364,6 +368,16 @@ func newStoreEnv(t testing.TB) *cliEnv {
 	e := newCLI(t, "work")
 	e.store = filepath.Join(e.base, "store")
 	e.timeout = 0 // gc of a long history on a busy disk takes what it takes
+	return e
+}
+
+// newInProcessEnv is newStoreEnv whose commands run in this process (see
+// the file comment): every command names its store, none is killed, none
+// starts a daemon.
+func newInProcessEnv(t testing.TB) *cliEnv {
+	t.Helper()
+	e := newStoreEnv(t)
+	e.inProcess = true
 	return e
 }
 

@@ -77,7 +77,8 @@ func (e *cliEnv) gcForcedCheckpoint() (c1 string, edit []byte) {
 // undo --force overwrote survives a plain gc after another turn and
 // undo, and restore brings the edit back byte for byte.
 func TestGCKeepsForcedCheckpoint(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	c1, edit := e.gcForcedCheckpoint()
 	if dry := e.gcCheckpointsJSON("--dry-run"); len(dry.Checkpoints) != 0 {
 		t.Errorf("gc --dry-run would drop checkpoints %+v; want none", dry.Checkpoints)
@@ -97,7 +98,8 @@ func TestGCKeepsForcedCheckpoint(t *testing.T) {
 // after a checkpoint, the checkpoint goes too, and gc --dry-run lists it
 // first (JSON and human output); the newest checkpoint stays.
 func TestGCDropsCheckpointWithItsTurns(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	c1, _ := e.gcForcedCheckpoint()
 	for i := 3; i <= 5; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
@@ -130,7 +132,8 @@ func TestGCDropsCheckpointWithItsTurns(t *testing.T) {
 // as turns that old do; the newest checkpoint stays, as the newest turn
 // does.
 func TestGCDropsOldCheckpoints(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	c1, _ := e.gcForcedCheckpoint()
 	if res := e.gcCheckpointsJSON("--older-than", "1h"); len(res.Checkpoints) != 0 {
 		t.Fatalf("gc --older-than 1h dropped young checkpoints %+v", res.Checkpoints)

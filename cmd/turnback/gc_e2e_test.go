@@ -154,6 +154,7 @@ func (e *cliEnv) gcHistory(n int, edit func(i int)) {
 // states) plus 16 MiB, and verify, undo and redo still work byte for byte.
 // -short: 40 turns.
 func TestGCReclaimsDiskSpace(t *testing.T) {
+	t.Parallel()
 	const size = 5 << 20
 	turns := 200
 	if testing.Short() {
@@ -244,7 +245,8 @@ func (e *cliEnv) gcSmallHistory(n int) {
 // (the same counts the real gc then reports) and changes nothing: not the
 // store's disk use, not what verify checks, not the turns.
 func TestGCDryRunRemovesNothing(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.gcSmallHistory(8)
 	v0 := e.verify()
 	turns0 := e.turns()
@@ -291,7 +293,8 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 // TestGCJSONOneDocument: "gc --json" prints exactly one JSON document
 // with the counts and the store size before and after.
 func TestGCJSONOneDocument(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.gcSmallHistory(3)
 	for _, args := range [][]string{{"--json", "gc", "--keep", "1"}, {"gc", "--json"}, {"gc", "--dry-run", "--json"}} {
 		r := e.ok(args...)
@@ -316,7 +319,8 @@ func TestGCJSONOneDocument(t *testing.T) {
 // undoes and redoes normally. The newest turn also stays when it is
 // closed.
 func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.writeBytes("f.txt", []byte("0"))
 	for i := 1; i <= 3; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
@@ -364,7 +368,8 @@ func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
 // TestGCKeepZeroIsUsageError: "gc --keep 0" and a bad --older-than exit 2
 // and change nothing.
 func TestGCKeepZeroIsUsageError(t *testing.T) {
-	e := newStoreEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.gcSmallHistory(2)
 	for _, args := range [][]string{{"gc", "--keep", "0"}, {"gc", "--older-than", "soon"}, {"gc", "--older-than", "-5s"}, {"gc", "--keep", "x"}} {
 		r := e.run(args...)
@@ -402,13 +407,14 @@ func TestGCKeepZeroIsUsageError(t *testing.T) {
 // the undo, the redo leaves a state no turn holds (the undo's checkpoint,
 // no longer the newest one).
 func TestGCKeepsSessionBase(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"dropped turn", "redo"} {
 		t.Run(strings.ReplaceAll(how, " ", "_"), func(t *testing.T) { gcKeepsSessionBase(t, how) })
 	}
 }
 
 func gcKeepsSessionBase(t *testing.T, how string) {
-	e := newStoreEnv(t)
+	e := newInProcessEnv(t)
 	a, b := []string{"--session", "a"}, []string{"--session", "b"}
 	with := func(s []string, args ...string) []string { return append(append([]string{}, s...), args...) }
 	e.writeBytes("f.txt", []byte("0"))
@@ -467,6 +473,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 // by leaving an empty memtable file, with the next file number, in a
 // closed store.
 func TestGCStoreOpensAfterCrashMidOpen(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e.writeBytes("a.txt", []byte("1"))
 	e.ok("snap")

@@ -10,6 +10,7 @@ import (
 // a restore of the before-state) delete those files: a path ignored in
 // either state is left as it is, and listed.
 func TestUndoKeepsUnignoredFiles(t *testing.T) {
+	t.Parallel()
 	g := ueSubtests(t)
 	for _, how := range []string{"undo", "restore"} {
 		g.run(how, func(t *testing.T) {

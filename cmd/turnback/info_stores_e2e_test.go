@@ -44,6 +44,7 @@ func (e *cliEnv) info(args ...string) gcInfoDoc {
 // and its size, and the limits in force (defaults, then from the
 // environment).
 func TestInfoReportsStore(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e.writeBytes("big.bin", gcRandom(7, 1<<20))
 	e.writeBytes("small.txt", []byte("a"))
@@ -145,6 +146,7 @@ func gcExists(p string) bool {
 // keeps the other (and a directory that is no store). A store in use is
 // never deleted.
 func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e.store = ""
 	a, b := filepath.Join(e.base, "project-a"), filepath.Join(e.base, "project-b")

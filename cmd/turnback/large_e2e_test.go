@@ -88,6 +88,7 @@ func absent(t *testing.T, p string) {
 // for byte from .git/lfs/objects, redo brings the turn's versions back,
 // and the store grows by less than 1 MB.
 func TestLargeLFS(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git", "git-lfs")
 	e, store := newLargeEnv(t)
 	gitIn(t, e.dir, "init", "-q")
@@ -134,6 +135,7 @@ func TestLargeLFS(t *testing.T) {
 // TestLargeLFSStale: an LFS object rewritten with other bytes (same size)
 // makes the file not restorable, with the reason; nothing is written.
 func TestLargeLFSStale(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git", "git-lfs")
 	e, _ := newLargeEnv(t)
 	gitIn(t, e.dir, "init", "-q")
@@ -175,6 +177,7 @@ func TestLargeLFSStale(t *testing.T) {
 // TestLargeGit: a committed 12 MB file deleted by a turn comes back from
 // git's object database, loose and, after git gc, packed as a delta.
 func TestLargeGit(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git")
 	e, store := newLargeEnv(t)
 	gitIn(t, e.dir, "init", "-q")
@@ -230,6 +233,7 @@ func TestLargeGit(t *testing.T) {
 // "incomplete": true, and the turn, which changed nothing else, stays
 // on the undo stack.
 func TestLargeUnprotected(t *testing.T) {
+	t.Parallel()
 	e, _ := newLargeEnv(t)
 	big := largeData(7, 60<<20)
 	writeBytes(t, e.path("big.bin"), big)
@@ -300,6 +304,7 @@ func largeInfo(t *testing.T, e *cliEnv) largeInfoDoc {
 // reflink=1 on a loop device), the preexisting 60 MB file of a plain
 // folder is cloned into the store at snap, O(1), and undo brings it back.
 func TestLargeReflink(t *testing.T) {
+	t.Parallel()
 	mnt := reflinkMount(t)
 	e, _ := newLargeEnv(t)
 	e.dir = filepath.Join(mnt, "work")
@@ -372,6 +377,7 @@ func reflinkMount(t *testing.T) string {
 // and edited another: undo restores the edit, lists the file, exits 5,
 // and the turn moves to the redo stack (redo works, exit 0).
 func TestLargeIncompleteTurnMoves(t *testing.T) {
+	t.Parallel()
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
 	writeBytes(t, e.path("big.bin"), largeData(9, 2<<20))
@@ -405,6 +411,7 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 // from the object database): not restorable, with the reason; an
 // object file replaced by another blob's is refused by hash.
 func TestLargeGitStale(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git")
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")

@@ -37,6 +37,7 @@ func lfsObject(t *testing.T, dir string, data []byte) string {
 // a second, with *.bin untracked and committed and the LFS object in
 // place, finds both (LFS first).
 func TestLargeStaleFirstReference(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git")
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
@@ -72,6 +73,7 @@ func TestLargeStaleFirstReference(t *testing.T) {
 // exits 1 naming the snapshot and path, as text and in --json problems;
 // put back, ok again.
 func TestLargeVerifyStaleReference(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git")
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")

@@ -61,6 +61,7 @@ func wantLine(t *testing.T, what, out, line string) {
 // and one holding a newline quoted, as git does, with no control byte on
 // stdout or stderr.
 func TestHostileNamesPrintEscaped(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows file names cannot hold control characters")
 	}
@@ -128,6 +129,7 @@ func TestHostileNamesPrintEscaped(t *testing.T) {
 // them that look the same once made valid) come back exactly from
 // status, show, diff and undo --json through path_bytes.
 func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	skipNonUTF8Names(t)
 	e := newStoreEnv(t)
 	names := []string{"caf\xe9-\xff.bin", "caf\xe8-\xff.bin"}
@@ -261,6 +263,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 // TestNonUTF8WorkTree: a work tree whose path is not valid UTF-8 prints
 // quoted in info and comes back exactly from info --json.
 func TestNonUTF8WorkTree(t *testing.T) {
+	t.Parallel()
 	skipNonUTF8Names(t)
 	e := newStoreEnv(t)
 	e.dir = filepath.Join(e.base, "w\xff\x1b[2J")

@@ -10,6 +10,7 @@ import (
 // restore is listed as not restored, not as overwritten (and makes the
 // undo incomplete: exit 5).
 func TestUndoForceNamesOnlyChangedPaths(t *testing.T) {
+	t.Parallel()
 	e := newUndoEnv(t)
 	e.write("k", "a file the turn deletes\n")
 	e.write("m", "m1\n")

@@ -126,6 +126,7 @@ func tbWriteFile(t *testing.T, name string, data []byte) {
 // A second capture after changing 5 files in a 10,000-file tree reads only
 // those 5 files.
 func TestSecondCaptureReadsOnlyChangedFiles(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	env := tbEnv(base)
@@ -200,6 +201,7 @@ func TestSecondCaptureReadsOnlyChangedFiles(t *testing.T) {
 // Eight snaps started at once on one store all succeed (the store lock
 // makes them wait), each gets its own turn number, and the store verifies.
 func TestConcurrentSnaps(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	env := tbEnv(base)

@@ -16,6 +16,7 @@ import (
 // 3, the file intact. Before, the daemon vouched for the file and undo
 // overwrote the edit.
 func TestUndoDaemonUnseenWrites(t *testing.T) {
+	t.Parallel()
 	g := ueSubtests(t)
 	for _, tc := range []struct {
 		name string

@@ -30,6 +30,7 @@ import (
 // before the replacement and made after it can still go to the displaced
 // file: restore/doc.go, "What remains".)
 func TestRaceEditsDuringRestores(t *testing.T) {
+	t.Parallel()
 	for _, daemon := range []bool{false, true} {
 		name := "cli"
 		if daemon {

@@ -31,6 +31,7 @@ func (e *cliEnv) chattr(flag, p string) {
 // rolled back (recover --rollback: the exact state before the undo, the
 // turn not undone); no staging file survives either.
 func TestUndoHalfApplied(t *testing.T) {
+	t.Parallel()
 	g := ueSubtests(t)
 	for _, how := range []string{"fixed", "recover", "rollback", "daemon-rollback"} {
 		g.run(how, func(t *testing.T) {

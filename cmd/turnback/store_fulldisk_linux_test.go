@@ -77,6 +77,7 @@ func noEmptyPacks(t *testing.T, store string) {
 // the store stays byte-identical; once space is freed everything works,
 // with no false conflicts.
 func TestFullDiskTmpfs(t *testing.T) {
+	t.Parallel()
 	fsDir := mountTmpfs(t, 100)
 	e := newStoreEnv(t)
 	e.store = filepath.Join(fsDir, "store")
@@ -153,6 +154,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 // memtable. Now end exits 1 with the no-space message, reading commands
 // work, and after freeing space end and undo work.
 func TestFullDiskMemtableTmpfs(t *testing.T) {
+	t.Parallel()
 	fsDir := mountTmpfs(t, 100)
 	e := newStoreEnv(t)
 	e.store = filepath.Join(fsDir, "store")

@@ -88,6 +88,7 @@ func noise(seed uint64, n int) []byte {
 // command exit 1 naming the file, and leaves every file of the store as
 // it was.
 func TestStoreDamagedManifest(t *testing.T) {
+	t.Parallel()
 	for _, damage := range []string{"remove", "truncate", "garbage"} {
 		t.Run(damage, func(t *testing.T) {
 			e := newStoreEnv(t)
@@ -126,6 +127,7 @@ func TestStoreDamagedManifest(t *testing.T) {
 // holds the content an undo would replace (so the way back would be
 // lost), undo exits 1 and the folder stays byte-identical.
 func TestUndoFlippedPackByte(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e2eHistory(e)
 	e.ok("undo") // b.txt back to b1
@@ -164,6 +166,7 @@ func TestUndoFlippedPackByte(t *testing.T) {
 // turnback store (here one with a Badger-like db/000042.sst) is refused
 // by every command, which leave it byte-identical.
 func TestStoreForeignFolder(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e.writeBytes("a.txt", []byte("a\n"))
 	other := filepath.Join(e.base, "other")
@@ -225,6 +228,7 @@ func TestStoreForeignFolder(t *testing.T) {
 // turnback (no marker) keeps working and is marked by the next command
 // that writes, not by a reading one.
 func TestStoreMarker(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e2eHistory(e)
 	marker := filepath.Join(e.store, "turnback-store.json")
@@ -259,6 +263,7 @@ func TestStoreMarker(t *testing.T) {
 // commands give an empty answer (exit 0; show of an id exits 1) and
 // create nothing, from the folder or a subfolder (-C proj/src).
 func TestReadingCommandsCreateNothing(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e.store = "" // the default location, under XDG_DATA_HOME
 	e.writeBytes("src/main.go", []byte("package main\n"))
@@ -294,6 +299,7 @@ func TestReadingCommandsCreateNothing(t *testing.T) {
 // one with every turn, and the history works again: log as before, undo
 // and redo with the right bytes.
 func TestVerifyRepair(t *testing.T) {
+	t.Parallel()
 	for _, damage := range []string{"remove", "truncate"} {
 		t.Run(damage, func(t *testing.T) {
 			e := newStoreEnv(t)

@@ -15,6 +15,7 @@ import (
 // user without root's power to ignore it), the reading commands work and
 // leave it byte-identical; a command that records exits 1.
 func TestReadOnlyStore(t *testing.T) {
+	t.Parallel()
 	e := newStoreEnv(t)
 	e2eHistory(e)
 	turns := e.turns()

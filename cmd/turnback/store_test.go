@@ -25,6 +25,7 @@ import (
 // holder; TURNBACK_LOCK_WAIT shortens the wait; once the holder lets go,
 // the same command succeeds, also while it is waiting.
 func TestBusyStoreExitsFour(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	store := filepath.Join(base, "store")
@@ -120,6 +121,7 @@ func (s *syncBuffer) String() string {
 // file) makes verify fail (exit 1) naming the snapshot and the path, on
 // stderr and in the --json document.
 func TestVerifyFindsFlippedByte(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	store := filepath.Join(base, "store")
@@ -295,6 +297,7 @@ func tbStoreListing(t *testing.T, dir string) string {
 // A 2 GB sparse file is captured with no size limit in bounded memory, and
 // a 1 MB change in its middle adds little to the store.
 func TestSparse2GBFile(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS from rusage is measured in KiB on Linux only")
 	}
@@ -381,6 +384,7 @@ func TestSparse2GBFile(t *testing.T) {
 // show with an ambiguous id prefix exits 1 and names candidates; a unique
 // prefix of any length works.
 func TestShowAmbiguousID(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	env := tbEnv(base)
