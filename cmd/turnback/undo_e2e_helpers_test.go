@@ -1,8 +1,8 @@
 package main
 
 // Helpers of the end-to-end tests of undo, redo and restore
-// (undo_e2e_test.go): they build the real binary once, run it on real
-// temporary folders and compare whole trees byte for byte.
+// (undo_e2e_test.go): concurrent subtests, stamps that prove a failed
+// command touched nothing, and the strict parser of the --json document.
 
 import (
 	"bytes"
