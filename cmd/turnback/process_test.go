@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// These tests run the binary that tbBinary builds, as separate processes
+// These tests run the built binary (testBinary), as separate processes
 // on real temporary folders, where a script cannot measure: memory, disk
 // use, many files, concurrency, store locking, a damaged store.
 
