@@ -36,6 +36,17 @@ func newLargeEnv(t *testing.T) (*cliEnv, string) {
 	return e, store
 }
 
+// newGitLargeEnv is a newLargeEnv whose work tree is a new git
+// repository, with the size limit sizeLimit; it skips the test without git.
+func newGitLargeEnv(t *testing.T, sizeLimit string) *cliEnv {
+	t.Helper()
+	needTools(t, "git")
+	e, _ := newLargeEnv(t)
+	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT="+sizeLimit)
+	gitIn(t, e.dir, "init", "-q")
+	return e
+}
+
 func needTools(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
@@ -412,10 +423,7 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 // object file replaced by another blob's is refused by hash.
 func TestLargeGitStale(t *testing.T) {
 	t.Parallel()
-	needTools(t, "git")
-	e, _ := newLargeEnv(t)
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
-	gitIn(t, e.dir, "init", "-q")
+	e := newGitLargeEnv(t, "1M")
 	writeBytes(t, e.path("a.raw"), largeData(10, 2<<20))
 	writeBytes(t, e.path("b.raw"), largeData(11, 2<<20))
 	gitIn(t, e.dir, "add", "-A")

@@ -38,10 +38,7 @@ func lfsObject(t *testing.T, dir string, data []byte) string {
 // place, finds both (LFS first).
 func TestLargeStaleFirstReference(t *testing.T) {
 	t.Parallel()
-	needTools(t, "git")
-	e, _ := newLargeEnv(t)
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
-	gitIn(t, e.dir, "init", "-q")
+	e := newGitLargeEnv(t, "1K")
 	data := largeData(21, 64<<10)
 	writeBytes(t, e.path(".gitattributes"), []byte("*.bin filter=lfs diff=lfs merge=lfs -text\n"))
 	writeBytes(t, e.path("big.bin"), data)
@@ -74,10 +71,7 @@ func TestLargeStaleFirstReference(t *testing.T) {
 // put back, ok again.
 func TestLargeVerifyStaleReference(t *testing.T) {
 	t.Parallel()
-	needTools(t, "git")
-	e, _ := newLargeEnv(t)
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
-	gitIn(t, e.dir, "init", "-q")
+	e := newGitLargeEnv(t, "1K")
 	data := largeData(31, 64<<10)
 	writeBytes(t, e.path(".gitattributes"), []byte("*.bin filter=lfs diff=lfs merge=lfs -text\n"))
 	writeBytes(t, e.path("big.bin"), data)
