@@ -85,10 +85,10 @@ func calledFrom(name string) bool {
 // turn, deleting its record and rewriting the session's.
 func TestDeadlineMidCommit(t *testing.T) {
 	t.Parallel()
-	bg := context.Background()
 	for _, step := range []string{"end", "snap"} {
 		t.Run(step, func(t *testing.T) {
 			t.Parallel()
+			bg := t.Context()
 			for n := int64(0); ; n++ {
 				dir, store := t.TempDir(), t.TempDir()
 				if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {

@@ -173,7 +173,7 @@ func crashSigkill(t *testing.T, pool *crashPool) {
 			if r.code != -1 {
 				t.Fatalf("undo with TURNBACK_TEST_CRASH_AT=%d: exit %d, want killed", k, r.code)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			cmd := w.command(ctx, nil, "status")
 			if err := cmd.Start(); err != nil {
@@ -199,7 +199,7 @@ func crashSigkill(t *testing.T, pool *crashPool) {
 // and the last step the trace reported.
 func (w *crashWorld) killAt(t *testing.T, k int, d time.Duration) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	cmd := w.command(ctx, crashTraceOn, "undo")
 	cmd.Stdout = io.Discard

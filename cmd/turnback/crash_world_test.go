@@ -130,6 +130,7 @@ func crashParseStep(line string) (string, bool) {
 // run runs the binary on the world's work tree and waits for it.
 func (w *crashWorld) run(t testing.TB, extra []string, args ...string) crashRun {
 	t.Helper()
+	// Not t.Context(): cleanups run commands too (watch --stop).
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := w.command(ctx, extra, args...)

@@ -6,7 +6,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -92,7 +91,7 @@ func gcRandom(seed uint64, size int) []byte {
 func (e *cliEnv) gcAPI(opts turnback.Options) *turnback.Repo {
 	e.t.Helper()
 	opts.Store = e.store
-	repo, err := turnback.Open(context.Background(), e.dir, opts)
+	repo, err := turnback.Open(e.t.Context(), e.dir, opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -121,7 +120,7 @@ func (e *cliEnv) gcHistory(n int, edit func(i int)) {
 		}
 		return
 	}
-	ctx := context.Background()
+	ctx := e.t.Context()
 	var opts turnback.Options
 	for _, kv := range e.extra {
 		if v, ok := strings.CutPrefix(kv, "TURNBACK_KEEP_TURNS="); ok {

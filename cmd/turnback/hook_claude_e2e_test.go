@@ -148,7 +148,7 @@ func (e *cliEnv) hkRunClaudeHooks(event string, payload []byte) {
 	ran := 0
 	for _, g := range settings.Hooks[event] {
 		for _, h := range g.Hooks {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(h.Timeout)*time.Second)
+			ctx, cancel := context.WithTimeout(e.t.Context(), time.Duration(h.Timeout)*time.Second)
 			cmd := exec.CommandContext(ctx, "sh", "-c", h.Command)
 			cmd.Dir = e.dir
 			cmd.Env = append(e.environ(), "CLAUDE_PROJECT_DIR="+e.dir)
@@ -181,7 +181,7 @@ func TestHookReadmeWalkthrough(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(first, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "run", "./cmd/turnback", "-C", first, "snap", "-m", "first turn")
 	cmd.Dir = filepath.Join("..", "..")

@@ -12,7 +12,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -413,7 +412,7 @@ func TestHookStoreHeld(t *testing.T) {
 	t.Setenv("HOME", e.home)
 	t.Setenv("XDG_DATA_HOME", e.xdg)
 	t.Setenv("TURNBACK_STORE", "")
-	repo, err := turnback.Open(context.Background(), e.dir, turnback.Options{Holder: "TestHookStoreHeld"})
+	repo, err := turnback.Open(t.Context(), e.dir, turnback.Options{Holder: "TestHookStoreHeld"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +439,7 @@ func TestHookStoreHeld(t *testing.T) {
 		})
 	}
 	e.extra = nil
-	turns, _, err := repo.Turns(context.Background())
+	turns, _, err := repo.Turns(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ package main
 // of folders that no longer exist).
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,7 +200,7 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 	}
 
 	// A store some process holds is left alone.
-	held, err := cas.OpenBadger(context.Background(), filepath.Join(storeA, "db"), cas.BadgerOptions{Holder: "test"})
+	held, err := cas.OpenBadger(t.Context(), filepath.Join(storeA, "db"), cas.BadgerOptions{Holder: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -181,7 +180,7 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 	if err != nil || len(stores) != 1 {
 		t.Fatalf("stores: %v %v", stores, err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	repo, err := turnback.Open(ctx, e.dir, turnback.Options{Store: stores[0], LockWait: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)

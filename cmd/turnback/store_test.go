@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -33,7 +32,7 @@ func TestBusyStoreExitsFour(t *testing.T) {
 	env := tbEnv(base)
 	tbOK(t, wt, env, "--store", store, "snap")
 
-	repo, err := turnback.Open(context.Background(), wt, turnback.Options{Store: store, Holder: "test holder"})
+	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "test holder"})
 	if err != nil {
 		t.Fatal(err)
 	}
