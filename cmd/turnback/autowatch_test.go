@@ -224,6 +224,7 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 // TestAutoWatchGuards: the checks that keep an automatic daemon away
 // from where it would do harm.
 func TestAutoWatchGuards(t *testing.T) {
+	t.Parallel()
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}
