@@ -109,7 +109,7 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 // GC forgets turns beyond the retention policy, removes every snapshot,
 // tree and blob no remaining turn, redo entry, kept checkpoint or the
 // latest state needs, and makes the store give the disk space back. A
-// checkpoint is kept while the turns around it are (see checkpoints.go).
+// checkpoint is kept while the turns around it are (see records.go).
 func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 	if err := r.lock(); err != nil {
 		return nil, err

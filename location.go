@@ -1,7 +1,7 @@
 package turnback
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 )
-
-// ErrScope: the work tree is the filesystem root or the home directory,
-// which turnback refuses without Options.Force.
-var ErrScope = errors.New("turnback: refusing a work tree that is / or the home directory (use --force if you mean it)")
 
 // canonical returns the absolute, symlink-free form of dir.
 func canonical(dir string) (string, error) {
@@ -119,6 +115,46 @@ func checkScope(workTree string) error {
 		if h, err := filepath.EvalSymlinks(home); err == nil && h == workTree {
 			return ErrScope
 		}
+	}
+	return nil
+}
+
+// CheckLocation runs the checks Open makes before it creates anything:
+// the work tree exists (and, without force, is not / or the home
+// directory), the store is not inside it, and the store does not belong
+// to another work tree. It creates nothing.
+func CheckLocation(workTree, store string, force bool) error {
+	wt, err := canonical(workTree)
+	if err != nil {
+		return err
+	}
+	if !force {
+		if err := checkScope(wt); err != nil {
+			return err
+		}
+	}
+	if store == "" {
+		if store, err = DefaultStoreDir(wt); err != nil {
+			return err
+		}
+	}
+	if store, err = filepath.Abs(store); err != nil {
+		return fmt.Errorf("turnback: store %s: %w", store, err)
+	}
+	real, err := resolveExisting(store)
+	if err != nil {
+		return fmt.Errorf("turnback: store %s: %w", store, err)
+	}
+	if within(wt, real) {
+		return fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", store, wt)
+	}
+	if rec, ok := recordedWorkTree(store); ok && rec != wt {
+		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
+	}
+	if _, m, err := inspectStore(context.Background(), store); err != nil {
+		return err
+	} else if m != nil && m.WorkTree != "" && m.WorkTree != wt {
+		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
 	}
 	return nil
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// ErrBusy: another process holds the store past the lock wait.
-var ErrBusy = cas.ErrBusy
-
 // DefaultLockWait is how long Open waits for another process by default.
 const DefaultLockWait = 10 * time.Second
 
@@ -73,14 +70,6 @@ const (
 	// what it read to make the next capture faster.
 	AccessReadPreferWrite
 )
-
-// ErrNoSpace: the store's disk is (nearly) full; the error is a
-// *cas.NoSpaceError naming the device and the space to free.
-var ErrNoSpace = cas.ErrNoSpace
-
-// ErrReadOnly: an operation that records something on a Repo opened
-// read-only (AccessRead).
-var ErrReadOnly = cas.ErrReadOnly
 
 // Repo is an open store bound to one work tree and one session. Its
 // methods are safe for concurrent use; they run one at a time (across
@@ -139,46 +128,6 @@ func ValidSession(name string) error {
 		if r <= ' ' || r == '/' || r == 0x7f {
 			return fmt.Errorf("turnback: session name %q: no spaces, slashes or control characters", name)
 		}
-	}
-	return nil
-}
-
-// CheckLocation runs the checks Open makes before it creates anything:
-// the work tree exists (and, without force, is not / or the home
-// directory), the store is not inside it, and the store does not belong
-// to another work tree. It creates nothing.
-func CheckLocation(workTree, store string, force bool) error {
-	wt, err := canonical(workTree)
-	if err != nil {
-		return err
-	}
-	if !force {
-		if err := checkScope(wt); err != nil {
-			return err
-		}
-	}
-	if store == "" {
-		if store, err = DefaultStoreDir(wt); err != nil {
-			return err
-		}
-	}
-	if store, err = filepath.Abs(store); err != nil {
-		return fmt.Errorf("turnback: store %s: %w", store, err)
-	}
-	real, err := resolveExisting(store)
-	if err != nil {
-		return fmt.Errorf("turnback: store %s: %w", store, err)
-	}
-	if within(wt, real) {
-		return fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", store, wt)
-	}
-	if rec, ok := recordedWorkTree(store); ok && rec != wt {
-		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
-	}
-	if _, m, err := inspectStore(context.Background(), store); err != nil {
-		return err
-	} else if m != nil && m.WorkTree != "" && m.WorkTree != wt {
-		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package turnback
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/turnback/turnback/cas"
@@ -14,11 +13,6 @@ import (
 // skipVerifyUse turns verifyUse off, for the benchmark that measures its
 // cost only.
 var skipVerifyUse = false
-
-// ErrUnverified: an undo, redo or restore stopped before changing
-// anything because content it and its way back need is damaged or
-// missing in the store.
-var ErrUnverified = errors.New("turnback: stopped before changing anything")
 
 // verifyUse confirms, before a restore changes the folder, that the
 // store holds, readable and correct, everything the way back needs: the
