@@ -42,10 +42,10 @@ type SnapResult struct {
 // session's open turn, if any, is closed at the same state (and dropped
 // if it changed nothing), and the redo stack is cleared.
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	res, err := r.capture(ctx)
 	if err != nil {
 		return nil, err
@@ -88,10 +88,10 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 // End captures the after-state of the session's open turn. With no open
 // turn it records nothing and sets NoOpenTurn.
 func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return nil, err

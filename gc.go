@@ -111,10 +111,10 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 // latest state needs, and makes the store give the disk space back. A
 // checkpoint is kept while the turns around it are (see records.go).
 func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	// Unset fields take the Repo's configured policy, then the defaults.
 	if o.Keep == 0 {
 		o.Keep = r.opts.KeepTurns

@@ -67,10 +67,10 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 // Status captures the work tree and lists what changed since the
 // session's last snapshot. It records no turn.
 func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	base, err := r.lastSnapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -110,10 +110,10 @@ type PathEntry struct {
 
 // Show describes the snapshot with the given id (any unique prefix).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	h, err := r.resolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -161,10 +161,10 @@ const maxDiffBytes = 8 << 20
 // the work tree now; otherwise snapshot a with snapshot b. Ids may be any
 // unique prefix.
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if a == "" {
 		if from, err = r.lastSnapshot(ctx); err != nil {
 			return from, to, nil, err
@@ -212,10 +212,10 @@ func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
 // Turns returns the session's turns, newest first, and the undone turns
 // waiting on its redo stack.
 func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return nil, nil, err
@@ -271,10 +271,10 @@ type Info struct {
 
 // Info reports the store's location, size and contents.
 func (r *Repo) Info(ctx context.Context) (*Info, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
 	in := &Info{WorkTree: r.workTree, Store: r.storeDir, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
 		KeepTurns: o.Keep, KeepAgeDays: int(o.OlderThan.Hours() / 24)}

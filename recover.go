@@ -39,10 +39,10 @@ type RecoverResult struct {
 // the state before it and its session records are not written. Paths
 // edited since it stopped are left as they are (listed in Kept).
 func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
-	if err := r.lockOnly(); err != nil {
+	if err := r.lockOnly(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)

@@ -20,10 +20,10 @@ func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	total := &RestoreResult{}
 	for i := 0; i < n; i++ {
 		one, err := r.redoOne(ctx, force)

@@ -84,7 +84,9 @@ type Repo struct {
 
 // repoCore is what every view of an open store shares.
 type repoCore struct {
-	mu       sync.Mutex
+	// turn holds one token while an operation runs: operations on the
+	// store (of every view) run one at a time (lock.go).
+	turn     chan struct{}
 	workTree string
 	storeDir string
 	readOnly bool // opened with AccessRead (or fell back to it)
@@ -99,7 +101,8 @@ type repoCore struct {
 	// recovered: Open finished an interrupted restore (Recover says so).
 	recovered bool
 	watch     *watchState // set by Watch
-	// holder describes the operation that holds mu (views wait for it).
+	// holder describes the operation that holds the turn (views wait
+	// for it).
 	holderMu sync.Mutex
 	holder   string
 	// proved: the reference verifyRef read content back from (refsource.go).
@@ -221,6 +224,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{
 		repoCore: &repoCore{
+			turn:     make(chan struct{}, 1),
 			workTree: wt,
 			storeDir: storeDir,
 			readOnly: readOnly,
@@ -362,8 +366,8 @@ func (r *Repo) Close() error {
 	if r.view {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.hold()
+	defer r.unlock()
 	if r.closed {
 		return nil
 	}
@@ -387,74 +391,6 @@ func (r *Repo) View(o Options) (*Repo, error) {
 		return nil, err
 	}
 	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}, nil
-}
-
-// lockView waits for the operation of another view as Open waits for
-// another process: up to Options.LockWait (default DefaultLockWait,
-// negative: not at all), calling OnWait once, then ErrBusy naming the
-// operation that holds the store.
-func (r *Repo) lockView() error {
-	if r.mu.TryLock() {
-		return nil
-	}
-	wait := r.opts.LockWait
-	if wait == 0 {
-		wait = DefaultLockWait
-	}
-	r.holderMu.Lock()
-	holder := r.holder
-	r.holderMu.Unlock()
-	if holder == "" {
-		holder = "another operation of this process"
-	}
-	if wait > 0 && r.opts.OnWait != nil {
-		r.opts.OnWait(holder)
-	}
-	deadline := time.Now().Add(wait)
-	for d := time.Millisecond; time.Now().Before(deadline); d = min(2*d, 20*time.Millisecond) {
-		time.Sleep(d)
-		if r.mu.TryLock() {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s is held by %s", ErrBusy, r.storeDir, holder)
-}
-
-// lock takes the store for one operation. It first finishes (or rolls
-// back) a restore that failed part way in this process, as Open does for
-// one that a crash interrupted.
-func (r *Repo) lock() error {
-	if err := r.lockOnly(); err != nil {
-		return err
-	}
-	if r.recover {
-		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
-			r.mu.Unlock()
-			return err
-		}
-		r.recover = false
-	}
-	return nil
-}
-
-// lockOnly takes the store without finishing an interrupted restore
-// (Recover does that itself).
-func (r *Repo) lockOnly() error {
-	if r.view {
-		if err := r.lockView(); err != nil {
-			return err
-		}
-	} else {
-		r.mu.Lock()
-	}
-	r.holderMu.Lock()
-	r.holder = r.opts.Holder
-	r.holderMu.Unlock()
-	if r.closed {
-		r.mu.Unlock()
-		return fmt.Errorf("turnback: repo is closed")
-	}
-	return nil
 }
 
 // restorePending reports whether storeDir holds the journal or the

@@ -27,10 +27,10 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
 	}
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	snap, err := r.capture(ctx)
 	if err != nil {
 		return nil, err

@@ -76,10 +76,10 @@ type VerifyResult struct {
 // reference (read back from a recorded reference: see verifyHeld).
 // Damage is listed by snapshot and path.
 func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	var snaps []cas.Hash
 	err := r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
 		h, err := cas.ParseHash(string(k[len(prefixSnap):]))

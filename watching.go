@@ -57,10 +57,10 @@ type watchState struct {
 // lasts until Close. It is meant for a process that keeps the Repo open
 // across many captures.
 func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.watch != nil {
 		return fmt.Errorf("turnback: %s is already watched by this process", r.workTree)
 	}
@@ -99,8 +99,8 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 // inotify watch limit, say), "" if it could or the Repo is not watching.
 // Until it can, every capture walks the whole tree.
 func (r *Repo) WatchProblem() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.hold()
+	defer r.unlock()
 	if r.watch == nil {
 		return ""
 	}

@@ -194,3 +194,56 @@ func TestViewLockWait(t *testing.T) {
 		t.Errorf("status after the undo: %v", err)
 	}
 }
+
+// TestLockContext: an operation waiting for another one's turn stops
+// waiting when its context is done, with an error wrapping the
+// context's, and changes nothing; the Repo from Open and a view with a
+// long LockWait both wait on the context.
+func TestLockContext(t *testing.T) {
+	t.Parallel()
+	wt := t.TempDir()
+	writeFile(t, wt, "f", "one\n")
+	ctx := t.Context()
+	r, err := turnback.Open(ctx, wt, turnback.Options{Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Snap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, wt, "f", "two\n")
+	if _, err := r.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slow, _ := r.View(turnback.Options{Holder: "the slow undo"})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	slow.SetRestoreHook(func(string) error {
+		once.Do(func() { close(entered); <-release })
+		return nil
+	})
+	done := make(chan error, 1)
+	go func() { _, err := slow.Undo(ctx, 1, false); done <- err }()
+	<-entered
+	long, _ := r.View(turnback.Options{LockWait: time.Hour})
+	for name, repo := range map[string]*turnback.Repo{"open": r, "view": long} {
+		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		_, err := repo.Snap(cctx, "waits")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, turnback.ErrBusy) {
+			t.Errorf("%s: snap while another operation runs, context ends: %v; want the context's error", name, err)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	turns, _, err := r.Turns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turns) != 0 {
+		t.Errorf("turns after the undo and the snaps that gave up: %d; want 0", len(turns))
+	}
+}
