@@ -24,7 +24,7 @@ func (e *ConflictError) Error() string {
 	if n == 1 {
 		what = "path was"
 	}
-	return fmt.Sprintf("turnback: conflict: %d %s changed outside the turns; nothing was changed for them (use --force to proceed: the edits stay recoverable)", n, what)
+	return fmt.Sprintf("turnback: conflict: %d %s changed outside the turns; nothing was changed for them", n, what)
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) true.
@@ -39,14 +39,17 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 var ErrUnfinished = errors.New("turnback: an interrupted undo, redo or restore is not finished")
 
 // UnfinishedError wraps ErrUnfinished and the cause (naming the path).
+// Fix the cause, then call Recover (or any operation, which tries
+// again) to finish the operation, or Recover with rollback to put back
+// the state before it.
 type UnfinishedError struct{ Err error }
 
 func (e *UnfinishedError) Error() string {
-	return fmt.Sprintf("turnback: an undo, redo or restore stopped part way and is not finished: %v\n"+
-		"turnback: fix the cause, then run \"turnback recover\" (any command tries again) to finish it, "+
-		"or \"turnback recover --rollback\" to put back the state before it", e.Err)
+	return fmt.Sprintf("turnback: an undo, redo or restore stopped part way and is not finished: %v", e.Err)
 }
 
+// Unwrap makes errors.Is(err, ErrUnfinished) true, and errors.Is and
+// errors.As see the cause.
 func (e *UnfinishedError) Unwrap() []error { return []error{ErrUnfinished, e.Err} }
 
 // ErrBusy: another process holds the store past the lock wait.
@@ -62,7 +65,22 @@ var ErrReadOnly = cas.ErrReadOnly
 
 // ErrScope: the work tree is the filesystem root or the home directory,
 // which turnback refuses without Options.Force.
-var ErrScope = errors.New("turnback: refusing a work tree that is / or the home directory (use --force if you mean it)")
+var ErrScope = errors.New("turnback: refusing a work tree that is / or the home directory")
+
+// ErrStoreInWorkTree: the store directory lies inside the work tree it
+// would protect (a capture would store the store); nothing was created.
+// The error wrapping it names both.
+var ErrStoreInWorkTree = errors.New("turnback: the store is inside the work tree")
+
+// storeInWorkTreeError is the error Open and CheckLocation return for a
+// store inside the work tree.
+type storeInWorkTreeError struct{ store, workTree string }
+
+func (e *storeInWorkTreeError) Error() string {
+	return fmt.Sprintf("turnback: store %s is inside the work tree %s", e.store, e.workTree)
+}
+
+func (e *storeInWorkTreeError) Is(target error) bool { return target == ErrStoreInWorkTree }
 
 // ErrNotStore: the directory given as the store holds files turnback
 // did not write; nothing was written there.
@@ -79,5 +97,6 @@ var ErrVerify = errors.New("turnback: verify found damaged data")
 
 // ErrUnverified: an undo, redo or restore stopped before changing
 // anything because content it and its way back need is damaged or
-// missing in the store.
+// missing in the store; the work tree is untouched. Verify tells what
+// else is damaged.
 var ErrUnverified = errors.New("turnback: stopped before changing anything")

@@ -146,7 +146,7 @@ func CheckLocation(workTree, store string, force bool) error {
 		return fmt.Errorf("turnback: store %s: %w", store, err)
 	}
 	if within(wt, real) {
-		return fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", store, wt)
+		return &storeInWorkTreeError{store: store, workTree: wt}
 	}
 	if rec, ok := recordedWorkTree(store); ok && rec != wt {
 		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)

@@ -170,7 +170,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		return nil, fmt.Errorf("turnback: store %s: %w", storeDir, err)
 	}
 	if within(wt, realStore) {
-		return nil, fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", storeDir, wt)
+		return nil, &storeInWorkTreeError{store: storeDir, workTree: wt}
 	}
 	// A store is a store: an absent or empty directory, or one with the
 	// marker (or an earlier turnback's store); anything else is refused

@@ -79,6 +79,6 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 }
 
 func unverified(p string, h cas.Hash, err error) error {
-	return fmt.Errorf("%w: the store's copy of %s (content %s), which the way back needs, cannot be used: %w (run 'turnback verify'; the file itself is untouched)",
+	return fmt.Errorf("%w: the store's copy of %s (content %s), which the way back needs, cannot be used: %w",
 		ErrUnverified, p, h.Short(), err)
 }
