@@ -192,10 +192,10 @@ func TestRegressUndoParentDirectoryDeleted(t *testing.T) {
 
 // Bug: undo (and redo) report a conflict, and refuse, for a path they
 // would not change: the turn changed x and y, the user put x back by
-// hand, and undo must now revert y alone. DESIGN.md: "Conflict (undo): a
-// path the undo would change whose current content differs from what the
-// newest undone turn that changed it left there". Repo.actionsFor
-// (undo.go) checks every path the turns changed for a conflict before it
+// hand, and undo must now revert y alone. The conflict rule (package doc,
+// invariant 4) names only a path that undo would change, whose content
+// differs from what the newest undone turn that changed it left there.
+// Repo.actionsFor (undo.go) checks every path the turns changed for a conflict before it
 // skips the paths that already hold their target (sameState(cur, want)),
 // so x is listed as "modified since" and nothing is undone; the
 // conflict check belongs after that skip.

@@ -50,7 +50,8 @@ package turnback_test
 // current time by design). Directories without owner rwx and files
 // without owner read are not generated (unreadable for a non-root user).
 //
-// The model follows DESIGN.md ("Semantics"). A conflict is a path the
+// The model follows the package doc (its invariants and the conflict
+// rule) and the README. A conflict is a path the
 // undo or redo would change (it does not already hold its target) whose
 // content differs from what the newest undone turn left there (undo) or
 // what the undo or previous redo left there (redo). redo N redoes turn by
