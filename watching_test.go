@@ -69,8 +69,9 @@ func writeFile(t *testing.T, root, rel, data string) {
 // TestWatchIncremental: after Watch, captures read only what changed and
 // equal full walks; a second session's view shares the watcher.
 func TestWatchIncremental(t *testing.T) {
+	t.Parallel()
 	r, wt := watchedRepo(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	res, err := r.Snap(ctx, "first")
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +115,9 @@ func TestWatchIncremental(t *testing.T) {
 // TestWatchGCKeepsBase: gc while watching must keep the trees the next
 // incremental capture reuses, even those of a capture no turn recorded.
 func TestWatchGCKeepsBase(t *testing.T) {
+	t.Parallel()
 	r, wt := watchedRepo(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := r.Snap(ctx, "one"); err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +149,10 @@ func TestWatchGCKeepsBase(t *testing.T) {
 // TestViewLockWait: a view waits for another view's operation as Open
 // waits for another process, then fails with ErrBusy naming it.
 func TestViewLockWait(t *testing.T) {
+	t.Parallel()
 	wt := t.TempDir()
 	writeFile(t, wt, "f", "one\n")
-	ctx := context.Background()
+	ctx := t.Context()
 	r, err := turnback.Open(ctx, wt, turnback.Options{Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
