@@ -3,10 +3,7 @@ package turnback
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-
-	"github.com/zeebo/blake3"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -100,25 +97,11 @@ func (r *Repo) diskHash(ctx context.Context, p string) (cas.Hash, error) {
 		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
 	}
 	defer f.Close()
-	h := blake3.New()
-	if _, err := io.Copy(h, &ctxReader{ctx: ctx, r: f}); err != nil {
+	h, _, err := cas.HashReader(ctx, f)
+	if err != nil {
 		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
 	}
-	var out cas.Hash
-	copy(out[:], h.Sum(nil))
-	return out, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return h, nil
 }
 
 // storeFile captures the regular file at p in full, whatever its size,

@@ -110,14 +110,11 @@ type PathEntry struct {
 
 // Show describes the snapshot with the given id (any unique prefix).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
-	if err := r.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer r.unlock()
-	h, err := r.resolve(ctx, id)
+	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	defer r.unlock()
 	info := &SnapshotInfo{ID: h}
 	err = manifest.Walk(ctx, walker.NewLoader(r.store), h, func(p string, e *manifest.Entry) error {
 		info.Entries = append(info.Entries, PathEntry{Path: p, Entry: *e})

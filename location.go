@@ -40,13 +40,9 @@ func DefaultStoreDir(workTree string) (string, error) {
 	if s := os.Getenv("TURNBACK_STORE"); s != "" {
 		return filepath.Abs(s)
 	}
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("turnback: no store location: set TURNBACK_STORE or HOME: %w", err)
-		}
-		base = filepath.Join(home, ".local", "share")
+	base, err := dataHome()
+	if err != nil {
+		return "", fmt.Errorf("turnback: no store location: set TURNBACK_STORE or HOME: %w", err)
 	}
 	name := unsafeKey.ReplaceAllString(filepath.Base(workTree), "_")
 	if len(name) > 40 {
@@ -133,13 +129,8 @@ func CheckLocation(workTree, store string, force bool) error {
 			return err
 		}
 	}
-	if store == "" {
-		if store, err = DefaultStoreDir(wt); err != nil {
-			return err
-		}
-	}
-	if store, err = filepath.Abs(store); err != nil {
-		return fmt.Errorf("turnback: store %s: %w", store, err)
+	if store, err = storeDirOf(wt, store); err != nil {
+		return err
 	}
 	real, err := resolveExisting(store)
 	if err != nil {
@@ -157,4 +148,34 @@ func CheckLocation(workTree, store string, force bool) error {
 		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
 	}
 	return nil
+}
+
+// dataHome is ${XDG_DATA_HOME:-~/.local/share}, where the default stores
+// live (in its turnback directory).
+func dataHome() (string, error) {
+	if base := os.Getenv("XDG_DATA_HOME"); base != "" {
+		return base, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// storeDirOf returns the absolute store directory of work tree wt: store,
+// or DefaultStoreDir(wt) when store is empty.
+func storeDirOf(wt, store string) (string, error) {
+	dir := store
+	if dir == "" {
+		var err error
+		if dir, err = DefaultStoreDir(wt); err != nil {
+			return "", err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("turnback: store %s: %w", dir, err)
+	}
+	return abs, nil
 }

@@ -173,6 +173,20 @@ func (r *Repo) latest(ctx context.Context) (cas.Hash, error) {
 	return h, nil
 }
 
+// lockResolve takes the store (see lock) and resolves id (see resolve);
+// on success the caller holds the store and must unlock it.
+func (r *Repo) lockResolve(ctx context.Context, id string) (cas.Hash, error) {
+	if err := r.lock(ctx); err != nil {
+		return cas.Hash{}, err
+	}
+	h, err := r.resolve(ctx, id)
+	if err != nil {
+		r.unlock()
+		return cas.Hash{}, err
+	}
+	return h, nil
+}
+
 // resolve turns a unique hex prefix into a snapshot id.
 func (r *Repo) resolve(ctx context.Context, id string) (cas.Hash, error) {
 	id = strings.ToLower(strings.TrimSpace(id))

@@ -154,14 +154,9 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if err := ValidSession(opts.Session); err != nil {
 		return nil, err
 	}
-	storeDir := opts.Store
-	if storeDir == "" {
-		if storeDir, err = DefaultStoreDir(wt); err != nil {
-			return nil, err
-		}
-	}
-	if storeDir, err = filepath.Abs(storeDir); err != nil {
-		return nil, fmt.Errorf("turnback: store %s: %w", opts.Store, err)
+	storeDir, err := storeDirOf(wt, opts.Store)
+	if err != nil {
+		return nil, err
 	}
 	// Check before creating anything: a refused store must leave no trace
 	// in the work tree.

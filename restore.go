@@ -210,14 +210,11 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 // It records a checkpoint of the state it replaced and changes no
 // session's turns.
 func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
-	if err := r.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer r.unlock()
-	h, err := r.resolve(ctx, id)
+	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	defer r.unlock()
 	snap, err := r.capture(ctx)
 	if err != nil {
 		return nil, err

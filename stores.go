@@ -19,13 +19,9 @@ type OrphanStore struct {
 
 // DefaultStoreRoot returns the directory holding the default stores.
 func DefaultStoreRoot() (string, error) {
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("turnback: no home directory: %w", err)
-		}
-		base = filepath.Join(home, ".local", "share")
+	base, err := dataHome()
+	if err != nil {
+		return "", fmt.Errorf("turnback: no home directory: %w", err)
 	}
 	return filepath.Join(base, "turnback"), nil
 }

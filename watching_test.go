@@ -146,10 +146,11 @@ func TestWatchGCKeepsBase(t *testing.T) {
 	}
 }
 
-// TestViewLockWait: a view waits for another view's operation as Open
-// waits for another process, then fails with ErrBusy naming it.
-func TestViewLockWait(t *testing.T) {
-	t.Parallel()
+// undoHeld opens a Repo on a folder with one turn and starts undoing it
+// in a view (holder "the slow undo") that stops inside the restore until
+// release is closed; done then gets the undo's error.
+func undoHeld(t *testing.T) (r *turnback.Repo, release chan struct{}, done chan error) {
+	t.Helper()
 	wt := t.TempDir()
 	writeFile(t, wt, "f", "one\n")
 	ctx := t.Context()
@@ -157,7 +158,15 @@ func TestViewLockWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	release = make(chan struct{})
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release) // a test that failed early: let the undo end
+		}
+		r.Close()
+	})
 	if _, err := r.Snap(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -166,18 +175,27 @@ func TestViewLockWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow, _ := r.View(turnback.Options{Holder: "the slow undo"})
-	entered, release := make(chan struct{}), make(chan struct{})
+	entered := make(chan struct{})
 	var once sync.Once
 	slow.SetRestoreHook(func(string) error {
 		once.Do(func() { close(entered); <-release })
 		return nil
 	})
-	done := make(chan error, 1)
+	done = make(chan error, 1)
 	go func() { _, err := slow.Undo(ctx, 1, false); done <- err }()
 	<-entered
+	return r, release, done
+}
+
+// TestViewLockWait: a view waits for another view's operation as Open
+// waits for another process, then fails with ErrBusy naming it.
+func TestViewLockWait(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	r, release, done := undoHeld(t)
 	var waited []string
 	quick, _ := r.View(turnback.Options{LockWait: 50 * time.Millisecond, OnWait: func(h string) { waited = append(waited, h) }})
-	_, err = quick.Status(ctx)
+	_, err := quick.Status(ctx)
 	if !errors.Is(err, turnback.ErrBusy) || !strings.Contains(err.Error(), "the slow undo") {
 		t.Errorf("status while another view undoes: %v; want ErrBusy naming the undo", err)
 	}
@@ -204,31 +222,8 @@ func TestViewLockWait(t *testing.T) {
 // long LockWait both wait on the context.
 func TestLockContext(t *testing.T) {
 	t.Parallel()
-	wt := t.TempDir()
-	writeFile(t, wt, "f", "one\n")
 	ctx := t.Context()
-	r, err := turnback.Open(ctx, wt, turnback.Options{Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, wt, "f", "two\n")
-	if _, err := r.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	slow, _ := r.View(turnback.Options{Holder: "the slow undo"})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	slow.SetRestoreHook(func(string) error {
-		once.Do(func() { close(entered); <-release })
-		return nil
-	})
-	done := make(chan error, 1)
-	go func() { _, err := slow.Undo(ctx, 1, false); done <- err }()
-	<-entered
+	r, release, done := undoHeld(t)
 	long, _ := r.View(turnback.Options{LockWait: time.Hour})
 	for name, repo := range map[string]*turnback.Repo{"open": r, "view": long} {
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
