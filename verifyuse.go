@@ -2,7 +2,6 @@ package turnback
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/turnback/turnback/cas"
@@ -14,11 +13,6 @@ import (
 // skipVerifyUse turns verifyUse off, for the benchmark that measures its
 // cost only.
 var skipVerifyUse = false
-
-// ErrUnverified: an undo, redo or restore stopped before changing
-// anything because content it and its way back need is damaged or
-// missing in the store.
-var ErrUnverified = errors.New("turnback: stopped before changing anything")
 
 // verifyUse confirms, before a restore changes the folder, that the
 // store holds, readable and correct, everything the way back needs: the
@@ -85,6 +79,6 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 }
 
 func unverified(p string, h cas.Hash, err error) error {
-	return fmt.Errorf("%w: the store's copy of %s (content %s), which the way back needs, cannot be used: %w (run 'turnback verify'; the file itself is untouched)",
+	return fmt.Errorf("%w: the store's copy of %s (content %s), which the way back needs, cannot be used: %w",
 		ErrUnverified, p, h.Short(), err)
 }

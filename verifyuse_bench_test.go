@@ -4,13 +4,14 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker"
 )
 
 // BenchmarkVerifyUse measures verifyUse alone on the actions of such an

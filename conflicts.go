@@ -3,14 +3,11 @@ package turnback
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-
-	"github.com/zeebo/blake3"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
 )
 
 // sameState reports whether a path holding cur needs no change to hold
@@ -75,7 +72,7 @@ func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest
 	if cur.Kind == manifest.KindSymlink && cur.Target != left.Target {
 		return "link target changed since", nil
 	}
-	if why, decided := metaReason(cur, left); decided { // owner, special bits (meta_compare.go)
+	if why, decided := metaReason(cur, left); decided { // owner, special bits (metaReason, below)
 		return why, nil
 	}
 	return fmt.Sprintf("permissions changed since (%04o, was %04o)", cur.Mode, left.Mode), nil
@@ -100,25 +97,11 @@ func (r *Repo) diskHash(ctx context.Context, p string) (cas.Hash, error) {
 		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
 	}
 	defer f.Close()
-	h := blake3.New()
-	if _, err := io.Copy(h, &ctxReader{ctx: ctx, r: f}); err != nil {
+	h, _, err := cas.HashReader(ctx, f)
+	if err != nil {
 		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
 	}
-	var out cas.Hash
-	copy(out[:], h.Sum(nil))
-	return out, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return h, nil
 }
 
 // storeFile captures the regular file at p in full, whatever its size,
@@ -153,9 +136,34 @@ func (r *Repo) storeFile(ctx context.Context, p string, e *manifest.Entry) (*man
 	return &out, nil
 }
 
-func baseName(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
+// metaReason judges a path whose content is what was left there but
+// whose owner or mode is not (see conflictReason). An owner change is a
+// change made outside the turns. A path that lacks only setuid, setgid
+// or sticky bits that a restore leaves off (restore.DroppedSpecial: run
+// as root, for an owner unknown here or not recorded) is as a restore
+// left it, not a change; nothing is lost by setting them again. Any
+// other missing bit is a change made since.
+func metaReason(cur, left *manifest.Entry) (why string, decided bool) {
+	if !ownersAgree(cur, left) {
+		return fmt.Sprintf("owner changed since (%d:%d, was %d:%d)", cur.UID, cur.GID, left.UID, left.GID), true
 	}
-	return p
+	const special = 0o7000
+	dropped := restore.DroppedSpecial(left)
+	if dropped == 0 || cur.Mode&special != left.Mode&special&^dropped {
+		return "", false
+	}
+	withBits := *cur
+	withBits.Mode = left.Mode
+	if sameState(&withBits, left) {
+		return "", true
+	}
+	return "", false
 }
+
+// ownersMatter: only a restore run as root sets owners (package
+// restore), so only then is a path's owner part of its state. Not as
+// root, a path the restore recreated is the user's whatever the tree
+// recorded, and that difference must not read as an edit.
+var ownersMatter = os.Geteuid() == 0
+
+func ownersAgree(a, b *manifest.Entry) bool { return !ownersMatter || a.SameOwner(b) }

@@ -2,9 +2,9 @@ package turnback
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -67,10 +67,10 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 // Status captures the work tree and lists what changed since the
 // session's last snapshot. It records no turn.
 func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	base, err := r.lastSnapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -110,14 +110,11 @@ type PathEntry struct {
 
 // Show describes the snapshot with the given id (any unique prefix).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
-	if err := r.lock(); err != nil {
-		return nil, err
-	}
-	defer r.mu.Unlock()
-	h, err := r.resolve(ctx, id)
+	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	defer r.unlock()
 	info := &SnapshotInfo{ID: h}
 	err = manifest.Walk(ctx, walker.NewLoader(r.store), h, func(p string, e *manifest.Entry) error {
 		info.Entries = append(info.Entries, PathEntry{Path: p, Entry: *e})
@@ -161,10 +158,10 @@ const maxDiffBytes = 8 << 20
 // the work tree now; otherwise snapshot a with snapshot b. Ids may be any
 // unique prefix.
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if a == "" {
 		if from, err = r.lastSnapshot(ctx); err != nil {
 			return from, to, nil, err
@@ -209,140 +206,150 @@ func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
-// VerifyProblem is one damaged path found by Verify.
-type VerifyProblem struct {
-	Snapshot string `json:"snapshot"`
-	Path     string `json:"path"`
-	Err      string `json:"error"`
+// Turns returns the session's turns, newest first, and the undone turns
+// waiting on its redo stack.
+func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, nil, err
+	}
+	defer r.unlock()
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := len(sess.Turns) - 1; i >= 0; i-- {
+		t, err := r.loadTurn(ctx, r.session, sess.Turns[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		turns = append(turns, t)
+	}
+	// Newest first: the last redo to happen comes first.
+	for i := 0; i < len(sess.Redo); i++ {
+		g := sess.Redo[i]
+		for j := len(g.Turns) - 1; j >= 0; j-- {
+			t, err := r.loadTurn(ctx, r.session, g.Turns[j])
+			if err != nil {
+				return nil, nil, err
+			}
+			redo = append(redo, t)
+		}
+	}
+	return turns, redo, nil
 }
 
-// VerifyResult reports a Verify run.
-type VerifyResult struct {
-	Snapshots int `json:"snapshots"`
-	Trees     int `json:"trees"`
-	Contents  int `json:"contents"`
-	// References counts the contents above (of files over the size
-	// limit) checked by reading them back from a recorded reference.
-	References int             `json:"references"`
-	Problems   []VerifyProblem `json:"problems"`
+// Info describes a store.
+type Info struct {
+	WorkTree  string `json:"work_tree"`
+	Store     string `json:"store"`
+	DiskBytes int64  `json:"disk_bytes"`
+	Sessions  int    `json:"sessions"`
+	Turns     int    `json:"turns"`
+	Redoable  int    `json:"redoable_turns"`
+	Snapshots int    `json:"snapshots"`
+	// UniqueBytes is the size of the distinct file contents the snapshots
+	// hold; LogicalBytes what they would take as plain copies, one per
+	// snapshot.
+	UniqueBytes   int64 `json:"unique_bytes"`
+	LogicalBytes  int64 `json:"logical_bytes"`
+	SizeLimit     int64 `json:"size_limit"`
+	LargeDirFiles int   `json:"large_dir_files"`
+	KeepTurns     int   `json:"keep_turns"`
+	KeepAgeDays   int   `json:"keep_age_days"`
+
+	// Distinct file contents of the snapshots by how they are protected:
+	// copied into the store (UniqueBytes), held by a reference (a Git
+	// LFS object, a git blob or a copy-on-write clone), or neither (over
+	// the size limit with no reference: not restorable).
+	BytesByCopy      int64 `json:"bytes_by_copy"`
+	BytesByReference int64 `json:"bytes_by_reference"`
+	BytesUnprotected int64 `json:"bytes_unprotected"`
 }
 
-// ErrVerify: Verify found damaged data.
-var ErrVerify = errors.New("turnback: verify found damaged data")
-
-// Verify re-reads and re-hashes every tree and content reachable from
-// every recorded snapshot, including content over the size limit held by
-// reference (read back from a recorded reference: see verifyHeld).
-// Damage is listed by snapshot and path.
-func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
-	if err := r.lock(); err != nil {
+// Info reports the store's location, size and contents.
+func (r *Repo) Info(ctx context.Context) (*Info, error) {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
-	var snaps []cas.Hash
-	err := r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
-		h, err := cas.ParseHash(string(k[len(prefixSnap):]))
-		if err != nil {
-			return fmt.Errorf("%w: snapshot key %q", cas.ErrCorrupt, k)
+	defer r.unlock()
+	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
+	in := &Info{WorkTree: r.workTree, Store: r.storeDir, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
+		KeepTurns: o.Keep, KeepAgeDays: int(o.OlderThan.Hours() / 24)}
+	if in.SizeLimit == 0 {
+		in.SizeLimit = walker.DefaultSizeLimit
+	}
+	if in.LargeDirFiles == 0 {
+		in.LargeDirFiles = walker.DefaultLargeDirFiles
+	}
+	var err error
+	if in.DiskBytes, err = cas.DiskUsage(r.storeDir); err != nil {
+		return nil, err
+	}
+	sessions, err := r.sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in.Sessions = len(sessions)
+	for _, s := range sessions {
+		in.Turns += len(s.Turns)
+		for _, g := range s.Redo {
+			in.Redoable += len(g.Turns)
 		}
-		snaps = append(snaps, h)
-		return nil
+	}
+	// Each tree is read once: its logical size is memoised, so shared
+	// subtrees cost nothing however many snapshots hold them.
+	seen := map[cas.Hash]bool{}
+	sizes := map[cas.Hash]int64{}
+	loader := walker.NewLoader(r.store)
+	var size func(h cas.Hash) (int64, error)
+	size = func(h cas.Hash) (int64, error) {
+		if n, ok := sizes[h]; ok {
+			return n, nil
+		}
+		var n int64
+		if h != manifest.EmptyTreeHash() {
+			t, err := loader.LoadTree(ctx, h)
+			if err != nil {
+				return 0, err
+			}
+			for i := range t.Entries {
+				e := &t.Entries[i]
+				switch {
+				case e.Uncaptured:
+					if err := r.countProtection(ctx, e, seen, in); err != nil {
+						return 0, err
+					}
+				case e.Kind == manifest.KindDir:
+					k, err := size(e.Hash)
+					if err != nil {
+						return 0, err
+					}
+					n += k
+				case e.Kind == manifest.KindFile:
+					n += e.Size
+					if !seen[e.Hash] {
+						seen[e.Hash] = true
+						in.UniqueBytes += e.Size
+					}
+				}
+			}
+		}
+		sizes[h] = n
+		return n, nil
+	}
+	err = r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
+		h, err := cas.ParseHash(strings.TrimPrefix(string(k), prefixSnap))
+		if err != nil {
+			return nil
+		}
+		in.Snapshots++
+		n, err := size(h)
+		in.LogicalBytes += n
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := &VerifyResult{Snapshots: len(snaps)}
-	seenTree := map[cas.Hash]bool{}
-	seenContent := map[cas.Hash]bool{}
-	bad := map[cas.Hash]string{}
-	loader := walker.NewLoader(r.store)
-	for _, s := range snaps {
-		var walk func(h cas.Hash, dir string) error
-		walk = func(h cas.Hash, dir string) error {
-			if seenTree[h] {
-				return nil
-			}
-			seenTree[h] = true
-			out.Trees++
-			t, err := loader.LoadTree(ctx, h)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: displayDir(dir), Err: err.Error()})
-				return nil
-			}
-			for i := range t.Entries {
-				e := &t.Entries[i]
-				p := e.Name
-				if dir != "" {
-					p = dir + "/" + e.Name
-				}
-				switch {
-				case e.Uncaptured && e.Kind == manifest.KindFile && !e.Hash.IsZero():
-					if msg, ok := bad[e.Hash]; ok {
-						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: msg})
-						continue
-					}
-					if seenContent[e.Hash] {
-						continue
-					}
-					checked, byRef, why, err := r.verifyHeld(ctx, e.Hash)
-					if err != nil {
-						return err
-					}
-					if checked {
-						// Unchecked (no reference recorded) stays unseen:
-						// an entry that claims it is stored checks it then.
-						seenContent[e.Hash] = true
-						out.Contents++
-						if byRef {
-							out.References++
-						}
-					}
-					if why != "" {
-						bad[e.Hash] = why
-						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: why})
-					}
-				case e.Uncaptured:
-				case e.Kind == manifest.KindDir:
-					if err := walk(e.Hash, p); err != nil {
-						return err
-					}
-				case e.Kind == manifest.KindFile:
-					if msg, ok := bad[e.Hash]; ok {
-						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: msg})
-						continue
-					}
-					if seenContent[e.Hash] {
-						continue
-					}
-					seenContent[e.Hash] = true
-					out.Contents++
-					if err := r.store.Verify(ctx, e.Hash, nil); err != nil {
-						if ctx.Err() != nil {
-							return ctx.Err()
-						}
-						bad[e.Hash] = err.Error()
-						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: err.Error()})
-					}
-				}
-			}
-			return nil
-		}
-		if err := walk(s, ""); err != nil {
-			return nil, err
-		}
-	}
-	if len(out.Problems) > 0 {
-		return out, fmt.Errorf("%w: %d problems", ErrVerify, len(out.Problems))
-	}
-	return out, nil
-}
-
-func displayDir(d string) string {
-	if d == "" {
-		return "."
-	}
-	return d
+	in.BytesByCopy = in.UniqueBytes
+	return in, nil
 }

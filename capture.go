@@ -3,12 +3,15 @@ package turnback
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/ref"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/watch"
 )
 
 // SnapResult reports a snap or an end.
@@ -39,10 +42,10 @@ type SnapResult struct {
 // session's open turn, if any, is closed at the same state (and dropped
 // if it changed nothing), and the redo stack is cleared.
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	res, err := r.capture(ctx)
 	if err != nil {
 		return nil, err
@@ -85,10 +88,10 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 // End captures the after-state of the session's open turn. With no open
 // turn it records nothing and sets NoOpenTurn.
 func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return nil, err
@@ -197,38 +200,50 @@ func firstLine(s string) string {
 	return s
 }
 
-// Turns returns the session's turns, newest first, and the undone turns
-// waiting on its redo stack.
-func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
-	if err := r.lock(); err != nil {
-		return nil, nil, err
-	}
-	defer r.mu.Unlock()
-	sess, err := r.loadSession(ctx, r.session)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := len(sess.Turns) - 1; i >= 0; i-- {
-		t, err := r.loadTurn(ctx, r.session, sess.Turns[i])
-		if err != nil {
-			return nil, nil, err
-		}
-		turns = append(turns, t)
-	}
-	// Newest first: the last redo to happen comes first.
-	for i := 0; i < len(sess.Redo); i++ {
-		g := sess.Redo[i]
-		for j := len(g.Turns) - 1; j >= 0; j-- {
-			t, err := r.loadTurn(ctx, r.session, g.Turns[j])
-			if err != nil {
-				return nil, nil, err
-			}
-			redo = append(redo, t)
-		}
-	}
-	return turns, redo, nil
+// captured is a capture's result and, for a watching Repo, how it read.
+type captured struct {
+	*walker.Result
+	Watch *WatchInfo
 }
 
-func describeTurn(t *Turn) string {
-	return fmt.Sprintf("turn %d", t.N)
+// capture walks the work tree into the store: all of it, or for a
+// watching Repo what changed since its previous capture.
+func (r *Repo) capture(ctx context.Context) (*captured, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	opts := walker.Options{
+		SizeLimit:     r.opts.SizeLimit,
+		LargeDirFiles: r.opts.LargeDirFiles,
+		Progress:      r.opts.Progress,
+		Cache:         r.cache,
+	}
+	finder := ref.NewFinder()  // for protectLarge (refs.go)
+	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing
+	opts.LargeSums = r.largeWant(finder)
+	ws := r.watch
+	var info *WatchInfo
+	if ws != nil {
+		info = r.planWatched(ctx, ws, &opts)
+	}
+	if opts.Base.IsZero() {
+		if opts.Previous, err = r.latest(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := walker.Capture(ctx, root, r.store, opts)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if err := r.protectLarge(ctx, finder, &res.Stats); err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if ws != nil {
+		ws.base, ws.sizeLimit, ws.largeDirFiles = res.Root, r.opts.SizeLimit, r.opts.LargeDirFiles
+		ws.pending = watch.Changes{}
+		info.DirsRead, info.DirsReused = res.Stats.Dirs-res.Stats.DirsReused, res.Stats.DirsReused
+	}
+	return &captured{Result: res, Watch: info}, nil
 }
