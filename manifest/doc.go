@@ -10,6 +10,8 @@
 // carries its permission bits (0o7777: rwx for user, group, other, plus
 // setuid, setgid, sticky) and, when recorded (Owned), its owner's numeric
 // uid and gid. Timestamps and other metadata are not part of a tree.
+// The bits are numbered as chmod(2) numbers them (ModeSetuid is 0o4000),
+// not as fs.FileMode does; ModeOf and FileMode convert between the two.
 //
 //	kind     Size           Hash                Target   Uncaptured  Files            LinkTo
 //	file     content bytes  content hash        ""       allowed     0                allowed

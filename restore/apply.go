@@ -267,20 +267,6 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 	return nil
 }
 
-// fileMode converts the permission bits of a tree entry to Go's form.
-func fileMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
-}
 
 // unstage removes staged files (best effort: used on the way out of a
 // failed restore, and by recovery).

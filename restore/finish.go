@@ -286,7 +286,7 @@ func writable(d *dirs, dir string, op func() error) error {
 		return err
 	}
 	err = op()
-	if cerr := pr.Chmod(name, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err == nil && cerr != nil {
+	if cerr := pr.Chmod(name, fi.Mode()&manifest.FileModeMask); err == nil && cerr != nil {
 		err = cerr
 	}
 	return err

@@ -124,7 +124,7 @@ func build(t testing.TB, base string, tr tree) {
 	}
 }
 
-const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+const modeBits = manifest.FileModeMask
 
 // state reads the tree under base as it is on disk, without following
 // any symlink.
@@ -372,25 +372,12 @@ func (e *env) put(data string) cas.Hash {
 	return h
 }
 
-func toMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
-	}
-	return out
-}
 
 // entry makes the tree entry a capture would record for n at path p,
 // storing a file's content.
 func (e *env) entry(p string, n node) *manifest.Entry {
 	_, name := split(p)
-	me := &manifest.Entry{Name: name, Kind: n.kind, Mode: toMode(n.mode)}
+	me := &manifest.Entry{Name: name, Kind: n.kind, Mode: manifest.ModeOf(n.mode)}
 	// Captures record the owner: the test's own files are its user's.
 	me.Owned, me.UID, me.GID = true, uint32(os.Getuid()), uint32(os.Getgid())
 	switch n.kind {

@@ -64,20 +64,6 @@ type run struct {
 	opts *Options
 }
 
-// entryMode converts Go's permission bits to a tree entry's form.
-func entryMode(m fs.FileMode) uint32 {
-	b := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
-}
 
 // sameContent reports whether found is e as far as data goes (files by
 // content, symlinks by target; permission bits are not data).
@@ -127,15 +113,15 @@ func (x *run) settle(held string, a *Action) error {
 		if err != nil {
 			return fmt.Errorf("read what was at %s: %w", a.Path, err)
 		}
-		found = &manifest.Entry{Kind: manifest.KindFile, Mode: entryMode(fi.Mode()), Size: n, Hash: h}
+		found = &manifest.Entry{Kind: manifest.KindFile, Mode: manifest.ModeOf(fi.Mode()), Size: n, Hash: h}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, err := r.Readlink(name)
 		if err != nil {
 			return err
 		}
-		found = &manifest.Entry{Kind: manifest.KindSymlink, Mode: entryMode(fi.Mode()), Size: int64(len(t)), Target: t}
+		found = &manifest.Entry{Kind: manifest.KindSymlink, Mode: manifest.ModeOf(fi.Mode()), Size: int64(len(t)), Target: t}
 	case fi.Mode()&fs.ModeNamedPipe != 0: // never opened
-		found = &manifest.Entry{Kind: manifest.KindFIFO, Mode: entryMode(fi.Mode())}
+		found = &manifest.Entry{Kind: manifest.KindFIFO, Mode: manifest.ModeOf(fi.Mode())}
 	default:
 		return errCannotSave
 	}

@@ -48,21 +48,6 @@ func linkNode(p, target string) node {
 	return node{path: p, kind: manifest.KindSymlink, target: target}
 }
 
-// fileMode converts Unix permission bits to the fs.FileMode os.Chmod
-// wants (os.Chmod reads setuid & co from the fs.Mode* bits, not 0o4000).
-func fileMode(bits uint32) fs.FileMode {
-	m := fs.FileMode(bits & 0o777)
-	if bits&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if bits&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if bits&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
 
 func abs(dir, rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 
@@ -77,7 +62,7 @@ func writeFile(t testing.TB, dir, rel, data string, mode uint32) {
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(p, fileMode(mode)); err != nil {
+	if err := os.Chmod(p, manifest.FileMode(mode)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -98,7 +83,7 @@ func removeAll(t testing.TB, dir, rel string) {
 
 func chmod(t testing.TB, dir, rel string, mode uint32) {
 	t.Helper()
-	if err := os.Chmod(abs(dir, rel), fileMode(mode)); err != nil {
+	if err := os.Chmod(abs(dir, rel), manifest.FileMode(mode)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -276,7 +261,7 @@ func checkSnapshot(t *testing.T, s *cas.Store, dir string, root cas.Hash, nodes 
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantMode = permBits(fi.Mode())
+			wantMode = manifest.ModeOf(fi.Mode())
 		}
 		if e.Mode != wantMode {
 			t.Errorf("%q: mode %#o, want %#o", p, e.Mode, wantMode)

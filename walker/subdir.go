@@ -200,7 +200,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			lastErr = fmt.Errorf("changed while being read")
 			continue
 		}
-		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		e.Hash, e.Size, e.Mode = h, n, manifest.ModeOf(after.Mode())
 		setOwner(&e, after)
 		if !store {
 			e.Uncaptured = true

@@ -381,7 +381,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		if m.Ignored(p, mode.IsDir()) || isStagingName(name) {
 			continue
 		}
-		e := manifest.Entry{Name: name, Mode: permBits(mode)}
+		e := manifest.Entry{Name: name, Mode: manifest.ModeOf(mode)}
 		setOwner(&e, fi)
 		switch {
 		case mode.IsDir():
@@ -513,17 +513,3 @@ func displayPath(rel string) string {
 	return rel
 }
 
-// permBits maps Go's file mode to the Unix permission bits a tree keeps.
-func permBits(m fs.FileMode) uint32 {
-	b := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
-}
