@@ -267,7 +267,6 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 	return nil
 }
 
-
 // unstage removes staged files (best effort: used on the way out of a
 // failed restore, and by recovery).
 func unstage(d *dirs, files []string) {

@@ -372,7 +372,6 @@ func (e *env) put(data string) cas.Hash {
 	return h
 }
 
-
 // entry makes the tree entry a capture would record for n at path p,
 // storing a file's content.
 func (e *env) entry(p string, n node) *manifest.Entry {

@@ -64,7 +64,6 @@ type run struct {
 	opts *Options
 }
 
-
 // sameContent reports whether found is e as far as data goes (files by
 // content, symlinks by target; permission bits are not data).
 func sameContent(found, e *manifest.Entry) bool {

@@ -48,7 +48,6 @@ func linkNode(p, target string) node {
 	return node{path: p, kind: manifest.KindSymlink, target: target}
 }
 
-
 func abs(dir, rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 
 // writeFile writes data at rel below dir (creating parents) and sets the

@@ -512,4 +512,3 @@ func displayPath(rel string) string {
 	}
 	return rel
 }
-
