@@ -88,13 +88,13 @@ func (d *differ) dir(dir string, a, b cas.Hash, depth int) error {
 		}
 		switch {
 		case len(eb) == 0 || len(ea) > 0 && ea[0].Name < eb[0].Name:
-			err = d.gone(joinPath(dir, ea[0].Name), ea[0], depth)
+			err = d.gone(JoinPath(dir, ea[0].Name), ea[0], depth)
 			ea = ea[1:]
 		case len(ea) == 0 || eb[0].Name < ea[0].Name:
-			err = d.came(joinPath(dir, eb[0].Name), eb[0], depth)
+			err = d.came(JoinPath(dir, eb[0].Name), eb[0], depth)
 			eb = eb[1:]
 		default:
-			err = d.pair(joinPath(dir, ea[0].Name), ea[0], eb[0], depth)
+			err = d.pair(JoinPath(dir, ea[0].Name), ea[0], eb[0], depth)
 			ea, eb = ea[1:], eb[1:]
 		}
 		if err != nil {

@@ -28,33 +28,19 @@ func loadTree(ctx context.Context, l Loader, dir string, h cas.Hash, depth int) 
 		return &Tree{}, nil
 	}
 	if depth > MaxDepth {
-		return nil, fmt.Errorf("manifest: load tree of %q: deeper than %d levels", displayPath(dir), MaxDepth)
+		return nil, fmt.Errorf("manifest: load tree of %q: deeper than %d levels", DisplayPath(dir), MaxDepth)
 	}
 	t, err := l.LoadTree(ctx, h)
 	if err != nil {
-		return nil, fmt.Errorf("manifest: load tree of %q: %w", displayPath(dir), err)
+		return nil, fmt.Errorf("manifest: load tree of %q: %w", DisplayPath(dir), err)
 	}
 	if t == nil {
-		return nil, fmt.Errorf("manifest: load tree of %q: loader returned no tree for %s", displayPath(dir), h.Short())
+		return nil, fmt.Errorf("manifest: load tree of %q: loader returned no tree for %s", DisplayPath(dir), h.Short())
 	}
 	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("manifest: load tree of %q: %w", displayPath(dir), err)
+		return nil, fmt.Errorf("manifest: load tree of %q: %w", DisplayPath(dir), err)
 	}
 	return t, nil
-}
-
-func displayPath(p string) string {
-	if p == "" {
-		return "."
-	}
-	return p
-}
-
-func joinPath(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // Walk calls fn for every entry below the tree root, in depth-first
@@ -95,7 +81,7 @@ func (w *walker) walk(dir string, h cas.Hash, depth int) error {
 		}
 		orig := &t.Entries[i]
 		e := *orig // fn may scribble on its copy, not on the tree
-		p := joinPath(dir, orig.Name)
+		p := JoinPath(dir, orig.Name)
 		err := w.fn(p, &e)
 		if w.skip && err == fs.SkipDir {
 			if orig.Kind == KindDir {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 )
 
 // shapeCases are restores of every action shape, as (old tree, new tree).
@@ -108,7 +109,7 @@ func TestApplyShapes(t *testing.T) {
 				if !ok {
 					return nil
 				}
-				parent, _ := split(rest)
+				parent, _ := manifest.SplitPath(rest)
 				if parent == "" {
 					return nil
 				}

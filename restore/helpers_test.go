@@ -375,7 +375,7 @@ func (e *env) put(data string) cas.Hash {
 // entry makes the tree entry a capture would record for n at path p,
 // storing a file's content.
 func (e *env) entry(p string, n node) *manifest.Entry {
-	_, name := split(p)
+	_, name := manifest.SplitPath(p)
 	me := &manifest.Entry{Name: name, Kind: n.kind, Mode: manifest.ModeOf(n.mode)}
 	// Captures record the owner: the test's own files are its user's.
 	me.Owned, me.UID, me.GID = true, uint32(os.Getuid()), uint32(os.Getgid())

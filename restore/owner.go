@@ -79,7 +79,7 @@ func currentOwnerInfo(d *dirs, path string) fs.FileInfo {
 	if fi, err := d.lstat(path); err == nil {
 		return fi
 	}
-	dir, _ := split(path)
+	dir, _ := manifest.SplitPath(path)
 	r, err := d.get(dir)
 	if err != nil {
 		return nil

@@ -66,11 +66,11 @@ func TestNewPlanCancelled(t *testing.T) {
 
 func TestNewPlanBlockedAndKept(t *testing.T) {
 	uncapturedFile := func(p string) *manifest.Entry {
-		_, name := split(p)
+		_, name := manifest.SplitPath(p)
 		return &manifest.Entry{Name: name, Kind: manifest.KindFile, Mode: 0o644, Size: 20 << 20, Uncaptured: true}
 	}
 	uncapturedDir := func(p string) *manifest.Entry {
-		_, name := split(p)
+		_, name := manifest.SplitPath(p)
 		return &manifest.Entry{Name: name, Kind: manifest.KindDir, Mode: 0o755, Uncaptured: true, Files: 500}
 	}
 	type mk func(e *env) []Action

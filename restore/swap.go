@@ -144,14 +144,14 @@ func (x *run) settle(held string, a *Action) error {
 			return err
 		}
 	}
-	dir, _ := split(held)
+	dir, _ := manifest.SplitPath(held)
 	return writable(x.d, dir, func() error { return r.Remove(name) })
 }
 
 // record adds a displaced entry to the journal, durably, before what it
 // describes is removed from the disk.
 func (x *run) record(path string, e *manifest.Entry) error {
-	_, name := split(path)
+	_, name := manifest.SplitPath(path)
 	e.Name = name
 	je := jDisplaced{Path: path, Entry: toJ(e)}
 	replaced := false
@@ -173,7 +173,7 @@ func (j *journal) displaced() ([]Displaced, error) {
 		if err := validPath(jd.Path); err != nil {
 			return nil, err
 		}
-		_, name := split(jd.Path)
+		_, name := manifest.SplitPath(jd.Path)
 		e, err := fromJ(name, jd.Entry)
 		if err != nil {
 			return nil, err
@@ -251,8 +251,8 @@ func (x *run) swapAside(srcRel, dstDir string, a *Action, held string) error {
 // move renames one path of the work tree to another through their
 // directories' handles.
 func (x *run) move(from, to string) error {
-	fdir, fname := split(from)
-	tdir, tname := split(to)
+	fdir, fname := manifest.SplitPath(from)
+	tdir, tname := manifest.SplitPath(to)
 	fr, err := x.d.get(fdir)
 	if err != nil {
 		return err

@@ -4,9 +4,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
@@ -47,7 +47,7 @@ func (g *Ignorer) Ignored(rel string, isDir bool) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d := g.dir(parentDir(rel))
+	d := g.dir(manifest.ParentPath(rel))
 	return d.ignored || d.m.Ignored(rel, isDir)
 }
 
@@ -60,7 +60,7 @@ func (g *Ignorer) Forget(rel string) {
 		rel = ""
 	}
 	if rel != "" {
-		if p, ok := g.dirs[parentDir(rel)]; ok {
+		if p, ok := g.dirs[manifest.ParentPath(rel)]; ok {
 			delete(p.kids, path.Base(rel))
 		}
 	}
@@ -74,7 +74,7 @@ func (g *Ignorer) forget(rel string) {
 	}
 	delete(g.dirs, rel)
 	for k := range d.kids {
-		g.forget(join(rel, k))
+		g.forget(manifest.JoinPath(rel, k))
 	}
 }
 
@@ -88,7 +88,7 @@ func (g *Ignorer) dir(rel string) *ignorerDir {
 	if rel == "" {
 		d.m = loadIgnoreFiles(g.root, "", ignore.New())
 	} else {
-		p := g.dir(parentDir(rel))
+		p := g.dir(manifest.ParentPath(rel))
 		if p.kids == nil {
 			p.kids = map[string]bool{}
 		}
@@ -124,12 +124,4 @@ func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher) *ignore.Matcher 
 		rules = append(rules, ignore.Parse(rel, data))
 	}
 	return m.Push(rules...)
-}
-
-// parentDir returns the directory holding rel ("" for a top-level name).
-func parentDir(rel string) string {
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		return rel[:i]
-	}
-	return ""
 }

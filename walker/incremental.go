@@ -71,7 +71,7 @@ func (c *capture) addTotals(p string, t *treeTotal) {
 	s.Bytes += t.bytes
 	for _, u := range t.uncaptured {
 		e := u.e
-		s.Uncaptured = append(s.Uncaptured, Uncaptured{Path: join(p, u.path), Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: c.reusedReason(&e), Hash: e.Hash})
+		s.Uncaptured = append(s.Uncaptured, Uncaptured{Path: manifest.JoinPath(p, u.path), Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: c.reusedReason(&e), Hash: e.Hash})
 	}
 }
 

@@ -117,7 +117,7 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 		if de.err != nil {
 			continue
 		}
-		p := join(rel, de.name)
+		p := manifest.JoinPath(rel, de.name)
 		mode := de.fi.Mode()
 		if m.Ignored(p, mode.IsDir()) || isStagingName(de.name) {
 			continue

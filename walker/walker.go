@@ -276,13 +276,6 @@ func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
 	}
 }
 
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
 // dirEnt is one name of a directory listing with its lstat result.
 type dirEnt struct {
 	name string
@@ -371,7 +364,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	var wg sync.WaitGroup
 	for i, de := range ents {
 		name := de.name
-		p := join(rel, name)
+		p := manifest.JoinPath(rel, name)
 		if de.err != nil {
 			c.problem(p, de.err)
 			continue
@@ -473,7 +466,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	for i := range ents {
 		if keep[i] && out[i].Kind == manifest.KindFile {
-			c.noteLink(join(rel, ents[i].name), ents[i].fi, &out[i])
+			c.noteLink(manifest.JoinPath(rel, ents[i].name), ents[i].fi, &out[i])
 		}
 	}
 	tree := &manifest.Tree{}
@@ -489,7 +482,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	data, err := tree.Encode()
 	if err != nil {
-		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", displayPath(rel), err)
+		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)
 	}
 	h := cas.Sum(data)
 	if prev == nil || h != prev.hash {
@@ -504,11 +497,4 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		c.mu.Unlock()
 	}
 	return manifest.Entry{Kind: manifest.KindDir, Hash: h}, nil
-}
-
-func displayPath(rel string) string {
-	if rel == "" {
-		return "."
-	}
-	return rel
 }

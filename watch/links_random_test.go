@@ -4,8 +4,6 @@ package watch
 
 import (
 	"context"
-	"github.com/turnback/turnback/cas"
-	"github.com/turnback/turnback/manifest"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -13,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 
 	"github.com/turnback/turnback/walker"
 )
@@ -77,12 +78,12 @@ func (f *fuzzer) metaOp() bool {
 	}
 	switch r := f.rng.IntN(100); {
 	case r < 15:
-		rel := join(pick(f.rng, dirs), f.fileName())
+		rel := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("write %s", rel)
 		os.WriteFile(f.p(rel), []byte(f.content()), 0o644)
 	case r < 35 && len(files) > 0:
 		from := pick(f.rng, files)
-		to := join(pick(f.rng, dirs), f.fileName())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("link %s %s", from, to)
 		return os.Link(f.p(from), f.p(to)) == nil
 	case r < 45 && len(files) > 0:
@@ -98,14 +99,14 @@ func (f *fuzzer) metaOp() bool {
 		os.Remove(f.p(rel))
 	case r < 62 && len(others) > 0:
 		from := pick(f.rng, others)
-		to := join(pick(f.rng, dirs), f.fileName())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("rename %s %s", from, to)
 		os.Rename(f.p(from), f.p(to))
 	case r < 67:
 		f.mkdirP()
 	case r < 72 && len(dirs) > 1:
 		from := pick(f.rng, dirs[1:])
-		to := join(pick(f.rng, dirs), f.name())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.name())
 		if to != from && !strings.HasPrefix(to, from+"/") {
 			f.note("rename dir %s %s", from, to)
 			os.Rename(f.p(from), f.p(to))
@@ -115,7 +116,7 @@ func (f *fuzzer) metaOp() bool {
 		f.note("remove tree %s", rel)
 		os.RemoveAll(f.p(rel))
 	case r < 82:
-		rel := join(pick(f.rng, dirs), "p"+f.fileName())
+		rel := manifest.JoinPath(pick(f.rng, dirs), "p"+f.fileName())
 		f.note("mkfifo %s", rel)
 		syscall.Mkfifo(f.p(rel), 0o644)
 	case r < 95 && len(others) > 0:
@@ -127,7 +128,7 @@ func (f *fuzzer) metaOp() bool {
 		if len(files) > 0 {
 			from := pick(f.rng, files)
 			for range 3 {
-				to := join(pick(f.rng, dirs), f.fileName())
+				to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 				f.note("link %s %s", from, to)
 				os.Link(f.p(from), f.p(to))
 			}

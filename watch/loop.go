@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
@@ -199,7 +200,7 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		w.mark("")
 		return
 	}
-	parent := parentDir(rel)
+	parent := manifest.ParentPath(rel)
 	if slices.Contains(ignore.FileNames, path.Base(rel)) {
 		// The rules changed: which paths exist for the walker may have
 		// changed anywhere below parent.
@@ -303,7 +304,7 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 			if !e.IsDir() {
 				continue
 			}
-			c := join(d, e.Name())
+			c := manifest.JoinPath(d, e.Name())
 			if !w.ignored(c, true) {
 				stack = append(stack, c)
 			}
@@ -373,7 +374,7 @@ func (w *Watcher) watchDir(d, abs string) (bool, error) {
 		}
 		w.unwatch(old, on)
 		w.forget(old)
-		w.mark(parentDir(old))
+		w.mark(manifest.ParentPath(old))
 	}
 }
 
@@ -518,7 +519,7 @@ func (n *node) insert(rel string) *node {
 }
 
 func (n *node) detach(rel string) *node {
-	p := n.find(parentDir(rel))
+	p := n.find(manifest.ParentPath(rel))
 	if p == nil {
 		return nil
 	}
@@ -531,6 +532,6 @@ func (n *node) detach(rel string) *node {
 func (n *node) each(rel string, fn func(string, *node)) {
 	fn(rel, n)
 	for name, k := range n.kids {
-		k.each(join(rel, name), fn)
+		k.each(manifest.JoinPath(rel, name), fn)
 	}
 }
