@@ -10,7 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/walker"
 )
 
 // Default retention, applied by GC and, cheaply, after every snap.
@@ -252,7 +251,7 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	}
 	// Mark everything the live snapshots reach.
 	set := cas.LiveSet{}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	var mark func(h cas.Hash) error
 	mark = func(h cas.Hash) error {
 		if _, ok := set[h]; ok {

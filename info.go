@@ -74,7 +74,7 @@ func (r *Repo) Info(ctx context.Context) (*Info, error) {
 	// subtrees cost nothing however many snapshots hold them.
 	seen := map[cas.Hash]bool{}
 	sizes := map[cas.Hash]int64{}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	var size func(h cas.Hash) (int64, error)
 	size = func(h cas.Hash) (int64, error) {
 		if n, ok := sizes[h]; ok {

@@ -86,7 +86,7 @@ func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
 
 func (r *Repo) changes(ctx context.Context, a, b cas.Hash) ([]Change, error) {
 	var out []Change
-	err := manifest.Diff(ctx, walker.NewLoader(r.store), a, b, func(c manifest.Change) error {
+	err := manifest.Diff(ctx, manifest.NewStoreLoader(r.store), a, b, func(c manifest.Change) error {
 		out = append(out, Change{Path: c.Path, Kind: c.Kind, What: c.Kind.String(), Old: c.Old, New: c.New})
 		return nil
 	})
@@ -119,7 +119,7 @@ func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
 		return nil, err
 	}
 	info := &SnapshotInfo{ID: h}
-	err = manifest.Walk(ctx, walker.NewLoader(r.store), h, func(p string, e *manifest.Entry) error {
+	err = manifest.Walk(ctx, manifest.NewStoreLoader(r.store), h, func(p string, e *manifest.Entry) error {
 		info.Entries = append(info.Entries, PathEntry{Path: p, Entry: *e})
 		if e.Kind == manifest.KindFile {
 			info.Files++
@@ -255,7 +255,7 @@ func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
 	seenTree := map[cas.Hash]bool{}
 	seenContent := map[cas.Hash]bool{}
 	bad := map[cas.Hash]string{}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	for _, s := range snaps {
 		var walk func(h cas.Hash, dir string) error
 		walk = func(h cas.Hash, dir string) error {

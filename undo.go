@@ -124,7 +124,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	w := r.store.NewWriter()
 	defer w.Cancel()
 	edits := map[string]*manifest.Entry{}
@@ -275,7 +275,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		}
 		turns = append(turns, t)
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
 	// perTurn: the paths each turn changed.
 	perTurn := make([][]string, len(turns))

@@ -144,6 +144,10 @@
 // Walk visits every entry below a root in the same order, descending into
 // captured directories only.
 //
+// Both read trees through a Loader: NewStoreLoader reads them from a
+// store (anything with GetBlob, such as *cas.Store), NewCachingLoader
+// remembers those already read.
+//
 // # Failures
 //
 // Decode never panics: any bad input gives an error wrapping ErrMalformed

@@ -13,6 +13,32 @@ type Loader interface {
 	LoadTree(ctx context.Context, h cas.Hash) (*Tree, error)
 }
 
+// BlobGetter is the one thing a StoreLoader needs of a store: a blob by
+// its address. *cas.Store has it.
+type BlobGetter interface {
+	GetBlob(ctx context.Context, h cas.Hash) ([]byte, error)
+}
+
+// StoreLoader is the Loader over a store: it fetches a tree's encoding
+// and decodes it. It keeps nothing between calls (wrap it in a
+// CachingLoader to remember trees). Errors from the store are returned
+// as they are; an encoding Decode rejects, wrapped as Decode wraps it.
+type StoreLoader struct{ s BlobGetter }
+
+// NewStoreLoader returns a Loader reading trees from s: what anything
+// that reads stored trees (undo, diff, gc, a capture's previous
+// snapshot) uses.
+func NewStoreLoader(s BlobGetter) *StoreLoader { return &StoreLoader{s: s} }
+
+// LoadTree implements Loader.
+func (l *StoreLoader) LoadTree(ctx context.Context, h cas.Hash) (*Tree, error) {
+	data, err := l.s.GetBlob(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(data)
+}
+
 // MaxDepth bounds how deep Walk and Diff descend, so that a store that
 // hands back a cycle produces an error instead of endless recursion.
 const MaxDepth = 4096

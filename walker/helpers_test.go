@@ -172,7 +172,7 @@ func snap(t testing.TB, dir string, s *cas.Store, opts Options) *Result {
 	return res
 }
 
-// flatten loads every stored tree below root (through NewLoader, which
+// flatten loads every stored tree below root (through manifest.NewStoreLoader, which
 // decodes them with manifest.Decode) and returns each entry by path.
 // flatten maps every path of the snapshot to its entry, owners left out
 // (most tests are about content; owner tests use flattenOwned).
@@ -190,7 +190,7 @@ func flatten(t testing.TB, s *cas.Store, root cas.Hash) map[string]manifest.Entr
 func flattenOwned(t testing.TB, s *cas.Store, root cas.Hash) map[string]manifest.Entry {
 	t.Helper()
 	out := map[string]manifest.Entry{}
-	err := manifest.Walk(context.Background(), NewLoader(s), root, func(p string, e *manifest.Entry) error {
+	err := manifest.Walk(context.Background(), manifest.NewStoreLoader(s), root, func(p string, e *manifest.Entry) error {
 		out[p] = *e
 		return nil
 	})

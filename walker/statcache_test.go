@@ -246,7 +246,7 @@ func TestCacheNeverPointsAtMissingBlobs(t *testing.T) {
 	b.failBlobs.Store(false)
 	res := snap(t, dir, s, Options{Cache: cache})
 	var missing []string
-	err := manifest.Walk(context.Background(), NewLoader(s), res.Root, func(p string, e *manifest.Entry) error {
+	err := manifest.Walk(context.Background(), manifest.NewStoreLoader(s), res.Root, func(p string, e *manifest.Entry) error {
 		if e.Kind == manifest.KindFile && !e.Uncaptured {
 			ok, err := s.HasContent(context.Background(), e.Hash)
 			if err != nil {

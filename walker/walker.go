@@ -138,24 +138,10 @@ type capture struct {
 	cacheWrites []cas.Entry
 	mu          sync.Mutex
 	stats       Stats
-	loader      *treeLoader
+	loader      manifest.Loader
 	totals      *TreeTotals // counts of reused trees (incremental capture)
 	links       []linkCand  // files with more than one link (see links.go)
 }
-
-// treeLoader reads trees from a cas.Store (it implements manifest.Loader).
-type treeLoader struct{ s *cas.Store }
-
-func (l *treeLoader) LoadTree(ctx context.Context, h cas.Hash) (*manifest.Tree, error) {
-	data, err := l.s.GetBlob(ctx, h)
-	if err != nil {
-		return nil, err
-	}
-	return manifest.Decode(data)
-}
-
-// NewLoader returns a manifest.Loader reading trees from s.
-func NewLoader(s *cas.Store) manifest.Loader { return &treeLoader{s: s} }
 
 // Capture walks the work tree open at root, stores every new blob and
 // tree in s, and returns the root tree's address. Paths it cannot read
@@ -182,7 +168,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		start:  time.Now(),
 		sem:    make(chan struct{}, opts.Workers),
 		prog:   prog,
-		loader: &treeLoader{s: s},
+		loader: manifest.NewStoreLoader(s),
 		totals: opts.Totals,
 	}
 	if c.totals == nil && c.incremental() {

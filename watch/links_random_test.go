@@ -140,7 +140,7 @@ func (f *fuzzer) metaOp() bool {
 // linkList lists the link groups of a snapshot, "path->first".
 func (c *capturer) linkList(root cas.Hash) string {
 	var out []string
-	manifest.Walk(context.Background(), walker.NewLoader(c.store), root, func(p string, e *manifest.Entry) error {
+	manifest.Walk(context.Background(), manifest.NewStoreLoader(c.store), root, func(p string, e *manifest.Entry) error {
 		if e.LinkTo != "" {
 			out = append(out, p+"->"+e.LinkTo)
 		}
