@@ -117,8 +117,8 @@ func TestApplyShapes(t *testing.T) {
 				if err != nil {
 					return nil // created by this restore, later
 				}
-				if want := tc.new[parent]; fi.IsDir() && fi.Mode().Perm()&0o200 == 0 && want.mode&0o200 == 0 {
-					if old, ok := tc.old[parent]; !ok || old.mode&0o200 != 0 {
+				if want := tc.new[parent]; fi.IsDir() && fi.Mode().Perm()&0o200 == 0 && want.Mode&0o200 == 0 {
+					if old, ok := tc.old[parent]; !ok || old.Mode&0o200 != 0 {
 						t.Errorf("at %q: %s already has its final mode %v", step, parent, fi.Mode().Perm())
 					}
 				}
@@ -477,10 +477,10 @@ func TestApplyWritten(t *testing.T) {
 			t.Errorf("Written lists %s", w.Path)
 			continue
 		}
-		if w.Hash != e.put(n.data) {
+		if w.Hash != e.put(n.Data) {
 			t.Errorf("%s: Written hash %s, want the content's", w.Path, w.Hash.Short())
 		}
-		if w.Info == nil || w.Info.Size() != int64(len(n.data)) || !w.Info.Mode().IsRegular() || w.Info.Mode().Perm() != n.mode {
+		if w.Info == nil || w.Info.Size() != int64(len(n.Data)) || !w.Info.Mode().IsRegular() || w.Info.Mode().Perm() != n.Mode {
 			t.Errorf("%s: Written info %v", w.Path, w.Info)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 func TestComparePaths(t *testing.T) {
@@ -220,7 +221,7 @@ func TestNewPlanBlockedAndKept(t *testing.T) {
 				}
 			}
 			for path, n := range before {
-				if n.kind == manifest.KindFile && strings.Contains(n.data, "ignored") && after[path] != n {
+				if n.Kind == treetest.KindFile && strings.Contains(n.Data, "ignored") && after[path] != n {
 					t.Errorf("ignored file %s changed: %v", path, after[path])
 				}
 			}

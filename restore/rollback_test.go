@@ -93,7 +93,7 @@ func TestRollbackKeepsLaterEdits(t *testing.T) {
 	if err != nil || !found {
 		t.Fatalf("Rollback: %v %v", found, err)
 	}
-	checkTree(t, e.dir, crashOld.merge(tree{"mod": file("USER", 0o644)}))
+	checkTree(t, e.dir, crashOld.Merge(tree{"mod": file("USER", 0o644)}))
 	checkClean(t, e)
 	if len(res.Kept) != 1 || res.Kept[0].Path != "mod" {
 		t.Errorf("kept %v, want mod", res.Kept)

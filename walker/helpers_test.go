@@ -24,6 +24,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // settle is how long tests wait after writing files so that the stat
@@ -87,30 +88,24 @@ func chmod(t testing.TB, dir, rel string, mode uint32) {
 	}
 }
 
-// build creates nodes below dir. Permission bits are applied last,
-// deepest first, so restrictive modes do not get in the way and new
-// children do not inherit a parent's setgid bit.
+// build creates nodes below dir (through treetest.Write). Permission
+// bits are applied after content, directories last, so restrictive modes
+// do not get in the way and new children do not inherit a parent's
+// setgid bit.
 func build(t testing.TB, dir string, nodes []node) {
 	t.Helper()
+	tr := treetest.Tree{}
 	for _, n := range nodes {
-		p := abs(dir, n.path)
 		switch n.kind {
 		case manifest.KindFile:
-			writeFile(t, dir, n.path, n.data, 0o644)
+			tr[n.path] = treetest.File(n.data, manifest.FileMode(n.mode))
 		case manifest.KindDir:
-			mkdirAll(t, dir, n.path)
+			tr[n.path] = treetest.Dir(manifest.FileMode(n.mode))
 		case manifest.KindSymlink:
-			mkdirAll(t, dir, filepath.Dir(filepath.FromSlash(n.path)))
-			if err := os.Symlink(n.target, p); err != nil {
-				t.Fatal(err)
-			}
+			tr[n.path] = treetest.Symlink(n.target)
 		}
 	}
-	for i := len(nodes) - 1; i >= 0; i-- {
-		if n := nodes[i]; n.kind != manifest.KindSymlink {
-			chmod(t, dir, n.path, n.mode)
-		}
-	}
+	treetest.MustWrite(t, dir, tr)
 }
 
 // ageTree sets the mtime of every file below dir to an hour ago; its
