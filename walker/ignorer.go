@@ -111,17 +111,8 @@ func (g *Ignorer) dir(rel string) *ignorerDir {
 // loadIgnoreFiles pushes the ignore files of the directory open at d, as
 // loadIgnores does from a listing.
 func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher) *ignore.Matcher {
-	var rules []*ignore.Rules
-	for _, fname := range ignore.FileNames {
+	return pushIgnores(d, rel, m, func(fname string) bool {
 		fi, err := d.Lstat(fname)
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		data, err := readNoAtime(d, fname)
-		if err != nil {
-			continue
-		}
-		rules = append(rules, ignore.Parse(rel, data))
-	}
-	return m.Push(rules...)
+		return err == nil && fi.Mode().IsRegular()
+	})
 }

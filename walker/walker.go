@@ -294,12 +294,22 @@ func listDir(d *os.Root) ([]dirEnt, error) {
 	return ents, nil
 }
 
-// loadIgnores pushes the ignore files present in the directory.
+// loadIgnores pushes the ignore files present in the directory, as
+// its listing ents shows them.
 func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
+	return pushIgnores(d, rel, m, func(fname string) bool {
+		i := sort.Search(len(ents), func(i int) bool { return ents[i].name >= fname })
+		return i < len(ents) && ents[i].name == fname && ents[i].fi != nil && ents[i].fi.Mode().IsRegular()
+	})
+}
+
+// pushIgnores pushes onto m the ignore files of the directory open at d
+// (rel: its slash path) that regular says are regular files. One that
+// cannot be read is passed over.
+func pushIgnores(d *os.Root, rel string, m *ignore.Matcher, regular func(name string) bool) *ignore.Matcher {
 	var rules []*ignore.Rules
 	for _, fname := range ignore.FileNames {
-		i := sort.Search(len(ents), func(i int) bool { return ents[i].name >= fname })
-		if i == len(ents) || ents[i].name != fname || ents[i].fi == nil || !ents[i].fi.Mode().IsRegular() {
+		if !regular(fname) {
 			continue
 		}
 		data, err := readNoAtime(d, fname)
