@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -254,7 +255,7 @@ func onDisk(ctx context.Context, d *dirs, path string, e *manifest.Entry) (bool,
 		return false, nil
 	}
 	defer f.Close()
-	h, _, err := hashContent(ctx, f)
+	h, _, err := cas.HashReader(ctx, f)
 	return err == nil && h == e.Hash, nil
 }
 

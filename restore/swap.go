@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"sync"
-
-	"github.com/zeebo/blake3"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -107,7 +103,7 @@ func (x *run) settle(held string, a *Action) error {
 		if err != nil {
 			return err
 		}
-		h, n, err := hashContent(x.ctx, f)
+		h, n, err := cas.HashReader(x.ctx, f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("read what was at %s: %w", a.Path, err)
@@ -275,35 +271,4 @@ func (x *run) hook(name string) error {
 		x.opts.Progress.Total.Add(1)
 	}
 	return x.opts.step(name)
-}
-
-var hashBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
-
-// hashContent is cas.HashReader with a pooled buffer: a restore hashes
-// every path it replaces, twice (the check before the commit point, and
-// what it takes out), so a fresh 256 KiB buffer per file would dominate
-// small files.
-func hashContent(ctx context.Context, r io.Reader) (cas.Hash, int64, error) {
-	bp := hashBufs.Get().(*[]byte)
-	defer hashBufs.Put(bp)
-	h := blake3.New()
-	n, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: r}, *bp)
-	if err != nil {
-		return cas.Hash{}, n, err
-	}
-	var out cas.Hash
-	copy(out[:], h.Sum(nil))
-	return out, n, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
