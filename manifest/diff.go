@@ -21,20 +21,13 @@ const (
 
 // String returns "added", "deleted", "modified", "mode" or "type".
 func (c ChangeKind) String() string {
-	switch c {
-	case Added:
-		return "added"
-	case Deleted:
-		return "deleted"
-	case Modified:
-		return "modified"
-	case ModeChanged:
-		return "mode"
-	case TypeChanged:
-		return "type"
+	if int(c) < len(changeNames) && changeNames[c] != "" {
+		return changeNames[c]
 	}
 	return fmt.Sprintf("change(%d)", uint8(c))
 }
+
+var changeNames = [...]string{Added: "added", Deleted: "deleted", Modified: "modified", ModeChanged: "mode", TypeChanged: "type"}
 
 // Change is one difference between two trees.
 type Change struct {
