@@ -29,6 +29,14 @@
 // "." or "..", no '/' or NUL, at most 255 bytes. Symlink targets are data,
 // never followed: they may be absolute or contain "..", but hold no NUL.
 //
+// # Paths
+//
+// A path inside a tree is slash-separated and relative to its root, which
+// is "": "a", "a/b". JoinPath, SplitPath, ParentPath and DisplayPath (the
+// root shown as ".") are the one spelling of those operations for every
+// package that handles tree paths, and ComparePaths is the order Walk
+// visits them in.
+//
 // # Hard links
 //
 // Files that are hard links to one another inside the work tree (one
