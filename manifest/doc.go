@@ -103,7 +103,7 @@
 // version 1 could hold, and the new kind and flags in version 1, so every
 // tree still has exactly one encoding. Trees stored before version 2
 // decode, re-encode and hash exactly as before (testdata/tree-v1.golden).
-
+//
 // Decode is strict and accepts exactly what Encode produces, so for every
 // input it accepts, Encode(Decode(b)) == b byte for byte, and a tree has one
 // encoding and one hash. It rejects a wrong magic or version, truncated
