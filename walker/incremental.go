@@ -187,7 +187,7 @@ func (c *capture) totalsOf(ctx context.Context, h cas.Hash) (*treeTotal, error) 
 			v.bytes += sub.bytes
 			v.reread = v.reread || sub.reread
 			for _, u := range sub.uncaptured {
-				v.uncaptured = append(v.uncaptured, uncapturedRel{path: e.Name + "/" + u.path, e: u.e})
+				v.uncaptured = append(v.uncaptured, uncapturedRel{path: manifest.JoinPath(e.Name, u.path), e: u.e})
 			}
 		}
 	}
