@@ -41,7 +41,14 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "tree-v1.golden")
+	checkGolden(t, "tree-v1.golden", b, sampleTree())
+}
+
+// checkGolden asserts that encoding b is the one in testdata/name (written
+// with -update) and decodes back to tr.
+func checkGolden(t *testing.T, name string, b []byte, tr *Tree) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(path, []byte(hexLines(b)), 0o644); err != nil {
 			t.Fatal(err)
@@ -62,8 +69,8 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, sampleTree()) {
-		t.Fatalf("decoded golden differs:\n got %+v\nwant %+v", got, sampleTree())
+	if !reflect.DeepEqual(got, tr) {
+		t.Fatalf("decoded golden differs:\n got %+v\nwant %+v", got, tr)
 	}
 }
 
