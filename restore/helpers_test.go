@@ -373,6 +373,33 @@ func runCrashing(f func()) (crashed bool) {
 	return false
 }
 
+// crashAt returns a Hook that crashes (see crash) at its k-th call,
+// counting from 0.
+func crashAt(k int) func(string) error {
+	n := 0
+	return func(s string) error {
+		if n++; n-1 == k {
+			panic(crash{s})
+		}
+		return nil
+	}
+}
+
+// crashedApply builds crashOld in e's work tree and runs the restore to
+// crashNew, crashing it at step k; it returns the options Apply ran
+// with.
+func crashedApply(t testing.TB, e *env, k int) Options {
+	t.Helper()
+	build(t, e.dir, crashOld)
+	p := e.plan(e.actions(crashOld, crashNew))
+	o := e.opts()
+	o.Hook = crashAt(k)
+	if !runCrashing(func() { _, _ = Apply(context.Background(), openRoot(t, e.dir), p, o) }) {
+		t.Fatal("Apply did not crash")
+	}
+	return o
+}
+
 // recordSteps returns the step names Apply goes through for the plan
 // moving old to new (on a throwaway work tree).
 func recordSteps(t testing.TB, old, new tree) []string {
