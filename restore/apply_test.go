@@ -167,13 +167,7 @@ func TestApplyLargeFile(t *testing.T) {
 	if _, chunked, err := e.store.Chunks(context.Background(), as[0].New.Hash); err != nil || !chunked {
 		t.Fatalf("test content is not chunked: %v", err)
 	}
-	res, err := Apply(context.Background(), e.root(), e.plan(as), e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTree(t, e.dir, new)
-	checkLists(t, res, as)
-	checkClean(t, e)
+	applyAll(t, e, as, new)
 }
 
 // TestApplyReadOnlyDirUnprivileged runs the read-only directory cases
@@ -555,13 +549,7 @@ func TestApplyManyDirs(t *testing.T) {
 	}
 	build(t, e.dir, old)
 	as := e.actions(old, new)
-	res, err := Apply(context.Background(), e.root(), e.plan(as), e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTree(t, e.dir, new)
-	checkLists(t, res, as)
-	checkClean(t, e)
+	applyAll(t, e, as, new)
 }
 
 // TestApplyProgress: Progress counts every step, and never more than
@@ -587,4 +575,17 @@ func TestApplyProgress(t *testing.T) {
 		t.Errorf("progress %d of %d after %d steps", got, pr.Total.Load(), steps)
 	}
 	t.Logf("progress %d of %d at the end", pr.Done.Load(), pr.Total.Load())
+}
+
+// applyAll restores as with e's options and checks that the work tree
+// is then want, the result lists as, and nothing is left behind.
+func applyAll(t *testing.T, e *env, as []Action, want tree) {
+	t.Helper()
+	res, err := Apply(context.Background(), e.root(), e.plan(as), e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, e.dir, want)
+	checkLists(t, res, as)
+	checkClean(t, e)
 }
