@@ -241,19 +241,7 @@ func TestValidateRejects(t *testing.T) {
 		{"symlink size", with(link, func(e *Entry) { e.Size = 2 }), "symlink size"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tr := &Tree{Entries: c.entries}
-			err := tr.Validate()
-			if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate = %v, want ErrMalformed mentioning %q", err, c.want)
-			}
-			if b, err := tr.Encode(); err == nil || b != nil {
-				t.Fatalf("Encode = %x, %v; want an error", b, err)
-			}
-			if _, _, err := tr.Hash(); err == nil {
-				t.Fatal("Hash succeeded")
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkInvalid(t, c.entries, c.want) })
 	}
 	ok := &Tree{Entries: []Entry{dir, file, link}}
 	if err := ok.Validate(); err != nil {
@@ -432,5 +420,22 @@ func TestEqualAndStrings(t *testing.T) {
 		if c.String() != want {
 			t.Errorf("ChangeKind(%d).String() = %q", c, c.String())
 		}
+	}
+}
+
+// checkInvalid asserts that a tree of entries fails Validate with
+// ErrMalformed mentioning want, and that Encode and Hash refuse it.
+func checkInvalid(t *testing.T, entries []Entry, want string) {
+	t.Helper()
+	tr := &Tree{Entries: entries}
+	err := tr.Validate()
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Validate = %v, want ErrMalformed mentioning %q", err, want)
+	}
+	if b, err := tr.Encode(); err == nil || b != nil {
+		t.Fatalf("Encode = %x, %v; want an error", b, err)
+	}
+	if _, _, err := tr.Hash(); err == nil {
+		t.Fatal("Hash succeeded")
 	}
 }
