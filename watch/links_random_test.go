@@ -14,8 +14,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-
-	"github.com/turnback/turnback/walker"
 )
 
 // TestRandomOpsLinksOwners is TestRandomOps with hard links (made
@@ -35,10 +33,7 @@ func TestRandomOpsLinksOwners(t *testing.T) {
 	for range 20 {
 		f.mkdirP()
 	}
-	w := startWatcher(t, f.dir, Options{}, nil)
-	c := newCapturer(t, f.dir, walker.Options{LargeDirFiles: 8, SizeLimit: 3000})
-	w.Take()
-	base := c.full(cas0).Root
+	w, c, base := f.watchAndCapture()
 	start := time.Now()
 	checks, links := 0, 0
 	for done := 0; done < 600 && time.Since(start) < 6*time.Second; {

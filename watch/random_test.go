@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
@@ -50,6 +51,17 @@ type fuzzer struct {
 	seq          int
 }
 
+// watchAndCapture starts a watcher on f.dir and a capturer of it, takes
+// what the watcher saw so far and captures everything once; it returns
+// them and that capture's root. A small large-directory limit and size
+// limit bring uncaptured directories and files into play.
+func (f *fuzzer) watchAndCapture() (*Watcher, *capturer, cas.Hash) {
+	w := startWatcher(f.t, f.dir, Options{}, nil)
+	c := newCapturer(f.t, f.dir, walker.Options{LargeDirFiles: 8, SizeLimit: 3000})
+	w.Take()
+	return w, c, c.full(cas0).Root
+}
+
 func runRandom(t *testing.T, seed uint64, maxOps int, budget time.Duration) {
 	f := &fuzzer{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), dir: t.TempDir(), outside: t.TempDir()}
 	put(t, f.dir, ".gitignore", "*.log\n/gen/\n")
@@ -57,12 +69,7 @@ func runRandom(t *testing.T, seed uint64, maxOps int, budget time.Duration) {
 	for range 30 {
 		f.mkdirP()
 	}
-	w := startWatcher(t, f.dir, Options{}, nil)
-	// A small large-directory limit and size limit bring uncaptured
-	// directories and files into play.
-	c := newCapturer(t, f.dir, walker.Options{LargeDirFiles: 8, SizeLimit: 3000})
-	w.Take()
-	base := c.full(cas0).Root
+	w, c, base := f.watchAndCapture()
 	start := time.Now()
 	var checks, fulls, reused, read int64
 	done := 0
