@@ -63,6 +63,17 @@ func writeFile(t testing.TB, dir, rel, data string, mode uint32) {
 	}
 }
 
+// writeFiles writes each path -> content of files below dir with mode
+// 0o644, creating parents (through treetest.Write).
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	tr := treetest.Tree{}
+	for p, data := range files {
+		tr[p] = treetest.File(data, 0o644)
+	}
+	treetest.MustWrite(t, dir, tr)
+}
+
 func mkdirAll(t testing.TB, dir, rel string) {
 	t.Helper()
 	if err := os.MkdirAll(abs(dir, rel), 0o755); err != nil {
