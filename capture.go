@@ -158,7 +158,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 // (files and symlinks; directories are not counted).
 func (r *Repo) countChanges(ctx context.Context, t *Turn) error {
 	t.Added, t.Modified, t.Deleted = 0, 0, 0
-	return manifest.Diff(ctx, walker.NewLoader(r.store), t.Before, t.After, func(c manifest.Change) error {
+	return manifest.Diff(ctx, manifest.NewStoreLoader(r.store), t.Before, t.After, func(c manifest.Change) error {
 		isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
 		switch c.Kind {
 		case manifest.Added:

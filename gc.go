@@ -10,7 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/walker"
 )
 
 // Default retention, applied by GC and, cheaply, after every snap.
@@ -341,7 +340,7 @@ func (r *Repo) trimCheckpoints(ctx context.Context, g *gcRun) error {
 // records stay) and the content the stat cache vouches for.
 func (r *Repo) mark(ctx context.Context, live map[cas.Hash]bool) (cas.LiveSet, error) {
 	set := cas.LiveSet{}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	for h := range live {
 		if err := r.markTree(ctx, loader, h, set); err != nil {
 			return nil, err

@@ -90,7 +90,7 @@ func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][
 	}
 	defer r.unlock()
 	out := map[int][]string{}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	known := map[cas.Hash]bool{}
 	f := ref.NewFinder()
 	for _, t := range turns {

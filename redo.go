@@ -10,7 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/walker"
 )
 
 // Redo re-applies undone turns one at a time, oldest first. It stops at
@@ -87,7 +86,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	left := map[string]*manifest.Entry{}
 	err = manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 		e, err := manifest.Find(ctx, loader, expected, c.Path)

@@ -99,7 +99,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	w := r.store.NewWriter()
 	defer w.Cancel()
 	edits := map[string]*manifest.Entry{}
@@ -220,7 +220,7 @@ func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
 		return nil, err
 	}
 	var actions []restore.Action
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
 		return nil

@@ -9,7 +9,6 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 )
 
 // undoGroup is one undo on a session's redo stack.
@@ -64,7 +63,7 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		}
 		turns = append(turns, t)
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
 	// perTurn: the paths each turn changed.
 	perTurn := make([][]string, len(turns))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/walker"
 )
 
 // verifyHeld is Verify's check of content h that a tree holds only by
@@ -96,7 +95,7 @@ func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
 	seenTree := map[cas.Hash]bool{}
 	seenContent := map[cas.Hash]bool{}
 	bad := map[cas.Hash]string{}
-	loader := walker.NewLoader(r.store)
+	loader := manifest.NewStoreLoader(r.store)
 	for _, s := range snaps {
 		var walk func(h cas.Hash, dir string) error
 		walk = func(h cas.Hash, dir string) error {

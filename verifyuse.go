@@ -7,7 +7,6 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 )
 
 // skipVerifyUse turns verifyUse off, for the benchmark that measures its
@@ -32,7 +31,7 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 	if skipVerifyUse {
 		return nil
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	seen := map[cas.Hash]bool{}
 	trees := map[cas.Hash]bool{}
 	var check func(p string, e *manifest.Entry) error

@@ -85,6 +85,19 @@ func (t Tree) Files() map[string]string {
 	return out
 }
 
+// Merge returns a copy of t with the entries of more added (or
+// replaced); t is unchanged.
+func (t Tree) Merge(more Tree) Tree {
+	out := make(Tree, len(t)+len(more))
+	for p, e := range t {
+		out[p] = e
+	}
+	for p, e := range more {
+		out[p] = e
+	}
+	return out
+}
+
 // String lists the tree, one entry a line, for failure messages.
 func (t Tree) String() string {
 	var b strings.Builder

@@ -85,3 +85,16 @@ func unwrapAll(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	base := Tree{"a": File("1", 0o644), "d": Dir(0o755)}
+	got := base.Merge(Tree{"a": File("2", 0o600), "d/b": Symlink("../a")})
+	want := Tree{"a": File("2", 0o600), "d": Dir(0o755), "d/b": Symlink("../a")}
+	if d := Diff(got, want); len(d) > 0 {
+		t.Errorf("Merge: %q", d)
+	}
+	if base["a"] != File("1", 0o644) || len(base) != 2 {
+		t.Errorf("Merge changed its receiver: %v", base)
+	}
+}
