@@ -64,7 +64,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		// result (the restore made them).
 		q := ""
 		for _, name := range strings.Split(d.Path, "/")[:strings.Count(d.Path, "/")] {
-			q = joinPath(q, name)
+			q = manifest.JoinPath(q, name)
 			if _, ok := changes[q]; ok {
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -31,11 +32,11 @@ func readDisk(dir string) (mtree, error) {
 	for p, e := range tr {
 		switch e.Kind {
 		case treetest.KindDir:
-			t[p] = mnode{kind: mDir, mode: permBits(e.Mode)}
+			t[p] = mnode{kind: mDir, mode: manifest.ModeOf(e.Mode)}
 		case treetest.KindSymlink:
 			t[p] = mnode{kind: mLink, data: e.Data}
 		case treetest.KindFile:
-			t[p] = mnode{kind: mFile, mode: permBits(e.Mode), data: e.Data}
+			t[p] = mnode{kind: mFile, mode: manifest.ModeOf(e.Mode), data: e.Data}
 		default:
 			return nil, fmt.Errorf("%s: unexpected file type %s", p, e.Data)
 		}

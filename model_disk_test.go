@@ -4,11 +4,12 @@ package turnback_test
 // operations that change the folder and the model together.
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/turnback/turnback/manifest"
 )
 
 // ---------------------------------------------------------------------
@@ -83,7 +84,7 @@ func (h *harness) abs(p string) string { return filepath.Join(h.dir, filepath.Fr
 // parentsFree reports whether every ancestor of p is a directory or
 // missing.
 func (h *harness) parentsFree(p string) bool {
-	for q := parentOf(p); q != ""; q = parentOf(q) {
+	for q := manifest.ParentPath(p); q != ""; q = manifest.ParentPath(q) {
 		if n := h.fs.get(q); n != nil && n.kind != mDir {
 			return false
 		}
@@ -94,7 +95,7 @@ func (h *harness) parentsFree(p string) bool {
 // mkParents creates the missing ancestors of p (parentsFree(p) holds).
 func (h *harness) mkParents(p string) {
 	var missing []string
-	for q := parentOf(p); q != ""; q = parentOf(q) {
+	for q := manifest.ParentPath(p); q != ""; q = manifest.ParentPath(q) {
 		if h.fs.get(q) == nil {
 			missing = append(missing, q)
 		}
@@ -128,36 +129,8 @@ func (h *harness) must(err error, what string) {
 
 func (h *harness) diskMkdir(p string, mode uint32) {
 	h.must(os.Mkdir(h.abs(p), 0o700), "mkdir "+p)
-	h.must(os.Chmod(h.abs(p), goMode(mode)), "chmod "+p)
+	h.must(os.Chmod(h.abs(p), manifest.FileMode(mode)), "chmod "+p)
 	h.fs[p] = mnode{kind: mDir, mode: mode}
-}
-
-func goMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
-}
-
-func permBits(m fs.FileMode) uint32 {
-	b := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
 }
 
 // diskWrite writes a file: in place (same inode) when it exists and
@@ -167,7 +140,7 @@ func (h *harness) diskWrite(p, data string, mode uint32, inPlace bool) {
 	old := h.fs.get(p)
 	if old != nil && old.kind == mFile && inPlace {
 		if old.mode&0o200 == 0 {
-			h.must(os.Chmod(name, goMode(old.mode|0o200)), "chmod u+w "+p)
+			h.must(os.Chmod(name, manifest.FileMode(old.mode|0o200)), "chmod u+w "+p)
 		}
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 		h.must(err, "open "+p)
@@ -177,12 +150,12 @@ func (h *harness) diskWrite(p, data string, mode uint32, inPlace bool) {
 	} else {
 		tmp := filepath.Join(filepath.Dir(name), "~tmp")
 		h.must(os.WriteFile(tmp, []byte(data), 0o600), "write "+p)
-		h.must(os.Chmod(tmp, goMode(mode)), "chmod "+p)
+		h.must(os.Chmod(tmp, manifest.FileMode(mode)), "chmod "+p)
 		h.must(os.Rename(tmp, name), "rename over "+p)
 	}
 	// A write by a non-root user clears setuid and setgid: set the mode
 	// again, always.
-	h.must(os.Chmod(name, goMode(mode)), "chmod "+p)
+	h.must(os.Chmod(name, manifest.FileMode(mode)), "chmod "+p)
 	h.fs[p] = mnode{kind: mFile, mode: mode, data: data}
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/turnback/turnback/manifest"
 )
 
 // ---------------------------------------------------------------------
@@ -226,7 +228,7 @@ func (h *harness) userEdit() {
 				} else {
 					n.mode = h.fileMode()
 				}
-				h.must(os.Chmod(h.abs(p), goMode(n.mode)), "chmod "+p)
+				h.must(os.Chmod(h.abs(p), manifest.FileMode(n.mode)), "chmod "+p)
 				h.fs[p] = n
 				h.logf("user: chmod %s %04o", p, n.mode)
 				return

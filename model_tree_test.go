@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/turnback/turnback/manifest"
 )
 
 // ---------------------------------------------------------------------
@@ -151,13 +153,6 @@ func changedPaths(a, b mtree) []string {
 	return out
 }
 
-func parentOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return ""
-}
-
 func isUnder(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
 
 // comparePaths orders paths component by component (a directory right
@@ -215,7 +210,7 @@ func planModel(cur, target mtree, actions []maction) *mplan {
 	var strangers func(dir string) bool
 	strangers = func(dir string) bool {
 		for p, n := range cur {
-			if parentOf(p) != dir {
+			if manifest.ParentPath(p) != dir {
 				continue
 			}
 			if !removed[p] {
@@ -230,7 +225,7 @@ func planModel(cur, target mtree, actions []maction) *mplan {
 	pl := &mplan{result: cur.clone()}
 	blocked := map[string]bool{}
 	underBlocked := func(p string) bool {
-		for q := parentOf(p); q != ""; q = parentOf(q) {
+		for q := manifest.ParentPath(p); q != ""; q = manifest.ParentPath(q) {
 			if blocked[q] {
 				return true
 			}
@@ -258,7 +253,7 @@ func planModel(cur, target mtree, actions []maction) *mplan {
 		if a.new != nil {
 			// The parent must be a directory once the earlier actions ran.
 			bad := false
-			for q := parentOf(a.path); q != "" && !bad; q = parentOf(q) {
+			for q := manifest.ParentPath(a.path); q != "" && !bad; q = manifest.ParentPath(q) {
 				if n := pl.result.get(q); n != nil && n.kind != mDir {
 					bad = true
 				}
@@ -280,7 +275,7 @@ func planModel(cur, target mtree, actions []maction) *mplan {
 		}
 		if a.new != nil {
 			var missing []string
-			for q := parentOf(a.path); q != ""; q = parentOf(q) {
+			for q := manifest.ParentPath(a.path); q != ""; q = manifest.ParentPath(q) {
 				if pl.result.get(q) == nil {
 					missing = append(missing, q)
 				}

@@ -154,7 +154,7 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 		q := ""
 		names := strings.Split(a.Path, "/")
 		for _, name := range names[:len(names)-1] {
-			q = joinPath(q, name)
+			q = manifest.JoinPath(q, name)
 			if planned[q] {
 				continue
 			}
@@ -181,11 +181,4 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 		}
 	}
 	return append(actions, parents...), nil
-}
-
-func joinPath(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }

@@ -109,7 +109,7 @@ func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: displayDir(dir), Err: err.Error()})
+				out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: manifest.DisplayPath(dir), Err: err.Error()})
 				return nil
 			}
 			for i := range t.Entries {
@@ -178,11 +178,4 @@ func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
 		return out, fmt.Errorf("%w: %d problems", ErrVerify, len(out.Problems))
 	}
 	return out, nil
-}
-
-func displayDir(d string) string {
-	if d == "" {
-		return "."
-	}
-	return d
 }

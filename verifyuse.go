@@ -54,7 +54,7 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 				return unverified(p+"/", e.Hash, err)
 			}
 			for i := range t.Entries {
-				if err := check(joinPath(p, t.Entries[i].Name), &t.Entries[i]); err != nil {
+				if err := check(manifest.JoinPath(p, t.Entries[i].Name), &t.Entries[i]); err != nil {
 					return err
 				}
 			}
