@@ -249,7 +249,7 @@ func (h *harness) apiUndo(n int, force bool) {
 	if res.Nothing || res.Turns != k {
 		h.failf("Undo: nothing=%v turns=%d, model undoes %d turns", res.Nothing, res.Turns, k)
 	}
-	h.checkList("Undo conflicts", notePaths(res.Conflicts), changedOnly(conflicts, res))
+	h.checkList("Undo conflicts", notePaths(res.Conflicts), changedOnly(conflicts, res.Restored, res.Deleted, res.Created))
 	h.checkRestore("Undo", res, cur, pl)
 	h.untouched("Undo", stamps, touchedBy(pl))
 	h.countPlan("undo", k, force, conflicts, pl)
@@ -316,7 +316,9 @@ func (h *harness) apiRedo(n int, force bool) {
 		all.restored = append(all.restored, pl.restored...)
 		all.deleted = append(all.deleted, pl.deleted...)
 		all.made = append(all.made, pl.made...)
-		all.conflicts = append(all.conflicts, conflicts...)
+		// Per turn: a conflict of this turn that only another redone
+		// turn changed (its redo here blocked) was not overwritten.
+		all.conflicts = append(all.conflicts, changedOnly(conflicts, pl.restored, pl.deleted, pl.made)...)
 		all.notRestorable = append(append(all.notRestorable, pl.blocked...), pl.kept...)
 		madeParents = madeParents || len(pl.madeParents) > 0
 		fs = pl.result
@@ -379,7 +381,7 @@ func (h *harness) apiRedo(n int, force bool) {
 		h.checkList("Redo deleted", res.Deleted, all.deleted)
 		h.checkList("Redo created", res.Created, all.made)
 	}
-	h.checkList("Redo conflicts", notePaths(res.Conflicts), changedOnly(all.conflicts, res))
+	h.checkList("Redo conflicts", notePaths(res.Conflicts), all.conflicts)
 	h.checkList("Redo not restorable", notePaths(res.NotRestorable), all.notRestorable)
 }
 
@@ -453,17 +455,19 @@ func (h *harness) apiStatus() {
 }
 
 // changedOnly keeps the conflicting paths a forced command really
-// changed: only those are reported as overwritten.
-func changedOnly(conflicts []string, res *turnback.RestoreResult) []string {
-	changed := map[string]bool{}
-	for _, l := range [][]string{res.Restored, res.Deleted, res.Created} {
+// changed (listed in changed: restored, deleted, created): only those are
+// reported as overwritten. A redo of several turns filters each turn's
+// conflicts by that turn's changes.
+func changedOnly(conflicts []string, changed ...[]string) []string {
+	in := map[string]bool{}
+	for _, l := range changed {
 		for _, p := range l {
-			changed[p] = true
+			in[p] = true
 		}
 	}
 	var out []string
 	for _, c := range conflicts {
-		if changed[c] {
+		if in[c] {
 			out = append(out, c)
 		}
 	}

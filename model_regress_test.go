@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/turnback/turnback"
@@ -253,4 +254,127 @@ func TestRegressBlockedParentNotReported(t *testing.T) {
 	if !slices.Equal(got, []string{"a", "c/b/a"}) {
 		t.Fatalf("not restorable: %+v; want a and c/b/a only", res.NotRestorable)
 	}
+}
+
+// Model bug (found with model seed 6463412507734977101): a forced redo of
+// several turns reports as overwritten ("conflicts") only the conflicting
+// paths each turn's redo really changed (README: with --force,
+// `conflicts` lists only paths really overwritten). The model filtered
+// the conflicts of all the redone turns by the changes of all of them, so
+// it expected c/b here: turn 2's redo finds c/b deleted since its undo (a
+// conflict) but cannot bring it back, since c is the user's symlink again
+// (turn 1's redo put back the state its forced undo replaced), so c/b is
+// not restorable and nothing is overwritten there; turn 1's redo deleted
+// c/b without a conflict (the c/b its undo left). The implementation was
+// right: nothing is lost (the redo's checkpoint holds what it replaced,
+// the user's symlink is back) and the redo treats c/b as the undo of the
+// replaced-by-symlink case of TestRegressUndoParentDirectoryDeleted does.
+// The subtest "model" runs the same steps through the model test's
+// harness, which failed before the fix.
+func TestRegressRedoConflictBlockedInLaterTurn(t *testing.T) {
+	t.Parallel()
+	t.Run("api", func(t *testing.T) {
+		rt := newRegressTree(t)
+		rt.write("c/b", "1")
+		rt.snap() // turn 1: c 0700, c/b "2"
+		rt.do("chmod", os.Chmod(rt.path("c"), 0o700))
+		rt.write("c/b", "2")
+		rt.snap() // turn 2: c/b "3"
+		rt.write("c/b", "3")
+		rt.end()
+		_, err := rt.repo.Undo(rt.ctx, 1, false)
+		rt.do("undo turn 2", err)
+		// Outside the turns: the user replaces the directory c by a symlink.
+		rt.do("rm -r", os.RemoveAll(rt.path("c")))
+		rt.do("symlink", os.Symlink("elsewhere", rt.path("c")))
+		res, err := rt.repo.Undo(rt.ctx, 1, true)
+		rt.do("undo --force turn 1", err)
+		if got := notePaths(res.Conflicts); !slices.Equal(got, []string{"c", "c/b"}) {
+			t.Fatalf("undo --force: conflicts %v, want c and c/b (both overwritten)", res.Conflicts)
+		}
+		rt.want(mtree{
+			"c":   {kind: mDir, mode: 0o755},
+			"c/b": {kind: mFile, mode: 0o644, data: "1"},
+		})
+		res, err = rt.repo.Redo(rt.ctx, 2, true)
+		rt.do("redo --force", err)
+		if res.Turns != 2 {
+			t.Errorf("redo: %d turns, want 2", res.Turns)
+		}
+		if len(res.Conflicts) > 0 {
+			t.Errorf("redo: conflicts %v, want none (nothing the user made is overwritten)", res.Conflicts)
+		}
+		if !slices.Equal(res.Restored, []string{"c"}) || !slices.Equal(res.Deleted, []string{"c/b"}) || len(res.Created) > 0 {
+			t.Errorf("redo: restored %q deleted %q created %q, want c restored (the user's symlink) and c/b deleted", res.Restored, res.Deleted, res.Created)
+		}
+		want := []turnback.PathNote{{Path: "c/b", Reason: "c on disk is a symlink, not a directory"}}
+		if !slices.Equal(res.NotRestorable, want) {
+			t.Errorf("redo: not restorable %+v, want %+v", res.NotRestorable, want)
+		}
+		rt.want(mtree{"c": {kind: mLink, data: "elsewhere"}})
+		// What the redo replaced is in its checkpoint.
+		_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String())
+		rt.do("restore the checkpoint", err)
+		rt.want(mtree{
+			"c":   {kind: mDir, mode: 0o755},
+			"c/b": {kind: mFile, mode: 0o644, data: "1"},
+		})
+	})
+	t.Run("model", func(t *testing.T) {
+		runScripted(t,
+			func(h *harness) {
+				h.diskMkdir("c", 0o755)
+				h.diskWrite("c/b", "1", 0o644, false)
+				h.logf("user: c/b %v", h.fs["c/b"])
+			},
+			func(h *harness) { h.apiSnap() },
+			func(h *harness) {
+				h.must(os.Chmod(h.abs("c"), 0o700), "chmod c")
+				h.fs["c"] = mnode{kind: mDir, mode: 0o700}
+				h.diskWrite("c/b", "2", 0o644, false)
+				h.logf("user: chmod c 0700, c/b %v", h.fs["c/b"])
+			},
+			func(h *harness) { h.apiSnap() },
+			func(h *harness) { h.diskWrite("c/b", "3", 0o644, false); h.logf("user: c/b %v", h.fs["c/b"]) },
+			func(h *harness) { h.apiEnd() },
+			func(h *harness) { h.apiUndo(1, false) },
+			func(h *harness) {
+				h.diskRemove("c")
+				h.diskSymlink("c", "elsewhere")
+				h.logf("user: replace the directory c by %v", h.fs["c"])
+			},
+			func(h *harness) { h.apiUndo(1, true) },
+			func(h *harness) { h.apiRedo(2, true) },
+		)
+	})
+}
+
+// runScripted runs steps through the model test's harness: an API step
+// checks its result against the model, and after every step the folder
+// and the session's stacks are compared with the model.
+func runScripted(t *testing.T, steps ...func(h *harness)) {
+	t.Helper()
+	h := newHarness(t, 1, testing.Verbose(), t.TempDir())
+	if err := os.MkdirAll(h.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if h.repo != nil {
+			h.repo.Close()
+		}
+		if r := recover(); r != nil {
+			f, ok := r.(modelFailure)
+			if !ok {
+				panic(r)
+			}
+			t.Fatalf("step %d: %s\nhistory:\n%s", h.step, f.msg, strings.Join(h.hist, "\n"))
+		}
+	}()
+	h.open()
+	for i, step := range steps {
+		h.step = i + 1
+		step(h)
+		h.check()
+	}
+	h.close()
 }

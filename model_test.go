@@ -329,19 +329,10 @@ func (h *harness) logf(format string, args ...any) {
 	}
 }
 
-func runModelSequenceCounted(t *testing.T, seed int64, steps int, verbose bool) (n int, err error) {
-	base, err := os.MkdirTemp("", "turnback-model-")
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
-		if err == nil || !verbose {
-			os.RemoveAll(base)
-		} else {
-			t.Logf("left for inspection: %s", base)
-		}
-	}()
-	h := &harness{
+// newHarness returns a harness for one sequence in base (its folder and
+// store are base/work and base/store; the folder is not made yet).
+func newHarness(t *testing.T, seed int64, verbose bool, base string) *harness {
+	return &harness{
 		ctx:     t.Context(),
 		t:       t,
 		rng:     rand.New(rand.NewSource(seed)),
@@ -354,6 +345,21 @@ func runModelSequenceCounted(t *testing.T, seed int64, steps int, verbose bool) 
 		idOf:    map[string]string{},
 		stateOf: map[string]mtree{},
 	}
+}
+
+func runModelSequenceCounted(t *testing.T, seed int64, steps int, verbose bool) (n int, err error) {
+	base, err := os.MkdirTemp("", "turnback-model-")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err == nil || !verbose {
+			os.RemoveAll(base)
+		} else {
+			t.Logf("left for inspection: %s", base)
+		}
+	}()
+	h := newHarness(t, seed, verbose, base)
 	defer func() {
 		if h.repo != nil {
 			h.repo.Close() // after a failure
