@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // Starting a watch daemon automatically.
@@ -127,7 +128,7 @@ func (g *globals) autoWatch() {
 		// (editors, bundlers) need.
 		return
 	}
-	if _, ok := ping(l.storeDir); ok {
+	if _, ok := daemon.Ping(l.storeDir); ok {
 		return
 	}
 	c, _, _, err := startDaemon(l.workTree, l.storeDir, g.force, autoWatchIdle, 0, "--auto")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // Finding every watch daemon of this user, without a registry that
@@ -91,35 +91,35 @@ func isDaemonArgs(args []string) bool { return parseDaemonArgs(args).daemon }
 
 // findDaemons lists this user's watch daemons, oldest first.
 func findDaemons() ([]listedDaemon, error) {
-	procs, err := scanWatchProcs()
+	procs, err := daemon.ListProcs(isDaemonArgs)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: watch: list processes: %w", err)
 	}
 	var out []listedDaemon
 	seen := map[int]bool{}
 	for _, p := range procs {
-		d := listedDaemon{PID: p.pid, Since: p.since.UTC(), RSSBytes: p.rssBytes, ticks: p.ticks, Problems: []string{}}
-		a := parseDaemonArgs(p.args)
+		d := listedDaemon{PID: p.PID, Since: p.Since.UTC(), RSSBytes: p.RSSBytes, ticks: p.Ticks, Problems: []string{}}
+		a := parseDaemonArgs(p.Args)
 		d.WorkTree = a.dir
 		if d.WorkTree == "" {
-			d.WorkTree = p.cwd
+			d.WorkTree = p.Cwd
 		} else if !filepath.IsAbs(d.WorkTree) {
-			d.WorkTree = filepath.Join(p.cwd, d.WorkTree)
+			d.WorkTree = filepath.Join(p.Cwd, d.WorkTree)
 		}
-		d.Store = p.store
+		d.Store = p.Store
 		if d.Store == "" {
 			if d.Store = a.store; d.Store == "" {
-				d.Store = p.env["TURNBACK_STORE"]
+				d.Store = p.Env["TURNBACK_STORE"]
 			}
 			if d.Store != "" && !filepath.IsAbs(d.Store) {
-				d.Store = filepath.Join(p.cwd, d.Store)
+				d.Store = filepath.Join(p.Cwd, d.Store)
 			}
 		}
-		if p.gone {
+		if p.StoreGone {
 			d.Problems = append(d.Problems, "store gone")
 		}
 		out = append(out, d)
-		seen[p.pid] = true
+		seen[p.PID] = true
 	}
 	// Asked all at once: one that does not answer costs its second
 	// once, not once per daemon after it.
@@ -135,7 +135,7 @@ func findDaemons() ([]listedDaemon, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if info, ok := pingWithin(d.Store, time.Second); ok && info.PID == d.PID {
+			if info, ok := daemon.PingWithin(d.Store, time.Second); ok && info.PID == d.PID {
 				d.fill(info)
 			}
 		}()
@@ -145,8 +145,8 @@ func findDaemons() ([]listedDaemon, error) {
 	// show, and without /proc, those of the stores in the default
 	// location too.
 	var socks []string
-	sockDir := filepath.Dir(socketPath(strings.Repeat("x", 120)))
-	if checkSocketDir(sockDir) == nil {
+	sockDir := daemon.SocketDir()
+	if daemon.CheckSocketDir(sockDir) == nil {
 		ents, _ := os.ReadDir(sockDir)
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), ".sock") {
@@ -154,10 +154,10 @@ func findDaemons() ([]listedDaemon, error) {
 			}
 		}
 	}
-	if root, err := turnback.DefaultStoreRoot(); err == nil && !procsSupported {
+	if root, err := turnback.DefaultStoreRoot(); err == nil && !daemon.ProcsSupported {
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {
-			if p := socketPath(filepath.Join(root, e.Name())); e.IsDir() && filepath.Dir(p) != sockDir {
+			if p := daemon.SocketPath(filepath.Join(root, e.Name())); e.IsDir() && filepath.Dir(p) != sockDir {
 				socks = append(socks, p)
 			}
 		}
@@ -166,7 +166,7 @@ func findDaemons() ([]listedDaemon, error) {
 		if _, err := os.Lstat(sock); err != nil {
 			continue
 		}
-		if info, ok := pingSocket(sock, time.Second); ok && !seen[info.PID] {
+		if info, ok := daemon.PingSocket(sock, time.Second); ok && !seen[info.PID] {
 			d := listedDaemon{PID: info.PID, Problems: []string{}}
 			d.fill(info)
 			out = append(out, d)
@@ -197,7 +197,7 @@ func findDaemons() ([]listedDaemon, error) {
 }
 
 // fill takes what the daemon said of itself.
-func (d *listedDaemon) fill(info *daemonInfo) {
+func (d *listedDaemon) fill(info *daemon.Info) {
 	d.Answering = true
 	// The daemon's JSON answer cannot carry a path that is not valid
 	// UTF-8; /proc gave the exact one.
@@ -358,11 +358,9 @@ const stopGraceAll = 3 * time.Second
 // process survived.
 func stopListed(d listedDaemon) string {
 	if d.Answering && d.Store != "" {
-		if conn, ok := dial(d.Store); ok {
+		if conn, ok := daemon.Dial(d.Store); ok {
 			_ = conn.SetDeadline(time.Now().Add(stopGraceAll))
-			if sendRequest(conn, request{Version: wireVersion, Op: "stop"}) == nil {
-				_, _, _ = readFrame(conn)
-			}
+			_, _ = daemon.AskStop(conn)
 			conn.Close()
 			if waitProcGone(d.PID, d.ticks, stopGraceAll) {
 				return "socket"
@@ -372,7 +370,7 @@ func stopListed(d listedDaemon) string {
 	if d.PID <= 0 || d.PID == os.Getpid() {
 		return ""
 	}
-	_ = signalProc(d.PID, d.ticks, syscall.SIGTERM)
+	_ = daemon.SignalProc(d.PID, d.ticks, syscall.SIGTERM)
 	if waitProcGone(d.PID, d.ticks, stopGraceAll) {
 		return "SIGTERM"
 	}
@@ -381,7 +379,7 @@ func stopListed(d listedDaemon) string {
 
 func waitProcGone(pid int, ticks uint64, within time.Duration) bool {
 	deadline := time.Now().Add(within)
-	for procAlive(pid, ticks) {
+	for daemon.ProcAlive(pid, ticks) {
 		if time.Now().After(deadline) {
 			return false
 		}
@@ -399,37 +397,6 @@ func daemonsOfStore(list []listedDaemon, store string) []listedDaemon {
 		}
 	}
 	return out
-}
-
-// pingWithin is ping with a shorter wait for the answer.
-func pingWithin(storeDir string, wait time.Duration) (*daemonInfo, bool) {
-	p := socketPath(storeDir)
-	if checkSocketDir(filepath.Dir(p)) != nil {
-		return nil, false
-	}
-	return pingSocket(p, wait)
-}
-
-// pingSocket asks the daemon listening at path who it is.
-func pingSocket(path string, wait time.Duration) (*daemonInfo, bool) {
-	conn, err := dialSocket(path, wait)
-	if err != nil {
-		return nil, false
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(wait))
-	if err := sendRequest(conn, request{Version: wireVersion, Op: "ping"}); err != nil {
-		return nil, false
-	}
-	kind, data, err := readFrame(conn)
-	if err != nil || kind != frameInfo {
-		return nil, false
-	}
-	var info daemonInfo
-	if json.Unmarshal(data, &info) != nil {
-		return nil, false
-	}
-	return &info, true
 }
 
 // orphanDoc is a store gc --stores reports, with the daemon that served

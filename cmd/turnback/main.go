@@ -22,6 +22,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // Exit codes of the CLI contract.
@@ -67,7 +68,7 @@ type globals struct {
 	stdin    io.Reader
 	outTTY   bool     // stdout is a terminal
 	errTTY   bool     // stderr is a terminal
-	served   *server  // set when the watch daemon runs this command
+	served   *served  // set when the watch daemon runs this command
 	sentArgs []string // what to forward instead of args (hook)
 	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
 	loc      *time.Location
@@ -464,7 +465,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 	if err == nil && storeDir != "" {
 		// Holding the store, this process knows no daemon runs: a socket
 		// left by one that was killed goes.
-		removeStaleSocket(storeDir)
+		daemon.RemoveStaleSocket(storeDir)
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 func newGCCmd(g *globals) *cobra.Command {
@@ -156,19 +157,19 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			if err != nil {
 				return err
 			}
-			var daemon *daemonInfo
+			var dmn *daemon.Info
 			if g.served != nil {
-				daemon = g.served.d.info()
+				dmn = g.served.h.srv.Info()
 			}
 			if g.json {
 				// Paths that are not valid UTF-8 also exactly, in base64
 				// (see quote.go).
 				writeJSON(g.stdout, struct {
 					*turnback.Info
-					WorkTreeBytes string      `json:"work_tree_bytes,omitempty"`
-					StoreBytes    string      `json:"store_bytes,omitempty"`
-					Daemon        *daemonInfo `json:"watch_daemon,omitempty"`
-				}{in, jsonBytes(in.WorkTree), jsonBytes(in.Store), daemon})
+					WorkTreeBytes string       `json:"work_tree_bytes,omitempty"`
+					StoreBytes    string       `json:"store_bytes,omitempty"`
+					Daemon        *daemon.Info `json:"watch_daemon,omitempty"`
+				}{in, jsonBytes(in.WorkTree), jsonBytes(in.Store), dmn})
 				return nil
 			}
 			saved := 0.0
@@ -183,13 +184,13 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
 				humanBytes(in.SizeLimit), in.LargeDirFiles)
 			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
-			if daemon != nil {
+			if dmn != nil {
 				mem := ""
-				if daemon.RSSBytes > 0 {
-					mem = ", " + humanBytes(daemon.RSSBytes) + " of memory"
+				if dmn.RSSBytes > 0 {
+					mem = ", " + humanBytes(dmn.RSSBytes) + " of memory"
 				}
 				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
-					daemon.PID, daemon.Since.In(g.location()).Format("2006-01-02 15:04:05"), daemon.Requests, mem, daemon.Socket)
+					dmn.PID, dmn.Since.In(g.location()).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
 			} else {
 				fmt.Fprintf(g.stdout, "watched:    no (%s)\n", g.autoWatchNote(in.Store))
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 func newWatchCmd(g *globals) *cobra.Command {
@@ -114,7 +115,7 @@ programs using the Go API wait for it, as for any turnback command.`,
 			}
 			switch {
 			case status:
-				if info, ok := ping(storeDir); ok {
+				if info, ok := daemon.Ping(storeDir); ok {
 					return g.reportDaemon(info, "watching")
 				}
 				return g.reportNoDaemon(workTree)
@@ -144,7 +145,7 @@ programs using the Go API wait for it, as for any turnback command.`,
 // runDaemon runs the daemon in this process until it stops.
 func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
 	ctx := cmd.Context()
-	if info, ok := ping(storeDir); ok {
+	if info, ok := daemon.Ping(storeDir); ok {
 		if auto {
 			return nil
 		}
@@ -159,33 +160,29 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 	}
 	repo, err := turnback.Open(ctx, workTree, opts)
 	if err != nil {
-		if _, ok := ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
+		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
 			// Two commands that finished together both started one;
 			// the other serves.
 			return nil
 		}
 		return err
 	}
-	d := &daemon{repo: repo, workTree: repo.WorkTree(), storeDir: repo.StoreDir(), sock: socketPath(repo.StoreDir()),
-		since: time.Now().UTC(), logf: logger.Printf, idle: idle, stopped: make(chan struct{}), hard: make(chan struct{}),
-		lastDone: time.Now(), storeID: storeIDs(repo.StoreDir()), treeID: statID(repo.WorkTree())}
-	// The commands the daemon runs end with a signal, or a hard stop.
-	// (A signal reaches them through d.stop, which says why.)
-	rctx, rcancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer rcancel(nil)
-	d.cancel = rcancel
+	h := &daemonHandler{repo: repo}
+	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
+		Handler: h, Idle: idle, Logf: logger.Printf})
+	h.srv = d
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
 	// store busy.
-	if err := d.listen(); err != nil {
+	if err := d.Listen(); err != nil {
 		repo.Close()
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, d.info())
+		writeJSON(g.stdout, d.Info())
 	}
 	logger.Printf("serving %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
-		d.workTree, os.Getpid(), d.sock, shellQuote(d.workTree))
+		repo.WorkTree(), os.Getpid(), d.Socket(), shellQuote(repo.WorkTree()))
 	var watchErr error
 	watching := make(chan struct{})
 	// Stopping ends the first capture too, not only the serving.
@@ -193,7 +190,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 	defer wcancel()
 	go func() {
 		select {
-		case <-d.stopped:
+		case <-d.Stopped():
 			wcancel()
 		case <-wctx.Done():
 		}
@@ -201,10 +198,10 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 	go func() {
 		defer close(watching)
 		// Not idle while the first capture runs.
-		if !d.begin() {
+		if !d.Begin() {
 			return
 		}
-		defer d.end()
+		defer d.End()
 		start := time.Now()
 		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
 			if wctx.Err() == nil {
@@ -212,7 +209,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 				if auto {
 					noteAutoFailure(storeDir, err)
 				}
-				d.stop("cannot watch: "+err.Error(), false)
+				d.Stop("cannot watch: "+err.Error(), false)
 			}
 			return
 		}
@@ -220,31 +217,34 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 			// Every capture would walk the whole tree, as without a
 			// daemon, which would only hold the store and memory.
 			noteAutoFailure(storeDir, errors.New("cannot watch every directory: "+p))
-			d.stop("cannot watch every directory: "+p, false)
+			d.Stop("cannot watch every directory: "+p, false)
 			return
 		}
-		d.ready.Store(true)
+		d.SetReady()
 		_ = os.Remove(filepath.Join(storeDir, autoFailedName))
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
-	err = d.serve(ctx, rctx)
+	err = d.Serve(ctx)
 	select {
 	case <-watching:
 		if watchErr != nil && err == nil {
 			err = watchErr
 		}
-	case <-time.After(cmdGrace):
-		// Its first capture is stuck in the store (see
-		// daemon_stop.go): the process ends without it.
+	case <-time.After(daemon.CmdGrace):
+		// Its first capture is stuck in the store: the process ends
+		// without it.
 	}
-	logger.Printf("stopped after %d commands", d.requests.Load())
+	logger.Printf("stopped after %d commands", d.Requests())
 	return err
 }
+
+// errDaemonRunning: "turnback watch" found a daemon already serving the store.
+var errDaemonRunning = errors.New("turnback: watch: already running")
 
 // detach starts the daemon as a background process and waits until it
 // answers on its socket.
 func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
-	if info, ok := ping(storeDir); ok {
+	if info, ok := daemon.Ping(storeDir); ok {
 		return g.reportDaemon(info, "already watching")
 	}
 	// Refuse what the daemon would refuse before creating its log.
@@ -260,12 +260,12 @@ func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle tim
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if info, ok := ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
+		if info, ok := daemon.Ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
 			return g.reportDaemon(info, "watching")
 		}
 		select {
 		case err := <-exited:
-			if info, ok := ping(storeDir); ok {
+			if info, ok := daemon.Ping(storeDir); ok {
 				// Another daemon won the race.
 				return g.reportDaemon(info, "already watching")
 			}
@@ -295,7 +295,7 @@ func tailFrom(path string, offset int64) string {
 	return string(data)
 }
 
-func (g *globals) reportDaemon(info *daemonInfo, what string) error {
+func (g *globals) reportDaemon(info *daemon.Info, what string) error {
 	if g.json {
 		writeJSON(g.stdout, info)
 		return nil
@@ -326,8 +326,8 @@ func countTrue(bs ...bool) int {
 // stopDaemon asks the daemon to stop and waits until it has closed the
 // store.
 func (g *globals) stopDaemon(workTree, storeDir string) error {
-	info, ok := ping(storeDir)
-	conn, connected := dial(storeDir)
+	info, ok := daemon.Ping(storeDir)
+	conn, connected := daemon.Dial(storeDir)
 	if !ok || !connected {
 		if connected {
 			conn.Close()
@@ -335,17 +335,14 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 		return g.reportNoDaemon(workTree)
 	}
 	defer conn.Close()
-	if err := sendRequest(conn, request{Version: wireVersion, Op: "stop"}); err != nil {
-		return fmt.Errorf("turnback: watch --stop: %w", err)
-	}
 	// The daemon answers once it has released the store, with the code
 	// it exits with: 1 if it could not close the store (it says why in
 	// its log).
-	kind, data, err := readFrame(conn)
-	if err != nil && !errors.Is(err, io.EOF) {
+	closed, err := daemon.AskStop(conn)
+	if err != nil {
 		return fmt.Errorf("turnback: watch --stop: %w", err)
 	}
-	if err == nil && kind == frameExit && string(data) != "0" {
+	if !closed {
 		return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
 			"its log says why (%s when it was started with --detach)", quotePath(info.WorkTree), info.PID, quotePath(filepath.Join(storeDir, "watch.log")))
 	}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -10,29 +10,16 @@ import (
 	"time"
 )
 
-// watchProc is a "turnback watch" daemon process of this user as /proc
-// shows it: no registry that could go stale, the kernel's own view.
-type watchProc struct {
-	pid      int
-	args     []string // argv without argv[0]
-	cwd      string
-	env      map[string]string
-	store    string // from its open database files ("" if none open)
-	gone     bool   // those files were deleted
-	since    time.Time
-	ticks    uint64 // start time in clock ticks since boot: its identity
-	rssBytes int64
-}
-
 // userHZ is the unit of /proc/PID/stat times (USER_HZ, 100 on every
 // Linux architecture Go supports).
 const userHZ = 100
 
-// procsSupported: watch --list finds daemons through /proc.
-const procsSupported = true
+// ProcsSupported: ListProcs finds daemons through /proc.
+const ProcsSupported = true
 
-// scanWatchProcs lists the watch daemons of this user.
-func scanWatchProcs() ([]watchProc, error) {
+// ListProcs lists the turnback processes of this user (other than this
+// one) whose arguments (without argv[0]) match says are daemons.
+func ListProcs(match func(args []string) bool) ([]Proc, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
@@ -43,22 +30,22 @@ func scanWatchProcs() ([]watchProc, error) {
 	if me, err := os.Executable(); err == nil {
 		names[filepath.Base(me)] = true // a renamed build lists its own
 	}
-	var out []watchProc
+	var out []Proc
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
-		if p, ok := readWatchProc(pid, uid, boot, names); ok {
+		if p, ok := readProc(pid, uid, boot, names, match); ok {
 			out = append(out, p)
 		}
 	}
 	return out, nil
 }
 
-func readWatchProc(pid, uid int, boot time.Time, names map[string]bool) (watchProc, bool) {
+func readProc(pid, uid int, boot time.Time, names map[string]bool, match func([]string) bool) (Proc, bool) {
 	dir := "/proc/" + strconv.Itoa(pid)
-	p := watchProc{pid: pid}
+	p := Proc{PID: pid}
 	status, err := os.ReadFile(dir + "/status")
 	if err != nil || procUID(status) != uid {
 		return p, false
@@ -73,27 +60,27 @@ func readWatchProc(pid, uid int, boot time.Time, names map[string]bool) (watchPr
 	if !names[filepath.Base(exe)] && !names[filepath.Base(argv[0])] {
 		return p, false
 	}
-	p.args = argv[1:]
-	if !isDaemonArgs(p.args) {
+	p.Args = argv[1:]
+	if !match(p.Args) {
 		return p, false
 	}
 	stat, err := os.ReadFile(dir + "/stat")
 	if err != nil {
 		return p, false
 	}
-	state, ticks, ok := parseProcStat(stat)
+	state, ticks, ok := ParseProcStat(stat)
 	if !ok || state == 'Z' || state == 'X' {
 		return p, false
 	}
-	p.ticks = ticks
-	p.since = boot.Add(time.Duration(ticks) * time.Second / userHZ)
-	p.rssBytes = procRSS(status)
-	p.cwd, _ = os.Readlink(dir + "/cwd")
-	p.env = map[string]string{}
+	p.Ticks = ticks
+	p.Since = boot.Add(time.Duration(ticks) * time.Second / userHZ)
+	p.RSSBytes = procRSS(status)
+	p.Cwd, _ = os.Readlink(dir + "/cwd")
+	p.Env = map[string]string{}
 	if env, err := os.ReadFile(dir + "/environ"); err == nil {
 		for _, kv := range strings.Split(string(env), "\x00") {
 			if k, v, ok := strings.Cut(kv, "="); ok {
-				p.env[k] = v
+				p.Env[k] = v
 			}
 		}
 	}
@@ -108,28 +95,28 @@ func readWatchProc(pid, uid int, boot time.Time, names map[string]bool) (watchPr
 		gone := strings.HasSuffix(l, " (deleted)")
 		l = strings.TrimSuffix(l, " (deleted)")
 		if filepath.Base(l) == "MANIFEST" && filepath.Base(filepath.Dir(l)) == "db" {
-			p.store, p.gone = filepath.Dir(filepath.Dir(l)), gone
+			p.Store, p.StoreGone = filepath.Dir(filepath.Dir(l)), gone
 			break
 		}
 	}
 	return p, true
 }
 
-// procAlive reports whether pid runs and is still the process that
-// started at ticks (not a later one given the same pid).
-func procAlive(pid int, ticks uint64) bool {
+// ProcAlive reports whether pid runs and is still the process that
+// started at ticks (not a later one given the same pid; 0: any).
+func ProcAlive(pid int, ticks uint64) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
 	}
-	state, t, ok := parseProcStat(stat)
+	state, t, ok := ParseProcStat(stat)
 	return ok && state != 'Z' && state != 'X' && (ticks == 0 || t == ticks)
 }
 
-// signalProc sends sig to pid if it is still the process started at
+// SignalProc sends sig to pid if it is still the process started at
 // ticks, and SIGCONT after it (a stopped process acts on it then).
-func signalProc(pid int, ticks uint64, sig syscall.Signal) error {
-	if !procAlive(pid, ticks) {
+func SignalProc(pid int, ticks uint64, sig syscall.Signal) error {
+	if !ProcAlive(pid, ticks) {
 		return nil
 	}
 	if err := syscall.Kill(pid, sig); err != nil {
@@ -139,8 +126,8 @@ func signalProc(pid int, ticks uint64, sig syscall.Signal) error {
 	return nil
 }
 
-// parseProcStat returns the state and start time of /proc/PID/stat.
-func parseProcStat(stat []byte) (byte, uint64, bool) {
+// ParseProcStat returns the state and start time of /proc/PID/stat.
+func ParseProcStat(stat []byte) (byte, uint64, bool) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return 0, 0, false
@@ -167,8 +154,8 @@ func procUID(status []byte) int {
 	return -1
 }
 
-// selfRSS is this process's resident memory.
-func selfRSS() int64 {
+// SelfRSS is this process's resident memory.
+func SelfRSS() int64 {
 	status, _ := os.ReadFile("/proc/self/status")
 	return procRSS(status)
 }

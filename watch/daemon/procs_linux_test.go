@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import "testing"
 
@@ -18,9 +18,9 @@ func TestParseProcStat(t *testing.T) {
 		{"1 (x) SS 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7 0", 0, 0, false},
 		{"1 (x) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 notanumber 0", 'R', 0, false},
 	} {
-		state, ticks, ok := parseProcStat([]byte(tc.stat))
+		state, ticks, ok := ParseProcStat([]byte(tc.stat))
 		if ok != tc.ok || (ok && (state != tc.state || ticks != tc.ticks)) {
-			t.Errorf("parseProcStat(%q) = %q, %d, %v; want %q, %d, %v", tc.stat, state, ticks, ok, tc.state, tc.ticks, tc.ok)
+			t.Errorf("ParseProcStat(%q) = %q, %d, %v; want %q, %d, %v", tc.stat, state, ticks, ok, tc.state, tc.ticks, tc.ok)
 		}
 	}
 	if procUID([]byte("Name:\tx\nUid:\t1000\t1000\t1000\t1000\n")) != 1000 || procUID([]byte("Name:\tx\n")) != -1 {
@@ -36,7 +36,7 @@ func FuzzParseProcStat(f *testing.F) {
 	f.Add([]byte("1234 (turnback) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 8 0 98765 1000"))
 	f.Add([]byte(")"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		parseProcStat(b)
+		ParseProcStat(b)
 		procUID(b)
 		procRSS(b)
 	})
