@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // snapJSON is the --json document of snap and end.
@@ -74,12 +75,12 @@ are read again, so a snap costs what changed.`,
 			g.noteCapture(res.Files, res.Stats.Dirs)
 			g.reportProblems(res)
 			if g.json {
-				writeJSON(g.stdout, snapDoc(res))
+				termout.WriteJSON(g.stdout, snapDoc(res))
 				return nil
 			}
 			fmt.Fprintln(g.stdout, res.Snapshot.Short())
 			fmt.Fprintf(g.stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
-				res.Turn, res.Session, res.Files, humanBytes(res.Bytes), res.Stats.HashedFiles, humanBytes(res.Stats.HashedBytes))
+				res.Turn, res.Session, res.Files, termout.HumanBytes(res.Bytes), res.Stats.HashedFiles, termout.HumanBytes(res.Stats.HashedBytes))
 			return nil
 		},
 	}
@@ -109,7 +110,7 @@ something. With no open turn, end says so and records nothing (exit 0).`,
 			g.noteCapture(res.Files, res.Stats.Dirs)
 			g.reportProblems(res)
 			if g.json {
-				writeJSON(g.stdout, snapDoc(res))
+				termout.WriteJSON(g.stdout, snapDoc(res))
 				return nil
 			}
 			switch {
@@ -139,17 +140,10 @@ func droppedMessage(turn int) string {
 // reportProblems lists on stderr what a capture could not capture.
 func (g *globals) reportProblems(res *turnback.SnapResult) {
 	for _, p := range res.Stats.Problems {
-		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", displayPath(p.Path), safeText(p.Err))
+		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", termout.DisplayPath(p.Path), termout.SafeText(p.Err))
 	}
-	g.reportUnprotected(res.Stats.Unprotected)
+	termout.Unprotected(g.stderr, res.Stats.Unprotected)
 	if res.RetentionErr != nil {
-		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", safeText(res.RetentionErr.Error()))
+		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", termout.SafeText(res.RetentionErr.Error()))
 	}
-}
-
-func displayPath(p string) string {
-	if p == "" {
-		return "."
-	}
-	return quotePath(p)
 }

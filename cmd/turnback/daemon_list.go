@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -185,7 +186,7 @@ func findDaemons() ([]listedDaemon, error) {
 			d.Problems = append(d.Problems, "folder gone")
 		}
 		sort.Strings(d.Problems)
-		d.WorkTreeBytes, d.StoreBytes = jsonBytes(d.WorkTree), jsonBytes(d.Store)
+		d.WorkTreeBytes, d.StoreBytes = termout.JSONBytes(d.WorkTree), termout.JSONBytes(d.Store)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Since.Equal(out[j].Since) {
@@ -268,7 +269,7 @@ func (g *globals) listDaemons(dir string) error {
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"daemons": nonNil(list)})
+		termout.WriteJSON(g.stdout, map[string]any{"daemons": termout.NonNil(list)})
 		return nil
 	}
 	if len(list) == 0 {
@@ -284,14 +285,14 @@ func (g *globals) listDaemons(dir string) error {
 		}
 		mem := "-"
 		if d.RSSBytes > 0 {
-			mem = humanBytes(d.RSSBytes)
+			mem = termout.HumanBytes(d.RSSBytes)
 		}
 		note := strings.Join(d.Problems, ", ")
 		if note == "" {
 			note = "-"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.PID, d.Since.In(g.location()).Format("2006-01-02 15:04:05"),
-			idle, mem, quotePath(d.WorkTree), quotePath(d.Store), note)
+			idle, mem, termout.QuotePath(d.WorkTree), termout.QuotePath(d.Store), note)
 	}
 	return tw.Flush()
 }
@@ -332,17 +333,17 @@ func (g *globals) stopAll(dir string) error {
 		}
 	}
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"stopped": nonNil(stopped), "survivors": nonNil(survivors)})
+		termout.WriteJSON(g.stdout, map[string]any{"stopped": termout.NonNil(stopped), "survivors": termout.NonNil(survivors)})
 	} else {
 		if len(list) == 0 {
 			fmt.Fprintln(g.stdout, "no watch daemons")
 		}
 		for _, s := range stopped {
-			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, quotePath(s.WorkTree))
+			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, termout.QuotePath(s.WorkTree))
 		}
 	}
 	for _, s := range survivors {
-		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, quotePath(s.WorkTree), s.PID)
+		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, termout.QuotePath(s.WorkTree), s.PID)
 	}
 	if len(survivors) > 0 {
 		return codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", len(survivors))}
@@ -426,9 +427,9 @@ func (g *globals) orphanDaemons(ctx context.Context, stop bool) map[string]int {
 				continue
 			}
 			if by := stopListed(d); by != "" {
-				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", quotePath(o.Store), d.PID, by)
+				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", termout.QuotePath(o.Store), d.PID, by)
 			} else {
-				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", quotePath(o.Store), d.PID)
+				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", termout.QuotePath(o.Store), d.PID)
 			}
 		}
 	}

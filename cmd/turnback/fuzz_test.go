@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // FuzzSessionName: any non-empty session id an agent sends becomes a
@@ -28,4 +29,14 @@ func FuzzSessionName(f *testing.F) {
 			t.Fatalf("sessionName(%q) is %q, then %q", id, name, again)
 		}
 	})
+}
+
+// hasControl reports a raw control byte (C0, DEL) or a C1 control.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || termout.IsC1(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // hookEvent is the part of an agent's hook payload turnback reads.
@@ -117,11 +118,11 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
 		}
 		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
-			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(start)))
+			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, termout.QuotePath(start)))
 		}
 		dir = wt
 	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, quotePath(dir)))
+		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, termout.QuotePath(dir)))
 	}
 	if logDir == "" {
 		if _, s, err := turnback.Locate(dir, ""); err == nil {
@@ -176,7 +177,7 @@ func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvent
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
-			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %s\n", action, safeText(err.Error()))
+			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %s\n", action, termout.SafeText(err.Error()))
 			g.logHook(agent, logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
@@ -216,7 +217,7 @@ func sessionName(id string) string {
 		// Control characters (C1 too: some terminals obey them) and
 		// bytes that are not UTF-8 (U+FFFD here) would reach the
 		// terminal wherever the session is named.
-		if r <= ' ' || r == '/' || r == 0x7f || isC1(r) || r == utf8.RuneError {
+		if r <= ' ' || r == '/' || r == 0x7f || termout.IsC1(r) || r == utf8.RuneError {
 			r = '_'
 		}
 		if b.Len()+utf8.RuneLen(r) > 200 {
@@ -260,5 +261,5 @@ func (g *globals) logHook(agent, store string, err error) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), agent, safeText(err.Error()))
+	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), agent, termout.SafeText(err.Error()))
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // agentSettings describes where and how each agent keeps its hooks.
@@ -60,13 +62,13 @@ Then, in the agent: ask for a change, and "turnback --session <id> undo"
 				return err
 			}
 			if g.json {
-				writeJSON(g.stdout, map[string]any{"settings": path, "changed": changed})
+				termout.WriteJSON(g.stdout, map[string]any{"settings": path, "changed": changed})
 				return nil
 			}
 			if changed {
-				fmt.Fprintf(g.stdout, "added turnback hooks for %s to %s\n", agent, quotePath(path))
+				fmt.Fprintf(g.stdout, "added turnback hooks for %s to %s\n", agent, termout.QuotePath(path))
 			} else {
-				fmt.Fprintf(g.stdout, "%s already has turnback's hooks; nothing changed\n", quotePath(path))
+				fmt.Fprintf(g.stdout, "%s already has turnback's hooks; nothing changed\n", termout.QuotePath(path))
 			}
 			return nil
 		},

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -58,7 +58,7 @@ type globals struct {
 	force    bool
 	stdout   io.Writer
 	stderr   io.Writer
-	progress *progressState
+	progress *termout.Progress
 
 	// What the process was given; a forwarded command carries the
 	// client's (see forward.go).
@@ -152,11 +152,11 @@ func execute(ctx context.Context, g *globals) int {
 				doc["error"], doc["exit_code"] = msg, code
 			}
 		}
-		writeJSON(stdout, doc)
+		termout.WriteJSON(stdout, doc)
 	}
 	// Error messages name paths (and quote what the user typed): nothing
 	// from them reaches the terminal as a control character.
-	fmt.Fprintln(stderr, safeText(msg))
+	fmt.Fprintln(stderr, termout.SafeText(msg))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
@@ -195,13 +195,6 @@ func exitCode(err error) int {
 		return exitBusy
 	}
 	return exitError
-}
-
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
 }
 
 func newRootCmd(g *globals) *cobra.Command {
@@ -423,7 +416,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 		Access:  access,
 		Holder:  "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
-			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", safeText(holder))
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 	}
 	if err := limitsFromEnv(g.getenv, &opts); err != nil {
@@ -449,7 +442,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 	}
 	opts.Progress = progressCounters(g)
 	if g.progress != nil {
-		opts.RestoreProgress = g.progress.restore
+		opts.RestoreProgress = g.progress.Restore
 	}
 	if g.served != nil {
 		return g.served.view(opts)
@@ -471,4 +464,31 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}
 	}
 	return repo, err
+}
+
+// useColor reports whether output should be coloured: stdout is a
+// terminal, no --json, NO_COLOR unset and TERM not "dumb".
+func (g *globals) useColor() bool {
+	if g.json || g.getenv("NO_COLOR") != "" || g.getenv("TERM") == "dumb" {
+		return false
+	}
+	return g.outTTY
+}
+
+// progressCounters starts the progress line of a command (see
+// termout.Progress), only when stderr is a terminal.
+func progressCounters(g *globals) *turnback.Progress {
+	if !g.errTTY {
+		return nil
+	}
+	g.progress = termout.StartProgress(g.stderr)
+	return g.progress.Counters
+}
+
+// endProgress stops the progress line, if any.
+func (g *globals) endProgress() {
+	if g.progress != nil {
+		g.progress.Stop()
+		g.progress = nil
+	}
 }

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/aymanbagabas/go-udiff"
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 var changeMarks = map[turnback.ChangeKind]string{
@@ -54,7 +52,7 @@ T type changed (file, directory, symlink). It records no turn.`,
 			if g.json {
 				doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
 					"session": repo.Session(), "changes": changeDocs(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
-				writeJSON(g.stdout, doc)
+				termout.WriteJSON(g.stdout, doc)
 				return nil
 			}
 			if st.Base.IsZero() {
@@ -63,7 +61,7 @@ T type changed (file, directory, symlink). It records no turn.`,
 			color := g.useColor()
 			for _, c := range st.Changes {
 				mark := changeMarks[c.Kind]
-				fmt.Fprintf(g.stdout, "%s %s\n", paint(color, markColor(mark), mark), quotePath(c.Path+dirSlash(c.New, c.Old)))
+				fmt.Fprintf(g.stdout, "%s %s\n", termout.Paint(color, termout.MarkColor(mark), mark), termout.QuotePath(c.Path+dirSlash(c.New, c.Old)))
 			}
 			if len(st.Changes) == 0 && !st.Base.IsZero() {
 				fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
@@ -87,13 +85,6 @@ func dirSlash(a, b *turnback.Entry) string {
 func idOrEmpty(empty bool, s string) string {
 	if empty {
 		return ""
-	}
-	return s
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
 	}
 	return s
 }
@@ -161,7 +152,7 @@ redone are listed first, marked "undone".`,
 					docs = append(docs, turnDoc(t, false))
 					docs[len(docs)-1].Unprotected = lost[t.N]
 				}
-				writeJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
+				termout.WriteJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
 				return nil
 			}
 			if len(turns)+len(redo) == 0 {
@@ -176,8 +167,8 @@ redone are listed first, marked "undone".`,
 				if undone {
 					counts += " undone"
 				}
-				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, safeText(t.Message))
-				l += unprotectedNote(lost[t.N])
+				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, termout.SafeText(t.Message))
+				l += termout.UnprotectedNote(lost[t.N])
 				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
 			}
 			for _, t := range redo {
@@ -229,8 +220,8 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				ents := []entryJSON{}
 				for _, pe := range info.Entries {
 					e := pe.Entry
-					ej := entryJSON{Path: pe.Path, PathBytes: jsonBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
-						Target: e.Target, TargetBytes: jsonBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
+					ej := entryJSON{Path: pe.Path, PathBytes: termout.JSONBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
+						Target: e.Target, TargetBytes: termout.JSONBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
 					if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
 						ej.Hash = e.Hash.String()
 					}
@@ -240,10 +231,10 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				for _, t := range info.Turns {
 					turns = append(turns, turnDoc(t, false))
 				}
-				writeJSON(g.stdout, map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents})
+				termout.WriteJSON(g.stdout, map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents})
 				return nil
 			}
-			fmt.Fprintf(g.stdout, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, humanBytes(info.Bytes))
+			fmt.Fprintf(g.stdout, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, termout.HumanBytes(info.Bytes))
 			for _, t := range info.Turns {
 				role := "before"
 				if !t.Open() && t.After == info.ID {
@@ -252,7 +243,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				if t.Message == "" {
 					fmt.Fprintf(g.stdout, "%s turn %d\n", role, t.N)
 				} else {
-					fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, safeText(t.Message))
+					fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, termout.SafeText(t.Message))
 				}
 			}
 			fmt.Fprintln(g.stdout)
@@ -261,7 +252,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				extra := ""
 				switch {
 				case e.Kind == turnback.KindSymlink:
-					extra = " -> " + quotePath(e.Target)
+					extra = " -> " + termout.QuotePath(e.Target)
 				case e.Uncaptured && e.Kind == turnback.KindDir:
 					extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
 				case e.Uncaptured:
@@ -271,7 +262,7 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 				if e.Kind == turnback.KindDir {
 					name += "/"
 				}
-				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, quotePath(name), extra)
+				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, termout.QuotePath(name), extra)
 			}
 			return nil
 		},
@@ -312,103 +303,30 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 				var docs []map[string]any
 				for _, d := range diffs {
 					doc := map[string]any{"path": d.Path, "change": d.What}
-					if b := jsonBytes(d.Path); b != "" {
+					if b := termout.JSONBytes(d.Path); b != "" {
 						doc["path_bytes"] = b
 					}
-					if text, binary := unified(d); binary {
+					if text, binary := termout.Unified(d); binary {
 						doc["binary"] = true
 					} else if text != "" {
 						doc["diff"] = text
 					}
 					docs = append(docs, doc)
 				}
-				writeJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": nonNil(docs)})
+				termout.WriteJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": termout.NonNil(docs)})
 				return nil
 			}
 			color := g.useColor()
 			for _, d := range diffs {
-				text, _ := unified(d)
+				text, _ := termout.Unified(d)
 				if color {
-					text = colorDiff(text)
+					text = termout.ColorDiff(text)
 				}
 				fmt.Fprint(g.stdout, text)
 			}
 			return nil
 		},
 	}
-}
-
-// unified renders one path's difference in git's unified format.
-func unified(d turnback.FileDiff) (string, bool) {
-	if (d.Old != nil && d.Old.Kind == turnback.KindDir) || (d.New != nil && d.New.Kind == turnback.KindDir) {
-		if d.Kind == turnback.TypeChanged || d.Kind == turnback.ModeChanged {
-			return header(d) + modeLines(d), false
-		}
-		return "", false
-	}
-	var b strings.Builder
-	b.WriteString(header(d))
-	b.WriteString(modeLines(d))
-	if d.Kind == turnback.ModeChanged {
-		return b.String(), false
-	}
-	oldText, oldOK := side(d.Old, d.OldData)
-	newText, newOK := side(d.New, d.NewData)
-	if !oldOK || !newOK {
-		fmt.Fprintf(&b, "Binary files %s and %s differ\n", label("a", d.Path, d.Old), label("b", d.Path, d.New))
-		return b.String(), true
-	}
-	b.WriteString(udiff.Unified(label("a", d.Path, d.Old), label("b", d.Path, d.New), oldText, newText))
-	return b.String(), false
-}
-
-func header(d turnback.FileDiff) string {
-	return fmt.Sprintf("diff --turnback %s %s\n", quotePath("a/"+d.Path), quotePath("b/"+d.Path))
-}
-
-func modeLines(d turnback.FileDiff) string {
-	switch {
-	case d.Old == nil && d.New != nil:
-		return fmt.Sprintf("new file mode %s\n", gitMode(d.New))
-	case d.New == nil && d.Old != nil:
-		return fmt.Sprintf("deleted file mode %s\n", gitMode(d.Old))
-	case gitMode(d.Old) != gitMode(d.New):
-		return fmt.Sprintf("old mode %s\nnew mode %s\n", gitMode(d.Old), gitMode(d.New))
-	}
-	return ""
-}
-
-func gitMode(e *turnback.Entry) string {
-	switch e.Kind {
-	case turnback.KindDir:
-		return fmt.Sprintf("04%04o", e.Mode)
-	case turnback.KindSymlink:
-		return "120000"
-	}
-	return fmt.Sprintf("10%04o", e.Mode)
-}
-
-func label(prefix, p string, e *turnback.Entry) string {
-	if e == nil {
-		return "/dev/null"
-	}
-	return quotePath(prefix + "/" + p)
-}
-
-// side returns the text of one side, false if it cannot be shown as text.
-func side(e *turnback.Entry, data []byte) (string, bool) {
-	switch {
-	case e == nil:
-		return "", true
-	case e.Kind == turnback.KindSymlink:
-		// A link target is a name: control bytes are escaped.
-		return safeText(e.Target) + "\n", true
-	case e.Kind != turnback.KindFile || e.Uncaptured || (data == nil && e.Size > 0):
-		return "", false
-	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data):
-		return "", false
-	}
-	return string(data), true
 }
 
 func newVerifyCmd(g *globals) *cobra.Command {
@@ -448,14 +366,14 @@ is verified as above. What could not be read is listed.`,
 			if g.json && err == nil {
 				// Every field of the result, with problems carrying
 				// path_bytes.
-				writeJSON(g.stdout, struct {
+				termout.WriteJSON(g.stdout, struct {
 					*turnback.VerifyResult
 					Problems []problemJSON `json:"problems"`
 				}{res, problemDocs(res.Problems)})
 				return nil
 			}
 			for _, p := range res.Problems {
-				fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], displayPath(p.Path), safeText(p.Err))
+				fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], termout.DisplayPath(p.Path), termout.SafeText(p.Err))
 			}
 			if err != nil {
 				return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
@@ -493,7 +411,7 @@ type changeJSON struct {
 func changeDocs(cs []turnback.Change) []changeJSON {
 	out := []changeJSON{}
 	for _, c := range cs {
-		out = append(out, changeJSON{Path: c.Path, PathBytes: jsonBytes(c.Path), Change: c.What})
+		out = append(out, changeJSON{Path: c.Path, PathBytes: termout.JSONBytes(c.Path), Change: c.What})
 	}
 	return out
 }
@@ -508,7 +426,7 @@ type problemJSON struct {
 func problemDocs(ps []turnback.VerifyProblem) []problemJSON {
 	out := []problemJSON{}
 	for _, p := range ps {
-		out = append(out, problemJSON{Snapshot: p.Snapshot, Path: p.Path, PathBytes: jsonBytes(p.Path), Err: p.Err})
+		out = append(out, problemJSON{Snapshot: p.Snapshot, Path: p.Path, PathBytes: termout.JSONBytes(p.Path), Err: p.Err})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 func newRecoverCmd(g *globals) *cobra.Command {
@@ -46,14 +47,14 @@ cannot be finished (the cause is printed).`,
 			}
 			if g.json {
 				doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
-					"restored": nonNil(res.Restored), "deleted": nonNil(res.Deleted), "created": nonNil(res.Created)}
+					"restored": termout.NonNil(res.Restored), "deleted": termout.NonNil(res.Deleted), "created": termout.NonNil(res.Created)}
 				kept, reasons := []string{}, map[string]string{}
 				for _, k := range res.Kept {
 					kept = append(kept, k.Path)
 					reasons[k.Path] = k.Reason
 				}
 				doc["not_restorable"], doc["reasons"] = kept, reasons
-				writeJSON(g.stdout, doc)
+				termout.WriteJSON(g.stdout, doc)
 				return nil
 			}
 			printRecover(g, res)

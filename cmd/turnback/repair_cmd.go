@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // runRepair is "turnback verify --repair": it runs in this process (a
@@ -26,7 +27,7 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 		if err != nil {
 			return codedError{code: exitError, err: repairFailure{doc: doc, err: err}}
 		}
-		writeJSON(g.stdout, doc)
+		termout.WriteJSON(g.stdout, doc)
 		return nil
 	}
 	if s := res.Store; s == nil {

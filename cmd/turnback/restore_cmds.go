@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // restoreDoc is the --json document of undo, redo and restore.
@@ -25,8 +26,8 @@ func restoreDoc(res *turnback.RestoreResult) map[string]any {
 		reasons[n.Path] = n.Reason
 	}
 	doc := map[string]any{
-		"turns": res.Turns, "restored": nonNil(res.Restored), "deleted": nonNil(res.Deleted),
-		"created": nonNil(res.Created), "conflicts": paths(res.Conflicts),
+		"turns": res.Turns, "restored": termout.NonNil(res.Restored), "deleted": termout.NonNil(res.Deleted),
+		"created": termout.NonNil(res.Created), "conflicts": paths(res.Conflicts),
 		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
 	}
 	if !res.Checkpoint.IsZero() {
@@ -39,7 +40,7 @@ func restoreDoc(res *turnback.RestoreResult) map[string]any {
 		paths []string
 	}{{"restored", res.Restored}, {"deleted", res.Deleted}, {"created", res.Created},
 		{"conflicts", paths(res.Conflicts)}, {"not_restorable", paths(res.NotRestorable)}} {
-		if b := pathsBytes(l.paths); b != nil {
+		if b := termout.PathsBytes(l.paths); b != nil {
 			doc[l.key+"_bytes"] = b
 		}
 	}
@@ -74,34 +75,27 @@ func countArg(args []string) (int, error) {
 func (g *globals) printRestore(verb string, res *turnback.RestoreResult) {
 	turns := ""
 	if verb != "restored" {
-		turns = fmt.Sprintf(" %d turn%s", res.Turns, plural(res.Turns))
+		turns = fmt.Sprintf(" %d turn%s", res.Turns, termout.Plural(res.Turns))
 	}
 	fmt.Fprintf(g.stdout, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
 	for _, p := range res.Restored {
-		fmt.Fprintf(g.stdout, "  M %s\n", quotePath(p))
+		fmt.Fprintf(g.stdout, "  M %s\n", termout.QuotePath(p))
 	}
 	for _, p := range res.Deleted {
-		fmt.Fprintf(g.stdout, "  D %s\n", quotePath(p))
+		fmt.Fprintf(g.stdout, "  D %s\n", termout.QuotePath(p))
 	}
 	for _, p := range res.Created {
-		fmt.Fprintf(g.stdout, "  A %s\n", quotePath(p))
+		fmt.Fprintf(g.stdout, "  A %s\n", termout.QuotePath(p))
 	}
 	for _, n := range res.Conflicts {
-		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", quotePath(n.Path), safeText(n.Reason))
+		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
 	}
 	for _, n := range res.NotRestorable {
-		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", quotePath(n.Path), safeText(n.Reason))
+		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
 	}
 	if !res.Checkpoint.IsZero() {
 		fmt.Fprintf(g.stdout, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
 	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // handleRestore prints a restoring command's outcome and maps conflicts
@@ -116,7 +110,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			}
 			fmt.Fprintln(g.stderr, "turnback: these paths were changed outside the turns:")
 			for _, n := range r.Conflicts {
-				fmt.Fprintf(g.stderr, "  %s: %s\n", quotePath(n.Path), safeText(n.Reason))
+				fmt.Fprintf(g.stderr, "  %s: %s\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
 			}
 			fmt.Fprintln(g.stderr, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
 		}
@@ -129,7 +123,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		if err := incomplete(res); err != nil {
 			return err // main writes the document, with exit_code 5
 		}
-		writeJSON(g.stdout, restoreDoc(res))
+		termout.WriteJSON(g.stdout, restoreDoc(res))
 		return nil
 	}
 	if res.Nothing {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -64,7 +65,7 @@ them, stopping such a daemon first (see turnback watch --stop-all).`,
 				return err
 			}
 			if g.json {
-				writeJSON(g.stdout, res)
+				termout.WriteJSON(g.stdout, res)
 				return nil
 			}
 			verb := "removed"
@@ -74,10 +75,10 @@ them, stopping such a daemon first (see turnback watch --stop-all).`,
 			fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
 				res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
 			for _, c := range res.Checkpoints {
-				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, shortID(c.ID), quotePath(c.Session), c.Turn,
+				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, termout.ShortID(c.ID), termout.QuotePath(c.Session), c.Turn,
 					c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
 			}
-			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", humanBytes(res.SizeBefore), humanBytes(res.SizeAfter))
+			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", termout.HumanBytes(res.SizeBefore), termout.HumanBytes(res.SizeAfter))
 			return nil
 		},
 	}
@@ -114,7 +115,7 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 		for _, o := range list {
 			docs = append(docs, orphanDoc{o, daemons[o.Store]})
 		}
-		writeJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
+		termout.WriteJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
 		return nil
 	}
 	if len(list) == 0 {
@@ -128,12 +129,12 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 		if pid, ok := daemons[o.Store]; ok && !yes {
 			watched = fmt.Sprintf("; watch daemon pid %d", pid)
 		}
-		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", humanBytes(o.Bytes), quotePath(o.Store), quotePath(o.WorkTree), watched)
+		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", termout.HumanBytes(o.Bytes), termout.QuotePath(o.Store), termout.QuotePath(o.WorkTree), watched)
 	}
 	if yes {
-		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), humanBytes(total))
+		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), termout.HumanBytes(total))
 	} else {
-		fmt.Fprintf(g.stdout, "%d stores, %s: run with --yes to delete them\n", len(list), humanBytes(total))
+		fmt.Fprintf(g.stdout, "%d stores, %s: run with --yes to delete them\n", len(list), termout.HumanBytes(total))
 	}
 	return nil
 }
@@ -164,30 +165,30 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			if g.json {
 				// Paths that are not valid UTF-8 also exactly, in base64
 				// (see quote.go).
-				writeJSON(g.stdout, struct {
+				termout.WriteJSON(g.stdout, struct {
 					*turnback.Info
 					WorkTreeBytes string       `json:"work_tree_bytes,omitempty"`
 					StoreBytes    string       `json:"store_bytes,omitempty"`
 					Daemon        *daemon.Info `json:"watch_daemon,omitempty"`
-				}{in, jsonBytes(in.WorkTree), jsonBytes(in.Store), dmn})
+				}{in, termout.JSONBytes(in.WorkTree), termout.JSONBytes(in.Store), dmn})
 				return nil
 			}
 			saved := 0.0
 			if in.LogicalBytes > 0 {
 				saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
 			}
-			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", quotePath(in.WorkTree), quotePath(in.Store), humanBytes(in.DiskBytes))
+			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", termout.QuotePath(in.WorkTree), termout.QuotePath(in.Store), termout.HumanBytes(in.DiskBytes))
 			fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
 			fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
-				humanBytes(in.UniqueBytes), humanBytes(in.LogicalBytes), saved)
-			printProtection(g, in)
+				termout.HumanBytes(in.UniqueBytes), termout.HumanBytes(in.LogicalBytes), saved)
+			termout.Protection(g.stdout, in)
 			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
-				humanBytes(in.SizeLimit), in.LargeDirFiles)
+				termout.HumanBytes(in.SizeLimit), in.LargeDirFiles)
 			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
 			if dmn != nil {
 				mem := ""
 				if dmn.RSSBytes > 0 {
-					mem = ", " + humanBytes(dmn.RSSBytes) + " of memory"
+					mem = ", " + termout.HumanBytes(dmn.RSSBytes) + " of memory"
 				}
 				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
 					dmn.PID, dmn.Since.In(g.location()).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
@@ -197,12 +198,4 @@ all snapshots (what deduplication saves), and the limits in force.`,
 			return nil
 		},
 	}
-}
-
-// shortID is a full hex id as ids are shown to people: 12 digits.
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }

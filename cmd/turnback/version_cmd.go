@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -50,7 +52,7 @@ func newVersionCmd(g *globals) *cobra.Command {
 		Example: `  turnback version`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.json {
-				writeJSON(g.stdout, map[string]string{"version": versionString()})
+				termout.WriteJSON(g.stdout, map[string]string{"version": versionString()})
 				return nil
 			}
 			fmt.Fprintln(g.stdout, versionString())

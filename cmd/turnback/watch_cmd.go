@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -179,10 +180,10 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return err
 	}
 	if g.json {
-		writeJSON(g.stdout, d.Info())
+		termout.WriteJSON(g.stdout, d.Info())
 	}
 	logger.Printf("serving %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
-		repo.WorkTree(), os.Getpid(), d.Socket(), shellQuote(repo.WorkTree()))
+		repo.WorkTree(), os.Getpid(), d.Socket(), termout.ShellQuote(repo.WorkTree()))
 	var watchErr error
 	watching := make(chan struct{})
 	// Stopping ends the first capture too, not only the serving.
@@ -297,18 +298,18 @@ func tailFrom(path string, offset int64) string {
 
 func (g *globals) reportDaemon(info *daemon.Info, what string) error {
 	if g.json {
-		writeJSON(g.stdout, info)
+		termout.WriteJSON(g.stdout, info)
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s %s (pid %d)\n", what, quotePath(info.WorkTree), info.PID)
+	fmt.Fprintf(g.stdout, "%s %s (pid %d)\n", what, termout.QuotePath(info.WorkTree), info.PID)
 	return nil
 }
 
 func (g *globals) reportNoDaemon(workTree string) error {
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
+		termout.WriteJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
 	} else {
-		fmt.Fprintf(g.stdout, "no watch daemon for %s\n", quotePath(workTree))
+		fmt.Fprintf(g.stdout, "no watch daemon for %s\n", termout.QuotePath(workTree))
 	}
 	return nil
 }
@@ -344,22 +345,12 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 	}
 	if !closed {
 		return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
-			"its log says why (%s when it was started with --detach)", quotePath(info.WorkTree), info.PID, quotePath(filepath.Join(storeDir, "watch.log")))
+			"its log says why (%s when it was started with --detach)", termout.QuotePath(info.WorkTree), info.PID, termout.QuotePath(filepath.Join(storeDir, "watch.log")))
 	}
 	if g.json {
-		writeJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
+		termout.WriteJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
 	} else {
-		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", quotePath(info.WorkTree), info.PID)
+		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", termout.QuotePath(info.WorkTree), info.PID)
 	}
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

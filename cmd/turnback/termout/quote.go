@@ -1,4 +1,4 @@
-package main
+package termout
 
 import (
 	"encoding/base64"
@@ -9,7 +9,7 @@ import (
 // Names from the folder are data: a file name can hold any byte but '/'
 // and NUL, and printed raw, "\x1b[2J" would clear the user's screen and a
 // newline would forge a line of output. Every path in human output goes
-// through quotePath, which quotes as git does with core.quotePath=false:
+// through QuotePath, which quotes as git does with core.QuotePath=false:
 //
 //   - a name made only of printable characters is printed as is, valid
 //     non-ASCII UTF-8 included ("café.txt", "日本.md");
@@ -23,8 +23,8 @@ import (
 // The quoted form is unambiguous (unquotePath in the tests reverses it)
 // and never holds a control byte.
 
-// quotePath returns p as human output shows it.
-func quotePath(p string) string {
+// QuotePath returns p as human output shows it.
+func QuotePath(p string) string {
 	if !needsQuote(p) {
 		return p
 	}
@@ -36,7 +36,7 @@ func quotePath(p string) string {
 	return b.String()
 }
 
-// needsQuote reports whether p holds anything quotePath escapes.
+// needsQuote reports whether p holds anything QuotePath escapes.
 func needsQuote(p string) bool {
 	for i := 0; i < len(p); {
 		c := p[i]
@@ -48,7 +48,7 @@ func needsQuote(p string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(p[i:])
-		if r == utf8.RuneError && n == 1 || isC1(r) {
+		if r == utf8.RuneError && n == 1 || IsC1(r) {
 			return true
 		}
 		i += n
@@ -56,14 +56,15 @@ func needsQuote(p string) bool {
 	return false
 }
 
-func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
+// IsC1 reports a C1 control character (U+0080 to U+009F).
+func IsC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
-// safeText makes free text (an error message, a turn's message) safe for
+// SafeText makes free text (an error message, a turn's message) safe for
 // a terminal: control characters, C1 controls and invalid UTF-8 are
-// escaped as quotePath escapes them; quotes and backslashes stay as they
+// escaped as QuotePath escapes them; quotes and backslashes stay as they
 // are and nothing is added around it. Text that needs nothing is
 // returned unchanged.
-func safeText(s string) string {
+func SafeText(s string) string {
 	clean := true
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -76,7 +77,7 @@ func safeText(s string) string {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || isC1(r) {
+		if r == utf8.RuneError && n == 1 || IsC1(r) {
 			clean = false
 			break
 		}
@@ -127,7 +128,7 @@ func writeEscaped(b *strings.Builder, s string, quotes bool) {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || isC1(r) {
+		if r == utf8.RuneError && n == 1 || IsC1(r) {
 			for _, c := range []byte(s[i : i+n]) {
 				writeOctal(b, c)
 			}
@@ -145,25 +146,25 @@ func writeOctal(b *strings.Builder, c byte) {
 	b.WriteByte('0' + c&7)
 }
 
-// jsonBytes returns the base64 (standard, padded) of a name that is not
+// JSONBytes returns the base64 (standard, padded) of a name that is not
 // valid UTF-8, and "" for a valid one. JSON strings hold only valid UTF-8
 // (encoding/json turns each invalid byte into U+FFFD), so "path" is then
 // only a display form and "path_bytes" carries the name exactly.
-func jsonBytes(s string) string {
+func JSONBytes(s string) string {
 	if utf8.ValidString(s) {
 		return ""
 	}
 	return base64.StdEncoding.EncodeToString([]byte(s))
 }
 
-// pathsBytes returns the "<list>_bytes" companion of a list of paths in
+// PathsBytes returns the "<list>_bytes" companion of a list of paths in
 // --json: nil (leave the key out) when every path is valid UTF-8, else an
 // array as long as the list holding the base64 of each path that is not
 // valid UTF-8 and null for the others.
-func pathsBytes(paths []string) []*string {
+func PathsBytes(paths []string) []*string {
 	var out []*string
 	for i, p := range paths {
-		b := jsonBytes(p)
+		b := JSONBytes(p)
 		if b == "" {
 			continue
 		}
@@ -173,4 +174,22 @@ func pathsBytes(paths []string) []*string {
 		out[i] = &b
 	}
 	return out
+}
+
+// DisplayPath is QuotePath, with "." for the work tree itself ("").
+func DisplayPath(p string) string {
+	if p == "" {
+		return "."
+	}
+	return QuotePath(p)
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

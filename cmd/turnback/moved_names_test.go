@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -23,3 +24,14 @@ func checkSocketDir(dir string) error             { return daemon.CheckSocketDir
 func dial(storeDir string) (net.Conn, bool)       { return daemon.Dial(storeDir) }
 func sendRequest(w io.Writer, req request) error  { return daemon.SendRequest(w, req) }
 func readFrame(r io.Reader) (byte, []byte, error) { return daemon.ReadFrame(r) }
+
+// Output helpers, in package termout.
+
+const (
+	ansiReset  = termout.AnsiReset
+	ansiRed    = termout.AnsiRed
+	ansiGreen  = termout.AnsiGreen
+	ansiYellow = termout.AnsiYellow
+)
+
+func quotePath(p string) string { return termout.QuotePath(p) }

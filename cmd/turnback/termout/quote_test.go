@@ -1,4 +1,4 @@
-package main
+package termout
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// unquotePath reverses quotePath: a name not starting with '"' is
+// unquotePath reverses QuotePath: a name not starting with '"' is
 // itself; a quoted one has its escapes decoded.
 func unquotePath(q string) (string, error) {
 	if !strings.HasPrefix(q, `"`) {
@@ -86,9 +86,9 @@ func TestQuotePath(t *testing.T) {
 		{"c1-\u009b31m", `"c1-\302\23331m"`},
 		{"trunc\xe6\x97", `"trunc\346\227"`},
 	} {
-		got := quotePath(tc.in)
+		got := QuotePath(tc.in)
 		if got != tc.want {
-			t.Errorf("quotePath(%q) = %s; want %s", tc.in, got, tc.want)
+			t.Errorf("QuotePath(%q) = %s; want %s", tc.in, got, tc.want)
 		}
 		back, err := unquotePath(got)
 		if err != nil || back != tc.in {
@@ -103,26 +103,26 @@ func TestSafeText(t *testing.T) {
 		{"turnback: a\x1b[2Jb: \\ bad", `turnback: a\033[2Jb: \ bad`},
 		{"line\nbreak\xff", `line\nbreak\377`},
 	} {
-		if got := safeText(tc.in); got != tc.want {
-			t.Errorf("safeText(%q) = %q; want %q", tc.in, got, tc.want)
+		if got := SafeText(tc.in); got != tc.want {
+			t.Errorf("SafeText(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestPathsBytes(t *testing.T) {
-	if got := pathsBytes([]string{"a", "b/c"}); got != nil {
-		t.Errorf("pathsBytes of valid names = %v; want nil", got)
+	if got := PathsBytes([]string{"a", "b/c"}); got != nil {
+		t.Errorf("PathsBytes of valid names = %v; want nil", got)
 	}
-	got := pathsBytes([]string{"a", "b\xff"})
+	got := PathsBytes([]string{"a", "b\xff"})
 	if len(got) != 2 || got[0] != nil || got[1] == nil || *got[1] != "Yv8=" {
-		t.Errorf("pathsBytes = %v; want [nil Yv8=]", got)
+		t.Errorf("PathsBytes = %v; want [nil Yv8=]", got)
 	}
 }
 
 // hasControl reports a raw control byte (C0, DEL) or a C1 control.
 func hasControl(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || isC1(r) {
+		if r < 0x20 || r == 0x7f || IsC1(r) {
 			return true
 		}
 	}
@@ -134,19 +134,19 @@ func FuzzQuotePath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := quotePath(s)
+		q := QuotePath(s)
 		if !utf8.ValidString(q) || hasControl(q) {
-			t.Fatalf("quotePath(%q) = %q: holds a control byte or invalid UTF-8", s, q)
+			t.Fatalf("QuotePath(%q) = %q: holds a control byte or invalid UTF-8", s, q)
 		}
 		back, err := unquotePath(q)
 		if err != nil || back != s {
-			t.Fatalf("unquotePath(quotePath(%q) = %s) = %q, %v", s, q, back, err)
+			t.Fatalf("unquotePath(QuotePath(%q) = %s) = %q, %v", s, q, back, err)
 		}
 		if q == s && needsQuote(s) {
-			t.Fatalf("quotePath(%q) left a name that needs quoting as is", s)
+			t.Fatalf("QuotePath(%q) left a name that needs quoting as is", s)
 		}
-		if st := safeText(s); !utf8.ValidString(st) || hasControl(st) {
-			t.Fatalf("safeText(%q) = %q: holds a control byte or invalid UTF-8", s, st)
+		if st := SafeText(s); !utf8.ValidString(st) || hasControl(st) {
+			t.Fatalf("SafeText(%q) = %q: holds a control byte or invalid UTF-8", s, st)
 		}
 	})
 }
