@@ -21,6 +21,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -72,7 +73,7 @@ type globals struct {
 	sentArgs []string // what to forward instead of args (hook)
 	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
 	loc      *time.Location
-	local    *localRun // set when this process opened the store itself
+	local    *autowatch.Local // set when this process opened the store itself
 }
 
 func main() {
@@ -432,7 +433,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 		}
 		opts.LockWait = d
 	}
-	if _, err := autoWatchFiles(g.getenv); err != nil {
+	if _, err := autowatch.Files(g.getenv); err != nil {
 		return nil, usageError{err}
 	}
 	if g.served == nil && storeDir != "" {
@@ -461,7 +462,7 @@ func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnb
 		daemon.RemoveStaleSocket(storeDir)
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
-		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}
+		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
 	}
 	return repo, err
 }
@@ -490,5 +491,32 @@ func (g *globals) endProgress() {
 	if g.progress != nil {
 		g.progress.Stop()
 		g.progress = nil
+	}
+}
+
+// noteCapture records that this process captured the folder itself (no
+// daemon ran the command) and found files files.
+func (g *globals) noteCapture(files, dirs int64) {
+	if g.served == nil && g.local != nil {
+		g.local.Note(files, dirs)
+	}
+}
+
+// noteCaptureTimedOut records that a capture this process ran was cut
+// short by a time budget (an agent hook's): the folder counts as large.
+func (g *globals) noteCaptureTimedOut() {
+	if g.served == nil && g.local != nil {
+		g.local.TimedOut = true
+	}
+}
+
+// autoWatch starts a watch daemon for the folder the command captured,
+// if package autowatch's rules ask for one. It never fails the command.
+func (g *globals) autoWatch() {
+	if g.served != nil {
+		return
+	}
+	if err := autowatch.Start(g.local, g.getenv, g.force); err != nil {
+		fmt.Fprintf(g.stderr, "turnback: warning: could not start a watch daemon (TURNBACK_AUTO_WATCH=0 stops trying): %v\n", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -35,3 +36,10 @@ const (
 )
 
 func quotePath(p string) string { return termout.QuotePath(p) }
+
+// Automatic daemons, in package autowatch.
+
+const (
+	autoFailedName = autowatch.FailedName
+	autoWatchRetry = autowatch.Retry
+)

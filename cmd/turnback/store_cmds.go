@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -193,7 +194,7 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
 					dmn.PID, dmn.Since.In(g.location()).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
 			} else {
-				fmt.Fprintf(g.stdout, "watched:    no (%s)\n", g.autoWatchNote(in.Store))
+				fmt.Fprintf(g.stdout, "watched:    no (%s)\n", autowatch.Note(g.getenv, in.Store))
 			}
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -208,7 +209,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 			if wctx.Err() == nil {
 				watchErr = err
 				if auto {
-					noteAutoFailure(storeDir, err)
+					autowatch.NoteFailure(storeDir, err)
 				}
 				d.Stop("cannot watch: "+err.Error(), false)
 			}
@@ -217,12 +218,12 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		if p := repo.WatchProblem(); p != "" && auto {
 			// Every capture would walk the whole tree, as without a
 			// daemon, which would only hold the store and memory.
-			noteAutoFailure(storeDir, errors.New("cannot watch every directory: "+p))
+			autowatch.NoteFailure(storeDir, errors.New("cannot watch every directory: "+p))
 			d.Stop("cannot watch every directory: "+p, false)
 			return
 		}
 		d.SetReady()
-		_ = os.Remove(filepath.Join(storeDir, autoFailedName))
+		autowatch.ClearFailure(storeDir)
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
 	err = d.Serve(ctx)
@@ -252,7 +253,7 @@ func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle tim
 	if err := turnback.CheckLocation(workTree, storeDir, g.force); err != nil {
 		return err
 	}
-	c, logPath, start, err := startDaemon(workTree, storeDir, g.force, idle, queue)
+	c, logPath, start, err := autowatch.StartDaemon(workTree, storeDir, g.force, idle, queue)
 	if err != nil {
 		return err
 	}

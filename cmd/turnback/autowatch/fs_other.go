@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package autowatch
 
 // watchableFS: automatic daemons start on Linux only.
 func watchableFS(string) (bool, string) { return false, "not linux" }
