@@ -87,15 +87,11 @@ func (e forwardedExit) Error() string {
 // runs, copying its output to g's streams. ok is false when no daemon
 // answered; the command then runs here.
 func (g *globals) forward(ctx context.Context, workTree, storeDir string) (code int, ok bool) {
-	args := g.args
-	if g.sentArgs != nil {
-		args = g.sentArgs
-	}
 	cwd, err := g.getwd()
 	if err != nil {
 		cwd = workTree
 	}
-	req := daemon.Request{Args: args, Cwd: cwd, Env: daemon.ForwardedEnv(),
+	req := daemon.Request{Args: g.args, Cwd: cwd, Env: daemon.ForwardedEnv(),
 		WorkTree: workTree, Store: storeDir, OutTTY: g.outTTY, ErrTTY: g.errTTY}
 	stderr := g.stderr
 	var held bytes.Buffer

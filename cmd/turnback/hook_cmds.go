@@ -2,47 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
-// hookEvent is the part of an agent's hook payload turnback reads.
-type hookEvent struct {
-	SessionID string `json:"session_id"`
-	Cwd       string `json:"cwd"`
-	Event     string `json:"hook_event_name"`
-	Prompt    string `json:"prompt"`
-}
-
-// hookAgents maps each agent's events to what turnback does.
-var hookAgents = map[string]struct {
-	snap, end  []string
-	projectEnv []string
-	jsonOut    bool // the agent parses stdout as JSON
-}{
-	"claude": {snap: []string{"UserPromptSubmit"}, end: []string{"Stop", "SessionEnd"},
-		projectEnv: []string{"CLAUDE_PROJECT_DIR"}},
-	"gemini": {snap: []string{"BeforeAgent"}, end: []string{"AfterAgent", "SessionEnd"},
-		projectEnv: []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"}, jsonOut: true},
-}
-
-const defaultHookBudget = 5 * time.Second
-
 func newHookCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "hook claude|gemini",
+		Use:   "hook " + strings.Join(agent.Names(), "|"),
 		Short: "Run as an agent hook: read the event on stdin, snap or end",
 		Long: `hook is what an agent's hook configuration runs (see "turnback init"). It
 reads the hook event as JSON on stdin and maps it:
@@ -67,19 +43,19 @@ and exit 0 after $TURNBACK_HOOK_TIMEOUT (default 5s). Failures are appended
 to hook.log in the store directory and reported on stderr with exit 1.`,
 		Example:   `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "gemini"},
+		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, ok := hookAgents[args[0]]
+			a, ok := agent.Lookup(args[0])
 			if !ok {
-				return usageError{fmt.Errorf("unknown agent %q: want claude or gemini", args[0])}
+				return usageError{fmt.Errorf("unknown agent %q: want %s", args[0], strings.Join(agent.Names(), " or "))}
 			}
-			if agent.jsonOut {
+			if a.JSONOut {
 				defer fmt.Fprintln(g.stdout, "{}")
 			}
-			err := g.runHook(cmd, args[0], agent.snap, agent.end, agent.projectEnv)
+			err := g.runHook(cmd, a)
 			if err != nil {
 				// Exit 1, never 2: report, never block the agent.
-				return codedError{code: exitError, err: err}
+				return codedError{code: exitError, err: hookFailure{err}}
 			}
 			return nil
 		},
@@ -87,179 +63,147 @@ to hook.log in the store directory and reported on stderr with exit 1.`,
 	return cmd
 }
 
-func (g *globals) runHook(cmd *cobra.Command, agent string, snapEvents, endEvents, projectEnv []string) error {
-	g.json = false // the agent owns stdout
+// runHook reads the agent's event and, for one that starts or ends a
+// turn, runs snap or end on the folder as "turnback -C DIR snap" would,
+// with the agent's session, within the hook's time budget, printing
+// nothing on stdout (the agent's).
+func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
-		return fmt.Errorf("turnback hook %s: read event: %w", agent, err)
+		return fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
 	}
 	// Where failures are logged: the store, as soon as it is known.
 	logDir := g.store
 	if logDir == "" {
 		logDir = g.getenv("TURNBACK_STORE")
 	}
-	var ev hookEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", agent, err))
+	fail := func(store string, err error) error {
+		a.Log(store, err)
+		return err
 	}
-	var action string
-	switch {
-	case contains(snapEvents, ev.Event):
-		action = "snap"
-	case contains(endEvents, ev.Event):
-		action = "end"
-	default:
+	ev, err := a.Parse(data)
+	var bad *agent.PayloadError
+	if errors.As(err, &bad) {
+		return fail(logDir, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", a.Name, bad.Err))
+	}
+	if ev.Action == agent.None {
 		return nil // an event turnback does not use
 	}
 	dir := g.dir
 	if dir == "" {
-		start, wt := g.hookFolder(projectEnv, ev.Cwd)
+		start, wt := a.Folder(ev, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Store: g.store, Force: g.force})
 		if start == "" {
-			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", agent))
+			return fail(logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", a.Name))
 		}
 		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
-			return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, termout.QuotePath(start)))
+			return fail(logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", a.Name, termout.QuotePath(start)))
 		}
 		dir = wt
 	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", agent, termout.QuotePath(dir)))
+		return fail(logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", a.Name, termout.QuotePath(dir)))
 	}
 	if logDir == "" {
 		if _, s, err := turnback.Locate(dir, ""); err == nil {
 			logDir = s
 		}
 	}
-	if g.session == "" && ev.SessionID != "" {
-		g.session = sessionName(ev.SessionID)
+	session := g.session
+	if session == "" && ev.Session != "" {
+		session = agent.SessionName(ev.Session)
 	}
-	budget := defaultHookBudget
-	if v := g.getenv("TURNBACK_HOOK_TIMEOUT"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			budget = d
-		}
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
-	defer cancel()
-	cmd.SetContext(ctx)
-	g.dir = dir
-	// Through a watch daemon, the hook runs the plain command; stdout
-	// belongs to the agent.
-	g.sentArgs = []string{"-C", dir}
+	action := ev.Action.String()
+	// The command the hook stands for, as a watch daemon runs it:
+	// stdout belongs to the agent.
+	args := []string{"-C", dir}
 	if g.store != "" {
-		g.sentArgs = append(g.sentArgs, "--store", g.store)
+		args = append(args, "--store", g.store)
 	}
-	if g.session != "" {
-		g.sentArgs = append(g.sentArgs, "--session", g.session)
+	if session != "" {
+		args = append(args, "--session", session)
 	}
-	g.sentArgs = append(g.sentArgs, action)
-	if action == "snap" {
+	args = append(args, action)
+	if ev.Action == agent.Snap {
 		// snap keeps the message's first line only.
 		msg, _, _ := strings.Cut(ev.Prompt, "\n")
 		if len(msg) > 4096 {
 			msg = msg[:4096]
 		}
-		g.sentArgs = append(g.sentArgs, "--message="+msg)
+		args = append(args, "--message="+msg)
 	}
-	g.stdout = io.Discard
-	g.quiet = true
-	repo, err := g.open(cmd)
+	h := &globals{dir: dir, store: g.store, session: session, force: g.force,
+		stdout: io.Discard, stderr: g.stderr, args: args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
+		outTTY: g.outTTY, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
+	budget := agent.Budget(g.getenv)
+	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
+	defer cancel()
+	cmd.SetContext(ctx)
+	err = h.hookCapture(cmd, a, ev, logDir, budget)
+	h.endProgress()
+	if err == nil {
+		h.autoWatch()
+	}
+	return err
+}
+
+// hookCapture is the hook's snap or end, on h (the command it stands for).
+func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) error {
+	ctx := cmd.Context()
+	action := ev.Action.String()
+	fail := func(store string, err error) error {
+		a.Log(store, err)
+		return err
+	}
+	repo, err := h.open(cmd)
 	var fe forwardedExit
 	if errors.As(err, &fe) {
 		switch {
 		case fe.code == exitOK:
 			return nil
 		case ctx.Err() != nil || fe.code == exitBusy:
-			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s (the watch daemon's exit code %d)\n", action, fe.code)
-			g.logHook(agent, logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
+			fmt.Fprintf(h.stderr, "turnback: warning: hook skipped %s (the watch daemon's exit code %d)\n", action, fe.code)
+			a.Log(logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
 			return nil
 		}
-		return g.hookFail(agent, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", agent, action, fe.code))
+		return fail(logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
-			fmt.Fprintf(g.stderr, "turnback: warning: hook skipped %s: %s\n", action, termout.SafeText(err.Error()))
-			g.logHook(agent, logDir, fmt.Errorf("skipped %s: %w", action, err))
+			fmt.Fprintf(h.stderr, "turnback: warning: hook skipped %s: %s\n", action, termout.SafeText(err.Error()))
+			a.Log(logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
-		return g.hookFail(agent, logDir, err)
+		return fail(logDir, err)
 	}
 	defer repo.Close()
 	var res *turnback.SnapResult
-	switch action {
-	case "snap":
+	switch ev.Action {
+	case agent.Snap:
 		res, err = repo.Snap(ctx, ev.Prompt)
-	case "end":
+	case agent.End:
 		res, err = repo.End(ctx)
 	}
 	if err == nil {
-		g.noteCapture(res.Files, res.Stats.Dirs)
+		h.noteCapture(res.Files, res.Stats.Dirs)
 	}
-	g.endProgress()
+	h.endProgress()
 	if err != nil && ctx.Err() != nil {
-		fmt.Fprintf(g.stderr, "turnback: warning: %s took longer than %v and was skipped (nothing recorded)\n", action, budget)
-		g.logHook(agent, repo.StoreDir(), fmt.Errorf("%s timed out after %v", action, budget))
+		fmt.Fprintf(h.stderr, "turnback: warning: %s took longer than %v and was skipped (nothing recorded)\n", action, budget)
+		a.Log(repo.StoreDir(), fmt.Errorf("%s timed out after %v", action, budget))
 		// A folder too big to capture within the budget is the one a
 		// watch daemon is for: its first capture runs in the background,
 		// and once it is done the hooks cost only what changed.
-		g.noteCaptureTimedOut()
+		h.noteCaptureTimedOut()
 		return nil
 	}
 	if err != nil {
-		return g.hookFail(agent, repo.StoreDir(), err)
+		return fail(repo.StoreDir(), err)
 	}
 	return nil
 }
 
-// sessionName turns an agent's session id into a valid session name.
-func sessionName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		// Control characters (C1 too: some terminals obey them) and
-		// bytes that are not UTF-8 (U+FFFD here) would reach the
-		// terminal wherever the session is named.
-		if r <= ' ' || r == '/' || r == 0x7f || termout.IsC1(r) || r == utf8.RuneError {
-			r = '_'
-		}
-		if b.Len()+utf8.RuneLen(r) > 200 {
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// hookFailure is a hook's error: reported on stderr only, since stdout
+// belongs to the agent (also with --json).
+type hookFailure struct{ err error }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *globals) hookFail(agent, store string, err error) error {
-	g.logHook(agent, store, err)
-	return err
-}
-
-// logHook appends a failure to hook.log in the store directory (or in
-// the default store root when the store is not known).
-func (g *globals) logHook(agent, store string, err error) {
-	dir := store
-	if dir == "" {
-		root, rerr := turnback.DefaultStoreRoot()
-		if rerr != nil {
-			return
-		}
-		dir = root
-	}
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	f, ferr := os.OpenFile(filepath.Join(dir, "hook.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if ferr != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), agent, termout.SafeText(err.Error()))
-}
+func (e hookFailure) Error() string { return e.err.Error() }
+func (e hookFailure) Unwrap() error { return e.err }

@@ -70,7 +70,6 @@ type globals struct {
 	outTTY   bool     // stdout is a terminal
 	errTTY   bool     // stderr is a terminal
 	served   *served  // set when the watch daemon runs this command
-	sentArgs []string // what to forward instead of args (hook)
 	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
 	loc      *time.Location
 	local    *autowatch.Local // set when this process opened the store itself
@@ -144,7 +143,8 @@ func execute(ctx context.Context, g *globals) int {
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
 	}
-	if g.json {
+	var hf hookFailure
+	if g.json && !errors.As(err, &hf) { // a hook's stdout is the agent's
 		doc := map[string]any{"error": msg, "exit_code": code}
 		var ce codedError
 		if errors.As(err, &ce) {

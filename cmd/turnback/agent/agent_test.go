@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"testing"
@@ -18,15 +18,15 @@ func FuzzSessionName(f *testing.F) {
 		if id == "" {
 			return
 		}
-		name := sessionName(id)
+		name := SessionName(id)
 		if err := turnback.ValidSession(name); err != nil {
-			t.Fatalf("sessionName(%q) = %q: %v", id, name, err)
+			t.Fatalf("SessionName(%q) = %q: %v", id, name, err)
 		}
 		if !utf8.ValidString(name) || hasControl(name) {
-			t.Fatalf("sessionName(%q) = %q: invalid UTF-8 or a control character", id, name)
+			t.Fatalf("SessionName(%q) = %q: invalid UTF-8 or a control character", id, name)
 		}
-		if again := sessionName(id); again != name {
-			t.Fatalf("sessionName(%q) is %q, then %q", id, name, again)
+		if again := SessionName(id); again != name {
+			t.Fatalf("SessionName(%q) is %q, then %q", id, name, again)
 		}
 	})
 }
