@@ -62,26 +62,23 @@ are read again, so a snap costs what changed.`,
   turnback --session agent-2 snap
   turnback --json snap     # {"snapshot": "...", "session": "default", "turn": 3, ...}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			res, err := repo.Snap(cmd.Context(), msg)
-			g.endProgress()
-			if err != nil {
-				return err
-			}
-			g.noteCapture(res.Files, res.Stats.Dirs)
-			g.reportProblems(res)
-			if g.json {
-				termout.WriteJSON(g.stdout, snapDoc(res))
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				res, err := repo.Snap(cmd.Context(), msg)
+				g.endProgress()
+				if err != nil {
+					return err
+				}
+				g.noteCapture(res.Files, res.Stats.Dirs)
+				g.reportProblems(res)
+				if g.json {
+					termout.WriteJSON(g.stdout, snapDoc(res))
+					return nil
+				}
+				fmt.Fprintln(g.stdout, res.Snapshot.Short())
+				fmt.Fprintf(g.stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
+					res.Turn, res.Session, res.Files, termout.HumanBytes(res.Bytes), res.Stats.HashedFiles, termout.HumanBytes(res.Stats.HashedBytes))
 				return nil
-			}
-			fmt.Fprintln(g.stdout, res.Snapshot.Short())
-			fmt.Fprintf(g.stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
-				res.Turn, res.Session, res.Files, termout.HumanBytes(res.Bytes), res.Stats.HashedFiles, termout.HumanBytes(res.Stats.HashedBytes))
-			return nil
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
@@ -97,34 +94,31 @@ that changed nothing is dropped, so undo always undoes a turn that did
 something. With no open turn, end says so and records nothing (exit 0).`,
 		Example: `  turnback snap -m "agent turn"; <the agent works>; turnback end`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			res, err := repo.End(cmd.Context())
-			g.endProgress()
-			if err != nil {
-				return err
-			}
-			g.noteCapture(res.Files, res.Stats.Dirs)
-			g.reportProblems(res)
-			if g.json {
-				termout.WriteJSON(g.stdout, snapDoc(res))
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				res, err := repo.End(cmd.Context())
+				g.endProgress()
+				if err != nil {
+					return err
+				}
+				g.noteCapture(res.Files, res.Stats.Dirs)
+				g.reportProblems(res)
+				if g.json {
+					termout.WriteJSON(g.stdout, snapDoc(res))
+					return nil
+				}
+				switch {
+				case res.NoOpenTurn:
+					fmt.Fprintln(g.stdout, noOpenTurnMessage(res.Session))
+				case res.Dropped:
+					fmt.Fprintln(g.stdout, res.Snapshot.Short())
+					fmt.Fprintln(g.stderr, droppedMessage(res.Turn))
+				default:
+					fmt.Fprintln(g.stdout, res.Snapshot.Short())
+					c := res.Closed
+					fmt.Fprintf(g.stderr, "turn %d ended: +%d ~%d -%d\n", res.Turn, c.Added, c.Modified, c.Deleted)
+				}
 				return nil
-			}
-			switch {
-			case res.NoOpenTurn:
-				fmt.Fprintln(g.stdout, noOpenTurnMessage(res.Session))
-			case res.Dropped:
-				fmt.Fprintln(g.stdout, res.Snapshot.Short())
-				fmt.Fprintln(g.stderr, droppedMessage(res.Turn))
-			default:
-				fmt.Fprintln(g.stdout, res.Snapshot.Short())
-				c := res.Closed
-				fmt.Fprintf(g.stderr, "turn %d ended: +%d ~%d -%d\n", res.Turn, c.Added, c.Modified, c.Deleted)
-			}
-			return nil
+			})
 		},
 	}
 }

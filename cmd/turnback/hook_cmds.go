@@ -153,7 +153,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 		a.Log(store, err)
 		return err
 	}
-	repo, err := h.open(cmd)
+	repo, err := h.openRepo(cmd, turnback.AccessWrite)
 	var fe forwardedExit
 	if errors.As(err, &fe) {
 		switch {

@@ -63,16 +63,16 @@ type globals struct {
 
 	// What the process was given; a forwarded command carries the
 	// client's (see forward.go).
-	args     []string
-	getenv   func(string) string
-	cwd      string // "" means os.Getwd
-	stdin    io.Reader
-	outTTY   bool     // stdout is a terminal
-	errTTY   bool     // stderr is a terminal
-	served   *served  // set when the watch daemon runs this command
-	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
-	loc      *time.Location
-	local    *autowatch.Local // set when this process opened the store itself
+	args   []string
+	getenv func(string) string
+	cwd    string // "" means os.Getwd
+	stdin  io.Reader
+	outTTY bool    // stdout is a terminal
+	errTTY bool    // stderr is a terminal
+	served *served // set when the watch daemon runs this command
+	quiet  bool    // forward: show the daemon's stderr only if the command fails (hook)
+	loc    *time.Location
+	local  *autowatch.Local // set when this process opened the store itself
 }
 
 func main() {
@@ -389,22 +389,26 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 	return filepath.Clean(workTree), storeDir, session, nil
 }
 
-// open locates the work tree and opens its store for a command. When a
-// watch daemon serves the store, the whole command is forwarded to it
-// instead and open returns a forwardedExit error carrying its exit code
-// (its output has been written).
-func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
-	return g.openAccess(cmd, turnback.AccessWrite)
+// withRepo runs fn with the command's Repo, opened with access (see
+// openRepo), and closes it after. Every command that works on a store
+// goes through it.
+func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(repo *turnback.Repo) error) error {
+	repo, err := g.openRepo(cmd, access)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return fn(repo)
 }
 
-// openRead is open for a reading command: the store is opened read-only
-// (see turnback.AccessRead), or, for status, read-only only when it
-// cannot be written (turnback.AccessReadPreferWrite).
-func (g *globals) openRead(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
-	return g.openAccess(cmd, access)
-}
-
-func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
+// openRepo locates the work tree and opens its store for a command:
+// read-write (turnback.AccessWrite), read-only (turnback.AccessRead),
+// or, for status, read-only only when it cannot be written
+// (turnback.AccessReadPreferWrite). When a watch daemon serves the
+// store, the whole command is forwarded to it instead and openRepo
+// returns a forwardedExit error carrying its exit code (its output has
+// been written).
+func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
 	ctx := cmd.Context()
 	workTree, storeDir, session, err := g.locate()
 	if err != nil {

@@ -28,45 +28,42 @@ T type changed (file, directory, symlink). It records no turn.`,
 		Example: `  turnback status
   turnback --json status`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.openRead(cmd, turnback.AccessReadPreferWrite)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			st, err := repo.Status(cmd.Context())
-			if errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil {
-				// The disk filled during the capture: compare without
-				// keeping anything instead.
-				repo.Close()
-				if repo, err = g.openRead(cmd, turnback.AccessRead); err != nil {
+			return g.withRepo(cmd, turnback.AccessReadPreferWrite, func(repo *turnback.Repo) error {
+				st, err := repo.Status(cmd.Context())
+				if errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil {
+					// The disk filled during the capture: compare without
+					// keeping anything instead.
+					repo.Close()
+					if repo, err = g.openRepo(cmd, turnback.AccessRead); err != nil {
+						return err
+					}
+					defer repo.Close()
+					st, err = repo.Status(cmd.Context())
+				}
+				g.endProgress()
+				if err != nil {
 					return err
 				}
-				defer repo.Close()
-				st, err = repo.Status(cmd.Context())
-			}
-			g.endProgress()
-			if err != nil {
-				return err
-			}
-			g.noteCapture(st.Stats.Files, st.Stats.Dirs)
-			if g.json {
-				doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
-					"session": repo.Session(), "changes": changeDocs(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
-				termout.WriteJSON(g.stdout, doc)
+				g.noteCapture(st.Stats.Files, st.Stats.Dirs)
+				if g.json {
+					doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
+						"session": repo.Session(), "changes": changeDocs(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
+					termout.WriteJSON(g.stdout, doc)
+					return nil
+				}
+				if st.Base.IsZero() {
+					fmt.Fprintf(g.stdout, "session %s has no snapshot yet: everything is new\n", repo.Session())
+				}
+				color := g.useColor()
+				for _, c := range st.Changes {
+					mark := changeMarks[c.Kind]
+					fmt.Fprintf(g.stdout, "%s %s\n", termout.Paint(color, termout.MarkColor(mark), mark), termout.QuotePath(c.Path+dirSlash(c.New, c.Old)))
+				}
+				if len(st.Changes) == 0 && !st.Base.IsZero() {
+					fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
+				}
 				return nil
-			}
-			if st.Base.IsZero() {
-				fmt.Fprintf(g.stdout, "session %s has no snapshot yet: everything is new\n", repo.Session())
-			}
-			color := g.useColor()
-			for _, c := range st.Changes {
-				mark := changeMarks[c.Kind]
-				fmt.Fprintf(g.stdout, "%s %s\n", termout.Paint(color, termout.MarkColor(mark), mark), termout.QuotePath(c.Path+dirSlash(c.New, c.Old)))
-			}
-			if len(st.Changes) == 0 && !st.Base.IsZero() {
-				fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
-			}
-			return nil
+			})
 		},
 	}
 }
@@ -129,55 +126,52 @@ redone are listed first, marked "undone".`,
   turnback --session agent-2 log
   turnback --json log`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.openRead(cmd, turnback.AccessRead)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			turns, redo, err := repo.Turns(cmd.Context())
-			if err != nil {
-				return err
-			}
-			lost, err := repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, turns...), redo...))
-			if err != nil {
-				return err
-			}
-			if g.json {
-				docs := []turnJSON{}
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				turns, redo, err := repo.Turns(cmd.Context())
+				if err != nil {
+					return err
+				}
+				lost, err := repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, turns...), redo...))
+				if err != nil {
+					return err
+				}
+				if g.json {
+					docs := []turnJSON{}
+					for _, t := range redo {
+						docs = append(docs, turnDoc(t, true))
+						docs[len(docs)-1].Unprotected = lost[t.N]
+					}
+					for _, t := range turns {
+						docs = append(docs, turnDoc(t, false))
+						docs[len(docs)-1].Unprotected = lost[t.N]
+					}
+					termout.WriteJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
+					return nil
+				}
+				if len(turns)+len(redo) == 0 {
+					fmt.Fprintf(g.stdout, "no turns in session %s\n", repo.Session())
+					return nil
+				}
+				line := func(t *turnback.Turn, undone bool) {
+					id, counts := t.Before.Short(), "(open)"
+					if !t.Open() {
+						id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
+					}
+					if undone {
+						counts += " undone"
+					}
+					l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, termout.SafeText(t.Message))
+					l += termout.UnprotectedNote(lost[t.N])
+					fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
+				}
 				for _, t := range redo {
-					docs = append(docs, turnDoc(t, true))
-					docs[len(docs)-1].Unprotected = lost[t.N]
+					line(t, true)
 				}
 				for _, t := range turns {
-					docs = append(docs, turnDoc(t, false))
-					docs[len(docs)-1].Unprotected = lost[t.N]
+					line(t, false)
 				}
-				termout.WriteJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
 				return nil
-			}
-			if len(turns)+len(redo) == 0 {
-				fmt.Fprintf(g.stdout, "no turns in session %s\n", repo.Session())
-				return nil
-			}
-			line := func(t *turnback.Turn, undone bool) {
-				id, counts := t.Before.Short(), "(open)"
-				if !t.Open() {
-					id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
-				}
-				if undone {
-					counts += " undone"
-				}
-				l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, termout.SafeText(t.Message))
-				l += termout.UnprotectedNote(lost[t.N])
-				fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
-			}
-			for _, t := range redo {
-				line(t, true)
-			}
-			for _, t := range turns {
-				line(t, false)
-			}
-			return nil
+			})
 		},
 	}
 }
@@ -207,64 +201,61 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
   turnback --json show 3f2a9c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.openRead(cmd, turnback.AccessRead)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			info, err := repo.Show(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if g.json {
-				ents := []entryJSON{}
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				info, err := repo.Show(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if g.json {
+					ents := []entryJSON{}
+					for _, pe := range info.Entries {
+						e := pe.Entry
+						ej := entryJSON{Path: pe.Path, PathBytes: termout.JSONBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
+							Target: e.Target, TargetBytes: termout.JSONBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
+						if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
+							ej.Hash = e.Hash.String()
+						}
+						ents = append(ents, ej)
+					}
+					turns := []turnJSON{}
+					for _, t := range info.Turns {
+						turns = append(turns, turnDoc(t, false))
+					}
+					termout.WriteJSON(g.stdout, map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents})
+					return nil
+				}
+				fmt.Fprintf(g.stdout, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, termout.HumanBytes(info.Bytes))
+				for _, t := range info.Turns {
+					role := "before"
+					if !t.Open() && t.After == info.ID {
+						role = "after"
+					}
+					if t.Message == "" {
+						fmt.Fprintf(g.stdout, "%s turn %d\n", role, t.N)
+					} else {
+						fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, termout.SafeText(t.Message))
+					}
+				}
+				fmt.Fprintln(g.stdout)
 				for _, pe := range info.Entries {
 					e := pe.Entry
-					ej := entryJSON{Path: pe.Path, PathBytes: termout.JSONBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
-						Target: e.Target, TargetBytes: termout.JSONBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
-					if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
-						ej.Hash = e.Hash.String()
+					extra := ""
+					switch {
+					case e.Kind == turnback.KindSymlink:
+						extra = " -> " + termout.QuotePath(e.Target)
+					case e.Uncaptured && e.Kind == turnback.KindDir:
+						extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
+					case e.Uncaptured:
+						extra = " (not captured)"
 					}
-					ents = append(ents, ej)
+					name := pe.Path
+					if e.Kind == turnback.KindDir {
+						name += "/"
+					}
+					fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, termout.QuotePath(name), extra)
 				}
-				turns := []turnJSON{}
-				for _, t := range info.Turns {
-					turns = append(turns, turnDoc(t, false))
-				}
-				termout.WriteJSON(g.stdout, map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents})
 				return nil
-			}
-			fmt.Fprintf(g.stdout, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, termout.HumanBytes(info.Bytes))
-			for _, t := range info.Turns {
-				role := "before"
-				if !t.Open() && t.After == info.ID {
-					role = "after"
-				}
-				if t.Message == "" {
-					fmt.Fprintf(g.stdout, "%s turn %d\n", role, t.N)
-				} else {
-					fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, termout.SafeText(t.Message))
-				}
-			}
-			fmt.Fprintln(g.stdout)
-			for _, pe := range info.Entries {
-				e := pe.Entry
-				extra := ""
-				switch {
-				case e.Kind == turnback.KindSymlink:
-					extra = " -> " + termout.QuotePath(e.Target)
-				case e.Uncaptured && e.Kind == turnback.KindDir:
-					extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
-				case e.Uncaptured:
-					extra = " (not captured)"
-				}
-				name := pe.Path
-				if e.Kind == turnback.KindDir {
-					name += "/"
-				}
-				fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, termout.QuotePath(name), extra)
-			}
-			return nil
+			})
 		},
 	}
 }
@@ -289,42 +280,39 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 			if len(args) > 1 {
 				b = args[1]
 			}
-			repo, err := g.openRead(cmd, turnback.AccessRead)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			from, to, diffs, err := repo.Diff(cmd.Context(), a, b)
-			g.endProgress()
-			if err != nil {
-				return err
-			}
-			if g.json {
-				var docs []map[string]any
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				from, to, diffs, err := repo.Diff(cmd.Context(), a, b)
+				g.endProgress()
+				if err != nil {
+					return err
+				}
+				if g.json {
+					var docs []map[string]any
+					for _, d := range diffs {
+						doc := map[string]any{"path": d.Path, "change": d.What}
+						if b := termout.JSONBytes(d.Path); b != "" {
+							doc["path_bytes"] = b
+						}
+						if text, binary := termout.Unified(d); binary {
+							doc["binary"] = true
+						} else if text != "" {
+							doc["diff"] = text
+						}
+						docs = append(docs, doc)
+					}
+					termout.WriteJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": termout.NonNil(docs)})
+					return nil
+				}
+				color := g.useColor()
 				for _, d := range diffs {
-					doc := map[string]any{"path": d.Path, "change": d.What}
-					if b := termout.JSONBytes(d.Path); b != "" {
-						doc["path_bytes"] = b
+					text, _ := termout.Unified(d)
+					if color {
+						text = termout.ColorDiff(text)
 					}
-					if text, binary := termout.Unified(d); binary {
-						doc["binary"] = true
-					} else if text != "" {
-						doc["diff"] = text
-					}
-					docs = append(docs, doc)
+					fmt.Fprint(g.stdout, text)
 				}
-				termout.WriteJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": termout.NonNil(docs)})
 				return nil
-			}
-			color := g.useColor()
-			for _, d := range diffs {
-				text, _ := termout.Unified(d)
-				if color {
-					text = termout.ColorDiff(text)
-				}
-				fmt.Fprint(g.stdout, text)
-			}
-			return nil
+			})
 		},
 	}
 }
@@ -354,36 +342,33 @@ is verified as above. What could not be read is listed.`,
 			if repair {
 				return g.runRepair(cmd)
 			}
-			repo, err := g.openRead(cmd, turnback.AccessRead)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			res, err := repo.Verify(cmd.Context())
-			if err != nil && !errors.Is(err, turnback.ErrVerify) {
-				return err
-			}
-			if g.json && err == nil {
-				// Every field of the result, with problems carrying
-				// path_bytes.
-				termout.WriteJSON(g.stdout, struct {
-					*turnback.VerifyResult
-					Problems []problemJSON `json:"problems"`
-				}{res, problemDocs(res.Problems)})
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				res, err := repo.Verify(cmd.Context())
+				if err != nil && !errors.Is(err, turnback.ErrVerify) {
+					return err
+				}
+				if g.json && err == nil {
+					// Every field of the result, with problems carrying
+					// path_bytes.
+					termout.WriteJSON(g.stdout, struct {
+						*turnback.VerifyResult
+						Problems []problemJSON `json:"problems"`
+					}{res, problemDocs(res.Problems)})
+					return nil
+				}
+				for _, p := range res.Problems {
+					fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], termout.DisplayPath(p.Path), termout.SafeText(p.Err))
+				}
+				if err != nil {
+					return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
+				}
+				fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified", res.Snapshots, res.Trees, res.Contents)
+				if res.References > 0 {
+					fmt.Fprintf(g.stdout, " (%d read back by reference)", res.References)
+				}
+				fmt.Fprintln(g.stdout)
 				return nil
-			}
-			for _, p := range res.Problems {
-				fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], termout.DisplayPath(p.Path), termout.SafeText(p.Err))
-			}
-			if err != nil {
-				return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
-			}
-			fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified", res.Snapshots, res.Trees, res.Contents)
-			if res.References > 0 {
-				fmt.Fprintf(g.stdout, " (%d read back by reference)", res.References)
-			}
-			fmt.Fprintln(g.stdout)
-			return nil
+			})
 		},
 	}
 	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), then verify")

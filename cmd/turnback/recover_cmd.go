@@ -35,30 +35,27 @@ cannot be finished (the cause is printed).`,
   turnback recover --rollback   # or put back the state before it`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			g.installHook(repo)
-			res, err := repo.Recover(cmd.Context(), rollback)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
-					"restored": termout.NonNil(res.Restored), "deleted": termout.NonNil(res.Deleted), "created": termout.NonNil(res.Created)}
-				kept, reasons := []string{}, map[string]string{}
-				for _, k := range res.Kept {
-					kept = append(kept, k.Path)
-					reasons[k.Path] = k.Reason
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				g.installHook(repo)
+				res, err := repo.Recover(cmd.Context(), rollback)
+				if err != nil {
+					return err
 				}
-				doc["not_restorable"], doc["reasons"] = kept, reasons
-				termout.WriteJSON(g.stdout, doc)
+				if g.json {
+					doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
+						"restored": termout.NonNil(res.Restored), "deleted": termout.NonNil(res.Deleted), "created": termout.NonNil(res.Created)}
+					kept, reasons := []string{}, map[string]string{}
+					for _, k := range res.Kept {
+						kept = append(kept, k.Path)
+						reasons[k.Path] = k.Reason
+					}
+					doc["not_restorable"], doc["reasons"] = kept, reasons
+					termout.WriteJSON(g.stdout, doc)
+					return nil
+				}
+				printRecover(g, res)
 				return nil
-			}
-			printRecover(g, res)
-			return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&rollback, "rollback", false, "put back the state before the interrupted operation instead of finishing it")

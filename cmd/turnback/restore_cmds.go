@@ -168,15 +168,12 @@ anything found at the moment of replacement goes into the checkpoint.`,
 			if err != nil {
 				return err
 			}
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			g.installHook(repo)
-			res, err := repo.Undo(cmd.Context(), n, g.force)
-			g.endProgress()
-			return g.handleRestore("undid", "nothing to undo", res, err)
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				g.installHook(repo)
+				res, err := repo.Undo(cmd.Context(), n, g.force)
+				g.endProgress()
+				return g.handleRestore("undid", "nothing to undo", res, err)
+			})
 		},
 	}
 	return cmd
@@ -204,15 +201,12 @@ stack.`,
 			if err != nil {
 				return err
 			}
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			g.installHook(repo)
-			res, err := repo.Redo(cmd.Context(), n, g.force)
-			g.endProgress()
-			return g.handleRestore("redid", "nothing to redo", res, err)
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				g.installHook(repo)
+				res, err := repo.Redo(cmd.Context(), n, g.force)
+				g.endProgress()
+				return g.handleRestore("redid", "nothing to redo", res, err)
+			})
 		},
 	}
 }
@@ -233,15 +227,12 @@ nothing.`,
   turnback restore <checkpoint printed above>   # go back`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			g.installHook(repo)
-			res, err := repo.Restore(cmd.Context(), args[0])
-			g.endProgress()
-			return g.handleRestore("restored", "", res, err)
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				g.installHook(repo)
+				res, err := repo.Restore(cmd.Context(), args[0])
+				g.endProgress()
+				return g.handleRestore("restored", "", res, err)
+			})
 		},
 	}
 }

@@ -56,31 +56,28 @@ them, stopping such a daemon first (see turnback watch --stop-all).`,
 				}
 				o.OlderThan = d
 			}
-			repo, err := g.open(cmd)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			res, err := repo.GC(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				termout.WriteJSON(g.stdout, res)
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				res, err := repo.GC(cmd.Context(), o)
+				if err != nil {
+					return err
+				}
+				if g.json {
+					termout.WriteJSON(g.stdout, res)
+					return nil
+				}
+				verb := "removed"
+				if res.DryRun {
+					verb = "would remove"
+				}
+				fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
+					res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
+				for _, c := range res.Checkpoints {
+					fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, termout.ShortID(c.ID), termout.QuotePath(c.Session), c.Turn,
+						c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
+				}
+				fmt.Fprintf(g.stdout, "store: %s before, %s after\n", termout.HumanBytes(res.SizeBefore), termout.HumanBytes(res.SizeAfter))
 				return nil
-			}
-			verb := "removed"
-			if res.DryRun {
-				verb = "would remove"
-			}
-			fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
-				res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
-			for _, c := range res.Checkpoints {
-				fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, termout.ShortID(c.ID), termout.QuotePath(c.Session), c.Turn,
-					c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
-			}
-			fmt.Fprintf(g.stdout, "store: %s before, %s after\n", termout.HumanBytes(res.SizeBefore), termout.HumanBytes(res.SizeAfter))
-			return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -150,53 +147,50 @@ all snapshots (what deduplication saves), and the limits in force.`,
 		Example: `  turnback info
   turnback --json info`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := g.openRead(cmd, turnback.AccessRead)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			in, err := repo.Info(cmd.Context())
-			if err != nil {
-				return err
-			}
-			var dmn *daemon.Info
-			if g.served != nil {
-				dmn = g.served.h.srv.Info()
-			}
-			if g.json {
-				// Paths that are not valid UTF-8 also exactly, in base64
-				// (see quote.go).
-				termout.WriteJSON(g.stdout, struct {
-					*turnback.Info
-					WorkTreeBytes string       `json:"work_tree_bytes,omitempty"`
-					StoreBytes    string       `json:"store_bytes,omitempty"`
-					Daemon        *daemon.Info `json:"watch_daemon,omitempty"`
-				}{in, termout.JSONBytes(in.WorkTree), termout.JSONBytes(in.Store), dmn})
-				return nil
-			}
-			saved := 0.0
-			if in.LogicalBytes > 0 {
-				saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
-			}
-			fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", termout.QuotePath(in.WorkTree), termout.QuotePath(in.Store), termout.HumanBytes(in.DiskBytes))
-			fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
-			fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
-				termout.HumanBytes(in.UniqueBytes), termout.HumanBytes(in.LogicalBytes), saved)
-			termout.Protection(g.stdout, in)
-			fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
-				termout.HumanBytes(in.SizeLimit), in.LargeDirFiles)
-			fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
-			if dmn != nil {
-				mem := ""
-				if dmn.RSSBytes > 0 {
-					mem = ", " + termout.HumanBytes(dmn.RSSBytes) + " of memory"
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				in, err := repo.Info(cmd.Context())
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
-					dmn.PID, dmn.Since.In(g.location()).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
-			} else {
-				fmt.Fprintf(g.stdout, "watched:    no (%s)\n", autowatch.Note(g.getenv, in.Store))
-			}
-			return nil
+				var dmn *daemon.Info
+				if g.served != nil {
+					dmn = g.served.h.srv.Info()
+				}
+				if g.json {
+					// Paths that are not valid UTF-8 also exactly, in base64
+					// (see quote.go).
+					termout.WriteJSON(g.stdout, struct {
+						*turnback.Info
+						WorkTreeBytes string       `json:"work_tree_bytes,omitempty"`
+						StoreBytes    string       `json:"store_bytes,omitempty"`
+						Daemon        *daemon.Info `json:"watch_daemon,omitempty"`
+					}{in, termout.JSONBytes(in.WorkTree), termout.JSONBytes(in.Store), dmn})
+					return nil
+				}
+				saved := 0.0
+				if in.LogicalBytes > 0 {
+					saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
+				}
+				fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", termout.QuotePath(in.WorkTree), termout.QuotePath(in.Store), termout.HumanBytes(in.DiskBytes))
+				fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
+				fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
+					termout.HumanBytes(in.UniqueBytes), termout.HumanBytes(in.LogicalBytes), saved)
+				termout.Protection(g.stdout, in)
+				fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
+					termout.HumanBytes(in.SizeLimit), in.LargeDirFiles)
+				fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
+				if dmn != nil {
+					mem := ""
+					if dmn.RSSBytes > 0 {
+						mem = ", " + termout.HumanBytes(dmn.RSSBytes) + " of memory"
+					}
+					fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
+						dmn.PID, dmn.Since.In(g.location()).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
+				} else {
+					fmt.Fprintf(g.stdout, "watched:    no (%s)\n", autowatch.Note(g.getenv, in.Store))
+				}
+				return nil
+			})
 		},
 	}
 }
