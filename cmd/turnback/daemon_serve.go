@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -57,22 +57,13 @@ func (h *daemonHandler) Run(ctx context.Context, req daemon.Request, stdout, std
 // view returns the Repo a forwarded command works on.
 func (s *served) view(o turnback.Options) (*turnback.Repo, error) {
 	repo := s.h.repo
-	if !sameDir(s.req.Store, repo.StoreDir()) {
+	if !daemons.SameDir(s.req.Store, repo.StoreDir()) {
 		return nil, fmt.Errorf("turnback: the watch daemon serves store %s, not %s", repo.StoreDir(), s.req.Store)
 	}
-	if !sameDir(s.req.WorkTree, repo.WorkTree()) {
+	if !daemons.SameDir(s.req.WorkTree, repo.WorkTree()) {
 		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", repo.StoreDir(), repo.WorkTree(), s.req.WorkTree)
 	}
 	return repo.View(o)
-}
-
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
 }
 
 // forwardedExit is returned by globals.open when the daemon ran the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -103,15 +104,15 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
-	daemons := g.orphanDaemons(cmd.Context(), yes) // see daemon_list.go
+	pids := daemons.OfOrphans(cmd.Context(), g.stderr, yes)
 	list, err := turnback.OrphanStores(cmd.Context(), yes)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		docs := []orphanDoc{}
+		docs := []daemons.OrphanDoc{}
 		for _, o := range list {
-			docs = append(docs, orphanDoc{o, daemons[o.Store]})
+			docs = append(docs, daemons.OrphanDoc{OrphanStore: o, DaemonPID: pids[o.Store]})
 		}
 		termout.WriteJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
 		return nil
@@ -124,7 +125,7 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 	for _, o := range list {
 		total += o.Bytes
 		watched := ""
-		if pid, ok := daemons[o.Store]; ok && !yes {
+		if pid, ok := pids[o.Store]; ok && !yes {
 			watched = fmt.Sprintf("; watch daemon pid %d", pid)
 		}
 		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", termout.HumanBytes(o.Bytes), termout.QuotePath(o.Store), termout.QuotePath(o.WorkTree), watched)

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -103,9 +98,20 @@ programs using the Go API wait for it, as for any turnback command.`,
 			}
 			switch {
 			case list:
-				return g.listDaemons(underDir)
+				list, err := daemons.FindUnder(underDir)
+				if err != nil {
+					return err
+				}
+				return daemons.PrintList(g.stdout, list, g.json, g.location())
 			case stopAll:
-				return g.stopAll(underDir)
+				list, err := daemons.FindUnder(underDir)
+				if err != nil {
+					return err
+				}
+				if n := daemons.StopAll(g.stdout, g.stderr, list, g.json); n > 0 {
+					return codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", n)}
+				}
+				return nil
 			}
 			workTree, storeDir, _, err := g.locate()
 			if err != nil {
@@ -144,159 +150,6 @@ programs using the Go API wait for it, as for any turnback command.`,
 	return cmd
 }
 
-// runDaemon runs the daemon in this process until it stops.
-func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
-	ctx := cmd.Context()
-	if info, ok := daemon.Ping(storeDir); ok {
-		if auto {
-			return nil
-		}
-		return codedError{code: exitBusy, err: fmt.Errorf("%w: pid %d already watches %s", errDaemonRunning, info.PID, info.WorkTree)}
-	}
-	logger := log.New(g.stderr, "turnback watch: ", log.LstdFlags)
-	opts := turnback.Options{Store: storeDir, Force: g.force,
-		Holder: fmt.Sprintf("turnback watch (pid %d) in %s", os.Getpid(), workTree),
-		OnWait: func(holder string) { logger.Printf("waiting for the store, held by %s", holder) }}
-	if err := limitsFromEnv(g.getenv, &opts); err != nil {
-		return usageError{err}
-	}
-	repo, err := turnback.Open(ctx, workTree, opts)
-	if err != nil {
-		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
-			// Two commands that finished together both started one;
-			// the other serves.
-			return nil
-		}
-		return err
-	}
-	h := &daemonHandler{repo: repo}
-	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
-		Handler: h, Idle: idle, Logf: logger.Printf})
-	h.srv = d
-	// Serve at once: commands that come while the watcher starts (and
-	// makes its first, full capture) wait for it instead of finding the
-	// store busy.
-	if err := d.Listen(); err != nil {
-		repo.Close()
-		return err
-	}
-	if g.json {
-		termout.WriteJSON(g.stdout, d.Info())
-	}
-	logger.Printf("serving %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
-		repo.WorkTree(), os.Getpid(), d.Socket(), termout.ShellQuote(repo.WorkTree()))
-	var watchErr error
-	watching := make(chan struct{})
-	// Stopping ends the first capture too, not only the serving.
-	wctx, wcancel := context.WithCancel(ctx)
-	defer wcancel()
-	go func() {
-		select {
-		case <-d.Stopped():
-			wcancel()
-		case <-wctx.Done():
-		}
-	}()
-	go func() {
-		defer close(watching)
-		// Not idle while the first capture runs.
-		if !d.Begin() {
-			return
-		}
-		defer d.End()
-		start := time.Now()
-		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: queue, Logf: logger.Printf}); err != nil {
-			if wctx.Err() == nil {
-				watchErr = err
-				if auto {
-					autowatch.NoteFailure(storeDir, err)
-				}
-				d.Stop("cannot watch: "+err.Error(), false)
-			}
-			return
-		}
-		if p := repo.WatchProblem(); p != "" && auto {
-			// Every capture would walk the whole tree, as without a
-			// daemon, which would only hold the store and memory.
-			autowatch.NoteFailure(storeDir, errors.New("cannot watch every directory: "+p))
-			d.Stop("cannot watch every directory: "+p, false)
-			return
-		}
-		d.SetReady()
-		autowatch.ClearFailure(storeDir)
-		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
-	}()
-	err = d.Serve(ctx)
-	select {
-	case <-watching:
-		if watchErr != nil && err == nil {
-			err = watchErr
-		}
-	case <-time.After(daemon.CmdGrace):
-		// Its first capture is stuck in the store: the process ends
-		// without it.
-	}
-	logger.Printf("stopped after %d commands", d.Requests())
-	return err
-}
-
-// errDaemonRunning: "turnback watch" found a daemon already serving the store.
-var errDaemonRunning = errors.New("turnback: watch: already running")
-
-// detach starts the daemon as a background process and waits until it
-// answers on its socket.
-func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
-	if info, ok := daemon.Ping(storeDir); ok {
-		return g.reportDaemon(info, "already watching")
-	}
-	// Refuse what the daemon would refuse before creating its log.
-	if err := turnback.CheckLocation(workTree, storeDir, g.force); err != nil {
-		return err
-	}
-	c, logPath, start, err := autowatch.StartDaemon(workTree, storeDir, g.force, idle, queue)
-	if err != nil {
-		return err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- c.Wait() }()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if info, ok := daemon.Ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
-			return g.reportDaemon(info, "watching")
-		}
-		select {
-		case err := <-exited:
-			if info, ok := daemon.Ping(storeDir); ok {
-				// Another daemon won the race.
-				return g.reportDaemon(info, "already watching")
-			}
-			msg := strings.TrimSpace(tailFrom(logPath, start))
-			if msg == "" {
-				msg = fmt.Sprint(err)
-			}
-			return fmt.Errorf("turnback: watch: the daemon exited: %s", msg)
-		case <-cmd.Context().Done():
-			return cmd.Context().Err()
-		case <-tick.C:
-		}
-	}
-}
-
-// tailFrom returns what was written to the file at path after offset.
-func tailFrom(path string, offset int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return ""
-	}
-	data, _ := io.ReadAll(io.LimitReader(f, 8<<10))
-	return string(data)
-}
-
 func (g *globals) reportDaemon(info *daemon.Info, what string) error {
 	if g.json {
 		termout.WriteJSON(g.stdout, info)
@@ -325,33 +178,52 @@ func countTrue(bs ...bool) int {
 	return n
 }
 
-// stopDaemon asks the daemon to stop and waits until it has closed the
-// store.
+// stopDaemon is watch --stop.
 func (g *globals) stopDaemon(workTree, storeDir string) error {
-	info, ok := daemon.Ping(storeDir)
-	conn, connected := daemon.Dial(storeDir)
-	if !ok || !connected {
-		if connected {
-			conn.Close()
-		}
+	info, err := daemons.StopOne(storeDir)
+	switch {
+	case err != nil:
+		return err
+	case info == nil:
 		return g.reportNoDaemon(workTree)
-	}
-	defer conn.Close()
-	// The daemon answers once it has released the store, with the code
-	// it exits with: 1 if it could not close the store (it says why in
-	// its log).
-	closed, err := daemon.AskStop(conn)
-	if err != nil {
-		return fmt.Errorf("turnback: watch --stop: %w", err)
-	}
-	if !closed {
-		return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
-			"its log says why (%s when it was started with --detach)", termout.QuotePath(info.WorkTree), info.PID, termout.QuotePath(filepath.Join(storeDir, "watch.log")))
-	}
-	if g.json {
+	case g.json:
 		termout.WriteJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
-	} else {
+	default:
 		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", termout.QuotePath(info.WorkTree), info.PID)
 	}
 	return nil
+}
+
+// runDaemon is watch without --detach: the daemon runs in this process.
+func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
+	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
+		Handler: func(srv *daemon.Server, repo *turnback.Repo) daemon.Handler {
+			return &daemonHandler{srv: srv, repo: repo}
+		}}
+	o.Configure = func(opts *turnback.Options) error {
+		if err := limitsFromEnv(g.getenv, opts); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	if g.json {
+		o.JSON = g.stdout
+	}
+	err := daemons.Run(cmd.Context(), o)
+	if errors.Is(err, daemons.ErrRunning) {
+		return codedError{code: exitBusy, err: err}
+	}
+	return err
+}
+
+// detach is watch --detach.
+func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
+	info, already, err := daemons.Detach(cmd.Context(), workTree, storeDir, g.force, idle, queue)
+	if err != nil {
+		return err
+	}
+	if already {
+		return g.reportDaemon(info, "already watching")
+	}
+	return g.reportDaemon(info, "watching")
 }

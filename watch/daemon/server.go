@@ -73,6 +73,10 @@ func New(c Config) *Server {
 		storeID: storeIDs(c.StoreDir), treeID: statID(c.WorkTree)}
 }
 
+// SetHandler sets the handler of the commands clients send; it must
+// come before Serve (the handler may need the Server).
+func (d *Server) SetHandler(h Handler) { d.c.Handler = h }
+
 // Socket is the path the server listens on.
 func (d *Server) Socket() string { return d.sock }
 

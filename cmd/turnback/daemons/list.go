@@ -1,4 +1,4 @@
-package main
+package daemons
 
 import (
 	"context"
@@ -15,23 +15,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
-
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
-// Finding every watch daemon of this user, without a registry that
-// could go stale: the processes themselves (/proc on Linux: a turnback
-// executable running "watch" as a daemon, its arguments, directory,
-// environment, open database files, start time and memory), each asked
-// over its socket who it is when it answers; and the sockets of the
-// per-user directory (where a daemon listens when its store's path is
-// too long or open to others), which is all there is without /proc.
-
-// listedDaemon is one daemon as watch --list reports it.
-type listedDaemon struct {
+// Listed is one daemon as watch --list reports it.
+type Listed struct {
 	PID      int       `json:"pid"`
 	WorkTree string    `json:"work_tree"`
 	Store    string    `json:"store"`
@@ -53,54 +43,17 @@ type listedDaemon struct {
 	ticks uint64 // process identity, for signals
 }
 
-// daemonArgs are the flags of a daemon's command line that matter here.
-type daemonArgs struct {
-	dir, store string
-	daemon     bool // "watch" serving, not a client (--stop, --list...)
-}
-
-func parseDaemonArgs(args []string) daemonArgs {
-	var a daemonArgs
-	fs := pflag.NewFlagSet("turnback", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.ParseErrorsAllowlist.UnknownFlags = true
-	fs.StringVarP(&a.dir, "dir", "C", "", "")
-	fs.StringVar(&a.store, "store", "", "")
-	fs.String("session", "", "")
-	fs.Bool("json", false, "")
-	fs.Bool("force", false, "")
-	var client [5]bool
-	for i, name := range []string{"detach", "stop", "status", "list", "stop-all"} {
-		fs.BoolVar(&client[i], name, false, "")
-	}
-	fs.Duration("idle-timeout", 0, "")
-	fs.Int("queue-size", 0, "")
-	fs.Bool("auto", false, "")
-	fs.String("under", "", "")
-	fs.BoolP("help", "h", false, "")
-	if fs.Parse(args) != nil || fs.NArg() != 1 || fs.Arg(0) != "watch" {
-		return daemonArgs{}
-	}
-	a.daemon = client == [5]bool{}
-	if h, _ := fs.GetBool("help"); h {
-		a.daemon = false
-	}
-	return a
-}
-
-func isDaemonArgs(args []string) bool { return parseDaemonArgs(args).daemon }
-
-// findDaemons lists this user's watch daemons, oldest first.
-func findDaemons() ([]listedDaemon, error) {
-	procs, err := daemon.ListProcs(isDaemonArgs)
+// Find lists this user's watch daemons, oldest first.
+func Find() ([]Listed, error) {
+	procs, err := daemon.ListProcs(isDaemon)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: watch: list processes: %w", err)
 	}
-	var out []listedDaemon
+	var out []Listed
 	seen := map[int]bool{}
 	for _, p := range procs {
-		d := listedDaemon{PID: p.PID, Since: p.Since.UTC(), RSSBytes: p.RSSBytes, ticks: p.Ticks, Problems: []string{}}
-		a := parseDaemonArgs(p.Args)
+		d := Listed{PID: p.PID, Since: p.Since.UTC(), RSSBytes: p.RSSBytes, ticks: p.Ticks, Problems: []string{}}
+		a := parseArgs(p.Args)
 		d.WorkTree = a.dir
 		if d.WorkTree == "" {
 			d.WorkTree = p.Cwd
@@ -168,7 +121,7 @@ func findDaemons() ([]listedDaemon, error) {
 			continue
 		}
 		if info, ok := daemon.PingSocket(sock, time.Second); ok && !seen[info.PID] {
-			d := listedDaemon{PID: info.PID, Problems: []string{}}
+			d := Listed{PID: info.PID, Problems: []string{}}
 			d.fill(info)
 			out = append(out, d)
 			seen[info.PID] = true
@@ -198,7 +151,7 @@ func findDaemons() ([]listedDaemon, error) {
 }
 
 // fill takes what the daemon said of itself.
-func (d *listedDaemon) fill(info *daemon.Info) {
+func (d *Listed) fill(info *daemon.Info) {
 	d.Answering = true
 	// The daemon's JSON answer cannot carry a path that is not valid
 	// UTF-8; /proc gave the exact one.
@@ -229,8 +182,8 @@ func storeThere(store string) bool {
 	return err == nil
 }
 
-// under keeps the daemons whose folder or store is dir or below it.
-func under(list []listedDaemon, dir string) ([]listedDaemon, error) {
+// Under keeps the daemons whose folder or store is dir or below it.
+func Under(list []Listed, dir string) ([]Listed, error) {
 	if dir == "" {
 		return list, nil
 	}
@@ -242,7 +195,7 @@ func under(list []listedDaemon, dir string) ([]listedDaemon, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 		roots = append(roots, real)
 	}
-	var out []listedDaemon
+	var out []Listed
 	for _, d := range list {
 		for _, r := range roots {
 			if pathWithin(r, d.WorkTree) || pathWithin(r, d.Store) {
@@ -262,21 +215,18 @@ func pathWithin(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// listDaemons is watch --list.
-func (g *globals) listDaemons(dir string) error {
-	list, err := g.findDaemonsUnder(dir)
-	if err != nil {
-		return err
-	}
-	if g.json {
-		termout.WriteJSON(g.stdout, map[string]any{"daemons": termout.NonNil(list)})
+// PrintList prints list as watch --list does: one JSON document, or a
+// table with times in loc.
+func PrintList(w io.Writer, list []Listed, asJSON bool, loc *time.Location) error {
+	if asJSON {
+		termout.WriteJSON(w, map[string]any{"daemons": termout.NonNil(list)})
 		return nil
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(g.stdout, "no watch daemons")
+		fmt.Fprintln(w, "no watch daemons")
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PID\tSINCE\tIDLE\tMEMORY\tFOLDER\tSTORE\tNOTE")
 	for _, d := range list {
 		idle := "-"
@@ -291,22 +241,24 @@ func (g *globals) listDaemons(dir string) error {
 		if note == "" {
 			note = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.PID, d.Since.In(g.location()).Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.PID, d.Since.In(loc).Format("2006-01-02 15:04:05"),
 			idle, mem, termout.QuotePath(d.WorkTree), termout.QuotePath(d.Store), note)
 	}
 	return tw.Flush()
 }
 
-func (g *globals) findDaemonsUnder(dir string) ([]listedDaemon, error) {
-	list, err := findDaemons()
+// FindUnder is Find, keeping the daemons whose folder or store is dir or
+// below it ("": all).
+func FindUnder(dir string) ([]Listed, error) {
+	list, err := Find()
 	if err != nil {
 		return nil, err
 	}
-	return under(list, dir)
+	return Under(list, dir)
 }
 
-// stoppedDaemon is one daemon watch --stop-all dealt with.
-type stoppedDaemon struct {
+// Stopped is one daemon watch --stop-all dealt with.
+type Stopped struct {
 	PID      int    `json:"pid"`
 	WorkTree string `json:"work_tree"`
 	Store    string `json:"store"`
@@ -317,53 +269,48 @@ type stoppedDaemon struct {
 	StoreBytes    string `json:"store_bytes,omitempty"`
 }
 
-// stopAll is watch --stop-all.
-func (g *globals) stopAll(dir string) error {
-	list, err := g.findDaemonsUnder(dir)
-	if err != nil {
-		return err
-	}
-	var stopped, survivors []stoppedDaemon
+// StopAll stops every daemon of list (see Stop) and prints, as watch
+// --stop-all does, those it stopped on stdout and those that survived on
+// stderr. It returns the number of survivors.
+func StopAll(stdout, stderr io.Writer, list []Listed, asJSON bool) int {
+	var stopped, survivors []Stopped
 	for _, d := range list {
-		s := stoppedDaemon{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store, WorkTreeBytes: d.WorkTreeBytes, StoreBytes: d.StoreBytes}
-		if s.By = stopListed(d); s.By != "" {
+		s := Stopped{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store, WorkTreeBytes: d.WorkTreeBytes, StoreBytes: d.StoreBytes}
+		if s.By = Stop(d); s.By != "" {
 			stopped = append(stopped, s)
 		} else {
 			survivors = append(survivors, s)
 		}
 	}
-	if g.json {
-		termout.WriteJSON(g.stdout, map[string]any{"stopped": termout.NonNil(stopped), "survivors": termout.NonNil(survivors)})
+	if asJSON {
+		termout.WriteJSON(stdout, map[string]any{"stopped": termout.NonNil(stopped), "survivors": termout.NonNil(survivors)})
 	} else {
 		if len(list) == 0 {
-			fmt.Fprintln(g.stdout, "no watch daemons")
+			fmt.Fprintln(stdout, "no watch daemons")
 		}
 		for _, s := range stopped {
-			fmt.Fprintf(g.stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, termout.QuotePath(s.WorkTree))
+			fmt.Fprintf(stdout, "stopped pid %d (%s) of %s\n", s.PID, s.By, termout.QuotePath(s.WorkTree))
 		}
 	}
 	for _, s := range survivors {
-		fmt.Fprintf(g.stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, termout.QuotePath(s.WorkTree), s.PID)
+		fmt.Fprintf(stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, termout.QuotePath(s.WorkTree), s.PID)
 	}
-	if len(survivors) > 0 {
-		return codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", len(survivors))}
-	}
-	return nil
+	return len(survivors)
 }
 
-// stopGraceAll bounds each step of stopping one daemon.
-const stopGraceAll = 3 * time.Second
+// stopGrace bounds each step of stopping one daemon.
+const stopGrace = 3 * time.Second
 
-// stopListed stops one daemon: over its socket if it answers, else (or
+// Stop stops one daemon: over its socket if it answers, else (or
 // if it is still there after) by SIGTERM. It returns how, or "" if the
 // process survived.
-func stopListed(d listedDaemon) string {
+func Stop(d Listed) string {
 	if d.Answering && d.Store != "" {
 		if conn, ok := daemon.Dial(d.Store); ok {
-			_ = conn.SetDeadline(time.Now().Add(stopGraceAll))
+			_ = conn.SetDeadline(time.Now().Add(stopGrace))
 			_, _ = daemon.AskStop(conn)
 			conn.Close()
-			if waitProcGone(d.PID, d.ticks, stopGraceAll) {
+			if waitProcGone(d.PID, d.ticks, stopGrace) {
 				return "socket"
 			}
 		}
@@ -372,7 +319,7 @@ func stopListed(d listedDaemon) string {
 		return ""
 	}
 	_ = daemon.SignalProc(d.PID, d.ticks, syscall.SIGTERM)
-	if waitProcGone(d.PID, d.ticks, stopGraceAll) {
+	if waitProcGone(d.PID, d.ticks, stopGrace) {
 		return "SIGTERM"
 	}
 	return ""
@@ -389,49 +336,61 @@ func waitProcGone(pid int, ticks uint64, within time.Duration) bool {
 	return true
 }
 
-// daemonsOfStore returns the daemons serving store (for info and gc).
-func daemonsOfStore(list []listedDaemon, store string) []listedDaemon {
-	var out []listedDaemon
+// OfStore returns the daemons serving store (for info and gc).
+func OfStore(list []Listed, store string) []Listed {
+	var out []Listed
 	for _, d := range list {
-		if d.Store != "" && (d.Store == store || sameDir(d.Store, store)) {
+		if d.Store != "" && (d.Store == store || SameDir(d.Store, store)) {
 			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// orphanDoc is a store gc --stores reports, with the daemon that served
+// OrphanDoc is a store gc --stores reports, with the daemon that served
 // it (stopped before the store is removed).
-type orphanDoc struct {
+type OrphanDoc struct {
 	turnback.OrphanStore
 	DaemonPID int `json:"daemon_pid,omitempty"`
 }
 
-// orphanDaemons finds the daemons of the stores gc --stores would
-// remove; with stop, it stops them (saying so on stderr), so that the
-// stores are free to go. A daemon that does not stop keeps its store.
-func (g *globals) orphanDaemons(ctx context.Context, stop bool) map[string]int {
+// OfOrphans finds the daemons of the stores gc --stores would remove
+// and returns their pids by store; with stop, it stops them (saying so
+// on stderr), so that the stores are free to go. A daemon that does not
+// stop keeps its store.
+func OfOrphans(ctx context.Context, stderr io.Writer, stop bool) map[string]int {
 	pre, err := turnback.OrphanStores(ctx, false)
 	if err != nil || len(pre) == 0 {
 		return nil
 	}
-	all, err := findDaemons()
+	all, err := Find()
 	if err != nil {
 		return nil
 	}
 	pids := map[string]int{}
 	for _, o := range pre {
-		for _, d := range daemonsOfStore(all, o.Store) {
+		for _, d := range OfStore(all, o.Store) {
 			pids[o.Store] = d.PID
 			if !stop {
 				continue
 			}
-			if by := stopListed(d); by != "" {
-				fmt.Fprintf(g.stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", termout.QuotePath(o.Store), d.PID, by)
+			if by := Stop(d); by != "" {
+				fmt.Fprintf(stderr, "turnback: stopped the watch daemon of %s (pid %d, %s)\n", termout.QuotePath(o.Store), d.PID, by)
 			} else {
-				fmt.Fprintf(g.stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", termout.QuotePath(o.Store), d.PID)
+				fmt.Fprintf(stderr, "turnback: the watch daemon of %s (pid %d) still runs: its store is kept\n", termout.QuotePath(o.Store), d.PID)
 			}
 		}
 	}
 	return pids
+}
+
+// SameDir reports whether a and b name the same directory (resolving
+// symbolic links).
+func SameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }

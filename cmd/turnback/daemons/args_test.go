@@ -1,4 +1,4 @@
-package main
+package daemons
 
 import (
 	"strings"
@@ -32,9 +32,9 @@ func TestParseDaemonArgs(t *testing.T) {
 		{"watch --flag-of-a-later-version", true, "", ""},
 		{"--later=1 watch", true, "", ""},
 	} {
-		a := parseDaemonArgs(strings.Fields(tc.args))
+		a := parseArgs(strings.Fields(tc.args))
 		if a.daemon != tc.daemon || (tc.daemon && (a.dir != tc.dir || a.store != tc.store)) {
-			t.Errorf("parseDaemonArgs(%q) = %+v; want daemon %v, dir %q, store %q", tc.args, a, tc.daemon, tc.dir, tc.store)
+			t.Errorf("parseArgs(%q) = %+v; want daemon %v, dir %q, store %q", tc.args, a, tc.daemon, tc.dir, tc.store)
 		}
 	}
 }
@@ -44,6 +44,6 @@ func FuzzParseDaemonArgs(f *testing.F) {
 	f.Add("-C /w --store /s watch --idle-timeout 30m0s")
 	f.Add("watch --stop-all --under=")
 	f.Fuzz(func(t *testing.T, s string) {
-		parseDaemonArgs(strings.Split(s, " "))
+		parseArgs(strings.Split(s, " "))
 	})
 }
