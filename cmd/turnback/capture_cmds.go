@@ -9,44 +9,6 @@ import (
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
-// snapJSON is the --json document of snap and end.
-type snapJSON struct {
-	Snapshot string `json:"snapshot"`
-	Session  string `json:"session"`
-	Turn     int    `json:"turn"`
-	Files    int64  `json:"files"`
-	Bytes    int64  `json:"bytes"`
-	Stats    any    `json:"stats,omitempty"`
-	Message  string `json:"message,omitempty"`
-}
-
-func snapDoc(res *turnback.SnapResult) snapJSON {
-	d := snapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes}
-	if !res.Snapshot.IsZero() {
-		d.Snapshot = res.Snapshot.String()
-		d.Stats = statsDoc(res.Stats, res.Watch)
-	}
-	switch {
-	case res.NoOpenTurn:
-		d.Message = noOpenTurnMessage(res.Session)
-	case res.Dropped && res.Closed != nil && res.Closed.ClosedBy == "end":
-		d.Message = droppedMessage(res.Turn)
-	}
-	return d
-}
-
-// statsDoc is the "stats" member of snap, end and status: the walker's
-// counters, plus "watch" when the watch daemon made the capture.
-func statsDoc(s turnback.Stats, w *turnback.WatchInfo) any {
-	if w == nil {
-		return s
-	}
-	return struct {
-		turnback.Stats
-		Watch *turnback.WatchInfo `json:"watch"`
-	}{s, w}
-}
-
 func newSnapCmd(g *globals) *cobra.Command {
 	var msg string
 	cmd := &cobra.Command{
@@ -69,9 +31,9 @@ are read again, so a snap costs what changed.`,
 					return err
 				}
 				g.noteCapture(res.Files, res.Stats.Dirs)
-				g.reportProblems(res)
+				termout.Problems(g.stderr, res)
 				if g.json {
-					termout.WriteJSON(g.stdout, snapDoc(res))
+					termout.WriteJSON(g.stdout, termout.SnapDoc(res))
 					return nil
 				}
 				fmt.Fprintln(g.stdout, res.Snapshot.Short())
@@ -101,17 +63,17 @@ something. With no open turn, end says so and records nothing (exit 0).`,
 					return err
 				}
 				g.noteCapture(res.Files, res.Stats.Dirs)
-				g.reportProblems(res)
+				termout.Problems(g.stderr, res)
 				if g.json {
-					termout.WriteJSON(g.stdout, snapDoc(res))
+					termout.WriteJSON(g.stdout, termout.SnapDoc(res))
 					return nil
 				}
 				switch {
 				case res.NoOpenTurn:
-					fmt.Fprintln(g.stdout, noOpenTurnMessage(res.Session))
+					fmt.Fprintln(g.stdout, termout.NoOpenTurn(res.Session))
 				case res.Dropped:
 					fmt.Fprintln(g.stdout, res.Snapshot.Short())
-					fmt.Fprintln(g.stderr, droppedMessage(res.Turn))
+					fmt.Fprintln(g.stderr, termout.Dropped(res.Turn))
 				default:
 					fmt.Fprintln(g.stdout, res.Snapshot.Short())
 					c := res.Closed
@@ -120,24 +82,5 @@ something. With no open turn, end says so and records nothing (exit 0).`,
 				return nil
 			})
 		},
-	}
-}
-
-func noOpenTurnMessage(session string) string {
-	return fmt.Sprintf("no open turn in session %s: nothing recorded", session)
-}
-
-func droppedMessage(turn int) string {
-	return fmt.Sprintf("turn %d changed nothing and was dropped", turn)
-}
-
-// reportProblems lists on stderr what a capture could not capture.
-func (g *globals) reportProblems(res *turnback.SnapResult) {
-	for _, p := range res.Stats.Problems {
-		fmt.Fprintf(g.stderr, "turnback: warning: %s: %s\n", termout.DisplayPath(p.Path), termout.SafeText(p.Err))
-	}
-	termout.Unprotected(g.stderr, res.Stats.Unprotected)
-	if res.RetentionErr != nil {
-		fmt.Fprintf(g.stderr, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", termout.SafeText(res.RetentionErr.Error()))
 	}
 }

@@ -4,18 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
-
-var changeMarks = map[turnback.ChangeKind]string{
-	turnback.Added: "A", turnback.Deleted: "D", turnback.Modified: "M",
-	turnback.ModeChanged: "P", turnback.TypeChanged: "T",
-}
 
 func newStatusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -46,8 +40,8 @@ T type changed (file, directory, symlink). It records no turn.`,
 				}
 				g.noteCapture(st.Stats.Files, st.Stats.Dirs)
 				if g.json {
-					doc := map[string]any{"base": idOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
-						"session": repo.Session(), "changes": changeDocs(st.Changes), "stats": statsDoc(st.Stats, st.Watch)}
+					doc := map[string]any{"base": termout.IDOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
+						"session": repo.Session(), "changes": termout.ChangeDocs(st.Changes), "stats": termout.StatsDoc(st.Stats, st.Watch)}
 					termout.WriteJSON(g.stdout, doc)
 					return nil
 				}
@@ -56,8 +50,8 @@ T type changed (file, directory, symlink). It records no turn.`,
 				}
 				color := g.useColor()
 				for _, c := range st.Changes {
-					mark := changeMarks[c.Kind]
-					fmt.Fprintf(g.stdout, "%s %s\n", termout.Paint(color, termout.MarkColor(mark), mark), termout.QuotePath(c.Path+dirSlash(c.New, c.Old)))
+					mark := termout.ChangeMarks[c.Kind]
+					fmt.Fprintf(g.stdout, "%s %s\n", termout.Paint(color, termout.MarkColor(mark), mark), termout.QuotePath(c.Path+termout.DirSlash(c.New, c.Old)))
 				}
 				if len(st.Changes) == 0 && !st.Base.IsZero() {
 					fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
@@ -66,52 +60,6 @@ T type changed (file, directory, symlink). It records no turn.`,
 			})
 		},
 	}
-}
-
-func dirSlash(a, b *turnback.Entry) string {
-	e := a
-	if e == nil {
-		e = b
-	}
-	if e != nil && e.Kind == turnback.KindDir {
-		return "/"
-	}
-	return ""
-}
-
-func idOrEmpty(empty bool, s string) string {
-	if empty {
-		return ""
-	}
-	return s
-}
-
-type turnJSON struct {
-	Turn     int    `json:"turn"`
-	Before   string `json:"before"`
-	After    string `json:"after,omitempty"`
-	Open     bool   `json:"open"`
-	Undone   bool   `json:"undone,omitempty"`
-	Started  string `json:"started"`
-	Ended    string `json:"ended,omitempty"`
-	ClosedBy string `json:"closed_by,omitempty"`
-	Message  string `json:"message"`
-	Added    int    `json:"added"`
-	Modified int    `json:"modified"`
-	Deleted  int    `json:"deleted"`
-	// Unprotected: paths the turn deleted or changed that undo cannot
-	// bring back (unprotected.go).
-	Unprotected []string `json:"unprotected,omitempty"`
-}
-
-func turnDoc(t *turnback.Turn, undone bool) turnJSON {
-	d := turnJSON{Turn: t.N, Before: t.Before.String(), Open: t.Open(), Undone: undone, Started: t.Started.Format(time.RFC3339),
-		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
-	if !t.Open() {
-		d.After = t.After.String()
-		d.Ended = t.Ended.Format(time.RFC3339)
-	}
-	return d
 }
 
 func newLogCmd(g *globals) *cobra.Command {
@@ -136,13 +84,13 @@ redone are listed first, marked "undone".`,
 					return err
 				}
 				if g.json {
-					docs := []turnJSON{}
+					docs := []termout.TurnJSON{}
 					for _, t := range redo {
-						docs = append(docs, turnDoc(t, true))
+						docs = append(docs, termout.TurnDoc(t, true))
 						docs[len(docs)-1].Unprotected = lost[t.N]
 					}
 					for _, t := range turns {
-						docs = append(docs, turnDoc(t, false))
+						docs = append(docs, termout.TurnDoc(t, false))
 						docs[len(docs)-1].Unprotected = lost[t.N]
 					}
 					termout.WriteJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
@@ -176,20 +124,6 @@ redone are listed first, marked "undone".`,
 	}
 }
 
-type entryJSON struct {
-	Path      string `json:"path"`
-	PathBytes string `json:"path_bytes,omitempty"`
-	Kind      string `json:"kind"`
-	Mode      string `json:"mode"`
-	Size      int64  `json:"size"`
-	Hash      string `json:"hash,omitempty"`
-	Target    string `json:"target,omitempty"`
-	// TargetBytes: a symlink target that is not valid UTF-8, exactly.
-	TargetBytes string `json:"target_bytes,omitempty"`
-	Uncaptured  bool   `json:"uncaptured,omitempty"`
-	Files       int64  `json:"files,omitempty"`
-}
-
 func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",
@@ -207,53 +141,10 @@ any unique prefix of a snapshot id (as printed by snap, end and log).`,
 					return err
 				}
 				if g.json {
-					ents := []entryJSON{}
-					for _, pe := range info.Entries {
-						e := pe.Entry
-						ej := entryJSON{Path: pe.Path, PathBytes: termout.JSONBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
-							Target: e.Target, TargetBytes: termout.JSONBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
-						if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
-							ej.Hash = e.Hash.String()
-						}
-						ents = append(ents, ej)
-					}
-					turns := []turnJSON{}
-					for _, t := range info.Turns {
-						turns = append(turns, turnDoc(t, false))
-					}
-					termout.WriteJSON(g.stdout, map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents})
+					termout.WriteJSON(g.stdout, termout.ShowDoc(info))
 					return nil
 				}
-				fmt.Fprintf(g.stdout, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, termout.HumanBytes(info.Bytes))
-				for _, t := range info.Turns {
-					role := "before"
-					if !t.Open() && t.After == info.ID {
-						role = "after"
-					}
-					if t.Message == "" {
-						fmt.Fprintf(g.stdout, "%s turn %d\n", role, t.N)
-					} else {
-						fmt.Fprintf(g.stdout, "%s turn %d: %s\n", role, t.N, termout.SafeText(t.Message))
-					}
-				}
-				fmt.Fprintln(g.stdout)
-				for _, pe := range info.Entries {
-					e := pe.Entry
-					extra := ""
-					switch {
-					case e.Kind == turnback.KindSymlink:
-						extra = " -> " + termout.QuotePath(e.Target)
-					case e.Uncaptured && e.Kind == turnback.KindDir:
-						extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
-					case e.Uncaptured:
-						extra = " (not captured)"
-					}
-					name := pe.Path
-					if e.Kind == turnback.KindDir {
-						name += "/"
-					}
-					fmt.Fprintf(g.stdout, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, termout.QuotePath(name), extra)
-				}
+				termout.Show(g.stdout, info)
 				return nil
 			})
 		},
@@ -300,7 +191,7 @@ permission changes are shown as "old mode"/"new mode" lines.`,
 						}
 						docs = append(docs, doc)
 					}
-					termout.WriteJSON(g.stdout, map[string]any{"from": idOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": termout.NonNil(docs)})
+					termout.WriteJSON(g.stdout, map[string]any{"from": termout.IDOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": termout.NonNil(docs)})
 					return nil
 				}
 				color := g.useColor()
@@ -352,8 +243,8 @@ is verified as above. What could not be read is listed.`,
 					// path_bytes.
 					termout.WriteJSON(g.stdout, struct {
 						*turnback.VerifyResult
-						Problems []problemJSON `json:"problems"`
-					}{res, problemDocs(res.Problems)})
+						Problems []termout.ProblemJSON `json:"problems"`
+					}{res, termout.ProblemDocs(res.Problems)})
 					return nil
 				}
 				for _, p := range res.Problems {
@@ -382,36 +273,5 @@ type verifyFailure struct {
 
 func (v verifyFailure) Error() string { return v.err.Error() }
 func (v verifyFailure) jsonDoc() map[string]any {
-	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "references": v.res.References, "problems": problemDocs(v.res.Problems)}
-}
-
-// changeJSON is one change in status --json: path_bytes carries a path
-// that is not valid UTF-8 exactly (see quote.go).
-type changeJSON struct {
-	Path      string `json:"path"`
-	PathBytes string `json:"path_bytes,omitempty"`
-	Change    string `json:"change"`
-}
-
-func changeDocs(cs []turnback.Change) []changeJSON {
-	out := []changeJSON{}
-	for _, c := range cs {
-		out = append(out, changeJSON{Path: c.Path, PathBytes: termout.JSONBytes(c.Path), Change: c.What})
-	}
-	return out
-}
-
-type problemJSON struct {
-	Snapshot  string `json:"snapshot"`
-	Path      string `json:"path"`
-	PathBytes string `json:"path_bytes,omitempty"`
-	Err       string `json:"error"`
-}
-
-func problemDocs(ps []turnback.VerifyProblem) []problemJSON {
-	out := []problemJSON{}
-	for _, p := range ps {
-		out = append(out, problemJSON{Snapshot: p.Snapshot, Path: p.Path, PathBytes: termout.JSONBytes(p.Path), Err: p.Err})
-	}
-	return out
+	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "references": v.res.References, "problems": termout.ProblemDocs(v.res.Problems)}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
@@ -53,35 +51,11 @@ cannot be finished (the cause is printed).`,
 					termout.WriteJSON(g.stdout, doc)
 					return nil
 				}
-				printRecover(g, res)
+				termout.Recover(g.stdout, res)
 				return nil
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&rollback, "rollback", false, "put back the state before the interrupted operation instead of finishing it")
 	return cmd
-}
-
-func printRecover(g *globals, res *turnback.RecoverResult) {
-	switch {
-	case !res.Found:
-		fmt.Fprintln(g.stdout, "nothing to recover")
-		return
-	case !res.RolledBack:
-		fmt.Fprintln(g.stdout, "finished the interrupted operation")
-		return
-	}
-	fmt.Fprintf(g.stdout, "rolled back the interrupted operation: %d restored, %d deleted, %d brought back\n", len(res.Restored), len(res.Deleted), len(res.Created))
-	for _, p := range res.Restored {
-		fmt.Fprintf(g.stdout, "  M %s\n", p)
-	}
-	for _, p := range res.Deleted {
-		fmt.Fprintf(g.stdout, "  D %s\n", p)
-	}
-	for _, p := range res.Created {
-		fmt.Fprintf(g.stdout, "  A %s\n", p)
-	}
-	for _, n := range res.Kept {
-		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", n.Path, n.Reason)
-	}
 }

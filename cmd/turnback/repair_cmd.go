@@ -30,22 +30,7 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 		termout.WriteJSON(g.stdout, doc)
 		return nil
 	}
-	if s := res.Store; s == nil {
-		fmt.Fprintln(g.stdout, "nothing to repair: the database opens")
-	} else {
-		fmt.Fprintf(g.stdout, "repaired: %s\n", s.Damage)
-		fmt.Fprintf(g.stdout, "  the damaged database is kept, whole, in %s\n", s.MovedTo)
-		fmt.Fprintf(g.stdout, "  rebuilt from %d table files and %d memtable logs: %d records, %d pack files linked\n", s.Tables, s.Memtables, s.Keys, s.Packs)
-		for _, b := range s.BadTables {
-			fmt.Fprintf(g.stdout, "  unreadable table: %s\n", b)
-		}
-		for _, b := range s.BadMems {
-			fmt.Fprintf(g.stdout, "  unreadable memtable logs: %s\n", b)
-		}
-		if s.Lost > 0 {
-			fmt.Fprintf(g.stdout, "  %d records named Badger's value log and were not recovered\n", s.Lost)
-		}
-	}
+	termout.Repaired(g.stdout, res.Store)
 	v := res.Verify
 	for _, p := range v.Problems {
 		fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)

@@ -12,44 +12,6 @@ import (
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
-// restoreDoc is the --json document of undo, redo and restore.
-func restoreDoc(res *turnback.RestoreResult) map[string]any {
-	paths := func(ns []turnback.PathNote) []string {
-		out := []string{}
-		for _, n := range ns {
-			out = append(out, n.Path)
-		}
-		return out
-	}
-	reasons := map[string]string{}
-	for _, n := range append(append([]turnback.PathNote{}, res.Conflicts...), res.NotRestorable...) {
-		reasons[n.Path] = n.Reason
-	}
-	doc := map[string]any{
-		"turns": res.Turns, "restored": termout.NonNil(res.Restored), "deleted": termout.NonNil(res.Deleted),
-		"created": termout.NonNil(res.Created), "conflicts": paths(res.Conflicts),
-		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
-	}
-	if !res.Checkpoint.IsZero() {
-		doc["checkpoint"] = res.Checkpoint.String()
-	}
-	// Names that are not valid UTF-8: the lists carry display forms, and
-	// "<list>_bytes" (only then) every such name exactly (quote.go).
-	for _, l := range []struct {
-		key   string
-		paths []string
-	}{{"restored", res.Restored}, {"deleted", res.Deleted}, {"created", res.Created},
-		{"conflicts", paths(res.Conflicts)}, {"not_restorable", paths(res.NotRestorable)}} {
-		if b := termout.PathsBytes(l.paths); b != nil {
-			doc[l.key+"_bytes"] = b
-		}
-	}
-	if res.Incomplete() {
-		doc["incomplete"] = true
-	}
-	return doc
-}
-
 type conflictFailure struct {
 	res *turnback.RestoreResult
 	err error
@@ -57,7 +19,7 @@ type conflictFailure struct {
 
 func (c conflictFailure) Error() string           { return c.err.Error() }
 func (c conflictFailure) Unwrap() error           { return c.err }
-func (c conflictFailure) jsonDoc() map[string]any { return restoreDoc(c.res) }
+func (c conflictFailure) jsonDoc() map[string]any { return termout.RestoreDoc(c.res) }
 
 // countArg parses the optional N of undo and redo.
 func countArg(args []string) (int, error) {
@@ -71,33 +33,6 @@ func countArg(args []string) (int, error) {
 	return n, nil
 }
 
-// printRestore writes the human summary of a restoring command.
-func (g *globals) printRestore(verb string, res *turnback.RestoreResult) {
-	turns := ""
-	if verb != "restored" {
-		turns = fmt.Sprintf(" %d turn%s", res.Turns, termout.Plural(res.Turns))
-	}
-	fmt.Fprintf(g.stdout, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
-	for _, p := range res.Restored {
-		fmt.Fprintf(g.stdout, "  M %s\n", termout.QuotePath(p))
-	}
-	for _, p := range res.Deleted {
-		fmt.Fprintf(g.stdout, "  D %s\n", termout.QuotePath(p))
-	}
-	for _, p := range res.Created {
-		fmt.Fprintf(g.stdout, "  A %s\n", termout.QuotePath(p))
-	}
-	for _, n := range res.Conflicts {
-		fmt.Fprintf(g.stdout, "  overwrote %s (%s)\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
-	}
-	for _, n := range res.NotRestorable {
-		fmt.Fprintf(g.stdout, "  not restored: %s (%s)\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
-	}
-	if !res.Checkpoint.IsZero() {
-		fmt.Fprintf(g.stdout, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
-	}
-}
-
 // handleRestore prints a restoring command's outcome and maps conflicts
 // to exit code 3.
 func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResult, err error) error {
@@ -106,7 +41,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		r := ce.Result
 		if !g.json {
 			if r.Turns > 0 {
-				g.printRestore(verb, r)
+				termout.Restore(g.stdout, verb, r)
 			}
 			fmt.Fprintln(g.stderr, "turnback: these paths were changed outside the turns:")
 			for _, n := range r.Conflicts {
@@ -123,14 +58,14 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		if err := incomplete(res); err != nil {
 			return err // main writes the document, with exit_code 5
 		}
-		termout.WriteJSON(g.stdout, restoreDoc(res))
+		termout.WriteJSON(g.stdout, termout.RestoreDoc(res))
 		return nil
 	}
 	if res.Nothing {
 		fmt.Fprintln(g.stdout, nothing)
 		return nil
 	}
-	g.printRestore(verb, res)
+	termout.Restore(g.stdout, verb, res)
 	return incomplete(res)
 }
 

@@ -158,38 +158,10 @@ all snapshots (what deduplication saves), and the limits in force.`,
 					dmn = g.served.h.srv.Info()
 				}
 				if g.json {
-					// Paths that are not valid UTF-8 also exactly, in base64
-					// (see quote.go).
-					termout.WriteJSON(g.stdout, struct {
-						*turnback.Info
-						WorkTreeBytes string       `json:"work_tree_bytes,omitempty"`
-						StoreBytes    string       `json:"store_bytes,omitempty"`
-						Daemon        *daemon.Info `json:"watch_daemon,omitempty"`
-					}{in, termout.JSONBytes(in.WorkTree), termout.JSONBytes(in.Store), dmn})
+					termout.WriteJSON(g.stdout, termout.InfoDoc(in, dmn))
 					return nil
 				}
-				saved := 0.0
-				if in.LogicalBytes > 0 {
-					saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
-				}
-				fmt.Fprintf(g.stdout, "work tree:  %s\nstore:      %s\ndisk:       %s\n", termout.QuotePath(in.WorkTree), termout.QuotePath(in.Store), termout.HumanBytes(in.DiskBytes))
-				fmt.Fprintf(g.stdout, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
-				fmt.Fprintf(g.stdout, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
-					termout.HumanBytes(in.UniqueBytes), termout.HumanBytes(in.LogicalBytes), saved)
-				termout.Protection(g.stdout, in)
-				fmt.Fprintf(g.stdout, "limits:     files over %s and new directories of %d+ files are not captured\n",
-					termout.HumanBytes(in.SizeLimit), in.LargeDirFiles)
-				fmt.Fprintf(g.stdout, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
-				if dmn != nil {
-					mem := ""
-					if dmn.RSSBytes > 0 {
-						mem = ", " + termout.HumanBytes(dmn.RSSBytes) + " of memory"
-					}
-					fmt.Fprintf(g.stdout, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
-						dmn.PID, dmn.Since.In(g.location()).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
-				} else {
-					fmt.Fprintf(g.stdout, "watched:    no (%s)\n", autowatch.Note(g.getenv, in.Store))
-				}
+				termout.Info(g.stdout, in, dmn, g.location(), autowatch.Note(g.getenv, in.Store))
 				return nil
 			})
 		},

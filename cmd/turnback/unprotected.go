@@ -22,7 +22,7 @@ func (f incompleteFailure) Error() string {
 	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (marked not restored); everything else is done", n, termout.Plural(n))
 }
 
-func (f incompleteFailure) jsonDoc() map[string]any { return restoreDoc(f.res) }
+func (f incompleteFailure) jsonDoc() map[string]any { return termout.RestoreDoc(f.res) }
 
 // incomplete maps a restore that left paths not restorable to exit 5.
 func incomplete(res *turnback.RestoreResult) error {
