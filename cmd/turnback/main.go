@@ -22,6 +22,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -424,18 +425,11 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 	}
-	if err := limitsFromEnv(g.getenv, &opts); err != nil {
+	if err := envopt.Limits(g.getenv, &opts); err != nil {
 		return nil, usageError{err}
 	}
-	if v := g.getenv("TURNBACK_LOCK_WAIT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return nil, usageError{fmt.Errorf("TURNBACK_LOCK_WAIT: bad duration %q: want e.g. 300ms, 10s or 0", v)}
-		}
-		if d == 0 {
-			d = -1 // Options: negative means fail at once
-		}
-		opts.LockWait = d
+	if err := envopt.LockWait(g.getenv, &opts); err != nil {
+		return nil, usageError{err}
 	}
 	if _, err := autowatch.Files(g.getenv); err != nil {
 		return nil, usageError{err}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/daemons"
+	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -51,7 +51,7 @@ them, stopping such a daemon first (see turnback watch --stop-all).`,
 				return usageError{fmt.Errorf("--keep must be at least 1 (the newest turn is always kept)")}
 			}
 			if olderThan != "" {
-				d, err := parseDuration(olderThan)
+				d, err := envopt.ParseDuration(olderThan)
 				if err != nil {
 					return usageError{err}
 				}
@@ -88,19 +88,6 @@ them, stopping such a daemon first (see turnback watch --stop-all).`,
 	f.BoolVar(&stores, "stores", false, "list stores whose folder no longer exists")
 	f.BoolVar(&yes, "yes", false, "with --stores: delete them")
 	return cmd
-}
-
-// parseDuration accepts Go durations plus a "d" (days) suffix.
-func parseDuration(s string) (time.Duration, error) {
-	var days float64
-	if n, err := fmt.Sscanf(s, "%gd", &days); err == nil && n == 1 && fmt.Sprintf("%gd", days) == s && days >= 0 {
-		return time.Duration(days * 24 * float64(time.Hour)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("bad duration %q: use e.g. 90m, 72h or 30d", s)
-	}
-	return d, nil
 }
 
 func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/daemons"
+	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -201,7 +202,7 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 			return &daemonHandler{srv: srv, repo: repo}
 		}}
 	o.Configure = func(opts *turnback.Options) error {
-		if err := limitsFromEnv(g.getenv, opts); err != nil {
+		if err := envopt.Limits(g.getenv, opts); err != nil {
 			return usageError{err}
 		}
 		return nil

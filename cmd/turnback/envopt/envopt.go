@@ -1,16 +1,17 @@
-package main
+package envopt
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/turnback/turnback"
 )
 
-// parseSize reads a byte count with an optional K, M or G suffix (powers
+// ParseSize reads a byte count with an optional K, M or G suffix (powers
 // of 1024), e.g. "10M".
-func parseSize(s string) (int64, error) {
+func ParseSize(s string) (int64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
 	mult := int64(1)
@@ -29,10 +30,11 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// limitsFromEnv applies TURNBACK_SIZE_LIMIT and TURNBACK_LARGE_DIR_FILES.
-func limitsFromEnv(getenv func(string) string, o *turnback.Options) error {
+// Limits applies TURNBACK_SIZE_LIMIT, TURNBACK_KEEP_TURNS,
+// TURNBACK_KEEP_AGE and TURNBACK_LARGE_DIR_FILES to o.
+func Limits(getenv func(string) string, o *turnback.Options) error {
 	if v := getenv("TURNBACK_SIZE_LIMIT"); v != "" {
-		n, err := parseSize(v)
+		n, err := ParseSize(v)
 		if err != nil {
 			return fmt.Errorf("TURNBACK_SIZE_LIMIT: %w", err)
 		}
@@ -49,7 +51,7 @@ func limitsFromEnv(getenv func(string) string, o *turnback.Options) error {
 		o.KeepTurns = n
 	}
 	if v := getenv("TURNBACK_KEEP_AGE"); v != "" {
-		d, err := parseDuration(v)
+		d, err := ParseDuration(v)
 		if err != nil {
 			return fmt.Errorf("TURNBACK_KEEP_AGE: %w", err)
 		}
@@ -64,6 +66,35 @@ func limitsFromEnv(getenv func(string) string, o *turnback.Options) error {
 			n = -1
 		}
 		o.LargeDirFiles = n
+	}
+	return nil
+}
+
+// ParseDuration accepts Go durations plus a "d" (days) suffix.
+func ParseDuration(s string) (time.Duration, error) {
+	var days float64
+	if n, err := fmt.Sscanf(s, "%gd", &days); err == nil && n == 1 && fmt.Sprintf("%gd", days) == s && days >= 0 {
+		return time.Duration(days * 24 * float64(time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("bad duration %q: use e.g. 90m, 72h or 30d", s)
+	}
+	return d, nil
+}
+
+// LockWait applies TURNBACK_LOCK_WAIT, a Go duration ("0": fail at
+// once), to o.
+func LockWait(getenv func(string) string, o *turnback.Options) error {
+	if v := getenv("TURNBACK_LOCK_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("TURNBACK_LOCK_WAIT: bad duration %q: want e.g. 300ms, 10s or 0", v)
+		}
+		if d == 0 {
+			d = -1 // Options: negative means fail at once
+		}
+		o.LockWait = d
 	}
 	return nil
 }
