@@ -142,7 +142,7 @@ all snapshots (what deduplication saves), and the limits in force.`,
 				}
 				var dmn *daemon.Info
 				if g.served != nil {
-					dmn = g.served.h.srv.Info()
+					dmn = g.served.h.Srv.Info()
 				}
 				if g.json {
 					termout.WriteJSON(g.stdout, termout.InfoDoc(in, dmn))

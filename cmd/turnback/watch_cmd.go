@@ -198,9 +198,7 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 // runDaemon is watch without --detach: the daemon runs in this process.
 func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
 	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
-		Handler: func(srv *daemon.Server, repo *turnback.Repo) daemon.Handler {
-			return &daemonHandler{srv: srv, repo: repo}
-		}}
+		Handler: daemonHandler}
 	o.Configure = func(opts *turnback.Options) error {
 		if err := envopt.Limits(g.getenv, opts); err != nil {
 			return usageError{err}
