@@ -14,12 +14,7 @@ func newSnapCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snap [-m MSG]",
 		Short: "Capture the folder as the before-state of a new turn",
-		Long: `snap captures the folder as the before-state of a new turn and prints the
-snapshot id. The session's open turn, if any, is closed at the same state
-(and dropped if it changed nothing), and the redo stack is cleared.
-
-Only files whose size, times, inode or mode changed since the last capture
-are read again, so a snap costs what changed.`,
+		Long: help("snap"),
 		Example: `  turnback snap -m "refactor the parser"
   turnback --session agent-2 snap
   turnback --json snap     # {"snapshot": "...", "session": "default", "turn": 3, ...}`,
@@ -51,9 +46,7 @@ func newEndCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "end",
 		Short: "Capture the after-state of the open turn",
-		Long: `end captures the folder as the after-state of the session's open turn. A turn
-that changed nothing is dropped, so undo always undoes a turn that did
-something. With no open turn, end says so and records nothing (exit 0).`,
+		Long: help("end"),
 		Example: `  turnback snap -m "agent turn"; <the agent works>; turnback end`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {

@@ -20,27 +20,7 @@ func newHookCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook " + strings.Join(agent.Names(), "|"),
 		Short: "Run as an agent hook: read the event on stdin, snap or end",
-		Long: `hook is what an agent's hook configuration runs (see "turnback init"). It
-reads the hook event as JSON on stdin and maps it:
-
-  Claude Code:  UserPromptSubmit -> snap (message: the prompt's first line)
-                Stop, SessionEnd -> end
-  Gemini CLI:   BeforeAgent      -> snap
-                AfterAgent, SessionEnd -> end
-
-The session is the agent's session id, so each conversation has its own
-stack of turns ("turnback --session <id> undo"). The folder is -C if given;
-else, starting from the agent's project directory ($CLAUDE_PROJECT_DIR /
-$GEMINI_PROJECT_DIR) or, without one, the event's cwd, the nearest folder
-from there up that already has a store (so a hook run from a subfolder
-records into the folder's store, never a second one), else that start
-folder itself.
-
-A hook must never get in the agent's way: it prints nothing on stdout for
-Claude Code (which would feed it to the model) and only "{}" for Gemini CLI,
-never exits 2 (which would block the prompt), and gives up with a warning
-and exit 0 after $TURNBACK_HOOK_TIMEOUT (default 5s). Failures are appended
-to hook.log in the store directory and reported on stderr with exit 1.`,
+		Long: help("hook"),
 		Example:   `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: agent.Names(),

@@ -16,15 +16,7 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init --" + strings.Join(agent.Names(), " | --"),
 		Short: "Add turnback's hooks to an agent's project settings",
-		Long: `init adds the hooks that make an agent snap before every turn and end after it
-to the project's settings file: .claude/settings.json for Claude Code,
-.gemini/settings.json for Gemini CLI (in the folder, -C or the current
-directory). It merges with what is there: other hooks and keys are kept,
-running it twice changes nothing, and a settings file that is not valid JSON
-is reported and left untouched.
-
-Then, in the agent: ask for a change, and "turnback --session <id> undo"
-(or plain "turnback undo" with the session id from "turnback log") reverts it.`,
+		Long: help("init"),
 		Example: `  turnback init --claude
   turnback -C ~/src/app init --gemini`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -203,38 +203,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
 		Short: "Per-turn undo and redo of every file change in a folder",
-		Long: `turnback records what an AI coding agent (or anyone) does to a folder, turn by
-turn, so any turn can be inspected and undone. It works in any folder, git
-repository or not, and never runs git or touches .git.
-
-A turn starts with "turnback snap" (the state before) and ends with
-"turnback end" (the state after). Snapshots are content-addressed: a
-snapshot of an unchanged tree has the same id as the last one, and only
-changed files are read again.
-
-The store lives outside the folder: $TURNBACK_STORE, --store, or
-${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
-subdirectory, turnback finds the nearest ancestor that has a store.
-
-Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait), 5 done but incomplete
-(undo, redo or restore left paths not restorable; listed).
-
-Environment:
-  TURNBACK_STORE            store directory (as --store)
-  TURNBACK_SESSION          session name (as --session)
-  TURNBACK_SIZE_LIMIT       files larger than this are not captured, e.g.
-                            "12M"; "0" means no limit (default 10M)
-  TURNBACK_LARGE_DIR_FILES  a new directory with this many files or more is
-                            not captured; "0" disables the rule (default 200)
-  TURNBACK_LOCK_WAIT        how long to wait for another process holding the
-                            store before exiting 4, a Go duration such as
-                            "300ms" or "1m"; "0" fails at once (default 10s)
-  TURNBACK_AUTO_WATCH       on Linux, a snap, end or status that captured at
-                            least this many files without a watch daemon
-                            starts one in the background ("turnback watch
-                            --help"); "0" never does (default 2000)
-  XDG_DATA_HOME             base of the default store location`,
+		Long: help("turnback"),
 		Example: `  turnback snap -m "add login form"   # before the agent's turn
   turnback end                          # after it
   turnback status                       # what changed since the last snapshot

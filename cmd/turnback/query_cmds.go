@@ -15,10 +15,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
 		Short: "List what changed since the session's last snapshot",
-		Long: `status captures the folder and lists every path that differs from the
-session's last snapshot (the open turn's before-state, or the last turn's
-after-state). Marks: A added, M modified, D deleted, P permissions changed,
-T type changed (file, directory, symlink). It records no turn.`,
+		Long: help("status"),
 		Example: `  turnback status
   turnback --json status`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,10 +63,7 @@ func newLogCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "log",
 		Short: "List the session's turns, newest first",
-		Long: `log lists the session's turns newest first: turn number, the snapshot id of
-the state after the turn (before-state for an open turn), when it started,
-+added ~modified -deleted counts, and its message. Undone turns waiting to be
-redone are listed first, marked "undone".`,
+		Long: help("log"),
 		Example: `  turnback log
   turnback --session agent-2 log
   turnback --json log`,
@@ -128,9 +122,7 @@ func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",
 		Short: "Describe a snapshot and list its paths",
-		Long: `show prints a snapshot's id, its size, the session's turns that start or end
-at it, and every path it holds with kind, permission bits and size. ID is
-any unique prefix of a snapshot id (as printed by snap, end and log).`,
+		Long: help("show"),
 		Example: `  turnback show 3f2a9c
   turnback --json show 3f2a9c`,
 		Args: cobra.ExactArgs(1),
@@ -155,10 +147,7 @@ func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff [A [B]]",
 		Short: "Show a unified diff between snapshots or the folder now",
-		Long: `diff prints a unified diff. With no ids it compares the session's last
-snapshot with the folder now; with one id, that snapshot with the folder now;
-with two, snapshot A with snapshot B. Binary files are named, not dumped;
-permission changes are shown as "old mode"/"new mode" lines.`,
+		Long: help("diff"),
 		Example: `  turnback diff             # what changed since the last snap
   turnback diff 3f2a9c      # since snapshot 3f2a9c
   turnback diff 3f2a 8b1c   # between two snapshots`,
@@ -213,19 +202,7 @@ func newVerifyCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "verify [--repair]",
 		Short: "Re-read and re-hash everything the store holds",
-		Long: `verify reads every tree and every file content reachable from any recorded
-snapshot and checks it against its hash; a file over the size limit is
-read back from a reference recorded for it (Git LFS object, git blob or
-clone), which must still give exactly that content. Damage is listed by
-snapshot and path, and verify exits 1. Without --repair nothing is changed (the store is
-opened read-only).
-
---repair rebuilds a store whose database metadata (Badger's MANIFEST) is
-missing or damaged, which every other command refuses to open: the damaged
-database is moved, whole, to damaged-<time>/ in the store (nothing is
-deleted), a new one is built from every record its table files and
-memtable logs still hold, with links to its pack files, and then everything
-is verified as above. What could not be read is listed.`,
+		Long: help("verify"),
 		Example: `  turnback verify
   turnback --json verify
   turnback verify --repair`,

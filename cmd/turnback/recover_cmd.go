@@ -12,22 +12,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "recover [--rollback]",
 		Short: "Finish, or roll back, an undo/redo/restore that stopped part way",
-		Long: `An undo, redo or restore is all or nothing. If one stops after it began
-changing files (turnback was killed, the machine went down, or a step
-failed: a file made immutable, permission refused, an I/O error, a full
-disk), its journal stays in the store, and every later command first tries
-to finish it. While that cannot succeed, commands fail (exit 1) naming the
-path and the cause.
-
-recover tries again to finish it (as any command would) and says what it
-did. recover --rollback instead puts back everything the interrupted
-operation changed: the folder returns to the state before it and the
-session is left as it was before the command. A path edited since the
-operation stopped is left as it is and listed. Either way no staging file
-(.turnback-*) is left in the folder.
-
-Exit codes: 0 done (also when there was nothing to recover), 1 it still
-cannot be finished (the cause is printed).`,
+		Long: help("recover"),
 		Example: `  turnback status              # "... is not finished: b: operation not permitted"
   chattr -i b; turnback recover # finish it once the cause is fixed
   turnback recover --rollback   # or put back the state before it`,

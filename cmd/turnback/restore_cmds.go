@@ -73,26 +73,7 @@ func newUndoCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo [N] [--force]",
 		Short: "Revert the last N turns of the session (default 1)",
-		Long: `undo closes the open turn at the current state, then reverts the last N turns
-of the session: every path they changed goes back to its content before the
-earliest of them. Created paths are deleted, deleted ones come back,
-modified ones are rewritten, permission bits and symlink targets too. Paths
-no undone turn changed are not touched, and ignored paths never are.
-
-If a path the undo would change was edited outside the turns since, undo
-changes nothing, lists those paths and exits 3. --force proceeds; the
-overwritten edits stay in a checkpoint, and redo brings them back.
-
-A file over the size limit comes back from where a reference holds it (Git
-LFS, git's objects, a clone in the store), verified by hash. What cannot
-come back (unprotected content, a stale reference) is listed as not
-restored, and undo exits 5 ("done, but incomplete") after doing the rest.
-
-The restore is all or nothing, also if turnback is killed or the disk fills
-up: the next command finishes it first (see "turnback recover --help" for
-one that cannot be finished). An edit made while undo runs is never lost:
-paths are read again just before they change (exit 3 if one differs), and
-anything found at the moment of replacement goes into the checkpoint.`,
+		Long: help("undo"),
 		Example: `  turnback undo            # revert the last turn
   turnback undo 3          # revert the last three turns
   turnback undo --force    # even over edits made since (they stay recoverable)
@@ -118,15 +99,7 @@ func newRedoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "redo [N] [--force]",
 		Short: "Re-apply undone turns, oldest first (default 1)",
-		Long: `redo re-applies undone turns one at a time, oldest first. Each path the turn
-changed gets its content at the next turn's before-state, or, for the newest
-turn of an undo, the content that undo replaced, so edits made between or
-after the turns come back too.
-
-If a path differs from what the undo left there, redo stops, lists it and
-exits 3, changing nothing for that turn (with N > 1, the turns before it
-stay redone and are listed); --force proceeds. A new snap clears the redo
-stack.`,
+		Long: help("redo"),
 		Example: `  turnback redo
   turnback redo 2
   turnback --json redo`,
@@ -150,13 +123,7 @@ func newRestoreCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "restore ID",
 		Short: "Make the folder exactly snapshot ID",
-		Long: `restore makes the whole captured scope exactly snapshot ID: paths absent from
-it are deleted (ignored paths, and uncaptured ones that existed at ID,
-excepted). It records a checkpoint of the state it replaced and prints its
-id, so "turnback restore <checkpoint>" goes back. It changes no session's
-turns: to the sessions it looks like an edit by the user. ID is any unique
-prefix of a snapshot id; an unknown or ambiguous id exits 1 and touches
-nothing.`,
+		Long: help("restore"),
 		Example: `  turnback log              # find the id
   turnback restore 3f2a9c
   turnback restore <checkpoint printed above>   # go back`,

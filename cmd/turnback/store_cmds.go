@@ -20,24 +20,7 @@ func newGCCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
 		Short: "Forget old turns and give the disk space back",
-		Long: `gc forgets turns beyond the retention policy (per session: all but the
-newest --keep, and those older than --older-than), removes every snapshot,
-tree and file content nothing remaining needs, and makes the store give the
-disk space back. It never drops an open turn or anything a redo needs. A
-checkpoint (the state an undo, redo or restore replaced, printed as the way
-back) stays as long as the turns around it: it goes only once retention has
-forgotten the turn after it, or when it is older than --older-than (the
-newest checkpoint always stays). The checkpoints dropped are listed (with
---dry-run, the ones that would be). It prints the store size before and
-after.
-
-Retention also runs automatically and cheaply after snaps (100 turns and 30
-days per session unless TURNBACK_KEEP_TURNS / TURNBACK_KEEP_AGE say
-otherwise).
-
-gc --stores lists stores under the default location whose folder no longer
-exists, naming a watch daemon that still serves one; with --yes it deletes
-them, stopping such a daemon first (see turnback watch --stop-all).`,
+		Long: help("gc"),
 		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
   turnback gc --keep 10 --older-than 72h
   turnback gc --dry-run              # what would go
@@ -129,9 +112,7 @@ func newInfoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "info",
 		Short: "Show the store's location, size and contents",
-		Long: `info prints where the store is and how big, how many sessions, turns and
-snapshots it holds, the unique content bytes against the logical bytes of
-all snapshots (what deduplication saves), and the limits in force.`,
+		Long: help("info"),
 		Example: `  turnback info
   turnback --json info`,
 		RunE: func(cmd *cobra.Command, args []string) error {

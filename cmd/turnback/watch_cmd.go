@@ -23,61 +23,7 @@ func newWatchCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
 		Short: "Keep the store open and watch the folder, so every command costs only what changed",
-		Long: `watch runs a daemon that holds the folder's store open and watches every
-directory of the folder (inotify on Linux). While it runs, every turnback
-command run on the folder (snap, end, status, undo, ...) is forwarded to it
-over a unix socket beside the store (mode 0600, owner only): the output,
---json documents and exit codes are the same, but a capture reads only the
-directories where something happened instead of walking the whole tree.
-When the daemon is not running, everything works as before.
-
-On Linux a daemon also starts by itself: a snap, end or status (or an
-agent hook) that captured the folder without one and found at least
-TURNBACK_AUTO_WATCH files (default 2000; 0 turns this off), or a hook
-that ran out of its time budget capturing it, starts one in the
-background as it exits, with a 30-minute idle timeout. A daemon
-stops when its folder or store is removed (see below); one started by
-itself that cannot
-watch leaves watch.failed in the store, and none starts by itself for a
-day after that. None starts by itself for / or the home directory, on
-network or FUSE filesystems (NFS, SMB, sshfs, 9p: inotify does not see
-changes made from elsewhere), or when watching the folder would leave
-fewer than 16384 inotify watches to the user's other programs.
-
-The watcher is a hint, never the truth: when it cannot vouch for what it
-saw (its queue overflowed, the inotify watch limit was reached, an ignore
-file changed, the first capture) the capture walks everything and says so
-in the "watch" member of --json stats.
-
-A daemon stops, releasing the store, its socket and its memory, within
-two seconds of: watch --stop; SIGTERM or SIGINT; its idle timeout
-(counted from the last command it served: changes in the folder do not
-keep it alive); its folder removed or replaced by another directory; its
-store removed, moved or replaced. It never waits on a store whose
-directory is gone: it exits 1 saying why (on stderr, watch.log when
-detached), and what the store had not flushed is replayed by the next
-command that opens it.
-
-watch --list shows every watch daemon of this user on this machine (pid,
-start time, idle time, memory, folder, store, and problems: "store gone",
-"folder gone", "not answering"), found from the processes themselves
-(/proc on Linux) and asked over their sockets, so also one that a
-registry would have lost. watch --stop-all stops them: over the socket,
-then by SIGTERM; one that survives is named and the exit code is 1.
---under DIR keeps both to daemons whose folder or store is in DIR.
-
-watch runs in the foreground until interrupted (SIGINT, SIGTERM) or
-stopped, which suits systemd; --detach starts it in the background
-(logging to watch.log in the store) and returns once the daemon watches
-and has made its first, full capture of the folder. Commands that come
-while a daemon starts wait for it as they would for any other command
-(TURNBACK_LOCK_WAIT, then exit 4). A daemon killed outright leaves a socket that the
-next command notices and removes; an undo it was running is finished or
-rolled back by the next command, as without the daemon.
-
-Watching costs one inotify watch per directory (see
-/proc/sys/fs/inotify/max_user_watches) and the store stays locked: other
-programs using the Go API wait for it, as for any turnback command.`,
+		Long: help("watch"),
 		Example: `  turnback watch --detach                 # start for this folder
   turnback watch --detach --idle-timeout 2h
   turnback --json snap                    # now forwarded: see stats.watch
