@@ -14,7 +14,7 @@ func newSnapCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snap [-m MSG]",
 		Short: "Capture the folder as the before-state of a new turn",
-		Long: help("snap"),
+		Long:  help("snap"),
 		Example: `  turnback snap -m "refactor the parser"
   turnback --session agent-2 snap
   turnback --json snap     # {"snapshot": "...", "session": "default", "turn": 3, ...}`,
@@ -44,9 +44,9 @@ func newSnapCmd(g *globals) *cobra.Command {
 
 func newEndCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "end",
-		Short: "Capture the after-state of the open turn",
-		Long: help("end"),
+		Use:     "end",
+		Short:   "Capture the after-state of the open turn",
+		Long:    help("end"),
 		Example: `  turnback snap -m "agent turn"; <the agent works>; turnback end`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -18,9 +17,9 @@ import (
 
 func newHookCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "hook " + strings.Join(agent.Names(), "|"),
-		Short: "Run as an agent hook: read the event on stdin, snap or end",
-		Long: help("hook"),
+		Use:       "hook " + strings.Join(agent.Names(), "|"),
+		Short:     "Run as an agent hook: read the event on stdin, snap or end",
+		Long:      help("hook"),
 		Example:   `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: agent.Names(),
@@ -52,72 +51,22 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	if err != nil {
 		return fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
 	}
-	// Where failures are logged: the store, as soon as it is known.
-	logDir := g.store
-	if logDir == "" {
-		logDir = g.getenv("TURNBACK_STORE")
-	}
-	fail := func(store string, err error) error {
-		a.Log(store, err)
+	p, err := a.Plan(data, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Dir: g.dir, Store: g.store, Session: g.session, Force: g.force})
+	if err != nil {
+		a.Log(p.LogDir, err)
 		return err
 	}
-	ev, err := a.Parse(data)
-	var bad *agent.PayloadError
-	if errors.As(err, &bad) {
-		return fail(logDir, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", a.Name, bad.Err))
-	}
-	if ev.Action == agent.None {
+	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
 	}
-	dir := g.dir
-	if dir == "" {
-		start, wt := a.Folder(ev, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Store: g.store, Force: g.force})
-		if start == "" {
-			return fail(logDir, fmt.Errorf("turnback hook %s: the event names no folder (no cwd, no project dir)", a.Name))
-		}
-		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
-			return fail(logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", a.Name, termout.QuotePath(start)))
-		}
-		dir = wt
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fail(logDir, fmt.Errorf("turnback hook %s: folder %s does not exist", a.Name, termout.QuotePath(dir)))
-	}
-	if logDir == "" {
-		if _, s, err := turnback.Locate(dir, ""); err == nil {
-			logDir = s
-		}
-	}
-	session := g.session
-	if session == "" && ev.Session != "" {
-		session = agent.SessionName(ev.Session)
-	}
-	action := ev.Action.String()
-	// The command the hook stands for, as a watch daemon runs it:
-	// stdout belongs to the agent.
-	args := []string{"-C", dir}
-	if g.store != "" {
-		args = append(args, "--store", g.store)
-	}
-	if session != "" {
-		args = append(args, "--session", session)
-	}
-	args = append(args, action)
-	if ev.Action == agent.Snap {
-		// snap keeps the message's first line only.
-		msg, _, _ := strings.Cut(ev.Prompt, "\n")
-		if len(msg) > 4096 {
-			msg = msg[:4096]
-		}
-		args = append(args, "--message="+msg)
-	}
-	h := &globals{dir: dir, store: g.store, session: session, force: g.force,
-		stdout: io.Discard, stderr: g.stderr, args: args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
+	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force,
+		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
 		outTTY: g.outTTY, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
 	budget := agent.Budget(g.getenv)
 	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
 	defer cancel()
 	cmd.SetContext(ctx)
-	err = h.hookCapture(cmd, a, ev, logDir, budget)
+	err = h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
 	h.endProgress()
 	if err == nil {
 		h.autoWatch()

@@ -16,7 +16,7 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init --" + strings.Join(agent.Names(), " | --"),
 		Short: "Add turnback's hooks to an agent's project settings",
-		Long: help("init"),
+		Long:  help("init"),
 		Example: `  turnback init --claude
   turnback -C ~/src/app init --gemini`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
@@ -63,7 +64,7 @@ type globals struct {
 	progress *termout.Progress
 
 	// What the process was given; a forwarded command carries the
-	// client's (see forward.go).
+	// client's (see daemon_serve.go).
 	args   []string
 	getenv func(string) string
 	cwd    string // "" means os.Getwd
@@ -84,11 +85,11 @@ func main() {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	stopProfile := startCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
+	stopProfile := diag.StartCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
 	stop()
-	reportPeakRSS(os.Stderr)
+	diag.ReportPeakRSS(os.Stderr)
 	os.Exit(code)
 }
 
@@ -203,7 +204,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
 		Short: "Per-turn undo and redo of every file change in a folder",
-		Long: help("turnback"),
+		Long:  help("turnback"),
 		Example: `  turnback snap -m "add login form"   # before the agent's turn
   turnback end                          # after it
   turnback status                       # what changed since the last snapshot

@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -43,3 +44,6 @@ const (
 	autoFailedName = autowatch.FailedName
 	autoWatchRetry = autowatch.Retry
 )
+
+// The peak memory line, in package diag.
+const peakRSSLine = diag.PeakRSSLine

@@ -15,7 +15,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
 		Short: "List what changed since the session's last snapshot",
-		Long: help("status"),
+		Long:  help("status"),
 		Example: `  turnback status
   turnback --json status`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,7 +63,7 @@ func newLogCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "log",
 		Short: "List the session's turns, newest first",
-		Long: help("log"),
+		Long:  help("log"),
 		Example: `  turnback log
   turnback --session agent-2 log
   turnback --json log`,
@@ -122,7 +122,7 @@ func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",
 		Short: "Describe a snapshot and list its paths",
-		Long: help("show"),
+		Long:  help("show"),
 		Example: `  turnback show 3f2a9c
   turnback --json show 3f2a9c`,
 		Args: cobra.ExactArgs(1),
@@ -147,7 +147,7 @@ func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff [A [B]]",
 		Short: "Show a unified diff between snapshots or the folder now",
-		Long: help("diff"),
+		Long:  help("diff"),
 		Example: `  turnback diff             # what changed since the last snap
   turnback diff 3f2a9c      # since snapshot 3f2a9c
   turnback diff 3f2a 8b1c   # between two snapshots`,
@@ -202,7 +202,7 @@ func newVerifyCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "verify [--repair]",
 		Short: "Re-read and re-hash everything the store holds",
-		Long: help("verify"),
+		Long:  help("verify"),
 		Example: `  turnback verify
   turnback --json verify
   turnback verify --repair`,

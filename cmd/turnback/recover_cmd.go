@@ -12,7 +12,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "recover [--rollback]",
 		Short: "Finish, or roll back, an undo/redo/restore that stopped part way",
-		Long: help("recover"),
+		Long:  help("recover"),
 		Example: `  turnback status              # "... is not finished: b: operation not permitted"
   chattr -i b; turnback recover # finish it once the cause is fixed
   turnback recover --rollback   # or put back the state before it`,

@@ -73,7 +73,7 @@ func newUndoCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo [N] [--force]",
 		Short: "Revert the last N turns of the session (default 1)",
-		Long: help("undo"),
+		Long:  help("undo"),
 		Example: `  turnback undo            # revert the last turn
   turnback undo 3          # revert the last three turns
   turnback undo --force    # even over edits made since (they stay recoverable)
@@ -99,7 +99,7 @@ func newRedoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "redo [N] [--force]",
 		Short: "Re-apply undone turns, oldest first (default 1)",
-		Long: help("redo"),
+		Long:  help("redo"),
 		Example: `  turnback redo
   turnback redo 2
   turnback --json redo`,
@@ -123,7 +123,7 @@ func newRestoreCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "restore ID",
 		Short: "Make the folder exactly snapshot ID",
-		Long: help("restore"),
+		Long:  help("restore"),
 		Example: `  turnback log              # find the id
   turnback restore 3f2a9c
   turnback restore <checkpoint printed above>   # go back`,

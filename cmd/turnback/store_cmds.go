@@ -20,7 +20,7 @@ func newGCCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
 		Short: "Forget old turns and give the disk space back",
-		Long: help("gc"),
+		Long:  help("gc"),
 		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
   turnback gc --keep 10 --older-than 72h
   turnback gc --dry-run              # what would go
@@ -112,7 +112,7 @@ func newInfoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "info",
 		Short: "Show the store's location, size and contents",
-		Long: help("info"),
+		Long:  help("info"),
 		Example: `  turnback info
   turnback --json info`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -23,7 +23,7 @@ func newWatchCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
 		Short: "Keep the store open and watch the folder, so every command costs only what changed",
-		Long: help("watch"),
+		Long:  help("watch"),
 		Example: `  turnback watch --detach                 # start for this folder
   turnback watch --detach --idle-timeout 2h
   turnback --json snap                    # now forwarded: see stats.watch

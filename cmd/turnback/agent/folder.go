@@ -7,12 +7,15 @@ import (
 	"github.com/turnback/turnback"
 )
 
-// Env is what a hook knows of where it runs.
+// Env is what a hook knows of where it runs: its environment, its
+// directory and the flags it was given ("" when not given).
 type Env struct {
-	Getenv func(string) string
-	Getwd  func() (string, error)
-	Store  string // --store ("" if not given)
-	Force  bool   // --force
+	Getenv  func(string) string
+	Getwd   func() (string, error)
+	Dir     string // -C
+	Store   string // --store
+	Session string // --session
+	Force   bool   // --force
 }
 
 // Folder finds the work tree of a hook event without -C: it starts at

@@ -1,4 +1,4 @@
-package main
+package diag
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"runtime/pprof"
 )
 
-// startCPUProfile writes a CPU profile of the whole command to path (the
+// StartCPUProfile writes a CPU profile of the whole command to path (the
 // TURNBACK_CPUPROFILE variable, for "go tool pprof") and returns the
 // function that finishes it. An empty path profiles nothing; a profile
 // that cannot be started is reported on stderr and the command runs
 // anyway.
-func startCPUProfile(path string, stderr io.Writer) func() {
+func StartCPUProfile(path string, stderr io.Writer) func() {
 	if path == "" {
 		return func() {}
 	}

@@ -1,4 +1,4 @@
-package main
+package diag
 
 import (
 	"bufio"
@@ -8,12 +8,14 @@ import (
 	"strings"
 )
 
-// peakRSSLine starts the line that TURNBACK_TEST_PEAK_RSS=1 makes the CLI
+// PeakRSSLine starts the line that TURNBACK_TEST_PEAK_RSS=1 makes the CLI
 // print on stderr at exit: the process's own peak resident set (VmHWM,
 // Linux), which tests compare with their memory bounds.
-const peakRSSLine = "turnback: peak rss kB "
+const PeakRSSLine = "turnback: peak rss kB "
 
-func reportPeakRSS(w io.Writer) {
+// ReportPeakRSS prints the PeakRSSLine on w when TURNBACK_TEST_PEAK_RSS
+// is set (and the system tells).
+func ReportPeakRSS(w io.Writer) {
 	if os.Getenv("TURNBACK_TEST_PEAK_RSS") == "" {
 		return
 	}
@@ -27,7 +29,7 @@ func reportPeakRSS(w io.Writer) {
 		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
 			var kb int64
 			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d", &kb); err == nil {
-				fmt.Fprintf(w, "%s%d\n", peakRSSLine, kb)
+				fmt.Fprintf(w, "%s%d\n", PeakRSSLine, kb)
 			}
 			return
 		}
