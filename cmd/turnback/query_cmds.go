@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,22 +36,10 @@ func newStatusCmd(g *globals) *cobra.Command {
 				}
 				g.noteCapture(st.Stats.Files, st.Stats.Dirs)
 				if g.json {
-					doc := map[string]any{"base": termout.IDOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
-						"session": repo.Session(), "changes": termout.ChangeDocs(st.Changes), "stats": termout.StatsDoc(st.Stats, st.Watch)}
-					termout.WriteJSON(g.stdout, doc)
+					termout.WriteJSON(g.stdout, termout.StatusDoc(st, repo.Session()))
 					return nil
 				}
-				if st.Base.IsZero() {
-					fmt.Fprintf(g.stdout, "session %s has no snapshot yet: everything is new\n", repo.Session())
-				}
-				color := g.useColor()
-				for _, c := range st.Changes {
-					mark := termout.ChangeMarks[c.Kind]
-					fmt.Fprintf(g.stdout, "%s %s\n", termout.Paint(color, termout.MarkColor(mark), mark), termout.QuotePath(c.Path+termout.DirSlash(c.New, c.Old)))
-				}
-				if len(st.Changes) == 0 && !st.Base.IsZero() {
-					fmt.Fprintln(g.stdout, "no changes since", st.Base.Short())
-				}
+				termout.Status(g.stdout, st, repo.Session(), g.useColor())
 				return nil
 			})
 		},
@@ -78,40 +65,10 @@ func newLogCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if g.json {
-					docs := []termout.TurnJSON{}
-					for _, t := range redo {
-						docs = append(docs, termout.TurnDoc(t, true))
-						docs[len(docs)-1].Unprotected = lost[t.N]
-					}
-					for _, t := range turns {
-						docs = append(docs, termout.TurnDoc(t, false))
-						docs[len(docs)-1].Unprotected = lost[t.N]
-					}
-					termout.WriteJSON(g.stdout, map[string]any{"session": repo.Session(), "turns": docs})
+					termout.WriteJSON(g.stdout, termout.LogDoc(repo.Session(), turns, redo, lost))
 					return nil
 				}
-				if len(turns)+len(redo) == 0 {
-					fmt.Fprintf(g.stdout, "no turns in session %s\n", repo.Session())
-					return nil
-				}
-				line := func(t *turnback.Turn, undone bool) {
-					id, counts := t.Before.Short(), "(open)"
-					if !t.Open() {
-						id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
-					}
-					if undone {
-						counts += " undone"
-					}
-					l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(g.location()).Format("2006-01-02 15:04:05"), counts, termout.SafeText(t.Message))
-					l += termout.UnprotectedNote(lost[t.N])
-					fmt.Fprintln(g.stdout, strings.TrimRight(l, " "))
-				}
-				for _, t := range redo {
-					line(t, true)
-				}
-				for _, t := range turns {
-					line(t, false)
-				}
+				termout.Log(g.stdout, repo.Session(), turns, redo, lost, g.location())
 				return nil
 			})
 		},
@@ -167,30 +124,10 @@ func newDiffCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if g.json {
-					var docs []map[string]any
-					for _, d := range diffs {
-						doc := map[string]any{"path": d.Path, "change": d.What}
-						if b := termout.JSONBytes(d.Path); b != "" {
-							doc["path_bytes"] = b
-						}
-						if text, binary := termout.Unified(d); binary {
-							doc["binary"] = true
-						} else if text != "" {
-							doc["diff"] = text
-						}
-						docs = append(docs, doc)
-					}
-					termout.WriteJSON(g.stdout, map[string]any{"from": termout.IDOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": termout.NonNil(docs)})
+					termout.WriteJSON(g.stdout, termout.DiffDoc(from, to, diffs))
 					return nil
 				}
-				color := g.useColor()
-				for _, d := range diffs {
-					text, _ := termout.Unified(d)
-					if color {
-						text = termout.ColorDiff(text)
-					}
-					fmt.Fprint(g.stdout, text)
-				}
+				termout.Diff(g.stdout, diffs, g.useColor())
 				return nil
 			})
 		},

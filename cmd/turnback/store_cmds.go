@@ -49,17 +49,7 @@ func newGCCmd(g *globals) *cobra.Command {
 					termout.WriteJSON(g.stdout, res)
 					return nil
 				}
-				verb := "removed"
-				if res.DryRun {
-					verb = "would remove"
-				}
-				fmt.Fprintf(g.stdout, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
-					res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
-				for _, c := range res.Checkpoints {
-					fmt.Fprintf(g.stdout, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, termout.ShortID(c.ID), termout.QuotePath(c.Session), c.Turn,
-						c.Time.In(g.location()).Format("2006-01-02 15:04:05"))
-				}
-				fmt.Fprintf(g.stdout, "store: %s before, %s after\n", termout.HumanBytes(res.SizeBefore), termout.HumanBytes(res.SizeAfter))
+				termout.GC(g.stdout, res, g.location())
 				return nil
 			})
 		},
@@ -79,32 +69,7 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 	if err != nil {
 		return err
 	}
-	if g.json {
-		docs := []daemons.OrphanDoc{}
-		for _, o := range list {
-			docs = append(docs, daemons.OrphanDoc{OrphanStore: o, DaemonPID: pids[o.Store]})
-		}
-		termout.WriteJSON(g.stdout, map[string]any{"stores": docs, "deleted": yes})
-		return nil
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(g.stdout, "no orphaned stores")
-		return nil
-	}
-	var total int64
-	for _, o := range list {
-		total += o.Bytes
-		watched := ""
-		if pid, ok := pids[o.Store]; ok && !yes {
-			watched = fmt.Sprintf("; watch daemon pid %d", pid)
-		}
-		fmt.Fprintf(g.stdout, "%s  %s  (folder %s is gone%s)\n", termout.HumanBytes(o.Bytes), termout.QuotePath(o.Store), termout.QuotePath(o.WorkTree), watched)
-	}
-	if yes {
-		fmt.Fprintf(g.stdout, "deleted %d stores, %s\n", len(list), termout.HumanBytes(total))
-	} else {
-		fmt.Fprintf(g.stdout, "%d stores, %s: run with --yes to delete them\n", len(list), termout.HumanBytes(total))
-	}
+	daemons.PrintOrphans(g.stdout, list, pids, yes, g.json)
 	return nil
 }
 

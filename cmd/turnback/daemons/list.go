@@ -394,3 +394,35 @@ func SameDir(a, b string) bool {
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
+
+// PrintOrphans prints what gc --stores found (and, with yes,
+// removed): the stores whose folder is gone, with the daemons that
+// served them (pids, by store).
+func PrintOrphans(w io.Writer, list []turnback.OrphanStore, pids map[string]int, yes, asJSON bool) {
+	if asJSON {
+		docs := []OrphanDoc{}
+		for _, o := range list {
+			docs = append(docs, OrphanDoc{OrphanStore: o, DaemonPID: pids[o.Store]})
+		}
+		termout.WriteJSON(w, map[string]any{"stores": docs, "deleted": yes})
+		return
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no orphaned stores")
+		return
+	}
+	var total int64
+	for _, o := range list {
+		total += o.Bytes
+		watched := ""
+		if pid, ok := pids[o.Store]; ok && !yes {
+			watched = fmt.Sprintf("; watch daemon pid %d", pid)
+		}
+		fmt.Fprintf(w, "%s  %s  (folder %s is gone%s)\n", termout.HumanBytes(o.Bytes), termout.QuotePath(o.Store), termout.QuotePath(o.WorkTree), watched)
+	}
+	if yes {
+		fmt.Fprintf(w, "deleted %d stores, %s\n", len(list), termout.HumanBytes(total))
+	} else {
+		fmt.Fprintf(w, "%d stores, %s: run with --yes to delete them\n", len(list), termout.HumanBytes(total))
+	}
+}
