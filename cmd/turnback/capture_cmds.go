@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -19,23 +19,9 @@ func newSnapCmd(g *globals) *cobra.Command {
   turnback --session agent-2 snap
   turnback --json snap     # {"snapshot": "...", "session": "default", "turn": 3, ...}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				res, err := repo.Snap(cmd.Context(), msg)
-				g.endProgress()
-				if err != nil {
-					return err
-				}
-				g.noteCapture(res.Files, res.Stats.Dirs)
-				termout.Problems(g.stderr, res)
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.SnapDoc(res))
-					return nil
-				}
-				fmt.Fprintln(g.stdout, res.Snapshot.Short())
-				fmt.Fprintf(g.stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
-					res.Turn, res.Session, res.Files, termout.HumanBytes(res.Bytes), res.Stats.HashedFiles, termout.HumanBytes(res.Stats.HashedBytes))
-				return nil
-			})
+			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
+				return repo.Snap(cmd.Context(), msg)
+			}, termout.Snapped)
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
@@ -49,31 +35,30 @@ func newEndCmd(g *globals) *cobra.Command {
 		Long:    help("end"),
 		Example: `  turnback snap -m "agent turn"; <the agent works>; turnback end`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				res, err := repo.End(cmd.Context())
-				g.endProgress()
-				if err != nil {
-					return err
-				}
-				g.noteCapture(res.Files, res.Stats.Dirs)
-				termout.Problems(g.stderr, res)
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.SnapDoc(res))
-					return nil
-				}
-				switch {
-				case res.NoOpenTurn:
-					fmt.Fprintln(g.stdout, termout.NoOpenTurn(res.Session))
-				case res.Dropped:
-					fmt.Fprintln(g.stdout, res.Snapshot.Short())
-					fmt.Fprintln(g.stderr, termout.Dropped(res.Turn))
-				default:
-					fmt.Fprintln(g.stdout, res.Snapshot.Short())
-					c := res.Closed
-					fmt.Fprintf(g.stderr, "turn %d ended: +%d ~%d -%d\n", res.Turn, c.Added, c.Modified, c.Deleted)
-				}
-				return nil
-			})
+			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
+				return repo.End(cmd.Context())
+			}, termout.Ended)
 		},
 	}
+}
+
+// runCapture is snap and end: it takes the capture, warns about what it
+// could not capture, and prints the result (human: with print).
+func (g *globals) runCapture(cmd *cobra.Command, capture func(*turnback.Repo) (*turnback.SnapResult, error),
+	print func(stdout, stderr io.Writer, res *turnback.SnapResult)) error {
+	return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+		res, err := capture(repo)
+		g.endProgress()
+		if err != nil {
+			return err
+		}
+		g.noteCapture(res.Files, res.Stats.Dirs)
+		termout.Problems(g.stderr, res)
+		if g.json {
+			termout.WriteJSON(g.stdout, termout.SnapDoc(res))
+			return nil
+		}
+		print(g.stdout, g.stderr, res)
+		return nil
+	})
 }

@@ -283,18 +283,7 @@ func (g *globals) loadLocation() *time.Location {
 	if g.served == nil {
 		return time.Local
 	}
-	if tz := strings.TrimPrefix(g.getenv("TZ"), ":"); tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			return loc
-		}
-		return time.UTC // as the runtime does for a TZ it cannot load
-	}
-	if data, err := os.ReadFile("/etc/localtime"); err == nil {
-		if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
-			return loc
-		}
-	}
-	return time.Local
+	return termout.Location(g.getenv)
 }
 
 // getwd returns the directory the command was started in.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -153,25 +152,14 @@ func newVerifyCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if g.json && err == nil {
-					// Every field of the result, with problems carrying
-					// path_bytes.
-					termout.WriteJSON(g.stdout, struct {
-						*turnback.VerifyResult
-						Problems []termout.ProblemJSON `json:"problems"`
-					}{res, termout.ProblemDocs(res.Problems)})
+					termout.WriteJSON(g.stdout, termout.VerifyDoc(res))
 					return nil
 				}
-				for _, p := range res.Problems {
-					fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], termout.DisplayPath(p.Path), termout.SafeText(p.Err))
-				}
+				termout.VerifyProblems(g.stderr, res)
 				if err != nil {
 					return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
 				}
-				fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified", res.Snapshots, res.Trees, res.Contents)
-				if res.References > 0 {
-					fmt.Fprintf(g.stdout, " (%d read back by reference)", res.References)
-				}
-				fmt.Fprintln(g.stdout)
+				termout.Verified(g.stdout, res)
 				return nil
 			})
 		},
@@ -187,5 +175,5 @@ type verifyFailure struct {
 
 func (v verifyFailure) Error() string { return v.err.Error() }
 func (v verifyFailure) jsonDoc() map[string]any {
-	return map[string]any{"snapshots": v.res.Snapshots, "trees": v.res.Trees, "contents": v.res.Contents, "references": v.res.References, "problems": termout.ProblemDocs(v.res.Problems)}
+	return termout.VerifyFailureDoc(v.res)
 }

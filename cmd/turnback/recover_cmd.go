@@ -25,15 +25,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if g.json {
-					doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
-						"restored": termout.NonNil(res.Restored), "deleted": termout.NonNil(res.Deleted), "created": termout.NonNil(res.Created)}
-					kept, reasons := []string{}, map[string]string{}
-					for _, k := range res.Kept {
-						kept = append(kept, k.Path)
-						reasons[k.Path] = k.Reason
-					}
-					doc["not_restorable"], doc["reasons"] = kept, reasons
-					termout.WriteJSON(g.stdout, doc)
+					termout.WriteJSON(g.stdout, termout.RecoverDoc(res))
 					return nil
 				}
 				termout.Recover(g.stdout, res)

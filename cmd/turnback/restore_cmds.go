@@ -43,11 +43,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			if r.Turns > 0 {
 				termout.Restore(g.stdout, verb, r)
 			}
-			fmt.Fprintln(g.stderr, "turnback: these paths were changed outside the turns:")
-			for _, n := range r.Conflicts {
-				fmt.Fprintf(g.stderr, "  %s: %s\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
-			}
-			fmt.Fprintln(g.stderr, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
+			termout.Conflicts(g.stderr, r)
 		}
 		return codedError{code: exitConflict, err: conflictFailure{res: r, err: err}}
 	}

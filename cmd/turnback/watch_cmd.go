@@ -11,7 +11,6 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
-	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -71,9 +70,11 @@ func newWatchCmd(g *globals) *cobra.Command {
 			switch {
 			case status:
 				if info, ok := daemon.Ping(storeDir); ok {
-					return g.reportDaemon(info, "watching")
+					daemons.PrintInfo(g.stdout, info, "watching", g.json)
+				} else {
+					daemons.PrintNone(g.stdout, workTree, g.json)
 				}
-				return g.reportNoDaemon(workTree)
+				return nil
 			case stop:
 				return g.stopDaemon(workTree, storeDir)
 			case detach:
@@ -97,24 +98,6 @@ func newWatchCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func (g *globals) reportDaemon(info *daemon.Info, what string) error {
-	if g.json {
-		termout.WriteJSON(g.stdout, info)
-		return nil
-	}
-	fmt.Fprintf(g.stdout, "%s %s (pid %d)\n", what, termout.QuotePath(info.WorkTree), info.PID)
-	return nil
-}
-
-func (g *globals) reportNoDaemon(workTree string) error {
-	if g.json {
-		termout.WriteJSON(g.stdout, map[string]any{"running": false, "work_tree": workTree})
-	} else {
-		fmt.Fprintf(g.stdout, "no watch daemon for %s\n", termout.QuotePath(workTree))
-	}
-	return nil
-}
-
 func countTrue(bs ...bool) int {
 	n := 0
 	for _, b := range bs {
@@ -132,11 +115,9 @@ func (g *globals) stopDaemon(workTree, storeDir string) error {
 	case err != nil:
 		return err
 	case info == nil:
-		return g.reportNoDaemon(workTree)
-	case g.json:
-		termout.WriteJSON(g.stdout, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
+		daemons.PrintNone(g.stdout, workTree, g.json)
 	default:
-		fmt.Fprintf(g.stdout, "stopped the watch daemon of %s (pid %d)\n", termout.QuotePath(info.WorkTree), info.PID)
+		daemons.PrintStopped(g.stdout, info, g.json)
 	}
 	return nil
 }
@@ -167,8 +148,10 @@ func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle tim
 	if err != nil {
 		return err
 	}
+	what := "watching"
 	if already {
-		return g.reportDaemon(info, "already watching")
+		what = "already watching"
 	}
-	return g.reportDaemon(info, "watching")
+	daemons.PrintInfo(g.stdout, info, what, g.json)
+	return nil
 }

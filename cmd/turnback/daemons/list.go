@@ -426,3 +426,32 @@ func PrintOrphans(w io.Writer, list []turnback.OrphanStore, pids map[string]int,
 		fmt.Fprintf(w, "%d stores, %s: run with --yes to delete them\n", len(list), termout.HumanBytes(total))
 	}
 }
+
+// PrintInfo prints the daemon that serves a folder, as watch --status
+// and --detach do: what it does ("watching", "already watching") or, in
+// JSON, its Info.
+func PrintInfo(w io.Writer, info *daemon.Info, what string, asJSON bool) {
+	if asJSON {
+		termout.WriteJSON(w, info)
+		return
+	}
+	fmt.Fprintf(w, "%s %s (pid %d)\n", what, termout.QuotePath(info.WorkTree), info.PID)
+}
+
+// PrintNone says that no daemon serves workTree.
+func PrintNone(w io.Writer, workTree string, asJSON bool) {
+	if asJSON {
+		termout.WriteJSON(w, map[string]any{"running": false, "work_tree": workTree})
+	} else {
+		fmt.Fprintf(w, "no watch daemon for %s\n", termout.QuotePath(workTree))
+	}
+}
+
+// PrintStopped says that the daemon info described has stopped.
+func PrintStopped(w io.Writer, info *daemon.Info, asJSON bool) {
+	if asJSON {
+		termout.WriteJSON(w, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
+	} else {
+		fmt.Fprintf(w, "stopped the watch daemon of %s (pid %d)\n", termout.QuotePath(info.WorkTree), info.PID)
+	}
+}

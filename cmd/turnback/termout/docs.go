@@ -186,3 +186,30 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 	}
 	return doc
 }
+
+// RecoverDoc is the --json document of recover.
+func RecoverDoc(res *turnback.RecoverResult) map[string]any {
+	doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
+		"restored": NonNil(res.Restored), "deleted": NonNil(res.Deleted), "created": NonNil(res.Created)}
+	kept, reasons := []string{}, map[string]string{}
+	for _, k := range res.Kept {
+		kept = append(kept, k.Path)
+		reasons[k.Path] = k.Reason
+	}
+	doc["not_restorable"], doc["reasons"] = kept, reasons
+	return doc
+}
+
+// VerifyDoc is the --json document of a verify that found nothing
+// wrong: every field of the result, with problems carrying path_bytes.
+func VerifyDoc(res *turnback.VerifyResult) any {
+	return struct {
+		*turnback.VerifyResult
+		Problems []ProblemJSON `json:"problems"`
+	}{res, ProblemDocs(res.Problems)}
+}
+
+// VerifyFailureDoc is the --json document of a verify that found damage.
+func VerifyFailureDoc(res *turnback.VerifyResult) map[string]any {
+	return map[string]any{"snapshots": res.Snapshots, "trees": res.Trees, "contents": res.Contents, "references": res.References, "problems": ProblemDocs(res.Problems)}
+}

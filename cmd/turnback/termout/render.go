@@ -185,3 +185,53 @@ func Repaired(w io.Writer, s *cas.RepairResult) {
 		}
 	}
 }
+
+// Snapped writes what snap prints for people: the snapshot id on
+// stdout, the turn it started on stderr.
+func Snapped(stdout, stderr io.Writer, res *turnback.SnapResult) {
+	fmt.Fprintln(stdout, res.Snapshot.Short())
+	fmt.Fprintf(stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
+		res.Turn, res.Session, res.Files, HumanBytes(res.Bytes), res.Stats.HashedFiles, HumanBytes(res.Stats.HashedBytes))
+}
+
+// Ended writes what end prints for people: the snapshot id on stdout,
+// what became of the turn on stderr (or, with no open turn, on stdout).
+func Ended(stdout, stderr io.Writer, res *turnback.SnapResult) {
+	switch {
+	case res.NoOpenTurn:
+		fmt.Fprintln(stdout, NoOpenTurn(res.Session))
+	case res.Dropped:
+		fmt.Fprintln(stdout, res.Snapshot.Short())
+		fmt.Fprintln(stderr, Dropped(res.Turn))
+	default:
+		fmt.Fprintln(stdout, res.Snapshot.Short())
+		c := res.Closed
+		fmt.Fprintf(stderr, "turn %d ended: +%d ~%d -%d\n", res.Turn, c.Added, c.Modified, c.Deleted)
+	}
+}
+
+// Conflicts writes, on stderr (w), the paths an undo, redo or restore
+// refused to change because they were edited outside the turns.
+func Conflicts(w io.Writer, r *turnback.RestoreResult) {
+	fmt.Fprintln(w, "turnback: these paths were changed outside the turns:")
+	for _, n := range r.Conflicts {
+		fmt.Fprintf(w, "  %s: %s\n", QuotePath(n.Path), SafeText(n.Reason))
+	}
+	fmt.Fprintln(w, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
+}
+
+// VerifyProblems writes, on stderr (w), the damage a verify found.
+func VerifyProblems(w io.Writer, res *turnback.VerifyResult) {
+	for _, p := range res.Problems {
+		fmt.Fprintf(w, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], DisplayPath(p.Path), SafeText(p.Err))
+	}
+}
+
+// Verified writes what a verify that found nothing wrong checked.
+func Verified(w io.Writer, res *turnback.VerifyResult) {
+	fmt.Fprintf(w, "ok: %d snapshots, %d trees, %d file contents verified", res.Snapshots, res.Trees, res.Contents)
+	if res.References > 0 {
+		fmt.Fprintf(w, " (%d read back by reference)", res.References)
+	}
+	fmt.Fprintln(w)
+}
