@@ -12,12 +12,10 @@ import (
 func newSnapCmd(g *globals) *cobra.Command {
 	var msg string
 	cmd := &cobra.Command{
-		Use:   "snap [-m MSG]",
-		Short: "Capture the folder as the before-state of a new turn",
-		Long:  help("snap"),
-		Example: `  turnback snap -m "refactor the parser"
-  turnback --session agent-2 snap
-  turnback --json snap     # {"snapshot": "...", "session": "default", "turn": 3, ...}`,
+		Use:     "snap [-m MSG]",
+		Short:   "Capture the folder as the before-state of a new turn",
+		Long:    help("snap"),
+		Example: example("snap"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
 				return repo.Snap(cmd.Context(), msg)
@@ -33,7 +31,7 @@ func newEndCmd(g *globals) *cobra.Command {
 		Use:     "end",
 		Short:   "Capture the after-state of the open turn",
 		Long:    help("end"),
-		Example: `  turnback snap -m "agent turn"; <the agent works>; turnback end`,
+		Example: example("end"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
 				return repo.End(cmd.Context())

@@ -8,7 +8,7 @@ import (
 )
 
 // TestHelpTexts: every command has its long help, and every help file
-// belongs to a command.
+// (long help or examples) belongs to a command.
 func TestHelpTexts(t *testing.T) {
 	root := newRootCmd(&globals{stdout: io.Discard, stderr: io.Discard})
 	used := map[string]bool{}
@@ -23,7 +23,10 @@ func TestHelpTexts(t *testing.T) {
 			t.Errorf("%s: no long help (help/%s.txt)", c.CommandPath(), name)
 		}
 		if c.Long != "" && c.Long == help(name) {
-			used[name] = true
+			used[name+".txt"] = true
+		}
+		if c.Example != "" && c.Example == example(name) {
+			used[name+".example.txt"] = true
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
@@ -35,7 +38,7 @@ func TestHelpTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if name := f.Name()[:len(f.Name())-len(".txt")]; !used[name] {
+		if !used[f.Name()] {
 			t.Errorf("help/%s: no command uses it", f.Name())
 		}
 	}

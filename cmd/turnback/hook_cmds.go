@@ -20,7 +20,7 @@ func newHookCmd(g *globals) *cobra.Command {
 		Use:       "hook " + strings.Join(agent.Names(), "|"),
 		Short:     "Run as an agent hook: read the event on stdin, snap or end",
 		Long:      help("hook"),
-		Example:   `  echo '{"session_id":"abc","cwd":"/src/app","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}' | turnback hook claude`,
+		Example:   example("hook"),
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {

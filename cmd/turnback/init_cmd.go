@@ -14,11 +14,10 @@ import (
 func newInitCmd(g *globals) *cobra.Command {
 	chosen := map[*agent.Agent]*bool{}
 	cmd := &cobra.Command{
-		Use:   "init --" + strings.Join(agent.Names(), " | --"),
-		Short: "Add turnback's hooks to an agent's project settings",
-		Long:  help("init"),
-		Example: `  turnback init --claude
-  turnback -C ~/src/app init --gemini`,
+		Use:     "init --" + strings.Join(agent.Names(), " | --"),
+		Short:   "Add turnback's hooks to an agent's project settings",
+		Long:    help("init"),
+		Example: example("init"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var a *agent.Agent
 			var flags []string

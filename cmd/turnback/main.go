@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -202,14 +201,10 @@ func exitCode(err error) int {
 
 func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
-		Short: "Per-turn undo and redo of every file change in a folder",
-		Long:  help("turnback"),
-		Example: `  turnback snap -m "add login form"   # before the agent's turn
-  turnback end                          # after it
-  turnback status                       # what changed since the last snapshot
-  turnback log                          # turns, newest first
-  turnback --json snap                  # machine-readable output`,
+		Use:           "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
+		Short:         "Per-turn undo and redo of every file change in a folder",
+		Long:          help("turnback"),
+		Example:       example("turnback"),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Runnable, so that an unknown command reaches Args (a usage
@@ -273,17 +268,14 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 
 // location is the time zone to print times in: the client's.
 func (g *globals) location() *time.Location {
-	if g.loc == nil {
-		g.loc = g.loadLocation()
+	switch {
+	case g.loc != nil:
+	case g.served == nil:
+		g.loc = time.Local
+	default:
+		g.loc = termout.Location(g.getenv)
 	}
 	return g.loc
-}
-
-func (g *globals) loadLocation() *time.Location {
-	if g.served == nil {
-		return time.Local
-	}
-	return termout.Location(g.getenv)
 }
 
 // getwd returns the directory the command was started in.
@@ -319,34 +311,8 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	if g.dir != "" {
-		workTree = g.dir
-		storeDir = g.store
-		if storeDir == "" {
-			storeDir = g.getenv("TURNBACK_STORE")
-		}
-	} else if workTree, storeDir, err = turnback.Locate(wd, g.store); err != nil {
-		return "", "", "", err
-	}
-	if !filepath.IsAbs(workTree) {
-		workTree = filepath.Join(wd, workTree)
-	}
-	if storeDir == "" {
-		// The default store is named after the real path; a work tree
-		// that does not resolve is left to Open to report.
-		if real, err := filepath.EvalSymlinks(workTree); err == nil {
-			if storeDir, err = turnback.DefaultStoreDir(real); err != nil {
-				return "", "", "", err
-			}
-		}
-	}
-	if storeDir != "" {
-		if !filepath.IsAbs(storeDir) {
-			storeDir = filepath.Join(wd, storeDir)
-		}
-		storeDir = filepath.Clean(storeDir)
-	}
-	return filepath.Clean(workTree), storeDir, session, nil
+	workTree, storeDir, err = envopt.Locate(wd, g.dir, g.store, g.getenv)
+	return workTree, storeDir, session, err
 }
 
 // withRepo runs fn with the command's Repo, opened with access (see
@@ -384,10 +350,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 	}
-	if err := envopt.Limits(g.getenv, &opts); err != nil {
-		return nil, usageError{err}
-	}
-	if err := envopt.LockWait(g.getenv, &opts); err != nil {
+	if err := envopt.Apply(g.getenv, &opts); err != nil {
 		return nil, usageError{err}
 	}
 	if _, err := autowatch.Files(g.getenv); err != nil {

@@ -11,11 +11,10 @@ import (
 
 func newStatusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "List what changed since the session's last snapshot",
-		Long:  help("status"),
-		Example: `  turnback status
-  turnback --json status`,
+		Use:     "status",
+		Short:   "List what changed since the session's last snapshot",
+		Long:    help("status"),
+		Example: example("status"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessReadPreferWrite, func(repo *turnback.Repo) error {
 				st, err := repo.Status(cmd.Context())
@@ -47,12 +46,10 @@ func newStatusCmd(g *globals) *cobra.Command {
 
 func newLogCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "log",
-		Short: "List the session's turns, newest first",
-		Long:  help("log"),
-		Example: `  turnback log
-  turnback --session agent-2 log
-  turnback --json log`,
+		Use:     "log",
+		Short:   "List the session's turns, newest first",
+		Long:    help("log"),
+		Example: example("log"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				turns, redo, err := repo.Turns(cmd.Context())
@@ -76,12 +73,11 @@ func newLogCmd(g *globals) *cobra.Command {
 
 func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show ID",
-		Short: "Describe a snapshot and list its paths",
-		Long:  help("show"),
-		Example: `  turnback show 3f2a9c
-  turnback --json show 3f2a9c`,
-		Args: cobra.ExactArgs(1),
+		Use:     "show ID",
+		Short:   "Describe a snapshot and list its paths",
+		Long:    help("show"),
+		Example: example("show"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				info, err := repo.Show(cmd.Context(), args[0])
@@ -101,13 +97,11 @@ func newShowCmd(g *globals) *cobra.Command {
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "diff [A [B]]",
-		Short: "Show a unified diff between snapshots or the folder now",
-		Long:  help("diff"),
-		Example: `  turnback diff             # what changed since the last snap
-  turnback diff 3f2a9c      # since snapshot 3f2a9c
-  turnback diff 3f2a 8b1c   # between two snapshots`,
-		Args: cobra.MaximumNArgs(2),
+		Use:     "diff [A [B]]",
+		Short:   "Show a unified diff between snapshots or the folder now",
+		Long:    help("diff"),
+		Example: example("diff"),
+		Args:    cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var a, b string
 			if len(args) > 0 {
@@ -136,12 +130,10 @@ func newDiffCmd(g *globals) *cobra.Command {
 func newVerifyCmd(g *globals) *cobra.Command {
 	var repair bool
 	c := &cobra.Command{
-		Use:   "verify [--repair]",
-		Short: "Re-read and re-hash everything the store holds",
-		Long:  help("verify"),
-		Example: `  turnback verify
-  turnback --json verify
-  turnback verify --repair`,
+		Use:     "verify [--repair]",
+		Short:   "Re-read and re-hash everything the store holds",
+		Long:    help("verify"),
+		Example: example("verify"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repair {
 				return g.runRepair(cmd)

@@ -4,22 +4,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 func newRecoverCmd(g *globals) *cobra.Command {
 	var rollback bool
 	cmd := &cobra.Command{
-		Use:   "recover [--rollback]",
-		Short: "Finish, or roll back, an undo/redo/restore that stopped part way",
-		Long:  help("recover"),
-		Example: `  turnback status              # "... is not finished: b: operation not permitted"
-  chattr -i b; turnback recover # finish it once the cause is fixed
-  turnback recover --rollback   # or put back the state before it`,
-		Args: cobra.NoArgs,
+		Use:     "recover [--rollback]",
+		Short:   "Finish, or roll back, an undo/redo/restore that stopped part way",
+		Long:    help("recover"),
+		Example: example("recover"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				g.installHook(repo)
+				diag.InstallFaults(repo, g.getenv, g.stderr)
 				res, err := repo.Recover(cmd.Context(), rollback)
 				if err != nil {
 					return err

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
@@ -66,50 +66,38 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 }
 
 func newUndoCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "undo [N] [--force]",
-		Short: "Revert the last N turns of the session (default 1)",
-		Long:  help("undo"),
-		Example: `  turnback undo            # revert the last turn
-  turnback undo 3          # revert the last three turns
-  turnback undo --force    # even over edits made since (they stay recoverable)
-  turnback --json undo`,
-		Args: cobra.MaximumNArgs(1),
+	return &cobra.Command{
+		Use:     "undo [N] [--force]",
+		Short:   "Revert the last N turns of the session (default 1)",
+		Long:    help("undo"),
+		Example: example("undo"),
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := countArg(args)
 			if err != nil {
 				return err
 			}
-			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				g.installHook(repo)
-				res, err := repo.Undo(cmd.Context(), n, g.force)
-				g.endProgress()
-				return g.handleRestore("undid", "nothing to undo", res, err)
+			return g.runRestore(cmd, "undid", "nothing to undo", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Undo(cmd.Context(), n, g.force)
 			})
 		},
 	}
-	return cmd
 }
 
 func newRedoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "redo [N] [--force]",
-		Short: "Re-apply undone turns, oldest first (default 1)",
-		Long:  help("redo"),
-		Example: `  turnback redo
-  turnback redo 2
-  turnback --json redo`,
-		Args: cobra.MaximumNArgs(1),
+		Use:     "redo [N] [--force]",
+		Short:   "Re-apply undone turns, oldest first (default 1)",
+		Long:    help("redo"),
+		Example: example("redo"),
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := countArg(args)
 			if err != nil {
 				return err
 			}
-			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				g.installHook(repo)
-				res, err := repo.Redo(cmd.Context(), n, g.force)
-				g.endProgress()
-				return g.handleRestore("redid", "nothing to redo", res, err)
+			return g.runRestore(cmd, "redid", "nothing to redo", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Redo(cmd.Context(), n, g.force)
 			})
 		},
 	}
@@ -117,49 +105,26 @@ func newRedoCmd(g *globals) *cobra.Command {
 
 func newRestoreCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "restore ID",
-		Short: "Make the folder exactly snapshot ID",
-		Long:  help("restore"),
-		Example: `  turnback log              # find the id
-  turnback restore 3f2a9c
-  turnback restore <checkpoint printed above>   # go back`,
-		Args: cobra.ExactArgs(1),
+		Use:     "restore ID",
+		Short:   "Make the folder exactly snapshot ID",
+		Long:    help("restore"),
+		Example: example("restore"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				g.installHook(repo)
-				res, err := repo.Restore(cmd.Context(), args[0])
-				g.endProgress()
-				return g.handleRestore("restored", "", res, err)
+			return g.runRestore(cmd, "restored", "", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Restore(cmd.Context(), args[0])
 			})
 		},
 	}
 }
 
-// installHook arms the crash-injection hook used by the tests:
-// TURNBACK_TEST_CRASH_AT=N kills the process at the N-th restore step;
-// TURNBACK_TEST_FAIL_AT=N makes the N-th step fail with "no space left
-// on device" (as a full disk would while staging).
-func (g *globals) installHook(repo *turnback.Repo) {
-	crash, _ := strconv.Atoi(g.getenv("TURNBACK_TEST_CRASH_AT"))
-	fail, _ := strconv.Atoi(g.getenv("TURNBACK_TEST_FAIL_AT"))
-	trace := g.getenv("TURNBACK_TEST_TRACE") != ""
-	if crash <= 0 && fail <= 0 && !trace {
-		return
-	}
-	step := 0
-	repo.SetRestoreHook(func(name string) error {
-		step++
-		if trace {
-			fmt.Fprintf(g.stderr, "step %d: %s\n", step, name)
-		}
-		if step == crash {
-			p, _ := os.FindProcess(os.Getpid())
-			_ = p.Kill()
-			select {}
-		}
-		if step == fail {
-			return errNoSpace
-		}
-		return nil
+// runRestore is undo, redo and restore: it arms the tests' faults, runs
+// op and prints its outcome (see handleRestore).
+func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, op func(*turnback.Repo) (*turnback.RestoreResult, error)) error {
+	return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+		diag.InstallFaults(repo, g.getenv, g.stderr)
+		res, err := op(repo)
+		g.endProgress()
+		return g.handleRestore(verb, nothing, res, err)
 	})
 }

@@ -18,13 +18,10 @@ func newGCCmd(g *globals) *cobra.Command {
 	var olderThan string
 	var dryRun, stores, yes bool
 	cmd := &cobra.Command{
-		Use:   "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
-		Short: "Forget old turns and give the disk space back",
-		Long:  help("gc"),
-		Example: `  turnback gc                        # the default policy: 100 turns, 30 days
-  turnback gc --keep 10 --older-than 72h
-  turnback gc --dry-run              # what would go
-  turnback gc --stores --yes         # delete stores of folders that are gone`,
+		Use:     "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
+		Short:   "Forget old turns and give the disk space back",
+		Long:    help("gc"),
+		Example: example("gc"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if stores {
 				return g.gcStores(cmd, yes)
@@ -75,11 +72,10 @@ func (g *globals) gcStores(cmd *cobra.Command, yes bool) error {
 
 func newInfoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "info",
-		Short: "Show the store's location, size and contents",
-		Long:  help("info"),
-		Example: `  turnback info
-  turnback --json info`,
+		Use:     "info",
+		Short:   "Show the store's location, size and contents",
+		Long:    help("info"),
+		Example: example("info"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				in, err := repo.Info(cmd.Context())

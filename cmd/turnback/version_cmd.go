@@ -17,7 +17,7 @@ func newVersionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print turnback's version",
-		Example: `  turnback version`,
+		Example: example("version"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.json {
 				termout.WriteJSON(g.stdout, map[string]string{"version": diag.Version(version)})

@@ -20,18 +20,10 @@ func newWatchCmd(g *globals) *cobra.Command {
 	var idle time.Duration
 	var queue int
 	cmd := &cobra.Command{
-		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
-		Short: "Keep the store open and watch the folder, so every command costs only what changed",
-		Long:  help("watch"),
-		Example: `  turnback watch --detach                 # start for this folder
-  turnback watch --detach --idle-timeout 2h
-  turnback --json snap                    # now forwarded: see stats.watch
-  turnback watch --status                 # is one running? (--json: pid, requests, ready)
-  turnback watch --stop                   # stop it
-  turnback watch --list                   # every daemon of this user
-  turnback --json watch --list            # the same, one JSON document
-  turnback watch --stop-all               # stop them all
-  turnback watch --stop-all --under /tmp  # only those of folders or stores in /tmp`,
+		Use:     "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
+		Short:   "Keep the store open and watch the folder, so every command costs only what changed",
+		Long:    help("watch"),
+		Example: example("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n := countTrue(stop, detach, status, list, stopAll); n > 1 {
 				return usageError{errors.New("--stop, --detach, --status, --list and --stop-all do not go together")}

@@ -1,7 +1,9 @@
-// Package envopt reads turnback's options from its environment
-// variables into turnback.Options, and the value syntaxes they share
-// with flags: sizes ("10M", powers of 1024) and durations with a "d"
-// (days) suffix besides Go's.
+// Package envopt reads what a command works on and how from its
+// environment: the work tree and store (Locate, from -C, --store,
+// TURNBACK_STORE and the directory it started in), turnback's options
+// from its environment variables into turnback.Options, and the value
+// syntaxes they share with flags: sizes ("10M", powers of 1024) and
+// durations with a "d" (days) suffix besides Go's.
 //
 // # Variables
 //

@@ -2,6 +2,7 @@ package envopt
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,14 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// Apply applies every variable of Limits and LockWait to o.
+func Apply(getenv func(string) string, o *turnback.Options) error {
+	if err := Limits(getenv, o); err != nil {
+		return err
+	}
+	return LockWait(getenv, o)
+}
+
 // LockWait applies TURNBACK_LOCK_WAIT, a Go duration ("0": fail at
 // once), to o.
 func LockWait(getenv func(string) string, o *turnback.Options) error {
@@ -97,4 +106,40 @@ func LockWait(getenv func(string) string, o *turnback.Options) error {
 		o.LockWait = d
 	}
 	return nil
+}
+
+// Locate finds the work tree and store directory of a command started in
+// wd (both absolute, the store "" when neither given nor derivable): dir
+// (-C) and store (--store, else TURNBACK_STORE) as given; without dir,
+// the nearest folder from wd up that has a store (see turnback.Locate);
+// without a store, the default one of the work tree's real path.
+func Locate(wd, dir, store string, getenv func(string) string) (workTree, storeDir string, err error) {
+	if dir != "" {
+		workTree = dir
+		storeDir = store
+		if storeDir == "" {
+			storeDir = getenv("TURNBACK_STORE")
+		}
+	} else if workTree, storeDir, err = turnback.Locate(wd, store); err != nil {
+		return "", "", err
+	}
+	if !filepath.IsAbs(workTree) {
+		workTree = filepath.Join(wd, workTree)
+	}
+	if storeDir == "" {
+		// The default store is named after the real path; a work tree
+		// that does not resolve is left to Open to report.
+		if real, err := filepath.EvalSymlinks(workTree); err == nil {
+			if storeDir, err = turnback.DefaultStoreDir(real); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	if storeDir != "" {
+		if !filepath.IsAbs(storeDir) {
+			storeDir = filepath.Join(wd, storeDir)
+		}
+		storeDir = filepath.Clean(storeDir)
+	}
+	return filepath.Clean(workTree), storeDir, nil
 }
