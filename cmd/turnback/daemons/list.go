@@ -215,9 +215,13 @@ func pathWithin(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// PrintList prints list as watch --list does: one JSON document, or a
-// table with times in loc.
-func PrintList(w io.Writer, list []Listed, asJSON bool, loc *time.Location) error {
+// List is watch --list: it prints the daemons whose folder or store is
+// in dir ("": all) as one JSON document, or a table with times in loc.
+func List(w io.Writer, dir string, asJSON bool, loc *time.Location) error {
+	list, err := FindUnder(dir)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		termout.WriteJSON(w, map[string]any{"daemons": termout.NonNil(list)})
 		return nil
@@ -269,10 +273,15 @@ type Stopped struct {
 	StoreBytes    string `json:"store_bytes,omitempty"`
 }
 
-// StopAll stops every daemon of list (see Stop) and prints, as watch
-// --stop-all does, those it stopped on stdout and those that survived on
-// stderr. It returns the number of survivors.
-func StopAll(stdout, stderr io.Writer, list []Listed, asJSON bool) int {
+// StopAll is watch --stop-all: it stops every daemon whose folder or
+// store is in dir ("": all; see Stop) and prints those it stopped on
+// stdout and those that survived on stderr. It returns the number of
+// survivors.
+func StopAll(stdout, stderr io.Writer, dir string, asJSON bool) (int, error) {
+	list, err := FindUnder(dir)
+	if err != nil {
+		return 0, err
+	}
 	var stopped, survivors []Stopped
 	for _, d := range list {
 		s := Stopped{PID: d.PID, WorkTree: d.WorkTree, Store: d.Store, WorkTreeBytes: d.WorkTreeBytes, StoreBytes: d.StoreBytes}
@@ -295,7 +304,7 @@ func StopAll(stdout, stderr io.Writer, list []Listed, asJSON bool) int {
 	for _, s := range survivors {
 		fmt.Fprintf(stderr, "turnback: watch --stop-all: pid %d of %s still runs after SIGTERM (kill -KILL %d ends it)\n", s.PID, termout.QuotePath(s.WorkTree), s.PID)
 	}
-	return len(survivors)
+	return len(survivors), nil
 }
 
 // stopGrace bounds each step of stopping one daemon.

@@ -53,8 +53,7 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	}
 	p, err := a.Plan(data, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Dir: g.dir, Store: g.store, Session: g.session, Force: g.force})
 	if err != nil {
-		a.Log(p.LogDir, err)
-		return err
+		return a.Fail(p.LogDir, err)
 	}
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
@@ -78,10 +77,6 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) error {
 	ctx := cmd.Context()
 	action := ev.Action.String()
-	fail := func(store string, err error) error {
-		a.Log(store, err)
-		return err
-	}
 	repo, err := h.openRepo(cmd, turnback.AccessWrite)
 	var fe forwardedExit
 	if errors.As(err, &fe) {
@@ -93,7 +88,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 			a.Log(logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
 			return nil
 		}
-		return fail(logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
+		return a.Fail(logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
@@ -101,7 +96,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 			a.Log(logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
-		return fail(logDir, err)
+		return a.Fail(logDir, err)
 	}
 	defer repo.Close()
 	var res *turnback.SnapResult
@@ -125,7 +120,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 		return nil
 	}
 	if err != nil {
-		return fail(repo.StoreDir(), err)
+		return a.Fail(repo.StoreDir(), err)
 	}
 	return nil
 }
@@ -135,4 +130,5 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 type hookFailure struct{ err error }
 
 func (e hookFailure) Error() string { return e.err.Error() }
+
 func (e hookFailure) Unwrap() error { return e.err }

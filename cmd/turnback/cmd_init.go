@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
 	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )

@@ -25,7 +25,13 @@ func newWatchCmd(g *globals) *cobra.Command {
 		Long:    help("watch"),
 		Example: example("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if n := countTrue(stop, detach, status, list, stopAll); n > 1 {
+			n := 0
+			for _, on := range []bool{stop, detach, status, list, stopAll} {
+				if on {
+					n++
+				}
+			}
+			if n > 1 {
 				return usageError{errors.New("--stop, --detach, --status, --list and --stop-all do not go together")}
 			}
 			if idle < 0 {
@@ -36,20 +42,13 @@ func newWatchCmd(g *globals) *cobra.Command {
 			}
 			switch {
 			case list:
-				list, err := daemons.FindUnder(underDir)
-				if err != nil {
-					return err
-				}
-				return daemons.PrintList(g.stdout, list, g.json, g.location())
+				return daemons.List(g.stdout, underDir, g.json, g.location())
 			case stopAll:
-				list, err := daemons.FindUnder(underDir)
-				if err != nil {
-					return err
+				n, err := daemons.StopAll(g.stdout, g.stderr, underDir, g.json)
+				if err == nil && n > 0 {
+					err = codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", n)}
 				}
-				if n := daemons.StopAll(g.stdout, g.stderr, list, g.json); n > 0 {
-					return codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", n)}
-				}
-				return nil
+				return err
 			}
 			workTree, storeDir, _, err := g.locate()
 			if err != nil {
@@ -88,16 +87,6 @@ func newWatchCmd(g *globals) *cobra.Command {
 	f.BoolVar(&auto, "auto", false, "started by a command (TURNBACK_AUTO_WATCH): quiet if a daemon runs; a failure to watch stops automatic starts for a day")
 	_ = f.MarkHidden("auto")
 	return cmd
-}
-
-func countTrue(bs ...bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
 }
 
 // stopDaemon is watch --stop.
