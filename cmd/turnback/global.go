@@ -31,7 +31,7 @@ type globals struct {
 	progress *termout.Progress
 
 	// What the process was given; a forwarded command carries the
-	// client's (see daemon_serve.go).
+	// client's (see forward).
 	args   []string
 	getenv func(string) string
 	cwd    string // "" means os.Getwd

@@ -57,6 +57,9 @@
 // not flushed is in its write-ahead files, replayed by the next open as
 // after a crash, and the lock goes with the process.
 //
+// Errors are prefixed "daemon:"; CheckSocketDir's only say why a
+// directory is refused, for the caller to wrap.
+//
 // # Processes
 //
 // ListProcs finds daemon processes without a registry that could go

@@ -96,10 +96,10 @@ func (d *Server) Stopped() <-chan struct{} { return d.stopped }
 // The caller must hold the store: a socket there is a dead daemon's.
 func (d *Server) Listen() error {
 	if err := os.MkdirAll(filepath.Dir(d.sock), 0o700); err != nil {
-		return fmt.Errorf("turnback: watch: socket directory: %w", err)
+		return fmt.Errorf("daemon: socket directory: %w", err)
 	}
 	if err := CheckSocketDir(filepath.Dir(d.sock)); err != nil {
-		return fmt.Errorf("turnback: watch: socket directory: %w", err)
+		return fmt.Errorf("daemon: socket directory: %w", err)
 	}
 	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
 	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
@@ -108,18 +108,18 @@ func (d *Server) Listen() error {
 	ln, err := net.Listen("unix", tmp)
 	restore()
 	if err != nil {
-		return fmt.Errorf("turnback: watch: listen on %s: %w", d.sock, err)
+		return fmt.Errorf("daemon: listen on %s: %w", d.sock, err)
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	if err := os.Chmod(tmp, 0o600); err != nil {
 		ln.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("turnback: watch: %w", err)
+		return fmt.Errorf("daemon: %w", err)
 	}
 	if err := os.Rename(tmp, d.sock); err != nil {
 		ln.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("turnback: watch: %w", err)
+		return fmt.Errorf("daemon: %w", err)
 	}
 	d.ln = ln
 	if fi, err := os.Lstat(d.sock); err == nil {
@@ -318,7 +318,7 @@ func (d *Server) run(ctx context.Context, conn net.Conn, r io.Reader, req Reques
 // stoppingError is why a hard stop cancelled the commands running.
 type stoppingError struct{ why string }
 
-func (e stoppingError) Error() string { return "turnback: watch daemon stopping: " + e.why }
+func (e stoppingError) Error() string { return "daemon: stopping: " + e.why }
 
 // Stopping reports whether ctx (a Handler's) was cancelled by a hard
 // stop of the daemon, and why it stopped.

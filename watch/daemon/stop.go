@@ -223,7 +223,7 @@ func (d *Server) waitActive() bool {
 // has the store's name.
 func (d *Server) closeStore() error {
 	if p := d.storeProblem(); p != "" {
-		return fmt.Errorf("turnback: watch: %s: exiting without closing it; what it had not flushed "+
+		return fmt.Errorf("daemon: %s: exiting without closing it; what it had not flushed "+
 			"stays in its write-ahead files (replayed when the store is opened where it is now)", p)
 	}
 	closed := make(chan error, 1)
@@ -237,6 +237,6 @@ func (d *Server) closeStore() error {
 	if p := d.storeProblem(); p != "" {
 		why = " (" + p + ")"
 	}
-	return fmt.Errorf("turnback: watch: could not close the store %s within %v%s; exiting without: "+
+	return fmt.Errorf("daemon: could not close the store %s within %v%s; exiting without: "+
 		"what it had not flushed is replayed by the next command that opens it", d.c.StoreDir, closeWait, why)
 }

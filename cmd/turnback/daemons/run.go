@@ -76,7 +76,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	// store busy.
 	if err := d.Listen(); err != nil {
 		repo.Close()
-		return err
+		return watchError(err)
 	}
 	if o.JSON != nil {
 		termout.WriteJSON(o.JSON, d.Info())
@@ -124,7 +124,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		autowatch.ClearFailure(storeDir)
 		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
 	}()
-	err = d.Serve(ctx)
+	err = watchError(d.Serve(ctx))
 	select {
 	case <-watching:
 		if watchErr != nil && err == nil {
@@ -219,3 +219,18 @@ func StopOne(storeDir string) (*daemon.Info, error) {
 	}
 	return info, nil
 }
+
+// watchError words an error of package daemon ("daemon: ...") as the
+// watch command says it ("turnback: watch: ..."); others are left as
+// they are.
+func watchError(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), "daemon: ") {
+		return err
+	}
+	return worded{err}
+}
+
+type worded struct{ err error }
+
+func (e worded) Error() string { return "turnback: watch: " + strings.TrimPrefix(e.err.Error(), "daemon: ") }
+func (e worded) Unwrap() error { return e.err }

@@ -90,7 +90,7 @@ type TurnJSON struct {
 	Modified int    `json:"modified"`
 	Deleted  int    `json:"deleted"`
 	// Unprotected: paths the turn deleted or changed that undo cannot
-	// bring back (unprotected.go).
+	// bring back (see UnprotectedNote).
 	Unprotected []string `json:"unprotected,omitempty"`
 }
 
@@ -119,7 +119,7 @@ type EntryJSON struct {
 }
 
 // ChangeJSON is one change in status --json: path_bytes carries a path
-// that is not valid UTF-8 exactly (see quote.go).
+// that is not valid UTF-8 exactly (see JSONBytes).
 type ChangeJSON struct {
 	Path      string `json:"path"`
 	PathBytes string `json:"path_bytes,omitempty"`
@@ -171,7 +171,7 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 		doc["checkpoint"] = res.Checkpoint.String()
 	}
 	// Names that are not valid UTF-8: the lists carry display forms, and
-	// "<list>_bytes" (only then) every such name exactly (quote.go).
+	// "<list>_bytes" (only then) every such name exactly (PathsBytes).
 	for _, l := range []struct {
 		key   string
 		paths []string
