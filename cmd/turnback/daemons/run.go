@@ -232,5 +232,7 @@ func watchError(err error) error {
 
 type worded struct{ err error }
 
-func (e worded) Error() string { return "turnback: watch: " + strings.TrimPrefix(e.err.Error(), "daemon: ") }
+func (e worded) Error() string {
+	return "turnback: watch: " + strings.TrimPrefix(e.err.Error(), "daemon: ")
+}
 func (e worded) Unwrap() error { return e.err }
