@@ -12,7 +12,6 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 )
 
 // What an undo, redo or restore finds at a path at the moment it
@@ -56,7 +55,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	changes := map[string]*manifest.Entry{}
 	for _, d := range displaced {
 		e := *d.Entry
@@ -65,7 +64,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		// result (the restore made them).
 		q := ""
 		for _, name := range strings.Split(d.Path, "/")[:strings.Count(d.Path, "/")] {
-			q = joinPath(q, name)
+			q = manifest.JoinPath(q, name)
 			if _, ok := changes[q]; ok {
 				continue
 			}

@@ -5,38 +5,117 @@
 // tree) and one session. Snap captures the tree as the before-state of a
 // new turn; End captures its after-state. Undo reverts the last turns of
 // the session, Redo re-applies them, Restore makes the tree exactly a
-// snapshot. Status, Diff, Log (Turns), Show and Verify inspect.
+// snapshot. Status, Diff, Turns, Show, Info and Verify inspect; GC
+// forgets old turns and gives the space back.
 //
 // # Model
 //
-// A capture (package walker) stores every file's content as a blob
-// addressed by its BLAKE3 hash and every directory as a tree (package
-// manifest); the root tree's hash is the snapshot id, so an unchanged tree
-// always gets the same id. Turns and sessions are small JSON records in the
-// same store, written in one transaction after the blobs and trees they
-// name are flushed: a crash leaves at most unreferenced blobs.
+//   - Work tree: the folder turnback protects. Open refuses the filesystem
+//     root and the home directory unless Options.Force says so (ErrScope).
+//   - Store: one directory per work tree, outside it (ErrStoreInWorkTree
+//     otherwise), holding a format marker, a note naming the work tree and
+//     the database. DefaultStoreDir derives its place from the work
+//     tree's path; Locate finds the work tree a command run in a
+//     subfolder belongs to (the nearest ancestor with a store, as git
+//     finds .git).
+//   - Blob and tree: a capture (package walker) stores every file's
+//     content as a blob addressed by its BLAKE3 hash (package cas) and
+//     every directory as a tree listing its entries by name (package
+//     manifest). Trees are content-addressed too, so an unchanged
+//     directory is the same tree in every capture.
+//   - Snapshot: a root tree. Its id is its hash: an unchanged work tree
+//     always gets the same id. Every snapshot has a record (a capture, a
+//     checkpoint or the result of a restore) so ids can be listed,
+//     resolved from a unique prefix (ErrUnknownID, ErrAmbiguousID) and
+//     kept by GC.
+//   - Session: an independent stack of turns (Options.Session, default
+//     "default"), so two agents on one folder do not undo each other.
+//   - Turn: what happened between a snap (its before-state) and its end
+//     (its after-state). Without End, the session's next Snap, or an Undo,
+//     closes it at that moment. A turn that changed nothing is dropped
+//     when it closes, so an undo always undoes something. Turns are
+//     numbered per session, and a number is never reused.
+//   - Undo and redo stacks: the session record lists its turns oldest
+//     first (the undo stack) and the undos that can be redone (the redo
+//     stack), each with the checkpoint it made and the state it left. An
+//     undo moves turns to the redo stack, a redo moves them back one at a
+//     time, and Snap starts a new timeline: it clears the redo stack.
+//   - Checkpoint: the state an undo, redo or restore replaced, captured
+//     before it changes anything and returned as RestoreResult.Checkpoint;
+//     Restore of a checkpoint goes back. Its record (time, session, the
+//     session's newest turn then) makes GC keep it as long as the turns
+//     around it (records.go).
+//
+// Turn, session, snapshot and checkpoint records are small JSON values in
+// the same store (records.go), written in one transaction after the blobs
+// and trees they name are flushed: a crash leaves at most blobs nothing
+// names, which GC removes.
+//
+// # Invariants
+//
+// These are the promises; the tests of this package (the model test
+// above all) and of the packages named check each one.
+//
+//  1. Nothing is lost. Before an undo, redo or restore overwrites or
+//     deletes a path, what the path holds is in the store, as part of the
+//     checkpoint the command returns, whatever its size. What a path holds
+//     is read again from disk at the moment it is replaced, never taken on
+//     a watcher's word; an edit that lands after that look is taken out
+//     with the file it edited and added to the checkpoint (displaced.go).
+//     The store's copy of everything a command replaces is read back
+//     before the command changes anything (verifyuse.go, ErrUnverified).
+//     A path ignored in either state of a restore is left as it is
+//     (ignored_states.go). No operation re-creates a store over existing
+//     data.
+//  2. All or nothing. A restore changes every path it plans or none,
+//     also when the process is killed at any point or the disk fills
+//     (package restore: stage, journal as the commit point, apply). The
+//     next Open, or the next operation of a process whose restore failed
+//     part way, finishes or rolls back the interrupted one before anything
+//     else; one that cannot be finished makes every operation fail with an
+//     *UnfinishedError until Recover finishes it or rolls it back.
+//  3. Only the turn. Undo changes only the paths the undone turns
+//     changed, back to what they held before the earliest of them; paths
+//     changed outside those turns stay as they are. Redo likewise changes
+//     only the paths the redone turn changed.
+//  4. The conflict rule. If a path that undo would change holds something
+//     other than what the newest undone turn that changed it left there
+//     (its after-state), or a path that redo would change holds something
+//     other than what the undo left there, the command changes nothing
+//     and returns a *ConflictError listing those paths. With force it
+//     proceeds, and by invariant 1 the edits it overwrites stay in the
+//     checkpoint.
+//  5. Confined. Every file operation goes through an os.Root on the work
+//     tree: no "..", absolute path or symlink, stored or on disk, makes
+//     turnback read or write outside it. Symlinks are captured and
+//     restored as links, never followed (packages walker and restore).
+//  6. Verified. Every blob and tree is checked against its hash when read
+//     (package cas); damaged data is an error wrapping cas.ErrCorrupt,
+//     never wrong bytes on disk. Content read by reference is checked the
+//     same way (refsource.go).
+//  7. No one gains. A restore run as root gives entries their recorded
+//     owner and never creates a setuid or setgid file for another owner
+//     (package restore). Names from the folder are data: carried byte for
+//     byte, whatever they hold.
+//  8. Invisible until used. A capture does not modify the work tree (files
+//     are read without updating their access time where the platform
+//     allows); only undo, redo and restore write into it. turnback never
+//     writes a .git directory and never runs git: from .git it reads only
+//     Git LFS objects and git's object database, checked by hash, as
+//     content by reference (package cas/ref).
 //
 // # Restores
 //
 // Undo, Redo and Restore capture the current state, check it for
-// conflicts (paths changed outside the turns: *ConflictError, nothing
-// changed), keep everything they will overwrite or delete in a checkpoint
-// snapshot (whatever its size), then hand a plan to package restore, which
+// conflicts (conflicts.go), keep everything they will overwrite or delete
+// in a checkpoint snapshot, then hand a plan to package restore, which
 // stages new files, looks at every path it will change once more (full
-// hash from disk, never a watcher's word: a difference is a conflict),
-// writes a journal (the commit point), applies the plan and commits the
-// session records. An edit that lands after that look is taken out with
-// the file it edited (an atomic exchange), saved, and added to the
-// checkpoint the command returns (displaced.go). Paths ignored in the
-// state a command starts from or goes to are left and listed
-// (ignored_states.go). Open finishes a restore a crash interrupted before
-// it does anything else; one that cannot be finished (a step keeps
-// failing) makes every operation fail with an *UnfinishedError until
-// Recover finishes it or rolls it back (recover.go).
-// Each checkpoint gets a
-// record (time, session, the session's newest turn then): GC keeps it as
-// long as the turns around it, dropping it only once retention forgets
-// the turn after it or it passes the age limit (checkpoints.go).
+// hash from disk: a difference is a conflict), writes a journal (the
+// commit point), applies the plan and commits the session records
+// (restore.go). Restore makes the whole captured scope exactly a
+// snapshot and changes no session's turns. A restore that leaves paths
+// not restorable is Incomplete; an undo whose turns changed only such
+// content leaves them on the undo stack (incomplete.go).
 //
 // # Content by reference
 //
@@ -44,19 +123,25 @@
 // (refs.go) its content is looked for where it already sits (package
 // cas/ref: the repository's Git LFS objects, git's object database, or a
 // copy-on-write clone made in the store), and what is found is recorded
-// in the store's reference table under the content's hash; files with
-// no reference are Stats.Unprotected. Restores read content the store
-// lacks through refSource (refsource.go), which checks it against the
-// hash: before planning, every such file's reference is read in full,
-// and a file none gives exactly is not restorable, with the reason
-// (never written with other bytes); staging then opens first the
-// reference that check read the content back from, so a stale earlier
-// reference cannot fail it. Verify reads such content back the same way
-// (verifyrefs.go) and reports content no reference still gives. Content a reference holds needs no
-// copy in the checkpoint. A restore that leaves paths not restorable is
-// Incomplete (the CLI exits 5); an undo whose turns changed only such
-// content leaves them on the undo stack (incomplete.go). gc keeps the
+// in the store's reference table under the content's hash; files with no
+// reference are Stats.Unprotected. Restores read content the store lacks
+// through refSource (refsource.go), which checks it against the hash:
+// before planning, every such file's reference is read in full, and a
+// file none gives exactly is not restorable, with the reason (never
+// written with other bytes); staging then opens first the reference that
+// check read the content back from. Verify reads such content back the
+// same way (verify.go) and reports content no reference still gives.
+// Content a reference holds needs no copy in the checkpoint. GC keeps the
 // records, and clones, of hashes a live tree holds.
+//
+// # Garbage collection
+//
+// GC (gc.go) trims each session's turns to the retention policy, takes as
+// roots every state a session, its redo stack, a kept checkpoint, the
+// latest capture or a watcher still needs, marks everything they reach,
+// then sweeps the rest and makes the database give the disk space back.
+// The records go first, so a crash part way leaves only unreferenced
+// data. A cheap form of the same policy runs after Snap.
 //
 // # Long-running processes
 //
@@ -66,19 +151,36 @@
 // incremental capture). The watcher is a hint: Sync and Take run before
 // each capture, and on any doubt (the first capture, an overflow, the
 // watch limit, different capture settings) the capture walks everything
-// and WatchInfo says why. gc keeps the previous capture's trees alive.
+// and WatchInfo says why. GC keeps the previous capture's trees alive.
 // View serves another session (and other capture, retention, progress or
-// Force settings) from the same open store; views share the mutex, so
-// operations still run one at a time. A restore that fails part way in
-// such a process is finished or rolled back before its next operation, as
-// Open does after a crash.
+// Force settings) from the same open store; views share the store's
+// turn, so operations still run one at a time.
 //
 // # Concurrency and failure
 //
 // One process at a time holds a store; Open waits up to Options.LockWait
 // and then fails with an error wrapping ErrBusy that names the holder.
 // Within a process, a Repo's methods are safe for concurrent use and run
-// one at a time. Errors wrap sentinel values callers branch on: ErrBusy,
-// ErrConflict, ErrUnfinished, ErrUnknownID, ErrAmbiguousID, ErrVerify, ErrScope, and
-// cas.ErrCorrupt for damaged store data.
+// one at a time (lock.go): a method waiting for another's turn stops
+// when its context is done, with an error wrapping the context's; a view
+// also gives up after its LockWait with ErrBusy. Errors wrap the
+// sentinels and types of errors.go, which callers branch on with
+// errors.Is and errors.As: ErrBusy, ErrConflict (*ConflictError),
+// ErrUnfinished (*UnfinishedError), ErrUnverified, ErrUnknownID,
+// ErrAmbiguousID, ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
+// ErrNoSpace, ErrReadOnly, and cas.ErrCorrupt for damaged store data.
+// Their messages name no command-line flags: the CLI adds its own hints.
+//
+// # Files
+//
+// repo.go opens and closes a store (Open, View, Close) and lock.go takes
+// its turn; location.go and marker.go find and recognise stores, and
+// stores.go lists those whose folder is gone. capture.go holds Snap, End
+// and the capture they share (watching.go: Watch); inspect.go the reads
+// (Status, Show, Diff, Turns, Info) and verify.go Verify. restore.go holds
+// the step undo.go (Undo), redo.go (Redo) and Restore share, with
+// conflicts.go, displaced.go, ignored_states.go, incomplete.go,
+// verifyuse.go and recover.go around it; records.go the records; gc.go
+// retention and collection; refs.go and refsource.go content by
+// reference; errors.go every error callers branch on.
 package turnback

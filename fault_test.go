@@ -5,7 +5,6 @@ package turnback_test
 // an undo and a gc.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -121,7 +120,7 @@ func copyTree(t *testing.T, from, to string) {
 // pack, and once the fault is gone the store verifies and the operation
 // succeeds with the expected result.
 func TestFaultInjectionAPI(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context() // not parallel: cas.SetFaults is process-wide
 	base := t.TempDir()
 	run := filepath.Join(base, "run")
 	work, store := filepath.Join(run, "work"), filepath.Join(run, "store")

@@ -10,7 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/walker"
 )
 
 // Default retention, applied by GC and, cheaply, after every snap.
@@ -109,12 +108,12 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 // GC forgets turns beyond the retention policy, removes every snapshot,
 // tree and blob no remaining turn, redo entry, kept checkpoint or the
 // latest state needs, and makes the store give the disk space back. A
-// checkpoint is kept while the turns around it are (see checkpoints.go).
+// checkpoint is kept while the turns around it are (see records.go).
 func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	// Unset fields take the Repo's configured policy, then the defaults.
 	if o.Keep == 0 {
 		o.Keep = r.opts.KeepTurns
@@ -125,61 +124,118 @@ func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 	return r.gc(ctx, o.withDefaults())
 }
 
+// gc runs one collection, in steps: trim the sessions' turns (roots:
+// what they still hold), add the roots no session records (the latest
+// state, a watcher's base), trim the snapshot and checkpoint records,
+// mark everything the roots reach, then sweep the rest and give the
+// space back. Nothing is deleted before every step up to the mark has
+// succeeded.
 func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	res := &GCResult{DryRun: o.DryRun, Checkpoints: []Checkpoint{}}
 	var err error
 	if res.SizeBefore, err = cas.DiskUsage(r.storeDir); err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	sessions, err := r.sessions(ctx)
+	g := &gcRun{o: o, now: time.Now(), res: res, live: map[cas.Hash]bool{}}
+	if err := r.trimSessions(ctx, g); err != nil {
+		return nil, err
+	}
+	if err := r.processRoots(ctx, g.live); err != nil {
+		return nil, err
+	}
+	if err := r.trimSnapshots(ctx, g); err != nil {
+		return nil, err
+	}
+	set, err := r.mark(ctx, g.live)
 	if err != nil {
 		return nil, err
 	}
-	live := map[cas.Hash]bool{}
-	var writes []cas.Entry
-	var deletes [][]byte
-	for _, s := range sessions {
-		dead, err := forget(ctx, r, s, o, now)
+	if err := r.sweep(ctx, g, set); err != nil {
+		return nil, err
+	}
+	if res.SizeAfter, err = cas.DiskUsage(r.storeDir); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// gcRun is one collection's state between its steps.
+type gcRun struct {
+	o        GCOptions
+	now      time.Time
+	res      *GCResult
+	sessions []*sessionRecord
+	// live: the snapshots that stay (the roots of the mark).
+	live map[cas.Hash]bool
+	// writes and deletes: the records the sweep commits first.
+	writes  []cas.Entry
+	deletes [][]byte
+}
+
+// trimSessions forgets every session's turns beyond the policy and
+// records as live what the session still holds.
+func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
+	var err error
+	if g.sessions, err = r.sessions(ctx); err != nil {
+		return err
+	}
+	for _, s := range g.sessions {
+		dead, err := forget(ctx, r, s, g.o, g.now)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res.TurnsForgotten += len(dead)
-		deletes = append(deletes, dead...)
-		writes = append(writes, sessionEntry(s))
-		if s.Last != "" {
-			// What status and diff compare with, held by nothing else
-			// after a dropped turn.
-			h, err := cas.ParseHash(s.Last)
+		g.res.TurnsForgotten += len(dead)
+		g.deletes = append(g.deletes, dead...)
+		g.writes = append(g.writes, sessionEntry(s))
+		if err := r.sessionRoots(ctx, s, g.live); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sessionRoots marks live the snapshots a (trimmed) session holds: its
+// last capture, its turns' before and after states, and its redo
+// stack's turns, checkpoints and expected states.
+func (r *Repo) sessionRoots(ctx context.Context, s *sessionRecord, live map[cas.Hash]bool) error {
+	if s.Last != "" {
+		// What status and diff compare with, held by nothing else
+		// after a dropped turn.
+		h, err := cas.ParseHash(s.Last)
+		if err != nil {
+			return fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, s.Name, err)
+		}
+		live[h] = true
+	}
+	nums := append([]int(nil), s.Turns...)
+	for _, g := range s.Redo {
+		nums = append(nums, g.Turns...)
+		for _, id := range []string{g.Checkpoint, g.Expected} {
+			h, err := cas.ParseHash(id)
 			if err != nil {
-				return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, s.Name, err)
+				return fmt.Errorf("%w: session %s redo: %v", cas.ErrCorrupt, s.Name, err)
 			}
 			live[h] = true
 		}
-		nums := append([]int(nil), s.Turns...)
-		for _, g := range s.Redo {
-			nums = append(nums, g.Turns...)
-			for _, id := range []string{g.Checkpoint, g.Expected} {
-				h, err := cas.ParseHash(id)
-				if err != nil {
-					return nil, fmt.Errorf("%w: session %s redo: %v", cas.ErrCorrupt, s.Name, err)
-				}
-				live[h] = true
-			}
+	}
+	for _, n := range nums {
+		t, err := r.loadTurn(ctx, s.Name, n)
+		if err != nil {
+			return err
 		}
-		for _, n := range nums {
-			t, err := r.loadTurn(ctx, s.Name, n)
-			if err != nil {
-				return nil, err
-			}
-			live[t.Before] = true
-			if !t.Open() {
-				live[t.After] = true
-			}
+		live[t.Before] = true
+		if !t.Open() {
+			live[t.After] = true
 		}
 	}
+	return nil
+}
+
+// processRoots marks live the states no session records: the store's
+// latest capture and the base of a watcher's next incremental capture.
+func (r *Repo) processRoots(ctx context.Context, live map[cas.Hash]bool) error {
 	if h, err := r.latest(ctx); err != nil {
-		return nil, err
+		return err
 	} else if !h.IsZero() {
 		live[h] = true
 	}
@@ -187,14 +243,19 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		// The next incremental capture reuses this tree's subtrees.
 		live[ws.base] = true
 	}
-	// Snapshot records: keep the live ones and the checkpoints retention
-	// keeps.
-	type snapRec struct {
-		h   cas.Hash
-		rec snapshotRecord
-	}
+	return nil
+}
+
+// snapRec is a snapshot record with its id.
+type snapRec struct {
+	h   cas.Hash
+	rec snapshotRecord
+}
+
+// snapshotRecords returns every snapshot record, newest first.
+func (r *Repo) snapshotRecords(ctx context.Context) ([]snapRec, error) {
 	var snaps []snapRec
-	err = r.backend.Scan(ctx, []byte(prefixSnap), false, func(k, v []byte) error {
+	err := r.backend.Scan(ctx, []byte(prefixSnap), false, func(k, v []byte) error {
 		h, err := cas.ParseHash(strings.TrimPrefix(string(k), prefixSnap))
 		if err != nil {
 			return fmt.Errorf("%w: snapshot key %q", cas.ErrCorrupt, k)
@@ -210,87 +271,82 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i].rec.Time.After(snaps[j].rec.Time) })
+	return snaps, nil
+}
+
+// trimSnapshots keeps the snapshot records of live states and the
+// checkpoints retention keeps (marking those live), and deletes the
+// others' records.
+func (r *Repo) trimSnapshots(ctx context.Context, g *gcRun) error {
+	snaps, err := r.snapshotRecords(ctx)
+	if err != nil {
+		return err
+	}
 	for _, s := range snaps {
 		// The newest checkpoint stays whatever its age, as the newest
 		// turn does (also one made before checkpoints had records).
 		if s.rec.Kind == kindCheckpoint {
-			live[s.h] = true
+			g.live[s.h] = true
 			break
 		}
 	}
+	if err := r.trimCheckpoints(ctx, g); err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		if !g.live[s.h] {
+			g.deletes = append(g.deletes, snapKey(s.h))
+			g.res.SnapshotsForgotten++
+		}
+	}
+	return nil
+}
+
+// trimCheckpoints marks live the checkpoints retention keeps (see
+// keepCheckpoint) and deletes the records of the others that nothing
+// else keeps, listing them in the result, oldest first.
+func (r *Repo) trimCheckpoints(ctx context.Context, g *gcRun) error {
 	cps, err := r.checkpoints(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	forgotten := map[string]int{}
-	for _, s := range sessions {
+	for _, s := range g.sessions {
 		forgotten[s.Name] = s.Forgotten
 	}
 	sort.Slice(cps, func(i, j int) bool { return cps[i].Time.Before(cps[j].Time) })
 	var dropped []Checkpoint
 	for _, c := range cps {
 		h, _ := cas.ParseHash(c.ID) // checked by checkpoints
-		if keepCheckpoint(c, forgotten[c.Session], o, now) {
-			live[h] = true
-		} else if !live[h] {
+		if keepCheckpoint(c, forgotten[c.Session], g.o, g.now) {
+			g.live[h] = true
+		} else if !g.live[h] {
 			dropped = append(dropped, c)
 		}
 	}
 	for _, c := range dropped {
 		h, _ := cas.ParseHash(c.ID)
-		if live[h] {
+		if g.live[h] {
 			continue // also the newest checkpoint, or needed otherwise
 		}
-		deletes = append(deletes, checkpointKey(h))
-		res.Checkpoints = append(res.Checkpoints, c)
+		g.deletes = append(g.deletes, checkpointKey(h))
+		g.res.Checkpoints = append(g.res.Checkpoints, c)
 	}
-	for _, s := range snaps {
-		if !live[s.h] {
-			deletes = append(deletes, snapKey(s.h))
-			res.SnapshotsForgotten++
-		}
-	}
-	// Mark everything the live snapshots reach.
+	return nil
+}
+
+// mark returns the set of everything the live snapshots reach (trees,
+// blobs, chunk lists, the hashes of uncaptured files whose reference
+// records stay) and the content the stat cache vouches for.
+func (r *Repo) mark(ctx context.Context, live map[cas.Hash]bool) (cas.LiveSet, error) {
 	set := cas.LiveSet{}
-	loader := walker.NewLoader(r.store)
-	var mark func(h cas.Hash) error
-	mark = func(h cas.Hash) error {
-		if _, ok := set[h]; ok {
-			return nil
-		}
-		set[h] = struct{}{}
-		if h == manifest.EmptyTreeHash() {
-			return nil
-		}
-		t, err := loader.LoadTree(ctx, h)
-		if err != nil {
-			return fmt.Errorf("turnback: gc: tree %s: %w (run verify; nothing was removed)", h.Short(), err)
-		}
-		for i := range t.Entries {
-			e := &t.Entries[i]
-			switch {
-			case e.Uncaptured:
-				if e.Kind == manifest.KindFile && !e.Hash.IsZero() {
-					set[e.Hash] = struct{}{} // keeps its reference record (refs.go)
-				}
-			case e.Kind == manifest.KindDir:
-				if err := mark(e.Hash); err != nil {
-					return err
-				}
-			case e.Kind == manifest.KindFile:
-				if err := r.store.MarkContent(ctx, e.Hash, set); err != nil {
-					return fmt.Errorf("turnback: gc: %s: %w (nothing was removed)", e.Name, err)
-				}
-			}
-		}
-		return nil
-	}
+	loader := manifest.NewStoreLoader(r.store)
 	for h := range live {
-		if err := mark(h); err != nil {
+		if err := r.markTree(ctx, loader, h, set); err != nil {
 			return nil, err
 		}
 	}
-	err = r.cache.Hashes(ctx, func(h cas.Hash) error {
+	err := r.cache.Hashes(ctx, func(h cas.Hash) error {
 		// Content the stat cache vouches for may be missing (say, after a
 		// damaged store was repaired by hand): then it is simply not kept.
 		if ok, err := r.store.HasContent(ctx, h); err != nil || !ok {
@@ -301,29 +357,64 @@ func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !o.DryRun {
-		// Records first: once they are gone nothing refers to the blobs.
-		if err := r.commit(ctx, writes, deletes); err != nil {
-			return nil, err
-		}
+	return set, nil
+}
+
+// markTree adds tree h and everything under it to set.
+func (r *Repo) markTree(ctx context.Context, loader manifest.Loader, h cas.Hash, set cas.LiveSet) error {
+	if _, ok := set[h]; ok {
+		return nil
 	}
-	st, err := r.store.Sweep(ctx, set, o.DryRun)
+	set[h] = struct{}{}
+	if h == manifest.EmptyTreeHash() {
+		return nil
+	}
+	t, err := loader.LoadTree(ctx, h)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("turnback: gc: tree %s: %w (run verify; nothing was removed)", h.Short(), err)
 	}
-	res.BlobsRemoved, res.ChunkListsRemoved, res.BlobsKept = st.Blobs, st.Indexes, st.Kept
-	if err := r.sweepRefs(ctx, set, o.DryRun); err != nil {
-		return nil, err
-	}
-	if !o.DryRun {
-		if err := r.backend.Reclaim(ctx); err != nil {
-			return nil, err
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		switch {
+		case e.Uncaptured:
+			if e.Kind == manifest.KindFile && !e.Hash.IsZero() {
+				set[e.Hash] = struct{}{} // keeps its reference record (refs.go)
+			}
+		case e.Kind == manifest.KindDir:
+			if err := r.markTree(ctx, loader, e.Hash, set); err != nil {
+				return err
+			}
+		case e.Kind == manifest.KindFile:
+			if err := r.store.MarkContent(ctx, e.Hash, set); err != nil {
+				return fmt.Errorf("turnback: gc: %s: %w (nothing was removed)", e.Name, err)
+			}
 		}
 	}
-	if res.SizeAfter, err = cas.DiskUsage(r.storeDir); err != nil {
-		return nil, err
+	return nil
+}
+
+// sweep commits the trimmed records, then removes the blobs, chunk lists
+// and reference records outside set, and makes the store give the space
+// back. A dry run only counts.
+func (r *Repo) sweep(ctx context.Context, g *gcRun, set cas.LiveSet) error {
+	if !g.o.DryRun {
+		// Records first: once they are gone nothing refers to the blobs.
+		if err := r.commit(ctx, g.writes, g.deletes); err != nil {
+			return err
+		}
 	}
-	return res, nil
+	st, err := r.store.Sweep(ctx, set, g.o.DryRun)
+	if err != nil {
+		return err
+	}
+	g.res.BlobsRemoved, g.res.ChunkListsRemoved, g.res.BlobsKept = st.Blobs, st.Indexes, st.Kept
+	if err := r.sweepRefs(ctx, set, g.o.DryRun); err != nil {
+		return err
+	}
+	if !g.o.DryRun {
+		return r.backend.Reclaim(ctx)
+	}
+	return nil
 }
 
 // autoSlack lets a session grow this far past its turn limit before the

@@ -1,7 +1,6 @@
 package turnback_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -15,7 +14,8 @@ import (
 // would keep every remaining turn; while its turns remain, gc keeps it,
 // also a full gc with the Repo's own small policy.
 func TestCheckpointFollowsAutomaticRetention(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	f := newRetFolder(t)
 	f.write("f.txt", []byte("0"))
 	repo := f.open(turnback.Options{KeepTurns: 2})

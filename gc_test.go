@@ -106,11 +106,12 @@ func turnNumbers(ts []*turnback.Turn) []int {
 // --keep 1) leaves the three undone turns on the redo stack, and they redo
 // one by one to their states. -short: 300 turns.
 func TestRetentionLongSessionBounded(t *testing.T) {
+	t.Parallel()
 	n := 1000
 	if testing.Short() {
 		n = 300
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newRetFolder(t)
 	f.write("f.txt", []byte("0"))
 	repo := f.open(turnback.Options{})
@@ -230,7 +231,8 @@ func TestRetentionLongSessionBounded(t *testing.T) {
 // removes the turn the snap just opened, whether the previous turn was
 // closed by end or by that snap; ends land on it and undo works.
 func TestRetentionKeepsOpenTurn(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	f := newRetFolder(t)
 	f.write("f.txt", []byte("0"))
 	repo := f.open(turnback.Options{KeepTurns: 1, KeepAge: time.Nanosecond})
@@ -282,11 +284,12 @@ func TestRetentionKeepsOpenTurn(t *testing.T) {
 // turn 100, where the automatic full gc (every 50th turn, once the store
 // has doubled) brings it back to about the kept versions. Not in -short.
 func TestRetentionAutoGCBoundsStore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 300 MiB")
 	}
 	const size = 3 << 20
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newRetFolder(t)
 	repo := f.open(turnback.Options{KeepTurns: 5})
 	defer repo.Close()

@@ -18,7 +18,8 @@ import (
 // garbage. verify reports the damage, show and restore fail with
 // ErrCorrupt, nothing hangs or panics, and the folder is untouched.
 func TestHostileTreeCycle(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	base := t.TempDir()
 	work := filepath.Join(base, "work")

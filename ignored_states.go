@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -39,7 +38,7 @@ func newTreeIgnorer(loader manifest.Loader, src *cas.Store, root cas.Hash) *tree
 
 // ignored reports whether rel is ignored in the tree.
 func (g *treeIgnorer) ignored(ctx context.Context, rel string, isDir bool) (bool, error) {
-	d, err := g.dir(ctx, parentPath(rel))
+	d, err := g.dir(ctx, manifest.ParentPath(rel))
 	if err != nil {
 		return false, err
 	}
@@ -58,7 +57,7 @@ func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, erro
 		}
 		d.m = m
 	} else {
-		p, err := g.dir(ctx, parentPath(rel))
+		p, err := g.dir(ctx, manifest.ParentPath(rel))
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +75,7 @@ func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, erro
 func (g *treeIgnorer) load(ctx context.Context, rel string, m *ignore.Matcher) (*ignore.Matcher, error) {
 	var rules []*ignore.Rules
 	for _, name := range ignore.FileNames {
-		p := joinPath(rel, name)
+		p := manifest.JoinPath(rel, name)
 		e, err := manifest.Find(ctx, g.loader, g.root, p)
 		if err != nil {
 			return nil, err
@@ -98,13 +97,6 @@ func (g *treeIgnorer) load(ctx context.Context, rel string, m *ignore.Matcher) (
 		rules = append(rules, ignore.Parse(rel, data))
 	}
 	return m.Push(rules...), nil
-}
-
-func parentPath(rel string) string {
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		return rel[:i]
-	}
-	return ""
 }
 
 // dropIgnored removes from actions every path ignored in the state from

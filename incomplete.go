@@ -85,12 +85,12 @@ type Uncaptured = walker.Uncaptured
 // over the size limit and is held by no usable reference: the changes an
 // undo cannot revert.
 func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	out := map[int][]string{}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	known := map[cas.Hash]bool{}
 	f := ref.NewFinder()
 	for _, t := range turns {

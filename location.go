@@ -1,7 +1,7 @@
 package turnback
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 )
-
-// ErrScope: the work tree is the filesystem root or the home directory,
-// which turnback refuses without Options.Force.
-var ErrScope = errors.New("turnback: refusing a work tree that is / or the home directory (use --force if you mean it)")
 
 // canonical returns the absolute, symlink-free form of dir.
 func canonical(dir string) (string, error) {
@@ -44,13 +40,9 @@ func DefaultStoreDir(workTree string) (string, error) {
 	if s := os.Getenv("TURNBACK_STORE"); s != "" {
 		return filepath.Abs(s)
 	}
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("turnback: no store location: set TURNBACK_STORE or HOME: %w", err)
-		}
-		base = filepath.Join(home, ".local", "share")
+	base, err := dataHome()
+	if err != nil {
+		return "", fmt.Errorf("turnback: no store location: set TURNBACK_STORE or HOME: %w", err)
 	}
 	name := unsafeKey.ReplaceAllString(filepath.Base(workTree), "_")
 	if len(name) > 40 {
@@ -121,4 +113,69 @@ func checkScope(workTree string) error {
 		}
 	}
 	return nil
+}
+
+// CheckLocation runs the checks Open makes before it creates anything:
+// the work tree exists (and, without force, is not / or the home
+// directory), the store is not inside it, and the store does not belong
+// to another work tree. It creates nothing.
+func CheckLocation(workTree, store string, force bool) error {
+	wt, err := canonical(workTree)
+	if err != nil {
+		return err
+	}
+	if !force {
+		if err := checkScope(wt); err != nil {
+			return err
+		}
+	}
+	if store, err = storeDirOf(wt, store); err != nil {
+		return err
+	}
+	real, err := resolveExisting(store)
+	if err != nil {
+		return fmt.Errorf("turnback: store %s: %w", store, err)
+	}
+	if within(wt, real) {
+		return &storeInWorkTreeError{store: store, workTree: wt}
+	}
+	if rec, ok := recordedWorkTree(store); ok && rec != wt {
+		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
+	}
+	if _, m, err := inspectStore(context.Background(), store); err != nil {
+		return err
+	} else if m != nil && m.WorkTree != "" && m.WorkTree != wt {
+		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
+	}
+	return nil
+}
+
+// dataHome is ${XDG_DATA_HOME:-~/.local/share}, where the default stores
+// live (in its turnback directory).
+func dataHome() (string, error) {
+	if base := os.Getenv("XDG_DATA_HOME"); base != "" {
+		return base, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// storeDirOf returns the absolute store directory of work tree wt: store,
+// or DefaultStoreDir(wt) when store is empty.
+func storeDirOf(wt, store string) (string, error) {
+	dir := store
+	if dir == "" {
+		var err error
+		if dir, err = DefaultStoreDir(wt); err != nil {
+			return "", err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("turnback: store %s: %w", dir, err)
+	}
+	return abs, nil
 }

@@ -30,10 +30,6 @@ const (
 	storeVersion = 1
 )
 
-// ErrNotStore: the directory given as the store holds files turnback
-// did not write; nothing was written there.
-var ErrNotStore = errors.New("turnback: not a turnback store")
-
 // storeMarker is the marker's content.
 type storeMarker struct {
 	Format   string `json:"format"`

@@ -24,7 +24,7 @@ type regressTree struct {
 
 func newRegressTree(t *testing.T) *regressTree {
 	t.Helper()
-	rt := &regressTree{t: t, ctx: context.Background(), dir: t.TempDir(), store: t.TempDir()}
+	rt := &regressTree{t: t, ctx: t.Context(), dir: t.TempDir(), store: t.TempDir()}
 	r, err := turnback.Open(rt.ctx, rt.dir, turnback.Options{Store: rt.store, LockWait: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +89,7 @@ func (rt *regressTree) want(want mtree) {
 // turn that replaced a non-empty directory by a file or symlink, and
 // restore of such a state all failed this way. Kept as a regression test.
 func TestRegressUndoFileBecameDirectory(t *testing.T) {
+	t.Parallel()
 	t.Run("undo", func(t *testing.T) {
 		rt := newRegressTree(t)
 		rt.write("f", "x")
@@ -142,6 +143,7 @@ func TestRegressUndoFileBecameDirectory(t *testing.T) {
 // restorable and the symlink is left alone and never followed (the
 // subtest below guards that: e must hold only e/keep).
 func TestRegressUndoParentDirectoryDeleted(t *testing.T) {
+	t.Parallel()
 	t.Run("deleted", func(t *testing.T) {
 		rt := newRegressTree(t)
 		rt.write("d/x", "x")
@@ -192,14 +194,15 @@ func TestRegressUndoParentDirectoryDeleted(t *testing.T) {
 
 // Bug: undo (and redo) report a conflict, and refuse, for a path they
 // would not change: the turn changed x and y, the user put x back by
-// hand, and undo must now revert y alone. DESIGN.md: "Conflict (undo): a
-// path the undo would change whose current content differs from what the
-// newest undone turn that changed it left there". Repo.actionsFor
-// (undo.go) checks every path the turns changed for a conflict before it
+// hand, and undo must now revert y alone. The conflict rule (package doc,
+// invariant 4) names only a path that undo would change, whose content
+// differs from what the newest undone turn that changed it left there.
+// Repo.actionsFor (undo.go) checks every path the turns changed for a conflict before it
 // skips the paths that already hold their target (sameState(cur, want)),
 // so x is listed as "modified since" and nothing is undone; the
 // conflict check belongs after that skip.
 func TestRegressUndoConflictOnPathItWouldNotChange(t *testing.T) {
+	t.Parallel()
 	rt := newRegressTree(t)
 	rt.write("x", "1")
 	rt.write("y", "1")
@@ -226,6 +229,7 @@ func TestRegressUndoConflictOnPathItWouldNotChange(t *testing.T) {
 // too, but only the paths the turn changed are reported as not
 // restorable (found with model seed 514451579974788323).
 func TestRegressBlockedParentNotReported(t *testing.T) {
+	t.Parallel()
 	rt := newRegressTree(t)
 	rt.write("a", "x")
 	rt.do("mkdir", os.MkdirAll(rt.path("c/b"), 0o755))

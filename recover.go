@@ -9,25 +9,6 @@ import (
 	"github.com/turnback/turnback/restore"
 )
 
-// ErrUnfinished: an undo, redo or restore passed its commit point and
-// could not complete (a step failed: permission refused, an immutable
-// file, an I/O error, a full disk). Its journal stays in the store and
-// every operation first tries again to finish it; until that works, or
-// Recover with rollback puts back what it changed, operations fail with
-// an *UnfinishedError.
-var ErrUnfinished = errors.New("turnback: an interrupted undo, redo or restore is not finished")
-
-// UnfinishedError wraps ErrUnfinished and the cause (naming the path).
-type UnfinishedError struct{ Err error }
-
-func (e *UnfinishedError) Error() string {
-	return fmt.Sprintf("turnback: an undo, redo or restore stopped part way and is not finished: %v\n"+
-		"turnback: fix the cause, then run \"turnback recover\" (any command tries again) to finish it, "+
-		"or \"turnback recover --rollback\" to put back the state before it", e.Err)
-}
-
-func (e *UnfinishedError) Unwrap() []error { return []error{ErrUnfinished, e.Err} }
-
 // unfinished wraps an error from a restore past its commit point.
 func unfinished(err error) error {
 	if err == nil || !errors.Is(err, restore.ErrUnfinished) {
@@ -58,10 +39,10 @@ type RecoverResult struct {
 // the state before it and its session records are not written. Paths
 // edited since it stopped are left as they are (listed in Kept).
 func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
-	if err := r.lockOnly(); err != nil {
+	if err := r.lockOnly(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)

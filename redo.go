@@ -1,7 +1,7 @@
 package turnback
 
-// Redo and Restore: the restores that move forward again or to any
-// snapshot (undo.go has Undo and the execute step all three share).
+// Redo: re-applying undone turns (restore.go has the execute step that
+// Undo, Redo and Restore share).
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 )
 
 // Redo re-applies undone turns one at a time, oldest first. It stops at
@@ -21,10 +19,10 @@ func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	total := &RestoreResult{}
 	for i := 0; i < n; i++ {
 		one, err := r.redoOne(ctx, force)
@@ -88,7 +86,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	left := map[string]*manifest.Entry{}
 	err = manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 		e, err := manifest.Find(ctx, loader, expected, c.Path)
@@ -126,44 +124,6 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = 1, overwritten(out, res.Conflicts)
-	out.NotRestorable = append(out.NotRestorable, ignored...)
-	return out, nil
-}
-
-// Restore makes the whole captured scope exactly snapshot id: paths
-// absent from it are deleted (ignored paths, and uncaptured ones, stay).
-// It records a checkpoint of the state it replaced and changes no
-// session's turns.
-func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
-	if err := r.lock(); err != nil {
-		return nil, err
-	}
-	defer r.mu.Unlock()
-	h, err := r.resolve(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := r.capture(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var actions []restore.Action
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
-	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
-		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
-	if err != nil {
-		return nil, err
-	}
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	return out, nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// Content by reference (DESIGN.md "protected by reference"): a file over
+// Content by reference (see the package doc): a file over
 // the size limit is hashed, not stored. After each capture, protectLarge
 // looks for its content where it already sits (its repository's Git LFS
 // objects, git's object database, or else a copy-on-write clone in the

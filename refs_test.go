@@ -2,7 +2,6 @@ package turnback_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -53,7 +52,8 @@ func newLFSFixture(t *testing.T) *lfsFixture {
 // (all or nothing): nothing in the work tree changes, no staging file
 // is left, and once the object is right again the undo succeeds.
 func TestRefGoesStaleWhileStaging(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	f := newLFSFixture(t)
 	repo, err := turnback.Open(ctx, f.dir, turnback.Options{Store: filepath.Join(t.TempDir(), "store"), SizeLimit: 1 << 20})
 	if err != nil {

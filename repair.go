@@ -27,13 +27,8 @@ func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, 
 	if err != nil {
 		return nil, err
 	}
-	storeDir := opts.Store
-	if storeDir == "" {
-		if storeDir, err = DefaultStoreDir(wt); err != nil {
-			return nil, err
-		}
-	}
-	if storeDir, err = filepath.Abs(storeDir); err != nil {
+	storeDir, err := storeDirOf(wt, opts.Store)
+	if err != nil {
 		return nil, err
 	}
 	state, _, err := inspectStore(ctx, storeDir)

@@ -15,9 +15,6 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// ErrBusy: another process holds the store past the lock wait.
-var ErrBusy = cas.ErrBusy
-
 // DefaultLockWait is how long Open waits for another process by default.
 const DefaultLockWait = 10 * time.Second
 
@@ -74,14 +71,6 @@ const (
 	AccessReadPreferWrite
 )
 
-// ErrNoSpace: the store's disk is (nearly) full; the error is a
-// *cas.NoSpaceError naming the device and the space to free.
-var ErrNoSpace = cas.ErrNoSpace
-
-// ErrReadOnly: an operation that records something on a Repo opened
-// read-only (AccessRead).
-var ErrReadOnly = cas.ErrReadOnly
-
 // Repo is an open store bound to one work tree and one session. Its
 // methods are safe for concurrent use; they run one at a time (across
 // every view of the same store, see View).
@@ -95,7 +84,9 @@ type Repo struct {
 
 // repoCore is what every view of an open store shares.
 type repoCore struct {
-	mu       sync.Mutex
+	// turn holds one token while an operation runs: operations on the
+	// store (of every view) run one at a time (lock.go).
+	turn     chan struct{}
 	workTree string
 	storeDir string
 	readOnly bool // opened with AccessRead (or fell back to it)
@@ -110,7 +101,8 @@ type repoCore struct {
 	// recovered: Open finished an interrupted restore (Recover says so).
 	recovered bool
 	watch     *watchState // set by Watch
-	// holder describes the operation that holds mu (views wait for it).
+	// holder describes the operation that holds the turn (views wait
+	// for it).
 	holderMu sync.Mutex
 	holder   string
 	// proved: the reference verifyRef read content back from (refsource.go).
@@ -143,46 +135,6 @@ func ValidSession(name string) error {
 	return nil
 }
 
-// CheckLocation runs the checks Open makes before it creates anything:
-// the work tree exists (and, without force, is not / or the home
-// directory), the store is not inside it, and the store does not belong
-// to another work tree. It creates nothing.
-func CheckLocation(workTree, store string, force bool) error {
-	wt, err := canonical(workTree)
-	if err != nil {
-		return err
-	}
-	if !force {
-		if err := checkScope(wt); err != nil {
-			return err
-		}
-	}
-	if store == "" {
-		if store, err = DefaultStoreDir(wt); err != nil {
-			return err
-		}
-	}
-	if store, err = filepath.Abs(store); err != nil {
-		return fmt.Errorf("turnback: store %s: %w", store, err)
-	}
-	real, err := resolveExisting(store)
-	if err != nil {
-		return fmt.Errorf("turnback: store %s: %w", store, err)
-	}
-	if within(wt, real) {
-		return fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", store, wt)
-	}
-	if rec, ok := recordedWorkTree(store); ok && rec != wt {
-		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
-	}
-	if _, m, err := inspectStore(context.Background(), store); err != nil {
-		return err
-	} else if m != nil && m.WorkTree != "" && m.WorkTree != wt {
-		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
-	}
-	return nil
-}
-
 // Open opens (creating on first use) the store of workTree. If another
 // process holds the store, Open waits up to Options.LockWait and then
 // returns an error wrapping ErrBusy that names the holder.
@@ -202,14 +154,9 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if err := ValidSession(opts.Session); err != nil {
 		return nil, err
 	}
-	storeDir := opts.Store
-	if storeDir == "" {
-		if storeDir, err = DefaultStoreDir(wt); err != nil {
-			return nil, err
-		}
-	}
-	if storeDir, err = filepath.Abs(storeDir); err != nil {
-		return nil, fmt.Errorf("turnback: store %s: %w", opts.Store, err)
+	storeDir, err := storeDirOf(wt, opts.Store)
+	if err != nil {
+		return nil, err
 	}
 	// Check before creating anything: a refused store must leave no trace
 	// in the work tree.
@@ -218,7 +165,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		return nil, fmt.Errorf("turnback: store %s: %w", storeDir, err)
 	}
 	if within(wt, realStore) {
-		return nil, fmt.Errorf("turnback: store %s is inside the work tree %s; put it elsewhere (--store or TURNBACK_STORE)", storeDir, wt)
+		return nil, &storeInWorkTreeError{store: storeDir, workTree: wt}
 	}
 	// A store is a store: an absent or empty directory, or one with the
 	// marker (or an earlier turnback's store); anything else is refused
@@ -272,6 +219,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{
 		repoCore: &repoCore{
+			turn:     make(chan struct{}, 1),
 			workTree: wt,
 			storeDir: storeDir,
 			readOnly: readOnly,
@@ -413,8 +361,8 @@ func (r *Repo) Close() error {
 	if r.view {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.hold()
+	defer r.unlock()
 	if r.closed {
 		return nil
 	}
@@ -438,74 +386,6 @@ func (r *Repo) View(o Options) (*Repo, error) {
 		return nil, err
 	}
 	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}, nil
-}
-
-// lockView waits for the operation of another view as Open waits for
-// another process: up to Options.LockWait (default DefaultLockWait,
-// negative: not at all), calling OnWait once, then ErrBusy naming the
-// operation that holds the store.
-func (r *Repo) lockView() error {
-	if r.mu.TryLock() {
-		return nil
-	}
-	wait := r.opts.LockWait
-	if wait == 0 {
-		wait = DefaultLockWait
-	}
-	r.holderMu.Lock()
-	holder := r.holder
-	r.holderMu.Unlock()
-	if holder == "" {
-		holder = "another operation of this process"
-	}
-	if wait > 0 && r.opts.OnWait != nil {
-		r.opts.OnWait(holder)
-	}
-	deadline := time.Now().Add(wait)
-	for d := time.Millisecond; time.Now().Before(deadline); d = min(2*d, 20*time.Millisecond) {
-		time.Sleep(d)
-		if r.mu.TryLock() {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s is held by %s", ErrBusy, r.storeDir, holder)
-}
-
-// lock takes the store for one operation. It first finishes (or rolls
-// back) a restore that failed part way in this process, as Open does for
-// one that a crash interrupted.
-func (r *Repo) lock() error {
-	if err := r.lockOnly(); err != nil {
-		return err
-	}
-	if r.recover {
-		if err := r.recoverRestore(context.WithoutCancel(context.Background())); err != nil {
-			r.mu.Unlock()
-			return err
-		}
-		r.recover = false
-	}
-	return nil
-}
-
-// lockOnly takes the store without finishing an interrupted restore
-// (Recover does that itself).
-func (r *Repo) lockOnly() error {
-	if r.view {
-		if err := r.lockView(); err != nil {
-			return err
-		}
-	} else {
-		r.mu.Lock()
-	}
-	r.holderMu.Lock()
-	r.holder = r.opts.Holder
-	r.holderMu.Unlock()
-	if r.closed {
-		r.mu.Unlock()
-		return fmt.Errorf("turnback: repo is closed")
-	}
-	return nil
 }
 
 // restorePending reports whether storeDir holds the journal or the

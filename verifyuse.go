@@ -2,23 +2,16 @@ package turnback
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 )
 
 // skipVerifyUse turns verifyUse off, for the benchmark that measures its
 // cost only.
 var skipVerifyUse = false
-
-// ErrUnverified: an undo, redo or restore stopped before changing
-// anything because content it and its way back need is damaged or
-// missing in the store.
-var ErrUnverified = errors.New("turnback: stopped before changing anything")
 
 // verifyUse confirms, before a restore changes the folder, that the
 // store holds, readable and correct, everything the way back needs: the
@@ -38,7 +31,7 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 	if skipVerifyUse {
 		return nil
 	}
-	loader := manifest.NewCachingLoader(walker.NewLoader(r.store))
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
 	seen := map[cas.Hash]bool{}
 	trees := map[cas.Hash]bool{}
 	var check func(p string, e *manifest.Entry) error
@@ -61,7 +54,7 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 				return unverified(p+"/", e.Hash, err)
 			}
 			for i := range t.Entries {
-				if err := check(joinPath(p, t.Entries[i].Name), &t.Entries[i]); err != nil {
+				if err := check(manifest.JoinPath(p, t.Entries[i].Name), &t.Entries[i]); err != nil {
 					return err
 				}
 			}
@@ -85,6 +78,6 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 }
 
 func unverified(p string, h cas.Hash, err error) error {
-	return fmt.Errorf("%w: the store's copy of %s (content %s), which the way back needs, cannot be used: %w (run 'turnback verify'; the file itself is untouched)",
+	return fmt.Errorf("%w: the store's copy of %s (content %s), which the way back needs, cannot be used: %w",
 		ErrUnverified, p, h.Short(), err)
 }

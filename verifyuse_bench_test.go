@@ -4,13 +4,13 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/restore"
-	"github.com/turnback/turnback/walker"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
 )
 
 // BenchmarkVerifyUse measures verifyUse alone on the actions of such an
@@ -58,7 +58,7 @@ func BenchmarkVerifyUse(b *testing.B) {
 			if r, err = Open(ctx, work, Options{Store: filepath.Join(base, "store")}); err != nil {
 				b.Fatal(err)
 			}
-			loader := walker.NewLoader(r.store)
+			loader := manifest.NewStoreLoader(r.store)
 			var actions []restore.Action
 			for i := range size.files {
 				p := fmt.Sprintf("f%04d", i)

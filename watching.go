@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/turnback/turnback/cas"
-	"github.com/turnback/turnback/cas/ref"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
 )
@@ -48,12 +47,6 @@ type watchState struct {
 	totals        *walker.TreeTotals
 }
 
-// captured is a capture's result and, for a watching Repo, how it read.
-type captured struct {
-	*walker.Result
-	Watch *WatchInfo
-}
-
 // Watch starts a watcher on the work tree: from then on every capture
 // of this Repo (and of its views) reads only the directories where
 // something happened since the previous capture, and the whole tree when
@@ -64,10 +57,10 @@ type captured struct {
 // lasts until Close. It is meant for a process that keeps the Repo open
 // across many captures.
 func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
-	if err := r.lock(); err != nil {
+	if err := r.lock(ctx); err != nil {
 		return err
 	}
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.watch != nil {
 		return fmt.Errorf("turnback: %s is already watched by this process", r.workTree)
 	}
@@ -106,8 +99,8 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 // inotify watch limit, say), "" if it could or the Repo is not watching.
 // Until it can, every capture walks the whole tree.
 func (r *Repo) WatchProblem() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.hold()
+	defer r.unlock()
 	if r.watch == nil {
 		return ""
 	}
@@ -141,48 +134,6 @@ func (r *Repo) stopWatch() {
 		ws.w.Close()
 		r.watch = nil
 	}
-}
-
-// capture walks the work tree into the store: all of it, or for a
-// watching Repo what changed since its previous capture.
-func (r *Repo) capture(ctx context.Context) (*captured, error) {
-	root, err := os.OpenRoot(r.workTree)
-	if err != nil {
-		return nil, fmt.Errorf("turnback: open work tree: %w", err)
-	}
-	defer root.Close()
-	opts := walker.Options{
-		SizeLimit:     r.opts.SizeLimit,
-		LargeDirFiles: r.opts.LargeDirFiles,
-		Progress:      r.opts.Progress,
-		Cache:         r.cache,
-	}
-	finder := ref.NewFinder()  // for protectLarge (refs.go)
-	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing
-	opts.LargeSums = r.largeWant(finder)
-	ws := r.watch
-	var info *WatchInfo
-	if ws != nil {
-		info = r.planWatched(ctx, ws, &opts)
-	}
-	if opts.Base.IsZero() {
-		if opts.Previous, err = r.latest(ctx); err != nil {
-			return nil, err
-		}
-	}
-	res, err := walker.Capture(ctx, root, r.store, opts)
-	if err != nil {
-		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
-	}
-	if err := r.protectLarge(ctx, finder, &res.Stats); err != nil {
-		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
-	}
-	if ws != nil {
-		ws.base, ws.sizeLimit, ws.largeDirFiles = res.Root, r.opts.SizeLimit, r.opts.LargeDirFiles
-		ws.pending = watch.Changes{}
-		info.DirsRead, info.DirsReused = res.Stats.Dirs-res.Stats.DirsReused, res.Stats.DirsReused
-	}
-	return &captured{Result: res, Watch: info}, nil
 }
 
 // planWatched takes the watcher's changes and sets opts up for an

@@ -69,8 +69,9 @@ func writeFile(t *testing.T, root, rel, data string) {
 // TestWatchIncremental: after Watch, captures read only what changed and
 // equal full walks; a second session's view shares the watcher.
 func TestWatchIncremental(t *testing.T) {
+	t.Parallel()
 	r, wt := watchedRepo(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	res, err := r.Snap(ctx, "first")
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +115,9 @@ func TestWatchIncremental(t *testing.T) {
 // TestWatchGCKeepsBase: gc while watching must keep the trees the next
 // incremental capture reuses, even those of a capture no turn recorded.
 func TestWatchGCKeepsBase(t *testing.T) {
+	t.Parallel()
 	r, wt := watchedRepo(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := r.Snap(ctx, "one"); err != nil {
 		t.Fatal(err)
 	}
@@ -144,17 +146,27 @@ func TestWatchGCKeepsBase(t *testing.T) {
 	}
 }
 
-// TestViewLockWait: a view waits for another view's operation as Open
-// waits for another process, then fails with ErrBusy naming it.
-func TestViewLockWait(t *testing.T) {
+// undoHeld opens a Repo on a folder with one turn and starts undoing it
+// in a view (holder "the slow undo") that stops inside the restore until
+// release is closed; done then gets the undo's error.
+func undoHeld(t *testing.T) (r *turnback.Repo, release chan struct{}, done chan error) {
+	t.Helper()
 	wt := t.TempDir()
 	writeFile(t, wt, "f", "one\n")
-	ctx := context.Background()
+	ctx := t.Context()
 	r, err := turnback.Open(ctx, wt, turnback.Options{Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	release = make(chan struct{})
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release) // a test that failed early: let the undo end
+		}
+		r.Close()
+	})
 	if _, err := r.Snap(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -163,18 +175,27 @@ func TestViewLockWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow, _ := r.View(turnback.Options{Holder: "the slow undo"})
-	entered, release := make(chan struct{}), make(chan struct{})
+	entered := make(chan struct{})
 	var once sync.Once
 	slow.SetRestoreHook(func(string) error {
 		once.Do(func() { close(entered); <-release })
 		return nil
 	})
-	done := make(chan error, 1)
+	done = make(chan error, 1)
 	go func() { _, err := slow.Undo(ctx, 1, false); done <- err }()
 	<-entered
+	return r, release, done
+}
+
+// TestViewLockWait: a view waits for another view's operation as Open
+// waits for another process, then fails with ErrBusy naming it.
+func TestViewLockWait(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	r, release, done := undoHeld(t)
 	var waited []string
 	quick, _ := r.View(turnback.Options{LockWait: 50 * time.Millisecond, OnWait: func(h string) { waited = append(waited, h) }})
-	_, err = quick.Status(ctx)
+	_, err := quick.Status(ctx)
 	if !errors.Is(err, turnback.ErrBusy) || !strings.Contains(err.Error(), "the slow undo") {
 		t.Errorf("status while another view undoes: %v; want ErrBusy naming the undo", err)
 	}
@@ -192,5 +213,35 @@ func TestViewLockWait(t *testing.T) {
 	// And a view that waits long enough gets its turn.
 	if _, err := quick.Status(ctx); err != nil {
 		t.Errorf("status after the undo: %v", err)
+	}
+}
+
+// TestLockContext: an operation waiting for another one's turn stops
+// waiting when its context is done, with an error wrapping the
+// context's, and changes nothing; the Repo from Open and a view with a
+// long LockWait both wait on the context.
+func TestLockContext(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	r, release, done := undoHeld(t)
+	long, _ := r.View(turnback.Options{LockWait: time.Hour})
+	for name, repo := range map[string]*turnback.Repo{"open": r, "view": long} {
+		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		_, err := repo.Snap(cctx, "waits")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, turnback.ErrBusy) {
+			t.Errorf("%s: snap while another operation runs, context ends: %v; want the context's error", name, err)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	turns, _, err := r.Turns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turns) != 0 {
+		t.Errorf("turns after the undo and the snaps that gave up: %d; want 0", len(turns))
 	}
 }

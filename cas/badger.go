@@ -453,3 +453,23 @@ func (b *Badger) Close() error {
 	}
 	return perr
 }
+
+// viewEach calls fn with every item of db that an iterator with opt
+// yields (one version of each key or all, values prefetched or not), in
+// key order, in one read transaction, checking ctx before each. An error
+// from fn or ctx stops it and is returned as is.
+func viewEach(ctx context.Context, db *badger.DB, opt badger.IteratorOptions, fn func(*badger.Item) error) error {
+	return db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(opt)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(it.Item()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

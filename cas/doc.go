@@ -114,7 +114,8 @@
 //
 // # Verification
 //
-// Every read is verified (DESIGN.md invariant 6): GetBlob decodes the
+// Every read is verified (the "verified" invariant of package turnback:
+// damaged data is an error, never wrong bytes on disk): GetBlob decodes the
 // record and checks the result against its address, and Open checks every
 // chunk the same way, its size against the chunk list, and at the end the
 // whole content against the file's address. A mismatch, an undecodable

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync"
 
 	"github.com/zeebo/blake3"
 )
@@ -168,11 +169,18 @@ func (s *Store) Verify(ctx context.Context, h Hash, seen map[Hash]bool) error {
 	return nil
 }
 
+// hashBufs holds HashReader's read buffers: restores hash every path
+// they replace, twice, so a fresh buffer per file would dominate small
+// files.
+var hashBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
 // HashReader returns the content address of everything r yields, and its
-// length, without storing anything.
+// length, without storing anything. It checks ctx before every read.
 func HashReader(ctx context.Context, r io.Reader) (Hash, int64, error) {
 	h := blake3.New()
-	buf := make([]byte, 256<<10)
+	bp := hashBufs.Get().(*[]byte)
+	defer hashBufs.Put(bp)
+	buf := *bp
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {

@@ -277,32 +277,21 @@ func (b *Badger) repack(ctx context.Context) error {
 // scanPacked calls fn with every key whose value is a pack pointer, the
 // pointer decoded and as stored.
 func (b *Badger) scanPacked(ctx context.Context, fn func(key []byte, p packPtr, raw []byte) error) error {
-	err := b.db.View(func(txn *badger.Txn) error {
-		opt := badger.DefaultIteratorOptions
-		opt.PrefetchValues = false
-		it := txn.NewIterator(opt)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			item := it.Item()
-			if item.UserMeta()&metaPacked == 0 {
-				continue
-			}
-			raw, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			p, err := decodePackPtr(raw)
-			if err != nil {
-				return fmt.Errorf("cas: key %q: %w", item.Key(), err)
-			}
-			if err := fn(item.Key(), p, raw); err != nil {
-				return err
-			}
+	opt := badger.DefaultIteratorOptions
+	opt.PrefetchValues = false
+	err := viewEach(ctx, b.db, opt, func(item *badger.Item) error {
+		if item.UserMeta()&metaPacked == 0 {
+			return nil
 		}
-		return nil
+		raw, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		p, err := decodePackPtr(raw)
+		if err != nil {
+			return fmt.Errorf("cas: key %q: %w", item.Key(), err)
+		}
+		return fn(item.Key(), p, raw)
 	})
 	if errors.Is(err, badger.ErrDBClosed) {
 		return ErrClosed

@@ -1,6 +1,7 @@
 package cas
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -116,4 +117,44 @@ func (p *packs) dropReader(id uint64) {
 		_ = f.Close()
 		delete(p.readers, id)
 	}
+}
+
+// packPtr locates one value in a pack file.
+type packPtr struct {
+	pack uint64 // pack id
+	off  int64  // offset of the value in the file
+	size int64  // length of the value
+	crc  uint32 // CRC-32C of the value
+}
+
+func (p packPtr) encode() []byte {
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+4)
+	b = append(b, packPointerTag)
+	b = binary.AppendUvarint(b, p.pack)
+	b = binary.AppendUvarint(b, uint64(p.off))
+	b = binary.AppendUvarint(b, uint64(p.size))
+	return binary.LittleEndian.AppendUint32(b, p.crc)
+}
+
+func decodePackPtr(b []byte) (packPtr, error) {
+	bad := fmt.Errorf("%w: malformed pack pointer", ErrCorrupt)
+	if len(b) < 1+3+4 || b[0] != packPointerTag {
+		return packPtr{}, bad
+	}
+	var p packPtr
+	r := b[1:]
+	var vals [3]uint64
+	for i := range vals {
+		v, n := binary.Uvarint(r)
+		if n <= 0 {
+			return packPtr{}, bad
+		}
+		vals[i], r = v, r[n:]
+	}
+	if len(r) != 4 || vals[1] > 1<<62 || vals[2] > 1<<40 {
+		return packPtr{}, bad
+	}
+	p.pack, p.off, p.size = vals[0], int64(vals[1]), int64(vals[2])
+	p.crc = binary.LittleEndian.Uint32(r)
+	return p, nil
 }

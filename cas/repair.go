@@ -234,22 +234,14 @@ func readMemtables(ctx context.Context, old string, mems []string, recs map[stri
 	}
 	defer db.Close()
 	res.Memtables = len(mems)
-	return db.View(func(txn *badger.Txn) error {
-		opt := badger.DefaultIteratorOptions
-		opt.AllVersions = true
-		it := txn.NewIterator(opt)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			item := it.Item()
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			keep(recs, item.KeyCopy(nil), item.Version(), item.IsDeletedOrExpired(), item.UserMeta(), v)
+	opt := badger.DefaultIteratorOptions
+	opt.AllVersions = true
+	return viewEach(ctx, db, opt, func(item *badger.Item) error {
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
 		}
+		keep(recs, item.KeyCopy(nil), item.Version(), item.IsDeletedOrExpired(), item.UserMeta(), v)
 		return nil
 	})
 }

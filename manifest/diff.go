@@ -21,20 +21,13 @@ const (
 
 // String returns "added", "deleted", "modified", "mode" or "type".
 func (c ChangeKind) String() string {
-	switch c {
-	case Added:
-		return "added"
-	case Deleted:
-		return "deleted"
-	case Modified:
-		return "modified"
-	case ModeChanged:
-		return "mode"
-	case TypeChanged:
-		return "type"
+	if int(c) < len(changeNames) && changeNames[c] != "" {
+		return changeNames[c]
 	}
 	return fmt.Sprintf("change(%d)", uint8(c))
 }
+
+var changeNames = [...]string{Added: "added", Deleted: "deleted", Modified: "modified", ModeChanged: "mode", TypeChanged: "type"}
 
 // Change is one difference between two trees.
 type Change struct {
@@ -88,13 +81,13 @@ func (d *differ) dir(dir string, a, b cas.Hash, depth int) error {
 		}
 		switch {
 		case len(eb) == 0 || len(ea) > 0 && ea[0].Name < eb[0].Name:
-			err = d.gone(joinPath(dir, ea[0].Name), ea[0], depth)
+			err = d.gone(JoinPath(dir, ea[0].Name), ea[0], depth)
 			ea = ea[1:]
 		case len(ea) == 0 || eb[0].Name < ea[0].Name:
-			err = d.came(joinPath(dir, eb[0].Name), eb[0], depth)
+			err = d.came(JoinPath(dir, eb[0].Name), eb[0], depth)
 			eb = eb[1:]
 		default:
-			err = d.pair(joinPath(dir, ea[0].Name), ea[0], eb[0], depth)
+			err = d.pair(JoinPath(dir, ea[0].Name), ea[0], eb[0], depth)
 			ea, eb = ea[1:], eb[1:]
 		}
 		if err != nil {

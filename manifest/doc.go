@@ -10,6 +10,8 @@
 // carries its permission bits (0o7777: rwx for user, group, other, plus
 // setuid, setgid, sticky) and, when recorded (Owned), its owner's numeric
 // uid and gid. Timestamps and other metadata are not part of a tree.
+// The bits are numbered as chmod(2) numbers them (ModeSetuid is 0o4000),
+// not as fs.FileMode does; ModeOf and FileMode convert between the two.
 //
 //	kind     Size           Hash                Target   Uncaptured  Files            LinkTo
 //	file     content bytes  content hash        ""       allowed     0                allowed
@@ -26,6 +28,14 @@
 // always has a non-zero Hash. Names are one path component: not empty, not
 // "." or "..", no '/' or NUL, at most 255 bytes. Symlink targets are data,
 // never followed: they may be absolute or contain "..", but hold no NUL.
+//
+// # Paths
+//
+// A path inside a tree is slash-separated and relative to its root, which
+// is "": "a", "a/b". JoinPath, SplitPath, ParentPath and DisplayPath (the
+// root shown as ".") are the one spelling of those operations for every
+// package that handles tree paths, and ComparePaths is the order Walk
+// visits them in.
 //
 // # Hard links
 //
@@ -93,7 +103,7 @@
 // version 1 could hold, and the new kind and flags in version 1, so every
 // tree still has exactly one encoding. Trees stored before version 2
 // decode, re-encode and hash exactly as before (testdata/tree-v1.golden).
-
+//
 // Decode is strict and accepts exactly what Encode produces, so for every
 // input it accepts, Encode(Decode(b)) == b byte for byte, and a tree has one
 // encoding and one hash. It rejects a wrong magic or version, truncated
@@ -141,6 +151,10 @@
 //
 // Walk visits every entry below a root in the same order, descending into
 // captured directories only.
+//
+// Both read trees through a Loader: NewStoreLoader reads them from a
+// store (anything with GetBlob, such as *cas.Store), NewCachingLoader
+// remembers those already read.
 //
 // # Failures
 //

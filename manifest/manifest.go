@@ -43,18 +43,13 @@ const (
 
 // String returns "file", "dir", "symlink" or "fifo".
 func (k Kind) String() string {
-	switch k {
-	case KindFile:
-		return "file"
-	case KindDir:
-		return "dir"
-	case KindSymlink:
-		return "symlink"
-	case KindFIFO:
-		return "fifo"
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
+
+var kindNames = [...]string{KindFile: "file", KindDir: "dir", KindSymlink: "symlink", KindFIFO: "fifo"}
 
 // Entry is one name in a directory.
 type Entry struct {

@@ -41,7 +41,14 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "tree-v1.golden")
+	checkGolden(t, "tree-v1.golden", b, sampleTree())
+}
+
+// checkGolden asserts that encoding b is the one in testdata/name (written
+// with -update) and decodes back to tr.
+func checkGolden(t *testing.T, name string, b []byte, tr *Tree) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(path, []byte(hexLines(b)), 0o644); err != nil {
 			t.Fatal(err)
@@ -62,8 +69,8 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, sampleTree()) {
-		t.Fatalf("decoded golden differs:\n got %+v\nwant %+v", got, sampleTree())
+	if !reflect.DeepEqual(got, tr) {
+		t.Fatalf("decoded golden differs:\n got %+v\nwant %+v", got, tr)
 	}
 }
 
@@ -234,19 +241,7 @@ func TestValidateRejects(t *testing.T) {
 		{"symlink size", with(link, func(e *Entry) { e.Size = 2 }), "symlink size"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tr := &Tree{Entries: c.entries}
-			err := tr.Validate()
-			if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate = %v, want ErrMalformed mentioning %q", err, c.want)
-			}
-			if b, err := tr.Encode(); err == nil || b != nil {
-				t.Fatalf("Encode = %x, %v; want an error", b, err)
-			}
-			if _, _, err := tr.Hash(); err == nil {
-				t.Fatal("Hash succeeded")
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkInvalid(t, c.entries, c.want) })
 	}
 	ok := &Tree{Entries: []Entry{dir, file, link}}
 	if err := ok.Validate(); err != nil {
@@ -425,5 +420,22 @@ func TestEqualAndStrings(t *testing.T) {
 		if c.String() != want {
 			t.Errorf("ChangeKind(%d).String() = %q", c, c.String())
 		}
+	}
+}
+
+// checkInvalid asserts that a tree of entries fails Validate with
+// ErrMalformed mentioning want, and that Encode and Hash refuse it.
+func checkInvalid(t *testing.T, entries []Entry, want string) {
+	t.Helper()
+	tr := &Tree{Entries: entries}
+	err := tr.Validate()
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Validate = %v, want ErrMalformed mentioning %q", err, want)
+	}
+	if b, err := tr.Encode(); err == nil || b != nil {
+		t.Fatalf("Encode = %x, %v; want an error", b, err)
+	}
+	if _, _, err := tr.Hash(); err == nil {
+		t.Fatal("Hash succeeded")
 	}
 }

@@ -13,6 +13,32 @@ type Loader interface {
 	LoadTree(ctx context.Context, h cas.Hash) (*Tree, error)
 }
 
+// BlobGetter is the one thing a StoreLoader needs of a store: a blob by
+// its address. *cas.Store has it.
+type BlobGetter interface {
+	GetBlob(ctx context.Context, h cas.Hash) ([]byte, error)
+}
+
+// StoreLoader is the Loader over a store: it fetches a tree's encoding
+// and decodes it. It keeps nothing between calls (wrap it in a
+// CachingLoader to remember trees). Errors from the store are returned
+// as they are; an encoding Decode rejects, wrapped as Decode wraps it.
+type StoreLoader struct{ s BlobGetter }
+
+// NewStoreLoader returns a Loader reading trees from s: what anything
+// that reads stored trees (undo, diff, gc, a capture's previous
+// snapshot) uses.
+func NewStoreLoader(s BlobGetter) *StoreLoader { return &StoreLoader{s: s} }
+
+// LoadTree implements Loader.
+func (l *StoreLoader) LoadTree(ctx context.Context, h cas.Hash) (*Tree, error) {
+	data, err := l.s.GetBlob(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(data)
+}
+
 // MaxDepth bounds how deep Walk and Diff descend, so that a store that
 // hands back a cycle produces an error instead of endless recursion.
 const MaxDepth = 4096
@@ -28,33 +54,19 @@ func loadTree(ctx context.Context, l Loader, dir string, h cas.Hash, depth int) 
 		return &Tree{}, nil
 	}
 	if depth > MaxDepth {
-		return nil, fmt.Errorf("manifest: load tree of %q: deeper than %d levels", displayPath(dir), MaxDepth)
+		return nil, fmt.Errorf("manifest: load tree of %q: deeper than %d levels", DisplayPath(dir), MaxDepth)
 	}
 	t, err := l.LoadTree(ctx, h)
 	if err != nil {
-		return nil, fmt.Errorf("manifest: load tree of %q: %w", displayPath(dir), err)
+		return nil, fmt.Errorf("manifest: load tree of %q: %w", DisplayPath(dir), err)
 	}
 	if t == nil {
-		return nil, fmt.Errorf("manifest: load tree of %q: loader returned no tree for %s", displayPath(dir), h.Short())
+		return nil, fmt.Errorf("manifest: load tree of %q: loader returned no tree for %s", DisplayPath(dir), h.Short())
 	}
 	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("manifest: load tree of %q: %w", displayPath(dir), err)
+		return nil, fmt.Errorf("manifest: load tree of %q: %w", DisplayPath(dir), err)
 	}
 	return t, nil
-}
-
-func displayPath(p string) string {
-	if p == "" {
-		return "."
-	}
-	return p
-}
-
-func joinPath(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // Walk calls fn for every entry below the tree root, in depth-first
@@ -95,7 +107,7 @@ func (w *walker) walk(dir string, h cas.Hash, depth int) error {
 		}
 		orig := &t.Entries[i]
 		e := *orig // fn may scribble on its copy, not on the tree
-		p := joinPath(dir, orig.Name)
+		p := JoinPath(dir, orig.Name)
 		err := w.fn(p, &e)
 		if w.skip && err == fs.SkipDir {
 			if orig.Kind == KindDir {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 )
 
 // Source yields stored content; *cas.Store fits.
@@ -116,21 +117,14 @@ const stagePrefix = ".turnback-"
 // as a real directory; staged files live there until they are renamed
 // into place, so the rename never crosses a filesystem.
 func stageDir(d *dirs, p string) string {
-	dir, _ := split(p)
+	dir, _ := manifest.SplitPath(p)
 	for dir != "" {
 		if _, err := d.get(dir); err == nil {
 			return dir
 		}
-		dir, _ = split(dir)
+		dir, _ = manifest.SplitPath(dir)
 	}
 	return ""
-}
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // Apply carries out plan on the work tree open at root, all or nothing:
@@ -151,7 +145,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	for i, a := range plan.Actions {
 		ja := jAction{Path: a.Path, Old: toJ(a.Old), New: toJ(a.New)}
 		if a.writesFile() {
-			ja.Stage = joinRel(stageDir(d, a.Path), fmt.Sprintf("%s%s-%d", stagePrefix, j.ID, i))
+			ja.Stage = manifest.JoinPath(stageDir(d, a.Path), fmt.Sprintf("%s%s-%d", stagePrefix, j.ID, i))
 			st.Files = append(st.Files, ja.Stage)
 		}
 		j.Actions = append(j.Actions, ja)
@@ -251,12 +245,12 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 				}
 				break
 			}
-			dir, name := split(stage)
+			dir, name := manifest.SplitPath(stage)
 			if !errors.Is(err, fs.ErrPermission) || dir == "" {
 				return fmt.Errorf("restore: stage %s: %w", a.Path, err)
 			}
-			up, _ := split(dir)
-			stage = joinRel(up, name)
+			up, _ := manifest.SplitPath(dir)
+			stage = manifest.JoinPath(up, name)
 			j.Actions[i].Stage, st.Files[k] = stage, stage
 			if err := writeDurable(opts.JournalDir, stagingName, st); err != nil {
 				return err
@@ -267,26 +261,11 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 	return nil
 }
 
-// fileMode converts the permission bits of a tree entry to Go's form.
-func fileMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
-}
-
 // unstage removes staged files (best effort: used on the way out of a
 // failed restore, and by recovery).
 func unstage(d *dirs, files []string) {
 	for _, s := range files {
-		_, name := split(s)
+		_, name := manifest.SplitPath(s)
 		if !strings.HasPrefix(name, stagePrefix) {
 			continue // never delete anything but our own staging files
 		}

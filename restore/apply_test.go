@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 )
 
 // shapeCases are restores of every action shape, as (old tree, new tree).
@@ -108,7 +109,7 @@ func TestApplyShapes(t *testing.T) {
 				if !ok {
 					return nil
 				}
-				parent, _ := split(rest)
+				parent, _ := manifest.SplitPath(rest)
 				if parent == "" {
 					return nil
 				}
@@ -116,8 +117,8 @@ func TestApplyShapes(t *testing.T) {
 				if err != nil {
 					return nil // created by this restore, later
 				}
-				if want := tc.new[parent]; fi.IsDir() && fi.Mode().Perm()&0o200 == 0 && want.mode&0o200 == 0 {
-					if old, ok := tc.old[parent]; !ok || old.mode&0o200 != 0 {
+				if want := tc.new[parent]; fi.IsDir() && fi.Mode().Perm()&0o200 == 0 && want.Mode&0o200 == 0 {
+					if old, ok := tc.old[parent]; !ok || old.Mode&0o200 != 0 {
 						t.Errorf("at %q: %s already has its final mode %v", step, parent, fi.Mode().Perm())
 					}
 				}
@@ -166,13 +167,7 @@ func TestApplyLargeFile(t *testing.T) {
 	if _, chunked, err := e.store.Chunks(context.Background(), as[0].New.Hash); err != nil || !chunked {
 		t.Fatalf("test content is not chunked: %v", err)
 	}
-	res, err := Apply(context.Background(), e.root(), e.plan(as), e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTree(t, e.dir, new)
-	checkLists(t, res, as)
-	checkClean(t, e)
+	applyAll(t, e, as, new)
 }
 
 // TestApplyReadOnlyDirUnprivileged runs the read-only directory cases
@@ -476,10 +471,10 @@ func TestApplyWritten(t *testing.T) {
 			t.Errorf("Written lists %s", w.Path)
 			continue
 		}
-		if w.Hash != e.put(n.data) {
+		if w.Hash != e.put(n.Data) {
 			t.Errorf("%s: Written hash %s, want the content's", w.Path, w.Hash.Short())
 		}
-		if w.Info == nil || w.Info.Size() != int64(len(n.data)) || !w.Info.Mode().IsRegular() || w.Info.Mode().Perm() != n.mode {
+		if w.Info == nil || w.Info.Size() != int64(len(n.Data)) || !w.Info.Mode().IsRegular() || w.Info.Mode().Perm() != n.Mode {
 			t.Errorf("%s: Written info %v", w.Path, w.Info)
 			continue
 		}
@@ -554,13 +549,7 @@ func TestApplyManyDirs(t *testing.T) {
 	}
 	build(t, e.dir, old)
 	as := e.actions(old, new)
-	res, err := Apply(context.Background(), e.root(), e.plan(as), e.opts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTree(t, e.dir, new)
-	checkLists(t, res, as)
-	checkClean(t, e)
+	applyAll(t, e, as, new)
 }
 
 // TestApplyProgress: Progress counts every step, and never more than
@@ -586,4 +575,17 @@ func TestApplyProgress(t *testing.T) {
 		t.Errorf("progress %d of %d after %d steps", got, pr.Total.Load(), steps)
 	}
 	t.Logf("progress %d of %d at the end", pr.Done.Load(), pr.Total.Load())
+}
+
+// applyAll restores as with e's options and checks that the work tree
+// is then want, the result lists as, and nothing is left behind.
+func applyAll(t *testing.T, e *env, as []Action, want tree) {
+	t.Helper()
+	res, err := Apply(context.Background(), e.root(), e.plan(as), e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, e.dir, want)
+	checkLists(t, res, as)
+	checkClean(t, e)
 }

@@ -55,7 +55,7 @@ func TestConfinedSymlinkParent(t *testing.T) {
 			disk := tree{"z": file("z1", 0o644)}
 			if tc.inside {
 				target = "in"
-				disk = disk.merge(tree{"in": dir(0o755)})
+				disk = disk.Merge(tree{"in": dir(0o755)})
 				for p, n := range outsideTree {
 					disk["in/"+p] = n
 				}
@@ -96,7 +96,7 @@ func TestConfinedSymlinkParent(t *testing.T) {
 					}
 				}
 				_ = res
-				checkTree(t, e.dir, disk.merge(tree{"z": file("z2", 0o644)}))
+				checkTree(t, e.dir, disk.Merge(tree{"z": file("z2", 0o644)}))
 				checkClean(t, e)
 			}
 			checkTree(t, outside, outsideTree)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/turnback/turnback/manifest"
 )
 
 // ErrEscape: a path component on disk is not the real directory the
@@ -46,7 +48,7 @@ func (d *dirs) get(rel string) (*os.Root, error) {
 	if r, ok := d.open[rel]; ok {
 		return r, nil
 	}
-	parentPath, name := split(rel)
+	parentPath, name := manifest.SplitPath(rel)
 	parent, err := d.get(parentPath)
 	if err != nil {
 		return nil, err
@@ -96,7 +98,7 @@ func (d *dirs) forget(rel string) {
 
 // leaf returns the handle of the directory holding rel, and rel's name.
 func (d *dirs) leaf(rel string) (*os.Root, string, error) {
-	dir, name := split(rel)
+	dir, name := manifest.SplitPath(rel)
 	r, err := d.get(dir)
 	return r, name, err
 }
@@ -112,14 +114,6 @@ func (d *dirs) lstat(rel string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	return r.Lstat(name)
-}
-
-func split(rel string) (dir, name string) {
-	i := strings.LastIndexByte(rel, '/')
-	if i < 0 {
-		return "", rel
-	}
-	return rel[:i], rel[i+1:]
 }
 
 func kindOf(m fs.FileMode) string {

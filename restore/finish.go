@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -22,7 +23,7 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	}
 	acts := make([]act, len(j.Actions))
 	for i, ja := range j.Actions {
-		_, name := split(ja.Path)
+		_, name := manifest.SplitPath(ja.Path)
 		old, err := fromJ(name, ja.Old)
 		if err != nil {
 			return nil, err
@@ -38,7 +39,7 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 			if err := validPath(ja.Stage); err != nil {
 				return nil, fmt.Errorf("restore: journal: bad staging name: %w", err)
 			}
-			if _, name := split(ja.Stage); !strings.HasPrefix(name, stagePrefix) {
+			if _, name := manifest.SplitPath(ja.Stage); !strings.HasPrefix(name, stagePrefix) {
 				return nil, fmt.Errorf("restore: journal: staging name %q is not ours", ja.Stage)
 			}
 		}
@@ -75,9 +76,9 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 			if !isOld && !isNew && a.Old != nil {
 				// The rename-aside fallback stopped between its two
 				// renames: what was there is held, the path is empty.
-				dir, _ := split(a.Path)
+				dir, _ := manifest.SplitPath(a.Path)
 				if gone, err := onDisk(ctx, d, a.Path, nil); err == nil && gone {
-					if fi, err := d.lstat(joinRel(dir, heldName(j.ID, i))); err == nil && sameKind(fi.Mode(), a.Old.Kind) {
+					if fi, err := d.lstat(manifest.JoinPath(dir, heldName(j.ID, i))); err == nil && sameKind(fi.Mode(), a.Old.Kind) {
 						continue
 					}
 				}
@@ -204,8 +205,8 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 // settleAll settles every name a run of action i may have left behind:
 // its held name, its new symlink's temporary name and its staged file.
 func (x *run) settleAll(i int, a *Action, stage string) error {
-	dir, _ := split(a.Path)
-	for _, held := range []string{joinRel(dir, heldName(x.j.ID, i)), joinRel(dir, linkName(x.j.ID, i)), stage} {
+	dir, _ := manifest.SplitPath(a.Path)
+	for _, held := range []string{manifest.JoinPath(dir, heldName(x.j.ID, i)), manifest.JoinPath(dir, linkName(x.j.ID, i)), stage} {
 		if held == "" {
 			continue
 		}
@@ -254,7 +255,7 @@ func onDisk(ctx context.Context, d *dirs, path string, e *manifest.Entry) (bool,
 		return false, nil
 	}
 	defer f.Close()
-	h, _, err := hashContent(ctx, f)
+	h, _, err := cas.HashReader(ctx, f)
 	return err == nil && h == e.Hash, nil
 }
 
@@ -268,7 +269,7 @@ func writable(d *dirs, dir string, op func() error) error {
 	if err == nil || !errors.Is(err, fs.ErrPermission) {
 		return err
 	}
-	parent, name := split(dir)
+	parent, name := manifest.SplitPath(dir)
 	pr := d.root
 	if dir != "" {
 		var perr error
@@ -286,7 +287,7 @@ func writable(d *dirs, dir string, op func() error) error {
 		return err
 	}
 	err = op()
-	if cerr := pr.Chmod(name, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err == nil && cerr != nil {
+	if cerr := pr.Chmod(name, fi.Mode()&manifest.FileModeMask); err == nil && cerr != nil {
 		err = cerr
 	}
 	return err
@@ -305,8 +306,8 @@ func (x *run) removeOld(i int, a *Action) (string, error) {
 		}
 		return "", err
 	}
-	dir, _ := split(a.Path)
-	held := joinRel(dir, heldName(x.j.ID, i))
+	dir, _ := manifest.SplitPath(a.Path)
+	held := manifest.JoinPath(dir, heldName(x.j.ID, i))
 	if err := x.settle(held, a); err != nil && !errors.Is(err, errCannotSave) {
 		return "", err // what an earlier run held
 	}
@@ -333,7 +334,7 @@ func (x *run) removeOld(i int, a *Action) (string, error) {
 		}
 		return "", nil
 	}
-	_, hname := split(held)
+	_, hname := manifest.SplitPath(held)
 	err = writable(d, dir, func() error { return renameNoReplace(r, name, r, hname) })
 	if errors.Is(err, errNoExchange) {
 		err = writable(d, dir, func() error { return r.Rename(name, hname) })
@@ -392,21 +393,21 @@ func (x *run) place(i int, a *Action, stage string) error {
 		if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
 			return nil
 		}
-		dir, _ := split(a.Path)
+		dir, _ := manifest.SplitPath(a.Path)
 		return writable(d, dir, func() error { return mkdirOwned(d, a.Path, r, name, a.New) })
 	case manifest.KindSymlink:
 		r, name, err := d.leaf(a.Path)
 		if err != nil {
 			return err
 		}
-		dir, _ := split(a.Path)
+		dir, _ := manifest.SplitPath(a.Path)
 		tmp := linkName(x.j.ID, i)
 		// An earlier run's temporary name holds either the new link or,
 		// after the exchange, what was at the path.
-		if err := x.settle(joinRel(dir, tmp), a); err != nil && !errors.Is(err, errCannotSave) {
+		if err := x.settle(manifest.JoinPath(dir, tmp), a); err != nil && !errors.Is(err, errCannotSave) {
 			return err
 		}
-		if err := x.settle(joinRel(dir, heldName(x.j.ID, i)), a); err != nil && !errors.Is(err, errCannotSave) {
+		if err := x.settle(manifest.JoinPath(dir, heldName(x.j.ID, i)), a); err != nil && !errors.Is(err, errCannotSave) {
 			return err
 		}
 		if fi, err := r.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -421,17 +422,17 @@ func (x *run) place(i int, a *Action, stage string) error {
 			_ = r.Remove(tmp)
 			return err
 		}
-		return x.swapIn(r, tmp, joinRel(dir, tmp), r, dir, name, a, joinRel(dir, heldName(x.j.ID, i)))
+		return x.swapIn(r, tmp, manifest.JoinPath(dir, tmp), r, dir, name, a, manifest.JoinPath(dir, heldName(x.j.ID, i)))
 	case manifest.KindFile, manifest.KindFIFO:
 		if stage == "" {
 			return nil // same content: only the mode changes (step 3)
 		}
-		tdir, tname := split(a.Path)
-		held := joinRel(tdir, heldName(x.j.ID, i))
+		tdir, tname := manifest.SplitPath(a.Path)
+		held := manifest.JoinPath(tdir, heldName(x.j.ID, i))
 		if err := x.settle(held, a); err != nil && !errors.Is(err, errCannotSave) {
 			return err // what the rename-aside fallback of an earlier run held
 		}
-		sdir, sname := split(stage)
+		sdir, sname := manifest.SplitPath(stage)
 		sr, err := d.get(sdir)
 		if err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -17,70 +16,32 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
-// node is what one path of a test tree holds.
-type node struct {
-	kind   manifest.Kind
-	mode   fs.FileMode // permission bits (with setuid, setgid, sticky)
-	data   string      // file content
-	target string      // symlink target
-}
+// node is what one path of a test tree holds, tree a whole test tree
+// (slash-separated relative path -> node): the one tree fixture,
+// manifest/treetest.
+type (
+	node = treetest.Entry
+	tree = treetest.Tree
+)
 
-func file(data string, mode fs.FileMode) node {
-	return node{kind: manifest.KindFile, mode: mode, data: data}
-}
-func dir(mode fs.FileMode) node { return node{kind: manifest.KindDir, mode: mode} }
-func link(target string) node   { return node{kind: manifest.KindSymlink, target: target} }
+func file(data string, mode fs.FileMode) node { return treetest.File(data, mode) }
+func dir(mode fs.FileMode) node               { return treetest.Dir(mode) }
+func link(target string) node                 { return treetest.Symlink(target) }
 
-func (n node) String() string {
-	switch n.kind {
-	case manifest.KindFile:
-		d := n.data
-		if len(d) > 40 {
-			d = fmt.Sprintf("%.40q...(%d bytes)", d, len(d))
-		} else {
-			d = fmt.Sprintf("%q", d)
-		}
-		return fmt.Sprintf("file %v %s", n.mode, d)
-	case manifest.KindDir:
-		return fmt.Sprintf("dir %v", n.mode)
-	case manifest.KindSymlink:
-		return fmt.Sprintf("symlink -> %q", n.target)
+// nodeKind is the manifest kind of a test node.
+func nodeKind(n node) manifest.Kind {
+	switch n.Kind {
+	case treetest.KindFile:
+		return manifest.KindFile
+	case treetest.KindDir:
+		return manifest.KindDir
+	case treetest.KindSymlink:
+		return manifest.KindSymlink
 	}
-	return "?"
-}
-
-// tree is a whole test tree: slash-separated relative path -> node.
-type tree map[string]node
-
-// merge returns a copy of t with the nodes of more added (or replaced).
-func (t tree) merge(more tree) tree {
-	out := tree{}
-	for p, n := range t {
-		out[p] = n
-	}
-	for p, n := range more {
-		out[p] = n
-	}
-	return out
-}
-
-// without returns a copy of t without paths and everything below them.
-func (t tree) without(paths ...string) tree {
-	out := tree{}
-	for p, n := range t {
-		drop := false
-		for _, q := range paths {
-			if p == q || strings.HasPrefix(p, q+"/") {
-				drop = true
-			}
-		}
-		if !drop {
-			out[p] = n
-		}
-	}
-	return out
+	return 0
 }
 
 func sortedPaths[V any](m map[string]V) []string {
@@ -97,108 +58,27 @@ func sortedPaths[V any](m map[string]V) []string {
 // so that a read-only directory can still be filled.
 func build(t testing.TB, base string, tr tree) {
 	t.Helper()
-	paths := sortedPaths(tr)
-	for _, p := range paths {
-		n, full := tr[p], filepath.Join(base, filepath.FromSlash(p))
-		var err error
-		switch n.kind {
-		case manifest.KindDir:
-			err = os.Mkdir(full, 0o700)
-		case manifest.KindFile:
-			if err = os.WriteFile(full, []byte(n.data), 0o600); err == nil {
-				err = os.Chmod(full, n.mode)
-			}
-		case manifest.KindSymlink:
-			err = os.Symlink(n.target, full)
-		}
-		if err != nil {
-			t.Fatalf("build %s: %v", p, err)
-		}
-	}
-	for i := len(paths) - 1; i >= 0; i-- {
-		if n := tr[paths[i]]; n.kind == manifest.KindDir {
-			if err := os.Chmod(filepath.Join(base, filepath.FromSlash(paths[i])), n.mode); err != nil {
-				t.Fatalf("build chmod %s: %v", paths[i], err)
-			}
-		}
-	}
+	treetest.MustWrite(t, base, tr)
 }
 
-const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
 // state reads the tree under base as it is on disk, without following
-// any symlink.
+// any symlink. Anything but a file, a directory or a symlink fails the
+// test.
 func state(t testing.TB, base string) tree {
 	t.Helper()
-	out := tree{}
-	err := filepath.WalkDir(base, func(full string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	out := treetest.MustRead(t, base)
+	for _, p := range out.Paths() {
+		if out[p].Kind == treetest.KindOther {
+			t.Fatalf("read tree %s: %s: unexpected file type %s", base, p, out[p].Data)
 		}
-		if full == base {
-			return nil
-		}
-		rel, _ := filepath.Rel(base, full)
-		rel = filepath.ToSlash(rel)
-		fi, err := os.Lstat(full)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.IsDir():
-			out[rel] = dir(fi.Mode() & modeBits)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			tg, err := os.Readlink(full)
-			if err != nil {
-				return err
-			}
-			out[rel] = link(tg)
-		case fi.Mode().IsRegular():
-			data, err := os.ReadFile(full)
-			if err != nil {
-				return err
-			}
-			out[rel] = file(string(data), fi.Mode()&modeBits)
-		default:
-			return fmt.Errorf("%s: unexpected file type %v", rel, fi.Mode())
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("read tree %s: %v", base, err)
 	}
 	return out
 }
 
-// treeDiff describes how got differs from want ("" if equal).
-func treeDiff(got, want tree) string {
-	var b strings.Builder
-	all := map[string]bool{}
-	for p := range got {
-		all[p] = true
-	}
-	for p := range want {
-		all[p] = true
-	}
-	for _, p := range sortedPaths(all) {
-		g, gok := got[p]
-		w, wok := want[p]
-		switch {
-		case !gok:
-			fmt.Fprintf(&b, "  %s: missing, want %v\n", p, w)
-		case !wok:
-			fmt.Fprintf(&b, "  %s: unexpected %v\n", p, g)
-		case g != w:
-			fmt.Fprintf(&b, "  %s: got %v, want %v\n", p, g, w)
-		}
-	}
-	return b.String()
-}
-
 func checkTree(t testing.TB, base string, want tree) {
 	t.Helper()
-	if d := treeDiff(state(t, base), want); d != "" {
-		t.Errorf("tree %s differs:\n%s", base, d)
+	if d := treetest.Diff(state(t, base), want); len(d) > 0 {
+		t.Errorf("tree %s differs:\n  %s", base, strings.Join(d, "\n  "))
 	}
 }
 
@@ -372,37 +252,23 @@ func (e *env) put(data string) cas.Hash {
 	return h
 }
 
-func toMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
-	}
-	return out
-}
-
 // entry makes the tree entry a capture would record for n at path p,
 // storing a file's content.
 func (e *env) entry(p string, n node) *manifest.Entry {
-	_, name := split(p)
-	me := &manifest.Entry{Name: name, Kind: n.kind, Mode: toMode(n.mode)}
+	_, name := manifest.SplitPath(p)
+	me := &manifest.Entry{Name: name, Kind: nodeKind(n), Mode: manifest.ModeOf(n.Mode)}
 	// Captures record the owner: the test's own files are its user's.
 	me.Owned, me.UID, me.GID = true, uint32(os.Getuid()), uint32(os.Getgid())
-	switch n.kind {
+	switch me.Kind {
 	case manifest.KindFile:
-		me.Size = int64(len(n.data))
-		me.Hash = e.put(n.data)
+		me.Size = int64(len(n.Data))
+		me.Hash = e.put(n.Data)
 	case manifest.KindDir:
 		me.Hash = cas.Sum([]byte("tree of " + p)) // a tree hash: not used by a restore
 	case manifest.KindSymlink:
 		me.Mode = 0o777
-		me.Target = n.target
-		me.Size = int64(len(n.target))
+		me.Target = n.Data
+		me.Size = int64(len(n.Data))
 	}
 	return me
 }
@@ -505,6 +371,33 @@ func runCrashing(f func()) (crashed bool) {
 	}()
 	f()
 	return false
+}
+
+// crashAt returns a Hook that crashes (see crash) at its k-th call,
+// counting from 0.
+func crashAt(k int) func(string) error {
+	n := 0
+	return func(s string) error {
+		if n++; n-1 == k {
+			panic(crash{s})
+		}
+		return nil
+	}
+}
+
+// crashedApply builds crashOld in e's work tree and runs the restore to
+// crashNew, crashing it at step k; it returns the options Apply ran
+// with.
+func crashedApply(t testing.TB, e *env, k int) Options {
+	t.Helper()
+	build(t, e.dir, crashOld)
+	p := e.plan(e.actions(crashOld, crashNew))
+	o := e.opts()
+	o.Hook = crashAt(k)
+	if !runCrashing(func() { _, _ = Apply(context.Background(), openRoot(t, e.dir), p, o) }) {
+		t.Fatal("Apply did not crash")
+	}
+	return o
 }
 
 // recordSteps returns the step names Apply goes through for the plan

@@ -34,11 +34,11 @@ var asRoot = os.Geteuid() == 0
 // but its recorded owner. Not as root: owners are left as they are (the
 // process's own) and the mode is set as recorded.
 func applyOwner(h metaHandle, d *dirs, path string, e *manifest.Entry) error {
-	mode := fileMode(e.Mode)
+	mode := manifest.FileMode(e.Mode)
 	if !asRoot {
 		return h.chmod(mode)
 	}
-	special := fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	special := manifest.FileModeMask &^ fs.ModePerm
 	uid, gid, ok := -1, -1, false
 	if e.Owned {
 		uid, gid, ok = int(e.UID), int(e.GID), true
@@ -79,7 +79,7 @@ func currentOwnerInfo(d *dirs, path string) fs.FileInfo {
 	if fi, err := d.lstat(path); err == nil {
 		return fi
 	}
-	dir, _ := split(path)
+	dir, _ := manifest.SplitPath(path)
 	r, err := d.get(dir)
 	if err != nil {
 		return nil
@@ -189,19 +189,18 @@ func setMeta(r *os.Root, name string, d *dirs, path string, e *manifest.Entry) e
 // off on purpose. A path lacking exactly such bits is as a restore left
 // it; lacking any other is a change made since.
 func DroppedSpecial(e *manifest.Entry) uint32 {
-	const special = 0o7000
-	if !asRoot || e.Mode&special == 0 {
+	if !asRoot || e.Mode&manifest.ModeSpecial == 0 {
 		return 0
 	}
 	if !e.Owned {
-		return e.Mode & special
+		return e.Mode & manifest.ModeSpecial
 	}
 	var off uint32
-	if e.Mode&0o4000 != 0 && !userExists(e.UID) {
-		off |= 0o4000
+	if e.Mode&manifest.ModeSetuid != 0 && !userExists(e.UID) {
+		off |= manifest.ModeSetuid
 	}
-	if e.Mode&0o2000 != 0 && !groupExists(e.GID) {
-		off |= 0o2000
+	if e.Mode&manifest.ModeSetgid != 0 && !groupExists(e.GID) {
+		off |= manifest.ModeSetgid
 	}
 	return off
 }

@@ -118,16 +118,12 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 	}
 	blocked := map[string]bool{}
 	underBlocked := func(path string) bool {
-		for q := path; ; {
-			i := strings.LastIndexByte(q, '/')
-			if i < 0 {
-				return false
-			}
-			q = q[:i]
+		for q := manifest.ParentPath(path); q != ""; q = manifest.ParentPath(q) {
 			if blocked[q] {
 				return true
 			}
 		}
+		return false
 	}
 	for _, a := range as {
 		if err := ctx.Err(); err != nil {
@@ -189,11 +185,11 @@ func parentProblem(d *dirs, p string, replaced map[string]bool) string {
 	names := strings.Split(p, "/")
 	q := ""
 	for _, name := range names[:len(names)-1] {
-		q = joinRel(q, name)
+		q = manifest.JoinPath(q, name)
 		if replaced[q] {
 			return ""
 		}
-		parent, leaf := split(q)
+		parent, leaf := manifest.SplitPath(q)
 		r, err := d.get(parent)
 		if err != nil {
 			return ""

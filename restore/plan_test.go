@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 func TestComparePaths(t *testing.T) {
@@ -66,11 +67,11 @@ func TestNewPlanCancelled(t *testing.T) {
 
 func TestNewPlanBlockedAndKept(t *testing.T) {
 	uncapturedFile := func(p string) *manifest.Entry {
-		_, name := split(p)
+		_, name := manifest.SplitPath(p)
 		return &manifest.Entry{Name: name, Kind: manifest.KindFile, Mode: 0o644, Size: 20 << 20, Uncaptured: true}
 	}
 	uncapturedDir := func(p string) *manifest.Entry {
-		_, name := split(p)
+		_, name := manifest.SplitPath(p)
 		return &manifest.Entry{Name: name, Kind: manifest.KindDir, Mode: 0o755, Uncaptured: true, Files: 500}
 	}
 	type mk func(e *env) []Action
@@ -220,7 +221,7 @@ func TestNewPlanBlockedAndKept(t *testing.T) {
 				}
 			}
 			for path, n := range before {
-				if n.kind == manifest.KindFile && strings.Contains(n.data, "ignored") && after[path] != n {
+				if n.Kind == treetest.KindFile && strings.Contains(n.Data, "ignored") && after[path] != n {
 					t.Errorf("ignored file %s changed: %v", path, after[path])
 				}
 			}

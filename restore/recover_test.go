@@ -204,28 +204,10 @@ func TestCrashDuringRecovery(t *testing.T) {
 			t.Run(fmt.Sprintf("apply %02d recover %02d", k, m), func(t *testing.T) {
 				t.Parallel()
 				e := newEnv(t)
-				build(t, e.dir, crashOld)
-				p := e.plan(e.actions(crashOld, crashNew))
-				o := e.opts()
-				n := 0
-				o.Hook = func(s string) error {
-					if n++; n-1 == k {
-						panic(crash{s})
-					}
-					return nil
-				}
-				if !runCrashing(func() { _, _ = Apply(context.Background(), openRoot(t, e.dir), p, o) }) {
-					t.Fatal("Apply did not crash")
-				}
+				o := crashedApply(t, e, k)
 				ro := e.opts()
 				ro.Meta = []byte("ignored: the journal's meta counts")
-				n = 0
-				ro.Hook = func(s string) error {
-					if n++; n-1 == m {
-						panic(crash{s})
-					}
-					return nil
-				}
+				ro.Hook = crashAt(m)
 				// Recover may run fewer steps than Apply had left: a
 				// "settle" step happens only where an exchange or removal
 				// still has something to settle.

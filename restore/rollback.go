@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/turnback/turnback/manifest"
 )
 
 // Rollback puts back what an interrupted restore (one whose journal is
@@ -42,7 +44,7 @@ func Rollback(ctx context.Context, root *os.Root, opts Options) (*Result, bool, 
 	var inverse []Action
 	var kept []Skipped
 	for i, ja := range j.Actions {
-		_, name := split(ja.Path)
+		_, name := manifest.SplitPath(ja.Path)
 		old, err := fromJ(name, ja.Old)
 		if err != nil {
 			d.close()
@@ -115,7 +117,7 @@ func Rollback(ctx context.Context, root *os.Root, opts Options) (*Result, bool, 
 // removed when they hold the action's Old or New (both are in the store),
 // and otherwise left.
 func (x *run) unwind(i int, a *Action, stage string) error {
-	dir, name := split(a.Path)
+	dir, name := manifest.SplitPath(a.Path)
 	tr, err := x.d.get(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrEscape) {
@@ -135,11 +137,11 @@ func (x *run) unwind(i int, a *Action, stage string) error {
 	if err != nil {
 		return err
 	}
-	for _, ours := range []string{stage, joinRel(dir, linkName(x.j.ID, i))} {
+	for _, ours := range []string{stage, manifest.JoinPath(dir, linkName(x.j.ID, i))} {
 		if ours == "" || !isNew || a.New == nil {
 			continue
 		}
-		odir, oname := split(ours)
+		odir, oname := manifest.SplitPath(ours)
 		or, err := x.d.get(odir)
 		if err != nil {
 			continue
@@ -152,7 +154,7 @@ func (x *run) unwind(i int, a *Action, stage string) error {
 		}
 		break
 	}
-	held := joinRel(dir, heldName(x.j.ID, i))
+	held := manifest.JoinPath(dir, heldName(x.j.ID, i))
 	if _, err := tr.Lstat(heldName(x.j.ID, i)); err == nil {
 		if _, err := tr.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 			if err := writable(x.d, dir, func() error { return x.move(held, a.Path) }); err != nil {
@@ -160,7 +162,7 @@ func (x *run) unwind(i int, a *Action, stage string) error {
 			}
 		}
 	}
-	for _, ours := range []string{held, joinRel(dir, linkName(x.j.ID, i)), stage} {
+	for _, ours := range []string{held, manifest.JoinPath(dir, linkName(x.j.ID, i)), stage} {
 		if ours == "" {
 			continue
 		}

@@ -29,31 +29,13 @@ func TestRollbackMatrix(t *testing.T) {
 			t.Run(fmt.Sprintf("apply %02d %s rollback %d", k, steps[k], crashBack), func(t *testing.T) {
 				t.Parallel()
 				e := newEnv(t)
-				build(t, e.dir, crashOld)
-				p := e.plan(e.actions(crashOld, crashNew))
-				o := e.opts()
-				n := 0
-				o.Hook = func(s string) error {
-					if n++; n-1 == k {
-						panic(crash{s})
-					}
-					return nil
-				}
-				if !runCrashing(func() { _, _ = Apply(context.Background(), openRoot(t, e.dir), p, o) }) {
-					t.Fatal("Apply did not crash")
-				}
+				crashedApply(t, e, k)
 				if strings.HasPrefix(steps[k], "commit") {
 					return
 				}
 				if crashBack >= 0 {
 					ro := e.opts()
-					m := 0
-					ro.Hook = func(s string) error {
-						if m++; m-1 == crashBack {
-							panic(crash{s})
-						}
-						return nil
-					}
+					ro.Hook = crashAt(crashBack)
 					runCrashing(func() { _, _, _ = Rollback(context.Background(), openRoot(t, e.dir), ro) })
 				}
 				// Finish the rollback (or, if it crashed before its own
@@ -93,7 +75,7 @@ func TestRollbackKeepsLaterEdits(t *testing.T) {
 	if err != nil || !found {
 		t.Fatalf("Rollback: %v %v", found, err)
 	}
-	checkTree(t, e.dir, crashOld.merge(tree{"mod": file("USER", 0o644)}))
+	checkTree(t, e.dir, crashOld.Merge(tree{"mod": file("USER", 0o644)}))
 	checkClean(t, e)
 	if len(res.Kept) != 1 || res.Kept[0].Path != "mod" {
 		t.Errorf("kept %v, want mod", res.Kept)

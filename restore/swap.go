@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"sync"
-
-	"github.com/zeebo/blake3"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -64,21 +60,6 @@ type run struct {
 	opts *Options
 }
 
-// entryMode converts Go's permission bits to a tree entry's form.
-func entryMode(m fs.FileMode) uint32 {
-	b := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
-}
-
 // sameContent reports whether found is e as far as data goes (files by
 // content, symlinks by target; permission bits are not data).
 func sameContent(found, e *manifest.Entry) bool {
@@ -122,20 +103,20 @@ func (x *run) settle(held string, a *Action) error {
 		if err != nil {
 			return err
 		}
-		h, n, err := hashContent(x.ctx, f)
+		h, n, err := cas.HashReader(x.ctx, f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("read what was at %s: %w", a.Path, err)
 		}
-		found = &manifest.Entry{Kind: manifest.KindFile, Mode: entryMode(fi.Mode()), Size: n, Hash: h}
+		found = &manifest.Entry{Kind: manifest.KindFile, Mode: manifest.ModeOf(fi.Mode()), Size: n, Hash: h}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, err := r.Readlink(name)
 		if err != nil {
 			return err
 		}
-		found = &manifest.Entry{Kind: manifest.KindSymlink, Mode: entryMode(fi.Mode()), Size: int64(len(t)), Target: t}
+		found = &manifest.Entry{Kind: manifest.KindSymlink, Mode: manifest.ModeOf(fi.Mode()), Size: int64(len(t)), Target: t}
 	case fi.Mode()&fs.ModeNamedPipe != 0: // never opened
-		found = &manifest.Entry{Kind: manifest.KindFIFO, Mode: entryMode(fi.Mode())}
+		found = &manifest.Entry{Kind: manifest.KindFIFO, Mode: manifest.ModeOf(fi.Mode())}
 	default:
 		return errCannotSave
 	}
@@ -159,14 +140,14 @@ func (x *run) settle(held string, a *Action) error {
 			return err
 		}
 	}
-	dir, _ := split(held)
+	dir, _ := manifest.SplitPath(held)
 	return writable(x.d, dir, func() error { return r.Remove(name) })
 }
 
 // record adds a displaced entry to the journal, durably, before what it
 // describes is removed from the disk.
 func (x *run) record(path string, e *manifest.Entry) error {
-	_, name := split(path)
+	_, name := manifest.SplitPath(path)
 	e.Name = name
 	je := jDisplaced{Path: path, Entry: toJ(e)}
 	replaced := false
@@ -188,7 +169,7 @@ func (j *journal) displaced() ([]Displaced, error) {
 		if err := validPath(jd.Path); err != nil {
 			return nil, err
 		}
-		_, name := split(jd.Path)
+		_, name := manifest.SplitPath(jd.Path)
 		e, err := fromJ(name, jd.Entry)
 		if err != nil {
 			return nil, err
@@ -266,8 +247,8 @@ func (x *run) swapAside(srcRel, dstDir string, a *Action, held string) error {
 // move renames one path of the work tree to another through their
 // directories' handles.
 func (x *run) move(from, to string) error {
-	fdir, fname := split(from)
-	tdir, tname := split(to)
+	fdir, fname := manifest.SplitPath(from)
+	tdir, tname := manifest.SplitPath(to)
 	fr, err := x.d.get(fdir)
 	if err != nil {
 		return err
@@ -290,35 +271,4 @@ func (x *run) hook(name string) error {
 		x.opts.Progress.Total.Add(1)
 	}
 	return x.opts.step(name)
-}
-
-var hashBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
-
-// hashContent is cas.HashReader with a pooled buffer: a restore hashes
-// every path it replaces, twice (the check before the commit point, and
-// what it takes out), so a fresh 256 KiB buffer per file would dominate
-// small files.
-func hashContent(ctx context.Context, r io.Reader) (cas.Hash, int64, error) {
-	bp := hashBufs.Get().(*[]byte)
-	defer hashBufs.Put(bp)
-	h := blake3.New()
-	n, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: r}, *bp)
-	if err != nil {
-		return cas.Hash{}, n, err
-	}
-	var out cas.Hash
-	copy(out[:], h.Sum(nil))
-	return out, n, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -25,14 +25,16 @@ func atimeOf(t *testing.T, p string) int64 {
 func TestAtimeUntouched(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, ".gitignore", "*.log\nskipme/\n", 0o644)
-	writeFile(t, dir, "a.txt", "a", 0o644)
-	writeFile(t, dir, "x.log", "ignored", 0o644)
-	writeFile(t, dir, "sub/.ignore", "*.tmp\n", 0o644)
-	writeFile(t, dir, "sub/b.txt", "b", 0o644)
-	writeFile(t, dir, "sub/deeper/c.txt", "c", 0o644)
-	writeFile(t, dir, "skipme/d.txt", "ignored dir", 0o644)
-	writeFile(t, dir, "node_modules/e.js", "ignored dir", 0o644)
+	writeFiles(t, dir, map[string]string{
+		".gitignore":        "*.log\nskipme/\n",
+		"a.txt":             "a",
+		"x.log":             "ignored",
+		"sub/.ignore":       "*.tmp\n",
+		"sub/b.txt":         "b",
+		"sub/deeper/c.txt":  "c",
+		"skipme/d.txt":      "ignored dir",
+		"node_modules/e.js": "ignored dir",
+	})
 	control := filepath.Join(t.TempDir(), "control")
 	if err := os.WriteFile(control, []byte("c"), 0o644); err != nil {
 		t.Fatal(err)

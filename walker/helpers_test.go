@@ -11,19 +11,16 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // settle is how long tests wait after writing files so that the stat
@@ -48,22 +45,6 @@ func linkNode(p, target string) node {
 	return node{path: p, kind: manifest.KindSymlink, target: target}
 }
 
-// fileMode converts Unix permission bits to the fs.FileMode os.Chmod
-// wants (os.Chmod reads setuid & co from the fs.Mode* bits, not 0o4000).
-func fileMode(bits uint32) fs.FileMode {
-	m := fs.FileMode(bits & 0o777)
-	if bits&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if bits&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if bits&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
-
 func abs(dir, rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 
 // writeFile writes data at rel below dir (creating parents) and sets the
@@ -77,9 +58,20 @@ func writeFile(t testing.TB, dir, rel, data string, mode uint32) {
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(p, fileMode(mode)); err != nil {
+	if err := os.Chmod(p, manifest.FileMode(mode)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeFiles writes each path -> content of files below dir with mode
+// 0o644, creating parents (through treetest.Write).
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	tr := treetest.Tree{}
+	for p, data := range files {
+		tr[p] = treetest.File(data, 0o644)
+	}
+	treetest.MustWrite(t, dir, tr)
 }
 
 func mkdirAll(t testing.TB, dir, rel string) {
@@ -98,35 +90,29 @@ func removeAll(t testing.TB, dir, rel string) {
 
 func chmod(t testing.TB, dir, rel string, mode uint32) {
 	t.Helper()
-	if err := os.Chmod(abs(dir, rel), fileMode(mode)); err != nil {
+	if err := os.Chmod(abs(dir, rel), manifest.FileMode(mode)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// build creates nodes below dir. Permission bits are applied last,
-// deepest first, so restrictive modes do not get in the way and new
-// children do not inherit a parent's setgid bit.
+// build creates nodes below dir (through treetest.Write). Permission
+// bits are applied after content, directories last, so restrictive modes
+// do not get in the way and new children do not inherit a parent's
+// setgid bit.
 func build(t testing.TB, dir string, nodes []node) {
 	t.Helper()
+	tr := treetest.Tree{}
 	for _, n := range nodes {
-		p := abs(dir, n.path)
 		switch n.kind {
 		case manifest.KindFile:
-			writeFile(t, dir, n.path, n.data, 0o644)
+			tr[n.path] = treetest.File(n.data, manifest.FileMode(n.mode))
 		case manifest.KindDir:
-			mkdirAll(t, dir, n.path)
+			tr[n.path] = treetest.Dir(manifest.FileMode(n.mode))
 		case manifest.KindSymlink:
-			mkdirAll(t, dir, filepath.Dir(filepath.FromSlash(n.path)))
-			if err := os.Symlink(n.target, p); err != nil {
-				t.Fatal(err)
-			}
+			tr[n.path] = treetest.Symlink(n.target)
 		}
 	}
-	for i := len(nodes) - 1; i >= 0; i-- {
-		if n := nodes[i]; n.kind != manifest.KindSymlink {
-			chmod(t, dir, n.path, n.mode)
-		}
-	}
+	treetest.MustWrite(t, dir, tr)
 }
 
 // ageTree sets the mtime of every file below dir to an hour ago; its
@@ -188,7 +174,7 @@ func snap(t testing.TB, dir string, s *cas.Store, opts Options) *Result {
 	return res
 }
 
-// flatten loads every stored tree below root (through NewLoader, which
+// flatten loads every stored tree below root (through manifest.NewStoreLoader, which
 // decodes them with manifest.Decode) and returns each entry by path.
 // flatten maps every path of the snapshot to its entry, owners left out
 // (most tests are about content; owner tests use flattenOwned).
@@ -206,7 +192,7 @@ func flatten(t testing.TB, s *cas.Store, root cas.Hash) map[string]manifest.Entr
 func flattenOwned(t testing.TB, s *cas.Store, root cas.Hash) map[string]manifest.Entry {
 	t.Helper()
 	out := map[string]manifest.Entry{}
-	err := manifest.Walk(context.Background(), NewLoader(s), root, func(p string, e *manifest.Entry) error {
+	err := manifest.Walk(context.Background(), manifest.NewStoreLoader(s), root, func(p string, e *manifest.Entry) error {
 		out[p] = *e
 		return nil
 	})
@@ -276,7 +262,7 @@ func checkSnapshot(t *testing.T, s *cas.Store, dir string, root cas.Hash, nodes 
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantMode = permBits(fi.Mode())
+			wantMode = manifest.ModeOf(fi.Mode())
 		}
 		if e.Mode != wantMode {
 			t.Errorf("%q: mode %#o, want %#o", p, e.Mode, wantMode)
@@ -490,74 +476,6 @@ func genTree(t testing.TB, dir string, dirs, filesPerDir int) int {
 		}
 	}
 	return n
-}
-
-// rerunUnprivileged hands the calling top-level test to a copy of the
-// test binary running as user nobody, when the tests run as root (to
-// root, permission bits do not make anything unreadable). It reports
-// whether it did; the caller then returns. It skips the test if the
-// child cannot be started.
-func rerunUnprivileged(t *testing.T) bool {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		return false
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("running as root: permission bits do not make paths unreadable")
-	}
-	const nobody = 65534
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("running as root and cannot find the test binary: %v", err)
-	}
-	tmp, err := os.MkdirTemp("", "walker-unpriv-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chown(tmp, nobody, nobody); err != nil {
-		t.Skipf("running as root and cannot prepare a directory for nobody: %v", err)
-	}
-	bin := filepath.Join(tmp, "walker.test")
-	if err := copyFile(exe, bin); err != nil {
-		t.Skipf("running as root and cannot copy the test binary: %v", err)
-	}
-	cmd := exec.Command(bin, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Skipf("running as root and cannot run the test as nobody: %v", err)
-	}
-	t.Logf("re-ran as uid %d:\n%s", nobody, out)
-	switch {
-	case err != nil:
-		t.Fatalf("the unprivileged run failed: %v", err)
-	case bytes.Contains(out, []byte("--- SKIP: "+t.Name())):
-		t.Skip("skipped in the unprivileged run")
-	case !bytes.Contains(out, []byte("--- PASS: "+t.Name())):
-		t.Fatal("the unprivileged run did not run the test")
-	}
-	return true
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // problemPaths returns the paths of res's problems.

@@ -111,9 +111,11 @@ func TestIgnoredDirsNeverOpened(t *testing.T) {
 		writeFile(t, dir, p+"/inner.txt", "inner", 0o644)
 	}
 	writeFile(t, dir, "x.secret", "unreadable and ignored", 0o000)
-	writeFile(t, dir, "sub/ok.txt", "ok", 0o644)
-	writeFile(t, dir, "fresh/.gitignore", "cache/\n", 0o644)
-	writeFile(t, dir, "fresh/a.txt", "a", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"sub/ok.txt":       "ok",
+		"fresh/.gitignore": "cache/\n",
+		"fresh/a.txt":      "a",
+	})
 	for _, p := range locked {
 		chmod(t, dir, p, 0o000)
 	}

@@ -4,9 +4,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
@@ -47,7 +47,7 @@ func (g *Ignorer) Ignored(rel string, isDir bool) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	d := g.dir(parentDir(rel))
+	d := g.dir(manifest.ParentPath(rel))
 	return d.ignored || d.m.Ignored(rel, isDir)
 }
 
@@ -60,7 +60,7 @@ func (g *Ignorer) Forget(rel string) {
 		rel = ""
 	}
 	if rel != "" {
-		if p, ok := g.dirs[parentDir(rel)]; ok {
+		if p, ok := g.dirs[manifest.ParentPath(rel)]; ok {
 			delete(p.kids, path.Base(rel))
 		}
 	}
@@ -74,7 +74,7 @@ func (g *Ignorer) forget(rel string) {
 	}
 	delete(g.dirs, rel)
 	for k := range d.kids {
-		g.forget(join(rel, k))
+		g.forget(manifest.JoinPath(rel, k))
 	}
 }
 
@@ -88,7 +88,7 @@ func (g *Ignorer) dir(rel string) *ignorerDir {
 	if rel == "" {
 		d.m = loadIgnoreFiles(g.root, "", ignore.New())
 	} else {
-		p := g.dir(parentDir(rel))
+		p := g.dir(manifest.ParentPath(rel))
 		if p.kids == nil {
 			p.kids = map[string]bool{}
 		}
@@ -111,25 +111,8 @@ func (g *Ignorer) dir(rel string) *ignorerDir {
 // loadIgnoreFiles pushes the ignore files of the directory open at d, as
 // loadIgnores does from a listing.
 func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher) *ignore.Matcher {
-	var rules []*ignore.Rules
-	for _, fname := range ignore.FileNames {
+	return pushIgnores(d, rel, m, func(fname string) bool {
 		fi, err := d.Lstat(fname)
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		data, err := readNoAtime(d, fname)
-		if err != nil {
-			continue
-		}
-		rules = append(rules, ignore.Parse(rel, data))
-	}
-	return m.Push(rules...)
-}
-
-// parentDir returns the directory holding rel ("" for a top-level name).
-func parentDir(rel string) string {
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		return rel[:i]
-	}
-	return ""
+		return err == nil && fi.Mode().IsRegular()
+	})
 }

@@ -71,7 +71,7 @@ func (c *capture) addTotals(p string, t *treeTotal) {
 	s.Bytes += t.bytes
 	for _, u := range t.uncaptured {
 		e := u.e
-		s.Uncaptured = append(s.Uncaptured, Uncaptured{Path: join(p, u.path), Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: c.reusedReason(&e), Hash: e.Hash})
+		s.Uncaptured = append(s.Uncaptured, Uncaptured{Path: manifest.JoinPath(p, u.path), Kind: e.Kind.String(), Size: e.Size, Files: e.Files, Reason: c.reusedReason(&e), Hash: e.Hash})
 	}
 }
 
@@ -187,7 +187,7 @@ func (c *capture) totalsOf(ctx context.Context, h cas.Hash) (*treeTotal, error) 
 			v.bytes += sub.bytes
 			v.reread = v.reread || sub.reread
 			for _, u := range sub.uncaptured {
-				v.uncaptured = append(v.uncaptured, uncapturedRel{path: e.Name + "/" + u.path, e: u.e})
+				v.uncaptured = append(v.uncaptured, uncapturedRel{path: manifest.JoinPath(e.Name, u.path), e: u.e})
 			}
 		}
 	}

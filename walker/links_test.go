@@ -98,9 +98,11 @@ func TestCaptureHardLinks(t *testing.T) {
 func TestIncrementalHardLinks(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeFile(t, dir, "x/a", "A", 0o644)
-	writeFile(t, dir, "y/other", "o", 0o644)
-	writeFile(t, dir, "w/keep", "k", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"x/a":     "A",
+		"y/other": "o",
+		"w/keep":  "k",
+	})
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())
 	base := snap(t, dir, s, Options{Cache: cache}).Root

@@ -24,13 +24,15 @@ func TestUnreadable(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "ok.txt", "fine", 0o644)
-	writeFile(t, dir, "secret.txt", "no peeking", 0o644)
-	writeFile(t, dir, "locked/inner.txt", "inner", 0o644)
-	writeFile(t, dir, "noexec/inner.txt", "inner", 0o644)
-	writeFile(t, dir, "wxonly/inner.txt", "inner", 0o644)
-	writeFile(t, dir, "sub/deep/secret", "deep", 0o644)
-	writeFile(t, dir, "sub/deep/ok", "deep ok", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"ok.txt":           "fine",
+		"secret.txt":       "no peeking",
+		"locked/inner.txt": "inner",
+		"noexec/inner.txt": "inner",
+		"wxonly/inner.txt": "inner",
+		"sub/deep/secret":  "deep",
+		"sub/deep/ok":      "deep ok",
+	})
 	modes := map[string]uint32{"secret.txt": 0, "locked": 0, "noexec": 0o644, "wxonly": 0o300, "sub/deep/secret": 0o200}
 	for p, m := range modes {
 		chmod(t, dir, p, m)
@@ -121,9 +123,11 @@ func TestUnreadable(t *testing.T) {
 // reported.
 func TestChangedWhileRead(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "flaky", "flaky content", 0o644)
-	writeFile(t, dir, "settles", "settles eventually", 0o644)
-	writeFile(t, dir, "calm", "calm", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"flaky":   "flaky content",
+		"settles": "settles eventually",
+		"calm":    "calm",
+	})
 	var mu sync.Mutex
 	calls := map[string]int64{}
 	swapStat(t, func(fi fs.FileInfo) fileStat {
@@ -230,10 +234,12 @@ func TestNothingWritten(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	build(t, dir, captureNodes())
-	writeFile(t, dir, ".gitignore", "*.log\nignored/\n", 0o644)
-	writeFile(t, dir, "x.log", "ignored", 0o644)
-	writeFile(t, dir, "ignored/y", "ignored", 0o644)
-	writeFile(t, dir, "node_modules/z", "ignored", 0o644)
+	writeFiles(t, dir, map[string]string{
+		".gitignore":     "*.log\nignored/\n",
+		"x.log":          "ignored",
+		"ignored/y":      "ignored",
+		"node_modules/z": "ignored",
+	})
 	writeFile(t, dir, "huge", strings.Repeat("h", 2000), 0o644)
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())

@@ -2,38 +2,10 @@
 
 package walker
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// statOf extracts the change-detection fields of fi.
-func statOf(fi fs.FileInfo) fileStat {
-	st := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: uint32(fi.Mode())}
-	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ctime = s.Ctim.Nano()
-		st.ino = s.Ino
-	}
-	return st
-}
-
-// ownerOf returns the numeric owner of fi; ok is false where the
-// platform has none.
-func ownerOf(fi fs.FileInfo) (uid, gid uint32, ok bool) {
-	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return s.Uid, s.Gid, true
-	}
-	return 0, 0, false
-}
-
-// linkOf returns the identity of fi's inode and its link count; ok is
-// false where the platform has none.
-func linkOf(fi fs.FileInfo) (id inodeID, nlink uint64, ok bool) {
-	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return inodeID{dev: uint64(s.Dev), ino: s.Ino}, uint64(s.Nlink), true
-	}
-	return inodeID{}, 0, false
-}
+// ctimeOf is the inode change time of s, in nanoseconds.
+func ctimeOf(s *syscall.Stat_t) int64 { return s.Ctim.Nano() }
 
 // noAtime asks the kernel not to update the access time of files that
 // capture reads (capture must leave the work tree exactly as it was).

@@ -126,29 +126,26 @@ func encodeRecord(r *dirRecord) []byte {
 
 var errBadRecord = errors.New("walker: bad stat cache record")
 
+// varint reads one varint from *b with read (binary.Uvarint or
+// binary.Varint) and advances *b past it; on a bad one *b becomes nil
+// and the result 0.
+func varint[T uint64 | int64](b *[]byte, read func([]byte) (T, int)) T {
+	v, n := read(*b)
+	if n <= 0 {
+		*b = nil
+		return 0
+	}
+	*b = (*b)[n:]
+	return v
+}
+
 func decodeRecord(b []byte) (*dirRecord, error) {
 	if len(b) == 0 || b[0] != cacheVersion {
 		return nil, errBadRecord
 	}
 	b = b[1:]
-	uv := func() uint64 {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			b = nil
-			return 0
-		}
-		b = b[n:]
-		return v
-	}
-	sv := func() int64 {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			b = nil
-			return 0
-		}
-		b = b[n:]
-		return v
-	}
+	uv := func() uint64 { return varint(&b, binary.Uvarint) }
+	sv := func() int64 { return varint(&b, binary.Varint) }
 	count := uv()
 	if b == nil || count > uint64(len(b)) {
 		return nil, errBadRecord

@@ -41,9 +41,11 @@ func TestStatCacheSkipsUnchanged(t *testing.T) {
 
 	// Edit three files: one at the top, two in one directory, one of them
 	// keeping its size.
-	writeFile(t, dir, "top.txt", "TOP", 0o644)
-	writeFile(t, dir, "d01/e1/f002.txt", "changed\n", 0o644)
-	writeFile(t, dir, "d01/e1/f003.txt", "changed too, longer\n", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"top.txt":         "TOP",
+		"d01/e1/f002.txt": "changed\n",
+		"d01/e1/f003.txt": "changed too, longer\n",
+	})
 	r3 := snap(t, dir, s, Options{Cache: cache, Previous: r2.Root})
 	if r3.Stats.HashedFiles != 3 {
 		t.Errorf("after editing 3 files: read %d, want 3", r3.Stats.HashedFiles)
@@ -177,10 +179,12 @@ func TestStatCacheCtimeGuardsOldFiles(t *testing.T) {
 func TestRecord(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a1", 0o644)
-	writeFile(t, dir, "sub/b.txt", "b1", 0o644)
-	writeFile(t, dir, "sub/c.txt", "c1", 0o644)
-	writeFile(t, dir, "d.txt", "d1", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"a.txt":     "a1",
+		"sub/b.txt": "b1",
+		"sub/c.txt": "c1",
+		"d.txt":     "d1",
+	})
 	time.Sleep(settle)
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())
@@ -246,7 +250,7 @@ func TestCacheNeverPointsAtMissingBlobs(t *testing.T) {
 	b.failBlobs.Store(false)
 	res := snap(t, dir, s, Options{Cache: cache})
 	var missing []string
-	err := manifest.Walk(context.Background(), NewLoader(s), res.Root, func(p string, e *manifest.Entry) error {
+	err := manifest.Walk(context.Background(), manifest.NewStoreLoader(s), res.Root, func(p string, e *manifest.Entry) error {
 		if e.Kind == manifest.KindFile && !e.Uncaptured {
 			ok, err := s.HasContent(context.Background(), e.Hash)
 			if err != nil {
@@ -273,9 +277,11 @@ func TestCacheNeverPointsAtMissingBlobs(t *testing.T) {
 func TestStatCacheHashes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a", 0o644)
-	writeFile(t, dir, "sub/b.txt", "b", 0o644)
-	writeFile(t, dir, "over.txt", "over the limit: hashed, not stored", 0o644)
+	writeFiles(t, dir, map[string]string{
+		"a.txt":     "a",
+		"sub/b.txt": "b",
+		"over.txt":  "over the limit: hashed, not stored",
+	})
 	time.Sleep(settle)
 	writeFile(t, dir, "racy.txt", "too new", 0o644)
 	s := newStore(t)

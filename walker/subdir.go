@@ -117,7 +117,7 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 		if de.err != nil {
 			continue
 		}
-		p := join(rel, de.name)
+		p := manifest.JoinPath(rel, de.name)
 		mode := de.fi.Mode()
 		if m.Ignored(p, mode.IsDir()) || isStagingName(de.name) {
 			continue
@@ -200,7 +200,7 @@ func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manife
 			lastErr = fmt.Errorf("changed while being read")
 			continue
 		}
-		e.Hash, e.Size, e.Mode = h, n, permBits(after.Mode())
+		e.Hash, e.Size, e.Mode = h, n, manifest.ModeOf(after.Mode())
 		setOwner(&e, after)
 		if !store {
 			e.Uncaptured = true

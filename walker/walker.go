@@ -138,24 +138,10 @@ type capture struct {
 	cacheWrites []cas.Entry
 	mu          sync.Mutex
 	stats       Stats
-	loader      *treeLoader
+	loader      manifest.Loader
 	totals      *TreeTotals // counts of reused trees (incremental capture)
 	links       []linkCand  // files with more than one link (see links.go)
 }
-
-// treeLoader reads trees from a cas.Store (it implements manifest.Loader).
-type treeLoader struct{ s *cas.Store }
-
-func (l *treeLoader) LoadTree(ctx context.Context, h cas.Hash) (*manifest.Tree, error) {
-	data, err := l.s.GetBlob(ctx, h)
-	if err != nil {
-		return nil, err
-	}
-	return manifest.Decode(data)
-}
-
-// NewLoader returns a manifest.Loader reading trees from s.
-func NewLoader(s *cas.Store) manifest.Loader { return &treeLoader{s: s} }
 
 // Capture walks the work tree open at root, stores every new blob and
 // tree in s, and returns the root tree's address. Paths it cannot read
@@ -182,7 +168,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		start:  time.Now(),
 		sem:    make(chan struct{}, opts.Workers),
 		prog:   prog,
-		loader: &treeLoader{s: s},
+		loader: manifest.NewStoreLoader(s),
 		totals: opts.Totals,
 	}
 	if c.totals == nil && c.incremental() {
@@ -276,62 +262,6 @@ func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
 	}
 }
 
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
-// dirEnt is one name of a directory listing with its lstat result.
-type dirEnt struct {
-	name string
-	fi   fs.FileInfo // nil when err is set
-	err  error
-}
-
-// listDir lists the directory open at d, sorted by name, and lstats every
-// entry through d (never by path, never following a symlink). Entries
-// that vanish between the listing and the lstat are left out.
-func listDir(d *os.Root) ([]dirEnt, error) {
-	f, err := openNoAtime(d, ".")
-	if err != nil {
-		return nil, err
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	ents := make([]dirEnt, 0, len(names))
-	for _, n := range names {
-		fi, err := d.Lstat(n)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		ents = append(ents, dirEnt{name: n, fi: fi, err: err})
-	}
-	return ents, nil
-}
-
-// loadIgnores pushes the ignore files present in the directory.
-func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
-	var rules []*ignore.Rules
-	for _, fname := range ignore.FileNames {
-		i := sort.Search(len(ents), func(i int) bool { return ents[i].name >= fname })
-		if i == len(ents) || ents[i].name != fname || ents[i].fi == nil || !ents[i].fi.Mode().IsRegular() {
-			continue
-		}
-		data, err := readNoAtime(d, fname)
-		if err != nil {
-			continue
-		}
-		rules = append(rules, ignore.Parse(rel, data))
-	}
-	return m.Push(rules...)
-}
-
 // dir captures the directory open at d (relative path rel) and returns
 // its entry (Name unset). prev is the same directory in the previous
 // snapshot, nil if it had none or there is no previous snapshot; base
@@ -371,7 +301,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	var wg sync.WaitGroup
 	for i, de := range ents {
 		name := de.name
-		p := join(rel, name)
+		p := manifest.JoinPath(rel, name)
 		if de.err != nil {
 			c.problem(p, de.err)
 			continue
@@ -381,7 +311,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		if m.Ignored(p, mode.IsDir()) || isStagingName(name) {
 			continue
 		}
-		e := manifest.Entry{Name: name, Mode: permBits(mode)}
+		e := manifest.Entry{Name: name, Mode: manifest.ModeOf(mode)}
 		setOwner(&e, fi)
 		switch {
 		case mode.IsDir():
@@ -473,7 +403,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	for i := range ents {
 		if keep[i] && out[i].Kind == manifest.KindFile {
-			c.noteLink(join(rel, ents[i].name), ents[i].fi, &out[i])
+			c.noteLink(manifest.JoinPath(rel, ents[i].name), ents[i].fi, &out[i])
 		}
 	}
 	tree := &manifest.Tree{}
@@ -489,7 +419,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	data, err := tree.Encode()
 	if err != nil {
-		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", displayPath(rel), err)
+		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)
 	}
 	h := cas.Sum(data)
 	if prev == nil || h != prev.hash {
@@ -504,26 +434,4 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		c.mu.Unlock()
 	}
 	return manifest.Entry{Kind: manifest.KindDir, Hash: h}, nil
-}
-
-func displayPath(rel string) string {
-	if rel == "" {
-		return "."
-	}
-	return rel
-}
-
-// permBits maps Go's file mode to the Unix permission bits a tree keeps.
-func permBits(m fs.FileMode) uint32 {
-	b := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
 }

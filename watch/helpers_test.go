@@ -139,7 +139,7 @@ func (c *capturer) incremental(base cas.Hash, ch Changes) *walker.Result {
 // diff lists how tree b differs from tree a.
 func (c *capturer) diff(a, b cas.Hash) string {
 	var out []string
-	err := manifest.Diff(context.Background(), walker.NewLoader(c.store), a, b, func(ch manifest.Change) error {
+	err := manifest.Diff(context.Background(), manifest.NewStoreLoader(c.store), a, b, func(ch manifest.Change) error {
 		s := ch.String()
 		if ch.Old != nil && ch.New != nil {
 			s += fmt.Sprintf(" (%+v → %+v)", *ch.Old, *ch.New)

@@ -4,8 +4,6 @@ package watch
 
 import (
 	"context"
-	"github.com/turnback/turnback/cas"
-	"github.com/turnback/turnback/manifest"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -14,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 )
 
 // TestRandomOpsLinksOwners is TestRandomOps with hard links (made
@@ -34,10 +33,7 @@ func TestRandomOpsLinksOwners(t *testing.T) {
 	for range 20 {
 		f.mkdirP()
 	}
-	w := startWatcher(t, f.dir, Options{}, nil)
-	c := newCapturer(t, f.dir, walker.Options{LargeDirFiles: 8, SizeLimit: 3000})
-	w.Take()
-	base := c.full(cas0).Root
+	w, c, base := f.watchAndCapture()
 	start := time.Now()
 	checks, links := 0, 0
 	for done := 0; done < 600 && time.Since(start) < 6*time.Second; {
@@ -77,12 +73,12 @@ func (f *fuzzer) metaOp() bool {
 	}
 	switch r := f.rng.IntN(100); {
 	case r < 15:
-		rel := join(pick(f.rng, dirs), f.fileName())
+		rel := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("write %s", rel)
 		os.WriteFile(f.p(rel), []byte(f.content()), 0o644)
 	case r < 35 && len(files) > 0:
 		from := pick(f.rng, files)
-		to := join(pick(f.rng, dirs), f.fileName())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("link %s %s", from, to)
 		return os.Link(f.p(from), f.p(to)) == nil
 	case r < 45 && len(files) > 0:
@@ -98,14 +94,14 @@ func (f *fuzzer) metaOp() bool {
 		os.Remove(f.p(rel))
 	case r < 62 && len(others) > 0:
 		from := pick(f.rng, others)
-		to := join(pick(f.rng, dirs), f.fileName())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("rename %s %s", from, to)
 		os.Rename(f.p(from), f.p(to))
 	case r < 67:
 		f.mkdirP()
 	case r < 72 && len(dirs) > 1:
 		from := pick(f.rng, dirs[1:])
-		to := join(pick(f.rng, dirs), f.name())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.name())
 		if to != from && !strings.HasPrefix(to, from+"/") {
 			f.note("rename dir %s %s", from, to)
 			os.Rename(f.p(from), f.p(to))
@@ -115,7 +111,7 @@ func (f *fuzzer) metaOp() bool {
 		f.note("remove tree %s", rel)
 		os.RemoveAll(f.p(rel))
 	case r < 82:
-		rel := join(pick(f.rng, dirs), "p"+f.fileName())
+		rel := manifest.JoinPath(pick(f.rng, dirs), "p"+f.fileName())
 		f.note("mkfifo %s", rel)
 		syscall.Mkfifo(f.p(rel), 0o644)
 	case r < 95 && len(others) > 0:
@@ -127,7 +123,7 @@ func (f *fuzzer) metaOp() bool {
 		if len(files) > 0 {
 			from := pick(f.rng, files)
 			for range 3 {
-				to := join(pick(f.rng, dirs), f.fileName())
+				to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 				f.note("link %s %s", from, to)
 				os.Link(f.p(from), f.p(to))
 			}
@@ -139,7 +135,7 @@ func (f *fuzzer) metaOp() bool {
 // linkList lists the link groups of a snapshot, "path->first".
 func (c *capturer) linkList(root cas.Hash) string {
 	var out []string
-	manifest.Walk(context.Background(), walker.NewLoader(c.store), root, func(p string, e *manifest.Entry) error {
+	manifest.Walk(context.Background(), manifest.NewStoreLoader(c.store), root, func(p string, e *manifest.Entry) error {
 		if e.LinkTo != "" {
 			out = append(out, p+"->"+e.LinkTo)
 		}

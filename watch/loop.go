@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
@@ -199,7 +200,7 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		w.mark("")
 		return
 	}
-	parent := parentDir(rel)
+	parent := manifest.ParentPath(rel)
 	if slices.Contains(ignore.FileNames, path.Base(rel)) {
 		// The rules changed: which paths exist for the walker may have
 		// changed anywhere below parent.
@@ -303,7 +304,7 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 			if !e.IsDir() {
 				continue
 			}
-			c := join(d, e.Name())
+			c := manifest.JoinPath(d, e.Name())
 			if !w.ignored(c, true) {
 				stack = append(stack, c)
 			}
@@ -373,7 +374,7 @@ func (w *Watcher) watchDir(d, abs string) (bool, error) {
 		}
 		w.unwatch(old, on)
 		w.forget(old)
-		w.mark(parentDir(old))
+		w.mark(manifest.ParentPath(old))
 	}
 }
 
@@ -460,77 +461,4 @@ func (w *Watcher) drop(rel string) {
 		}
 	}
 	w.mu.Unlock()
-}
-
-// node is a directory of the watched tree.
-type node struct {
-	kids    map[string]*node
-	parent  *node // nil for the root
-	name    string
-	watched bool
-	// id is the identity of the directory watched here (zero: unknown);
-	// Watcher.ids maps it back to this node while it is watched.
-	id fileID
-}
-
-// fileID identifies a directory whatever its path: device and inode.
-// The zero value means unknown.
-type fileID struct{ dev, ino uint64 }
-
-// path returns n's path in its tree (n must not be detached).
-func (n *node) path() string {
-	var names []string
-	for ; n.parent != nil; n = n.parent {
-		names = append(names, n.name)
-	}
-	slices.Reverse(names)
-	return strings.Join(names, "/")
-}
-
-func (n *node) find(rel string) *node {
-	if rel == "" {
-		return n
-	}
-	for _, name := range strings.Split(rel, "/") {
-		if n = n.kids[name]; n == nil {
-			return nil
-		}
-	}
-	return n
-}
-
-func (n *node) insert(rel string) *node {
-	if rel == "" {
-		return n
-	}
-	for _, name := range strings.Split(rel, "/") {
-		k := n.kids[name]
-		if k == nil {
-			if n.kids == nil {
-				n.kids = map[string]*node{}
-			}
-			k = &node{parent: n, name: name}
-			n.kids[name] = k
-		}
-		n = k
-	}
-	return n
-}
-
-func (n *node) detach(rel string) *node {
-	p := n.find(parentDir(rel))
-	if p == nil {
-		return nil
-	}
-	name := path.Base(rel)
-	k := p.kids[name]
-	delete(p.kids, name)
-	return k
-}
-
-func (n *node) each(rel string, fn func(string, *node)) {
-	fn(rel, n)
-	for name, k := range n.kids {
-		k.each(join(rel, name), fn)
-	}
 }

@@ -22,33 +22,12 @@ func TestMovedAgainBeforeHandled(t *testing.T) {
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	put(t, dir, "p/s/n/deep/f.txt", "f")
 	put(t, dir, "q/d/keep", "k")
-	var hold atomic.Bool
-	gate := make(chan struct{})
-	w := startWatcher(t, dir, Options{}, func(w *Watcher) {
-		w.hook = func() {
-			if hold.Load() {
-				<-gate
-			}
-		}
+	w, whileHeld := heldWatcher(t, dir)
+	ch := whileHeld(func() {
+		must(t, os.Rename(p("q/d"), p("q/c")))
+		must(t, os.Rename(p("p/s"), p("q/c/x")))
 	})
-	w.Take()
-	settled(t, w)
-
-	hold.Store(true)
-	must(t, os.Rename(p("q/d"), p("q/c")))
-	must(t, os.Rename(p("p/s"), p("q/c/x")))
-	time.Sleep(20 * time.Millisecond) // let fsnotify read the events
-	hold.Store(false)
-	close(gate)
-	ch := settled(t, w)
-	if ch.Full {
-		t.Fatalf("Full: %s", ch.Reason)
-	}
-	for _, d := range []string{"p", "q", "q/c", "q/c/x", "q/c/x/n", "q/c/x/n/deep"} {
-		if !ch.Dirs[d] {
-			t.Errorf("after the renames: %q not dirty (Dirs %v)", d, dirList(ch.Dirs))
-		}
-	}
+	wantDirty(t, ch, "p", "q", "q/c", "q/c/x", "q/c/x/n", "q/c/x/n/deep")
 
 	for _, d := range []string{"q/c/x", "q/c/x/n", "q/c/x/n/deep"} {
 		put(t, dir, d+"/new.txt", "n")
@@ -73,9 +52,33 @@ func TestStaleRemovalAfterListing(t *testing.T) {
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	put(t, dir, "A/p/x/f.txt", "f")
 	put(t, dir, "B/p/keep", "k")
+	w, whileHeld := heldWatcher(t, dir)
+	ch := whileHeld(func() {
+		must(t, os.Rename(p("A"), p("A2")))
+		must(t, os.Rename(p("B"), p("A")))
+		must(t, os.Rename(p("A2/p/x"), filepath.Join(outside, "x")))
+		must(t, os.Mkdir(p("A/p/x"), 0o755))
+	})
+	wantDirty(t, ch, "", "A", "A/p", "A/p/x", "A2", "A2/p")
+	for _, d := range []string{"A/p", "A/p/x", "A2/p"} {
+		put(t, dir, d+"/new.txt", "n")
+		ch := settled(t, w)
+		if ch.Full || !ch.Dirs[d] || len(ch.Dirs) != 1 {
+			t.Errorf("file created in %s: Full=%v Dirs %v", d, ch.Full, dirList(ch.Dirs))
+		}
+	}
+}
+
+// heldWatcher starts a watcher on dir whose loop can be held, settles
+// it, and returns it with whileHeld: that runs moves while the loop is
+// held (fsnotify queues their events; the loop handles none), lets it
+// go, and returns the settled changes, failing the test if they are
+// Full.
+func heldWatcher(t *testing.T, dir string) (w *Watcher, whileHeld func(moves func()) Changes) {
+	t.Helper()
 	var hold atomic.Bool
 	gate := make(chan struct{})
-	w := startWatcher(t, dir, Options{}, func(w *Watcher) {
+	w = startWatcher(t, dir, Options{}, func(w *Watcher) {
 		w.hook = func() {
 			if hold.Load() {
 				<-gate
@@ -84,29 +87,27 @@ func TestStaleRemovalAfterListing(t *testing.T) {
 	})
 	w.Take()
 	settled(t, w)
-
-	hold.Store(true)
-	must(t, os.Rename(p("A"), p("A2")))
-	must(t, os.Rename(p("B"), p("A")))
-	must(t, os.Rename(p("A2/p/x"), filepath.Join(outside, "x")))
-	must(t, os.Mkdir(p("A/p/x"), 0o755))
-	time.Sleep(20 * time.Millisecond) // let fsnotify read the events
-	hold.Store(false)
-	close(gate)
-	ch := settled(t, w)
-	if ch.Full {
-		t.Fatalf("Full: %s", ch.Reason)
+	return w, func(moves func()) Changes {
+		t.Helper()
+		hold.Store(true)
+		moves()
+		time.Sleep(20 * time.Millisecond) // let fsnotify read the events
+		hold.Store(false)
+		close(gate)
+		ch := settled(t, w)
+		if ch.Full {
+			t.Fatalf("Full: %s", ch.Reason)
+		}
+		return ch
 	}
-	for _, d := range []string{"", "A", "A/p", "A/p/x", "A2", "A2/p"} {
+}
+
+// wantDirty asserts that every one of dirs is dirty in ch.
+func wantDirty(t *testing.T, ch Changes, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
 		if !ch.Dirs[d] {
 			t.Errorf("after the renames: %q not dirty (Dirs %v)", d, dirList(ch.Dirs))
-		}
-	}
-	for _, d := range []string{"A/p", "A/p/x", "A2/p"} {
-		put(t, dir, d+"/new.txt", "n")
-		ch := settled(t, w)
-		if ch.Full || !ch.Dirs[d] || len(ch.Dirs) != 1 {
-			t.Errorf("file created in %s: Full=%v Dirs %v", d, ch.Full, dirList(ch.Dirs))
 		}
 	}
 }

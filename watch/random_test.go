@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -49,6 +51,17 @@ type fuzzer struct {
 	seq          int
 }
 
+// watchAndCapture starts a watcher on f.dir and a capturer of it, takes
+// what the watcher saw so far and captures everything once; it returns
+// them and that capture's root. A small large-directory limit and size
+// limit bring uncaptured directories and files into play.
+func (f *fuzzer) watchAndCapture() (*Watcher, *capturer, cas.Hash) {
+	w := startWatcher(f.t, f.dir, Options{}, nil)
+	c := newCapturer(f.t, f.dir, walker.Options{LargeDirFiles: 8, SizeLimit: 3000})
+	w.Take()
+	return w, c, c.full(cas0).Root
+}
+
 func runRandom(t *testing.T, seed uint64, maxOps int, budget time.Duration) {
 	f := &fuzzer{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), dir: t.TempDir(), outside: t.TempDir()}
 	put(t, f.dir, ".gitignore", "*.log\n/gen/\n")
@@ -56,12 +69,7 @@ func runRandom(t *testing.T, seed uint64, maxOps int, budget time.Duration) {
 	for range 30 {
 		f.mkdirP()
 	}
-	w := startWatcher(t, f.dir, Options{}, nil)
-	// A small large-directory limit and size limit bring uncaptured
-	// directories and files into play.
-	c := newCapturer(t, f.dir, walker.Options{LargeDirFiles: 8, SizeLimit: 3000})
-	w.Take()
-	base := c.full(cas0).Root
+	w, c, base := f.watchAndCapture()
 	start := time.Now()
 	var checks, fulls, reused, read int64
 	done := 0
@@ -163,7 +171,7 @@ func (f *fuzzer) op() {
 	}
 	switch {
 	case r < 14: // create or overwrite a file
-		rel := join(pick(f.rng, dirs), f.fileName())
+		rel := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		if fi, err := os.Lstat(f.p(rel)); err == nil && fi.IsDir() {
 			return
 		}
@@ -184,7 +192,7 @@ func (f *fuzzer) op() {
 		f.mkdirP()
 	case r < 50 && len(dirs) > 1: // rename a directory somewhere else
 		from := pick(f.rng, dirs[1:])
-		to := join(pick(f.rng, dirs), f.name())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.name())
 		if to == from || strings.HasPrefix(to, from+"/") {
 			return
 		}
@@ -200,7 +208,7 @@ func (f *fuzzer) op() {
 		for i := range 1 + f.rng.IntN(3) {
 			put(f.t, tmp, strings.Repeat("d/", i)+f.fileName(), f.content())
 		}
-		to := join(pick(f.rng, dirs), f.name())
+		to := manifest.JoinPath(pick(f.rng, dirs), f.name())
 		f.note("move in %s", to)
 		os.Rename(tmp, f.p(to))
 	case r < 61 && len(dirs) > 1:
@@ -218,7 +226,7 @@ func (f *fuzzer) op() {
 		f.note("chmod dir %s %o", rel, mode)
 		os.Chmod(f.p(rel), mode)
 	case r < 75: // a symlink, or a file replaced by one
-		rel := join(pick(f.rng, dirs), f.fileName())
+		rel := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		target := pick(f.rng, []string{"../x", "f1.txt", "/etc", "."})
 		f.note("symlink %s -> %s", rel, target)
 		os.Remove(f.p(rel))
@@ -227,7 +235,7 @@ func (f *fuzzer) op() {
 		rel := pick(f.rng, others)
 		to := rel
 		if f.rng.IntN(2) == 0 {
-			to = join(pick(f.rng, dirs), f.fileName())
+			to = manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		}
 		tmp := rel + ".tmp~"
 		f.note("atomic save %s via %s", to, tmp)
@@ -272,9 +280,9 @@ func (f *fuzzer) op() {
 	case r < 92: // ignored places
 		d := pick(f.rng, dirs)
 		rel := pick(f.rng, []string{
-			join(d, "node_modules/"+f.name()+"/i.js"),
-			join(d, "trace.log"),
-			join(d, "build/out/"+f.name()),
+			manifest.JoinPath(d, "node_modules/"+f.name()+"/i.js"),
+			manifest.JoinPath(d, "trace.log"),
+			manifest.JoinPath(d, "build/out/"+f.name()),
 			"gen/" + f.name() + "/g.txt",
 			"node_modules/pkg/index.js",
 		})
@@ -288,7 +296,7 @@ func (f *fuzzer) op() {
 		if d != "" {
 			rules = pick(f.rng, []string{"*.go\n", "x/\n", "!trace.log\n", ""})
 		}
-		rel := join(d, ".gitignore")
+		rel := manifest.JoinPath(d, ".gitignore")
 		f.note("ignore file %s %q", rel, rules)
 		if rules == "" {
 			os.Remove(f.p(rel))
@@ -311,7 +319,7 @@ func (f *fuzzer) mkdirP() {
 	dirs, _ := f.tree()
 	rel := pick(f.rng, dirs)
 	for range 1 + f.rng.IntN(4) {
-		rel = join(rel, f.name())
+		rel = manifest.JoinPath(rel, f.name())
 	}
 	f.note("mkdir -p %s", rel)
 	if os.MkdirAll(f.p(rel), 0o755) != nil {
@@ -321,9 +329,9 @@ func (f *fuzzer) mkdirP() {
 	if f.rng.IntN(10) == 0 {
 		nfiles = 9
 	}
-	for d := rel; d != "" && strings.Count(d, "/") >= strings.Count(rel, "/")-2; d = parentDir(d) {
+	for d := rel; d != "" && strings.Count(d, "/") >= strings.Count(rel, "/")-2; d = manifest.ParentPath(d) {
 		for range nfiles {
-			os.WriteFile(f.p(join(d, f.fileName())), []byte(f.content()), 0o644)
+			os.WriteFile(f.p(manifest.JoinPath(d, f.fileName())), []byte(f.content()), 0o644)
 		}
 	}
 }
@@ -357,7 +365,7 @@ func TestConcurrentWriter(t *testing.T) {
 			case 0:
 				rel := d
 				for range 1 + rng.IntN(5) {
-					rel = join(rel, fmt.Sprint("d", n, "_", rng.IntN(3)))
+					rel = manifest.JoinPath(rel, fmt.Sprint("d", n, "_", rng.IntN(3)))
 					if os.Mkdir(filepath.Join(dir, rel), 0o755) != nil {
 						break
 					}

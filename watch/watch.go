@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -76,7 +77,7 @@ func (c Changes) Dirty() func(rel string) bool {
 			if d == "" {
 				break
 			}
-			d = parentDir(d)
+			d = manifest.ParentPath(d)
 		}
 	}
 	return func(rel string) bool { return set[rel] }
@@ -466,19 +467,4 @@ func (w *Watcher) abs(rel string) string {
 		return w.root
 	}
 	return filepath.Join(w.root, filepath.FromSlash(rel))
-}
-
-// parentDir returns the directory holding rel ("" for a top-level name).
-func parentDir(rel string) string {
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		return rel[:i]
-	}
-	return ""
-}
-
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }

@@ -1,7 +1,7 @@
 // Package ref finds and reads file content by reference: content a store
 // does not copy (a file over turnback's size limit) because it already
 // sits, verifiable by hash, somewhere turnback can read without running
-// git (DESIGN.md, "protected by reference").
+// git (package turnback, "Content by reference").
 //
 // # Places
 //

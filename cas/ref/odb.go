@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -55,12 +54,6 @@ type ODB struct {
 // until it is used.
 func OpenODB(dir string) *ODB { return &ODB{dir: dir} }
 
-type packIdx struct {
-	idx, pack string
-	n         uint32
-	fanout    [256]uint32
-}
-
 func (o *ODB) load(alternates bool) error {
 	o.once.Do(func() {
 		names, _ := filepath.Glob(filepath.Join(o.dir, "pack", "*.idx"))
@@ -93,89 +86,6 @@ func (o *ODB) load(alternates bool) error {
 		}
 	})
 	return o.err
-}
-
-func openIdx(name string) (*packIdx, error) {
-	f, err := openRegular(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var hdr [8 + 1024]byte
-	if _, err := io.ReadFull(f, hdr[:]); err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(hdr[:4], []byte{0xff, 't', 'O', 'c'}) || binary.BigEndian.Uint32(hdr[4:8]) != 2 {
-		return nil, fmt.Errorf("ref: %s: not a version 2 pack index", name)
-	}
-	p := &packIdx{idx: name, pack: strings.TrimSuffix(name, ".idx") + ".pack"}
-	prev := uint32(0)
-	for i := range p.fanout {
-		p.fanout[i] = binary.BigEndian.Uint32(hdr[8+4*i:])
-		if p.fanout[i] < prev {
-			return nil, fmt.Errorf("ref: %s: fanout table out of order", name)
-		}
-		prev = p.fanout[i]
-	}
-	p.n = p.fanout[255]
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if int64(p.n) > (fi.Size()-8-1024)/28 {
-		return nil, fmt.Errorf("ref: %s: truncated", name)
-	}
-	return p, nil
-}
-
-// find returns the pack offset of oid, or -1.
-func (p *packIdx) find(oid [20]byte) (int64, error) {
-	lo := uint32(0)
-	if oid[0] > 0 {
-		lo = p.fanout[oid[0]-1]
-	}
-	hi := p.fanout[oid[0]]
-	if lo >= hi {
-		return -1, nil
-	}
-	f, err := openRegular(p.idx)
-	if err != nil {
-		return -1, err
-	}
-	defer f.Close()
-	const names = 8 + 1024
-	var buf [20]byte
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if _, err := f.ReadAt(buf[:], names+int64(mid)*20); err != nil {
-			return -1, fmt.Errorf("ref: %s: %w", p.idx, err)
-		}
-		switch c := bytes.Compare(buf[:], oid[:]); {
-		case c == 0:
-			offs := names + int64(p.n)*24 // after the names and CRCs
-			if _, err := f.ReadAt(buf[:4], offs+int64(mid)*4); err != nil {
-				return -1, fmt.Errorf("ref: %s: %w", p.idx, err)
-			}
-			off := binary.BigEndian.Uint32(buf[:4])
-			if off&0x80000000 == 0 {
-				return int64(off), nil
-			}
-			big := offs + int64(p.n)*4 + int64(off&0x7fffffff)*8
-			if _, err := f.ReadAt(buf[:8], big); err != nil {
-				return -1, fmt.Errorf("ref: %s: %w", p.idx, err)
-			}
-			o := binary.BigEndian.Uint64(buf[:8])
-			if o > 1<<62 {
-				return -1, fmt.Errorf("ref: %s: bad offset", p.idx)
-			}
-			return int64(o), nil
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return -1, nil
 }
 
 func (o *ODB) loosePath(oid [20]byte) string {
@@ -438,88 +348,4 @@ func (o *ODB) resolve(f *os.File, off int64, depth int) (int, []byte, error) {
 	}
 	out, err := applyDelta(base, delta)
 	return baseTyp, out, err
-}
-
-func inflate(r io.Reader, size int64) ([]byte, error) {
-	if size > maxInMemory {
-		return nil, fmt.Errorf("object of %d bytes is too large", size)
-	}
-	zr, err := zlib.NewReader(r)
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(zr, data); err != nil {
-		return nil, fmt.Errorf("inflate: %w", err)
-	}
-	return data, nil
-}
-
-func deltaSize(d []byte) (int64, []byte, error) {
-	v, n := binary.Uvarint(d)
-	if n <= 0 || v > maxInMemory {
-		return 0, nil, fmt.Errorf("bad delta header")
-	}
-	return int64(v), d[n:], nil
-}
-
-// applyDelta applies a git delta (source size, target size, then copy
-// and insert instructions) to base.
-func applyDelta(base, d []byte) ([]byte, error) {
-	src, d, err := deltaSize(d)
-	if err != nil {
-		return nil, err
-	}
-	if src != int64(len(base)) {
-		return nil, fmt.Errorf("delta expects a base of %d bytes, got %d", src, len(base))
-	}
-	dst, d, err := deltaSize(d)
-	if err != nil {
-		return nil, err
-	}
-	// Each instruction adds at most len(base) bytes (a copy) or its own
-	// length (an insert): a header promising more is not believed.
-	out := make([]byte, 0, min(dst, int64(len(base)+1)*int64(len(d))))
-	for len(d) > 0 {
-		c := d[0]
-		d = d[1:]
-		if c&0x80 == 0 {
-			if c == 0 || int(c) > len(d) {
-				return nil, fmt.Errorf("bad delta insert")
-			}
-			out = append(out, d[:c]...)
-			d = d[c:]
-			continue
-		}
-		var off, n uint64
-		for i := 0; i < 4; i++ {
-			if c&(1<<i) != 0 {
-				if len(d) == 0 {
-					return nil, fmt.Errorf("truncated delta")
-				}
-				off |= uint64(d[0]) << (8 * i)
-				d = d[1:]
-			}
-		}
-		for i := 0; i < 3; i++ {
-			if c&(0x10<<i) != 0 {
-				if len(d) == 0 {
-					return nil, fmt.Errorf("truncated delta")
-				}
-				n |= uint64(d[0]) << (8 * i)
-				d = d[1:]
-			}
-		}
-		if n == 0 {
-			n = 0x10000
-		}
-		if off+n > uint64(len(base)) || int64(len(out))+int64(n) > dst {
-			return nil, fmt.Errorf("delta copy out of range")
-		}
-		out = append(out, base[off:off+n]...)
-	}
-	if int64(len(out)) != dst {
-		return nil, fmt.Errorf("delta gave %d bytes, expected %d", len(out), dst)
-	}
-	return out, nil
 }

@@ -20,16 +20,13 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case LFS:
-		return "lfs"
-	case Git:
-		return "git"
-	case Clone:
-		return "clone"
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
+
+var kindNames = [...]string{LFS: "lfs", Git: "git", Clone: "clone"}
 
 // Ref is one place holding content: Dir is the LFS object directory (for
 // LFS), the git object directory (for Git, "<common dir>/objects") or

@@ -107,6 +107,7 @@ func TestAttackWatchQuotesWorkTree(t *testing.T) {
 // inside the work tree (outside .git) protects nothing: snap warns, the
 // checkpoint holds the content, and restoring it brings the file back.
 func TestAttackReferenceInsideWorkTree(t *testing.T) {
+	t.Parallel()
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
 	e.write(".git/config", "[lfs]\n\tstorage = ../lfsstore\n")
@@ -126,7 +127,7 @@ func TestAttackReferenceInsideWorkTree(t *testing.T) {
 	}
 	doc := e.jsonOK("undo")
 	absent(t, e.path("N.bin"))
-	if code := e.tb("restore", doc.Checkpoint).code; code != 0 {
+	if code := e.run("restore", doc.Checkpoint).code; code != 0 {
 		t.Fatalf("restore %s: exit %d", doc.Checkpoint, code)
 	}
 	sameBytes(t, e.path("N.bin"), data)
@@ -138,6 +139,7 @@ func TestAttackReferenceInsideWorkTree(t *testing.T) {
 // file over the size limit: the capture tried to record a reference
 // for it.
 func TestAttackReadOnlyStoreLargeFile(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the binary as another user")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 // Every command, including ones added later, answers --help with exit 0,
 // its usage on stdout, an Examples section, and nothing on stderr.
 func TestHelpEveryCommand(t *testing.T) {
+	t.Parallel()
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
@@ -31,7 +31,7 @@ func TestHelpEveryCommand(t *testing.T) {
 		for _, flag := range []string{"--help", "-h"} {
 			args := append(append([]string(nil), p...), flag)
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), args, &stdout, &stderr)
+			code := run(t.Context(), args, &stdout, &stderr)
 			name := "turnback " + strings.Join(args, " ")
 			if code != 0 || stderr.Len() != 0 {
 				t.Errorf("%s: exit %d, stderr %q", name, code, stderr.String())

@@ -136,18 +136,28 @@ func TestDaemonSameOutput(t *testing.T) {
 	}
 }
 
-// TestDaemonLifecycle: --detach, the socket's mode, a second daemon,
-// --stop, the idle timeout, and a socket left by a killed daemon.
-func TestDaemonLifecycle(t *testing.T) {
+// daemonLifeFolder skips the test off Linux (inotify) and makes a work
+// tree with one file and a store for it, which TURNBACK_STORE names, with
+// TURNBACK_LOCK_WAIT set to lockWait; it returns the binary, the work
+// tree and the store.
+func daemonLifeFolder(t *testing.T, lockWait string) (bin, wt, store string) {
+	t.Helper()
 	if !isLinux() {
 		t.Skip("inotify")
 	}
-	bin := testBinary(t)
+	bin = testBinary(t)
 	base := t.TempDir()
-	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "st")
+	wt, store = filepath.Join(base, "wt"), filepath.Join(base, "st")
 	writeTree(t, wt, map[string]string{"f": "x"})
 	t.Setenv("TURNBACK_STORE", store)
-	t.Setenv("TURNBACK_LOCK_WAIT", "0")
+	t.Setenv("TURNBACK_LOCK_WAIT", lockWait)
+	return bin, wt, store
+}
+
+// TestDaemonLifecycle: --detach, the socket's mode, a second daemon,
+// --stop, the idle timeout, and a socket left by a killed daemon.
+func TestDaemonLifecycle(t *testing.T) {
+	bin, wt, store := daemonLifeFolder(t, "0")
 	tb := func(args ...string) (string, string, int) {
 		return binRun(t, bin, "", append([]string{"-C", wt}, args...)...)
 	}
@@ -357,15 +367,7 @@ func TestSocketPath(t *testing.T) {
 // client that speaks another protocol: it runs nothing, stops, and the
 // client's command runs by itself.
 func TestDaemonOtherProtocol(t *testing.T) {
-	if !isLinux() {
-		t.Skip("inotify")
-	}
-	bin := testBinary(t)
-	base := t.TempDir()
-	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "st")
-	writeTree(t, wt, map[string]string{"f": "x"})
-	t.Setenv("TURNBACK_STORE", store)
-	t.Setenv("TURNBACK_LOCK_WAIT", "10s")
+	bin, wt, store := daemonLifeFolder(t, "10s")
 	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
 	if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)

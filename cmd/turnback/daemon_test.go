@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -281,17 +281,13 @@ func randomOp(t *testing.T, rng *rand.Rand, root string) string {
 	}
 }
 
-// listTree lists a tree for a failure message.
+// listTree lists a tree for a failure message (200 paths at most).
 func listTree(root string) string {
-	var lines []string
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && p != root {
-			rel, _ := filepath.Rel(root, p)
-			lines = append(lines, rel+" "+d.Type().String())
-		}
-		return nil
-	})
-	sort.Strings(lines)
+	tr, err := treetest.Read(root)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSuffix(tr.String(), "\n"), "\n")
 	if len(lines) > 200 {
 		lines = append(lines[:200], "...")
 	}

@@ -22,11 +22,11 @@ type gcCheckpointsDoc struct {
 	Checkpoints []gcCheckpointDoc `json:"checkpoints_forgotten"`
 }
 
-func (e *gcEnv) gcCheckpointsJSON(args ...string) gcCheckpointsDoc {
+func (e *cliEnv) gcCheckpointsJSON(args ...string) gcCheckpointsDoc {
 	e.t.Helper()
 	r := e.ok(append([]string{"--json", "gc"}, args...)...)
 	var doc gcCheckpointsDoc
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	if doc.Checkpoints == nil {
 		e.t.Fatalf("gc --json: checkpoints_forgotten missing or null:\n%s", r.stdout)
 	}
@@ -35,13 +35,13 @@ func (e *gcEnv) gcCheckpointsJSON(args ...string) gcCheckpointsDoc {
 
 // gcUndoCheckpoint runs "--json undo" with extra args and returns the
 // checkpoint it printed.
-func (e *gcEnv) gcUndoCheckpoint(args ...string) string {
+func (e *cliEnv) gcUndoCheckpoint(args ...string) string {
 	e.t.Helper()
 	r := e.ok(append([]string{"--json", "undo"}, args...)...)
 	var doc struct {
 		Checkpoint string `json:"checkpoint"`
 	}
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	if len(doc.Checkpoint) != 64 {
 		e.t.Fatalf("undo printed checkpoint %q; want a full id\n%v", doc.Checkpoint, r)
 	}
@@ -51,14 +51,14 @@ func (e *gcEnv) gcUndoCheckpoint(args ...string) string {
 // gcForcedCheckpoint records turn 1 on f.bin, edits it as a user would,
 // and undoes the turn with --force: the user's edit is in checkpoint C1,
 // returned with the edit. Then one more turn is recorded and undone.
-func (e *gcEnv) gcForcedCheckpoint() (c1 string, edit []byte) {
+func (e *cliEnv) gcForcedCheckpoint() (c1 string, edit []byte) {
 	e.t.Helper()
-	e.write("f.bin", []byte("before the turn\n"))
+	e.writeBytes("f.bin", []byte("before the turn\n"))
 	e.ok("snap", "-m", "turn 1")
-	e.write("f.bin", []byte("the agent's version\n"))
+	e.writeBytes("f.bin", []byte("the agent's version\n"))
 	e.ok("end")
 	edit = append([]byte("the user's edit \x00\xff\xfe\r\n"), gcRandom(7, 4096)...)
-	e.write("f.bin", edit)
+	e.writeBytes("f.bin", edit)
 	if r := e.run("undo"); r.code != exitConflict {
 		e.t.Fatalf("undo over the user's edit: want exit 3\n%v", r)
 	}
@@ -67,7 +67,7 @@ func (e *gcEnv) gcForcedCheckpoint() (c1 string, edit []byte) {
 		e.t.Fatalf("after undo --force f.bin is %q", got)
 	}
 	e.ok("snap", "-m", "turn 2")
-	e.write("g.txt", []byte("turn 2\n"))
+	e.writeBytes("g.txt", []byte("turn 2\n"))
 	e.ok("end")
 	e.gcUndoCheckpoint()
 	return c1, edit
@@ -77,7 +77,8 @@ func (e *gcEnv) gcForcedCheckpoint() (c1 string, edit []byte) {
 // undo --force overwrote survives a plain gc after another turn and
 // undo, and restore brings the edit back byte for byte.
 func TestGCKeepsForcedCheckpoint(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	c1, edit := e.gcForcedCheckpoint()
 	if dry := e.gcCheckpointsJSON("--dry-run"); len(dry.Checkpoints) != 0 {
 		t.Errorf("gc --dry-run would drop checkpoints %+v; want none", dry.Checkpoints)
@@ -97,11 +98,12 @@ func TestGCKeepsForcedCheckpoint(t *testing.T) {
 // after a checkpoint, the checkpoint goes too, and gc --dry-run lists it
 // first (JSON and human output); the newest checkpoint stays.
 func TestGCDropsCheckpointWithItsTurns(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	c1, _ := e.gcForcedCheckpoint()
 	for i := 3; i <= 5; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
-		e.write("g.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("g.txt", []byte(fmt.Sprint(i)))
 		e.ok("end")
 	}
 	// Turn 2 (the one after C1) went with the redo stack; --keep 1
@@ -130,7 +132,8 @@ func TestGCDropsCheckpointWithItsTurns(t *testing.T) {
 // as turns that old do; the newest checkpoint stays, as the newest turn
 // does.
 func TestGCDropsOldCheckpoints(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	c1, _ := e.gcForcedCheckpoint()
 	if res := e.gcCheckpointsJSON("--older-than", "1h"); len(res.Checkpoints) != 0 {
 		t.Fatalf("gc --older-than 1h dropped young checkpoints %+v", res.Checkpoints)

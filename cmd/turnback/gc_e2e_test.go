@@ -6,163 +6,16 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cas"
 )
-
-// gcEnv is one work tree with its own store, HOME and XDG_DATA_HOME.
-type gcEnv struct {
-	t     testing.TB
-	bin   string
-	base  string
-	home  string
-	xdg   string
-	dir   string   // the work tree, passed as -C
-	store string   // the store, passed as --store ("" = default location)
-	extra []string // extra environment, KEY=VALUE
-}
-
-func newGCEnv(t testing.TB) *gcEnv {
-	t.Helper()
-	base := t.TempDir()
-	if real, err := filepath.EvalSymlinks(base); err == nil {
-		base = real
-	}
-	e := &gcEnv{t: t, bin: testBinary(t), base: base, home: filepath.Join(base, "home"), xdg: filepath.Join(base, "xdg"),
-		dir: filepath.Join(base, "work"), store: filepath.Join(base, "store")}
-	for _, d := range []string{e.home, e.xdg, e.dir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e
-}
-
-// environ is the caller's environment minus everything that steers
-// turnback, with HOME and XDG_DATA_HOME private to the test.
-func (e *gcEnv) environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TURNBACK_") || k == "XDG_DATA_HOME" || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+e.home, "XDG_DATA_HOME="+e.xdg, "TURNBACK_AUTO_WATCH=0")
-	return append(env, e.extra...)
-}
-
-type gcOut struct {
-	args           []string
-	stdout, stderr string
-	code           int
-}
-
-func (r gcOut) String() string {
-	return fmt.Sprintf("turnback %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// command prepares the binary on the work tree (and store) of e.
-func (e *gcEnv) command(args ...string) *exec.Cmd {
-	full := []string{"-C", e.dir}
-	if e.store != "" {
-		full = append(full, "--store", e.store)
-	}
-	cmd := exec.Command(e.bin, append(full, args...)...)
-	cmd.Dir, cmd.Env = e.base, e.environ()
-	return cmd
-}
-
-// raw runs the binary with exactly args (no -C, no --store) in dir.
-func (e *gcEnv) raw(dir string, args ...string) gcOut {
-	e.t.Helper()
-	cmd := exec.Command(e.bin, args...)
-	cmd.Dir, cmd.Env = dir, e.environ()
-	return gcFinish(e.t, cmd, args)
-}
-
-func gcFinish(t testing.TB, cmd *exec.Cmd, args []string) gcOut {
-	t.Helper()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := gcOut{args: args, stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running turnback %v: %v", args, err)
-	}
-	return r
-}
-
-func (e *gcEnv) run(args ...string) gcOut {
-	e.t.Helper()
-	return gcFinish(e.t, e.command(args...), args)
-}
-
-// ok runs the binary and fails the test unless it exits 0.
-func (e *gcEnv) ok(args ...string) gcOut {
-	e.t.Helper()
-	r := e.run(args...)
-	if r.code != 0 {
-		e.t.Fatalf("%v", r)
-	}
-	return r
-}
-
-func (e *gcEnv) write(rel string, data []byte) {
-	e.t.Helper()
-	p := filepath.Join(e.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-func (e *gcEnv) read(rel string) []byte {
-	e.t.Helper()
-	data, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return data
-}
-
-// gcOneJSON decodes s as exactly one JSON document into v.
-func gcOneJSON(t testing.TB, s string, v any) {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("stdout is not a JSON document: %v\n%s", err, s)
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		t.Fatalf("stdout holds more than one JSON document (%v):\n%s", err, s)
-	}
-}
 
 // gcResultDoc is the JSON of "gc".
 type gcResultDoc struct {
@@ -176,11 +29,11 @@ type gcResultDoc struct {
 	DryRun             bool  `json:"dry_run"`
 }
 
-func (e *gcEnv) gcJSON(args ...string) gcResultDoc {
+func (e *cliEnv) gcJSON(args ...string) gcResultDoc {
 	e.t.Helper()
 	r := e.ok(append([]string{"--json", "gc"}, args...)...)
 	var doc gcResultDoc
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc
 }
 
@@ -195,13 +48,13 @@ type gcTurnDoc struct {
 
 // turns returns the session's turns as "log --json" lists them: undone
 // ones first, then the undo stack newest first.
-func (e *gcEnv) turns(args ...string) []gcTurnDoc {
+func (e *cliEnv) turns(args ...string) []gcTurnDoc {
 	e.t.Helper()
 	r := e.ok(append(append([]string{"--json"}, args...), "log")...)
 	var doc struct {
 		Turns []gcTurnDoc `json:"turns"`
 	}
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc.Turns
 }
 
@@ -211,11 +64,11 @@ type gcVerifyDoc struct {
 	Contents  int `json:"contents"`
 }
 
-func (e *gcEnv) verify() gcVerifyDoc {
+func (e *cliEnv) verify() gcVerifyDoc {
 	e.t.Helper()
 	r := e.ok("--json", "verify")
 	var doc gcVerifyDoc
-	gcOneJSON(e.t, r.stdout, &doc)
+	cliOneJSON(e.t, r.stdout, &doc)
 	return doc
 }
 
@@ -233,118 +86,12 @@ func gcRandom(seed uint64, size int) []byte {
 	return b
 }
 
-// gcTree is a work tree's regular files (slash paths) with their content,
-// and its directories (content nil, marked by a trailing slash).
-type gcTree map[string][]byte
-
-func gcReadTree(t testing.TB, root string) gcTree {
-	t.Helper()
-	out := gcTree{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.IsDir():
-			out[rel+"/"] = nil
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = data
-		default:
-			out[rel+"@"+d.Type().String()] = nil
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("read tree %s: %v", root, err)
-	}
-	return out
-}
-
-// gcTreeDiff lists how got differs from want, byte for byte.
-func gcTreeDiff(got, want gcTree) []string {
-	var out []string
-	for p, w := range want {
-		g, ok := got[p]
-		switch {
-		case !ok:
-			out = append(out, "missing "+p)
-		case !bytes.Equal(g, w):
-			out = append(out, fmt.Sprintf("differs %s (%d bytes, want %d)", p, len(g), len(w)))
-		}
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			out = append(out, "unexpected "+p)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (e *gcEnv) wantTree(what string, want gcTree) {
-	e.t.Helper()
-	if d := gcTreeDiff(gcReadTree(e.t, e.dir), want); len(d) > 0 {
-		if len(d) > 10 {
-			d = append(d[:10], "...")
-		}
-		e.t.Fatalf("%s: the work tree is not as expected:\n%s", what, strings.Join(d, "\n"))
-	}
-}
-
-// gcCopyDir copies the regular files and directories under src to dst.
-func gcCopyDir(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o700)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		fi, err := in.Stat()
-		if err != nil {
-			return err
-		}
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fi.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		t.Fatalf("copy %s to %s: %v", src, dst, err)
-	}
-}
-
 // gcAPI opens the work tree's store in process, for building long
 // histories quickly; close it before running the binary.
-func (e *gcEnv) gcAPI(opts turnback.Options) *turnback.Repo {
+func (e *cliEnv) gcAPI(opts turnback.Options) *turnback.Repo {
 	e.t.Helper()
 	opts.Store = e.store
-	repo, err := turnback.Open(context.Background(), e.dir, opts)
+	repo, err := turnback.Open(e.t.Context(), e.dir, opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -363,7 +110,7 @@ func gcBuildVia() string {
 
 // gcHistory records turns: before each turn snap, then edit(i), then end.
 // It goes through the binary or the library as gcBuildVia says.
-func (e *gcEnv) gcHistory(n int, edit func(i int)) {
+func (e *cliEnv) gcHistory(n int, edit func(i int)) {
 	e.t.Helper()
 	if gcBuildVia() == "binary" {
 		for i := 1; i <= n; i++ {
@@ -373,7 +120,7 @@ func (e *gcEnv) gcHistory(n int, edit func(i int)) {
 		}
 		return
 	}
-	ctx := context.Background()
+	ctx := e.t.Context()
 	var opts turnback.Options
 	for _, kv := range e.extra {
 		if v, ok := strings.CutPrefix(kv, "TURNBACK_KEEP_TURNS="); ok {
@@ -406,19 +153,20 @@ func (e *gcEnv) gcHistory(n int, edit func(i int)) {
 // states) plus 16 MiB, and verify, undo and redo still work byte for byte.
 // -short: 40 turns.
 func TestGCReclaimsDiskSpace(t *testing.T) {
+	t.Parallel()
 	const size = 5 << 20
 	turns := 200
 	if testing.Short() {
 		turns = 40
 	}
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	version := func(i int) []byte { return gcRandom(uint64(1000+i), size) }
-	e.write("README", []byte("a folder with one big binary file\n"))
+	e.writeBytes("README", []byte("a folder with one big binary file\n"))
 	// Automatic retention would keep 100 turns (and gc at 50-turn marks):
 	// let it keep them all, so that gc faces every version.
 	e.extra = append(e.extra, "TURNBACK_KEEP_TURNS=1000")
 	start := time.Now()
-	e.gcHistory(turns, func(i int) { e.write("big.bin", version(i)) })
+	e.gcHistory(turns, func(i int) { e.writeBytes("big.bin", version(i)) })
 	build := time.Since(start)
 
 	duBefore := gcDU(t, e.store)
@@ -478,255 +226,16 @@ func TestGCReclaimsDiskSpace(t *testing.T) {
 	e.verify()
 }
 
-// gcApply makes the work tree go from state from to state to.
-func (e *gcEnv) gcApply(from, to gcTree) {
-	e.t.Helper()
-	for p, data := range to {
-		if strings.HasSuffix(p, "/") {
-			continue
-		}
-		if old, ok := from[p]; !ok || !bytes.Equal(old, data) {
-			e.write(p, data)
-		}
-	}
-	var gone []string
-	for p := range from {
-		if _, ok := to[p]; !ok {
-			gone = append(gone, p)
-		}
-	}
-	// Files before their directories.
-	sort.Sort(sort.Reverse(sort.StringSlice(gone)))
-	for _, p := range gone {
-		if err := os.Remove(filepath.Join(e.dir, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-}
-
-// gcKillState is the work tree after turn i of the kill test (0: before
-// the first): a big file rewritten every turn, a medium one rewritten
-// every other turn, a counter, notes added every turn, every fourth of
-// which is deleted two turns later (its directory with it), and 600
-// small files of which each turn rewrites a quarter (many blobs for gc
-// to sweep).
-func gcKillState(i, big int) gcTree {
-	s := gcTree{
-		"README":      []byte("kill test\n"),
-		"big.bin":     gcRandom(uint64(2000+i), big),
-		"mid.bin":     gcRandom(uint64(5000+i/2), 300<<10),
-		"counter.txt": []byte(fmt.Sprintf("%d\n", i)),
-	}
-	for f := range 600 {
-		// File f was last rewritten at the latest turn <= i that is
-		// congruent to f's quarter.
-		last := i - ((i-f%4)%4+4)%4
-		if last < 0 {
-			last = 0
-		}
-		s[fmt.Sprintf("gen/d%d/", f%6)] = nil
-		s[fmt.Sprintf("gen/d%d/f%03d.dat", f%6, f)] = gcRandom(uint64(1_000_000*last+f), 512+f)
-	}
-	s["gen/"] = nil
-	for j := 1; j <= i; j++ {
-		if j%4 == 0 && i >= j+2 {
-			continue
-		}
-		s["notes/"] = nil
-		s[fmt.Sprintf("notes/g%d/", j%3)] = nil
-		s[fmt.Sprintf("notes/g%d/n%03d.txt", j%3, j)] = []byte(fmt.Sprintf("note %d\n", j))
-	}
-	return s
-}
-
-// TestGCKilledAtManyPoints kills "gc --keep 3" (SIGKILL) after delays
-// spread over its whole run, on copies of one store with many turns.
-// After each kill, verify passes, the turns log lists all the turns (gc
-// had not committed) or the newest three, and each of them undoes one by
-// one to the expected tree, byte for byte; redo brings the newest state
-// back, and a new gc completes. Two workers, each with its own work tree
-// and store, share the kill points.
-func TestGCKilledAtManyPoints(t *testing.T) {
-	turns, big, kills := 10, 3<<20, 20
-	if testing.Short() {
-		turns, big, kills = 8, 2<<20, 6
-	}
-	const workers = 2
-	var mu sync.Mutex
-	phases := map[string]int{}
-	var calib []time.Duration
-	t.Run("workers", func(t *testing.T) {
-		for w := range workers {
-			t.Run(fmt.Sprint(w), func(t *testing.T) {
-				t.Parallel()
-				full := gcKillWorker(t, turns, big, func(full time.Duration, yield func(k int, delay time.Duration)) {
-					for k := w; k < kills; k += workers {
-						yield(k, gcKillDelay(k, kills, full))
-					}
-				}, func(phase string) {
-					mu.Lock()
-					phases[phase]++
-					mu.Unlock()
-				})
-				mu.Lock()
-				calib = append(calib, full)
-				mu.Unlock()
-			})
-		}
-	})
-	var names []string
-	inside := 0
-	for p, n := range phases {
-		names = append(names, fmt.Sprintf("%s: %d", p, n))
-		if p != "finished before the kill" && p != "the next command failed" {
-			inside += n
-		}
-	}
-	sort.Strings(names)
-	t.Logf("uninterrupted gc %v; %d kills, %d inside gc: %s", calib, kills, inside, strings.Join(names, "; "))
-	fmt.Printf("TestGCKilledAtManyPoints: uninterrupted gc %v; %d kills, %d inside gc: %s\n", calib, kills, inside, strings.Join(names, "; "))
-	if !t.Failed() && inside < kills/2 {
-		t.Errorf("only %d of %d kills landed inside gc", inside, kills)
-	}
-}
-
-// gcKillDelay is the k-th of n kill delays for a gc that takes full: the
-// first few while the process starts and opens the store (Badger creates
-// its memtable file then), the rest from 0.1 to 1.05 x full, denser early
-// on: open, mark, commit and sweep are short next to reclaim.
-func gcKillDelay(k, n int, full time.Duration) time.Duration {
-	early := []time.Duration{1, 4, 7, 10, 14}
-	if n <= 2*len(early) {
-		early = early[:n/3]
-	}
-	if k < len(early) {
-		return early[k] * time.Millisecond
-	}
-	x := float64(k-len(early)+1) / float64(n-len(early))
-	return time.Duration(float64(full) * (0.1 + 0.95*x*x))
-}
-
-// gcKillWorker builds a history of turns, calibrates an uninterrupted gc
-// and then kills gc at the points plan yields, checking the store after
-// each kill. It returns the calibrated duration.
-func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yield func(k int, delay time.Duration)), count func(phase string)) time.Duration {
-	e := newGCEnv(t)
-	state := func(i int) gcTree { return gcKillState(i, big) }
-	e.gcApply(gcTree{}, state(0))
-	start := time.Now()
-	e.gcHistory(turns, func(i int) { e.gcApply(state(i-1), state(i)) })
-	pristine := filepath.Join(e.base, "pristine")
-	store := e.store
-	if err := os.Rename(store, pristine); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d turns (%s file rewritten each) via %s in %v; store %s", turns, gcMiB(int64(big)), gcBuildVia(),
-		time.Since(start).Round(time.Millisecond), gcMiB(gcDU(t, pristine)))
-
-	reset := func() {
-		if err := os.RemoveAll(store); err != nil {
-			t.Fatal(err)
-		}
-		gcCopyDir(t, pristine, store)
-		if err := os.RemoveAll(e.dir); err != nil {
-			t.Fatal(err)
-		}
-		e.gcApply(gcTree{}, state(turns))
-	}
-
-	// Calibrate: how long does an uninterrupted gc take (the shortest of
-	// three runs), and what does it leave?
-	var full time.Duration
-	for i := range 3 {
-		reset()
-		start = time.Now()
-		e.ok("gc", "--keep", "3")
-		if d := time.Since(start); i == 0 || d < full {
-			full = d
-		}
-	}
-	final := gcDU(t, store)
-	t.Logf("uninterrupted gc --keep 3: %v, du %s -> %s", full.Round(time.Millisecond), gcMiB(gcDU(t, pristine)), gcMiB(final))
-
-	plan(full, func(k int, delay time.Duration) {
-		reset()
-		cmd := e.command("gc", "--keep", "3")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(delay)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		finished := err == nil
-		if err != nil && !strings.Contains(err.Error(), "killed") {
-			t.Fatalf("kill %d: gc failed on its own: %v\n%s", k, err, out.String())
-		}
-		// The next command must open the store. (It may fail once when
-		// the kill left an empty memtable file: Badger's z.NewFile; see
-		// TestGCStoreOpensAfterCrashMidOpen. Report it, then go on.)
-		if r := e.run("log"); r.code != 0 {
-			count("the next command failed")
-			t.Errorf("kill %d after %v: the first command after the kill fails:\n%v", k, delay, r)
-		}
-		phase := gcKillPhase(e, finished, final)
-		count(phase)
-		t.Logf("kill %2d after %7v: %s", k, delay.Round(time.Millisecond), phase)
-
-		e.verify()
-		list := e.turns()
-		if len(list) != turns && len(list) != 3 {
-			t.Fatalf("kill %d (%s): log lists %d turns; want %d (gc not committed) or 3", k, phase, len(list), turns)
-		}
-		for j, d := range list {
-			if want := fmt.Sprintf("turn %d", turns-j); d.Message != want || d.Open || d.Undone {
-				t.Fatalf("kill %d (%s): log entry %d is %+v; want closed %q", k, phase, j, d, want)
-			}
-		}
-		for j := 1; j <= len(list); j++ {
-			r := e.ok("undo")
-			e.wantTree(fmt.Sprintf("kill %d (%s): undo %d of %d\n%s", k, phase, j, len(list), r.stdout), state(turns-j))
-		}
-		if r := e.ok("undo"); !strings.Contains(r.stdout, "nothing to undo") {
-			t.Fatalf("kill %d: one undo more than the kept turns: %v", k, r)
-		}
-		e.ok("redo", fmt.Sprint(len(list)))
-		e.wantTree(fmt.Sprintf("kill %d (%s): redo %d", k, phase, len(list)), state(turns))
-		e.ok("gc", "--keep", "3")
-		e.verify()
-	})
-	return full
-}
-
-// gcKillPhase names where a killed gc stopped, from what the store looks
-// like afterwards.
-func gcKillPhase(e *gcEnv, finished bool, final int64) string {
-	if finished {
-		return "finished before the kill"
-	}
-	dry := e.gcJSON("--dry-run", "--keep", "3")
-	switch {
-	case dry.TurnsForgotten > 0:
-		return "before the commit (open, mark)"
-	case dry.BlobsRemoved > 0 || dry.ChunkListsRemoved > 0:
-		return "after the commit, in the sweep"
-	case gcDU(e.t, e.store) > final*5/4+(8<<20):
-		return "after the sweep, in reclaim"
-	}
-	return "after reclaim, before exit"
-}
-
 // gcSmallHistory records n turns through the binary: each rewrites
 // big.bin (1 MiB of random bytes, version i) and counter.txt.
-func (e *gcEnv) gcSmallHistory(n int) {
+func (e *cliEnv) gcSmallHistory(n int) {
 	e.t.Helper()
-	e.write("same.txt", []byte("never changes\n"))
-	e.write("big.bin", gcRandom(3000, 1<<20))
+	e.writeBytes("same.txt", []byte("never changes\n"))
+	e.writeBytes("big.bin", gcRandom(3000, 1<<20))
 	for i := 1; i <= n; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
-		e.write("big.bin", gcRandom(uint64(3000+i), 1<<20))
-		e.write("counter.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("big.bin", gcRandom(uint64(3000+i), 1<<20))
+		e.writeBytes("counter.txt", []byte(fmt.Sprint(i)))
 		e.ok("end")
 	}
 }
@@ -735,7 +244,8 @@ func (e *gcEnv) gcSmallHistory(n int) {
 // (the same counts the real gc then reports) and changes nothing: not the
 // store's disk use, not what verify checks, not the turns.
 func TestGCDryRunRemovesNothing(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.gcSmallHistory(8)
 	v0 := e.verify()
 	turns0 := e.turns()
@@ -782,12 +292,13 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 // TestGCJSONOneDocument: "gc --json" prints exactly one JSON document
 // with the counts and the store size before and after.
 func TestGCJSONOneDocument(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.gcSmallHistory(3)
 	for _, args := range [][]string{{"--json", "gc", "--keep", "1"}, {"gc", "--json"}, {"gc", "--dry-run", "--json"}} {
 		r := e.ok(args...)
 		var doc map[string]any
-		gcOneJSON(t, r.stdout, &doc)
+		cliOneJSON(t, r.stdout, &doc)
 		for _, k := range []string{"turns_forgotten", "snapshots_forgotten", "blobs_removed", "chunk_lists_removed", "blobs_kept", "size_before", "size_after"} {
 			if _, ok := doc[k].(float64); !ok {
 				t.Errorf("%v: %q is %v; want a number\n%s", args, k, doc[k], r.stdout)
@@ -807,11 +318,12 @@ func TestGCJSONOneDocument(t *testing.T) {
 // undoes and redoes normally. The newest turn also stays when it is
 // closed.
 func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("f.txt", []byte("0"))
+	t.Parallel()
+	e := newInProcessEnv(t)
+	e.writeBytes("f.txt", []byte("0"))
 	for i := 1; i <= 3; i++ {
 		e.ok("snap", "-m", fmt.Sprintf("turn %d", i))
-		e.write("f.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("f.txt", []byte(fmt.Sprint(i)))
 		e.ok("end")
 	}
 	if res := e.gcJSON("--older-than", "1h"); res.TurnsForgotten != 0 {
@@ -819,7 +331,7 @@ func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
 	}
 	e.ok("snap", "-m", "open turn")
 	time.Sleep(1200 * time.Millisecond)
-	e.write("f.txt", []byte("4"))
+	e.writeBytes("f.txt", []byte("4"))
 	res := e.gcJSON("--older-than", "1s")
 	if res.TurnsForgotten != 3 {
 		t.Errorf("gc --older-than 1s after 1.2s: %+v; want 3 turns forgotten", res)
@@ -855,7 +367,8 @@ func TestGCOlderThanKeepsOpenTurn(t *testing.T) {
 // TestGCKeepZeroIsUsageError: "gc --keep 0" and a bad --older-than exit 2
 // and change nothing.
 func TestGCKeepZeroIsUsageError(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newInProcessEnv(t)
 	e.gcSmallHistory(2)
 	for _, args := range [][]string{{"gc", "--keep", "0"}, {"gc", "--older-than", "soon"}, {"gc", "--older-than", "-5s"}, {"gc", "--keep", "x"}} {
 		r := e.run(args...)
@@ -871,7 +384,7 @@ func TestGCKeepZeroIsUsageError(t *testing.T) {
 			t.Errorf("%v; want exit 2", r)
 			continue
 		}
-		gcOneJSON(t, r.stdout, &doc)
+		cliOneJSON(t, r.stdout, &doc)
 		if doc.ExitCode != 2 || doc.Error == "" {
 			t.Errorf("--json %v: %+v; want exit_code 2 and an error", args, doc)
 		}
@@ -884,220 +397,6 @@ func TestGCKeepZeroIsUsageError(t *testing.T) {
 	}
 }
 
-// gcInfoDoc is the JSON of "info".
-type gcInfoDoc struct {
-	WorkTree      string `json:"work_tree"`
-	Store         string `json:"store"`
-	DiskBytes     int64  `json:"disk_bytes"`
-	Sessions      int    `json:"sessions"`
-	Turns         int    `json:"turns"`
-	Redoable      int    `json:"redoable_turns"`
-	Snapshots     int    `json:"snapshots"`
-	UniqueBytes   int64  `json:"unique_bytes"`
-	LogicalBytes  int64  `json:"logical_bytes"`
-	SizeLimit     int64  `json:"size_limit"`
-	LargeDirFiles int    `json:"large_dir_files"`
-	KeepTurns     int    `json:"keep_turns"`
-	KeepAgeDays   int    `json:"keep_age_days"`
-}
-
-func (e *gcEnv) info(args ...string) gcInfoDoc {
-	e.t.Helper()
-	r := e.ok(append(append([]string{"--json"}, args...), "info")...)
-	var doc gcInfoDoc
-	gcOneJSON(e.t, r.stdout, &doc)
-	return doc
-}
-
-// TestInfoReportsStore: info, human and --json, on a known tree: two
-// snapshots sharing a 1 MiB file count it once as unique bytes and twice
-// as logical bytes; sessions, turns, redoable turns, snapshots, the store
-// and its size, and the limits in force (defaults, then from the
-// environment).
-func TestInfoReportsStore(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("big.bin", gcRandom(7, 1<<20))
-	e.write("small.txt", []byte("a"))
-	e.ok("snap", "-m", "edit small")
-	e.write("small.txt", []byte("bb"))
-	e.ok("end")
-
-	in := e.info()
-	du := gcDU(t, e.store)
-	t.Logf("info: %+v; du %d", in, du)
-	want := gcInfoDoc{WorkTree: e.dir, Store: e.store, DiskBytes: in.DiskBytes, Sessions: 1, Turns: 1, Redoable: 0, Snapshots: 2,
-		UniqueBytes: 1<<20 + 1 + 2, LogicalBytes: 2*(1<<20) + 1 + 2,
-		SizeLimit: 10 << 20, LargeDirFiles: 200, KeepTurns: 100, KeepAgeDays: 30}
-	if in != want {
-		t.Errorf("info --json:\n got %+v\nwant %+v", in, want)
-	}
-	// The store holds 1 MiB of incompressible content; info's size is the
-	// store's disk use (measured while open, so within a margin of du's).
-	if in.DiskBytes < 1<<20 || in.DiskBytes > du+32<<20 || in.DiskBytes < du-32<<20 {
-		t.Errorf("info says the store takes %d bytes; du says %d", in.DiskBytes, du)
-	}
-
-	r := e.ok("info")
-	for _, line := range []string{
-		"work tree:  " + e.dir + "\n",
-		"store:      " + e.store + "\n",
-		"disk:       ",
-		"sessions:   1 (1 turns, 0 redoable)\n",
-		"snapshots:  2\n",
-		"content:    1.0 MiB unique of 2.0 MiB logical across snapshots (deduplication saves 50.0%",
-		"limits:     files over 10.0 MiB and new directories of 200+ files are not captured\n",
-		"retention:  100 turns and 30 days per session\n",
-	} {
-		if !strings.Contains(r.stdout, line) {
-			t.Errorf("info does not print %q:\n%s", line, r.stdout)
-		}
-	}
-
-	// A second session on the same state: one more session and turn, the
-	// same snapshot (content-addressed), the same bytes.
-	e.ok("--session", "other", "snap")
-	in = e.info()
-	if in.Sessions != 2 || in.Turns != 2 || in.Snapshots != 2 || in.UniqueBytes != want.UniqueBytes || in.LogicalBytes != want.LogicalBytes {
-		t.Errorf("after a snap in a second session, info: %+v; want 2 sessions, 2 turns, 2 snapshots, the same bytes", in)
-	}
-	// An undo moves the turn to the redo stack.
-	e.ok("undo")
-	in = e.info()
-	if in.Turns != 1 || in.Redoable != 1 {
-		t.Errorf("after undo, info: %+v; want 1 turn and 1 redoable", in)
-	}
-	if r := e.ok("info"); !strings.Contains(r.stdout, "sessions:   2 (1 turns, 1 redoable)\n") {
-		t.Errorf("after undo, info prints:\n%s", r.stdout)
-	}
-
-	// Limits from the environment.
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=2M", "TURNBACK_LARGE_DIR_FILES=50", "TURNBACK_KEEP_TURNS=7", "TURNBACK_KEEP_AGE=14d")
-	in = e.info()
-	if in.SizeLimit != 2<<20 || in.LargeDirFiles != 50 || in.KeepTurns != 7 || in.KeepAgeDays != 14 {
-		t.Errorf("with limits in the environment, info: %+v; want 2 MiB, 50 files, 7 turns, 14 days", in)
-	}
-	r = e.ok("info")
-	for _, line := range []string{
-		"limits:     files over 2.0 MiB and new directories of 50+ files are not captured\n",
-		"retention:  7 turns and 14 days per session\n",
-	} {
-		if !strings.Contains(r.stdout, line) {
-			t.Errorf("info does not print %q:\n%s", line, r.stdout)
-		}
-	}
-}
-
-// gcStoreOf returns the store directory under root whose worktree note
-// names workTree.
-func gcStoreOf(t *testing.T, root, workTree string) string {
-	t.Helper()
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range ents {
-		data, err := os.ReadFile(filepath.Join(root, d.Name(), "worktree"))
-		if err == nil && strings.TrimSpace(string(data)) == workTree {
-			return filepath.Join(root, d.Name())
-		}
-	}
-	t.Fatalf("no store under %s for %s", root, workTree)
-	return ""
-}
-
-func gcExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// TestGCStoresListsAndDeletesOrphans: two folders with stores in the
-// default location (XDG_DATA_HOME); one folder is deleted. "gc --stores"
-// lists exactly its store and deletes nothing; "--yes" deletes it and
-// keeps the other (and a directory that is no store). A store in use is
-// never deleted.
-func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
-	e := newGCEnv(t)
-	e.store = ""
-	a, b := filepath.Join(e.base, "project-a"), filepath.Join(e.base, "project-b")
-	for _, d := range []string{a, b} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, "main.go"), []byte("package main\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if r := e.raw(d, "snap", "-m", "first"); r.code != 0 {
-			t.Fatalf("%v", r)
-		}
-	}
-	root := filepath.Join(e.xdg, "turnback")
-	storeA, storeB := gcStoreOf(t, root, a), gcStoreOf(t, root, b)
-	junk := filepath.Join(root, "not-a-store")
-	if err := os.MkdirAll(junk, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if r := e.raw(e.base, "gc", "--stores"); r.code != 0 || r.stdout != "no orphaned stores\n" {
-		t.Fatalf("with both folders present: %v; want \"no orphaned stores\"", r)
-	}
-	if err := os.RemoveAll(a); err != nil {
-		t.Fatal(err)
-	}
-
-	r := e.raw(e.base, "gc", "--stores")
-	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	if r.code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "  "+storeA+"  (folder "+a+" is gone)") ||
-		!strings.HasPrefix(lines[1], "1 stores, ") || !strings.HasSuffix(lines[1], "run with --yes to delete them") ||
-		strings.Contains(r.stdout, storeB) {
-		t.Errorf("gc --stores: %v\nwant exactly %s listed", r, storeA)
-	}
-	r = e.raw(e.base, "--json", "gc", "--stores")
-	var doc struct {
-		Stores []struct {
-			Store    string `json:"store"`
-			WorkTree string `json:"work_tree"`
-			Bytes    int64  `json:"bytes"`
-		} `json:"stores"`
-		Deleted bool `json:"deleted"`
-	}
-	gcOneJSON(t, r.stdout, &doc)
-	if r.code != 0 || len(doc.Stores) != 1 || doc.Stores[0].Store != storeA || doc.Stores[0].WorkTree != a || doc.Stores[0].Bytes <= 0 || doc.Deleted {
-		t.Errorf("--json gc --stores: %+v; want only %s, not deleted", doc, storeA)
-	}
-	for _, p := range []string{storeA, storeB, junk} {
-		if !gcExists(p) {
-			t.Fatalf("gc --stores without --yes deleted %s", p)
-		}
-	}
-
-	// A store some process holds is left alone.
-	held, err := cas.OpenBadger(context.Background(), filepath.Join(storeA, "db"), cas.BadgerOptions{Holder: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r = e.raw(e.base, "gc", "--stores", "--yes")
-	held.Close()
-	if r.code != 0 || !gcExists(storeA) {
-		t.Errorf("gc --stores --yes while the orphan is held: %v; exists afterwards: %v (want it kept)", r, gcExists(storeA))
-	}
-
-	r = e.raw(e.base, "gc", "--stores", "--yes")
-	if r.code != 0 || !strings.Contains(r.stdout, storeA) || !strings.Contains(r.stdout, "deleted 1 stores") {
-		t.Errorf("gc --stores --yes: %v", r)
-	}
-	if gcExists(storeA) {
-		t.Errorf("gc --stores --yes kept %s", storeA)
-	}
-	if !gcExists(storeB) || !gcExists(junk) {
-		t.Errorf("gc --stores --yes deleted %s (%v) or %s (%v); want both kept", storeB, gcExists(storeB), junk, gcExists(junk))
-	}
-	if r := e.raw(b, "--json", "log"); r.code != 0 || !strings.Contains(r.stdout, `"message": "first"`) {
-		t.Errorf("the other folder's store no longer works: %v", r)
-	}
-	if r := e.raw(e.base, "gc", "--stores"); r.stdout != "no orphaned stores\n" {
-		t.Errorf("after deleting the orphan: %v", r)
-	}
-}
-
 // TestGCKeepsSessionBase: gc keeps every session's base state (what
 // status and diff compare with) even when no kept turn holds it. Here
 // session a's last snap and end changed nothing (the turn is dropped, its
@@ -1107,20 +406,21 @@ func TestGCStoresListsAndDeletesOrphans(t *testing.T) {
 // the undo, the redo leaves a state no turn holds (the undo's checkpoint,
 // no longer the newest one).
 func TestGCKeepsSessionBase(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"dropped turn", "redo"} {
 		t.Run(strings.ReplaceAll(how, " ", "_"), func(t *testing.T) { gcKeepsSessionBase(t, how) })
 	}
 }
 
 func gcKeepsSessionBase(t *testing.T, how string) {
-	e := newGCEnv(t)
+	e := newInProcessEnv(t)
 	a, b := []string{"--session", "a"}, []string{"--session", "b"}
 	with := func(s []string, args ...string) []string { return append(append([]string{}, s...), args...) }
-	e.write("f.txt", []byte("0"))
+	e.writeBytes("f.txt", []byte("0"))
 	e.ok(with(a, "snap")...)
-	e.write("f.txt", []byte("1"))
+	e.writeBytes("f.txt", []byte("1"))
 	e.ok(with(a, "end")...)
-	e.write("g.txt", []byte("the user's edit"))
+	e.writeBytes("g.txt", []byte("the user's edit"))
 	switch how {
 	case "dropped turn":
 		e.ok(with(a, "snap")...)
@@ -1131,7 +431,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 	}
 	for i := 1; i <= 2; i++ {
 		e.ok(with(b, "snap")...)
-		e.write("h.txt", []byte(fmt.Sprint(i)))
+		e.writeBytes("h.txt", []byte(fmt.Sprint(i)))
 		e.ok(with(b, "end")...)
 	}
 	type statusDoc struct {
@@ -1142,7 +442,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 		} `json:"changes"`
 	}
 	var before statusDoc
-	gcOneJSON(t, e.ok(with(a, "--json", "status")...).stdout, &before)
+	cliOneJSON(t, e.ok(with(a, "--json", "status")...).stdout, &before)
 	if len(before.Changes) != 1 || before.Changes[0].Path != "h.txt" {
 		t.Fatalf("before gc, session a's status: %+v; want h.txt added", before)
 	}
@@ -1153,7 +453,7 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 		t.Errorf("after gc, session a's status fails (gc removed its base %s): %v", before.Base[:12], r)
 	} else {
 		var after statusDoc
-		gcOneJSON(t, r.stdout, &after)
+		cliOneJSON(t, r.stdout, &after)
 		if fmt.Sprint(after) != fmt.Sprint(before) {
 			t.Errorf("after gc, session a's status: %+v; before gc %+v", after, before)
 		}
@@ -1172,10 +472,11 @@ func gcKeepsSessionBase(t *testing.T, how string) {
 // by leaving an empty memtable file, with the next file number, in a
 // closed store.
 func TestGCStoreOpensAfterCrashMidOpen(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("a.txt", []byte("1"))
+	t.Parallel()
+	e := newStoreEnv(t)
+	e.writeBytes("a.txt", []byte("1"))
 	e.ok("snap")
-	e.write("a.txt", []byte("2"))
+	e.writeBytes("a.txt", []byte("2"))
 	e.ok("end")
 	db := filepath.Join(e.store, "db")
 	next := 1

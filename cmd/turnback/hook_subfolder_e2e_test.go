@@ -39,7 +39,7 @@ func TestHookSubfolderUsesFolderStore(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := newHK(t)
+			e := newHookEnv(t)
 			e.write("top.txt", "top\n")
 			e.write("src/deep/code.go", "package deep\n")
 			// The folder has a store: the user ran turnback there.
@@ -55,10 +55,10 @@ func TestHookSubfolderUsesFolderStore(t *testing.T) {
 			}
 			snap := hkPayload(t, c.snap, sub)
 			sid := hkSessionOf(t, snap)
-			hkCheckHookResult(t, c.agent, e.run(sub, snap, "hook", c.agent), 0)
+			hkCheckHookResult(t, c.agent, e.exec(sub, snap, "hook", c.agent), 0)
 			e.write("src/deep/code.go", "package deep // changed\n")
 			e.write("top.txt", "top, changed from below\n")
-			hkCheckHookResult(t, c.agent, e.run(sub, hkPayload(t, c.end, sub), "hook", c.agent), 0)
+			hkCheckHookResult(t, c.agent, e.exec(sub, hkPayload(t, c.end, sub), "hook", c.agent), 0)
 
 			if after := hkStoreDirs(t, e.storeRoot()); len(after) != 1 || after[0] != stores[0] {
 				t.Errorf("hook from %s: store dirs %v; want only the folder's %v", sub, after, stores)

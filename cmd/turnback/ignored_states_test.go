@@ -10,10 +10,11 @@ import (
 // a restore of the before-state) delete those files: a path ignored in
 // either state is left as it is, and listed.
 func TestUndoKeepsUnignoredFiles(t *testing.T) {
+	t.Parallel()
 	g := ueSubtests(t)
 	for _, how := range []string{"undo", "restore"} {
 		g.run(how, func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			e.write(".gitignore", "secrets.txt\nlocal/\n")
 			e.write("secrets.txt", "TOKEN=hunter2\n")
 			e.mkdir("local")
@@ -24,8 +25,8 @@ func TestUndoKeepsUnignoredFiles(t *testing.T) {
 			e.write("a.txt", "a2\n")
 			e.write("x.tmp", "scratch\n")
 			e.ok("end")
-			want := e.tree().with(ueTree{".gitignore": ueF("secrets.txt\nlocal/\n"), "a.txt": ueF("a1\n")}).without("x.tmp")
-			var r ueResult
+			want := e.tree().with(fsTree{".gitignore": treeFile("secrets.txt\nlocal/\n"), "a.txt": treeFile("a1\n")}).without("x.tmp")
+			var r cliResult
 			if how == "undo" {
 				r = e.ok("undo")
 			} else {
@@ -33,7 +34,7 @@ func TestUndoKeepsUnignoredFiles(t *testing.T) {
 			}
 			// x.tmp is ignored in the state after the turn (the one the
 			// command starts from): never seen, kept.
-			want = want.with(ueTree{"x.tmp": ueF("scratch\n")})
+			want = want.with(fsTree{"x.tmp": treeFile("scratch\n")})
 			e.same("after "+how, want)
 			for _, p := range []string{"secrets.txt", "local/notes.md"} {
 				if !strings.Contains(r.stdout, "not restored: "+p+" (ignored in the state") {

@@ -25,15 +25,26 @@ func largeData(seed uint64, n int) []byte {
 	return b
 }
 
-// newLargeEnv is a ueEnv whose turnback runs without git on PATH and with
+// newLargeEnv is a cliEnv whose turnback runs without git on PATH and with
 // its store in a known place.
-func newLargeEnv(t *testing.T) (*ueEnv, string) {
+func newLargeEnv(t *testing.T) (*cliEnv, string) {
 	t.Helper()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	empty := t.TempDir()
 	store := filepath.Join(filepath.Dir(e.dir), "store")
 	e.extra = append(e.extra, "PATH="+empty, "TURNBACK_STORE="+store, "TURNBACK_AUTO_WATCH=0")
 	return e, store
+}
+
+// newGitLargeEnv is a newLargeEnv whose work tree is a new git
+// repository, with the size limit sizeLimit; it skips the test without git.
+func newGitLargeEnv(t *testing.T, sizeLimit string) *cliEnv {
+	t.Helper()
+	needTools(t, "git")
+	e, _ := newLargeEnv(t)
+	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT="+sizeLimit)
+	gitIn(t, e.dir, "init", "-q")
+	return e
 }
 
 func needTools(t *testing.T, tools ...string) {
@@ -88,6 +99,7 @@ func absent(t *testing.T, p string) {
 // for byte from .git/lfs/objects, redo brings the turn's versions back,
 // and the store grows by less than 1 MB.
 func TestLargeLFS(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git", "git-lfs")
 	e, store := newLargeEnv(t)
 	gitIn(t, e.dir, "init", "-q")
@@ -134,6 +146,7 @@ func TestLargeLFS(t *testing.T) {
 // TestLargeLFSStale: an LFS object rewritten with other bytes (same size)
 // makes the file not restorable, with the reason; nothing is written.
 func TestLargeLFSStale(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git", "git-lfs")
 	e, _ := newLargeEnv(t)
 	gitIn(t, e.dir, "init", "-q")
@@ -152,7 +165,7 @@ func TestLargeLFSStale(t *testing.T) {
 	}
 	_ = os.Chmod(objs[0], 0o644)
 	writeBytes(t, objs[0], largeData(5, 15<<20))
-	r := e.code(exitIncomplete, "--json", "undo")
+	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Incomplete    bool              `json:"incomplete"`
 		NotRestorable []string          `json:"not_restorable"`
@@ -175,6 +188,7 @@ func TestLargeLFSStale(t *testing.T) {
 // TestLargeGit: a committed 12 MB file deleted by a turn comes back from
 // git's object database, loose and, after git gc, packed as a delta.
 func TestLargeGit(t *testing.T) {
+	t.Parallel()
 	needTools(t, "git")
 	e, store := newLargeEnv(t)
 	gitIn(t, e.dir, "init", "-q")
@@ -230,6 +244,7 @@ func TestLargeGit(t *testing.T) {
 // "incomplete": true, and the turn, which changed nothing else, stays
 // on the undo stack.
 func TestLargeUnprotected(t *testing.T) {
+	t.Parallel()
 	e, _ := newLargeEnv(t)
 	big := largeData(7, 60<<20)
 	writeBytes(t, e.path("big.bin"), big)
@@ -240,7 +255,7 @@ func TestLargeUnprotected(t *testing.T) {
 	}
 	e.rm("big.bin")
 	e.ok("end")
-	r = e.code(exitIncomplete, "--json", "undo")
+	r = e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Turns         int      `json:"turns"`
 		Incomplete    bool     `json:"incomplete"`
@@ -252,7 +267,7 @@ func TestLargeUnprotected(t *testing.T) {
 	if !doc.Incomplete || doc.Turns != 0 || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
 		t.Fatalf("undo of an unprotected deletion: %+v\n%v", doc, r)
 	}
-	r = e.code(exitIncomplete, "undo")
+	r = e.expect(exitIncomplete, "undo")
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	if !strings.Contains(lines[len(lines)-1], "incomplete: 1 path could not be restored") {
 		t.Fatalf("last line does not say the undo is incomplete: %v", r)
@@ -283,7 +298,7 @@ type largeInfoDoc struct {
 	Unprotected int64 `json:"bytes_unprotected"`
 }
 
-func largeInfo(t *testing.T, e *ueEnv) largeInfoDoc {
+func largeInfo(t *testing.T, e *cliEnv) largeInfoDoc {
 	t.Helper()
 	r := e.ok("--json", "info")
 	var in largeInfoDoc
@@ -300,6 +315,7 @@ func largeInfo(t *testing.T, e *ueEnv) largeInfoDoc {
 // reflink=1 on a loop device), the preexisting 60 MB file of a plain
 // folder is cloned into the store at snap, O(1), and undo brings it back.
 func TestLargeReflink(t *testing.T) {
+	t.Parallel()
 	mnt := reflinkMount(t)
 	e, _ := newLargeEnv(t)
 	e.dir = filepath.Join(mnt, "work")
@@ -372,6 +388,7 @@ func reflinkMount(t *testing.T) string {
 // and edited another: undo restores the edit, lists the file, exits 5,
 // and the turn moves to the redo stack (redo works, exit 0).
 func TestLargeIncompleteTurnMoves(t *testing.T) {
+	t.Parallel()
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
 	writeBytes(t, e.path("big.bin"), largeData(9, 2<<20))
@@ -380,7 +397,7 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	e.rm("big.bin")
 	e.write("a.txt", "two\n")
 	e.ok("end")
-	r := e.code(exitIncomplete, "--json", "undo")
+	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Turns         int      `json:"turns"`
 		Restored      []string `json:"restored"`
@@ -393,22 +410,20 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	if doc.Turns != 1 || !doc.Incomplete || !slices.Equal(doc.Restored, []string{"a.txt"}) || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
 		t.Fatalf("undo: %+v\n%v", doc, r)
 	}
-	e.same("after undo", ueTree{"a.txt": ueF("one\n")})
+	e.same("after undo", fsTree{"a.txt": treeFile("one\n")})
 	d := e.jsonOK("redo")
 	if d.Turns != 1 || !slices.Equal(d.Restored, []string{"a.txt"}) {
 		t.Fatalf("redo: %+v", d)
 	}
-	e.same("after redo", ueTree{"a.txt": ueF("two\n")})
+	e.same("after redo", fsTree{"a.txt": treeFile("two\n")})
 }
 
 // TestLargeGitStale: the git blob a reference names is gone (removed
 // from the object database): not restorable, with the reason; an
 // object file replaced by another blob's is refused by hash.
 func TestLargeGitStale(t *testing.T) {
-	needTools(t, "git")
-	e, _ := newLargeEnv(t)
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
-	gitIn(t, e.dir, "init", "-q")
+	t.Parallel()
+	e := newGitLargeEnv(t, "1M")
 	writeBytes(t, e.path("a.raw"), largeData(10, 2<<20))
 	writeBytes(t, e.path("b.raw"), largeData(11, 2<<20))
 	gitIn(t, e.dir, "add", "-A")
@@ -439,7 +454,7 @@ func TestLargeGitStale(t *testing.T) {
 		t.Fatalf("fixture: %v", err)
 	}
 	writeBytes(t, ob, cData)
-	r := e.code(exitIncomplete, "--json", "undo")
+	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		NotRestorable []string          `json:"not_restorable"`
 		Reasons       map[string]string `json:"reasons"`
@@ -458,9 +473,9 @@ func TestLargeGitStale(t *testing.T) {
 // jsonIncomplete runs a restoring command with --json, wants exit 5 ("done,
 // but incomplete") with "incomplete": true, and returns its strictly
 // parsed document.
-func (e *ueEnv) jsonIncomplete(args ...string) ueDoc {
+func (e *cliEnv) jsonIncomplete(args ...string) ueDoc {
 	e.t.Helper()
-	r := e.code(exitIncomplete, append([]string{"--json"}, args...)...)
+	r := e.expect(exitIncomplete, append([]string{"--json"}, args...)...)
 	if !strings.Contains(r.stdout, `"incomplete": true`) {
 		e.t.Fatalf("exit 5 without \"incomplete\": true: %v", r)
 	}

@@ -37,10 +37,8 @@ func lfsObject(t *testing.T, dir string, data []byte) string {
 // a second, with *.bin untracked and committed and the LFS object in
 // place, finds both (LFS first).
 func TestLargeStaleFirstReference(t *testing.T) {
-	needTools(t, "git")
-	e, _ := newLargeEnv(t)
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
-	gitIn(t, e.dir, "init", "-q")
+	t.Parallel()
+	e := newGitLargeEnv(t, "1K")
 	data := largeData(21, 64<<10)
 	writeBytes(t, e.path(".gitattributes"), []byte("*.bin filter=lfs diff=lfs merge=lfs -text\n"))
 	writeBytes(t, e.path("big.bin"), data)
@@ -72,10 +70,8 @@ func TestLargeStaleFirstReference(t *testing.T) {
 // exits 1 naming the snapshot and path, as text and in --json problems;
 // put back, ok again.
 func TestLargeVerifyStaleReference(t *testing.T) {
-	needTools(t, "git")
-	e, _ := newLargeEnv(t)
-	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1K")
-	gitIn(t, e.dir, "init", "-q")
+	t.Parallel()
+	e := newGitLargeEnv(t, "1K")
 	data := largeData(31, 64<<10)
 	writeBytes(t, e.path(".gitattributes"), []byte("*.bin filter=lfs diff=lfs merge=lfs -text\n"))
 	writeBytes(t, e.path("big.bin"), data)
@@ -86,12 +82,12 @@ func TestLargeVerifyStaleReference(t *testing.T) {
 		t.Fatalf("verify: %v", r)
 	}
 	writeBytes(t, obj, largeData(32, 64<<10))
-	r = e.code(1, "verify")
+	r = e.expect(1, "verify")
 	want := "turnback: snapshot " + snap[:12] + ": big.bin: over the size limit, held by reference: "
 	if !strings.Contains(r.stderr, want) {
 		t.Fatalf("verify stderr lacks %q: %v", want, r)
 	}
-	r = e.code(1, "--json", "verify")
+	r = e.expect(1, "--json", "verify")
 	var doc struct {
 		References int `json:"references"`
 		Problems   []struct {

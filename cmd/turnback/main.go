@@ -106,7 +106,7 @@ func execute(ctx context.Context, g *globals) int {
 		// A usage error can stop flag parsing before --json is seen.
 		g.json = wantsJSON(args)
 	}
-	msg := err.Error()
+	msg := err.Error() + hint(err)
 	var noSpace *cas.NoSpaceError
 	if errors.As(err, &noSpace) {
 		// The contract's message, whatever step ran out of space.

@@ -60,7 +60,7 @@ func TestE2EOwnersAsRoot(t *testing.T) {
 	}
 	t.Parallel()
 	const nobody, nogroup, ghost = 65534, 65534, 43210 // ghost: no passwd entry
-	e := newUE(t)
+	e := newUndoEnv(t)
 	idBin, err := os.ReadFile("/usr/bin/id")
 	if err != nil {
 		idBin = bytes.Repeat([]byte("\x7fELF binary"), 1000)
@@ -168,7 +168,7 @@ func metaNoForeignSetuid(t *testing.T, dir string, files map[string]metaSpec) {
 // of a turn that rewrote their content through one name.
 func TestE2EHardLinks(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	e.write("a.txt", "shared content\n")
 	e.write("solo.txt", "alone\n")
 	metaMust(t, os.MkdirAll(e.path("sub"), 0o755))
@@ -217,7 +217,7 @@ func TestE2EHardLinks(t *testing.T) {
 // turn, comes back with at most twice the disk blocks it had.
 func TestE2ESparse(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	e.extra = []string{"TURNBACK_SIZE_LIMIT=1G"}
 	const size = 256 << 20
 	p := e.path("disk.img")
@@ -272,7 +272,7 @@ func TestE2ESparse(t *testing.T) {
 // redo puts the file back.
 func TestE2EFIFO(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
+	e := newUndoEnv(t)
 	e.write("keep.txt", "keep\n")
 	metaMust(t, syscall.Mkfifo(e.path("pipe"), 0o640))
 	metaMust(t, os.Chmod(e.path("pipe"), 0o640))

@@ -40,7 +40,7 @@ func noRawControl(t *testing.T, what, out string) {
 	}
 }
 
-func (r gcOut) check(t *testing.T, what string) {
+func (r cliResult) check(t *testing.T, what string) {
 	t.Helper()
 	noRawControl(t, what+" stdout", r.stdout)
 	noRawControl(t, what+" stderr", r.stderr)
@@ -61,14 +61,15 @@ func wantLine(t *testing.T, what, out, line string) {
 // and one holding a newline quoted, as git does, with no control byte on
 // stdout or stderr.
 func TestHostileNamesPrintEscaped(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows file names cannot hold control characters")
 	}
-	e := newGCEnv(t)
-	e.write("a.txt", []byte("a\n"))
+	e := newStoreEnv(t)
+	e.writeBytes("a.txt", []byte("a\n"))
 	before := strings.TrimSpace(e.ok("snap", "-m", "make \x1b[2J names").stdout)
-	e.write(evilName, []byte("red\n"))
-	e.write(nlName, []byte("nl\n"))
+	e.writeBytes(evilName, []byte("red\n"))
+	e.writeBytes(nlName, []byte("nl\n"))
 
 	r := e.ok("status")
 	r.check(t, "status")
@@ -94,7 +95,7 @@ func TestHostileNamesPrintEscaped(t *testing.T) {
 	wantLine(t, "diff", r.stdout, `diff --turnback "a/two\nlines.txt" "b/two\nlines.txt"`)
 
 	// The user edits the evil file: undo lists it as a conflict.
-	e.write(evilName, []byte("user\n"))
+	e.writeBytes(evilName, []byte("user\n"))
 	r = e.run("undo")
 	if r.code != exitConflict {
 		t.Fatalf("undo over an edit: want exit 3\n%v", r)
@@ -128,13 +129,14 @@ func TestHostileNamesPrintEscaped(t *testing.T) {
 // them that look the same once made valid) come back exactly from
 // status, show, diff and undo --json through path_bytes.
 func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	skipNonUTF8Names(t)
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	names := []string{"caf\xe9-\xff.bin", "caf\xe8-\xff.bin"}
-	e.write("plain.txt", []byte("p\n"))
+	e.writeBytes("plain.txt", []byte("p\n"))
 	before := strings.TrimSpace(e.ok("snap").stdout)
 	for _, n := range names {
-		e.write(n, []byte(n))
+		e.writeBytes(n, []byte(n))
 	}
 	decode := func(what, b64 string) string {
 		t.Helper()
@@ -163,7 +165,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 			PathBytes string `json:"path_bytes"`
 		} `json:"changes"`
 	}
-	gcOneJSON(t, e.ok("--json", "status").stdout, &st)
+	cliOneJSON(t, e.ok("--json", "status").stdout, &st)
 	var got []string
 	for _, c := range st.Changes {
 		if c.PathBytes == "" {
@@ -184,7 +186,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 			PathBytes string `json:"path_bytes"`
 		} `json:"entries"`
 	}
-	gcOneJSON(t, e.ok("--json", "show", after).stdout, &show)
+	cliOneJSON(t, e.ok("--json", "show", after).stdout, &show)
 	got = nil
 	for _, en := range show.Entries {
 		if en.Path == "plain.txt" {
@@ -202,7 +204,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 			PathBytes string `json:"path_bytes"`
 		} `json:"files"`
 	}
-	gcOneJSON(t, e.ok("--json", "diff").stdout, &diff)
+	cliOneJSON(t, e.ok("--json", "diff").stdout, &diff)
 	if len(diff.Files) != 0 {
 		t.Errorf("diff --json right after end: %+v; want no files", diff.Files)
 	}
@@ -212,7 +214,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 		Deleted      []string  `json:"deleted"`
 		DeletedBytes []*string `json:"deleted_bytes"`
 	}
-	gcOneJSON(t, r.stdout, &undo)
+	cliOneJSON(t, r.stdout, &undo)
 	if len(undo.DeletedBytes) != len(undo.Deleted) || len(undo.Deleted) != 2 {
 		t.Fatalf("undo --json: deleted %q, deleted_bytes %v; want two of each\n%s", undo.Deleted, undo.DeletedBytes, r.stdout)
 	}
@@ -241,7 +243,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 	var redo struct {
 		CreatedBytes []*string `json:"created_bytes"`
 	}
-	gcOneJSON(t, r.stdout, &redo)
+	cliOneJSON(t, r.stdout, &redo)
 	if len(redo.CreatedBytes) != 2 {
 		t.Fatalf("redo --json: created_bytes %v\n%s", redo.CreatedBytes, r.stdout)
 	}
@@ -250,7 +252,7 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 			t.Errorf("after redo %q holds %q", n, got)
 		}
 	}
-	gcOneJSON(t, e.ok("--json", "diff", before).stdout, &diff)
+	cliOneJSON(t, e.ok("--json", "diff", before).stdout, &diff)
 	got = nil
 	for _, f := range diff.Files {
 		got = append(got, decode("diff", f.PathBytes))
@@ -261,13 +263,14 @@ func TestNonUTF8NameJSONRoundTrip(t *testing.T) {
 // TestNonUTF8WorkTree: a work tree whose path is not valid UTF-8 prints
 // quoted in info and comes back exactly from info --json.
 func TestNonUTF8WorkTree(t *testing.T) {
+	t.Parallel()
 	skipNonUTF8Names(t)
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.dir = filepath.Join(e.base, "w\xff\x1b[2J")
 	if err := os.Mkdir(e.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.write("a.txt", []byte("a\n"))
+	e.writeBytes("a.txt", []byte("a\n"))
 	e.ok("snap")
 	r := e.ok("info")
 	r.check(t, "info")
@@ -276,7 +279,7 @@ func TestNonUTF8WorkTree(t *testing.T) {
 		WorkTree      string `json:"work_tree"`
 		WorkTreeBytes string `json:"work_tree_bytes"`
 	}
-	gcOneJSON(t, e.ok("--json", "info").stdout, &doc)
+	cliOneJSON(t, e.ok("--json", "info").stdout, &doc)
 	raw, err := base64.StdEncoding.DecodeString(doc.WorkTreeBytes)
 	if err != nil || string(raw) != e.dir {
 		t.Errorf("info --json: work_tree_bytes %q (%v) decodes to %q; want %q", doc.WorkTreeBytes, err, raw, e.dir)

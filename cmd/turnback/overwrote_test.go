@@ -10,7 +10,8 @@ import (
 // restore is listed as not restored, not as overwritten (and makes the
 // undo incomplete: exit 5).
 func TestUndoForceNamesOnlyChangedPaths(t *testing.T) {
-	e := newUE(t)
+	t.Parallel()
+	e := newUndoEnv(t)
 	e.write("k", "a file the turn deletes\n")
 	e.write("m", "m1\n")
 	e.ok("snap")
@@ -21,8 +22,8 @@ func TestUndoForceNamesOnlyChangedPaths(t *testing.T) {
 	e.mkdir("k")
 	e.write("k/mine.txt", "the user's\n")
 	e.write("m", "user\n")
-	e.code(3, "undo")
-	r := e.code(5, "undo", "--force")
+	e.expect(3, "undo")
+	r := e.expect(5, "undo", "--force")
 	if !strings.Contains(r.stdout, "  overwrote m (modified since)\n") {
 		t.Errorf("m is not listed as overwritten:\n%v", r)
 	}
@@ -32,5 +33,5 @@ func TestUndoForceNamesOnlyChangedPaths(t *testing.T) {
 	if !strings.Contains(r.stdout, "  not restored: k (") {
 		t.Errorf("k is not listed as not restored:\n%v", r)
 	}
-	e.same("after undo --force", ueTree{"k": ueD(), "k/mine.txt": ueF("the user's\n"), "m": ueF("m1\n")})
+	e.same("after undo --force", fsTree{"k": treeDir(), "k/mine.txt": treeFile("the user's\n"), "m": treeFile("m1\n")})
 }

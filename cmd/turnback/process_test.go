@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,7 @@ import (
 	"time"
 )
 
-// These tests run the binary that tbBinary builds, as separate processes
+// These tests run the built binary (testBinary), as separate processes
 // on real temporary folders, where a script cannot measure: memory, disk
 // use, many files, concurrency, store locking, a damaged store.
 
@@ -22,16 +20,7 @@ import (
 // everything that steers turnback, with HOME and XDG_DATA_HOME inside
 // base so that nothing touches the real home.
 func tbEnv(base string, extra ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TURNBACK_") || k == "XDG_DATA_HOME" || k == "HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+filepath.Join(base, "home"), "XDG_DATA_HOME="+filepath.Join(base, "xdg"), "TURNBACK_AUTO_WATCH=0")
-	return append(env, extra...)
+	return cliEnviron(filepath.Join(base, "home"), filepath.Join(base, "xdg"), append([]string{"TURNBACK_AUTO_WATCH=0"}, extra...)...)
 }
 
 type tbResult struct {
@@ -94,19 +83,6 @@ func tbOK(t *testing.T, dir string, env []string, args ...string) tbResult {
 	return r
 }
 
-// tbOneJSON decodes s as exactly one JSON document into v.
-func tbOneJSON(t *testing.T, s string, v any) {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("stdout is not a JSON document: %v\n%s", err, s)
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		t.Fatalf("stdout holds more than one JSON document (%v):\n%s", err, s)
-	}
-}
-
 type tbSnapDoc struct {
 	Snapshot string `json:"snapshot"`
 	Session  string `json:"session"`
@@ -129,7 +105,7 @@ func tbSnapJSON(t *testing.T, dir string, env []string, args ...string) tbSnapDo
 	t.Helper()
 	r := tbOK(t, dir, env, append([]string{"--json"}, args...)...)
 	var d tbSnapDoc
-	tbOneJSON(t, r.stdout, &d)
+	cliOneJSON(t, r.stdout, &d)
 	return d
 }
 
@@ -150,6 +126,7 @@ func tbWriteFile(t *testing.T, name string, data []byte) {
 // A second capture after changing 5 files in a 10,000-file tree reads only
 // those 5 files.
 func TestSecondCaptureReadsOnlyChangedFiles(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	env := tbEnv(base)
@@ -205,7 +182,7 @@ func TestSecondCaptureReadsOnlyChangedFiles(t *testing.T) {
 			Deleted  int `json:"deleted"`
 		} `json:"turns"`
 	}
-	tbOneJSON(t, lg.stdout, &log)
+	cliOneJSON(t, lg.stdout, &log)
 	if len(log.Turns) != 2 || log.Turns[1].Modified != len(changed) || log.Turns[1].Added != 0 || log.Turns[1].Deleted != 0 {
 		t.Errorf("log: %+v; want the open turn 3 and turn 1 with %d modified", log.Turns, len(changed))
 	}
@@ -224,6 +201,7 @@ func TestSecondCaptureReadsOnlyChangedFiles(t *testing.T) {
 // Eight snaps started at once on one store all succeed (the store lock
 // makes them wait), each gets its own turn number, and the store verifies.
 func TestConcurrentSnaps(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	env := tbEnv(base)
@@ -254,7 +232,7 @@ func TestConcurrentSnaps(t *testing.T) {
 			continue
 		}
 		var d tbSnapDoc
-		tbOneJSON(t, res.stdout, &d)
+		cliOneJSON(t, res.stdout, &d)
 		if turns[d.Turn] {
 			t.Errorf("snap %d: turn %d given twice", i, d.Turn)
 		}
@@ -282,7 +260,7 @@ func TestConcurrentSnaps(t *testing.T) {
 			Open bool `json:"open"`
 		} `json:"turns"`
 	}
-	tbOneJSON(t, lg.stdout, &log)
+	cliOneJSON(t, lg.stdout, &log)
 	if len(log.Turns) != 1 || log.Turns[0].Turn != n || !log.Turns[0].Open {
 		t.Errorf("log after %d concurrent snaps: %+v; want only the open turn %d", n, log.Turns, n)
 	}

@@ -16,12 +16,13 @@ import (
 // 3, the file intact. Before, the daemon vouched for the file and undo
 // overwrote the edit.
 func TestUndoDaemonUnseenWrites(t *testing.T) {
+	t.Parallel()
 	g := ueSubtests(t)
 	for _, tc := range []struct {
 		name string
-		edit func(t *testing.T, e *ueEnv, p string)
+		edit func(t *testing.T, e *cliEnv, p string)
 	}{
-		{"mmap", func(t *testing.T, e *ueEnv, p string) {
+		{"mmap", func(t *testing.T, e *cliEnv, p string) {
 			f, err := os.OpenFile(p, os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -36,7 +37,7 @@ func TestUndoDaemonUnseenWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"outside-hardlink", func(t *testing.T, e *ueEnv, p string) {
+		{"outside-hardlink", func(t *testing.T, e *cliEnv, p string) {
 			out := filepath.Join(filepath.Dir(e.dir), "outside-link")
 			if err := os.Link(p, out); err != nil {
 				t.Fatal(err)
@@ -52,7 +53,7 @@ func TestUndoDaemonUnseenWrites(t *testing.T) {
 		}},
 	} {
 		g.run(tc.name, func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			e.shortXDG()
 			e.write("f.txt", "0123456789")
 			e.write("g.txt", "keep")
@@ -64,7 +65,7 @@ func TestUndoDaemonUnseenWrites(t *testing.T) {
 				t.Fatalf("status before the unseen write lists f.txt:\n%s", r.stdout)
 			}
 			tc.edit(t, e, e.path("f.txt"))
-			r := e.code(3, "undo")
+			r := e.expect(3, "undo")
 			if !strings.Contains(r.stderr, "f.txt: modified since") {
 				t.Errorf("the conflict does not name f.txt:\n%v", r)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -30,6 +29,7 @@ import (
 // before the replacement and made after it can still go to the displaced
 // file: restore/doc.go, "What remains".)
 func TestRaceEditsDuringRestores(t *testing.T) {
+	t.Parallel()
 	for _, daemon := range []bool{false, true} {
 		name := "cli"
 		if daemon {
@@ -53,7 +53,7 @@ type racePending struct {
 }
 
 func raceRun(t *testing.T, daemon bool, commands, files int) {
-	e := newUE(t)
+	e := newUndoEnv(t)
 	e.shortXDG()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -130,7 +130,7 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 				mu.Unlock()
 			}
 		}()
-		r := e.tb(append([]string{"--json"}, args...)...)
+		r := e.run(append([]string{"--json"}, args...)...)
 		close(stop)
 		wg.Wait()
 		var doc struct {
@@ -173,14 +173,14 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 		}
 	}
 	if daemon {
-		e.tb("watch", "--stop")
+		e.run("watch", "--stop")
 	}
 	// Read the checkpoints back.
 	stores, err := filepath.Glob(filepath.Join(e.xdg, "turnback", "*"))
 	if err != nil || len(stores) != 1 {
 		t.Fatalf("stores: %v %v", stores, err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	repo, err := turnback.Open(ctx, e.dir, turnback.Options{Store: stores[0], LockWait: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -216,19 +216,19 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 
 // ueDaemon starts a watch daemon on the env's work tree, stopped when the
 // test ends.
-func (e *ueEnv) ueDaemon() {
+func (e *cliEnv) ueDaemon() {
 	e.t.Helper()
 	r := e.ok("watch", "--detach", "--idle-timeout", "10m")
 	if !strings.HasPrefix(r.stdout, "watching ") {
 		e.t.Fatalf("watch --detach printed %q", r.stdout)
 	}
-	e.t.Cleanup(func() { e.tb("watch", "--stop") })
+	e.t.Cleanup(func() { e.run("watch", "--stop") })
 }
 
 // shortXDG moves the env's data directory (hence its store) to a short
 // path: the daemon's socket lives beside the store, and a unix socket
 // path has at most 107 bytes. Call it before the first command.
-func (e *ueEnv) shortXDG() {
+func (e *cliEnv) shortXDG() {
 	e.t.Helper()
 	xdg, err := os.MkdirTemp("", "tbx")
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // chattr sets or clears the immutable attribute, skipping the test where
 // that is not possible (not root, no chattr, a filesystem without it).
-func (e *ueEnv) chattr(flag, p string) {
+func (e *cliEnv) chattr(flag, p string) {
 	e.t.Helper()
 	if os.Geteuid() != 0 {
 		e.t.Skip("needs root for chattr +i")
@@ -31,10 +31,11 @@ func (e *ueEnv) chattr(flag, p string) {
 // rolled back (recover --rollback: the exact state before the undo, the
 // turn not undone); no staging file survives either.
 func TestUndoHalfApplied(t *testing.T) {
+	t.Parallel()
 	g := ueSubtests(t)
 	for _, how := range []string{"fixed", "recover", "rollback", "daemon-rollback"} {
 		g.run(how, func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			e.shortXDG()
 			for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
 				e.write(p, p+" before\n")
@@ -54,12 +55,12 @@ func TestUndoHalfApplied(t *testing.T) {
 			}
 			e.chattr("+i", "b.txt")
 			t.Cleanup(func() { exec.Command("chattr", "-i", e.path("b.txt")).Run() })
-			r := e.code(1, "undo")
+			r := e.expect(1, "undo")
 			if !strings.Contains(r.stderr, "b.txt") || !strings.Contains(r.stderr, "operation not permitted") {
 				t.Errorf("the failed undo does not name b.txt and the cause:\n%v", r)
 			}
 			for _, args := range [][]string{{"status"}, {"log"}, {"undo"}, {"redo"}, {"recover"}} {
-				r := e.code(1, args...)
+				r := e.expect(1, args...)
 				if !strings.Contains(r.stderr, "not finished") || !strings.Contains(r.stderr, "b.txt") ||
 					!strings.Contains(r.stderr, "operation not permitted") || !strings.Contains(r.stderr, "recover --rollback") {
 					t.Errorf("%s does not say the undo is not finished, naming b.txt and the cause:\n%v", args[0], r)

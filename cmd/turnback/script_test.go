@@ -78,7 +78,7 @@ var scriptLongName = strings.Repeat("n", 251) + ".txt"
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("..", "..", "testdata", "script"),
+		Dir: filepath.Join("testdata", "script"),
 		// Report every failing section of a script, not only the first.
 		ContinueOnError: true,
 		Setup: func(env *testscript.Env) error {

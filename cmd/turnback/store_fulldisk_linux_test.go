@@ -77,18 +77,19 @@ func noEmptyPacks(t *testing.T, store string) {
 // the store stays byte-identical; once space is freed everything works,
 // with no false conflicts.
 func TestFullDiskTmpfs(t *testing.T) {
+	t.Parallel()
 	fsDir := mountTmpfs(t, 100)
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.store = filepath.Join(fsDir, "store")
 	for i := range 10 {
-		e.write(fmt.Sprintf("f%d.bin", i), noise(uint64(i), 100<<10))
+		e.writeBytes(fmt.Sprintf("f%d.bin", i), noise(uint64(i), 100<<10))
 	}
 	e.ok("snap", "-m", "one")
-	e.write("f0.bin", noise(100, 100<<10))
+	e.writeBytes("f0.bin", noise(100, 100<<10))
 	e.ok("end")
 	e.ok("snap", "-m", "two")
 	for i := range 5 {
-		e.write(fmt.Sprintf("big%d.bin", i), noise(uint64(200+i), 9<<20))
+		e.writeBytes(fmt.Sprintf("big%d.bin", i), noise(uint64(200+i), 9<<20))
 	}
 	r := e.run("end")
 	wantRefused(t, r, "no space left on tmpfs at "+fsDir+" (store "+e.store+"): free ")
@@ -153,11 +154,12 @@ func TestFullDiskTmpfs(t *testing.T) {
 // memtable. Now end exits 1 with the no-space message, reading commands
 // work, and after freeing space end and undo work.
 func TestFullDiskMemtableTmpfs(t *testing.T) {
+	t.Parallel()
 	fsDir := mountTmpfs(t, 100)
-	e := newGCEnv(t)
+	e := newStoreEnv(t)
 	e.store = filepath.Join(fsDir, "store")
 	e.extra = append(e.extra, "TURNBACK_LARGE_DIR_FILES=0")
-	e.write("a.txt", []byte("a\n"))
+	e.writeBytes("a.txt", []byte("a\n"))
 	e.ok("snap")
 	filler := filepath.Join(fsDir, "filler")
 	free := func() int64 {
@@ -172,7 +174,7 @@ func TestFullDiskMemtableTmpfs(t *testing.T) {
 	}
 	for j := range 8 {
 		for i := range 3000 {
-			e.write(fmt.Sprintf("e%d/g%d.txt", j, i), []byte(fmt.Sprintf("file %d %d %x\n", j, i, noise(uint64(j*3000+i), 6))))
+			e.writeBytes(fmt.Sprintf("e%d/g%d.txt", j, i), []byte(fmt.Sprintf("file %d %d %x\n", j, i, noise(uint64(j*3000+i), 6))))
 		}
 	}
 	wantRefused(t, e.run("end"), "no space left on tmpfs at "+fsDir)

@@ -50,7 +50,7 @@ func dirState(t testing.TB, root string) string {
 }
 
 // wantRefused checks that r exited 1 (not 2, not a signal) naming what.
-func wantRefused(t *testing.T, r gcOut, what string) {
+func wantRefused(t *testing.T, r cliResult, what string) {
 	t.Helper()
 	if r.code != 1 {
 		t.Errorf("%v\nwant exit 1", r)
@@ -62,14 +62,14 @@ func wantRefused(t *testing.T, r gcOut, what string) {
 
 // e2eHistory records two turns on a.txt (large enough for a pack file)
 // and b.txt.
-func e2eHistory(e *gcEnv) {
-	e.write("a.txt", noise(1, 3000))
-	e.write("b.txt", []byte("b1\n"))
+func e2eHistory(e *cliEnv) {
+	e.writeBytes("a.txt", noise(1, 3000))
+	e.writeBytes("b.txt", []byte("b1\n"))
 	e.ok("snap")
-	e.write("a.txt", noise(2, 3000))
+	e.writeBytes("a.txt", noise(2, 3000))
 	e.ok("end")
 	e.ok("snap")
-	e.write("b.txt", []byte("b2\n"))
+	e.writeBytes("b.txt", []byte("b2\n"))
 	e.ok("end")
 }
 
@@ -88,9 +88,10 @@ func noise(seed uint64, n int) []byte {
 // command exit 1 naming the file, and leaves every file of the store as
 // it was.
 func TestStoreDamagedManifest(t *testing.T) {
+	t.Parallel()
 	for _, damage := range []string{"remove", "truncate", "garbage"} {
 		t.Run(damage, func(t *testing.T) {
-			e := newGCEnv(t)
+			e := newStoreEnv(t)
 			e2eHistory(e)
 			m := filepath.Join(e.store, "db", "MANIFEST")
 			switch damage {
@@ -126,7 +127,8 @@ func TestStoreDamagedManifest(t *testing.T) {
 // holds the content an undo would replace (so the way back would be
 // lost), undo exits 1 and the folder stays byte-identical.
 func TestUndoFlippedPackByte(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newStoreEnv(t)
 	e2eHistory(e)
 	e.ok("undo") // b.txt back to b1
 	packs, _ := filepath.Glob(filepath.Join(e.store, "db", "*.pack"))
@@ -164,8 +166,9 @@ func TestUndoFlippedPackByte(t *testing.T) {
 // turnback store (here one with a Badger-like db/000042.sst) is refused
 // by every command, which leave it byte-identical.
 func TestStoreForeignFolder(t *testing.T) {
-	e := newGCEnv(t)
-	e.write("a.txt", []byte("a\n"))
+	t.Parallel()
+	e := newStoreEnv(t)
+	e.writeBytes("a.txt", []byte("a\n"))
 	other := filepath.Join(e.base, "other")
 	if err := os.MkdirAll(filepath.Join(other, "db"), 0o755); err != nil {
 		t.Fatal(err)
@@ -225,7 +228,8 @@ func TestStoreForeignFolder(t *testing.T) {
 // turnback (no marker) keeps working and is marked by the next command
 // that writes, not by a reading one.
 func TestStoreMarker(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newStoreEnv(t)
 	e2eHistory(e)
 	marker := filepath.Join(e.store, "turnback-store.json")
 	data, err := os.ReadFile(marker)
@@ -259,9 +263,10 @@ func TestStoreMarker(t *testing.T) {
 // commands give an empty answer (exit 0; show of an id exits 1) and
 // create nothing, from the folder or a subfolder (-C proj/src).
 func TestReadingCommandsCreateNothing(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newStoreEnv(t)
 	e.store = "" // the default location, under XDG_DATA_HOME
-	e.write("src/main.go", []byte("package main\n"))
+	e.writeBytes("src/main.go", []byte("package main\n"))
 	xdg := dirState(t, e.xdg)
 	cases := []struct {
 		args []string
@@ -278,7 +283,7 @@ func TestReadingCommandsCreateNothing(t *testing.T) {
 	for _, dir := range []string{e.dir, filepath.Join(e.dir, "src")} {
 		for _, c := range cases {
 			args := append([]string{"-C", dir}, c.args...)
-			r := e.raw(e.base, args...)
+			r := e.exec(e.base, nil, args...)
 			if r.code != c.code || !strings.Contains(r.stdout, c.out) {
 				t.Errorf("%v\nwant exit %d and %q", r, c.code, c.out)
 			}
@@ -294,9 +299,10 @@ func TestReadingCommandsCreateNothing(t *testing.T) {
 // one with every turn, and the history works again: log as before, undo
 // and redo with the right bytes.
 func TestVerifyRepair(t *testing.T) {
+	t.Parallel()
 	for _, damage := range []string{"remove", "truncate"} {
 		t.Run(damage, func(t *testing.T) {
-			e := newGCEnv(t)
+			e := newStoreEnv(t)
 			e2eHistory(e)
 			logBefore := e.ok("log").stdout
 			db := filepath.Join(e.store, "db")

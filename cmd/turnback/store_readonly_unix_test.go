@@ -15,13 +15,14 @@ import (
 // user without root's power to ignore it), the reading commands work and
 // leave it byte-identical; a command that records exits 1.
 func TestReadOnlyStore(t *testing.T) {
-	e := newGCEnv(t)
+	t.Parallel()
+	e := newStoreEnv(t)
 	e2eHistory(e)
 	turns := e.turns()
 	if len(turns) != 2 {
 		t.Fatalf("turns %+v", turns)
 	}
-	e.write("b.txt", []byte("b3\n")) // something for status and diff
+	e.writeBytes("b.txt", []byte("b3\n")) // something for status and diff
 
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
@@ -79,10 +80,10 @@ func TestReadOnlyStore(t *testing.T) {
 		})
 	})
 	before := dirState(t, e.store)
-	run := func(args ...string) gcOut {
+	run := func(args ...string) cliResult {
 		cmd := e.command(args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		return gcFinish(t, cmd, args)
+		return cliWait(t, cmd, nil, args)
 	}
 	cases := []struct {
 		args []string

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 // holder; TURNBACK_LOCK_WAIT shortens the wait; once the holder lets go,
 // the same command succeeds, also while it is waiting.
 func TestBusyStoreExitsFour(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	store := filepath.Join(base, "store")
@@ -32,7 +32,7 @@ func TestBusyStoreExitsFour(t *testing.T) {
 	env := tbEnv(base)
 	tbOK(t, wt, env, "--store", store, "snap")
 
-	repo, err := turnback.Open(context.Background(), wt, turnback.Options{Store: store, Holder: "test holder"})
+	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "test holder"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestBusyStoreExitsFour(t *testing.T) {
 			Error    string `json:"error"`
 			ExitCode int    `json:"exit_code"`
 		}
-		tbOneJSON(t, r.stdout, &doc)
+		cliOneJSON(t, r.stdout, &doc)
 		if doc.ExitCode != 4 || !strings.Contains(doc.Error, "test holder") {
 			t.Errorf("TURNBACK_LOCK_WAIT=%s: JSON %+v; want exit_code 4 and an error naming the holder", wait, doc)
 		}
@@ -120,6 +120,7 @@ func (s *syncBuffer) String() string {
 // file) makes verify fail (exit 1) naming the snapshot and the path, on
 // stderr and in the --json document.
 func TestVerifyFindsFlippedByte(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	store := filepath.Join(base, "store")
@@ -233,7 +234,7 @@ func TestVerifyFindsFlippedByte(t *testing.T) {
 			Error    string `json:"error"`
 		} `json:"problems"`
 	}
-	tbOneJSON(t, r.stdout, &doc)
+	cliOneJSON(t, r.stdout, &doc)
 	if doc.ExitCode != 1 || len(doc.Problems) != 3 {
 		t.Fatalf("--json verify: %+v; want exit_code 1 and three problems", doc)
 	}
@@ -295,6 +296,7 @@ func tbStoreListing(t *testing.T, dir string) string {
 // A 2 GB sparse file is captured with no size limit in bounded memory, and
 // a 1 MB change in its middle adds little to the store.
 func TestSparse2GBFile(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS from rusage is measured in KiB on Linux only")
 	}
@@ -329,7 +331,7 @@ func TestSparse2GBFile(t *testing.T) {
 	r := tbOK(t, wt, env, "--json", "snap")
 	t.Logf("first snap: %v, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), r.maxRSSKiB>>10)
 	var first tbSnapDoc
-	tbOneJSON(t, r.stdout, &first)
+	cliOneJSON(t, r.stdout, &first)
 	if first.Bytes != size || len(first.Stats.Uncaptured) != 0 {
 		t.Fatalf("first snap: %d bytes, uncaptured %v; want %d captured", first.Bytes, first.Stats.Uncaptured, size)
 	}
@@ -354,7 +356,7 @@ func TestSparse2GBFile(t *testing.T) {
 	r = tbOK(t, wt, env, "--json", "snap")
 	t.Logf("second snap: %v, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), r.maxRSSKiB>>10)
 	var second tbSnapDoc
-	tbOneJSON(t, r.stdout, &second)
+	cliOneJSON(t, r.stdout, &second)
 	if second.Snapshot == first.Snapshot || second.Bytes != size {
 		t.Errorf("second snap: id %s, %d bytes; want a new id and %d bytes", second.Snapshot, second.Bytes, size)
 	}
@@ -372,7 +374,7 @@ func TestSparse2GBFile(t *testing.T) {
 	var doc struct {
 		Files []map[string]any `json:"files"`
 	}
-	tbOneJSON(t, d.stdout, &doc)
+	cliOneJSON(t, d.stdout, &doc)
 	if len(doc.Files) != 1 || doc.Files[0]["path"] != "sparse.img" || doc.Files[0]["binary"] != true {
 		t.Errorf("diff: %s", d.stdout)
 	}
@@ -381,6 +383,7 @@ func TestSparse2GBFile(t *testing.T) {
 // show with an ambiguous id prefix exits 1 and names candidates; a unique
 // prefix of any length works.
 func TestShowAmbiguousID(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")
 	env := tbEnv(base)
@@ -410,7 +413,7 @@ func TestShowAmbiguousID(t *testing.T) {
 	}
 	r = tbRun(t, wt, env, "--json", "show", prefix)
 	var doc map[string]any
-	tbOneJSON(t, r.stdout, &doc)
+	cliOneJSON(t, r.stdout, &doc)
 	if r.code != 1 || doc["exit_code"] != json.Number("1") && doc["exit_code"] != float64(1) {
 		t.Errorf("--json show %s: %v", prefix, r)
 	}

@@ -1,15 +1,15 @@
 package main
 
-// End-to-end tests of undo, redo and restore: the real binary, built once
-// (undoBinary), runs on real temporary folders; every outcome is checked
+// End-to-end tests of undo, redo and restore: the built binary runs on
+// real temporary folders (cliEnv, env_test.go); every outcome is checked
 // by reading the whole tree back (kind, permission bits, content, link
-// target) and comparing it byte for byte. Helpers are in
-// undo_e2e_helpers_test.go.
+// target) and comparing it byte for byte (fsTree, tree_test.go). The
+// --json document's checks are in undo_e2e_helpers_test.go; restore and
+// subfolder work trees in undo_restore_e2e_test.go, type flips in
+// undo_flips_e2e_test.go.
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,12 +18,12 @@ import (
 // back, a deleted one comes back, a rename is reversed; redo re-applies.
 func TestE2EUndoBasics(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		"keep.txt":        ueF("keep\n"),
-		"mod.txt":         ueF("old content\n"),
-		"del.txt":         ueF("to be deleted\n"),
-		"src/old-name.go": ueF("package src\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		"keep.txt":        treeFile("keep\n"),
+		"mod.txt":         treeFile("old content\n"),
+		"del.txt":         treeFile("to be deleted\n"),
+		"src/old-name.go": treeFile("package src\n"),
 	})
 	before := e.tree()
 	e.ok("snap", "-m", "agent turn")
@@ -60,10 +60,10 @@ func TestE2EUndoBasics(t *testing.T) {
 // ueThreeTurns records three turns on e and returns the four states,
 // before the first turn to after the third. With end false, each turn is
 // closed by the next snap (the last one by the undo itself).
-func ueThreeTurns(t *testing.T, e *ueEnv, end bool) []ueTree {
+func ueThreeTurns(t *testing.T, e *cliEnv, end bool) []fsTree {
 	t.Helper()
-	ueWrite(t, e.dir, ueTree{"base.txt": ueF("base 0\n"), "docs/readme.md": ueF("# readme\n")})
-	states := []ueTree{e.tree()}
+	makeTree(t, e.dir, fsTree{"base.txt": treeFile("base 0\n"), "docs/readme.md": treeFile("# readme\n")})
+	states := []fsTree{e.tree()}
 	turns := []func(){
 		func() {
 			e.write("a.txt", "a from turn 1\n")
@@ -99,7 +99,7 @@ func TestE2EUndoWalk(t *testing.T) {
 	g := ueSubtests(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			s := ueThreeTurns(t, e, end)
 			for i := 2; i >= 0; i-- {
 				e.ok("undo")
@@ -121,7 +121,7 @@ func TestE2EUndoRedoWalk(t *testing.T) {
 	g := ueSubtests(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
-			e := newUE(t)
+			e := newUndoEnv(t)
 			s := ueThreeTurns(t, e, end)
 			d := e.jsonOK("undo", "3")
 			if d.Turns != 3 {
@@ -158,8 +158,8 @@ func TestE2EConflict(t *testing.T) {
 	t.Parallel()
 	g := ueSubtests(t)
 	g.run("after end", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n"), "other.txt": ueF("other\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "other.txt": treeFile("other\n")})
 		before := e.tree()
 		e.ok("snap")
 		e.write("f.txt", "agent\n")
@@ -169,14 +169,14 @@ func TestE2EConflict(t *testing.T) {
 		edited := e.tree()
 		stamps := ueStamp(t, e.dir)
 
-		r := e.code(3, "undo")
+		r := e.expect(3, "undo")
 		if !strings.Contains(r.stderr, "f.txt") || strings.Contains(r.stderr, "other.txt") {
 			t.Errorf("conflict message should name f.txt only:\n%s", r.stderr)
 		}
 		e.same("after the refused undo", edited)
 		ueSameStamps(t, "after the refused undo", ueStamp(t, e.dir), stamps)
 		// Refused again: the refusal recorded nothing that changes the answer.
-		e.code(3, "undo")
+		e.expect(3, "undo")
 		e.same("after the second refused undo", edited)
 
 		r = e.ok("undo", "--force")
@@ -189,8 +189,8 @@ func TestE2EConflict(t *testing.T) {
 	})
 
 	g.run("between turns", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n"), "g.txt": ueF("g0\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "g.txt": treeFile("g0\n")})
 		before := e.tree()
 		e.ok("snap", "-m", "turn 1")
 		e.write("f.txt", "turn 1\n")
@@ -202,7 +202,7 @@ func TestE2EConflict(t *testing.T) {
 		e.ok("end")
 		last := e.tree()
 
-		d := ueParseDoc(t, e.code(3, "--json", "undo", "2"), true)
+		d := ueParseDoc(t, e.expect(3, "--json", "undo", "2"), true)
 		ueList(t, "undo 2 conflicts", d.Conflicts, "f.txt")
 		e.same("after the refused undo 2", last)
 
@@ -215,8 +215,8 @@ func TestE2EConflict(t *testing.T) {
 	})
 
 	g.run("redo over an edit", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"f.txt": ueF("orig\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n")})
 		e.ok("snap")
 		e.write("f.txt", "agent\n")
 		e.ok("end")
@@ -225,7 +225,7 @@ func TestE2EConflict(t *testing.T) {
 		e.write("f.txt", "user after the undo\n")
 		edited := e.tree()
 		stamps := ueStamp(t, e.dir)
-		d := ueParseDoc(t, e.code(3, "--json", "redo"), true)
+		d := ueParseDoc(t, e.expect(3, "--json", "redo"), true)
 		ueList(t, "redo conflicts", d.Conflicts, "f.txt")
 		e.same("after the refused redo", edited)
 		ueSameStamps(t, "after the refused redo", ueStamp(t, e.dir), stamps)
@@ -243,12 +243,12 @@ func TestE2EConflict(t *testing.T) {
 // left as the user left them by undo and redo.
 func TestE2EUserChangesKept(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		"a.txt":        ueF("a0\n"),
-		"u.txt":        ueF("u0\n"),
-		"user-del.txt": ueF("the user deletes me\n"),
-		"mode.sh":      ueF("#!/bin/sh\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		"a.txt":        treeFile("a0\n"),
+		"u.txt":        treeFile("u0\n"),
+		"user-del.txt": treeFile("the user deletes me\n"),
+		"mode.sh":      treeFile("#!/bin/sh\n"),
 	})
 	before := e.tree()
 	e.ok("snap")
@@ -266,9 +266,9 @@ func TestE2EUserChangesKept(t *testing.T) {
 
 	d := e.jsonOK("undo")
 	ueDocIs(t, "undo", d, 1, []string{"a.txt"}, []string{"agentdir/file.txt"}, nil, nil, []string{"agentdir"})
-	e.same("after undo", user.with(ueTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
+	e.same("after undo", user.with(fsTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
 	e.ok("redo")
-	e.same("after redo", user.with(ueTree{"a.txt": agent["a.txt"]}))
+	e.same("after redo", user.with(fsTree{"a.txt": agent["a.txt"]}))
 }
 
 // TestE2EIgnored: ignored paths (.gitignore'd files, built-in directory
@@ -276,21 +276,21 @@ func TestE2EUserChangesKept(t *testing.T) {
 // created them; a directory the agent created stays if it holds one.
 func TestE2EIgnored(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		".gitignore":              ueF("*.log\n/secret/\n"),
-		".git/HEAD":               ueF("ref: refs/heads/main\n"),
-		".git/config":             ueF("[core]\n"),
-		".env":                    ueF("SECRET=1\n"), // a file: captured
-		"src.txt":                 ueF("src v1\n"),
-		"old.log":                 ueF("old log\n"),
-		"nested/.git/HEAD":        ueF("nested head\n"),
-		"nested/.gitignore":       ueF("generated.txt\n"),
-		"nested/code.txt":         ueF("nested code v1\n"),
-		"node_modules/pre/i.js":   ueF("pre\n"),
-		"lib/__pycache__/m.pyc":   ueF("pyc\n"),
-		"lib/m.py":                ueF("print(1)\n"),
-		"lib/deep/.git/objects/x": ueF("deep repo object\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		".gitignore":              treeFile("*.log\n/secret/\n"),
+		".git/HEAD":               treeFile("ref: refs/heads/main\n"),
+		".git/config":             treeFile("[core]\n"),
+		".env":                    treeFile("SECRET=1\n"), // a file: captured
+		"src.txt":                 treeFile("src v1\n"),
+		"old.log":                 treeFile("old log\n"),
+		"nested/.git/HEAD":        treeFile("nested head\n"),
+		"nested/.gitignore":       treeFile("generated.txt\n"),
+		"nested/code.txt":         treeFile("nested code v1\n"),
+		"node_modules/pre/i.js":   treeFile("pre\n"),
+		"lib/__pycache__/m.pyc":   treeFile("pyc\n"),
+		"lib/m.py":                treeFile("print(1)\n"),
+		"lib/deep/.git/objects/x": treeFile("deep repo object\n"),
 	})
 	before := e.tree()
 	e.ok("snap")
@@ -322,7 +322,7 @@ func TestE2EIgnored(t *testing.T) {
 	ueList(t, "undo created", d.Created)
 	// Created directories that still hold ignored paths stay.
 	ueList(t, "undo not_restorable", d.NotRestorable, "newdir", "py")
-	want := agent.with(ueTree{
+	want := agent.with(fsTree{
 		"src.txt":         before["src.txt"],
 		".env":            before[".env"],
 		"nested/code.txt": before["nested/code.txt"],
@@ -341,14 +341,14 @@ func TestE2EUncaptured(t *testing.T) {
 	g := ueSubtests(t)
 
 	g.run("preexisting files over the size limit", func(t *testing.T) {
-		e := newUE(t)
+		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-		ueWrite(t, e.dir, ueTree{
-			"big.bin":   ueF(ueBytes(100<<10, 1)),
-			"grown.bin": ueF(ueBytes(100<<10, 2)),
-			"gone.bin":  ueF(ueBytes(100<<10, 3)),
-			"small.txt": ueF("small\n"),
-			"grow.txt":  ueF("small for now\n"),
+		makeTree(t, e.dir, fsTree{
+			"big.bin":   treeFile(ueBytes(100<<10, 1)),
+			"grown.bin": treeFile(ueBytes(100<<10, 2)),
+			"gone.bin":  treeFile(ueBytes(100<<10, 3)),
+			"small.txt": treeFile("small\n"),
+			"grow.txt":  treeFile("small for now\n"),
 		})
 		before := e.tree()
 		e.ok("snap")
@@ -366,21 +366,21 @@ func TestE2EUncaptured(t *testing.T) {
 		ueList(t, "undo deleted", d.Deleted)
 		ueList(t, "undo created", d.Created)
 		ueList(t, "undo not_restorable", d.NotRestorable, "gone.bin", "grown.bin")
-		e.same("after undo", agent.with(ueTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
+		e.same("after undo", agent.with(fsTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("large directory that appeared before the turn", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"src.txt": ueF("v1\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"src.txt": treeFile("v1\n")})
 		e.ok("snap") // a previous snapshot: the directory below is new
 		e.ok("end")  // (dropped: nothing changed)
-		big := ueTree{}
+		big := fsTree{}
 		for i := 0; i < 200; i++ {
-			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = ueF(fmt.Sprintf("package p // %d\n", i))
+			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = treeFile(fmt.Sprintf("package p // %d\n", i))
 		}
-		ueWrite(t, e.dir, big)
+		makeTree(t, e.dir, big)
 		before := e.tree()
 		e.ok("snap")
 		e.write("src.txt", "v2\n")
@@ -392,22 +392,22 @@ func TestE2EUncaptured(t *testing.T) {
 		d := e.jsonOK("undo")
 		ueList(t, "undo restored", d.Restored, "src.txt")
 		ueList(t, "undo deleted", d.Deleted)
-		e.same("after undo", agent.with(ueTree{"src.txt": before["src.txt"]}))
+		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("large directory the agent created", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"src.txt": ueF("v1\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"src.txt": treeFile("v1\n")})
 		before := e.tree()
 		e.ok("snap")
 		e.write("src.txt", "v2\n")
-		gen := ueTree{}
+		gen := fsTree{}
 		for i := 0; i < 250; i++ {
-			gen[fmt.Sprintf("gen/%03d.txt", i)] = ueF(fmt.Sprintf("generated %d\n", i))
+			gen[fmt.Sprintf("gen/%03d.txt", i)] = treeFile(fmt.Sprintf("generated %d\n", i))
 		}
-		ueWrite(t, e.dir, gen)
+		makeTree(t, e.dir, gen)
 		e.ok("end")
 		agent := e.tree()
 
@@ -417,14 +417,14 @@ func TestE2EUncaptured(t *testing.T) {
 		ueList(t, "undo restored", d.Restored, "src.txt")
 		ueList(t, "undo deleted", d.Deleted)
 		ueList(t, "undo not_restorable", d.NotRestorable, "gen")
-		e.same("after undo", agent.with(ueTree{"src.txt": before["src.txt"]}))
+		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("agent-created 12 MB file", func(t *testing.T) {
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		before := e.tree()
 		e.ok("snap")
 		e.write("big.bin", ueBytes(12<<20, 4))
@@ -447,7 +447,7 @@ func TestE2EUncaptured(t *testing.T) {
 		// forced, the edit stays recoverable from the checkpoint.
 		e.write("big.bin", agent["big.bin"].Data+"the user's tail")
 		edited := e.tree()
-		d = ueParseDoc(t, e.code(3, "--json", "undo"), true)
+		d = ueParseDoc(t, e.expect(3, "--json", "undo"), true)
 		ueList(t, "conflicting undo", d.Conflicts, "big.bin")
 		e.same("after the conflicting undo", edited)
 		d = e.jsonOK("undo", "--force")
@@ -459,9 +459,9 @@ func TestE2EUncaptured(t *testing.T) {
 	// Invariant 4 also holds for a file over the size limit: a user edit
 	// that keeps its size is still an edit.
 	g.run("same-size edit of an agent-created file over the size limit", func(t *testing.T) {
-		e := newUE(t)
+		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		e.ok("snap")
 		big := []byte(ueBytes(100<<10, 9))
 		e.write("big.bin", string(big))
@@ -469,335 +469,9 @@ func TestE2EUncaptured(t *testing.T) {
 		big[1000] ^= 0xff
 		e.write("big.bin", string(big))
 		edited := e.tree()
-		d := ueParseDoc(t, e.code(3, "--json", "undo"), true)
+		d := ueParseDoc(t, e.expect(3, "--json", "undo"), true)
 		ueList(t, "undo conflicts", d.Conflicts, "big.bin")
 		e.same("after undo", edited)
-	})
-	g.wait()
-}
-
-// TestE2ERestore: bad ids fail and touch nothing; restore ID makes the
-// tree exactly that snapshot (ignored paths excepted) and its checkpoint
-// goes back.
-func TestE2ERestore(t *testing.T) {
-	t.Parallel()
-	e := newUE(t)
-	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-	ueWrite(t, e.dir, ueTree{".gitignore": ueF("*.log\n"), "a.txt": ueF("a0\n"), "d/b.txt": ueF("b0\n"),
-		"pre.bin": ueF(ueBytes(100<<10, 7))}) // uncaptured at every snapshot
-	s0 := e.tree()
-	id0 := e.snapID("snap")
-	e.write("a.txt", "a1\n")
-	e.write("c.txt", "c1\n")
-	id1 := e.snapID("end")
-	s1 := e.tree()
-	e.ok("snap")
-	e.rm("d/b.txt")
-	e.write("d/e.txt", "e2\n")
-	e.chmod("a.txt", 0o600)
-	e.write("node_modules/x.js", "ignored\n")
-	e.write("run.log", "ignored too\n")
-	id2 := e.snapID("end")
-	e.write("extra.txt", "the user's\n")
-	e.write("extra/dir/f.txt", "deep\n")
-	e.write("huge.bin", ueBytes(100<<10, 6))  // over the size limit, not at id0
-	e.write("pre.bin", ueBytes(100<<10+1, 8)) // over the size limit, also at id0
-	ignored := e.tree().under("node_modules").with(e.tree().under("run.log"))
-	now := e.tree()
-	stamps := ueStamp(t, e.dir)
-
-	bad := []struct {
-		id   string
-		code int // 0: any failure
-	}{
-		{"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", 1},
-		{"0000000000", 1},
-		{"zz", 0},
-		{"not-an-id", 0},
-		{"g" + id0[:11], 0},
-		{id0 + "00", 0},
-		{"", 0},
-		{"../" + id0[:12], 0},
-	}
-	// An ambiguous prefix, if two of the known ids share one.
-	byFirst := map[byte]int{}
-	for _, id := range []string{id0, id1, id2} {
-		if byFirst[id[0]]++; byFirst[id[0]] == 2 {
-			bad = append(bad, struct {
-				id   string
-				code int
-			}{id[:1], 1})
-		}
-	}
-	for i, b := range bad {
-		for _, json := range []bool{false, true} {
-			if json && i%3 != 0 {
-				continue // a sample is enough
-			}
-			args := []string{"restore", b.id}
-			if json {
-				args = append([]string{"--json"}, args...)
-			}
-			r := e.tb(args...)
-			switch {
-			case r.code == 0 || r.code == 3 || r.code == 4:
-				t.Errorf("restore %q: want failure, got %v", b.id, r)
-			case b.code != 0 && r.code != b.code:
-				t.Errorf("restore %q: want exit %d, got %v", b.id, b.code, r)
-			}
-			if json {
-				if v, err := ueOneObject(r.stdout); err != nil || v["error"] == nil {
-					t.Errorf("restore --json %q: want one error document (%v): %v", b.id, err, r)
-				}
-			}
-		}
-	}
-	e.same("after the failed restores", now)
-	ueSameStamps(t, "after the failed restores", ueStamp(t, e.dir), stamps)
-
-	// Human output, by short id.
-	// (exit 5: pre.bin, uncaptured at id0, cannot be made what it was)
-	r := e.code(exitIncomplete, "restore", id0[:12])
-	if !strings.HasPrefix(r.stdout, "restored: ") {
-		t.Errorf("restore output: %q", r.stdout)
-	}
-	// pre.bin was uncaptured at id0: it stays as it is.
-	e.same("after restore id0", s0.with(ignored).with(now.under("pre.bin")))
-	if !strings.Contains(r.stdout, "not restored: pre.bin") {
-		t.Errorf("restore should name pre.bin as not restored:\n%s", r.stdout)
-	}
-	// To the session, the restore is an edit by the user: undoing turn 2
-	// now conflicts and changes nothing.
-	restored := e.tree()
-	e.code(3, "undo")
-	e.same("after the refused undo", restored)
-	cp := ueShortCheckpoint(t, r)
-	e.ok("restore", cp)
-	e.same("after restoring the checkpoint", now)
-
-	// JSON, by full id.
-	d := e.jsonIncomplete("restore", id1) // pre.bin again: exit 5
-	ueDocIs(t, "restore id1", d, 0,
-		[]string{"a.txt"},
-		[]string{"d/e.txt", "extra", "extra/dir", "extra/dir/f.txt", "extra.txt", "huge.bin"},
-		[]string{"d/b.txt"}, nil, []string{"pre.bin"})
-	e.same("after restore id1", s1.with(ignored).with(now.under("pre.bin")))
-	if d.Checkpoint == "" {
-		t.Fatal("restore --json: empty checkpoint")
-	}
-	d = e.jsonOK("restore", d.Checkpoint)
-	e.same("after restoring the JSON checkpoint", now)
-
-	// Restoring id2 removes the user's files; a second time, nothing
-	// is left to change.
-	e.code(exitIncomplete, "restore", id2) // pre.bin: exit 5
-	at2 := now.without("extra", "extra.txt", "huge.bin")
-	e.same("after restore id2", at2)
-	d = e.jsonIncomplete("restore", id2)
-	ueDocIs(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
-	e.same("after restore id2 again", at2)
-}
-
-// TestE2ESubdirWorkTree: with -C sub, the parent and the siblings of the
-// work tree are never touched, whatever happens in them during turns.
-func TestE2ESubdirWorkTree(t *testing.T) {
-	t.Parallel()
-	e := newUE(t)
-	project := e.dir
-	e.dir = filepath.Join(project, "sub")
-	ueWrite(t, project, ueTree{
-		"parent.txt":         ueF("parent\n"),
-		"sibling/s.txt":      ueF("sibling\n"),
-		"sibling/deep/d.txt": ueF("deep\n"),
-		".gitignore":         ueF("*.txt\n"), // not the work tree's: must not apply
-		"sub/in.txt":         ueF("in 0\n"),
-	})
-	outsideWrite := func(p, data string) { ueWriteFile(t, filepath.Join(project, p), data) }
-	outside := func() ueTree { return ueRead(t, project).without("sub") }
-
-	states := []ueTree{e.tree()}
-	id0 := e.snapID("snap")
-	e.write("in.txt", "in 1\n")
-	e.write("new.txt", "new 1\n")
-	e.link("../parent.txt", "up")
-	e.link("../sibling", "sl")
-	outsideWrite("parent.txt", "parent, changed during turn 1\n")
-	outsideWrite("sibling/new.txt", "new sibling file\n")
-	e.ok("end")
-	states = append(states, e.tree())
-
-	e.ok("snap")
-	e.rm("new.txt")
-	e.write("d/f.txt", "f\n")
-	outsideWrite("other.txt", "another\n")
-	if err := os.Remove(filepath.Join(project, "sibling/deep/d.txt")); err != nil {
-		t.Fatal(err)
-	}
-	e.ok("end")
-	states = append(states, e.tree())
-
-	e.ok("snap")
-	e.rm("d")
-	e.link("../sibling", "d") // a directory becomes a link out of the tree
-	e.rm("up")
-	e.write("up", "a file now\n")
-	outsideWrite("parent.txt", "parent, changed during turn 3\n")
-	e.ok("end")
-	states = append(states, e.tree())
-
-	check := func(what string, want ueTree, args ...string) string {
-		t.Helper()
-		out, stamps := outside(), ueOutsideStamps(t, project)
-		r := e.ok(args...)
-		ueSame(t, what+" (outside)", outside(), out)
-		ueSameStamps(t, what+" (outside)", ueOutsideStamps(t, project), stamps)
-		e.same(what, want)
-		return r.stdout
-	}
-	check("undo", states[2], "undo")
-	check("undo", states[1], "undo")
-	check("redo", states[2], "redo")
-	check("redo", states[3], "redo")
-	check("undo 3", states[0], "undo", "3")
-	check("redo 3", states[3], "redo", "3")
-	out := check("restore id0", states[0], "restore", id0)
-	check("restore the checkpoint", states[3], "restore", ueShortCheckpoint(t, ueResult{stdout: out}))
-	if got := ueRead(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
-		t.Errorf("parent.txt: %q", got)
-	}
-}
-
-// ueOutsideStamps stamps everything below project except the work tree
-// sub (and project itself, whose listing sub's entry is part of).
-func ueOutsideStamps(t *testing.T, project string) map[string]string {
-	t.Helper()
-	st := ueStamp(t, project)
-	for p := range st {
-		if p == "sub" || strings.HasPrefix(p, "sub/") || p == "." {
-			delete(st, p)
-		}
-	}
-	return st
-}
-
-// ueFlip is one type, mode or target change a turn makes, and its tree
-// before the turn.
-type ueFlip struct {
-	name   string
-	before ueTree
-	change func(e *ueEnv, p func(string) string)
-}
-
-var ueFlips = []ueFlip{
-	{"file to dir", ueTree{"x": ueF("a file\n")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.write(p("x/inner.txt"), "inside\n")
-	}},
-	{"dir to file", ueTree{"x/a": ueF("a\n"), "x/sub/b": ueF("b\n"), "x/empty": ueD()}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.write(p("x"), "a file now\n")
-	}},
-	{"file to symlink", ueTree{"x": ueF("a file\n"), "t.txt": ueF("target\n")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.link("t.txt", p("x"))
-	}},
-	{"symlink to file", ueTree{"x": ueL("t.txt"), "t.txt": ueF("target\n")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.write(p("x"), "a file now\n")
-	}},
-	{"dir to symlink", ueTree{"x/a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.link("elsewhere", p("x"))
-	}},
-	{"symlink to dir", ueTree{"x": ueL("nowhere")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.write(p("x/a"), "a\n")
-	}},
-	{"file to empty dir", ueTree{"x": ueF("a file\n")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("x"))
-		e.mkdir(p("x"))
-	}},
-	{"file mode only", ueTree{"run.sh": ueF("#!/bin/sh\necho hi\n")}, func(e *ueEnv, p func(string) string) {
-		e.chmod(p("run.sh"), 0o755)
-	}},
-	{"file mode removed", ueTree{"run.sh": ueFM("#!/bin/sh\n", 0o750)}, func(e *ueEnv, p func(string) string) {
-		e.chmod(p("run.sh"), 0o600)
-	}},
-	{"dir mode only", ueTree{"d": ueD(), "d/a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
-		e.chmod(p("d"), 0o700)
-	}},
-	{"content and mode", ueTree{"f": ueF("one\n")}, func(e *ueEnv, p func(string) string) {
-		e.write(p("f"), "two\n")
-		e.chmod(p("f"), 0o640)
-	}},
-	{"symlink target", ueTree{"l": ueL("a"), "a": ueF("a\n"), "b": ueF("b\n")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("l"))
-		e.link("b", p("l"))
-	}},
-	{"symlink target outside", ueTree{"l": ueL("/etc/passwd")}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("l"))
-		e.link("../../../outside", p("l"))
-	}},
-	{"empty dirs created", ueTree{"a": ueF("a\n")}, func(e *ueEnv, p func(string) string) {
-		e.mkdir(p("e"))
-		e.mkdir(p("e2/sub/subsub"))
-	}},
-	{"empty dirs deleted", ueTree{"a": ueF("a\n"), "e": ueD(), "e2/sub/subsub": ueD(), "e3": ueDM(0o700)}, func(e *ueEnv, p func(string) string) {
-		e.rm(p("e"))
-		e.rm(p("e2"))
-		e.rm(p("e3"))
-	}},
-}
-
-// TestE2ETypeFlips: type flips, permission-only changes, symlink target
-// changes and empty directories undo and redo exactly, one per turn and
-// all in one turn.
-func TestE2ETypeFlips(t *testing.T) {
-	t.Parallel()
-	g := ueSubtests(t)
-	// twice: a second round of undo and redo, after the first has left
-	// its stat data behind.
-	run := func(t *testing.T, flips []ueFlip, prefixed, twice bool) {
-		e := newUE(t)
-		before := ueTree{}
-		prefix := func(f ueFlip) func(string) string {
-			if !prefixed {
-				return func(s string) string { return s }
-			}
-			dir := strings.ReplaceAll(f.name, " ", "-")
-			return func(s string) string { return dir + "/" + s }
-		}
-		for _, f := range flips {
-			for path, n := range f.before {
-				before[prefix(f)(path)] = n
-			}
-		}
-		ueWrite(t, e.dir, before)
-		before = e.tree()
-		e.ok("snap")
-		for _, f := range flips {
-			f.change(e, prefix(f))
-		}
-		e.ok("end")
-		after := e.tree()
-		e.ok("undo")
-		e.same("after undo", before)
-		e.ok("redo")
-		e.same("after redo", after)
-		if twice {
-			e.ok("undo")
-			e.same("after the second undo", before)
-			e.ok("redo")
-			e.same("after the second redo", after)
-		}
-	}
-	for _, f := range ueFlips {
-		g.run(f.name, func(t *testing.T) {
-			run(t, []ueFlip{f}, false, false)
-		})
-	}
-	g.run("all in one turn", func(t *testing.T) {
-		run(t, ueFlips, true, true)
 	})
 	g.wait()
 }
@@ -806,12 +480,12 @@ func TestE2ETypeFlips(t *testing.T) {
 // document with the contract's keys and path lists, also on conflict.
 func TestE2EJSON(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{
-		"keep.txt":         ueF("keep\n"),
-		"mod.txt":          ueF("mod 0\n"),
-		"del.txt":          ueF("del\n"),
-		"dir/deep/old.txt": ueF("old\n"),
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{
+		"keep.txt":         treeFile("keep\n"),
+		"mod.txt":          treeFile("mod 0\n"),
+		"del.txt":          treeFile("del\n"),
+		"dir/deep/old.txt": treeFile("old\n"),
 	})
 	before := e.tree()
 	id0 := e.snapID("snap")
@@ -852,7 +526,7 @@ func TestE2EJSON(t *testing.T) {
 	e.write("newlink", "a file where the turn left a symlink\n")
 	edited := e.tree()
 	stamps := ueStamp(t, e.dir)
-	r := e.code(3, "--json", "undo")
+	r := e.expect(3, "--json", "undo")
 	d = ueParseDoc(t, r, true)
 	// dir/deep/new.txt is gone already, as the undo would leave it: a
 	// path the undo does not change is no conflict.
@@ -875,7 +549,7 @@ func TestE2EJSON(t *testing.T) {
 
 	// Usage errors also give one document, and change nothing.
 	for _, args := range [][]string{{"undo", "0"}, {"undo", "x"}, {"redo", "-1"}, {"undo", "1", "2"}} {
-		r := e.tb(append([]string{"--json"}, args...)...)
+		r := e.run(append([]string{"--json"}, args...)...)
 		if r.code != 2 {
 			t.Errorf("want exit 2, got %v", r)
 		}
@@ -887,8 +561,8 @@ func TestE2EJSON(t *testing.T) {
 
 	t.Run("odd names", func(t *testing.T) {
 		t.Parallel()
-		e := newUE(t)
-		ueWrite(t, e.dir, ueTree{"keep.txt": ueF("keep\n")})
+		e := newUndoEnv(t)
+		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		before := e.tree()
 		names := []string{"sp ace.txt", "ünïcødé.txt", `quo"te.txt`, "-rf", `back\slash`, "new\nline", "dir with space/日本.txt", "tab\tname"}
 		e.ok("snap")
@@ -910,9 +584,9 @@ func TestE2EJSON(t *testing.T) {
 // turns.
 func TestE2ESessions(t *testing.T) {
 	t.Parallel()
-	e := newUE(t)
-	ueWrite(t, e.dir, ueTree{"a.txt": ueF("a0\n"), "b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")})
-	s := func(name string, args ...string) ueResult {
+	e := newUndoEnv(t)
+	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")})
+	s := func(name string, args ...string) cliResult {
 		t.Helper()
 		return e.ok(append([]string{"--session", name}, args...)...)
 	}
@@ -928,14 +602,14 @@ func TestE2ESessions(t *testing.T) {
 	all := e.tree()
 
 	s("b", "undo")
-	e.same("b undo", all.with(ueTree{"b.txt": ueF("b0\n")}))
+	e.same("b undo", all.with(fsTree{"b.txt": treeFile("b0\n")}))
 	s("a", "undo")
-	e.same("a undo", all.with(ueTree{"b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")}))
+	e.same("a undo", all.with(fsTree{"b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")}))
 	// TURNBACK_SESSION selects a session too.
 	e.extra = []string{"TURNBACK_SESSION=a"}
 	e.ok("undo")
 	e.extra = nil
-	e.same("a undo 2", all.with(ueTree{"a.txt": ueF("a0\n"), "b.txt": ueF("b0\n"), "shared.txt": ueF("s0\n")}))
+	e.same("a undo 2", all.with(fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")}))
 	if r := s("a", "undo"); r.stdout != "nothing to undo\n" {
 		t.Errorf("a: third undo: %q", r.stdout)
 	}
@@ -946,7 +620,7 @@ func TestE2ESessions(t *testing.T) {
 		t.Errorf("default session: %q", r.stdout)
 	}
 	s("b", "redo")
-	e.same("b redo", all.with(ueTree{"a.txt": ueF("a0\n"), "shared.txt": ueF("s0\n")}))
+	e.same("b redo", all.with(fsTree{"a.txt": treeFile("a0\n"), "shared.txt": treeFile("s0\n")}))
 	if r := s("b", "redo"); r.stdout != "nothing to redo\n" {
 		t.Errorf("b: second redo: %q", r.stdout)
 	}
@@ -959,7 +633,7 @@ func TestE2ESessions(t *testing.T) {
 	e.write("shared.txt", "s by b\n")
 	s("b", "end")
 	last := e.tree()
-	e.code(3, "--session", "a", "undo")
+	e.expect(3, "--session", "a", "undo")
 	e.same("a's refused undo", last)
 	s("b", "undo")
 	e.same("b undo of shared", all)

@@ -163,6 +163,22 @@ func (tr *tree) add(rel string, dir bool) bool {
 	return true
 }
 
+// askGit makes tr's directories in g and asks git check-ignore about
+// every path of tr (files need not exist: git takes a missing path for a
+// file); it returns the paths sorted and git's answers.
+func (tr *tree) askGit(t *testing.T, g *gitRepo) ([]string, map[string]gitVerdict) {
+	t.Helper()
+	var queries []string
+	for p, dir := range tr.isDir {
+		if dir {
+			g.mkdir(t, p)
+		}
+		queries = append(queries, p)
+	}
+	sort.Strings(queries)
+	return queries, g.checkIgnore(t, queries)
+}
+
 // walk judges rel the way a walker using Matcher does: each ancestor
 // directory is checked with the rules of the directories above it, and
 // the walk stops at the first ignored one. It returns whether rel is
@@ -247,7 +263,6 @@ func TestGitCrossCheck(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	tr := &tree{isDir: map[string]bool{}, rules: map[string]*Rules{}, raw: map[string]string{}}
 	const cases = 150
-	var queries []string
 	for c := range cases {
 		dir := fmt.Sprintf("c%03d", c)
 		var lines []string
@@ -284,14 +299,7 @@ func TestGitCrossCheck(t *testing.T) {
 			tr.add(p, rnd.IntN(3) == 0)
 		}
 	}
-	for p, dir := range tr.isDir {
-		if dir {
-			g.mkdir(t, p)
-		} // files need not exist: git takes a missing path for a file
-		queries = append(queries, p)
-	}
-	sort.Strings(queries)
-	got := g.checkIgnore(t, queries)
+	queries, got := tr.askGit(t, g)
 	fails := 0
 	for _, p := range queries {
 		want := got[p]
@@ -441,15 +449,7 @@ func TestGitWildmatch(t *testing.T) {
 			tr.add(dir+"/"+p.String(), rnd.IntN(3) == 0)
 		}
 	}
-	var queries []string
-	for p, dir := range tr.isDir {
-		if dir {
-			g.mkdir(t, p)
-		}
-		queries = append(queries, p)
-	}
-	sort.Strings(queries)
-	got := g.checkIgnore(t, queries)
+	queries, got := tr.askGit(t, g)
 	fails := 0
 	for _, p := range queries {
 		want := got[p]
@@ -484,15 +484,7 @@ func TestGitBigFile(t *testing.T) {
 			tr.add(p, i%4 == 3)
 		}
 	}
-	var queries []string
-	for p, dir := range tr.isDir {
-		if dir {
-			g.mkdir(t, p)
-		}
-		queries = append(queries, p)
-	}
-	sort.Strings(queries)
-	got := g.checkIgnore(t, queries)
+	queries, got := tr.askGit(t, g)
 	for _, p := range queries {
 		want := got[p]
 		ign, src, line := tr.walk(p)

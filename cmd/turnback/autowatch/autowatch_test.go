@@ -10,6 +10,7 @@ import (
 // TestAutoWatchGuards: the checks that keep an automatic daemon away
 // from where it would do harm.
 func TestAutoWatchGuards(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("automatic daemons are started on Linux only")
 	}

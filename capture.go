@@ -1,0 +1,249 @@
+package turnback
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/watch"
+)
+
+// SnapResult reports a snap or an end.
+type SnapResult struct {
+	Snapshot cas.Hash
+	Session  string
+	// Turn is the session's turn number the snapshot belongs to (0 when
+	// End found no open turn).
+	Turn  int
+	Files int64
+	Bytes int64
+	Stats walker.Stats
+	// Closed is the turn this command closed, if any, and Dropped says
+	// that it changed nothing and was therefore dropped.
+	Closed  *Turn
+	Dropped bool
+	// NoOpenTurn: End was called with no open turn; nothing was recorded.
+	NoOpenTurn bool
+	// Watch says how the capture read the tree when the Repo watches it
+	// (see Repo.Watch); nil otherwise.
+	Watch *WatchInfo
+	// RetentionErr reports a failure of the automatic retention that ran
+	// after the snap (the snap itself was recorded).
+	RetentionErr error
+}
+
+// Snap captures the work tree as the before-state of a new turn. The
+// session's open turn, if any, is closed at the same state (and dropped
+// if it changed nothing), and the redo stack is cleared.
+func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	res, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	out := &SnapResult{Snapshot: res.Root, Session: r.session, Files: res.Stats.Files, Bytes: res.Stats.Bytes, Stats: res.Stats, Watch: res.Watch}
+	var writes []cas.Entry
+	var deletes [][]byte
+	closed, dropped, w, d, err := r.closeOpen(ctx, sess, res.Root, "snap")
+	if err != nil {
+		return nil, err
+	}
+	writes, deletes = append(writes, w...), append(deletes, d...)
+	out.Closed, out.Dropped = closed, dropped
+	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: time.Now().UTC()}
+	sess.NextTurn++
+	sess.Turns = append(sess.Turns, t.N)
+	for _, g := range sess.Redo {
+		for _, n := range g.Turns {
+			deletes = append(deletes, turnKey(r.session, n))
+		}
+	}
+	sess.Redo = nil
+	out.Turn = t.N
+	sess.Last = res.Root.String()
+	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
+		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
+	if err := r.commit(ctx, writes, deletes); err != nil {
+		return nil, err
+	}
+	if err := r.autoRetain(ctx, t.N); err != nil {
+		out.RetentionErr = err
+	}
+	return out, nil
+}
+
+// End captures the after-state of the session's open turn. With no open
+// turn it records nothing and sets NoOpenTurn.
+func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	out := &SnapResult{Session: r.session}
+	if n := len(sess.Turns); n == 0 {
+		out.NoOpenTurn = true
+		return out, nil
+	} else if t, err := r.loadTurn(ctx, r.session, sess.Turns[n-1]); err != nil {
+		return nil, err
+	} else if !t.Open() {
+		out.NoOpenTurn = true
+		return out, nil
+	}
+	res, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.Snapshot, out.Files, out.Bytes, out.Stats, out.Watch = res.Root, res.Stats.Files, res.Stats.Bytes, res.Stats, res.Watch
+	closed, dropped, writes, deletes, err := r.closeOpen(ctx, sess, res.Root, "end")
+	if err != nil {
+		return nil, err
+	}
+	out.Closed, out.Dropped = closed, dropped
+	if closed != nil {
+		out.Turn = closed.N
+	}
+	sess.Last = res.Root.String()
+	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
+		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
+	if err := r.commit(ctx, writes, deletes); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// closeOpen closes the session's open turn (if any) at state after. It
+// updates sess in place and returns the records to write and delete. A
+// turn whose after equals its before is dropped.
+func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Hash, by string) (*Turn, bool, []cas.Entry, [][]byte, error) {
+	n := len(sess.Turns)
+	if n == 0 {
+		return nil, false, nil, nil, nil
+	}
+	t, err := r.loadTurn(ctx, sess.Name, sess.Turns[n-1])
+	if err != nil {
+		return nil, false, nil, nil, err
+	}
+	if !t.Open() {
+		return nil, false, nil, nil, nil
+	}
+	t.After, t.ClosedBy, t.Ended = after, by, time.Now().UTC()
+	if t.After == t.Before {
+		sess.Turns = sess.Turns[:n-1]
+		return t, true, nil, [][]byte{turnKey(sess.Name, t.N)}, nil
+	}
+	if err := r.countChanges(ctx, t); err != nil {
+		return nil, false, nil, nil, err
+	}
+	return t, false, []cas.Entry{turnEntry(t)}, nil, nil
+}
+
+// countChanges fills the added/modified/deleted counts of a closed turn
+// (files and symlinks; directories are not counted).
+func (r *Repo) countChanges(ctx context.Context, t *Turn) error {
+	t.Added, t.Modified, t.Deleted = 0, 0, 0
+	return manifest.Diff(ctx, manifest.NewStoreLoader(r.store), t.Before, t.After, func(c manifest.Change) error {
+		isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
+		switch c.Kind {
+		case manifest.Added:
+			if !isDir(c.New) {
+				t.Added++
+			}
+		case manifest.Deleted:
+			if !isDir(c.Old) {
+				t.Deleted++
+			}
+		default:
+			if !isDir(c.New) || !isDir(c.Old) {
+				t.Modified++
+			}
+		}
+		return nil
+	})
+}
+
+// commit writes and deletes the records of one command in a single
+// transaction, then syncs. Once the records are about to be committed, a
+// cancelled context no longer interrupts: a command either records all of
+// its outcome or none of it.
+func (r *Repo) commit(ctx context.Context, writes []cas.Entry, deletes [][]byte) error {
+	if err := r.backend.Update(context.WithoutCancel(ctx), writes, deletes); err != nil {
+		return err
+	}
+	return r.backend.Sync()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if len(s) > 500 {
+		s = s[:500]
+	}
+	return s
+}
+
+// captured is a capture's result and, for a watching Repo, how it read.
+type captured struct {
+	*walker.Result
+	Watch *WatchInfo
+}
+
+// capture walks the work tree into the store: all of it, or for a
+// watching Repo what changed since its previous capture.
+func (r *Repo) capture(ctx context.Context) (*captured, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	opts := walker.Options{
+		SizeLimit:     r.opts.SizeLimit,
+		LargeDirFiles: r.opts.LargeDirFiles,
+		Progress:      r.opts.Progress,
+		Cache:         r.cache,
+	}
+	finder := ref.NewFinder()  // for protectLarge (refs.go)
+	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing
+	opts.LargeSums = r.largeWant(finder)
+	ws := r.watch
+	var info *WatchInfo
+	if ws != nil {
+		info = r.planWatched(ctx, ws, &opts)
+	}
+	if opts.Base.IsZero() {
+		if opts.Previous, err = r.latest(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := walker.Capture(ctx, root, r.store, opts)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if err := r.protectLarge(ctx, finder, &res.Stats); err != nil {
+		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if ws != nil {
+		ws.base, ws.sizeLimit, ws.largeDirFiles = res.Root, r.opts.SizeLimit, r.opts.LargeDirFiles
+		ws.pending = watch.Changes{}
+		info.DirsRead, info.DirsReused = res.Stats.Dirs-res.Stats.DirsReused, res.Stats.DirsReused
+	}
+	return &captured{Result: res, Watch: info}, nil
+}

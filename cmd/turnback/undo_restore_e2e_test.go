@@ -1,0 +1,215 @@
+package main
+
+// End-to-end tests of "turnback restore" and of a work tree that is a
+// subfolder of a project (undo, redo and restore leave the rest alone).
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestE2ERestore: bad ids fail and touch nothing; restore ID makes the
+// tree exactly that snapshot (ignored paths excepted) and its checkpoint
+// goes back.
+func TestE2ERestore(t *testing.T) {
+	t.Parallel()
+	e := newUndoEnv(t)
+	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
+	makeTree(t, e.dir, fsTree{".gitignore": treeFile("*.log\n"), "a.txt": treeFile("a0\n"), "d/b.txt": treeFile("b0\n"),
+		"pre.bin": treeFile(ueBytes(100<<10, 7))}) // uncaptured at every snapshot
+	s0 := e.tree()
+	id0 := e.snapID("snap")
+	e.write("a.txt", "a1\n")
+	e.write("c.txt", "c1\n")
+	id1 := e.snapID("end")
+	s1 := e.tree()
+	e.ok("snap")
+	e.rm("d/b.txt")
+	e.write("d/e.txt", "e2\n")
+	e.chmod("a.txt", 0o600)
+	e.write("node_modules/x.js", "ignored\n")
+	e.write("run.log", "ignored too\n")
+	id2 := e.snapID("end")
+	e.write("extra.txt", "the user's\n")
+	e.write("extra/dir/f.txt", "deep\n")
+	e.write("huge.bin", ueBytes(100<<10, 6))  // over the size limit, not at id0
+	e.write("pre.bin", ueBytes(100<<10+1, 8)) // over the size limit, also at id0
+	ignored := e.tree().under("node_modules").with(e.tree().under("run.log"))
+	now := e.tree()
+	stamps := ueStamp(t, e.dir)
+
+	bad := []struct {
+		id   string
+		code int // 0: any failure
+	}{
+		{"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", 1},
+		{"0000000000", 1},
+		{"zz", 0},
+		{"not-an-id", 0},
+		{"g" + id0[:11], 0},
+		{id0 + "00", 0},
+		{"", 0},
+		{"../" + id0[:12], 0},
+	}
+	// An ambiguous prefix, if two of the known ids share one.
+	byFirst := map[byte]int{}
+	for _, id := range []string{id0, id1, id2} {
+		if byFirst[id[0]]++; byFirst[id[0]] == 2 {
+			bad = append(bad, struct {
+				id   string
+				code int
+			}{id[:1], 1})
+		}
+	}
+	for i, b := range bad {
+		for _, json := range []bool{false, true} {
+			if json && i%3 != 0 {
+				continue // a sample is enough
+			}
+			args := []string{"restore", b.id}
+			if json {
+				args = append([]string{"--json"}, args...)
+			}
+			r := e.run(args...)
+			switch {
+			case r.code == 0 || r.code == 3 || r.code == 4:
+				t.Errorf("restore %q: want failure, got %v", b.id, r)
+			case b.code != 0 && r.code != b.code:
+				t.Errorf("restore %q: want exit %d, got %v", b.id, b.code, r)
+			}
+			if json {
+				if v, err := ueOneObject(r.stdout); err != nil || v["error"] == nil {
+					t.Errorf("restore --json %q: want one error document (%v): %v", b.id, err, r)
+				}
+			}
+		}
+	}
+	e.same("after the failed restores", now)
+	ueSameStamps(t, "after the failed restores", ueStamp(t, e.dir), stamps)
+
+	// Human output, by short id.
+	// (exit 5: pre.bin, uncaptured at id0, cannot be made what it was)
+	r := e.expect(exitIncomplete, "restore", id0[:12])
+	if !strings.HasPrefix(r.stdout, "restored: ") {
+		t.Errorf("restore output: %q", r.stdout)
+	}
+	// pre.bin was uncaptured at id0: it stays as it is.
+	e.same("after restore id0", s0.with(ignored).with(now.under("pre.bin")))
+	if !strings.Contains(r.stdout, "not restored: pre.bin") {
+		t.Errorf("restore should name pre.bin as not restored:\n%s", r.stdout)
+	}
+	// To the session, the restore is an edit by the user: undoing turn 2
+	// now conflicts and changes nothing.
+	restored := e.tree()
+	e.expect(3, "undo")
+	e.same("after the refused undo", restored)
+	cp := ueShortCheckpoint(t, r)
+	e.ok("restore", cp)
+	e.same("after restoring the checkpoint", now)
+
+	// JSON, by full id.
+	d := e.jsonIncomplete("restore", id1) // pre.bin again: exit 5
+	ueDocIs(t, "restore id1", d, 0,
+		[]string{"a.txt"},
+		[]string{"d/e.txt", "extra", "extra/dir", "extra/dir/f.txt", "extra.txt", "huge.bin"},
+		[]string{"d/b.txt"}, nil, []string{"pre.bin"})
+	e.same("after restore id1", s1.with(ignored).with(now.under("pre.bin")))
+	if d.Checkpoint == "" {
+		t.Fatal("restore --json: empty checkpoint")
+	}
+	d = e.jsonOK("restore", d.Checkpoint)
+	e.same("after restoring the JSON checkpoint", now)
+
+	// Restoring id2 removes the user's files; a second time, nothing
+	// is left to change.
+	e.expect(exitIncomplete, "restore", id2) // pre.bin: exit 5
+	at2 := now.without("extra", "extra.txt", "huge.bin")
+	e.same("after restore id2", at2)
+	d = e.jsonIncomplete("restore", id2)
+	ueDocIs(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
+	e.same("after restore id2 again", at2)
+}
+
+// TestE2ESubdirWorkTree: with -C sub, the parent and the siblings of the
+// work tree are never touched, whatever happens in them during turns.
+func TestE2ESubdirWorkTree(t *testing.T) {
+	t.Parallel()
+	e := newUndoEnv(t)
+	project := e.dir
+	e.dir = filepath.Join(project, "sub")
+	makeTree(t, project, fsTree{
+		"parent.txt":         treeFile("parent\n"),
+		"sibling/s.txt":      treeFile("sibling\n"),
+		"sibling/deep/d.txt": treeFile("deep\n"),
+		".gitignore":         treeFile("*.txt\n"), // not the work tree's: must not apply
+		"sub/in.txt":         treeFile("in 0\n"),
+	})
+	outsideWrite := func(p, data string) { cliWriteFile(t, filepath.Join(project, p), []byte(data)) }
+	outside := func() fsTree { return readTree(t, project).without("sub") }
+
+	states := []fsTree{e.tree()}
+	id0 := e.snapID("snap")
+	e.write("in.txt", "in 1\n")
+	e.write("new.txt", "new 1\n")
+	e.link("../parent.txt", "up")
+	e.link("../sibling", "sl")
+	outsideWrite("parent.txt", "parent, changed during turn 1\n")
+	outsideWrite("sibling/new.txt", "new sibling file\n")
+	e.ok("end")
+	states = append(states, e.tree())
+
+	e.ok("snap")
+	e.rm("new.txt")
+	e.write("d/f.txt", "f\n")
+	outsideWrite("other.txt", "another\n")
+	if err := os.Remove(filepath.Join(project, "sibling/deep/d.txt")); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("end")
+	states = append(states, e.tree())
+
+	e.ok("snap")
+	e.rm("d")
+	e.link("../sibling", "d") // a directory becomes a link out of the tree
+	e.rm("up")
+	e.write("up", "a file now\n")
+	outsideWrite("parent.txt", "parent, changed during turn 3\n")
+	e.ok("end")
+	states = append(states, e.tree())
+
+	check := func(what string, want fsTree, args ...string) string {
+		t.Helper()
+		out, stamps := outside(), ueOutsideStamps(t, project)
+		r := e.ok(args...)
+		sameTree(t, what+" (outside)", outside(), out)
+		ueSameStamps(t, what+" (outside)", ueOutsideStamps(t, project), stamps)
+		e.same(what, want)
+		return r.stdout
+	}
+	check("undo", states[2], "undo")
+	check("undo", states[1], "undo")
+	check("redo", states[2], "redo")
+	check("redo", states[3], "redo")
+	check("undo 3", states[0], "undo", "3")
+	check("redo 3", states[3], "redo", "3")
+	out := check("restore id0", states[0], "restore", id0)
+	check("restore the checkpoint", states[3], "restore", ueShortCheckpoint(t, cliResult{stdout: out}))
+	if got := readTree(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
+		t.Errorf("parent.txt: %q", got)
+	}
+}
+
+// ueOutsideStamps stamps everything below project except the work tree
+// sub (and project itself, whose listing sub's entry is part of).
+func ueOutsideStamps(t *testing.T, project string) map[string]string {
+	t.Helper()
+	st := ueStamp(t, project)
+	for p := range st {
+		if p == "sub" || strings.HasPrefix(p, "sub/") || p == "." {
+			delete(st, p)
+		}
+	}
+	return st
+}

@@ -1,0 +1,169 @@
+package turnback
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+)
+
+// sameState reports whether a path holding cur needs no change to hold
+// want. Directories compare by kind and permission bits (their contents
+// are separate paths).
+func sameState(cur, want *manifest.Entry) bool {
+	if cur == nil || want == nil {
+		return cur == nil && want == nil
+	}
+	if cur.Kind != want.Kind || !ownersAgree(cur, want) {
+		return false
+	}
+	switch cur.Kind {
+	case manifest.KindFIFO:
+		return cur.Mode == want.Mode
+	case manifest.KindDir:
+		return cur.Mode == want.Mode && cur.Uncaptured == want.Uncaptured
+	case manifest.KindSymlink:
+		return cur.Target == want.Target
+	}
+	if cur.Mode != want.Mode || cur.Size != want.Size {
+		return false
+	}
+	if !cur.Hash.IsZero() && !want.Hash.IsZero() {
+		// Both contents known (a file over the size limit is hashed even
+		// though it is not stored).
+		return cur.Hash == want.Hash
+	}
+	return cur.Uncaptured && want.Uncaptured
+}
+
+// conflictReason says how the path's current state cur differs from the
+// state a turn (or undo) left there, or "" if it does not. A current file
+// too large to have been captured is hashed from disk to decide.
+func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest.Entry) (string, error) {
+	switch {
+	case cur == nil && left == nil:
+		return "", nil
+	case cur == nil:
+		return fmt.Sprintf("deleted since (it was a %s)", left.Kind), nil
+	case left == nil:
+		return fmt.Sprintf("created since (now a %s)", cur.Kind), nil
+	case cur.Kind != left.Kind:
+		return fmt.Sprintf("replaced since (%s, was %s)", cur.Kind, left.Kind), nil
+	}
+	if cur.Kind == manifest.KindFile && cur.Hash.IsZero() && !left.Hash.IsZero() && cur.Size == left.Size && cur.Mode == left.Mode {
+		h, err := r.diskHash(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		if h == left.Hash {
+			return "", nil
+		}
+		return "modified since", nil
+	}
+	if sameState(cur, left) {
+		return "", nil
+	}
+	if cur.Kind == manifest.KindFile && (cur.Hash != left.Hash || cur.Size != left.Size) {
+		return "modified since", nil
+	}
+	if cur.Kind == manifest.KindSymlink && cur.Target != left.Target {
+		return "link target changed since", nil
+	}
+	if why, decided := metaReason(cur, left); decided { // owner, special bits (metaReason, below)
+		return why, nil
+	}
+	return fmt.Sprintf("permissions changed since (%04o, was %04o)", cur.Mode, left.Mode), nil
+}
+
+// diskHash hashes the regular file at p (never following a symlink).
+func (r *Repo) diskHash(ctx context.Context, p string) (cas.Hash, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return cas.Hash{}, err
+	}
+	defer root.Close()
+	fi, err := root.Lstat(p)
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return cas.Hash{}, fmt.Errorf("turnback: %s is not a regular file", p)
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
+	}
+	defer f.Close()
+	h, _, err := cas.HashReader(ctx, f)
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("turnback: %s: %w", p, err)
+	}
+	return h, nil
+}
+
+// storeFile captures the regular file at p in full, whatever its size,
+// for a checkpoint (invariant 1: nothing is overwritten or deleted before
+// its content is in the store).
+func (r *Repo) storeFile(ctx context.Context, p string, e *manifest.Entry) (*manifest.Entry, error) {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	fi, err := root.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("turnback: checkpoint %s: not a readable regular file (%v)", p, err)
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: checkpoint %s: %w", p, err)
+	}
+	defer f.Close()
+	w := r.store.NewWriter()
+	h, n, err := w.PutFile(ctx, f, fi.Size())
+	if err != nil {
+		w.Cancel()
+		return nil, fmt.Errorf("turnback: checkpoint %s: %w", p, err)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	out := *e
+	out.Uncaptured, out.Hash, out.Size = false, h, n
+	return &out, nil
+}
+
+// metaReason judges a path whose content is what was left there but
+// whose owner or mode is not (see conflictReason). An owner change is a
+// change made outside the turns. A path that lacks only setuid, setgid
+// or sticky bits that a restore leaves off (restore.DroppedSpecial: run
+// as root, for an owner unknown here or not recorded) is as a restore
+// left it, not a change; nothing is lost by setting them again. Any
+// other missing bit is a change made since.
+func metaReason(cur, left *manifest.Entry) (why string, decided bool) {
+	if !ownersAgree(cur, left) {
+		return fmt.Sprintf("owner changed since (%d:%d, was %d:%d)", cur.UID, cur.GID, left.UID, left.GID), true
+	}
+	const special = 0o7000
+	dropped := restore.DroppedSpecial(left)
+	if dropped == 0 || cur.Mode&special != left.Mode&special&^dropped {
+		return "", false
+	}
+	withBits := *cur
+	withBits.Mode = left.Mode
+	if sameState(&withBits, left) {
+		return "", true
+	}
+	return "", false
+}
+
+// ownersMatter: only a restore run as root sets owners (package
+// restore), so only then is a path's owner part of its state. Not as
+// root, a path the restore recreated is the user's whatever the tree
+// recorded, and that difference must not read as an edit.
+var ownersMatter = os.Geteuid() == 0
+
+func ownersAgree(a, b *manifest.Entry) bool { return !ownersMatter || a.SameOwner(b) }

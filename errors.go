@@ -1,0 +1,102 @@
+package turnback
+
+// Every sentinel and error type of the package: callers branch on these
+// with errors.Is and errors.As, never on message text.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// ErrConflict: paths the command would change hold edits made outside
+// the turns; nothing was changed.
+var ErrConflict = errors.New("turnback: conflict")
+
+// ConflictError is returned (wrapping ErrConflict) when undo or redo
+// would overwrite edits made outside the turns. Result lists them.
+type ConflictError struct{ Result *RestoreResult }
+
+func (e *ConflictError) Error() string {
+	n := len(e.Result.Conflicts)
+	what := "paths were"
+	if n == 1 {
+		what = "path was"
+	}
+	return fmt.Sprintf("turnback: conflict: %d %s changed outside the turns; nothing was changed for them", n, what)
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// ErrUnfinished: an undo, redo or restore passed its commit point and
+// could not complete (a step failed: permission refused, an immutable
+// file, an I/O error, a full disk). Its journal stays in the store and
+// every operation first tries again to finish it; until that works, or
+// Recover with rollback puts back what it changed, operations fail with
+// an *UnfinishedError.
+var ErrUnfinished = errors.New("turnback: an interrupted undo, redo or restore is not finished")
+
+// UnfinishedError wraps ErrUnfinished and the cause (naming the path).
+// Fix the cause, then call Recover (or any operation, which tries
+// again) to finish the operation, or Recover with rollback to put back
+// the state before it.
+type UnfinishedError struct{ Err error }
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("turnback: an undo, redo or restore stopped part way and is not finished: %v", e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrUnfinished) true, and errors.Is and
+// errors.As see the cause.
+func (e *UnfinishedError) Unwrap() []error { return []error{ErrUnfinished, e.Err} }
+
+// ErrBusy: another process holds the store past the lock wait.
+var ErrBusy = cas.ErrBusy
+
+// ErrNoSpace: the store's disk is (nearly) full; the error is a
+// *cas.NoSpaceError naming the device and the space to free.
+var ErrNoSpace = cas.ErrNoSpace
+
+// ErrReadOnly: an operation that records something on a Repo opened
+// read-only (AccessRead).
+var ErrReadOnly = cas.ErrReadOnly
+
+// ErrScope: the work tree is the filesystem root or the home directory,
+// which turnback refuses without Options.Force.
+var ErrScope = errors.New("turnback: refusing a work tree that is / or the home directory")
+
+// ErrStoreInWorkTree: the store directory lies inside the work tree it
+// would protect (a capture would store the store); nothing was created.
+// The error wrapping it names both.
+var ErrStoreInWorkTree = errors.New("turnback: the store is inside the work tree")
+
+// storeInWorkTreeError is the error Open and CheckLocation return for a
+// store inside the work tree.
+type storeInWorkTreeError struct{ store, workTree string }
+
+func (e *storeInWorkTreeError) Error() string {
+	return fmt.Sprintf("turnback: store %s is inside the work tree %s", e.store, e.workTree)
+}
+
+func (e *storeInWorkTreeError) Is(target error) bool { return target == ErrStoreInWorkTree }
+
+// ErrNotStore: the directory given as the store holds files turnback
+// did not write; nothing was written there.
+var ErrNotStore = errors.New("turnback: not a turnback store")
+
+// ErrUnknownID: no snapshot matches the id given.
+var ErrUnknownID = errors.New("turnback: unknown snapshot id")
+
+// ErrAmbiguousID: more than one snapshot matches the id prefix given.
+var ErrAmbiguousID = errors.New("turnback: ambiguous snapshot id")
+
+// ErrVerify: Verify found damaged data.
+var ErrVerify = errors.New("turnback: verify found damaged data")
+
+// ErrUnverified: an undo, redo or restore stopped before changing
+// anything because content it and its way back need is damaged or
+// missing in the store; the work tree is untouched. Verify tells what
+// else is damaged.
+var ErrUnverified = errors.New("turnback: stopped before changing anything")

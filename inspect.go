@@ -1,0 +1,355 @@
+package turnback
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker"
+)
+
+// Change is one path that differs between two states.
+type Change struct {
+	Path string              `json:"path"`
+	Kind manifest.ChangeKind `json:"-"`
+	What string              `json:"change"` // Kind as text
+	Old  *manifest.Entry     `json:"-"`
+	New  *manifest.Entry     `json:"-"`
+}
+
+// StatusResult lists the changes since the session's last snapshot.
+type StatusResult struct {
+	Base    cas.Hash // the session's last snapshot (zero if none)
+	Current cas.Hash // the work tree now
+	Changes []Change
+	Stats   walker.Stats
+	Watch   *WatchInfo // how the capture read the tree (watching Repos only)
+}
+
+// lastSnapshot returns the newest state the session recorded: the state
+// its last undo or redo left, the open turn's before-state, or the newest
+// closed turn's after-state.
+func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return cas.Hash{}, err
+	}
+	if sess.Last != "" {
+		h, err := cas.ParseHash(sess.Last)
+		if err != nil {
+			return cas.Hash{}, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+		}
+		return h, nil
+	}
+	if n := len(sess.Redo); n > 0 {
+		h, err := cas.ParseHash(sess.Redo[n-1].Expected)
+		if err != nil {
+			return cas.Hash{}, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+		}
+		return h, nil
+	}
+	if n := len(sess.Turns); n > 0 {
+		t, err := r.loadTurn(ctx, r.session, sess.Turns[n-1])
+		if err != nil {
+			return cas.Hash{}, err
+		}
+		if t.Open() {
+			return t.Before, nil
+		}
+		return t.After, nil
+	}
+	return cas.Hash{}, nil
+}
+
+// Status captures the work tree and lists what changed since the
+// session's last snapshot. It records no turn.
+func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	base, err := r.lastSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &StatusResult{Base: base, Current: res.Root, Stats: res.Stats, Watch: res.Watch}
+	out.Changes, err = r.changes(ctx, base, res.Root)
+	return out, err
+}
+
+func (r *Repo) changes(ctx context.Context, a, b cas.Hash) ([]Change, error) {
+	var out []Change
+	err := manifest.Diff(ctx, manifest.NewStoreLoader(r.store), a, b, func(c manifest.Change) error {
+		out = append(out, Change{Path: c.Path, Kind: c.Kind, What: c.Kind.String(), Old: c.Old, New: c.New})
+		return nil
+	})
+	return out, err
+}
+
+// SnapshotInfo describes one snapshot for Show.
+type SnapshotInfo struct {
+	ID      cas.Hash
+	Files   int64
+	Bytes   int64
+	Entries []PathEntry
+	Turns   []*Turn // turns of this session that start or end at it
+}
+
+// PathEntry is one path of a snapshot.
+type PathEntry struct {
+	Path  string
+	Entry manifest.Entry
+}
+
+// Show describes the snapshot with the given id (any unique prefix).
+func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
+	h, err := r.lockResolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	info := &SnapshotInfo{ID: h}
+	err = manifest.Walk(ctx, manifest.NewStoreLoader(r.store), h, func(p string, e *manifest.Entry) error {
+		info.Entries = append(info.Entries, PathEntry{Path: p, Entry: *e})
+		if e.Kind == manifest.KindFile {
+			info.Files++
+			info.Bytes += e.Size
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("turnback: snapshot %s: %w", h.Short(), err)
+	}
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range sess.Turns {
+		t, err := r.loadTurn(ctx, r.session, n)
+		if err != nil {
+			return nil, err
+		}
+		if t.Before == h || (!t.Open() && t.After == h) {
+			info.Turns = append(info.Turns, t)
+		}
+	}
+	return info, nil
+}
+
+// FileDiff is the difference of one path between two states, with the
+// contents needed to show it.
+type FileDiff struct {
+	Change
+	OldData, NewData []byte // nil when not a captured regular file or too large
+}
+
+// maxDiffBytes bounds the content Diff loads for one side of one file.
+const maxDiffBytes = 8 << 20
+
+// Diff compares two states. With a and b empty it compares the session's
+// last snapshot with the work tree now; with only b empty, snapshot a with
+// the work tree now; otherwise snapshot a with snapshot b. Ids may be any
+// unique prefix.
+func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+	if err := r.lock(ctx); err != nil {
+		return from, to, nil, err
+	}
+	defer r.unlock()
+	if a == "" {
+		if from, err = r.lastSnapshot(ctx); err != nil {
+			return from, to, nil, err
+		}
+	} else if from, err = r.resolve(ctx, a); err != nil {
+		return from, to, nil, err
+	}
+	if b == "" {
+		res, err := r.capture(ctx)
+		if err != nil {
+			return from, to, nil, err
+		}
+		to = res.Root
+	} else if to, err = r.resolve(ctx, b); err != nil {
+		return from, to, nil, err
+	}
+	changes, err := r.changes(ctx, from, to)
+	if err != nil {
+		return from, to, nil, err
+	}
+	for _, c := range changes {
+		fd := FileDiff{Change: c}
+		if fd.OldData, err = r.content(ctx, c.Old); err != nil {
+			return from, to, nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+		}
+		if fd.NewData, err = r.content(ctx, c.New); err != nil {
+			return from, to, nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+		}
+		diffs = append(diffs, fd)
+	}
+	return from, to, diffs, nil
+}
+
+func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
+	if e == nil || e.Kind != manifest.KindFile || e.Uncaptured || e.Size > maxDiffBytes {
+		return nil, nil
+	}
+	rd, err := r.store.Open(ctx, e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(rd)
+}
+
+// Turns returns the session's turns, newest first, and the undone turns
+// waiting on its redo stack.
+func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, nil, err
+	}
+	defer r.unlock()
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := len(sess.Turns) - 1; i >= 0; i-- {
+		t, err := r.loadTurn(ctx, r.session, sess.Turns[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		turns = append(turns, t)
+	}
+	// Newest first: the last redo to happen comes first.
+	for i := 0; i < len(sess.Redo); i++ {
+		g := sess.Redo[i]
+		for j := len(g.Turns) - 1; j >= 0; j-- {
+			t, err := r.loadTurn(ctx, r.session, g.Turns[j])
+			if err != nil {
+				return nil, nil, err
+			}
+			redo = append(redo, t)
+		}
+	}
+	return turns, redo, nil
+}
+
+// Info describes a store.
+type Info struct {
+	WorkTree  string `json:"work_tree"`
+	Store     string `json:"store"`
+	DiskBytes int64  `json:"disk_bytes"`
+	Sessions  int    `json:"sessions"`
+	Turns     int    `json:"turns"`
+	Redoable  int    `json:"redoable_turns"`
+	Snapshots int    `json:"snapshots"`
+	// UniqueBytes is the size of the distinct file contents the snapshots
+	// hold; LogicalBytes what they would take as plain copies, one per
+	// snapshot.
+	UniqueBytes   int64 `json:"unique_bytes"`
+	LogicalBytes  int64 `json:"logical_bytes"`
+	SizeLimit     int64 `json:"size_limit"`
+	LargeDirFiles int   `json:"large_dir_files"`
+	KeepTurns     int   `json:"keep_turns"`
+	KeepAgeDays   int   `json:"keep_age_days"`
+
+	// Distinct file contents of the snapshots by how they are protected:
+	// copied into the store (UniqueBytes), held by a reference (a Git
+	// LFS object, a git blob or a copy-on-write clone), or neither (over
+	// the size limit with no reference: not restorable).
+	BytesByCopy      int64 `json:"bytes_by_copy"`
+	BytesByReference int64 `json:"bytes_by_reference"`
+	BytesUnprotected int64 `json:"bytes_unprotected"`
+}
+
+// Info reports the store's location, size and contents.
+func (r *Repo) Info(ctx context.Context) (*Info, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
+	in := &Info{WorkTree: r.workTree, Store: r.storeDir, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
+		KeepTurns: o.Keep, KeepAgeDays: int(o.OlderThan.Hours() / 24)}
+	if in.SizeLimit == 0 {
+		in.SizeLimit = walker.DefaultSizeLimit
+	}
+	if in.LargeDirFiles == 0 {
+		in.LargeDirFiles = walker.DefaultLargeDirFiles
+	}
+	var err error
+	if in.DiskBytes, err = cas.DiskUsage(r.storeDir); err != nil {
+		return nil, err
+	}
+	sessions, err := r.sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in.Sessions = len(sessions)
+	for _, s := range sessions {
+		in.Turns += len(s.Turns)
+		for _, g := range s.Redo {
+			in.Redoable += len(g.Turns)
+		}
+	}
+	// Each tree is read once: its logical size is memoised, so shared
+	// subtrees cost nothing however many snapshots hold them.
+	seen := map[cas.Hash]bool{}
+	sizes := map[cas.Hash]int64{}
+	loader := manifest.NewStoreLoader(r.store)
+	var size func(h cas.Hash) (int64, error)
+	size = func(h cas.Hash) (int64, error) {
+		if n, ok := sizes[h]; ok {
+			return n, nil
+		}
+		var n int64
+		if h != manifest.EmptyTreeHash() {
+			t, err := loader.LoadTree(ctx, h)
+			if err != nil {
+				return 0, err
+			}
+			for i := range t.Entries {
+				e := &t.Entries[i]
+				switch {
+				case e.Uncaptured:
+					if err := r.countProtection(ctx, e, seen, in); err != nil {
+						return 0, err
+					}
+				case e.Kind == manifest.KindDir:
+					k, err := size(e.Hash)
+					if err != nil {
+						return 0, err
+					}
+					n += k
+				case e.Kind == manifest.KindFile:
+					n += e.Size
+					if !seen[e.Hash] {
+						seen[e.Hash] = true
+						in.UniqueBytes += e.Size
+					}
+				}
+			}
+		}
+		sizes[h] = n
+		return n, nil
+	}
+	err = r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
+		h, err := cas.ParseHash(strings.TrimPrefix(string(k), prefixSnap))
+		if err != nil {
+			return nil
+		}
+		in.Snapshots++
+		n, err := size(h)
+		in.LogicalBytes += n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.BytesByCopy = in.UniqueBytes
+	return in, nil
+}

@@ -1,0 +1,101 @@
+package turnback
+
+// Operations on one open store run one at a time, whichever view (see
+// View) they come from: each takes the store's turn, a token in a channel
+// of capacity one, and gives it back when it returns. A wait for the turn
+// ends when the caller's context is done; a view also gives up after its
+// LockWait, as Open does for another process.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// lock takes the store for one operation, waiting as long as ctx allows
+// (see acquire). It first finishes (or rolls back) a restore that failed
+// part way in this process, as Open does for one that a crash
+// interrupted.
+func (r *Repo) lock(ctx context.Context) error {
+	if err := r.lockOnly(ctx); err != nil {
+		return err
+	}
+	if r.recover {
+		// Finishing a committed restore is not interrupted part way.
+		if err := r.recoverRestore(context.WithoutCancel(ctx)); err != nil {
+			r.unlock()
+			return err
+		}
+		r.recover = false
+	}
+	return nil
+}
+
+// lockOnly takes the store without finishing an interrupted restore
+// (Recover does that itself).
+func (r *Repo) lockOnly(ctx context.Context) error {
+	if err := r.acquire(ctx); err != nil {
+		return err
+	}
+	r.holderMu.Lock()
+	r.holder = r.opts.Holder
+	r.holderMu.Unlock()
+	if r.closed {
+		r.unlock()
+		return errors.New("turnback: repo is closed")
+	}
+	return nil
+}
+
+// acquire takes the store's turn. While another operation holds it, a
+// Repo from Open waits until ctx is done; a view waits for the operation
+// of another view as Open waits for another process: up to
+// Options.LockWait (default DefaultLockWait, negative: not at all),
+// calling OnWait once, then fails with ErrBusy naming the operation that
+// holds the store. A wait that ctx ends fails with an error wrapping
+// ctx.Err().
+func (r *Repo) acquire(ctx context.Context) error {
+	select {
+	case r.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	r.holderMu.Lock()
+	holder := r.holder
+	r.holderMu.Unlock()
+	if holder == "" {
+		holder = "another operation of this process"
+	}
+	var expired <-chan time.Time
+	if r.view {
+		wait := r.opts.LockWait
+		if wait == 0 {
+			wait = DefaultLockWait
+		}
+		if wait < 0 {
+			return fmt.Errorf("%w: %s is held by %s", ErrBusy, r.storeDir, holder)
+		}
+		if r.opts.OnWait != nil {
+			r.opts.OnWait(holder)
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case r.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("turnback: waiting for %s to release %s: %w", holder, r.storeDir, ctx.Err())
+	case <-expired:
+		return fmt.Errorf("%w: %s is held by %s", ErrBusy, r.storeDir, holder)
+	}
+}
+
+// hold takes the store's turn however long that takes (Close and
+// WatchProblem, which have no context and must not fail).
+func (r *Repo) hold() { r.turn <- struct{}{} }
+
+// unlock gives the store's turn back.
+func (r *Repo) unlock() { <-r.turn }

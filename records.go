@@ -1,0 +1,292 @@
+package turnback
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// Metadata keys. Records are small JSON documents written in one
+// transaction per command, after every blob and tree they refer to is
+// flushed, so a crash leaves at most unreferenced blobs behind.
+const (
+	keyLatest   = "m/latest" // hex id of the newest recorded snapshot, any session
+	prefixSnap  = "m/snap/"  // + hex id -> snapshotRecord
+	prefixSess  = "m/sess/"  // + session name -> sessionRecord
+	prefixTurn  = "m/turn/"  // + session + "/" + %012d -> Turn
+	turnNumFmt  = "%012d"
+	metaVersion = 1
+)
+
+// snapshotRecord registers a snapshot so ids can be listed, resolved by
+// prefix and kept by gc.
+type snapshotRecord struct {
+	Version int       `json:"v"`
+	Kind    string    `json:"kind"` // "snap" (snap, end) or "checkpoint" / "result" (undo, redo, restore)
+	Time    time.Time `json:"time"`
+	Files   int64     `json:"files"`
+	Bytes   int64     `json:"bytes"`
+}
+
+// sessionRecord is one session's stacks.
+type sessionRecord struct {
+	Version  int    `json:"v"`
+	Name     string `json:"name"`
+	NextTurn int    `json:"next_turn"`
+	// Turns is the undo stack, oldest first; the last one may be open.
+	Turns []int `json:"turns"`
+	// Redo holds the undos that can be redone, the most recent last.
+	Redo []undoGroup `json:"redo,omitempty"`
+	// Last is the newest state the session recorded (snap, end, undo,
+	// redo), what status and diff compare with.
+	Last string `json:"last,omitempty"`
+	// Forgotten is the highest turn number retention has forgotten
+	// (0: none); checkpoints made before it go with those turns.
+	Forgotten int `json:"forgotten,omitempty"`
+}
+
+// Turn is what an agent did between a snap and its end.
+type Turn struct {
+	Version  int       `json:"v"`
+	Session  string    `json:"session"`
+	N        int       `json:"turn"`
+	Message  string    `json:"message,omitempty"`
+	Before   cas.Hash  `json:"-"`
+	After    cas.Hash  `json:"-"`
+	BeforeID string    `json:"before"`
+	AfterID  string    `json:"after,omitempty"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended,omitzero"`
+	// ClosedBy says what closed the turn: "end", "snap" or "undo"; empty
+	// while the turn is open.
+	ClosedBy string `json:"closed_by,omitempty"`
+	Added    int    `json:"added"`
+	Modified int    `json:"modified"`
+	Deleted  int    `json:"deleted"`
+}
+
+// Open reports whether the turn has no after-state yet.
+func (t *Turn) Open() bool { return t.ClosedBy == "" }
+
+func turnKey(session string, n int) []byte {
+	return []byte(prefixTurn + session + "/" + fmt.Sprintf(turnNumFmt, n))
+}
+
+func snapKey(h cas.Hash) []byte { return []byte(prefixSnap + h.String()) }
+
+func encodeJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// Only plain structs are marshalled here; this cannot fail.
+		return []byte("{}")
+	}
+	return data
+}
+
+func (r *Repo) getJSON(ctx context.Context, key []byte, v any) (bool, error) {
+	data, err := r.backend.Get(ctx, key)
+	if errors.Is(err, cas.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("%w: record %s: %v", cas.ErrCorrupt, key, err)
+	}
+	return true, nil
+}
+
+func (r *Repo) loadSession(ctx context.Context, name string) (*sessionRecord, error) {
+	s := &sessionRecord{Version: metaVersion, Name: name, NextTurn: 1}
+	if _, err := r.getJSON(ctx, []byte(prefixSess+name), s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (r *Repo) loadTurn(ctx context.Context, session string, n int) (*Turn, error) {
+	t := &Turn{}
+	ok, err := r.getJSON(ctx, turnKey(session, n), t)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: session %s: turn %d is missing", cas.ErrCorrupt, session, n)
+	}
+	if t.Before, err = cas.ParseHash(t.BeforeID); err != nil {
+		return nil, fmt.Errorf("%w: turn %d: %v", cas.ErrCorrupt, n, err)
+	}
+	if t.AfterID != "" {
+		if t.After, err = cas.ParseHash(t.AfterID); err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %v", cas.ErrCorrupt, n, err)
+		}
+	}
+	return t, nil
+}
+
+func turnEntry(t *Turn) cas.Entry {
+	t.Version = metaVersion
+	t.BeforeID = t.Before.String()
+	t.AfterID = ""
+	if !t.Open() {
+		t.AfterID = t.After.String()
+	}
+	return cas.Entry{Key: turnKey(t.Session, t.N), Value: encodeJSON(t)}
+}
+
+func sessionEntry(s *sessionRecord) cas.Entry {
+	s.Version = metaVersion
+	return cas.Entry{Key: []byte(prefixSess + s.Name), Value: encodeJSON(s)}
+}
+
+// Kinds of snapshot record.
+const (
+	kindSnap       = "snap"
+	kindCheckpoint = "checkpoint"
+	kindResult     = "result"
+)
+
+func snapshotEntry(h cas.Hash, kind string, files, bytes int64) cas.Entry {
+	return cas.Entry{Key: snapKey(h), Value: encodeJSON(snapshotRecord{Version: metaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes})}
+}
+
+// latest returns the newest recorded snapshot of the work tree (any
+// session), or zero.
+func (r *Repo) latest(ctx context.Context) (cas.Hash, error) {
+	data, err := r.backend.Get(ctx, []byte(keyLatest))
+	if errors.Is(err, cas.ErrNotFound) {
+		return cas.Hash{}, nil
+	}
+	if err != nil {
+		return cas.Hash{}, err
+	}
+	h, err := cas.ParseHash(string(data))
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("%w: latest snapshot: %v", cas.ErrCorrupt, err)
+	}
+	return h, nil
+}
+
+// lockResolve takes the store (see lock) and resolves id (see resolve);
+// on success the caller holds the store and must unlock it.
+func (r *Repo) lockResolve(ctx context.Context, id string) (cas.Hash, error) {
+	if err := r.lock(ctx); err != nil {
+		return cas.Hash{}, err
+	}
+	h, err := r.resolve(ctx, id)
+	if err != nil {
+		r.unlock()
+		return cas.Hash{}, err
+	}
+	return h, nil
+}
+
+// resolve turns a unique hex prefix into a snapshot id.
+func (r *Repo) resolve(ctx context.Context, id string) (cas.Hash, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "" {
+		return cas.Hash{}, fmt.Errorf("%w: %q is not a hex id", ErrUnknownID, id)
+	}
+	var found []string
+	err := r.backend.Scan(ctx, []byte(prefixSnap+id), true, func(k, _ []byte) error {
+		found = append(found, strings.TrimPrefix(string(k), prefixSnap))
+		if len(found) > 5 {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return cas.Hash{}, err
+	}
+	switch len(found) {
+	case 0:
+		return cas.Hash{}, fmt.Errorf("%w: %s", ErrUnknownID, id)
+	case 1:
+		return cas.ParseHash(found[0])
+	}
+	return cas.Hash{}, fmt.Errorf("%w: %s matches %s, ...", ErrAmbiguousID, id, strings.Join(found[:2], ", "))
+}
+
+var errStop = errors.New("stop")
+
+// Checkpoints are the states undo, redo and restore replaced, printed to
+// the user as the way back ("turnback restore <checkpoint>"). Each one
+// gets a record under prefixCheckpoint saying when it was made and where
+// it sits in its session's history: after turn Turn (the session's newest
+// turn number at that moment, undone or not), before turn Turn+1.
+//
+// Retention treats a checkpoint like the turns around it: gc drops it only
+// once retention has forgotten the turn after it (a turn numbered above
+// Turn; sessionRecord.Forgotten remembers the highest turn retention ever
+// forgot), or when it is older than the age limit, exactly as turns older
+// than the limit go. The newest checkpoint of the store is kept regardless,
+// as the newest turn is.
+const prefixCheckpoint = "m/cp/" // + hex id -> checkpointRecord
+
+// checkpointRecord is one checkpoint's place in history.
+type checkpointRecord struct {
+	Version int       `json:"v"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	// Turn is the session's newest turn number when the checkpoint was
+	// made (0: the session had no turn yet).
+	Turn int `json:"turn"`
+}
+
+// Checkpoint describes a recorded checkpoint (GCResult lists the ones gc
+// drops).
+type Checkpoint struct {
+	ID      string    `json:"id"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	// Turn is the session's newest turn number when it was made: the
+	// checkpoint sits between turn Turn and turn Turn+1.
+	Turn int `json:"turn"`
+}
+
+func checkpointKey(h cas.Hash) []byte { return []byte(prefixCheckpoint + h.String()) }
+
+// checkpointEntry records checkpoint cp as made now by this Repo's
+// session. Recording the same state again moves it later in history,
+// which only keeps it longer.
+func (r *Repo) checkpointEntry(ctx context.Context, cp cas.Hash) (cas.Entry, error) {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return cas.Entry{}, err
+	}
+	rec := checkpointRecord{Version: metaVersion, Time: time.Now().UTC(), Session: r.session, Turn: sess.NextTurn - 1}
+	return cas.Entry{Key: checkpointKey(cp), Value: encodeJSON(rec)}, nil
+}
+
+// checkpoints returns every checkpoint record.
+func (r *Repo) checkpoints(ctx context.Context) ([]Checkpoint, error) {
+	var out []Checkpoint
+	err := r.backend.Scan(ctx, []byte(prefixCheckpoint), false, func(k, v []byte) error {
+		id := strings.TrimPrefix(string(k), prefixCheckpoint)
+		if _, err := cas.ParseHash(id); err != nil {
+			return fmt.Errorf("%w: checkpoint key %q", cas.ErrCorrupt, k)
+		}
+		var rec checkpointRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("%w: checkpoint %s: %v", cas.ErrCorrupt, id, err)
+		}
+		out = append(out, Checkpoint{ID: id, Time: rec.Time, Session: rec.Session, Turn: rec.Turn})
+		return nil
+	})
+	return out, err
+}
+
+// keepCheckpoint applies retention to one checkpoint: forgotten is the
+// highest turn number retention has forgotten in its session.
+func keepCheckpoint(c Checkpoint, forgotten int, o GCOptions, now time.Time) bool {
+	if c.Turn < forgotten {
+		return false // the turn after it is gone
+	}
+	return o.OlderThan < 0 || now.Sub(c.Time) <= o.OlderThan
+}

@@ -1,0 +1,241 @@
+package turnback
+
+// The restore step that Undo, Redo and Restore share (execute: plan,
+// checkpoint, verify, stage, journal, apply, commit the records), their
+// result types, and Restore.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker"
+)
+
+// PathNote is a path with what happened to it.
+type PathNote struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	// Kept: left as it is on purpose (a directory that still holds
+	// something, a path ignored in either state), so not a reason to
+	// call the command incomplete.
+	Kept bool `json:"kept,omitempty"`
+}
+
+// RestoreResult reports undo, redo and restore.
+type RestoreResult struct {
+	Turns         int        // turns undone or redone
+	Restored      []string   // rewritten
+	Deleted       []string   // removed
+	Created       []string   // brought back
+	Conflicts     []PathNote // edits in the way (nothing changed unless forced)
+	NotRestorable []PathNote // left as they are
+	Checkpoint    cas.Hash   // the state the command replaced
+	Result        cas.Hash   // the state it left
+	// Nothing: there was nothing to undo or redo.
+	Nothing bool
+
+	parents map[string]bool // directories recreated only for a path below
+	// noContent: paths not restorable because their content is neither
+	// stored nor held by a reference (refsource.go).
+	noContent map[string]bool
+}
+
+// metaBatch is the metadata a restore commits together with its files.
+type metaBatch struct {
+	Writes  []cas.Entry `json:"writes"`
+	Deletes [][]byte    `json:"deletes"`
+	// The checkpoint the writes refer to, and the result (see amendMeta).
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Result     string `json:"result,omitempty"`
+}
+
+func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	var m metaBatch
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	return r.commit(ctx, m.Writes, m.Deletes)
+}
+
+// recoverRestore finishes or rolls back a restore a crash interrupted.
+func (r *Repo) recoverRestore(ctx context.Context) error {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	opts := r.restoreOptions(nil)
+	opts.Hook, opts.Progress = nil, nil
+	found, err := restore.Recover(ctx, root, opts)
+	if found && err == nil {
+		r.recovered = true
+	}
+	return unfinished(err)
+}
+
+// SetRestoreHook sets a function every restore this Repo runs calls
+// before each named step (see restore.Options.Hook). It exists for crash
+// and fault injection in tests; an error from it fails the step.
+func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
+
+// execute checkpoints the current state, plans and applies actions, and
+// commits meta(checkpoint, result) with them.
+//
+// Blocked actions are reported as not restorable, except the parent
+// directories that actionsFor added (in res.parents): the path they were
+// added for says why it cannot be restored.
+func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
+	out := &RestoreResult{}
+	orig, notes, byRef, err := r.refActions(ctx, actions)
+	if err != nil {
+		return nil, err
+	}
+	loader := manifest.NewStoreLoader(r.store)
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	edits := map[string]*manifest.Entry{}
+	for i := range actions {
+		a := &actions[i]
+		if a.Old != nil && a.Old.Kind == manifest.KindFile && a.Old.Uncaptured && !byRef[a.Path] {
+			full, err := r.storeFile(ctx, a.Path, a.Old)
+			if err != nil {
+				return nil, err
+			}
+			a.Old = full
+			edits[a.Path] = full
+		}
+	}
+	cp := current
+	if len(edits) > 0 {
+		var err error
+		if cp, err = manifest.Edit(ctx, loader, w, current, edits); err != nil {
+			return nil, err
+		}
+		// The result edit below reads the checkpoint's trees back.
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+		w = r.store.NewWriter()
+		defer w.Cancel()
+	}
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	plan, err := restore.NewPlan(ctx, root, actions)
+	if err != nil {
+		return nil, err
+	}
+	changes := map[string]*manifest.Entry{}
+	for _, a := range plan.Actions {
+		changes[a.Path] = a.New
+		if e, ok := orig[a.Path]; ok {
+			changes[a.Path] = e // restored from a reference: still not stored
+		}
+	}
+	result := cp
+	if len(changes) > 0 {
+		if result, err = manifest.Edit(ctx, loader, w, cp, changes); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	writes, deletes := meta(cp, result)
+	cpRec, err := r.checkpointEntry(ctx, cp)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
+	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
+	if err != nil {
+		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
+	}
+	if err := r.verifyUse(ctx, cp, plan.Actions); err != nil {
+		return nil, err
+	}
+	amended := cp
+	opts := r.restoreOptions(&amended)
+	opts.Meta, opts.Force = data, force
+	res, err := restore.Apply(ctx, root, plan, opts)
+	if cerr := changedConflict(err, out); cerr != nil {
+		return out, cerr
+	}
+	if err != nil {
+		// A journal may be left: the next operation of this process
+		// finishes or rolls it back before anything else.
+		r.recover = true
+		return nil, unfinished(err)
+	}
+	var written []walker.Written
+	for _, wf := range res.Written {
+		written = append(written, walker.Written{Path: wf.Path, Hash: wf.Hash, Info: wf.Info})
+	}
+	// The stat cache is a hint: failing to update it costs a re-read.
+	_ = r.cache.Record(ctx, written)
+	out.Checkpoint, out.Result = amended, result
+	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
+	out.Conflicts = displacedNotes(res.Displaced)
+	for _, s := range plan.Blocked {
+		if parents[s.Path] {
+			continue
+		}
+		reason := s.Reason
+		if why, ok := notes[s.Path]; ok {
+			reason = why
+			out.noContent = addPath(out.noContent, s.Path)
+		}
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
+	}
+	for _, s := range append(plan.Kept, res.Kept...) {
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
+	}
+	return out, nil
+}
+
+// Restore makes the whole captured scope exactly snapshot id: paths
+// absent from it are deleted (ignored paths, and uncaptured ones, stay).
+// It records a checkpoint of the state it replaced and changes no
+// session's turns.
+func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
+	h, err := r.lockResolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var actions []restore.Action
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
+		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	out.NotRestorable = append(out.NotRestorable, ignored...)
+	return out, nil
+}
