@@ -16,10 +16,8 @@ func newGCCmd(g *globals) *cobra.Command {
 	var olderThan string
 	var dryRun, stores, yes bool
 	cmd := &cobra.Command{
-		Use:     "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
-		Short:   "Forget old turns and give the disk space back",
-		Long:    help("gc"),
-		Example: example("gc"),
+		Use:   "gc [--keep N] [--older-than DUR] [--dry-run] | gc --stores [--yes]",
+		Short: "Forget old turns and give the disk space back",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if stores {
 				return g.gcStores(cmd, yes)

@@ -19,8 +19,6 @@ func newHookCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:       "hook " + strings.Join(agent.Names(), "|"),
 		Short:     "Run as an agent hook: read the event on stdin, snap or end",
-		Long:      help("hook"),
-		Example:   example("hook"),
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -107,7 +105,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 		res, err = repo.End(ctx)
 	}
 	if err == nil {
-		h.noteCapture(res.Files, res.Stats.Dirs)
+		h.local.Note(res.Files, res.Stats.Dirs)
 	}
 	h.endProgress()
 	if err != nil && ctx.Err() != nil {
@@ -116,7 +114,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 		// A folder too big to capture within the budget is the one a
 		// watch daemon is for: its first capture runs in the background,
 		// and once it is done the hooks cost only what changed.
-		h.noteCaptureTimedOut()
+		h.local.NoteTimedOut()
 		return nil
 	}
 	if err != nil {

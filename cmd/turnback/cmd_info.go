@@ -11,10 +11,8 @@ import (
 
 func newInfoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "info",
-		Short:   "Show the store's location, size and contents",
-		Long:    help("info"),
-		Example: example("info"),
+		Use:   "info",
+		Short: "Show the store's location, size and contents",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				in, err := repo.Info(cmd.Context())

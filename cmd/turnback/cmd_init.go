@@ -13,10 +13,8 @@ import (
 func newInitCmd(g *globals) *cobra.Command {
 	chosen := map[*agent.Agent]*bool{}
 	cmd := &cobra.Command{
-		Use:     "init --" + strings.Join(agent.Names(), " | --"),
-		Short:   "Add turnback's hooks to an agent's project settings",
-		Long:    help("init"),
-		Example: example("init"),
+		Use:   "init --" + strings.Join(agent.Names(), " | --"),
+		Short: "Add turnback's hooks to an agent's project settings",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var a *agent.Agent
 			var flags []string

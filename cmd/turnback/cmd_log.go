@@ -9,10 +9,8 @@ import (
 
 func newLogCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "log",
-		Short:   "List the session's turns, newest first",
-		Long:    help("log"),
-		Example: example("log"),
+		Use:   "log",
+		Short: "List the session's turns, newest first",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				turns, redo, err := repo.Turns(cmd.Context())
@@ -36,11 +34,9 @@ func newLogCmd(g *globals) *cobra.Command {
 
 func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "show ID",
-		Short:   "Describe a snapshot and list its paths",
-		Long:    help("show"),
-		Example: example("show"),
-		Args:    cobra.ExactArgs(1),
+		Use:   "show ID",
+		Short: "Describe a snapshot and list its paths",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				info, err := repo.Show(cmd.Context(), args[0])

@@ -11,11 +11,9 @@ import (
 func newRecoverCmd(g *globals) *cobra.Command {
 	var rollback bool
 	cmd := &cobra.Command{
-		Use:     "recover [--rollback]",
-		Short:   "Finish, or roll back, an undo/redo/restore that stopped part way",
-		Long:    help("recover"),
-		Example: example("recover"),
-		Args:    cobra.NoArgs,
+		Use:   "recover [--rollback]",
+		Short: "Finish, or roll back, an undo/redo/restore that stopped part way",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
 				diag.InstallFaults(repo, g.getenv, g.stderr)

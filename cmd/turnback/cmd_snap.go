@@ -12,10 +12,8 @@ import (
 func newSnapCmd(g *globals) *cobra.Command {
 	var msg string
 	cmd := &cobra.Command{
-		Use:     "snap [-m MSG]",
-		Short:   "Capture the folder as the before-state of a new turn",
-		Long:    help("snap"),
-		Example: example("snap"),
+		Use:   "snap [-m MSG]",
+		Short: "Capture the folder as the before-state of a new turn",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
 				return repo.Snap(cmd.Context(), msg)
@@ -28,10 +26,8 @@ func newSnapCmd(g *globals) *cobra.Command {
 
 func newEndCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "end",
-		Short:   "Capture the after-state of the open turn",
-		Long:    help("end"),
-		Example: example("end"),
+		Use:   "end",
+		Short: "Capture the after-state of the open turn",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
 				return repo.End(cmd.Context())
@@ -50,7 +46,7 @@ func (g *globals) runCapture(cmd *cobra.Command, capture func(*turnback.Repo) (*
 		if err != nil {
 			return err
 		}
-		g.noteCapture(res.Files, res.Stats.Dirs)
+		g.local.Note(res.Files, res.Stats.Dirs)
 		termout.Problems(g.stderr, res)
 		if g.json {
 			termout.WriteJSON(g.stdout, termout.SnapDoc(res))

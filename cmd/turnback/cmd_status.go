@@ -11,10 +11,8 @@ import (
 
 func newStatusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "status",
-		Short:   "List what changed since the session's last snapshot",
-		Long:    help("status"),
-		Example: example("status"),
+		Use:   "status",
+		Short: "List what changed since the session's last snapshot",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessReadPreferWrite, func(repo *turnback.Repo) error {
 				st, err := repo.Status(cmd.Context())
@@ -32,7 +30,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				g.noteCapture(st.Stats.Files, st.Stats.Dirs)
+				g.local.Note(st.Stats.Files, st.Stats.Dirs)
 				if g.json {
 					termout.WriteJSON(g.stdout, termout.StatusDoc(st, repo.Session()))
 					return nil
@@ -46,11 +44,9 @@ func newStatusCmd(g *globals) *cobra.Command {
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "diff [A [B]]",
-		Short:   "Show a unified diff between snapshots or the folder now",
-		Long:    help("diff"),
-		Example: example("diff"),
-		Args:    cobra.MaximumNArgs(2),
+		Use:   "diff [A [B]]",
+		Short: "Show a unified diff between snapshots or the folder now",
+		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var a, b string
 			if len(args) > 0 {

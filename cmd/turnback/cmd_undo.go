@@ -14,11 +14,9 @@ import (
 
 func newUndoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "undo [N] [--force]",
-		Short:   "Revert the last N turns of the session (default 1)",
-		Long:    help("undo"),
-		Example: example("undo"),
-		Args:    cobra.MaximumNArgs(1),
+		Use:   "undo [N] [--force]",
+		Short: "Revert the last N turns of the session (default 1)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := countArg(args)
 			if err != nil {
@@ -33,11 +31,9 @@ func newUndoCmd(g *globals) *cobra.Command {
 
 func newRedoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "redo [N] [--force]",
-		Short:   "Re-apply undone turns, oldest first (default 1)",
-		Long:    help("redo"),
-		Example: example("redo"),
-		Args:    cobra.MaximumNArgs(1),
+		Use:   "redo [N] [--force]",
+		Short: "Re-apply undone turns, oldest first (default 1)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := countArg(args)
 			if err != nil {
@@ -52,11 +48,9 @@ func newRedoCmd(g *globals) *cobra.Command {
 
 func newRestoreCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "restore ID",
-		Short:   "Make the folder exactly snapshot ID",
-		Long:    help("restore"),
-		Example: example("restore"),
-		Args:    cobra.ExactArgs(1),
+		Use:   "restore ID",
+		Short: "Make the folder exactly snapshot ID",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.runRestore(cmd, "restored", "", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
 				return repo.Restore(cmd.Context(), args[0])

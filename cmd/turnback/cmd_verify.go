@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -13,10 +12,8 @@ import (
 func newVerifyCmd(g *globals) *cobra.Command {
 	var repair bool
 	c := &cobra.Command{
-		Use:     "verify [--repair]",
-		Short:   "Re-read and re-hash everything the store holds",
-		Long:    help("verify"),
-		Example: example("verify"),
+		Use:   "verify [--repair]",
+		Short: "Re-read and re-hash everything the store holds",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repair {
 				return g.runRepair(cmd)
@@ -74,15 +71,11 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 		termout.WriteJSON(g.stdout, doc)
 		return nil
 	}
-	termout.Repaired(g.stdout, res.Store)
-	v := res.Verify
-	for _, p := range v.Problems {
-		fmt.Fprintf(g.stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
-	}
+	termout.Repaired(g.stdout, g.stderr, res)
 	if err != nil {
-		return codedError{code: exitError, err: verifyFailure{res: v, err: err}}
+		return codedError{code: exitError, err: verifyFailure{res: res.Verify, err: err}}
 	}
-	fmt.Fprintf(g.stdout, "ok: %d snapshots, %d trees, %d file contents verified\n", v.Snapshots, v.Trees, v.Contents)
+	termout.RepairVerified(g.stdout, res.Verify)
 	return nil
 }
 

@@ -14,9 +14,8 @@ var version = ""
 
 func newVersionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print turnback's version",
-		Example: example("version"),
+		Use:   "version",
+		Short: "Print turnback's version",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.json {
 				termout.WriteJSON(g.stdout, map[string]string{"version": diag.Version(version)})

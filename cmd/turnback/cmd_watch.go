@@ -20,10 +20,8 @@ func newWatchCmd(g *globals) *cobra.Command {
 	var idle time.Duration
 	var queue int
 	cmd := &cobra.Command{
-		Use:     "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
-		Short:   "Keep the store open and watch the folder, so every command costs only what changed",
-		Long:    help("watch"),
-		Example: example("watch"),
+		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
+		Short: "Keep the store open and watch the folder, so every command costs only what changed",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n := 0
 			for _, on := range []bool{stop, detach, status, list, stopAll} {

@@ -182,28 +182,10 @@ func (g *globals) endProgress() {
 	}
 }
 
-// noteCapture records that this process captured the folder itself (no
-// daemon ran the command) and found files files.
-func (g *globals) noteCapture(files, dirs int64) {
-	if g.served == nil && g.local != nil {
-		g.local.Note(files, dirs)
-	}
-}
-
-// noteCaptureTimedOut records that a capture this process ran was cut
-// short by a time budget (an agent hook's): the folder counts as large.
-func (g *globals) noteCaptureTimedOut() {
-	if g.served == nil && g.local != nil {
-		g.local.TimedOut = true
-	}
-}
-
-// autoWatch starts a watch daemon for the folder the command captured,
-// if package autowatch's rules ask for one. It never fails the command.
+// autoWatch starts a watch daemon for the folder the command captured
+// (g.local, nil when a daemon ran the command), if package autowatch's
+// rules ask for one. It never fails the command.
 func (g *globals) autoWatch() {
-	if g.served != nil {
-		return
-	}
 	if err := autowatch.Start(g.local, g.getenv, g.force); err != nil {
 		fmt.Fprintf(g.stderr, "turnback: warning: could not start a watch daemon (TURNBACK_AUTO_WATCH=0 stops trying): %v\n", err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"embed"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // The long help of every command and its examples are text files in
@@ -27,4 +29,18 @@ func helpFile(name string) string {
 		return ""
 	}
 	return strings.TrimSuffix(string(data), "\n")
+}
+
+// fillHelp gives c and every command below it the long help and the
+// examples help/ has for it.
+func fillHelp(c *cobra.Command) {
+	if text := help(c.Name()); text != "" {
+		c.Long = text
+	}
+	if text := example(c.Name()); text != "" {
+		c.Example = text
+	}
+	for _, sub := range c.Commands() {
+		fillHelp(sub)
+	}
 }

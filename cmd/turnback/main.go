@@ -174,8 +174,6 @@ func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
 		Short:         "Per-turn undo and redo of every file change in a folder",
-		Long:          help("turnback"),
-		Example:       example("turnback"),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Runnable, so that an unknown command reaches Args (a usage
@@ -196,6 +194,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
+	fillHelp(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

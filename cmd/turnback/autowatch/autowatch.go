@@ -71,10 +71,22 @@ func NewLocal(workTree, storeDir string) *Local {
 	return &Local{WorkTree: workTree, StoreDir: storeDir, Captured: -1}
 }
 
-// Note records a capture that found files files and dirs directories.
+// Note records a capture that found files files and dirs directories;
+// on a nil Local (a command a daemon ran), nothing.
 func (l *Local) Note(files, dirs int64) {
-	l.Captured = max(l.Captured, files)
-	l.Dirs = max(l.Dirs, dirs)
+	if l != nil {
+		l.Captured = max(l.Captured, files)
+		l.Dirs = max(l.Dirs, dirs)
+	}
+}
+
+// NoteTimedOut records that a capture was cut short by a time budget
+// (an agent hook's): the folder counts as large. On a nil Local,
+// nothing.
+func (l *Local) NoteTimedOut() {
+	if l != nil {
+		l.TimedOut = true
+	}
 }
 
 // Start starts a watch daemon for the folder l captured, if the rules

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -166,9 +165,10 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 	}
 }
 
-// Repaired writes what verify --repair rebuilt (s nil: nothing).
-func Repaired(w io.Writer, s *cas.RepairResult) {
-	if s == nil {
+// Repaired writes what verify --repair rebuilt (on w) and the damage
+// its verify found (on stderr).
+func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
+	if s := res.Store; s == nil {
 		fmt.Fprintln(w, "nothing to repair: the database opens")
 	} else {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
@@ -183,6 +183,9 @@ func Repaired(w io.Writer, s *cas.RepairResult) {
 		if s.Lost > 0 {
 			fmt.Fprintf(w, "  %d records named Badger's value log and were not recovered\n", s.Lost)
 		}
+	}
+	for _, p := range res.Verify.Problems {
+		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
 	}
 }
 
@@ -234,4 +237,9 @@ func Verified(w io.Writer, res *turnback.VerifyResult) {
 		fmt.Fprintf(w, " (%d read back by reference)", res.References)
 	}
 	fmt.Fprintln(w)
+}
+
+// RepairVerified writes what the verify of a repair checked.
+func RepairVerified(w io.Writer, v *turnback.VerifyResult) {
+	fmt.Fprintf(w, "ok: %d snapshots, %d trees, %d file contents verified\n", v.Snapshots, v.Trees, v.Contents)
 }
