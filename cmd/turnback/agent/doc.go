@@ -20,9 +20,10 @@
 // reads the hook's stdout as JSON, its settings file, the events init
 // installs the hook for, the hook entry as its settings spell it, and
 // its payload parser (parseCommon for the agents whose payload has
-// Claude Code's shape). Its recorded payloads go in testdata/<name>/, one
-// file per event, and TestPayloads says what each must become. The list
-// in agent.go names every agent in the order help and errors show them.
+// Claude Code's shape). Its recorded payloads go in the command's
+// testdata/hooks/<name>_<case>.json (the end-to-end hook tests replay
+// them), and TestPayloads says what each must become. The list in
+// agent.go names every agent in the order help and errors show them.
 //
 // # Settings files
 //
