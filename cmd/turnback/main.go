@@ -4,24 +4,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // Exit codes of the CLI contract.
@@ -48,32 +47,6 @@ type codedError struct {
 func (e codedError) Error() string { return e.err.Error() }
 func (e codedError) Unwrap() error { return e.err }
 
-// globals are the flags every command takes.
-type globals struct {
-	dir      string
-	store    string
-	session  string
-	json     bool
-	force    bool
-	stdout   io.Writer
-	stderr   io.Writer
-	progress *progressState
-
-	// What the process was given; a forwarded command carries the
-	// client's (see forward.go).
-	args     []string
-	getenv   func(string) string
-	cwd      string // "" means os.Getwd
-	stdin    io.Reader
-	outTTY   bool     // stdout is a terminal
-	errTTY   bool     // stderr is a terminal
-	served   *server  // set when the watch daemon runs this command
-	sentArgs []string // what to forward instead of args (hook)
-	quiet    bool     // forward: show the daemon's stderr only if the command fails (hook)
-	loc      *time.Location
-	local    *localRun // set when this process opened the store itself
-}
-
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft cap: the garbage collector works harder near it instead of
@@ -82,11 +55,11 @@ func main() {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	stopProfile := startCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
+	stopProfile := diag.StartCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
 	stop()
-	reportPeakRSS(os.Stderr)
+	diag.ReportPeakRSS(os.Stderr)
 	os.Exit(code)
 }
 
@@ -142,7 +115,8 @@ func execute(ctx context.Context, g *globals) int {
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
 	}
-	if g.json {
+	var hf hookFailure
+	if g.json && !errors.As(err, &hf) { // a hook's stdout is the agent's
 		doc := map[string]any{"error": msg, "exit_code": code}
 		var ce codedError
 		if errors.As(err, &ce) {
@@ -151,11 +125,11 @@ func execute(ctx context.Context, g *globals) int {
 				doc["error"], doc["exit_code"] = msg, code
 			}
 		}
-		writeJSON(stdout, doc)
+		termout.WriteJSON(stdout, doc)
 	}
 	// Error messages name paths (and quote what the user typed): nothing
 	// from them reaches the terminal as a control character.
-	fmt.Fprintln(stderr, safeText(msg))
+	fmt.Fprintln(stderr, termout.SafeText(msg))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}
@@ -196,54 +170,10 @@ func exitCode(err error) int {
 	return exitError
 }
 
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
-}
-
 func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
-		Short: "Per-turn undo and redo of every file change in a folder",
-		Long: `turnback records what an AI coding agent (or anyone) does to a folder, turn by
-turn, so any turn can be inspected and undone. It works in any folder, git
-repository or not, and never runs git or touches .git.
-
-A turn starts with "turnback snap" (the state before) and ends with
-"turnback end" (the state after). Snapshots are content-addressed: a
-snapshot of an unchanged tree has the same id as the last one, and only
-changed files are read again.
-
-The store lives outside the folder: $TURNBACK_STORE, --store, or
-${XDG_DATA_HOME:-~/.local/share}/turnback/<name>-<hash>. From a
-subdirectory, turnback finds the nearest ancestor that has a store.
-
-Exit codes: 0 done, 1 error, 2 usage, 3 conflict (nothing changed),
-4 store busy (another process held it past the wait), 5 done but incomplete
-(undo, redo or restore left paths not restorable; listed).
-
-Environment:
-  TURNBACK_STORE            store directory (as --store)
-  TURNBACK_SESSION          session name (as --session)
-  TURNBACK_SIZE_LIMIT       files larger than this are not captured, e.g.
-                            "12M"; "0" means no limit (default 10M)
-  TURNBACK_LARGE_DIR_FILES  a new directory with this many files or more is
-                            not captured; "0" disables the rule (default 200)
-  TURNBACK_LOCK_WAIT        how long to wait for another process holding the
-                            store before exiting 4, a Go duration such as
-                            "300ms" or "1m"; "0" fails at once (default 10s)
-  TURNBACK_AUTO_WATCH       on Linux, a snap, end or status that captured at
-                            least this many files without a watch daemon
-                            starts one in the background ("turnback watch
-                            --help"); "0" never does (default 2000)
-  XDG_DATA_HOME             base of the default store location`,
-		Example: `  turnback snap -m "add login form"   # before the agent's turn
-  turnback end                          # after it
-  turnback status                       # what changed since the last snapshot
-  turnback log                          # turns, newest first
-  turnback --json snap                  # machine-readable output`,
+		Use:           "turnback [-C DIR] [--store DIR] [--session NAME] [--json] COMMAND [ARGS]",
+		Short:         "Per-turn undo and redo of every file change in a folder",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Runnable, so that an unknown command reaches Args (a usage
@@ -264,6 +194,7 @@ Environment:
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
+	fillHelp(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -303,171 +234,4 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-// location is the time zone to print times in: the client's.
-func (g *globals) location() *time.Location {
-	if g.loc == nil {
-		g.loc = g.loadLocation()
-	}
-	return g.loc
-}
-
-func (g *globals) loadLocation() *time.Location {
-	if g.served == nil {
-		return time.Local
-	}
-	if tz := strings.TrimPrefix(g.getenv("TZ"), ":"); tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			return loc
-		}
-		return time.UTC // as the runtime does for a TZ it cannot load
-	}
-	if data, err := os.ReadFile("/etc/localtime"); err == nil {
-		if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
-			return loc
-		}
-	}
-	return time.Local
-}
-
-// getwd returns the directory the command was started in.
-func (g *globals) getwd() (string, error) {
-	if g.cwd != "" {
-		return g.cwd, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("turnback: current directory: %w", err)
-	}
-	return wd, nil
-}
-
-// locate finds the work tree and store directory of a command (both
-// absolute), and its session ("" for the default).
-func (g *globals) locate() (workTree, storeDir, session string, err error) {
-	session = g.session
-	if session == "" {
-		session = g.getenv("TURNBACK_SESSION")
-	}
-	if session != "" {
-		if err := turnback.ValidSession(session); err != nil {
-			return "", "", "", usageError{err}
-		}
-	}
-	if g.served != nil {
-		// The client located them (with its own directory and
-		// environment) before forwarding.
-		return g.served.req.WorkTree, g.served.req.Store, session, nil
-	}
-	wd, err := g.getwd()
-	if err != nil {
-		return "", "", "", err
-	}
-	if g.dir != "" {
-		workTree = g.dir
-		storeDir = g.store
-		if storeDir == "" {
-			storeDir = g.getenv("TURNBACK_STORE")
-		}
-	} else if workTree, storeDir, err = turnback.Locate(wd, g.store); err != nil {
-		return "", "", "", err
-	}
-	if !filepath.IsAbs(workTree) {
-		workTree = filepath.Join(wd, workTree)
-	}
-	if storeDir == "" {
-		// The default store is named after the real path; a work tree
-		// that does not resolve is left to Open to report.
-		if real, err := filepath.EvalSymlinks(workTree); err == nil {
-			if storeDir, err = turnback.DefaultStoreDir(real); err != nil {
-				return "", "", "", err
-			}
-		}
-	}
-	if storeDir != "" {
-		if !filepath.IsAbs(storeDir) {
-			storeDir = filepath.Join(wd, storeDir)
-		}
-		storeDir = filepath.Clean(storeDir)
-	}
-	return filepath.Clean(workTree), storeDir, session, nil
-}
-
-// open locates the work tree and opens its store for a command. When a
-// watch daemon serves the store, the whole command is forwarded to it
-// instead and open returns a forwardedExit error carrying its exit code
-// (its output has been written).
-func (g *globals) open(cmd *cobra.Command) (*turnback.Repo, error) {
-	return g.openAccess(cmd, turnback.AccessWrite)
-}
-
-// openRead is open for a reading command: the store is opened read-only
-// (see turnback.AccessRead), or, for status, read-only only when it
-// cannot be written (turnback.AccessReadPreferWrite).
-func (g *globals) openRead(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
-	return g.openAccess(cmd, access)
-}
-
-func (g *globals) openAccess(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
-	ctx := cmd.Context()
-	workTree, storeDir, session, err := g.locate()
-	if err != nil {
-		return nil, err
-	}
-	opts := turnback.Options{
-		Store:   storeDir,
-		Session: session,
-		Force:   g.force,
-		Access:  access,
-		Holder:  "turnback " + cmd.Name() + " in " + workTree,
-		OnWait: func(holder string) {
-			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", safeText(holder))
-		},
-	}
-	if err := limitsFromEnv(g.getenv, &opts); err != nil {
-		return nil, usageError{err}
-	}
-	if v := g.getenv("TURNBACK_LOCK_WAIT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return nil, usageError{fmt.Errorf("TURNBACK_LOCK_WAIT: bad duration %q: want e.g. 300ms, 10s or 0", v)}
-		}
-		if d == 0 {
-			d = -1 // Options: negative means fail at once
-		}
-		opts.LockWait = d
-	}
-	if _, err := autoWatchFiles(g.getenv); err != nil {
-		return nil, usageError{err}
-	}
-	if g.served == nil && storeDir != "" {
-		if code, ok := g.forward(ctx, workTree, storeDir); ok {
-			return nil, forwardedExit{code}
-		}
-	}
-	opts.Progress = progressCounters(g)
-	if g.progress != nil {
-		opts.RestoreProgress = g.progress.restore
-	}
-	if g.served != nil {
-		return g.served.view(opts)
-	}
-	repo, err := turnback.Open(ctx, workTree, opts)
-	if errors.Is(err, turnback.ErrBusy) && storeDir != "" {
-		// A daemon may have started meanwhile.
-		if code, ok := g.forward(ctx, workTree, storeDir); ok {
-			g.endProgress()
-			return nil, forwardedExit{code}
-		}
-	}
-	if err == nil && storeDir != "" {
-		// Holding the store, this process knows no daemon runs: a socket
-		// left by one that was killed goes.
-		removeStaleSocket(storeDir)
-	}
-	if err == nil && g.served == nil && !repo.ReadOnly() {
-		g.local = &localRun{workTree: repo.WorkTree(), storeDir: repo.StoreDir(), captured: -1}
-	}
-	return repo, err
 }

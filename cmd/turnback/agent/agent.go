@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+// Action is what turnback does for a hook event.
+type Action int
+
+// The actions.
+const (
+	None Action = iota // an event turnback does not use
+	Snap               // the agent's turn starts: snap
+	End                // the agent's turn ended: end
+)
+
+func (a Action) String() string {
+	switch a {
+	case Snap:
+		return "snap"
+	case End:
+		return "end"
+	}
+	return "none"
+}
+
+// Event is a hook payload, whichever agent sent it, normalised to what
+// turnback uses.
+type Event struct {
+	Name    string // the agent's own name for the event
+	Action  Action
+	Session string // the agent's session id ("" if it sent none)
+	Cwd     string // the directory the agent runs in ("" if it sent none)
+	Prompt  string // for Snap: the user's prompt
+}
+
+// Agent is one coding agent turnback hooks into.
+type Agent struct {
+	Name  string // as on the command line: "turnback hook NAME", "init --NAME"
+	Title string // as people know it
+	// ProjectEnv lists the environment variables that name the
+	// project directory in a hook's environment, most specific first.
+	ProjectEnv []string
+	// JSONOut: the agent parses the hook's stdout as JSON; the hook
+	// prints "{}".
+	JSONOut bool
+	// Settings is the project's settings file holding the hooks
+	// (slash-separated, relative to the folder).
+	Settings string
+	// Events are the events init installs the hook for.
+	Events []string
+	// entry is the hook as the settings file spells it.
+	entry func(command string) hookEntry
+	// parse normalises one payload.
+	parse func(data []byte) (Event, error)
+}
+
+// all lists the agents, in the order help and errors name them.
+var all = []*Agent{claude, gemini}
+
+// Lookup returns the agent called name.
+func Lookup(name string) (*Agent, bool) {
+	for _, a := range all {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// All returns every agent, in order.
+func All() []*Agent { return append([]*Agent(nil), all...) }
+
+// Names returns every agent's name, in order.
+func Names() []string {
+	var out []string
+	for _, a := range all {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// Parse normalises a payload the agent sent on the hook's stdin.
+func (a *Agent) Parse(data []byte) (Event, error) { return a.parse(data) }
+
+// DefaultBudget is how long a hook may take when TURNBACK_HOOK_TIMEOUT
+// does not say.
+const DefaultBudget = 5 * time.Second
+
+// Budget is the time a hook may take: TURNBACK_HOOK_TIMEOUT, a Go
+// duration, when it is one and positive; DefaultBudget otherwise.
+func Budget(getenv func(string) string) time.Duration {
+	if v := getenv("TURNBACK_HOOK_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return DefaultBudget
+}
+
+// SessionName turns an agent's session id into a valid session name.
+func SessionName(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		// Control characters (C1 too: some terminals obey them) and
+		// bytes that are not UTF-8 (U+FFFD here) would reach the
+		// terminal wherever the session is named.
+		if r <= ' ' || r == '/' || r == 0x7f || termout.IsC1(r) || r == utf8.RuneError {
+			r = '_'
+		}
+		if b.Len()+utf8.RuneLen(r) > 200 {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

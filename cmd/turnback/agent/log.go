@@ -1,0 +1,40 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+// Log appends a hook's failure to hook.log in the store directory (or in
+// the default store root when the store is not known). A log that
+// cannot be written is given up silently: the failure is on stderr too.
+func (a *Agent) Log(store string, err error) {
+	dir := store
+	if dir == "" {
+		root, rerr := turnback.DefaultStoreRoot()
+		if rerr != nil {
+			return
+		}
+		dir = root
+	}
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	f, ferr := os.OpenFile(filepath.Join(dir, "hook.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), a.Name, termout.SafeText(err.Error()))
+}
+
+// Fail logs a hook's failure (see Log) and returns it.
+func (a *Agent) Fail(store string, err error) error {
+	a.Log(store, err)
+	return err
+}

@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPayloads: every recorded payload of an agent
+// (../testdata/hooks/<agent>_<case>.json, which the end-to-end hook
+// tests replay too) normalises to the action turnback takes for its
+// event, with the session, folder and prompt it carries; a payload that
+// is not JSON is a *PayloadError for every agent.
+func TestPayloads(t *testing.T) {
+	want := map[string]Action{
+		"claude_user_prompt_submit": Snap, "claude_user_prompt_submit_2": Snap, "claude_stop": End, "claude_session_end": End,
+		"claude_pre_tool_use": None, "claude_subagent_stop": None,
+		"claude_cwd_gone": Snap, "claude_no_cwd": Snap, "claude_no_session_id": Snap,
+		"gemini_before_agent": Snap, "gemini_after_agent": End, "gemini_session_end": End, "gemini_before_tool": None,
+		"gemini_cwd_gone": Snap, "gemini_no_cwd": Snap, "gemini_no_session_id": Snap,
+	}
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "hooks", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded payloads: %v", err)
+	}
+	seen := 0
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "malformed" {
+			for _, a := range All() {
+				var bad *PayloadError
+				if _, err := a.Parse(data); !errors.As(err, &bad) {
+					t.Errorf("%s: Parse(%s) = %v; want a *PayloadError", a.Name, name, err)
+				}
+			}
+			continue
+		}
+		agentName, _, _ := strings.Cut(name, "_")
+		a, ok := Lookup(agentName)
+		if !ok {
+			t.Errorf("%s: no agent %q", name, agentName)
+			continue
+		}
+		action, ok := want[name]
+		if !ok {
+			t.Errorf("%s: recorded, but the test does not say its action", name)
+			continue
+		}
+		seen++
+		ev, err := a.Parse(data)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		str := func(k string) string { s, _ := raw[k].(string); return s }
+		if ev.Action != action || ev.Name != str("hook_event_name") || ev.Session != str("session_id") || ev.Cwd != str("cwd") || ev.Prompt != str("prompt") {
+			t.Errorf("%s: %+v; want action %v and the payload's event, session, cwd and prompt", name, ev, action)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d payloads checked; want %d", seen, len(want))
+	}
+}

@@ -1,0 +1,46 @@
+// Package autowatch starts a watch daemon by itself for a folder that
+// needs one, and starts daemons in the background for "turnback watch
+// --detach".
+//
+// # Rules
+//
+// A command that captured the folder without a daemon (snap, end,
+// status and the agent hooks) walked the whole tree: the next one will
+// again. When the folder holds at least TURNBACK_AUTO_WATCH files
+// (default DefaultFiles; 0 or "off" means never), or an agent hook's
+// capture ran out of its time budget (the folder is large), the command
+// ends by starting a watch daemon in the background (as "turnback watch
+// --detach --idle-timeout 30m" would, without waiting for it), so that
+// the following commands are forwarded to it and cost only what
+// changed. The command's own output and exit code are unchanged and it
+// does not wait: the daemon's first capture (cheap, the stat cache is
+// warm) runs while the agent works.
+//
+// None starts:
+//
+//   - outside Linux (elsewhere a watcher may need a descriptor per file);
+//   - for "/" or the home directory (folders turnback captures only with
+//     --force);
+//   - on network or FUSE filesystems (NFS, SMB, sshfs, 9p, ...): inotify
+//     does not report changes made from elsewhere, and a daemon would
+//     trust a watcher that misses edits;
+//   - when the folder's directories would leave the user's other
+//     programs fewer than watchReserve inotify watches;
+//   - for a day (Retry) after a daemon started this way could not watch:
+//     it leaves FailedName in the store, saying why, and "turnback watch"
+//     removes it once it watches.
+//
+// # Terms
+//
+// Local is what a command that ran in this process (not forwarded to a
+// daemon) learnt of the folder: its work tree and store, the files and
+// directories of its largest capture, and whether a capture timed out.
+//
+// # Failure behaviour
+//
+// Start never fails the command that calls it: it returns an error only
+// when the daemon process could not be started (the caller warns), and
+// a daemon that starts but cannot watch says why in watch.log in the
+// store. StartDaemon keeps one old log (watch.log.old) once watch.log is
+// over maxWatchLog.
+package autowatch

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package main
-
-// watchableFS: automatic daemons start on Linux only.
-func watchableFS(string) (bool, string) { return false, "not linux" }
-
-// watchHeadroom: automatic daemons start on Linux only.
-func watchHeadroom(int64) bool { return false }

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+func newInfoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "info",
+		Short: "Show the store's location, size and contents",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				in, err := repo.Info(cmd.Context())
+				if err != nil {
+					return err
+				}
+				var dmn *daemon.Info
+				if g.served != nil {
+					dmn = g.served.h.Srv.Info()
+				}
+				if g.json {
+					termout.WriteJSON(g.stdout, termout.InfoDoc(in, dmn))
+					return nil
+				}
+				termout.Info(g.stdout, in, dmn, g.location(), autowatch.Note(g.getenv, in.Store))
+				return nil
+			})
+		},
+	}
+}

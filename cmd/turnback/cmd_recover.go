@@ -1,0 +1,35 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+func newRecoverCmd(g *globals) *cobra.Command {
+	var rollback bool
+	cmd := &cobra.Command{
+		Use:   "recover [--rollback]",
+		Short: "Finish, or roll back, an undo/redo/restore that stopped part way",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				diag.InstallFaults(repo, g.getenv, g.stderr)
+				res, err := repo.Recover(cmd.Context(), rollback)
+				if err != nil {
+					return err
+				}
+				if g.json {
+					termout.WriteJSON(g.stdout, termout.RecoverDoc(res))
+					return nil
+				}
+				termout.Recover(g.stdout, res)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&rollback, "rollback", false, "put back the state before the interrupted operation instead of finishing it")
+	return cmd
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+func newUndoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "undo [N] [--force]",
+		Short: "Revert the last N turns of the session (default 1)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := countArg(args)
+			if err != nil {
+				return err
+			}
+			return g.runRestore(cmd, "undid", "nothing to undo", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Undo(cmd.Context(), n, g.force)
+			})
+		},
+	}
+}
+
+func newRedoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "redo [N] [--force]",
+		Short: "Re-apply undone turns, oldest first (default 1)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := countArg(args)
+			if err != nil {
+				return err
+			}
+			return g.runRestore(cmd, "redid", "nothing to redo", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Redo(cmd.Context(), n, g.force)
+			})
+		},
+	}
+}
+
+func newRestoreCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore ID",
+		Short: "Make the folder exactly snapshot ID",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.runRestore(cmd, "restored", "", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Restore(cmd.Context(), args[0])
+			})
+		},
+	}
+}
+
+// runRestore is undo, redo and restore: it arms the tests' faults, runs
+// op and prints its outcome (see handleRestore).
+func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, op func(*turnback.Repo) (*turnback.RestoreResult, error)) error {
+	return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+		diag.InstallFaults(repo, g.getenv, g.stderr)
+		res, err := op(repo)
+		g.endProgress()
+		return g.handleRestore(verb, nothing, res, err)
+	})
+}
+
+// handleRestore prints a restoring command's outcome and maps conflicts
+// to exit code 3.
+func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResult, err error) error {
+	var ce *turnback.ConflictError
+	if errors.As(err, &ce) {
+		r := ce.Result
+		if !g.json {
+			if r.Turns > 0 {
+				termout.Restore(g.stdout, verb, r)
+			}
+			termout.Conflicts(g.stderr, r)
+		}
+		return codedError{code: exitConflict, err: conflictFailure{res: r, err: err}}
+	}
+	if err != nil {
+		return err
+	}
+	if g.json {
+		if err := incomplete(res); err != nil {
+			return err // main writes the document, with exit_code 5
+		}
+		termout.WriteJSON(g.stdout, termout.RestoreDoc(res))
+		return nil
+	}
+	if res.Nothing {
+		fmt.Fprintln(g.stdout, nothing)
+		return nil
+	}
+	termout.Restore(g.stdout, verb, res)
+	return incomplete(res)
+}
+
+// countArg parses the optional N of undo and redo.
+func countArg(args []string) (int, error) {
+	if len(args) == 0 {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		return 0, usageError{fmt.Errorf("count must be a positive number, got %q", args[0])}
+	}
+	return n, nil
+}
+
+type conflictFailure struct {
+	res *turnback.RestoreResult
+	err error
+}
+
+func (c conflictFailure) Error() string { return c.err.Error() }
+
+func (c conflictFailure) Unwrap() error { return c.err }
+
+func (c conflictFailure) jsonDoc() map[string]any { return termout.RestoreDoc(c.res) }
+
+// exitIncomplete: an undo, redo or restore did what it could but left
+// paths not restorable (listed).
+const exitIncomplete = 5
+
+// incompleteFailure is the outcome of a restore that left paths not
+// restorable: exit 5, its document in --json.
+type incompleteFailure struct {
+	res *turnback.RestoreResult
+}
+
+func (f incompleteFailure) Error() string {
+	n := len(f.res.Unrestored())
+	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (marked not restored); everything else is done", n, termout.Plural(n))
+}
+
+func (f incompleteFailure) jsonDoc() map[string]any { return termout.RestoreDoc(f.res) }
+
+// incomplete maps a restore that left paths not restorable to exit 5.
+func incomplete(res *turnback.RestoreResult) error {
+	if res == nil || res.Nothing || !res.Incomplete() {
+		return nil
+	}
+	return codedError{code: exitIncomplete, err: incompleteFailure{res: res}}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+func newVerifyCmd(g *globals) *cobra.Command {
+	var repair bool
+	c := &cobra.Command{
+		Use:   "verify [--repair]",
+		Short: "Re-read and re-hash everything the store holds",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if repair {
+				return g.runRepair(cmd)
+			}
+			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				res, err := repo.Verify(cmd.Context())
+				if err != nil && !errors.Is(err, turnback.ErrVerify) {
+					return err
+				}
+				if g.json && err == nil {
+					termout.WriteJSON(g.stdout, termout.VerifyDoc(res))
+					return nil
+				}
+				termout.VerifyProblems(g.stderr, res)
+				if err != nil {
+					return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
+				}
+				termout.Verified(g.stdout, res)
+				return nil
+			})
+		},
+	}
+	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), then verify")
+	return c
+}
+
+type verifyFailure struct {
+	res *turnback.VerifyResult
+	err error
+}
+
+func (v verifyFailure) Error() string { return v.err.Error() }
+
+func (v verifyFailure) jsonDoc() map[string]any {
+	return termout.VerifyFailureDoc(v.res)
+}
+
+// runRepair is "turnback verify --repair": it runs in this process (a
+// damaged store has no daemon serving it).
+func (g *globals) runRepair(cmd *cobra.Command) error {
+	workTree, storeDir, session, err := g.locate()
+	if err != nil {
+		return err
+	}
+	res, err := turnback.Repair(cmd.Context(), workTree, turnback.Options{Store: storeDir, Session: session, Force: g.force,
+		Holder: "turnback verify --repair in " + workTree})
+	if err != nil && !errors.Is(err, turnback.ErrVerify) {
+		return err
+	}
+	if g.json {
+		doc := map[string]any{"repaired": res.Store != nil, "store": res.Store, "verify": res.Verify}
+		if err != nil {
+			return codedError{code: exitError, err: repairFailure{doc: doc, err: err}}
+		}
+		termout.WriteJSON(g.stdout, doc)
+		return nil
+	}
+	termout.Repaired(g.stdout, g.stderr, res)
+	if err != nil {
+		return codedError{code: exitError, err: verifyFailure{res: res.Verify, err: err}}
+	}
+	termout.RepairVerified(g.stdout, res.Verify)
+	return nil
+}
+
+// repairFailure carries the --json document of a repair whose verify
+// found damage.
+type repairFailure struct {
+	doc map[string]any
+	err error
+}
+
+func (f repairFailure) Error() string { return f.err.Error() }
+
+func (f repairFailure) jsonDoc() map[string]any { return f.doc }

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise the module version or VCS revision is shown.
+var version = ""
+
+func newVersionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print turnback's version",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.json {
+				termout.WriteJSON(g.stdout, map[string]string{"version": diag.Version(version)})
+				return nil
+			}
+			fmt.Fprintln(g.stdout, diag.Version(version))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
+	"github.com/turnback/turnback/cmd/turnback/envopt"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+func newWatchCmd(g *globals) *cobra.Command {
+	var detach, stop, status, auto, list, stopAll bool
+	var underDir string
+	var idle time.Duration
+	var queue int
+	cmd := &cobra.Command{
+		Use:   "watch [--detach] [--idle-timeout DUR] | watch --stop | watch --status | watch --list | watch --stop-all",
+		Short: "Keep the store open and watch the folder, so every command costs only what changed",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n := 0
+			for _, on := range []bool{stop, detach, status, list, stopAll} {
+				if on {
+					n++
+				}
+			}
+			if n > 1 {
+				return usageError{errors.New("--stop, --detach, --status, --list and --stop-all do not go together")}
+			}
+			if idle < 0 {
+				return usageError{fmt.Errorf("--idle-timeout must not be negative")}
+			}
+			if underDir != "" && !list && !stopAll {
+				return usageError{errors.New("--under goes with --list or --stop-all")}
+			}
+			switch {
+			case list:
+				return daemons.List(g.stdout, underDir, g.json, g.location())
+			case stopAll:
+				n, err := daemons.StopAll(g.stdout, g.stderr, underDir, g.json)
+				if err == nil && n > 0 {
+					err = codedError{code: exitError, err: fmt.Errorf("turnback: watch --stop-all: %d daemons still run", n)}
+				}
+				return err
+			}
+			workTree, storeDir, _, err := g.locate()
+			if err != nil {
+				return err
+			}
+			if storeDir == "" {
+				_, err := os.Stat(workTree)
+				return fmt.Errorf("turnback: work tree: %w", err)
+			}
+			switch {
+			case status:
+				if info, ok := daemon.Ping(storeDir); ok {
+					daemons.PrintInfo(g.stdout, info, "watching", g.json)
+				} else {
+					daemons.PrintNone(g.stdout, workTree, g.json)
+				}
+				return nil
+			case stop:
+				return g.stopDaemon(workTree, storeDir)
+			case detach:
+				return g.detach(cmd, workTree, storeDir, idle, queue)
+			}
+			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&detach, "detach", false, "run in the background; return once the daemon has made its first capture")
+	f.BoolVar(&stop, "stop", false, "stop the daemon of this folder (waits until it has released the store)")
+	f.BoolVar(&status, "status", false, "say whether a daemon watches this folder (--json: its pid, requests served, ready), starting none")
+	f.BoolVar(&list, "list", false, "list every watch daemon of this user (pid, since, idle, memory, folder, store, problems)")
+	f.BoolVar(&stopAll, "stop-all", false, "stop every watch daemon of this user (socket, then SIGTERM); exit 1 if one survives")
+	f.StringVar(&underDir, "under", "", "with --list or --stop-all: only daemons whose folder or store is in `DIR`")
+	f.DurationVar(&idle, "idle-timeout", 0, "stop after this long without a command, e.g. 30m or 8h (default: never)")
+	f.IntVar(&queue, "queue-size", 0, "bound of the watcher's event queue (default 16384); beyond it the next capture walks everything")
+	_ = f.MarkHidden("queue-size")
+	f.BoolVar(&auto, "auto", false, "started by a command (TURNBACK_AUTO_WATCH): quiet if a daemon runs; a failure to watch stops automatic starts for a day")
+	_ = f.MarkHidden("auto")
+	return cmd
+}
+
+// stopDaemon is watch --stop.
+func (g *globals) stopDaemon(workTree, storeDir string) error {
+	info, err := daemons.StopOne(storeDir)
+	switch {
+	case err != nil:
+		return err
+	case info == nil:
+		daemons.PrintNone(g.stdout, workTree, g.json)
+	default:
+		daemons.PrintStopped(g.stdout, info, g.json)
+	}
+	return nil
+}
+
+// runDaemon is watch without --detach: the daemon runs in this process.
+func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
+	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
+		Handler: daemonHandler}
+	o.Configure = func(opts *turnback.Options) error {
+		if err := envopt.Limits(g.getenv, opts); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	if g.json {
+		o.JSON = g.stdout
+	}
+	err := daemons.Run(cmd.Context(), o)
+	if errors.Is(err, daemons.ErrRunning) {
+		return codedError{code: exitBusy, err: err}
+	}
+	return err
+}
+
+// detach is watch --detach.
+func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
+	info, already, err := daemons.Detach(cmd.Context(), workTree, storeDir, g.force, idle, queue)
+	if err != nil {
+		return err
+	}
+	what := "watching"
+	if already {
+		what = "already watching"
+	}
+	daemons.PrintInfo(g.stdout, info, what, g.json)
+	return nil
+}

@@ -1,0 +1,238 @@
+package daemons
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+// RunOptions say what Run serves and how.
+type RunOptions struct {
+	WorkTree string
+	// Options open the store: Store must be set (and absolute); Holder
+	// and OnWait are Run's. Configure, if set, completes them once no
+	// daemon is found serving the store; its error is Run's.
+	Options   turnback.Options
+	Configure func(*turnback.Options) error
+	Idle      time.Duration // stop after this long idle (0: never)
+	Queue     int           // the watcher's event queue (0: its default)
+	Auto      bool          // started by a command
+	Log       io.Writer     // the daemon's log
+	JSON      io.Writer     // if not nil, where the daemon's Info goes once it listens
+	// Handler makes the handler of the commands the daemon runs on repo.
+	Handler func(srv *daemon.Server, repo *turnback.Repo) daemon.Handler
+}
+
+// ErrRunning: a daemon already serves the store.
+var ErrRunning = errors.New("turnback: watch: already running")
+
+// Run runs a watch daemon for o.WorkTree in this process until it
+// stops (see package daemon), logging to o.Log. With o.Auto (started by
+// a command, see package autowatch) a daemon already serving the store
+// is not an error, and a failure to watch keeps commands from starting
+// another for a while.
+func Run(ctx context.Context, o RunOptions) error {
+	workTree, storeDir, auto := o.WorkTree, o.Options.Store, o.Auto
+	if info, ok := daemon.Ping(storeDir); ok {
+		if auto {
+			return nil
+		}
+		return fmt.Errorf("%w: pid %d already watches %s", ErrRunning, info.PID, info.WorkTree)
+	}
+	logger := log.New(o.Log, "turnback watch: ", log.LstdFlags)
+	opts := o.Options
+	if o.Configure != nil {
+		if err := o.Configure(&opts); err != nil {
+			return err
+		}
+	}
+	opts.Holder = fmt.Sprintf("turnback watch (pid %d) in %s", os.Getpid(), workTree)
+	opts.OnWait = func(holder string) { logger.Printf("waiting for the store, held by %s", holder) }
+	repo, err := turnback.Open(ctx, workTree, opts)
+	if err != nil {
+		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
+			// Two commands that finished together both started one;
+			// the other serves.
+			return nil
+		}
+		return err
+	}
+	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
+		Idle: o.Idle, Logf: logger.Printf})
+	d.SetHandler(o.Handler(d, repo))
+	// Serve at once: commands that come while the watcher starts (and
+	// makes its first, full capture) wait for it instead of finding the
+	// store busy.
+	if err := d.Listen(); err != nil {
+		repo.Close()
+		return watchError(err)
+	}
+	if o.JSON != nil {
+		termout.WriteJSON(o.JSON, d.Info())
+	}
+	logger.Printf("serving %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
+		repo.WorkTree(), os.Getpid(), d.Socket(), termout.ShellQuote(repo.WorkTree()))
+	var watchErr error
+	watching := make(chan struct{})
+	// Stopping ends the first capture too, not only the serving.
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	go func() {
+		select {
+		case <-d.Stopped():
+			wcancel()
+		case <-wctx.Done():
+		}
+	}()
+	go func() {
+		defer close(watching)
+		// Not idle while the first capture runs.
+		if !d.Begin() {
+			return
+		}
+		defer d.End()
+		start := time.Now()
+		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: o.Queue, Logf: logger.Printf}); err != nil {
+			if wctx.Err() == nil {
+				watchErr = err
+				if auto {
+					autowatch.NoteFailure(storeDir, err)
+				}
+				d.Stop("cannot watch: "+err.Error(), false)
+			}
+			return
+		}
+		if p := repo.WatchProblem(); p != "" && auto {
+			// Every capture would walk the whole tree, as without a
+			// daemon, which would only hold the store and memory.
+			autowatch.NoteFailure(storeDir, errors.New("cannot watch every directory: "+p))
+			d.Stop("cannot watch every directory: "+p, false)
+			return
+		}
+		d.SetReady()
+		autowatch.ClearFailure(storeDir)
+		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
+	}()
+	err = watchError(d.Serve(ctx))
+	select {
+	case <-watching:
+		if watchErr != nil && err == nil {
+			err = watchErr
+		}
+	case <-time.After(daemon.CmdGrace):
+		// Its first capture is stuck in the store: the process ends
+		// without it.
+	}
+	logger.Printf("stopped after %d commands", d.Requests())
+	return err
+}
+
+// Detach starts a daemon as a background process (see
+// autowatch.StartDaemon) and waits until it answers on its socket,
+// ready. It returns the daemon that serves the store, and whether it is
+// one that was already running.
+func Detach(ctx context.Context, workTree, storeDir string, force bool, idle time.Duration, queue int) (*daemon.Info, bool, error) {
+	if info, ok := daemon.Ping(storeDir); ok {
+		return info, true, nil
+	}
+	// Refuse what the daemon would refuse before creating its log.
+	if err := turnback.CheckLocation(workTree, storeDir, force); err != nil {
+		return nil, false, err
+	}
+	c, logPath, start, err := autowatch.StartDaemon(workTree, storeDir, force, idle, queue)
+	if err != nil {
+		return nil, false, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if info, ok := daemon.Ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
+			return info, false, nil
+		}
+		select {
+		case err := <-exited:
+			if info, ok := daemon.Ping(storeDir); ok {
+				// Another daemon won the race.
+				return info, true, nil
+			}
+			msg := strings.TrimSpace(tailFrom(logPath, start))
+			if msg == "" {
+				msg = fmt.Sprint(err)
+			}
+			return nil, false, fmt.Errorf("turnback: watch: the daemon exited: %s", msg)
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// tailFrom returns what was written to the file at path after offset.
+func tailFrom(path string, offset int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return ""
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, 8<<10))
+	return string(data)
+}
+
+// StopOne asks the daemon of storeDir to stop and waits until it has
+// closed the store. It returns the daemon it stopped, nil if none ran.
+func StopOne(storeDir string) (*daemon.Info, error) {
+	info, ok := daemon.Ping(storeDir)
+	conn, connected := daemon.Dial(storeDir)
+	if !ok || !connected {
+		if connected {
+			conn.Close()
+		}
+		return nil, nil
+	}
+	defer conn.Close()
+	// The daemon answers once it has released the store, with the code
+	// it exits with: 1 if it could not close the store (it says why in
+	// its log).
+	closed, err := daemon.AskStop(conn)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: watch --stop: %w", err)
+	}
+	if !closed {
+		return nil, fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) stopped without closing the store; "+
+			"its log says why (%s when it was started with --detach)", termout.QuotePath(info.WorkTree), info.PID, termout.QuotePath(filepath.Join(storeDir, "watch.log")))
+	}
+	return info, nil
+}
+
+// watchError words an error of package daemon ("daemon: ...") as the
+// watch command says it ("turnback: watch: ..."); others are left as
+// they are.
+func watchError(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), "daemon: ") {
+		return err
+	}
+	return worded{err}
+}
+
+type worded struct{ err error }
+
+func (e worded) Error() string {
+	return "turnback: watch: " + strings.TrimPrefix(e.err.Error(), "daemon: ")
+}
+func (e worded) Unwrap() error { return e.err }

@@ -1,0 +1,7 @@
+//go:build unix
+
+package diag
+
+import "syscall"
+
+var errNoSpace error = syscall.ENOSPC

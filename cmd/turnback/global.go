@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
+	"github.com/turnback/turnback/cmd/turnback/envopt"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+// globals are the flags every command takes.
+type globals struct {
+	dir      string
+	store    string
+	session  string
+	json     bool
+	force    bool
+	stdout   io.Writer
+	stderr   io.Writer
+	progress *termout.Progress
+
+	// What the process was given; a forwarded command carries the
+	// client's (see forward).
+	args   []string
+	getenv func(string) string
+	cwd    string // "" means os.Getwd
+	stdin  io.Reader
+	outTTY bool    // stdout is a terminal
+	errTTY bool    // stderr is a terminal
+	served *served // set when the watch daemon runs this command
+	quiet  bool    // forward: show the daemon's stderr only if the command fails (hook)
+	loc    *time.Location
+	local  *autowatch.Local // set when this process opened the store itself
+}
+
+// location is the time zone to print times in: the client's.
+func (g *globals) location() *time.Location {
+	switch {
+	case g.loc != nil:
+	case g.served == nil:
+		g.loc = time.Local
+	default:
+		g.loc = termout.Location(g.getenv)
+	}
+	return g.loc
+}
+
+// getwd returns the directory the command was started in.
+func (g *globals) getwd() (string, error) {
+	if g.cwd != "" {
+		return g.cwd, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("turnback: current directory: %w", err)
+	}
+	return wd, nil
+}
+
+// locate finds the work tree and store directory of a command (both
+// absolute), and its session ("" for the default).
+func (g *globals) locate() (workTree, storeDir, session string, err error) {
+	session = g.session
+	if session == "" {
+		session = g.getenv("TURNBACK_SESSION")
+	}
+	if session != "" {
+		if err := turnback.ValidSession(session); err != nil {
+			return "", "", "", usageError{err}
+		}
+	}
+	if g.served != nil {
+		// The client located them (with its own directory and
+		// environment) before forwarding.
+		return g.served.req.WorkTree, g.served.req.Store, session, nil
+	}
+	wd, err := g.getwd()
+	if err != nil {
+		return "", "", "", err
+	}
+	workTree, storeDir, err = envopt.Locate(wd, g.dir, g.store, g.getenv)
+	return workTree, storeDir, session, err
+}
+
+// withRepo runs fn with the command's Repo, opened with access (see
+// openRepo), and closes it after. Every command that works on a store
+// goes through it.
+func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(repo *turnback.Repo) error) error {
+	repo, err := g.openRepo(cmd, access)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return fn(repo)
+}
+
+// openRepo locates the work tree and opens its store for a command:
+// read-write (turnback.AccessWrite), read-only (turnback.AccessRead),
+// or, for status, read-only only when it cannot be written
+// (turnback.AccessReadPreferWrite). When a watch daemon serves the
+// store, the whole command is forwarded to it instead and openRepo
+// returns a forwardedExit error carrying its exit code (its output has
+// been written).
+func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
+	ctx := cmd.Context()
+	workTree, storeDir, session, err := g.locate()
+	if err != nil {
+		return nil, err
+	}
+	opts := turnback.Options{
+		Store:   storeDir,
+		Session: session,
+		Force:   g.force,
+		Access:  access,
+		Holder:  "turnback " + cmd.Name() + " in " + workTree,
+		OnWait: func(holder string) {
+			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
+		},
+	}
+	if err := envopt.Apply(g.getenv, &opts); err != nil {
+		return nil, usageError{err}
+	}
+	if _, err := autowatch.Files(g.getenv); err != nil {
+		return nil, usageError{err}
+	}
+	if g.served == nil && storeDir != "" {
+		if code, ok := g.forward(ctx, workTree, storeDir); ok {
+			return nil, forwardedExit{code}
+		}
+	}
+	opts.Progress = progressCounters(g)
+	if g.progress != nil {
+		opts.RestoreProgress = g.progress.Restore
+	}
+	if g.served != nil {
+		return g.served.view(opts)
+	}
+	repo, err := turnback.Open(ctx, workTree, opts)
+	if errors.Is(err, turnback.ErrBusy) && storeDir != "" {
+		// A daemon may have started meanwhile.
+		if code, ok := g.forward(ctx, workTree, storeDir); ok {
+			g.endProgress()
+			return nil, forwardedExit{code}
+		}
+	}
+	if err == nil && storeDir != "" {
+		// Holding the store, this process knows no daemon runs: a socket
+		// left by one that was killed goes.
+		daemon.RemoveStaleSocket(storeDir)
+	}
+	if err == nil && g.served == nil && !repo.ReadOnly() {
+		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
+	}
+	return repo, err
+}
+
+// useColor reports whether output should be coloured: stdout is a
+// terminal, no --json, NO_COLOR unset and TERM not "dumb".
+func (g *globals) useColor() bool {
+	if g.json || g.getenv("NO_COLOR") != "" || g.getenv("TERM") == "dumb" {
+		return false
+	}
+	return g.outTTY
+}
+
+// endProgress stops the progress line, if any.
+func (g *globals) endProgress() {
+	if g.progress != nil {
+		g.progress.Stop()
+		g.progress = nil
+	}
+}
+
+// autoWatch starts a watch daemon for the folder the command captured
+// (g.local, nil when a daemon ran the command), if package autowatch's
+// rules ask for one. It never fails the command.
+func (g *globals) autoWatch() {
+	if err := autowatch.Start(g.local, g.getenv, g.force); err != nil {
+		fmt.Fprintf(g.stderr, "turnback: warning: could not start a watch daemon (TURNBACK_AUTO_WATCH=0 stops trying): %v\n", err)
+	}
+}
+
+// progressCounters starts the progress line of a command (see
+// termout.Progress), only when stderr is a terminal.
+func progressCounters(g *globals) *turnback.Progress {
+	if !g.errTTY {
+		return nil
+	}
+	g.progress = termout.StartProgress(g.stderr)
+	return g.progress.Counters
+}
+
+// served is one forwarded command being run by the watch daemon.
+type served struct {
+	h   *daemons.Handler
+	req daemon.Request
+}
+
+// view returns the Repo a forwarded command works on.
+func (s *served) view(o turnback.Options) (*turnback.Repo, error) { return s.h.View(s.req, o) }
+
+// daemonHandler runs the commands the daemon srv is sent through
+// execute, in this process, on repo.
+func daemonHandler(srv *daemon.Server, repo *turnback.Repo) daemon.Handler {
+	h := &daemons.Handler{Srv: srv, Repo: repo}
+	h.Exec = func(ctx context.Context, req daemon.Request, getenv func(string) string, stdout, stderr io.Writer) int {
+		return execute(ctx, &globals{stdout: stdout, stderr: stderr, args: req.Args, getenv: getenv, cwd: req.Cwd,
+			stdin: bytes.NewReader(nil), outTTY: req.OutTTY, errTTY: req.ErrTTY, served: &served{h: h, req: req}})
+	}
+	return h
+}
+
+// forwardedExit is returned by globals.openRepo when the daemon ran the
+// command: its output has been written; the process exits with code.
+type forwardedExit struct{ code int }
+
+func (e forwardedExit) Error() string {
+	return fmt.Sprintf("exit %d (run by the watch daemon)", e.code)
+}
+
+// forward runs the command through the watch daemon of storeDir, if one
+// runs (see daemons.Forward); ok is false when none ran it.
+func (g *globals) forward(ctx context.Context, workTree, storeDir string) (code int, ok bool) {
+	cwd, err := g.getwd()
+	if err != nil {
+		cwd = workTree
+	}
+	req := daemon.Request{Args: g.args, Cwd: cwd, Env: daemon.ForwardedEnv(),
+		WorkTree: workTree, Store: storeDir, OutTTY: g.outTTY, ErrTTY: g.errTTY}
+	return daemons.Forward(ctx, storeDir, req, g.stdout, g.stderr, g.quiet)
+}

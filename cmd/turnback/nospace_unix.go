@@ -1,7 +1,0 @@
-//go:build unix
-
-package main
-
-import "syscall"
-
-var errNoSpace error = syscall.ENOSPC

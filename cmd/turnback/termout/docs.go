@@ -1,0 +1,215 @@
+package termout
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/turnback/turnback"
+)
+
+// SnapJSON is the --json document of snap and end.
+type SnapJSON struct {
+	Snapshot string `json:"snapshot"`
+	Session  string `json:"session"`
+	Turn     int    `json:"turn"`
+	Files    int64  `json:"files"`
+	Bytes    int64  `json:"bytes"`
+	Stats    any    `json:"stats,omitempty"`
+	Message  string `json:"message,omitempty"`
+}
+
+func SnapDoc(res *turnback.SnapResult) SnapJSON {
+	d := SnapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes}
+	if !res.Snapshot.IsZero() {
+		d.Snapshot = res.Snapshot.String()
+		d.Stats = StatsDoc(res.Stats, res.Watch)
+	}
+	switch {
+	case res.NoOpenTurn:
+		d.Message = NoOpenTurn(res.Session)
+	case res.Dropped && res.Closed != nil && res.Closed.ClosedBy == "end":
+		d.Message = Dropped(res.Turn)
+	}
+	return d
+}
+
+// StatsDoc is the "stats" member of snap, end and status: the walker's
+// counters, plus "watch" when the watch daemon made the capture.
+func StatsDoc(s turnback.Stats, w *turnback.WatchInfo) any {
+	if w == nil {
+		return s
+	}
+	return struct {
+		turnback.Stats
+		Watch *turnback.WatchInfo `json:"watch"`
+	}{s, w}
+}
+
+func NoOpenTurn(session string) string {
+	return fmt.Sprintf("no open turn in session %s: nothing recorded", session)
+}
+
+func Dropped(turn int) string {
+	return fmt.Sprintf("turn %d changed nothing and was dropped", turn)
+}
+
+var ChangeMarks = map[turnback.ChangeKind]string{
+	turnback.Added: "A", turnback.Deleted: "D", turnback.Modified: "M",
+	turnback.ModeChanged: "P", turnback.TypeChanged: "T",
+}
+
+func DirSlash(a, b *turnback.Entry) string {
+	e := a
+	if e == nil {
+		e = b
+	}
+	if e != nil && e.Kind == turnback.KindDir {
+		return "/"
+	}
+	return ""
+}
+
+func IDOrEmpty(empty bool, s string) string {
+	if empty {
+		return ""
+	}
+	return s
+}
+
+type TurnJSON struct {
+	Turn     int    `json:"turn"`
+	Before   string `json:"before"`
+	After    string `json:"after,omitempty"`
+	Open     bool   `json:"open"`
+	Undone   bool   `json:"undone,omitempty"`
+	Started  string `json:"started"`
+	Ended    string `json:"ended,omitempty"`
+	ClosedBy string `json:"closed_by,omitempty"`
+	Message  string `json:"message"`
+	Added    int    `json:"added"`
+	Modified int    `json:"modified"`
+	Deleted  int    `json:"deleted"`
+	// Unprotected: paths the turn deleted or changed that undo cannot
+	// bring back (see UnprotectedNote).
+	Unprotected []string `json:"unprotected,omitempty"`
+}
+
+func TurnDoc(t *turnback.Turn, undone bool) TurnJSON {
+	d := TurnJSON{Turn: t.N, Before: t.Before.String(), Open: t.Open(), Undone: undone, Started: t.Started.Format(time.RFC3339),
+		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
+	if !t.Open() {
+		d.After = t.After.String()
+		d.Ended = t.Ended.Format(time.RFC3339)
+	}
+	return d
+}
+
+type EntryJSON struct {
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Kind      string `json:"kind"`
+	Mode      string `json:"mode"`
+	Size      int64  `json:"size"`
+	Hash      string `json:"hash,omitempty"`
+	Target    string `json:"target,omitempty"`
+	// TargetBytes: a symlink target that is not valid UTF-8, exactly.
+	TargetBytes string `json:"target_bytes,omitempty"`
+	Uncaptured  bool   `json:"uncaptured,omitempty"`
+	Files       int64  `json:"files,omitempty"`
+}
+
+// ChangeJSON is one change in status --json: path_bytes carries a path
+// that is not valid UTF-8 exactly (see JSONBytes).
+type ChangeJSON struct {
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Change    string `json:"change"`
+}
+
+func ChangeDocs(cs []turnback.Change) []ChangeJSON {
+	out := []ChangeJSON{}
+	for _, c := range cs {
+		out = append(out, ChangeJSON{Path: c.Path, PathBytes: JSONBytes(c.Path), Change: c.What})
+	}
+	return out
+}
+
+type ProblemJSON struct {
+	Snapshot  string `json:"snapshot"`
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Err       string `json:"error"`
+}
+
+func ProblemDocs(ps []turnback.VerifyProblem) []ProblemJSON {
+	out := []ProblemJSON{}
+	for _, p := range ps {
+		out = append(out, ProblemJSON{Snapshot: p.Snapshot, Path: p.Path, PathBytes: JSONBytes(p.Path), Err: p.Err})
+	}
+	return out
+}
+
+// RestoreDoc is the --json document of undo, redo and restore.
+func RestoreDoc(res *turnback.RestoreResult) map[string]any {
+	paths := func(ns []turnback.PathNote) []string {
+		out := []string{}
+		for _, n := range ns {
+			out = append(out, n.Path)
+		}
+		return out
+	}
+	reasons := map[string]string{}
+	for _, n := range append(append([]turnback.PathNote{}, res.Conflicts...), res.NotRestorable...) {
+		reasons[n.Path] = n.Reason
+	}
+	doc := map[string]any{
+		"turns": res.Turns, "restored": NonNil(res.Restored), "deleted": NonNil(res.Deleted),
+		"created": NonNil(res.Created), "conflicts": paths(res.Conflicts),
+		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
+	}
+	if !res.Checkpoint.IsZero() {
+		doc["checkpoint"] = res.Checkpoint.String()
+	}
+	// Names that are not valid UTF-8: the lists carry display forms, and
+	// "<list>_bytes" (only then) every such name exactly (PathsBytes).
+	for _, l := range []struct {
+		key   string
+		paths []string
+	}{{"restored", res.Restored}, {"deleted", res.Deleted}, {"created", res.Created},
+		{"conflicts", paths(res.Conflicts)}, {"not_restorable", paths(res.NotRestorable)}} {
+		if b := PathsBytes(l.paths); b != nil {
+			doc[l.key+"_bytes"] = b
+		}
+	}
+	if res.Incomplete() {
+		doc["incomplete"] = true
+	}
+	return doc
+}
+
+// RecoverDoc is the --json document of recover.
+func RecoverDoc(res *turnback.RecoverResult) map[string]any {
+	doc := map[string]any{"found": res.Found, "rolled_back": res.RolledBack && res.Found,
+		"restored": NonNil(res.Restored), "deleted": NonNil(res.Deleted), "created": NonNil(res.Created)}
+	kept, reasons := []string{}, map[string]string{}
+	for _, k := range res.Kept {
+		kept = append(kept, k.Path)
+		reasons[k.Path] = k.Reason
+	}
+	doc["not_restorable"], doc["reasons"] = kept, reasons
+	return doc
+}
+
+// VerifyDoc is the --json document of a verify that found nothing
+// wrong: every field of the result, with problems carrying path_bytes.
+func VerifyDoc(res *turnback.VerifyResult) any {
+	return struct {
+		*turnback.VerifyResult
+		Problems []ProblemJSON `json:"problems"`
+	}{res, ProblemDocs(res.Problems)}
+}
+
+// VerifyFailureDoc is the --json document of a verify that found damage.
+func VerifyFailureDoc(res *turnback.VerifyResult) map[string]any {
+	return map[string]any{"snapshots": res.Snapshots, "trees": res.Trees, "contents": res.Contents, "references": res.References, "problems": ProblemDocs(res.Problems)}
+}

@@ -1,0 +1,76 @@
+package termout
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// HumanBytes is a byte count for people: "512 B", "1.5 MiB".
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// Plural is "s" unless n is 1.
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// ShortID is a full hex id as ids are shown to people: 12 digits.
+func ShortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// WriteJSON writes v as one indented JSON document, HTML characters as
+// they are. A value that cannot be encoded writes nothing.
+func WriteJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// NonNil is s, or an empty slice for nil (a JSON [] instead of null).
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Location is the time zone that getenv's TZ names (or, without one,
+// the system's /etc/localtime as it is now), loaded the way the runtime
+// loads time.Local: for a command run on behalf of a client whose
+// environment getenv is.
+func Location(getenv func(string) string) *time.Location {
+	if tz := strings.TrimPrefix(getenv("TZ"), ":"); tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+		return time.UTC // as the runtime does for a TZ it cannot load
+	}
+	if data, err := os.ReadFile("/etc/localtime"); err == nil {
+		if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
+			return loc
+		}
+	}
+	return time.Local
+}

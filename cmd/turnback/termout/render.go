@@ -1,0 +1,245 @@
+package termout
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+// Restore writes the human summary of a restoring command.
+func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
+	turns := ""
+	if verb != "restored" {
+		turns = fmt.Sprintf(" %d turn%s", res.Turns, Plural(res.Turns))
+	}
+	fmt.Fprintf(w, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
+	for _, p := range res.Restored {
+		fmt.Fprintf(w, "  M %s\n", QuotePath(p))
+	}
+	for _, p := range res.Deleted {
+		fmt.Fprintf(w, "  D %s\n", QuotePath(p))
+	}
+	for _, p := range res.Created {
+		fmt.Fprintf(w, "  A %s\n", QuotePath(p))
+	}
+	for _, n := range res.Conflicts {
+		fmt.Fprintf(w, "  overwrote %s (%s)\n", QuotePath(n.Path), SafeText(n.Reason))
+	}
+	for _, n := range res.NotRestorable {
+		fmt.Fprintf(w, "  not restored: %s (%s)\n", QuotePath(n.Path), SafeText(n.Reason))
+	}
+	if !res.Checkpoint.IsZero() {
+		fmt.Fprintf(w, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
+	}
+}
+
+// Problems lists (on stderr, w) what a capture could not capture.
+func Problems(w io.Writer, res *turnback.SnapResult) {
+	for _, p := range res.Stats.Problems {
+		fmt.Fprintf(w, "turnback: warning: %s: %s\n", DisplayPath(p.Path), SafeText(p.Err))
+	}
+	Unprotected(w, res.Stats.Unprotected)
+	if res.RetentionErr != nil {
+		fmt.Fprintf(w, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", SafeText(res.RetentionErr.Error()))
+	}
+}
+
+// Recover writes the human summary of recover.
+func Recover(w io.Writer, res *turnback.RecoverResult) {
+	switch {
+	case !res.Found:
+		fmt.Fprintln(w, "nothing to recover")
+		return
+	case !res.RolledBack:
+		fmt.Fprintln(w, "finished the interrupted operation")
+		return
+	}
+	fmt.Fprintf(w, "rolled back the interrupted operation: %d restored, %d deleted, %d brought back\n", len(res.Restored), len(res.Deleted), len(res.Created))
+	for _, p := range res.Restored {
+		fmt.Fprintf(w, "  M %s\n", p)
+	}
+	for _, p := range res.Deleted {
+		fmt.Fprintf(w, "  D %s\n", p)
+	}
+	for _, p := range res.Created {
+		fmt.Fprintf(w, "  A %s\n", p)
+	}
+	for _, n := range res.Kept {
+		fmt.Fprintf(w, "  not restored: %s (%s)\n", n.Path, n.Reason)
+	}
+}
+
+// ShowDoc is the --json document of show.
+func ShowDoc(info *turnback.SnapshotInfo) map[string]any {
+	ents := []EntryJSON{}
+	for _, pe := range info.Entries {
+		e := pe.Entry
+		ej := EntryJSON{Path: pe.Path, PathBytes: JSONBytes(pe.Path), Kind: e.Kind.String(), Mode: fmt.Sprintf("%04o", e.Mode), Size: e.Size,
+			Target: e.Target, TargetBytes: JSONBytes(e.Target), Uncaptured: e.Uncaptured, Files: e.Files}
+		if !e.Hash.IsZero() && e.Kind == turnback.KindFile {
+			ej.Hash = e.Hash.String()
+		}
+		ents = append(ents, ej)
+	}
+	turns := []TurnJSON{}
+	for _, t := range info.Turns {
+		turns = append(turns, TurnDoc(t, false))
+	}
+	return map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents}
+}
+
+// Show writes what show prints for people: the snapshot, the turns
+// that start or end at it, and every path it holds.
+func Show(w io.Writer, info *turnback.SnapshotInfo) {
+	fmt.Fprintf(w, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, HumanBytes(info.Bytes))
+	for _, t := range info.Turns {
+		role := "before"
+		if !t.Open() && t.After == info.ID {
+			role = "after"
+		}
+		if t.Message == "" {
+			fmt.Fprintf(w, "%s turn %d\n", role, t.N)
+		} else {
+			fmt.Fprintf(w, "%s turn %d: %s\n", role, t.N, SafeText(t.Message))
+		}
+	}
+	fmt.Fprintln(w)
+	for _, pe := range info.Entries {
+		e := pe.Entry
+		extra := ""
+		switch {
+		case e.Kind == turnback.KindSymlink:
+			extra = " -> " + QuotePath(e.Target)
+		case e.Uncaptured && e.Kind == turnback.KindDir:
+			extra = fmt.Sprintf(" (not captured: %d files)", e.Files)
+		case e.Uncaptured:
+			extra = " (not captured)"
+		}
+		name := pe.Path
+		if e.Kind == turnback.KindDir {
+			name += "/"
+		}
+		fmt.Fprintf(w, "%-7s %04o %10d  %s%s\n", e.Kind, e.Mode, e.Size, QuotePath(name), extra)
+	}
+}
+
+// InfoDoc is the --json document of info: the Info, paths that are not
+// valid UTF-8 also exactly (see JSONBytes), and the daemon that ran the
+// command, if one did.
+func InfoDoc(in *turnback.Info, dmn *daemon.Info) any {
+	return struct {
+		*turnback.Info
+		WorkTreeBytes string       `json:"work_tree_bytes,omitempty"`
+		StoreBytes    string       `json:"store_bytes,omitempty"`
+		Daemon        *daemon.Info `json:"watch_daemon,omitempty"`
+	}{in, JSONBytes(in.WorkTree), JSONBytes(in.Store), dmn}
+}
+
+// Info writes what info prints for people; watchNote says how a daemon
+// would start when none ran the command (dmn nil).
+func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, watchNote string) {
+	saved := 0.0
+	if in.LogicalBytes > 0 {
+		saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
+	}
+	fmt.Fprintf(w, "work tree:  %s\nstore:      %s\ndisk:       %s\n", QuotePath(in.WorkTree), QuotePath(in.Store), HumanBytes(in.DiskBytes))
+	fmt.Fprintf(w, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
+	fmt.Fprintf(w, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
+		HumanBytes(in.UniqueBytes), HumanBytes(in.LogicalBytes), saved)
+	Protection(w, in)
+	fmt.Fprintf(w, "limits:     files over %s and new directories of %d+ files are not captured\n",
+		HumanBytes(in.SizeLimit), in.LargeDirFiles)
+	fmt.Fprintf(w, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
+	if dmn != nil {
+		mem := ""
+		if dmn.RSSBytes > 0 {
+			mem = ", " + HumanBytes(dmn.RSSBytes) + " of memory"
+		}
+		fmt.Fprintf(w, "watched:    by pid %d since %s (%d commands served%s; socket %s)\n",
+			dmn.PID, dmn.Since.In(loc).Format("2006-01-02 15:04:05"), dmn.Requests, mem, dmn.Socket)
+	} else {
+		fmt.Fprintf(w, "watched:    no (%s)\n", watchNote)
+	}
+}
+
+// Repaired writes what verify --repair rebuilt (on w) and the damage
+// its verify found (on stderr).
+func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
+	if s := res.Store; s == nil {
+		fmt.Fprintln(w, "nothing to repair: the database opens")
+	} else {
+		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
+		fmt.Fprintf(w, "  the damaged database is kept, whole, in %s\n", s.MovedTo)
+		fmt.Fprintf(w, "  rebuilt from %d table files and %d memtable logs: %d records, %d pack files linked\n", s.Tables, s.Memtables, s.Keys, s.Packs)
+		for _, b := range s.BadTables {
+			fmt.Fprintf(w, "  unreadable table: %s\n", b)
+		}
+		for _, b := range s.BadMems {
+			fmt.Fprintf(w, "  unreadable memtable logs: %s\n", b)
+		}
+		if s.Lost > 0 {
+			fmt.Fprintf(w, "  %d records named Badger's value log and were not recovered\n", s.Lost)
+		}
+	}
+	for _, p := range res.Verify.Problems {
+		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
+	}
+}
+
+// Snapped writes what snap prints for people: the snapshot id on
+// stdout, the turn it started on stderr.
+func Snapped(stdout, stderr io.Writer, res *turnback.SnapResult) {
+	fmt.Fprintln(stdout, res.Snapshot.Short())
+	fmt.Fprintf(stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
+		res.Turn, res.Session, res.Files, HumanBytes(res.Bytes), res.Stats.HashedFiles, HumanBytes(res.Stats.HashedBytes))
+}
+
+// Ended writes what end prints for people: the snapshot id on stdout,
+// what became of the turn on stderr (or, with no open turn, on stdout).
+func Ended(stdout, stderr io.Writer, res *turnback.SnapResult) {
+	switch {
+	case res.NoOpenTurn:
+		fmt.Fprintln(stdout, NoOpenTurn(res.Session))
+	case res.Dropped:
+		fmt.Fprintln(stdout, res.Snapshot.Short())
+		fmt.Fprintln(stderr, Dropped(res.Turn))
+	default:
+		fmt.Fprintln(stdout, res.Snapshot.Short())
+		c := res.Closed
+		fmt.Fprintf(stderr, "turn %d ended: +%d ~%d -%d\n", res.Turn, c.Added, c.Modified, c.Deleted)
+	}
+}
+
+// Conflicts writes, on stderr (w), the paths an undo, redo or restore
+// refused to change because they were edited outside the turns.
+func Conflicts(w io.Writer, r *turnback.RestoreResult) {
+	fmt.Fprintln(w, "turnback: these paths were changed outside the turns:")
+	for _, n := range r.Conflicts {
+		fmt.Fprintf(w, "  %s: %s\n", QuotePath(n.Path), SafeText(n.Reason))
+	}
+	fmt.Fprintln(w, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
+}
+
+// VerifyProblems writes, on stderr (w), the damage a verify found.
+func VerifyProblems(w io.Writer, res *turnback.VerifyResult) {
+	for _, p := range res.Problems {
+		fmt.Fprintf(w, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], DisplayPath(p.Path), SafeText(p.Err))
+	}
+}
+
+// Verified writes what a verify that found nothing wrong checked.
+func Verified(w io.Writer, res *turnback.VerifyResult) {
+	fmt.Fprintf(w, "ok: %d snapshots, %d trees, %d file contents verified", res.Snapshots, res.Trees, res.Contents)
+	if res.References > 0 {
+		fmt.Fprintf(w, " (%d read back by reference)", res.References)
+	}
+	fmt.Fprintln(w)
+}
+
+// RepairVerified writes what the verify of a repair checked.
+func RepairVerified(w io.Writer, v *turnback.VerifyResult) {
+	fmt.Fprintf(w, "ok: %d snapshots, %d trees, %d file contents verified\n", v.Snapshots, v.Trees, v.Contents)
+}

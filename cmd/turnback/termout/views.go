@@ -1,0 +1,119 @@
+package termout
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
+)
+
+// StatusDoc is the --json document of status.
+func StatusDoc(st *turnback.StatusResult, session string) map[string]any {
+	doc := map[string]any{"base": IDOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
+		"session": session, "changes": ChangeDocs(st.Changes), "stats": StatsDoc(st.Stats, st.Watch)}
+	return doc
+}
+
+// Status writes what status prints for people: a mark and a path per
+// change, coloured with color.
+func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) {
+	if st.Base.IsZero() {
+		fmt.Fprintf(w, "session %s has no snapshot yet: everything is new\n", session)
+	}
+	for _, c := range st.Changes {
+		mark := ChangeMarks[c.Kind]
+		fmt.Fprintf(w, "%s %s\n", Paint(color, MarkColor(mark), mark), QuotePath(c.Path+DirSlash(c.New, c.Old)))
+	}
+	if len(st.Changes) == 0 && !st.Base.IsZero() {
+		fmt.Fprintln(w, "no changes since", st.Base.Short())
+	}
+}
+
+// LogDoc is the --json document of log: the undone turns (redo), then
+// the turns, newest first, with what each changed that undo cannot bring
+// back (lost).
+func LogDoc(session string, turns, redo []*turnback.Turn, lost map[int][]string) map[string]any {
+	docs := []TurnJSON{}
+	for _, t := range redo {
+		docs = append(docs, TurnDoc(t, true))
+		docs[len(docs)-1].Unprotected = lost[t.N]
+	}
+	for _, t := range turns {
+		docs = append(docs, TurnDoc(t, false))
+		docs[len(docs)-1].Unprotected = lost[t.N]
+	}
+	return map[string]any{"session": session, "turns": docs}
+}
+
+// Log writes what log prints for people, times in loc.
+func Log(w io.Writer, session string, turns, redo []*turnback.Turn, lost map[int][]string, loc *time.Location) {
+	if len(turns)+len(redo) == 0 {
+		fmt.Fprintf(w, "no turns in session %s\n", session)
+		return
+	}
+	line := func(t *turnback.Turn, undone bool) {
+		id, counts := t.Before.Short(), "(open)"
+		if !t.Open() {
+			id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
+		}
+		if undone {
+			counts += " undone"
+		}
+		l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(loc).Format("2006-01-02 15:04:05"), counts, SafeText(t.Message))
+		l += UnprotectedNote(lost[t.N])
+		fmt.Fprintln(w, strings.TrimRight(l, " "))
+	}
+	for _, t := range redo {
+		line(t, true)
+	}
+	for _, t := range turns {
+		line(t, false)
+	}
+}
+
+// DiffDoc is the --json document of diff.
+func DiffDoc(from, to cas.Hash, diffs []turnback.FileDiff) map[string]any {
+	var docs []map[string]any
+	for _, d := range diffs {
+		doc := map[string]any{"path": d.Path, "change": d.What}
+		if b := JSONBytes(d.Path); b != "" {
+			doc["path_bytes"] = b
+		}
+		if text, binary := Unified(d); binary {
+			doc["binary"] = true
+		} else if text != "" {
+			doc["diff"] = text
+		}
+		docs = append(docs, doc)
+	}
+	return map[string]any{"from": IDOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": NonNil(docs)}
+}
+
+// Diff writes every difference as a unified diff, coloured with color.
+func Diff(w io.Writer, diffs []turnback.FileDiff, color bool) {
+	for _, d := range diffs {
+		text, _ := Unified(d)
+		if color {
+			text = ColorDiff(text)
+		}
+		fmt.Fprint(w, text)
+	}
+}
+
+// GC writes what gc prints for people, times in loc.
+func GC(w io.Writer, res *turnback.GCResult, loc *time.Location) {
+	verb := "removed"
+	if res.DryRun {
+		verb = "would remove"
+	}
+	fmt.Fprintf(w, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
+		res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
+	for _, c := range res.Checkpoints {
+		fmt.Fprintf(w, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, ShortID(c.ID), QuotePath(c.Session), c.Turn,
+			c.Time.In(loc).Format("2006-01-02 15:04:05"))
+	}
+	fmt.Fprintf(w, "store: %s before, %s after\n", HumanBytes(res.SizeBefore), HumanBytes(res.SizeAfter))
+}

@@ -1,0 +1,331 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handler runs the commands a daemon is asked to run.
+type Handler interface {
+	// Run runs req's command line as the client would have, writing
+	// what it prints to stdout and stderr, and returns its exit code.
+	// ctx ends when the client goes away or the daemon stops at once
+	// (Stopping then says why).
+	Run(ctx context.Context, req Request, stdout, stderr io.Writer) int
+}
+
+// Config is what a Server serves.
+type Config struct {
+	WorkTree string    // as the store has it (symlinks resolved)
+	StoreDir string    // the store's directory
+	Store    io.Closer // the open store, closed when the server stops
+	Handler  Handler
+	// Idle: stop after this long without a command (0: never).
+	Idle time.Duration
+	Logf func(format string, args ...any)
+}
+
+// Server is a running watch daemon's serving side: it listens on the
+// store's socket, runs the requests clients send through its Handler,
+// and stops (see Stop) for the reasons doc.go lists.
+type Server struct {
+	c     Config
+	sock  string
+	ln    net.Listener
+	since time.Time
+
+	requests atomic.Int64
+	ready    atomic.Bool // watching, first capture made
+	active   sync.WaitGroup
+	mu       sync.Mutex
+	busy     int
+	lastDone time.Time
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when the daemon is asked to stop
+	hardOnce sync.Once
+	hard     chan struct{}           // closed when it must stop at once
+	cancel   context.CancelCauseFunc // cancels the commands being run
+	storeID  []dirID                 // the store as the daemon opened it
+	treeID   dirID                   // the work tree as the daemon opened it
+	stoppers []net.Conn              // stop clients, answered once it has stopped
+	conns    map[net.Conn]struct{}
+	sockID   os.FileInfo // the socket as listen made it
+}
+
+// New returns a Server for c; Listen makes its socket.
+func New(c Config) *Server {
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return &Server{c: c, sock: SocketPath(c.StoreDir), since: time.Now().UTC(),
+		stopped: make(chan struct{}), hard: make(chan struct{}), lastDone: time.Now(),
+		storeID: storeIDs(c.StoreDir), treeID: statID(c.WorkTree)}
+}
+
+// SetHandler sets the handler of the commands clients send; it must
+// come before Serve (the handler may need the Server).
+func (d *Server) SetHandler(h Handler) { d.c.Handler = h }
+
+// Socket is the path the server listens on.
+func (d *Server) Socket() string { return d.sock }
+
+// Requests is the number of commands run so far.
+func (d *Server) Requests() int64 { return d.requests.Load() }
+
+// SetReady marks the daemon ready: it watches and has made its first
+// capture.
+func (d *Server) SetReady() { d.ready.Store(true) }
+
+// Stopped is closed once the daemon is asked to stop.
+func (d *Server) Stopped() <-chan struct{} { return d.stopped }
+
+// Listen creates the daemon's socket: bound under a temporary name and
+// renamed into place once it listens, so that a client that finds the
+// socket never meets one nobody listens on yet (except after a crash).
+// The caller must hold the store: a socket there is a dead daemon's.
+func (d *Server) Listen() error {
+	if err := os.MkdirAll(filepath.Dir(d.sock), 0o700); err != nil {
+		return fmt.Errorf("daemon: socket directory: %w", err)
+	}
+	if err := CheckSocketDir(filepath.Dir(d.sock)); err != nil {
+		return fmt.Errorf("daemon: socket directory: %w", err)
+	}
+	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
+	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
+	_ = os.Remove(tmp)
+	restore := privateUmask() // no window with a socket others may open
+	ln, err := net.Listen("unix", tmp)
+	restore()
+	if err != nil {
+		return fmt.Errorf("daemon: listen on %s: %w", d.sock, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("daemon: %w", err)
+	}
+	if err := os.Rename(tmp, d.sock); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("daemon: %w", err)
+	}
+	d.ln = ln
+	if fi, err := os.Lstat(d.sock); err == nil {
+		d.sockID = fi
+	}
+	return nil
+}
+
+// Serve accepts clients until ctx ends, the idle timeout passes, its
+// folder or store goes or a client asks the daemon to stop; it then
+// waits for the commands that run (see stop.go for how long), removes
+// the socket and closes the store. The commands run with ctx's values
+// but not its end: a signal reaches them through a hard stop.
+func (d *Server) Serve(ctx context.Context) error {
+	rctx, rcancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer rcancel(nil)
+	d.cancel = rcancel
+	done := make(chan struct{})
+	defer close(done)
+	go d.watchStop(ctx, done)
+	backoff := time.Duration(0)
+	for {
+		conn, err := d.ln.Accept()
+		if err != nil {
+			select {
+			case <-d.stopped:
+			default:
+				if backoff < time.Second && !errors.Is(err, net.ErrClosed) {
+					// Out of descriptors, say: wait and try again.
+					backoff = max(2*backoff, 5*time.Millisecond)
+					d.c.Logf("accept: %v; retrying in %v", err, backoff)
+					time.Sleep(backoff)
+					continue
+				}
+				d.Stop("accept failed: "+err.Error(), false)
+			}
+			break
+		}
+		backoff = 0
+		d.track(conn, true)
+		d.active.Add(1)
+		go func() {
+			defer d.active.Done()
+			defer d.track(conn, false)
+			d.handle(rctx, conn)
+		}()
+	}
+	if !d.waitActive() {
+		d.c.Logf("commands still running after %v: closing the store under them", CmdGrace)
+	}
+	d.removeSocket()
+	err := d.closeStore()
+	d.mu.Lock()
+	stoppers := d.stoppers
+	d.stoppers = nil
+	d.mu.Unlock()
+	code := "0"
+	if err != nil {
+		code = "1"
+	}
+	for _, c := range stoppers {
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = WriteFrame(c, FrameExit, []byte(code))
+		c.Close()
+	}
+	return err
+}
+
+// track adds (or removes) a live connection.
+func (d *Server) track(c net.Conn, add bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conns == nil {
+		d.conns = map[net.Conn]struct{}{}
+	}
+	if add {
+		d.conns[c] = struct{}{}
+		select {
+		case <-d.stopped:
+			_ = c.SetWriteDeadline(time.Now().Add(stopGrace))
+		default:
+		}
+	} else {
+		delete(d.conns, c)
+	}
+}
+
+// Info is what the daemon says of itself.
+func (d *Server) Info() *Info {
+	in := &Info{PID: os.Getpid(), WorkTree: d.c.WorkTree, Store: d.c.StoreDir, Socket: d.sock,
+		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load()}
+	d.mu.Lock()
+	if d.busy == 0 {
+		in.IdleSeconds = time.Since(d.lastDone).Round(time.Millisecond).Seconds()
+	}
+	d.mu.Unlock()
+	if d.c.Idle > 0 {
+		in.IdleTimeout = d.c.Idle.String()
+	}
+	in.RSSBytes = SelfRSS()
+	return in
+}
+
+// handle serves one connection.
+func (d *Server) handle(ctx context.Context, conn net.Conn) {
+	keep := false
+	defer func() {
+		if !keep {
+			conn.Close()
+		}
+	}()
+	r := bufio.NewReader(conn)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	kind, data, err := ReadFrameMax(r, MaxRequest)
+	if err != nil || kind != FrameRequest {
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	var req Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return
+	}
+	switch req.Op {
+	case "ping":
+		info, _ := json.Marshal(d.Info())
+		_ = WriteFrame(conn, FrameInfo, info)
+	case "stop":
+		d.mu.Lock()
+		d.stoppers = append(d.stoppers, conn)
+		d.mu.Unlock()
+		keep = true
+		d.Stop("asked by turnback watch --stop", false)
+	case "run":
+		d.run(ctx, conn, r, req)
+	}
+}
+
+// Begin counts work in progress (the daemon is not idle meanwhile); it
+// returns false once the daemon is stopping. End ends what Begin began.
+func (d *Server) Begin() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	select {
+	case <-d.stopped:
+		return false
+	default:
+	}
+	d.busy++
+	return true
+}
+
+// End ends the work Begin counted.
+func (d *Server) End() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.busy--
+	d.lastDone = time.Now()
+}
+
+// run runs a forwarded command through the handler.
+func (d *Server) run(ctx context.Context, conn net.Conn, r io.Reader, req Request) {
+	if req.Version != Version {
+		// Another turnback (an upgrade, with a daemon left from before)
+		// speaks another protocol: this daemon gives the store up. Not
+		// accepted, the client runs the command itself once the store
+		// is free (and may start a daemon of its own).
+		d.Stop(fmt.Sprintf("a client speaks protocol %d, this daemon %d", req.Version, Version), false)
+		return
+	}
+	if !d.Begin() {
+		// Not accepted: the client runs the command itself once the
+		// store is free.
+		return
+	}
+	defer d.End()
+	d.requests.Add(1)
+	var wmu sync.Mutex
+	if WriteFrame(conn, FrameAccept, nil) != nil {
+		return
+	}
+	// The client going away (interrupted, killed) cancels the command.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_, _ = io.Copy(io.Discard, r)
+		cancel()
+	}()
+	stdout := &frameWriter{mu: &wmu, w: conn, kind: FrameStdout}
+	stderr := &frameWriter{mu: &wmu, w: conn, kind: FrameStderr}
+	code := d.c.Handler.Run(cctx, req, stdout, stderr)
+	wmu.Lock()
+	_ = WriteFrame(conn, FrameExit, []byte(strconv.Itoa(code)))
+	wmu.Unlock()
+}
+
+// stoppingError is why a hard stop cancelled the commands running.
+type stoppingError struct{ why string }
+
+func (e stoppingError) Error() string { return "daemon: stopping: " + e.why }
+
+// Stopping reports whether ctx (a Handler's) was cancelled by a hard
+// stop of the daemon, and why it stopped.
+func Stopping(ctx context.Context) (string, bool) {
+	var s stoppingError
+	if errors.As(context.Cause(ctx), &s) {
+		return s.why, true
+	}
+	return "", false
+}
