@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // waitFor polls cond until it holds or 30 s pass.
@@ -66,7 +69,7 @@ func TestAutoWatch(t *testing.T) {
 	noDaemon := func(f folder, why string) {
 		t.Helper()
 		time.Sleep(300 * time.Millisecond)
-		if info, ok := ping(f.store); ok {
+		if info, ok := daemon.Ping(f.store); ok {
 			t.Errorf("%s: a daemon (pid %d) was started", why, info.PID)
 		}
 	}
@@ -91,10 +94,10 @@ func TestAutoWatch(t *testing.T) {
 	if !strings.Contains(se, "turn 1 of session default started: 5 files") || len(strings.TrimSpace(so)) != 12 {
 		t.Errorf("snap printed %q / %q", so, se)
 	}
-	var info *daemonInfo
+	var info *daemon.Info
 	waitFor(t, "a daemon serves the folder", func() bool {
 		var ok bool
-		info, ok = ping(f.store)
+		info, ok = daemon.Ping(f.store)
 		return ok && info.Ready
 	})
 	if log, _ := os.ReadFile(filepath.Join(f.store, "watch.log")); !strings.Contains(string(log), "serving "+f.wt) {
@@ -122,7 +125,7 @@ func TestAutoWatch(t *testing.T) {
 	}
 	// A command through the daemon starts no other.
 	must(f, "5", "end")
-	if again, ok := ping(f.store); !ok || again.PID != info.PID {
+	if again, ok := daemon.Ping(f.store); !ok || again.PID != info.PID {
 		t.Errorf("after a forwarded command: daemon %+v, want pid %d", again, info.PID)
 	}
 
@@ -130,7 +133,7 @@ func TestAutoWatch(t *testing.T) {
 	if err := os.RemoveAll(f.wt); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the daemon of a removed folder stops", func() bool { _, ok := ping(f.store); return !ok })
+	waitFor(t, "the daemon of a removed folder stops", func() bool { _, ok := daemon.Ping(f.store); return !ok })
 	if log, _ := os.ReadFile(filepath.Join(f.store, "watch.log")); !strings.Contains(string(log), "its work tree "+f.wt+" was removed") {
 		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
 	}
@@ -139,7 +142,7 @@ func TestAutoWatch(t *testing.T) {
 	// old one does not.
 	g := newFolder("failed")
 	must(g, "0", "snap")
-	marker := filepath.Join(g.store, autoFailedName)
+	marker := filepath.Join(g.store, autowatch.FailedName)
 	if err := os.WriteFile(marker, []byte("2026-01-01T00:00:00Z automatic watch daemon failed: test\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -148,12 +151,12 @@ func TestAutoWatch(t *testing.T) {
 	if so, _ := must(g, "5", "info"); !strings.Contains(so, "none starts by itself for a day after: 2026-01-01T00:00:00Z automatic watch daemon failed: test") {
 		t.Errorf("info does not say why no daemon starts:\n%s", so)
 	}
-	old := time.Now().Add(-2 * autoWatchRetry)
+	old := time.Now().Add(-2 * autowatch.Retry)
 	if err := os.Chtimes(marker, old, old); err != nil {
 		t.Fatal(err)
 	}
 	must(g, "5", "status")
-	waitFor(t, "a daemon starts once the failure is old", func() bool { i, ok := ping(g.store); return ok && i.Ready })
+	waitFor(t, "a daemon starts once the failure is old", func() bool { i, ok := daemon.Ping(g.store); return ok && i.Ready })
 	// A daemon that watches removes the marker.
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("watch.failed is still there once a daemon watches: %v", err)
@@ -201,12 +204,12 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 		if !strings.Contains(se, "took longer than "+budget) {
 			t.Logf("budget %s: the capture did not run out of it (%q)", budget, strings.TrimSpace(se))
 			time.Sleep(300 * time.Millisecond)
-			if info, ok := ping(store); ok {
+			if info, ok := daemon.Ping(store); ok {
 				t.Fatalf("budget %s: a daemon (pid %d) started although the hook did not time out in its capture", budget, info.PID)
 			}
 			continue
 		}
-		waitFor(t, "the daemon started by the timed-out hook is ready", func() bool { i, ok := ping(store); return ok && i.Ready })
+		waitFor(t, "the daemon started by the timed-out hook is ready", func() bool { i, ok := daemon.Ping(store); return ok && i.Ready })
 		// The next hook goes through it and records the turn.
 		t.Setenv("TURNBACK_HOOK_TIMEOUT", "30s")
 		if so, se, code := binRun(t, bin, payload, "hook", "claude"); code != 0 || so != "" || se != "" {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // TestColorOnTerminalOnly runs the binary under a pseudo-terminal (util-linux
@@ -48,7 +50,7 @@ func TestColorOnTerminalOnly(t *testing.T) {
 		return strings.ReplaceAll(string(out), "\r\n", "\n")
 	}
 	got := onTTY("TERM=xterm")
-	for _, want := range []string{ansiYellow + "M" + ansiReset + " a.txt\n", ansiRed + "-one" + ansiReset, ansiGreen + "+two" + ansiReset} {
+	for _, want := range []string{termout.AnsiYellow + "M" + termout.AnsiReset + " a.txt\n", termout.AnsiRed + "-one" + termout.AnsiReset, termout.AnsiGreen + "+two" + termout.AnsiReset} {
 		if !strings.Contains(got, want) {
 			t.Errorf("terminal output lacks %q:\n%q", want, got)
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // crashDaemon is the crash matrix run through a watch daemon: the
@@ -71,7 +73,7 @@ func (w *crashWorld) daemonGone(t *testing.T) {
 	if err != nil || len(stores) != 1 {
 		t.Fatalf("stores of the world: %v (%v)", stores, err)
 	}
-	if info, ok := ping(stores[0]); ok {
+	if info, ok := daemon.Ping(stores[0]); ok {
 		t.Fatalf("a daemon (pid %d) still answers after the crash", info.PID)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // binRun runs the built binary with the test's environment.
@@ -174,7 +176,7 @@ func TestDaemonLifecycle(t *testing.T) {
 	if so := must("watch", "--detach"); !strings.HasPrefix(so, "watching "+wt+" (pid ") {
 		t.Fatalf("watch --detach printed %q", so)
 	}
-	sock := socketPath(store)
+	sock := daemon.SocketPath(store)
 	fi, err := os.Lstat(sock)
 	if err != nil || fi.Mode()&fs.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket %s: %v, mode %v; want a socket with mode 0600", sock, err, fi.Mode())
@@ -214,7 +216,7 @@ func TestDaemonLifecycle(t *testing.T) {
 	must("watch", "--detach", "--idle-timeout", "300ms")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, ok := ping(store); !ok {
+		if _, ok := daemon.Ping(store); !ok {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -247,7 +249,7 @@ func TestDaemonLifecycle(t *testing.T) {
 	// A daemon killed outright leaves its socket; the next command
 	// notices, runs here and removes it.
 	so := must("--json", "watch", "--detach")
-	var info daemonInfo
+	var info daemon.Info
 	if err := json.Unmarshal([]byte(so), &info); err != nil || info.PID == 0 {
 		t.Fatalf("watch --detach --json: %q (%v)", so, err)
 	}
@@ -302,7 +304,7 @@ func TestDaemonHook(t *testing.T) {
 	if len(doc.Turns) != 1 || doc.Turns[0].Message != "-m looks like a flag" || doc.Turns[0].Open || doc.Turns[0].Modified != 1 {
 		t.Fatalf("turns after the hooks: %s", so)
 	}
-	if info, ok := ping(w.store); !ok || info.Requests < 3 {
+	if info, ok := daemon.Ping(w.store); !ok || info.Requests < 3 {
 		t.Errorf("the daemon served %+v; want the hooks' commands among them", info)
 	}
 }
@@ -341,24 +343,24 @@ func TestSocketPath(t *testing.T) {
 		{"long path", long, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := socketPath(tc.store)
+			p := daemon.SocketPath(tc.store)
 			if got := filepath.Dir(p) == tc.store; got != tc.inStore {
-				t.Fatalf("socketPath(%s) = %s; in the store: %v, want %v", tc.store, p, got, tc.inStore)
+				t.Fatalf("daemon.SocketPath(%s) = %s; in the store: %v, want %v", tc.store, p, got, tc.inStore)
 			}
 			if !tc.inStore && (len(p) >= 100 || !strings.HasSuffix(p, ".sock")) {
 				t.Errorf("fallback socket path %s", p)
 			}
-			if p2 := socketPath(tc.store); p2 != p {
+			if p2 := daemon.SocketPath(tc.store); p2 != p {
 				t.Errorf("socketPath is not stable: %s then %s", p, p2)
 			}
 		})
 	}
 	shared := mk("shared", 0o777)
-	if err := checkSocketDir(shared); err == nil || !strings.Contains(err.Error(), "writable by others") {
-		t.Errorf("checkSocketDir(a 0777 directory) = %v", err)
+	if err := daemon.CheckSocketDir(shared); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("daemon.CheckSocketDir(a 0777 directory) = %v", err)
 	}
-	if err := checkSocketDir(filepath.Join(base, "private")); err != nil {
-		t.Errorf("checkSocketDir(a 0700 directory) = %v", err)
+	if err := daemon.CheckSocketDir(filepath.Join(base, "private")); err != nil {
+		t.Errorf("daemon.CheckSocketDir(a 0700 directory) = %v", err)
 	}
 }
 
@@ -372,26 +374,26 @@ func TestDaemonOtherProtocol(t *testing.T) {
 	if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 	}
-	info, ok := ping(store)
+	info, ok := daemon.Ping(store)
 	if !ok {
 		t.Fatal("no daemon after watch --detach")
 	}
 	if so, _, code := binRun(t, bin, "", "-C", wt, "watch", "--status"); code != 0 || so != fmt.Sprintf("watching %s (pid %d)\n", wt, info.PID) {
 		t.Errorf("watch --status with a daemon: exit %d, %q", code, so)
 	}
-	conn, ok := dial(store)
+	conn, ok := daemon.Dial(store)
 	if !ok {
 		t.Fatal("cannot reach the daemon")
 	}
 	defer conn.Close()
-	if err := sendRequest(conn, request{Version: wireVersion + 1, Op: "run", Args: []string{"status"}, WorkTree: wt, Store: store}); err != nil {
+	if err := daemon.SendRequest(conn, daemon.Request{Version: daemon.Version + 1, Op: "run", Args: []string{"status"}, WorkTree: wt, Store: store}); err != nil {
 		t.Fatal(err)
 	}
-	if kind, _, err := readFrame(conn); err == nil {
+	if kind, _, err := daemon.ReadFrame(conn); err == nil {
 		t.Fatalf("the daemon answered a client of another protocol with a frame of kind %q; want the connection closed", kind)
 	}
-	waitFor(t, "the daemon stops", func() bool { _, ok := ping(store); return !ok })
-	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), fmt.Sprintf("a client speaks protocol %d", wireVersion+1)) {
+	waitFor(t, "the daemon stops", func() bool { _, ok := daemon.Ping(store); return !ok })
+	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), fmt.Sprintf("a client speaks protocol %d", daemon.Version+1)) {
 		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
 	}
 	if so, _, code := binRun(t, bin, "", "-C", wt, "watch", "--status"); code != 0 || so != "no watch daemon for "+wt+"\n" {

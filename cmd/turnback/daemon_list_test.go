@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // TestWatchListStopAll: three daemons, the third frozen with its store
@@ -38,7 +41,7 @@ func TestWatchListStopAll(t *testing.T) {
 	// info names the daemon serving the folder, with its memory.
 	so, _, _ := binRun(t, bin, "", "-C", ds[0].wt, "--store", ds[0].store, "info")
 	infoLine := regexp.MustCompile(fmt.Sprintf(`\nwatched:    by pid %d since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(1 commands served, \d+\.\d MiB of memory; socket %s\)\n`,
-		ds[0].pid, regexp.QuoteMeta(socketPath(ds[0].store))))
+		ds[0].pid, regexp.QuoteMeta(daemon.SocketPath(ds[0].store))))
 	if !infoLine.MatchString(so) {
 		t.Errorf("info of a watched folder:\n%s", so)
 	}
@@ -79,7 +82,7 @@ func TestWatchListStopAll(t *testing.T) {
 		}
 		if i < 2 {
 			if !got.Answering || got.IdleSeconds == nil || *got.IdleSeconds < 0 || got.IdleTimeout != "10m0s" ||
-				got.Requests == nil || got.Socket != socketPath(want.store) || len(got.Problems) != 0 {
+				got.Requests == nil || got.Socket != daemon.SocketPath(want.store) || len(got.Problems) != 0 {
 				t.Errorf("daemon %d (serving): %s", i, so)
 			}
 		} else if got.Answering || got.IdleSeconds != nil || got.Requests != nil ||
@@ -138,7 +141,7 @@ func TestGCStoresStopsDaemon(t *testing.T) {
 	wt := filepath.Join(base, "w")
 	writeTree(t, wt, map[string]string{"f": "1"})
 	so, se, code := binRun(t, bin, "", "-C", wt, "--json", "watch", "--detach")
-	var info daemonInfo
+	var info daemon.Info
 	if code != 0 || json.Unmarshal([]byte(so), &info) != nil {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 	}
@@ -177,7 +180,7 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	wt, store := filepath.Join(base, "w\nforged \x1b[2J\xff"), filepath.Join(base, "s")
 	writeTree(t, wt, map[string]string{"f": "1"})
 	so, se, code := binRun(t, old, "", "-C", wt, "--store", store, "--json", "watch", "--detach")
-	var info daemonInfo
+	var info daemon.Info
 	if code != 0 || json.Unmarshal([]byte(so), &info) != nil {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 	}
@@ -188,7 +191,7 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	}
 	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
 	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
-	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+quotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J\377"`) {
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+termout.QuotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J\377"`) {
 		t.Errorf("watch --list: exit %d\n%s", code, so)
 	}
 	so, _, _ = binRun(t, bin, "", "--json", "watch", "--list", "--under", base)
@@ -203,7 +206,7 @@ func TestWatchListDeletedBinary(t *testing.T) {
 		t.Errorf("watch --list --json of a folder whose name is not UTF-8: %v\n%s", err, so)
 	}
 	from := time.Now()
-	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, quotePath(wt)) {
+	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, termout.QuotePath(wt)) {
 		t.Errorf("watch --stop-all: exit %d, %q", code, so)
 	}
 	waitGone(t, from, "watch --stop-all", info.PID)

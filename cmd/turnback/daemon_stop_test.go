@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // stopBound is how soon a daemon must be gone after a reason to stop.
@@ -76,7 +78,7 @@ func startFG(t *testing.T, wt, store string, ready bool, args ...string) *fgDaem
 	})
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if info, ok := ping(store); ok && info.PID == d.pid && (info.Ready || !ready) {
+		if info, ok := daemon.Ping(store); ok && info.PID == d.pid && (info.Ready || !ready) {
 			return d
 		}
 		select {
@@ -146,7 +148,7 @@ func detachDaemon(t *testing.T, wt, store string, args ...string) int {
 	t.Helper()
 	bin := testBinary(t)
 	so, se, code := binRun(t, bin, "", append([]string{"-C", wt, "--store", store, "--json", "watch", "--detach"}, args...)...)
-	var info daemonInfo
+	var info daemon.Info
 	if code != 0 || json.Unmarshal([]byte(so), &info) != nil || info.PID == 0 {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 	}
@@ -260,7 +262,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 		if out := d.stderr.String(); d.code != 0 || !strings.Contains(out, "stopping (signal)") {
 			t.Errorf("exit %d; want 0 after stopping (signal):\n%s", d.code, out)
 		}
-		if _, err := os.Lstat(socketPath(store)); !os.IsNotExist(err) {
+		if _, err := os.Lstat(daemon.SocketPath(store)); !os.IsNotExist(err) {
 			t.Errorf("socket left behind: %v", err)
 		}
 		// The store is free: this runs here at once (TURNBACK_LOCK_WAIT=0).
@@ -282,7 +284,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 			mustDo(t, os.WriteFile(filepath.Join(dir, strconv.Itoa(i)), append(data, byte(i)), 0o644))
 		}
 		d := startFG(t, wt, store, false)
-		info, ok := ping(store)
+		info, ok := daemon.Ping(store)
 		if !ok || info.Ready {
 			t.Fatalf("the first capture of 10,000 files is already over (%+v): nothing to interrupt", info)
 		}
@@ -308,7 +310,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 		t.Cleanup(func() { _ = snap.Process.Kill() })
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			if info, ok := ping(store); ok && info.Requests == 1 && info.IdleSeconds == 0 {
+			if info, ok := daemon.Ping(store); ok && info.Requests == 1 && info.IdleSeconds == 0 {
 				break // running the snap
 			}
 			if time.Now().After(deadline) {
@@ -334,7 +336,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 		from := time.Now()
 		mustDo(t, syscall.Kill(pid, syscall.SIGTERM))
 		waitGone(t, from, "SIGTERM with its log removed", pid)
-		if _, err := os.Lstat(socketPath(store)); !os.IsNotExist(err) {
+		if _, err := os.Lstat(daemon.SocketPath(store)); !os.IsNotExist(err) {
 			t.Errorf("socket left behind: %v", err)
 		}
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // daemonWorld is a work tree with a store and a watch daemon (the built
@@ -71,7 +72,7 @@ func (w *daemonWorld) start(args ...string) {
 	})
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if info, ok := ping(w.store); ok && info.PID == w.proc.Process.Pid && info.Ready {
+		if info, ok := daemon.Ping(w.store); ok && info.PID == w.proc.Process.Pid && info.Ready {
 			return
 		}
 		if time.Now().After(deadline) {

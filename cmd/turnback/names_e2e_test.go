@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 const (
@@ -274,7 +276,7 @@ func TestNonUTF8WorkTree(t *testing.T) {
 	e.ok("snap")
 	r := e.ok("info")
 	r.check(t, "info")
-	wantLine(t, "info", r.stdout, "work tree:  "+quotePath(e.dir))
+	wantLine(t, "info", r.stdout, "work tree:  "+termout.QuotePath(e.dir))
 	var doc struct {
 		WorkTree      string `json:"work_tree"`
 		WorkTreeBytes string `json:"work_tree_bytes"`

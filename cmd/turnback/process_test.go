@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/cmd/turnback/diag"
 )
 
 // These tests run the built binary (testBinary), as separate processes
@@ -57,9 +59,9 @@ func tbFinish(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, err error) t
 	// rusage's maxrss of a child started by vfork counts the parent's
 	// memory before exec (a big test process inflates it); the process's
 	// own high-water mark, when it reports one, is the true figure.
-	if i := strings.LastIndex(r.stderr, peakRSSLine); i >= 0 {
+	if i := strings.LastIndex(r.stderr, diag.PeakRSSLine); i >= 0 {
 		var kb int64
-		if _, err := fmt.Sscanf(r.stderr[i+len(peakRSSLine):], "%d", &kb); err == nil {
+		if _, err := fmt.Sscanf(r.stderr[i+len(diag.PeakRSSLine):], "%d", &kb); err == nil {
 			r.maxRSSKiB = kb
 		}
 	}
