@@ -51,7 +51,7 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	}
 	p, err := a.Plan(data, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Dir: g.dir, Store: g.store, Session: g.session, Force: g.force})
 	if err != nil {
-		return a.Fail(p.LogDir, err)
+		return failHook(a, p.LogDir, err)
 	}
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
@@ -86,7 +86,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 			a.Log(logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
 			return nil
 		}
-		return a.Fail(logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
+		return failHook(a, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
@@ -94,7 +94,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 			a.Log(logDir, fmt.Errorf("skipped %s: %w", action, err))
 			return nil
 		}
-		return a.Fail(logDir, err)
+		return failHook(a, logDir, err)
 	}
 	defer repo.Close()
 	var res *turnback.SnapResult
@@ -118,7 +118,7 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 		return nil
 	}
 	if err != nil {
-		return a.Fail(repo.StoreDir(), err)
+		return failHook(a, repo.StoreDir(), err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/agent"
 )
 
 // hint returns what the CLI adds to an error's message: how to go on
@@ -28,4 +29,17 @@ func hint(err error) string {
 		return " (run 'turnback verify'; the file itself is untouched)"
 	}
 	return ""
+}
+
+// hinted is an error as the CLI words it: its message and its hint.
+type hinted struct{ error }
+
+func (h hinted) Error() string { return h.error.Error() + hint(h.error) }
+func (h hinted) Unwrap() error { return h.error }
+
+// failHook logs a hook's failure to hook.log as stderr shows it (with
+// its hint) and returns it for main to print.
+func failHook(a *agent.Agent, store string, err error) error {
+	a.Log(store, hinted{err})
+	return err
 }

@@ -300,6 +300,26 @@ func TestHookLogInTurnbackStore(t *testing.T) {
 	}
 }
 
+// TestHookLogHasHint: a hook's failure is logged in hook.log as stderr
+// shows it, the CLI's hint included ("put it elsewhere" for a store
+// inside the folder), once.
+func TestHookLogHasHint(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	store := filepath.Join(e.dir, ".store")
+	e.extra = []string{"TURNBACK_STORE=" + store}
+	e.write("a.txt", "a\n")
+	const hint = "; put it elsewhere (--store or TURNBACK_STORE)"
+	r := e.hook("claude", hkPayload(t, "claude_user_prompt_submit.json", e.dir), 1)
+	if strings.Count(r.stderr, hint) != 1 {
+		t.Errorf("stderr has the hint %d times, want once:\n%s", strings.Count(r.stderr, hint), r.stderr)
+	}
+	log := hkHookLog(t, store)
+	if strings.Count(log, hint) != 1 || !strings.Contains(log, "hook claude: ") {
+		t.Errorf("hook.log = %q, want one line for claude with the hint %q", log, hint)
+	}
+}
+
 // TestHookProjectDirOverridesCwd: $CLAUDE_PROJECT_DIR (and for Gemini CLI
 // $GEMINI_PROJECT_DIR, else $CLAUDE_PROJECT_DIR) is the folder, whatever
 // the event's cwd.

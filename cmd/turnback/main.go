@@ -1,5 +1,3 @@
-// Command turnback gives per-turn undo and redo of every file change in a
-// folder. Run "turnback --help" for the commands.
 package main
 
 import (

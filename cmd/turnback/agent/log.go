@@ -32,9 +32,3 @@ func (a *Agent) Log(store string, err error) {
 	defer f.Close()
 	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), a.Name, termout.SafeText(err.Error()))
 }
-
-// Fail logs a hook's failure (see Log) and returns it.
-func (a *Agent) Fail(store string, err error) error {
-	a.Log(store, err)
-	return err
-}
