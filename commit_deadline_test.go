@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
 )
 
 // deadlineCtx is a context whose deadline passes at its n-th Err check:
@@ -27,9 +27,6 @@ type deadlineCtx struct {
 	left atomic.Int64
 	once sync.Once
 	done chan struct{}
-	// from, if set, makes the deadline pass instead at the first check
-	// made from a function whose name contains it.
-	from string
 }
 
 func newDeadlineCtx(n int64) *deadlineCtx {
@@ -41,17 +38,6 @@ func newDeadlineCtx(n int64) *deadlineCtx {
 func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
 
 func (c *deadlineCtx) Err() error {
-	if c.from != "" {
-		select {
-		case <-c.done:
-			return context.DeadlineExceeded
-		default:
-		}
-		if !calledFrom(c.from) {
-			return nil
-		}
-		c.left.Store(0)
-	}
 	if c.left.Add(-1) < 0 {
 		c.once.Do(func() { close(c.done) })
 		return context.DeadlineExceeded
@@ -59,23 +45,21 @@ func (c *deadlineCtx) Err() error {
 	return nil
 }
 
-// calledFrom reports whether a caller's function name contains name.
-// It stands in for a seam cas does not have yet: a fault hook called
-// before each database write (as SetFaults is before each pack file
-// operation), through which the test would make the deadline pass at the
-// first write instead of naming the function that makes it.
-func calledFrom(name string) bool {
-	pc := make([]uintptr, 32)
-	frames := runtime.CallersFrames(pc[:runtime.Callers(2, pc)])
-	for {
-		f, more := frames.Next()
-		if strings.Contains(f.Function, name) {
-			return true
+// expireAtCommit makes ctx's deadline pass at the first database write
+// (Set, Delete or Update: a commit's records) of the store in storeDir,
+// through cas's fault seam, which is process-wide (the test using it is
+// not parallel), and returns the function that removes the hook and
+// reports whether it fired.
+func expireAtCommit(ctx *deadlineCtx, storeDir string) (remove func() (fired bool)) {
+	ctx.left.Store(1 << 62)
+	var hit atomic.Bool
+	done := cas.SetFaults(func(op, path string) error {
+		if strings.HasPrefix(op, "db") && strings.HasPrefix(path, storeDir) && !hit.Swap(true) {
+			ctx.left.Store(0)
 		}
-		if !more {
-			return false
-		}
-	}
+		return nil
+	})
+	return func() bool { done(); return hit.Load() }
 }
 
 // TestDeadlineMidCommit: a command's context (an agent hook's time
@@ -84,10 +68,9 @@ func calledFrom(name string) bool {
 // readable. The common case is a prompt that changed nothing (a question): its end drops the
 // turn, deleting its record and rewriting the session's.
 func TestDeadlineMidCommit(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the deterministic case uses cas.SetFaults.
 	for _, step := range []string{"end", "snap"} {
 		t.Run(step, func(t *testing.T) {
-			t.Parallel()
 			bg := t.Context()
 			for n := int64(0); ; n++ {
 				dir, store := t.TempDir(), t.TempDir()
@@ -103,11 +86,14 @@ func TestDeadlineMidCommit(t *testing.T) {
 					t.Fatal(err)
 				}
 				ctx := newDeadlineCtx(n)
+				remove := func() bool { return true }
 				if n == 0 {
 					// The window that matters, hit deterministically: the
-					// deadline passes at the commit's second write (the
-					// records), after its first (the deletes).
-					ctx.from = "(*Badger).Set"
+					// deadline passes at the commit's database write (the
+					// dropped turn's deletes and the session's records go
+					// in one write; were they two, the second would be
+					// where a half-recorded session could appear).
+					remove = expireAtCommit(ctx, store)
 				}
 				var cmdErr error
 				if step == "end" {
@@ -115,18 +101,24 @@ func TestDeadlineMidCommit(t *testing.T) {
 				} else {
 					_, cmdErr = repo.Snap(ctx, "next prompt")
 				}
+				if !remove() {
+					t.Fatalf("%s: the store's records were never written: the deterministic case tested nothing", step)
+				}
 				turns, redo, err := repo.Turns(bg)
 				repo.Close()
 				if err != nil {
 					where := fmt.Sprintf("at check %d", n)
-					if ctx.from != "" {
-						where = "between the commit's deletes and its records"
+					if n == 0 {
+						where = "at the commit's database write"
 					}
 					t.Fatalf("%s with the budget running out %s (%v): the session is unreadable: %v", step, where, cmdErr, err)
 				}
 				if cmdErr == nil {
 					if n == 0 {
-						continue // the fix made it one write
+						// The commit's write is past the point of no
+						// return: it finishes whatever the deadline, and
+						// the session (read above) holds all of it.
+						continue
 					}
 					return // every check point was tried
 				}

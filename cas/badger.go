@@ -300,6 +300,9 @@ func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
 
 // Set implements Backend.
 func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
+	if err := fault("dbset", b.dir); err != nil {
+		return b.wrap("set", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -325,6 +328,9 @@ func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
 
 // Delete implements Backend.
 func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
+	if err := fault("dbdelete", b.dir); err != nil {
+		return b.wrap("delete", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -347,6 +353,9 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 
 // Update implements Backend.
 func (b *Badger) Update(ctx context.Context, entries []Entry, deletes [][]byte) error {
+	if err := fault("dbupdate", b.dir); err != nil {
+		return b.wrap("update", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

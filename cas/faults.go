@@ -7,11 +7,13 @@ import (
 	"sync/atomic"
 )
 
-// The file-system seam of pack files: every create, write and sync of a
-// pack (and of its directory) goes through the functions below, which
-// consult the fault hook that tests install with SetFaults. Badger's own
-// files cannot be reached this way (it writes them through mmap); the
-// reserve of space.go keeps them from failing for want of space.
+// The fault seam: every create, write and sync of a pack file (and of
+// its directory) goes through the functions below, and every database
+// write (Badger's Set, Delete and Update) begins with a call, all of
+// which consult the fault hook that tests install with SetFaults.
+// Badger's own files cannot be reached this way (it writes them through
+// mmap); the reserve of space.go keeps them from failing for want of
+// space.
 
 // ErrInjectedShortWrite, returned by a fault hook for a "write", makes
 // the write store half its bytes and then fail with io.ErrShortWrite.
@@ -19,12 +21,14 @@ var ErrInjectedShortWrite = errors.New("cas: injected short write")
 
 var faults atomic.Pointer[func(op, path string) error]
 
-// SetFaults installs fn as the fault hook of pack files and returns a
-// function that removes it. Before each operation on a pack file, fn is
+// SetFaults installs fn as the fault hook and returns a function that
+// removes it. Before each operation on a pack file, fn is
 // called with the operation ("create", "write", "sync", "syncdir") and
-// the path; an error it returns is the operation's result (nothing is
-// done, except for ErrInjectedShortWrite). It exists for fault-injection
-// tests; fn must be safe for concurrent use.
+// the path; before each database write, with "dbset", "dbdelete" or
+// "dbupdate" and the database's directory. An error it returns is the
+// operation's result (nothing is done, except for ErrInjectedShortWrite).
+// It exists for fault-injection tests; fn must be safe for concurrent
+// use.
 func SetFaults(fn func(op, path string) error) (remove func()) {
 	faults.Store(&fn)
 	return func() { faults.Store(nil) }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -341,5 +342,48 @@ func TestHostileStore(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, packName(p.pack))); err != nil {
 		t.Errorf("its pack: %v", err)
+	}
+}
+
+// TestFaultInjectionDatabase: the hook sees every database write with
+// its operation and the database's directory, and an error it returns is
+// the write's result, with nothing written.
+func TestFaultInjectionDatabase(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	b := openTestBadger(t, dir)
+	injected := errors.New("injected")
+	tests := []struct {
+		op    string
+		write func() error
+	}{
+		{"dbset", func() error { return b.Set(ctx, Entry{Key: []byte("k"), Value: []byte("v2")}) }},
+		{"dbdelete", func() error { return b.Delete(ctx, []byte("k")) }},
+		{"dbupdate", func() error {
+			return b.Update(ctx, []Entry{{Key: []byte("k"), Value: []byte("v3")}}, nil)
+		}},
+	}
+	if err := b.Set(ctx, Entry{Key: []byte("k"), Value: []byte("v1")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			var seen []string
+			remove := SetFaults(func(op, path string) error {
+				seen = append(seen, op+" "+path)
+				return injected
+			})
+			err := tt.write()
+			remove()
+			if !errors.Is(err, injected) {
+				t.Fatalf("%s with the hook failing: %v, want the injected error", tt.op, err)
+			}
+			if want := []string{tt.op + " " + dir}; !slices.Equal(seen, want) {
+				t.Errorf("the hook saw %q, want %q", seen, want)
+			}
+			if v, err := b.Get(ctx, []byte("k")); err != nil || string(v) != "v1" {
+				t.Errorf("after the failed %s the value is %q (%v), want v1 unchanged", tt.op, v, err)
+			}
+		})
 	}
 }
