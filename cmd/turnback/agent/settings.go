@@ -117,7 +117,7 @@ func lineIndent(src []byte, pos int) (string, bool) {
 // appendItem returns the edit that adds text (an element, or "key":
 // value) at the end of the object or array n; its items are indented
 // one unit more than n's line.
-func appendItem(d *jdoc, n *jnode, unit string, item func(indent string) string) edit {
+func appendItem(d *jdoc, n *jnode, unit string, item func(indent string) string) []edit {
 	base, _ := lineIndent(d.src, n.start)
 	ind := base + unit
 	last := -1
@@ -134,9 +134,46 @@ func appendItem(d *jdoc, n *jnode, unit string, item func(indent string) string)
 		}
 	}
 	if last < 0 {
-		return edit{n.start + 1, n.start + 1, "\n" + ind + item(ind) + "\n" + base}
+		return []edit{{n.start + 1, n.start + 1, "\n" + ind + item(ind) + "\n" + base}}
 	}
-	return edit{last, last, ",\n" + ind + item(ind)}
+	if nl := trailingComment(d.src, last); nl >= 0 {
+		// The comment stays on its item's line: the comma goes before
+		// it, the new item on a line after it.
+		return []edit{{last, last, ","}, {nl, nl, "\n" + ind + item(ind)}}
+	}
+	return []edit{{last, last, ",\n" + ind + item(ind)}}
+}
+
+// trailingComment: when pos is followed on its line by comments and
+// nothing else, the position of the line's end; otherwise -1.
+func trailingComment(src []byte, pos int) int {
+	seen := false
+	for pos < len(src) {
+		switch {
+		case src[pos] == ' ' || src[pos] == '\t' || src[pos] == '\r':
+			pos++
+		case src[pos] == '\n':
+			if seen {
+				return pos
+			}
+			return -1
+		case bytes.HasPrefix(src[pos:], []byte("//")):
+			nl := bytes.IndexByte(src[pos:], '\n')
+			if nl < 0 {
+				return -1
+			}
+			pos, seen = pos+nl, true
+		case bytes.HasPrefix(src[pos:], []byte("/*")):
+			end := bytes.Index(src[pos:], []byte("*/"))
+			if end < 0 || bytes.IndexByte(src[pos:pos+end], '\n') >= 0 {
+				return -1
+			}
+			pos, seen = pos+end+2, true
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // marshal is v as JSON indented for a line that starts with indent.
@@ -148,7 +185,7 @@ func marshal(v any, indent, unit string) string {
 // removeItems returns the edits that cut the items of n (members or
 // elements) for which cut is true, with the separators between them,
 // so that a cut of what appendItem added restores the bytes before it.
-func removeItems(n *jnode, cut []bool) []edit {
+func removeItems(src []byte, n *jnode, cut []bool) []edit {
 	type span struct{ start, end int }
 	var items []span
 	for _, m := range n.members {
@@ -168,7 +205,13 @@ func removeItems(n *jnode, cut []bool) []edit {
 		}
 		switch {
 		case a > 0:
-			edits = append(edits, edit{items[a-1].end, items[b].end, ""})
+			p := items[a-1].end
+			if nl := trailingComment(src, p+1); p < len(src) && src[p] == ',' && nl >= 0 && nl < items[a].start {
+				// appendItem's two edits, after a comment.
+				edits = append(edits, edit{p, p + 1, ""}, edit{nl, items[b].end, ""})
+				break
+			}
+			edits = append(edits, edit{p, items[b].end, ""})
 		case b < len(items)-1:
 			edits = append(edits, edit{items[a].start, items[b+1].start, ""})
 		default:
@@ -263,7 +306,7 @@ func (a *Agent) install(path, command string) (bool, error) {
 		if slices.ContainsFunc(l.elems, func(n *jnode) bool { return a.isTurnbacks(d, n, command) }) {
 			continue
 		}
-		edits = append(edits, appendItem(d, l, unit, func(ind string) string { return marshal(a.elementFor(ev, command), ind, unit) }))
+		edits = append(edits, appendItem(d, l, unit, func(ind string) string { return marshal(a.elementFor(ev, command), ind, unit) })...)
 	}
 	// New lists, in the agent's order: as members of "hooks", or of a new
 	// "hooks" at the end of the file.
@@ -274,7 +317,7 @@ func (a *Agent) install(path, command string) (bool, error) {
 	}
 	if hooks != nil {
 		for _, ev := range newEvents {
-			edits = append(edits, appendItem(d, hooks, unit, member(ev)))
+			edits = append(edits, appendItem(d, hooks, unit, member(ev))...)
 		}
 	} else if len(newEvents) > 0 {
 		edits = append(edits, appendItem(d, d.root, unit, func(ind string) string {
@@ -283,7 +326,7 @@ func (a *Agent) install(path, command string) (bool, error) {
 				parts = append(parts, ind+unit+member(ev)(ind+unit))
 			}
 			return "\"hooks\": {\n" + strings.Join(parts, ",\n") + "\n" + ind + "}"
-		}))
+		})...)
 	}
 	if len(edits) == 0 {
 		return false, nil
@@ -325,7 +368,7 @@ func (a *Agent) uninstall(path, command string) (changed, deleted bool, err erro
 		case n == len(cut):
 			cutLists[i] = true
 		default:
-			edits = append(edits, removeItems(m.val, cut)...)
+			edits = append(edits, removeItems(data, m.val, cut)...)
 		}
 	}
 	if len(cutLists) > 0 && !slices.Contains(cutLists, false) {
@@ -333,9 +376,9 @@ func (a *Agent) uninstall(path, command string) (changed, deleted bool, err erro
 		for i, m := range d.root.members {
 			cut[i] = m.val == hooks
 		}
-		edits = append(edits, removeItems(d.root, cut)...)
+		edits = append(edits, removeItems(data, d.root, cut)...)
 	} else {
-		edits = append(edits, removeItems(hooks, cutLists)...)
+		edits = append(edits, removeItems(data, hooks, cutLists)...)
 	}
 	out := apply(data, edits)
 	if bytes.Equal(out, data) {
