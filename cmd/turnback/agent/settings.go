@@ -214,8 +214,15 @@ func removeItems(src []byte, n *jnode, cut []bool) []edit {
 			edits = append(edits, edit{p, items[b].end, ""})
 		case b < len(items)-1:
 			edits = append(edits, edit{items[a].start, items[b+1].start, ""})
-		default:
-			edits = append(edits, edit{n.start + 1, n.end - 1, ""})
+		default: // all of them: undo appendItem's first item
+			start, end := items[a].start, items[b].end
+			if len(bytes.TrimSpace(src[n.start+1:start])) == 0 {
+				start = n.start + 1
+				if base, _ := lineIndent(src, n.start); bytes.HasPrefix(src[end:], []byte("\n"+base)) {
+					end += 1 + len(base)
+				}
+			}
+			edits = append(edits, edit{start, end, ""})
 		}
 		a = b
 	}
