@@ -176,6 +176,19 @@ func TestHookAgentsTurn(t *testing.T) {
 			e.remove("old.txt")
 			e.hkRunAgentHooks(c.agent, c.endEvent, hkPayload(t, c.end, e.dir), 0)
 			hkOneEndedTurn(t, e.log(sid), "Add a login form to the start page", 1, 1, 1)
+			if c.agent == "copilot" {
+				// Copilot's file has both spellings of each event; an
+				// agent that ran both would snap and end twice: still
+				// one turn.
+				e.hkRunAgentHooks(c.agent, "userPromptSubmitted", snap, 0)
+				e.hkRunAgentHooks(c.agent, "UserPromptSubmit", snap, 0)
+				e.write("b.txt", "b\n")
+				e.hkRunAgentHooks(c.agent, "agentStop", hkPayload(t, c.end, e.dir), 0)
+				e.hkRunAgentHooks(c.agent, "Stop", hkPayload(t, c.end, e.dir), 0)
+				if doc := e.log(sid); len(doc.Turns) != 2 || doc.Turns[0].Open || doc.Turns[0].Added != 1 {
+					t.Errorf("both spellings of each event: want a second closed turn +1, got %+v", doc)
+				}
+			}
 			if doc := e.log(""); len(doc.Turns) != 0 {
 				t.Errorf("default session has turns: %+v", doc)
 			}
