@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,10 +27,12 @@ func newHookCmd(g *globals) *cobra.Command {
 			if !ok {
 				return usageError{fmt.Errorf("unknown agent %q: want %s", args[0], strings.Join(agent.Names(), " or "))}
 			}
+			out := ""
 			if a.JSONOut {
-				defer fmt.Fprintln(g.stdout, "{}")
+				out = "{}\n"
 			}
-			err := g.runHook(cmd, a)
+			defer func() { fmt.Fprint(g.stdout, out) }()
+			err := g.runHook(cmd, a, &out)
 			if err != nil {
 				// Exit 1, never 2: report, never block the agent.
 				return codedError{code: exitError, err: hookFailure{err}}
@@ -44,7 +47,7 @@ func newHookCmd(g *globals) *cobra.Command {
 // turn, runs snap or end on the folder as "turnback -C DIR snap" would,
 // with the agent's session, within the hook's time budget, printing
 // nothing on stdout (the agent's).
-func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
+func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error {
 	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
 		return fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
@@ -55,6 +58,12 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	}
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
+	}
+	if p.Event.Action == agent.Run { // /undo, /redo: run as typed, show the user, block the prompt
+		var res bytes.Buffer
+		execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin, loc: g.loc})
+		*out = a.Blocked(res.String())
+		return nil
 	}
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force,
 		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,

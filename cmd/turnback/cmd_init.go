@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,17 +14,9 @@ func newInitCmd(g *globals) *cobra.Command {
 		Use:   "init --" + strings.Join(agent.Names(), " | --") + " [--global] [--remove]",
 		Short: "Add turnback's hooks to an agent's settings (or take them out)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var a *agent.Agent
-			var flags []string
-			n := 0
-			for _, x := range agent.All() {
-				flags = append(flags, "--"+x.Name)
-				if *chosen[x] {
-					a, n = x, n+1
-				}
-			}
-			if n != 1 {
-				return usageError{errors.New("say which agent: " + strings.Join(flags[:len(flags)-1], ", ") + " or " + flags[len(flags)-1])}
+			a, err := agent.Chosen(chosen)
+			if err != nil {
+				return usageError{err}
 			}
 			o.Dir, o.Getenv = g.dir, g.getenv
 			if o.Dir == "" && !o.Global {

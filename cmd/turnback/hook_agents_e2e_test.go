@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -238,5 +239,45 @@ func TestHookAgentsErrors(t *testing.T) {
 				t.Errorf("want one open turn in the default session, got %+v", doc)
 			}
 		})
+	}
+}
+
+// TestHookCursorUndo: a Cursor prompt that is /undo or /redo (with a
+// count or not) is carried out by the hook as "turnback --session S
+// undo" would, and blocked: the hook prints Cursor's JSON that stops
+// the prompt and shows the user the command's output, exit 0; no turn
+// is made for it.
+func TestHookCursorUndo(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t, "cursor")
+	e.write("a.txt", "a\n")
+	snap := hkPayload(t, "cursor_before_submit_prompt.json", e.dir)
+	sid := hkSessionIn(t, snap)
+	before := e.tree()
+	e.hkRunAgentHooks("cursor", "beforeSubmitPrompt", snap, 0)
+	e.write("a.txt", "A\n")
+	e.write("b.txt", "b\n")
+	e.hkRunAgentHooks("cursor", "stop", hkPayload(t, "cursor_stop.json", e.dir), 0)
+	after := e.tree()
+
+	checkpoint := regexp.MustCompile(`checkpoint [0-9a-f]{12} \(turnback restore [0-9a-f]{12} goes back\)`)
+	prompt := func(file, want string) {
+		t.Helper()
+		cmds := hkHookCommands(t, e.path(".cursor/hooks.json"), "beforeSubmitPrompt")
+		cmd := exec.CommandContext(t.Context(), "sh", "-c", cmds[0])
+		cmd.Dir, cmd.Env = e.home, e.environ()
+		r := cliWait(t, cmd, hkPayload(t, file, e.dir), []string{file})
+		got := checkpoint.ReplaceAllString(r.stdout, "checkpoint ID")
+		if r.code != 0 || got != want {
+			t.Errorf("%s: stdout %q, want %q\n%s", file, got, want, r)
+		}
+	}
+	prompt("cursor_undo.json", `{"continue":false,"user_message":"undid 1 turn: 1 restored, 1 deleted, 0 brought back\n  M a.txt\n  D b.txt\ncheckpoint ID"}`+"\n")
+	sameTree(t, "after /undo", e.tree(), before)
+	prompt("cursor_redo.json", `{"continue":false,"user_message":"redid 1 turn: 1 restored, 0 deleted, 1 brought back\n  M a.txt\n  A b.txt\ncheckpoint ID"}`+"\n")
+	sameTree(t, "after /redo 1", e.tree(), after)
+	prompt("cursor_redo.json", `{"continue":false,"user_message":"nothing to redo"}`+"\n")
+	if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open || doc.Turns[0].Undone {
+		t.Errorf("want the one turn, closed and redone: %+v", doc)
 	}
 }

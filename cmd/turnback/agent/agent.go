@@ -16,6 +16,7 @@ const (
 	None Action = iota // an event turnback does not use
 	Snap               // the agent's turn starts: snap
 	End                // the agent's turn ended: end
+	Run                // the prompt is a turnback command the hook carries out (Cursor's /undo, /redo)
 )
 
 func (a Action) String() string {
@@ -24,6 +25,8 @@ func (a Action) String() string {
 		return "snap"
 	case End:
 		return "end"
+	case Run:
+		return "run"
 	}
 	return "none"
 }
@@ -70,6 +73,9 @@ type Agent struct {
 	// the settings file; without it the entry is a group {"hooks":
 	// [entry(command)]} (Claude Code's shape).
 	element func(event, command string) any
+	// blocked, for an agent whose prompt hook may block the prompt, is
+	// what the hook prints to block it and show the user out (Run).
+	blocked func(out string) any
 }
 
 // all lists the agents, in the order help and errors name them.

@@ -6,7 +6,10 @@ package agent
 // seconds. The payload names the conversation (conversation_id, the
 // session) and the workspace folders (workspace_roots, the first is the
 // folder); it has no cwd. Cursor reads every hook's stdout as JSON, and
-// "{}" lets the prompt through: the hook prints "{}".
+// "{}" lets the prompt through: the hook prints "{}". A prompt that is
+// /undo or /redo (with a count or not) is carried out by the hook, as
+// "turnback --session S undo [N]" (Run), and blocked: Cursor shows the
+// command's output to the user, and the model never sees the prompt.
 var cursor = &Agent{
 	Name:       "cursor",
 	Title:      "Cursor",
@@ -21,5 +24,17 @@ var cursor = &Agent{
 			Timeout int    `json:"timeout"`
 		}{command, 30}
 	},
-	parse: parseCommon([]string{"beforeSubmitPrompt"}, []string{"stop"}),
+	parse: func(data []byte) (Event, error) {
+		ev, err := parseCommon([]string{"beforeSubmitPrompt"}, []string{"stop"})(data)
+		if _, ok := RunCommand(ev.Prompt); ok && ev.Action == Snap {
+			ev.Action = Run
+		}
+		return ev, err
+	},
+	blocked: func(out string) any {
+		return struct {
+			Continue    bool   `json:"continue"`
+			UserMessage string `json:"user_message"`
+		}{false, out}
+	},
 }

@@ -9,7 +9,9 @@
 // about to run. The hook reads the event's payload, JSON, on stdin.
 // Parse normalises a payload into an Event: the agent's event name, the
 // Action turnback takes (Snap when a turn starts, End when it ends,
-// None for the events it does not use), the session id, the directory
+// None for the events it does not use; Run for a prompt that is a
+// turnback command the hook carries out and blocks, Cursor's /undo and
+// /redo, see run.go), the session id, the directory
 // the agent runs in and, for a snap, the prompt. The hook command
 // consumes only Events, so it does not change when an agent is added.
 //

@@ -133,3 +133,21 @@ func (r InitResult) Print(w io.Writer, asJSON bool) {
 		fmt.Fprintf(w, "turnback is not on PATH: the hooks run %s (run init again if you move it)\n", termout.SafeText(r.Command))
 	}
 }
+
+// Chosen returns the one agent whose flag (init --NAME) is set; an error
+// that names the flags otherwise.
+func Chosen(flags map[*Agent]*bool) (*Agent, error) {
+	var a *Agent
+	var names []string
+	n := 0
+	for _, x := range all {
+		names = append(names, "--"+x.Name)
+		if *flags[x] {
+			a, n = x, n+1
+		}
+	}
+	if n != 1 {
+		return nil, errors.New("say which agent: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1])
+	}
+	return a, nil
+}

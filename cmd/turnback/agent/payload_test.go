@@ -30,6 +30,7 @@ func TestPayloads(t *testing.T) {
 		"copilot_cwd_gone": Snap, "copilot_no_cwd": Snap, "copilot_no_session_id": Snap,
 		"cursor_before_submit_prompt": Snap, "cursor_stop": End, "cursor_after_file_edit": None,
 		"cursor_cwd_gone": Snap, "cursor_no_cwd": Snap, "cursor_no_session_id": Snap,
+		"cursor_undo": Run, "cursor_redo": Run,
 		"qwen_user_prompt_submit": Snap, "qwen_continuation": None, "qwen_stop": End, "qwen_session_end": End,
 		"qwen_pre_tool_use": None, "qwen_cwd_gone": Snap, "qwen_no_cwd": Snap, "qwen_no_session_id": Snap,
 	}
