@@ -46,7 +46,7 @@ func newHookCmd(g *globals) *cobra.Command {
 // runHook reads the agent's event and, for one that starts or ends a
 // turn, runs snap or end on the folder as "turnback -C DIR snap" would,
 // with the agent's session, within the hook's time budget, printing
-// nothing on stdout (the agent's).
+// nothing on stdout (the agent's: *out is what the hook prints there).
 func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error {
 	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
