@@ -151,3 +151,20 @@ func Chosen(flags map[*Agent]*bool) (*Agent, error) {
 	}
 	return a, nil
 }
+
+// Command is the command line the agent's hooks run: "turnback hook
+// NAME", or this executable by its absolute path when turnback is not
+// on PATH ("" when that cannot be run).
+func (a *Agent) Command() string {
+	c, _, _ := a.command()
+	return c
+}
+
+// Install merges turnback's hook (running command) for every event of
+// the agent into its settings file in dir, and returns the file's path
+// and whether it changed (Init with the command given).
+func (a *Agent) Install(dir, command string) (path string, changed bool, err error) {
+	path = filepath.Join(dir, filepath.FromSlash(a.Settings))
+	changed, err = a.install(path, command)
+	return path, changed, err
+}
