@@ -39,7 +39,12 @@
 //     first (the undo stack) and the undos that can be redone (the redo
 //     stack), each with the checkpoint it made and the state it left. An
 //     undo moves turns to the redo stack, a redo moves them back one at a
-//     time, and Snap starts a new timeline: it clears the redo stack.
+//     time. A turn that changed the folder starts a new timeline: when it
+//     closes (End, the next Snap, an Undo, or a Redo, which closes the
+//     open turn first) the redo stack is cleared. A turn that changed
+//     nothing (a question asked after an undo) is dropped and leaves the
+//     redo stack as it was, so a redo after it still brings back exactly
+//     what the undo took.
 //   - Checkpoint: the state an undo, redo or restore replaced, captured
 //     before it changes anything and returned as RestoreResult.Checkpoint;
 //     Restore of a checkpoint goes back. Its record (time, session, the
