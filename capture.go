@@ -36,6 +36,8 @@ type SnapResult struct {
 	// RetentionErr reports a failure of the automatic retention that ran
 	// after the snap (the snap itself was recorded).
 	RetentionErr error
+	// Notice is what SnapTaking took (nil: nothing, or not SnapTaking).
+	Notice *Notice
 }
 
 // Snap captures the work tree as the before-state of a new turn. The
@@ -43,6 +45,10 @@ type SnapResult struct {
 // if it changed nothing). The redo stack is kept: it is cleared only when
 // a turn that changed the folder closes (closeOpen).
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
+	return r.snap(ctx, message, false)
+}
+
+func (r *Repo) snap(ctx context.Context, message string, takeNotice bool) (*SnapResult, error) {
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -71,6 +77,15 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	sess.Last = res.Root.String()
 	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
+	if takeNotice {
+		n := &Notice{}
+		if ok, err := r.getJSON(ctx, noticeKey(r.session), n); err != nil {
+			return nil, err
+		} else if ok {
+			out.Notice = n
+			deletes = append(deletes, noticeKey(r.session))
+		}
+	}
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
 	}

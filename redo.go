@@ -140,6 +140,10 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
+	notice, err := r.noticeEntry(ctx, "redo", g.Turns[:1], actions)
+	if err != nil {
+		return nil, err
+	}
 	out, err := r.execute(ctx, snap.Root, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
@@ -148,7 +152,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		if len(g.Turns) == 0 {
 			sess.Redo = sess.Redo[:len(sess.Redo)-1]
 		}
-		return []cas.Entry{sessionEntry(sess)}, nil
+		return []cas.Entry{sessionEntry(sess), notice}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)

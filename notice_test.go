@@ -1,0 +1,58 @@
+package turnback_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/turnback/turnback"
+)
+
+// TestNotice: undo and redo leave a notice of what they changed;
+// SnapTaking returns it once, and Snap leaves it.
+func TestNotice(t *testing.T) {
+	rt := newRegressTree(t)
+	rt.write("a.txt", "one")
+	rt.snap()
+	rt.write("a.txt", "two")
+	for i := range turnback.NoticePaths + 2 {
+		rt.write(fmt.Sprintf("d/%02d", i), "x")
+	}
+	rt.end()
+	_, err := rt.repo.Undo(rt.ctx, 1, false)
+	rt.do("undo", err)
+	_, err = rt.repo.Redo(rt.ctx, 1, false)
+	rt.do("redo", err)
+	res, err := rt.repo.Snap(rt.ctx, "plain snap")
+	rt.do("snap", err)
+	if res.Notice != nil {
+		t.Fatalf("Snap returned a notice: %+v", res.Notice)
+	}
+	res, err = rt.repo.SnapTaking(rt.ctx, "a question")
+	rt.do("snap", err)
+	var paths []string
+	for i := range turnback.NoticePaths - 1 {
+		paths = append(paths, fmt.Sprintf("d/%02d", i))
+	}
+	paths = append([]string{"a.txt"}, paths...)
+	want := []turnback.NoticeEntry{
+		{Op: "undo", Turns: []int{1}, Paths: paths, More: 3},
+		{Op: "redo", Turns: []int{1}, Paths: paths, More: 3},
+	}
+	if res.Notice == nil || !reflect.DeepEqual(res.Notice.Entries, want) {
+		t.Fatalf("SnapTaking: notice %+v, want %+v", res.Notice, want)
+	}
+	res, err = rt.repo.SnapTaking(rt.ctx, "again")
+	rt.do("snap", err)
+	if res.Notice != nil {
+		t.Fatalf("second SnapTaking: notice %+v, want none (told once)", res.Notice)
+	}
+	// A later undo makes a new notice; an undo with nothing to do none.
+	_, err = rt.repo.Undo(rt.ctx, 1, false)
+	rt.do("undo", err)
+	res, err = rt.repo.SnapTaking(rt.ctx, "after")
+	rt.do("snap", err)
+	if res.Notice == nil || len(res.Notice.Entries) != 1 || res.Notice.Entries[0].Op != "undo" {
+		t.Fatalf("SnapTaking after a later undo: %+v", res.Notice)
+	}
+}
