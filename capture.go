@@ -36,7 +36,7 @@ type SnapResult struct {
 	// RetentionErr reports a failure of the automatic retention that ran
 	// after the snap (the snap itself was recorded).
 	RetentionErr error
-	// Notice is what SnapTaking took (nil: nothing, or not SnapTaking).
+	// Notice is what SnapNotice took (nil: nothing, or not taken).
 	Notice *Notice
 }
 

@@ -28,8 +28,8 @@ const NoticePaths = 20
 // noticeEntries is how many entries a notice keeps (the oldest go).
 const noticeEntries = 20
 
-// Notice is what undo and redo changed in a session since its last
-// SnapTaking, oldest first.
+// Notice is what undo and redo changed in a session since it was last
+// taken (SnapNotice), oldest first.
 type Notice struct {
 	Version int           `json:"v"`
 	Entries []NoticeEntry `json:"entries"`
@@ -76,9 +76,9 @@ func (r *Repo) noticeEntry(ctx context.Context, op string, turns []int, actions 
 	return cas.Entry{Key: noticeKey(r.session), Value: encodeJSON(n)}, nil
 }
 
-// SnapTaking is Snap that also takes the session's notice: the result's
-// Notice holds what undo and redo changed since the last SnapTaking (nil:
-// nothing), and the same commit removes it.
-func (r *Repo) SnapTaking(ctx context.Context, message string) (*SnapResult, error) {
-	return r.snap(ctx, message, true)
+// SnapNotice is Snap that, with take, also takes the session's notice:
+// the result's Notice holds what undo and redo changed since the last
+// notice was taken (nil: nothing), and the same commit removes it.
+func (r *Repo) SnapNotice(ctx context.Context, message string, take bool) (*SnapResult, error) {
+	return r.snap(ctx, message, take)
 }

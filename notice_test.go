@@ -9,7 +9,7 @@ import (
 )
 
 // TestNotice: undo and redo leave a notice of what they changed;
-// SnapTaking returns it once, and Snap leaves it.
+// SnapNotice returns it once, and Snap leaves it.
 func TestNotice(t *testing.T) {
 	rt := newRegressTree(t)
 	rt.write("a.txt", "one")
@@ -28,7 +28,7 @@ func TestNotice(t *testing.T) {
 	if res.Notice != nil {
 		t.Fatalf("Snap returned a notice: %+v", res.Notice)
 	}
-	res, err = rt.repo.SnapTaking(rt.ctx, "a question")
+	res, err = rt.repo.SnapNotice(rt.ctx, "a question", true)
 	rt.do("snap", err)
 	var paths []string
 	for i := range turnback.NoticePaths - 1 {
@@ -40,19 +40,19 @@ func TestNotice(t *testing.T) {
 		{Op: "redo", Turns: []int{1}, Paths: paths, More: 3},
 	}
 	if res.Notice == nil || !reflect.DeepEqual(res.Notice.Entries, want) {
-		t.Fatalf("SnapTaking: notice %+v, want %+v", res.Notice, want)
+		t.Fatalf("SnapNotice: notice %+v, want %+v", res.Notice, want)
 	}
-	res, err = rt.repo.SnapTaking(rt.ctx, "again")
+	res, err = rt.repo.SnapNotice(rt.ctx, "again", true)
 	rt.do("snap", err)
 	if res.Notice != nil {
-		t.Fatalf("second SnapTaking: notice %+v, want none (told once)", res.Notice)
+		t.Fatalf("second SnapNotice: notice %+v, want none (told once)", res.Notice)
 	}
 	// A later undo makes a new notice; an undo with nothing to do none.
 	_, err = rt.repo.Undo(rt.ctx, 1, false)
 	rt.do("undo", err)
-	res, err = rt.repo.SnapTaking(rt.ctx, "after")
+	res, err = rt.repo.SnapNotice(rt.ctx, "after", true)
 	rt.do("snap", err)
 	if res.Notice == nil || len(res.Notice.Entries) != 1 || res.Notice.Entries[0].Op != "undo" {
-		t.Fatalf("SnapTaking after a later undo: %+v", res.Notice)
+		t.Fatalf("SnapNotice after a later undo: %+v", res.Notice)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,13 +27,11 @@ func newHookCmd(g *globals) *cobra.Command {
 			if !ok {
 				return usageError{fmt.Errorf("unknown agent %q: want %s", args[0], strings.Join(agent.Names(), " or "))}
 			}
-			if a.JSONOut {
-				defer fmt.Fprintln(g.stdout, "{}")
-			}
-			err := g.runHook(cmd, a)
+			out, err := g.runHook(cmd, a)
+			g.stdout.Write(a.Stdout(out))
 			if err != nil {
 				// Exit 1, never 2: report, never block the agent.
-				return codedError{code: exitError, err: hookFailure{err}}
+				return codedError{code: exitError, err: agent.Failure{Err: err}}
 			}
 			return nil
 		},
@@ -42,37 +41,46 @@ func newHookCmd(g *globals) *cobra.Command {
 
 // runHook reads the agent's event and, for one that starts or ends a
 // turn, runs snap or end on the folder as "turnback -C DIR snap" would,
-// with the agent's session, within the hook's time budget, printing
-// nothing on stdout (the agent's).
-func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
+// with the agent's session, within the hook's time budget. It returns
+// the hook's stdout (the agent's): nothing, or for a prompt after an
+// undo or redo the text that tells the model, or the result of one of
+// turnback's commands the hook carried out (agent.Run).
+func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
-		return fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
+		return nil, fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
 	}
 	p, err := a.Plan(data, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Dir: g.dir, Store: g.store, Session: g.session, Force: g.force})
 	if err != nil {
-		return failHook(a, p.LogDir, err)
+		return nil, failHook(a, p.LogDir, err)
 	}
 	if p.Event.Action == agent.None {
-		return nil // an event turnback does not use
+		return nil, nil // an event turnback does not use
 	}
+	var out bytes.Buffer
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force,
-		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
-		outTTY: g.outTTY, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
+		stdout: &out, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil),
+		outTTY: false, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
+	if p.Event.Action == agent.Run { // turnback's own command: its output is the result
+		h.stderr = &out
+		return agent.RunOutput(p.Event, execute(cmd.Context(), h), out.String()), nil
+	}
 	budget := agent.Budget(g.getenv)
 	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
 	defer cancel()
 	cmd.SetContext(ctx)
-	err = h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
+	notice, err := h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
 	h.endProgress()
 	if err == nil {
 		h.autoWatch()
 	}
-	return err
+	return a.Tell(p.Event, notice, g.getenv), err
 }
 
-// hookCapture is the hook's snap or end, on h (the command it stands for).
-func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) error {
+// hookCapture is the hook's snap or end, on h (the command it stands
+// for). A snap takes the session's notice of undo and redo (through a
+// watch daemon: its snap --take-notice prints it on h's stdout).
+func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) (*turnback.Notice, error) {
 	ctx := cmd.Context()
 	action := ev.Action.String()
 	repo, err := h.openRepo(cmd, turnback.AccessWrite)
@@ -80,53 +88,36 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	if errors.As(err, &fe) {
 		switch {
 		case fe.code == exitOK:
-			return nil
+			return agent.DecodeNotice(h.stdout.(*bytes.Buffer).Bytes()), nil
 		case ctx.Err() != nil || fe.code == exitBusy:
-			fmt.Fprintf(h.stderr, "turnback: warning: hook skipped %s (the watch daemon's exit code %d)\n", action, fe.code)
-			a.Log(logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
-			return nil
+			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s (the watch daemon's exit code %d)", action, fe.code), fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
+			return nil, nil
 		}
-		return failHook(a, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
+		return nil, failHook(a, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
-			fmt.Fprintf(h.stderr, "turnback: warning: hook skipped %s: %s\n", action, termout.SafeText(err.Error()))
-			a.Log(logDir, fmt.Errorf("skipped %s: %w", action, err))
-			return nil
+			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s: %s", action, termout.SafeText(err.Error())), fmt.Errorf("skipped %s: %w", action, err))
+			return nil, nil
 		}
-		return failHook(a, logDir, err)
+		return nil, failHook(a, logDir, err)
 	}
 	defer repo.Close()
-	var res *turnback.SnapResult
-	switch ev.Action {
-	case agent.Snap:
-		res, err = repo.Snap(ctx, ev.Prompt)
-	case agent.End:
-		res, err = repo.End(ctx)
-	}
+	res, err := a.Capture(ctx, repo, ev)
 	if err == nil {
 		h.local.Note(res.Files, res.Stats.Dirs)
 	}
 	h.endProgress()
 	if err != nil && ctx.Err() != nil {
-		fmt.Fprintf(h.stderr, "turnback: warning: %s took longer than %v and was skipped (nothing recorded)\n", action, budget)
-		a.Log(repo.StoreDir(), fmt.Errorf("%s timed out after %v", action, budget))
+		a.Skip(h.stderr, repo.StoreDir(), fmt.Sprintf("%s took longer than %v and was skipped (nothing recorded)", action, budget), fmt.Errorf("%s timed out after %v", action, budget))
 		// A folder too big to capture within the budget is the one a
 		// watch daemon is for: its first capture runs in the background,
 		// and once it is done the hooks cost only what changed.
 		h.local.NoteTimedOut()
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return failHook(a, repo.StoreDir(), err)
+		return nil, failHook(a, repo.StoreDir(), err)
 	}
-	return nil
+	return res.Notice, nil
 }
-
-// hookFailure is a hook's error: reported on stderr only, since stdout
-// belongs to the agent (also with --json).
-type hookFailure struct{ err error }
-
-func (e hookFailure) Error() string { return e.err.Error() }
-
-func (e hookFailure) Unwrap() error { return e.err }

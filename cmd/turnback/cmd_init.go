@@ -40,10 +40,15 @@ func newInitCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			cmds, err := a.InstallCommands(dir, a.Command()) // slash commands (agent/commands.go)
+			if err != nil {
+				return err
+			}
 			if g.json {
-				termout.WriteJSON(g.stdout, map[string]any{"settings": path, "changed": changed})
+				termout.WriteJSON(g.stdout, map[string]any{"settings": path, "changed": changed, "commands": cmds})
 				return nil
 			}
+			defer cmds.Report(g.stdout)
 			if changed {
 				fmt.Fprintf(g.stdout, "added turnback hooks for %s to %s\n", a.Name, termout.QuotePath(path))
 			} else {

@@ -37,6 +37,13 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 	if errors.As(err, &bad) {
 		return p, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", a.Name, bad.Err)
 	}
+	var run []string // turnback's own command the hook carries out
+	if name, args, ok := OwnCommand(ev.Prompt); ok && ev.Action == Snap {
+		ev.Action = None // never a turn: see OwnCommand
+		if a.RunsCommands {
+			ev.Action, run = Run, CommandArgs(name, args)
+		}
+	}
 	p.Event = ev
 	if ev.Action == None {
 		return p, nil
@@ -70,7 +77,17 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 	if p.Session != "" {
 		p.Args = append(p.Args, "--session", p.Session)
 	}
-	p.Args = append(p.Args, ev.Action.String())
+	if run != nil {
+		p.Args = append(p.Args, run...)
+		return p, nil
+	}
+	if ev.Action == Snap && a.Context {
+		// Through a watch daemon, the snap takes the notice and prints
+		// it (DecodeNotice).
+		p.Args = append(p.Args, "--json", "snap", "--take-notice")
+	} else {
+		p.Args = append(p.Args, ev.Action.String())
+	}
 	if ev.Action == Snap {
 		// snap keeps the message's first line only.
 		msg, _, _ := strings.Cut(ev.Prompt, "\n")
