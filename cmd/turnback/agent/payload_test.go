@@ -21,6 +21,8 @@ func TestPayloads(t *testing.T) {
 		"claude_cwd_gone": Snap, "claude_no_cwd": Snap, "claude_no_session_id": Snap,
 		"gemini_before_agent": Snap, "gemini_after_agent": End, "gemini_session_end": End, "gemini_before_tool": None,
 		"gemini_cwd_gone": Snap, "gemini_no_cwd": Snap, "gemini_no_session_id": Snap,
+		// turnback's own commands are prompts too (Plan does not snap for them).
+		"claude_user_prompt_undo": Snap, "claude_user_prompt_question": Snap, "gemini_before_agent_undo": Snap,
 	}
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "hooks", "*.json"))
 	if err != nil || len(files) == 0 {
