@@ -1,6 +1,7 @@
 package turnback_test
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -54,5 +55,35 @@ func TestNotice(t *testing.T) {
 	rt.do("snap", err)
 	if res.Notice == nil || len(res.Notice.Entries) != 1 || res.Notice.Entries[0].Op != "undo" {
 		t.Fatalf("SnapNotice after a later undo: %+v", res.Notice)
+	}
+}
+
+// TestNoticeWithInterruptedUndo: an undo stopped after it changed the
+// folder, before its records were committed, is finished by the next
+// operation, notice included: the next SnapNotice returns it, once.
+func TestNoticeWithInterruptedUndo(t *testing.T) {
+	rt := newRegressTree(t)
+	rt.write("a.txt", "one")
+	rt.snap()
+	rt.write("a.txt", "two")
+	rt.end()
+	rt.repo.SetRestoreHook(func(step string) error {
+		if step == "commit" {
+			return errors.New("killed at the commit")
+		}
+		return nil
+	})
+	if _, err := rt.repo.Undo(rt.ctx, 1, false); err == nil {
+		t.Fatal("undo with a failing commit step succeeded")
+	}
+	rt.repo.SetRestoreHook(nil)
+	res, err := rt.repo.SnapNotice(rt.ctx, "a question", true)
+	rt.do("snap", err)
+	want := []turnback.NoticeEntry{{Op: "undo", Turns: []int{1}, Paths: []string{"a.txt"}}}
+	if res.Notice == nil || !reflect.DeepEqual(res.Notice.Entries, want) || rt.read("a.txt") != "one" {
+		t.Fatalf("after the interrupted undo: notice %+v, a.txt %q; want %+v and one", res.Notice, rt.read("a.txt"), want)
+	}
+	if res, err = rt.repo.SnapNotice(rt.ctx, "again", true); err != nil || res.Notice != nil {
+		t.Fatalf("second SnapNotice: %+v, %v; want no notice", res, err)
 	}
 }

@@ -13,6 +13,19 @@
 // the agent runs in and, for a snap, the prompt. The hook command
 // consumes only Events, so it does not change when an agent is added.
 //
+// # Slash commands and the model
+//
+// InstallCommands (commands.go) writes /undo, /redo and /turns into the
+// agent's command directory, never over a file that is not turnback's
+// own. A prompt that is one of them (OwnCommand) starts no turn: Plan
+// gives it no action, or, for an agent whose prompt hook sees the
+// command only after expanding it (RunsCommands: Gemini CLI), the
+// action Run, which the hook carries out for the event's session. A
+// prompt hook of an agent that takes text for the model (Context) snaps
+// with the session's notice of undo and redo taken (Capture) and prints
+// it (Tell, notice.go: NoticeText in Output's JSON), unless
+// TURNBACK_TELL_MODEL=0; nothing else it prints reaches the model.
+//
 // # Adding an agent
 //
 // One file per agent (claude.go, gemini.go) holds its Agent: its name
