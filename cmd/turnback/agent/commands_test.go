@@ -53,6 +53,12 @@ func TestPlanOwnCommand(t *testing.T) {
 	if err != nil || p.Event.Action != Run || p.Args[len(p.Args)-1] != "log" {
 		t.Errorf("gemini /turns: %+v, %v; want Run of log", p, err)
 	}
+	// Without a session id, the hook refuses rather than undo the default
+	// session's turns.
+	noSession, _ := json.Marshal(map[string]string{"cwd": dir, "hook_event_name": "BeforeAgent", "prompt": "/undo"})
+	if _, err := gemini.Plan(noSession, env); err == nil || !strings.Contains(err.Error(), "names no session") {
+		t.Errorf("gemini /undo without a session id: %v; want an error", err)
+	}
 	// A prompt snaps and takes the notice.
 	p, err = claude.Plan(payload("UserPromptSubmit", "fix it"), env)
 	if err != nil || p.Event.Action != Snap || !strings.Contains(strings.Join(p.Args, " "), "--json snap --take-notice --message=fix it") {

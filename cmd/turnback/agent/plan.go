@@ -78,6 +78,9 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 		p.Args = append(p.Args, "--session", p.Session)
 	}
 	if run != nil {
+		if p.Session == "" { // never another session's turns
+			return p, fmt.Errorf("turnback hook %s: %s: the event names no session; run turnback %s with --session in a shell", a.Name, ev.Prompt, strings.Join(run, " "))
+		}
 		p.Args = append(p.Args, run...)
 		return p, nil
 	}
