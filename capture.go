@@ -36,12 +36,19 @@ type SnapResult struct {
 	// RetentionErr reports a failure of the automatic retention that ran
 	// after the snap (the snap itself was recorded).
 	RetentionErr error
+	// Notice is what SnapNotice took (nil: nothing, or not taken).
+	Notice *Notice
 }
 
 // Snap captures the work tree as the before-state of a new turn. The
 // session's open turn, if any, is closed at the same state (and dropped
-// if it changed nothing), and the redo stack is cleared.
+// if it changed nothing). The redo stack is kept: it is cleared only when
+// a turn that changed the folder closes (closeOpen).
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
+	return r.snap(ctx, message, false)
+}
+
+func (r *Repo) snap(ctx context.Context, message string, takeNotice bool) (*SnapResult, error) {
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -66,16 +73,19 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: time.Now().UTC()}
 	sess.NextTurn++
 	sess.Turns = append(sess.Turns, t.N)
-	for _, g := range sess.Redo {
-		for _, n := range g.Turns {
-			deletes = append(deletes, turnKey(r.session, n))
-		}
-	}
-	sess.Redo = nil
 	out.Turn = t.N
 	sess.Last = res.Root.String()
 	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
+	if takeNotice {
+		n := &Notice{}
+		if ok, err := r.getJSON(ctx, noticeKey(r.session), n); err != nil {
+			return nil, err
+		} else if ok {
+			out.Notice = n
+			deletes = append(deletes, noticeKey(r.session))
+		}
+	}
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
 	}
@@ -130,7 +140,9 @@ func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
 
 // closeOpen closes the session's open turn (if any) at state after. It
 // updates sess in place and returns the records to write and delete. A
-// turn whose after equals its before is dropped.
+// turn whose after equals its before is dropped; one that changed the
+// folder starts a new timeline: the redo stack is cleared (its turns'
+// records go).
 func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Hash, by string) (*Turn, bool, []cas.Entry, [][]byte, error) {
 	n := len(sess.Turns)
 	if n == 0 {
@@ -151,7 +163,14 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 	if err := r.countChanges(ctx, t); err != nil {
 		return nil, false, nil, nil, err
 	}
-	return t, false, []cas.Entry{turnEntry(t)}, nil, nil
+	var deletes [][]byte
+	for _, g := range sess.Redo {
+		for _, n := range g.Turns {
+			deletes = append(deletes, turnKey(sess.Name, n))
+		}
+	}
+	sess.Redo = nil
+	return t, false, []cas.Entry{turnEntry(t)}, deletes, nil
 }
 
 // countChanges fills the added/modified/deleted counts of a closed turn

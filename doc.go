@@ -39,7 +39,17 @@
 //     first (the undo stack) and the undos that can be redone (the redo
 //     stack), each with the checkpoint it made and the state it left. An
 //     undo moves turns to the redo stack, a redo moves them back one at a
-//     time, and Snap starts a new timeline: it clears the redo stack.
+//     time. A turn that changed the folder starts a new timeline: when it
+//     closes (End, the next Snap, an Undo, or a Redo, which closes the
+//     open turn first) the redo stack is cleared. A turn that changed
+//     nothing (a question asked after an undo) is dropped and leaves the
+//     redo stack as it was, so a redo after it still brings back exactly
+//     what the undo took.
+//   - Notice: what a session's undos and redos changed (the turns, the
+//     paths), kept for its agent: each undo or redo adds to it in the same
+//     commit as its other records, and SnapNotice takes it in the same
+//     commit as its snap, so it is returned at most once and a later one
+//     is never lost (notice.go).
 //   - Checkpoint: the state an undo, redo or restore replaced, captured
 //     before it changes anything and returned as RestoreResult.Checkpoint;
 //     Restore of a checkpoint goes back. Its record (time, session, the
@@ -180,7 +190,8 @@
 // (Status, Show, Diff, Turns, Info) and verify.go Verify. restore.go holds
 // the step undo.go (Undo), redo.go (Redo) and Restore share, with
 // conflicts.go, displaced.go, ignored_states.go, incomplete.go,
-// verifyuse.go and recover.go around it; records.go the records; gc.go
+// verifyuse.go and recover.go around it; records.go the records,
+// notice.go the notices of undo and redo; gc.go
 // retention and collection; refs.go and refsource.go content by
 // reference; errors.go every error callers branch on.
 package turnback

@@ -30,7 +30,6 @@ func (h *harness) apiSnap() {
 	t := &mturn{n: h.sess.next, before: now}
 	h.sess.next++
 	h.sess.turns = append(h.sess.turns, t)
-	h.sess.redo = nil
 	h.sess.last = now
 	h.logf("Snap -> %s turn %d (closed %v, dropped %v)", res.Snapshot.Short(), res.Turn, closed != nil, dropped)
 	h.count(fmt.Sprintf("snap: closed %v dropped %v", closed != nil, dropped))
@@ -176,7 +175,7 @@ func (h *harness) apiUndo(n int, force bool) {
 	)
 	if !nothing {
 		k = min(n, len(sess.turns))
-		turns = sess.turns[len(sess.turns)-k:]
+		turns = slices.Clone(sess.turns[len(sess.turns)-k:]) // the redo group keeps them: no aliasing with later appends
 		left := map[string]*mnode{}
 		for _, t := range turns {
 			nums = append(nums, t.n)
@@ -260,9 +259,16 @@ func (h *harness) apiUndo(n int, force bool) {
 }
 
 func (h *harness) apiRedo(n int, force bool) {
-	// Run the model first, one turn at a time.
+	// Run the model first, one turn at a time. With something to redo,
+	// the open turn is closed first (the redo rule: one that changed the
+	// folder clears the redo stack).
 	sim := h.sess.clone()
 	fs := h.fs.clone()
+	if len(sim.redo) > 0 {
+		if closed, dropped := sim.closeOpen(fs, "redo"); closed != nil {
+			h.count(fmt.Sprintf("redo: closed the open turn, dropped %v", dropped))
+		}
+	}
 	var (
 		plans               []*mplan
 		firstCP, lastResult mtree

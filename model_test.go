@@ -28,8 +28,11 @@ package turnback_test
 //     whole directories), chmod, symlink create/retarget, mkdir, type flips
 //     between all three kinds. They happen before, inside, between and
 //     after turns, and between undo and redo.
-//   - snap (closes the open turn, drops it if unchanged, clears redo), end
-//     (also with no open turn), undo N and redo N with and without force
+//   - snap (closes the open turn, drops it if unchanged), end (also with
+//     no open turn), the redo rule (the redo stack is cleared when a turn
+//     that changed the folder closes, by snap, end, undo or redo, and
+//     survives turns that changed nothing; redo closes the open turn
+//     first), undo N and redo N with and without force
 //     (conflict detection per path, exact conflict lists, "nothing to
 //     undo/redo", redo stopping at the first conflicting turn), restore ID
 //     (short and full ids, unknown ids), status, closing and reopening the

@@ -344,7 +344,9 @@ func (s *msession) clone() *msession {
 }
 
 // closeOpen closes the open turn at state now; it reports the turn and
-// whether it was dropped for changing nothing.
+// whether it was dropped for changing nothing. A turn that changed the
+// folder starts a new timeline: the redo stack is cleared (the redo
+// rule; a snap alone keeps it).
 func (s *msession) closeOpen(now mtree, by string) (*mturn, bool) {
 	n := len(s.turns)
 	if n == 0 || !s.turns[n-1].open() {
@@ -356,5 +358,6 @@ func (s *msession) closeOpen(now mtree, by string) (*mturn, bool) {
 		s.turns = s.turns[:n-1]
 		return t, true
 	}
+	s.redo = nil
 	return t, false
 }

@@ -62,8 +62,8 @@ type Turn struct {
 	AfterID  string    `json:"after,omitempty"`
 	Started  time.Time `json:"started"`
 	Ended    time.Time `json:"ended,omitzero"`
-	// ClosedBy says what closed the turn: "end", "snap" or "undo"; empty
-	// while the turn is open.
+	// ClosedBy says what closed the turn: "end", "snap", "undo" or
+	// "redo"; empty while the turn is open.
 	ClosedBy string `json:"closed_by,omitempty"`
 	Added    int    `json:"added"`
 	Modified int    `json:"modified"`

@@ -23,6 +23,9 @@ func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		return nil, err
 	}
 	defer r.unlock()
+	if err := r.closeForRedo(ctx); err != nil {
+		return nil, err
+	}
 	total := &RestoreResult{}
 	for i := 0; i < n; i++ {
 		one, err := r.redoOne(ctx, force)
@@ -50,6 +53,33 @@ func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		total.Result = one.Result
 	}
 	return total, nil
+}
+
+// closeForRedo closes the session's open turn before a redo, as Undo
+// does: a turn that changed the folder clears the redo stack (a new
+// timeline: the redo then has nothing to do), one that changed nothing
+// is dropped and the redo goes ahead.
+func (r *Repo) closeForRedo(ctx context.Context) error {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return err
+	}
+	n := len(sess.Turns)
+	if len(sess.Redo) == 0 || n == 0 {
+		return nil
+	}
+	if t, err := r.loadTurn(ctx, r.session, sess.Turns[n-1]); err != nil || !t.Open() {
+		return err
+	}
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return err
+	}
+	_, _, writes, deletes, err := r.closeOpen(ctx, sess, snap.Root, "redo")
+	if err != nil {
+		return err
+	}
+	return r.commit(ctx, append(writes, sessionEntry(sess)), deletes)
 }
 
 func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
@@ -110,6 +140,10 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
+	notice, err := r.noticeEntry(ctx, "redo", g.Turns[:1], actions)
+	if err != nil {
+		return nil, err
+	}
 	out, err := r.execute(ctx, snap.Root, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
@@ -118,7 +152,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		if len(g.Turns) == 0 {
 			sess.Redo = sess.Redo[:len(sess.Redo)-1]
 		}
-		return []cas.Entry{sessionEntry(sess)}, nil
+		return []cas.Entry{sessionEntry(sess), notice}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)

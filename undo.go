@@ -94,11 +94,15 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	}
 	group := undoGroup{Turns: append([]int(nil), nums...)}
 	sess.Turns = sess.Turns[:len(sess.Turns)-n]
+	notice, err := r.noticeEntry(ctx, "undo", nums, actions)
+	if err != nil {
+		return nil, err
+	}
 	out, err := r.execute(ctx, now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
-		return append(writes, sessionEntry(sess)), deletes
+		return append(writes, sessionEntry(sess), notice), deletes
 	})
 	if err != nil {
 		return conflictResult(res, err)

@@ -35,7 +35,7 @@ func newHookCmd(g *globals) *cobra.Command {
 			err := g.runHook(cmd, a, &out)
 			if err != nil {
 				// Exit 1, never 2: report, never block the agent.
-				return codedError{code: exitError, err: hookFailure{err}}
+				return codedError{code: exitError, err: agent.Failure{Err: err}}
 			}
 			return nil
 		},
@@ -45,8 +45,10 @@ func newHookCmd(g *globals) *cobra.Command {
 
 // runHook reads the agent's event and, for one that starts or ends a
 // turn, runs snap or end on the folder as "turnback -C DIR snap" would,
-// with the agent's session, within the hook's time budget, printing
-// nothing on stdout (the agent's: *out is what the hook prints there).
+// with the agent's session, within the hook's time budget. *out is the
+// hook's stdout (the agent's): left as it is, or for a prompt after an
+// undo or redo the text that tells the model, or the result of one of
+// turnback's commands the hook carried out (agent.Run).
 func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error {
 	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
@@ -59,29 +61,35 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
 	}
-	if p.Event.Action == agent.Run { // /undo, /redo: run as typed, show the user, block the prompt
+	if p.Event.Action == agent.Run { // turnback's own command, as typed: its output is the result
 		var res bytes.Buffer
-		execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin, loc: g.loc})
-		*out = a.Blocked(res.String())
+		code := execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil), loc: g.loc})
+		*out = a.RunOutput(p.Event, code, res.String())
 		return nil
 	}
+	var buf bytes.Buffer // a watch daemon's snap --take-notice document
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force,
-		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
-		outTTY: g.outTTY, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
+		stdout: &buf, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil),
+		outTTY: false, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
 	budget := agent.Budget(g.getenv)
 	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
 	defer cancel()
 	cmd.SetContext(ctx)
-	err = h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
+	notice, err := h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
 	h.endProgress()
 	if err == nil {
 		h.autoWatch()
 	}
+	if tell := a.Tell(p.Event, notice, g.getenv); tell != nil {
+		*out = string(tell)
+	}
 	return err
 }
 
-// hookCapture is the hook's snap or end, on h (the command it stands for).
-func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) error {
+// hookCapture is the hook's snap or end, on h (the command it stands
+// for). A snap takes the session's notice of undo and redo (through a
+// watch daemon: its snap --take-notice prints it on h's stdout).
+func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) (*turnback.Notice, error) {
 	ctx := cmd.Context()
 	action := ev.Action.String()
 	repo, err := h.openRepo(cmd, turnback.AccessWrite)
@@ -89,53 +97,36 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	if errors.As(err, &fe) {
 		switch {
 		case fe.code == exitOK:
-			return nil
+			return agent.DecodeNotice(h.stdout.(*bytes.Buffer).Bytes()), nil
 		case ctx.Err() != nil || fe.code == exitBusy:
-			fmt.Fprintf(h.stderr, "turnback: warning: hook skipped %s (the watch daemon's exit code %d)\n", action, fe.code)
-			a.Log(logDir, fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
-			return nil
+			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s (the watch daemon's exit code %d)", action, fe.code), fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
+			return nil, nil
 		}
-		return failHook(a, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
+		return nil, failHook(a, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
 	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
-			fmt.Fprintf(h.stderr, "turnback: warning: hook skipped %s: %s\n", action, termout.SafeText(err.Error()))
-			a.Log(logDir, fmt.Errorf("skipped %s: %w", action, err))
-			return nil
+			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s: %s", action, termout.SafeText(err.Error())), fmt.Errorf("skipped %s: %w", action, err))
+			return nil, nil
 		}
-		return failHook(a, logDir, err)
+		return nil, failHook(a, logDir, err)
 	}
 	defer repo.Close()
-	var res *turnback.SnapResult
-	switch ev.Action {
-	case agent.Snap:
-		res, err = repo.Snap(ctx, ev.Prompt)
-	case agent.End:
-		res, err = repo.End(ctx)
-	}
+	res, err := a.Capture(ctx, repo, ev)
 	if err == nil {
 		h.local.Note(res.Files, res.Stats.Dirs)
 	}
 	h.endProgress()
 	if err != nil && ctx.Err() != nil {
-		fmt.Fprintf(h.stderr, "turnback: warning: %s took longer than %v and was skipped (nothing recorded)\n", action, budget)
-		a.Log(repo.StoreDir(), fmt.Errorf("%s timed out after %v", action, budget))
+		a.Skip(h.stderr, repo.StoreDir(), fmt.Sprintf("%s took longer than %v and was skipped (nothing recorded)", action, budget), fmt.Errorf("%s timed out after %v", action, budget))
 		// A folder too big to capture within the budget is the one a
 		// watch daemon is for: its first capture runs in the background,
 		// and once it is done the hooks cost only what changed.
 		h.local.NoteTimedOut()
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return failHook(a, repo.StoreDir(), err)
+		return nil, failHook(a, repo.StoreDir(), err)
 	}
-	return nil
+	return res.Notice, nil
 }
-
-// hookFailure is a hook's error: reported on stderr only, since stdout
-// belongs to the agent (also with --json).
-type hookFailure struct{ err error }
-
-func (e hookFailure) Error() string { return e.err.Error() }
-
-func (e hookFailure) Unwrap() error { return e.err }

@@ -11,16 +11,19 @@ import (
 
 func newSnapCmd(g *globals) *cobra.Command {
 	var msg string
+	var take bool // the agent hook's, through a watch daemon (--json: the notice in "notice")
 	cmd := &cobra.Command{
 		Use:   "snap [-m MSG]",
 		Short: "Capture the folder as the before-state of a new turn",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
-				return repo.Snap(cmd.Context(), msg)
+				return repo.SnapNotice(cmd.Context(), msg, take)
 			}, termout.Snapped)
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
+	cmd.Flags().BoolVar(&take, "take-notice", false, "")
+	cmd.Flags().Lookup("take-notice").Hidden = true
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,8 +42,20 @@ func TestInitRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.writeBytes(rel, orig)
+			// Claude Code and Gemini CLI also get the slash commands.
+			cmdLines := func(format string) string {
+				ext := map[string]string{"claude": ".md", "gemini": ".toml"}[agent]
+				if ext == "" {
+					return ""
+				}
+				var b strings.Builder
+				for _, c := range []string{"undo", "redo", "turns"} {
+					fmt.Fprintf(&b, format, c, e.path(filepath.Dir(rel)+"/commands/"+c+ext))
+				}
+				return b.String()
+			}
 			r := e.ok("init", "--"+agent)
-			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n" {
+			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n"+cmdLines("added the turnback command /%s: %s\n") {
 				t.Errorf("init:\n%s", r)
 			}
 			got := e.read(rel)
@@ -57,7 +70,7 @@ func TestInitRoundTrip(t *testing.T) {
 				t.Errorf("second init changed the file:\n%s", r)
 			}
 			r = e.ok("init", "--"+agent, "--remove")
-			if r.stdout != "removed turnback hooks for "+agent+" from "+e.path(rel)+"\n" {
+			if r.stdout != "removed turnback hooks for "+agent+" from "+e.path(rel)+"\n"+cmdLines("removed the turnback command /%s: deleted %s\n") {
 				t.Errorf("init --remove:\n%s", r)
 			}
 			if now := e.read(rel); !bytes.Equal(now, orig) {

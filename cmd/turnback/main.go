@@ -17,6 +17,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
@@ -113,7 +114,7 @@ func execute(ctx context.Context, g *globals) int {
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
 	}
-	var hf hookFailure
+	var hf agent.Failure
 	if g.json && !errors.As(err, &hf) { // a hook's stdout is the agent's
 		doc := map[string]any{"error": msg, "exit_code": code}
 		var ce codedError

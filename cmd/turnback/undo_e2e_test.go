@@ -115,7 +115,8 @@ func TestE2EUndoWalk(t *testing.T) {
 }
 
 // TestE2EUndoRedoWalk: undo 3, then redo three times walks forward
-// through the same states; a snap after an undo clears the redo stack.
+// through the same states; a turn after an undo clears the redo stack
+// only if it changed the folder.
 func TestE2EUndoRedoWalk(t *testing.T) {
 	t.Parallel()
 	g := ueSubtests(t)
@@ -139,14 +140,34 @@ func TestE2EUndoRedoWalk(t *testing.T) {
 
 			e.ok("undo")
 			e.same("undo after redo", s[2])
-			e.ok("snap", "-m", "a new timeline")
-			if r := e.ok("redo"); r.stdout != "nothing to redo\n" {
-				t.Errorf("redo after snap: stdout %q, want %q", r.stdout, "nothing to redo\n")
-			}
-			e.same("after redo refused", s[2])
-			// The empty turn the snap opened is dropped; undo reverts turn 2.
+			// A turn that changes nothing keeps the redo stack (the
+			// redo rule): the redo drops the empty turn and redoes.
+			e.ok("snap", "-m", "a question")
+			e.ok("redo")
+			e.same("redo after a snap that changed nothing", s[3])
 			e.ok("undo")
-			e.same("undo after the snap", s[1])
+			e.ok("snap", "-m", "a question, ended")
+			e.ok("end")
+			e.ok("redo")
+			e.same("redo after a turn that changed nothing", s[3])
+			// A turn that changes the folder starts a new timeline.
+			e.ok("undo")
+			e.same("undo before a new timeline", s[2])
+			e.ok("snap", "-m", "a new timeline")
+			e.write("new.txt", "new\n")
+			if end {
+				e.ok("end")
+			}
+			timeline := e.tree()
+			if r := e.ok("redo"); r.stdout != "nothing to redo\n" {
+				t.Errorf("redo after a turn that changed the folder: stdout %q, want %q", r.stdout, "nothing to redo\n")
+			}
+			e.same("after redo refused", timeline)
+			// Undo reverts the new turn, then turn 2.
+			e.ok("undo")
+			e.same("undo of the new turn", s[2])
+			e.ok("undo")
+			e.same("undo after the new turn", s[1])
 		})
 	}
 	g.wait()

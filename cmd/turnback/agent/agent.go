@@ -16,7 +16,7 @@ const (
 	None Action = iota // an event turnback does not use
 	Snap               // the agent's turn starts: snap
 	End                // the agent's turn ended: end
-	Run                // the prompt is a turnback command the hook carries out (Cursor's /undo, /redo)
+	Run                // the prompt is turnback's own command (/undo ...), carried out by the hook (Agent.RunsCommands)
 )
 
 func (a Action) String() string {
@@ -58,6 +58,18 @@ type Agent struct {
 	Events []string
 	// entry is the hook as the settings file spells it.
 	entry func(command string) hookEntry
+	// Slash commands and the model (commands.go, notice.go). Context: the
+	// prompt hook may give the model text on stdout (Output).
+	// CommandDir: where the project's slash commands live ("": none);
+	// commandFile returns one's file name and content. RunsCommands: the
+	// prompt hook sees turnback's own commands (typed, or the agent has
+	// expanded the command file into a prompt) and carries them out
+	// itself (Run): the output goes to the user with the prompt blocked
+	// (blocked), or else to the model (Output).
+	Context      bool
+	CommandDir   string
+	commandFile  func(name, bin string) (file string, data []byte)
+	RunsCommands bool
 	// parse normalises one payload.
 	parse func(data []byte) (Event, error)
 

@@ -3,9 +3,11 @@ package agent
 // codex is Codex CLI: UserPromptSubmit starts a turn, Stop ends it.
 // Hooks live in .codex/hooks.json (user-level: ~/.codex/hooks.json, or
 // $CODEX_HOME/hooks.json), in Claude Code's shape, with their timeout
-// in seconds. Plain text on a UserPromptSubmit hook's stdout is given
-// to the model as context, and a Stop hook's stdout must be JSON when
-// it is not empty: the hook prints nothing.
+// in seconds. A UserPromptSubmit hook's stdout is given to the model
+// (hookSpecificOutput.additionalContext: after an undo or redo, the
+// notice; Context), and a Stop hook's stdout must be JSON when it is
+// not empty: otherwise the hook prints nothing. Codex has no project
+// slash commands: a prompt that is /undo is not snapped, nothing more.
 var codex = &Agent{
 	Name:     "codex",
 	Title:    "Codex CLI",
@@ -15,5 +17,6 @@ var codex = &Agent{
 	entry: func(command string) hookEntry {
 		return hookEntry{Type: "command", Command: command, Timeout: 30}
 	},
-	parse: parseCommon([]string{"UserPromptSubmit"}, []string{"Stop"}),
+	parse:   parseCommon([]string{"UserPromptSubmit"}, []string{"Stop"}),
+	Context: true,
 }

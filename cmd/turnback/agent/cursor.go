@@ -7,9 +7,11 @@ package agent
 // session) and the workspace folders (workspace_roots, the first is the
 // folder); it has no cwd. Cursor reads every hook's stdout as JSON, and
 // "{}" lets the prompt through: the hook prints "{}". A prompt that is
-// /undo or /redo (with a count or not) is carried out by the hook, as
-// "turnback --session S undo [N]" (Run), and blocked: Cursor shows the
-// command's output to the user, and the model never sees the prompt.
+// /undo, /redo or /turns (with arguments or not) is carried out by the
+// hook, as "turnback --session S undo [N]" (Run, RunsCommands), and
+// blocked: Cursor shows the command's output to the user, and the model
+// never sees the prompt. beforeSubmitPrompt cannot give the model text
+// (no Context).
 var cursor = &Agent{
 	Name:       "cursor",
 	Title:      "Cursor",
@@ -24,9 +26,10 @@ var cursor = &Agent{
 			Timeout int    `json:"timeout"`
 		}{command, 30}
 	},
+	RunsCommands: true,
 	parse: func(data []byte) (Event, error) {
 		ev, err := parseCommon([]string{"beforeSubmitPrompt"}, []string{"stop"})(data)
-		if _, ok := RunCommand(ev.Prompt); ok && ev.Action == Snap {
+		if _, _, ok := OwnCommand(ev.Prompt); ok && ev.Action == Snap {
 			ev.Action = Run
 		}
 		return ev, err

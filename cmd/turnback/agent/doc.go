@@ -9,11 +9,31 @@
 // about to run. The hook reads the event's payload, JSON, on stdin.
 // Parse normalises a payload into an Event: the agent's event name, the
 // Action turnback takes (Snap when a turn starts, End when it ends,
-// None for the events it does not use; Run for a prompt that is a
-// turnback command the hook carries out and blocks, Cursor's /undo and
-// /redo, see run.go), the session id, the directory
+// None for the events it does not use; Run for a prompt that is one of
+// turnback's own commands the hook carries out, see below), the session
+// id, the directory
 // the agent runs in and, for a snap, the prompt. The hook command
 // consumes only Events, so it does not change when an agent is added.
+//
+// # Slash commands and the model
+//
+// Init (init.go) writes /undo, /redo and /turns into the agent's
+// command directory (InstallCommands, commands.go), never over a file
+// that is not turnback's own, and with Remove deletes only the files
+// that carry its mark. A prompt that is one of them (OwnCommand) starts
+// no turn: Plan gives it no action, or, for an agent whose prompt hook
+// carries them out (RunsCommands), the action Run, which the hook runs
+// for the event's session, printing RunOutput (run.go): Gemini CLI sees
+// the command only after expanding its command file and gives the
+// output to the model; Cursor has no command files, sees /undo as
+// typed, and blocks the prompt, showing the output to the user
+// (blocked). Claude Code's command files run turnback themselves: its
+// hook only skips the snap. A prompt hook of an agent that takes text
+// for the model (Context: Claude Code, Gemini CLI, Codex CLI, Qwen
+// Code) snaps
+// with the session's notice of undo and redo taken (Capture) and prints
+// it (Tell, notice.go: NoticeText in Output's JSON), unless
+// TURNBACK_TELL_MODEL=0; nothing else it prints reaches the model.
 //
 // # Adding an agent
 //

@@ -32,17 +32,28 @@ type InitResult struct {
 	OffPath bool   `json:"off_path,omitempty"`
 	// Deleted: the removal deleted the file, which held nothing else.
 	Deleted bool `json:"deleted,omitempty"`
+	// Commands: the slash commands init wrote, and those it left as the
+	// user's (not on removal). CommandsRemoved: the command files the
+	// removal deleted (those init wrote: with commandMark).
+	Commands        *CommandsResult `json:"commands,omitempty"`
+	CommandsRemoved []string        `json:"commands_removed,omitempty"`
 }
 
 // SettingsPath is the settings file init edits: the project's in dir,
 // or with global the user's.
 func (a *Agent) SettingsPath(dir string, global bool, getenv func(string) string) (string, error) {
-	if !global {
-		return filepath.Join(dir, filepath.FromSlash(a.Settings)), nil
+	rel := a.Settings
+	if global && a.Global != "" {
+		rel = a.Global
 	}
-	rel := a.Global
-	if rel == "" {
-		rel = a.Settings
+	return a.initPath(rel, dir, global, getenv)
+}
+
+// initPath is rel (slash-separated) in the project folder dir, or with
+// global in the user's home (or $HomeEnv without rel's first element).
+func (a *Agent) initPath(rel, dir string, global bool, getenv func(string) string) (string, error) {
+	if !global {
+		return filepath.Join(dir, filepath.FromSlash(rel)), nil
 	}
 	if a.HomeEnv != "" {
 		if h := getenv(a.HomeEnv); h != "" {
@@ -69,8 +80,18 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 		return r, err
 	}
 	r.Settings = path
+	cdir := ""
+	if a.CommandDir != "" {
+		if cdir, err = a.initPath(a.CommandDir, o.Dir, o.Global, o.Getenv); err != nil {
+			return r, err
+		}
+	}
 	cmd, offPath, cmdErr := a.command()
 	if o.Remove {
+		// The command files first: their folder may be the settings'.
+		if r.CommandsRemoved, err = a.removeCommands(cdir); err != nil {
+			return r, err
+		}
 		// Any turnback's hook goes, this executable's by its path too.
 		r.Changed, r.Deleted, err = a.uninstall(path, cmd)
 		return r, err
@@ -79,7 +100,11 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 		return r, cmdErr
 	}
 	r.Command, r.OffPath = cmd, offPath
-	r.Changed, err = a.install(path, r.Command)
+	if r.Changed, err = a.install(path, r.Command); err != nil {
+		return r, err
+	}
+	cmds, err := a.installCommands(cdir, r.Command)
+	r.Commands = &cmds
 	return r, err
 }
 
@@ -131,6 +156,12 @@ func (r InitResult) Print(w io.Writer, asJSON bool) {
 	}
 	if r.OffPath && r.Changed {
 		fmt.Fprintf(w, "turnback is not on PATH: the hooks run %s (run init again if you move it)\n", termout.SafeText(r.Command))
+	}
+	if r.Commands != nil {
+		r.Commands.Report(w)
+	}
+	for _, p := range r.CommandsRemoved {
+		fmt.Fprintf(w, "removed the turnback command /%s: deleted %s\n", commandName(p), termout.QuotePath(p))
 	}
 }
 

@@ -32,3 +32,11 @@ func (a *Agent) Log(store string, err error) {
 	defer f.Close()
 	fmt.Fprintf(f, "%s hook %s: %s\n", time.Now().Format(time.RFC3339), a.Name, termout.SafeText(err.Error()))
 }
+
+// Failure is a hook's error: reported on stderr only, since stdout
+// belongs to the agent (also with --json).
+type Failure struct{ Err error }
+
+func (e Failure) Error() string { return e.Err.Error() }
+
+func (e Failure) Unwrap() error { return e.Err }

@@ -37,6 +37,13 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 	if errors.As(err, &bad) {
 		return p, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", a.Name, bad.Err)
 	}
+	var run []string // turnback's own command the hook carries out
+	if name, args, ok := OwnCommand(ev.Prompt); ok && (ev.Action == Snap || ev.Action == Run) {
+		ev.Action = None // never a turn: see OwnCommand
+		if a.RunsCommands {
+			ev.Action, run = Run, CommandArgs(name, args)
+		}
+	}
 	p.Event = ev
 	if ev.Action == None {
 		return p, nil
@@ -70,9 +77,19 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 	if p.Session != "" {
 		p.Args = append(p.Args, "--session", p.Session)
 	}
-	p.Args = append(p.Args, ev.Action.String())
-	if words, ok := RunCommand(ev.Prompt); ok && ev.Action == Run {
-		p.Args = append(p.Args[:len(p.Args)-1], words...)
+	if run != nil {
+		if p.Session == "" { // never another session's turns
+			return p, fmt.Errorf("turnback hook %s: %s: the event names no session; run turnback %s with --session in a shell", a.Name, ev.Prompt, strings.Join(run, " "))
+		}
+		p.Args = append(p.Args, run...)
+		return p, nil
+	}
+	if ev.Action == Snap && a.Context {
+		// Through a watch daemon, the snap takes the notice and prints
+		// it (DecodeNotice).
+		p.Args = append(p.Args, "--json", "snap", "--take-notice")
+	} else {
+		p.Args = append(p.Args, ev.Action.String())
 	}
 	if ev.Action == Snap {
 		// snap keeps the message's first line only.

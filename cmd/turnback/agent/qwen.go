@@ -6,8 +6,10 @@ package agent
 // QWEN_PROJECT_DIR. Qwen Code also fires UserPromptSubmit when it sends
 // the results of tool calls back to the model, in the middle of a turn,
 // with no prompt text: only a payload with a prompt snaps (a snap there
-// would split the turn in two). Plain text on stdout would reach the
-// model: the hook prints nothing.
+// would split the turn in two). Its prompt hook, as Claude Code's,
+// gives the model hookSpecificOutput.additionalContext (after an undo
+// or redo, the notice; Context); otherwise the hook prints nothing, as
+// plain text would reach the model.
 var qwen = &Agent{
 	Name:       "qwen",
 	Title:      "Qwen Code",
@@ -24,4 +26,5 @@ var qwen = &Agent{
 		}
 		return ev, err
 	},
+	Context: true,
 }

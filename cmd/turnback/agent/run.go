@@ -2,34 +2,23 @@ package agent
 
 import (
 	"encoding/json"
-	"regexp"
+	"fmt"
 	"strings"
 )
 
-// runPrompt is a prompt that is one of the turnback commands a hook
-// carries out: /undo or /redo, with a count or not.
-var runPrompt = regexp.MustCompile(`^/(undo|redo)(?:\s+([1-9][0-9]{0,5}))?$`)
-
-// RunCommand returns the command words ("undo", "2") of a prompt that
-// is /undo or /redo, with a count or not; ok is false for any other.
-func RunCommand(prompt string) (words []string, ok bool) {
-	m := runPrompt.FindStringSubmatch(strings.TrimSpace(prompt))
-	if m == nil {
-		return nil, false
+// RunOutput is the prompt hook's stdout, with its newline, after it
+// carried out one of turnback's commands (Run), output being what the
+// command printed and code its exit code. An agent whose prompt hook
+// may block the prompt (Cursor) shows output to the user and the model
+// never sees the prompt; another (Gemini CLI, whose command files
+// expand to the prompt) gives it to the model to report to the user.
+func (a *Agent) RunOutput(ev Event, code int, output string) string {
+	output = strings.TrimRight(output, "\n")
+	if a.blocked != nil {
+		b, _ := json.Marshal(a.blocked(output))
+		return string(b) + "\n"
 	}
-	if m[2] != "" {
-		return []string{m[1], m[2]}, true
-	}
-	return []string{m[1]}, true
-}
-
-// Blocked is what the hook prints, with its newline, to block the
-// prompt it carried out (Run) and show the user out, the command's
-// output; "" for an agent that cannot block.
-func (a *Agent) Blocked(out string) string {
-	if a.blocked == nil {
-		return ""
-	}
-	b, _ := json.Marshal(a.blocked(strings.TrimRight(out, "\n")))
-	return string(b) + "\n"
+	name, args, _ := OwnCommand(ev.Prompt)
+	text := fmt.Sprintf("turnback %s (exit code %d):\n%s\n\n%s", strings.Join(CommandArgs(name, args), " "), code, output, commandAsk(name))
+	return string(Output(ev.Name, text))
 }

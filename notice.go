@@ -1,0 +1,84 @@
+package turnback
+
+// Notices: what undo and redo changed, kept for the agent whose session
+// it is, so that its next prompt can tell the model (the CLI's agent
+// hook prints it). An undo or redo adds an entry to its session's notice
+// in the same commit as its other records (so a crash, or the recovery
+// of an interrupted restore, records both or neither); SnapTaking
+// removes the notice in the same commit as the snap that returns it. A
+// notice is therefore returned at most once, and an undo after it is in
+// the next one: a crash after the snap's commit loses only the notice
+// that snap returned, never a later one, and never returns one twice.
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/restore"
+)
+
+const prefixNotice = "m/notice/" // + session name -> Notice
+
+// NoticePaths is how many paths a notice entry keeps; the rest are
+// counted in More.
+const NoticePaths = 20
+
+// noticeEntries is how many entries a notice keeps (the oldest go).
+const noticeEntries = 20
+
+// Notice is what undo and redo changed in a session since it was last
+// taken (SnapNotice), oldest first.
+type Notice struct {
+	Version int           `json:"v"`
+	Entries []NoticeEntry `json:"entries"`
+}
+
+// NoticeEntry is one undo or redo.
+type NoticeEntry struct {
+	Op    string   `json:"op"`    // "undo" or "redo"
+	Turns []int    `json:"turns"` // the turns undone or redone
+	Paths []string `json:"paths"` // the paths it changed (a directory only when nothing below it is listed), sorted, at most NoticePaths
+	More  int      `json:"more"`  // paths changed beyond Paths
+}
+
+func noticeKey(session string) []byte { return []byte(prefixNotice + session) }
+
+// noticeEntry returns the record of the session's notice with one entry
+// added: op of turns, changing the paths of actions.
+func (r *Repo) noticeEntry(ctx context.Context, op string, turns []int, actions []restore.Action) (cas.Entry, error) {
+	n := &Notice{}
+	if _, err := r.getJSON(ctx, noticeKey(r.session), n); err != nil {
+		return cas.Entry{}, err
+	}
+	var all []string
+	for _, a := range actions {
+		all = append(all, a.Path)
+	}
+	slices.Sort(all)
+	var paths []string // without a directory whose contents are listed
+	for _, p := range all {
+		i, _ := slices.BinarySearch(all, p+"/")
+		if i == len(all) || !strings.HasPrefix(all[i], p+"/") {
+			paths = append(paths, p)
+		}
+	}
+	e := NoticeEntry{Op: op, Turns: slices.Clone(turns), Paths: paths}
+	if len(paths) > NoticePaths {
+		e.Paths, e.More = paths[:NoticePaths], len(paths)-NoticePaths
+	}
+	n.Version = metaVersion
+	n.Entries = append(n.Entries, e)
+	if k := len(n.Entries) - noticeEntries; k > 0 {
+		n.Entries = n.Entries[k:]
+	}
+	return cas.Entry{Key: noticeKey(r.session), Value: encodeJSON(n)}, nil
+}
+
+// SnapNotice is Snap that, with take, also takes the session's notice:
+// the result's Notice holds what undo and redo changed since the last
+// notice was taken (nil: nothing), and the same commit removes it.
+func (r *Repo) SnapNotice(ctx context.Context, message string, take bool) (*SnapResult, error) {
+	return r.snap(ctx, message, take)
+}
