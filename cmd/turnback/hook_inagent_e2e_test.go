@@ -169,14 +169,9 @@ func TestHookGeminiSlashUndo(t *testing.T) {
 	e.hook("gemini", hkPayload(t, "gemini_after_agent.json", e.dir), 0)
 
 	r := e.exec("", hkPayload(t, "gemini_before_agent_undo.json", e.dir), "hook", "gemini")
-	var out struct {
-		HookSpecificOutput struct {
-			HookEventName, AdditionalContext string
-		}
-	}
-	cliOneJSON(t, r.stdout, &out)
-	if r.code != 0 || out.HookSpecificOutput.HookEventName != "BeforeAgent" ||
-		!strings.HasPrefix(out.HookSpecificOutput.AdditionalContext, "turnback undo (exit code 0):\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
+	event, text := hkModelContext(t, r.stdout)
+	if r.code != 0 || event != "BeforeAgent" ||
+		!strings.HasPrefix(text, "turnback undo (exit code 0):\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
 		t.Fatalf("/undo through BeforeAgent:\n%s", r)
 	}
 	e.same("after /undo", before)

@@ -174,3 +174,47 @@ func TestInitRefusesUnreadable(t *testing.T) {
 		})
 	}
 }
+
+// TestInitRemoveCommands: init --remove deletes the command files init
+// wrote and leaves a user's file of the same name (and so its folder);
+// with --global the commands go to the home directory's and come out
+// of it again, the folders init made with them.
+func TestInitRemoveCommands(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	e.hkOnPath()
+	e.write(".gemini/commands/undo.toml", "my own undo\n")
+	e.ok("init", "--gemini")
+	r := e.ok("init", "--gemini", "--remove")
+	for _, c := range []string{"redo", "turns"} {
+		if want := "removed the turnback command /" + c + ": deleted " + e.path(".gemini/commands/"+c+".toml") + "\n"; !strings.Contains(r.stdout, want) {
+			t.Errorf("init --remove:\n%s\nwant a line %q", r, want)
+		}
+	}
+	if strings.Contains(r.stdout, "/undo") || string(e.read(".gemini/commands/undo.toml")) != "my own undo\n" {
+		t.Errorf("init --remove touched the user's undo.toml:\n%s", r)
+	}
+	if ents, _ := os.ReadDir(e.path(".gemini/commands")); len(ents) != 1 {
+		t.Errorf(".gemini/commands after --remove: %v", ents)
+	}
+
+	var doc struct {
+		Commands struct{ Written, Skipped []string }
+	}
+	e.okJSON(&doc, "init", "--claude", "--global")
+	cdir := filepath.Join(e.home, ".claude", "commands")
+	if len(doc.Commands.Written) != 3 || filepath.Dir(doc.Commands.Written[0]) != cdir || len(doc.Commands.Skipped) != 0 {
+		t.Errorf("init --claude --global --json: %+v, want 3 files in %s", doc, cdir)
+	}
+	var gone struct {
+		Deleted         bool     `json:"deleted"`
+		CommandsRemoved []string `json:"commands_removed"`
+	}
+	e.okJSON(&gone, "init", "--claude", "--global", "--remove")
+	if !gone.Deleted || len(gone.CommandsRemoved) != 3 {
+		t.Errorf("init --claude --global --remove --json: %+v", gone)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".claude")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("~/.claude after --remove: %v", err)
+	}
+}
