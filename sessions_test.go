@@ -145,7 +145,7 @@ func TestSessionShortNames(t *testing.T) {
 	sortSessions(list)
 	want := map[string]string{
 		tsClaude: "4f1c2a7e", tsGemini: "4f1c2a7f", tsCodex: "9d2e0b11", DefaultSession: DefaultSession,
-		"a-name-of-exactly-24-byt": "a-name-of-exactly-24-byt",
+		"a-name-of-exactly-24-byt":   "a-name-of-exactly-24-byt",
 		long:                         long, // every shorter prefix is also long+"y"'s
 		long + "y":                   long + "y",
 		"ééééé-a-long-name-in-utf-8": "éééé", // 8 bytes, whole characters
