@@ -244,6 +244,12 @@ func TestSessionsOfAStore(t *testing.T) {
 	if !reflect.DeepEqual(list, want) {
 		t.Errorf("sessions:\n got %+v\nwant %+v", list, want)
 	}
+	all, err := r.AllTurns(ctx)
+	if err != nil || len(all) != 2 || all[0].SessionInfo != want[0] || all[1].SessionInfo != want[1] ||
+		len(all[0].Turns) != 1 || len(all[0].Redo) != 0 || all[0].Turns[0].Message != "open one" ||
+		len(all[1].Turns) != 1 || len(all[1].Redo) != 1 || all[1].Turns[0].Message != "first" || all[1].Redo[0].Message != "second" {
+		t.Errorf("AllTurns: %+v, %v", all, err)
+	}
 	if got, err := r.FindSession(ctx, "4f1c2a7e"); err != nil || got != tsClaude {
 		t.Errorf("FindSession(4f1c2a7e) = %q, %v", got, err)
 	}
