@@ -21,6 +21,7 @@ func newSnapCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
+	cmd.Flags().StringVar(&g.agent, "agent", "", "the agent whose turns the session records (claude, gemini, ...; shown by sessions)")
 	return cmd
 }
 
@@ -48,11 +49,6 @@ func (g *globals) runCapture(cmd *cobra.Command, capture func(*turnback.Repo) (*
 		}
 		g.local.Note(res.Files, res.Stats.Dirs)
 		termout.Problems(g.stderr, res)
-		if g.json {
-			termout.WriteJSON(g.stdout, termout.SnapDoc(res))
-			return nil
-		}
-		print(g.stdout, g.stderr, res)
-		return nil
+		return g.print(termout.SnapDoc(res), func() { print(g.stdout, g.stderr, res) })
 	})
 }
