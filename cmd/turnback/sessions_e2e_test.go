@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -296,3 +297,35 @@ func TestSessionsTables(t *testing.T) {
 	ssGolden(t, "log_all_json.txt", got)
 }
 
+
+// TestSessionsThroughDaemon: with a watch daemon serving the folder, a
+// hook's snap (forwarded as a command line) still records its agent, and
+// the session choice, its note and a prefix work as without one.
+func TestSessionsThroughDaemon(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the watch daemon's tests are written for inotify")
+	}
+	e := newHookEnv(t)
+	e.write("README.md", "# my project\n")
+	e.ok("watch", "--detach")
+	t.Cleanup(func() { e.run("watch", "--stop") })
+	e.ssClaudeTurn("claude_user_prompt_submit.json", "10:14:02", "10:15:30", func() { e.write("src/login.html", "<form></form>\n") })
+	e.at("10:16:00")
+	if r := e.ok("sessions"); !strings.Contains(r.stdout, "\n3f1c9a52  claude      1     -  2026-11-22 10:15:30  Add a login form") {
+		t.Errorf("sessions through the daemon:\n%s", r)
+	}
+	if r := e.ok("undo"); r.stderr != "using session 3f1c9a52 (claude, last turn just now)\n" || !strings.HasPrefix(r.stdout, "undid 1 turn") {
+		t.Errorf("undo through the daemon:\n%s", r)
+	}
+	if r := e.ok("--session", "3f", "log"); !strings.Contains(r.stdout, " undone ") {
+		t.Errorf("log --session 3f through the daemon:\n%s", r)
+	}
+	var st struct {
+		Requests int `json:"requests"`
+	}
+	e.okJSON(&st, "watch", "--status")
+	if st.Requests < 5 { // the hook's snap and end, sessions, undo, log
+		t.Errorf("the daemon served %d requests; the commands did not go through it", st.Requests)
+	}
+}
