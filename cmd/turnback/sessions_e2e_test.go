@@ -297,7 +297,6 @@ func TestSessionsTables(t *testing.T) {
 	ssGolden(t, "log_all_json.txt", got)
 }
 
-
 // TestSessionsThroughDaemon: with a watch daemon serving the folder, a
 // hook's snap (forwarded as a command line) still records its agent, and
 // the session choice, its note and a prefix work as without one.
