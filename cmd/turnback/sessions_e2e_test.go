@@ -256,24 +256,8 @@ func TestSessionsTables(t *testing.T) {
 	r.check(t, "log --all")
 	ssGolden(t, "log_all.txt", r.stdout)
 
-	var sessions struct {
-		Sessions []struct {
-			Name        string `json:"name"`
-			Short       string `json:"short"`
-			Agent       string `json:"agent"`
-			Turns       int    `json:"turns"`
-			Redo        int    `json:"redo"`
-			Open        bool   `json:"open"`
-			LastTurn    string `json:"last_turn"`
-			LastMessage string `json:"last_message"`
-		} `json:"sessions"`
-	}
-	e.okJSON(&sessions, "sessions")
-	got := ""
-	for _, s := range sessions.Sessions {
-		got += fmt.Sprintf("%q %q %q %d %d %t %q %q\n", s.Name, s.Short, s.Agent, s.Turns, s.Redo, s.Open, s.LastTurn, s.LastMessage)
-	}
-	ssGolden(t, "sessions_json.txt", got)
+	r = e.ok("--json", "sessions")
+	ssGolden(t, "sessions.json", r.stdout)
 
 	var all struct {
 		Sessions []struct{ Name string } `json:"sessions"`
@@ -287,7 +271,7 @@ func TestSessionsTables(t *testing.T) {
 		} `json:"turns"`
 	}
 	e.okJSON(&all, "log", "--all")
-	got = ""
+	got := ""
 	for _, s := range all.Sessions {
 		got += fmt.Sprintf("session %q\n", s.Name)
 	}

@@ -3,6 +3,7 @@ package termout
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func table(w io.Writer, rows [][]string, right ...int) {
 			switch {
 			case i == len(r)-1:
 				b.WriteString(c)
-			case contains(right, i):
+			case slices.Contains(right, i):
 				b.WriteString(pad + c + "  ")
 			default:
 				b.WriteString(c + pad + "  ")
@@ -85,15 +86,6 @@ func table(w io.Writer, rows [][]string, right ...int) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-}
-
-func contains(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 func orDash(s string) string {
