@@ -56,9 +56,7 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
 	}
-	if p.Event.Action == agent.Snap { // the session says which agent made it, also through a daemon
-		p.Args = append(p.Args, "--agent="+a.Name)
-	}
+	p.Args = append(p.Args, "--agent="+a.Name) // also through a daemon: its session, exactly, records the agent
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force, agent: a.Name,
 		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
 		outTTY: g.outTTY, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}

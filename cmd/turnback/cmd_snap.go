@@ -21,7 +21,6 @@ func newSnapCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
-	cmd.Flags().StringVar(&g.agent, "agent", "", "the agent whose turns the session records (claude, gemini, ...; shown by sessions)")
 	return cmd
 }
 

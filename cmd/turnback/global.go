@@ -116,11 +116,13 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 // turnback.Repo.FindSession) or, for undo, redo, log and end given none,
 // on the session of the folder's newest turn when "default" has none
 // (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or
-// two live sessions to choose from, is exit 2 listing them.
+// two live sessions to choose from, is exit 2 listing them. A command
+// run for an agent (--agent) takes its session as named.
 func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnback.Repo, error) {
 	ctx, pick := cmd.Context(), repo.Session()
 	var err error
 	switch name := g.opts.Session; {
+	case g.agent != "": // an agent names its session exactly
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)
 	case cmd.Name() == "undo" || cmd.Name() == "redo" || cmd.Name() == "log" || cmd.Name() == "end":

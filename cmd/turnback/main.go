@@ -167,6 +167,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	pf.StringVarP(&g.dir, "dir", "C", "", "work tree (default: the current directory, or the nearest ancestor with a store)")
 	pf.StringVar(&g.store, "store", "", "store directory (default: $TURNBACK_STORE or the per-folder default)")
 	pf.StringVar(&g.session, "session", "", "session name or a unique prefix of one: an independent stack of turns (default: $TURNBACK_SESSION or \"default\"; see sessions)")
+	pf.StringVar(&g.agent, "agent", "", "run for an agent's hook (claude, gemini, ...): record it on the session snap starts, take --session exactly")
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON document on stdout")
 	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: undo/redo over edits made outside the turns (they stay recoverable), a work tree that is / or the home directory")
 	root.AddCommand(

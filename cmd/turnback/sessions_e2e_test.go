@@ -145,6 +145,19 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 		!strings.HasPrefix(r.stdout, "session "+ssGemini+" (gemini)\n") {
 		t.Errorf("log after the window:\n%s", r)
 	}
+	// A command run for an agent (as the hooks run theirs, also through a
+	// daemon) never picks another session, nor takes a prefix: an end
+	// event without a session id must not end Gemini's turn.
+	if r := e.ok("--agent", "claude", "end"); r.stderr != "" || r.stdout != "no open turn in session default: nothing recorded\n" {
+		t.Errorf("--agent end:\n%s", r)
+	}
+	if r := e.ok("--agent", "claude", "--session", "9b2e", "log"); r.stdout != "no turns in session 9b2e\n" {
+		t.Errorf("--agent --session 9b2e log:\n%s", r)
+	}
+	var gem hkLogDoc
+	if e.okJSON(&gem, "--session", "9b2e", "log"); len(gem.Turns) != 1 || !gem.Turns[0].Open {
+		t.Errorf("gemini's turn after the agent's end: %+v", gem)
+	}
 	// The default session, once it has a turn, is used without a note.
 	e.ok("--session", "default", "snap", "-m", "mine")
 	if r := e.ok("log"); r.stderr != "" || !strings.HasPrefix(r.stdout, "session default\n") {
