@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,10 +27,12 @@ func newHookCmd(g *globals) *cobra.Command {
 			if !ok {
 				return usageError{fmt.Errorf("unknown agent %q: want %s", args[0], strings.Join(agent.Names(), " or "))}
 			}
+			out := ""
 			if a.JSONOut {
-				defer fmt.Fprintln(g.stdout, "{}")
+				out = "{}\n"
 			}
-			err := g.runHook(cmd, a)
+			defer func() { fmt.Fprint(g.stdout, out) }()
+			err := g.runHook(cmd, a, &out)
 			if err != nil {
 				// Exit 1, never 2: report, never block the agent.
 				return codedError{code: exitError, err: hookFailure{err}}
@@ -43,8 +46,8 @@ func newHookCmd(g *globals) *cobra.Command {
 // runHook reads the agent's event and, for one that starts or ends a
 // turn, runs snap or end on the folder as "turnback -C DIR snap" would,
 // with the agent's session, within the hook's time budget, printing
-// nothing on stdout (the agent's).
-func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
+// nothing on stdout (the agent's: *out is what the hook prints there).
+func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error {
 	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
 	if err != nil {
 		return fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
@@ -56,7 +59,15 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent) error {
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
 	}
-	p.Args = append(p.Args, "--agent="+a.Name) // also through a daemon: its session, exactly, records the agent
+	// Every command a hook runs is run for its agent (also through a
+	// daemon): its session exactly, and snap records the agent.
+	p.Args = append(p.Args, "--agent="+a.Name)
+	if p.Event.Action == agent.Run { // /undo, /redo: run as typed, show the user, block the prompt
+		var res bytes.Buffer
+		execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin, loc: g.loc})
+		*out = a.Blocked(res.String())
+		return nil
+	}
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force, agent: a.Name,
 		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: g.stdin,
 		outTTY: g.outTTY, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}

@@ -1,59 +1,43 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/turnback/turnback/cmd/turnback/agent"
-	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 func newInitCmd(g *globals) *cobra.Command {
 	chosen := map[*agent.Agent]*bool{}
+	var o agent.InitOptions
 	cmd := &cobra.Command{
-		Use:   "init --" + strings.Join(agent.Names(), " | --"),
-		Short: "Add turnback's hooks to an agent's project settings",
+		Use:   "init --" + strings.Join(agent.Names(), " | --") + " [--global] [--remove]",
+		Short: "Add turnback's hooks to an agent's settings (or take them out)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var a *agent.Agent
-			var flags []string
-			n := 0
-			for _, x := range agent.All() {
-				flags = append(flags, "--"+x.Name)
-				if *chosen[x] {
-					a, n = x, n+1
-				}
+			a, err := agent.Chosen(chosen)
+			if err != nil {
+				return usageError{err}
 			}
-			if n != 1 {
-				return usageError{errors.New("say which agent: " + strings.Join(flags, " or "))}
-			}
-			dir := g.dir
-			if dir == "" {
+			o.Dir, o.Getenv = g.dir, g.getenv
+			if o.Dir == "" && !o.Global {
 				wd, err := g.getwd()
 				if err != nil {
 					return err
 				}
-				dir = wd
+				o.Dir = wd
 			}
-			path, changed, err := a.Install(dir, a.Command())
+			r, err := a.Init(o)
 			if err != nil {
 				return err
 			}
-			if g.json {
-				termout.WriteJSON(g.stdout, map[string]any{"settings": path, "changed": changed})
-				return nil
-			}
-			if changed {
-				fmt.Fprintf(g.stdout, "added turnback hooks for %s to %s\n", a.Name, termout.QuotePath(path))
-			} else {
-				fmt.Fprintf(g.stdout, "%s already has turnback's hooks; nothing changed\n", termout.QuotePath(path))
-			}
+			r.Print(g.stdout, g.json)
 			return nil
 		},
 	}
 	for _, a := range agent.All() {
 		chosen[a] = cmd.Flags().Bool(a.Name, false, a.Title+" ("+a.Settings+")")
 	}
+	cmd.Flags().BoolVar(&o.Global, "global", false, "the user-level settings instead of the folder's")
+	cmd.Flags().BoolVar(&o.Remove, "remove", false, "take turnback's hooks out, leaving the rest as it was")
 	return cmd
 }

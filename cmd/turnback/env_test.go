@@ -46,7 +46,8 @@ var cliInheritedEnv = sync.OnceValue(func() []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "TURNBACK_"), k == "HOME", k == "XDG_DATA_HOME",
-			k == "CLAUDE_PROJECT_DIR", k == "GEMINI_PROJECT_DIR":
+			k == "CLAUDE_PROJECT_DIR", k == "GEMINI_PROJECT_DIR", k == "QWEN_PROJECT_DIR", k == "CURSOR_PROJECT_DIR",
+			k == "CODEX_HOME", k == "COPILOT_HOME":
 			continue
 		}
 		env = append(env, kv)

@@ -26,8 +26,8 @@ import (
 )
 
 // hook feeds payload to "turnback hook agent" run in the project folder
-// and checks what every hook run must do: stdout exactly empty for Claude
-// Code and exactly "{}\n" for Gemini CLI, and never exit 2.
+// and checks what every hook run must do: stdout exactly what the agent
+// accepts (hkAgentStdout), and never exit 2.
 func (e *cliEnv) hook(agent string, payload []byte, wantCode int) cliResult {
 	e.t.Helper()
 	r := e.exec("", payload, "hook", agent)
@@ -37,10 +37,7 @@ func (e *cliEnv) hook(agent string, payload []byte, wantCode int) cliResult {
 
 func hkCheckHookResult(t testing.TB, agent string, r cliResult, wantCode int) {
 	t.Helper()
-	wantOut := ""
-	if agent == "gemini" {
-		wantOut = "{}\n"
-	}
+	wantOut := hkAgentStdout(agent)
 	if r.stdout != wantOut {
 		t.Errorf("hook %s: stdout = %q, want exactly %q\n%s", agent, r.stdout, wantOut, r)
 	}

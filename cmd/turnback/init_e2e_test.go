@@ -354,7 +354,7 @@ func TestInitMalformed(t *testing.T) {
 	}
 }
 
-// TestInitFlags: init needs exactly one of --claude and --gemini (exit 2).
+// TestInitFlags: init needs exactly one agent flag (exit 2), and says which.
 func TestInitFlags(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t)
@@ -363,7 +363,7 @@ func TestInitFlags(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("want exit 2\n%s", r)
 		}
-		if !strings.Contains(r.stderr, "--claude or --gemini") {
+		if !strings.Contains(r.stderr, "--claude, --gemini, --codex, --copilot, --cursor or --qwen") {
 			t.Errorf("stderr should say which flags:\n%s", r)
 		}
 	}

@@ -16,6 +16,7 @@ const (
 	None Action = iota // an event turnback does not use
 	Snap               // the agent's turn starts: snap
 	End                // the agent's turn ended: end
+	Run                // the prompt is a turnback command the hook carries out (Cursor's /undo, /redo)
 )
 
 func (a Action) String() string {
@@ -24,6 +25,8 @@ func (a Action) String() string {
 		return "snap"
 	case End:
 		return "end"
+	case Run:
+		return "run"
 	}
 	return "none"
 }
@@ -57,10 +60,26 @@ type Agent struct {
 	entry func(command string) hookEntry
 	// parse normalises one payload.
 	parse func(data []byte) (Event, error)
+
+	// Global is the user-level settings file (init --global), relative
+	// to the home directory ("": Settings), or to $HomeEnv without its
+	// first element when that is set.
+	Global  string
+	HomeEnv string
+	// version, when not 0, is the "version" a new settings file starts
+	// with (the agents whose hooks are flat lists).
+	version int
+	// element, when set, is the entry appended to the event's list in
+	// the settings file; without it the entry is a group {"hooks":
+	// [entry(command)]} (Claude Code's shape).
+	element func(event, command string) any
+	// blocked, for an agent whose prompt hook may block the prompt, is
+	// what the hook prints to block it and show the user out (Run).
+	blocked func(out string) any
 }
 
 // all lists the agents, in the order help and errors name them.
-var all = []*Agent{claude, gemini}
+var all = []*Agent{claude, gemini, codex, copilot, cursor, qwen}
 
 // Lookup returns the agent called name.
 func Lookup(name string) (*Agent, bool) {

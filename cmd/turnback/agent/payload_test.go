@@ -12,7 +12,8 @@ import (
 // TestPayloads: every recorded payload of an agent
 // (../testdata/hooks/<agent>_<case>.json, which the end-to-end hook
 // tests replay too) normalises to the action turnback takes for its
-// event, with the session, folder and prompt it carries; a payload that
+// event, with the session (session_id, sessionId or conversation_id),
+// folder (cwd, or the first workspace root) and prompt it carries; a payload that
 // is not JSON is a *PayloadError for every agent.
 func TestPayloads(t *testing.T) {
 	want := map[string]Action{
@@ -21,6 +22,22 @@ func TestPayloads(t *testing.T) {
 		"claude_cwd_gone": Snap, "claude_no_cwd": Snap, "claude_no_session_id": Snap,
 		"gemini_before_agent": Snap, "gemini_after_agent": End, "gemini_session_end": End, "gemini_before_tool": None,
 		"gemini_cwd_gone": Snap, "gemini_no_cwd": Snap, "gemini_no_session_id": Snap,
+		"codex_user_prompt_submit": Snap, "codex_stop": End, "codex_pre_tool_use": None,
+		"codex_cwd_gone": Snap, "codex_no_cwd": Snap, "codex_no_session_id": Snap,
+		"copilot_user_prompt_submitted": Snap, "copilot_agent_stop": End,
+		"copilot_vscode_user_prompt_submit": Snap, "copilot_vscode_stop": End,
+		"copilot_cli_user_prompt_submit": Snap, "copilot_cli_stop": End,
+		"copilot_cwd_gone": Snap, "copilot_no_cwd": Snap, "copilot_no_session_id": Snap,
+		"cursor_before_submit_prompt": Snap, "cursor_stop": End, "cursor_after_file_edit": None,
+		"cursor_cwd_gone": Snap, "cursor_no_cwd": Snap, "cursor_no_session_id": Snap,
+		"cursor_undo": Run, "cursor_redo": Run,
+		"qwen_user_prompt_submit": Snap, "qwen_continuation": None, "qwen_stop": End, "qwen_session_end": End,
+		"qwen_pre_tool_use": None, "qwen_cwd_gone": Snap, "qwen_no_cwd": Snap, "qwen_no_session_id": Snap,
+	}
+	// Copilot CLI's camel-case events do not name themselves.
+	unnamed := map[string]string{
+		"copilot_user_prompt_submitted": "userPromptSubmitted", "copilot_agent_stop": "agentStop",
+		"copilot_cwd_gone": "userPromptSubmitted", "copilot_no_cwd": "userPromptSubmitted", "copilot_no_session_id": "userPromptSubmitted",
 	}
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "hooks", "*.json"))
 	if err != nil || len(files) == 0 {
@@ -63,9 +80,24 @@ func TestPayloads(t *testing.T) {
 		if err := json.Unmarshal(data, &raw); err != nil {
 			t.Fatal(err)
 		}
-		str := func(k string) string { s, _ := raw[k].(string); return s }
-		if ev.Action != action || ev.Name != str("hook_event_name") || ev.Session != str("session_id") || ev.Cwd != str("cwd") || ev.Prompt != str("prompt") {
-			t.Errorf("%s: %+v; want action %v and the payload's event, session, cwd and prompt", name, ev, action)
+		str := func(keys ...string) string {
+			for _, k := range keys {
+				if s, _ := raw[k].(string); s != "" {
+					return s
+				}
+				if l, _ := raw[k].([]any); len(l) > 0 {
+					return l[0].(string)
+				}
+			}
+			return ""
+		}
+		event := str("hook_event_name")
+		if event == "" {
+			event = unnamed[name]
+		}
+		session := str("session_id", "sessionId", "conversation_id")
+		if ev.Action != action || ev.Name != event || ev.Session != session || ev.Cwd != str("cwd", "workspace_roots") || ev.Prompt != str("prompt") {
+			t.Errorf("%s: %+v; want action %v, event %q, session %q and the payload's cwd and prompt", name, ev, action, event, session)
 		}
 	}
 	if seen != len(want) {

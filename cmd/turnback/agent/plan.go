@@ -71,6 +71,9 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 		p.Args = append(p.Args, "--session", p.Session)
 	}
 	p.Args = append(p.Args, ev.Action.String())
+	if words, ok := RunCommand(ev.Prompt); ok && ev.Action == Run {
+		p.Args = append(p.Args[:len(p.Args)-1], words...)
+	}
 	if ev.Action == Snap {
 		// snap keeps the message's first line only.
 		msg, _, _ := strings.Cut(ev.Prompt, "\n")

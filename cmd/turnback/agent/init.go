@@ -1,0 +1,170 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+// InitOptions say where init writes and what.
+type InitOptions struct {
+	Dir    string // the project folder (without Global)
+	Global bool   // the user-level settings instead of the project's
+	Remove bool   // take turnback's hooks out instead
+	Getenv func(string) string
+}
+
+// InitResult is what init did.
+type InitResult struct {
+	Agent    *Agent `json:"-"`
+	Remove   bool   `json:"-"`
+	Settings string `json:"settings"`
+	Changed  bool   `json:"changed"`
+	// Command is the hook's command line (not on removal); OffPath says
+	// it is this executable's absolute path, turnback not being on PATH.
+	Command string `json:"command,omitempty"`
+	OffPath bool   `json:"off_path,omitempty"`
+	// Deleted: the removal deleted the file, which held nothing else.
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+// SettingsPath is the settings file init edits: the project's in dir,
+// or with global the user's.
+func (a *Agent) SettingsPath(dir string, global bool, getenv func(string) string) (string, error) {
+	if !global {
+		return filepath.Join(dir, filepath.FromSlash(a.Settings)), nil
+	}
+	rel := a.Global
+	if rel == "" {
+		rel = a.Settings
+	}
+	if a.HomeEnv != "" {
+		if h := getenv(a.HomeEnv); h != "" {
+			_, rest, _ := strings.Cut(rel, "/")
+			return filepath.Join(h, filepath.FromSlash(rest)), nil
+		}
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("turnback init: no home directory for --global: %w", err)
+		}
+	}
+	return filepath.Join(home, filepath.FromSlash(rel)), nil
+}
+
+// Init adds turnback's hooks to the agent's settings file, or with
+// Remove takes them out.
+func (a *Agent) Init(o InitOptions) (InitResult, error) {
+	r := InitResult{Agent: a, Remove: o.Remove}
+	path, err := a.SettingsPath(o.Dir, o.Global, o.Getenv)
+	if err != nil {
+		return r, err
+	}
+	r.Settings = path
+	cmd, offPath, cmdErr := a.command()
+	if o.Remove {
+		// Any turnback's hook goes, this executable's by its path too.
+		r.Changed, r.Deleted, err = a.uninstall(path, cmd)
+		return r, err
+	}
+	if cmdErr != nil {
+		return r, cmdErr
+	}
+	r.Command, r.OffPath = cmd, offPath
+	r.Changed, err = a.install(path, r.Command)
+	return r, err
+}
+
+// command is the command line the agent runs: plain "turnback hook
+// NAME" when turnback is on PATH, otherwise this executable's absolute
+// path (quoted for sh when it needs it). An executable go run built in
+// a temporary folder is refused: it is gone once go run returns.
+func (a *Agent) command() (string, bool, error) {
+	if _, err := exec.LookPath("turnback"); err == nil {
+		return "turnback hook " + a.Name, false, nil
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("turnback init: turnback is not on PATH and the path of this executable is unknown (%w); install it on PATH (go install ./cmd/turnback) and run init again", err)
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "", false, errors.New("turnback init: turnback is not on PATH, and this is a temporary executable of go run that the hooks could not run; install it (go install ./cmd/turnback, which puts it in $(go env GOPATH)/bin: add that to PATH) and run init again")
+	}
+	bin := exe
+	if strings.ContainsFunc(exe, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '\\' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		bin = "'" + strings.ReplaceAll(exe, "'", `'\''`) + "'"
+	}
+	return bin + " hook " + a.Name, true, nil
+}
+
+// Print writes what init did, as a JSON document with asJSON.
+func (r InitResult) Print(w io.Writer, asJSON bool) {
+	if asJSON {
+		termout.WriteJSON(w, r)
+		return
+	}
+	path := termout.QuotePath(r.Settings)
+	switch {
+	case r.Remove && r.Deleted:
+		fmt.Fprintf(w, "removed turnback hooks for %s: deleted %s, which held nothing else\n", r.Agent.Name, path)
+	case r.Remove && r.Changed:
+		fmt.Fprintf(w, "removed turnback hooks for %s from %s\n", r.Agent.Name, path)
+	case r.Remove:
+		fmt.Fprintf(w, "%s has no turnback hooks; nothing changed\n", path)
+	case r.Changed:
+		fmt.Fprintf(w, "added turnback hooks for %s to %s\n", r.Agent.Name, path)
+	default:
+		fmt.Fprintf(w, "%s already has turnback's hooks; nothing changed\n", path)
+	}
+	if r.OffPath && r.Changed {
+		fmt.Fprintf(w, "turnback is not on PATH: the hooks run %s (run init again if you move it)\n", termout.SafeText(r.Command))
+	}
+}
+
+// Chosen returns the one agent whose flag (init --NAME) is set; an error
+// that names the flags otherwise.
+func Chosen(flags map[*Agent]*bool) (*Agent, error) {
+	var a *Agent
+	var names []string
+	n := 0
+	for _, x := range all {
+		names = append(names, "--"+x.Name)
+		if *flags[x] {
+			a, n = x, n+1
+		}
+	}
+	if n != 1 {
+		return nil, errors.New("say which agent: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1])
+	}
+	return a, nil
+}
+
+// Command is the command line the agent's hooks run: "turnback hook
+// NAME", or this executable by its absolute path when turnback is not
+// on PATH ("" when that cannot be run).
+func (a *Agent) Command() string {
+	c, _, _ := a.command()
+	return c
+}
+
+// Install merges turnback's hook (running command) for every event of
+// the agent into its settings file in dir, and returns the file's path
+// and whether it changed (Init with the command given).
+func (a *Agent) Install(dir, command string) (path string, changed bool, err error) {
+	path = filepath.Join(dir, filepath.FromSlash(a.Settings))
+	changed, err = a.install(path, command)
+	return path, changed, err
+}

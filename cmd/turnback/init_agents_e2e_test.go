@@ -1,0 +1,163 @@
+package main
+
+// End-to-end tests of init for every agent: the edit of a settings file
+// with other hooks and comments against golden files, its removal
+// restoring the file byte for byte, --global, and files init refuses.
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateInitGolden = flag.Bool("update-init-golden", false, "rewrite testdata/init/*.golden from what init writes")
+
+// hkOnPath puts the test binary on PATH, so the hooks' command is the
+// plain "turnback hook NAME" the golden files hold.
+func (e *cliEnv) hkOnPath() {
+	e.extra = append(e.extra, "PATH="+filepath.Dir(e.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// TestInitRoundTrip: for every agent, init on a settings file with other
+// hooks (and, where the agent reads JSONC, comments) writes exactly
+// testdata/init/<agent>.golden; init again changes nothing; init
+// --remove gives back the original file byte for byte, and a second
+// --remove changes nothing. Without a settings file, init then --remove
+// leaves the folder as it was.
+func TestInitRoundTrip(t *testing.T) {
+	t.Parallel()
+	for agent, rel := range hkAgentSettings {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			e := newHookEnv(t)
+			e.hkOnPath()
+			orig, err := os.ReadFile(filepath.Join("testdata", "init", agent+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.writeBytes(rel, orig)
+			r := e.ok("init", "--"+agent)
+			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n" {
+				t.Errorf("init:\n%s", r)
+			}
+			got := e.read(rel)
+			golden := filepath.Join("testdata", "init", agent+".golden")
+			if *updateInitGolden {
+				cliWriteFile(t, golden, got)
+			}
+			if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("init wrote (want %s, -update-init-golden rewrites it; %v):\n%s", golden, err, got)
+			}
+			if r := e.ok("init", "--"+agent); !strings.HasSuffix(r.stdout, "nothing changed\n") || !bytes.Equal(e.read(rel), got) {
+				t.Errorf("second init changed the file:\n%s", r)
+			}
+			r = e.ok("init", "--"+agent, "--remove")
+			if r.stdout != "removed turnback hooks for "+agent+" from "+e.path(rel)+"\n" {
+				t.Errorf("init --remove:\n%s", r)
+			}
+			if now := e.read(rel); !bytes.Equal(now, orig) {
+				t.Errorf("init --remove left:\n%s\nwant the original:\n%s", now, orig)
+			}
+			if r := e.ok("init", "--"+agent, "--remove"); !strings.HasSuffix(r.stdout, "has no turnback hooks; nothing changed\n") {
+				t.Errorf("second --remove:\n%s", r)
+			}
+
+			// No settings file: init makes it (and its folders), --remove
+			// takes them away again.
+			e.rm(strings.Split(rel, "/")[0])
+			before := e.tree()
+			e.ok("init", "--"+agent)
+			if _, err := os.Stat(e.path(rel)); err != nil {
+				t.Fatalf("init made no settings file: %v", err)
+			}
+			r = e.ok("init", "--"+agent, "--remove")
+			if !strings.Contains(r.stdout, "deleted") {
+				t.Errorf("init --remove of the file init made:\n%s", r)
+			}
+			sameTree(t, "after init and init --remove", e.tree(), before)
+		})
+	}
+}
+
+// TestInitGlobal: --global writes the user-level settings ($HOME's, or
+// $CODEX_HOME's and $COPILOT_HOME's when set), not the folder's; and
+// --remove --global takes them out.
+func TestInitGlobal(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	e.hkOnPath()
+	codexHome, copilotHome := filepath.Join(e.base, "codex-home"), filepath.Join(e.base, "copilot-home")
+	for _, c := range []struct{ agent, event, path string }{
+		{"claude", "UserPromptSubmit", filepath.Join(e.home, ".claude", "settings.json")},
+		{"cursor", "beforeSubmitPrompt", filepath.Join(e.home, ".cursor", "hooks.json")},
+		{"copilot", "userPromptSubmitted", filepath.Join(e.home, ".copilot", "hooks", "turnback.json")},
+		{"codex", "UserPromptSubmit", filepath.Join(e.home, ".codex", "hooks.json")},
+	} {
+		r := e.ok("init", "--"+c.agent, "--global")
+		if !strings.Contains(r.stdout, c.path) {
+			t.Errorf("init --%s --global:\n%s", c.agent, r)
+		}
+		if cmds := hkHookCommands(t, c.path, c.event); len(cmds) != 1 || cmds[0] != "turnback hook "+c.agent {
+			t.Errorf("%s: commands %q", c.path, cmds)
+		}
+	}
+	if ents, _ := os.ReadDir(e.dir); len(ents) != 0 {
+		t.Errorf("--global wrote into the folder: %v", ents)
+	}
+	e.extra = append(e.extra, "CODEX_HOME="+codexHome, "COPILOT_HOME="+copilotHome)
+	for _, c := range []struct{ agent, path string }{
+		{"codex", filepath.Join(codexHome, "hooks.json")},
+		{"copilot", filepath.Join(copilotHome, "hooks", "turnback.json")},
+	} {
+		e.ok("init", "--"+c.agent, "--global")
+		if _, err := os.Stat(c.path); err != nil {
+			t.Errorf("init --%s --global with its home variable: %v", c.agent, err)
+		}
+		e.ok("init", "--"+c.agent, "--global", "--remove")
+		if _, err := os.Stat(c.path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("--remove --global left %s (%v)", c.path, err)
+		}
+	}
+}
+
+// TestInitRefusesUnreadable: a settings file init cannot read (a
+// trailing comma, an unclosed comment, "hooks" not an object) is left
+// byte-identical, exit 1, and the message says why and gives the hooks
+// to merge by hand; it never calls the file "not a valid JSON object".
+func TestInitRefusesUnreadable(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ agent, content, why string }{
+		{"cursor", "{\n  \"version\": 1,\n  \"hooks\": {},\n}\n", "trailing commas"},
+		{"qwen", "{\n  /* unclosed\n  \"model\": {}\n}\n", "not closed"},
+		{"copilot", "{\"version\": 1, \"hooks\": [\"x\"]}", `"hooks" is not a JSON object`},
+		{"codex", "{\"hooks\": {\"Stop\": {\"command\": \"x\"}}}", "hooks.Stop is not a list"},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			t.Parallel()
+			e := newHookEnv(t)
+			e.hkOnPath()
+			rel := hkAgentSettings[c.agent]
+			e.write(rel, c.content)
+			r := e.exec("", nil, "init", "--"+c.agent)
+			if r.code != 1 || r.stdout != "" {
+				t.Errorf("want exit 1 and nothing on stdout\n%s", r)
+			}
+			for _, want := range []string{e.path(rel), c.why, "left untouched", `{"hooks":{`, "turnback hook " + c.agent} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+			if strings.Contains(r.stderr, "not a valid JSON object") {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+			if got := string(e.read(rel)); got != c.content {
+				t.Errorf("file changed:\n%s", got)
+			}
+		})
+	}
+}
