@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
@@ -70,7 +69,10 @@ func (r *Repo) snap(ctx context.Context, message string, takeNotice bool) (*Snap
 	}
 	writes, deletes = append(writes, w...), append(deletes, d...)
 	out.Closed, out.Dropped = closed, dropped
-	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: time.Now().UTC()}
+	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: r.now()}
+	if sess.Agent == "" {
+		sess.Agent = r.opts.Agent // the first agent to record into the session
+	}
 	sess.NextTurn++
 	sess.Turns = append(sess.Turns, t.N)
 	out.Turn = t.N
@@ -155,7 +157,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 	if !t.Open() {
 		return nil, false, nil, nil, nil
 	}
-	t.After, t.ClosedBy, t.Ended = after, by, time.Now().UTC()
+	t.After, t.ClosedBy, t.Ended = after, by, r.now()
 	if t.After == t.Before {
 		sess.Turns = sess.Turns[:n-1]
 		return t, true, nil, [][]byte{turnKey(sess.Name, t.N)}, nil

@@ -30,6 +30,11 @@
 //     kept by GC.
 //   - Session: an independent stack of turns (Options.Session, default
 //     "default"), so two agents on one folder do not undo each other.
+//     An agent's hook names the session after its conversation and
+//     records which agent it is (Options.Agent). Sessions lists a
+//     store's sessions, FindSession accepts a unique prefix of a name,
+//     and LatestSession picks the session for a caller that names none,
+//     never guessing between two live ones (sessions.go).
 //   - Turn: what happened between a snap (its before-state) and its end
 //     (its after-state). Without End, the session's next Snap, or an Undo,
 //     closes it at that moment. A turn that changed nothing is dropped
@@ -177,7 +182,7 @@
 // sentinels and types of errors.go, which callers branch on with
 // errors.Is and errors.As: ErrBusy, ErrConflict (*ConflictError),
 // ErrUnfinished (*UnfinishedError), ErrUnverified, ErrUnknownID,
-// ErrAmbiguousID, ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
+// ErrAmbiguousID, ErrAmbiguousSession (*AmbiguousSessionError), ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
 // ErrNoSpace, ErrReadOnly, and cas.ErrCorrupt for damaged store data.
 // Their messages name no command-line flags: the CLI adds its own hints.
 //
@@ -187,7 +192,8 @@
 // its turn; location.go and marker.go find and recognise stores, and
 // stores.go lists those whose folder is gone. capture.go holds Snap, End
 // and the capture they share (watching.go: Watch); inspect.go the reads
-// (Status, Show, Diff, Turns, Info) and verify.go Verify. restore.go holds
+// (Status, Show, Diff, Turns, Info), sessions.go Sessions,
+// FindSession and LatestSession, and verify.go Verify. restore.go holds
 // the step undo.go (Undo), redo.go (Redo) and Restore share, with
 // conflicts.go, displaced.go, ignored_states.go, incomplete.go,
 // verifyuse.go and recover.go around it; records.go the records,

@@ -6,6 +6,7 @@ package turnback
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 )
@@ -100,3 +101,31 @@ var ErrVerify = errors.New("turnback: verify found damaged data")
 // missing in the store; the work tree is untouched. Verify tells what
 // else is damaged.
 var ErrUnverified = errors.New("turnback: stopped before changing anything")
+
+// ErrAmbiguousSession: a session name given is the start of several
+// sessions' names, or no session was named and several are live (see
+// Repo.LatestSession); the error is an *AmbiguousSessionError.
+var ErrAmbiguousSession = errors.New("turnback: ambiguous session")
+
+// AmbiguousSessionError lists the sessions FindSession or LatestSession
+// could not choose between, most recently active first.
+type AmbiguousSessionError struct {
+	// Name is the name given, which every listed session's name starts
+	// with; "" when no name was given and the sessions are live.
+	Name     string
+	Sessions []SessionInfo
+}
+
+func (e *AmbiguousSessionError) Error() string {
+	names := make([]string, len(e.Sessions))
+	for i, s := range e.Sessions {
+		names[i] = fmt.Sprintf("%q", s.Name)
+	}
+	if e.Name == "" {
+		return fmt.Sprintf("turnback: %d sessions had a turn in the last %v: %s", len(names), ActiveWindow, strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("turnback: session %q is ambiguous: %d sessions start with it: %s", e.Name, len(names), strings.Join(names, ", "))
+}
+
+// Unwrap makes errors.Is(err, ErrAmbiguousSession) true.
+func (e *AmbiguousSessionError) Unwrap() error { return ErrAmbiguousSession }

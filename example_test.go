@@ -398,6 +398,45 @@ func ExampleRepo_Turns() {
 	//   1 +1 ~0 -0  add b
 }
 
+func ExampleRepo_Sessions() {
+	ctx := context.Background()
+	workTree, store, cleanup := exProject(map[string]string{"a.txt": "a\n"})
+	defer cleanup()
+
+	// An agent's hook records each conversation as a session named by
+	// its id, and says which agent it is (Options.Agent).
+	agent, err := turnback.Open(ctx, workTree, turnback.Options{Store: store,
+		Session: "4f1c2a7e-8b3d-4c2e-9f1a-0123456789ab", Agent: "claude"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	agent.Snap(ctx, "add b")
+	exWrite(workTree, "b.txt", "b\n")
+	agent.End(ctx)
+	agent.Close()
+
+	// Someone else opens the folder without knowing the id.
+	repo := exOpen(workTree, store, "")
+	defer repo.Close()
+	list, err := repo.Sessions(ctx) // most recently active first
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range list {
+		fmt.Printf("%s (%s): %d turn, last %q\n", s.Short, s.Agent, s.Turns, s.LastMessage)
+	}
+	// A unique prefix of a name finds the session.
+	name, _ := repo.FindSession(ctx, "4f1c")
+	fmt.Println("4f1c is", name)
+	// With no name, the default session has no turns: the newest turn's.
+	latest, _ := repo.LatestSession(ctx)
+	fmt.Println("latest:", latest.Short)
+	// Output:
+	// 4f1c2a7e (claude): 1 turn, last "add b"
+	// 4f1c is 4f1c2a7e-8b3d-4c2e-9f1a-0123456789ab
+	// latest: 4f1c2a7e
+}
+
 func ExampleRepo_Show() {
 	ctx := context.Background()
 	workTree, store, cleanup := exProject(map[string]string{"README.md": "# hi\n", "src/main.go": "package main\n"})

@@ -217,8 +217,45 @@ func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return r.turnsOf(ctx, sess)
+}
+
+// SessionTurns is one session and its turns (see Repo.AllTurns).
+type SessionTurns struct {
+	SessionInfo
+	// Turns and Redo are the session's turns, as Turns returns them.
+	Turns, Redo []*Turn
+}
+
+// AllTurns returns every session of the store with its turns, the
+// sessions in the order of Sessions.
+func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	list, err := r.sessionInfos(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionTurns, len(list))
+	for i, s := range list {
+		sess, err := r.loadSession(ctx, s.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[i].SessionInfo = s
+		if out[i].Turns, out[i].Redo, err = r.turnsOf(ctx, sess); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// turnsOf loads the turns of sess as Turns returns them.
+func (r *Repo) turnsOf(ctx context.Context, sess *sessionRecord) (turns, redo []*Turn, err error) {
 	for i := len(sess.Turns) - 1; i >= 0; i-- {
-		t, err := r.loadTurn(ctx, r.session, sess.Turns[i])
+		t, err := r.loadTurn(ctx, sess.Name, sess.Turns[i])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -228,7 +265,7 @@ func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
 	for i := 0; i < len(sess.Redo); i++ {
 		g := sess.Redo[i]
 		for j := len(g.Turns) - 1; j >= 0; j-- {
-			t, err := r.loadTurn(ctx, r.session, g.Turns[j])
+			t, err := r.loadTurn(ctx, sess.Name, g.Turns[j])
 			if err != nil {
 				return nil, nil, err
 			}

@@ -48,6 +48,9 @@ type sessionRecord struct {
 	// Forgotten is the highest turn number retention has forgotten
 	// (0: none); checkpoints made before it go with those turns.
 	Forgotten int `json:"forgotten,omitempty"`
+	// Agent names the agent whose hook recorded the session's first turn
+	// (Options.Agent); absent for none and in stores written before it.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Turn is what an agent did between a snap and its end.

@@ -46,6 +46,13 @@ type Options struct {
 	KeepAge   time.Duration
 	// Access says whether Open may write to the store (see Access).
 	Access Access
+	// Agent names the agent whose hook this Repo records for ("claude",
+	// "gemini", ...): Snap records it on a session that has none yet
+	// (SessionInfo.Agent). Empty for none.
+	Agent string
+	// Now, if set, is the clock turns are stamped with and LatestSession
+	// measures ActiveWindow from (tests); nil means time.Now.
+	Now func() time.Time
 }
 
 // Access is how Open treats the store.
@@ -149,7 +156,7 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		}
 	}
 	if opts.Session == "" {
-		opts.Session = "default"
+		opts.Session = DefaultSession
 	}
 	if err := ValidSession(opts.Session); err != nil {
 		return nil, err
@@ -380,7 +387,7 @@ func (r *Repo) Close() error {
 // through a view of its own.
 func (r *Repo) View(o Options) (*Repo, error) {
 	if o.Session == "" {
-		o.Session = "default"
+		o.Session = DefaultSession
 	}
 	if err := ValidSession(o.Session); err != nil {
 		return nil, err

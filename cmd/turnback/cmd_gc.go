@@ -38,12 +38,7 @@ func newGCCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if g.json {
-					termout.WriteJSON(g.stdout, res)
-					return nil
-				}
-				termout.GC(g.stdout, res, g.location())
-				return nil
+				return g.print(res, func() { termout.GC(g.stdout, res, g.location()) })
 			})
 		},
 	}

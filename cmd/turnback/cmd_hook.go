@@ -61,6 +61,9 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 	if p.Event.Action == agent.None {
 		return nil // an event turnback does not use
 	}
+	// Every command a hook runs is run for its agent (also through a
+	// daemon): its session exactly, and snap records the agent.
+	p.Args = append(p.Args, "--agent="+a.Name)
 	if p.Event.Action == agent.Run { // turnback's own command, as typed: its output is the result
 		var res bytes.Buffer
 		code := execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil), loc: g.loc})
@@ -68,7 +71,7 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 		return nil
 	}
 	var buf bytes.Buffer // a watch daemon's snap --take-notice document
-	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force,
+	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force, agent: a.Name,
 		stdout: &buf, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil),
 		outTTY: false, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
 	budget := agent.Budget(g.getenv)

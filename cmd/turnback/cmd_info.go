@@ -23,12 +23,9 @@ func newInfoCmd(g *globals) *cobra.Command {
 				if g.served != nil {
 					dmn = g.served.h.Srv.Info()
 				}
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.InfoDoc(in, dmn))
-					return nil
-				}
-				termout.Info(g.stdout, in, dmn, g.location(), autowatch.Note(g.getenv, in.Store))
-				return nil
+				return g.print(termout.InfoDoc(in, dmn), func() {
+					termout.Info(g.stdout, in, dmn, g.location(), autowatch.Note(g.getenv, in.Store))
+				})
 			})
 		},
 	}

@@ -8,28 +8,56 @@ import (
 )
 
 func newLogCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "log",
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "log [--all]",
 		Short: "List the session's turns, newest first",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				return g.logAll(cmd)
+			}
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
-				turns, redo, err := repo.Turns(cmd.Context())
+				ctx := cmd.Context()
+				turns, redo, err := repo.Turns(ctx)
 				if err != nil {
 					return err
 				}
-				lost, err := repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, turns...), redo...))
+				lost, err := repo.UnprotectedChanges(ctx, append(append([]*turnback.Turn{}, turns...), redo...))
 				if err != nil {
 					return err
 				}
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.LogDoc(repo.Session(), turns, redo, lost))
-					return nil
+				list, err := repo.Sessions(ctx)
+				if err != nil {
+					return err
 				}
-				termout.Log(g.stdout, repo.Session(), turns, redo, lost, g.location())
-				return nil
+				s := termout.SessionOf(list, repo.Session())
+				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.Log(g.stdout, s, turns, redo, lost, g.location()) })
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "every session's turns, newest first, with a session column")
+	return cmd
+}
+
+// logAll is "turnback log --all": every session, so no session is
+// picked.
+func (g *globals) logAll(cmd *cobra.Command) error {
+	repo, err := g.openRepo(cmd, turnback.AccessRead)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	all, err := repo.AllTurns(cmd.Context())
+	if err != nil {
+		return err
+	}
+	lost := map[string]map[int][]string{}
+	for _, s := range all {
+		if lost[s.Name], err = repo.UnprotectedChanges(cmd.Context(), append(append([]*turnback.Turn{}, s.Turns...), s.Redo...)); err != nil {
+			return err
+		}
+	}
+	return g.print(termout.LogAllDoc(all, lost), func() { termout.LogAll(g.stdout, all, lost, g.location()) })
 }
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -43,12 +71,7 @@ func newShowCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.ShowDoc(info))
-					return nil
-				}
-				termout.Show(g.stdout, info)
-				return nil
+				return g.print(termout.ShowDoc(info), func() { termout.Show(g.stdout, info) })
 			})
 		},
 	}

@@ -21,12 +21,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.RecoverDoc(res))
-					return nil
-				}
-				termout.Recover(g.stdout, res)
-				return nil
+				return g.print(termout.RecoverDoc(res), func() { termout.Recover(g.stdout, res) })
 			})
 		},
 	}

@@ -51,11 +51,6 @@ func (g *globals) runCapture(cmd *cobra.Command, capture func(*turnback.Repo) (*
 		}
 		g.local.Note(res.Files, res.Stats.Dirs)
 		termout.Problems(g.stderr, res)
-		if g.json {
-			termout.WriteJSON(g.stdout, termout.SnapDoc(res))
-			return nil
-		}
-		print(g.stdout, g.stderr, res)
-		return nil
+		return g.print(termout.SnapDoc(res), func() { print(g.stdout, g.stderr, res) })
 	})
 }

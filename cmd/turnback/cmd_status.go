@@ -14,30 +14,23 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Use:   "status",
 		Short: "List what changed since the session's last snapshot",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRepo(cmd, turnback.AccessReadPreferWrite, func(repo *turnback.Repo) error {
+			var full bool
+			status := func(repo *turnback.Repo) error {
 				st, err := repo.Status(cmd.Context())
-				if errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil {
-					// The disk filled during the capture: compare without
-					// keeping anything instead.
-					repo.Close()
-					if repo, err = g.openRepo(cmd, turnback.AccessRead); err != nil {
-						return err
-					}
-					defer repo.Close()
-					st, err = repo.Status(cmd.Context())
-				}
 				g.endProgress()
-				if err != nil {
+				if full = errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil; err != nil {
 					return err
 				}
 				g.local.Note(st.Stats.Files, st.Stats.Dirs)
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.StatusDoc(st, repo.Session()))
-					return nil
-				}
-				termout.Status(g.stdout, st, repo.Session(), g.useColor())
-				return nil
-			})
+				return g.print(termout.StatusDoc(st, repo.Session()), func() { termout.Status(g.stdout, st, repo.Session(), g.useColor()) })
+			}
+			err := g.withRepo(cmd, turnback.AccessReadPreferWrite, status)
+			if full {
+				// The disk filled during the capture: compare without
+				// keeping anything instead.
+				err = g.withRepo(cmd, turnback.AccessRead, status)
+			}
+			return err
 		},
 	}
 }
@@ -61,12 +54,7 @@ func newDiffCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if g.json {
-					termout.WriteJSON(g.stdout, termout.DiffDoc(from, to, diffs))
-					return nil
-				}
-				termout.Diff(g.stdout, diffs, g.useColor())
-				return nil
+				return g.print(termout.DiffDoc(from, to, diffs), func() { termout.Diff(g.stdout, diffs, g.useColor()) })
 			})
 		},
 	}

@@ -82,23 +82,19 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			}
 			termout.Conflicts(g.stderr, r)
 		}
-		return codedError{code: exitConflict, err: conflictFailure{res: r, err: err}}
+		return codedError{exitConflict, docError{err, termout.RestoreDoc(r)}}
 	}
 	if err != nil {
 		return err
 	}
-	if g.json {
-		if err := incomplete(res); err != nil {
-			return err // main writes the document, with exit_code 5
-		}
-		termout.WriteJSON(g.stdout, termout.RestoreDoc(res))
-		return nil
+	if err := incomplete(res); err != nil && g.json {
+		return err // main writes the document, with exit_code 5
 	}
-	if res.Nothing {
+	if res.Nothing && !g.json {
 		fmt.Fprintln(g.stdout, nothing)
 		return nil
 	}
-	termout.Restore(g.stdout, verb, res)
+	g.print(termout.RestoreDoc(res), func() { termout.Restore(g.stdout, verb, res) })
 	return incomplete(res)
 }
 
@@ -114,38 +110,15 @@ func countArg(args []string) (int, error) {
 	return n, nil
 }
 
-type conflictFailure struct {
-	res *turnback.RestoreResult
-	err error
-}
-
-func (c conflictFailure) Error() string { return c.err.Error() }
-
-func (c conflictFailure) Unwrap() error { return c.err }
-
-func (c conflictFailure) jsonDoc() map[string]any { return termout.RestoreDoc(c.res) }
-
 // exitIncomplete: an undo, redo or restore did what it could but left
 // paths not restorable (listed).
 const exitIncomplete = 5
 
-// incompleteFailure is the outcome of a restore that left paths not
-// restorable: exit 5, its document in --json.
-type incompleteFailure struct {
-	res *turnback.RestoreResult
-}
-
-func (f incompleteFailure) Error() string {
-	n := len(f.res.Unrestored())
-	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (marked not restored); everything else is done", n, termout.Plural(n))
-}
-
-func (f incompleteFailure) jsonDoc() map[string]any { return termout.RestoreDoc(f.res) }
-
-// incomplete maps a restore that left paths not restorable to exit 5.
+// incomplete maps a restore that left paths not restorable to exit 5,
+// its document in --json.
 func incomplete(res *turnback.RestoreResult) error {
 	if res == nil || res.Nothing || !res.Incomplete() {
 		return nil
 	}
-	return codedError{code: exitIncomplete, err: incompleteFailure{res: res}}
+	return codedError{exitIncomplete, docError{errors.New(termout.Incomplete(res)), termout.RestoreDoc(res)}}
 }

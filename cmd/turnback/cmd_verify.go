@@ -29,7 +29,7 @@ func newVerifyCmd(g *globals) *cobra.Command {
 				}
 				termout.VerifyProblems(g.stderr, res)
 				if err != nil {
-					return codedError{code: exitError, err: verifyFailure{res: res, err: err}}
+					return codedError{exitError, docError{err, termout.VerifyFailureDoc(res)}}
 				}
 				termout.Verified(g.stdout, res)
 				return nil
@@ -38,17 +38,6 @@ func newVerifyCmd(g *globals) *cobra.Command {
 	}
 	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), then verify")
 	return c
-}
-
-type verifyFailure struct {
-	res *turnback.VerifyResult
-	err error
-}
-
-func (v verifyFailure) Error() string { return v.err.Error() }
-
-func (v verifyFailure) jsonDoc() map[string]any {
-	return termout.VerifyFailureDoc(v.res)
 }
 
 // runRepair is "turnback verify --repair": it runs in this process (a
@@ -66,26 +55,15 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 	if g.json {
 		doc := map[string]any{"repaired": res.Store != nil, "store": res.Store, "verify": res.Verify}
 		if err != nil {
-			return codedError{code: exitError, err: repairFailure{doc: doc, err: err}}
+			return codedError{exitError, docError{err, doc}}
 		}
 		termout.WriteJSON(g.stdout, doc)
 		return nil
 	}
 	termout.Repaired(g.stdout, g.stderr, res)
 	if err != nil {
-		return codedError{code: exitError, err: verifyFailure{res: res.Verify, err: err}}
+		return codedError{exitError, docError{err, termout.VerifyFailureDoc(res.Verify)}}
 	}
 	termout.RepairVerified(g.stdout, res.Verify)
 	return nil
 }
-
-// repairFailure carries the --json document of a repair whose verify
-// found damage.
-type repairFailure struct {
-	doc map[string]any
-	err error
-}
-
-func (f repairFailure) Error() string { return f.err.Error() }
-
-func (f repairFailure) jsonDoc() map[string]any { return f.doc }

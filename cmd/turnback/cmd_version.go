@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/turnback/turnback/cmd/turnback/diag"
-	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -17,12 +16,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 		Use:   "version",
 		Short: "Print turnback's version",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if g.json {
-				termout.WriteJSON(g.stdout, map[string]string{"version": diag.Version(version)})
-				return nil
-			}
-			fmt.Fprintln(g.stdout, diag.Version(version))
-			return nil
+			v := diag.Version(version)
+			return g.print(map[string]string{"version": v}, func() { fmt.Fprintln(g.stdout, v) })
 		},
 	}
 }

@@ -65,9 +65,9 @@ func newWatchCmd(g *globals) *cobra.Command {
 				}
 				return nil
 			case stop:
-				return g.stopDaemon(workTree, storeDir)
+				return daemons.StopPrint(g.stdout, workTree, storeDir, g.json)
 			case detach:
-				return g.detach(cmd, workTree, storeDir, idle, queue)
+				return daemons.DetachPrint(cmd.Context(), g.stdout, workTree, storeDir, g.force, idle, queue, g.json)
 			}
 			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto)
 		},
@@ -85,20 +85,6 @@ func newWatchCmd(g *globals) *cobra.Command {
 	f.BoolVar(&auto, "auto", false, "started by a command (TURNBACK_AUTO_WATCH): quiet if a daemon runs; a failure to watch stops automatic starts for a day")
 	_ = f.MarkHidden("auto")
 	return cmd
-}
-
-// stopDaemon is watch --stop.
-func (g *globals) stopDaemon(workTree, storeDir string) error {
-	info, err := daemons.StopOne(storeDir)
-	switch {
-	case err != nil:
-		return err
-	case info == nil:
-		daemons.PrintNone(g.stdout, workTree, g.json)
-	default:
-		daemons.PrintStopped(g.stdout, info, g.json)
-	}
-	return nil
 }
 
 // runDaemon is watch without --detach: the daemon runs in this process.
@@ -119,18 +105,4 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return codedError{code: exitBusy, err: err}
 	}
 	return err
-}
-
-// detach is watch --detach.
-func (g *globals) detach(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int) error {
-	info, already, err := daemons.Detach(cmd.Context(), workTree, storeDir, g.force, idle, queue)
-	if err != nil {
-		return err
-	}
-	what := "watching"
-	if already {
-		what = "already watching"
-	}
-	daemons.PrintInfo(g.stdout, info, what, g.json)
-	return nil
 }

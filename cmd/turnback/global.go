@@ -42,6 +42,8 @@ type globals struct {
 	quiet  bool    // forward: show the daemon's stderr only if the command fails (hook)
 	loc    *time.Location
 	local  *autowatch.Local // set when this process opened the store itself
+	agent  string           // the hook's agent (turnback.Options.Agent)
+	opts   turnback.Options // how openRepo opened the store (Session: as given)
 }
 
 // location is the time zone to print times in: the client's.
@@ -102,8 +104,67 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 		return err
 	}
 	defer repo.Close()
-	return fn(repo)
+	view, err := g.pickSession(cmd, repo)
+	if err != nil {
+		return err
+	}
+	return fn(view)
 }
+
+// pickSession returns the Repo a command works on: repo, or a view of it
+// on the session that the name given stands for (a unique prefix, see
+// turnback.Repo.FindSession) or, for undo, redo, log and end given none,
+// on the session of the folder's newest turn when "default" has none
+// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or
+// two live sessions to choose from, is exit 2 listing them. A command
+// run for an agent (--agent) takes its session as named.
+func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnback.Repo, error) {
+	ctx, pick := cmd.Context(), repo.Session()
+	var err error
+	switch name := g.opts.Session; {
+	case g.agent != "": // an agent names its session exactly
+	case name != "":
+		pick, err = repo.FindSession(ctx, name)
+	case cmd.Name() == "undo" || cmd.Name() == "redo" || cmd.Name() == "log" || cmd.Name() == "end":
+		var s turnback.SessionInfo
+		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick {
+			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
+		}
+		pick = s.Name
+	}
+	var ae *turnback.AmbiguousSessionError
+	if errors.As(err, &ae) {
+		return nil, codedError{exitUsage, docError{errors.New(termout.AmbiguousSession(ae, envopt.Now(g.getenv))),
+			map[string]any{"sessions": termout.SessionDocs(ae.Sessions)}}}
+	}
+	if err != nil || pick == repo.Session() {
+		return repo, err
+	}
+	o := g.opts
+	o.Session = pick
+	return repo.View(o)
+}
+
+// print writes a command's outcome: doc with --json, else what human
+// prints.
+func (g *globals) print(doc any, human func()) error {
+	if g.json {
+		termout.WriteJSON(g.stdout, doc)
+	} else {
+		human()
+	}
+	return nil
+}
+
+// docError is an error whose --json document carries doc besides
+// "error" and "exit_code".
+type docError struct {
+	err error
+	doc map[string]any
+}
+
+func (e docError) Error() string { return e.err.Error() }
+func (e docError) Unwrap() error { return e.err }
 
 // openRepo locates the work tree and opens its store for a command:
 // read-write (turnback.AccessWrite), read-only (turnback.AccessRead),
@@ -127,6 +188,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		OnWait: func(holder string) {
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
+		Agent: g.agent,
 	}
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
 		return nil, usageError{err}
@@ -143,6 +205,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	if g.progress != nil {
 		opts.RestoreProgress = g.progress.Restore
 	}
+	g.opts = opts
 	if g.served != nil {
 		return g.served.view(opts)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback/cmd/turnback/help"
 )
 
 // TestHelpTexts: every command has its long help, and every help file
@@ -22,10 +24,10 @@ func TestHelpTexts(t *testing.T) {
 		if c.Long == "" && !short[name] && !(c.Parent() != nil && c.Parent().Name() == "completion") {
 			t.Errorf("%s: no long help (help/%s.txt)", c.CommandPath(), name)
 		}
-		if c.Long != "" && c.Long == help(name) {
+		if c.Long != "" && c.Long == help.Long(name) {
 			used[name+".txt"] = true
 		}
-		if c.Example != "" && c.Example == example(name) {
+		if c.Example != "" && c.Example == help.Example(name) {
 			used[name+".example.txt"] = true
 		}
 		for _, sub := range c.Commands() {
@@ -33,7 +35,7 @@ func TestHelpTexts(t *testing.T) {
 		}
 	}
 	walk(root)
-	files, err := helpFiles.ReadDir("help")
+	files, err := help.Files()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -190,7 +190,7 @@ func TestHookAgentsTurn(t *testing.T) {
 					t.Errorf("both spellings of each event: want a second closed turn +1, got %+v", doc)
 				}
 			}
-			if doc := e.log(""); len(doc.Turns) != 0 {
+			if doc := e.log("default"); len(doc.Turns) != 0 {
 				t.Errorf("default session has turns: %+v", doc)
 			}
 			if s := hkAllHookLogs(t, e.storeRoot()); s != "" {

@@ -61,7 +61,7 @@ func TestHookClaudeTurn(t *testing.T) {
 		t.Errorf("SessionEnd changed the turns: %+v", doc)
 	}
 	// The conversation's turns are not in the default session.
-	if doc := e.log(""); len(doc.Turns) != 0 {
+	if doc := e.log("default"); len(doc.Turns) != 0 {
 		t.Errorf("default session has turns: %+v", doc)
 	}
 	// And nothing failed.
@@ -226,8 +226,9 @@ func TestHookReadmeWalkthrough(t *testing.T) {
 	// $ turnback log --session <id>
 	r = e.ok("log", "--session", sid)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "+1 ~1 -1") || !strings.HasSuffix(lines[0], "Now rename the form's CSS classes") ||
-		!strings.Contains(lines[1], "+1 ~1 -0") || !strings.HasSuffix(lines[1], "Add a login form to the start page") {
+	if len(lines) != 3 || lines[0] != "session "+sid+" (claude)" ||
+		!strings.Contains(lines[1], "+1 ~1 -1") || !strings.HasSuffix(lines[1], "Now rename the form's CSS classes") ||
+		!strings.Contains(lines[2], "+1 ~1 -0") || !strings.HasSuffix(lines[2], "Add a login form to the start page") {
 		t.Errorf("log --session:\n%s", r)
 	}
 

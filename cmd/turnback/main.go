@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -19,6 +18,7 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/cmd/turnback/help"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
@@ -115,23 +115,9 @@ func execute(ctx context.Context, g *globals) int {
 		msg = "turnback: " + msg
 	}
 	var hf agent.Failure
-	if g.json && !errors.As(err, &hf) { // a hook's stdout is the agent's
-		doc := map[string]any{"error": msg, "exit_code": code}
-		var ce codedError
-		if errors.As(err, &ce) {
-			if d, ok := ce.err.(jsonError); ok {
-				doc = d.jsonDoc()
-				doc["error"], doc["exit_code"] = msg, code
-			}
-		}
-		termout.WriteJSON(stdout, doc)
-	}
-	// Error messages name paths (and quote what the user typed): nothing
-	// from them reaches the terminal as a control character.
-	fmt.Fprintln(stderr, termout.SafeText(msg))
-	if code == exitUsage {
-		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
-	}
+	var de docError // an error whose document says more
+	errors.As(err, &de)
+	termout.Failure(stdout, stderr, msg, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
 	return code
 }
 
@@ -151,9 +137,6 @@ func wantsJSON(args []string) bool {
 	}
 	return false
 }
-
-// jsonError is an error that carries a JSON document of its own.
-type jsonError interface{ jsonDoc() map[string]any }
 
 func exitCode(err error) int {
 	var ue usageError
@@ -184,16 +167,17 @@ func newRootCmd(g *globals) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.dir, "dir", "C", "", "work tree (default: the current directory, or the nearest ancestor with a store)")
 	pf.StringVar(&g.store, "store", "", "store directory (default: $TURNBACK_STORE or the per-folder default)")
-	pf.StringVar(&g.session, "session", "", "session name: an independent stack of turns (default: $TURNBACK_SESSION or \"default\")")
+	pf.StringVar(&g.session, "session", "", "session name or a unique prefix of one: an independent stack of turns (default: $TURNBACK_SESSION or \"default\"; see sessions)")
+	pf.StringVar(&g.agent, "agent", "", "run for an agent's hook (claude, gemini, ...): record it on the session snap starts, take --session exactly")
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON document on stdout")
 	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: undo/redo over edits made outside the turns (they stay recoverable), a work tree that is / or the home directory")
 	root.AddCommand(
-		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g),
+		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
 	)
-	fillHelp(root)
+	help.Fill(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -637,8 +637,13 @@ func TestE2ESessions(t *testing.T) {
 	if r := s("b", "undo"); r.stdout != "nothing to undo\n" {
 		t.Errorf("b: second undo: %q", r.stdout)
 	}
-	if r := e.ok("undo"); r.stdout != "nothing to undo\n" {
+	if r := s("default", "undo"); r.stdout != "nothing to undo\n" {
 		t.Errorf("default session: %q", r.stdout)
+	}
+	// Without a session, with two sessions live and none in default:
+	// refused, nothing changed.
+	if r := e.expect(2, "undo"); !strings.Contains(r.stderr, "2 sessions had a turn in the last 10 minutes: ") {
+		t.Errorf("undo without a session:\n%s", r)
 	}
 	s("b", "redo")
 	e.same("b redo", all.with(fsTree{"a.txt": treeFile("a0\n"), "shared.txt": treeFile("s0\n")}))

@@ -1,6 +1,7 @@
 package daemons
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -107,4 +108,34 @@ func PrintStopped(w io.Writer, info *daemon.Info, asJSON bool) {
 	} else {
 		fmt.Fprintf(w, "stopped the watch daemon of %s (pid %d)\n", termout.QuotePath(info.WorkTree), info.PID)
 	}
+}
+
+// StopPrint is watch --stop: it stops the daemon of storeDir (see StopOne)
+// and says so on w, or that none ran.
+func StopPrint(w io.Writer, workTree, storeDir string, asJSON bool) error {
+	info, err := StopOne(storeDir)
+	switch {
+	case err != nil:
+		return err
+	case info == nil:
+		PrintNone(w, workTree, asJSON)
+	default:
+		PrintStopped(w, info, asJSON)
+	}
+	return nil
+}
+
+// DetachPrint is watch --detach: it starts a daemon (see Detach) and
+// says on w which one serves the folder.
+func DetachPrint(ctx context.Context, w io.Writer, workTree, storeDir string, force bool, idle time.Duration, queue int, asJSON bool) error {
+	info, already, err := Detach(ctx, workTree, storeDir, force, idle, queue)
+	if err != nil {
+		return err
+	}
+	what := "watching"
+	if already {
+		what = "already watching"
+	}
+	PrintInfo(w, info, what, asJSON)
+	return nil
 }

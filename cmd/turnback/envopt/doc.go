@@ -14,6 +14,8 @@
 //     session.
 //   - TURNBACK_LOCK_WAIT: how long to wait for a store another process
 //     holds ("0": fail at once).
+//   - TURNBACK_TEST_NOW: the tests' clock (an RFC 3339 time): turns are
+//     stamped with it and "now" is it; not part of the contract.
 //
 // # Failure behaviour
 //

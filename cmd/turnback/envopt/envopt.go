@@ -84,12 +84,42 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// Apply applies every variable of Limits and LockWait to o.
+// Apply applies every variable of Limits, LockWait and Clock to o.
 func Apply(getenv func(string) string, o *turnback.Options) error {
 	if err := Limits(getenv, o); err != nil {
 		return err
 	}
+	if err := Clock(getenv, o); err != nil {
+		return err
+	}
 	return LockWait(getenv, o)
+}
+
+// testNow is the variable that stops the clock for tests (see Clock).
+const testNow = "TURNBACK_TEST_NOW"
+
+// Clock applies TURNBACK_TEST_NOW, an RFC 3339 time, to o: turns are
+// stamped with it and the session choice measures from it. Tests set it
+// to pin the times a command records and prints; it is not part of the
+// contract.
+func Clock(getenv func(string) string, o *turnback.Options) error {
+	if v := getenv(testNow); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return fmt.Errorf("%s: bad time %q: want RFC 3339", testNow, v)
+		}
+		o.Now = func() time.Time { return t }
+	}
+	return nil
+}
+
+// Now is the time now for a command with environment getenv: the time
+// TURNBACK_TEST_NOW pins, or the clock's.
+func Now(getenv func(string) string) time.Time {
+	if t, err := time.Parse(time.RFC3339, getenv(testNow)); err == nil {
+		return t
+	}
+	return time.Now()
 }
 
 // LockWait applies TURNBACK_LOCK_WAIT, a Go duration ("0": fail at

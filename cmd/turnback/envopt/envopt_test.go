@@ -49,3 +49,24 @@ func TestApply(t *testing.T) {
 		t.Errorf("bad TURNBACK_LOCK_WAIT: %v", err)
 	}
 }
+
+// TestClock: TURNBACK_TEST_NOW pins Options.Now and Now; a bad time is
+// refused; without it both are the clock's.
+func TestClock(t *testing.T) {
+	env := map[string]string{"TURNBACK_TEST_NOW": "2026-11-22T10:14:02Z"}
+	getenv := func(k string) string { return env[k] }
+	want := time.Date(2026, 11, 22, 10, 14, 2, 0, time.UTC)
+	var o turnback.Options
+	if err := Apply(getenv, &o); err != nil || o.Now == nil || !o.Now().Equal(want) || !Now(getenv).Equal(want) {
+		t.Errorf("pinned clock: %v, %v", err, Now(getenv))
+	}
+	env["TURNBACK_TEST_NOW"] = "10:14"
+	if err := Apply(getenv, &turnback.Options{}); err == nil {
+		t.Error("a bad TURNBACK_TEST_NOW was accepted")
+	}
+	delete(env, "TURNBACK_TEST_NOW")
+	o = turnback.Options{}
+	if err := Apply(getenv, &o); err != nil || o.Now != nil || time.Since(Now(getenv)) > time.Minute {
+		t.Errorf("unpinned clock: %v, Now set: %t", err, o.Now != nil)
+	}
+}

@@ -1,7 +1,8 @@
 // Package termout formats what the turnback command prints for people
 // and programs: paths and free text made safe for a terminal, colours,
 // byte counts, the progress line, unified diffs, warnings about content
-// nothing protects, and JSON documents.
+// nothing protects, the tables of sessions and logs with the notes about
+// which session a command chose, and JSON documents.
 //
 // # Paths and text
 //

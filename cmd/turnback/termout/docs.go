@@ -80,6 +80,8 @@ func IDOrEmpty(empty bool, s string) string {
 }
 
 type TurnJSON struct {
+	// Session names the turn's session (log --all only).
+	Session  string `json:"session,omitempty"`
 	Turn     int    `json:"turn"`
 	Before   string `json:"before"`
 	After    string `json:"after,omitempty"`

@@ -48,6 +48,25 @@ func WriteJSON(w io.Writer, v any) {
 	_ = enc.Encode(v)
 }
 
+// Failure reports a command's error: msg on stderr, made safe for a
+// terminal (error messages name paths and quote what the user typed),
+// with the way to usage help when usage is set; with json also one
+// document on stdout: doc (nil: an empty one) with "error" and
+// "exit_code".
+func Failure(stdout, stderr io.Writer, msg string, code int, doc map[string]any, json, usage bool) {
+	if json {
+		if doc == nil {
+			doc = map[string]any{}
+		}
+		doc["error"], doc["exit_code"] = msg, code
+		WriteJSON(stdout, doc)
+	}
+	fmt.Fprintln(stderr, SafeText(msg))
+	if usage {
+		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
+	}
+}
+
 // NonNil is s, or an empty slice for nil (a JSON [] instead of null).
 func NonNil[T any](s []T) []T {
 	if s == nil {

@@ -213,6 +213,13 @@ func Ended(stdout, stderr io.Writer, res *turnback.SnapResult) {
 	}
 }
 
+// Incomplete is the message of an undo, redo or restore that left paths
+// not restorable (exit 5).
+func Incomplete(res *turnback.RestoreResult) string {
+	n := len(res.Unrestored())
+	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (marked not restored); everything else is done", n, Plural(n))
+}
+
 // Conflicts writes, on stderr (w), the paths an undo, redo or restore
 // refused to change because they were edited outside the turns.
 func Conflicts(w io.Writer, r *turnback.RestoreResult) {

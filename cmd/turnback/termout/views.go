@@ -32,10 +32,10 @@ func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) 
 	}
 }
 
-// LogDoc is the --json document of log: the undone turns (redo), then
-// the turns, newest first, with what each changed that undo cannot bring
-// back (lost).
-func LogDoc(session string, turns, redo []*turnback.Turn, lost map[int][]string) map[string]any {
+// LogDoc is the --json document of log: the session (its name and
+// agent), the undone turns (redo), then the turns, newest first, with
+// what each changed that undo cannot bring back (lost).
+func LogDoc(s turnback.SessionInfo, turns, redo []*turnback.Turn, lost map[int][]string) map[string]any {
 	docs := []TurnJSON{}
 	for _, t := range redo {
 		docs = append(docs, TurnDoc(t, true))
@@ -45,33 +45,42 @@ func LogDoc(session string, turns, redo []*turnback.Turn, lost map[int][]string)
 		docs = append(docs, TurnDoc(t, false))
 		docs[len(docs)-1].Unprotected = lost[t.N]
 	}
-	return map[string]any{"session": session, "turns": docs}
+	return map[string]any{"session": s.Name, "agent": s.Agent, "turns": docs}
 }
 
-// Log writes what log prints for people, times in loc.
-func Log(w io.Writer, session string, turns, redo []*turnback.Turn, lost map[int][]string, loc *time.Location) {
+// Log writes what log prints for people, times in loc: a header naming
+// the session (and its agent), then a line per turn.
+func Log(w io.Writer, s turnback.SessionInfo, turns, redo []*turnback.Turn, lost map[int][]string, loc *time.Location) {
 	if len(turns)+len(redo) == 0 {
-		fmt.Fprintf(w, "no turns in session %s\n", session)
+		fmt.Fprintf(w, "no turns in session %s\n", QuotePath(s.Name))
 		return
 	}
-	line := func(t *turnback.Turn, undone bool) {
-		id, counts := t.Before.Short(), "(open)"
-		if !t.Open() {
-			id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
-		}
-		if undone {
-			counts += " undone"
-		}
-		l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, t.Started.In(loc).Format("2006-01-02 15:04:05"), counts, SafeText(t.Message))
-		l += UnprotectedNote(lost[t.N])
-		fmt.Fprintln(w, strings.TrimRight(l, " "))
+	header := "session " + QuotePath(s.Name)
+	if s.Agent != "" {
+		header += " (" + SafeText(s.Agent) + ")"
 	}
+	fmt.Fprintln(w, header)
 	for _, t := range redo {
-		line(t, true)
+		fmt.Fprintln(w, logLine(t, true, lost[t.N], loc))
 	}
 	for _, t := range turns {
-		line(t, false)
+		fmt.Fprintln(w, logLine(t, false, lost[t.N], loc))
 	}
+}
+
+// logLine is one turn as log shows it: number, snapshot, start time,
+// counts (or "(open)"; "undone" when undone), message, and what undo
+// cannot bring back (lost).
+func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location) string {
+	id, counts := t.Before.Short(), "(open)"
+	if !t.Open() {
+		id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
+	}
+	if undone {
+		counts += " undone"
+	}
+	l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, stamp(t.Started, loc), counts, SafeText(t.Message))
+	return strings.TrimRight(l+UnprotectedNote(lost), " ")
 }
 
 // DiffDoc is the --json document of diff.

@@ -1,0 +1,258 @@
+package turnback
+
+// Finding a session. A store holds one record per session (records.go);
+// Sessions summarises them, FindSession turns a name or a unique prefix
+// of one into a session's name, and LatestSession picks the session a
+// command that names none works on. The rules, in order:
+//
+//   - A name given exactly is that session, also when other sessions'
+//     names start with it. Otherwise the one session whose name starts
+//     with it; several are an *AmbiguousSessionError listing them; none
+//     leaves the name as given (a session without turns yet, which Snap
+//     creates).
+//   - With no name: "default" while it has a turn (on its undo or redo
+//     stack) or no session has one. Otherwise the session of the store's
+//     newest turn, unless two or more sessions had a turn within
+//     ActiveWindow: then nothing is guessed (*AmbiguousSessionError
+//     listing them), since two agents may be working on the folder.
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ActiveWindow is how recent a session's last turn must be for
+// LatestSession to count the session as live.
+const ActiveWindow = 10 * time.Minute
+
+// DefaultSession is the session of a Repo opened without a name.
+const DefaultSession = "default"
+
+// Session names are shown to people by a short form when they are
+// longer than shortFrom bytes: the shortest prefix of at least shortMin
+// bytes that no other session's name starts with (an agent's session id
+// is a 36-character UUID; its first 8 characters usually do).
+const (
+	shortFrom = 24
+	shortMin  = 8
+)
+
+// SessionInfo describes one session of a store (see Repo.Sessions).
+type SessionInfo struct {
+	Name string
+	// Short is Name as people are shown it: Name itself, or for a name
+	// over 24 bytes its shortest prefix of at least 8 that no other
+	// session's name starts with, which FindSession accepts.
+	Short string
+	// Agent names the agent whose hook recorded the session's first
+	// turn ("claude", "gemini", ...; see Options.Agent), "" for none
+	// (and for sessions recorded before agents were).
+	Agent string
+	// Turns counts the turns undo can revert (the open one included);
+	// Redo the undone turns redo can bring back.
+	Turns int
+	Redo  int
+	// Open: the session's newest turn has not ended.
+	Open bool
+	// LastTurn is when the newest turn (undone or not) started or
+	// ended, whichever is later; zero when the session has no turn.
+	LastTurn time.Time
+	// LastMessage is the newest turn's message.
+	LastMessage string
+}
+
+// hasTurns reports whether the session has a turn to undo or redo.
+func (s SessionInfo) hasTurns() bool { return s.Turns+s.Redo > 0 }
+
+// Sessions lists the store's sessions, the most recently active (by
+// LastTurn) first, then by name. A store without sessions gives none.
+func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	return r.sessionInfos(ctx)
+}
+
+// FindSession returns the name of the session name refers to: the
+// session of exactly that name, else the one session whose name starts
+// with it, else name itself (a session with no turns yet). When several
+// sessions' names start with it, the error is an *AmbiguousSessionError
+// listing them.
+func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
+	if err := ValidSession(name); err != nil {
+		return "", err
+	}
+	if err := r.lock(ctx); err != nil {
+		return "", err
+	}
+	defer r.unlock()
+	if ok, err := r.getJSON(ctx, []byte(prefixSess+name), &sessionRecord{}); err != nil || ok {
+		return name, err
+	}
+	list, err := r.sessionInfos(ctx)
+	if err != nil {
+		return "", err
+	}
+	return findSession(list, name)
+}
+
+// LatestSession returns the session an operation that names none works
+// on: DefaultSession while it has a turn to undo or redo (or no session
+// has one), otherwise the session of the store's newest turn. When two
+// or more sessions had a turn within ActiveWindow of now (Options.Now),
+// it guesses nothing: the error is an *AmbiguousSessionError listing
+// them.
+func (r *Repo) LatestSession(ctx context.Context) (SessionInfo, error) {
+	if err := r.lock(ctx); err != nil {
+		return SessionInfo{}, err
+	}
+	defer r.unlock()
+	list, err := r.sessionInfos(ctx)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return latestSession(list, r.now())
+}
+
+// sessionInfos summarises every session record, sorted as Sessions
+// returns them.
+func (r *Repo) sessionInfos(ctx context.Context) ([]SessionInfo, error) {
+	recs, err := r.sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionInfo, 0, len(recs))
+	for _, s := range recs {
+		info := SessionInfo{Name: s.Name, Agent: s.Agent, Turns: len(s.Turns)}
+		newest := 0
+		if n := len(s.Turns); n > 0 {
+			newest = s.Turns[n-1]
+		}
+		for _, g := range s.Redo {
+			info.Redo += len(g.Turns)
+			for _, n := range g.Turns {
+				newest = max(newest, n)
+			}
+		}
+		if newest > 0 {
+			t, err := r.loadTurn(ctx, s.Name, newest)
+			if err != nil {
+				return nil, err
+			}
+			info.LastTurn, info.LastMessage, info.Open = t.Started, t.Message, t.Open()
+			if t.Ended.After(t.Started) {
+				info.LastTurn = t.Ended
+			}
+		}
+		out = append(out, info)
+	}
+	sortSessions(out)
+	return out, nil
+}
+
+// sortSessions orders list newest LastTurn first, then by name, and
+// fills in the short names.
+func sortSessions(list []SessionInfo) {
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if !a.LastTurn.Equal(b.LastTurn) {
+			return a.LastTurn.After(b.LastTurn)
+		}
+		return a.Name < b.Name
+	})
+	for i := range list {
+		list[i].Short = shortName(list, list[i].Name)
+	}
+}
+
+// shortName is name's short form among the sessions of list (see
+// SessionInfo.Short).
+func shortName(list []SessionInfo, name string) string {
+	if len(name) <= shortFrom {
+		return name
+	}
+	for n := shortMin; n < len(name); n++ {
+		if !utf8.RuneStart(name[n]) {
+			continue // a prefix ends on a whole character
+		}
+		if p := name[:n]; matches(list, p) == 1 {
+			return p
+		}
+	}
+	return name
+}
+
+// matches counts the sessions of list whose name starts with prefix.
+func matches(list []SessionInfo, prefix string) int {
+	n := 0
+	for _, s := range list {
+		if strings.HasPrefix(s.Name, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// findSession applies FindSession's rule to list.
+func findSession(list []SessionInfo, name string) (string, error) {
+	var found []SessionInfo
+	for _, s := range list {
+		if s.Name == name {
+			return name, nil
+		}
+		if strings.HasPrefix(s.Name, name) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return name, nil
+	case 1:
+		return found[0].Name, nil
+	}
+	return "", &AmbiguousSessionError{Name: name, Sessions: found}
+}
+
+// latestSession applies LatestSession's rule to list (sorted as
+// Sessions returns it) at now.
+func latestSession(list []SessionInfo, now time.Time) (SessionInfo, error) {
+	def := SessionInfo{Name: DefaultSession, Short: DefaultSession}
+	var newest *SessionInfo
+	var live []SessionInfo
+	for i, s := range list {
+		switch {
+		case s.Name == DefaultSession:
+			if s.hasTurns() {
+				return s, nil
+			}
+			def = s
+		case !s.hasTurns():
+		default:
+			if newest == nil {
+				newest = &list[i]
+			}
+			if now.Sub(s.LastTurn) < ActiveWindow {
+				live = append(live, s)
+			}
+		}
+	}
+	if len(live) > 1 {
+		return SessionInfo{}, &AmbiguousSessionError{Sessions: live}
+	}
+	if newest == nil {
+		return def, nil
+	}
+	return *newest, nil
+}
+
+// now is the Repo's clock (Options.Now), in UTC.
+func (r *Repo) now() time.Time {
+	if r.opts.Now != nil {
+		return r.opts.Now().UTC()
+	}
+	return time.Now().UTC()
+}
