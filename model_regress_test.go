@@ -378,3 +378,33 @@ func runScripted(t *testing.T, steps ...func(h *harness)) {
 	}
 	h.close()
 }
+
+// TestRegressRedoClosedTurnIsASnapshot: a redo that finds an open turn
+// which changed the folder closes it (and so has nothing to redo); the
+// closed turn's after-state is a snapshot like any end's, which restore
+// finds by its id. (Found by the model test: "unknown snapshot id".)
+func TestRegressRedoClosedTurnIsASnapshot(t *testing.T) {
+	rt := newRegressTree(t)
+	rt.write("a.txt", "one\n")
+	rt.snap()
+	rt.write("b.txt", "turn 1\n")
+	rt.end()
+	_, err := rt.repo.Undo(rt.ctx, 1, false)
+	rt.do("undo", err)
+	rt.snap()
+	rt.write("a.txt", "the user's edit\n")
+	res, err := rt.repo.Redo(rt.ctx, 1, false)
+	rt.do("redo", err)
+	if !res.Nothing {
+		t.Fatalf("redo after a turn that changed the folder: %+v, want nothing to redo", res)
+	}
+	turns, _, err := rt.repo.Turns(rt.ctx)
+	rt.do("turns", err)
+	if len(turns) != 1 || turns[0].Open() || turns[0].ClosedBy != "redo" {
+		t.Fatalf("turns after the redo: %+v, want one turn closed by redo", turns)
+	}
+	rt.write("a.txt", "later\n")
+	_, err = rt.repo.Restore(rt.ctx, turns[0].After.String())
+	rt.do("restore the closed turn's after-state", err)
+	rt.want(mtree{"a.txt": {kind: mFile, mode: 0o644, data: "the user's edit\n"}})
+}

@@ -79,7 +79,12 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.commit(ctx, append(writes, sessionEntry(sess)), deletes)
+	// The closed turn's after-state is a snapshot like any End's: it can
+	// be shown and restored by its id.
+	sess.Last = snap.Root.String()
+	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes),
+		cas.Entry{Key: []byte(keyLatest), Value: []byte(snap.Root.String())})
+	return r.commit(ctx, writes, deletes)
 }
 
 func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
