@@ -81,8 +81,9 @@ func (m *ccrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // messages answers one request: a tool result gets the turn's closing
-// text; a request offering the Write tool gets the Write; anything else
-// (a title, a summary) gets a short text.
+// text; a conversation offering the Write tool that holds ccrPrompt but
+// no tool result yet gets the Write; anything else (a later prompt, a
+// title, a summary) gets a short text.
 func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
 	var req ccrRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -101,7 +102,7 @@ func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
 	switch {
 	case strings.Contains(last, `"tool_result"`):
 		block.Text = "I created hello.txt."
-	case hasWrite && strings.Contains(last, "hello.txt"):
+	case hasWrite && bytes.Contains(body, []byte(ccrPrompt)) && !bytes.Contains(body, []byte(`"tool_result"`)):
 		block = ccrBlock{Type: "tool_use", ID: "toolu_01", Name: "Write",
 			Input: map[string]any{"file_path": m.file, "content": "hello, world\n"}}
 		stop = "tool_use"
@@ -126,23 +127,15 @@ func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
 	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_01", "type": "message", "role": "assistant", "model": req.Model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 1}}})
-	start := block
-	var delta map[string]any
+	// The block starts empty; its one delta carries the text or the input.
+	start := map[string]any{"type": "text", "text": ""}
+	delta := map[string]any{"type": "text_delta", "text": block.Text}
 	if block.Type == "tool_use" {
 		input, _ := json.Marshal(block.Input)
-		start.Input = map[string]any{}
+		start = map[string]any{"type": "tool_use", "id": block.ID, "name": block.Name, "input": map[string]any{}}
 		delta = map[string]any{"type": "input_json_delta", "partial_json": string(input)}
-	} else {
-		start.Text = ""
-		delta = map[string]any{"type": "text_delta", "text": block.Text}
 	}
-	startJSON, _ := json.Marshal(start)
-	if block.Type == "tool_use" { // input is {} at the start, omitempty drops it
-		startJSON = bytes.Replace(startJSON, []byte(`"name":"Write"`), []byte(`"name":"Write","input":{}`), 1)
-	} else {
-		startJSON = bytes.Replace(startJSON, []byte(`"type":"text"`), []byte(`"type":"text","text":""`), 1)
-	}
-	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": json.RawMessage(startJSON)})
+	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
 	event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
 	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
@@ -173,16 +166,17 @@ func ccrClaude(t *testing.T) string {
 	return p
 }
 
-// ccrRun runs claude -p prompt in the project folder of e against the
+// ccrRun runs claude -p prompt (and flags) in the project folder of e against the
 // stand-in at base, and fails the test unless it exits 0.
-func ccrRun(t *testing.T, e *cliEnv, claude, base, prompt string) string {
+func ccrRun(t *testing.T, e *cliEnv, claude, base, prompt string, flags ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", prompt, "--permission-mode", "acceptEdits", "--model", "claude-sonnet-4-5")
+	args := append([]string{"-p", prompt, "--permission-mode", "acceptEdits"}, flags...)
+	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = e.dir
 	cmd.Env = append(e.environ(),
-		"ANTHROPIC_BASE_URL="+base, "ANTHROPIC_API_KEY=dummy", "ANTHROPIC_AUTH_TOKEN=",
+		"ANTHROPIC_BASE_URL="+base, "ANTHROPIC_API_KEY=dummy", "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CODE_USE_BEDROCK=", "CLAUDE_CODE_USE_VERTEX=",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CONFIG_DIR="+filepath.Join(e.home, ".claude"))
 	var stdout, stderr bytes.Buffer
@@ -193,19 +187,15 @@ func ccrRun(t *testing.T, e *cliEnv, claude, base, prompt string) string {
 	if err != nil {
 		t.Fatalf("claude -p %q failed: %v", prompt, err)
 	}
-	return stdout.String()
 }
 
-// TestClaudeRealTurn: a turn of the real Claude Code, whose Write creates
-// hello.txt, is recorded by the hooks "turnback init --claude" installed
-// as one closed turn named by the prompt; "turnback undo" takes it back.
-func TestClaudeRealTurn(t *testing.T) {
-	t.Parallel()
-	claude := ccrClaude(t)
+// ccrSetup prepares a project folder with "turnback init --claude" and
+// starts the stand-in; it returns the folder, the stand-in and its URL.
+func ccrSetup(t *testing.T) (*cliEnv, *ccrModel, string) {
+	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--claude")
-
 	model := &ccrModel{t: t, file: e.path("hello.txt")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -214,24 +204,74 @@ func TestClaudeRealTurn(t *testing.T) {
 	srv := &http.Server{Handler: model}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	base := "http://" + ln.Addr().String()
+	return e, model, "http://" + ln.Addr().String()
+}
 
-	const prompt = "Create hello.txt saying hello"
-	ccrRun(t, e, claude, base, prompt)
+// ccrPrompt is the prompt of the scripted turn.
+const ccrPrompt = "Create hello.txt saying hello"
+
+// ccrTurn runs the scripted turn (claude -p ccrPrompt, which creates
+// hello.txt) and checks what the hooks recorded: one closed turn named by
+// the prompt, hello.txt added. It returns the conversation's session.
+func ccrTurn(t *testing.T, e *cliEnv, claude, base string) string {
+	t.Helper()
+	ccrRun(t, e, claude, base, ccrPrompt)
 	if got := string(e.read("hello.txt")); got != "hello, world\n" {
 		t.Fatalf("hello.txt = %q", got)
 	}
-
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, prompt, 1, 0, 0)
+	hkOneEndedTurn(t, doc, ccrPrompt, 1, 0, 0)
 	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
-	e.ok("undo")
+	return doc.Session
+}
+
+// ccrGone fails the test unless hello.txt is gone and README.md as it was.
+func ccrGone(t *testing.T, e *cliEnv, after string) {
+	t.Helper()
 	if _, err := os.Stat(e.path("hello.txt")); !os.IsNotExist(err) {
-		t.Fatalf("after undo, hello.txt: %v", err)
+		t.Fatalf("after %s, hello.txt: %v", after, err)
 	}
 	if got := string(e.read("README.md")); got != "# my project\n" {
-		t.Errorf("README.md = %q", got)
+		t.Errorf("after %s, README.md = %q", after, got)
+	}
+}
+
+// TestClaudeRealTurn: a turn of the real Claude Code, whose Write creates
+// hello.txt, is recorded by the hooks "turnback init --claude" installed
+// as one closed turn named by the prompt; "turnback undo" takes it back.
+func TestClaudeRealTurn(t *testing.T) {
+	t.Parallel()
+	claude := ccrClaude(t)
+	e, _, base := ccrSetup(t)
+	ccrTurn(t, e, claude, base)
+	e.ok("undo")
+	ccrGone(t, e, "turnback undo")
+}
+
+// TestClaudeRealSlashUndo: in the same conversation (--resume), the
+// installed /undo command reverts the turn, and the next prompt's request
+// to the model carries the reverted path in the hook's additional context.
+func TestClaudeRealSlashUndo(t *testing.T) {
+	t.Parallel()
+	claude := ccrClaude(t)
+	e, model, base := ccrSetup(t)
+	sid := ccrTurn(t, e, claude, base)
+	ccrRun(t, e, claude, base, "/undo", "--resume", sid)
+	ccrGone(t, e, "/undo")
+	if doc := e.log(""); len(doc.Turns) != 1 {
+		t.Errorf("/undo made a turn: %+v", doc)
+	}
+
+	before := len(model.received())
+	ccrRun(t, e, claude, base, "What changed?", "--resume", sid)
+	reqs := model.received()[before:]
+	found := false
+	for _, body := range reqs {
+		found = found || strings.Contains(body, "reverted file changes with turnback") && strings.Contains(body, "hello.txt")
+	}
+	if !found {
+		t.Errorf("no request after /undo tells the model that hello.txt was reverted; %d requests:\n%s", len(reqs), strings.Join(reqs, "\n---\n"))
 	}
 }
