@@ -263,6 +263,9 @@ func TestClaudeRealSlashUndo(t *testing.T) {
 	if doc := e.log(""); len(doc.Turns) != 1 {
 		t.Errorf("/undo made a turn: %+v", doc)
 	}
+	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+		t.Errorf("hook.log after /undo:\n%s", s)
+	}
 
 	before := len(model.received())
 	ccrRun(t, e, claude, base, "What changed?", "--resume", sid)
