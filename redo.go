@@ -81,9 +81,7 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	}
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id.
-	sess.Last = snap.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes),
-		cas.Entry{Key: []byte(keyLatest), Value: []byte(snap.Root.String())})
+	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes))
 	return r.commit(ctx, writes, deletes)
 }
 
