@@ -266,6 +266,7 @@ func (h *harness) apiRedo(n int, force bool) {
 	fs := h.fs.clone()
 	if len(sim.redo) > 0 {
 		if closed, dropped := sim.closeOpen(fs, "redo"); closed != nil {
+			sim.last = fs.clone() // as an end's: the newest state recorded
 			h.count(fmt.Sprintf("redo: closed the open turn, dropped %v", dropped))
 		}
 	}

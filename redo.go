@@ -80,8 +80,10 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 		return err
 	}
 	// The closed turn's after-state is a snapshot like any End's: it can
-	// be shown and restored by its id.
-	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes))
+	// be shown and restored by its id, and it is the session's newest.
+	sess.Last = snap.Root.String()
+	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes),
+		cas.Entry{Key: []byte(keyLatest), Value: []byte(snap.Root.String())})
 	return r.commit(ctx, writes, deletes)
 }
 
