@@ -342,8 +342,16 @@ func TestLargeReflink(t *testing.T) {
 	if len(clones) != 1 {
 		t.Fatalf("clones: %q", clones)
 	}
+	// The undone turn stays redoable (its before-state holds the
+	// content) until a turn that changes the folder ends.
 	e.rm("big.bin")
 	e.ok("snap")
+	e.ok("gc")
+	if clones, _ := filepath.Glob(filepath.Join(store, "clones", "*")); len(clones) != 1 {
+		t.Fatalf("gc dropped the clone of content a redo still needs: %q", clones)
+	}
+	e.write("next.txt", "the next turn\n")
+	e.ok("end")
 	e.ok("gc")
 	if clones, _ := filepath.Glob(filepath.Join(store, "clones", "*")); len(clones) != 0 {
 		t.Fatalf("gc kept clones of dead content: %q", clones)
