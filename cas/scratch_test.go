@@ -107,7 +107,9 @@ func TestNoSpaceReserve(t *testing.T) {
 	if !errors.As(err, &ns) || !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("write open: %v, want a NoSpaceError", err)
 	}
-	if ns.Store != "the-store" || ns.Need < 1<<30 || !strings.Contains(err.Error(), "no space left on ") {
+	// Need is about 1 GiB; free space can change between the two
+	// measurements (other processes on the disk), so allow 256 MiB of drift.
+	if ns.Store != "the-store" || ns.Need < 3<<28 || ns.Need > 5<<28 || !strings.Contains(err.Error(), "no space left on ") {
 		t.Errorf("error %q (%+v)", err, ns)
 	}
 	fresh := filepath.Join(t.TempDir(), "new", "db")
