@@ -22,6 +22,8 @@ func TestPayloads(t *testing.T) {
 		"claude_cwd_gone": Snap, "claude_no_cwd": Snap, "claude_no_session_id": Snap,
 		"gemini_before_agent": Snap, "gemini_after_agent": End, "gemini_session_end": End, "gemini_before_tool": None,
 		"gemini_cwd_gone": Snap, "gemini_no_cwd": Snap, "gemini_no_session_id": Snap,
+		// Recorded from Gemini CLI 0.61.0 running TestGeminiRealSlashUndo's turns.
+		"gemini_real_before_agent": Snap, "gemini_real_after_agent": End, "gemini_real_session_end": End, "gemini_real_before_agent_undo": Snap,
 		"codex_user_prompt_submit": Snap, "codex_stop": End, "codex_pre_tool_use": None,
 		"codex_cwd_gone": Snap, "codex_no_cwd": Snap, "codex_no_session_id": Snap,
 		"copilot_user_prompt_submitted": Snap, "copilot_agent_stop": End,
