@@ -26,6 +26,8 @@ func TestPayloads(t *testing.T) {
 		"gemini_real_before_agent": Snap, "gemini_real_after_agent": End, "gemini_real_session_end": End, "gemini_real_before_agent_undo": Snap,
 		"codex_user_prompt_submit": Snap, "codex_stop": End, "codex_pre_tool_use": None,
 		"codex_cwd_gone": Snap, "codex_no_cwd": Snap, "codex_no_session_id": Snap,
+		// Recorded from Codex CLI 0.171.0 running TestCodexRealTurn's turn.
+		"codex_real_user_prompt_submit": Snap, "codex_real_stop": End,
 		"copilot_user_prompt_submitted": Snap, "copilot_agent_stop": End,
 		"copilot_vscode_user_prompt_submit": Snap, "copilot_vscode_stop": End,
 		"copilot_cli_user_prompt_submit": Snap, "copilot_cli_stop": End,
