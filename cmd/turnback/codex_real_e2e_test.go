@@ -143,6 +143,11 @@ func cxrRun(t *testing.T, e *cliEnv, codex string, args ...string) {
 	if err != nil {
 		t.Fatalf("codex exec %q failed: %v", args, err)
 	}
+	// Codex reads hooks.json into its hook config types (the source of
+	// its published schemas) and warns when a file does not fit them.
+	if strings.Contains(stderr.String(), "failed to parse hooks config") {
+		t.Errorf("Codex could not read a hooks file:\n%s", stderr.String())
+	}
 }
 
 // cxrSetup prepares a project folder with "turnback init --codex" and a

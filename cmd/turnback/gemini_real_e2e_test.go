@@ -138,8 +138,13 @@ func gmrGemini(t *testing.T) string {
 }
 
 // gmrRun runs gemini -p prompt (and flags) in the project folder of e
-// against the stand-in at base, and fails the test unless it exits 0.
-func gmrRun(t *testing.T, e *cliEnv, gemini, base, prompt string, flags ...string) {
+// against the stand-in at base, fails the test unless it exits 0, and
+// returns what gemini wrote on stderr. Gemini CLI checks every settings
+// file against its settings schema as it loads it and reports a file that
+// does not fit ("Invalid configuration in <file>") on stderr: that fails
+// the test too, so the file init wrote is checked against Gemini CLI's
+// own schema on every run.
+func gmrRun(t *testing.T, e *cliEnv, gemini, base, prompt string, flags ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -157,16 +162,27 @@ func gmrRun(t *testing.T, e *cliEnv, gemini, base, prompt string, flags ...strin
 	if err != nil {
 		t.Fatalf("gemini -p %q failed: %v", prompt, err)
 	}
+	if strings.Contains(stderr.String(), "Invalid configuration") {
+		t.Errorf("Gemini CLI finds a settings file invalid:\n%s", stderr.String())
+	}
+	return stderr.String()
 }
 
-// gmrSetup prepares a project folder with "turnback init --gemini", the
-// user settings that choose the API-key auth and keep Gemini CLI from
-// the network, and starts the stand-in; it returns the folder, the
-// stand-in and its URL.
+// gmrSetup prepares a project folder whose .gemini/settings.json is the
+// one init's golden test edits (testdata/init/gemini.json: comments, the
+// team's AfterAgent hook, an MCP server), with "turnback init --gemini"
+// run on it, the user settings that choose the API-key auth and keep
+// Gemini CLI from the network, and starts the stand-in; it returns the
+// folder, the stand-in and its URL.
 func gmrSetup(t *testing.T) (*cliEnv, *gmrModel, string) {
 	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
+	settings, err := os.ReadFile(filepath.Join("testdata", "init", "gemini.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(".gemini/settings.json", string(settings))
 	e.ok("init", "--gemini")
 	cliWriteFile(t, filepath.Join(e.home, ".gemini", "settings.json"), []byte(`{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
