@@ -55,7 +55,12 @@ func TestInitRoundTrip(t *testing.T) {
 				return b.String()
 			}
 			r := e.ok("init", "--"+agent)
-			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n"+cmdLines("added the turnback command /%s: %s\n") {
+			trust := ""
+			if agent == "codex" {
+				trust = "Codex runs a project's hooks only in a project you trust, and a hook only once you trust it: " +
+					"start codex in the folder, trust it, and trust turnback's hooks in /hooks (codex exec skips hooks not yet trusted without a word)\n"
+			}
+			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n"+trust+cmdLines("added the turnback command /%s: %s\n") {
 				t.Errorf("init:\n%s", r)
 			}
 			got := e.read(rel)
