@@ -37,6 +37,9 @@ func TestPayloads(t *testing.T) {
 		"cursor_undo": Run, "cursor_redo": Run,
 		"qwen_user_prompt_submit": Snap, "qwen_continuation": None, "qwen_stop": End, "qwen_session_end": End,
 		"qwen_pre_tool_use": None, "qwen_cwd_gone": Snap, "qwen_no_cwd": Snap, "qwen_no_session_id": Snap,
+		// Recorded from Qwen Code 0.24.4 running TestQwenRealTurn's turn: the
+		// tool result going back to the model fires UserPromptSubmit with "".
+		"qwen_real_user_prompt_submit": Snap, "qwen_real_continuation": None, "qwen_real_stop": End,
 		// turnback's own commands are prompts too (Plan does not snap for them).
 		"claude_user_prompt_undo": Snap, "claude_user_prompt_question": Snap, "gemini_before_agent_undo": Snap,
 	}
