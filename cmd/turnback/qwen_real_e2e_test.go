@@ -33,12 +33,23 @@ import (
 )
 
 // qwrModel stands in for the Chat Completions API: what it answers to
-// one request, and every request body it received.
+// one request, and every request body it received. It creates the file
+// with the agent's tool for it: Qwen Code's write_file (file_path,
+// content) unless tool says otherwise.
 type qwrModel struct {
 	t        testing.TB
-	file     string // the absolute path write_file creates
+	file     string    // the absolute path the tool creates
+	tool     [3]string // the tool's name and its path and content arguments ("": write_file)
 	mu       sync.Mutex
 	requests []string
+}
+
+// writeTool is the tool that creates a file, and its two arguments.
+func (m *qwrModel) writeTool() (name, path, content string) {
+	if m.tool[0] == "" {
+		return "write_file", "file_path", "content"
+	}
+	return m.tool[0], m.tool[1], m.tool[2]
 }
 
 func (m *qwrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -66,9 +77,10 @@ func (m *qwrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
+	name, pathArg, contentArg := m.writeTool()
 	hasWrite := false
 	for _, tool := range req.Tools {
-		hasWrite = hasWrite || tool.Function.Name == "write_file"
+		hasWrite = hasWrite || tool.Function.Name == name
 	}
 	last := ""
 	if k := len(req.Messages); k > 0 {
@@ -79,10 +91,10 @@ func (m *qwrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(last, "tool"):
 		delta["content"] = "I created hello.txt."
 	case strings.HasPrefix(last, "user") && strings.Contains(last, qwrPrompt) && hasWrite:
-		args, _ := json.Marshal(map[string]string{"file_path": m.file, "content": "hello, world\n"})
+		args, _ := json.Marshal(map[string]string{pathArg: m.file, contentArg: "hello, world\n"})
 		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
 			"index": 0, "id": fmt.Sprintf("call_%d", n), "type": "function",
-			"function": map[string]any{"name": "write_file", "arguments": string(args)}}}}
+			"function": map[string]any{"name": name, "arguments": string(args)}}}}
 		finish = "tool_calls"
 	}
 	usage := map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}

@@ -32,6 +32,10 @@ func TestPayloads(t *testing.T) {
 		"copilot_vscode_user_prompt_submit": Snap, "copilot_vscode_stop": End,
 		"copilot_cli_user_prompt_submit": Snap, "copilot_cli_stop": End,
 		"copilot_cwd_gone": Snap, "copilot_no_cwd": Snap, "copilot_no_session_id": Snap,
+		// Recorded from Copilot CLI 1.0.102 running TestCopilotRealTurn's turn:
+		// for one prompt it fires both spellings of each event.
+		"copilot_real_user_prompt_submitted": Snap, "copilot_real_user_prompt_submit": Snap,
+		"copilot_real_agent_stop": End, "copilot_real_stop": End,
 		"cursor_before_submit_prompt": Snap, "cursor_stop": End, "cursor_after_file_edit": None,
 		"cursor_cwd_gone": Snap, "cursor_no_cwd": Snap, "cursor_no_session_id": Snap,
 		"cursor_undo": Run, "cursor_redo": Run,
@@ -47,6 +51,7 @@ func TestPayloads(t *testing.T) {
 	unnamed := map[string]string{
 		"copilot_user_prompt_submitted": "userPromptSubmitted", "copilot_agent_stop": "agentStop",
 		"copilot_cwd_gone": "userPromptSubmitted", "copilot_no_cwd": "userPromptSubmitted", "copilot_no_session_id": "userPromptSubmitted",
+		"copilot_real_user_prompt_submitted": "userPromptSubmitted", "copilot_real_agent_stop": "agentStop",
 	}
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "hooks", "*.json"))
 	if err != nil || len(files) == 0 {
