@@ -44,6 +44,7 @@ type globals struct {
 	loc    *time.Location
 	local  *autowatch.Local // set when this process opened the store itself
 	agent  string           // the hook's agent (turnback.Options.Agent)
+	noted  bool             // the "using session" note was printed
 	opts   turnback.Options // how openRepo opened the store (Session: as given)
 }
 
@@ -129,7 +130,8 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 		pick, err = repo.FindSession(ctx, name)
 	case usesTurns(cmd):
 		var s turnback.SessionInfo
-		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick {
+		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick && !g.noted {
+			g.noted = true // once, also when status runs twice (a full disk)
 			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
 		}
 		pick = s.Name
