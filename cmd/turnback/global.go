@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -113,7 +114,7 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 
 // pickSession returns the Repo a command works on: repo, or a view of it
 // on the session that the name given stands for (a unique prefix, see
-// turnback.Repo.FindSession) or, for undo, redo, log and end given none,
+// turnback.Repo.FindSession) or, for undo, redo, log, end and @N given none,
 // on the session of the folder's newest turn when "default" has none
 // (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or
 // two live sessions to choose from, is exit 2 listing them. A command
@@ -125,7 +126,8 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 	case g.agent != "": // an agent names its session exactly
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)
-	case cmd.Name() == "undo" || cmd.Name() == "redo" || cmd.Name() == "log" || cmd.Name() == "end":
+	case cmd.Name() == "undo" || cmd.Name() == "redo" || cmd.Name() == "log" || cmd.Name() == "end" ||
+		slices.ContainsFunc(cmd.Flags().Args(), turnback.IsTurnRef): // @N as log numbers it
 		var s turnback.SessionInfo
 		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick {
 			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
