@@ -37,7 +37,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "diff [A [B]] | diff @N",
+		Use:   "diff [@N | A [B]]",
 		Short: "Show a unified diff between snapshots or the folder now",
 		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
