@@ -244,6 +244,10 @@ func TestTurnRefSession(t *testing.T) {
 	if r := e.ok("--session", "agent", "diff", "@1"); !strings.Contains(r.stdout, "-a\n+by the agent\n") {
 		t.Errorf("--session agent diff @1:\n%s", r)
 	}
+	if r := e.ok("restore", "@1^"); !strings.HasPrefix(r.stderr, "using session agent-1") || string(e.read("a.txt")) != "a\n" {
+		t.Errorf("restore @1^ without a session: a.txt is %q\n%s", e.read("a.txt"), r)
+	}
+	e.ok("restore", "@1")
 	e.ok("--session", "agent-1", "undo")
 	if r := e.ok("--session", "agent-1", "show", "@1"); !strings.HasPrefix(r.stdout, "turn 1 of session agent-1 (undone)\n") {
 		t.Errorf("show @1 of an undone turn:\n%s", r)
