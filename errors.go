@@ -130,9 +130,10 @@ func (e *AmbiguousSessionError) Error() string {
 // Unwrap makes errors.Is(err, ErrAmbiguousSession) true.
 func (e *AmbiguousSessionError) Unwrap() error { return ErrAmbiguousSession }
 
-// ErrBadRef: an argument naming a snapshot is neither a snapshot id (a
-// prefix of MinIDPrefix to 64 hex digits) nor a turn reference (@N,
-// @N^; see TurnRef); the message names the rule. Nothing was done.
+// ErrBadRef: a turn reference that is malformed (see TurnRef), or a
+// snapshot id prefix of fewer than MinIDPrefix hex digits (ErrShortID);
+// the message names the rule. Nothing was done. (An argument that is
+// neither hex nor a reference is ErrUnknownID, as it always was.)
 var ErrBadRef = errors.New("turnback: not a snapshot id or turn reference")
 
 // ErrShortID: a snapshot id prefix of fewer than MinIDPrefix hex digits

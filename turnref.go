@@ -18,11 +18,11 @@ import (
 // session, numbered as Turns numbers it (undone turns waiting for redo
 // included), and "@N^" the state before it. An open turn has no
 // after-state yet: "@N" of it is ErrOpenTurn ("@N^" works). A short
-// prefix is ErrShortID (so that "restore 2", turn 2 meant, never picks a
-// snapshot whose id starts with 2), a malformed reference ErrBadRef, an
-// argument that is neither ErrBadRef and, as before references,
-// ErrUnknownID; a turn the session does not have is ErrNoTurn (and
-// ErrUnknownID).
+// prefix is ErrShortID and ErrBadRef (so that "restore 2", turn 2
+// meant, never picks a snapshot whose id starts with 2); a malformed
+// reference is ErrBadRef; any other argument that is neither an id nor a
+// reference is ErrUnknownID, as it was before references; a turn the
+// session does not have is ErrNoTurn (and ErrUnknownID).
 
 // MinIDPrefix is the fewest hex digits a snapshot id prefix may have.
 const MinIDPrefix = 4
@@ -82,7 +82,8 @@ func parseID(s string) (string, error) {
 	id := strings.ToLower(strings.TrimSpace(s))
 	switch {
 	case id == "" || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "":
-		return "", &refError{fmt.Sprintf("turnback: %q is not a snapshot id (%d to %d hex digits) or turn reference (@N, @N^)", s, MinIDPrefix, 2*cas.HashSize), []error{ErrBadRef, ErrUnknownID}}
+		// As before turn references: an unknown id (exit 1 in the CLI).
+		return "", fmt.Errorf("%w: %q is not a hex id or turn reference (@N, @N^)", ErrUnknownID, id)
 	case len(id) < MinIDPrefix:
 		msg := fmt.Sprintf("turnback: snapshot id %q is too short: an id prefix needs at least %d hex digits", s, MinIDPrefix)
 		if n, err := strconv.Atoi(id); err == nil && n > 0 {

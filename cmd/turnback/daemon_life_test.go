@@ -74,7 +74,7 @@ func TestDaemonSameOutput(t *testing.T) {
 		{args: []string{"undo"}, edit: map[string]string{"src/c.go": "edited outside the turn\n"}, sameStderr: true}, // nothing to conflict: turn 2 deleted b.go only
 		{args: []string{"redo"}, edit: map[string]string{"src/b.go": "in the way\n"}, sameStderr: true},              // conflict: exit 3
 		{args: []string{"--json", "redo"}, sameStderr: true},
-		{args: []string{"show", "nosuchsnapshot"}, sameStderr: true}, // exit 2
+		{args: []string{"show", "nosuchsnapshot"}, sameStderr: true}, // exit 1
 		{args: []string{"verify"}, sameStderr: true},
 		{args: []string{"--session", "other", "status"}, sameStderr: true},
 		{args: []string{"--session", "bad name", "status"}, sameStderr: true}, // exit 2
