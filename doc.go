@@ -26,8 +26,12 @@
 //   - Snapshot: a root tree. Its id is its hash: an unchanged work tree
 //     always gets the same id. Every snapshot has a record (a capture, a
 //     checkpoint or the result of a restore) so ids can be listed,
-//     resolved from a unique prefix (ErrUnknownID, ErrAmbiguousID) and
-//     kept by GC.
+//     resolved from a unique prefix of at least MinIDPrefix hex digits
+//     (ErrShortID, ErrBadRef, ErrUnknownID, ErrAmbiguousID) and kept by
+//     GC. Where an id is accepted, a turn reference also is: @N, the
+//     state after turn N of the Repo's session, @N^ the state before it
+//     (ErrNoTurn, ErrOpenTurn; turnref.go, which also has ShowTurn and
+//     DiffTurn, what one turn changed).
 //   - Session: an independent stack of turns (Options.Session, default
 //     "default"), so two agents on one folder do not undo each other.
 //     An agent's hook names the session after its conversation and
@@ -182,7 +186,7 @@
 // sentinels and types of errors.go, which callers branch on with
 // errors.Is and errors.As: ErrBusy, ErrConflict (*ConflictError),
 // ErrUnfinished (*UnfinishedError), ErrUnverified, ErrUnknownID,
-// ErrAmbiguousID, ErrAmbiguousSession (*AmbiguousSessionError), ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
+// ErrAmbiguousID, ErrBadRef, ErrShortID, ErrNoTurn, ErrOpenTurn, ErrAmbiguousSession (*AmbiguousSessionError), ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
 // ErrNoSpace, ErrReadOnly, and cas.ErrCorrupt for damaged store data.
 // Their messages name no command-line flags: the CLI adds its own hints.
 //
