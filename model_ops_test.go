@@ -211,7 +211,7 @@ func (h *harness) apiUndo(n int, force bool) {
 		}
 	}
 	stamps := h.stamps()
-	res, err := h.repo.Undo(h.ctx, n, force)
+	res, err := h.repo.Undo(h.ctx, n, turnback.UndoOptions{Force: force})
 	var ce *turnback.ConflictError
 	if err != nil && !errors.As(err, &ce) {
 		h.logf("Undo(%d, force=%v) -> error", n, force)
@@ -342,7 +342,7 @@ func (h *harness) apiRedo(n int, force bool) {
 		return
 	}
 	stamps := h.stamps()
-	res, err := h.repo.Redo(h.ctx, calls, force)
+	res, err := h.repo.Redo(h.ctx, calls, turnback.RedoOptions{Force: force})
 	var ce *turnback.ConflictError
 	if err != nil && !errors.As(err, &ce) {
 		h.logf("Redo(%d, force=%v) -> error", calls, force)
@@ -396,7 +396,7 @@ func (h *harness) apiRestore() {
 	if len(h.ids) == 0 || h.rng.Intn(15) == 0 {
 		id := fmt.Sprintf("%064x", h.rng.Uint64())
 		stamps := h.stamps()
-		_, err := h.repo.Restore(h.ctx, id)
+		_, err := h.repo.Restore(h.ctx, id, turnback.RestoreOptions{})
 		h.logf("Restore(unknown %s) -> %v", id[:12], err)
 		h.untouched("Restore of an unknown id", stamps, nil)
 		if !errors.Is(err, turnback.ErrUnknownID) {
@@ -424,7 +424,7 @@ func (h *harness) apiRestore() {
 		return
 	}
 	stamps := h.stamps()
-	res, err := h.repo.Restore(h.ctx, arg)
+	res, err := h.repo.Restore(h.ctx, arg, turnback.RestoreOptions{})
 	if err != nil {
 		h.logf("Restore(%s) -> error", arg[:12])
 		h.failf("Restore(%s): %v", arg, err)
