@@ -130,6 +130,7 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 			return nil, fmt.Errorf("%w: %q: the last %d turn%s of session %s did not change it", ErrPath, o.Paths[k], n, plural(n), r.session)
 		}
 	}
+	specs = sortedUnique(specs)
 	base := turns[0].Before
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
