@@ -312,3 +312,31 @@ func TestE2EDryRun(t *testing.T) {
 		t.Errorf("restore of the first before-state changed nothing: %+v", l)
 	}
 }
+
+// TestE2EUndoMergeLineEndings: a CRLF file and a file without a final
+// newline keep their line endings through undo --merge, and redo gives
+// back their bytes exactly.
+func TestE2EUndoMergeLineEndings(t *testing.T) {
+	t.Parallel()
+	e := newCLI(t, "work")
+	crlf := func(repl map[int]string) string { return strings.ReplaceAll(fifty(repl), "\n", "\r\n") }
+	noNL := func(repl map[int]string) string { return strings.TrimSuffix(fifty(repl), "\n") }
+	e.write("crlf.txt", crlf(nil))
+	e.write("nonl.txt", noNL(nil))
+	e.ok("snap")
+	e.write("crlf.txt", crlf(map[int]string{40: "agent 40"}))
+	e.write("nonl.txt", noNL(map[int]string{10: "agent 10"}))
+	e.ok("end")
+	e.write("crlf.txt", crlf(map[int]string{2: "user 2", 40: "agent 40"}))
+	e.write("nonl.txt", noNL(map[int]string{10: "agent 10", 50: "user 50"}))
+	edited := e.tree()
+	e.ok("undo", "--merge")
+	if got, want := string(e.read("crlf.txt")), crlf(map[int]string{2: "user 2"}); got != want {
+		t.Errorf("crlf.txt after undo --merge:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := string(e.read("nonl.txt")), noNL(map[int]string{50: "user 50"}); got != want {
+		t.Errorf("nonl.txt after undo --merge:\n%q\nwant\n%q", got, want)
+	}
+	e.ok("redo")
+	e.same("after redo", edited)
+}

@@ -181,7 +181,7 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 		"turns": res.Turns, "restored": NonNil(res.Restored), "deleted": NonNil(res.Deleted),
 		"created": NonNil(res.Created), "conflicts": paths(res.Conflicts),
 		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
-		"paths": NonNil(res.Paths), "merged": NonNil(res.Merged), "markers": NonNil(res.Markers),
+		"paths": treePaths(res.Paths), "merged": NonNil(res.Merged), "markers": NonNil(res.Markers),
 	}
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
@@ -201,6 +201,18 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 		doc["incomplete"] = true
 	}
 	return doc
+}
+
+// treePaths is a partial undo's paths, "." for the whole work tree.
+func treePaths(ps []string) []string {
+	out := []string{}
+	for _, p := range ps {
+		if p == "" {
+			p = "."
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // RecoverDoc is the --json document of recover.
