@@ -216,6 +216,61 @@ func ExampleRepo_Undo() {
 	// forced: restored [a.txt] a.txt: a
 }
 
+// Undo with UndoOptions: a dry run first, a partial undo (Paths), and a
+// merge that keeps the user's edits (Merge).
+func ExampleRepo_Undo_options() {
+	ctx := context.Background()
+	workTree, store, cleanup := exProject(map[string]string{"a.txt": "a\n", "m.txt": "one\ntwo\nthree\nfour\n"})
+	defer cleanup()
+	repo := exOpen(workTree, store, "agent-1")
+	defer repo.Close()
+
+	repo.Snap(ctx, "edit a and m, add c")
+	exWrite(workTree, "a.txt", "agent's a\n")
+	exWrite(workTree, "c.txt", "agent's c\n")
+	exWrite(workTree, "m.txt", "one\ntwo\nthree\nFOUR (agent)\n")
+	repo.End(ctx)
+	exWrite(workTree, "m.txt", "ONE (user)\ntwo\nthree\nFOUR (agent)\n") // the user's edit since
+
+	// What a partial undo of a.txt would do; nothing changes.
+	res, err := repo.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"a.txt"}, DryRun: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("would restore", res.DryRun.Restored, "a.txt:", exRead(workTree, "a.txt"))
+
+	// Only a.txt; the turn stays on the undo stack with its other changes.
+	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"a.txt"}}); err != nil {
+		log.Fatal(err)
+	}
+	turns, _, _ := repo.Turns(ctx)
+	fmt.Println("a.txt:", exRead(workTree, "a.txt"), "turns left:", len(turns))
+
+	// The rest, merging m.txt: the agent's line goes, the user's stays.
+	res, err = repo.Undo(ctx, 1, turnback.UndoOptions{Merge: turnback.MergeClean})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("merged", res.Merged, "deleted", res.Deleted)
+	fmt.Println("m.txt:", exRead(workTree, "m.txt"))
+
+	// Redo brings back the whole undo, then the partial one, exactly.
+	repo.Redo(ctx, 2, turnback.RedoOptions{})
+	fmt.Println("after redo: a.txt:", exRead(workTree, "a.txt"), "m.txt:", exRead(workTree, "m.txt"))
+	// Output:
+	// would restore [a.txt] a.txt: agent's a
+	// a.txt: a turns left: 1
+	// merged [m.txt] deleted [c.txt]
+	// m.txt: ONE (user)
+	// two
+	// three
+	// four
+	// after redo: a.txt: agent's a m.txt: ONE (user)
+	// two
+	// three
+	// FOUR (agent)
+}
+
 func ExampleRepo_Redo() {
 	ctx := context.Background()
 	workTree, store, cleanup := exProject(map[string]string{"a.txt": "a\n"})

@@ -79,6 +79,16 @@ func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *Resto
 // stops at conflicts is returned with the *ConflictError the command
 // would return, its conflicts also in the result's Conflicts.
 func dryResult(p *Preview) (*RestoreResult, error) {
+	for _, l := range []*[]string{&p.Paths, &p.Restored, &p.Deleted, &p.Created, &p.Merged, &p.Markers} {
+		if *l == nil {
+			*l = []string{} // JSON: [], not null
+		}
+	}
+	for _, l := range []*[]PathNote{&p.Conflicts, &p.NotRestorable} {
+		if *l == nil {
+			*l = []PathNote{}
+		}
+	}
 	res := &RestoreResult{Turns: p.Turns, DryRun: p}
 	if p.Stopped {
 		res.Conflicts = p.Conflicts
