@@ -86,50 +86,12 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nothing()
 	}
 	n = min(n, len(sess.Turns))
-	nums := sess.Turns[len(sess.Turns)-n:]
-	turns := make([]*Turn, 0, n)
-	for _, num := range nums {
-		if closed != nil && closed.N == num {
-			turns = append(turns, closed)
-			continue
-		}
-		t, err := r.loadTurn(ctx, r.session, num)
-		if err != nil {
-			return nil, err
-		}
-		turns = append(turns, t)
-	}
 	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
-	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
-	// perTurn: the paths each turn changed (of those given, if partial).
-	perTurn := make([][]string, len(turns))
-	matched := make([]bool, len(specs))
-	for i, t := range turns {
-		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
-			if partial {
-				hit := false
-				for k, s := range specs {
-					if underSpec(c.Path, s) {
-						matched[k], hit = true, true
-					}
-				}
-				if !hit {
-					return nil
-				}
-			}
-			left[c.Path] = c.New
-			perTurn[i] = append(perTurn[i], c.Path)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	sc, err := r.scopeOf(ctx, loader, sess.Turns[len(sess.Turns)-n:], closed, specs, o.Paths)
+	if err != nil {
+		return nil, err
 	}
-	for k, ok := range matched {
-		if !ok {
-			return nil, fmt.Errorf("%w: %q: the last %d turn%s of session %s did not change it", ErrPath, o.Paths[k], n, plural(n), r.session)
-		}
-	}
+	nums, turns, left, perTurn := sc.nums, sc.turns, sc.left, sc.perTurn
 	specs = sortedUnique(specs)
 	base := turns[0].Before
 	res := &RestoreResult{}
@@ -203,6 +165,59 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// undoScope is what an undo of some turns reverts.
+type undoScope struct {
+	nums    []int
+	turns   []*Turn
+	left    map[string]*manifest.Entry // what the newest turn touching a path left there
+	perTurn [][]string                 // the paths each turn changed (of those given)
+}
+
+// scopeOf loads the turns nums (closed is the one the undo just
+// closed, if any) and what they changed, at or below specs if any
+// (given: the paths as the caller gave them, for the error naming a
+// spec no turn changed: ErrPath).
+func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, closed *Turn, specs, given []string) (*undoScope, error) {
+	sc := &undoScope{nums: nums, left: map[string]*manifest.Entry{}, perTurn: make([][]string, len(nums))}
+	for _, num := range nums {
+		if closed != nil && closed.N == num {
+			sc.turns = append(sc.turns, closed)
+			continue
+		}
+		t, err := r.loadTurn(ctx, r.session, num)
+		if err != nil {
+			return nil, err
+		}
+		sc.turns = append(sc.turns, t)
+	}
+	matched := make([]bool, len(specs))
+	for i, t := range sc.turns {
+		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			hit := len(specs) == 0
+			for k, s := range specs {
+				if underSpec(c.Path, s) {
+					matched[k], hit = true, true
+				}
+			}
+			if hit {
+				sc.left[c.Path] = c.New
+				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for k, ok := range matched {
+		if !ok {
+			n := len(nums)
+			return nil, fmt.Errorf("%w: %q: the last %d turn%s of session %s did not change it", ErrPath, given[k], n, plural(n), r.session)
+		}
+	}
+	return sc, nil
 }
 
 // plural is "s" unless n is 1.
