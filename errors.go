@@ -93,6 +93,11 @@ var ErrUnknownID = errors.New("turnback: unknown snapshot id")
 // ErrAmbiguousID: more than one snapshot matches the id prefix given.
 var ErrAmbiguousID = errors.New("turnback: ambiguous snapshot id")
 
+// ErrPath: a path given to a partial undo (UndoOptions.Paths) is not
+// inside the work tree, or names nothing the turns undone changed; the
+// error names it. Nothing was changed.
+var ErrPath = errors.New("turnback: bad path")
+
 // ErrVerify: Verify found damaged data.
 var ErrVerify = errors.New("turnback: verify found damaged data")
 
