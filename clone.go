@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/turnback/turnback/cas/s3"
 )
@@ -40,6 +41,9 @@ func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 		return nil, fmt.Errorf("turnback: clone: %w", err)
 	case len(entries) > 0:
 		return nil, fmt.Errorf("%w: clone into %s: the folder is not empty", ErrNotEmpty, workTree)
+	}
+	if real, err := filepath.EvalSymlinks(workTree); err == nil {
+		workTree = real // the default store is named after the real path
 	}
 	storeDir := opts.Store
 	if storeDir == "" {

@@ -2,6 +2,7 @@ package turnback
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -195,6 +196,10 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 				p.cancel()
 				return nil, err
 			}
+			// A state's new records end its packs: stores that push the
+			// same state (a shared base) fill the same packs.
+			p.seal(&p.trees)
+			p.seal(&p.blobs)
 		}
 		jobs = append(jobs, job{name, recs, deps})
 	}
@@ -336,10 +341,20 @@ func (p *pusher) place(h cas.Hash, k s3.Kind, raw func() ([]byte, error)) (int, 
 	ref := b.ref
 	p.placed[h] = ref
 	p.res.Objects++
-	if len(b.data) >= p.o.PackSize {
+	if cutAfter(h, len(data), p.o.PackSize) || len(b.data) >= 4*p.o.PackSize {
 		p.seal(b)
 	}
 	return ref, nil
+}
+
+// cutAfter says whether a pack ends after record h of size n: with
+// probability n/target, decided by h alone, so that packs are about
+// target bytes and their boundaries depend only on their content (two
+// stores pushing the same records fill the same packs, whatever else
+// each pushes).
+func cutAfter(h cas.Hash, n, target int) bool {
+	v := float64(binary.BigEndian.Uint64(h[:8])) / (1 << 64)
+	return v < float64(n)/float64(target)
 }
 
 // seal uploads the pack b is filling: the pack, then its index. A nil b

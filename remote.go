@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -94,37 +95,79 @@ func (r *Repo) sessionRecords(ctx context.Context, name string) ([]s3.Record, []
 	if err != nil {
 		return nil, nil, err
 	}
-	live := map[cas.Hash]bool{}
-	if err := r.sessionRoots(ctx, sess, live); err != nil {
-		return nil, nil, err
+	// The states in history order (turns oldest first, then the redo
+	// stack, the checkpoints, the last state): stores that share a
+	// history walk it in the same order and so fill the same packs.
+	var roots []cas.Hash
+	seen := map[cas.Hash]bool{}
+	addRoot := func(h cas.Hash) error {
+		if seen[h] {
+			return nil
+		}
+		seen[h] = true
+		roots = append(roots, h)
+		v, err := r.backend.Get(ctx, snapKey(h))
+		if errors.Is(err, cas.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		add(snapKey(h), v)
+		return nil
+	}
+	var ids []cas.Hash
+	nums := append([]int(nil), sess.Turns...)
+	for _, g := range sess.Redo {
+		nums = append(nums, g.Turns...)
+	}
+	for _, n := range nums {
+		t, err := r.loadTurn(ctx, name, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids = append(ids, t.Before)
+		if !t.Open() {
+			ids = append(ids, t.After)
+		}
+	}
+	for _, g := range sess.Redo {
+		for _, id := range []string{g.Checkpoint, g.Expected} {
+			h, err := cas.ParseHash(id)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: session %s redo: %v", cas.ErrCorrupt, name, err)
+			}
+			ids = append(ids, h)
+		}
 	}
 	cps, err := r.checkpoints(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	sort.Slice(cps, func(i, j int) bool { return cps[i].Time.Before(cps[j].Time) })
 	for _, c := range cps {
 		if c.Session != name {
 			continue
 		}
 		h, _ := cas.ParseHash(c.ID)
-		live[h] = true
+		ids = append(ids, h)
 		v, err := r.backend.Get(ctx, checkpointKey(h))
 		if err != nil {
 			return nil, nil, err
 		}
 		add(checkpointKey(h), v)
 	}
-	var roots []cas.Hash
-	for h := range live {
-		roots = append(roots, h)
-		v, err := r.backend.Get(ctx, snapKey(h))
-		if errors.Is(err, cas.ErrNotFound) {
-			continue
-		}
+	if sess.Last != "" {
+		h, err := cas.ParseHash(sess.Last)
 		if err != nil {
+			return nil, nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, name, err)
+		}
+		ids = append(ids, h)
+	}
+	for _, h := range ids {
+		if err := addRoot(h); err != nil {
 			return nil, nil, err
 		}
-		add(snapKey(h), v)
 	}
 	return recs, roots, nil
 }
