@@ -35,6 +35,9 @@ type Config struct {
 	// AccessKey and SecretKey: empty means anonymous.
 	AccessKey string `json:"access_key,omitempty"`
 	SecretKey string `json:"secret_key,omitempty"`
+	// Token is a session token that goes with temporary credentials
+	// (AWS_SESSION_TOKEN); never stored.
+	Token string `json:"-"`
 }
 
 // ParseURL splits s3://BUCKET/PREFIX into the bucket and the prefix
@@ -91,7 +94,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	var creds *credentials.Credentials
 	if cfg.AccessKey != "" || cfg.SecretKey != "" {
-		creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
+		creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.Token)
 	} else {
 		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
 	}
