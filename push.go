@@ -129,7 +129,8 @@ func readPending(ctx context.Context, c *s3.Client) (map[cas.Hash]time.Time, err
 
 // Push uploads the sessions' records and everything they reach that the
 // remote lacks (see package cas/s3 for the layout and the order that
-// keeps a killed push harmless). It holds the store meanwhile.
+// keeps a killed push harmless). It holds the store only while it reads
+// the sessions' records.
 func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = defaultParallel
@@ -141,22 +142,9 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 		o.Grace = DefaultRemoteGrace
 	}
 	start := time.Now()
-	if err := r.lock(ctx); err != nil {
+	jobs, err := r.pushJobs(ctx, o)
+	if err != nil {
 		return nil, err
-	}
-	defer r.unlock()
-	names := o.Sessions
-	if o.All {
-		list, err := r.sessions(ctx)
-		if err != nil {
-			return nil, err
-		}
-		names = nil
-		for _, s := range list {
-			names = append(names, s.Name)
-		}
-	} else if len(names) == 0 {
-		names = []string{r.session}
 	}
 	whole, _, pending, err := listRemote(ctx, c)
 	if err != nil {
@@ -177,21 +165,11 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 	p.g, p.gctx = errgroup.WithContext(ctx)
 	p.g.SetLimit(o.Parallel)
 	p.trees.kind, p.blobs.kind = s3.KindTree, s3.KindBlob
-	type job struct {
-		name  string
-		recs  []s3.Record
-		packs map[int]bool
-	}
-	var jobs []job
-	for _, name := range names {
-		recs, roots, err := r.sessionRecords(ctx, name)
-		if err != nil {
-			p.cancel()
-			return nil, err
-		}
+	for i := range jobs {
+		j := &jobs[i]
 		deps := map[int]bool{}
 		seen := map[cas.Hash]bool{}
-		for _, h := range roots {
+		for _, h := range j.roots {
 			if err := p.tree(ctx, h, deps, seen); err != nil {
 				p.cancel()
 				return nil, err
@@ -201,7 +179,7 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 			p.seal(&p.trees)
 			p.seal(&p.blobs)
 		}
-		jobs = append(jobs, job{name, recs, deps})
+		j.packs = deps
 	}
 	p.seal(&p.trees)
 	p.seal(&p.blobs)
@@ -228,6 +206,48 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 	p.res.BytesSent = c.Sent.Load() - sent0
 	p.res.Requests = c.Requests.Load() - req0
 	return p.res, nil
+}
+
+// pushJob is one session to push: its records, its states in history
+// order, and the packs that hold what they reach (references, see
+// pusher.packID).
+type pushJob struct {
+	name  string
+	recs  []s3.Record
+	roots []cas.Hash
+	packs map[int]bool
+}
+
+// pushJobs reads the records of the sessions to push, holding the store
+// only meanwhile: the upload that follows reads content (which only gc
+// removes: then the push fails and is run again) while agents go on.
+func (r *Repo) pushJobs(ctx context.Context, o PushOptions) ([]pushJob, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	names := o.Sessions
+	if o.All {
+		list, err := r.sessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		names = nil
+		for _, s := range list {
+			names = append(names, s.Name)
+		}
+	} else if len(names) == 0 {
+		names = []string{r.session}
+	}
+	var jobs []pushJob
+	for _, name := range names {
+		recs, roots, err := r.sessionRecords(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, pushJob{name: name, recs: recs, roots: roots})
+	}
+	return jobs, nil
 }
 
 // writeHead writes head unless the session's newest head has the same

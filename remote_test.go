@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3/s3test"
@@ -171,7 +172,13 @@ func TestRemoteCloneExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	rtSame(t, "redo", rtTree(t, dirB), states[4])
-	if _, err := b.Restore(ctx, turns[2].AfterID); err != nil {
+	var t3 *Turn
+	for _, x := range turns {
+		if x.N == 3 {
+			t3 = x
+		}
+	}
+	if _, err := b.Restore(ctx, t3.AfterID); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "restore turn 3", rtTree(t, dirB), states[2])
@@ -232,4 +239,99 @@ func TestRemoteCorruptPack(t *testing.T) {
 	if _, err := RemoteVerify(ctx, c); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRemotePullDivergedGC: B clones A's session; A records turn 6 and
+// pushes; B's pull brings it (B's folder untouched; restoring turn 6's
+// after-state gives A's folder). Then each records a different turn 7:
+// B's pull is refused as diverged. remote gc (dry, then two runs)
+// removes only the replaced heads; the remote verifies and clones as A's
+// folder.
+func TestRemotePullDivergedGC(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := t.Context()
+	a, states, _ := rtSession(t, "s")
+	c := srv.Client(t, "bucket-p", "")
+	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dirB, storeB := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirB, Options{Store: storeB, Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(ctx, dirB, Options{Store: storeB, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	turn := func(r *Repo, name, data string) *Turn {
+		t.Helper()
+		if _, err := r.Snap(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+		rtWrite(t, r.WorkTree(), name, []byte(data))
+		if _, err := r.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+		turns, _, err := r.Turns(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return turns[0] // newest first
+	}
+	t6 := turn(a, "six.txt", "six")
+	want6 := rtTree(t, a.WorkTree())
+	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := b.Pull(ctx, c, PullOptions{})
+	if err != nil || pr.Turns != 6 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	rtSame(t, "after pull", rtTree(t, dirB), states[4])
+	if _, err := b.Restore(ctx, t6.AfterID); err != nil {
+		t.Fatal(err)
+	}
+	rtSame(t, "turn 6", rtTree(t, dirB), want6)
+	turn(b, "seven.txt", "B's")
+	turn(a, "seven.txt", "A's")
+	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Pull(ctx, c, PullOptions{}); !errors.Is(err, ErrDiverged) {
+		t.Fatalf("pull over a diverged session: %v", err)
+	}
+	bt, _, err := b.Turns(ctx)
+	if err != nil || len(bt) != 7 {
+		t.Fatalf("B's turns after a refused pull: %d %v", len(bt), err)
+	}
+	heads := func() int {
+		l, err := c.List(ctx, "heads/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l)
+	}
+	if n := heads(); n != 3 {
+		t.Fatalf("%d heads", n)
+	}
+	if g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond, DryRun: true}); err != nil || g.HeadsDeleted != 2 || heads() != 3 {
+		t.Fatalf("dry gc: %+v %v", g, err)
+	}
+	for range 2 {
+		if g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond}); err != nil || g.PacksDeleted != 0 {
+			t.Fatalf("gc: %+v %v", g, err)
+		}
+	}
+	if n := heads(); n != 1 {
+		t.Fatalf("%d heads after gc", n)
+	}
+	if v, err := RemoteVerify(ctx, c); err != nil || v.Heads != 1 {
+		t.Fatalf("verify: %+v %v", v, err)
+	}
+	dirC := t.TempDir()
+	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirC, Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	rtSame(t, "clone after gc", rtTree(t, dirC), rtTree(t, a.WorkTree()))
 }
