@@ -1,6 +1,7 @@
 package turnback
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -101,7 +102,7 @@ func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResu
 	if err != nil {
 		return nil, err
 	}
-	f := &fetcher{r: r, c: c, ix: ix, res: res, par: o.Parallel, batch: r.backend.NewBatch()}
+	f := &fetcher{r: r, c: c, ix: ix, res: res, par: o.Parallel, batch: r.backend.NewBatch(), spare: map[cas.Hash][]byte{}}
 	defer f.batch.Cancel()
 	if err := f.run(ctx, roots); err != nil {
 		return nil, err
@@ -195,6 +196,8 @@ type fetcher struct {
 	mu      sync.Mutex
 	batch   cas.Batch
 	chunked []cas.Hash
+	// spare: records a ranged GET brought besides those it was for.
+	spare map[cas.Hash][]byte
 }
 
 // want is one record to download.
@@ -334,7 +337,9 @@ func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
 // each against its address (a chunk list only parses here; Pull reads
 // its chunks back before it records anything), writes it to the batch
 // and calls fn with its content. Records of one pack that lie close
-// together come in one ranged GET.
+// together come in one ranged GET; the records that request brings
+// besides (in the gaps) are kept, unverified, for a later round, so no
+// record is downloaded twice.
 func (f *fetcher) fetch(ctx context.Context, ws []want, fn func(want, []byte) error) error {
 	type item struct {
 		w   want
@@ -345,6 +350,16 @@ func (f *fetcher) fetch(ctx context.Context, ws []want, fn func(want, []byte) er
 		loc, ok := f.ix.locs[w.h]
 		if !ok || loc.e.Kind != w.kind {
 			return fmt.Errorf("%w: %s %s is in no pack the head names", s3.ErrCorrupt, w.kind, w.h)
+		}
+		f.mu.Lock()
+		raw, spare := f.spare[w.h]
+		delete(f.spare, w.h)
+		f.mu.Unlock()
+		if spare {
+			if err := f.accept(loc, raw, w, fn); err != nil {
+				return err
+			}
+			continue
 		}
 		byPack[loc.pack] = append(byPack[loc.pack], item{w, loc})
 	}
@@ -370,39 +385,58 @@ func (f *fetcher) fetch(ctx context.Context, ws []want, fn func(want, []byte) er
 		}
 	}
 	return forEach(ctx, f.par, spans, func(ctx context.Context, s span) error {
-		key := s3.PackKey(f.c.Prefix, s.pack)
-		data, err := f.c.GetRange(ctx, key, s.off, s.end-s.off)
+		data, err := f.c.GetRange(ctx, s3.PackKey(f.c.Prefix, s.pack), s.off, s.end-s.off)
 		if err != nil {
 			return err
 		}
+		wanted := map[cas.Hash]bool{}
 		for _, it := range s.items {
-			e := it.loc.e
-			raw := data[e.Offset-s.off : e.Offset-s.off+e.Length]
-			var content []byte
-			if e.Kind == s3.KindChunkList {
-				content = raw
-				if _, err = s3.ParseChunkList(e.Hash, raw); err != nil {
-					return fmt.Errorf("%w (s3://%s/%s)", err, f.c.Bucket, key)
-				}
-			} else if content, err = s3.VerifyRecord(e.Hash, raw); err != nil {
-				return fmt.Errorf("%w (s3://%s/%s)", err, f.c.Bucket, key)
-			}
-			k := cas.BlobKey(e.Hash)
-			if e.Kind == s3.KindChunkList {
-				k = cas.IndexKey(e.Hash)
-			}
-			f.mu.Lock()
-			f.res.Fetched[e.Hash]++
-			f.res.Objects++
-			f.res.RecordBytes += e.Length
-			f.mu.Unlock()
-			if err := f.batch.Put(k, raw); err != nil {
+			wanted[it.w.h] = true
+			if err := f.accept(it.loc, data[it.loc.e.Offset-s.off:it.loc.e.Offset-s.off+it.loc.e.Length], it.w, fn); err != nil {
 				return err
 			}
-			if err := fn(it.w, content); err != nil {
-				return err
+		}
+		entries := f.ix.packs[s.pack]
+		first := sort.Search(len(entries), func(i int) bool { return entries[i].Offset >= s.off })
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, e := range entries[first:] {
+			if e.Offset+e.Length > s.end {
+				break
+			}
+			if !wanted[e.Hash] && f.ix.locs[e.Hash].pack == s.pack && f.res.Fetched[e.Hash] == 0 {
+				f.spare[e.Hash] = bytes.Clone(data[e.Offset-s.off : e.Offset-s.off+e.Length])
 			}
 		}
 		return nil
 	})
+}
+
+// accept verifies raw, the record loc names, writes it to the batch and
+// passes its content to fn.
+func (f *fetcher) accept(loc remoteLoc, raw []byte, w want, fn func(want, []byte) error) error {
+	e, key := loc.e, s3.PackKey(f.c.Prefix, loc.pack)
+	var content []byte
+	var err error
+	if e.Kind == s3.KindChunkList {
+		content = raw
+		if _, err = s3.ParseChunkList(e.Hash, raw); err != nil {
+			return fmt.Errorf("%w (s3://%s/%s)", err, f.c.Bucket, key)
+		}
+	} else if content, err = s3.VerifyRecord(e.Hash, raw); err != nil {
+		return fmt.Errorf("%w (s3://%s/%s)", err, f.c.Bucket, key)
+	}
+	k := cas.BlobKey(e.Hash)
+	if e.Kind == s3.KindChunkList {
+		k = cas.IndexKey(e.Hash)
+	}
+	f.mu.Lock()
+	f.res.Fetched[e.Hash]++
+	f.res.Objects++
+	f.res.RecordBytes += e.Length
+	f.mu.Unlock()
+	if err := f.batch.Put(k, raw); err != nil {
+		return err
+	}
+	return fn(w, content)
 }

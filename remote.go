@@ -244,8 +244,9 @@ func headRoots(h *s3.Head) (*sessionRecord, map[int]*Turn, []cas.Hash, error) {
 // remoteIndex is what a remote holds: every record of the packs whose
 // index was read, by address.
 type remoteIndex struct {
-	mu   sync.Mutex
-	locs map[cas.Hash]remoteLoc
+	mu    sync.Mutex
+	locs  map[cas.Hash]remoteLoc
+	packs map[cas.Hash][]s3.Entry // each pack's entries, in offset order
 }
 
 type remoteLoc struct {
@@ -256,7 +257,7 @@ type remoteLoc struct {
 // loadIndexes reads the indexes of packs (in parallel) into a new
 // remoteIndex.
 func loadIndexes(ctx context.Context, c *s3.Client, packs []cas.Hash) (*remoteIndex, error) {
-	ix := &remoteIndex{locs: map[cas.Hash]remoteLoc{}}
+	ix := &remoteIndex{locs: map[cas.Hash]remoteLoc{}, packs: map[cas.Hash][]s3.Entry{}}
 	err := forEach(ctx, 8, packs, func(ctx context.Context, id cas.Hash) error {
 		key := s3.IndexKey(c.Prefix, id)
 		data, err := c.Get(ctx, key, 64<<20)
@@ -269,6 +270,7 @@ func loadIndexes(ctx context.Context, c *s3.Client, packs []cas.Hash) (*remoteIn
 		}
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
+		ix.packs[id] = entries
 		for _, e := range entries {
 			if _, ok := ix.locs[e.Hash]; !ok {
 				ix.locs[e.Hash] = remoteLoc{id, e}

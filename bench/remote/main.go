@@ -56,6 +56,8 @@ type results struct {
 	BucketBytes int64  `json:"bucket_bytes"`
 	Objects     int    `json:"bucket_objects"`
 	Exact       bool   `json:"clone_exact"`
+	// Differ lists the paths where the clone differs from the source.
+	Differ []string `json:"differ,omitempty"`
 }
 
 func main() {
@@ -142,7 +144,12 @@ func run(ctx context.Context, vgw, cache string) (*results, error) {
 	if err := turn27(work); err != nil {
 		return nil, err
 	}
-	if _, err := r.End(ctx); err != nil {
+	end, err := r.End(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.Show(ctx, end.Snapshot.String())
+	if err != nil {
 		return nil, err
 	}
 	if err := push("push 27-path turn"); err != nil {
@@ -164,15 +171,33 @@ func run(ctx context.Context, vgw, cache string) (*results, error) {
 		res.BucketBytes += o.Size
 	}
 	res.Objects = len(objs)
-	a, err := readTree(work)
+	all, err := readTree(work)
 	if err != nil {
 		return nil, err
+	}
+	// What the snapshot holds: ignored paths (cmd/dist: "dist" is
+	// ignored by default) are neither captured nor cloned.
+	a := map[string]string{}
+	for _, e := range snap.Entries {
+		p := filepath.FromSlash(e.Path)
+		a[p] = all[p]
 	}
 	b, err := readTree(filepath.Join(scratch, "b"))
 	if err != nil {
 		return nil, err
 	}
-	res.Exact = fmt.Sprint(a) == fmt.Sprint(b)
+	for p, v := range a {
+		if b[p] != v {
+			res.Differ = append(res.Differ, p)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			res.Differ = append(res.Differ, p)
+		}
+	}
+	sort.Strings(res.Differ)
+	res.Exact = len(res.Differ) == 0
 	return res, nil
 }
 
@@ -286,5 +311,12 @@ func markdown(r *results) string {
 			float64(s.BytesSent)/1e6, float64(s.BytesReceived)/1e6, float64(s.Deduplicated)/1e6)
 	}
 	fmt.Fprintf(&b, "\nbucket: %d objects, %.2f MB; clone identical to the source: %v\n", r.Objects, float64(r.BucketBytes)/1e6, r.Exact)
+	for i, p := range r.Differ {
+		if i == 10 {
+			fmt.Fprintf(&b, "... %d more\n", len(r.Differ)-10)
+			break
+		}
+		fmt.Fprintf(&b, "differs: %s\n", p)
+	}
 	return b.String()
 }
