@@ -2,6 +2,7 @@ package turnback
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -161,7 +162,7 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 		return nil, err
 	}
 	sent0, req0 := c.Sent.Load(), c.Requests.Load()
-	p := &pusher{r: r, c: c, o: o, ix: ix, placed: map[cas.Hash]int{}, res: &PushResult{}}
+	p := &pusher{r: r, c: c, o: o, ix: ix, pending: pending, placed: map[cas.Hash]int{}, res: &PushResult{}}
 	p.g, p.gctx = errgroup.WithContext(ctx)
 	p.g.SetLimit(o.Parallel)
 	p.trees.kind, p.blobs.kind = s3.KindTree, s3.KindBlob
@@ -285,6 +286,9 @@ type pusher struct {
 	c  *s3.Client
 	o  PushOptions
 	ix *remoteIndex
+	// pending: packs on gc lists when the push started (never reused,
+	// never rewritten under the same name).
+	pending map[cas.Hash]time.Time
 	// placed: records added in this push -> their pack's reference
 	// (see packID); refs count from 1, existing packs are negative
 	// refs into existing.
@@ -386,6 +390,15 @@ func (p *pusher) seal(b *packBuilder) {
 	data, entries, ref := b.data, b.entries, b.ref
 	b.ref, b.data, b.entries = 0, nil, nil
 	id := cas.Sum(data)
+	if _, listed := p.pending[id]; listed {
+		// The same pack is on a gc list: a later run may delete it
+		// before this push's head is seen. Bytes after the last record
+		// give the pack another name.
+		var nonce [16]byte
+		_, _ = rand.Read(nonce[:])
+		data = append(data, nonce[:]...)
+		id = cas.Sum(data)
+	}
 	p.mu.Lock()
 	p.ids[ref-1] = id
 	p.mu.Unlock()

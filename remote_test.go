@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
 )
 
@@ -334,4 +335,66 @@ func TestRemotePullDivergedGC(t *testing.T) {
 		t.Fatal(err)
 	}
 	rtSame(t, "clone after gc", rtTree(t, dirC), rtTree(t, a.WorkTree()))
+}
+
+// TestRemotePushAvoidsPendingPacks: packs on a gc pending list (here:
+// the only head was removed, so nothing names them) are neither reused
+// nor rewritten under the same name by a later push, since a later gc
+// run may delete them before that push's head is seen; the next gc
+// deletes exactly them and the remote verifies and clones.
+func TestRemotePushAvoidsPendingPacks(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := t.Context()
+	a, states, _ := rtSession(t, "s")
+	c := srv.Client(t, "bucket-g", "x")
+	first, err := a.Push(ctx, c, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads, err := c.List(ctx, "heads/")
+	if err != nil || len(heads) != 1 {
+		t.Fatalf("%v %v", heads, err)
+	}
+	if err := c.Remove(ctx, c.Prefix+heads[0].Key); err != nil {
+		t.Fatal(err)
+	}
+	g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Hour})
+	if err != nil || g.PacksPending != first.Packs || g.PacksDeleted != 0 {
+		t.Fatalf("gc: %+v %v", g, err)
+	}
+	pending, err := readPending(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.Push(ctx, c, PushOptions{})
+	if err != nil || again.ObjectsDeduplicated != 0 || again.Packs != first.Packs {
+		t.Fatalf("push after gc: %+v %v", again, err)
+	}
+	heads, _ = c.List(ctx, "heads/")
+	data, err := c.Get(ctx, c.Prefix+heads[0].Key, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := s3.DecodeHead(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range head.Packs {
+		id, _ := cas.ParseHash(p)
+		if _, ok := pending[id]; ok {
+			t.Fatalf("the new head names pending pack %s", p)
+		}
+	}
+	g, err = RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond})
+	if err != nil || g.PacksDeleted != first.Packs {
+		t.Fatalf("gc: %+v %v", g, err)
+	}
+	if _, err := RemoteVerify(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Clone(ctx, c, srv.Config("bucket-g", "x"), dir, Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	rtSame(t, "clone", rtTree(t, dir), states[4])
 }

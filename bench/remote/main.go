@@ -246,8 +246,8 @@ func turn27(dir string) error {
 func readTree(dir string) (map[string]string, error) {
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+		if err != nil || p == dir {
+			return err // the root's own mode is the scratch folder's
 		}
 		rel, _ := filepath.Rel(dir, p)
 		info, err := d.Info()
