@@ -64,7 +64,10 @@
 // a pack on one, and refuses to write its head once the grace period has
 // passed since it started: so a pack it reused was not pending when it
 // started, and its head is visible before any run could delete that
-// pack. Heads a newer head of the same session replaced go in the same
+// pack. A pack a push builds that has the name of a pending one gets
+// bytes after its last record (a nonce), hence another name: otherwise
+// a run could delete the object the push wrote again before the push's
+// head is seen. Heads a newer head of the same session replaced go in the same
 // run when older than the grace period. This assumes clocks within
 // minutes of each other (the server stamps the pending lists).
 //
