@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/turnback/turnback/cas/s3"
 )
@@ -17,6 +18,9 @@ type CloneResult struct {
 	// Restored is the session's newest state, now the folder's content.
 	Restored string         `json:"restored"`
 	Restore  *RestoreResult `json:"restore,omitempty"`
+	// PullSeconds and RestoreSeconds split the clone's time.
+	PullSeconds    float64 `json:"pull_seconds"`
+	RestoreSeconds float64 `json:"restore_seconds"`
 }
 
 // Clone makes workTree, an empty or absent folder, a copy of a remote
@@ -77,11 +81,12 @@ func clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 		return nil, err
 	}
 	defer r.Close()
+	start := time.Now()
 	pr, err := r.Pull(ctx, c, PullOptions{Session: r.session})
 	if err != nil {
 		return nil, err
 	}
-	res := &CloneResult{Pull: pr}
+	res := &CloneResult{Pull: pr, PullSeconds: time.Since(start).Seconds()}
 	if err := r.SetRemote(ctx, cfg); err != nil {
 		return res, err
 	}
@@ -89,10 +94,12 @@ func clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 		return res, nil
 	}
 	res.Restored = pr.last.String()
+	start = time.Now()
 	rr, err := r.Restore(ctx, res.Restored)
 	if err != nil {
 		return res, err
 	}
+	res.RestoreSeconds = time.Since(start).Seconds()
 	res.Restore = rr
 	return res, r.Close()
 }

@@ -161,6 +161,8 @@ func run(ctx context.Context, vgw, cache string) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Steps = append(res.Steps, step{Name: "clone: pull", Seconds: cl.PullSeconds},
+		step{Name: "clone: restore", Seconds: cl.RestoreSeconds})
 	res.Steps = append(res.Steps, step{Name: "clone + restore", Seconds: time.Since(start).Seconds(), Objects: cl.Pull.Objects,
 		Requests: cb.Requests.Load(), BytesReceived: cb.Received.Load()})
 	objs, err := c.List(ctx, "")
