@@ -59,3 +59,35 @@ func FuzzVerifyRecord(f *testing.F) {
 		_, _ = ParseChunkList(h, b)
 	})
 }
+
+// FuzzParseKeys: object names and addresses from a server or a user
+// parse or are refused, never panic; what parses is what the builders
+// make.
+func FuzzParseKeys(f *testing.F) {
+	id := cas.Sum([]byte("x"))
+	f.Add(HeadKey("", "s%2F", 7, id), "s3://bucket/a/b")
+	f.Add(IndexKey("", id), "s3://b")
+	f.Add(PackKey("", id), "s3://bb/")
+	f.Fuzz(func(t *testing.T, key, u string) {
+		if s, n, sum, ok := ParseHeadKey(key); ok {
+			h, _ := cas.ParseHash(sum + sum)
+			if got := HeadKey("", s, n, h); got[:len(got)-len(".json")-32] != key[:len(key)-len(".json")-32] {
+				t.Fatalf("%q -> %q", key, got)
+			}
+		}
+		if h, idx, ok := ParsePackKey(key); ok {
+			want := PackKey("", h)
+			if idx {
+				want = IndexKey("", h)
+			}
+			if want != key {
+				t.Fatalf("%q -> %q", key, want)
+			}
+		}
+		if b, p, err := ParseURL(u); err == nil {
+			if b == "" || (p != "" && p[len(p)-1] != '/') {
+				t.Fatalf("%q -> %q %q", u, b, p)
+			}
+		}
+	})
+}

@@ -83,12 +83,13 @@ func ParseHeadKey(rel string) (session string, nanos int64, sum string, ok bool)
 		return "", 0, "", false
 	}
 	s, err := url.PathUnescape(esc)
-	if err != nil || s == "" {
-		return "", 0, "", false
+	if err != nil || s == "" || url.PathEscape(s) != esc {
+		return "", 0, "", false // only the one spelling HeadKey makes
 	}
 	base, found := strings.CutSuffix(file, ".json")
 	ts, sum, found2 := strings.Cut(base, "-")
-	if !found || !found2 || len(ts) != 20 || len(sum) != 32 {
+	if !found || !found2 || len(ts) != 20 || len(sum) != 32 || strings.Trim(sum, "0123456789abcdef") != "" ||
+		strings.Trim(ts, "0123456789") != "" {
 		return "", 0, "", false
 	}
 	n, err := strconv.ParseInt(ts, 10, 64)
