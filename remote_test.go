@@ -240,6 +240,22 @@ func TestRemoteCorruptPack(t *testing.T) {
 	if _, err := RemoteVerify(ctx, c); err != nil {
 		t.Fatal(err)
 	}
+	// A missing pack: the same, naming it.
+	if err := os.Remove(packs[0]); err != nil {
+		t.Fatal(err)
+	}
+	name := "p/packs/" + filepath.Base(packs[0])
+	dirB, storeB := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	_, err := Clone(ctx, c, srv.Config("bucket-c", "p"), dirB, Options{Store: storeB, Session: "s"})
+	if !errors.Is(err, s3.ErrNotFound) || !strings.Contains(err.Error(), name) {
+		t.Fatalf("clone with a missing %s: %v", name, err)
+	}
+	if ents, _ := os.ReadDir(dirB); len(ents) != 0 {
+		t.Fatalf("target folder written: %v", ents)
+	}
+	if v, err := RemoteVerify(ctx, c); !errors.Is(err, ErrVerify) || !strings.Contains(strings.Join(v.Problems, "\n"), "index without its pack") {
+		t.Fatalf("remote verify: %+v %v", v, err)
+	}
 }
 
 // TestRemotePullDivergedGC: B clones A's session; A records turn 6 and
