@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -315,4 +316,66 @@ func forEach[T any](ctx context.Context, limit int, items []T, fn func(context.C
 		g.Go(func() error { return fn(gctx, it) })
 	}
 	return g.Wait()
+}
+
+// listRemote returns the packs of the remote that have an index (whole
+// packs), every pack id seen (with or without an index, with its
+// object times), and the packs on gc pending lists.
+func listRemote(ctx context.Context, c *s3.Client) (whole []cas.Hash, objs map[cas.Hash][]s3.Object, pending map[cas.Hash]time.Time, err error) {
+	list, err := c.List(ctx, "packs/")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	objs = map[cas.Hash][]s3.Object{}
+	hasPack, hasIdx := map[cas.Hash]bool{}, map[cas.Hash]bool{}
+	for _, o := range list {
+		id, isIdx, ok := s3.ParsePackKey(o.Key)
+		if !ok {
+			continue
+		}
+		objs[id] = append(objs[id], o)
+		if isIdx {
+			hasIdx[id] = true
+		} else {
+			hasPack[id] = true
+		}
+	}
+	for id := range hasIdx {
+		if hasPack[id] {
+			whole = append(whole, id)
+		}
+	}
+	sort.Slice(whole, func(i, j int) bool { return whole[i].String() < whole[j].String() })
+	pending, err = readPending(ctx, c)
+	return whole, objs, pending, err
+}
+
+// readPending returns the packs of every gc pending list, with the time
+// of the oldest list naming each.
+func readPending(ctx context.Context, c *s3.Client) (map[cas.Hash]time.Time, error) {
+	lists, err := c.List(ctx, "gc/")
+	if err != nil {
+		return nil, err
+	}
+	out := map[cas.Hash]time.Time{}
+	for _, o := range lists {
+		data, err := c.Get(ctx, c.Prefix+o.Key, 64<<20)
+		if errors.Is(err, s3.ErrNotFound) {
+			continue // a gc removed it meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		p, err := s3.DecodePending(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w (s3://%s/%s%s)", err, c.Bucket, c.Prefix, o.Key)
+		}
+		for _, s := range p.Packs {
+			id, _ := cas.ParseHash(s)
+			if t, ok := out[id]; !ok || o.Modified.Before(t) {
+				out[id] = o.Modified
+			}
+		}
+	}
+	return out, nil
 }
