@@ -284,29 +284,35 @@ func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
 	}
 	var chunks []want
 	var cmu sync.Mutex
-	addChunks := func(refs []cas.ChunkRef) error {
+	// addChunks adds the chunks of refs the store lacks and reports
+	// whether there were any.
+	addChunks := func(refs []cas.ChunkRef) (bool, error) {
+		added := false
 		for _, c := range refs {
 			if seen[c.Hash] {
 				continue
 			}
 			seen[c.Hash] = true
 			if ok, err := f.r.backend.Has(ctx, cas.BlobKey(c.Hash)); err != nil {
-				return err
+				return false, err
 			} else if !ok {
 				chunks = append(chunks, want{c.Hash, s3.KindBlob})
+				added = true
 			}
 		}
-		return nil
+		return added, nil
 	}
 	for _, h := range lists {
 		refs, _, err := f.r.store.Chunks(ctx, h)
 		if err != nil {
 			return err
 		}
-		if err := addChunks(refs); err != nil {
+		// A chunked file the store holds whole is not read again.
+		if added, err := addChunks(refs); err != nil {
 			return err
+		} else if added {
+			f.chunked = append(f.chunked, h)
 		}
-		f.chunked = append(f.chunked, h)
 	}
 	var got [][]cas.ChunkRef
 	err := f.fetch(ctx, missing, func(w want, content []byte) error {
@@ -326,7 +332,7 @@ func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
 		return err
 	}
 	for _, refs := range got {
-		if err := addChunks(refs); err != nil {
+		if _, err := addChunks(refs); err != nil {
 			return err
 		}
 	}
