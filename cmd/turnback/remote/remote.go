@@ -71,6 +71,9 @@ func fill(c *cobra.Command) {
 // a client for it.
 func (e *Env) client(cmd *cobra.Command, repo *turnback.Repo) (s3.Config, *s3.Client, error) {
 	cfg, err := repo.Remote(cmd.Context())
+	if errors.Is(err, turnback.ErrNoRemote) {
+		return cfg, nil, fmt.Errorf("%w: turnback remote set s3://BUCKET/PREFIX", err)
+	}
 	if err != nil {
 		return cfg, nil, err
 	}
