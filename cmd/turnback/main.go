@@ -8,12 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
@@ -67,14 +65,8 @@ func main() {
 // run executes the CLI and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := &globals{stdout: stdout, stderr: stderr, args: args, getenv: os.Getenv, stdin: os.Stdin,
-		outTTY: isTerminal(stdout), errTTY: isTerminal(stderr)}
+		outTTY: termout.IsTerminal(stdout), errTTY: termout.IsTerminal(stderr)}
 	return execute(ctx, g)
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // execute runs the command g.args with g's streams and environment.
@@ -105,7 +97,7 @@ func execute(ctx context.Context, g *globals) int {
 	code := exitCode(err)
 	if code == exitUsage && !g.json {
 		// A usage error can stop flag parsing before --json is seen.
-		g.json = wantsJSON(args)
+		g.json = termout.WantsJSON(args)
 	}
 	msg := err.Error() + hint(err)
 	var noSpace *cas.NoSpaceError
@@ -121,23 +113,6 @@ func execute(ctx context.Context, g *globals) int {
 	errors.As(err, &de)
 	termout.Failure(stdout, stderr, msg, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
 	return code
-}
-
-// wantsJSON reports whether args ask for --json, for errors raised before
-// the flags were parsed (an unknown command or flag).
-func wantsJSON(args []string) bool {
-	for _, a := range args {
-		switch {
-		case a == "--":
-			return false
-		case a == "--json":
-			return true
-		case strings.HasPrefix(a, "--json="):
-			v, err := strconv.ParseBool(strings.TrimPrefix(a, "--json="))
-			return err == nil && v
-		}
-	}
-	return false
 }
 
 func exitCode(err error) int {
@@ -183,45 +158,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },
 		Store:   func() string { return cmp.Or(g.store, g.getenv("TURNBACK_STORE")) },
 		Session: func() string { return cmp.Or(g.session, g.getenv("TURNBACK_SESSION")) }})...)
-	help.Fill(root)
+	help.Finish(root, func(err error) error { return usageError{err} })
 	remote.Refill(root)
-	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		switch c.Name() {
-		case "help":
-			c.Example = "  turnback help snap"
-		case "completion":
-			c.Example = "  source <(turnback completion bash)\n  turnback completion zsh > \"${fpath[1]}/_turnback\""
-			for _, sub := range c.Commands() {
-				sub.Example = "  turnback completion " + sub.Name()
-			}
-		}
-	}
-	wrapAllArgs(root)
 	return root
-}
-
-// wrapAllArgs makes argument-count errors of c and every command below it
-// usage errors.
-func wrapAllArgs(c *cobra.Command) {
-	if c.Name() != "help" { // help takes any command path
-		c.Args = wrapArgs(c.Args)
-	}
-	for _, sub := range c.Commands() {
-		wrapAllArgs(sub)
-	}
-}
-
-// wrapArgs turns argument-count errors into usage errors.
-func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
-	if v == nil {
-		v = cobra.NoArgs
-	}
-	return func(cmd *cobra.Command, args []string) error {
-		if err := v(cmd, args); err != nil {
-			return usageError{err}
-		}
-		return nil
-	}
 }

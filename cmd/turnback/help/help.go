@@ -44,3 +44,49 @@ func Fill(c *cobra.Command) {
 		Fill(sub)
 	}
 }
+
+// Finish readies the command tree rooted at root: the long help and
+// examples (Fill), cobra's help and completion commands with their
+// examples, and argument-count errors of every command turned into
+// usage errors by usage.
+func Finish(root *cobra.Command, usage func(error) error) {
+	Fill(root)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  turnback help snap"
+		case "completion":
+			c.Example = "  source <(turnback completion bash)\n  turnback completion zsh > \"${fpath[1]}/_turnback\""
+			for _, sub := range c.Commands() {
+				sub.Example = "  turnback completion " + sub.Name()
+			}
+		}
+	}
+	wrapAllArgs(root, usage)
+}
+
+// wrapAllArgs makes argument-count errors of c and every command below it
+// usage errors.
+func wrapAllArgs(c *cobra.Command, usage func(error) error) {
+	if c.Name() != "help" { // help takes any command path
+		c.Args = wrapArgs(c.Args, usage)
+	}
+	for _, sub := range c.Commands() {
+		wrapAllArgs(sub, usage)
+	}
+}
+
+// wrapArgs turns argument-count errors into usage errors.
+func wrapArgs(v cobra.PositionalArgs, usage func(error) error) cobra.PositionalArgs {
+	if v == nil {
+		v = cobra.NoArgs
+	}
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usage(err)
+		}
+		return nil
+	}
+}
