@@ -67,6 +67,9 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 // Status captures the work tree and lists what changed since the
 // session's last snapshot. It records no turn.
 func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
+	if r.remote != nil {
+		return r.remote.status(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -110,6 +113,9 @@ type PathEntry struct {
 
 // Show describes the snapshot with the given id (any unique prefix).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
+	if r.remote != nil {
+		return r.remote.show(ctx, id)
+	}
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -158,6 +164,9 @@ const maxDiffBytes = 8 << 20
 // the work tree now; otherwise snapshot a with snapshot b. Ids may be any
 // unique prefix.
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+	if r.remote != nil {
+		return r.remote.diff(ctx, a, b)
+	}
 	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
 	}
@@ -209,6 +218,9 @@ func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
 // Turns returns the session's turns, newest first, and the undone turns
 // waiting on its redo stack.
 func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
+	if r.remote != nil {
+		return r.remote.turns(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -305,6 +317,9 @@ type Info struct {
 
 // Info reports the store's location, size and contents.
 func (r *Repo) Info(ctx context.Context) (*Info, error) {
+	if r.remote != nil {
+		return r.remote.info(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,9 @@ import (
 // the first conflict (returning a *ConflictError after the turns already
 // redone) unless force is set.
 func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+	if r.remote != nil {
+		return r.remote.redo(ctx, n, force)
+	}
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}

@@ -210,6 +210,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 // It records a checkpoint of the state it replaced and changes no
 // session's turns.
 func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
+	if r.remote != nil {
+		return r.remote.restore(ctx, id)
+	}
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err

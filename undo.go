@@ -23,6 +23,9 @@ type undoGroup struct {
 // before the earliest of them. Paths changed outside the turns since make
 // it return a *ConflictError and change nothing, unless force is set.
 func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+	if r.remote != nil {
+		return r.remote.undo(ctx, n, force)
+	}
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
 	}

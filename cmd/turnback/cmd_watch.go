@@ -69,7 +69,7 @@ func newWatchCmd(g *globals) *cobra.Command {
 			case detach:
 				return daemons.DetachPrint(cmd.Context(), g.stdout, workTree, storeDir, g.force, idle, queue, g.json)
 			}
-			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto)
+			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto, "")
 		},
 	}
 	f := cmd.Flags()
@@ -88,9 +88,9 @@ func newWatchCmd(g *globals) *cobra.Command {
 }
 
 // runDaemon is watch without --detach: the daemon runs in this process.
-func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
+func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool, listen string) error {
 	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
-		Handler: daemonHandler}
+		Handler: daemonHandler, Listen: listen}
 	o.Configure = func(opts *turnback.Options) error {
 		if err := envopt.Limits(g.getenv, opts); err != nil {
 			return usageError{err}
@@ -105,4 +105,32 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return codedError{code: exitBusy, err: err}
 	}
 	return err
+}
+
+// newServeCmd is serve: the daemon in this process (as watch), with the
+// HTTP API on loopback TCP too (--listen), or its bearer token.
+func newServeCmd(g *globals) *cobra.Command {
+	var listen string
+	var printToken bool
+	var idle time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve [--listen 127.0.0.1:PORT] [--idle-timeout DUR] | serve --print-token",
+		Short: "Run the daemon in the foreground, serving the HTTP/JSON API on its socket (and loopback TCP)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			workTree, storeDir, _, err := g.locate()
+			if err == nil && storeDir == "" {
+				_, err = os.Stat(workTree)
+				err = fmt.Errorf("turnback: work tree: %w", err)
+			}
+			if err != nil || printToken {
+				return errors.Join(err, daemons.PrintToken(g.stdout, storeDir, printToken && err == nil, g.json))
+			}
+			return g.runDaemon(cmd, workTree, storeDir, idle, 0, false, listen)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "serve the API on loopback TCP too, e.g. `127.0.0.1:7077`; requests carry the bearer token")
+	cmd.Flags().BoolVar(&printToken, "print-token", false, "print the bearer token of --listen (made, 0600 in the store, if there is none)")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", 0, "stop after this long without a request, e.g. 8h (default: never)")
+	return cmd
 }
