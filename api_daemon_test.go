@@ -1,0 +1,270 @@
+//go:build unix
+
+package turnback_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnback/turnback"
+)
+
+// twin is one of two identical folders: one opened here, one served by
+// a daemon in another process.
+type twin struct {
+	name  string
+	dir   string
+	store string
+	repo  *turnback.Repo
+}
+
+func (w *twin) write(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(w.dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// turnView is what must agree of a turn (times differ).
+func turnView(ts []*turnback.Turn) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, fmt.Sprintf("%s #%d %q %v %s..%s open=%v by=%s +%d~%d-%d", t.Session, t.N, t.Message, t.Meta,
+			t.Before.Short(), t.After.Short(), t.Open(), t.ClosedBy, t.Added, t.Modified, t.Deleted))
+	}
+	return out
+}
+
+func snapView(r *turnback.SnapResult) string {
+	var closed []string
+	if r.Closed != nil {
+		closed = turnView([]*turnback.Turn{r.Closed})
+	}
+	return fmt.Sprintf("%s %s #%d files=%d bytes=%d closed=%v dropped=%v noopen=%v", r.Snapshot.Short(), r.Session, r.Turn,
+		r.Files, r.Bytes, closed, r.Dropped, r.NoOpenTurn)
+}
+
+func restoreView(r *turnback.RestoreResult) string {
+	if r == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("turns=%d restored=%v deleted=%v created=%v conflicts=%v notrestorable=%v cp=%s res=%s nothing=%v incomplete=%v",
+		r.Turns, r.Restored, r.Deleted, r.Created, r.Conflicts, r.NotRestorable, r.Checkpoint.Short(), r.Result.Short(), r.Nothing, r.Incomplete())
+}
+
+func errView(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	var ce *turnback.ConflictError
+	return fmt.Sprintf("%v conflict=%v as=%v busy=%v unknown=%v", err, errors.Is(err, turnback.ErrConflict), errors.As(err, &ce),
+		errors.Is(err, turnback.ErrBusy), errors.Is(err, turnback.ErrUnknownID))
+}
+
+// TestDaemonRepoSameResults: Open on a folder a daemon (another
+// process) serves returns at once (LockWait -1: no wait at all) a Repo
+// whose methods run in the daemon, and Snap, End, Undo, Redo, Restore,
+// Status, Diff, Turns, Show, Verify and GC return what they return on
+// an identical folder without a daemon: the same snapshot ids, turns,
+// metadata, paths, conflicts and errors (ErrConflict with its
+// *ConflictError, ErrUnknownID). Once the daemon is gone, the same Repo
+// goes on in this process.
+func TestDaemonRepoSameResults(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	var ws [2]*twin
+	for i, name := range []string{"local", "served"} {
+		w := &twin{name: name, dir: filepath.Join(base, name, "work"), store: filepath.Join(base, name, "store")}
+		if err := os.MkdirAll(w.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		w.write(t, "a.txt", "one\n")
+		w.write(t, "keep.txt", "kept\n")
+		ws[i] = w
+	}
+	_, stop := startDaemon(t, ws[1].dir, ws[1].store, "")
+	for _, w := range ws {
+		r, err := turnback.Open(ctx, w.dir, turnback.Options{Store: w.store, LockWait: -1, KeepTurns: -1, KeepAge: -1})
+		if err != nil {
+			t.Fatalf("%s: Open: %v", w.name, err)
+		}
+		w.repo = r
+		defer r.Close()
+	}
+	if ws[0].repo.Served() || !ws[1].repo.Served() {
+		t.Fatalf("Served: local %v, served %v", ws[0].repo.Served(), ws[1].repo.Served())
+	}
+	same := func(what string, f func(w *twin) string) {
+		t.Helper()
+		a, b := f(ws[0]), f(ws[1])
+		if a != b {
+			t.Fatalf("%s differs:\nlocal:  %s\nserved: %s", what, a, b)
+		}
+	}
+	snap := func(msg string, meta map[string]string) {
+		t.Helper()
+		same("snap "+msg, func(w *twin) string {
+			r, err := w.repo.SnapWith(ctx, turnback.SnapOptions{Message: msg, Meta: meta})
+			if err != nil {
+				return errView(err)
+			}
+			return snapView(r)
+		})
+	}
+	end := func() {
+		t.Helper()
+		same("end", func(w *twin) string {
+			r, err := w.repo.End(ctx)
+			if err != nil {
+				return errView(err)
+			}
+			return snapView(r)
+		})
+	}
+	turns := func() {
+		t.Helper()
+		same("turns", func(w *twin) string {
+			ts, redo, err := w.repo.Turns(ctx)
+			return fmt.Sprint(turnView(ts), turnView(redo), errView(err))
+		})
+	}
+	restoring := func(what string, f func(r *turnback.Repo) (*turnback.RestoreResult, error)) {
+		t.Helper()
+		same(what, func(w *twin) string {
+			res, err := f(w.repo)
+			var ce *turnback.ConflictError
+			if errors.As(err, &ce) {
+				return "conflict " + restoreView(ce.Result) + " " + restoreView(res) + " " + errView(err)
+			}
+			return restoreView(res) + " " + errView(err)
+		})
+	}
+	each := func(f func(w *twin)) {
+		for _, w := range ws {
+			f(w)
+		}
+	}
+
+	snap("first", map[string]string{"message_index": "0"})
+	each(func(w *twin) { w.write(t, "a.txt", "two\n"); w.write(t, "b.txt", "new\n") })
+	end()
+	snap("second", map[string]string{"message_index": "2", "prompt_id": "p-2"})
+	each(func(w *twin) { w.write(t, "c.txt", "third\n") })
+	end()
+	turns()
+	same("status", func(w *twin) string {
+		st, err := w.repo.Status(ctx)
+		if err != nil {
+			return errView(err)
+		}
+		return fmt.Sprintf("%s %s %v", st.Base.Short(), st.Current.Short(), st.Changes)
+	})
+	same("diff", func(w *twin) string {
+		ts, _, _ := w.repo.Turns(ctx)
+		from, to, diffs, err := w.repo.Diff(ctx, ts[1].Before.String(), ts[0].After.String())
+		var ds []string
+		for _, d := range diffs {
+			ds = append(ds, fmt.Sprintf("%s %s %q %q %v %v", d.Path, d.What, d.OldData, d.NewData, d.Old, d.New))
+		}
+		return fmt.Sprint(from.Short(), to.Short(), ds, errView(err))
+	})
+	same("show", func(w *twin) string {
+		ts, _, _ := w.repo.Turns(ctx)
+		info, err := w.repo.Show(ctx, ts[0].After.String()[:12])
+		if err != nil {
+			return errView(err)
+		}
+		var es []string
+		for _, e := range info.Entries {
+			es = append(es, fmt.Sprintf("%s %+v", e.Path, e.Entry))
+		}
+		return fmt.Sprint(info.ID.Short(), info.Files, info.Bytes, es, turnView(info.Turns))
+	})
+	same("show of an unknown id", func(w *twin) string {
+		_, err := w.repo.Show(ctx, "ffffffffffff")
+		return errView(err)
+	})
+	restoring("undo 2", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 2, false) })
+	turns()
+	restoring("redo 1", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, false) })
+	turns()
+	// An edit outside the turns: redo conflicts, and nothing changes.
+	each(func(w *twin) { w.write(t, "c.txt", "mine\n") })
+	restoring("redo over an edit", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, false) })
+	each(func(w *twin) { w.write(t, "b.txt", "edited\n") })
+	restoring("undo over an edit", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, false) })
+	same("folder after the conflicts", func(w *twin) string { return readTree(t, w.dir) })
+	restoring("undo forced", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, true) })
+	restoring("undo with nothing", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, false) })
+	restoring("restore of an unknown id", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Restore(ctx, "abcdef12") })
+	same("verify", func(w *twin) string {
+		res, err := w.repo.Verify(ctx)
+		return fmt.Sprintf("%+v %s", res, errView(err))
+	})
+	same("gc dry run", func(w *twin) string {
+		res, err := w.repo.GC(ctx, turnback.GCOptions{Keep: 1, DryRun: true})
+		if err != nil {
+			return errView(err)
+		}
+		return fmt.Sprint(res.TurnsForgotten, res.SnapshotsForgotten, res.DryRun, len(res.Checkpoints))
+	})
+	same("another session", func(w *twin) string {
+		v, err := w.repo.View(turnback.Options{Session: "other"})
+		if err != nil {
+			return errView(err)
+		}
+		r, err := v.Snap(ctx, "in other")
+		if err != nil {
+			return errView(err)
+		}
+		list, err := w.repo.Sessions(ctx)
+		var names []string
+		for _, s := range list {
+			names = append(names, s.Name+fmt.Sprint(s.Turns, s.Redo, s.Open))
+		}
+		return snapView(r) + fmt.Sprint(names, err)
+	})
+	same("invalid meta", func(w *twin) string {
+		_, err := w.repo.SnapWith(ctx, turnback.SnapOptions{Meta: map[string]string{"bad key": "x"}})
+		return fmt.Sprint(err, errors.Is(err, turnback.ErrInvalidMeta))
+	})
+	turns()
+	same("folder", func(w *twin) string { return readTree(t, w.dir) })
+	info, err := ws[1].repo.Info(ctx)
+	if err != nil || info.Turns == 0 {
+		t.Fatalf("Info through the daemon: %+v %v", info, err)
+	}
+
+	// The daemon goes (stopped, as an idle one does): the same Repo
+	// goes on here, never ErrBusy.
+	stop()
+	snap("after the daemon", map[string]string{"message_index": "9"})
+	each(func(w *twin) { w.write(t, "d.txt", "late\n") })
+	end()
+	turns()
+	same("folder at the end", func(w *twin) string { return readTree(t, w.dir) })
+}
+
+// readTree lists every file of dir with its content.
+func readTree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(&b, "%s=%q;", rel, data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
