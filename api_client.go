@@ -463,6 +463,9 @@ func (rm *remoteRepo) verify(ctx context.Context) (*VerifyResult, error) {
 		if err := rm.c.do(ctx, "POST", "/v1/verify", nil, struct{}{}, &out); err != nil {
 			return nil, err
 		}
+		if len(out.Problems) == 0 {
+			out.Problems = nil
+		}
 		return &out, nil
 	}, func(l *Repo) (*VerifyResult, error) { return l.Verify(ctx) })
 }
@@ -476,6 +479,9 @@ func (rm *remoteRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 		req := GCRequest{Keep: o.Keep, OlderThanSeconds: int64(o.OlderThan / time.Second), DryRun: o.DryRun}
 		if err := rm.c.do(ctx, "POST", "/v1/gc", nil, req, &out); err != nil {
 			return nil, err
+		}
+		if len(out.Checkpoints) == 0 {
+			out.Checkpoints = nil
 		}
 		return &out, nil
 	}, func(l *Repo) (*GCResult, error) { return l.GC(ctx, o) })

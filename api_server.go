@@ -466,6 +466,7 @@ func (a *apiServer) verify(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	res.Problems = nonNil(res.Problems)
 	return res, nil
 }
 
@@ -478,7 +479,12 @@ func (a *apiServer) gc(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.GC(r.Context(), GCOptions{Keep: req.Keep, OlderThan: time.Duration(req.OlderThanSeconds) * time.Second, DryRun: req.DryRun})
+	res, err := v.GC(r.Context(), GCOptions{Keep: req.Keep, OlderThan: time.Duration(req.OlderThanSeconds) * time.Second, DryRun: req.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	res.Checkpoints = nonNil(res.Checkpoints)
+	return res, nil
 }
 
 func (a *apiServer) info(w http.ResponseWriter, r *http.Request) (any, error) {

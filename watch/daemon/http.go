@@ -83,10 +83,10 @@ func CheckLoopback(addr string) (string, error) {
 // connListener hands the connections whose first byte is not a frame's
 // to the HTTP server.
 type connListener struct {
-	ch     chan net.Conn
-	done   chan struct{}
-	once   sync.Once
-	addr   net.Addr
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
+	addr net.Addr
 }
 
 func newConnListener(addr net.Addr) *connListener {
