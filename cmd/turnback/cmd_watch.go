@@ -124,7 +124,7 @@ func newServeCmd(g *globals) *cobra.Command {
 				err = fmt.Errorf("turnback: work tree: %w", err)
 			}
 			if err != nil || printToken {
-				return errors.Join(err, daemons.PrintToken(g.stdout, storeDir, printToken && err == nil, g.json))
+				return errors.Join(err, daemons.PrintToken(g.stdout, workTree, storeDir, g.force, printToken && err == nil, g.json))
 			}
 			return g.runDaemon(cmd, workTree, storeDir, idle, 0, false, listen)
 		},

@@ -259,9 +259,16 @@ func (e worded) Unwrap() error { return e.err }
 // PrintToken is serve --print-token: with print, it prints the store's
 // bearer token for TCP clients (--json: {"token"}), making one when
 // there is none.
-func PrintToken(w io.Writer, storeDir string, print, asJSON bool) error {
+func PrintToken(w io.Writer, workTree, storeDir string, force, print, asJSON bool) error {
 	if !print {
 		return nil
+	}
+	// The token may come before the store: refuse what Open refuses.
+	if err := turnback.CheckLocation(workTree, storeDir, force); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(storeDir, 0o700); err != nil {
+		return fmt.Errorf("turnback: serve: %w", err)
 	}
 	tok, err := daemon.LoadToken(storeDir, true)
 	if err != nil {
