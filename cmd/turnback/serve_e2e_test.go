@@ -151,7 +151,9 @@ func TestServeCLI(t *testing.T) {
 			t.Fatalf("token %q: %d %v", c.token, resp.StatusCode, body)
 		}
 	}
-	var log struct{ Turns []struct{ Meta map[string]string } }
+	var log struct {
+		Turns []struct{ Meta map[string]string }
+	}
 	e.okJSON(&log, "log")
 	if len(log.Turns) != 1 || log.Turns[0].Meta["by"] != "tcp" {
 		t.Fatalf("log --json: %+v", log)
