@@ -78,7 +78,11 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", sock)
 		},
-		MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second,
+		// One request per connection (the daemon closes each): a
+		// connection that ends without an answer means the daemon died
+		// and the call's outcome is unknown, never a stop that ran
+		// nothing (that answers 503, or refuses the connection).
+		DisableKeepAlives: true,
 	}}
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -198,7 +202,10 @@ func (e *ErrorResponse) err() error {
 }
 
 // local returns the view of a store this process opened itself, once
-// the daemon is gone.
+// the daemon is gone. The daemon may still be releasing the store (it
+// stops only once its last request ended), so the open waits a moment
+// for it; ErrBusy then lets the caller ask again whether a daemon
+// serves (another may have started meanwhile).
 func (rm *remoteRepo) local(ctx context.Context) (*Repo, error) {
 	c := rm.c
 	c.mu.Lock()
@@ -208,7 +215,7 @@ func (rm *remoteRepo) local(ctx context.Context) (*Repo, error) {
 	}
 	if c.local == nil {
 		o := c.opts
-		o.Local = true
+		o.Local, o.LockWait = true, fallbackStep
 		l, err := Open(ctx, c.workTree, o)
 		if err != nil {
 			return nil, err
@@ -218,27 +225,39 @@ func (rm *remoteRepo) local(ctx context.Context) (*Repo, error) {
 	return c.local.View(rm.opts)
 }
 
+// fallbackStep is one wait for the store a stopping daemon releases;
+// fallbackWait bounds them all (or Options.LockWait, when longer).
+const (
+	fallbackStep = 200 * time.Millisecond
+	fallbackWait = DefaultLockWait
+)
+
 // call runs a method in the daemon (remote) or, when the daemon is
 // gone, here (local).
 func call[T any](ctx context.Context, rm *remoteRepo, remote func() (T, error), local func(*Repo) (T, error)) (T, error) {
-	rm.c.mu.Lock()
-	l, closed := rm.c.local, rm.c.closed
-	rm.c.mu.Unlock()
 	var zero T
-	if closed {
-		return zero, errors.New("turnback: repo is closed")
-	}
-	if l == nil {
-		v, err := remote()
-		if !errors.Is(err, errNotServed) {
-			return v, err
+	start := time.Now()
+	for {
+		rm.c.mu.Lock()
+		l, closed := rm.c.local, rm.c.closed
+		rm.c.mu.Unlock()
+		if closed {
+			return zero, errors.New("turnback: repo is closed")
+		}
+		if l == nil {
+			v, err := remote()
+			if !errors.Is(err, errNotServed) {
+				return v, err
+			}
+		}
+		lv, err := rm.local(ctx)
+		if err == nil {
+			return local(lv)
+		}
+		if !errors.Is(err, ErrBusy) || time.Since(start) > max(fallbackWait, rm.c.opts.LockWait) || ctx.Err() != nil {
+			return zero, err
 		}
 	}
-	lv, err := rm.local(ctx)
-	if err != nil {
-		return zero, err
-	}
-	return local(lv)
 }
 
 func (rm *remoteRepo) sessionPath(op string) string {

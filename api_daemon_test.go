@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // twin is one of two identical folders: one opened here, one served by
@@ -267,4 +268,64 @@ func readTree(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestDaemonRepoStopsUnderLoad: the daemon is asked to stop (as its idle
+// timeout does) while a program calls through it: the calls it had
+// accepted finish there, the later ones run in the program once the
+// store is free; none fails, none returns ErrBusy, and every turn is
+// recorded once, with its meta.
+func TestDaemonRepoStopsUnderLoad(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startDaemon(t, dir, store, "")
+	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store, LockWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	const n = 30
+	stopped := make(chan error, 1)
+	for i := 0; i < n; i++ {
+		if i == 5 {
+			go func() {
+				conn, ok := daemon.Dial(store)
+				if !ok {
+					stopped <- errors.New("no daemon to stop")
+					return
+				}
+				defer conn.Close()
+				_, err := daemon.AskStop(conn)
+				stopped <- err
+			}()
+		}
+		if _, err := repo.SnapWith(ctx, turnback.SnapOptions{Meta: map[string]string{"i": fmt.Sprint(i)}}); err != nil {
+			t.Fatalf("snap %d: %v", i, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d", i)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := repo.End(ctx); err != nil {
+			t.Fatalf("end %d: %v", i, err)
+		}
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	turns, _, err := repo.Turns(ctx)
+	if err != nil || len(turns) != n {
+		t.Fatalf("%d turns, %v", len(turns), err)
+	}
+	for i, tn := range turns {
+		if tn.Meta["i"] != fmt.Sprint(n-1-i) || tn.Added != 1 {
+			t.Fatalf("turn %d: %+v", tn.N, tn)
+		}
+	}
+	if _, ok := daemon.Ping(store); ok {
+		t.Fatal("the daemon still serves")
+	}
 }

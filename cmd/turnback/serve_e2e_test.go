@@ -69,7 +69,7 @@ func TestSnapMetaCLI(t *testing.T) {
 		t.Fatalf("log --json through the daemon: %+v", log)
 	}
 	// serve refuses while the watch daemon serves the folder.
-	if r := e.expect(4, "serve"); !strings.Contains(r.stderr, "already serves") {
+	if r := e.expect(4, "serve"); !strings.Contains(r.stderr, "already watches") || !strings.Contains(r.stderr, "HTTP API") {
 		t.Fatalf("serve beside watch: %v", r)
 	}
 }

@@ -136,23 +136,45 @@ func (d *Server) startHTTP(ctx context.Context) {
 	h := d.countHTTP(d.c.HTTP)
 	base := func(net.Listener) context.Context { return ctx }
 	d.hconns = newConnListener(d.ln.Addr())
-	d.hsrv = &http.Server{Handler: h, BaseContext: base, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
-		ErrorLog: nil}
+	d.hsrv = &http.Server{Handler: h, BaseContext: base, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: 64 << 10}
+	// One request per connection: a connection is never idle, so a
+	// stopping daemon never closes one a client is about to use, and a
+	// connection that ends without an answer means the daemon died.
+	d.hsrv.SetKeepAlivesEnabled(false)
 	go func() { _ = d.hsrv.Serve(d.hconns) }()
 	if d.tcp != nil {
-		d.tsrv = &http.Server{Handler: requireToken(d.c.Token, h), BaseContext: base, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+		d.tsrv = &http.Server{Handler: requireToken(d.c.Token, h), BaseContext: base, ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+		d.tsrv.SetKeepAlivesEnabled(false)
 		go func() { _ = d.tsrv.Serve(d.tcp) }()
 	}
 }
 
-// stopHTTP closes the HTTP servers (their requests have ended, or the
-// stop is hard).
+// stopHTTP shuts the HTTP servers down once every request counted has
+// ended (or the stop is hard): connections accepted meanwhile get their
+// answer (503, nothing ran) before they close, for at most stopGrace.
 func (d *Server) stopHTTP() {
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
+	defer cancel()
+	select {
+	case <-d.hard:
+		cancel()
+	default:
+	}
 	for _, s := range []*http.Server{d.hsrv, d.tsrv} {
-		if s != nil {
+		if s != nil && s.Shutdown(ctx) != nil {
 			_ = s.Close()
 		}
 	}
+}
+
+// refuseHTTP answers an HTTP connection that came once the daemon's
+// HTTP server stopped: 503, nothing ran.
+func refuseHTTP(c net.Conn) {
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	body := `{"error":"turnback: the daemon is stopping; nothing was run","code":4,"kind":"stopping"}` + "\n"
+	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
 }
 
 // countHTTP makes every request but a health check count as work (the

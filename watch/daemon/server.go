@@ -269,7 +269,9 @@ func (d *Server) handle(ctx context.Context, conn net.Conn) {
 	} else if first[0] != FrameRequest && d.hconns != nil {
 		// Not a frame: an HTTP request (see startHTTP).
 		_ = conn.SetReadDeadline(time.Time{})
-		keep = d.hconns.push(&peekedConn{Conn: conn, r: r})
+		if keep = d.hconns.push(&peekedConn{Conn: conn, r: r}); !keep {
+			refuseHTTP(conn)
+		}
 		return
 	}
 	kind, data, err := ReadFrameMax(r, MaxRequest)

@@ -51,7 +51,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		if auto {
 			return nil
 		}
-		return fmt.Errorf("%w: pid %d already serves %s (its socket %s speaks the HTTP API too)", ErrRunning, info.PID, info.WorkTree, info.Socket)
+		return fmt.Errorf("%w: pid %d already watches %s (and serves the HTTP API on its socket %s)", ErrRunning, info.PID, info.WorkTree, info.Socket)
 	}
 	var token string
 	if o.Listen != "" {
