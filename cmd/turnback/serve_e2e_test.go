@@ -151,6 +151,18 @@ func TestServeCLI(t *testing.T) {
 			t.Fatalf("token %q: %d %v", c.token, resp.StatusCode, body)
 		}
 	}
+	// watch --list finds the serve process (by its command line on Linux,
+	// by its socket elsewhere) and its pid.
+	var list struct {
+		Daemons []struct {
+			PID       int  `json:"pid"`
+			Answering bool `json:"answering"`
+		} `json:"daemons"`
+	}
+	e.okJSON(&list, "watch", "--list", "--under", e.base)
+	if len(list.Daemons) != 1 || list.Daemons[0].PID != info.PID || !list.Daemons[0].Answering {
+		t.Fatalf("watch --list: %+v, daemon %d", list, info.PID)
+	}
 	var log struct {
 		Turns []struct{ Meta map[string]string }
 	}
