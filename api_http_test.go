@@ -216,6 +216,32 @@ func TestHTTPAPI(t *testing.T) {
 		t.Fatal("a conflicting undo changed something")
 	}
 
+	// The turns an undo or redo reports are the ones it moved: an open
+	// turn that changed nothing is dropped by the undo, which undoes the
+	// turn before it; a redo of 2 takes two undos' turns, in order.
+	d := "/v1/sessions/d"
+	for i, f := range []string{"d1.txt", "d2.txt"} {
+		c.ok(t, "POST", d+"/snap", fmt.Sprintf(`{"meta":{"i":"%d"}}`, i))
+		write(t, dir, f, "x\n")
+		c.ok(t, "POST", d+"/end", "")
+	}
+	c.ok(t, "POST", d+"/snap", `{"meta":{"i":"asked, changed nothing"}}`)
+	for _, want := range []string{"1", "0"} {
+		u := c.ok(t, "POST", d+"/undo", `{}`)
+		if ts := u["turns"].([]any); u["turns_undone"] != float64(1) || len(ts) != 1 || metaOf(ts[0])["i"] != want {
+			t.Fatalf("undo: %v, want the turn of meta %s", u, want)
+		}
+	}
+	rd := c.ok(t, "POST", d+"/redo", `{"count":2}`)
+	if ts := rd["turns"].([]any); rd["turns_redone"] != float64(2) || len(ts) != 2 || metaOf(ts[0])["i"] != "0" || metaOf(ts[1])["i"] != "1" {
+		t.Fatalf("redo 2: %v", rd)
+	}
+	if n := c.ok(t, "POST", d+"/redo", `{}`); n["nothing"] != true || len(n["turns"].([]any)) != 0 {
+		t.Fatalf("redo of nothing: %v", n)
+	}
+	tree = readTree(t, dir)
+	turns = c.ok(t, "GET", "/v1/sessions/c/turns", "")
+
 	// Requests refused before anything runs.
 	c.fails(t, "POST", "/v1/sessions/a%20b/snap", `{}`, 400, 2)
 	c.fails(t, "GET", "/v1/sessions/a%01b/turns", "", 400, 2)

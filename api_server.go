@@ -275,9 +275,10 @@ func (a *apiServer) redo(w http.ResponseWriter, r *http.Request) (any, error) {
 	return a.undoRedo(w, r, "redo")
 }
 
-// undoRedo runs an undo or redo and reports the turns it moved: those
-// it would take (the newest turns for undo, the next undone ones for
-// redo) looked up before, found again after on the other stack.
+// undoRedo runs an undo or redo and reports the turns it moved: for an
+// undo, those of the redo entry it made (found by its checkpoint); for
+// a redo, the next undone turns (looked up before, found again after on
+// the undo stack).
 func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) (any, error) {
 	var req UndoRequest
 	if err := decode(w, r, &req); err != nil {
@@ -296,24 +297,18 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	}
 	defer a.lockSession(v.Session())()
 	ctx := r.Context()
-	turns, redo, err := v.Turns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var want []int // in the order they are undone or redone
-	if op == "undo" {
-		for _, t := range turns[:min(n, len(turns))] {
-			want = append(want, t.N)
-		}
-	} else {
-		for i := len(redo) - 1; i >= 0 && len(want) < n; i-- {
-			want = append(want, redo[i].N)
-		}
-	}
 	var res *RestoreResult
+	var want []int // redo: the turns in the order it redoes them
 	if op == "undo" {
 		res, err = v.Undo(ctx, n, req.Force)
 	} else {
+		_, redo, lerr := v.Turns(ctx)
+		if lerr != nil {
+			return nil, lerr
+		}
+		for i := len(redo) - 1; i >= 0 && len(want) < n; i-- {
+			want = append(want, redo[i].N)
+		}
 		res, err = v.Redo(ctx, n, req.Force)
 	}
 	if errors.Is(err, ErrConflict) {
@@ -322,16 +317,54 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	if err != nil {
 		return nil, err
 	}
-	moved, err := a.moved(context.WithoutCancel(ctx), v, op, want[:min(res.Turns, len(want))])
+	var moved []*Turn
+	if op == "undo" {
+		moved, err = v.undoneBy(context.WithoutCancel(ctx), res)
+	} else {
+		moved, err = a.moved(context.WithoutCancel(ctx), v, want[:min(res.Turns, len(want))])
+	}
 	if err != nil {
 		return nil, err
 	}
 	return restoreResponse(op, res, moved), nil
 }
 
-// moved loads the turns nums as they are now (on the redo stack after
-// an undo, on the undo stack after a redo), oldest first.
-func (a *apiServer) moved(ctx context.Context, v *Repo, op string, nums []int) ([]*Turn, error) {
+// undoneBy returns the turns of the redo entry the undo that returned
+// res made (its checkpoint names it), oldest first; none when the undo
+// did nothing or left its turns where they were (incomplete.go).
+func (r *Repo) undoneBy(ctx context.Context, res *RestoreResult) ([]*Turn, error) {
+	if res.Nothing || res.Checkpoint.IsZero() {
+		return nil, nil
+	}
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(sess.Redo) - 1; i >= 0; i-- {
+		g := sess.Redo[i]
+		if g.Checkpoint != res.Checkpoint.String() {
+			continue
+		}
+		var out []*Turn
+		for _, n := range g.Turns {
+			t, err := r.loadTurn(ctx, r.session, n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// moved loads the turns nums as they are now (on the undo stack after a
+// redo), oldest first.
+func (a *apiServer) moved(ctx context.Context, v *Repo, nums []int) ([]*Turn, error) {
 	turns, redo, err := v.Turns(ctx)
 	if err != nil {
 		return nil, err
