@@ -241,6 +241,7 @@
 // retention and collection; refs.go and refsource.go content by
 // reference; errors.go every error callers branch on (meta.go declares
 // ErrInvalidMeta with its rules). meta.go holds turn metadata;
-// api_types.go, api_server.go and api_client.go the HTTP API, its
-// handler and the daemon-served Repo.
+// api_types.go (the documents), api_server.go and api_errors.go (the
+// handler) and api_client.go and api_client_reads.go (the daemon-served
+// Repo) the HTTP API.
 package turnback
