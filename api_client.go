@@ -92,12 +92,22 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 		c.client.CloseIdleConnections()
 		return nil, false, nil
 	}
-	if h.WorkTree != wt || h.Store != storeDir {
+	if !sameDir(h.WorkTree, wt) || !sameDir(h.Store, storeDir) {
 		c.client.CloseIdleConnections()
 		return nil, false, nil // Open says what is wrong
 	}
 	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
 	return &Repo{repoCore: core, session: opts.Session, opts: opts, remote: &remoteRepo{c: c, opts: opts}}, true, nil
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // Served reports whether a daemon runs r's methods (see Open).
