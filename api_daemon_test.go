@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/turnback/turnback"
@@ -328,4 +329,102 @@ func TestDaemonRepoStopsUnderLoad(t *testing.T) {
 	if _, ok := daemon.Ping(store); ok {
 		t.Fatal("the daemon still serves")
 	}
+}
+
+// TestDaemonRepoConcurrentSessions: programs on four sessions call the
+// daemon at once, each through its own Repo: their turns take turns (a
+// turn captures the whole folder, so two sessions' turns must not
+// overlap for each to hold only its own edits, with or without a
+// daemon), while reads (Turns, Sessions, Status) run between them at any
+// moment. Every call succeeds, each undo and redo reverts and reports
+// its own session's turn, and each session ends with its own turns,
+// metas and files.
+func TestDaemonRepoConcurrentSessions(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startDaemon(t, dir, store, "")
+	const sessions, rounds = 4, 6
+	var turnMu sync.Mutex // one turn at a time in the folder
+	errs := make(chan error, sessions)
+	for s := 0; s < sessions; s++ {
+		name := fmt.Sprintf("agent-%d", s)
+		go func() { errs <- concurrentSession(ctx, dir, store, name, rounds, &turnMu) }()
+	}
+	for s := 0; s < sessions; s++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != sessions*rounds {
+		t.Fatalf("%d files, %v", len(ents), err)
+	}
+}
+
+// concurrentSession is one program of TestDaemonRepoConcurrentSessions.
+func concurrentSession(ctx context.Context, dir, store, name string, rounds int, turnMu *sync.Mutex) error {
+	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store, Session: name, LockWait: -1})
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	if !repo.Served() {
+		return errors.New("not served")
+	}
+	round := func(i int) error {
+		turnMu.Lock()
+		defer turnMu.Unlock()
+		if _, err := repo.SnapWith(ctx, turnback.SnapOptions{Meta: map[string]string{"who": name, "i": fmt.Sprint(i)}}); err != nil {
+			return err
+		}
+		f := fmt.Sprintf("%s-%d.txt", name, i)
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(name), 0o644); err != nil {
+			return err
+		}
+		if _, err := repo.End(ctx); err != nil {
+			return err
+		}
+		if i%2 == 0 {
+			return nil
+		}
+		res, err := repo.Undo(ctx, 1, false)
+		if err != nil || res.Turns != 1 || fmt.Sprint(res.Deleted) != "["+f+"]" {
+			return fmt.Errorf("%s undo %d: %+v %v", name, i, res, err)
+		}
+		if res, err = repo.Redo(ctx, 1, false); err != nil || res.Turns != 1 || fmt.Sprint(res.Created) != "["+f+"]" {
+			return fmt.Errorf("%s redo %d: %+v %v", name, i, res, err)
+		}
+		return nil
+	}
+	for i := 0; i < rounds; i++ {
+		if _, _, err := repo.Turns(ctx); err != nil {
+			return err
+		}
+		if _, err := repo.Sessions(ctx); err != nil {
+			return err
+		}
+		if _, err := repo.Status(ctx); err != nil {
+			return err
+		}
+		if err := round(i); err != nil {
+			return err
+		}
+	}
+	turns, redo, err := repo.Turns(ctx)
+	if err != nil {
+		return err
+	}
+	if len(turns) != rounds || len(redo) != 0 {
+		return fmt.Errorf("%s: %d turns, %d undone", name, len(turns), len(redo))
+	}
+	for j, tn := range turns {
+		if tn.Meta["who"] != name || tn.Meta["i"] != fmt.Sprint(rounds-1-j) || tn.Added != 1 {
+			return fmt.Errorf("%s: turn %+v", name, tn)
+		}
+	}
+	return nil
 }
