@@ -27,7 +27,7 @@ func newSnapCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
-	cmd.Flags().StringArrayVar(&meta, "meta", nil, "`KEY=VALUE` stored with the turn and returned by log, show and the API (repeatable; at most 64 pairs, 4 KiB)")
+	cmd.Flags().StringArrayVar(&meta, "meta", nil, "a `KEY=VALUE` pair stored with the turn, returned by log, show and the API (repeatable; at most 64 pairs, 4 KiB)")
 	cmd.Flags().BoolVar(&take, "take-notice", false, "")
 	cmd.Flags().Lookup("take-notice").Hidden = true
 	return cmd
