@@ -188,7 +188,7 @@ func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, 
 
 var apiSentinels = map[string]error{"busy": ErrBusy, "unknown_id": ErrUnknownID, "ambiguous_id": ErrAmbiguousID,
 	"ambiguous_session": ErrAmbiguousSession, "unverified": ErrUnverified, "no_space": ErrNoSpace, "read_only": ErrReadOnly,
-	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify}
+	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify, "bad_path": ErrPath}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,
@@ -327,23 +327,33 @@ func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, lo
 	}, local)
 }
 
-func (rm *remoteRepo) undo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+func (rm *remoteRepo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("undo"), UndoRequest{Count: n, Force: force},
-		func(l *Repo) (*RestoreResult, error) { return l.Undo(ctx, n, force) })
+	req := UndoRequest{Count: n, Force: o.Force, Paths: o.Paths, DryRun: o.DryRun, Merge: o.Merge}
+	if o.Dir != "" && len(o.Paths) > 0 {
+		// Paths relative to a directory: made relative to the folder
+		// here, as the daemon's Repo would.
+		ps, err := (&Repo{repoCore: &repoCore{workTree: rm.c.workTree}}).TreePaths(o.Dir, o.Paths)
+		if err != nil {
+			return nil, err
+		}
+		req.Paths = ps
+	}
+	return rm.restoreCall(ctx, rm.sessionPath("undo"), req,
+		func(l *Repo) (*RestoreResult, error) { return l.Undo(ctx, n, o) })
 }
 
-func (rm *remoteRepo) redo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+func (rm *remoteRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("redo"), UndoRequest{Count: n, Force: force},
-		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, force) })
+	return rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
+		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) })
 }
 
-func (rm *remoteRepo) restore(ctx context.Context, id string) (*RestoreResult, error) {
-	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session},
-		func(l *Repo) (*RestoreResult, error) { return l.Restore(ctx, id) })
+func (rm *remoteRepo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
+	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun},
+		func(l *Repo) (*RestoreResult, error) { return l.Restore(ctx, id, o) })
 }

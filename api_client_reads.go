@@ -18,10 +18,10 @@ func (rm *remoteRepo) status(ctx context.Context) (*StatusResult, error) {
 		}
 		st := &StatusResult{Stats: out.Stats, Watch: out.Watch}
 		var err error
-		if st.Base, err = parseID(out.Base); err != nil {
+		if st.Base, err = parseDocID(out.Base); err != nil {
 			return nil, err
 		}
-		if st.Current, err = parseID(out.Current); err != nil {
+		if st.Current, err = parseDocID(out.Current); err != nil {
 			return nil, err
 		}
 		for _, j := range out.Changes {
@@ -55,11 +55,11 @@ func (rm *remoteRepo) diff(ctx context.Context, a, b string) (from, to cas.Hash,
 			return nil, err
 		}
 		d := &diffResult{}
-		f, err := parseID(out.From)
+		f, err := parseDocID(out.From)
 		if err != nil {
 			return nil, err
 		}
-		t, err := parseID(out.To)
+		t, err := parseDocID(out.To)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func (rm *remoteRepo) show(ctx context.Context, id string) (*SnapshotInfo, error
 		if err := rm.c.do(ctx, "GET", "/v1/snapshots/"+url.PathEscape(id), url.Values{"session": {rm.opts.Session}}, nil, &out); err != nil {
 			return nil, err
 		}
-		h, err := parseID(out.ID)
+		h, err := parseDocID(out.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -55,8 +55,9 @@ func restoreView(r *turnback.RestoreResult) string {
 	if r == nil {
 		return "<nil>"
 	}
-	return fmt.Sprintf("turns=%d restored=%v deleted=%v created=%v conflicts=%v notrestorable=%v cp=%s res=%s nothing=%v incomplete=%v",
-		r.Turns, r.Restored, r.Deleted, r.Created, r.Conflicts, r.NotRestorable, r.Checkpoint.Short(), r.Result.Short(), r.Nothing, r.Incomplete())
+	return fmt.Sprintf("turns=%d restored=%v deleted=%v created=%v conflicts=%v notrestorable=%v cp=%s res=%s nothing=%v incomplete=%v paths=%v merged=%v markers=%v dryrun=%+v",
+		r.Turns, r.Restored, r.Deleted, r.Created, r.Conflicts, r.NotRestorable, r.Checkpoint.Short(), r.Result.Short(), r.Nothing, r.Incomplete(),
+		r.Paths, r.Merged, r.Markers, r.DryRun)
 }
 
 func errView(err error) string {
@@ -64,8 +65,8 @@ func errView(err error) string {
 		return "<nil>"
 	}
 	var ce *turnback.ConflictError
-	return fmt.Sprintf("%v conflict=%v as=%v busy=%v unknown=%v", err, errors.Is(err, turnback.ErrConflict), errors.As(err, &ce),
-		errors.Is(err, turnback.ErrBusy), errors.Is(err, turnback.ErrUnknownID))
+	return fmt.Sprintf("%v conflict=%v as=%v busy=%v unknown=%v path=%v", err, errors.Is(err, turnback.ErrConflict), errors.As(err, &ce),
+		errors.Is(err, turnback.ErrBusy), errors.Is(err, turnback.ErrUnknownID), errors.Is(err, turnback.ErrPath))
 }
 
 // TestDaemonRepoSameResults: Open on a folder a daemon (another
@@ -104,6 +105,7 @@ func TestDaemonRepoSameResults(t *testing.T) {
 	same := func(what string, f func(w *twin) string) {
 		t.Helper()
 		a, b := f(ws[0]), f(ws[1])
+		t.Logf("%s: %s", what, a)
 		if a != b {
 			t.Fatalf("%s differs:\nlocal:  %s\nserved: %s", what, a, b)
 		}
@@ -187,23 +189,58 @@ func TestDaemonRepoSameResults(t *testing.T) {
 		}
 		return fmt.Sprint(info.ID.Short(), info.Files, info.Bytes, es, turnView(info.Turns))
 	})
+	same("turn references", func(w *twin) string {
+		a, errA := w.repo.Show(ctx, "@1")
+		b, errB := w.repo.Show(ctx, "@2^")
+		from, to, diffs, errC := w.repo.Diff(ctx, "@1^", "@2")
+		if errA != nil || errB != nil || errC != nil {
+			return fmt.Sprint(errView(errA), errView(errB), errView(errC))
+		}
+		return fmt.Sprint(a.ID.Short(), b.ID.Short(), from.Short(), to.Short(), len(diffs))
+	})
 	same("show of an unknown id", func(w *twin) string {
 		_, err := w.repo.Show(ctx, "ffffffffffff")
 		return errView(err)
 	})
-	restoring("undo 2", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 2, false) })
+	restoring("undo 2, dry run", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Undo(ctx, 2, turnback.UndoOptions{DryRun: true})
+	})
+	restoring("undo of one path", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"c.txt"}})
+	})
 	turns()
-	restoring("redo 1", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, false) })
+	restoring("redo of the path, dry run", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Redo(ctx, 1, turnback.RedoOptions{DryRun: true})
+	})
+	restoring("redo of the path", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, turnback.RedoOptions{}) })
+	restoring("undo of a path outside", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"../x"}})
+	})
+	same("restore dry run", func(w *twin) string {
+		ts, _, _ := w.repo.Turns(ctx)
+		res, err := w.repo.Restore(ctx, ts[1].Before.String(), turnback.RestoreOptions{DryRun: true})
+		return restoreView(res) + " " + errView(err)
+	})
+	restoring("undo 2", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 2, turnback.UndoOptions{}) })
+	turns()
+	restoring("redo 1", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, turnback.RedoOptions{}) })
 	turns()
 	// An edit outside the turns: redo conflicts, and nothing changes.
 	each(func(w *twin) { w.write(t, "c.txt", "mine\n") })
-	restoring("redo over an edit", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, false) })
+	restoring("redo over an edit", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Redo(ctx, 1, turnback.RedoOptions{}) })
 	each(func(w *twin) { w.write(t, "b.txt", "edited\n") })
-	restoring("undo over an edit", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, false) })
+	restoring("undo over an edit", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, turnback.UndoOptions{}) })
 	same("folder after the conflicts", func(w *twin) string { return readTree(t, w.dir) })
-	restoring("undo forced", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, true) })
-	restoring("undo with nothing", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, false) })
-	restoring("restore of an unknown id", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Restore(ctx, "abcdef12") })
+	restoring("undo merged, with markers", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Undo(ctx, 1, turnback.UndoOptions{Merge: turnback.MergeMarkers, DryRun: true})
+	})
+	restoring("undo forced", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Undo(ctx, 1, turnback.UndoOptions{Force: true})
+	})
+	restoring("undo with nothing", func(r *turnback.Repo) (*turnback.RestoreResult, error) { return r.Undo(ctx, 1, turnback.UndoOptions{}) })
+	restoring("restore of an unknown id", func(r *turnback.Repo) (*turnback.RestoreResult, error) {
+		return r.Restore(ctx, "abcdef12", turnback.RestoreOptions{})
+	})
 	same("verify", func(w *twin) string {
 		res, err := w.repo.Verify(ctx)
 		return fmt.Sprintf("%+v %s", res, errView(err))
@@ -391,11 +428,11 @@ func concurrentSession(ctx context.Context, dir, store, name string, rounds int,
 		if i%2 == 0 {
 			return nil
 		}
-		res, err := repo.Undo(ctx, 1, false)
+		res, err := repo.Undo(ctx, 1, turnback.UndoOptions{})
 		if err != nil || res.Turns != 1 || fmt.Sprint(res.Deleted) != "["+f+"]" {
 			return fmt.Errorf("%s undo %d: %+v %v", name, i, res, err)
 		}
-		if res, err = repo.Redo(ctx, 1, false); err != nil || res.Turns != 1 || fmt.Sprint(res.Created) != "["+f+"]" {
+		if res, err = repo.Redo(ctx, 1, turnback.RedoOptions{}); err != nil || res.Turns != 1 || fmt.Sprint(res.Created) != "["+f+"]" {
 			return fmt.Errorf("%s redo %d: %+v %v", name, i, res, err)
 		}
 		return nil

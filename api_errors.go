@@ -64,6 +64,8 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		status, doc.Code, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
 	case errors.Is(err, ErrInvalidMeta):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
+	case errors.Is(err, ErrPath):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
 	case errors.Is(err, ErrAmbiguousSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
 	case errors.Is(err, ErrBusy):

@@ -239,6 +239,21 @@ func TestHTTPAPI(t *testing.T) {
 	if n := c.ok(t, "POST", d+"/redo", `{}`); n["nothing"] != true || len(n["turns"].([]any)) != 0 {
 		t.Fatalf("redo of nothing: %v", n)
 	}
+	// A dry run changes nothing and says what would be; a partial undo
+	// takes one path back and leaves the turn on the stack.
+	tree = readTree(t, dir)
+	dry := c.ok(t, "POST", d+"/undo", `{"count":2,"dry_run":true}`)
+	if p := dry["dry_run"].(map[string]any); p["turns"] != float64(2) || !slices.Equal(strs(p["deleted"]), []string{"d1.txt", "d2.txt"}) || readTree(t, dir) != tree {
+		t.Fatalf("dry run: %v", dry)
+	}
+	part := c.ok(t, "POST", d+"/undo", `{"count":2,"paths":["d1.txt"]}`)
+	if !slices.Equal(strs(part["files_reverted"]), []string{"d1.txt"}) || !slices.Equal(strs(part["paths"]), []string{"d1.txt"}) {
+		t.Fatalf("partial undo: %v", part)
+	}
+	if ts := c.ok(t, "GET", d+"/turns", "")["turns"].([]any); len(ts) != 2 {
+		t.Fatalf("after a partial undo: %v", ts)
+	}
+	c.ok(t, "POST", d+"/redo", `{}`)
 	tree = readTree(t, dir)
 	turns = c.ok(t, "GET", "/v1/sessions/c/turns", "")
 
@@ -250,8 +265,14 @@ func TestHTTPAPI(t *testing.T) {
 	c.fails(t, "POST", "/v1/sessions/c/undo", `{"count":"2"}`, 400, 2)
 	c.fails(t, "POST", "/v1/sessions/c/undo", `{"cuont":2}`, 400, 2)
 	c.fails(t, "POST", "/v1/sessions/c/undo", `{"count":-1}`, 400, 2)
-	c.fails(t, "POST", "/v1/sessions/c/undo", `{"paths":["c.txt"]}`, 400, 2)
-	c.fails(t, "POST", "/v1/sessions/c/undo", `{"dry_run":true}`, 400, 2)
+	c.fails(t, "POST", "/v1/sessions/c/undo", `{"paths":["../c.txt"]}`, 400, 2)
+	c.fails(t, "POST", "/v1/sessions/c/undo", `{"paths":["nothing-changed-here"]}`, 400, 2)
+	c.fails(t, "POST", "/v1/sessions/c/undo", `{"merge":"bogus"}`, 400, 2)
+	c.fails(t, "POST", "/v1/sessions/c/redo", `{"paths":["c.txt"]}`, 400, 2)
+	// A dry run of the conflicting undo: 409 with what it would do.
+	if e := c.fails(t, "POST", "/v1/sessions/c/undo", `{"dry_run":true}`, 409, 3); e["result"].(map[string]any)["dry_run"] == nil {
+		t.Fatalf("dry run conflict: %v", e)
+	}
 	c.fails(t, "POST", "/v1/sessions/c/snap", `{"meta":{"bad key":"x"}}`, 400, 2)
 	c.fails(t, "POST", "/v1/restore", `{}`, 400, 2)
 	big := `{"message":"` + strings.Repeat("x", 2<<20) + `"}`

@@ -175,17 +175,25 @@ func (a *apiServer) redo(w http.ResponseWriter, r *http.Request) (any, error) {
 // a redo, the next undone turns (looked up before, found again after on
 // the undo stack).
 func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) (any, error) {
-	var req UndoRequest
-	if err := decode(w, r, &req); err != nil {
+	var ureq UndoRequest
+	var rreq RedoRequest
+	var err error
+	if op == "undo" {
+		err = decode(w, r, &ureq)
+	} else {
+		err = decode(w, r, &rreq)
+		ureq.Count = rreq.Count
+	}
+	if err != nil {
 		return nil, err
 	}
-	if req.Count < 0 {
-		return nil, badRequest{fmt.Sprintf("count must be at least 1, got %d", req.Count)}
+	if ureq.Count < 0 {
+		return nil, badRequest{fmt.Sprintf("count must be at least 1, got %d", ureq.Count)}
 	}
-	if len(req.Paths) > 0 || req.DryRun {
-		return nil, badRequest{"paths and dry_run are not supported by this version"}
+	if err := ureq.Merge.Set(string(ureq.Merge)); err != nil {
+		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}
 	}
-	n := max(req.Count, 1)
+	n := max(ureq.Count, 1)
 	v, err := a.view(r.PathValue("session"), "")
 	if err != nil {
 		return nil, err
@@ -195,7 +203,7 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	var res *RestoreResult
 	var want []int // redo: the turns in the order it redoes them
 	if op == "undo" {
-		res, err = v.Undo(ctx, n, req.Force)
+		res, err = v.Undo(ctx, n, UndoOptions{Force: ureq.Force, Paths: ureq.Paths, DryRun: ureq.DryRun, Merge: ureq.Merge})
 	} else {
 		_, redo, lerr := v.Turns(ctx)
 		if lerr != nil {
@@ -204,7 +212,7 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 		for i := len(redo) - 1; i >= 0 && len(want) < n; i-- {
 			want = append(want, redo[i].N)
 		}
-		res, err = v.Redo(ctx, n, req.Force)
+		res, err = v.Redo(ctx, n, RedoOptions{Force: rreq.Force, DryRun: rreq.DryRun})
 	}
 	if errors.Is(err, ErrConflict) {
 		return nil, opConflict{op, err}
@@ -213,9 +221,12 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 		return nil, err
 	}
 	var moved []*Turn
-	if op == "undo" {
+	switch {
+	case res.DryRun != nil:
+		// Nothing moved.
+	case op == "undo":
 		moved, err = v.undoneBy(context.WithoutCancel(ctx), res)
-	} else {
+	default:
 		moved, err = a.moved(context.WithoutCancel(ctx), v, want[:min(res.Turns, len(want))])
 	}
 	if err != nil {
@@ -319,7 +330,7 @@ func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	res, err := v.Restore(r.Context(), req.ID)
+	res, err := v.Restore(r.Context(), req.ID, RestoreOptions{DryRun: req.DryRun})
 	if errors.Is(err, ErrConflict) {
 		return nil, opConflict{"restore", err}
 	}

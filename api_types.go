@@ -23,15 +23,27 @@ type SnapRequest struct {
 	TakeNotice bool `json:"take_notice,omitempty"`
 }
 
-// UndoRequest is the body of POST /v1/sessions/{session}/undo and redo.
+// UndoRequest is the body of POST /v1/sessions/{session}/undo (see
+// UndoOptions).
 type UndoRequest struct {
-	// Count: turns to undo or redo (0 means 1).
+	// Count: turns to undo (0 means 1).
 	Count int  `json:"count,omitempty"`
 	Force bool `json:"force,omitempty"`
-	// Paths and DryRun are reserved for undo and redo of some paths and
-	// for a preview (coming); this version refuses them (400).
-	Paths  []string `json:"paths,omitempty"`
-	DryRun bool     `json:"dry_run,omitempty"`
+	// Paths makes the undo partial: only what the turns changed at or
+	// below these (slash-separated, relative to the folder) is reverted.
+	Paths []string `json:"paths,omitempty"`
+	// DryRun changes nothing: the answer's dry_run says what would be.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Merge: "clean" or "markers" merges text files edited since.
+	Merge MergeMode `json:"merge,omitempty"`
+}
+
+// RedoRequest is the body of POST /v1/sessions/{session}/redo (see
+// RedoOptions).
+type RedoRequest struct {
+	Count  int  `json:"count,omitempty"`
+	Force  bool `json:"force,omitempty"`
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // RestoreRequest is the body of POST /v1/restore.
@@ -39,6 +51,7 @@ type RestoreRequest struct {
 	ID string `json:"id"`
 	// Session records the checkpoint (default "default").
 	Session string `json:"session,omitempty"`
+	DryRun  bool   `json:"dry_run,omitempty"`
 }
 
 // GCRequest is the body of POST /v1/gc (see GCOptions).
@@ -107,10 +120,10 @@ func (j *TurnJSON) turn() (*Turn, error) {
 		AfterID: j.After, Started: j.Started, Ended: j.Ended, ClosedBy: j.ClosedBy,
 		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted}
 	var err error
-	if t.Before, err = parseID(j.Before); err != nil {
+	if t.Before, err = parseDocID(j.Before); err != nil {
 		return nil, err
 	}
-	if t.After, err = parseID(j.After); err != nil {
+	if t.After, err = parseDocID(j.After); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -128,8 +141,8 @@ func turnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
 	return out, nil
 }
 
-// parseID reads an id of a document ("" is the zero hash).
-func parseID(s string) (cas.Hash, error) {
+// parseDocID reads an id of a document ("" is the zero hash).
+func parseDocID(s string) (cas.Hash, error) {
 	if s == "" {
 		return cas.Hash{}, nil
 	}
@@ -176,7 +189,7 @@ func (s *SnapResponse) result() (*SnapResult, error) {
 	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
 		Dropped: s.Dropped, NoOpenTurn: s.NoOpenTurn, Watch: s.Watch, Notice: s.Notice}
 	var err error
-	if out.Snapshot, err = parseID(s.Snapshot); err != nil {
+	if out.Snapshot, err = parseDocID(s.Snapshot); err != nil {
 		return nil, err
 	}
 	if out.Closed, err = s.Closed.turn(); err != nil {
@@ -207,6 +220,13 @@ type RestoreResponse struct {
 	NotRestorable    []PathNote  `json:"not_restorable"`
 	Nothing          bool        `json:"nothing,omitempty"`
 	Incomplete       bool        `json:"incomplete,omitempty"`
+	// Paths: a partial undo's paths (or those a redo brought back);
+	// Merged and Markers: paths merged, with conflict markers.
+	Paths   []string `json:"paths"`
+	Merged  []string `json:"merged"`
+	Markers []string `json:"markers"`
+	// DryRun: what a dry run found it would do (nothing was changed).
+	DryRun *Preview `json:"dry_run,omitempty"`
 }
 
 func nonNil[T any](s []T) []T {
@@ -220,7 +240,8 @@ func nonNil[T any](s []T) []T {
 func restoreResponse(op string, res *RestoreResult, turns []*Turn) *RestoreResponse {
 	out := &RestoreResponse{Turns: turnsJSON(turns), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
 		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
-		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete()}
+		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
+		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun}
 	switch op {
 	case "undo":
 		out.TurnsUndone = res.Turns
@@ -235,15 +256,16 @@ func restoreResponse(op string, res *RestoreResult, turns []*Turn) *RestoreRespo
 
 func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
-		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing}
+		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
+		Markers: r.Markers, DryRun: r.DryRun}
 	var err error
-	if out.Checkpoint, err = parseID(r.Checkpoint); err != nil {
+	if out.Checkpoint, err = parseDocID(r.Checkpoint); err != nil {
 		return nil, err
 	}
-	if out.Result, err = parseID(r.SnapshotRestored); err != nil {
+	if out.Result, err = parseDocID(r.SnapshotRestored); err != nil {
 		return nil, err
 	}
-	for _, l := range []*[]string{&out.Restored, &out.Deleted, &out.Created} {
+	for _, l := range []*[]string{&out.Restored, &out.Deleted, &out.Created, &out.Paths, &out.Merged, &out.Markers} {
 		if len(*l) == 0 {
 			*l = nil
 		}
@@ -292,7 +314,7 @@ func (j *EntryJSON) entry() (*manifest.Entry, error) {
 	if !ok {
 		return nil, fmt.Errorf("turnback: api: unknown entry kind %q", j.Kind)
 	}
-	h, err := parseID(j.Hash)
+	h, err := parseDocID(j.Hash)
 	if err != nil {
 		return nil, err
 	}

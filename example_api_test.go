@@ -103,12 +103,12 @@ func ExampleRepo_Served() {
 	// An edit outside the turn: the undo conflicts and changes nothing,
 	// exactly as without a daemon.
 	exWrite(workTree, "main.go", "package main // by the user\n")
-	_, err = repo.Undo(ctx, 1, false)
+	_, err = repo.Undo(ctx, 1, turnback.UndoOptions{})
 	var ce *turnback.ConflictError
 	if errors.As(err, &ce) {
 		fmt.Println("conflict:", errors.Is(err, turnback.ErrConflict), ce.Result.Conflicts[0].Path)
 	}
-	res, err := repo.Undo(ctx, 1, true)
+	res, err := repo.Undo(ctx, 1, turnback.UndoOptions{Force: true})
 	if err != nil {
 		log.Fatal(err)
 	}
