@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -107,30 +108,10 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 	return err
 }
 
-// newServeCmd is serve: the daemon in this process (as watch), with the
-// HTTP API on loopback TCP too (--listen), or its bearer token.
+// newServeCmd is serve (see daemons.NewServeCmd).
 func newServeCmd(g *globals) *cobra.Command {
-	var listen string
-	var printToken bool
-	var idle time.Duration
-	cmd := &cobra.Command{
-		Use:   "serve [--listen 127.0.0.1:PORT] [--idle-timeout DUR] | serve --print-token",
-		Short: "Run the daemon in the foreground, serving the HTTP/JSON API on its socket (and loopback TCP)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			workTree, storeDir, _, err := g.locate()
-			if err == nil && storeDir == "" {
-				_, err = os.Stat(workTree)
-				err = fmt.Errorf("turnback: work tree: %w", err)
-			}
-			if err != nil || printToken {
-				return errors.Join(err, daemons.PrintToken(g.stdout, workTree, storeDir, g.force, printToken && err == nil, g.json))
-			}
+	return daemons.NewServeCmd(func() (string, string, error) { wt, st, _, err := g.locate(); return wt, st, err },
+		func(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, listen string) error {
 			return g.runDaemon(cmd, workTree, storeDir, idle, 0, false, listen)
-		},
-	}
-	cmd.Flags().StringVar(&listen, "listen", "", "serve the API on loopback TCP too, e.g. `127.0.0.1:7077`; requests carry the bearer token")
-	cmd.Flags().BoolVar(&printToken, "print-token", false, "print the bearer token of --listen (made, 0600 in the store, if there is none)")
-	cmd.Flags().DurationVar(&idle, "idle-timeout", 0, "stop after this long without a request, e.g. 8h (default: never)")
-	return cmd
+		}, func() (io.Writer, bool, bool) { return g.stdout, g.json, g.force })
 }
