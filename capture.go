@@ -44,10 +44,41 @@ type SnapResult struct {
 // if it changed nothing). The redo stack is kept: it is cleared only when
 // a turn that changed the folder closes (closeOpen).
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
-	return r.snap(ctx, message, false)
+	return r.SnapWith(ctx, SnapOptions{Message: message})
+}
+
+// SnapOptions are what SnapWith records with the new turn.
+type SnapOptions struct {
+	// Message is a note for the turn; its first line is kept.
+	Message string
+	// Meta is stored with the turn and returned with it (Turn.Meta):
+	// at most MaxMetaPairs pairs of MaxMetaBytes in all, keys as
+	// CheckMeta says. Never interpreted.
+	Meta map[string]string
+	// TakeNotice takes the session's notice in the same commit (see
+	// SnapNotice).
+	TakeNotice bool
+}
+
+// SnapWith is Snap with a message, metadata and the notice to take
+// (SnapOptions). Metadata CheckMeta refuses is an error wrapping
+// ErrInvalidMeta, and nothing is recorded.
+func (r *Repo) SnapWith(ctx context.Context, o SnapOptions) (*SnapResult, error) {
+	if r.remote != nil {
+		return r.remote.snap(ctx, o)
+	}
+	if err := CheckMeta(o.Meta); err != nil {
+		return nil, err
+	}
+	return r.snapMeta(ctx, o)
 }
 
 func (r *Repo) snap(ctx context.Context, message string, takeNotice bool) (*SnapResult, error) {
+	return r.SnapWith(ctx, SnapOptions{Message: message, TakeNotice: takeNotice})
+}
+
+func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error) {
+	message, takeNotice := o.Message, o.TakeNotice
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -69,7 +100,7 @@ func (r *Repo) snap(ctx context.Context, message string, takeNotice bool) (*Snap
 	}
 	writes, deletes = append(writes, w...), append(deletes, d...)
 	out.Closed, out.Dropped = closed, dropped
-	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: r.now()}
+	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: r.now(), Meta: copyMeta(o.Meta)}
 	if sess.Agent == "" {
 		sess.Agent = r.opts.Agent // the first agent to record into the session
 	}
@@ -100,6 +131,9 @@ func (r *Repo) snap(ctx context.Context, message string, takeNotice bool) (*Snap
 // End captures the after-state of the session's open turn. With no open
 // turn it records nothing and sets NoOpenTurn.
 func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
+	if r.remote != nil {
+		return r.remote.end(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -213,6 +213,46 @@
 // Force settings) from the same open store; views share the store's
 // turn, so operations still run one at a time.
 //
+// # Programs: the HTTP API and daemon-served Repos
+//
+// A watch daemon (turnback watch, turnback serve) holds the store for
+// as long as it runs, so a program that opened the store itself would
+// wait and then fail with ErrBusy. Instead, Open on a folder whose
+// daemon serves returns a Repo whose methods run in the daemon
+// (api_client.go; Repo.Served): Snap, SnapWith, End, Undo, Redo,
+// Restore, Status, Diff, Turns, Show, Sessions, Verify, GC and Info
+// send one typed request each over the daemon's unix socket and turn
+// the answer back into the same values and errors (a *ConflictError
+// with its result, an *UnfinishedError, sentinels for the rest);
+// methods the daemon does not run for others fail (Options.Local opens
+// the store in the process instead). A call that finds the daemon gone
+// before anything ran (its idle timeout) opens the store in the process,
+// once, and goes on there.
+//
+// The API is HTTP/1.1 with one JSON document in and out (api_types.go,
+// testdata/openapi.json), served by NewHandler (api_server.go) on a
+// view per request for the session named. Why HTTP on the daemon's
+// own socket rather than a second socket or a new framed operation: one
+// address (info's watch_daemon.socket) serves the CLI's forwarded
+// command lines and every program; the daemon tells them apart by the
+// first byte of a connection (a frame starts with 'q', an HTTP request
+// with a method name), so curl and any language's HTTP client work
+// without a turnback library, and a daemon of an earlier version simply
+// refuses HTTP, so Open falls back to waiting for the store. Errors are
+// {"error", "code", "kind"}: the status, the CLI's exit code and what
+// callers branch on. Requests of one session that change its stacks run
+// one at a time in the handler, so the turns an undo or redo reports
+// (looked up before, found again after on the other stack, with their
+// Meta) are its own; a command line forwarded at the same moment on the
+// same session could still slip between, which only misnames the turns
+// reported, never what is undone. Loopback TCP with a bearer token
+// (package watch/daemon) is for clients that cannot reach a unix
+// socket.
+//
+// Turn metadata (meta.go) is at most MaxMetaPairs string pairs of
+// MaxMetaBytes, checked by CheckMeta, stored in the turn record
+// (Turn.Meta) and never interpreted.
+//
 // # Concurrency and failure
 //
 // One process at a time holds a store; Open waits up to Options.LockWait
@@ -242,5 +282,9 @@
 // incomplete.go, verifyuse.go and recover.go around it; records.go the records,
 // notice.go the notices of undo and redo; gc.go
 // retention and collection; refs.go and refsource.go content by
-// reference; errors.go every error callers branch on.
+// reference; errors.go every error callers branch on (meta.go declares
+// ErrInvalidMeta with its rules). meta.go holds turn metadata;
+// api_types.go (the documents), api_server.go and api_errors.go (the
+// handler) and api_client.go and api_client_reads.go (the daemon-served
+// Repo) the HTTP API.
 package turnback

@@ -110,6 +110,9 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 // latest state needs, and makes the store give the disk space back. A
 // checkpoint is kept while the turns around it are (see records.go).
 func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
+	if r.remote != nil {
+		return r.remote.gc(ctx, o)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

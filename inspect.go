@@ -67,6 +67,9 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 // Status captures the work tree and lists what changed since the
 // session's last snapshot. It records no turn.
 func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
+	if r.remote != nil {
+		return r.remote.status(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -111,6 +114,9 @@ type PathEntry struct {
 // Show describes the snapshot with the given id (any unique prefix of
 // MinIDPrefix digits or more, or a turn reference: see TurnRef).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
+	if r.remote != nil {
+		return r.remote.show(ctx, id)
+	}
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -160,6 +166,9 @@ const maxDiffBytes = 8 << 20
 // unique prefix of MinIDPrefix digits or more, or turn references (@N,
 // @N^; see TurnRef).
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+	if r.remote != nil {
+		return r.remote.diff(ctx, a, b)
+	}
 	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
 	}
@@ -221,6 +230,9 @@ func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
 // Turns returns the session's turns, newest first, and the undone turns
 // waiting on its redo stack.
 func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
+	if r.remote != nil {
+		return r.remote.turns(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -317,6 +329,9 @@ type Info struct {
 
 // Info reports the store's location, size and contents.
 func (r *Repo) Info(ctx context.Context) (*Info, error) {
+	if r.remote != nil {
+		return r.remote.info(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

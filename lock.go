@@ -35,6 +35,9 @@ func (r *Repo) lock(ctx context.Context) error {
 // lockOnly takes the store without finishing an interrupted restore
 // (Recover does that itself).
 func (r *Repo) lockOnly(ctx context.Context) error {
+	if r.remote != nil {
+		return errRemote // a method the daemon does not run for others
+	}
 	if err := r.acquire(ctx); err != nil {
 		return err
 	}

@@ -154,10 +154,11 @@ func recognizeLegacy(ctx context.Context, dir string, names []string) error {
 
 // freshName reports whether a store directory may hold a file of this
 // name before its database is created: the watch daemon's log and
-// socket, the note of an automatic start that failed, a hook's log.
+// socket, the note of an automatic start that failed, a hook's log, the
+// API's bearer token (serve --print-token).
 func freshName(n string) bool {
 	switch n {
-	case "watch.log", "watch.log.1", "watch.log.old", "watch.sock", "watch.failed", "hook.log":
+	case "watch.log", "watch.log.1", "watch.log.old", "watch.sock", "watch.failed", "hook.log", "api.token":
 		return true
 	}
 	return false

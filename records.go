@@ -71,6 +71,10 @@ type Turn struct {
 	Added    int    `json:"added"`
 	Modified int    `json:"modified"`
 	Deleted  int    `json:"deleted"`
+	// Meta is what the snap that began the turn was given
+	// (SnapOptions.Meta): small string pairs turnback stores and
+	// returns, never interprets (meta.go). Nil for none.
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // Open reports whether the turn has no after-state yet.

@@ -19,6 +19,9 @@ import (
 // the turns already redone) unless o.Force is set. With o.DryRun nothing
 // is changed and the result's DryRun says what would be.
 func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
+	if r.remote != nil {
+		return r.remote.redo(ctx, n, o)
+	}
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}

@@ -53,6 +53,10 @@ type Options struct {
 	// Now, if set, is the clock turns are stamped with and LatestSession
 	// measures ActiveWindow from (tests); nil means time.Now.
 	Now func() time.Time
+	// Local opens the store in this process even when a daemon serves
+	// it (which Open then waits for, as for any holder): for the daemon
+	// itself, and for the CLI, which forwards its command lines.
+	Local bool
 }
 
 // Access is how Open treats the store.
@@ -87,6 +91,9 @@ type Repo struct {
 	opts    Options
 	hook    func(step string) error
 	view    bool // made by View: Close leaves the store open
+	// remote: the store is held by a daemon, and the methods run there
+	// (api_client.go); repoCore is then an empty one.
+	remote *remoteRepo
 }
 
 // repoCore is what every view of an open store shares.
@@ -164,6 +171,12 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	storeDir, err := storeDirOf(wt, opts.Store)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.Local {
+		// A daemon that serves the store runs the methods: no wait.
+		if r, ok, err := openRemote(ctx, wt, storeDir, opts); ok || err != nil {
+			return r, err
+		}
 	}
 	// Check before creating anything: a refused store must leave no trace
 	// in the work tree.
@@ -365,6 +378,9 @@ func (r *Repo) Session() string { return r.session }
 // Close releases the store (and stops watching, see Watch). Closing a
 // view (see View) does nothing.
 func (r *Repo) Close() error {
+	if r.remote != nil {
+		return r.remote.close(r.view)
+	}
 	if r.view {
 		return nil
 	}
@@ -391,6 +407,9 @@ func (r *Repo) View(o Options) (*Repo, error) {
 	}
 	if err := ValidSession(o.Session); err != nil {
 		return nil, err
+	}
+	if r.remote != nil {
+		return r.remote.view(r, o), nil
 	}
 	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}, nil
 }

@@ -224,6 +224,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 // session's turns. With o.DryRun nothing is changed and the result's
 // DryRun says what would be.
 func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
+	if r.remote != nil {
+		return r.remote.restore(ctx, id, o)
+	}
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err

@@ -70,6 +70,9 @@ func (s SessionInfo) hasTurns() bool { return s.Turns+s.Redo > 0 }
 // Sessions lists the store's sessions, the most recently active (by
 // LastTurn) first, then by name. A store without sessions gives none.
 func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	if r.remote != nil {
+		return r.remote.sessions(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ func (g *undoGroup) partial() bool { return len(g.Partial) > 0 }
 // turns stay on the undo stack; with o.DryRun nothing is changed and the
 // result's DryRun says what would be.
 func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
+	if r.remote != nil {
+		return r.remote.undo(ctx, n, o)
+	}
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
 	}

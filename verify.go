@@ -75,6 +75,9 @@ type VerifyResult struct {
 // reference (read back from a recorded reference: see verifyHeld).
 // Damage is listed by snapshot and path.
 func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
+	if r.remote != nil {
+		return r.remote.verify(ctx)
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

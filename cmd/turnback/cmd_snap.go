@@ -11,17 +11,23 @@ import (
 
 func newSnapCmd(g *globals) *cobra.Command {
 	var msg string
+	var meta []string
 	var take bool // the agent hook's, through a watch daemon (--json: the notice in "notice")
 	cmd := &cobra.Command{
-		Use:   "snap [-m MSG]",
+		Use:   "snap [-m MSG] [--meta KEY=VALUE]...",
 		Short: "Capture the folder as the before-state of a new turn",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := turnback.ParseMeta(meta)
+			if err != nil {
+				return usageError{err}
+			}
 			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
-				return repo.SnapNotice(cmd.Context(), msg, take)
+				return repo.SnapWith(cmd.Context(), turnback.SnapOptions{Message: msg, Meta: m, TakeNotice: take})
 			}, termout.Snapped)
 		},
 	}
 	cmd.Flags().StringVarP(&msg, "message", "m", "", "a note for the turn (the first line is kept)")
+	cmd.Flags().StringArrayVar(&meta, "meta", nil, "a `KEY=VALUE` pair stored with the turn, returned by log, show and the API (repeatable; at most 64 pairs, 4 KiB)")
 	cmd.Flags().BoolVar(&take, "take-notice", false, "")
 	cmd.Flags().Lookup("take-notice").Hidden = true
 	return cmd

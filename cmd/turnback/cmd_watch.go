@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -69,7 +70,7 @@ func newWatchCmd(g *globals) *cobra.Command {
 			case detach:
 				return daemons.DetachPrint(cmd.Context(), g.stdout, workTree, storeDir, g.force, idle, queue, g.json)
 			}
-			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto)
+			return g.runDaemon(cmd, workTree, storeDir, idle, queue, auto, "")
 		},
 	}
 	f := cmd.Flags()
@@ -88,9 +89,9 @@ func newWatchCmd(g *globals) *cobra.Command {
 }
 
 // runDaemon is watch without --detach: the daemon runs in this process.
-func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool) error {
+func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool, listen string) error {
 	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
-		Handler: daemonHandler}
+		Handler: daemonHandler, Listen: listen}
 	o.Configure = func(opts *turnback.Options) error {
 		if err := envopt.Limits(g.getenv, opts); err != nil {
 			return usageError{err}
@@ -105,4 +106,12 @@ func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle 
 		return codedError{code: exitBusy, err: err}
 	}
 	return err
+}
+
+// newServeCmd is serve (see daemons.NewServeCmd).
+func newServeCmd(g *globals) *cobra.Command {
+	return daemons.NewServeCmd(func() (string, string, error) { wt, st, _, err := g.locate(); return wt, st, err },
+		func(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, listen string) error {
+			return g.runDaemon(cmd, workTree, storeDir, idle, 0, false, listen)
+		}, func() (io.Writer, bool, bool) { return g.stdout, g.json, g.force })
 }

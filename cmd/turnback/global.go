@@ -203,6 +203,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 		Agent: g.agent,
+		Local: true, // a daemon's commands are forwarded above
 	}
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
 		return nil, usageError{err}

@@ -37,6 +37,22 @@
 // away cancels the command it asked for. Requests of another Version
 // are not accepted, and make the daemon give its store up.
 //
+// # HTTP
+//
+// A server given a Config.HTTP handler serves it on the same socket: a
+// connection whose first byte is not a request frame's ('q') is handed
+// to an http.Server (an HTTP request begins with a method name), so one
+// address serves both protocols. With Config.Listen (a loopback IP
+// address and port; CheckLoopback refuses others) it serves the handler
+// on TCP too, and every TCP request must carry "Authorization: Bearer"
+// and the token of the store's api.token file (LoadToken makes it,
+// 32 random bytes in hex, mode 0600): 401 otherwise, before the handler
+// runs; no token, no TCP. Each HTTP request but /v1/health and
+// /v1/openapi.json counts as a command: the daemon is not idle while it
+// runs and a stop waits for it; once the daemon stops, requests are
+// answered 503 (kind "stopping": nothing ran). A hard stop cancels the
+// requests' contexts.
+//
 // # Stopping
 //
 // A daemon stops for a soft reason (a stop request, its idle timeout, a

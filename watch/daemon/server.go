@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +35,12 @@ type Config struct {
 	// Idle: stop after this long without a command (0: never).
 	Idle time.Duration
 	Logf func(format string, args ...any)
+	// HTTP, if set, serves the connections of the socket that do not
+	// begin with a frame (an HTTP request), and those of Listen.
+	HTTP http.Handler
+	// Listen is a loopback TCP address to serve HTTP on too, Token the
+	// bearer token its requests must carry (both or neither).
+	Listen, Token string
 }
 
 // Server is a running watch daemon's serving side: it listens on the
@@ -61,6 +68,11 @@ type Server struct {
 	stoppers []net.Conn              // stop clients, answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
+
+	tcp        net.Listener  // Config.Listen
+	hconns     *connListener // the socket's HTTP connections
+	hsrv, tsrv *http.Server  // on the socket, on tcp
+	httpActive sync.WaitGroup
 }
 
 // New returns a Server for c; Listen makes its socket.
@@ -125,6 +137,20 @@ func (d *Server) Listen() error {
 	if fi, err := os.Lstat(d.sock); err == nil {
 		d.sockID = fi
 	}
+	if d.c.Listen != "" {
+		addr, err := CheckLoopback(d.c.Listen)
+		if err == nil && (d.c.Token == "" || d.c.HTTP == nil) {
+			err = errors.New("daemon: no TCP without a token")
+		}
+		if err == nil {
+			d.tcp, err = net.Listen("tcp", addr)
+		}
+		if err != nil {
+			ln.Close()
+			d.removeSocket()
+			return fmt.Errorf("daemon: listen on %s: %w", d.c.Listen, err)
+		}
+	}
 	return nil
 }
 
@@ -140,6 +166,7 @@ func (d *Server) Serve(ctx context.Context) error {
 	done := make(chan struct{})
 	defer close(done)
 	go d.watchStop(ctx, done)
+	d.startHTTP(rctx)
 	backoff := time.Duration(0)
 	for {
 		conn, err := d.ln.Accept()
@@ -170,6 +197,7 @@ func (d *Server) Serve(ctx context.Context) error {
 	if !d.waitActive() {
 		d.c.Logf("commands still running after %v: closing the store under them", CmdGrace)
 	}
+	d.stopHTTP()
 	d.removeSocket()
 	err := d.closeStore()
 	d.mu.Lock()
@@ -210,7 +238,10 @@ func (d *Server) track(c net.Conn, add bool) {
 // Info is what the daemon says of itself.
 func (d *Server) Info() *Info {
 	in := &Info{PID: os.Getpid(), WorkTree: d.c.WorkTree, Store: d.c.StoreDir, Socket: d.sock,
-		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load()}
+		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load(), HTTP: d.c.HTTP != nil}
+	if d.tcp != nil {
+		in.Listen = d.tcp.Addr().String()
+	}
 	d.mu.Lock()
 	if d.busy == 0 {
 		in.IdleSeconds = time.Since(d.lastDone).Round(time.Millisecond).Seconds()
@@ -233,6 +264,16 @@ func (d *Server) handle(ctx context.Context, conn net.Conn) {
 	}()
 	r := bufio.NewReader(conn)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if first, err := r.Peek(1); err != nil {
+		return
+	} else if first[0] != FrameRequest && d.hconns != nil {
+		// Not a frame: an HTTP request (see startHTTP).
+		_ = conn.SetReadDeadline(time.Time{})
+		if keep = d.hconns.push(&peekedConn{Conn: conn, r: r}); !keep {
+			refuseHTTP(conn)
+		}
+		return
+	}
 	kind, data, err := ReadFrameMax(r, MaxRequest)
 	if err != nil || kind != FrameRequest {
 		return

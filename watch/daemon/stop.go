@@ -96,6 +96,12 @@ func (d *Server) Stop(why string, hard bool) {
 		if d.ln != nil {
 			d.ln.Close()
 		}
+		if d.tcp != nil {
+			d.tcp.Close()
+		}
+		if d.hconns != nil {
+			d.hconns.Close()
+		}
 		// A client that stopped reading (a pager left open) must not
 		// keep the daemon, and the store, forever: its command's output
 		// gets a last stopGrace, then writes fail (the command itself
@@ -202,6 +208,10 @@ func (d *Server) waitActive() bool {
 	done := make(chan struct{})
 	go func() {
 		d.active.Wait()
+		// Stopped: no HTTP request counts itself in after this.
+		d.mu.Lock()
+		d.mu.Unlock() //nolint:staticcheck // a barrier
+		d.httpActive.Wait()
 		close(done)
 	}()
 	select {

@@ -61,6 +61,10 @@ type Info struct {
 	IdleTimeout string  `json:"idle_timeout,omitempty"`
 	// RSSBytes: the daemon's resident memory (Linux; 0 elsewhere).
 	RSSBytes int64 `json:"rss_bytes,omitempty"`
+	// HTTP: the socket speaks the HTTP API too; Listen is the loopback
+	// TCP address it is served on ("": none).
+	HTTP   bool   `json:"http,omitempty"`
+	Listen string `json:"listen,omitempty"`
 }
 
 // WriteFrame writes one frame.

@@ -30,11 +30,14 @@ func parseArgs(args []string) cmdline {
 	fs.Int("queue-size", 0, "")
 	fs.Bool("auto", false, "")
 	fs.String("under", "", "")
+	fs.String("listen", "", "")
+	var printToken bool
+	fs.BoolVar(&printToken, "print-token", false, "")
 	fs.BoolP("help", "h", false, "")
-	if fs.Parse(args) != nil || fs.NArg() != 1 || fs.Arg(0) != "watch" {
+	if fs.Parse(args) != nil || fs.NArg() != 1 || fs.Arg(0) != "watch" && fs.Arg(0) != "serve" {
 		return cmdline{}
 	}
-	a.daemon = client == [5]bool{}
+	a.daemon = client == [5]bool{} && !printToken
 	if h, _ := fs.GetBool("help"); h {
 		a.daemon = false
 	}

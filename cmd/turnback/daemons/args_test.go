@@ -31,6 +31,10 @@ func TestParseDaemonArgs(t *testing.T) {
 		{"", false, "", ""},
 		{"watch --flag-of-a-later-version", true, "", ""},
 		{"--later=1 watch", true, "", ""},
+		{"-C /w --store /s serve --listen 127.0.0.1:7077", true, "/w", "/s"},
+		{"serve", true, "", ""},
+		{"-C /w serve --print-token", false, "/w", ""},
+		{"serve --help", false, "", ""},
 	} {
 		a := parseArgs(strings.Fields(tc.args))
 		if a.daemon != tc.daemon || (tc.daemon && (a.dir != tc.dir || a.store != tc.store)) {

@@ -1,5 +1,8 @@
 // Package daemons is what the turnback command does with watch daemons
-// (package daemon is the daemon itself): run one in this process, start
+// (package daemon is the daemon itself): run one in this process (watch,
+// and serve, which adds loopback TCP with the bearer token PrintToken
+// prints; every daemon serves the HTTP API of turnback.NewHandler on
+// its socket), start
 // one in the background and wait until it is ready, stop the one of a
 // store, and find, list and stop every daemon of this user.
 //
@@ -7,7 +10,7 @@
 //
 // There is no registry that could go stale: the processes themselves
 // are the truth. On Linux, /proc shows every turnback process of this
-// user whose command line is a serving "turnback watch" (not a client
+// user whose command line is a serving "turnback watch" or "turnback serve" (not a client
 // such as watch --stop or --list: parseArgs reads it with the command's
 // own flags), with its directory, environment, the store whose database
 // files it holds open, its start time and its memory; each is asked

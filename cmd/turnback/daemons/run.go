@@ -32,6 +32,9 @@ type RunOptions struct {
 	JSON      io.Writer     // if not nil, where the daemon's Info goes once it listens
 	// Handler makes the handler of the commands the daemon runs on repo.
 	Handler func(srv *daemon.Server, repo *turnback.Repo) daemon.Handler
+	// Listen: a loopback TCP address to serve the HTTP API on too, with
+	// the store's bearer token (turnback serve --listen).
+	Listen string
 }
 
 // ErrRunning: a daemon already serves the store.
@@ -48,7 +51,13 @@ func Run(ctx context.Context, o RunOptions) error {
 		if auto {
 			return nil
 		}
-		return fmt.Errorf("%w: pid %d already watches %s", ErrRunning, info.PID, info.WorkTree)
+		return fmt.Errorf("%w: pid %d already watches %s (and serves the HTTP API on its socket %s)", ErrRunning, info.PID, info.WorkTree, info.Socket)
+	}
+	var token string
+	if o.Listen != "" {
+		if _, err := daemon.CheckLoopback(o.Listen); err != nil {
+			return watchError(err)
+		}
 	}
 	logger := log.New(o.Log, "turnback watch: ", log.LstdFlags)
 	opts := o.Options
@@ -59,6 +68,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	opts.Holder = fmt.Sprintf("turnback watch (pid %d) in %s", os.Getpid(), workTree)
 	opts.OnWait = func(holder string) { logger.Printf("waiting for the store, held by %s", holder) }
+	opts.Local = true
 	repo, err := turnback.Open(ctx, workTree, opts)
 	if err != nil {
 		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
@@ -68,8 +78,14 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		return err
 	}
+	if o.Listen != "" {
+		if token, err = daemon.LoadToken(repo.StoreDir(), true); err != nil {
+			repo.Close()
+			return watchError(err)
+		}
+	}
 	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
-		Idle: o.Idle, Logf: logger.Printf})
+		Idle: o.Idle, Logf: logger.Printf, HTTP: turnback.NewHandler(repo), Listen: o.Listen, Token: token})
 	d.SetHandler(o.Handler(d, repo))
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
@@ -83,6 +99,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	logger.Printf("serving %s (pid %d, socket %s); stop with: turnback -C %s watch --stop",
 		repo.WorkTree(), os.Getpid(), d.Socket(), termout.ShellQuote(repo.WorkTree()))
+	if in := d.Info(); in.Listen != "" {
+		logger.Printf("serving the HTTP API on http://%s/v1/ (bearer token: turnback serve --print-token)", in.Listen)
+	}
 	var watchErr error
 	watching := make(chan struct{})
 	// Stopping ends the first capture too, not only the serving.
@@ -236,3 +255,29 @@ func (e worded) Error() string {
 	return "turnback: watch: " + strings.TrimPrefix(e.err.Error(), "daemon: ")
 }
 func (e worded) Unwrap() error { return e.err }
+
+// PrintToken is serve --print-token: with print, it prints the store's
+// bearer token for TCP clients (--json: {"token"}), making one when
+// there is none.
+func PrintToken(w io.Writer, workTree, storeDir string, force, print, asJSON bool) error {
+	if !print {
+		return nil
+	}
+	// The token may come before the store: refuse what Open refuses.
+	if err := turnback.CheckLocation(workTree, storeDir, force); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(storeDir, 0o700); err != nil {
+		return fmt.Errorf("turnback: serve: %w", err)
+	}
+	tok, err := daemon.LoadToken(storeDir, true)
+	if err != nil {
+		return watchError(err)
+	}
+	if asJSON {
+		termout.WriteJSON(w, map[string]string{"token": tok})
+	} else {
+		fmt.Fprintln(w, tok)
+	}
+	return nil
+}

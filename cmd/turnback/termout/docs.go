@@ -97,11 +97,13 @@ type TurnJSON struct {
 	// Unprotected: paths the turn deleted or changed that undo cannot
 	// bring back (see UnprotectedNote).
 	Unprotected []string `json:"unprotected,omitempty"`
+	// Meta: what snap --meta stored with the turn.
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 func TurnDoc(t *turnback.Turn, undone bool) TurnJSON {
 	d := TurnJSON{Turn: t.N, Before: t.Before.String(), Open: t.Open(), Undone: undone, Started: t.Started.Format(time.RFC3339),
-		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
+		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, Meta: t.Meta}
 	if !t.Open() {
 		d.After = t.After.String()
 		d.Ended = t.Ended.Format(time.RFC3339)

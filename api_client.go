@@ -1,0 +1,359 @@
+package turnback
+
+// The Repo of a store a daemon serves (Open without Options.Local): its
+// methods run in the daemon through the HTTP API on the daemon's unix
+// socket (api_server.go), and return the values and errors they would
+// return here. A daemon that is gone (stopped idle, say) before a call
+// reaches it hands the call over to this process, which opens the store
+// itself, once, and keeps it until Close.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+// errRemote: a method the daemon does not run for other processes.
+var errRemote = errors.New("turnback: not available on a Repo served by a daemon (open it with Options.Local to wait for the store instead)")
+
+// errNotServed: nothing ran; the daemon is gone or stopping.
+var errNotServed = errors.New("turnback: the daemon does not serve the store")
+
+// remoteConn is what every view of a daemon-served Repo shares.
+type remoteConn struct {
+	socket             string
+	client             *http.Client
+	workTree, storeDir string
+	opts               Options // as Open was given them
+
+	mu     sync.Mutex
+	closed bool
+	local  *Repo // opened once the daemon is gone
+}
+
+// remoteRepo is one view (session) of a daemon-served Repo.
+type remoteRepo struct {
+	c    *remoteConn
+	opts Options
+}
+
+// remoteError is an error the daemon returned: its message, and the
+// sentinel callers branch on.
+type remoteError struct {
+	msg string
+	is  error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.is }
+
+// openRemote returns a Repo whose methods the daemon serving storeDir
+// runs, ok false when no daemon serves it over HTTP.
+func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, bool, error) {
+	sock := daemon.SocketPath(storeDir)
+	if fi, err := os.Lstat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return nil, false, nil
+	}
+	c := &remoteConn{socket: sock, workTree: wt, storeDir: storeDir, opts: opts}
+	c.client = &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			// Never a socket in a directory another user could write.
+			if err := daemon.CheckSocketDir(filepath.Dir(sock)); err != nil {
+				return nil, err
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		// One request per connection (the daemon closes each): a
+		// connection that ends without an answer means the daemon died
+		// and the call's outcome is unknown, never a stop that ran
+		// nothing (that answers 503, or refuses the connection).
+		DisableKeepAlives: true,
+	}}
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var h HealthResponse
+	if err := c.do(hctx, "GET", "/v1/health", nil, nil, &h); err != nil || !h.OK {
+		// No daemon, one of an earlier turnback (no HTTP), or one
+		// stopping: Open waits for the store as for any holder.
+		c.client.CloseIdleConnections()
+		return nil, false, nil
+	}
+	if !sameDir(h.WorkTree, wt) || !sameDir(h.Store, storeDir) {
+		c.client.CloseIdleConnections()
+		return nil, false, nil // Open says what is wrong
+	}
+	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
+	return &Repo{repoCore: core, session: opts.Session, opts: opts, remote: &remoteRepo{c: c, opts: opts}}, true, nil
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// Served reports whether a daemon runs r's methods (see Open).
+func (r *Repo) Served() bool { return r.remote != nil }
+
+func (rm *remoteRepo) view(r *Repo, o Options) *Repo {
+	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, remote: &remoteRepo{c: rm.c, opts: o}}
+}
+
+func (rm *remoteRepo) close(view bool) error {
+	if view {
+		return nil
+	}
+	c := rm.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.client.CloseIdleConnections()
+	if c.local != nil {
+		return c.local.Close()
+	}
+	return nil
+}
+
+// do sends one request and decodes the answer into out, or returns the
+// error the answer carries (errNotServed when nothing ran).
+func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("turnback: api: %w", err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	u := "http://turnback" + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return fmt.Errorf("turnback: api: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "dial" {
+			return errNotServed
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e ErrorResponse
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			return fmt.Errorf("turnback: the daemon serving %s answered %s", c.storeDir, resp.Status)
+		}
+		return e.err()
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+	}
+	return nil
+}
+
+var apiSentinels = map[string]error{"busy": ErrBusy, "unknown_id": ErrUnknownID, "ambiguous_id": ErrAmbiguousID,
+	"ambiguous_session": ErrAmbiguousSession, "unverified": ErrUnverified, "no_space": ErrNoSpace, "read_only": ErrReadOnly,
+	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify, "bad_path": ErrPath}
+
+// err makes the error the daemon described into the error the method
+// returns here: a *ConflictError with its result, an *UnfinishedError,
+// or one that wraps the same sentinel.
+func (e *ErrorResponse) err() error {
+	switch e.Kind {
+	case "conflict":
+		if e.Result != nil {
+			if res, err := e.Result.result(); err == nil {
+				return &ConflictError{Result: res}
+			}
+		}
+		return &remoteError{msg: e.Error, is: ErrConflict}
+	case "unfinished":
+		return &UnfinishedError{Err: errors.New(strings.TrimPrefix(e.Error, "turnback: an undo, redo or restore stopped part way and is not finished: "))}
+	case "stopping":
+		return errNotServed
+	}
+	return &remoteError{msg: e.Error, is: apiSentinels[e.Kind]}
+}
+
+// local returns the view of a store this process opened itself, once
+// the daemon is gone. The daemon may still be releasing the store (it
+// stops only once its last request ended), so the open waits a moment
+// for it; ErrBusy then lets the caller ask again whether a daemon
+// serves (another may have started meanwhile).
+func (rm *remoteRepo) local(ctx context.Context) (*Repo, error) {
+	c := rm.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("turnback: repo is closed")
+	}
+	if c.local == nil {
+		o := c.opts
+		o.Local, o.LockWait = true, fallbackStep
+		l, err := Open(ctx, c.workTree, o)
+		if err != nil {
+			return nil, err
+		}
+		c.local = l
+	}
+	return c.local.View(rm.opts)
+}
+
+// fallbackStep is one wait for the store a stopping daemon releases;
+// fallbackWait bounds them all (or Options.LockWait, when longer).
+const (
+	fallbackStep = 200 * time.Millisecond
+	fallbackWait = DefaultLockWait
+)
+
+// call runs a method in the daemon (remote) or, when the daemon is
+// gone, here (local).
+func call[T any](ctx context.Context, rm *remoteRepo, remote func() (T, error), local func(*Repo) (T, error)) (T, error) {
+	var zero T
+	start := time.Now()
+	for {
+		rm.c.mu.Lock()
+		l, closed := rm.c.local, rm.c.closed
+		rm.c.mu.Unlock()
+		if closed {
+			return zero, errors.New("turnback: repo is closed")
+		}
+		if l == nil {
+			v, err := remote()
+			if !errors.Is(err, errNotServed) {
+				return v, err
+			}
+		}
+		lv, err := rm.local(ctx)
+		if err == nil {
+			return local(lv)
+		}
+		if !errors.Is(err, ErrBusy) || time.Since(start) > max(fallbackWait, rm.c.opts.LockWait) || ctx.Err() != nil {
+			return zero, err
+		}
+	}
+}
+
+func (rm *remoteRepo) sessionPath(op string) string {
+	return "/v1/sessions/" + url.PathEscape(rm.opts.Session) + "/" + op
+}
+
+func (rm *remoteRepo) writable() error {
+	if rm.opts.Access == AccessRead {
+		return fmt.Errorf("%w: opened read-only", ErrReadOnly)
+	}
+	return nil
+}
+
+func (rm *remoteRepo) snap(ctx context.Context, o SnapOptions) (*SnapResult, error) {
+	if err := rm.writable(); err != nil {
+		return nil, err
+	}
+	if err := CheckMeta(o.Meta); err != nil {
+		return nil, err
+	}
+	return call(ctx, rm, func() (*SnapResult, error) {
+		var out SnapResponse
+		req := SnapRequest{Message: o.Message, Meta: o.Meta, Agent: rm.opts.Agent, TakeNotice: o.TakeNotice}
+		if err := rm.c.do(ctx, "POST", rm.sessionPath("snap"), nil, req, &out); err != nil {
+			return nil, err
+		}
+		return out.result()
+	}, func(l *Repo) (*SnapResult, error) { return l.SnapWith(ctx, o) })
+}
+
+func (rm *remoteRepo) end(ctx context.Context) (*SnapResult, error) {
+	if err := rm.writable(); err != nil {
+		return nil, err
+	}
+	return call(ctx, rm, func() (*SnapResult, error) {
+		var out SnapResponse
+		if err := rm.c.do(ctx, "POST", rm.sessionPath("end"), nil, struct{}{}, &out); err != nil {
+			return nil, err
+		}
+		return out.result()
+	}, func(l *Repo) (*SnapResult, error) { return l.End(ctx) })
+}
+
+func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
+	if err := rm.writable(); err != nil {
+		return nil, err
+	}
+	return call(ctx, rm, func() (*RestoreResult, error) {
+		var out RestoreResponse
+		if err := rm.c.do(ctx, "POST", path, nil, body, &out); err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) {
+				return ce.Result, err
+			}
+			return nil, err
+		}
+		return out.result()
+	}, local)
+}
+
+func (rm *remoteRepo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
+	}
+	req := UndoRequest{Count: n, Force: o.Force, Paths: o.Paths, DryRun: o.DryRun, Merge: o.Merge}
+	if o.Dir != "" && len(o.Paths) > 0 {
+		// Paths relative to a directory: made relative to the folder
+		// here, as the daemon's Repo would.
+		ps, err := (&Repo{repoCore: &repoCore{workTree: rm.c.workTree}}).TreePaths(o.Dir, o.Paths)
+		if err != nil {
+			return nil, err
+		}
+		req.Paths = ps
+	}
+	return rm.restoreCall(ctx, rm.sessionPath("undo"), req,
+		func(l *Repo) (*RestoreResult, error) { return l.Undo(ctx, n, o) })
+}
+
+func (rm *remoteRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
+	}
+	return rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
+		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) })
+}
+
+func (rm *remoteRepo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
+	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun},
+		func(l *Repo) (*RestoreResult, error) { return l.Restore(ctx, id, o) })
+}

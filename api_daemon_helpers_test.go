@@ -1,0 +1,103 @@
+//go:build unix
+
+package turnback_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+// The test binary doubles as a daemon: started with these variables set
+// it serves the folder (as turnback serve does) until SIGTERM.
+const (
+	envDaemonDir    = "TURNBACK_TEST_DAEMON_DIR"
+	envDaemonStore  = "TURNBACK_TEST_DAEMON_STORE"
+	envDaemonListen = "TURNBACK_TEST_DAEMON_LISTEN"
+)
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(envDaemonDir); dir != "" {
+		os.Exit(runTestDaemon(dir, os.Getenv(envDaemonStore), os.Getenv(envDaemonListen)))
+	}
+	os.Exit(m.Run())
+}
+
+// noCLI is the handler of forwarded command lines: the test daemon
+// serves the HTTP API only.
+type noCLI struct{}
+
+func (noCLI) Run(_ context.Context, _ daemon.Request, _, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "test daemon: no command lines")
+	return 1
+}
+
+func runTestDaemon(dir, store, listen string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := daemons.Run(ctx, daemons.RunOptions{WorkTree: dir,
+		// Retention is not modelled (as the model test opens stores).
+		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1},
+		Log:     os.Stderr, Listen: listen,
+		Handler: func(*daemon.Server, *turnback.Repo) daemon.Handler { return noCLI{} }})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// startDaemon runs a daemon serving dir (store) in a child process and
+// waits until it is ready; it is stopped (SIGTERM) when the test ends,
+// or by the function returned, which waits for it to exit.
+func startDaemon(t testing.TB, dir, store, listen string) (*daemon.Info, func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envDaemonDir+"="+dir, envDaemonStore+"="+store, envDaemonListen+"="+listen)
+	log, err := os.CreateTemp(t.TempDir(), "daemon-log-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr, cmd.Stdout = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stopped := false
+	stopFn := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+	}
+	t.Cleanup(stopFn)
+	// Not a timed assertion: a bound on a wait that ends as soon as the
+	// daemon answers, ready.
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		if info, ok := daemon.PingWithin(store, time.Second); ok && info.PID == cmd.Process.Pid && info.Ready {
+			return info, stopFn
+		}
+		select {
+		case err := <-exited:
+			stopped = true
+			data, _ := os.ReadFile(log.Name())
+			t.Fatalf("the daemon exited (%v): %s", err, data)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatal("the daemon did not become ready")
+	return nil, nil
+}

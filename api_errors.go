@@ -1,0 +1,117 @@
+package turnback
+
+// The HTTP API's documents of failure: how errors map to statuses,
+// exit codes and kinds, and how request bodies are read (api_server.go).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+func writeAPIJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"error":"turnback: api: cannot encode the answer","code":1,"kind":"error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+func writeAPIError(w http.ResponseWriter, status int, e *ErrorResponse) { writeAPIJSON(w, status, e) }
+
+// badRequest is an error of the request itself: 400, exit code 2.
+type badRequest struct{ msg string }
+
+func (e badRequest) Error() string { return "turnback: api: " + e.msg }
+
+// opConflict is a conflict of op ("undo", "redo", "restore"): its
+// result counts turns_undone or turns_redone.
+type opConflict struct {
+	op  string
+	err error
+}
+
+func (e opConflict) Error() string { return e.err.Error() }
+func (e opConflict) Unwrap() error { return e.err }
+
+// tooLarge: the body is over MaxRequestBody.
+var errTooLarge = fmt.Errorf("turnback: api: the request body is over %d bytes", MaxRequestBody)
+
+// apiErrorDoc maps an error to its status and document: the exit code
+// is the one the CLI exits with for it.
+func apiErrorDoc(err error) (int, *ErrorResponse) {
+	doc := &ErrorResponse{Error: err.Error(), Code: 1, Kind: "error"}
+	var ce *ConflictError
+	var br badRequest
+	status := http.StatusInternalServerError
+	switch {
+	case errors.As(err, &ce):
+		status, doc.Code, doc.Kind = http.StatusConflict, 3, "conflict"
+		op := "undo"
+		var oc opConflict
+		if errors.As(err, &oc) {
+			op = oc.op
+		}
+		doc.Result = restoreResponse(op, ce.Result, nil)
+	case errors.As(err, &br):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
+	case errors.Is(err, errTooLarge):
+		status, doc.Code, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
+	case errors.Is(err, ErrInvalidMeta):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
+	case errors.Is(err, ErrPath):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
+	case errors.Is(err, ErrAmbiguousSession):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
+	case errors.Is(err, ErrBusy):
+		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
+	case errors.Is(err, ErrUnknownID):
+		status, doc.Kind = http.StatusNotFound, "unknown_id"
+	case errors.Is(err, ErrAmbiguousID):
+		status, doc.Kind = http.StatusBadRequest, "ambiguous_id"
+	case errors.Is(err, ErrUnfinished):
+		doc.Kind = "unfinished"
+	case errors.Is(err, ErrUnverified):
+		doc.Kind = "unverified"
+	case errors.Is(err, ErrNoSpace):
+		status, doc.Kind = http.StatusInsufficientStorage, "no_space"
+	case errors.Is(err, ErrReadOnly):
+		status, doc.Kind = http.StatusForbidden, "read_only"
+	case errors.Is(err, ErrVerify):
+		doc.Kind = "verify"
+	}
+	return status, doc
+}
+
+// decode reads the request's one JSON document into v; an empty body
+// is {}.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return errTooLarge
+	}
+	if err != nil {
+		return badRequest{"reading the body: " + err.Error()}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return badRequest{"malformed JSON: " + err.Error()}
+	}
+	if dec.More() {
+		return badRequest{"malformed JSON: more than one document"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest{"malformed JSON: data after the document"}
+	}
+	return nil
+}

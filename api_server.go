@@ -1,0 +1,439 @@
+package turnback
+
+// The HTTP/JSON API (see "HTTP API" in doc.go): NewHandler serves a Repo's
+// operations, one JSON document in and out.
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxRequestBody bounds the body of an API request (413 beyond).
+const MaxRequestBody = 1 << 20
+
+// apiLockWait is how long an API request waits for the operation of
+// another client (the request's context ends it sooner).
+const apiLockWait = time.Hour
+
+//go:embed testdata/openapi.json
+var openAPIDoc []byte
+
+// OpenAPI returns the OpenAPI 3.1 document of the HTTP API (served at
+// /v1/openapi.json).
+func OpenAPI() []byte { return slices.Clone(openAPIDoc) }
+
+// apiRoute is one route of the API.
+type apiRoute struct {
+	method, pattern string
+	serve           func(a *apiServer, w http.ResponseWriter, r *http.Request) (any, error)
+}
+
+// apiRoutes are the routes NewHandler serves (the OpenAPI document lists
+// the same: TestOpenAPIRoutes).
+var apiRoutes = []apiRoute{
+	{"POST", "/v1/sessions/{session}/snap", (*apiServer).snap},
+	{"POST", "/v1/sessions/{session}/end", (*apiServer).end},
+	{"POST", "/v1/sessions/{session}/undo", (*apiServer).undo},
+	{"POST", "/v1/sessions/{session}/redo", (*apiServer).redo},
+	{"GET", "/v1/sessions/{session}/turns", (*apiServer).turns},
+	{"GET", "/v1/sessions", (*apiServer).sessions},
+	{"POST", "/v1/restore", (*apiServer).restore},
+	{"GET", "/v1/status", (*apiServer).status},
+	{"GET", "/v1/diff", (*apiServer).diff},
+	{"GET", "/v1/snapshots/{id}", (*apiServer).show},
+	{"POST", "/v1/verify", (*apiServer).verify},
+	{"POST", "/v1/gc", (*apiServer).gc},
+	{"GET", "/v1/info", (*apiServer).info},
+	{"GET", "/v1/health", (*apiServer).health},
+	{"GET", "/v1/openapi.json", nil},
+}
+
+type apiServer struct {
+	repo *Repo
+	// sess serializes the operations of one session that change its
+	// stacks, so that the turns an undo or redo reports are its own.
+	sessMu sync.Mutex
+	sess   map[string]*sync.Mutex
+}
+
+// NewHandler returns the HTTP API (see doc.go) over repo: every request
+// runs on a view of repo (View) for the session it names. A program that
+// holds a Repo can serve it to others with it; the watch daemon serves
+// it on its socket.
+func NewHandler(repo *Repo) http.Handler {
+	a := &apiServer{repo: repo, sess: map[string]*sync.Mutex{}}
+	mux := http.NewServeMux()
+	for _, rt := range apiRoutes {
+		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != rt.method && !(rt.method == "GET" && r.Method == "HEAD") {
+				w.Header().Set("Allow", rt.method)
+				writeAPIError(w, http.StatusMethodNotAllowed, &ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, Code: 2, Kind: "bad_request"})
+				return
+			}
+			if rt.serve == nil {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(openAPIDoc)
+				return
+			}
+			out, err := rt.serve(a, w, r)
+			if err != nil {
+				status, doc := apiErrorDoc(err)
+				writeAPIError(w, status, doc)
+				return
+			}
+			writeAPIJSON(w, http.StatusOK, out)
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeAPIError(w, http.StatusNotFound, &ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, Code: 2, Kind: "not_found"})
+	})
+	return mux
+}
+
+// view returns the view of the session named (exactly: no prefix), ""
+// meaning "default".
+func (a *apiServer) view(name, agent string) (*Repo, error) {
+	if name == "" {
+		name = DefaultSession
+	}
+	if err := ValidSession(name); err != nil {
+		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}
+	}
+	o := a.repo.opts
+	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, nil, nil
+	if agent != "" {
+		o.Agent = agent
+	}
+	return a.repo.View(o)
+}
+
+// lockSession serializes the stack-changing requests of one session.
+func (a *apiServer) lockSession(name string) func() {
+	a.sessMu.Lock()
+	m := a.sess[name]
+	if m == nil {
+		m = &sync.Mutex{}
+		a.sess[name] = m
+	}
+	a.sessMu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+func (a *apiServer) snap(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req SnapRequest
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	v, err := a.view(r.PathValue("session"), req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	defer a.lockSession(v.Session())()
+	res, err := v.SnapWith(r.Context(), SnapOptions{Message: req.Message, Meta: req.Meta, TakeNotice: req.TakeNotice})
+	if err != nil {
+		return nil, err
+	}
+	return snapResponse(res), nil
+}
+
+func (a *apiServer) end(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req struct{}
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	v, err := a.view(r.PathValue("session"), "")
+	if err != nil {
+		return nil, err
+	}
+	defer a.lockSession(v.Session())()
+	res, err := v.End(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return snapResponse(res), nil
+}
+
+func (a *apiServer) undo(w http.ResponseWriter, r *http.Request) (any, error) {
+	return a.undoRedo(w, r, "undo")
+}
+
+func (a *apiServer) redo(w http.ResponseWriter, r *http.Request) (any, error) {
+	return a.undoRedo(w, r, "redo")
+}
+
+// undoRedo runs an undo or redo and reports the turns it moved: for an
+// undo, those of the redo entry it made (found by its checkpoint); for
+// a redo, the next undone turns (looked up before, found again after on
+// the undo stack).
+func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) (any, error) {
+	var ureq UndoRequest
+	var rreq RedoRequest
+	var err error
+	if op == "undo" {
+		err = decode(w, r, &ureq)
+	} else {
+		err = decode(w, r, &rreq)
+		ureq.Count = rreq.Count
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ureq.Count < 0 {
+		return nil, badRequest{fmt.Sprintf("count must be at least 1, got %d", ureq.Count)}
+	}
+	if err := ureq.Merge.Set(string(ureq.Merge)); err != nil {
+		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}
+	}
+	n := max(ureq.Count, 1)
+	v, err := a.view(r.PathValue("session"), "")
+	if err != nil {
+		return nil, err
+	}
+	defer a.lockSession(v.Session())()
+	ctx := r.Context()
+	var res *RestoreResult
+	var want []int // redo: the turns in the order it redoes them
+	if op == "undo" {
+		res, err = v.Undo(ctx, n, UndoOptions{Force: ureq.Force, Paths: ureq.Paths, DryRun: ureq.DryRun, Merge: ureq.Merge})
+	} else {
+		_, redo, lerr := v.Turns(ctx)
+		if lerr != nil {
+			return nil, lerr
+		}
+		for i := len(redo) - 1; i >= 0 && len(want) < n; i-- {
+			want = append(want, redo[i].N)
+		}
+		res, err = v.Redo(ctx, n, RedoOptions{Force: rreq.Force, DryRun: rreq.DryRun})
+	}
+	if errors.Is(err, ErrConflict) {
+		return nil, opConflict{op, err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var moved []*Turn
+	switch {
+	case res.DryRun != nil:
+		// Nothing moved.
+	case op == "undo":
+		moved, err = v.undoneBy(context.WithoutCancel(ctx), res)
+	default:
+		moved, err = a.moved(context.WithoutCancel(ctx), v, want[:min(res.Turns, len(want))])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return restoreResponse(op, res, moved), nil
+}
+
+// undoneBy returns the turns of the redo entry the undo that returned
+// res made (its checkpoint names it), oldest first; none when the undo
+// did nothing or left its turns where they were (incomplete.go).
+func (r *Repo) undoneBy(ctx context.Context, res *RestoreResult) ([]*Turn, error) {
+	if res.Nothing || res.Checkpoint.IsZero() {
+		return nil, nil
+	}
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(sess.Redo) - 1; i >= 0; i-- {
+		g := sess.Redo[i]
+		if g.Checkpoint != res.Checkpoint.String() {
+			continue
+		}
+		var out []*Turn
+		for _, n := range g.Turns {
+			t, err := r.loadTurn(ctx, r.session, n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// moved loads the turns nums as they are now (on the undo stack after a
+// redo), oldest first.
+func (a *apiServer) moved(ctx context.Context, v *Repo, nums []int) ([]*Turn, error) {
+	turns, redo, err := v.Turns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byN := map[int]*Turn{}
+	for _, t := range append(turns, redo...) {
+		byN[t.N] = t
+	}
+	var out []*Turn
+	for _, n := range nums {
+		if t := byN[n]; t != nil {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(x, y *Turn) int { return x.N - y.N })
+	return out, nil
+}
+
+func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
+	v, err := a.view(r.PathValue("session"), "")
+	if err != nil {
+		return nil, err
+	}
+	turns, redo, err := v.Turns(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return &TurnsResponse{Session: v.Session(), Turns: turnsJSON(turns), Redo: turnsJSON(redo)}, nil
+}
+
+func (a *apiServer) sessions(w http.ResponseWriter, r *http.Request) (any, error) {
+	v, err := a.view("", "")
+	if err != nil {
+		return nil, err
+	}
+	list, err := v.Sessions(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	out := &SessionsResponse{Sessions: []SessionJSON{}}
+	for _, s := range list {
+		out.Sessions = append(out.Sessions, SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns,
+			Redo: s.Redo, Open: s.Open, LastTurn: s.LastTurn, LastMessage: s.LastMessage})
+	}
+	return out, nil
+}
+
+func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req RestoreRequest
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	if req.ID == "" {
+		return nil, badRequest{`"id" is required`}
+	}
+	v, err := a.view(req.Session, "")
+	if err != nil {
+		return nil, err
+	}
+	res, err := v.Restore(r.Context(), req.ID, RestoreOptions{DryRun: req.DryRun})
+	if errors.Is(err, ErrConflict) {
+		return nil, opConflict{"restore", err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return restoreResponse("restore", res, nil), nil
+}
+
+func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) {
+	v, err := a.view(r.URL.Query().Get("session"), "")
+	if err != nil {
+		return nil, err
+	}
+	st, err := v.Status(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	out := &StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []ChangeJSON{}, Stats: st.Stats, Watch: st.Watch}
+	for _, c := range st.Changes {
+		out.Changes = append(out.Changes, changeJSON(c))
+	}
+	return out, nil
+}
+
+func (a *apiServer) diff(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	if q.Get("from") == "" && q.Get("to") != "" {
+		return nil, badRequest{`"to" needs "from"`}
+	}
+	v, err := a.view(q.Get("session"), "")
+	if err != nil {
+		return nil, err
+	}
+	from, to, diffs, err := v.Diff(r.Context(), q.Get("from"), q.Get("to"))
+	if err != nil {
+		return nil, err
+	}
+	out := &DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []FileDiffJSON{}}
+	for _, d := range diffs {
+		out.Files = append(out.Files, FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
+	}
+	return out, nil
+}
+
+func (a *apiServer) show(w http.ResponseWriter, r *http.Request) (any, error) {
+	v, err := a.view(r.URL.Query().Get("session"), "")
+	if err != nil {
+		return nil, err
+	}
+	info, err := v.Show(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	out := &ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []PathEntryJSON{}, Turns: turnsJSON(info.Turns)}
+	for _, e := range info.Entries {
+		out.Entries = append(out.Entries, PathEntryJSON{Path: e.Path, Entry: *entryJSON(&e.Entry)})
+	}
+	return out, nil
+}
+
+func (a *apiServer) verify(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req struct{}
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	v, err := a.view("", "")
+	if err != nil {
+		return nil, err
+	}
+	res, err := v.Verify(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	res.Problems = nonNil(res.Problems)
+	return res, nil
+}
+
+func (a *apiServer) gc(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req GCRequest
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	v, err := a.view("", "")
+	if err != nil {
+		return nil, err
+	}
+	res, err := v.GC(r.Context(), GCOptions{Keep: req.Keep, OlderThan: time.Duration(req.OlderThanSeconds) * time.Second, DryRun: req.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	res.Checkpoints = nonNil(res.Checkpoints)
+	return res, nil
+}
+
+func (a *apiServer) info(w http.ResponseWriter, r *http.Request) (any, error) {
+	v, err := a.view("", "")
+	if err != nil {
+		return nil, err
+	}
+	return v.Info(r.Context())
+}
+
+func (a *apiServer) health(w http.ResponseWriter, r *http.Request) (any, error) {
+	return &HealthResponse{OK: true, API: "v1", WorkTree: a.repo.WorkTree(), Store: a.repo.StoreDir(), PID: os.Getpid()}, nil
+}

@@ -1,0 +1,423 @@
+package turnback
+
+// The documents of the HTTP API (api_server.go serves them, api_client.go
+// reads them back into this package's values; testdata/openapi.json
+// describes them). Snapshot ids are 64 hex digits, times RFC 3339.
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// SnapRequest is the body of POST /v1/sessions/{session}/snap.
+type SnapRequest struct {
+	Message string            `json:"message,omitempty"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	// Agent names the agent recording (see Options.Agent).
+	Agent string `json:"agent,omitempty"`
+	// TakeNotice: take the session's notice (see SnapNotice).
+	TakeNotice bool `json:"take_notice,omitempty"`
+}
+
+// UndoRequest is the body of POST /v1/sessions/{session}/undo (see
+// UndoOptions).
+type UndoRequest struct {
+	// Count: turns to undo (0 means 1).
+	Count int  `json:"count,omitempty"`
+	Force bool `json:"force,omitempty"`
+	// Paths makes the undo partial: only what the turns changed at or
+	// below these (slash-separated, relative to the folder) is reverted.
+	Paths []string `json:"paths,omitempty"`
+	// DryRun changes nothing: the answer's dry_run says what would be.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Merge: "clean" or "markers" merges text files edited since.
+	Merge MergeMode `json:"merge,omitempty"`
+}
+
+// RedoRequest is the body of POST /v1/sessions/{session}/redo (see
+// RedoOptions).
+type RedoRequest struct {
+	Count  int  `json:"count,omitempty"`
+	Force  bool `json:"force,omitempty"`
+	DryRun bool `json:"dry_run,omitempty"`
+}
+
+// RestoreRequest is the body of POST /v1/restore.
+type RestoreRequest struct {
+	ID string `json:"id"`
+	// Session records the checkpoint (default "default").
+	Session string `json:"session,omitempty"`
+	DryRun  bool   `json:"dry_run,omitempty"`
+}
+
+// GCRequest is the body of POST /v1/gc (see GCOptions).
+type GCRequest struct {
+	Keep             int   `json:"keep,omitempty"`
+	OlderThanSeconds int64 `json:"older_than_seconds,omitempty"`
+	DryRun           bool  `json:"dry_run,omitempty"`
+}
+
+// ErrorResponse is every error: the message, the exit code the CLI
+// exits with for it, and what it is (Kind: "conflict", "busy",
+// "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
+// "unverified", "no_space", "read_only", "invalid_meta",
+// "bad_request", "too_large", "unauthorized", "not_found",
+// "stopping", "error"). A conflict carries the result.
+type ErrorResponse struct {
+	Error  string           `json:"error"`
+	Code   int              `json:"code"`
+	Kind   string           `json:"kind"`
+	Result *RestoreResponse `json:"result,omitempty"`
+}
+
+// TurnJSON is a turn.
+type TurnJSON struct {
+	Session  string            `json:"session"`
+	Turn     int               `json:"turn"`
+	Message  string            `json:"message"`
+	Meta     map[string]string `json:"meta,omitempty"`
+	Before   string            `json:"before"`
+	After    string            `json:"after,omitempty"`
+	Open     bool              `json:"open"`
+	Started  time.Time         `json:"started"`
+	Ended    time.Time         `json:"ended,omitzero"`
+	ClosedBy string            `json:"closed_by,omitempty"`
+	Added    int               `json:"added"`
+	Modified int               `json:"modified"`
+	Deleted  int               `json:"deleted"`
+}
+
+func turnJSON(t *Turn) *TurnJSON {
+	if t == nil {
+		return nil
+	}
+	j := &TurnJSON{Session: t.Session, Turn: t.N, Message: t.Message, Meta: t.Meta, Before: t.Before.String(),
+		Open: t.Open(), Started: t.Started, Ended: t.Ended, ClosedBy: t.ClosedBy,
+		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
+	if !t.Open() {
+		j.After = t.After.String()
+	}
+	return j
+}
+
+func turnsJSON(ts []*Turn) []*TurnJSON {
+	out := []*TurnJSON{}
+	for _, t := range ts {
+		out = append(out, turnJSON(t))
+	}
+	return out
+}
+
+func (j *TurnJSON) turn() (*Turn, error) {
+	if j == nil {
+		return nil, nil
+	}
+	t := &Turn{Version: metaVersion, Session: j.Session, N: j.Turn, Message: j.Message, Meta: j.Meta, BeforeID: j.Before,
+		AfterID: j.After, Started: j.Started, Ended: j.Ended, ClosedBy: j.ClosedBy,
+		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted}
+	var err error
+	if t.Before, err = parseDocID(j.Before); err != nil {
+		return nil, err
+	}
+	if t.After, err = parseDocID(j.After); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func turnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
+	var out []*Turn
+	for _, j := range js {
+		t, err := j.turn()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// parseDocID reads an id of a document ("" is the zero hash).
+func parseDocID(s string) (cas.Hash, error) {
+	if s == "" {
+		return cas.Hash{}, nil
+	}
+	h, err := cas.ParseHash(s)
+	if err != nil {
+		return h, fmt.Errorf("turnback: api: %w", err)
+	}
+	return h, nil
+}
+
+func idOrEmpty(h cas.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
+}
+
+// SnapResponse answers snap and end.
+type SnapResponse struct {
+	Snapshot       string     `json:"snapshot,omitempty"`
+	Session        string     `json:"session"`
+	Turn           int        `json:"turn"`
+	Files          int64      `json:"files"`
+	Bytes          int64      `json:"bytes"`
+	Stats          Stats      `json:"stats"`
+	Closed         *TurnJSON  `json:"closed,omitempty"`
+	Dropped        bool       `json:"dropped,omitempty"`
+	NoOpenTurn     bool       `json:"no_open_turn,omitempty"`
+	Watch          *WatchInfo `json:"watch,omitempty"`
+	RetentionError string     `json:"retention_error,omitempty"`
+	Notice         *Notice    `json:"notice,omitempty"`
+}
+
+func snapResponse(r *SnapResult) *SnapResponse {
+	out := &SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
+		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, NoOpenTurn: r.NoOpenTurn, Watch: r.Watch, Notice: r.Notice}
+	if r.RetentionErr != nil {
+		out.RetentionError = r.RetentionErr.Error()
+	}
+	return out
+}
+
+func (s *SnapResponse) result() (*SnapResult, error) {
+	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
+		Dropped: s.Dropped, NoOpenTurn: s.NoOpenTurn, Watch: s.Watch, Notice: s.Notice}
+	var err error
+	if out.Snapshot, err = parseDocID(s.Snapshot); err != nil {
+		return nil, err
+	}
+	if out.Closed, err = s.Closed.turn(); err != nil {
+		return nil, err
+	}
+	if s.RetentionError != "" {
+		out.RetentionErr = &remoteError{msg: s.RetentionError}
+	}
+	return out, nil
+}
+
+// RestoreResponse answers undo, redo and restore (and a conflict's
+// error carries it). TurnsUndone is set by undo, TurnsRedone by redo;
+// Turns lists those turns with their meta (oldest first);
+// FilesReverted is every path the command changed (Restored, Deleted
+// and Created, sorted); SnapshotRestored the state it left.
+type RestoreResponse struct {
+	TurnsUndone      int         `json:"turns_undone"`
+	TurnsRedone      int         `json:"turns_redone"`
+	Turns            []*TurnJSON `json:"turns"`
+	FilesReverted    []string    `json:"files_reverted"`
+	Restored         []string    `json:"restored"`
+	Deleted          []string    `json:"deleted"`
+	Created          []string    `json:"created"`
+	SnapshotRestored string      `json:"snapshot_restored"`
+	Checkpoint       string      `json:"checkpoint"`
+	Conflicts        []PathNote  `json:"conflicts"`
+	NotRestorable    []PathNote  `json:"not_restorable"`
+	Nothing          bool        `json:"nothing,omitempty"`
+	Incomplete       bool        `json:"incomplete,omitempty"`
+	// Paths: a partial undo's paths (or those a redo brought back);
+	// Merged and Markers: paths merged, with conflict markers.
+	Paths   []string `json:"paths"`
+	Merged  []string `json:"merged"`
+	Markers []string `json:"markers"`
+	// DryRun: what a dry run found it would do (nothing was changed).
+	DryRun *Preview `json:"dry_run,omitempty"`
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// restoreResponse describes res; op is "undo", "redo" or "restore".
+func restoreResponse(op string, res *RestoreResult, turns []*Turn) *RestoreResponse {
+	out := &RestoreResponse{Turns: turnsJSON(turns), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
+		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
+		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
+		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun}
+	switch op {
+	case "undo":
+		out.TurnsUndone = res.Turns
+	case "redo":
+		out.TurnsRedone = res.Turns
+	}
+	all := append(append(append([]string{}, res.Restored...), res.Deleted...), res.Created...)
+	sort.Strings(all)
+	out.FilesReverted = all
+	return out
+}
+
+func (r *RestoreResponse) result() (*RestoreResult, error) {
+	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
+		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
+		Markers: r.Markers, DryRun: r.DryRun}
+	var err error
+	if out.Checkpoint, err = parseDocID(r.Checkpoint); err != nil {
+		return nil, err
+	}
+	if out.Result, err = parseDocID(r.SnapshotRestored); err != nil {
+		return nil, err
+	}
+	for _, l := range []*[]string{&out.Restored, &out.Deleted, &out.Created, &out.Paths, &out.Merged, &out.Markers} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	if len(out.Conflicts) == 0 {
+		out.Conflicts = nil
+	}
+	if len(out.NotRestorable) == 0 {
+		out.NotRestorable = nil
+	}
+	return out, nil
+}
+
+// EntryJSON is one entry of a snapshot.
+type EntryJSON struct {
+	Name       string `json:"name"`
+	Kind       string `json:"kind"` // "file", "dir", "symlink" or "fifo"
+	Mode       uint32 `json:"mode"`
+	Size       int64  `json:"size"`
+	Hash       string `json:"hash,omitempty"`
+	Target     string `json:"target,omitempty"`
+	Uncaptured bool   `json:"uncaptured,omitempty"`
+	Files      int64  `json:"files,omitempty"`
+	Owned      bool   `json:"owned,omitempty"`
+	UID        uint32 `json:"uid,omitempty"`
+	GID        uint32 `json:"gid,omitempty"`
+	LinkTo     string `json:"link_to,omitempty"`
+}
+
+func entryJSON(e *manifest.Entry) *EntryJSON {
+	if e == nil {
+		return nil
+	}
+	return &EntryJSON{Name: e.Name, Kind: e.Kind.String(), Mode: e.Mode, Size: e.Size, Hash: idOrEmpty(e.Hash), Target: e.Target,
+		Uncaptured: e.Uncaptured, Files: e.Files, Owned: e.Owned, UID: e.UID, GID: e.GID, LinkTo: e.LinkTo}
+}
+
+var entryKinds = map[string]manifest.Kind{"file": manifest.KindFile, "dir": manifest.KindDir,
+	"symlink": manifest.KindSymlink, "fifo": manifest.KindFIFO}
+
+func (j *EntryJSON) entry() (*manifest.Entry, error) {
+	if j == nil {
+		return nil, nil
+	}
+	k, ok := entryKinds[j.Kind]
+	if !ok {
+		return nil, fmt.Errorf("turnback: api: unknown entry kind %q", j.Kind)
+	}
+	h, err := parseDocID(j.Hash)
+	if err != nil {
+		return nil, err
+	}
+	return &manifest.Entry{Name: j.Name, Kind: k, Mode: j.Mode, Size: j.Size, Hash: h, Target: j.Target,
+		Uncaptured: j.Uncaptured, Files: j.Files, Owned: j.Owned, UID: j.UID, GID: j.GID, LinkTo: j.LinkTo}, nil
+}
+
+// ChangeJSON is one path that differs between two states.
+type ChangeJSON struct {
+	Path   string     `json:"path"`
+	Change string     `json:"change"` // "added", "deleted", "modified", "mode", "type"
+	Old    *EntryJSON `json:"old,omitempty"`
+	New    *EntryJSON `json:"new,omitempty"`
+}
+
+func changeJSON(c Change) ChangeJSON {
+	return ChangeJSON{Path: c.Path, Change: c.What, Old: entryJSON(c.Old), New: entryJSON(c.New)}
+}
+
+func (j ChangeJSON) change() (Change, error) {
+	c := Change{Path: j.Path, What: j.Change}
+	for _, k := range []ChangeKind{Added, Deleted, Modified, ModeChanged, TypeChanged} {
+		if k.String() == j.Change {
+			c.Kind = k
+		}
+	}
+	var err error
+	if c.Old, err = j.Old.entry(); err != nil {
+		return c, err
+	}
+	c.New, err = j.New.entry()
+	return c, err
+}
+
+// StatusResponse answers GET /v1/status.
+type StatusResponse struct {
+	Base    string       `json:"base"`
+	Current string       `json:"current"`
+	Changes []ChangeJSON `json:"changes"`
+	Stats   Stats        `json:"stats"`
+	Watch   *WatchInfo   `json:"watch,omitempty"`
+}
+
+// FileDiffJSON is one path of a diff, with both contents (base64; absent
+// when not a captured regular file or too large).
+type FileDiffJSON struct {
+	ChangeJSON
+	OldData []byte `json:"old_data,omitempty"`
+	NewData []byte `json:"new_data,omitempty"`
+}
+
+// DiffResponse answers GET /v1/diff.
+type DiffResponse struct {
+	From  string         `json:"from"`
+	To    string         `json:"to"`
+	Files []FileDiffJSON `json:"files"`
+}
+
+// TurnsResponse answers GET /v1/sessions/{session}/turns: the turns undo
+// can revert and the undone ones redo can bring back, newest first.
+type TurnsResponse struct {
+	Session string      `json:"session"`
+	Turns   []*TurnJSON `json:"turns"`
+	Redo    []*TurnJSON `json:"redo"`
+}
+
+// PathEntryJSON is one path of a snapshot.
+type PathEntryJSON struct {
+	Path  string    `json:"path"`
+	Entry EntryJSON `json:"entry"`
+}
+
+// ShowResponse answers GET /v1/snapshots/{id}.
+type ShowResponse struct {
+	ID      string          `json:"id"`
+	Files   int64           `json:"files"`
+	Bytes   int64           `json:"bytes"`
+	Entries []PathEntryJSON `json:"entries"`
+	Turns   []*TurnJSON     `json:"turns"`
+}
+
+// SessionJSON is one session of GET /v1/sessions.
+type SessionJSON struct {
+	Name        string    `json:"name"`
+	Short       string    `json:"short"`
+	Agent       string    `json:"agent,omitempty"`
+	Turns       int       `json:"turns"`
+	Redo        int       `json:"redo"`
+	Open        bool      `json:"open"`
+	LastTurn    time.Time `json:"last_turn,omitzero"`
+	LastMessage string    `json:"last_message,omitempty"`
+}
+
+// SessionsResponse answers GET /v1/sessions.
+type SessionsResponse struct {
+	Sessions []SessionJSON `json:"sessions"`
+}
+
+// HealthResponse answers GET /v1/health.
+type HealthResponse struct {
+	OK       bool   `json:"ok"`
+	API      string `json:"api"` // "v1"
+	WorkTree string `json:"work_tree"`
+	Store    string `json:"store"`
+	PID      int    `json:"pid"`
+}

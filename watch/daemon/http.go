@@ -1,0 +1,231 @@
+package daemon
+
+// HTTP on the daemon's socket, and on loopback TCP with a bearer token
+// (see "HTTP" in doc.go).
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// TokenFile is the bearer token's file in the store (0600).
+const TokenFile = "api.token"
+
+// LoadToken returns the store's bearer token for TCP clients; with
+// create, one is made (32 random bytes, hex, mode 0600) when there is
+// none.
+func LoadToken(storeDir string, create bool) (string, error) {
+	p := filepath.Join(storeDir, TokenFile)
+	data, err := os.ReadFile(p)
+	if err == nil {
+		tok := strings.TrimSpace(string(data))
+		if len(tok) < 32 {
+			return "", fmt.Errorf("daemon: %s holds no token (remove it to make one)", p)
+		}
+		return tok, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || !create {
+		return "", fmt.Errorf("daemon: token: %w", err)
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("daemon: token: %w", err)
+	}
+	tok := hex.EncodeToString(b[:])
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return LoadToken(storeDir, false) // another made it meanwhile
+	}
+	if err != nil {
+		return "", fmt.Errorf("daemon: token: %w", err)
+	}
+	_, werr := f.WriteString(tok + "\n")
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(p)
+		return "", fmt.Errorf("daemon: token: %w", err)
+	}
+	return tok, nil
+}
+
+// CheckLoopback refuses an address to listen on that is not a loopback
+// IP address with a port ("localhost" is 127.0.0.1).
+func CheckLoopback(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("daemon: listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return "", fmt.Errorf("daemon: listen address %q: only a loopback address (127.0.0.1, ::1) is served", addr)
+	}
+	if port == "" {
+		return "", fmt.Errorf("daemon: listen address %q: no port", addr)
+	}
+	return net.JoinHostPort(ip.String(), port), nil
+}
+
+// connListener hands the connections whose first byte is not a frame's
+// to the HTTP server.
+type connListener struct {
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
+	addr net.Addr
+}
+
+func newConnListener(addr net.Addr) *connListener {
+	return &connListener{ch: make(chan net.Conn), done: make(chan struct{}), addr: addr}
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.ch:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *connListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *connListener) Addr() net.Addr { return l.addr }
+
+// push hands c over; false once the listener is closed.
+func (l *connListener) push(c net.Conn) bool {
+	select {
+	case l.ch <- c:
+		return true
+	case <-l.done:
+		return false
+	}
+}
+
+// peekedConn is a connection whose first bytes were read into r.
+type peekedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// startHTTP starts serving HTTP (when the Config has a handler) on the
+// socket's HTTP connections and on the TCP listener.
+func (d *Server) startHTTP(ctx context.Context) {
+	if d.c.HTTP == nil {
+		return
+	}
+	h := d.countHTTP(d.c.HTTP)
+	base := func(net.Listener) context.Context { return ctx }
+	d.hconns = newConnListener(d.ln.Addr())
+	d.hsrv = &http.Server{Handler: h, BaseContext: base, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: 64 << 10}
+	// One request per connection: a connection is never idle, so a
+	// stopping daemon never closes one a client is about to use, and a
+	// connection that ends without an answer means the daemon died.
+	d.hsrv.SetKeepAlivesEnabled(false)
+	go func() { _ = d.hsrv.Serve(d.hconns) }()
+	if d.tcp != nil {
+		d.tsrv = &http.Server{Handler: requireToken(d.c.Token, h), BaseContext: base, ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+		d.tsrv.SetKeepAlivesEnabled(false)
+		go func() { _ = d.tsrv.Serve(d.tcp) }()
+	}
+}
+
+// stopHTTP shuts the HTTP servers down once every request counted has
+// ended (or the stop is hard): connections accepted meanwhile get their
+// answer (503, nothing ran) before they close, for at most stopGrace.
+func (d *Server) stopHTTP() {
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
+	defer cancel()
+	select {
+	case <-d.hard:
+		cancel()
+	default:
+	}
+	for _, s := range []*http.Server{d.hsrv, d.tsrv} {
+		if s != nil && s.Shutdown(ctx) != nil {
+			_ = s.Close()
+		}
+	}
+}
+
+// refuseHTTP answers an HTTP connection that came once the daemon's
+// HTTP server stopped: 503, nothing ran.
+func refuseHTTP(c net.Conn) {
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	body := `{"error":"turnback: the daemon is stopping; nothing was run","code":4,"kind":"stopping"}` + "\n"
+	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+}
+
+// countHTTP makes every request but a health check count as work (the
+// daemon is not idle meanwhile, and a stop waits for it); once the
+// daemon stops, requests are refused with 503 (nothing ran: the client
+// runs it itself once the store is free).
+func (d *Server) countHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/health" || r.URL.Path == "/v1/openapi.json" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		d.mu.Lock()
+		select {
+		case <-d.stopped:
+			d.mu.Unlock()
+			writeJSONError(w, http.StatusServiceUnavailable, "turnback: the daemon is stopping; nothing was run", 4, "stopping")
+			return
+		default:
+		}
+		d.busy++
+		d.httpActive.Add(1)
+		d.mu.Unlock()
+		defer func() {
+			d.mu.Lock()
+			d.busy--
+			d.lastDone = time.Now()
+			d.mu.Unlock()
+			d.httpActive.Done()
+		}()
+		d.requests.Add(1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// requireToken lets through the requests that carry the bearer token.
+func requireToken(token string, h http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="turnback"`)
+			writeJSONError(w, http.StatusUnauthorized, "turnback: a bearer token is required (turnback serve --print-token)", 2, "unauthorized")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSONError(w http.ResponseWriter, status int, msg string, code int, kind string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "{\"error\":%q,\"code\":%d,\"kind\":%q}\n", msg, code, kind)
+}
