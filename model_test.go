@@ -70,7 +70,8 @@ package turnback_test
 // rule) and the README. A conflict is a path the
 // undo or redo would change (it does not already hold its target) whose
 // content differs from what the newest undone turn left there (undo) or
-// what the undo or previous redo left there (redo). redo N redoes turn by
+// what the undo left there (redo; for a path an earlier redo of the same
+// undo set, what that redo left there). redo N redoes turn by
 // turn and stops at the first turn with a conflict, keeping the turns
 // already redone (as Repo.Redo documents). Where the design leaves a case
 // open the model takes a side, stated here so a failure can be judged:
