@@ -334,6 +334,9 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 		all                 struct{ restored, deleted, made, conflicts, notRestorable []string }
 	)
 	calls := n
+	// A conflict in any step refuses the whole redo (all or nothing):
+	// the session as the open turn's closing left it, the folder as is.
+	simClosed, fsBefore := sim.clone(), fs
 	for i := 0; i < n && len(sim.redo) > 0; i++ {
 		g := sim.redo[len(sim.redo)-1]
 		var changed []string
@@ -457,6 +460,9 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 	}
 	if err != nil {
 		res = ce.Result
+	}
+	if stopConflicts != nil {
+		sim, fs, done, turns, plans = simClosed, fsBefore, 0, 0, nil
 	}
 	h.logf("%s -> turns %d nothing %v paths %q restored %q deleted %q created %q conflicts %q not restorable %v (err %v)",
 		what, res.Turns, res.Nothing, res.Paths, res.Restored, res.Deleted, res.Created, notePaths(res.Conflicts), res.NotRestorable, err)

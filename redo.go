@@ -15,9 +15,12 @@ import (
 
 // Redo re-applies undone turns one at a time, oldest first; a partial
 // undo (UndoOptions.Paths) is redone in one step that puts its paths
-// back. It stops at the first conflict (returning a *ConflictError after
-// the turns already redone) unless o.Force is set. With o.DryRun nothing
-// is changed and the result's DryRun says what would be.
+// back. A conflict in any of the n steps (each planned against the state
+// the steps before would leave, as the dry run does) returns a
+// *ConflictError listing it and changes nothing, unless o.Force is set:
+// all or nothing, as undo. (An edit made while the redo runs can still
+// stop it after the steps already done.) With o.DryRun nothing is
+// changed and the result's DryRun says what would be.
 func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
@@ -31,6 +34,16 @@ func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 	}
 	if err := r.closeForRedo(ctx); err != nil {
 		return nil, err
+	}
+	if n > 1 && !o.Force {
+		if _, err := r.redoDry(ctx, n, false); err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) {
+				res := &RestoreResult{Conflicts: ce.Result.Conflicts}
+				return res, &ConflictError{Result: res}
+			}
+			return nil, err
+		}
 	}
 	total := &RestoreResult{}
 	for i := 0; i < n; i++ {

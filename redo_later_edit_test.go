@@ -5,7 +5,8 @@ package turnback_test
 // exit 3, nothing changed, unless --force). It did not: each step
 // recorded the state it left, the user's edit included, as what the
 // next step expects, so the next step overwrote the edit without a
-// conflict (the edit stayed in that step's checkpoint).
+// conflict (the edit stayed in that step's checkpoint). And redo N,
+// refused at a later step, kept the steps before (now all or nothing).
 
 import (
 	"errors"
@@ -47,54 +48,57 @@ func wantConflict(t *testing.T, what string, res *turnback.RestoreResult, err er
 func TestRegressRedoLaterTurnEdited(t *testing.T) {
 	t.Parallel()
 	file := func(data string) mnode { return mnode{kind: mFile, mode: 0o644, data: data} }
+	undone := mtree{"a.txt": file("a0"), "b.txt": file("the user's edit")}
 	afterTurn1 := mtree{"a.txt": file("a1"), "b.txt": file("the user's edit")}
 	for _, c := range []struct {
-		name string
-		redo func(rt *regressTree) (*turnback.RestoreResult, error)
+		name   string
+		n      int                                                    // redo N refused, then forced
+		before func(rt *regressTree) (*turnback.RestoreResult, error) // redo N refused after this
+		want   mtree                                                  // after the refusal
 	}{
-		{"redo 2", func(rt *regressTree) (*turnback.RestoreResult, error) {
-			return rt.repo.Redo(rt.ctx, 2, turnback.RedoOptions{})
-		}},
-		{"redo, redo", func(rt *regressTree) (*turnback.RestoreResult, error) {
-			res, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
-			rt.do("the first redo (turn 1: its paths are clean)", err)
-			if res.Turns != 1 || len(res.Conflicts) > 0 {
-				rt.t.Fatalf("the first redo: %+v, want turn 1 redone without conflicts", res)
-			}
+		// All or nothing: turn 1 is clean, but the redo changes nothing.
+		{"redo 2", 2, nil, undone},
+		{"redo, redo", 1, func(rt *regressTree) (*turnback.RestoreResult, error) {
 			return rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
-		}},
+		}, afterTurn1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			rt := laterEditTree(t)
-			// The dry run reports the conflict of the second step too.
+			// The dry run of both reports the second step's conflict.
 			res, err := rt.repo.Redo(rt.ctx, 2, turnback.RedoOptions{DryRun: true})
 			wantConflict(t, "redo 2 --dry-run", res, err, "b.txt")
 			if res.DryRun == nil || !res.DryRun.Stopped || res.DryRun.Turns != 1 {
 				t.Fatalf("redo 2 --dry-run: preview %+v, want stopped after turn 1", res.DryRun)
 			}
-			res, err = c.redo(rt)
-			wantConflict(t, c.name, res, err, "b.txt")
-			rt.want(afterTurn1) // turn 1 redone, the edit untouched
-			if n := rt.redoable(); n != 1 {
-				t.Fatalf("after the refused redo: %d turns to redo, want 1 (turn 2)", n)
+			if c.before != nil {
+				res, err := c.before(rt)
+				rt.do("the first redo (turn 1: its paths are clean)", err)
+				if res.Turns != 1 || len(res.Conflicts) > 0 {
+					t.Fatalf("the first redo: %+v, want turn 1 redone without conflicts", res)
+				}
+				res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{DryRun: true})
+				wantConflict(t, "redo --dry-run", res, err, "b.txt")
 			}
-			// Refused again, and the dry run agrees.
-			res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{DryRun: true})
-			wantConflict(t, "redo --dry-run", res, err, "b.txt")
-			res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
-			wantConflict(t, "redo", res, err, "b.txt")
-			rt.want(afterTurn1)
+			res, err = rt.repo.Redo(rt.ctx, c.n, turnback.RedoOptions{})
+			wantConflict(t, c.name, res, err, "b.txt")
+			if res.Turns != 0 {
+				t.Fatalf("%s: %d turns redone, want 0", c.name, res.Turns)
+			}
+			rt.want(c.want)
+			if n := rt.redoable(); n != c.n {
+				t.Fatalf("after the refused redo: %d turns to redo, want %d", n, c.n)
+			}
 			// --force proceeds; the edit is in its checkpoint.
-			res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{Force: true})
+			res, err = rt.repo.Redo(rt.ctx, c.n, turnback.RedoOptions{Force: true})
 			rt.do("redo --force", err)
-			if got := notePaths(res.Conflicts); !slices.Equal(got, []string{"b.txt"}) {
-				t.Fatalf("redo --force: conflicts %q, want b.txt (overwritten)", got)
+			if got := notePaths(res.Conflicts); !slices.Equal(got, []string{"b.txt"}) || res.Turns != c.n {
+				t.Fatalf("redo --force: %d turns, conflicts %q, want %d turns, b.txt (overwritten)", res.Turns, got, c.n)
 			}
 			rt.want(mtree{"a.txt": file("a1"), "b.txt": file("b1")})
 			_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
 			rt.do("restore the checkpoint", err)
-			rt.want(afterTurn1)
+			rt.want(c.want)
 		})
 	}
 	// An edit of turn 1's file stops the first step: nothing is redone.
@@ -127,6 +131,7 @@ func TestRegressRedoLaterTurnEdited(t *testing.T) {
 			func(h *harness) { h.diskWrite("b.txt", "the user's edit", 0o644, false) },
 			func(h *harness) { h.apiRedoWith(2, turnback.RedoOptions{DryRun: true}) },
 			func(h *harness) { h.apiRedo(2, false) },
+			func(h *harness) { h.apiRedo(1, false) },
 			func(h *harness) { h.apiRedo(1, false) },
 			func(h *harness) { h.apiRedo(1, true) },
 		)
