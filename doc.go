@@ -113,8 +113,11 @@
 //  4. The conflict rule. If a path that undo would change holds something
 //     other than what the newest undone turn that changed it left there
 //     (its after-state), or a path that redo would change holds something
-//     other than what the undo left there, the command changes nothing
-//     and returns a *ConflictError listing those paths. With force it
+//     other than what the undo left there (a path an earlier turn of the
+//     same redo set: what that turn's redo left), the command changes
+//     nothing and returns a *ConflictError listing those paths; a redo
+//     of several turns plans them all first, so a conflict in any of
+//     them leaves all undone. With force it
 //     proceeds, and by invariant 1 the edits it overwrites stay in the
 //     checkpoint.
 //  5. Confined. Every file operation goes through an os.Root on the work

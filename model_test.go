@@ -70,9 +70,10 @@ package turnback_test
 // rule) and the README. A conflict is a path the
 // undo or redo would change (it does not already hold its target) whose
 // content differs from what the newest undone turn left there (undo) or
-// what the undo or previous redo left there (redo). redo N redoes turn by
-// turn and stops at the first turn with a conflict, keeping the turns
-// already redone (as Repo.Redo documents). Where the design leaves a case
+// what the undo left there (redo; for a path an earlier redo of the same
+// undo set, what that redo left there). redo N plans turn by turn, each
+// against the state the ones before leave, and a conflict in any turn
+// refuses the whole redo, changing nothing (as Repo.Redo documents). Where the design leaves a case
 // open the model takes a side, stated here so a failure can be judged:
 //
 //   - a path an undo or redo must bring back whose parent directory is

@@ -15,9 +15,12 @@ import (
 
 // Redo re-applies undone turns one at a time, oldest first; a partial
 // undo (UndoOptions.Paths) is redone in one step that puts its paths
-// back. It stops at the first conflict (returning a *ConflictError after
-// the turns already redone) unless o.Force is set. With o.DryRun nothing
-// is changed and the result's DryRun says what would be.
+// back. A conflict in any of the n steps (each planned against the state
+// the steps before would leave, as the dry run does) returns a
+// *ConflictError listing it and changes nothing, unless o.Force is set:
+// all or nothing, as undo. (An edit made while the redo runs can still
+// stop it after the steps already done.) With o.DryRun nothing is
+// changed and the result's DryRun says what would be.
 func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	if r.remote != nil {
 		return r.remote.redo(ctx, n, o)
@@ -34,6 +37,16 @@ func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 	}
 	if err := r.closeForRedo(ctx); err != nil {
 		return nil, err
+	}
+	if n > 1 && !o.Force {
+		if _, err := r.redoDry(ctx, n, false); err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) {
+				res := &RestoreResult{Conflicts: ce.Result.Conflicts}
+				return res, &ConflictError{Result: res}
+			}
+			return nil, err
+		}
 	}
 	total := &RestoreResult{}
 	for i := 0; i < n; i++ {
@@ -102,6 +115,7 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 type redoStep struct {
 	turns   []int // the turns it redoes (a partial undo: whose paths)
 	paths   []string
+	scope   []string // every path it sets (what its turn changed)
 	actions []restore.Action
 	ignored []PathNote
 	res     *RestoreResult // conflicts and parent directories
@@ -160,6 +174,9 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	if err != nil {
 		return nil, err
 	}
+	for p := range left {
+		st.scope = append(st.scope, p)
+	}
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		return manifest.Find(ctx, loader, goal, p)
 	}, st.res, force)
@@ -170,19 +187,84 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	return st, err
 }
 
-// redone records in sess the redo of the top of its redo stack, which
-// left the state result.
-func redone(sess *sessionRecord, result cas.Hash) {
+// redone records in sess the redo of the top of its redo stack by st,
+// which left the state result. A whole undo's next turn is checked
+// against what the undo left, with only this step's own paths taken
+// from result: a path the user changed after the undo that this step
+// did not set is still a change (taking all of result would hide it,
+// and the next step would overwrite it without a conflict).
+func (r *Repo) redone(ctx context.Context, sess *sessionRecord, st *redoStep, result cas.Hash) error {
 	g := &sess.Redo[len(sess.Redo)-1]
 	if !g.partial() {
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
-		g.Expected = result.String()
+		if len(g.Turns) > 0 {
+			expected, err := r.nextExpected(ctx, g.Expected, st.scope, result)
+			if err != nil {
+				return err
+			}
+			g.Expected = expected.String()
+		}
 	}
 	if len(g.Turns) == 0 {
 		sess.Redo = sess.Redo[:len(sess.Redo)-1]
 	}
 	sess.Last = result.String()
+	return nil
+}
+
+// nextExpected is the state a redo step leaves where the undo or the
+// steps before left prev: prev with every path of scope as result has
+// it (and the parent directories result gives them, where prev has
+// none).
+func (r *Repo) nextExpected(ctx context.Context, prev string, scope []string, result cas.Hash) (cas.Hash, error) {
+	base, err := cas.ParseHash(prev)
+	if err != nil {
+		return cas.Hash{}, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+	}
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	changes := map[string]*manifest.Entry{}
+	for _, p := range scope {
+		e, err := manifest.Find(ctx, loader, result, p)
+		if err != nil {
+			return cas.Hash{}, err
+		}
+		if e == nil {
+			old, err := manifest.Find(ctx, loader, base, p)
+			if err != nil {
+				return cas.Hash{}, err
+			}
+			if old == nil {
+				continue // absent both ways (prev may have no directory above p)
+			}
+		}
+		changes[p] = e
+		for q := manifest.ParentPath(p); e != nil && q != ""; q = manifest.ParentPath(q) {
+			if _, ok := changes[q]; ok {
+				break
+			}
+			old, err := manifest.Find(ctx, loader, base, q)
+			if err != nil {
+				return cas.Hash{}, err
+			}
+			if old != nil && old.IsCapturedDir() {
+				break
+			}
+			if changes[q], err = manifest.Find(ctx, loader, result, q); err != nil {
+				return cas.Hash{}, err
+			}
+		}
+	}
+	if len(changes) == 0 {
+		return base, nil
+	}
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	h, err := manifest.Edit(ctx, loader, w, base, changes)
+	if err != nil {
+		return h, err
+	}
+	return h, w.Flush()
 }
 
 func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
@@ -209,9 +291,11 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, snap.Root, st.actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
-		redone(sess, result)
-		return []cas.Entry{sessionEntry(sess), notice}, nil
+	out, err := r.execute(ctx, snap.Root, st.actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+		if err := r.redone(ctx, sess, st, result); err != nil {
+			return nil, nil, err
+		}
+		return []cas.Entry{sessionEntry(sess), notice}, nil, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
@@ -268,7 +352,9 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		if now, err = r.predict(ctx, now, plan); err != nil {
 			return nil, err
 		}
-		redone(sess, now)
+		if err := r.redone(ctx, sess, st, now); err != nil {
+			return nil, err
+		}
 	}
 	if total.Turns == 0 && !total.Stopped {
 		return &RestoreResult{Nothing: true, DryRun: total}, nil

@@ -106,7 +106,7 @@ func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 // Blocked actions are reported as not restorable, except the parent
 // directories that actionsFor added (in res.parents): the path they were
 // added for says why it cannot be restored.
-func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte)) (*RestoreResult, error) {
+func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
 	out := &RestoreResult{}
 	orig, notes, byRef, err := r.refActions(ctx, actions)
 	if err != nil {
@@ -165,7 +165,10 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err := w.Flush(); err != nil {
 		return nil, err
 	}
-	writes, deletes := meta(cp, result)
+	writes, deletes, err := meta(cp, result)
+	if err != nil {
+		return nil, err
+	}
 	cpRec, err := r.checkpointEntry(ctx, cp)
 	if err != nil {
 		return nil, err
@@ -256,7 +259,7 @@ func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		}
 		return dryResult(p)
 	}
-	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
+	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) { return nil, nil, nil })
 	if err != nil {
 		return nil, err
 	}

@@ -148,11 +148,11 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+	out, err := r.execute(ctx, now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
-		return append(writes, sessionEntry(sess), notice), deletes
+		return append(writes, sessionEntry(sess), notice), deletes, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
