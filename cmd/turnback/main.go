@@ -175,7 +175,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
-		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g),
+		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newMCPCmd(g),
 	)
 	help.Fill(root)
 	root.InitDefaultHelpCmd()
