@@ -21,10 +21,10 @@ import (
 // surroundings. Tool calls that name no folder use Dir (-C) or, without
 // it, the working directory Cwd.
 type Config struct {
-	Cwd     string // the server's working directory (absolute)
+	Cwd     string // the server's working directory ("": the process's)
 	Dir     string // -C: the work tree, exactly ("": find it from Cwd)
 	Store   string // --store ("": TURNBACK_STORE or the default)
-	Session string // --session or TURNBACK_SESSION ("": none named)
+	Session string // --session ("": TURNBACK_SESSION, else none named)
 	Getenv  func(string) string
 	Version string // reported to the client
 }
@@ -42,25 +42,45 @@ var ErrUnknownSession = errors.New("turnback mcp: unknown session")
 // ErrUnsupported: an argument this build does not carry out yet.
 var ErrUnsupported = errors.New("turnback mcp: not supported yet")
 
+// ServeStdio runs the server on stdin and stdout (Serve).
+func ServeStdio(ctx context.Context, c Config) error {
+	return Serve(ctx, &sdk.StdioTransport{}, c)
+}
+
 // Serve runs the server on t until the client goes away or ctx ends.
 func Serve(ctx context.Context, t sdk.Transport, c Config) error {
-	err := NewServer(c).Run(ctx, t)
+	s, err := NewServer(c)
+	if err != nil {
+		return err
+	}
+	err = s.Run(ctx, t)
 	if err == nil || ctx.Err() != nil || errors.Is(err, sdk.ErrConnectionClosed) {
 		return nil
 	}
 	return fmt.Errorf("turnback mcp: %w", err)
 }
 
-// NewServer returns the server with every tool (tools.go).
-func NewServer(c Config) *sdk.Server {
+// NewServer returns the server with every tool (tools.go), for c with
+// its defaults filled in.
+func NewServer(c Config) (*sdk.Server, error) {
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
+	}
+	if c.Session == "" {
+		c.Session = c.Getenv("TURNBACK_SESSION")
+	}
+	if c.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("turnback mcp: current directory: %w", err)
+		}
+		c.Cwd = wd
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "turnback", Title: "turnback", Version: c.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 	})
 	addTools(s, &server{c: c})
-	return s
+	return s, nil
 }
 
 // instructions tell the client's model what the server is for.
