@@ -163,32 +163,36 @@ const (
 
 // addTools registers every tool of s on srv.
 func addTools(srv *sdk.Server, s *server) {
-	add(srv, s, "turnback_turns", "List the turns turnback recorded in the folder (one per agent prompt), newest first: number, message, time, files added/modified/deleted; undone turns (which turnback_redo brings back) are marked.", s.turns, nil)
-	add(srv, s, "turnback_show", "What one turn changed: its paths (added, modified, deleted, ...), without contents.", s.show, nil)
-	add(srv, s, "turnback_diff", "Unified diff of what a turn changed, between two snapshots, or since the last turn.", s.diff, nil)
-	add(srv, s, "turnback_status", "What changed in the folder since the session's last snapshot (edits made since the last turn ended), without recording anything.", s.status, nil)
-	add(srv, s, "turnback_undo", "Undo the last turns of the session: only the paths they changed go back to what they held before. If a path was edited since, nothing changes and the error names it. Returns the paths changed.", s.undo, count)
-	add(srv, s, "turnback_redo", "Bring back turns that turnback_undo undid, oldest first. Returns the paths changed.", s.redo, count)
+	add(srv, s, "turnback_turns", "List the turns turnback recorded in the folder (one per agent prompt), newest first: number, message, time, files added/modified/deleted; undone turns (which turnback_redo brings back) are marked.", s.turns)
+	add(srv, s, "turnback_show", "What one turn changed: its paths (added, modified, deleted, ...), without contents.", s.show)
+	add(srv, s, "turnback_diff", "Unified diff of what a turn changed, between two snapshots, or since the last turn.", s.diff)
+	add(srv, s, "turnback_status", "What changed in the folder since the session's last snapshot (edits made since the last turn ended), without recording anything.", s.status)
+	add(srv, s, "turnback_undo", "Undo the last turns of the session: only the paths they changed go back to what they held before. If a path was edited since, nothing changes and the error names it. Returns the paths changed.", s.undo)
+	add(srv, s, "turnback_redo", "Bring back turns that turnback_undo undid, oldest first. Returns the paths changed.", s.redo)
 }
 
-// count bounds the "count" argument of undo and redo in the schema.
-func count(sch *jsonschema.Schema) {
-	p := sch.Properties["count"]
-	lo, hi := 1.0, float64(maxCount)
-	p.Minimum, p.Maximum = &lo, &hi
+// bound sets the schema's bounds of the numbers: count (1 to maxCount),
+// turn and limit (1 or more).
+func bound(sch *jsonschema.Schema) {
+	one, most := 1.0, float64(maxCount)
+	for name, p := range sch.Properties {
+		switch name {
+		case "count":
+			p.Minimum, p.Maximum = &one, &most
+		case "turn", "limit":
+			p.Minimum = &one
+		}
+	}
 }
 
-// add registers one tool, its input schema derived from In (and
-// adjusted by tune), and maps its errors to tool errors the model can
-// read.
-func add[In, Out any](srv *sdk.Server, s *server, name, desc string, h func(context.Context, In) (Out, error), tune func(*jsonschema.Schema)) {
+// add registers one tool, its input schema derived from In (with its
+// bounds), and maps its errors to tool errors the model can read.
+func add[In, Out any](srv *sdk.Server, s *server, name, desc string, h func(context.Context, In) (Out, error)) {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("turnback mcp: schema of %s: %v", name, err)) // a programming error, caught by every test
 	}
-	if tune != nil {
-		tune(in)
-	}
+	bound(in)
 	sdk.AddTool(srv, &sdk.Tool{Name: name, Description: desc, InputSchema: in},
 		func(ctx context.Context, _ *sdk.CallToolRequest, args In) (*sdk.CallToolResult, Out, error) {
 			out, err := h(ctx, args)
