@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -90,8 +91,13 @@ const instructions = "turnback records every turn of the coding agent in this fo
 	"it refuses (changing nothing) when a path was edited since, naming it. After an undo or redo, read the paths it lists again before relying on them."
 
 // server carries the configuration to the tool handlers. It holds no
-// store between calls: each call opens the folder's store and closes it.
-type server struct{ c Config }
+// store between calls: each call opens the folder's store and closes
+// it. Calls the client sends at once run one after the other (mu): a
+// second Open of a store this process holds would wait for the lock.
+type server struct {
+	c  Config
+	mu sync.Mutex
+}
 
 // call is one tool call's open store, on the session it works on.
 type call struct {

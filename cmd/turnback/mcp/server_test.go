@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,7 +74,9 @@ func TestServeInMemory(t *testing.T) {
 	}
 	repo.Close()
 
-	srv, err := NewServer(Config{Cwd: base, Dir: "work", Store: store, Getenv: func(string) string { return "" }})
+	// No wait for a busy store: calls at once must not contend (below).
+	env := func(k string) string { return map[string]string{"TURNBACK_LOCK_WAIT": "0"}[k] }
+	srv, err := NewServer(Config{Cwd: base, Dir: "work", Store: store, Getenv: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +116,21 @@ func TestServeInMemory(t *testing.T) {
 	if strings.Join(got, "|") != "added café.txt|added new\nline.txt|added quote\".txt" {
 		t.Errorf("show: %q", got)
 	}
+	// Calls sent at once run one after the other, none waiting for a
+	// store the process itself holds.
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tool := []string{"turnback_status", "turnback_turns", "turnback_show"}[i%3]
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool})
+			if err != nil || res.IsError {
+				t.Errorf("%s at once: %v %+v", tool, err, res)
+			}
+		}()
+	}
+	wg.Wait()
 	var undo RestoreOut
 	call("turnback_undo", nil, &undo)
 	if strings.Join(undo.Deleted, "|") != "café.txt|new\nline.txt|quote\".txt" || undo.Turns != 1 {

@@ -195,6 +195,8 @@ func add[In, Out any](srv *sdk.Server, s *server, name, desc string, h func(cont
 	bound(in)
 	sdk.AddTool(srv, &sdk.Tool{Name: name, Description: desc, InputSchema: in},
 		func(ctx context.Context, _ *sdk.CallToolRequest, args In) (*sdk.CallToolResult, Out, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
 			out, err := h(ctx, args)
 			return nil, out, s.describe(err)
 		})
