@@ -39,10 +39,11 @@
 // status as the CLI's; read-write for undo and redo), and closes it
 // before it answers, so hooks and the CLI run between calls. Undo and
 // redo in a folder without a store fail (ErrNoStore) and create none.
-// While a watch daemon serves the folder it holds the store, and this
-// server cannot yet go through it: a call then fails at once with
-// ErrDaemon, saying how to stop the daemon, rather than waiting for the
-// lock.
+// While a watch daemon serves the folder it holds the store, and Open
+// cannot yet go through it: a call then opens without waiting for the
+// lock and fails at once with ErrDaemon, saying how to stop the daemon.
+// (When Open goes through a serving daemon by itself, the call simply
+// succeeds: nothing here needs to change.)
 //
 // # Failure behaviour
 //

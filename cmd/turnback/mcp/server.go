@@ -159,15 +159,18 @@ func (s *server) open(ctx context.Context, a common, access turnback.Access, lat
 			return nil, fmt.Errorf("%w: %s has no turnback store (turns are recorded by the agent's hooks: turnback init --AGENT)", ErrNoStore, termout.QuotePath(workTree))
 		}
 	}
-	if storeDir != "" {
-		if info, ok := daemon.Ping(storeDir); ok {
-			return nil, daemonError(info.PID, workTree)
-		}
-	}
 	opts := turnback.Options{Store: storeDir, Access: access,
 		Holder: fmt.Sprintf("turnback mcp (pid %d) in %s", os.Getpid(), workTree)}
 	if err := envopt.Apply(s.c.Getenv, &opts); err != nil {
 		return nil, fmt.Errorf("turnback mcp: %w", err)
+	}
+	if storeDir != "" {
+		if _, ok := daemon.Ping(storeDir); ok {
+			// A watch daemon holds the store for as long as it runs:
+			// waiting for the lock is of no use. (Once Open goes through
+			// a serving daemon by itself, it succeeds here.)
+			opts.LockWait = -1
+		}
 	}
 	repo, err := turnback.Open(ctx, workTree, opts)
 	if err != nil {
