@@ -224,6 +224,8 @@ func TestMCPUndo(t *testing.T) {
 		{"turnback_turns", map[string]any{"session": "bad name"}, "session name"},
 		{"turnback_undo", map[string]any{"folder": filepath.Join(e.base, "missing")}, "does not exist"},
 		{"turnback_status", map[string]any{"folder": "missing"}, "does not exist"},
+		{"turnback_status", map[string]any{"folder": "/"}, "refusing a work tree that is / or the home directory"},
+		{"turnback_turns", map[string]any{"folder": e.home}, "refusing a work tree that is / or the home directory"},
 		{"turnback_undo", map[string]any{"paths": []string{"a.txt"}}, "not supported yet"},
 		{"turnback_undo", map[string]any{"dry_run": true}, "not supported yet"},
 		{"turnback_undo", map[string]any{"bogus": 1}, "bogus"},
@@ -285,8 +287,10 @@ func TestMCPFolderAndSession(t *testing.T) {
 	// A watch daemon holds the store: the error says so, and how to stop it.
 	e.ok("watch", "--detach")
 	t.Cleanup(func() { e.run("watch", "--stop") })
-	if _, text := mcpCall(t, cs, true, "turnback_redo", map[string]any{"folder": e.dir}); !strings.Contains(text, "watch daemon") || !strings.Contains(text, "turnback watch --stop") {
-		t.Errorf("redo with a daemon: %s", text)
+	for _, tool := range []string{"turnback_redo", "turnback_turns", "turnback_status"} {
+		if _, text := mcpCall(t, cs, true, tool, map[string]any{"folder": e.dir}); !strings.Contains(text, "watch daemon") || !strings.Contains(text, "turnback watch --stop") {
+			t.Errorf("%s with a daemon: %s", tool, text)
+		}
 	}
 	e.ok("watch", "--stop")
 	if redo, _ := mcpCall(t, cs, false, "turnback_redo", map[string]any{"folder": e.dir, "session": "conv"}); redo["turns"] != 1.0 {
