@@ -187,14 +187,26 @@ func ccrRun(t *testing.T, e *cliEnv, claude, base, prompt string, flags ...strin
 	if err != nil {
 		t.Fatalf("claude -p %q failed: %v", prompt, err)
 	}
+	// Claude Code checks settings files against its settings schema as
+	// it loads them and names the entries it skips.
+	if out := stdout.String() + stderr.String(); strings.Contains(out, "settings entries were skipped") {
+		t.Errorf("Claude Code skipped settings entries:\n%s", out)
+	}
 }
 
-// ccrSetup prepares a project folder with "turnback init --claude" and
+// ccrSetup prepares a project folder whose .claude/settings.json is the
+// one init's golden test edits (testdata/init/claude.json: permissions,
+// other hooks, a model), with "turnback init --claude" run on it, and
 // starts the stand-in; it returns the folder, the stand-in and its URL.
 func ccrSetup(t *testing.T) (*cliEnv, *ccrModel, string) {
 	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
+	settings, err := os.ReadFile(filepath.Join("testdata", "init", "claude.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(".claude/settings.json", string(settings))
 	e.ok("init", "--claude")
 	model := &ccrModel{t: t, file: e.path("hello.txt")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,7 @@ type globals struct {
 	loc    *time.Location
 	local  *autowatch.Local // set when this process opened the store itself
 	agent  string           // the hook's agent (turnback.Options.Agent)
+	noted  bool             // the "using session" note was printed
 	opts   turnback.Options // how openRepo opened the store (Session: as given)
 }
 
@@ -113,11 +115,12 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 
 // pickSession returns the Repo a command works on: repo, or a view of it
 // on the session that the name given stands for (a unique prefix, see
-// turnback.Repo.FindSession) or, for undo, redo, log and end given none,
-// on the session of the folder's newest turn when "default" has none
-// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or
-// two live sessions to choose from, is exit 2 listing them. A command
-// run for an agent (--agent) takes its session as named.
+// turnback.Repo.FindSession) or, for a command that uses a session's
+// turns (usesTurns) given none, on the session of the folder's newest
+// turn when "default" has none (turnback.Repo.LatestSession; said on
+// stderr). An ambiguous name, or two live sessions to choose from, is
+// exit 2 listing them. A command run for an agent (--agent) takes its
+// session as named.
 func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnback.Repo, error) {
 	ctx, pick := cmd.Context(), repo.Session()
 	var err error
@@ -125,9 +128,10 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 	case g.agent != "": // an agent names its session exactly
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)
-	case cmd.Name() == "undo" || cmd.Name() == "redo" || cmd.Name() == "log" || cmd.Name() == "end":
+	case usesTurns(cmd):
 		var s turnback.SessionInfo
-		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick {
+		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick && !g.noted {
+			g.noted = true // once, also when status runs twice (a full disk)
 			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
 		}
 		pick = s.Name
@@ -143,6 +147,14 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 	o := g.opts
 	o.Session = pick
 	return repo.View(o)
+}
+
+// usesTurns: what cmd does depends on its session's turns: undo, redo,
+// log, end; status and diff without ids (since the last snapshot); show
+// (the turns at the id) and restore (its checkpoint's place among them).
+func usesTurns(cmd *cobra.Command) bool {
+	n := cmd.Name()
+	return strings.Contains(" undo redo log end status show restore ", " "+n+" ") || n == "diff" && cmd.Flags().NArg() == 0
 }
 
 // print writes a command's outcome: doc with --json, else what human

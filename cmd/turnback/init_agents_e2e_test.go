@@ -55,7 +55,12 @@ func TestInitRoundTrip(t *testing.T) {
 				return b.String()
 			}
 			r := e.ok("init", "--"+agent)
-			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n"+cmdLines("added the turnback command /%s: %s\n") {
+			trust := ""
+			if agent == "codex" {
+				trust = "Codex runs a project's hooks only in a project you trust, and a hook only once you trust it: " +
+					"start codex in the folder, trust it, and trust turnback's hooks in /hooks (codex exec skips hooks not yet trusted without a word)\n"
+			}
+			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n"+trust+cmdLines("added the turnback command /%s: %s\n") {
 				t.Errorf("init:\n%s", r)
 			}
 			got := e.read(rel)
@@ -217,4 +222,47 @@ func TestInitRemoveCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.home, ".claude")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("~/.claude after --remove: %v", err)
 	}
+}
+
+// TestInitRemoveKeepsFoldersItDidNotMake: init --remove deletes a
+// command folder only when init made it. A folder that was there before,
+// even empty, stays, and the whole project is as it was byte for byte;
+// a folder init made goes, with the .claude it made for the settings.
+func TestInitRemoveKeepsFoldersItDidNotMake(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	e.hkOnPath()
+	e.write("README.md", "# my project\n")
+	for _, d := range []string{".claude/commands", ".gemini/commands"} {
+		if err := os.MkdirAll(e.path(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := e.tree()
+	for _, a := range []string{"claude", "gemini"} {
+		var doc struct {
+			Commands struct{ Written []string }
+		}
+		if e.okJSON(&doc, "init", "--"+a); len(doc.Commands.Written) != 3 {
+			t.Errorf("init --%s wrote commands %v", a, doc.Commands.Written)
+		}
+		if data := e.read("." + a + "/commands/undo." + map[string]string{"claude": "md", "gemini": "toml"}[a]); bytes.Contains(data, []byte("made this folder")) {
+			t.Errorf("init --%s says it made a folder that was there:\n%s", a, data)
+		}
+		e.ok("init", "--"+a, "--remove")
+	}
+	e.same("after init and init --remove with empty command folders", before)
+
+	// A fresh project: init makes .claude and .claude/commands, and the
+	// removal takes both.
+	if err := os.RemoveAll(e.path(".claude")); err != nil {
+		t.Fatal(err)
+	}
+	before = e.tree()
+	e.ok("init", "--claude")
+	if data := e.read(".claude/commands/redo.md"); !bytes.HasPrefix(data, []byte("---\n# turnback init made this folder\n# written by turnback init")) {
+		t.Errorf("redo.md of an init that made its folder:\n%s", data)
+	}
+	e.ok("init", "--claude", "--remove")
+	e.same("after init and init --remove in a fresh project", before)
 }

@@ -88,6 +88,9 @@ type Agent struct {
 	// blocked, for an agent whose prompt hook may block the prompt, is
 	// what the hook prints to block it and show the user out (Run).
 	blocked func(out string) any
+	// Trust, when set, is what the user must do before the agent runs
+	// hooks init added (init prints it).
+	Trust string
 }
 
 // all lists the agents, in the order help and errors name them.

@@ -19,4 +19,6 @@ var codex = &Agent{
 	},
 	parse:   parseCommon([]string{"UserPromptSubmit"}, []string{"Stop"}),
 	Context: true,
+	Trust: "Codex runs a project's hooks only in a project you trust, and a hook only once you trust it: " +
+		"start codex in the folder, trust it, and trust turnback's hooks in /hooks (codex exec skips hooks not yet trusted without a word)",
 }

@@ -95,8 +95,13 @@ func (a *Agent) installCommands(cdir, command string) (CommandsResult, error) {
 	if cdir == "" {
 		return res, nil
 	}
+	_, err := os.Lstat(cdir)
+	made := errors.Is(err, os.ErrNotExist)
 	for _, name := range Commands {
 		file, data := a.commandFile(name, a.Bin(command))
+		if made {
+			data = madeDir(data)
+		}
 		path := filepath.Join(cdir, file)
 		old, rerr := os.ReadFile(path)
 		switch {
@@ -116,15 +121,29 @@ func (a *Agent) installCommands(cdir, command string) (CommandsResult, error) {
 	return res, nil
 }
 
+// dirMark is in the command files of an init that made their directory:
+// removal deletes the directory only then (when empty), never one that
+// was there before, empty or not.
+const dirMark = "# turnback init made this folder\n"
+
+// madeDir adds dirMark to a command file's content, after its first line
+// (a comment line in both formats, or Claude Code's "---").
+func madeDir(data []byte) []byte {
+	i := bytes.IndexByte(data, '\n') + 1
+	return append(append(append([]byte{}, data[:i]...), dirMark...), data[i:]...)
+}
+
 // removeCommands deletes the command files init wrote (those with
 // commandMark) from the command directory cdir, and returns their
 // paths; a file without the mark is the user's and stays. The
-// directory goes too when that leaves it empty (init made it).
+// directory goes too when that leaves it empty and a file said init
+// made it (dirMark).
 func (a *Agent) removeCommands(cdir string) ([]string, error) {
 	var removed []string
 	if cdir == "" {
 		return removed, nil
 	}
+	made := false
 	for _, name := range Commands {
 		file, _ := a.commandFile(name, "")
 		path := filepath.Join(cdir, file)
@@ -133,6 +152,7 @@ func (a *Agent) removeCommands(cdir string) ([]string, error) {
 			continue
 		}
 		if err == nil {
+			made = made || bytes.Contains(old, []byte(dirMark))
 			err = os.Remove(path)
 		}
 		if err != nil {
@@ -140,7 +160,7 @@ func (a *Agent) removeCommands(cdir string) ([]string, error) {
 		}
 		removed = append(removed, path)
 	}
-	if len(removed) > 0 {
+	if made {
 		os.Remove(cdir) // only if empty
 	}
 	return removed, nil

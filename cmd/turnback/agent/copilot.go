@@ -8,7 +8,9 @@ import "strings"
 // or $COPILOT_HOME/hooks). Copilot CLI runs userPromptSubmitted (snap)
 // and agentStop (end), entries {type, bash, powershell, timeoutSec};
 // VS Code runs UserPromptSubmit and Stop, entries {type, command,
-// timeout}: the file holds both, one set for each. Copilot CLI's
+// timeout}: the file holds both, one set for each. Copilot CLI 1.0 runs
+// both sets for one prompt (at once): the second snap closes the first
+// one's turn, which changed nothing. Copilot CLI's
 // camel-case events send sessionId and no event name (an event with a
 // prompt is the prompt's, one without is agentStop: init installs no
 // other); PascalCase events send hook_event_name, and session_id or

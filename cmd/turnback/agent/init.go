@@ -154,6 +154,9 @@ func (r InitResult) Print(w io.Writer, asJSON bool) {
 	default:
 		fmt.Fprintf(w, "%s already has turnback's hooks; nothing changed\n", path)
 	}
+	if r.Agent.Trust != "" && r.Changed && !r.Remove {
+		fmt.Fprintln(w, r.Agent.Trust)
+	}
 	if r.OffPath && r.Changed {
 		fmt.Fprintf(w, "turnback is not on PATH: the hooks run %s (run init again if you move it)\n", termout.SafeText(r.Command))
 	}

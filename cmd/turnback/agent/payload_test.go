@@ -22,17 +22,28 @@ func TestPayloads(t *testing.T) {
 		"claude_cwd_gone": Snap, "claude_no_cwd": Snap, "claude_no_session_id": Snap,
 		"gemini_before_agent": Snap, "gemini_after_agent": End, "gemini_session_end": End, "gemini_before_tool": None,
 		"gemini_cwd_gone": Snap, "gemini_no_cwd": Snap, "gemini_no_session_id": Snap,
+		// Recorded from Gemini CLI 0.61.0 running TestGeminiRealSlashUndo's turns.
+		"gemini_real_before_agent": Snap, "gemini_real_after_agent": End, "gemini_real_session_end": End, "gemini_real_before_agent_undo": Snap,
 		"codex_user_prompt_submit": Snap, "codex_stop": End, "codex_pre_tool_use": None,
 		"codex_cwd_gone": Snap, "codex_no_cwd": Snap, "codex_no_session_id": Snap,
+		// Recorded from Codex CLI 0.171.0 running TestCodexRealTurn's turn.
+		"codex_real_user_prompt_submit": Snap, "codex_real_stop": End,
 		"copilot_user_prompt_submitted": Snap, "copilot_agent_stop": End,
 		"copilot_vscode_user_prompt_submit": Snap, "copilot_vscode_stop": End,
 		"copilot_cli_user_prompt_submit": Snap, "copilot_cli_stop": End,
 		"copilot_cwd_gone": Snap, "copilot_no_cwd": Snap, "copilot_no_session_id": Snap,
+		// Recorded from Copilot CLI 1.0.102 running TestCopilotRealTurn's turn:
+		// for one prompt it fires both spellings of each event.
+		"copilot_real_user_prompt_submitted": Snap, "copilot_real_user_prompt_submit": Snap,
+		"copilot_real_agent_stop": End, "copilot_real_stop": End,
 		"cursor_before_submit_prompt": Snap, "cursor_stop": End, "cursor_after_file_edit": None,
 		"cursor_cwd_gone": Snap, "cursor_no_cwd": Snap, "cursor_no_session_id": Snap,
 		"cursor_undo": Run, "cursor_redo": Run,
 		"qwen_user_prompt_submit": Snap, "qwen_continuation": None, "qwen_stop": End, "qwen_session_end": End,
 		"qwen_pre_tool_use": None, "qwen_cwd_gone": Snap, "qwen_no_cwd": Snap, "qwen_no_session_id": Snap,
+		// Recorded from Qwen Code 0.24.4 running TestQwenRealTurn's turn: the
+		// tool result going back to the model fires UserPromptSubmit with "".
+		"qwen_real_user_prompt_submit": Snap, "qwen_real_continuation": None, "qwen_real_stop": End,
 		// turnback's own commands are prompts too (Plan does not snap for them).
 		"claude_user_prompt_undo": Snap, "claude_user_prompt_question": Snap, "gemini_before_agent_undo": Snap,
 	}
@@ -40,6 +51,7 @@ func TestPayloads(t *testing.T) {
 	unnamed := map[string]string{
 		"copilot_user_prompt_submitted": "userPromptSubmitted", "copilot_agent_stop": "agentStop",
 		"copilot_cwd_gone": "userPromptSubmitted", "copilot_no_cwd": "userPromptSubmitted", "copilot_no_session_id": "userPromptSubmitted",
+		"copilot_real_user_prompt_submitted": "userPromptSubmitted", "copilot_real_agent_stop": "agentStop",
 	}
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "hooks", "*.json"))
 	if err != nil || len(files) == 0 {
