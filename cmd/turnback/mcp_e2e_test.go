@@ -258,10 +258,13 @@ func TestMCPFolderAndSession(t *testing.T) {
 	if turns["session"] != "conv-1234" || turns["agent"] != "claude" || len(turns["turns"].([]any)) != 1 {
 		t.Errorf("turns: %v", turns)
 	}
-	// The default session has no turns: status (which never picks
-	// another session) names it; a prefix names the agent's.
-	if st, _ := mcpCall(t, cs, false, "turnback_status", map[string]any{"folder": e.dir}); st["session"] != "default" {
+	// The default session has no turns: status takes the agent's too
+	// (as the CLI's does), and so does a prefix.
+	if st, _ := mcpCall(t, cs, false, "turnback_status", map[string]any{"folder": e.dir}); st["session"] != "conv-1234" {
 		t.Errorf("status: %v", st)
+	}
+	if st, _ := mcpCall(t, cs, false, "turnback_status", map[string]any{"folder": e.dir, "session": "default"}); st["session"] != "default" {
+		t.Errorf("status of default: %v", st)
 	}
 	undo, _ := mcpCall(t, cs, false, "turnback_undo", map[string]any{"folder": e.dir, "session": "conv"})
 	if undo["session"] != "conv-1234" || undo["turns"] != 1.0 {

@@ -25,12 +25,13 @@
 // the CLI does, the store is the nearest folder above with one
 // (envopt.Locate). The session is the session argument, else --session
 // or TURNBACK_SESSION, each a name or a unique prefix
-// (turnback.Repo.FindSession); unlike the CLI, a name no session has is
-// an error (ErrUnknownSession), since these tools never start one.
-// With none named, undo, redo, turns, show and diff of a turn take the
+// (turnback.Repo.FindSession); unlike the CLI, a name no session has
+// (but "default") is an error (ErrUnknownSession), since these tools
+// never start one.
+// With none named, every tool but a diff from a snapshot id takes the
 // session of the folder's newest turn when "default" has none
-// (turnback.Repo.LatestSession), and status takes "default", as the
-// CLI's commands do; two live sessions are an error that lists them.
+// (turnback.Repo.LatestSession), as the CLI's commands do; two live
+// sessions are an error that lists them.
 //
 // # Stores and daemons
 //

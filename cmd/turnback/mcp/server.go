@@ -137,8 +137,8 @@ func (s *server) locate(folder string) (workTree, storeDir string, err error) {
 
 // open opens the store of the call's folder with access and picks the
 // session (see pick). latest: a call that names no session may work on
-// the session of the folder's newest turn (undo, redo, turns), as the
-// CLI's undo, redo and log do.
+// the session of the folder's newest turn, as the CLI's commands do
+// (all but diff between two snapshot ids).
 func (s *server) open(ctx context.Context, a common, access turnback.Access, latest bool) (*call, error) {
 	name := a.Session
 	if name == "" {
@@ -196,8 +196,8 @@ func daemonError(pid int, workTree string) error {
 }
 
 // pick returns the call on the session name stands for (a unique
-// prefix, see turnback.Repo.FindSession; an unknown one is an error:
-// these tools never start a session) or, with no name and latest, on
+// prefix, see turnback.Repo.FindSession; an unknown one other than
+// "default" is an error: these tools never start a session) or, with no name and latest, on
 // the session of the folder's newest turn when "default" has none
 // (turnback.Repo.LatestSession); otherwise on "default".
 func pick(ctx context.Context, repo *turnback.Repo, o turnback.Options, name string, latest bool) (*call, error) {
@@ -208,7 +208,8 @@ func pick(ctx context.Context, repo *turnback.Repo, o turnback.Options, name str
 	var chosen string
 	switch {
 	case name != "":
-		if chosen, err = repo.FindSession(ctx, name); err == nil && !slices.ContainsFunc(list, func(s turnback.SessionInfo) bool { return s.Name == chosen }) {
+		known := func(s turnback.SessionInfo) bool { return s.Name == chosen }
+		if chosen, err = repo.FindSession(ctx, name); err == nil && chosen != turnback.DefaultSession && !slices.ContainsFunc(list, known) {
 			err = fmt.Errorf("%w %q: %s", ErrUnknownSession, name, sessionList(list))
 		}
 	case latest:

@@ -44,7 +44,7 @@ type DiffIn struct {
 // StatusIn are turnback_status' arguments.
 type StatusIn struct {
 	Folder  string `json:"folder,omitempty" jsonschema:"the project folder (default: the server's working directory; the nearest folder above it with a turnback store is used)"`
-	Session string `json:"session,omitempty" jsonschema:"the session (agent conversation) name or a unique prefix of it (default: the default session)"`
+	Session string `json:"session,omitempty" jsonschema:"the session (agent conversation) name or a unique prefix of it (default: the session of the folder's newest turn)"`
 }
 
 // UndoIn are turnback_undo's arguments.
@@ -375,7 +375,7 @@ func (s *server) diff(ctx context.Context, in DiffIn) (DiffOut, error) {
 	if in.To != "" && in.From == "" {
 		return out, errors.New("to needs from")
 	}
-	c, err := s.open(ctx, common{in.Folder, in.Session}, turnback.AccessRead, in.Turn != 0)
+	c, err := s.open(ctx, common{in.Folder, in.Session}, turnback.AccessRead, in.From == "")
 	if err != nil {
 		return out, err
 	}
@@ -420,7 +420,7 @@ func (s *server) diff(ctx context.Context, in DiffIn) (DiffOut, error) {
 
 func (s *server) status(ctx context.Context, in StatusIn) (StatusOut, error) {
 	var out StatusOut
-	c, err := s.open(ctx, common{in.Folder, in.Session}, turnback.AccessReadPreferWrite, false)
+	c, err := s.open(ctx, common{in.Folder, in.Session}, turnback.AccessReadPreferWrite, true)
 	if err != nil {
 		return out, err
 	}
