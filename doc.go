@@ -26,8 +26,12 @@
 //   - Snapshot: a root tree. Its id is its hash: an unchanged work tree
 //     always gets the same id. Every snapshot has a record (a capture, a
 //     checkpoint or the result of a restore) so ids can be listed,
-//     resolved from a unique prefix (ErrUnknownID, ErrAmbiguousID) and
-//     kept by GC.
+//     resolved from a unique prefix of at least MinIDPrefix hex digits
+//     (ErrShortID, ErrBadRef, ErrUnknownID, ErrAmbiguousID) and kept by
+//     GC. Where an id is accepted, a turn reference also is: @N, the
+//     state after turn N of the Repo's session, @N^ the state before it
+//     (ErrNoTurn, ErrOpenTurn; turnref.go, which also has ShowTurn and
+//     DiffTurn, what one turn changed).
 //   - Session: an independent stack of turns (Options.Session, default
 //     "default"), so two agents on one folder do not undo each other.
 //     An agent's hook names the session after its conversation and
@@ -50,6 +54,18 @@
 //     nothing (a question asked after an undo) is dropped and leaves the
 //     redo stack as it was, so a redo after it still brings back exactly
 //     what the undo took.
+//   - Partial undo (UndoOptions.Paths): reverts only the turns' changes
+//     at or below the paths given; the turns stay on the undo stack. Its
+//     redo-stack entry lists no turns (so the turn lists, GC and the
+//     redo rule see none) but the turns it reverted paths of (Partial)
+//     and the paths (Paths), with its checkpoint and the state it left
+//     (Expected), as a whole undo's. Redo takes it in one step: every
+//     path that differs between Expected and the checkpoint (exactly
+//     the paths it changed) goes back to the checkpoint, under the same
+//     conflict rule; the turns do not move. It needs no turn record, so
+//     a later whole undo of the same turns (which finds the reverted
+//     paths already at their target) and its redo stay exact: redo
+//     brings back the whole undo first, then the partial one.
 //   - Notice: what a session's undos and redos changed (the turns, the
 //     paths), kept for its agent: each undo or redo adds to it in the same
 //     commit as its other records, and SnapNotice takes it in the same
@@ -90,9 +106,10 @@
 //     else; one that cannot be finished makes every operation fail with an
 //     *UnfinishedError until Recover finishes it or rolls it back.
 //  3. Only the turn. Undo changes only the paths the undone turns
-//     changed, back to what they held before the earliest of them; paths
+//     changed (a partial undo: of those, the ones at or below its
+//     paths), back to what they held before the earliest of them; paths
 //     changed outside those turns stay as they are. Redo likewise changes
-//     only the paths the redone turn changed.
+//     only the paths the redone turn (or partial undo) changed.
 //  4. The conflict rule. If a path that undo would change holds something
 //     other than what the newest undone turn that changed it left there
 //     (its after-state), or a path that redo would change holds something
@@ -131,6 +148,31 @@
 // snapshot and changes no session's turns. A restore that leaves paths
 // not restorable is Incomplete; an undo whose turns changed only such
 // content leaves them on the undo stack (incomplete.go).
+//
+// Merge (UndoOptions.Merge, merging.go): a conflicting path that is a
+// text file before the turns, after them and now is merged by package
+// restore/merge (base: what the newest turn left; ours: the content the
+// undo's capture stored; theirs: the target) instead of being a
+// conflict; permission bits merge three-way too. The action's Old stays
+// the capture's entry, so the last look before the commit point finds
+// an edit made during the merge (a conflict; with Force it is displaced
+// instead), and later ones are displaced into the checkpoint; the checkpoint holds the file as it
+// was, so redo restores it exactly. Binary content, content over
+// merge.MaxSize, a file on one side only, or overlapping edits (without
+// MergeMarkers) stay conflicts, their reason saying why.
+//
+// Dry runs (DryRun of UndoOptions, RedoOptions and RestoreOptions,
+// preview.go) plan exactly as the command does (conflicts, merges,
+// ignored paths, content by reference, restore.NewPlan's look at the
+// disk) and return the lists it would return as RestoreResult.DryRun, a
+// Preview; a preview that stops at conflicts comes with the
+// *ConflictError. They record nothing. On a Repo opened read-only
+// (AccessRead, as the CLI's --dry-run opens it) they write nothing to
+// the store at all; on a writable one, their capture stores the current
+// content as any capture does (and a dry run of several redos the
+// trees of the states it predicts), which only GC removes. A dry run of
+// several redos plans each against the state the ones before would
+// leave; restore.NewPlan still looks at the disk as it is.
 //
 // # Content by reference
 //
@@ -181,8 +223,8 @@
 // also gives up after its LockWait with ErrBusy. Errors wrap the
 // sentinels and types of errors.go, which callers branch on with
 // errors.Is and errors.As: ErrBusy, ErrConflict (*ConflictError),
-// ErrUnfinished (*UnfinishedError), ErrUnverified, ErrUnknownID,
-// ErrAmbiguousID, ErrAmbiguousSession (*AmbiguousSessionError), ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
+// ErrUnfinished (*UnfinishedError), ErrUnverified, ErrPath, ErrUnknownID,
+// ErrAmbiguousID, ErrBadRef, ErrShortID, ErrNoTurn, ErrOpenTurn, ErrAmbiguousSession (*AmbiguousSessionError), ErrVerify, ErrScope, ErrStoreInWorkTree, ErrNotStore,
 // ErrNoSpace, ErrReadOnly, and cas.ErrCorrupt for damaged store data.
 // Their messages name no command-line flags: the CLI adds its own hints.
 //
@@ -195,8 +237,9 @@
 // (Status, Show, Diff, Turns, Info), sessions.go Sessions,
 // FindSession and LatestSession, and verify.go Verify. restore.go holds
 // the step undo.go (Undo), redo.go (Redo) and Restore share, with
-// conflicts.go, displaced.go, ignored_states.go, incomplete.go,
-// verifyuse.go and recover.go around it; records.go the records,
+// options.go (their options, the paths of a partial undo), merging.go,
+// preview.go, conflicts.go, displaced.go, ignored_states.go,
+// incomplete.go, verifyuse.go and recover.go around it; records.go the records,
 // notice.go the notices of undo and redo; gc.go
 // retention and collection; refs.go and refsource.go content by
 // reference; errors.go every error callers branch on.

@@ -93,6 +93,11 @@ var ErrUnknownID = errors.New("turnback: unknown snapshot id")
 // ErrAmbiguousID: more than one snapshot matches the id prefix given.
 var ErrAmbiguousID = errors.New("turnback: ambiguous snapshot id")
 
+// ErrPath: a path given to a partial undo (UndoOptions.Paths) is not
+// inside the work tree, or names nothing the turns undone changed; the
+// error names it. Nothing was changed.
+var ErrPath = errors.New("turnback: bad path")
+
 // ErrVerify: Verify found damaged data.
 var ErrVerify = errors.New("turnback: verify found damaged data")
 
@@ -129,3 +134,34 @@ func (e *AmbiguousSessionError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrAmbiguousSession) true.
 func (e *AmbiguousSessionError) Unwrap() error { return ErrAmbiguousSession }
+
+// ErrBadRef: a turn reference that is malformed (see TurnRef), or a
+// snapshot id prefix of fewer than MinIDPrefix hex digits (ErrShortID);
+// the message names the rule. Nothing was done. (An argument that is
+// neither hex nor a reference is ErrUnknownID, as it always was.)
+var ErrBadRef = errors.New("turnback: not a snapshot id or turn reference")
+
+// ErrShortID: a snapshot id prefix of fewer than MinIDPrefix hex digits
+// (the error also matches ErrBadRef).
+var ErrShortID = errors.New("turnback: snapshot id prefix too short")
+
+// ErrNoTurn: a turn reference names a turn its session does not have;
+// the message names the session and how many turns it has. The error
+// also matches ErrUnknownID.
+var ErrNoTurn = errors.New("turnback: no such turn")
+
+// ErrOpenTurn: @N names the open turn, which has no after-state yet
+// (@N^, its before-state, works).
+var ErrOpenTurn = errors.New("turnback: the turn is open")
+
+// refError is the error of a snapshot id or turn reference: its message,
+// and the sentinels it matches.
+type refError struct {
+	msg string
+	is  []error
+}
+
+func (e *refError) Error() string { return e.msg }
+
+// Unwrap makes errors.Is true for each sentinel of the error.
+func (e *refError) Unwrap() []error { return e.is }

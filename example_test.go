@@ -172,7 +172,7 @@ func ExampleRepo_Undo() {
 	// The user edits a file the turn did not touch: undo leaves it alone.
 	exWrite(workTree, "notes.txt", "mine, edited\n")
 
-	res, err := repo.Undo(ctx, 1, false)
+	res, err := repo.Undo(ctx, 1, turnback.UndoOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func ExampleRepo_Undo() {
 	repo.End(ctx)
 	exWrite(workTree, "a.txt", "the user's a\n")
 
-	_, err = repo.Undo(ctx, 1, false)
+	_, err = repo.Undo(ctx, 1, turnback.UndoOptions{})
 	fmt.Println("conflict:", errors.Is(err, turnback.ErrConflict))
 	var ce *turnback.ConflictError
 	if errors.As(err, &ce) {
@@ -200,7 +200,7 @@ func ExampleRepo_Undo() {
 
 	// force proceeds; the user's edit stays in the checkpoint (see Redo
 	// and Restore).
-	res, err = repo.Undo(ctx, 1, true)
+	res, err = repo.Undo(ctx, 1, turnback.UndoOptions{Force: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -214,6 +214,61 @@ func ExampleRepo_Undo() {
 	//   a.txt: modified since
 	// a.txt: the user's a
 	// forced: restored [a.txt] a.txt: a
+}
+
+// Undo with UndoOptions: a dry run first, a partial undo (Paths), and a
+// merge that keeps the user's edits (Merge).
+func ExampleRepo_Undo_options() {
+	ctx := context.Background()
+	workTree, store, cleanup := exProject(map[string]string{"a.txt": "a\n", "m.txt": "one\ntwo\nthree\nfour\n"})
+	defer cleanup()
+	repo := exOpen(workTree, store, "agent-1")
+	defer repo.Close()
+
+	repo.Snap(ctx, "edit a and m, add c")
+	exWrite(workTree, "a.txt", "agent's a\n")
+	exWrite(workTree, "c.txt", "agent's c\n")
+	exWrite(workTree, "m.txt", "one\ntwo\nthree\nFOUR (agent)\n")
+	repo.End(ctx)
+	exWrite(workTree, "m.txt", "ONE (user)\ntwo\nthree\nFOUR (agent)\n") // the user's edit since
+
+	// What a partial undo of a.txt would do; nothing changes.
+	res, err := repo.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"a.txt"}, DryRun: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("would restore", res.DryRun.Restored, "a.txt:", exRead(workTree, "a.txt"))
+
+	// Only a.txt; the turn stays on the undo stack with its other changes.
+	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"a.txt"}}); err != nil {
+		log.Fatal(err)
+	}
+	turns, _, _ := repo.Turns(ctx)
+	fmt.Println("a.txt:", exRead(workTree, "a.txt"), "turns left:", len(turns))
+
+	// The rest, merging m.txt: the agent's line goes, the user's stays.
+	res, err = repo.Undo(ctx, 1, turnback.UndoOptions{Merge: turnback.MergeClean})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("merged", res.Merged, "deleted", res.Deleted)
+	fmt.Println("m.txt:", exRead(workTree, "m.txt"))
+
+	// Redo brings back the whole undo, then the partial one, exactly.
+	repo.Redo(ctx, 2, turnback.RedoOptions{})
+	fmt.Println("after redo: a.txt:", exRead(workTree, "a.txt"), "m.txt:", exRead(workTree, "m.txt"))
+	// Output:
+	// would restore [a.txt] a.txt: agent's a
+	// a.txt: a turns left: 1
+	// merged [m.txt] deleted [c.txt]
+	// m.txt: ONE (user)
+	// two
+	// three
+	// four
+	// after redo: a.txt: agent's a m.txt: ONE (user)
+	// two
+	// three
+	// FOUR (agent)
 }
 
 func ExampleRepo_Redo() {
@@ -230,26 +285,26 @@ func ExampleRepo_Redo() {
 	exWrite(workTree, "b.txt", "second\n")
 	repo.End(ctx)
 
-	if _, err := repo.Undo(ctx, 2, false); err != nil {
+	if _, err := repo.Undo(ctx, 2, turnback.UndoOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("after undo 2:", exRead(workTree, "a.txt"), exRead(workTree, "b.txt"))
 
 	// Redo re-applies the undone turns one at a time, oldest first.
-	res, err := repo.Redo(ctx, 1, false)
+	res, err := repo.Redo(ctx, 1, turnback.RedoOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("redid", res.Turns, "restored", res.Restored, "created", res.Created)
 	fmt.Println("after redo 1:", exRead(workTree, "a.txt"), exRead(workTree, "b.txt"))
-	res, err = repo.Redo(ctx, 5, false)
+	res, err = repo.Redo(ctx, 5, turnback.RedoOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("redid", res.Turns, "restored", res.Restored, "created", res.Created)
 	fmt.Println("after redo 5:", exRead(workTree, "a.txt"), exRead(workTree, "b.txt"))
 
-	res, err = repo.Redo(ctx, 1, false)
+	res, err = repo.Redo(ctx, 1, turnback.RedoOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -280,7 +335,7 @@ func ExampleRepo_Restore() {
 
 	// Make the tree exactly the first snapshot (any unique prefix of the
 	// id works, as the CLI prints it).
-	res, err := repo.Restore(ctx, first.Snapshot.Short())
+	res, err := repo.Restore(ctx, first.Snapshot.Short(), turnback.RestoreOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -288,12 +343,12 @@ func ExampleRepo_Restore() {
 	fmt.Println("a.txt:", exRead(workTree, "a.txt"), "b.txt:", exRead(workTree, "b.txt"))
 
 	// The checkpoint is the state Restore replaced: restoring it goes back.
-	if _, err := repo.Restore(ctx, res.Checkpoint.String()); err != nil {
+	if _, err := repo.Restore(ctx, res.Checkpoint.String(), turnback.RestoreOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("a.txt:", exRead(workTree, "a.txt"), "b.txt:", exRead(workTree, "b.txt"))
 
-	_, err = repo.Restore(ctx, "0123abcd")
+	_, err = repo.Restore(ctx, "0123abcd", turnback.RestoreOptions{})
 	fmt.Println("unknown id:", errors.Is(err, turnback.ErrUnknownID))
 	// Output:
 	// restored [a.txt] deleted [b.txt]
@@ -384,7 +439,7 @@ func ExampleRepo_Turns() {
 	}
 	fmt.Println("newest first:")
 	show()
-	repo.Undo(ctx, 1, false) // closes turn 3, then undoes it
+	repo.Undo(ctx, 1, turnback.UndoOptions{}) // closes turn 3, then undoes it
 	fmt.Println("after undo:")
 	show()
 	// Output:
@@ -512,7 +567,7 @@ func ExampleRepo_GC() {
 		fmt.Println("kept:", t.Message)
 	}
 	// The kept turn can still be undone.
-	if _, err := repo.Undo(ctx, 1, false); err != nil {
+	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("a.txt:", exRead(workTree, "a.txt"))

@@ -184,7 +184,7 @@ func TestFaultInjectionAPI(t *testing.T) {
 				t.Errorf("after the capture: %d turns, %v", len(turns), err)
 			}
 		}},
-		{"undo", func() {}, func(r *turnback.Repo) error { _, err := r.Undo(ctx, 2, false); return err }, func(r *turnback.Repo) {
+		{"undo", func() {}, func(r *turnback.Repo) error { _, err := r.Undo(ctx, 2, turnback.UndoOptions{}); return err }, func(r *turnback.Repo) {
 			// Two turns back (the open turn, empty, may or may not count
 			// as one): f5 is its first or second version, and the folder
 			// is exactly the state the undo recorded.

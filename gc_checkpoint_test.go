@@ -32,10 +32,10 @@ func TestCheckpointFollowsAutomaticRetention(t *testing.T) {
 	}
 	turn(1)
 	f.write("f.txt", []byte("the user's edit"))
-	if _, err := repo.Undo(ctx, 1, false); !errors.Is(err, turnback.ErrConflict) {
+	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{}); !errors.Is(err, turnback.ErrConflict) {
 		t.Fatalf("undo over an edit: %v; want a conflict", err)
 	}
-	res, err := repo.Undo(ctx, 1, true)
+	res, err := repo.Undo(ctx, 1, turnback.UndoOptions{Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestCheckpointFollowsAutomaticRetention(t *testing.T) {
 	}
 	// A newer checkpoint (the newest always stays), then a gc keeping
 	// every turn that is left: C1's turns are gone, so C1 goes.
-	if _, err := repo.Undo(ctx, 1, false); err != nil {
+	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	g, err = repo.GC(ctx, turnback.GCOptions{Keep: -1, OlderThan: -1, DryRun: true})
@@ -75,7 +75,7 @@ func TestCheckpointFollowsAutomaticRetention(t *testing.T) {
 	if _, err := repo.GC(ctx, turnback.GCOptions{Keep: -1, OlderThan: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repo.Restore(ctx, c1); !errors.Is(err, turnback.ErrUnknownID) {
+	if _, err := repo.Restore(ctx, c1, turnback.RestoreOptions{}); !errors.Is(err, turnback.ErrUnknownID) {
 		t.Fatalf("restore C1 after gc: %v; want unknown id", err)
 	}
 }

@@ -157,7 +157,7 @@ func TestRetentionLongSessionBounded(t *testing.T) {
 		t.Fatalf("after %d turns the session holds turns %v; want 100 to 110 ending with %d, closed", n, turnNumbers(turns), n)
 	}
 
-	if _, err := repo.Undo(ctx, 3, false); err != nil {
+	if _, err := repo.Undo(ctx, 3, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.read("f.txt"); got != fmt.Sprint(n-3) {
@@ -199,7 +199,7 @@ func TestRetentionLongSessionBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := n - 2; i <= n; i++ {
-		if _, err := repo.Redo(ctx, 1, false); err != nil {
+		if _, err := repo.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 			t.Fatalf("redo of turn %d: %v", i, err)
 		}
 		if got := f.read("f.txt"); got != fmt.Sprint(i) {
@@ -208,7 +208,7 @@ func TestRetentionLongSessionBounded(t *testing.T) {
 	}
 	// The kept turn and the three redone ones undo back to before the
 	// kept one.
-	if _, err := repo.Undo(ctx, 4, false); err != nil {
+	if _, err := repo.Undo(ctx, 4, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.read("f.txt"); got != fmt.Sprint(n-4) {
@@ -268,7 +268,7 @@ func TestRetentionKeepsOpenTurn(t *testing.T) {
 			t.Fatalf("end after snap %d: %+v; want turn %d closed", i, end, res.Turn)
 		}
 	}
-	if _, err := repo.Undo(ctx, 1, false); err != nil {
+	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.read("f.txt"); got != "39" {

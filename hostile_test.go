@@ -60,7 +60,7 @@ func TestHostileTreeCycle(t *testing.T) {
 		if _, err := r.Show(ctx, id.String()); !errors.Is(err, cas.ErrCorrupt) {
 			t.Errorf("show %s: %v, want ErrCorrupt", id.Short(), err)
 		}
-		if _, err := r.Restore(ctx, id.String()); !errors.Is(err, cas.ErrCorrupt) {
+		if _, err := r.Restore(ctx, id.String(), RestoreOptions{}); !errors.Is(err, cas.ErrCorrupt) {
 			t.Errorf("restore %s: %v, want ErrCorrupt", id.Short(), err)
 		}
 		if _, _, _, err := r.Diff(ctx, id.String(), ""); err == nil {

@@ -47,19 +47,7 @@ func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []in
 	if len(out.noContent) == 0 {
 		return nil
 	}
-	stuck := 0
-	for _, paths := range perTurn {
-		all := len(paths) > 0
-		for _, p := range paths {
-			if !out.noContent[p] {
-				all = false
-				break
-			}
-		}
-		if all {
-			stuck++
-		}
-	}
+	stuck := stuckTurns(perTurn, out.noContent)
 	out.Turns = len(nums) - stuck
 	if stuck < len(nums) {
 		return nil
@@ -73,6 +61,43 @@ func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []in
 	}
 	sess.Redo = sess.Redo[:len(sess.Redo)-1]
 	sess.Turns = append(sess.Turns, nums...)
+	return r.commit(ctx, []cas.Entry{sessionEntry(sess)}, nil)
+}
+
+// stuckTurns counts the turns whose every changed path (perTurn) is in
+// noContent.
+func stuckTurns(perTurn [][]string, noContent map[string]bool) int {
+	stuck := 0
+	for _, paths := range perTurn {
+		all := len(paths) > 0
+		for _, p := range paths {
+			if !noContent[p] {
+				all = false
+				break
+			}
+		}
+		if all {
+			stuck++
+		}
+	}
+	return stuck
+}
+
+// keepEmptyPartial: a partial undo that changed nothing (every path not
+// restorable) leaves no entry on the redo stack.
+func (r *Repo) keepEmptyPartial(ctx context.Context, out *RestoreResult) error {
+	if len(out.Restored)+len(out.Deleted)+len(out.Created) > 0 {
+		return nil
+	}
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return err
+	}
+	n := len(sess.Redo)
+	if n == 0 || !sess.Redo[n-1].partial() || sess.Redo[n-1].Checkpoint != out.Checkpoint.String() {
+		return nil
+	}
+	sess.Redo = sess.Redo[:n-1]
 	return r.commit(ctx, []cas.Entry{sessionEntry(sess)}, nil)
 }
 

@@ -108,7 +108,8 @@ type PathEntry struct {
 	Entry manifest.Entry
 }
 
-// Show describes the snapshot with the given id (any unique prefix).
+// Show describes the snapshot with the given id (any unique prefix of
+// MinIDPrefix digits or more, or a turn reference: see TurnRef).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
@@ -156,7 +157,8 @@ const maxDiffBytes = 8 << 20
 // Diff compares two states. With a and b empty it compares the session's
 // last snapshot with the work tree now; with only b empty, snapshot a with
 // the work tree now; otherwise snapshot a with snapshot b. Ids may be any
-// unique prefix.
+// unique prefix of MinIDPrefix digits or more, or turn references (@N,
+// @N^; see TurnRef).
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
 	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
@@ -178,21 +180,31 @@ func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs 
 	} else if to, err = r.resolve(ctx, b); err != nil {
 		return from, to, nil, err
 	}
-	changes, err := r.changes(ctx, from, to)
+	diffs, err = r.fileDiffs(ctx, from, to, true)
+	return from, to, diffs, err
+}
+
+// fileDiffs lists the differences from state a to state b, with both
+// sides' contents when content is set.
+func (r *Repo) fileDiffs(ctx context.Context, a, b cas.Hash, content bool) ([]FileDiff, error) {
+	changes, err := r.changes(ctx, a, b)
 	if err != nil {
-		return from, to, nil, err
+		return nil, err
 	}
+	var diffs []FileDiff
 	for _, c := range changes {
 		fd := FileDiff{Change: c}
-		if fd.OldData, err = r.content(ctx, c.Old); err != nil {
-			return from, to, nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
-		}
-		if fd.NewData, err = r.content(ctx, c.New); err != nil {
-			return from, to, nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+		if content {
+			if fd.OldData, err = r.content(ctx, c.Old); err != nil {
+				return nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+			}
+			if fd.NewData, err = r.content(ctx, c.New); err != nil {
+				return nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+			}
 		}
 		diffs = append(diffs, fd)
 	}
-	return from, to, diffs, nil
+	return diffs, nil
 }
 
 func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {

@@ -4,6 +4,7 @@ package turnback_test
 // operations that change the folder and the model together.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,11 +42,18 @@ func (h *harness) randomPath() string {
 }
 
 func (h *harness) content() string {
-	switch r := h.rng.Intn(10); {
+	switch r := h.rng.Intn(13); {
 	case r < 5:
 		return h.pick(modelContents)
 	case r < 8:
 		return strings.Repeat(string(rune('a'+h.rng.Intn(3))), 1+h.rng.Intn(3000))
+	case r < 10:
+		// Lines of text, for line edits and undo --merge (lineEdit).
+		var b strings.Builder
+		for i, n := 0, 8+h.rng.Intn(30); i < n; i++ {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+		return b.String()
 	default:
 		b := make([]byte, h.rng.Intn(4000))
 		h.rng.Read(b)

@@ -161,242 +161,11 @@ func (h *harness) withIdle(conflicts, idle []string) []string {
 	return out
 }
 
-func (h *harness) apiUndo(n int, force bool) {
-	cur := h.fs.clone()
-	sess := h.sess.clone()
-	sess.closeOpen(cur, "undo")
-	nothing := len(sess.turns) == 0
-	var (
-		k         int
-		turns     []*mturn
-		nums      []int
-		conflicts []string
-		pl        *mplan
-	)
-	if !nothing {
-		k = min(n, len(sess.turns))
-		turns = slices.Clone(sess.turns[len(sess.turns)-k:]) // the redo group keeps them: no aliasing with later appends
-		left := map[string]*mnode{}
-		for _, t := range turns {
-			nums = append(nums, t.n)
-			for _, p := range changedPaths(t.before, t.after) {
-				left[p] = t.after.get(p)
-			}
-		}
-		base := turns[0].before
-		var actions []maction
-		var idle []string
-		for p, l := range left {
-			c, w := cur.get(p), base.get(p)
-			switch {
-			case sameNode(c, w):
-				if !sameNode(c, l) {
-					idle = append(idle, p)
-				}
-			default:
-				if !sameNode(c, l) {
-					conflicts = append(conflicts, p)
-				}
-				actions = append(actions, maction{path: p, old: c, new: w})
-			}
-		}
-		sort.Strings(conflicts)
-		conflicts = h.withIdle(conflicts, idle)
-		pl = planModel(cur, base, actions)
-		if len(conflicts) == 0 || force {
-			if bug := h.avoid(pl); bug != "" {
-				h.logf("Undo(%d, force=%v): skipped, the model says it would hit known bug %s", n, force, bug)
-				return
-			}
-		}
-	}
-	stamps := h.stamps()
-	res, err := h.repo.Undo(h.ctx, n, force)
-	var ce *turnback.ConflictError
-	if err != nil && !errors.As(err, &ce) {
-		h.logf("Undo(%d, force=%v) -> error", n, force)
-		h.failf("Undo(%d, force=%v): %v", n, force, err)
-	}
-	if nothing {
-		h.logf("Undo(%d, force=%v) -> nothing=%v", n, force, res != nil && res.Nothing)
-		if err != nil || !res.Nothing {
-			h.failf("Undo: model has nothing to undo, got %+v, %v", res, err)
-		}
-		h.sess = sess
-		h.count("undo: nothing to undo")
-		h.untouched("Undo with nothing to undo", stamps, nil)
-		return
-	}
-	if err != nil {
-		h.count("undo: conflict")
-		h.logf("Undo(%d, force=%v) turns %v -> conflict %q", n, force, nums, notePaths(ce.Result.Conflicts))
-		if !errors.Is(err, turnback.ErrConflict) {
-			h.failf("Undo: a ConflictError that is not ErrConflict")
-		}
-		if force || len(conflicts) == 0 {
-			h.failf("Undo(%d, force=%v): unexpected conflict %q (model conflicts %q)", n, force, notePaths(ce.Result.Conflicts), conflicts)
-		}
-		h.checkList("Undo conflicts", notePaths(ce.Result.Conflicts), conflicts)
-		h.untouched("Undo with a conflict", stamps, nil)
-		return // nothing changes, not even the open turn
-	}
-	h.logf("Undo(%d, force=%v) turns %v -> restored %q deleted %q created %q conflicts %q not restorable %v",
-		n, force, nums, res.Restored, res.Deleted, res.Created, notePaths(res.Conflicts), res.NotRestorable)
-	if len(conflicts) > 0 && !force {
-		h.failf("Undo: no conflict reported, model has conflicts %q", conflicts)
-	}
-	if res.Nothing || res.Turns != k {
-		h.failf("Undo: nothing=%v turns=%d, model undoes %d turns", res.Nothing, res.Turns, k)
-	}
-	h.checkList("Undo conflicts", notePaths(res.Conflicts), changedOnly(conflicts, res.Restored, res.Deleted, res.Created))
-	h.checkRestore("Undo", res, cur, pl)
-	h.untouched("Undo", stamps, touchedBy(pl))
-	h.countPlan("undo", k, force, conflicts, pl)
-	sess.turns = sess.turns[:len(sess.turns)-k]
-	sess.redo = append(sess.redo, &mgroup{turns: turns, checkpoint: cur, expected: pl.result.clone()})
-	sess.last = pl.result.clone()
-	h.sess = sess
-}
-
-func (h *harness) apiRedo(n int, force bool) {
-	// Run the model first, one turn at a time. With something to redo,
-	// the open turn is closed first (the redo rule: one that changed the
-	// folder clears the redo stack).
-	sim := h.sess.clone()
-	fs := h.fs.clone()
-	if len(sim.redo) > 0 {
-		if closed, dropped := sim.closeOpen(fs, "redo"); closed != nil {
-			sim.last = fs.clone() // as an end's: the newest state recorded
-			h.count(fmt.Sprintf("redo: closed the open turn, dropped %v", dropped))
-		}
-	}
-	var (
-		plans               []*mplan
-		firstCP, lastResult mtree
-		stopConflicts       []string
-		madeParents         bool
-		done                int
-		all                 struct{ restored, deleted, made, conflicts, notRestorable []string }
-	)
-	calls := n
-	for i := 0; i < n && len(sim.redo) > 0; i++ {
-		g := sim.redo[len(sim.redo)-1]
-		t := g.turns[0]
-		goal := g.checkpoint
-		if len(g.turns) > 1 {
-			goal = g.turns[1].before
-		}
-		var conflicts, idle []string
-		var actions []maction
-		for _, p := range changedPaths(t.before, t.after) {
-			c, w := fs.get(p), goal.get(p)
-			switch {
-			case sameNode(c, w):
-				if !sameNode(c, g.expected.get(p)) {
-					idle = append(idle, p)
-				}
-			default:
-				if !sameNode(c, g.expected.get(p)) {
-					conflicts = append(conflicts, p)
-				}
-				actions = append(actions, maction{path: p, old: c, new: w})
-			}
-		}
-		conflicts = h.withIdle(conflicts, idle)
-		pl := planModel(fs, goal, actions)
-		if len(conflicts) == 0 || force {
-			if bug := h.avoid(pl); bug != "" {
-				h.logf("Redo(%d, force=%v): the model says turn %d would hit known bug %s: redo only %d", n, force, t.n, bug, done)
-				calls = done
-				break
-			}
-		}
-		if len(conflicts) > 0 && !force {
-			stopConflicts = conflicts
-			break
-		}
-		plans = append(plans, pl)
-		if firstCP == nil {
-			firstCP = fs
-		}
-		lastResult = pl.result
-		all.restored = append(all.restored, pl.restored...)
-		all.deleted = append(all.deleted, pl.deleted...)
-		all.made = append(all.made, pl.made...)
-		// Per turn: a conflict of this turn that only another redone
-		// turn changed (its redo here blocked) was not overwritten.
-		all.conflicts = append(all.conflicts, changedOnly(conflicts, pl.restored, pl.deleted, pl.made)...)
-		all.notRestorable = append(append(all.notRestorable, pl.blocked...), pl.kept...)
-		madeParents = madeParents || len(pl.madeParents) > 0
-		fs = pl.result
-		sim.turns = append(sim.turns, t)
-		g.turns = g.turns[1:]
-		g.expected = pl.result.clone()
-		sim.last = pl.result.clone()
-		if len(g.turns) == 0 {
-			sim.redo = sim.redo[:len(sim.redo)-1]
-		}
-		done++
-	}
-	if calls == 0 {
-		return
-	}
-	stamps := h.stamps()
-	res, err := h.repo.Redo(h.ctx, calls, force)
-	var ce *turnback.ConflictError
-	if err != nil && !errors.As(err, &ce) {
-		h.logf("Redo(%d, force=%v) -> error", calls, force)
-		h.failf("Redo(%d, force=%v): %v", calls, force, err)
-	}
-	if err != nil {
-		res = ce.Result
-	}
-	h.logf("Redo(%d, force=%v) -> turns %d nothing %v restored %q deleted %q created %q conflicts %q not restorable %v (err %v)",
-		calls, force, res.Turns, res.Nothing, res.Restored, res.Deleted, res.Created, notePaths(res.Conflicts), res.NotRestorable, err)
-	switch {
-	case stopConflicts != nil:
-		h.count("redo: conflict")
-	case done == 0:
-		h.count("redo: nothing to redo")
-	default:
-		h.count(fmt.Sprintf("redo: %d turns", done))
-	}
-	if stopConflicts != nil {
-		if err == nil {
-			h.failf("Redo: no conflict reported, the model has conflicts %q after %d turns", stopConflicts, done)
-		}
-		h.checkList("Redo conflicts", notePaths(ce.Result.Conflicts), stopConflicts)
-	} else if err != nil {
-		h.failf("Redo(%d, force=%v): unexpected conflict %q", calls, force, notePaths(ce.Result.Conflicts))
-	}
-	if res.Turns != done || (stopConflicts == nil && res.Nothing != (done == 0)) {
-		h.failf("Redo: nothing=%v turns=%d, model redoes %d turns", res.Nothing, res.Turns, done)
-	}
-	h.sess, h.fs = sim, fs
-	if done == 0 {
-		h.untouched("Redo with nothing done", stamps, nil)
-	} else {
-		h.untouched("Redo", stamps, touchedBy(plans...))
-	}
-	if done == 0 || stopConflicts != nil {
-		return
-	}
-	h.learn(res.Checkpoint, firstCP, "Redo checkpoint")
-	h.learn(res.Result, lastResult, "Redo result")
-	if !madeParents {
-		h.checkList("Redo restored", res.Restored, all.restored)
-		h.checkList("Redo deleted", res.Deleted, all.deleted)
-		h.checkList("Redo created", res.Created, all.made)
-	}
-	h.checkList("Redo conflicts", notePaths(res.Conflicts), all.conflicts)
-	h.checkList("Redo not restorable", notePaths(res.NotRestorable), all.notRestorable)
-}
-
 func (h *harness) apiRestore() {
 	if len(h.ids) == 0 || h.rng.Intn(15) == 0 {
 		id := fmt.Sprintf("%064x", h.rng.Uint64())
 		stamps := h.stamps()
-		_, err := h.repo.Restore(h.ctx, id)
+		_, err := h.repo.Restore(h.ctx, id, turnback.RestoreOptions{})
 		h.logf("Restore(unknown %s) -> %v", id[:12], err)
 		h.untouched("Restore of an unknown id", stamps, nil)
 		if !errors.Is(err, turnback.ErrUnknownID) {
@@ -424,7 +193,15 @@ func (h *harness) apiRestore() {
 		return
 	}
 	stamps := h.stamps()
-	res, err := h.repo.Restore(h.ctx, arg)
+	if h.rng.Intn(4) == 0 {
+		res, err := h.repo.Restore(h.ctx, arg, turnback.RestoreOptions{DryRun: true})
+		if err != nil {
+			h.failf("Restore(%s) dry run: %v", arg, err)
+		}
+		h.untouched("Restore dry run", stamps, nil)
+		h.checkDry(fmt.Sprintf("Restore(%s, dry)", arg[:12]), res, err, 0, nil, true, pl, nil, nil, false)
+	}
+	res, err := h.repo.Restore(h.ctx, arg, turnback.RestoreOptions{})
 	if err != nil {
 		h.logf("Restore(%s) -> error", arg[:12])
 		h.failf("Restore(%s): %v", arg, err)

@@ -144,11 +144,11 @@ func raceRestoring(t *testing.T, ctx context.Context, rng *rand.Rand, repo *turn
 	var err error
 	switch op {
 	case "undo":
-		res, err = repo.Undo(ctx, 1, force)
+		res, err = repo.Undo(ctx, 1, turnback.UndoOptions{Force: force})
 	case "redo":
-		res, err = repo.Redo(ctx, 1, force)
+		res, err = repo.Redo(ctx, 1, turnback.RedoOptions{Force: force})
 	default:
-		res, err = repo.Restore(ctx, ids[rng.IntN(len(ids))])
+		res, err = repo.Restore(ctx, ids[rng.IntN(len(ids))], turnback.RestoreOptions{})
 	}
 	var ce *turnback.ConflictError
 	conflict := errors.As(err, &ce)

@@ -98,7 +98,7 @@ func TestRegressUndoFileBecameDirectory(t *testing.T) {
 		rt.do("rm", os.Remove(rt.path("f")))
 		rt.write("f/a", "y")
 		rt.end()
-		_, err := rt.repo.Undo(rt.ctx, 1, false)
+		_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 		rt.do("undo", err)
 		rt.want(mtree{"f": {kind: mFile, mode: 0o644, data: "x"}})
 	})
@@ -109,9 +109,9 @@ func TestRegressUndoFileBecameDirectory(t *testing.T) {
 		rt.do("rm", os.RemoveAll(rt.path("d")))
 		rt.do("symlink", os.Symlink("elsewhere", rt.path("d")))
 		rt.end()
-		_, err := rt.repo.Undo(rt.ctx, 1, false)
+		_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 		rt.do("undo", err)
-		_, err = rt.repo.Redo(rt.ctx, 1, false)
+		_, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 		rt.do("redo", err)
 		rt.want(mtree{"d": {kind: mLink, data: "elsewhere"}})
 	})
@@ -121,7 +121,7 @@ func TestRegressUndoFileBecameDirectory(t *testing.T) {
 		id := rt.snap()
 		rt.do("rm", os.Remove(rt.path("f")))
 		rt.write("f/a", "y")
-		_, err := rt.repo.Restore(rt.ctx, id)
+		_, err := rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
 		rt.do("restore", err)
 		rt.want(mtree{"f": {kind: mFile, mode: 0o644, data: "x"}})
 	})
@@ -154,7 +154,7 @@ func TestRegressUndoParentDirectoryDeleted(t *testing.T) {
 		rt.do("rm", os.Remove(rt.path("d/x")))
 		rt.end()
 		rt.do("rm -r", os.RemoveAll(rt.path("d")))
-		res, err := rt.repo.Undo(rt.ctx, 1, false)
+		res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 		rt.do("undo", err)
 		if len(res.Conflicts) > 0 {
 			t.Errorf("conflicts %v; the undo has none", res.Conflicts)
@@ -176,7 +176,7 @@ func TestRegressUndoParentDirectoryDeleted(t *testing.T) {
 		rt.end()
 		rt.do("rm -r", os.RemoveAll(rt.path("d")))
 		rt.do("symlink", os.Symlink("e", rt.path("d")))
-		res, err := rt.repo.Undo(rt.ctx, 1, true)
+		res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{Force: true})
 		rt.do("undo", err)
 		var nr []string
 		for _, n := range res.NotRestorable {
@@ -212,7 +212,7 @@ func TestRegressUndoConflictOnPathItWouldNotChange(t *testing.T) {
 	rt.write("y", "2")
 	rt.end()
 	rt.write("x", "1") // the user reverts x by hand
-	res, err := rt.repo.Undo(rt.ctx, 1, false)
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	if err != nil {
 		t.Fatalf("undo: %v (conflicts %v)", err, res.Conflicts)
 	}
@@ -245,7 +245,7 @@ func TestRegressBlockedParentNotReported(t *testing.T) {
 	rt.do("mkdir", os.MkdirAll(rt.path("a/a-"), 0o700))
 	rt.do("remove", os.RemoveAll(rt.path("c")))
 	rt.do("symlink", os.Symlink("elsewhere", rt.path("c")))
-	res, err := rt.repo.Undo(rt.ctx, 1, true)
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{Force: true})
 	rt.do("undo --force", err)
 	var got []string
 	for _, n := range res.NotRestorable {
@@ -282,12 +282,12 @@ func TestRegressRedoConflictBlockedInLaterTurn(t *testing.T) {
 		rt.snap() // turn 2: c/b "3"
 		rt.write("c/b", "3")
 		rt.end()
-		_, err := rt.repo.Undo(rt.ctx, 1, false)
+		_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 		rt.do("undo turn 2", err)
 		// Outside the turns: the user replaces the directory c by a symlink.
 		rt.do("rm -r", os.RemoveAll(rt.path("c")))
 		rt.do("symlink", os.Symlink("elsewhere", rt.path("c")))
-		res, err := rt.repo.Undo(rt.ctx, 1, true)
+		res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{Force: true})
 		rt.do("undo --force turn 1", err)
 		if got := notePaths(res.Conflicts); !slices.Equal(got, []string{"c", "c/b"}) {
 			t.Fatalf("undo --force: conflicts %v, want c and c/b (both overwritten)", res.Conflicts)
@@ -296,7 +296,7 @@ func TestRegressRedoConflictBlockedInLaterTurn(t *testing.T) {
 			"c":   {kind: mDir, mode: 0o755},
 			"c/b": {kind: mFile, mode: 0o644, data: "1"},
 		})
-		res, err = rt.repo.Redo(rt.ctx, 2, true)
+		res, err = rt.repo.Redo(rt.ctx, 2, turnback.RedoOptions{Force: true})
 		rt.do("redo --force", err)
 		if res.Turns != 2 {
 			t.Errorf("redo: %d turns, want 2", res.Turns)
@@ -313,7 +313,7 @@ func TestRegressRedoConflictBlockedInLaterTurn(t *testing.T) {
 		}
 		rt.want(mtree{"c": {kind: mLink, data: "elsewhere"}})
 		// What the redo replaced is in its checkpoint.
-		_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String())
+		_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
 		rt.do("restore the checkpoint", err)
 		rt.want(mtree{
 			"c":   {kind: mDir, mode: 0o755},
@@ -389,11 +389,11 @@ func TestRegressRedoClosedTurnIsASnapshot(t *testing.T) {
 	rt.snap()
 	rt.write("b.txt", "turn 1\n")
 	rt.end()
-	_, err := rt.repo.Undo(rt.ctx, 1, false)
+	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo", err)
 	rt.snap()
 	rt.write("a.txt", "the user's edit\n")
-	res, err := rt.repo.Redo(rt.ctx, 1, false)
+	res, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 	rt.do("redo", err)
 	if !res.Nothing {
 		t.Fatalf("redo after a turn that changed the folder: %+v, want nothing to redo", res)
@@ -404,7 +404,7 @@ func TestRegressRedoClosedTurnIsASnapshot(t *testing.T) {
 		t.Fatalf("turns after the redo: %+v, want one turn closed by redo", turns)
 	}
 	rt.write("a.txt", "later\n")
-	_, err = rt.repo.Restore(rt.ctx, turns[0].After.String())
+	_, err = rt.repo.Restore(rt.ctx, turns[0].After.String(), turnback.RestoreOptions{})
 	rt.do("restore the closed turn's after-state", err)
 	rt.want(mtree{"a.txt": {kind: mFile, mode: 0o644, data: "the user's edit\n"}})
 }

@@ -4,8 +4,10 @@ package turnback_test
 // every kind.
 
 import (
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/turnback/turnback/manifest"
@@ -69,8 +71,9 @@ func (h *harness) randomStep() {
 		{w(open, 70, 30), h.userEdit},
 		{w(open, 10, 30), h.apiSnap},
 		{w(open, 18, 2), h.apiEnd},
-		{w(nt > 0, 14, 2), func() { h.apiUndo(count(), h.rng.Intn(3) == 0) }},
-		{w(len(h.sess.redo) > 0, 16, 2), func() { h.apiRedo(count(), h.rng.Intn(3) == 0) }},
+		{w(nt > 0, 14, 2), func() { h.apiUndoRandom(count(), h.rng.Intn(3) == 0) }},
+		{w(len(h.sess.redo) > 0, 16, 2), func() { h.apiRedoRandom(count(), h.rng.Intn(3) == 0) }},
+		{w(!open && nt > 0, 6, 0), h.editThenMerge},
 		{4, h.apiRestore},
 		{2, h.apiStatus},
 		{1, func() {
@@ -140,7 +143,7 @@ func (h *harness) userEdit() {
 	all := h.pathsOf()
 	hot := h.hot()
 	for tries := 0; tries < 10; tries++ {
-		switch r := h.rng.Intn(16); r {
+		switch r := h.rng.Intn(21); r {
 		case 0, 1:
 			if p := h.createSomething(); p != "" {
 				h.logf("user: create %s (%v)", p, h.fs[p])
@@ -273,6 +276,12 @@ func (h *harness) userEdit() {
 				}
 				return
 			}
+		case 16, 17, 18, 19, 20:
+			if len(files) > 0 {
+				p := h.pickPath(files, hot)
+				h.lineEdit(p)
+				return
+			}
 		case 14, 15:
 			if len(dirs) > 0 {
 				p := h.pickPath(dirs, hot)
@@ -286,4 +295,57 @@ func (h *harness) userEdit() {
 		}
 	}
 	h.logf("user: (no edit)")
+}
+
+// lineEdit edits one line of a text file, as a person or an agent edits
+// text (so undo --merge has something to merge): a file that is not
+// lines of text becomes some.
+func (h *harness) lineEdit(p string) {
+	old := h.fs[p]
+	lines := strings.SplitAfter(old.data, "\n")
+	if len(lines) < 4 || strings.ContainsRune(old.data, 0) {
+		lines = nil
+		for i, n := 0, 8+h.rng.Intn(30); i < n; i++ {
+			lines = append(lines, fmt.Sprintf("line %d\n", i))
+		}
+		if h.rng.Intn(5) == 0 {
+			lines[len(lines)-1] = strings.TrimSuffix(lines[len(lines)-1], "\n") // no final newline
+		}
+		h.diskWrite(p, strings.Join(lines, ""), old.mode, h.rng.Intn(2) == 0)
+		h.logf("user: %s becomes lines of text -> %v", p, h.fs[p])
+		return
+	}
+	i := h.rng.Intn(len(lines))
+	edit := fmt.Sprintf("edit %d\n", h.step)
+	switch h.rng.Intn(3) {
+	case 0:
+		lines = slices.Insert(lines, i, edit)
+	case 1:
+		if strings.HasSuffix(lines[i], "\n") {
+			lines[i] = edit
+		} else {
+			lines[i] = strings.TrimSuffix(edit, "\n")
+		}
+	default:
+		lines = slices.Delete(lines, i, i+1)
+	}
+	h.diskWrite(p, strings.Join(lines, ""), old.mode, h.rng.Intn(2) == 0)
+	h.logf("user: edit line %d of %s -> %v", i+1, p, h.fs[p])
+}
+
+// editThenMerge edits a line of a text file the last turn changed, as a
+// user does after the agent's turn, then undoes with a merge.
+func (h *harness) editThenMerge() {
+	t := h.sess.turns[len(h.sess.turns)-1]
+	var texts []string
+	for _, p := range changedPaths(t.before, t.after) {
+		if n := h.fs.get(p); n != nil && n.kind == mFile && strings.Count(n.data, "\n") >= 4 {
+			texts = append(texts, p)
+		}
+	}
+	if len(texts) > 0 {
+		h.lineEdit(h.pick(texts))
+	}
+	h.count(fmt.Sprintf("edit then merge: a text file %v", len(texts) > 0))
+	h.apiUndoRandomMerge(1+h.rng.Intn(2), h.rng.Intn(4) == 0, true)
 }

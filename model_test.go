@@ -37,6 +37,19 @@ package turnback_test
 //     undo/redo", redo stopping at the first conflicting turn), restore ID
 //     (short and full ids, unknown ids), status, closing and reopening the
 //     store.
+//   - partial undos (UndoOptions.Paths: paths the turns changed, their
+//     directories, ".", unclean forms, and paths they did not change,
+//     which must be ErrPath and change nothing) and their redo (one
+//     step: the paths that differ between what it left and its
+//     checkpoint go back to the checkpoint; the turns stay); undo --merge
+//     (clean and with markers; the model merges with package
+//     restore/merge and follows merging.go's rules: text files on all
+//     three sides, permission bits three-way), with line edits of text
+//     files as user edits and a step that edits a line after a turn and
+//     undoes with a merge; dry runs of undo, redo and restore (one in
+//     four), whose preview is checked against the model's plan (a redo
+//     of several steps: counts and conflicts only) and which must touch
+//     nothing on disk and leave the stacks as they were.
 //   - what a restore reports: restored/deleted/created, conflicts, paths not
 //     restorable (a directory the undo would remove that still holds the
 //     user's files is kept; a type change blocked by such a directory

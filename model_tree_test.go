@@ -314,6 +314,10 @@ func (t *mturn) open() bool { return t.closedBy == "" }
 type mgroup struct {
 	turns                []*mturn // still to redo, oldest first
 	checkpoint, expected mtree
+	// A partial undo: turns is empty, partial names the turns whose
+	// paths (the clean paths given) it reverted.
+	partial []int
+	paths   []string
 }
 
 type msession struct {

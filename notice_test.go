@@ -20,9 +20,9 @@ func TestNotice(t *testing.T) {
 		rt.write(fmt.Sprintf("d/%02d", i), "x")
 	}
 	rt.end()
-	_, err := rt.repo.Undo(rt.ctx, 1, false)
+	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo", err)
-	_, err = rt.repo.Redo(rt.ctx, 1, false)
+	_, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 	rt.do("redo", err)
 	res, err := rt.repo.Snap(rt.ctx, "plain snap")
 	rt.do("snap", err)
@@ -49,7 +49,7 @@ func TestNotice(t *testing.T) {
 		t.Fatalf("second SnapNotice: notice %+v, want none (told once)", res.Notice)
 	}
 	// A later undo makes a new notice; an undo with nothing to do none.
-	_, err = rt.repo.Undo(rt.ctx, 1, false)
+	_, err = rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo", err)
 	res, err = rt.repo.SnapNotice(rt.ctx, "after", true)
 	rt.do("snap", err)
@@ -73,7 +73,7 @@ func TestNoticeWithInterruptedUndo(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := rt.repo.Undo(rt.ctx, 1, false); err == nil {
+	if _, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{}); err == nil {
 		t.Fatal("undo with a failing commit step succeeded")
 	}
 	rt.repo.SetRestoreHook(nil)

@@ -190,14 +190,20 @@ func (r *Repo) lockResolve(ctx context.Context, id string) (cas.Hash, error) {
 	return h, nil
 }
 
-// resolve turns a unique hex prefix into a snapshot id.
-func (r *Repo) resolve(ctx context.Context, id string) (cas.Hash, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	if id == "" || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "" {
-		return cas.Hash{}, fmt.Errorf("%w: %q is not a hex id", ErrUnknownID, id)
+// resolve turns a unique hex prefix (MinIDPrefix digits or more) or a
+// turn reference of the Repo's session (see TurnRef) into a snapshot id.
+func (r *Repo) resolve(ctx context.Context, arg string) (cas.Hash, error) {
+	if ref, ok, err := ParseTurnRef(arg); err != nil {
+		return cas.Hash{}, err
+	} else if ok {
+		return r.turnState(ctx, ref)
+	}
+	id, err := parseID(arg)
+	if err != nil {
+		return cas.Hash{}, err
 	}
 	var found []string
-	err := r.backend.Scan(ctx, []byte(prefixSnap+id), true, func(k, _ []byte) error {
+	err = r.backend.Scan(ctx, []byte(prefixSnap+id), true, func(k, _ []byte) error {
 		found = append(found, strings.TrimPrefix(string(k), prefixSnap))
 		if len(found) > 5 {
 			return errStop

@@ -10,12 +10,15 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
 )
 
-// Redo re-applies undone turns one at a time, oldest first. It stops at
-// the first conflict (returning a *ConflictError after the turns already
-// redone) unless force is set.
-func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+// Redo re-applies undone turns one at a time, oldest first; a partial
+// undo (UndoOptions.Paths) is redone in one step that puts its paths
+// back. It stops at the first conflict (returning a *ConflictError after
+// the turns already redone) unless o.Force is set. With o.DryRun nothing
+// is changed and the result's DryRun says what would be.
+func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
@@ -23,12 +26,15 @@ func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, err
 		return nil, err
 	}
 	defer r.unlock()
+	if o.DryRun {
+		return r.redoDry(ctx, n, o.Force)
+	}
 	if err := r.closeForRedo(ctx); err != nil {
 		return nil, err
 	}
 	total := &RestoreResult{}
 	for i := 0; i < n; i++ {
-		one, err := r.redoOne(ctx, force)
+		one, err := r.redoOne(ctx, o.Force)
 		if err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
@@ -41,7 +47,8 @@ func (r *Repo) Redo(ctx context.Context, n int, force bool) (*RestoreResult, err
 			total.Nothing = total.Turns == 0
 			break
 		}
-		total.Turns++
+		total.Turns += one.Turns
+		total.Paths = append(total.Paths, one.Paths...)
 		total.Restored = append(total.Restored, one.Restored...)
 		total.Deleted = append(total.Deleted, one.Deleted...)
 		total.Created = append(total.Created, one.Created...)
@@ -87,6 +94,94 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	return r.commit(ctx, writes, deletes)
 }
 
+// redoStep is the redo of the group on top of a session's redo stack,
+// planned against the state now.
+type redoStep struct {
+	turns   []int // the turns it redoes (a partial undo: whose paths)
+	paths   []string
+	actions []restore.Action
+	ignored []PathNote
+	res     *RestoreResult // conflicts and parent directories
+}
+
+// planRedo plans the redo of the top of sess's redo stack from the state
+// now; nil when the stack is empty. A whole undo is redone one turn at a
+// time: the turn's paths go to what the next turn started from, or for
+// the last one to the undo's checkpoint. A partial undo is redone at
+// once: every path that differs between what it left and its
+// checkpoint goes back to the checkpoint.
+func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, force bool) (*redoStep, error) {
+	if len(sess.Redo) == 0 {
+		return nil, nil
+	}
+	g := &sess.Redo[len(sess.Redo)-1]
+	if len(g.Turns) == 0 && !g.partial() {
+		return nil, fmt.Errorf("%w: session %s: empty redo entry", cas.ErrCorrupt, r.session)
+	}
+	expected, err := cas.ParseHash(g.Expected)
+	if err != nil {
+		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+	}
+	goal, err := cas.ParseHash(g.Checkpoint)
+	if err != nil {
+		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
+	}
+	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	left := map[string]*manifest.Entry{}
+	st := &redoStep{res: &RestoreResult{}}
+	if g.partial() {
+		st.turns, st.paths = g.Partial, g.Paths
+		err = manifest.Diff(ctx, loader, expected, goal, func(c manifest.Change) error {
+			left[c.Path] = c.Old
+			return nil
+		})
+	} else {
+		st.turns = g.Turns[:1]
+		var t *Turn
+		if t, err = r.loadTurn(ctx, r.session, g.Turns[0]); err != nil {
+			return nil, err
+		}
+		if len(g.Turns) > 1 {
+			next, err := r.loadTurn(ctx, r.session, g.Turns[1])
+			if err != nil {
+				return nil, err
+			}
+			goal = next.Before
+		}
+		err = manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			e, err := manifest.Find(ctx, loader, expected, c.Path)
+			left[c.Path] = e
+			return err
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
+		return manifest.Find(ctx, loader, goal, p)
+	}, st.res, force)
+	if err != nil {
+		return nil, err
+	}
+	st.actions, st.ignored, err = r.dropIgnored(ctx, loader, st.actions, now, goal, st.res)
+	return st, err
+}
+
+// redone records in sess the redo of the top of its redo stack, which
+// left the state result.
+func redone(sess *sessionRecord, result cas.Hash) {
+	g := &sess.Redo[len(sess.Redo)-1]
+	if !g.partial() {
+		sess.Turns = append(sess.Turns, g.Turns[0])
+		g.Turns = g.Turns[1:]
+		g.Expected = result.String()
+	}
+	if len(g.Turns) == 0 {
+		sess.Redo = sess.Redo[:len(sess.Redo)-1]
+	}
+	sess.Last = result.String()
+}
+
 func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
@@ -95,74 +190,85 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(sess.Redo) == 0 {
 		return &RestoreResult{Nothing: true}, nil
 	}
-	g := &sess.Redo[len(sess.Redo)-1]
-	if len(g.Turns) == 0 {
-		return nil, fmt.Errorf("%w: session %s: empty redo entry", cas.ErrCorrupt, r.session)
-	}
-	t, err := r.loadTurn(ctx, r.session, g.Turns[0])
-	if err != nil {
-		return nil, err
-	}
-	var goal cas.Hash
-	if len(g.Turns) > 1 {
-		next, err := r.loadTurn(ctx, r.session, g.Turns[1])
-		if err != nil {
-			return nil, err
-		}
-		goal = next.Before
-	} else if goal, err = cas.ParseHash(g.Checkpoint); err != nil {
-		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
-	}
-	expected, err := cas.ParseHash(g.Expected)
-	if err != nil {
-		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
-	}
 	snap, err := r.capture(ctx)
 	if err != nil {
 		return nil, err
 	}
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
-	left := map[string]*manifest.Entry{}
-	err = manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
-		e, err := manifest.Find(ctx, loader, expected, c.Path)
-		left[c.Path] = e
-		return err
-	})
-	if err != nil {
-		return nil, err
+	st, err := r.planRedo(ctx, sess, snap.Root, force)
+	if err != nil || st == nil {
+		return &RestoreResult{Nothing: true}, err
 	}
-	res := &RestoreResult{}
-	actions, err := r.actionsFor(ctx, loader, left, snap.Root, func(p string) (*manifest.Entry, error) {
-		return manifest.Find(ctx, loader, goal, p)
-	}, res, force)
-	if err != nil {
-		return nil, err
-	}
-	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, goal, res)
-	if err != nil {
-		return nil, err
-	}
+	res := st.res
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
-	notice, err := r.noticeEntry(ctx, "redo", g.Turns[:1], actions)
+	notice, err := r.noticeEntry(ctx, "redo", st.turns, st.actions)
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, snap.Root, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
-		sess.Turns = append(sess.Turns, g.Turns[0])
-		g.Turns = g.Turns[1:]
-		g.Expected = result.String()
-		sess.Last = result.String()
-		if len(g.Turns) == 0 {
-			sess.Redo = sess.Redo[:len(sess.Redo)-1]
-		}
+	out, err := r.execute(ctx, snap.Root, st.actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) {
+		redone(sess, result)
 		return []cas.Entry{sessionEntry(sess), notice}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
 	}
-	out.Turns, out.Conflicts = 1, overwritten(out, res.Conflicts)
-	out.NotRestorable = append(out.NotRestorable, ignored...)
+	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, overwritten(out, res.Conflicts)
+	out.NotRestorable = append(out.NotRestorable, st.ignored...)
 	return out, nil
+}
+
+// redoDry is Redo's dry run: each step is planned against the state the
+// steps before would leave, and nothing is written but (on a writable
+// Repo) the capture and the trees of those states. The plan's look at
+// the disk (a path in the way, a directory that still holds something)
+// sees the disk as it is, not as the steps before would leave it.
+func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := snap.Root
+	if len(sess.Redo) > 0 {
+		if _, _, _, _, err := r.closeOpen(ctx, sess, now, "redo"); err != nil {
+			return nil, err
+		}
+	}
+	total := &Preview{}
+	for i := 0; i < n; i++ {
+		st, err := r.planRedo(ctx, sess, now, force)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			break
+		}
+		p, _, plan, err := r.preview(ctx, st.actions, st.res, st.ignored, force)
+		if err != nil {
+			return nil, err
+		}
+		total.Conflicts = append(total.Conflicts, p.Conflicts...)
+		if p.Stopped {
+			total.Stopped = true
+			break
+		}
+		total.Turns += len(st.turns)
+		total.Paths = append(total.Paths, st.paths...)
+		total.Restored = append(total.Restored, p.Restored...)
+		total.Deleted = append(total.Deleted, p.Deleted...)
+		total.Created = append(total.Created, p.Created...)
+		total.NotRestorable = append(total.NotRestorable, p.NotRestorable...)
+		if now, err = r.predict(ctx, now, plan); err != nil {
+			return nil, err
+		}
+		redone(sess, now)
+	}
+	if total.Turns == 0 && !total.Stopped {
+		return &RestoreResult{Nothing: true, DryRun: total}, nil
+	}
+	return dryResult(total)
 }

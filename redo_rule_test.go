@@ -7,6 +7,8 @@ package turnback_test
 import (
 	"os"
 	"testing"
+
+	"github.com/turnback/turnback"
 )
 
 func (rt *regressTree) redoable() int {
@@ -32,7 +34,7 @@ func undoneTree(t *testing.T) *regressTree {
 	rt.snap()
 	rt.write("a.txt", "two")
 	rt.end()
-	res, err := rt.repo.Undo(rt.ctx, 1, false)
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo", err)
 	if res.Turns != 1 || rt.read("a.txt") != "one" || rt.redoable() != 1 {
 		t.Fatalf("undo: %d turns, a.txt %q, %d to redo", res.Turns, rt.read("a.txt"), rt.redoable())
@@ -63,7 +65,7 @@ func TestRedoSurvivesTurnsThatChangeNothing(t *testing.T) {
 			if n := rt.redoable(); n != 1 {
 				t.Fatalf("after a turn that changed nothing: %d turns to redo, want 1", n)
 			}
-			res, err := rt.repo.Redo(rt.ctx, 1, false)
+			res, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 			rt.do("redo", err)
 			if res.Nothing || res.Turns != 1 || rt.read("a.txt") != "two" {
 				t.Fatalf("redo: nothing %v, %d turns, a.txt %q; want the turn back (two)", res.Nothing, res.Turns, rt.read("a.txt"))
@@ -89,7 +91,7 @@ func TestRedoClearedByATurnThatChangesTheFolder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := undoneTree(t)
 			tc.steps(rt)
-			res, err := rt.repo.Redo(rt.ctx, 1, false)
+			res, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 			rt.do("redo", err)
 			if !res.Nothing || rt.read("a.txt") != "one" || rt.read("b.txt") != "new" {
 				t.Fatalf("redo: nothing %v, a.txt %q, b.txt %q; want nothing to redo and the folder as the new turn left it", res.Nothing, rt.read("a.txt"), rt.read("b.txt"))
@@ -98,7 +100,7 @@ func TestRedoClearedByATurnThatChangesTheFolder(t *testing.T) {
 				t.Fatalf("%d turns to redo, want none", n)
 			}
 			// Undo now undoes the new turn, not the redone one.
-			_, err = rt.repo.Undo(rt.ctx, 1, false)
+			_, err = rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 			rt.do("undo", err)
 			if _, err := os.Lstat(rt.path("b.txt")); !os.IsNotExist(err) || rt.read("a.txt") != "one" {
 				t.Fatalf("undo of the new turn: b.txt %v, a.txt %q; want b.txt gone, a.txt one", err, rt.read("a.txt"))

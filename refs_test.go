@@ -84,7 +84,7 @@ func TestRefGoesStaleWhileStaging(t *testing.T) {
 		}
 		return nil
 	})
-	_, err = repo.Undo(ctx, 1, false)
+	_, err = repo.Undo(ctx, 1, turnback.UndoOptions{})
 	if !errors.Is(err, ref.ErrStale) {
 		t.Fatalf("undo over a reference gone stale: %v, want ErrStale", err)
 	}
@@ -100,7 +100,7 @@ func TestRefGoesStaleWhileStaging(t *testing.T) {
 	if err := os.WriteFile(f.obj, f.data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := repo.Undo(ctx, 1, false)
+	res, err := repo.Undo(ctx, 1, turnback.UndoOptions{})
 	if err != nil || res.Incomplete() || res.Turns != 1 {
 		t.Fatalf("undo: %+v %v", res, err)
 	}

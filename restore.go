@@ -39,6 +39,19 @@ type RestoreResult struct {
 	Result        cas.Hash   // the state it left
 	// Nothing: there was nothing to undo or redo.
 	Nothing bool
+	// Paths: the paths of a partial undo (UndoOptions.Paths), or of the
+	// partial undos a redo brought back; empty for whole turns.
+	Paths []string
+	// Merged: paths of Restored whose content is a merge (undo with
+	// UndoOptions.Merge); Markers: those of them written with conflict
+	// markers (MergeMarkers).
+	Merged, Markers []string
+	// DryRun is set by a dry run (UndoOptions.DryRun and the like),
+	// which changes nothing: what the command would do. Of the other
+	// fields only Nothing, Turns (the preview's) and, when the preview
+	// stops at conflicts (returned with a *ConflictError), Conflicts
+	// are set.
+	DryRun *Preview
 
 	parents map[string]bool // directories recreated only for a path below
 	// noContent: paths not restorable because their content is neither
@@ -208,8 +221,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 // Restore makes the whole captured scope exactly snapshot id: paths
 // absent from it are deleted (ignored paths, and uncaptured ones, stay).
 // It records a checkpoint of the state it replaced and changes no
-// session's turns.
-func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
+// session's turns. With o.DryRun nothing is changed and the result's
+// DryRun says what would be.
+func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -231,6 +245,13 @@ func (r *Repo) Restore(ctx context.Context, id string) (*RestoreResult, error) {
 	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
 	if err != nil {
 		return nil, err
+	}
+	if o.DryRun {
+		p, _, _, err := r.preview(ctx, actions, &RestoreResult{}, ignored, true)
+		if err != nil {
+			return nil, err
+		}
+		return dryResult(p)
 	}
 	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte) { return nil, nil })
 	if err != nil {

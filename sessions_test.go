@@ -208,7 +208,7 @@ func TestSessionsOfAStore(t *testing.T) {
 	c := open(tsClaude, "claude")
 	turn(c, "a.txt", "first", true)
 	turn(c, "b.txt", "second", true)
-	if _, err := c.Undo(ctx, 1, false); err != nil {
+	if _, err := c.Undo(ctx, 1, UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()

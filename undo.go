@@ -11,21 +11,51 @@ import (
 	"github.com/turnback/turnback/restore"
 )
 
-// undoGroup is one undo on a session's redo stack.
+// undoGroup is one undo on a session's redo stack: a whole undo (Turns)
+// or a partial one (Partial and Paths).
 type undoGroup struct {
 	Turns      []int  `json:"turns"`      // undone turns still to redo, oldest first
 	Checkpoint string `json:"checkpoint"` // the state the undo replaced
 	Expected   string `json:"expected"`   // the state the last undo or redo left
+	// A partial undo (UndoOptions.Paths): Turns is empty, the turns it
+	// reverted paths of (Partial) stayed on the undo stack, and Paths
+	// are the paths given (clean, relative to the work tree). Its redo
+	// puts every path that differs between Expected and Checkpoint
+	// back to what Checkpoint holds: exactly the paths the undo changed.
+	Partial []int    `json:"partial,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
 }
+
+// partial reports whether g is a partial undo.
+func (g *undoGroup) partial() bool { return len(g.Partial) > 0 }
 
 // Undo closes the open turn at the current state and reverts the last n
 // turns of the session: every path they changed goes back to its content
 // before the earliest of them. Paths changed outside the turns since make
-// it return a *ConflictError and change nothing, unless force is set.
-func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, error) {
+// it return a *ConflictError and change nothing, unless o.Force is set;
+// with o.Merge, a text file both changed is merged instead (see
+// UndoOptions). With o.Paths only the paths given are reverted and the
+// turns stay on the undo stack; with o.DryRun nothing is changed and the
+// result's DryRun says what would be.
+func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
 	}
+	if o.Merge != MergeNone && o.Merge != MergeClean && o.Merge != MergeMarkers {
+		return nil, fmt.Errorf("turnback: undo: unknown merge mode %q", o.Merge)
+	}
+	specs := o.Paths
+	if o.Dir != "" && len(specs) > 0 {
+		var err error
+		if specs, err = r.TreePaths(o.Dir, specs); err != nil {
+			return nil, err
+		}
+	}
+	specs, err := cleanPaths(specs)
+	if err != nil {
+		return nil, err
+	}
+	partial, force := len(specs) > 0, o.Force
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -43,40 +73,26 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	if err != nil {
 		return nil, err
 	}
-	if len(sess.Turns) == 0 {
+	nothing := func() (*RestoreResult, error) {
+		if o.DryRun {
+			return &RestoreResult{Nothing: true, DryRun: &Preview{}}, nil
+		}
 		if err := r.commit(ctx, append(writes, sessionEntry(sess)), deletes); err != nil {
 			return nil, err
 		}
 		return &RestoreResult{Nothing: true}, nil
 	}
+	if len(sess.Turns) == 0 {
+		return nothing()
+	}
 	n = min(n, len(sess.Turns))
-	nums := sess.Turns[len(sess.Turns)-n:]
-	turns := make([]*Turn, 0, n)
-	for _, num := range nums {
-		if closed != nil && closed.N == num {
-			turns = append(turns, closed)
-			continue
-		}
-		t, err := r.loadTurn(ctx, r.session, num)
-		if err != nil {
-			return nil, err
-		}
-		turns = append(turns, t)
-	}
 	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
-	left := map[string]*manifest.Entry{} // what the newest turn touching a path left there
-	// perTurn: the paths each turn changed.
-	perTurn := make([][]string, len(turns))
-	for i, t := range turns {
-		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
-			left[c.Path] = c.New
-			perTurn[i] = append(perTurn[i], c.Path)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	sc, err := r.scopeOf(ctx, loader, sess.Turns[len(sess.Turns)-n:], closed, specs, o.Paths)
+	if err != nil {
+		return nil, err
 	}
+	nums, turns, left, perTurn := sc.nums, sc.turns, sc.left, sc.perTurn
+	specs = sortedUnique(specs)
 	base := turns[0].Before
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
@@ -89,11 +105,42 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	if err != nil {
 		return nil, err
 	}
+	actions, merged, err := r.mergeConflicts(ctx, actions, left, res, o.Merge, fmt.Sprintf("before turn %d", nums[0]))
+	if err != nil {
+		return nil, err
+	}
+	if partial && len(actions) == 0 && len(res.Conflicts) == 0 {
+		return nothing() // the paths already hold what they held before
+	}
+	if o.DryRun {
+		p, noContent, _, err := r.preview(ctx, actions, res, ignored, force)
+		if err != nil {
+			return nil, err
+		}
+		if !p.Stopped {
+			p.Turns = n
+			if !partial {
+				p.Turns = n - stuckTurns(perTurn, noContent)
+			}
+			p.Merged, p.Markers = merged.lists(p.Restored)
+		}
+		if partial {
+			p.Paths = specs
+		}
+		return dryResult(p)
+	}
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
 	}
+	if err := r.storeMerged(ctx, merged); err != nil {
+		return nil, err
+	}
 	group := undoGroup{Turns: append([]int(nil), nums...)}
-	sess.Turns = sess.Turns[:len(sess.Turns)-n]
+	if partial {
+		group = undoGroup{Partial: append([]int(nil), nums...), Paths: specs}
+	} else {
+		sess.Turns = sess.Turns[:len(sess.Turns)-n]
+	}
 	notice, err := r.noticeEntry(ctx, "undo", nums, actions)
 	if err != nil {
 		return nil, err
@@ -109,10 +156,76 @@ func (r *Repo) Undo(ctx context.Context, n int, force bool) (*RestoreResult, err
 	}
 	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
+	out.Merged, out.Markers = merged.lists(out.Restored)
+	if partial {
+		out.Paths = specs
+		return out, r.keepEmptyPartial(ctx, out)
+	}
 	if err := r.keepStuckTurns(ctx, out, nums, perTurn); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// undoScope is what an undo of some turns reverts.
+type undoScope struct {
+	nums    []int
+	turns   []*Turn
+	left    map[string]*manifest.Entry // what the newest turn touching a path left there
+	perTurn [][]string                 // the paths each turn changed (of those given)
+}
+
+// scopeOf loads the turns nums (closed is the one the undo just
+// closed, if any) and what they changed, at or below specs if any
+// (given: the paths as the caller gave them, for the error naming a
+// spec no turn changed: ErrPath).
+func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, closed *Turn, specs, given []string) (*undoScope, error) {
+	sc := &undoScope{nums: nums, left: map[string]*manifest.Entry{}, perTurn: make([][]string, len(nums))}
+	for _, num := range nums {
+		if closed != nil && closed.N == num {
+			sc.turns = append(sc.turns, closed)
+			continue
+		}
+		t, err := r.loadTurn(ctx, r.session, num)
+		if err != nil {
+			return nil, err
+		}
+		sc.turns = append(sc.turns, t)
+	}
+	matched := make([]bool, len(specs))
+	for i, t := range sc.turns {
+		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			hit := len(specs) == 0
+			for k, s := range specs {
+				if underSpec(c.Path, s) {
+					matched[k], hit = true, true
+				}
+			}
+			if hit {
+				sc.left[c.Path] = c.New
+				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for k, ok := range matched {
+		if !ok {
+			n := len(nums)
+			return nil, fmt.Errorf("%w: %q: the last %d turn%s of session %s did not change it", ErrPath, given[k], n, plural(n), r.session)
+		}
+	}
+	return sc, nil
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // actionsFor builds the actions that set every path in left to its

@@ -130,10 +130,10 @@ func BenchmarkUndoVerifyUse(b *testing.B) {
 				defer func() { skipVerifyUse = false }()
 				b.ResetTimer()
 				for range b.N {
-					if _, err := r.Undo(ctx, 1, false); err != nil {
+					if _, err := r.Undo(ctx, 1, UndoOptions{}); err != nil {
 						b.Fatal(err)
 					}
-					if _, err := r.Redo(ctx, 1, false); err != nil {
+					if _, err := r.Redo(ctx, 1, RedoOptions{}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -182,7 +182,7 @@ func undoHeld(t *testing.T) (r *turnback.Repo, release chan struct{}, done chan 
 		return nil
 	})
 	done = make(chan error, 1)
-	go func() { _, err := slow.Undo(ctx, 1, false); done <- err }()
+	go func() { _, err := slow.Undo(ctx, 1, turnback.UndoOptions{}); done <- err }()
 	<-entered
 	return r, release, done
 }

@@ -152,7 +152,7 @@ func (e *API) Capture(ctx context.Context, phase string, rep int) (Op, error) {
 
 func (e *API) Undo(ctx context.Context, rep int) (Op, error) {
 	return e.with(ctx, fmt.Sprintf("undo-r%d", rep), func(r *turnback.Repo) (map[string]any, error) {
-		res, err := r.Undo(ctx, 1, false)
+		res, err := r.Undo(ctx, 1, turnback.UndoOptions{})
 		if err != nil {
 			return nil, err
 		}

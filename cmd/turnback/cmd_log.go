@@ -62,11 +62,20 @@ func (g *globals) logAll(cmd *cobra.Command) error {
 
 func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show ID",
-		Short: "Describe a snapshot and list its paths",
+		Use:   "show ID|@N",
+		Short: "Describe a snapshot, or what a turn changed",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				if ref, ok, err := turnback.ParseTurnRef(args[0]); err != nil {
+					return err
+				} else if ok && !ref.Before { // a turn: what it changed
+					tc, err := repo.ShowTurn(cmd.Context(), ref.N)
+					if err != nil {
+						return err
+					}
+					return g.print(termout.TurnShowDoc(tc, repo.Session()), func() { termout.ShowTurn(g.stdout, tc, repo.Session(), g.location()) })
+				}
 				info, err := repo.Show(cmd.Context(), args[0])
 				if err != nil {
 					return err

@@ -37,7 +37,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "diff [A [B]]",
+		Use:   "diff [@N | A [B]]",
 		Short: "Show a unified diff between snapshots or the folder now",
 		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -49,6 +49,15 @@ func newDiffCmd(g *globals) *cobra.Command {
 				b = args[1]
 			}
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				if ref, ok, err := turnback.ParseTurnRef(a); err != nil {
+					return err
+				} else if ok && !ref.Before && b == "" { // a turn: its diff
+					tc, err := repo.DiffTurn(cmd.Context(), ref.N)
+					if err != nil {
+						return err
+					}
+					return g.print(termout.TurnDiffDoc(tc, repo.Session()), func() { termout.Diff(g.stdout, tc.Files, g.useColor()) })
+				}
 				from, to, diffs, err := repo.Diff(cmd.Context(), a, b)
 				g.endProgress()
 				if err != nil {

@@ -13,8 +13,9 @@ import (
 )
 
 func newUndoCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "undo [N] [--force]",
+	var o turnback.UndoOptions
+	cmd := &cobra.Command{
+		Use:   "undo [N] [--path P]... [--merge[=markers]] [--dry-run] [--force]",
 		Short: "Revert the last N turns of the session (default 1)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -22,16 +23,24 @@ func newUndoCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.runRestore(cmd, "undid", "nothing to undo", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
-				return repo.Undo(cmd.Context(), n, g.force)
+			return g.runRestore(cmd, "undid", "nothing to undo", o.DryRun, func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				if o.Force = g.force; g.dir == "" { // --path is relative to the work tree with -C (as git -C)
+					o.Dir, _ = g.getwd()
+				}
+				return repo.Undo(cmd.Context(), n, o)
 			})
 		},
 	}
+	cmd.Flags().StringArrayVar(&o.Paths, "path", nil, "revert only this file or directory (relative to the current directory; repeatable)")
+	cmd.Flags().Var(&o.Merge, "merge", "merge the user's edits in text files (=markers: write conflict markers where they overlap)")
+	cmd.Flags().Lookup("merge").NoOptDefVal = string(turnback.MergeClean)
+	return dryRunFlag(cmd, &o.DryRun)
 }
 
 func newRedoCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "redo [N] [--force]",
+	var o turnback.RedoOptions
+	return dryRunFlag(&cobra.Command{
+		Use:   "redo [N] [--dry-run] [--force]",
 		Short: "Re-apply undone turns, oldest first (default 1)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,30 +48,37 @@ func newRedoCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.runRestore(cmd, "redid", "nothing to redo", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
-				return repo.Redo(cmd.Context(), n, g.force)
+			return g.runRestore(cmd, "redid", "nothing to redo", o.DryRun, func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				o.Force = g.force
+				return repo.Redo(cmd.Context(), n, o)
 			})
 		},
-	}
+	}, &o.DryRun)
 }
 
 func newRestoreCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "restore ID",
+	var o turnback.RestoreOptions
+	return dryRunFlag(&cobra.Command{
+		Use:   "restore ID [--dry-run]",
 		Short: "Make the folder exactly snapshot ID",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.runRestore(cmd, "restored", "", func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
-				return repo.Restore(cmd.Context(), args[0])
+			return g.runRestore(cmd, "restored", "", o.DryRun, func(repo *turnback.Repo) (*turnback.RestoreResult, error) {
+				return repo.Restore(cmd.Context(), args[0], o)
 			})
 		},
-	}
+	}, &o.DryRun)
+}
+
+func dryRunFlag(cmd *cobra.Command, v *bool) *cobra.Command {
+	cmd.Flags().BoolVar(v, "dry-run", false, "print what would be done and change nothing (the store is opened read-only)")
+	return cmd
 }
 
 // runRestore is undo, redo and restore: it arms the tests' faults, runs
-// op and prints its outcome (see handleRestore).
-func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, op func(*turnback.Repo) (*turnback.RestoreResult, error)) error {
-	return g.withRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+// op and prints its outcome (see handleRestore); a dry run read-only.
+func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, dry bool, op func(*turnback.Repo) (*turnback.RestoreResult, error)) error {
+	return g.withRepo(cmd, map[bool]turnback.Access{false: turnback.AccessWrite, true: turnback.AccessRead}[dry], func(repo *turnback.Repo) error {
 		diag.InstallFaults(repo, g.getenv, g.stderr)
 		res, err := op(repo)
 		g.endProgress()
@@ -70,8 +86,8 @@ func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, op func(*
 	})
 }
 
-// handleRestore prints a restoring command's outcome and maps conflicts
-// to exit code 3.
+// handleRestore prints a restoring command's outcome (a dry run's too)
+// and maps conflicts to exit code 3, a bad --path to 2.
 func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResult, err error) error {
 	var ce *turnback.ConflictError
 	if errors.As(err, &ce) {
@@ -83,6 +99,9 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			termout.Conflicts(g.stderr, r)
 		}
 		return codedError{exitConflict, docError{err, termout.RestoreDoc(r)}}
+	}
+	if errors.Is(err, turnback.ErrPath) {
+		return usageError{err}
 	}
 	if err != nil {
 		return err

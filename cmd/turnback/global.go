@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -116,11 +117,11 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 // pickSession returns the Repo a command works on: repo, or a view of it
 // on the session that the name given stands for (a unique prefix, see
 // turnback.Repo.FindSession) or, for a command that uses a session's
-// turns (usesTurns) given none, on the session of the folder's newest
-// turn when "default" has none (turnback.Repo.LatestSession; said on
-// stderr). An ambiguous name, or two live sessions to choose from, is
-// exit 2 listing them. A command run for an agent (--agent) takes its
-// session as named.
+// turns (usesTurns: also any command given @N) given none, on the session
+// of the folder's newest turn when "default" has none
+// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or two
+// live sessions to choose from, is exit 2 listing them. A command run for
+// an agent (--agent) takes its session as named.
 func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnback.Repo, error) {
 	ctx, pick := cmd.Context(), repo.Session()
 	var err error
@@ -154,7 +155,8 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 // (the turns at the id) and restore (its checkpoint's place among them).
 func usesTurns(cmd *cobra.Command) bool {
 	n := cmd.Name()
-	return strings.Contains(" undo redo log end status show restore ", " "+n+" ") || n == "diff" && cmd.Flags().NArg() == 0
+	return strings.Contains(" undo redo log end status show restore ", " "+n+" ") || n == "diff" && cmd.Flags().NArg() == 0 ||
+		slices.ContainsFunc(cmd.Flags().Args(), turnback.IsTurnRef) // @N as log numbers it
 }
 
 // print writes a command's outcome: doc with --json, else what human

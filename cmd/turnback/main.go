@@ -144,7 +144,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ce):
 		return ce.code
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, turnback.ErrBadRef):
 		return exitUsage
 	case errors.Is(err, turnback.ErrBusy):
 		return exitBusy

@@ -142,7 +142,7 @@ type ueDoc struct {
 }
 
 // ueDocKeys are the keys the CLI contract defines.
-var ueDocKeys = []string{"turns", "restored", "deleted", "created", "conflicts", "not_restorable", "checkpoint"}
+var ueDocKeys = []string{"turns", "restored", "deleted", "created", "conflicts", "not_restorable", "checkpoint", "paths", "merged", "markers"}
 
 // ueParseDoc parses stdout strictly: exactly one JSON object, no
 // duplicate keys, every contract key present with its type, path lists
@@ -228,8 +228,9 @@ func ueParseDoc(t testing.TB, r cliResult, failed bool) ueDoc {
 	} else {
 		doc.Turns = int(n)
 	}
+	var merged, markers []string
 	lists := map[string]*[]string{"restored": &doc.Restored, "deleted": &doc.Deleted, "created": &doc.Created,
-		"conflicts": &doc.Conflicts, "not_restorable": &doc.NotRestorable}
+		"conflicts": &doc.Conflicts, "not_restorable": &doc.NotRestorable, "merged": &merged, "markers": &markers}
 	for k, dst := range lists {
 		if !bytes.HasPrefix(bytes.TrimSpace(raw[k]), []byte("[")) {
 			fail("key %q is %s, want an array", k, raw[k])

@@ -60,7 +60,7 @@ func TestE2ERestore(t *testing.T) {
 			bad = append(bad, struct {
 				id   string
 				code int
-			}{id[:1], 1})
+			}{id[:1], 2}) // under 4 hex digits: a usage error
 		}
 	}
 	for i, b := range bad {

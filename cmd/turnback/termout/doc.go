@@ -1,6 +1,7 @@
 // Package termout formats what the turnback command prints for people
 // and programs: paths and free text made safe for a terminal, colours,
-// byte counts, the progress line, unified diffs, warnings about content
+// byte counts, the progress line, unified diffs, what a turn changed
+// (show @N), warnings about content
 // nothing protects, the tables of sessions and logs with the notes about
 // which session a command chose, and JSON documents.
 //

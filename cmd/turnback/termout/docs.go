@@ -154,8 +154,18 @@ func ProblemDocs(ps []turnback.VerifyProblem) []ProblemJSON {
 	return out
 }
 
-// RestoreDoc is the --json document of undo, redo and restore.
+// RestoreDoc is the --json document of undo, redo and restore, and of
+// their dry runs (res.DryRun): the same keys, what the command would
+// report, with "dry_run": true, "stopped" (it would stop at the
+// conflicts) and no checkpoint.
 func RestoreDoc(res *turnback.RestoreResult) map[string]any {
+	if p := res.DryRun; p != nil {
+		doc := RestoreDoc(&turnback.RestoreResult{Turns: p.Turns, Paths: p.Paths, Restored: p.Restored, Deleted: p.Deleted,
+			Created: p.Created, Merged: p.Merged, Markers: p.Markers, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable})
+		delete(doc, "checkpoint")
+		doc["dry_run"], doc["stopped"] = true, p.Stopped
+		return doc
+	}
 	paths := func(ns []turnback.PathNote) []string {
 		out := []string{}
 		for _, n := range ns {
@@ -171,6 +181,7 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 		"turns": res.Turns, "restored": NonNil(res.Restored), "deleted": NonNil(res.Deleted),
 		"created": NonNil(res.Created), "conflicts": paths(res.Conflicts),
 		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
+		"paths": treePaths(res.Paths), "merged": NonNil(res.Merged), "markers": NonNil(res.Markers),
 	}
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
@@ -190,6 +201,18 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 		doc["incomplete"] = true
 	}
 	return doc
+}
+
+// treePaths is a partial undo's paths, "." for the whole work tree.
+func treePaths(ps []string) []string {
+	out := []string{}
+	for _, p := range ps {
+		if p == "" {
+			p = "."
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // RecoverDoc is the --json document of recover.

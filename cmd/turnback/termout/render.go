@@ -3,33 +3,62 @@ package termout
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
-// Restore writes the human summary of a restoring command.
+// Restore writes the human summary of a restoring command, or of its dry
+// run (res.DryRun).
 func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
+	p, overwrote, notRestored := res.DryRun, "overwrote", "not restored"
 	turns := ""
 	if verb != "restored" {
 		turns = fmt.Sprintf(" %d turn%s", res.Turns, Plural(res.Turns))
 	}
-	fmt.Fprintf(w, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(res.Restored), len(res.Deleted), len(res.Created))
-	for _, p := range res.Restored {
-		fmt.Fprintf(w, "  M %s\n", QuotePath(p))
+	if p == nil {
+		p = &turnback.Preview{Turns: res.Turns, Paths: res.Paths, Restored: res.Restored, Deleted: res.Deleted, Created: res.Created,
+			Merged: res.Merged, Markers: res.Markers, Conflicts: res.Conflicts, NotRestorable: res.NotRestorable}
+	} else {
+		verb = "dry run, nothing changed: would " + map[string]string{"undid": "undo", "redid": "redo", "restored": "restore"}[verb]
+		overwrote, notRestored = "would overwrite", "would not restore"
 	}
-	for _, p := range res.Deleted {
-		fmt.Fprintf(w, "  D %s\n", QuotePath(p))
+	if len(p.Paths) > 0 {
+		quoted := make([]string, len(p.Paths))
+		for i, q := range p.Paths {
+			quoted[i] = QuotePath(q)
+			if q == "" {
+				quoted[i] = "."
+			}
+		}
+		turns += ", only " + strings.Join(quoted, " ")
 	}
-	for _, p := range res.Created {
-		fmt.Fprintf(w, "  A %s\n", QuotePath(p))
+	fmt.Fprintf(w, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(p.Restored), len(p.Deleted), len(p.Created))
+	merged := map[string]string{}
+	for _, q := range p.Merged {
+		merged[q] = " (merged: edits made since are kept)"
 	}
-	for _, n := range res.Conflicts {
-		fmt.Fprintf(w, "  overwrote %s (%s)\n", QuotePath(n.Path), SafeText(n.Reason))
+	for _, q := range p.Markers {
+		merged[q] = " (merged with conflict markers: edit them out)"
 	}
-	for _, n := range res.NotRestorable {
-		fmt.Fprintf(w, "  not restored: %s (%s)\n", QuotePath(n.Path), SafeText(n.Reason))
+	for _, q := range p.Restored {
+		fmt.Fprintf(w, "  M %s%s\n", QuotePath(q), merged[q])
+	}
+	for _, q := range p.Deleted {
+		fmt.Fprintf(w, "  D %s\n", QuotePath(q))
+	}
+	for _, q := range p.Created {
+		fmt.Fprintf(w, "  A %s\n", QuotePath(q))
+	}
+	if !p.Stopped {
+		for _, n := range p.Conflicts {
+			fmt.Fprintf(w, "  %s %s (%s)\n", overwrote, QuotePath(n.Path), SafeText(n.Reason))
+		}
+	}
+	for _, n := range p.NotRestorable {
+		fmt.Fprintf(w, "  %s: %s (%s)\n", notRestored, QuotePath(n.Path), SafeText(n.Reason))
 	}
 	if !res.Checkpoint.IsZero() {
 		fmt.Fprintf(w, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
@@ -227,7 +256,7 @@ func Conflicts(w io.Writer, r *turnback.RestoreResult) {
 	for _, n := range r.Conflicts {
 		fmt.Fprintf(w, "  %s: %s\n", QuotePath(n.Path), SafeText(n.Reason))
 	}
-	fmt.Fprintln(w, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable).")
+	fmt.Fprintln(w, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable); undo --merge keeps your edits in text files and reverts only the turns' lines.")
 }
 
 // VerifyProblems writes, on stderr (w), the damage a verify found.

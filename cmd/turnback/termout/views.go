@@ -68,18 +68,18 @@ func Log(w io.Writer, s turnback.SessionInfo, turns, redo []*turnback.Turn, lost
 	}
 }
 
-// logLine is one turn as log shows it: number, snapshot, start time,
-// counts (or "(open)"; "undone" when undone), message, and what undo
-// cannot bring back (lost).
+// logLine is one turn as log shows it: number, the snapshots before and
+// after it ("-" while open), start time, counts (or "(open)"; "undone"
+// when undone), message, and what undo cannot bring back (lost).
 func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location) string {
-	id, counts := t.Before.Short(), "(open)"
+	after, counts := "-", "(open)"
 	if !t.Open() {
-		id, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
+		after, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
 	}
 	if undone {
 		counts += " undone"
 	}
-	l := fmt.Sprintf("%4d  %s  %s  %-16s %s", t.N, id, stamp(t.Started, loc), counts, SafeText(t.Message))
+	l := fmt.Sprintf("%4d  %s  %-12s  %s  %-16s %s", t.N, t.Before.Short(), after, stamp(t.Started, loc), counts, SafeText(t.Message))
 	return strings.TrimRight(l+UnprotectedNote(lost), " ")
 }
 

@@ -1,0 +1,118 @@
+package turnback
+
+// Dry runs (UndoOptions.DryRun, RedoOptions.DryRun,
+// RestoreOptions.DryRun): the plan execute would apply, made the same
+// way and reported in the same lists, with nothing written.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+)
+
+// preview plans actions as execute would and returns what it would
+// report, the paths not restorable for want of content (for
+// stuckTurns), and the plan. res holds the command's conflicts and
+// parent directories: with conflicts and no force the preview is the
+// conflicts alone (Stopped), as the command would change nothing.
+func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *RestoreResult, ignored []PathNote, force bool) (*Preview, map[string]bool, *restore.Plan, error) {
+	if len(res.Conflicts) > 0 && !force {
+		return &Preview{Conflicts: res.Conflicts, Stopped: true}, nil, nil, nil
+	}
+	acts := make([]restore.Action, len(actions))
+	copy(acts, actions)
+	_, notes, _, err := r.refActions(ctx, acts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("turnback: open work tree: %w", err)
+	}
+	defer root.Close()
+	plan, err := restore.NewPlan(ctx, root, acts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := &Preview{}
+	kept := map[string]bool{}
+	for _, s := range plan.Kept {
+		kept[s.Path] = true
+	}
+	for _, a := range plan.Actions {
+		switch {
+		case kept[a.Path]:
+		case a.New == nil:
+			p.Deleted = append(p.Deleted, a.Path)
+		case a.Old == nil:
+			p.Created = append(p.Created, a.Path)
+		default:
+			p.Restored = append(p.Restored, a.Path)
+		}
+	}
+	var noContent map[string]bool
+	for _, s := range plan.Blocked {
+		if res.parents[s.Path] {
+			continue
+		}
+		reason := s.Reason
+		if why, ok := notes[s.Path]; ok {
+			reason = why
+			noContent = addPath(noContent, s.Path)
+		}
+		p.NotRestorable = append(p.NotRestorable, PathNote{Path: s.Path, Reason: reason})
+	}
+	for _, s := range plan.Kept {
+		p.NotRestorable = append(p.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
+	}
+	p.NotRestorable = append(p.NotRestorable, ignored...)
+	p.Conflicts = overwritten(&RestoreResult{Restored: p.Restored, Deleted: p.Deleted, Created: p.Created}, res.Conflicts)
+	return p, noContent, plan, nil
+}
+
+// dryResult is the result of a dry run that found p: a preview that
+// stops at conflicts is returned with the *ConflictError the command
+// would return, its conflicts also in the result's Conflicts.
+func dryResult(p *Preview) (*RestoreResult, error) {
+	for _, l := range []*[]string{&p.Paths, &p.Restored, &p.Deleted, &p.Created, &p.Merged, &p.Markers} {
+		if *l == nil {
+			*l = []string{} // JSON: [], not null
+		}
+	}
+	for _, l := range []*[]PathNote{&p.Conflicts, &p.NotRestorable} {
+		if *l == nil {
+			*l = []PathNote{}
+		}
+	}
+	res := &RestoreResult{Turns: p.Turns, DryRun: p}
+	if p.Stopped {
+		res.Conflicts = p.Conflicts
+		return res, &ConflictError{Result: res}
+	}
+	return res, nil
+}
+
+// predict returns the state a restore of plan from current would leave
+// (as execute computes it, without a checkpoint's amendments): a dry
+// run of several redos plans each against the one before's.
+func (r *Repo) predict(ctx context.Context, current cas.Hash, plan *restore.Plan) (cas.Hash, error) {
+	changes := map[string]*manifest.Entry{}
+	for _, a := range plan.Actions {
+		changes[a.Path] = a.New
+	}
+	if len(changes) == 0 {
+		return current, nil
+	}
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	h, err := manifest.Edit(ctx, manifest.NewStoreLoader(r.store), w, current, changes)
+	if err != nil {
+		return h, err
+	}
+	return h, w.Flush()
+}

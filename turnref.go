@@ -1,0 +1,185 @@
+package turnback
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// Snapshot ids and turn references.
+//
+// Everywhere a snapshot id is accepted (Restore, Show, Diff), the
+// argument is either a snapshot id, given as a prefix of at least
+// MinIDPrefix hex digits that only one recorded snapshot starts with,
+// or a turn reference: "@N" is the state after turn N of the Repo's
+// session, numbered as Turns numbers it (undone turns waiting for redo
+// included), and "@N^" the state before it. An open turn has no
+// after-state yet: "@N" of it is ErrOpenTurn ("@N^" works). A short
+// prefix is ErrShortID and ErrBadRef (so that "restore 2", turn 2
+// meant, never picks a snapshot whose id starts with 2); a malformed
+// reference is ErrBadRef; any other argument that is neither an id nor a
+// reference is ErrUnknownID, as it was before references; a turn the
+// session does not have is ErrNoTurn (and ErrUnknownID).
+
+// MinIDPrefix is the fewest hex digits a snapshot id prefix may have.
+const MinIDPrefix = 4
+
+// TurnRef is a parsed turn reference.
+type TurnRef struct {
+	N      int  // the turn number (1 or more)
+	Before bool // "@N^": the state before the turn; else after it
+}
+
+// String returns the reference as written: "@N" or "@N^".
+func (t TurnRef) String() string {
+	if t.Before {
+		return "@" + strconv.Itoa(t.N) + "^"
+	}
+	return "@" + strconv.Itoa(t.N)
+}
+
+// IsTurnRef reports whether s is meant as a turn reference (it starts
+// with "@", surrounding spaces aside), valid or not.
+func IsTurnRef(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "@") }
+
+// ParseTurnRef parses a turn reference, "@N" or "@N^" with N a decimal
+// number of at least 1 (surrounding spaces are ignored). ok is false
+// when s is not meant as one (see IsTurnRef); err, matching ErrBadRef,
+// says why one that is meant as one is malformed.
+func ParseTurnRef(s string) (ref TurnRef, ok bool, err error) {
+	if !IsTurnRef(s) {
+		return TurnRef{}, false, nil
+	}
+	s = strings.TrimSpace(s)
+	digits, before := strings.CutSuffix(s[1:], "^")
+	bad := func(why string) (TurnRef, bool, error) {
+		return TurnRef{}, true, &refError{fmt.Sprintf("turnback: %q is not a turn reference: %s", s, why), []error{ErrBadRef}}
+	}
+	switch {
+	case digits == "":
+		return bad("write @N for the state after turn N (as turnback log numbers turns) or @N^ for the state before it")
+	case strings.HasSuffix(digits, "^"):
+		return bad("only one ^ is allowed (@N^ is the state before turn N)")
+	case strings.Trim(digits, "0123456789") != "":
+		return bad("N must be a turn number (@N is the state after turn N, @N^ the state before it)")
+	}
+	n, err := strconv.Atoi(digits)
+	switch {
+	case err != nil:
+		return bad("the turn number is too large")
+	case n < 1:
+		return bad("turns are numbered from 1")
+	}
+	return TurnRef{N: n, Before: before}, true, nil
+}
+
+// parseID checks a snapshot id prefix (not a turn reference) and
+// returns it in lower case.
+func parseID(s string) (string, error) {
+	id := strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case id == "" || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "":
+		// As before turn references: an unknown id (exit 1 in the CLI).
+		return "", fmt.Errorf("%w: %q is not a hex id or turn reference (@N, @N^)", ErrUnknownID, id)
+	case len(id) < MinIDPrefix:
+		msg := fmt.Sprintf("turnback: snapshot id %q is too short: an id prefix needs at least %d hex digits", s, MinIDPrefix)
+		if n, err := strconv.Atoi(id); err == nil && n > 0 {
+			msg += fmt.Sprintf(" (for turn %d, write @%d)", n, n)
+		}
+		return "", &refError{msg, []error{ErrShortID, ErrBadRef}}
+	}
+	return id, nil
+}
+
+// turnState resolves a turn reference in the Repo's session.
+func (r *Repo) turnState(ctx context.Context, ref TurnRef) (cas.Hash, error) {
+	t, _, err := r.findTurn(ctx, ref.N)
+	switch {
+	case err != nil:
+		return cas.Hash{}, err
+	case ref.Before:
+		return t.Before, nil
+	case t.Open():
+		return cas.Hash{}, r.openTurnError(t)
+	}
+	return t.After, nil
+}
+
+func (r *Repo) openTurnError(t *Turn) error {
+	return &refError{fmt.Sprintf("turnback: turn %d of session %q is open and has no after-state yet "+
+		"(@%d^ is the state before it; status and diff show what it changed so far)", t.N, r.session, t.N), []error{ErrOpenTurn}}
+}
+
+// findTurn loads turn n of the Repo's session, on its undo stack or
+// (undone) on its redo stack.
+func (r *Repo) findTurn(ctx context.Context, n int) (t *Turn, undone bool, err error) {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return nil, false, err
+	}
+	nums := append([]int{}, sess.Turns...)
+	for _, g := range sess.Redo {
+		nums = append(nums, g.Turns...)
+	}
+	lo, hi := 0, 0
+	for i, m := range nums {
+		if m == n {
+			t, err := r.loadTurn(ctx, r.session, n)
+			return t, i >= len(sess.Turns), err
+		}
+		if i == 0 || m < lo {
+			lo = m
+		}
+		hi = max(hi, m)
+	}
+	has := "it has no turns"
+	switch {
+	case len(nums) == 1:
+		has = fmt.Sprintf("it has 1 turn, turn %d", lo)
+	case len(nums) > 1:
+		has = fmt.Sprintf("it has %d turns, numbered %d to %d (turnback log lists them)", len(nums), lo, hi)
+	}
+	return nil, false, &refError{fmt.Sprintf("turnback: no turn %d in session %q: %s", n, r.session, has), []error{ErrNoTurn, ErrUnknownID}}
+}
+
+// TurnChanges is what one turn changed (ShowTurn, DiffTurn).
+type TurnChanges struct {
+	Turn *Turn
+	// Undone says the turn is undone, waiting on the redo stack.
+	Undone bool
+	// Files are the paths the turn changed, from its before-state to its
+	// after-state; OldData and NewData are set by DiffTurn only.
+	Files []FileDiff
+}
+
+// ShowTurn returns what turn n of the session changed: the paths with
+// their entries before and after. An open turn is ErrOpenTurn, a turn
+// the session does not have ErrNoTurn.
+func (r *Repo) ShowTurn(ctx context.Context, n int) (*TurnChanges, error) {
+	return r.turnChanges(ctx, n, false)
+}
+
+// DiffTurn is ShowTurn with the contents Diff loads, for a unified diff.
+func (r *Repo) DiffTurn(ctx context.Context, n int) (*TurnChanges, error) {
+	return r.turnChanges(ctx, n, true)
+}
+
+func (r *Repo) turnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	t, undone, err := r.findTurn(ctx, n)
+	switch {
+	case err != nil:
+		return nil, err
+	case t.Open():
+		return nil, r.openTurnError(t)
+	}
+	out := &TurnChanges{Turn: t, Undone: undone}
+	out.Files, err = r.fileDiffs(ctx, t.Before, t.After, content)
+	return out, err
+}
