@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,6 +182,32 @@ func TestMCPUndo(t *testing.T) {
 	e.same("after the conflict", edited)
 	e.write("b.txt", "bee two\n")
 
+	// A dry run over the conflict says it would stop, changing nothing.
+	e.write("b.txt", "my edit\n")
+	dry, _ := mcpCall(t, cs, false, "turnback_undo", map[string]any{"dry_run": true})
+	if dry["dry_run"] != true || dry["stopped"] != true || fmt.Sprint(dry["conflicts"]) != "[map[path:b.txt reason:modified since]]" || !strings.Contains(dry["summary"].(string), "would stop, changing nothing") {
+		t.Errorf("dry run over a conflict: %v", dry)
+	}
+	e.same("after the dry run over the conflict", edited)
+	e.write("b.txt", "bee two\n")
+	// A dry run lists what the undo would do; nothing changes.
+	dry, _ = mcpCall(t, cs, false, "turnback_undo", map[string]any{"dry_run": true})
+	if dry["dry_run"] != true || dry["stopped"] != nil || fmt.Sprint(dry["restored"], dry["deleted"], dry["created"]) != "[b.txt] [c c/d.txt] [a.txt]" || dry["checkpoint"] != nil {
+		t.Errorf("dry run: %v", dry)
+	}
+	e.same("after the dry run", afterSecond)
+	// A partial undo: c/ only; the turn stays, with its other changes.
+	part, _ := mcpCall(t, cs, false, "turnback_undo", map[string]any{"paths": []string{"c"}})
+	if fmt.Sprint(part["paths"], part["deleted"], part["restored"], part["created"]) != "[c] [c c/d.txt] [] []" {
+		t.Errorf("undo of c: %v", part)
+	}
+	e.same("after undoing c", afterSecond.without("c"))
+	if _, text := mcpCall(t, cs, true, "turnback_undo", map[string]any{"paths": []string{"../x"}}); !strings.Contains(text, "not inside the work tree") {
+		t.Errorf("undo of ../x: %s", text)
+	}
+	mcpCall(t, cs, false, "turnback_redo", nil)
+	e.same("after redoing c", afterSecond)
+
 	undo, _ := mcpCall(t, cs, false, "turnback_undo", map[string]any{"count": 1})
 	if undo["turns"] != 1.0 || undo["session"] != "default" || undo["checkpoint"] == "" {
 		t.Errorf("undo: %v", undo)
@@ -226,8 +253,6 @@ func TestMCPUndo(t *testing.T) {
 		{"turnback_status", map[string]any{"folder": "missing"}, "does not exist"},
 		{"turnback_status", map[string]any{"folder": "/"}, "refusing a work tree that is / or the home directory"},
 		{"turnback_turns", map[string]any{"folder": e.home}, "refusing a work tree that is / or the home directory"},
-		{"turnback_undo", map[string]any{"paths": []string{"a.txt"}}, "not supported yet"},
-		{"turnback_undo", map[string]any{"dry_run": true}, "not supported yet"},
 		{"turnback_undo", map[string]any{"bogus": 1}, "bogus"},
 		{"turnback_show", map[string]any{"turn": 9}, "no turn 9"},
 		{"turnback_show", map[string]any{"id": "ffffffff"}, "unknown snapshot id"},

@@ -11,7 +11,10 @@
 // of the folder since the session's last snapshot; turnback_status the
 // paths changed since the session's last snapshot; turnback_undo and
 // turnback_redo undo and redo count turns and list every path they
-// changed. Each tool's input is a Go struct whose JSON schema the SDK
+// changed (undo with paths: only what the turns changed at or below
+// them; dry_run: what they would change, changing nothing, and a
+// preview that would stop at conflicts is a result saying so, not an
+// error). Each tool's input is a Go struct whose JSON schema the SDK
 // derives (the jsonschema tags are the descriptions the model reads)
 // and checks before the handler runs; each result is a typed struct
 // (the structured content; the SDK also sends it as JSON text). Path
@@ -28,7 +31,8 @@
 // (turnback.Repo.FindSession); unlike the CLI, a name no session has
 // (but "default") is an error (ErrUnknownSession), since these tools
 // never start one.
-// With none named, every tool but a diff from a snapshot id takes the
+// With none named, every tool but a diff between snapshot ids (not turn
+// references, @N) takes the
 // session of the folder's newest turn when "default" has none
 // (turnback.Repo.LatestSession), as the CLI's commands do; two live
 // sessions are an error that lists them.
@@ -53,8 +57,8 @@
 // below 1, unknown fields), an unknown or ambiguous session, a folder
 // that does not exist, an unknown snapshot id, a busy store. A conflict
 // says that nothing was changed and names the paths edited since the
-// turns; force proceeds and keeps those edits in the checkpoint. The
-// undo arguments paths and dry_run are in the schema but refused
-// (ErrUnsupported) until the root API carries them. Path names in error
+// turns; force proceeds and keeps those edits in the checkpoint. A path
+// of a partial undo outside the folder, or that the turns did not
+// change, is an error (turnback.ErrPath). Path names in error
 // texts are quoted as the CLI's output quotes them (termout.QuotePath).
 package mcp

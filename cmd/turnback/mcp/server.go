@@ -40,9 +40,6 @@ var ErrNoStore = errors.New("turnback mcp: no turns are recorded for this folder
 // ErrUnknownSession: a session argument names no session of the folder.
 var ErrUnknownSession = errors.New("turnback mcp: unknown session")
 
-// ErrUnsupported: an argument this build does not carry out yet.
-var ErrUnsupported = errors.New("turnback mcp: not supported yet")
-
 // ServeStdio runs the server on stdin and stdout (Serve).
 func ServeStdio(ctx context.Context, c Config) error {
 	return Serve(ctx, &sdk.StdioTransport{}, c)
@@ -138,7 +135,7 @@ func (s *server) locate(folder string) (workTree, storeDir string, err error) {
 // open opens the store of the call's folder with access and picks the
 // session (see pick). latest: a call that names no session may work on
 // the session of the folder's newest turn, as the CLI's commands do
-// (all but diff between two snapshot ids).
+// (all but a diff between two snapshot ids, which are no session's).
 func (s *server) open(ctx context.Context, a common, access turnback.Access, latest bool) (*call, error) {
 	name := a.Session
 	if name == "" {

@@ -29,7 +29,7 @@ type ShowIn struct {
 	Folder  string `json:"folder,omitempty" jsonschema:"the project folder (default: the server's working directory; the nearest folder above it with a turnback store is used)"`
 	Session string `json:"session,omitempty" jsonschema:"the session (agent conversation) name or a unique prefix of it (default: the session of the folder's newest turn)"`
 	Turn    int    `json:"turn,omitempty" jsonschema:"the turn's number, as turnback_turns lists it (default: the newest turn)"`
-	ID      string `json:"id,omitempty" jsonschema:"instead of turn: a snapshot id (or a unique prefix) that begins or ends a turn"`
+	ID      string `json:"id,omitempty" jsonschema:"instead of turn: a snapshot id (4 or more hex digits) that begins or ends a turn"`
 }
 
 // DiffIn are turnback_diff's arguments.
@@ -37,8 +37,8 @@ type DiffIn struct {
 	Folder  string `json:"folder,omitempty" jsonschema:"the project folder (default: the server's working directory; the nearest folder above it with a turnback store is used)"`
 	Session string `json:"session,omitempty" jsonschema:"the session (agent conversation) name or a unique prefix of it (default: the session of the folder's newest turn)"`
 	Turn    int    `json:"turn,omitempty" jsonschema:"the changes of this turn (its number, as turnback_turns lists it)"`
-	From    string `json:"from,omitempty" jsonschema:"instead of turn: the snapshot id to compare from (default: the session's last snapshot)"`
-	To      string `json:"to,omitempty" jsonschema:"the snapshot id to compare to (default: the folder as it is now)"`
+	From    string `json:"from,omitempty" jsonschema:"instead of turn: the snapshot to compare from, an id (4 or more hex digits) or @N (the state after turn N) or @N^ (before it) (default: the session's last snapshot)"`
+	To      string `json:"to,omitempty" jsonschema:"the snapshot to compare to, as from (default: the folder as it is now)"`
 }
 
 // StatusIn are turnback_status' arguments.
@@ -52,7 +52,7 @@ type UndoIn struct {
 	Folder  string   `json:"folder,omitempty" jsonschema:"the project folder (default: the server's working directory; the nearest folder above it with a turnback store is used)"`
 	Session string   `json:"session,omitempty" jsonschema:"the session (agent conversation) name or a unique prefix of it (default: the session of the folder's newest turn)"`
 	Count   int      `json:"count,omitempty" jsonschema:"how many of the last turns to undo (default 1)"`
-	Paths   []string `json:"paths,omitempty" jsonschema:"undo only these paths (relative to the folder) of those turns"`
+	Paths   []string `json:"paths,omitempty" jsonschema:"undo only what those turns changed at or below these paths (relative to the folder); the turns stay, with their other changes"`
 	DryRun  bool     `json:"dry_run,omitempty" jsonschema:"say what the undo would change, changing nothing"`
 	Force   bool     `json:"force,omitempty" jsonschema:"overwrite edits made since the turns (they are kept in the checkpoint); only when the user asked for it"`
 }
@@ -62,6 +62,7 @@ type RedoIn struct {
 	Folder  string `json:"folder,omitempty" jsonschema:"the project folder (default: the server's working directory; the nearest folder above it with a turnback store is used)"`
 	Session string `json:"session,omitempty" jsonschema:"the session (agent conversation) name or a unique prefix of it (default: the session of the folder's newest turn)"`
 	Count   int    `json:"count,omitempty" jsonschema:"how many undone turns to bring back, oldest first (default 1)"`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"say what the redo would change, changing nothing"`
 	Force   bool   `json:"force,omitempty" jsonschema:"overwrite edits made since the undo (they are kept in the checkpoint); only when the user asked for it"`
 }
 
@@ -146,6 +147,10 @@ type RestoreOut struct {
 	Restored      []string `json:"restored"`
 	Deleted       []string `json:"deleted"`
 	Created       []string `json:"created"`
+	Paths         []string `json:"paths,omitempty"`
+	DryRun        bool     `json:"dry_run,omitempty"`
+	Stopped       bool     `json:"stopped,omitempty"`
+	Conflicts     []Note   `json:"conflicts,omitempty"`
 	Overwritten   []Note   `json:"overwritten,omitempty"`
 	NotRestorable []Note   `json:"not_restorable,omitempty"`
 	Checkpoint    string   `json:"checkpoint,omitempty"`
@@ -375,7 +380,9 @@ func (s *server) diff(ctx context.Context, in DiffIn) (DiffOut, error) {
 	if in.To != "" && in.From == "" {
 		return out, errors.New("to needs from")
 	}
-	c, err := s.open(ctx, common{in.Folder, in.Session}, turnback.AccessRead, in.From == "")
+	// Ids name states of any session; a turn reference is the session's.
+	latest := in.From == "" || turnback.IsTurnRef(in.From) || turnback.IsTurnRef(in.To)
+	c, err := s.open(ctx, common{in.Folder, in.Session}, turnback.AccessRead, latest)
 	if err != nil {
 		return out, err
 	}
@@ -444,22 +451,22 @@ func (s *server) status(ctx context.Context, in StatusIn) (StatusOut, error) {
 }
 
 func (s *server) undo(ctx context.Context, in UndoIn) (RestoreOut, error) {
-	if len(in.Paths) > 0 || in.DryRun {
-		return RestoreOut{}, fmt.Errorf("%w: paths and dry_run (undo whole turns, without them)", ErrUnsupported)
-	}
-	return s.restore(ctx, common{in.Folder, in.Session}, in.Count, "undid", "nothing to undo", func(r *turnback.Repo, n int) (*turnback.RestoreResult, error) {
-		return r.Undo(ctx, n, in.Force)
+	o := turnback.UndoOptions{Force: in.Force, Paths: in.Paths, DryRun: in.DryRun}
+	return s.restore(ctx, common{in.Folder, in.Session}, in.Count, "undo", func(r *turnback.Repo, n int) (*turnback.RestoreResult, error) {
+		return r.Undo(ctx, n, o)
 	})
 }
 
 func (s *server) redo(ctx context.Context, in RedoIn) (RestoreOut, error) {
-	return s.restore(ctx, common{in.Folder, in.Session}, in.Count, "redid", "nothing to redo", func(r *turnback.Repo, n int) (*turnback.RestoreResult, error) {
-		return r.Redo(ctx, n, in.Force)
+	o := turnback.RedoOptions{Force: in.Force, DryRun: in.DryRun}
+	return s.restore(ctx, common{in.Folder, in.Session}, in.Count, "redo", func(r *turnback.Repo, n int) (*turnback.RestoreResult, error) {
+		return r.Redo(ctx, n, o)
 	})
 }
 
-// restore runs undo or redo (op) for count turns and reports it.
-func (s *server) restore(ctx context.Context, a common, n int, verb, nothing string, op func(*turnback.Repo, int) (*turnback.RestoreResult, error)) (RestoreOut, error) {
+// restore runs undo or redo (op, named verb) for count turns and
+// reports it; a dry run's preview is reported as what would be done.
+func (s *server) restore(ctx context.Context, a common, n int, verb string, op func(*turnback.Repo, int) (*turnback.RestoreResult, error)) (RestoreOut, error) {
 	var out RestoreOut
 	switch {
 	case n == 0:
@@ -473,14 +480,25 @@ func (s *server) restore(ctx context.Context, a common, n int, verb, nothing str
 	}
 	defer c.close()
 	res, err := op(c.repo, n)
+	var ce *turnback.ConflictError
+	if errors.As(err, &ce) && ce.Result != nil && ce.Result.DryRun != nil {
+		res, err = ce.Result, nil // a dry run that would stop: its preview says so
+	}
 	if err != nil {
 		return out, err
 	}
 	out = RestoreOut{Folder: c.repo.WorkTree(), Session: c.session.Name, Turns: res.Turns,
 		Restored: []string{}, Deleted: []string{}, Created: []string{}}
 	if res.Nothing {
-		out.Summary = nothing + " in session " + termout.QuotePath(c.session.Name)
+		out.DryRun = res.DryRun != nil
+		out.Summary = "nothing to " + verb + " in session " + termout.QuotePath(c.session.Name)
 		return out, nil
+	}
+	restored, deleted, created, conflicts, unrestored, paths := res.Restored, res.Deleted, res.Created, res.Conflicts, res.Unrestored(), res.Paths
+	if p := res.DryRun; p != nil {
+		out.DryRun, out.Stopped, out.Turns = true, p.Stopped, p.Turns
+		restored, deleted, created, conflicts, paths = p.Restored, p.Deleted, p.Created, p.Conflicts, p.Paths
+		unrestored = (&turnback.RestoreResult{NotRestorable: p.NotRestorable}).Unrestored()
 	}
 	left := maxPaths
 	clip := func(paths []string) []string {
@@ -489,25 +507,54 @@ func (s *server) restore(ctx context.Context, a common, n int, verb, nothing str
 		out.More += len(paths) - k
 		return append([]string{}, paths[:k]...)
 	}
-	out.Restored, out.Deleted, out.Created = clip(res.Restored), clip(res.Deleted), clip(res.Created)
-	for _, p := range res.Conflicts {
-		out.Overwritten = append(out.Overwritten, Note{p.Path, p.Reason})
+	out.Restored, out.Deleted, out.Created = clip(restored), clip(deleted), clip(created)
+	if len(paths) > 0 {
+		out.Paths = clip(paths)
 	}
-	for _, p := range res.Unrestored() {
+	for _, p := range conflicts {
+		note := Note{p.Path, p.Reason}
+		if out.DryRun {
+			out.Conflicts = append(out.Conflicts, note)
+		} else {
+			out.Overwritten = append(out.Overwritten, note)
+		}
+	}
+	for _, p := range unrestored {
 		out.NotRestorable = append(out.NotRestorable, Note{p.Path, p.Reason})
 	}
 	if !res.Checkpoint.IsZero() {
 		out.Checkpoint = res.Checkpoint.String()
 	}
-	out.Summary = fmt.Sprintf("%s %d %s: %d restored, %d deleted, %d brought back", verb, res.Turns, plural(res.Turns, "turn"),
-		len(res.Restored), len(res.Deleted), len(res.Created))
-	if len(out.NotRestorable) > 0 {
-		out.Summary += fmt.Sprintf("; %d not restorable (listed)", len(out.NotRestorable))
-	}
-	out.Summary += "; read these paths again before relying on them"
+	out.Summary = summary(verb, out, len(restored), len(deleted), len(created))
 	return out, nil
 }
 
+// summary is the one sentence of an undo's or redo's result.
+func summary(verb string, out RestoreOut, restored, deleted, created int) string {
+	done := map[string]string{"undo": "undid", "redo": "redid"}[verb]
+	what := fmt.Sprintf("%d %s", out.Turns, plural(out.Turns, "turn"))
+	if len(out.Paths) > 0 {
+		what = "paths of the last " + what
+	}
+	counts := fmt.Sprintf("%d restored, %d deleted, %d brought back", restored, deleted, created)
+	var b strings.Builder
+	switch {
+	case out.Stopped:
+		fmt.Fprintf(&b, "dry run: the %s would stop, changing nothing: %d %s edited since (listed in conflicts); force would overwrite them, keeping the edits in a checkpoint",
+			verb, len(out.Conflicts), plural(len(out.Conflicts), "path"))
+	case out.DryRun:
+		fmt.Fprintf(&b, "dry run, nothing changed: %s of %s would do: %s", verb, what, counts)
+	default:
+		fmt.Fprintf(&b, "%s %s: %s", done, what, counts)
+	}
+	if len(out.NotRestorable) > 0 {
+		fmt.Fprintf(&b, "; %d not restorable (listed)", len(out.NotRestorable))
+	}
+	if !out.DryRun {
+		b.WriteString("; read these paths again before relying on them")
+	}
+	return b.String()
+}
 func plural(n int, word string) string {
 	if n == 1 {
 		return word
