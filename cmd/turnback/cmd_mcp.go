@@ -8,12 +8,7 @@ import (
 )
 
 func newMCPCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve turnback's tools to an agent over MCP (stdio)",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c := mcp.Config{Cwd: g.cwd, Dir: g.dir, Store: g.store, Session: g.session, Getenv: g.getenv, Version: diag.Version(version)}
-			return mcp.ServeStdio(cmd.Context(), c)
-		},
-	}
+	return mcp.Command(func() mcp.Config {
+		return mcp.Config{Cwd: g.cwd, Dir: g.dir, Store: g.store, Session: g.session, Getenv: g.getenv, Version: diag.Version(version)}
+	})
 }

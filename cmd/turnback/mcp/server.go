@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
@@ -40,9 +41,16 @@ var ErrNoStore = errors.New("turnback mcp: no turns are recorded for this folder
 // ErrUnknownSession: a session argument names no session of the folder.
 var ErrUnknownSession = errors.New("turnback mcp: unknown session")
 
-// ServeStdio runs the server on stdin and stdout (Serve).
-func ServeStdio(ctx context.Context, c Config) error {
-	return Serve(ctx, &sdk.StdioTransport{}, c)
+// Command is "turnback mcp": it serves on stdin and stdout (Serve) with
+// the configuration config returns when it runs (the parsed flags).
+func Command(config func() Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve turnback's tools to an agent over MCP (stdio)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return Serve(cmd.Context(), &sdk.StdioTransport{}, config())
+		},
+	}
 }
 
 // Serve runs the server on t until the client goes away or ctx ends.
