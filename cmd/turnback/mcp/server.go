@@ -85,7 +85,9 @@ func NewServer(c Config) (*sdk.Server, error) {
 	s := sdk.NewServer(&sdk.Implementation{Name: "turnback", Title: "turnback", Version: c.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 	})
-	addTools(s, &server{c: c})
+	if err := addTools(s, &server{c: c}); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -167,13 +167,15 @@ const (
 )
 
 // addTools registers every tool of s on srv.
-func addTools(srv *sdk.Server, s *server) {
-	add(srv, s, "turnback_turns", "List the turns turnback recorded in the folder (one per agent prompt), newest first: number, message, time, files added/modified/deleted; undone turns (which turnback_redo brings back) are marked.", s.turns)
-	add(srv, s, "turnback_show", "What one turn changed: its paths (added, modified, deleted, ...), without contents.", s.show)
-	add(srv, s, "turnback_diff", "Unified diff of what a turn changed, between two snapshots, or since the last turn.", s.diff)
-	add(srv, s, "turnback_status", "What changed in the folder since the session's last snapshot (edits made since the last turn ended), without recording anything.", s.status)
-	add(srv, s, "turnback_undo", "Undo the last turns of the session: only the paths they changed go back to what they held before. If a path was edited since, nothing changes and the error names it. Returns the paths changed.", s.undo)
-	add(srv, s, "turnback_redo", "Bring back turns that turnback_undo undid, oldest first. Returns the paths changed.", s.redo)
+func addTools(srv *sdk.Server, s *server) error {
+	return errors.Join(
+		add(srv, s, "turnback_turns", "List the turns turnback recorded in the folder (one per agent prompt), newest first: number, message, time, files added/modified/deleted; undone turns (which turnback_redo brings back) are marked.", s.turns),
+		add(srv, s, "turnback_show", "What one turn changed: its paths (added, modified, deleted, ...), without contents.", s.show),
+		add(srv, s, "turnback_diff", "Unified diff of what a turn changed, between two snapshots, or since the last turn.", s.diff),
+		add(srv, s, "turnback_status", "What changed in the folder since the session's last snapshot (edits made since the last turn ended), without recording anything.", s.status),
+		add(srv, s, "turnback_undo", "Undo the last turns of the session: only the paths they changed go back to what they held before. If a path was edited since, nothing changes and the error names it. Returns the paths changed.", s.undo),
+		add(srv, s, "turnback_redo", "Bring back turns that turnback_undo undid, oldest first. Returns the paths changed.", s.redo),
+	)
 }
 
 // bound sets the schema's bounds of the numbers: count (1 to maxCount),
@@ -192,10 +194,10 @@ func bound(sch *jsonschema.Schema) {
 
 // add registers one tool, its input schema derived from In (with its
 // bounds), and maps its errors to tool errors the model can read.
-func add[In, Out any](srv *sdk.Server, s *server, name, desc string, h func(context.Context, In) (Out, error)) {
+func add[In, Out any](srv *sdk.Server, s *server, name, desc string, h func(context.Context, In) (Out, error)) error {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
-		panic(fmt.Sprintf("turnback mcp: schema of %s: %v", name, err)) // a programming error, caught by every test
+		return fmt.Errorf("turnback mcp: schema of %s: %w", name, err)
 	}
 	bound(in)
 	sdk.AddTool(srv, &sdk.Tool{Name: name, Description: desc, InputSchema: in},
@@ -205,6 +207,7 @@ func add[In, Out any](srv *sdk.Server, s *server, name, desc string, h func(cont
 			out, err := h(ctx, args)
 			return nil, out, s.describe(err)
 		})
+	return nil
 }
 
 // describe turns an error into the text the model reads.
@@ -227,7 +230,7 @@ func (s *server) describe(err error) error {
 		if len(paths) == 1 {
 			what = "1 path was"
 		}
-		return fmt.Errorf("turnback: conflict: nothing was changed: %s edited after the turns: %s; read them and ask the user, who may keep the edits or undo over them (force: true keeps the edits in a checkpoint)",
+		return fmt.Errorf("turnback: conflict: nothing was changed: %s edited since: %s; read them and ask the user, who may keep the edits, or go ahead over them (force: true, which keeps the edits in a checkpoint)",
 			what, listPaths(paths))
 	}
 	if errors.Is(err, turnback.ErrBusy) {
