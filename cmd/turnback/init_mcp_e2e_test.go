@@ -124,4 +124,15 @@ func TestInitMCPEdges(t *testing.T) {
 	if entries, _ := os.ReadDir(e.home); len(entries) != 0 {
 		t.Errorf("init wrote in HOME: %v", entries)
 	}
+	// --global: the user's files, and --remove leaves HOME empty again.
+	for agent, rel := range map[string]string{"gemini": ".gemini/settings.json", "qwen": ".qwen/settings.json", "cursor": ".cursor/mcp.json", "codex": ".codex/config.toml"} {
+		e.ok("init", "--"+agent, "--global", "--mcp")
+		if data, err := os.ReadFile(filepath.Join(e.home, rel)); err != nil || !strings.Contains(string(data), e.bin) {
+			t.Errorf("init --%s --global --mcp: %s %v", agent, data, err)
+		}
+		e.ok("init", "--"+agent, "--global", "--remove")
+	}
+	if entries, _ := os.ReadDir(e.home); len(entries) != 0 {
+		t.Errorf("init --global then --remove left in HOME: %v", entries)
+	}
 }
