@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/help"
+	"github.com/turnback/turnback/cmd/turnback/remote"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
@@ -177,7 +179,12 @@ func newRootCmd(g *globals) *cobra.Command {
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newMCPCmd(g),
 	)
+	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
+		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },
+		Store:   func() string { return cmp.Or(g.store, g.getenv("TURNBACK_STORE")) },
+		Session: func() string { return cmp.Or(g.session, g.getenv("TURNBACK_SESSION")) }})...)
 	help.Fill(root)
+	remote.Refill(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -1,0 +1,25 @@
+// Package remote holds the commands of turnback's remote: remote set,
+// remote show, remote verify, remote gc, push, pull and clone. Package
+// main registers them (Commands) with the few things they need of it
+// (Env): its output streams, --json, environment, the way every command
+// opens its store, and how it marks a usage error.
+//
+// # Configuration and credentials
+//
+// "remote set s3://BUCKET/PREFIX" records the address in the store
+// (turnback.Repo.SetRemote) with the endpoint and region given as flags
+// or, failing those, taken from AWS_ENDPOINT_URL (AWS_ENDPOINT_URL_S3
+// first) and AWS_REGION (AWS_DEFAULT_REGION) at that moment. Credentials
+// are recorded only when given as flags (--access-key, --secret-key);
+// otherwise every command reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+// and AWS_SESSION_TOKEN when it runs, and none means anonymous
+// requests. Whenever an endpoint is set, buckets are addressed
+// path-style. The bucket must exist unless --create is given.
+//
+// # Failure behaviour
+//
+// Errors are the root API's (turnback.ErrNoRemote, ErrRemoteSession,
+// ErrDiverged, ErrNotEmpty, ErrVerify) and package s3's, printed as every
+// command prints its errors; a bad address or flag is a usage error
+// (exit 2). remote verify that finds problems lists them and exits 1.
+package remote

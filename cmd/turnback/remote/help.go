@@ -1,0 +1,63 @@
+package remote
+
+type text struct{ long, example string }
+
+// texts are the long help and examples of the remote commands.
+var texts = map[string]text{
+	"remote": {`Set, show, verify and collect the store's remote: a bucket and prefix on
+an S3-compatible object store (AWS S3, MinIO, Ceph RGW, R2, versitygw)
+that stores push sessions to and pull them from. Content is stored once
+however many stores push it (content addressing), in pack objects with
+an index each.
+
+Endpoint, region and credentials come from flags of "remote set" or from
+AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+(and AWS_SESSION_TOKEN). Only credentials given as flags are recorded in
+the store; the environment's are read at each use. With an endpoint,
+buckets are addressed path-style.`, `  turnback remote set s3://team-bucket/turnback
+  turnback remote show
+  turnback remote verify
+  turnback remote gc`},
+	"remote set": {`Record the store's remote, s3://BUCKET/PREFIX. The bucket must exist;
+--create makes it. The endpoint and region given (or, failing those,
+AWS_ENDPOINT_URL and AWS_REGION now) are recorded; credentials only when
+given as flags.`, `  AWS_ENDPOINT_URL=http://127.0.0.1:7070 turnback remote set s3://turnback/team --create`},
+	"remote show": {`Print the store's remote: its address, endpoint, region, and where its
+credentials come from ("store" when recorded, "environment" otherwise).
+The secret is never printed.`, `  turnback remote show --json`},
+	"remote verify": {`Read the whole remote back: every pack against its name and index, every
+record against its BLAKE3 address, every session's head, and that every
+tree, blob, chunk list and chunk a session reaches is in a pack its head
+names. Problems are listed, each naming its object; exit 1 then. Packs a
+stopped push left without an index are counted as incomplete (gc removes
+them), not as problems.`, `  turnback remote verify`},
+	"remote gc": {`Delete from the remote what no pushed session needs. Safe while other
+stores push: a run lists the packs no head names (gc/ in the bucket); a
+later run, once --grace has passed, deletes those still unnamed. A push
+never reuses a listed pack and fails rather than write its head after the
+grace period. Heads a newer push of the same session replaced go once
+older than the grace period. Run it periodically (say daily).`, `  turnback remote gc
+  turnback remote gc --dry-run --json`},
+	"push": {`Upload the session's turns (and their snapshots and checkpoints) and
+every tree, blob and chunk they reach that the remote lacks, in packs of
+about 16 MiB with an index each, --jobs at once; the session's head is
+written last. A push that is stopped leaves the remote consistent; pushing
+again reuses what it uploaded. Nothing new: nothing is written. The store
+stays open, read-only, while it uploads: a command that writes (an
+agent's snap) waits for it, unless a watch daemon serves the folder, in
+which the push holds the store only while it reads the records.`, `  turnback push
+  turnback push --all --json`},
+	"pull": {`Bring the remote's newest head of the session into the store: what the
+store lacks is downloaded, every record verified against its address
+before it is written, then the session's turns are recorded. The folder
+is not changed (restore or undo then work on the pulled turns). A local
+session with turns the remote's lacks is refused (diverged).`, `  turnback pull --session agent-1`},
+	"clone": {`Make FOLDER (empty, or absent) a copy of a remote session: its store
+(--store, or the default place) gets the session's turns and what they
+reach, the remote is recorded in it, then the folder is restored to the
+session's newest state. log, diff, undo, redo and restore then work as
+if the turns had been recorded there. Nothing is written into the folder
+before everything is downloaded and verified: a damaged or missing object
+fails the clone naming it, and the folder stays as it was.`, `  turnback clone s3://team-bucket/turnback --session agent-1 ./work
+  turnback --store /tmp/s clone s3://b/p ./w --session agent-1 --json`},
+}

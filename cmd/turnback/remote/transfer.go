@@ -1,0 +1,142 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
+
+func (e *Env) pushCmd() *cobra.Command {
+	var all bool
+	var jobs, packSize int
+	c := &cobra.Command{
+		Use:   "push [--session NAME | --all]",
+		Short: "Upload the session's turns and what they reach that the remote lacks",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all && e.Session() != "" {
+				return e.Usage(errors.New("turnback: push: --all and --session exclude each other"))
+			}
+			if jobs < 1 || jobs > 64 {
+				return e.Usage(fmt.Errorf("turnback: push: --jobs %d: want 1 to 64", jobs))
+			}
+			if packSize < 64<<10 || packSize > 256<<20 {
+				return e.Usage(fmt.Errorf("turnback: push: --pack-size %d: want 65536 to 268435456 bytes", packSize))
+			}
+			return e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				_, c, err := e.client(cmd, repo)
+				if err != nil {
+					return err
+				}
+				o := turnback.PushOptions{All: all, Parallel: jobs, PackSize: packSize}
+				progress := e.ErrTTY && !e.json()
+				if progress {
+					o.Progress = func(p turnback.PushProgress) {
+						fmt.Fprintf(e.Stderr, "\rpushing: %d packs, %s sent ", p.Packs, termout.HumanBytes(p.BytesSent))
+					}
+				}
+				res, err := repo.Push(cmd.Context(), c, o)
+				if progress && res != nil && res.Packs > 0 {
+					fmt.Fprintln(e.Stderr)
+				}
+				if err != nil {
+					return err
+				}
+				e.print(res, fmt.Sprintf("pushed %s: %d objects in %d packs, %s sent, %d objects (%s) already there\n",
+					strings.Join(res.Sessions, ", "), res.Objects, res.Packs, termout.HumanBytes(res.BytesSent),
+					res.ObjectsDeduplicated, termout.HumanBytes(res.BytesDeduplicated)))
+				return nil
+			})
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "push every session of the store")
+	c.Flags().IntVar(&jobs, "jobs", 4, "uploads at once")
+	c.Flags().IntVar(&packSize, "pack-size", turnback.DefaultPackSize, "bytes a pack holds on average (its boundaries depend on its content)")
+	return c
+}
+
+func (e *Env) pullCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "pull [--session NAME]",
+		Short: "Bring the remote's newest turns of the session into the store (the folder is not touched)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.WithRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
+				_, c, err := e.client(cmd, repo)
+				if err != nil {
+					return err
+				}
+				res, err := repo.Pull(cmd.Context(), c, turnback.PullOptions{Session: e.Session()})
+				if err != nil {
+					return err
+				}
+				e.print(res, fmt.Sprintf("pulled %s: %d turns, %d objects, %s received\n",
+					res.Session, res.Turns, res.Objects, termout.HumanBytes(res.BytesReceived)))
+				return nil
+			})
+		},
+	}
+}
+
+func (e *Env) cloneCmd() *cobra.Command {
+	var cfg s3.Config
+	c := &cobra.Command{
+		Use:   "clone s3://BUCKET/PREFIX FOLDER --session NAME",
+		Short: "Make an empty folder a copy of a remote session, with its turns",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			session := e.Session()
+			if session == "" {
+				return e.Usage(errors.New("turnback: clone: --session is required"))
+			}
+			cfg.URL = args[0]
+			if _, _, err := s3.ParseURL(cfg.URL); err != nil {
+				return e.Usage(err)
+			}
+			wd, err := e.Getwd()
+			if err != nil {
+				return err
+			}
+			folder := args[1]
+			if !filepath.IsAbs(folder) {
+				folder = filepath.Join(wd, folder)
+			}
+			store := e.Store()
+			if store != "" && !filepath.IsAbs(store) {
+				store = filepath.Join(wd, store)
+			}
+			env := e.withEnv(s3.Config{})
+			if cfg.Endpoint == "" {
+				cfg.Endpoint = env.Endpoint
+			}
+			if cfg.Region == "" {
+				cfg.Region = env.Region
+			}
+			c, err := s3.New(e.withEnv(cfg))
+			if err != nil {
+				return e.Usage(err)
+			}
+			res, err := turnback.Clone(cmd.Context(), c, cfg, filepath.Clean(folder), turnback.Options{Store: store, Session: session})
+			if err != nil {
+				return err
+			}
+			doc := map[string]any{"work_tree": folder, "session": session, "restored": res.Restored, "pull": res.Pull}
+			if res.Restore != nil {
+				doc["not_restorable"] = res.Restore.NotRestorable
+			}
+			e.print(doc, fmt.Sprintf("cloned %s into %s: %d turns, %d objects, %s received\n",
+				session, termout.SafeText(folder), res.Pull.Turns, res.Pull.Objects, termout.HumanBytes(res.Pull.BytesReceived)))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&cfg.Endpoint, "endpoint", "", "server URL (default: $AWS_ENDPOINT_URL), recorded as the clone's remote")
+	c.Flags().StringVar(&cfg.Region, "region", "", "region (default: $AWS_REGION)")
+	return c
+}

@@ -1,0 +1,448 @@
+package turnback
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/manifest"
+)
+
+// PullResult is what Pull did.
+type PullResult struct {
+	Session string `json:"session"`
+	Head    string `json:"head"` // the head pulled (s3://BUCKET/KEY)
+	Turns   int    `json:"turns"`
+	// Objects is the number of records (trees, blobs, chunk lists)
+	// downloaded, RecordBytes their stored size; BytesReceived counts
+	// every byte downloaded (indexes and heads too), Requests every
+	// request.
+	Objects       int   `json:"objects"`
+	RecordBytes   int64 `json:"record_bytes"`
+	BytesReceived int64 `json:"bytes_received"`
+	Requests      int64 `json:"requests"`
+	// Fetched lists how many times each record was downloaded (tests
+	// check that none was twice).
+	Fetched map[cas.Hash]int `json:"-"`
+	last    cas.Hash
+}
+
+// PullOptions configure Pull.
+type PullOptions struct {
+	// Session to pull; empty means this Repo's session.
+	Session string
+	// Parallel bounds the downloads at once (0: 8).
+	Parallel int
+}
+
+// Pull brings the remote's newest head of a session into the store:
+// every tree, blob and chunk list it reaches that the store lacks,
+// verified against its address before it is written, then the
+// session's records (after the content is flushed, so a pull stopped
+// part way leaves only unreferenced blobs). A local session with turns
+// the remote's does not have is ErrDiverged; the work tree is not
+// touched.
+func (r *Repo) Pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResult, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	if r.readOnly {
+		return nil, ErrReadOnly
+	}
+	return r.pull(ctx, c, o)
+}
+
+func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResult, error) {
+	if o.Session == "" {
+		o.Session = r.session
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 8
+	}
+	recv0, req0 := c.Received.Load(), c.Requests.Load()
+	heads, err := c.List(ctx, s3.HeadsDir("", o.Session))
+	if err != nil {
+		return nil, err
+	}
+	key := newestHead(heads, o.Session)
+	if key == "" {
+		return nil, fmt.Errorf("%w: %s (s3://%s/%s)", ErrRemoteSession, o.Session, c.Bucket, c.Prefix)
+	}
+	res := &PullResult{Session: o.Session, Head: "s3://" + c.Bucket + "/" + c.Prefix + key, Fetched: map[cas.Hash]int{}}
+	data, err := c.Get(ctx, c.Prefix+key, s3.MaxHead)
+	if err != nil {
+		return nil, err
+	}
+	head, err := s3.DecodeHead(data)
+	if err == nil && head.Session != o.Session {
+		err = fmt.Errorf("%w: head of session %q", s3.ErrCorrupt, head.Session)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, res.Head)
+	}
+	sess, turns, roots, err := headRoots(head)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, res.Head)
+	}
+	if err := r.checkDiverged(ctx, sess, turns); err != nil {
+		return nil, err
+	}
+	var packs []cas.Hash
+	for _, s := range head.Packs {
+		id, _ := cas.ParseHash(s)
+		packs = append(packs, id)
+	}
+	ix, err := loadIndexes(ctx, c, packs)
+	if err != nil {
+		return nil, err
+	}
+	f := &fetcher{r: r, c: c, ix: ix, res: res, par: o.Parallel, batch: r.backend.NewBatch(), spare: map[cas.Hash][]byte{}}
+	defer f.batch.Cancel()
+	if err := f.run(ctx, roots); err != nil {
+		return nil, err
+	}
+	if err := f.batch.Flush(); err != nil {
+		return nil, err
+	}
+	seen := map[cas.Hash]bool{}
+	for _, h := range f.chunked {
+		if err := r.store.Verify(ctx, h, seen); err != nil {
+			return nil, fmt.Errorf("turnback: pull: content %s: %w", h.Short(), err)
+		}
+	}
+	if err := r.backend.Sync(); err != nil {
+		return nil, err
+	}
+	var writes []cas.Entry
+	var deletes [][]byte
+	for _, rec := range head.Records {
+		k := []byte(rec.Key)
+		if ok, err := r.backend.Has(ctx, k); err != nil {
+			return nil, err
+		} else if ok && (strings.HasPrefix(rec.Key, prefixSnap) || strings.HasPrefix(rec.Key, prefixCheckpoint)) {
+			continue // the local record of a state stays as it is
+		}
+		writes = append(writes, cas.Entry{Key: k, Value: rec.Value})
+	}
+	err = r.backend.Scan(ctx, []byte(prefixTurn+o.Session+"/"), true, func(k, _ []byte) error {
+		for _, rec := range head.Records {
+			if rec.Key == string(k) {
+				return nil
+			}
+		}
+		deletes = append(deletes, append([]byte(nil), k...))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if sess.Last != "" {
+		res.last, _ = cas.ParseHash(sess.Last)
+		if cur, err := r.latest(ctx); err != nil {
+			return nil, err
+		} else if cur.IsZero() {
+			writes = append(writes, cas.Entry{Key: []byte(keyLatest), Value: []byte(sess.Last)})
+		}
+	}
+	if err := r.commit(ctx, writes, deletes); err != nil {
+		return nil, err
+	}
+	res.Turns = len(sess.Turns)
+	res.BytesReceived = c.Received.Load() - recv0
+	res.Requests = c.Requests.Load() - req0
+	return res, nil
+}
+
+// checkDiverged refuses a pull over a local session whose turns differ
+// from the remote's under the same number, or that has turns past the
+// remote's.
+func (r *Repo) checkDiverged(ctx context.Context, remote *sessionRecord, turns map[int]*Turn) error {
+	local, err := r.loadSession(ctx, remote.Name)
+	if err != nil {
+		return err
+	}
+	if local.NextTurn > remote.NextTurn {
+		return fmt.Errorf("%w: session %s has turns up to %d here, %d on the remote (push it, or clone into another folder)",
+			ErrDiverged, remote.Name, local.NextTurn-1, remote.NextTurn-1)
+	}
+	for _, n := range local.Turns {
+		t, err := r.loadTurn(ctx, remote.Name, n)
+		if err != nil {
+			return err
+		}
+		rt, ok := turns[n]
+		if !ok || rt.Before != t.Before || (!t.Open() && !rt.Open() && rt.After != t.After) {
+			return fmt.Errorf("%w: session %s: turn %d differs", ErrDiverged, remote.Name, n)
+		}
+	}
+	return nil
+}
+
+// fetcher downloads what a pull needs, level by level: the trees it
+// lacks, then their subtrees, then content (blobs and chunk lists, then
+// chunks), each in as few ranged GETs as the packs allow.
+type fetcher struct {
+	r       *Repo
+	c       *s3.Client
+	ix      *remoteIndex
+	res     *PullResult
+	par     int
+	mu      sync.Mutex
+	batch   cas.Batch
+	chunked []cas.Hash
+	// spare: records a ranged GET brought besides those it was for.
+	spare map[cas.Hash][]byte
+}
+
+// want is one record to download.
+type want struct {
+	h    cas.Hash
+	kind s3.Kind
+}
+
+func (f *fetcher) run(ctx context.Context, roots []cas.Hash) error {
+	seen := map[cas.Hash]bool{}
+	var files []cas.Hash
+	level := roots
+	for len(level) > 0 {
+		var missing []want
+		var next []cas.Hash
+		trees := map[cas.Hash]*manifest.Tree{}
+		for _, h := range level {
+			if seen[h] || h.IsZero() || h == manifest.EmptyTreeHash() {
+				continue
+			}
+			seen[h] = true
+			if ok, err := f.r.backend.Has(ctx, cas.BlobKey(h)); err != nil {
+				return err
+			} else if ok {
+				t, err := manifest.NewStoreLoader(f.r.store).LoadTree(ctx, h)
+				if err != nil {
+					return fmt.Errorf("turnback: pull: local tree %s: %w", h.Short(), err)
+				}
+				trees[h] = t
+				continue
+			}
+			missing = append(missing, want{h, s3.KindTree})
+		}
+		var tmu sync.Mutex
+		err := f.fetch(ctx, missing, func(w want, content []byte) error {
+			t, err := manifest.Decode(content)
+			if err != nil {
+				return fmt.Errorf("turnback: pull: tree %s: %w", w.h, err)
+			}
+			tmu.Lock()
+			trees[w.h] = t
+			tmu.Unlock()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, t := range trees {
+			dirs, fs := treeChildren(t)
+			next = append(next, dirs...)
+			files = append(files, fs...)
+		}
+		level = next
+	}
+	return f.content(ctx, files)
+}
+
+// content downloads the file content the store lacks.
+func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
+	var missing []want
+	seen := map[cas.Hash]bool{}
+	var lists []cas.Hash
+	for _, h := range files {
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		if ok, err := f.r.backend.Has(ctx, cas.BlobKey(h)); err != nil {
+			return err
+		} else if ok {
+			continue
+		}
+		if ok, err := f.r.backend.Has(ctx, cas.IndexKey(h)); err != nil {
+			return err
+		} else if ok {
+			lists = append(lists, h) // its chunks may still be missing
+			continue
+		}
+		loc, ok := f.ix.locs[h]
+		if !ok {
+			return fmt.Errorf("%w: content %s is in no pack the head names", s3.ErrCorrupt, h)
+		}
+		missing = append(missing, want{h, loc.e.Kind})
+	}
+	var chunks []want
+	var cmu sync.Mutex
+	// addChunks adds the chunks of refs the store lacks and reports
+	// whether there were any.
+	addChunks := func(refs []cas.ChunkRef) (bool, error) {
+		added := false
+		for _, c := range refs {
+			if seen[c.Hash] {
+				continue
+			}
+			seen[c.Hash] = true
+			if ok, err := f.r.backend.Has(ctx, cas.BlobKey(c.Hash)); err != nil {
+				return false, err
+			} else if !ok {
+				chunks = append(chunks, want{c.Hash, s3.KindBlob})
+				added = true
+			}
+		}
+		return added, nil
+	}
+	for _, h := range lists {
+		refs, _, err := f.r.store.Chunks(ctx, h)
+		if err != nil {
+			return err
+		}
+		// A chunked file the store holds whole is not read again.
+		if added, err := addChunks(refs); err != nil {
+			return err
+		} else if added {
+			f.chunked = append(f.chunked, h)
+		}
+	}
+	var got [][]cas.ChunkRef
+	err := f.fetch(ctx, missing, func(w want, content []byte) error {
+		if w.kind == s3.KindChunkList {
+			refs, err := s3.ParseChunkList(w.h, content)
+			if err != nil {
+				return err
+			}
+			cmu.Lock()
+			got = append(got, refs)
+			f.chunked = append(f.chunked, w.h)
+			cmu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, refs := range got {
+		if _, err := addChunks(refs); err != nil {
+			return err
+		}
+	}
+	return f.fetch(ctx, chunks, func(want, []byte) error { return nil })
+}
+
+// fetch downloads ws (records the head's packs must hold), verifies
+// each against its address (a chunk list only parses here; Pull reads
+// its chunks back before it records anything), writes it to the batch
+// and calls fn with its content. Records of one pack that lie close
+// together come in one ranged GET; the records that request brings
+// besides (in the gaps) are kept, unverified, for a later round, so no
+// record is downloaded twice.
+func (f *fetcher) fetch(ctx context.Context, ws []want, fn func(want, []byte) error) error {
+	type item struct {
+		w   want
+		loc remoteLoc
+	}
+	byPack := map[cas.Hash][]item{}
+	for _, w := range ws {
+		loc, ok := f.ix.locs[w.h]
+		if !ok || loc.e.Kind != w.kind {
+			return fmt.Errorf("%w: %s %s is in no pack the head names", s3.ErrCorrupt, w.kind, w.h)
+		}
+		f.mu.Lock()
+		raw, spare := f.spare[w.h]
+		delete(f.spare, w.h)
+		f.mu.Unlock()
+		if spare {
+			if err := f.accept(loc, raw, w, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		byPack[loc.pack] = append(byPack[loc.pack], item{w, loc})
+	}
+	type span struct {
+		pack     cas.Hash
+		off, end int64
+		items    []item
+	}
+	const gap, maxSpan = 64 << 10, 16 << 20
+	var spans []span
+	for id, items := range byPack {
+		sort.Slice(items, func(i, j int) bool { return items[i].loc.e.Offset < items[j].loc.e.Offset })
+		var cur *span
+		for _, it := range items {
+			e := it.loc.e
+			if cur != nil && e.Offset-cur.end <= gap && e.Offset+e.Length-cur.off <= maxSpan {
+				cur.end = e.Offset + e.Length
+				cur.items = append(cur.items, it)
+				continue
+			}
+			spans = append(spans, span{pack: id, off: e.Offset, end: e.Offset + e.Length, items: []item{it}})
+			cur = &spans[len(spans)-1]
+		}
+	}
+	return forEach(ctx, f.par, spans, func(ctx context.Context, s span) error {
+		data, err := f.c.GetRange(ctx, s3.PackKey(f.c.Prefix, s.pack), s.off, s.end-s.off)
+		if err != nil {
+			return err
+		}
+		wanted := map[cas.Hash]bool{}
+		for _, it := range s.items {
+			wanted[it.w.h] = true
+			if err := f.accept(it.loc, data[it.loc.e.Offset-s.off:it.loc.e.Offset-s.off+it.loc.e.Length], it.w, fn); err != nil {
+				return err
+			}
+		}
+		entries := f.ix.packs[s.pack]
+		first := sort.Search(len(entries), func(i int) bool { return entries[i].Offset >= s.off })
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, e := range entries[first:] {
+			if e.Offset+e.Length > s.end {
+				break
+			}
+			if !wanted[e.Hash] && f.ix.locs[e.Hash].pack == s.pack && f.res.Fetched[e.Hash] == 0 {
+				f.spare[e.Hash] = bytes.Clone(data[e.Offset-s.off : e.Offset-s.off+e.Length])
+			}
+		}
+		return nil
+	})
+}
+
+// accept verifies raw, the record loc names, writes it to the batch and
+// passes its content to fn.
+func (f *fetcher) accept(loc remoteLoc, raw []byte, w want, fn func(want, []byte) error) error {
+	e, key := loc.e, s3.PackKey(f.c.Prefix, loc.pack)
+	var content []byte
+	var err error
+	if e.Kind == s3.KindChunkList {
+		content = raw
+		if _, err = s3.ParseChunkList(e.Hash, raw); err != nil {
+			return fmt.Errorf("%w (s3://%s/%s)", err, f.c.Bucket, key)
+		}
+	} else if content, err = s3.VerifyRecord(e.Hash, raw); err != nil {
+		return fmt.Errorf("%w (s3://%s/%s)", err, f.c.Bucket, key)
+	}
+	k := cas.BlobKey(e.Hash)
+	if e.Kind == s3.KindChunkList {
+		k = cas.IndexKey(e.Hash)
+	}
+	f.mu.Lock()
+	f.res.Fetched[e.Hash]++
+	f.res.Objects++
+	f.res.RecordBytes += e.Length
+	f.mu.Unlock()
+	if err := f.batch.Put(k, raw); err != nil {
+		return err
+	}
+	return fn(w, content)
+}
