@@ -10,8 +10,9 @@ import (
 func newInitCmd(g *globals) *cobra.Command {
 	chosen := map[*agent.Agent]*bool{}
 	var o agent.InitOptions
+	var mcp bool
 	cmd := &cobra.Command{
-		Use:   "init --" + strings.Join(agent.Names(), " | --") + " [--global] [--remove]",
+		Use:   "init --" + strings.Join(agent.Names(), " | --") + " [--global] [--remove] [--mcp]",
 		Short: "Add turnback's hooks to an agent's settings (or take them out)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := agent.Chosen(chosen)
@@ -26,7 +27,7 @@ func newInitCmd(g *globals) *cobra.Command {
 				}
 				o.Dir = wd
 			}
-			r, err := a.Init(o)
+			r, err := a.InitWithMCP(o, mcp)
 			if err != nil {
 				return err
 			}
@@ -39,5 +40,6 @@ func newInitCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.Global, "global", false, "the user-level settings instead of the folder's")
 	cmd.Flags().BoolVar(&o.Remove, "remove", false, "take turnback's hooks out, leaving the rest as it was")
+	cmd.Flags().BoolVar(&mcp, "mcp", false, "also register turnback's MCP server (turnback mcp) where the agent takes MCP servers from (--remove takes it out in any case)")
 	return cmd
 }

@@ -152,7 +152,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
-		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g),
+		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },
