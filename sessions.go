@@ -89,6 +89,13 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 	if err := ValidSession(name); err != nil {
 		return "", err
 	}
+	if r.remote != nil { // the daemon's list names every session record
+		list, err := r.remote.sessions(ctx)
+		if err != nil {
+			return "", err
+		}
+		return findSession(list, name)
+	}
 	if err := r.lock(ctx); err != nil {
 		return "", err
 	}
@@ -110,6 +117,13 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 // it guesses nothing: the error is an *AmbiguousSessionError listing
 // them.
 func (r *Repo) LatestSession(ctx context.Context) (SessionInfo, error) {
+	if r.remote != nil {
+		list, err := r.remote.sessions(ctx)
+		if err != nil {
+			return SessionInfo{}, err
+		}
+		return latestSession(list, r.now())
+	}
 	if err := r.lock(ctx); err != nil {
 		return SessionInfo{}, err
 	}

@@ -312,16 +312,27 @@ func TestMCPFolderAndSession(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(e.xdg, "turnback")); len(entries) != 1 {
 		t.Errorf("stores made: %v", entries)
 	}
-	// A watch daemon holds the store: the error says so, and how to stop it.
+	// A watch daemon serves the folder: the tools run in it (turnback.Open
+	// returns a Repo the daemon serves), sessions picked as without it.
 	e.ok("watch", "--detach")
 	t.Cleanup(func() { e.run("watch", "--stop") })
-	for _, tool := range []string{"turnback_redo", "turnback_turns", "turnback_status"} {
-		if _, text := mcpCall(t, cs, true, tool, map[string]any{"folder": e.dir}); !strings.Contains(text, "watch daemon") || !strings.Contains(text, "turnback watch --stop") {
-			t.Errorf("%s with a daemon: %s", tool, text)
-		}
+	if redo, _ := mcpCall(t, cs, false, "turnback_redo", map[string]any{"folder": e.dir, "session": "conv"}); redo["session"] != "conv-1234" || redo["turns"] != 1.0 {
+		t.Errorf("redo through the daemon: %v", redo)
+	}
+	if got := string(e.read("a.txt")); got != "two\n" {
+		t.Errorf("a.txt after redo through the daemon: %q", got)
+	}
+	if turns, _ := mcpCall(t, cs, false, "turnback_turns", map[string]any{"folder": e.dir}); turns["session"] != "conv-1234" || len(turns["turns"].([]any)) != 1 {
+		t.Errorf("turns through the daemon: %v", turns)
+	}
+	if st, _ := mcpCall(t, cs, false, "turnback_status", map[string]any{"folder": e.dir}); st["session"] != "conv-1234" {
+		t.Errorf("status through the daemon: %v", st)
 	}
 	e.ok("watch", "--stop")
-	if redo, _ := mcpCall(t, cs, false, "turnback_redo", map[string]any{"folder": e.dir, "session": "conv"}); redo["turns"] != 1.0 {
-		t.Errorf("redo after the daemon stopped: %v", redo)
+	if undo, _ := mcpCall(t, cs, false, "turnback_undo", map[string]any{"folder": e.dir, "session": "conv"}); undo["turns"] != 1.0 {
+		t.Errorf("undo after the daemon stopped: %v", undo)
+	}
+	if got := string(e.read("a.txt")); got != "one\n" {
+		t.Errorf("a.txt after undo: %q", got)
 	}
 }

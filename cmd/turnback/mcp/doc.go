@@ -45,10 +45,10 @@
 // before it answers, so hooks and the CLI run between calls. Undo and
 // redo in a folder without a store fail (ErrNoStore) and create none.
 // While a watch daemon serves the folder it holds the store, and Open
-// cannot yet go through it: a call then opens without waiting for the
-// lock and fails at once with ErrDaemon, saying how to stop the daemon.
-// (When Open goes through a serving daemon by itself, the call simply
-// succeeds: nothing here needs to change.)
+// returns a Repo the daemon serves (turnback.Repo.Served): the call runs
+// in the daemon. Should the daemon hold the store without taking the call
+// (one of an older turnback), the call fails at once with ErrDaemon,
+// saying how to stop it.
 //
 // # Failure behaviour
 //

@@ -174,8 +174,8 @@ func (s *server) open(ctx context.Context, a common, access turnback.Access, lat
 	if storeDir != "" {
 		if _, ok := daemon.Ping(storeDir); ok {
 			// A watch daemon holds the store for as long as it runs:
-			// waiting for the lock is of no use. (Once Open goes through
-			// a serving daemon by itself, it succeeds here.)
+			// Open goes through it, and waiting for the lock is of no
+			// use should it not take the call.
 			opts.LockWait = -1
 		}
 	}
@@ -197,7 +197,7 @@ func (s *server) open(ctx context.Context, a common, access turnback.Access, lat
 }
 
 func daemonError(pid int, workTree string) error {
-	return fmt.Errorf("%w (pid %d, watching %s): turnback mcp cannot use the store while it runs yet. "+
+	return fmt.Errorf("%w (pid %d, watching %s): it holds the store and did not take the call. "+
 		"Stop it with `turnback watch --stop` in the folder and call again (TURNBACK_AUTO_WATCH=0 keeps hooks from starting another); "+
 		"or run the turnback CLI in a shell, which the daemon serves", ErrDaemon, pid, termout.QuotePath(workTree))
 }
