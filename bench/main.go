@@ -109,7 +109,7 @@ func defineFlags(fs *flag.FlagSet, bd string) *flags {
 		trees:      fs.String("trees", "go,10k,100k", "comma-separated trees: go (a copy of $(go env GOROOT)/src), or a synthetic monorepo size such as 10k, 100k, 1m (any count works: 2k, 250k)"),
 		inPlace:    fs.Bool("in-place", false, "benchmark --tree folders where they are instead of a scratch copy (the turn is applied to them and undone; the harness puts them back if an engine fails to)"),
 		engines:    fs.String("engines", "cli,cli-nowatch,api,git,restic", "comma-separated engines: cli (the turnback binary as users get it, process start included: its first capture of a folder of 2000+ files starts a watch daemon in the background, and later commands are forwarded to it; cold capture = that plain snap alone, the daemon's background start-up is waited for untimed and reported apart), cli-nowatch (the same binary with TURNBACK_AUTO_WATCH=0: no daemon, every command reads the tree), daemon (the same binary with a daemon started explicitly: cold capture = watch --detach + first snap, timed together), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)"),
-		scenarios:  fs.String("scenarios", strings.Join(report.Scenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together)"),
+		scenarios:  fs.String("scenarios", strings.Join(report.Scenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together); b2b (back-to-back: cold, no-change, turn capture and undo one right after the other; not run by default)"),
 		reps:       fs.Int("reps", 5, "measured repetitions per scenario, tree and engine"),
 		warmup:     fs.Int("warmup", 1, "unmeasured warm-up repetitions before them"),
 		out:        fs.String("out", filepath.Join(bd, "out"), "output directory (results.md, results.json, chart.svg)"),
@@ -195,8 +195,8 @@ func (f *flags) config(fs *flag.FlagSet) (*report.Config, error) {
 		}
 	}
 	for _, s := range splitList(*f.scenarios) {
-		if !slices.Contains(report.Scenarios, s) {
-			return nil, fmt.Errorf("unknown scenario %q (want %s)", s, strings.Join(report.Scenarios, ", "))
+		if !slices.Contains(report.Scenarios, s) && !slices.Contains(report.Optional, s) {
+			return nil, fmt.Errorf("unknown scenario %q (want %s)", s, strings.Join(append(slices.Clone(report.Scenarios), report.Optional...), ", "))
 		}
 		cfg.Scenarios[s] = true
 	}

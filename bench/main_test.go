@@ -47,6 +47,11 @@ func TestConfig(t *testing.T) {
 		t.Errorf("--quick with flags given: %+v", cfg)
 	}
 
+	f, fs = parse(t, "--scenarios", "b2b")
+	if cfg, err = f.config(fs); err != nil || len(cfg.Scenarios) != 1 || !cfg.Scenarios["b2b"] {
+		t.Errorf("--scenarios b2b: %+v, %v", cfg, err)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -130,4 +130,72 @@
 // macOS and the BSDs fsnotify uses kqueue, which opens a descriptor per
 // watched file and directory: watching a large tree there runs out of
 // descriptors (and so doubts). The rules above are written for inotify.
+//
+// # Backends
+//
+// The loop reaches the system only through a backend (backend.go): Add
+// and Remove a directory, an Events channel of (absolute path, ops)
+// in the order the changes happened, an Errors channel, and Close. A
+// build makes a fresh one (Watcher.newBackend), so no state survives a
+// doubt. Ops are Create, Write, Remove, Rename, Chmod, as above, and
+// Rescan: "what happened at and below this directory is unknown",
+// which the loop answers as it answers a created directory (its old
+// watches dropped, its ignore rules forgotten, the subtree watched and
+// listed again, every directory in it marked dirty) without doubting;
+// Rescan of the root is a doubt. An error wrapping errOverflow means
+// events were dropped (doubt and rebuild, with the error as reason); any
+// other error is a doubt too. The default backend is fsnotify (inotify,
+// kqueue, ReadDirectoryChangesW) on every system; nothing above the
+// package (the daemon, the root package) sees which one runs.
+//
+// # Design: an FSEvents backend for macOS (not built yet)
+//
+// Library: github.com/fsnotify/fsevents (BSD-3, the fsnotify project's
+// FSEvents binding; no tagged release, pin a commit). It wraps
+// CoreServices' FSEventStream through cgo: building for macOS then needs
+// cgo and the macOS SDK. Native builds on a Mac cost nothing more than
+// Xcode's command-line tools (a few seconds of C compile, cached);
+// cross-compiling from Linux needs osxcross or zig cc with an SDK, which
+// the release pipeline does not have today. The cgo-free alternatives
+// (loading CoreServices with purego/dlopen, as some projects do) avoid
+// the SDK but re-declare the C API by hand. The plan: a file
+// fsevents_darwin.go behind the build constraint darwin && cgo, chosen
+// by newBackend; darwin builds without cgo (every cross-compile, and
+// GOOS=darwin go vet) keep fsnotify/kqueue and its descriptor limit, as
+// today. The interface compiles on every system now.
+//
+// Mapping. One stream per generation on the work tree root and one on
+// the cookie directory (or one stream on both paths: events of one
+// stream are ordered by event id, which Sync needs), created with
+// kFSEventStreamCreateFlagFileEvents (per-file paths and flags),
+// WatchRoot (the root moved or removed) and NoDefer, latency about 10
+// ms. Add of the root starts the stream; Add and Remove of other
+// directories are bookkeeping only (FSEvents watches the whole subtree
+// with no per-directory cost, so the inotify watch limit and the
+// identity rules above do not arise), except that an ignored directory
+// still produces events, dropped by the loop as today. Per-path flags:
+// ItemCreated -> Create; ItemRemoved -> Remove; ItemRenamed -> Rename
+// when the path is gone, Create when it exists (FSEvents reports both
+// ends of a rename with the same flag; an Lstat tells them apart);
+// ItemModified, ItemInodeMetaMod, ItemChangeOwner, ItemXattrMod ->
+// Write or Chmod. Coalescing: one event may carry several flags and may
+// stand for several changes since the last one; the loop already treats
+// events as "this path changed, look", and marks by directory, so
+// coalesced flags cost nothing but an Lstat. MustScanSubDirs on a path
+// -> Rescan of that directory (the subtree is read again, no doubt);
+// with UserDropped or KernelDropped (the daemon or the kernel dropped
+// events) -> an errOverflow error: doubt, rebuild. RootChanged -> Remove
+// of the root (doubt). Mount/Unmount inside the tree -> Rescan of the
+// mount point. History replay: a stream can start at a stored event id
+// (sinceWhen) and replay what happened while nobody watched, which
+// could let a daemon start without a full walk; it is not used at first:
+// the daemon's readiness stays as now (watches built, then one full
+// capture; the first Take is Full), because replay is per volume, may
+// report HistoryDone late, and a journal wrapped or purged gives only a
+// MustScanSubDirs of the root, that is, a full walk anyway. Sync: the
+// marker file is written in the cookie directory and its ItemCreated
+// awaited as now (the stream delivers in event-id order). Limits:
+// FSEvents is volume-wide and user-space (fseventsd): no event for
+// changes the volume does not journal (some network and FUSE
+// filesystems: the daemon is not started there, as on Linux).
 package watch

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/fsnotify/fsnotify"
-
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
 )
@@ -112,7 +110,7 @@ func (w *Watcher) build(ctx context.Context) error {
 			drained = true
 		}
 	}
-	fsw, err := fsnotify.NewWatcher()
+	fsw, err := w.newBackend()
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -146,14 +144,14 @@ func (w *Watcher) build(ctx context.Context) error {
 	return w.addTree(ctx, "")
 }
 
-// pump moves the events of one fsnotify watcher to the queue, without
-// ever blocking: a full queue means lost events, hence doubt.
-func (w *Watcher) pump(ctx context.Context, fsw *fsnotify.Watcher, gen uint64) {
+// pump moves the events of one backend to the queue, without ever
+// blocking: a full queue means lost events, hence doubt.
+func (w *Watcher) pump(ctx context.Context, fsw backend, gen uint64) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-fsw.Events:
+		case ev, ok := <-fsw.Events():
 			if !ok {
 				return
 			}
@@ -162,13 +160,13 @@ func (w *Watcher) pump(ctx context.Context, fsw *fsnotify.Watcher, gen uint64) {
 			default:
 				w.doubt(gen, fmt.Sprintf("event queue full (%d events): events were dropped", w.queueSize), true)
 			}
-		case err, ok := <-fsw.Errors:
+		case err, ok := <-fsw.Errors():
 			if !ok {
 				return
 			}
 			reason := "watcher error: " + err.Error()
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				reason = "kernel event queue overflow (fs.inotify.max_queued_events): events were dropped"
+			if errors.Is(err, errOverflow) {
+				reason = err.Error()
 			}
 			w.doubt(gen, reason, true)
 		}
@@ -176,9 +174,9 @@ func (w *Watcher) pump(ctx context.Context, fsw *fsnotify.Watcher, gen uint64) {
 }
 
 // handle applies one event: see "Rules" in the package doc.
-func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
+func (w *Watcher) handle(ctx context.Context, ev event) {
 	if c, ok := strings.CutPrefix(ev.Name, w.cookieDir+string(filepath.Separator)); ok {
-		if ev.Has(fsnotify.Create) {
+		if ev.Has(opCreate) {
 			w.mu.Lock()
 			if ch := w.waiters[c]; ch != nil {
 				close(ch)
@@ -193,7 +191,11 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		return
 	}
 	if rel == "" {
-		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if ev.Has(opRescan) {
+			w.doubt(w.curGen(), "the watch backend asked for a rescan of the whole tree", true)
+			return
+		}
+		if ev.Has(opRemove) || ev.Has(opRename) {
 			w.doubt(w.curGen(), "the work tree root was removed or moved", true)
 			return
 		}
@@ -201,6 +203,10 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		return
 	}
 	parent := manifest.ParentPath(rel)
+	if ev.Has(opRescan) {
+		w.rescan(ctx, rel, parent)
+		return
+	}
 	if slices.Contains(ignore.FileNames, path.Base(rel)) {
 		// The rules changed: which paths exist for the walker may have
 		// changed anywhere below parent.
@@ -209,7 +215,7 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		w.doubt(w.curGen(), "ignore file "+rel+" changed", true)
 		return
 	}
-	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+	if ev.Has(opRemove) || ev.Has(opRename) {
 		known := w.tree.find(rel) != nil
 		if known {
 			w.drop(rel)
@@ -233,7 +239,7 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		}
 	}
 	switch {
-	case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod):
+	case ev.Has(opCreate) || ev.Has(opChmod):
 		fi, err := os.Lstat(w.abs(rel))
 		if err != nil {
 			// Gone already; its removal has its own event.
@@ -253,16 +259,38 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		}
 		w.mark(parent)
 		w.mark(rel)
-		if n := w.tree.find(rel); ev.Has(fsnotify.Create) || n == nil || !n.watched {
+		if n := w.tree.find(rel); ev.Has(opCreate) || n == nil || !n.watched {
 			w.forget(rel)
 			if err := w.addTree(ctx, rel); err != nil {
 				w.doubt(w.curGen(), err.Error(), true)
 			}
 		}
-	case ev.Has(fsnotify.Write):
+	case ev.Has(opWrite):
 		if !w.ignored(rel, false) {
 			w.mark(parent)
 		}
+	}
+}
+
+// rescan handles opRescan on rel (not the root): what happened below rel
+// is unknown, ignore files included. Its watches are dropped, its ignore
+// rules forgotten, and whatever is at rel now is watched and listed
+// again as if created, which marks every directory below it dirty.
+func (w *Watcher) rescan(ctx context.Context, rel, parent string) {
+	if w.tree.find(rel) != nil {
+		w.drop(rel)
+	}
+	w.forget(rel)
+	if !w.ignored(rel, false) || !w.ignored(rel, true) {
+		w.mark(parent)
+	}
+	fi, err := os.Lstat(w.abs(rel))
+	if err != nil || !fi.IsDir() || w.ignored(rel, true) {
+		return
+	}
+	w.mark(rel)
+	if err := w.addTree(ctx, rel); err != nil {
+		w.doubt(w.curGen(), err.Error(), true)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/turnback/turnback/manifest"
@@ -113,9 +112,12 @@ type Watcher struct {
 	kick      chan struct{}
 	hook      func()                 // tests: run before each event is handled
 	addHook   func(rel string) error // tests: fails an Add
+	// newBackend makes the event source of each generation (see
+	// backend.go): newFSNotify unless a test sets another before Start.
+	newBackend func() (backend, error)
 
 	// Owned by the loop goroutine (and by Start before it runs it).
-	fsw       *fsnotify.Watcher
+	fsw       backend // of the current generation; nil when released
 	tree      *node
 	ids       map[fileID]*node // watched directories by identity (see node.id)
 	building  bool             // a build is running
@@ -146,7 +148,7 @@ type Watcher struct {
 
 type item struct {
 	gen uint64
-	ev  fsnotify.Event
+	ev  event
 }
 
 // New returns a Watcher for the work tree at root. It watches nothing
@@ -176,6 +178,8 @@ func New(root string, opts Options) (*Watcher, error) {
 		waiters:   map[string]chan struct{}{},
 		full:      true,
 		reason:    notTaken,
+
+		newBackend: newFSNotify,
 	}
 	if w.queueSize <= 0 {
 		w.queueSize = DefaultQueueSize

@@ -13,7 +13,13 @@
 // The scenarios, in order: cold capture (a fresh store per repetition;
 // without it, one untimed first capture), no-change capture, the turn
 // cycle (before-state capture untimed, the turn applied, turn capture,
-// undo, verification), and the stores' disk use.
+// undo, verification), the stores' disk use, and, when asked for
+// (--scenarios b2b), the back-to-back scenario (b2b.go): a fresh store,
+// then the cold, no-change and turn captures and the undo one right
+// after the other, nothing waited for between them (no sync, no settle,
+// no daemon status), each timed, the undo verified afterwards; only
+// engines that implement engine.BackToBack (cli, cli-nowatch, git) run
+// it.
 //
 // Failure behaviour. A failed operation is a failed sample, listed in
 // the report; an engine whose last cold capture failed is left out of the

@@ -68,6 +68,10 @@ func runTree(ctx context.Context, cfg *report.Config, t *trees.Tree, engines []e
 	if cfg.Scenarios["size"] {
 		r.storeSizes()
 	}
+	// Last: it replaces every store, after their sizes were read.
+	if err := r.backToBack(); err != nil {
+		return err
+	}
 	return t.Save()
 }
 

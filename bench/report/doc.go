@@ -13,7 +13,8 @@
 // so a slow phase of a busy machine hits both sides of a pair. The
 // turnback CLI's ratio passes when it is at most the target for
 // the scenario (Target: 0.25 cold, 0.3 cold on 500k files or more, 0.7
-// no-change, turn and size, 0.5 undo) and no sample of the cell failed
+// no-change, turn and size, 0.5 undo; the back-to-back steps b2b-* the
+// same as the scenario each repeats) and no sample of the cell failed
 // (Pass, Verdict).
 //
 // Markdown renders the report with text/template from report.md.tmpl,

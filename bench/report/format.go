@@ -61,4 +61,9 @@ var scenarioLabels = map[string]string{
 	"turn":     "turn capture",
 	"undo":     "undo of the turn",
 	"size":     "store size",
+
+	"b2b-cold":     "back-to-back: cold capture",
+	"b2b-nochange": "back-to-back: no-change capture",
+	"b2b-turn":     "back-to-back: turn capture",
+	"b2b-undo":     "back-to-back: undo",
 }

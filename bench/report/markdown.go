@@ -228,7 +228,7 @@ func (v *view) correctness(res *Results) {
 	type key struct{ tree, engine string }
 	okN, allN := map[key]int{}, map[key]int{}
 	for _, s := range res.Samples {
-		if s.Scenario != "undo" {
+		if s.Scenario != "undo" && s.Scenario != "b2b-undo" {
 			if !s.OK && s.Error != "" {
 				v.Failures = append(v.Failures, fmt.Sprintf("%s %s %s rep %d: %s", s.Tree, s.Scenario, s.Engine, s.Rep, s.Error))
 			}
@@ -244,7 +244,7 @@ func (v *view) correctness(res *Results) {
 		if s.Verify != "" && s.Verify != "ok" {
 			msg = strings.TrimSpace(msg + " tree differs: " + s.Verify)
 		}
-		v.Failures = append(v.Failures, fmt.Sprintf("%s undo %s rep %d: %s", s.Tree, s.Engine, s.Rep, msg))
+		v.Failures = append(v.Failures, fmt.Sprintf("%s %s %s rep %d: %s", s.Tree, s.Scenario, s.Engine, s.Rep, msg))
 	}
 	var ks []key
 	for k := range allN {

@@ -34,6 +34,26 @@ type Config struct {
 // Scenarios lists the scenarios in the order of the report.
 var Scenarios = []string{"cold", "nochange", "turn", "undo", "size"}
 
+// Optional lists the scenarios --scenarios accepts that do not run by
+// default.
+var Optional = []string{"b2b"}
+
+// B2BSteps are the steps of the back-to-back scenario ("b2b"), in order:
+// the engine step and the scenario name of its samples.
+var B2BSteps = []struct{ Step, Scenario string }{
+	{"cold", "b2b-cold"}, {"nochange", "b2b-nochange"}, {"turn", "b2b-turn"}, {"undo", "b2b-undo"},
+}
+
+// summarized is every scenario name of samples, in the order of the
+// report.
+func summarized() []string {
+	out := append([]string(nil), Scenarios...)
+	for _, s := range B2BSteps {
+		out = append(out, s.Scenario)
+	}
+	return out
+}
+
 // Sample is one measurement.
 type Sample struct {
 	Tree          string         `json:"tree"`

@@ -41,14 +41,14 @@ func PairRatios(engine, peer map[int]float64) []float64 {
 // scenario on a tree of files files (0: none).
 func Target(scenario string, files int) float64 {
 	switch scenario {
-	case "cold":
+	case "cold", "b2b-cold":
 		if files >= 500_000 {
 			return 0.3
 		}
 		return 0.25
-	case "nochange", "turn", "size":
+	case "nochange", "turn", "size", "b2b-nochange", "b2b-turn":
 		return 0.7
-	case "undo":
+	case "undo", "b2b-undo":
 		return 0.5
 	}
 	return 0
@@ -97,7 +97,7 @@ func cliEngine(engine string) bool {
 // share, its pairwise ratios to shadow git, and the CLI's verdict.
 func Summarize(res *Results) {
 	res.Summary = nil
-	for _, sc := range Scenarios {
+	for _, sc := range summarized() {
 		for _, tr := range res.Trees {
 			if c := summarizeCell(res.Samples, sc, tr); c != nil {
 				res.Summary = append(res.Summary, c)
