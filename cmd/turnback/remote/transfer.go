@@ -1,10 +1,12 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +40,13 @@ func (e *Env) pushCmd() *cobra.Command {
 					return err
 				}
 				defer release()
+				if err := e.probe(cmd); err != nil {
+					var fwd interface{ Forwarded() bool } // a watch daemon ran the push, and logged
+					if !errors.As(err, &fwd) {
+						appendLog(logPath, pushOutcome(e.Session(), nil, err))
+					}
+					return err
+				}
 			}
 			var res *turnback.PushResult
 			err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
@@ -75,6 +84,29 @@ func (e *Env) pushCmd() *cobra.Command {
 	c.Flags().IntVar(&jobs, "jobs", 4, "uploads at once")
 	c.Flags().IntVar(&packSize, "pack-size", turnback.DefaultPackSize, "bytes a pack holds on average (its boundaries depend on its content)")
 	return c
+}
+
+// probeWait bounds a background push's first request (probe).
+const probeWait = 15 * time.Second
+
+// probe is a background push's first step: it reads the remote's address
+// from the store, closes the store, and asks the server whether the
+// bucket exists. An unreachable server or bad credentials then fail the
+// push before it opens the store for the upload (which keeps writers
+// waiting: the agent's next snap). With a watch daemon serving the
+// store, the daemon has run the whole push instead (a forwarded error).
+func (e *Env) probe(cmd *cobra.Command) error {
+	var c *s3.Client
+	err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) (err error) {
+		_, c, err = e.client(cmd, repo)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), probeWait)
+	defer cancel()
+	return c.CheckBucket(ctx, false, "")
 }
 
 // pushOutcome is push's human line: what it sent, or, for the log of a
