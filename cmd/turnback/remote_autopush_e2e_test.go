@@ -216,3 +216,33 @@ func TestRemoteCLIAutoPushFails(t *testing.T) {
 	// The store is unharmed.
 	a.ok("verify")
 }
+
+// TestRemoteCLIAutoPushHook: with TURNBACK_REMOTE_PUSH=1, Claude Code's
+// Stop hook (end) pushes the conversation's session in the background;
+// the hook's output is exactly what it is without it, and a clone of
+// the session is the folder.
+func TestRemoteCLIAutoPushHook(t *testing.T) {
+	srv := s3test.Start(t)
+	e := newHookEnv(t)
+	e.extra = srv.Env()
+	e.write("README.md", "# my project\n")
+	e.ok("remote", "set", "s3://tb-hook/x", "--create")
+	e.extra = append(e.extra, "TURNBACK_REMOTE_PUSH=1")
+	prompt := hkPayload(t, "claude_user_prompt_submit.json", e.dir)
+	sid := hkSessionOf(t, prompt)
+	e.hook("claude", prompt, 0)
+	e.write("src/login.html", "<form></form>\n")
+	e.write("README.md", "# my project\n\nNow with a login form.\n")
+	if log := autoPushLog(t, e); log != "" {
+		t.Fatalf("push.log after the prompt's snap:\n%s", log)
+	}
+	if r := e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0); r.stderr != "" {
+		t.Fatalf("Stop hook: %s", r)
+	}
+	log := autoPushWait(t, e, 1)
+	if !strings.Contains(log, " pushed "+sid+": ") {
+		t.Fatalf("push.log:\n%s", log)
+	}
+	b := remoteClone(t, srv, "s3://tb-hook/x", sid)
+	b.same("clone of the hook's session", e.tree())
+}
