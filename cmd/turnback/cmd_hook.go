@@ -82,6 +82,9 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 	h.endProgress()
 	if err == nil {
 		h.autoWatch()
+		if p.Event.Action == agent.End {
+			h.backgroundPush(p.Session, false)
+		}
 	}
 	if tell := a.Tell(p.Event, notice, g.getenv); tell != nil {
 		*out = string(tell)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/remote"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
@@ -38,10 +41,27 @@ func newEndCmd(g *globals) *cobra.Command {
 		Use:   "end",
 		Short: "Capture the after-state of the open turn",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
-				return repo.End(cmd.Context())
+			session := ""
+			err := g.runCapture(cmd, func(repo *turnback.Repo) (*turnback.SnapResult, error) {
+				res, err := repo.End(cmd.Context())
+				if err == nil {
+					session = res.Session
+				}
+				return res, err
 			}, termout.Ended)
+			if fe := (forwardedExit{}); err == nil || errors.As(err, &fe) && fe.code == exitOK {
+				g.backgroundPush(session, g.errTTY)
+			}
+			return err
 		},
+	}
+}
+
+// backgroundPush starts a push of session (or the one named) after an end
+// (TURNBACK_REMOTE_PUSH=1), from the client, which has the AWS_* variables.
+func (g *globals) backgroundPush(session string, tell bool) {
+	if wt, sd, named, err := g.locate(); err == nil && g.served == nil {
+		remote.StartBackgroundPush(remote.Background{Getenv: g.getenv, WorkTree: wt, Store: sd, Session: cmp.Or(session, named), Stderr: g.stderr, Tell: tell})
 	}
 }
 

@@ -306,6 +306,7 @@ type forwardedExit struct{ code int }
 func (e forwardedExit) Error() string {
 	return fmt.Sprintf("exit %d (run by the watch daemon)", e.code)
 }
+func (forwardedExit) Forwarded() bool { return true } // for package remote
 
 // forward runs the command through the watch daemon of storeDir, if one
 // runs (see daemons.Forward); ok is false when none ran it.

@@ -16,6 +16,18 @@
 // requests. Whenever an endpoint is set, buckets are addressed
 // path-style. The bucket must exist unless --create is given.
 //
+// # Background push
+//
+// StartBackgroundPush (TURNBACK_REMOTE_PUSH=1, called by end and the
+// agent hooks' end) starts "turnback push --log STORE/push.log" for the
+// end's session as a detached process with the caller's environment
+// and returns without waiting. In that mode push takes push.lock in the
+// store (one background push at a time: overlapping pushes of one
+// session could write the older head last), probes the bucket (15 s)
+// with the store closed, then pushes, and appends its time-stamped
+// outcome to push.log; stdout and stderr are the null device. Nothing
+// it does reaches the end that started it.
+//
 // # Failure behaviour
 //
 // Errors are the root API's (turnback.ErrNoRemote, ErrRemoteSession,

@@ -1,10 +1,12 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +18,7 @@ import (
 func (e *Env) pushCmd() *cobra.Command {
 	var all bool
 	var jobs, packSize int
+	var logPath string
 	c := &cobra.Command{
 		Use:   "push [--session NAME | --all]",
 		Short: "Upload the session's turns and what they reach that the remote lacks",
@@ -30,7 +33,23 @@ func (e *Env) pushCmd() *cobra.Command {
 			if packSize < 64<<10 || packSize > 256<<20 {
 				return e.Usage(fmt.Errorf("turnback: push: --pack-size %d: want 65536 to 268435456 bytes", packSize))
 			}
-			return e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+			if logPath != "" { // a background push (StartBackgroundPush)
+				release, err := serialize(logPath)
+				if err != nil {
+					appendLog(logPath, pushOutcome(e.Session(), nil, err))
+					return err
+				}
+				defer release()
+				if err := e.probe(cmd); err != nil {
+					var fwd interface{ Forwarded() bool } // a watch daemon ran the push, and logged
+					if !errors.As(err, &fwd) {
+						appendLog(logPath, pushOutcome(e.Session(), nil, err))
+					}
+					return err
+				}
+			}
+			var res *turnback.PushResult
+			err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				_, c, err := e.client(cmd, repo)
 				if err != nil {
 					return err
@@ -42,24 +61,67 @@ func (e *Env) pushCmd() *cobra.Command {
 						fmt.Fprintf(e.Stderr, "\rpushing: %d packs, %s sent ", p.Packs, termout.HumanBytes(p.BytesSent))
 					}
 				}
-				res, err := repo.Push(cmd.Context(), c, o)
+				res, err = repo.Push(cmd.Context(), c, o)
 				if progress && res != nil && res.Packs > 0 {
 					fmt.Fprintln(e.Stderr)
 				}
-				if err != nil {
-					return err
-				}
-				e.print(res, fmt.Sprintf("pushed %s: %d objects in %d packs, %s sent, %d objects (%s) already there\n",
-					strings.Join(res.Sessions, ", "), res.Objects, res.Packs, termout.HumanBytes(res.BytesSent),
-					res.ObjectsDeduplicated, termout.HumanBytes(res.BytesDeduplicated)))
-				return nil
+				return err
 			})
+			var fwd interface{ Forwarded() bool }       // a watch daemon ran it, and logged
+			if logPath != "" && !errors.As(err, &fwd) { // a background push (StartBackgroundPush)
+				appendLog(logPath, pushOutcome(e.Session(), res, err))
+			}
+			if err != nil {
+				return err
+			}
+			e.print(res, pushOutcome("", res, nil)+"\n")
+			return nil
 		},
 	}
+	c.Flags().StringVar(&logPath, "log", "", "")
+	c.Flags().Lookup("log").Hidden = true
 	c.Flags().BoolVar(&all, "all", false, "push every session of the store")
 	c.Flags().IntVar(&jobs, "jobs", 4, "uploads at once")
 	c.Flags().IntVar(&packSize, "pack-size", turnback.DefaultPackSize, "bytes a pack holds on average (its boundaries depend on its content)")
 	return c
+}
+
+// probeWait bounds a background push's first request (probe).
+const probeWait = 15 * time.Second
+
+// probe is a background push's first step: it reads the remote's address
+// from the store, closes the store, and asks the server whether the
+// bucket exists. An unreachable server or bad credentials then fail the
+// push before it opens the store for the upload (which keeps writers
+// waiting: the agent's next snap). With a watch daemon serving the
+// store, the daemon has run the whole push instead (a forwarded error).
+func (e *Env) probe(cmd *cobra.Command) error {
+	var c *s3.Client
+	err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) (err error) {
+		_, c, err = e.client(cmd, repo)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), probeWait)
+	defer cancel()
+	return c.CheckBucket(ctx, false, "")
+}
+
+// pushOutcome is push's human line: what it sent, or, for the log of a
+// background push, that push of session failed and why.
+func pushOutcome(session string, res *turnback.PushResult, err error) string {
+	if err != nil {
+		what := "push"
+		if session != "" {
+			what += " --session " + session
+		}
+		return what + " failed: " + err.Error()
+	}
+	return fmt.Sprintf("pushed %s: %d objects in %d packs, %s sent, %d objects (%s) already there",
+		strings.Join(res.Sessions, ", "), res.Objects, res.Packs, termout.HumanBytes(res.BytesSent),
+		res.ObjectsDeduplicated, termout.HumanBytes(res.BytesDeduplicated))
 }
 
 func (e *Env) pullCmd() *cobra.Command {
