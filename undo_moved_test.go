@@ -141,3 +141,49 @@ func TestRestoreResultMoved(t *testing.T) {
 	res, err = repo.Restore(ctx, "@1", turnback.RestoreOptions{})
 	check("restore @1", res, err, 0, "[]")
 }
+
+// TestRestoreResultMovedStuck: a turn whose every change is not
+// restorable (the content before it was over the size limit and is
+// held by nothing) is not counted as undone, and not listed in Moved;
+// the other turn of the same undo is.
+func TestRestoreResultMovedStuck(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("small.txt", "one\n")
+	put("big.bin", strings.Repeat("x", 4096))
+	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store, Session: "chat", LockWait: -1, SizeLimit: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	turn := func(msg string, edit func()) {
+		t.Helper()
+		if _, err := repo.SnapWith(ctx, turnback.SnapOptions{Message: msg, Meta: map[string]string{"m": msg}}); err != nil {
+			t.Fatal(err)
+		}
+		edit()
+		if _, err := repo.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn("small", func() { put("small.txt", "two\n") })
+	turn("big", func() { put("big.bin", strings.Repeat("y", 4096)) })
+	res, err := repo.Undo(ctx, 2, turnback.UndoOptions{DryRun: true})
+	if err != nil || res.Turns != 1 || movedView(res) != "[1:small:map[m:small]]" {
+		t.Fatalf("undo 2 --dry-run: %v, turns %d, moved %s", err, res.Turns, movedView(res))
+	}
+	res, err = repo.Undo(ctx, 2, turnback.UndoOptions{})
+	if err != nil || !res.Incomplete() || res.Turns != 1 || movedView(res) != "[1:small:map[m:small]]" {
+		t.Fatalf("undo 2: %v, incomplete %v, turns %d, moved %s", err, res.Incomplete(), res.Turns, movedView(res))
+	}
+}
