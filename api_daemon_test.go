@@ -55,9 +55,16 @@ func restoreView(r *turnback.RestoreResult) string {
 	if r == nil {
 		return "<nil>"
 	}
-	return fmt.Sprintf("turns=%d restored=%v deleted=%v created=%v conflicts=%v notrestorable=%v cp=%s res=%s nothing=%v incomplete=%v paths=%v merged=%v markers=%v dryrun=%+v",
+	if r.Moved == nil {
+		return "moved is nil"
+	}
+	var moved []string
+	for _, t := range r.Moved {
+		moved = append(moved, fmt.Sprintf("%d:%q:%v:%s:%s-%s", t.N, t.Message, t.Meta, t.ClosedBy, t.Before.Short(), t.After.Short()))
+	}
+	return fmt.Sprintf("turns=%d restored=%v deleted=%v created=%v conflicts=%v notrestorable=%v cp=%s res=%s nothing=%v incomplete=%v paths=%v merged=%v markers=%v dryrun=%+v moved=%v",
 		r.Turns, r.Restored, r.Deleted, r.Created, r.Conflicts, r.NotRestorable, r.Checkpoint.Short(), r.Result.Short(), r.Nothing, r.Incomplete(),
-		r.Paths, r.Merged, r.Markers, r.DryRun)
+		r.Paths, r.Merged, r.Markers, r.DryRun, moved)
 }
 
 func errView(err error) string {

@@ -57,7 +57,7 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		if errors.As(err, &oc) {
 			op = oc.op
 		}
-		doc.Result = restoreResponse(op, ce.Result, nil)
+		doc.Result = restoreResponse(op, ce.Result)
 	case errors.As(err, &br):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
 	case errors.Is(err, errTooLarge):

@@ -4,7 +4,6 @@ package turnback
 // operations, one JSON document in and out.
 
 import (
-	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -170,10 +169,8 @@ func (a *apiServer) redo(w http.ResponseWriter, r *http.Request) (any, error) {
 	return a.undoRedo(w, r, "redo")
 }
 
-// undoRedo runs an undo or redo and reports the turns it moved: for an
-// undo, those of the redo entry it made (found by its checkpoint); for
-// a redo, the next undone turns (looked up before, found again after on
-// the undo stack).
+// undoRedo runs an undo or redo and reports the turns it moved
+// (RestoreResult.Moved; a dry run's: would move).
 func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) (any, error) {
 	var ureq UndoRequest
 	var rreq RedoRequest
@@ -201,17 +198,9 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	defer a.lockSession(v.Session())()
 	ctx := r.Context()
 	var res *RestoreResult
-	var want []int // redo: the turns in the order it redoes them
 	if op == "undo" {
 		res, err = v.Undo(ctx, n, UndoOptions{Force: ureq.Force, Paths: ureq.Paths, DryRun: ureq.DryRun, Merge: ureq.Merge})
 	} else {
-		_, redo, lerr := v.Turns(ctx)
-		if lerr != nil {
-			return nil, lerr
-		}
-		for i := len(redo) - 1; i >= 0 && len(want) < n; i-- {
-			want = append(want, redo[i].N)
-		}
 		res, err = v.Redo(ctx, n, RedoOptions{Force: rreq.Force, DryRun: rreq.DryRun})
 	}
 	if errors.Is(err, ErrConflict) {
@@ -220,73 +209,7 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	if err != nil {
 		return nil, err
 	}
-	var moved []*Turn
-	switch {
-	case res.DryRun != nil:
-		// Nothing moved.
-	case op == "undo":
-		moved, err = v.undoneBy(context.WithoutCancel(ctx), res)
-	default:
-		moved, err = a.moved(context.WithoutCancel(ctx), v, want[:min(res.Turns, len(want))])
-	}
-	if err != nil {
-		return nil, err
-	}
-	return restoreResponse(op, res, moved), nil
-}
-
-// undoneBy returns the turns of the redo entry the undo that returned
-// res made (its checkpoint names it), oldest first; none when the undo
-// did nothing or left its turns where they were (incomplete.go).
-func (r *Repo) undoneBy(ctx context.Context, res *RestoreResult) ([]*Turn, error) {
-	if res.Nothing || res.Checkpoint.IsZero() {
-		return nil, nil
-	}
-	if err := r.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer r.unlock()
-	sess, err := r.loadSession(ctx, r.session)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(sess.Redo) - 1; i >= 0; i-- {
-		g := sess.Redo[i]
-		if g.Checkpoint != res.Checkpoint.String() {
-			continue
-		}
-		var out []*Turn
-		for _, n := range g.Turns {
-			t, err := r.loadTurn(ctx, r.session, n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, t)
-		}
-		return out, nil
-	}
-	return nil, nil
-}
-
-// moved loads the turns nums as they are now (on the undo stack after a
-// redo), oldest first.
-func (a *apiServer) moved(ctx context.Context, v *Repo, nums []int) ([]*Turn, error) {
-	turns, redo, err := v.Turns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	byN := map[int]*Turn{}
-	for _, t := range append(turns, redo...) {
-		byN[t.N] = t
-	}
-	var out []*Turn
-	for _, n := range nums {
-		if t := byN[n]; t != nil {
-			out = append(out, t)
-		}
-	}
-	slices.SortFunc(out, func(x, y *Turn) int { return x.N - y.N })
-	return out, nil
+	return restoreResponse(op, res), nil
 }
 
 func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -337,7 +260,7 @@ func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return restoreResponse("restore", res, nil), nil
+	return restoreResponse("restore", res), nil
 }
 
 func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -203,7 +203,8 @@ func (s *SnapResponse) result() (*SnapResult, error) {
 
 // RestoreResponse answers undo, redo and restore (and a conflict's
 // error carries it). TurnsUndone is set by undo, TurnsRedone by redo;
-// Turns lists those turns with their meta (oldest first);
+// Turns lists those turns with their meta (oldest first; a dry run's
+// those it would move: RestoreResult.Moved);
 // FilesReverted is every path the command changed (Restored, Deleted
 // and Created, sorted); SnapshotRestored the state it left.
 type RestoreResponse struct {
@@ -237,8 +238,8 @@ func nonNil[T any](s []T) []T {
 }
 
 // restoreResponse describes res; op is "undo", "redo" or "restore".
-func restoreResponse(op string, res *RestoreResult, turns []*Turn) *RestoreResponse {
-	out := &RestoreResponse{Turns: turnsJSON(turns), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
+func restoreResponse(op string, res *RestoreResult) *RestoreResponse {
+	out := &RestoreResponse{Turns: turnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
 		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
 		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
 		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun}
@@ -258,6 +259,16 @@ func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
 		Markers: r.Markers, DryRun: r.DryRun}
+	out.Moved = make([]*Turn, 0, len(r.Turns))
+	for _, j := range r.Turns {
+		t, err := j.turn()
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			out.Moved = append(out.Moved, t)
+		}
+	}
 	var err error
 	if out.Checkpoint, err = parseDocID(r.Checkpoint); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -23,8 +24,31 @@ import (
 // changed and the result's DryRun says what would be.
 func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	if r.remote != nil {
-		return r.remote.redo(ctx, n, o)
+		return withMoved(r.remote.redo(ctx, n, o))
 	}
+	res, err := r.redo(ctx, n, o)
+	if res != nil {
+		res.Moved = oldestOnce(res.Moved)
+	}
+	return res, err
+}
+
+// oldestOnce sorts turns by number, each once (a partial undo's redo
+// and a whole undo's may redo the same turn).
+func oldestOnce(turns []*Turn) []*Turn {
+	out := []*Turn{}
+	seen := map[int]bool{}
+	for _, t := range turns {
+		if !seen[t.N] {
+			seen[t.N] = true
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y *Turn) int { return x.N - y.N })
+	return out
+}
+
+func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
@@ -64,6 +88,7 @@ func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 			break
 		}
 		total.Turns += one.Turns
+		total.Moved = append(total.Moved, one.Moved...)
 		total.Paths = append(total.Paths, one.Paths...)
 		total.Restored = append(total.Restored, one.Restored...)
 		total.Deleted = append(total.Deleted, one.Deleted...)
@@ -113,7 +138,8 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 // redoStep is the redo of the group on top of a session's redo stack,
 // planned against the state now.
 type redoStep struct {
-	turns   []int // the turns it redoes (a partial undo: whose paths)
+	turns   []int   // the turns it redoes (a partial undo: whose paths)
+	moved   []*Turn // their records
 	paths   []string
 	scope   []string // every path it sets (what its turn changed)
 	actions []restore.Action
@@ -148,6 +174,13 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	st := &redoStep{res: &RestoreResult{}}
 	if g.partial() {
 		st.turns, st.paths = g.Partial, g.Paths
+		for _, n := range g.Partial {
+			t, err := r.loadTurn(ctx, r.session, n)
+			if err != nil {
+				return nil, err
+			}
+			st.moved = append(st.moved, t)
+		}
 		err = manifest.Diff(ctx, loader, expected, goal, func(c manifest.Change) error {
 			left[c.Path] = c.Old
 			return nil
@@ -158,6 +191,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 		if t, err = r.loadTurn(ctx, r.session, g.Turns[0]); err != nil {
 			return nil, err
 		}
+		st.moved = []*Turn{t}
 		if len(g.Turns) > 1 {
 			next, err := r.loadTurn(ctx, r.session, g.Turns[1])
 			if err != nil {
@@ -301,6 +335,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 		return conflictResult(res, err)
 	}
 	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, overwritten(out, res.Conflicts)
+	out.Moved = st.moved
 	out.NotRestorable = append(out.NotRestorable, st.ignored...)
 	return out, nil
 }
@@ -326,6 +361,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		}
 	}
 	total := &Preview{}
+	var moved []*Turn
 	for i := 0; i < n; i++ {
 		st, err := r.planRedo(ctx, sess, now, force)
 		if err != nil {
@@ -344,6 +380,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 			break
 		}
 		total.Turns += len(st.turns)
+		moved = append(moved, st.moved...)
 		total.Paths = append(total.Paths, st.paths...)
 		total.Restored = append(total.Restored, p.Restored...)
 		total.Deleted = append(total.Deleted, p.Deleted...)
@@ -359,5 +396,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	if total.Turns == 0 && !total.Stopped {
 		return &RestoreResult{Nothing: true, DryRun: total}, nil
 	}
-	return dryResult(total)
+	res, err := dryResult(total)
+	res.Moved = moved
+	return res, err
 }

@@ -48,10 +48,18 @@ type RestoreResult struct {
 	Merged, Markers []string
 	// DryRun is set by a dry run (UndoOptions.DryRun and the like),
 	// which changes nothing: what the command would do. Of the other
-	// fields only Nothing, Turns (the preview's) and, when the preview
-	// stops at conflicts (returned with a *ConflictError), Conflicts
-	// are set.
+	// fields only Nothing, Turns (the preview's), Moved (the turns it
+	// would move) and, when the preview stops at conflicts (returned
+	// with a *ConflictError), Conflicts are set.
 	DryRun *Preview
+	// Moved lists the turns the undo or redo moved (a dry run: would
+	// move), each once, oldest first, as their records are (number,
+	// message, Meta): the turns Turns counts. A partial undo's are its
+	// last N turns, whose changes at its paths it reverted (they stay
+	// on the undo stack); its redo's the same. Empty, never nil, from Undo,
+	// Redo and Restore (which moves no turns), and when nothing moved
+	// (nothing to do, a conflict).
+	Moved []*Turn `json:"moved"`
 
 	parents map[string]bool // directories recreated only for a path below
 	// noContent: paths not restorable because their content is neither
@@ -228,8 +236,21 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 // DryRun says what would be.
 func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
 	if r.remote != nil {
-		return r.remote.restore(ctx, id, o)
+		return withMoved(r.remote.restore(ctx, id, o))
 	}
+	return withMoved(r.restore(ctx, id, o))
+}
+
+// withMoved makes a result's Moved empty rather than nil (JSON: [], not
+// null).
+func withMoved(res *RestoreResult, err error) (*RestoreResult, error) {
+	if res != nil && res.Moved == nil {
+		res.Moved = []*Turn{}
+	}
+	return res, err
+}
+
+func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err

@@ -39,8 +39,12 @@ func (g *undoGroup) partial() bool { return len(g.Partial) > 0 }
 // result's DryRun says what would be.
 func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
 	if r.remote != nil {
-		return r.remote.undo(ctx, n, o)
+		return withMoved(r.remote.undo(ctx, n, o))
 	}
+	return withMoved(r.undo(ctx, n, o))
+}
+
+func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: undo: count must be at least 1, got %d", n)
 	}
@@ -130,7 +134,11 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if partial {
 			p.Paths = specs
 		}
-		return dryResult(p)
+		res, err := dryResult(p)
+		if !p.Stopped {
+			res.Moved = movedTurns(turns, perTurn, noContent, partial)
+		}
+		return res, err
 	}
 	if len(res.Conflicts) > 0 && !force {
 		return res, &ConflictError{Result: res}
@@ -160,6 +168,7 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	out.Merged, out.Markers = merged.lists(out.Restored)
+	out.Moved = movedTurns(turns, perTurn, out.noContent, partial)
 	if partial {
 		out.Paths = specs
 		return out, r.keepEmptyPartial(ctx, out)
@@ -168,6 +177,19 @@ func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// movedTurns returns the turns an undo of turns moves: those it counts
+// (keepStuckTurns), all of a partial undo's (perTurn: the paths each
+// changed; noContent: paths not restorable for want of content).
+func movedTurns(turns []*Turn, perTurn [][]string, noContent map[string]bool, partial bool) []*Turn {
+	out := []*Turn{}
+	for i, t := range turns {
+		if partial || stuckTurns(perTurn[i:i+1], noContent) == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // undoScope is what an undo of some turns reverts.

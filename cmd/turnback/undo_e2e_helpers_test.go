@@ -142,7 +142,7 @@ type ueDoc struct {
 }
 
 // ueDocKeys are the keys the CLI contract defines.
-var ueDocKeys = []string{"turns", "restored", "deleted", "created", "conflicts", "not_restorable", "checkpoint", "paths", "merged", "markers"}
+var ueDocKeys = []string{"turns", "restored", "deleted", "created", "conflicts", "not_restorable", "checkpoint", "paths", "merged", "markers", "moved"}
 
 // ueParseDoc parses stdout strictly: exactly one JSON object, no
 // duplicate keys, every contract key present with its type, path lists

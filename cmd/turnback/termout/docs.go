@@ -159,11 +159,13 @@ func ProblemDocs(ps []turnback.VerifyProblem) []ProblemJSON {
 // RestoreDoc is the --json document of undo, redo and restore, and of
 // their dry runs (res.DryRun): the same keys, what the command would
 // report, with "dry_run": true, "stopped" (it would stop at the
-// conflicts) and no checkpoint.
+// conflicts) and no checkpoint. "moved" lists the turns moved (would
+// be), oldest first, as MovedJSON.
 func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 	if p := res.DryRun; p != nil {
 		doc := RestoreDoc(&turnback.RestoreResult{Turns: p.Turns, Paths: p.Paths, Restored: p.Restored, Deleted: p.Deleted,
-			Created: p.Created, Merged: p.Merged, Markers: p.Markers, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable})
+			Created: p.Created, Merged: p.Merged, Markers: p.Markers, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable,
+			Moved: res.Moved})
 		delete(doc, "checkpoint")
 		doc["dry_run"], doc["stopped"] = true, p.Stopped
 		return doc
@@ -184,6 +186,7 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 		"created": NonNil(res.Created), "conflicts": paths(res.Conflicts),
 		"not_restorable": paths(res.NotRestorable), "checkpoint": "", "reasons": reasons,
 		"paths": treePaths(res.Paths), "merged": NonNil(res.Merged), "markers": NonNil(res.Markers),
+		"moved": movedDocs(res.Moved),
 	}
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
@@ -206,6 +209,21 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 }
 
 // treePaths is a partial undo's paths, "." for the whole work tree.
+// MovedJSON is a turn an undo or redo moved (RestoreResult.Moved).
+type MovedJSON struct {
+	Turn    int               `json:"turn"`
+	Message string            `json:"message"`
+	Meta    map[string]string `json:"meta,omitempty"`
+}
+
+func movedDocs(ts []*turnback.Turn) []MovedJSON {
+	out := []MovedJSON{}
+	for _, t := range ts {
+		out = append(out, MovedJSON{Turn: t.N, Message: t.Message, Meta: t.Meta})
+	}
+	return out
+}
+
 func treePaths(ps []string) []string {
 	out := []string{}
 	for _, p := range ps {
