@@ -4,6 +4,7 @@ package turnback
 // what a dry run returns.
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -178,4 +179,16 @@ func relInside(dir, p string) (string, bool) {
 		rel = ""
 	}
 	return filepath.ToSlash(rel), true
+}
+
+// MarshalJSON writes p with every list as [] rather than null, whatever
+// path built it (a dry run with nothing to do, or one that stops at its
+// conflicts, fills only some of them).
+func (p Preview) MarshalJSON() ([]byte, error) {
+	type plain Preview // without this method
+	q := plain(p)
+	q.Paths, q.Restored, q.Deleted, q.Created = nonNil(q.Paths), nonNil(q.Restored), nonNil(q.Deleted), nonNil(q.Created)
+	q.Merged, q.Markers = nonNil(q.Merged), nonNil(q.Markers)
+	q.Conflicts, q.NotRestorable = nonNil(q.Conflicts), nonNil(q.NotRestorable)
+	return json.Marshal(q)
 }

@@ -1,7 +1,9 @@
 package turnback_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -185,5 +187,19 @@ func TestRestoreResultMovedStuck(t *testing.T) {
 	res, err = repo.Undo(ctx, 2, turnback.UndoOptions{})
 	if err != nil || !res.Incomplete() || res.Turns != 1 || movedView(res) != "[1:small:map[m:small]]" {
 		t.Fatalf("undo 2: %v, incomplete %v, turns %d, moved %s", err, res.Incomplete(), res.Turns, movedView(res))
+	}
+}
+
+// TestPreviewJSONLists: a dry run's document has every list as [], also
+// when the preview was built with nothing in it (nothing to undo).
+func TestPreviewJSONLists(t *testing.T) {
+	for _, p := range []turnback.Preview{{}, {Stopped: true, Conflicts: []turnback.PathNote{{Path: "a"}}}} {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("null")) {
+			t.Errorf("%s", b)
+		}
 	}
 }
