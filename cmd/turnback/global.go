@@ -17,6 +17,7 @@ import (
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
+	"github.com/turnback/turnback/cmd/turnback/remote"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -212,7 +213,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		return nil, usageError{err}
 	}
 	if g.served == nil && storeDir != "" {
-		if code, ok := g.forward(ctx, workTree, storeDir); ok {
+		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
 			return nil, forwardedExit{code}
 		}
 	}
@@ -227,7 +228,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	repo, err := turnback.Open(ctx, workTree, opts)
 	if errors.Is(err, turnback.ErrBusy) && storeDir != "" {
 		// A daemon may have started meanwhile.
-		if code, ok := g.forward(ctx, workTree, storeDir); ok {
+		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
 			g.endProgress()
 			return nil, forwardedExit{code}
 		}
@@ -309,13 +310,14 @@ func (e forwardedExit) Error() string {
 func (forwardedExit) Forwarded() bool { return true } // for package remote
 
 // forward runs the command through the watch daemon of storeDir, if one
-// runs (see daemons.Forward); ok is false when none ran it.
-func (g *globals) forward(ctx context.Context, workTree, storeDir string) (code int, ok bool) {
+// runs (see daemons.Forward); ok is false when none ran it. The remote's
+// commands take the caller's AWS_* variables with them (remote.Creds).
+func (g *globals) forward(ctx context.Context, cmd *cobra.Command, workTree, storeDir string) (code int, ok bool) {
 	cwd, err := g.getwd()
 	if err != nil {
 		cwd = workTree
 	}
-	req := daemon.Request{Args: g.args, Cwd: cwd, Env: daemon.ForwardedEnv(),
+	req := daemon.Request{Args: g.args, Cwd: cwd, Env: daemon.ForwardedEnv(remote.Creds(cmd)),
 		WorkTree: workTree, Store: storeDir, OutTTY: g.outTTY, ErrTTY: g.errTTY}
 	return daemons.Forward(ctx, storeDir, req, g.stdout, g.stderr, g.quiet)
 }

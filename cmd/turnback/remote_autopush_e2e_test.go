@@ -246,3 +246,46 @@ func TestRemoteCLIAutoPushHook(t *testing.T) {
 	b := remoteClone(t, srv, "s3://tb-hook/x", sid)
 	b.same("clone of the hook's session", e.tree())
 }
+
+// TestRemoteCLIAutoPushThroughDaemon: with a watch daemon serving the
+// folder, end's background push is handed to the daemon with the
+// caller's AWS_* variables (the remote's commands forward them; the
+// daemon's own environment is never read for a forwarded command), and
+// the lock that keeps background pushes one at a time is taken by the
+// process that pushes (a lock taken before the hand-over would have the
+// daemon's copy wait for the caller, which waits for the daemon).
+func TestRemoteCLIAutoPushThroughDaemon(t *testing.T) {
+	srv := s3test.Start(t)
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", "s3://tb-autod/x", "--create")
+	a.write("f.txt", "one\n")
+	a.ok("snap")
+	a.ok("watch", "--detach")
+	t.Cleanup(func() { a.run("watch", "--stop") })
+	a.extra = append(a.extra, "TURNBACK_REMOTE_PUSH=1")
+	a.write("f.txt", "two\n")
+	a.write("g.txt", "new\n")
+	a.ok("end")
+	log := autoPushWait(t, a, 1)
+	if !strings.Contains(log, " pushed default: ") || strings.Contains(log, "failed") {
+		t.Fatalf("push.log:\n%s", log)
+	}
+	want := a.tree()
+	a.ok("snap")
+	a.write("g.txt", "newer\n")
+	a.ok("end")
+	if log = autoPushWait(t, a, 2); strings.Count(log, " pushed default: ") != 2 {
+		t.Fatalf("push.log:\n%s", log)
+	}
+	want = a.tree()
+	b := remoteClone(t, srv, "s3://tb-autod/x", "default")
+	b.same("clone after pushes through the daemon", want)
+	// The daemon ran the ends and the pushes (forwarded requests).
+	var st struct {
+		PID      int `json:"pid"`
+		Requests int `json:"requests"`
+	}
+	if sr := a.okJSON(&st, "watch", "--status"); st.PID == 0 || st.Requests < 4 {
+		t.Fatalf("the daemon did not serve the ends and pushes: %s", sr)
+	}
+}

@@ -121,14 +121,16 @@ func AskStop(conn net.Conn) (closed bool, err error) {
 }
 
 // ForwardedEnv is the part of the environment a command reads:
-// turnback's own variables and those that shape output. Nothing else
-// (API keys...) goes to the daemon.
-func ForwardedEnv() []string {
+// turnback's own variables and those that shape output, plus, with
+// creds, the AWS_* variables a command of the remote reads (endpoint,
+// region, credentials). Nothing else (API keys...) goes to the daemon.
+func ForwardedEnv(creds bool) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(k, "TURNBACK_"), k == "NO_COLOR", k == "TERM", k == "TZ":
+		case strings.HasPrefix(k, "TURNBACK_"), k == "NO_COLOR", k == "TERM", k == "TZ",
+			creds && strings.HasPrefix(k, "AWS_"):
 			env = append(env, kv)
 		}
 	}

@@ -34,12 +34,6 @@ func (e *Env) pushCmd() *cobra.Command {
 				return e.Usage(fmt.Errorf("turnback: push: --pack-size %d: want 65536 to 268435456 bytes", packSize))
 			}
 			if logPath != "" { // a background push (StartBackgroundPush)
-				release, err := serialize(logPath)
-				if err != nil {
-					appendLog(logPath, pushOutcome(e.Session(), nil, err))
-					return err
-				}
-				defer release()
 				if err := e.probe(cmd); err != nil {
 					var fwd interface{ Forwarded() bool } // a watch daemon ran the push, and logged
 					if !errors.As(err, &fwd) {
@@ -50,6 +44,19 @@ func (e *Env) pushCmd() *cobra.Command {
 			}
 			var res *turnback.PushResult
 			err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				if logPath != "" {
+					// One background push at a time, taken by the
+					// process that pushes: this one, or the watch daemon
+					// that WithRepo handed the whole command to (a lock
+					// taken before that would make the daemon's copy of
+					// the command wait for this process, which waits for
+					// it).
+					release, err := serialize(logPath)
+					if err != nil {
+						return err
+					}
+					defer release()
+				}
 				_, c, err := e.client(cmd, repo)
 				if err != nil {
 					return err
