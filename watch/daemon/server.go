@@ -172,7 +172,8 @@ func (d *Server) Serve(ctx context.Context) error {
 		conn, err := d.ln.Accept()
 		if err != nil {
 			select {
-			case <-d.stopped:
+			case <-d.stopped: // the backlog is drained (see Stop)
+				d.ln.Close()
 			default:
 				if backoff < time.Second && !errors.Is(err, net.ErrClosed) {
 					// Out of descriptors, say: wait and try again.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -83,6 +84,10 @@ func (d *Server) watchStop(ctx context.Context, done <-chan struct{}) {
 	}
 }
 
+// drainWait is how long a stopping daemon goes on accepting the
+// connections queued on its socket, to answer each that nothing ran.
+const drainWait = 200 * time.Millisecond
+
 // Stop makes the daemon stop: it accepts no more clients and, once the
 // commands it runs have ended, closes the store. A hard stop also
 // cancels those commands and waits for them only briefly; it may come
@@ -94,7 +99,16 @@ func (d *Server) Stop(why string, hard bool) {
 		d.c.Logf("stopping (%s)", why)
 		close(d.stopped)
 		if d.ln != nil {
-			d.ln.Close()
+			// No new client finds the socket; those already queued in
+			// the listen backlog (connected, not yet accepted) are
+			// accepted by Serve's loop until drainWait and answered
+			// "stopping, nothing ran" (see handle), instead of meeting
+			// a closed connection that cannot tell them whether their
+			// request ran.
+			d.removeSocket()
+			if ul, ok := d.ln.(*net.UnixListener); !ok || ul.SetDeadline(time.Now().Add(drainWait)) != nil {
+				d.ln.Close()
+			}
 		}
 		if d.tcp != nil {
 			d.tcp.Close()
