@@ -152,18 +152,7 @@ func (m *ccrModel) received() []string {
 
 // ccrClaude finds the claude program or skips the test.
 func ccrClaude(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("TURNBACK_TEST_CLAUDE"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("TURNBACK_TEST_CLAUDE=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("claude")
-	if err != nil {
-		t.Skip("Claude Code not found: set TURNBACK_TEST_CLAUDE to the claude program or put claude on PATH (npm install @anthropic-ai/claude-code)")
-	}
-	return p
+	return realClient(t, "Claude Code", "TURNBACK_TEST_CLAUDE", "claude", "@anthropic-ai/claude-code")
 }
 
 // ccrRun runs claude -p prompt (and flags) in the project folder of e against the

@@ -22,7 +22,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -106,18 +105,7 @@ func (m *cxrModel) received() []string {
 
 // cxrCodex finds the codex program or skips the test.
 func cxrCodex(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("TURNBACK_TEST_CODEX"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("TURNBACK_TEST_CODEX=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("codex")
-	if err != nil {
-		t.Skip("Codex CLI not found: set TURNBACK_TEST_CODEX to the codex program or put codex on PATH (npm install @openai/codex)")
-	}
-	return p
+	return realClient(t, "Codex CLI", "TURNBACK_TEST_CODEX", "codex", "@openai/codex")
 }
 
 // cxrRun runs codex exec (args) in the project folder of e, with

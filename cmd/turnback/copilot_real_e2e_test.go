@@ -19,7 +19,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -27,18 +26,7 @@ import (
 
 // cprCopilot finds the copilot program or skips the test.
 func cprCopilot(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("TURNBACK_TEST_COPILOT"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("TURNBACK_TEST_COPILOT=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("copilot")
-	if err != nil {
-		t.Skip("GitHub Copilot CLI not found: set TURNBACK_TEST_COPILOT to the copilot program or put copilot on PATH (npm install @github/copilot)")
-	}
-	return p
+	return realClient(t, "GitHub Copilot CLI", "TURNBACK_TEST_COPILOT", "copilot", "@github/copilot")
 }
 
 // TestCopilotRealTurn: a turn of the real Copilot CLI, whose create tool

@@ -123,18 +123,7 @@ func (m *gmrModel) received() []string {
 
 // gmrGemini finds the gemini program or skips the test.
 func gmrGemini(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("TURNBACK_TEST_GEMINI"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("TURNBACK_TEST_GEMINI=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("gemini")
-	if err != nil {
-		t.Skip("Gemini CLI not found: set TURNBACK_TEST_GEMINI to the gemini program or put gemini on PATH (npm install @google/gemini-cli)")
-	}
-	return p
+	return realClient(t, "Gemini CLI", "TURNBACK_TEST_GEMINI", "gemini", "@google/gemini-cli")
 }
 
 // gmrRun runs gemini -p prompt (and flags) in the project folder of e

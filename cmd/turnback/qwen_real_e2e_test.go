@@ -23,7 +23,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -133,18 +132,7 @@ func (m *qwrModel) received() []string {
 
 // qwrQwen finds the qwen program or skips the test.
 func qwrQwen(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("TURNBACK_TEST_QWEN"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("TURNBACK_TEST_QWEN=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("qwen")
-	if err != nil {
-		t.Skip("Qwen Code not found: set TURNBACK_TEST_QWEN to the qwen program or put qwen on PATH (npm install @qwen-code/qwen-code)")
-	}
-	return p
+	return realClient(t, "Qwen Code", "TURNBACK_TEST_QWEN", "qwen", "@qwen-code/qwen-code")
 }
 
 // qwrRun runs qwen -p prompt in the project folder of e against the
