@@ -33,6 +33,7 @@ type view struct {
 	Main                          [][]string
 	RSS                           []rssRow
 	Watch                         *daemonView // nil: no engine ran a daemon
+	Speed                         [][]string  // issue #19's targets
 	CPU                           [][]string
 	Trees                         [][]string
 	Undos, Failures               []string
@@ -71,6 +72,7 @@ func Markdown(res *Results) (string, error) {
 	if hasDaemonSection(res) {
 		v.Watch = daemonSection(res)
 	}
+	v.Speed = speedRows(res)
 	v.cpuTable(res, cols)
 	v.treeRows(res)
 	v.correctness(res)
