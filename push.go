@@ -66,9 +66,22 @@ type PushResult struct {
 
 // Push uploads the sessions' records and everything they reach that the
 // remote lacks (see package cas/s3 for the layout and the order that
-// keeps a killed push harmless). It holds the store only while it reads
-// the sessions' records.
+// keeps a killed push harmless). It holds the Repo's lock only while it
+// reads the sessions' records; the upload reads content from the store
+// as it goes, so the store must stay open until Push returns (StagePush
+// and Upload let the caller close it before the upload).
 func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResult, error) {
+	sp, err := r.stagePush(ctx, c, o, "")
+	if err != nil {
+		return nil, err
+	}
+	return sp.Upload(ctx)
+}
+
+// stagePush reads what the sessions reach and fills packs with what the
+// remote lacks: uploaded as they fill when dir is "", else written to
+// files in dir (see StagePush). It returns once every record is placed.
+func (r *Repo) stagePush(ctx context.Context, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = defaultParallel
 	}
@@ -98,7 +111,7 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 		return nil, err
 	}
 	sent0, req0 := c.Sent.Load(), c.Requests.Load()
-	p := &pusher{r: r, c: c, o: o, ix: ix, pending: pending, placed: map[cas.Hash]int{}, res: &PushResult{}}
+	p := &pusher{r: r, c: c, o: o, ix: ix, pending: pending, placed: map[cas.Hash]int{}, res: &PushResult{}, stage: dir}
 	p.g, p.gctx = errgroup.WithContext(ctx)
 	p.g.SetLimit(o.Parallel)
 	p.trees.kind, p.blobs.kind = s3.KindTree, s3.KindBlob
@@ -120,29 +133,13 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 	}
 	p.seal(&p.trees)
 	p.seal(&p.blobs)
-	if err := p.g.Wait(); err != nil {
-		return nil, err
-	}
-	for _, j := range jobs {
-		if time.Since(start) > o.Grace {
-			return nil, fmt.Errorf("turnback: push: took longer than the remote gc grace period (%s); push again", o.Grace)
-		}
-		head := &s3.Head{Session: j.name, Store: r.workTree, Records: j.recs}
-		for ref := range j.packs {
-			head.Packs = append(head.Packs, p.packID(ref).String())
-		}
-		wrote, err := writeHead(ctx, c, head)
-		if err != nil {
+	if dir != "" {
+		// The packs are on disk: nothing of the store is read again.
+		if err := p.g.Wait(); err != nil {
 			return nil, err
 		}
-		if wrote {
-			p.res.Heads++
-		}
-		p.res.Sessions = append(p.res.Sessions, j.name)
 	}
-	p.res.BytesSent = c.Sent.Load() - sent0
-	p.res.Requests = c.Requests.Load() - req0
-	return p.res, nil
+	return &StagedPush{p: p, jobs: jobs, start: start, sent0: sent0, req0: req0}, nil
 }
 
 // pushJob is one session to push: its records, its states in history
@@ -239,6 +236,10 @@ type pusher struct {
 	gctx     context.Context
 	res      *PushResult
 	sent     atomic.Int64
+	// stage: the directory packs are written to instead of being
+	// uploaded at once (StagePush), with staged the packs' ids in order.
+	stage  string
+	staged []cas.Hash
 }
 
 type packBuilder struct {
@@ -339,23 +340,30 @@ func (p *pusher) seal(b *packBuilder) {
 	p.ids[ref-1] = id
 	p.mu.Unlock()
 	p.res.Packs++
-	p.g.Go(func() error {
-		ctx := p.gctx
-		if err := p.c.Put(ctx, s3.PackKey(p.c.Prefix, id), data); err != nil {
-			return err
-		}
-		idx := s3.EncodeIndex(int64(len(data)), entries)
-		if err := p.c.Put(ctx, s3.IndexKey(p.c.Prefix, id), idx); err != nil {
-			return err
-		}
-		n := p.sent.Add(int64(len(data) + len(idx)))
-		if p.o.Progress != nil {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			p.o.Progress(PushProgress{Packs: len(p.ids), BytesSent: n})
-		}
-		return nil
-	})
+	idx := s3.EncodeIndex(int64(len(data)), entries)
+	if p.stage != "" {
+		p.staged = append(p.staged, id)
+		p.g.Go(func() error { return writeStaged(p.stage, id, data, idx) })
+		return
+	}
+	p.g.Go(func() error { return p.upload(p.gctx, id, data, idx) })
+}
+
+// upload puts pack id and then its index.
+func (p *pusher) upload(ctx context.Context, id cas.Hash, data, idx []byte) error {
+	if err := p.c.Put(ctx, s3.PackKey(p.c.Prefix, id), data); err != nil {
+		return err
+	}
+	if err := p.c.Put(ctx, s3.IndexKey(p.c.Prefix, id), idx); err != nil {
+		return err
+	}
+	n := p.sent.Add(int64(len(data) + len(idx)))
+	if p.o.Progress != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.o.Progress(PushProgress{Packs: len(p.ids), BytesSent: n})
+	}
+	return nil
 }
 
 // tree places tree h and everything under it, adding the packs they sit

@@ -21,7 +21,6 @@ const (
 	daemonUndoTargetTree = "10k"
 )
 
-
 // speedRows checks issue #19's targets on what the run measured: one row
 // per target, "not run" where a side is missing. Rows: target, tree,
 // measured, verdict.

@@ -114,9 +114,8 @@ func appendLog(path, line string) {
 
 // Creds reports whether cmd is one of the remote's commands, which read
 // the AWS_* variables: a watch daemon that runs it for the caller gets
-// them with it (daemon.ForwardedEnv), so that a push through the daemon,
-// which holds the store only while it reads records, has the caller's
-// credentials.
+// them with it (daemon.ForwardedEnv), so that a push through the daemon
+// has the caller's credentials.
 func Creds(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {

@@ -43,9 +43,9 @@ every tree, blob and chunk they reach that the remote lacks, in packs of
 about 16 MiB with an index each, --jobs at once; the session's head is
 written last. A push that is stopped leaves the remote consistent; pushing
 again reuses what it uploaded. Nothing new: nothing is written. The store
-stays open, read-only, while it uploads: a command that writes (an
-agent's snap) waits for it, unless a watch daemon serves the folder, in
-which the push holds the store only while it reads the records.`, `  turnback push
+is held (read-only) only while the new records are read into packs staged
+in the store directory; the upload follows without it, so a command that
+writes (an agent's snap) does not wait for the network.`, `  turnback push
   turnback push --all --json`},
 	"pull": {`Bring the remote's newest head of the session into the store: what the
 store lacks is downloaded, every record verified against its address

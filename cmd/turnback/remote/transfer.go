@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -43,6 +44,16 @@ func (e *Env) pushCmd() *cobra.Command {
 				}
 			}
 			var res *turnback.PushResult
+			var staged *turnback.StagedPush
+			var stageDir string
+			release := func() {}
+			defer func() {
+				if stageDir != "" {
+					os.RemoveAll(stageDir)
+				}
+				release() // after the upload: an older head never lands last
+			}()
+			progress := e.ErrTTY && !e.json()
 			err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				if logPath != "" {
 					// One background push at a time, taken by the
@@ -51,29 +62,37 @@ func (e *Env) pushCmd() *cobra.Command {
 					// taken before that would make the daemon's copy of
 					// the command wait for this process, which waits for
 					// it).
-					release, err := serialize(logPath)
+					r, err := serialize(logPath)
 					if err != nil {
 						return err
 					}
-					defer release()
+					release = r
 				}
 				_, c, err := e.client(cmd, repo)
 				if err != nil {
 					return err
 				}
 				o := turnback.PushOptions{All: all, Parallel: jobs, PackSize: packSize}
-				progress := e.ErrTTY && !e.json()
 				if progress {
 					o.Progress = func(p turnback.PushProgress) {
 						fmt.Fprintf(e.Stderr, "\rpushing: %d packs, %s sent ", p.Packs, termout.HumanBytes(p.BytesSent))
 					}
 				}
-				res, err = repo.Push(cmd.Context(), c, o)
+				// The packs are staged in the store's directory and the
+				// store released before the upload, so a snap (an
+				// agent's hook) need not wait for the network.
+				if stageDir, err = newStageDir(repo.StoreDir()); err != nil {
+					return err
+				}
+				staged, err = repo.StagePush(cmd.Context(), c, o, stageDir)
+				return err
+			})
+			if err == nil && staged != nil {
+				res, err = staged.Upload(cmd.Context())
 				if progress && res != nil && res.Packs > 0 {
 					fmt.Fprintln(e.Stderr)
 				}
-				return err
-			})
+			}
 			var fwd interface{ Forwarded() bool }       // a watch daemon ran it, and logged
 			if logPath != "" && !errors.As(err, &fwd) { // a background push (StartBackgroundPush)
 				appendLog(logPath, pushOutcome(e.Session(), res, err))
@@ -208,4 +227,29 @@ func (e *Env) cloneCmd() *cobra.Command {
 	c.Flags().StringVar(&cfg.Endpoint, "endpoint", "", "server URL (default: $AWS_ENDPOINT_URL), recorded as the clone's remote")
 	c.Flags().StringVar(&cfg.Region, "region", "", "region (default: $AWS_REGION)")
 	return c
+}
+
+// stagePrefix names a push's staging directories in the store
+// directory; staleStage is the age after which one is a killed push's
+// (a push that takes longer fails anyway: the remote gc grace period).
+const (
+	stagePrefix = "push-stage-"
+	staleStage  = turnback.DefaultRemoteGrace
+)
+
+// newStageDir makes a push's staging directory in storeDir, removing
+// those that killed pushes left.
+func newStageDir(storeDir string) (string, error) {
+	if ents, err := os.ReadDir(storeDir); err == nil {
+		for _, ent := range ents {
+			if info, err := ent.Info(); err == nil && strings.HasPrefix(ent.Name(), stagePrefix) && time.Since(info.ModTime()) > staleStage {
+				os.RemoveAll(filepath.Join(storeDir, ent.Name()))
+			}
+		}
+	}
+	dir, err := os.MkdirTemp(storeDir, stagePrefix)
+	if err != nil {
+		return "", fmt.Errorf("turnback: push: %w", err)
+	}
+	return dir, nil
 }
