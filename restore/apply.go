@@ -65,6 +65,10 @@ type Options struct {
 	// rollback: the plan puts back what an interrupted restore changed
 	// (see Rollback); its journal commits no metadata.
 	rollback bool
+	// syncFile, if set, fsyncs a staged file or directory before the
+	// commit point in place of (*os.File).Sync (testing: to see what was
+	// made durable, and to inject errors).
+	syncFile func(*os.File) error
 }
 
 // Progress counts a restore's steps (staged files plus file operations),
@@ -128,8 +132,9 @@ func stageDir(d *dirs, p string) string {
 }
 
 // Apply carries out plan on the work tree open at root, all or nothing:
-// every new file is first written and fsynced beside its target (the
-// staging list in JournalDir names them); then the journal, the commit
+// every new file is first written and fsynced beside its target, with
+// its directory (the staging list in JournalDir names them; the syncs
+// run as one batch); then the journal, the commit
 // point, is written and synced; then the renames, removals, mkdirs and
 // chmods run, Commit records the caller's metadata, and the journal is
 // removed. An error before the journal leaves the work tree untouched; a
@@ -161,7 +166,12 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		}
 	}
 	staged := map[int]fs.FileInfo{}
-	if err := stageAll(ctx, d, plan, j, st, staged, &opts); err != nil {
+	// The staged files are fsynced in the background (batch) while the
+	// next ones are written and while check reads the tree; b.wait, before
+	// the journal, waits for them and syncs their directories.
+	b := newBatch(ctx, opts.syncFile)
+	if err := stageAll(ctx, d, b, plan, j, st, staged, &opts); err != nil {
+		b.abort()
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
 			return nil, errors.Join(err, rerr)
@@ -176,10 +186,18 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			err = &ChangedError{Paths: changed}
 		}
 		if err != nil {
+			b.abort()
 			unstage(d, st.Files)
 			_ = removeDurable(opts.JournalDir, stagingName)
 			return nil, err
 		}
+	}
+	// Every staged entry durable (its data, owner, mode and directory
+	// entry) before the commit point.
+	if err := b.wait(d); err != nil {
+		unstage(d, st.Files)
+		_ = removeDurable(opts.JournalDir, stagingName)
+		return nil, err
 	}
 	if err := opts.step("journal"); err != nil {
 		unstage(d, st.Files)
@@ -192,7 +210,10 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		return nil, err
 	}
 	// Committed: from here on the restore is finished, now or by Recover.
-	if err := removeDurable(opts.JournalDir, stagingName); err != nil {
+	// The staging list goes without a sync of its own: a journal with the
+	// same id overrides it, and the journal's removal (a sync of the same
+	// directory) makes its removal durable too.
+	if err := removeName(opts.JournalDir, stagingName); err != nil {
 		return nil, &UnfinishedError{ID: j.ID, Rollback: j.Rollback, Err: err}
 	}
 	res, err := finish(ctx, d, j, &opts)
@@ -221,7 +242,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 // does not let us create the staging file (read-only) passes it up to its
 // parent; the staging list is rewritten first, so recovery always knows
 // every staged file.
-func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
+func stageAll(ctx context.Context, d *dirs, b *batch, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
 	k := 0 // index into st.Files
 	stg := newStager()
 	for i, a := range plan.Actions {
@@ -236,7 +257,7 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 			return err
 		}
 		for {
-			err := stg.stage(ctx, d, stage, a.Path, a.New, opts.Source)
+			err := stg.stage(ctx, d, b, stage, a.Path, a.New, opts.Source)
 			if err == nil {
 				if r, name, err := d.leaf(stage); err == nil {
 					if fi, err := r.Lstat(name); err == nil {
