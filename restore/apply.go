@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -166,9 +167,9 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		}
 	}
 	staged := map[int]fs.FileInfo{}
-	// The staged files are fsynced in the background (batch) while the
-	// next ones are written and while check reads the tree; b.wait, before
-	// the journal, waits for them and syncs their directories.
+	// The staged entries are made durable as one batch (durable.go): the
+	// syncs of the files and of their directories run while check reads
+	// the tree; b.wait, before the journal, waits for them all.
 	b := newBatch(ctx, opts.syncFile)
 	if err := stageAll(ctx, d, b, plan, j, st, staged, &opts); err != nil {
 		b.abort()
@@ -178,7 +179,8 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		}
 		return nil, err
 	}
-	if !opts.Force {
+	serr := b.start(d)
+	if !opts.Force && serr == nil {
 		// The last look before the commit point: every path to replace
 		// or remove must still be what the plan was made from.
 		changed, err := check(ctx, d, plan)
@@ -194,7 +196,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	}
 	// Every staged entry durable (its data, owner, mode and directory
 	// entry) before the commit point.
-	if err := b.wait(d); err != nil {
+	if err := cmp.Or(serr, b.wait(d)); err != nil { // wait runs either way
 		unstage(d, st.Files)
 		_ = removeDurable(opts.JournalDir, stagingName)
 		return nil, err

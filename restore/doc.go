@@ -19,14 +19,17 @@
 //     already exists, with its final permission bits. A staging list in
 //     the journal directory (the store) names the files first, so a
 //     crash here leaves nothing behind after recovery. The fsyncs run as
-//     one batch (durable.go): each file, once written, is fsynced and
-//     closed by a bounded group of goroutines while the next ones are
-//     written and while step 2 reads the tree (concurrent fsyncs share
-//     the file system's journal commits); before step 3, Apply waits for
-//     them all, then fsyncs once each directory that got a staging name.
-//     So at the commit point every staged entry (data, owner, mode and
-//     directory entry: links and fifos too) is durable; a failed sync is
-//     an error before the journal.
+//     one batch (durable.go): files are written without waiting for any
+//     sync (so a create never queues behind a journal commit); then the
+//     writeback of all of them is started at once (sync_file_range on
+//     Linux), and every file and every directory that got a staging name
+//     is fsynced by a bounded group of goroutines (concurrent fsyncs share
+//     the file system's journal commits) while step 2 reads the tree. A
+//     restore of more than 128 files syncs each full chunk of 128 while
+//     it writes the next. Before step 3 Apply waits for the batch: at the
+//     commit point every staged entry (data, owner, mode and directory
+//     entry; links and fifos too) is durable, and a failed sync is an
+//     error before the journal.
 //  2. check: unless Options.Force, every path the plan replaces, removes
 //     or creates is compared with the plan's Old from the disk (lstat,
 //     and the full content of files: never a cached or watched answer).

@@ -12,24 +12,35 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// syncLimit bounds the staged files (and directories) being fsynced at
-// once. Concurrent fsyncs on one file system share its journal commits
-// (ext4, xfs), so a batch costs a few commits instead of one per file.
-const syncLimit = 16
+const (
+	// syncLimit bounds the fsyncs running at once. Concurrent fsyncs on
+	// one file system share its journal commits (ext4, xfs), so a batch
+	// costs a few commits instead of one per file.
+	syncLimit = 32
+	// syncChunk is how many written files wait, open, for their fsync:
+	// a restore of more starts syncing them chunk by chunk while it
+	// writes the next ones.
+	syncChunk = 128
+)
 
 // batch makes the staged entries of one restore durable before its
-// commit point, all together: each staged file is handed over open once
-// written and fsynced (then closed) by a bounded group of goroutines while
-// the next ones are written and while the pre-commit check reads the
-// tree; wait then waits for them and fsyncs, once each, the directories
-// that hold staging names (their new entries, links and fifos included).
-// Only when wait returns nil is every staged entry durable, and only then
-// is the journal written (see Apply).
+// commit point, together. Staged files are handed over open once written
+// (with owner and mode); nothing is synced while a chunk is being
+// written, so creating the next file never waits behind a journal commit
+// the sync of the previous one started. A full chunk, or at start the
+// rest, gets its writeback started on every file at once
+// (startWriteback), then each file is fsynced and closed by a bounded
+// group of goroutines, with (at start) every directory that holds a
+// staging name. Apply calls start after staging, runs its pre-commit
+// check while the syncs run, and writes the journal only once wait has
+// returned nil.
 type batch struct {
-	ctx  context.Context
-	g    errgroup.Group
-	sync func(*os.File) error
-	dirs map[string]bool // directories (relative to the work tree) that got a staging name
+	ctx     context.Context
+	g       errgroup.Group
+	sync    func(*os.File) error
+	pending []*os.File      // written, not yet being synced
+	dirs    map[string]bool // directories (relative to the work tree) that got a staging name
+	started bool
 }
 
 func newBatch(ctx context.Context, sync func(*os.File) error) *batch {
@@ -42,74 +53,116 @@ func newBatch(ctx context.Context, sync func(*os.File) error) *batch {
 }
 
 // file takes over f, a staged file fully written, with its owner and
-// mode: it is fsynced and closed in the background. Go blocks while
-// syncLimit syncs are running, so at most that many files stay open.
+// mode, to fsync and close it.
 func (b *batch) file(f *os.File) {
-	b.g.Go(func() error {
-		err := b.sync(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("restore: sync staged %s: %w", f.Name(), err)
-		}
-		return nil
-	})
+	b.pending = append(b.pending, f)
+	if len(b.pending) >= syncChunk {
+		b.flush()
+	}
 }
 
 // dir notes that directory rel holds a new staging entry.
 func (b *batch) dir(rel string) { b.dirs[rel] = true }
 
-// wait waits for every file handed over, then fsyncs each noted
-// directory once (in parallel, bounded). It returns the first error; all
-// files are closed when it returns, whatever happened.
-func (b *batch) wait(d *dirs) error {
-	if err := b.g.Wait(); err != nil {
-		return err
+// flush starts the writeback of every pending file, then hands each to
+// the group to fsync and close. Go blocks while syncLimit syncs run.
+func (b *batch) flush() {
+	for _, f := range b.pending {
+		startWriteback(f)
 	}
-	if err := b.ctx.Err(); err != nil {
-		return err
+	for _, f := range b.pending {
+		b.g.Go(func() error {
+			err := b.sync(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("restore: sync staged %s: %w", f.Name(), err)
+			}
+			return nil
+		})
 	}
+	b.pending = nil
+}
+
+// start syncs what is pending and every noted directory, in the
+// background; wait waits for them. It returns an error only when a
+// directory cannot be opened (what was started is still to be waited
+// for).
+func (b *batch) start(d *dirs) error {
+	b.started = true
 	names := make([]string, 0, len(b.dirs))
 	for rel := range b.dirs {
 		names = append(names, rel)
 	}
 	sort.Strings(names)
+	// Handles are opened here, in this goroutine: d is not safe for use
+	// by several, and its cache closes what it evicts.
+	var open []*os.File
+	var err error
 	for _, rel := range names {
-		// Handles are opened here, in order: d is not safe for use by
-		// several goroutines, and its cache may close what it evicts.
-		r, err := d.get(rel)
-		if err == nil {
-			var f *os.File
-			if f, err = r.Open("."); err == nil {
-				b.g.Go(func() error {
-					err := b.sync(f)
-					f.Close()
-					if err != nil && !dirSyncUnsupported(err) {
-						return fmt.Errorf("restore: sync directory %q: %w", rel, err)
-					}
-					return nil
-				})
-				continue
+		var f *os.File
+		r, gerr := d.get(rel)
+		if gerr == nil {
+			f, gerr = r.Open(".")
+		}
+		if gerr != nil {
+			if !dirSyncUnsupported(gerr) {
+				err = fmt.Errorf("restore: sync directory %q: %w", rel, gerr)
+				break
 			}
+			continue
 		}
-		if !dirSyncUnsupported(err) {
-			_ = b.g.Wait()
-			return fmt.Errorf("restore: sync directory %q: %w", rel, err)
-		}
+		open = append(open, f)
 	}
-	return b.g.Wait()
+	b.flush()
+	for _, f := range open {
+		b.g.Go(func() error {
+			serr := b.sync(f)
+			f.Close()
+			if serr != nil && !dirSyncUnsupported(serr) {
+				return fmt.Errorf("restore: sync directory %s: %w", f.Name(), serr)
+			}
+			return nil
+		})
+	}
+	return err
 }
 
-// abort waits for the files handed over (so all are closed, and can be
-// removed, also where an open file cannot be) and drops any error: the
-// restore is being abandoned before its commit point.
-func (b *batch) abort() { _ = b.g.Wait() }
+// wait waits for every sync started (starting them first if start was
+// not called) and returns the first error. Every file handed over is
+// closed when it returns, whatever happened.
+func (b *batch) wait(d *dirs) error {
+	var err error
+	if !b.started {
+		err = b.start(d)
+	}
+	if werr := b.g.Wait(); err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = b.ctx.Err()
+	}
+	return err
+}
+
+// abort closes the files not yet being synced, waits for the others (so
+// all are closed, and can be removed, also where an open file cannot
+// be), and drops any error: the restore is being abandoned before its
+// commit point.
+func (b *batch) abort() {
+	for _, f := range b.pending {
+		f.Close()
+	}
+	b.pending = nil
+	_ = b.g.Wait()
+}
 
 // dirSyncUnsupported reports an error that says the platform or file
 // system cannot open or fsync a directory at all (Windows; some network
-// and FUSE file systems): there is nothing more durable to be had, as
-// syncDir does for the journal directory.
+// and FUSE file systems; a directory we may write but not read): there
+// is nothing more durable to be had, as syncDir does for the journal
+// directory.
 func dirSyncUnsupported(err error) bool {
 	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EINVAL) ||
 		errors.Is(err, syscall.ENOTSUP) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR)

@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,8 +78,27 @@ func (l *syncLog) has(fi fs.FileInfo) bool {
 // has every directory that holds a staging name: a crash right after the
 // journal is durable finds every staged entry the journal names.
 func TestStagedDurableBeforeCommit(t *testing.T) {
+	// More files than a chunk: the first chunks are synced while later
+	// ones are written.
+	manyOld, manyNew := tree{}, tree{}
+	for _, d := range []string{"p", "q", "q/r"} {
+		manyOld[d], manyNew[d] = dir(0o755), dir(0o755)
+	}
+	for i := range syncChunk*2 + 7 {
+		p := fmt.Sprintf("%s/f%d", []string{"p", "q", "q/r"}[i%3], i)
+		manyOld[p], manyNew[p] = file(fmt.Sprint("old ", i), 0o644), file(fmt.Sprint("new ", i), 0o644)
+	}
+	for _, c := range []struct {
+		name     string
+		old, new tree
+	}{{"kinds", syncOld, syncNew}, {"more than a chunk", manyOld, manyNew}} {
+		t.Run(c.name, func(t *testing.T) { stagedDurable(t, c.old, c.new) })
+	}
+}
+
+func stagedDurable(t *testing.T, old, new tree) {
 	e := newEnv(t)
-	build(t, e.dir, syncOld)
+	build(t, e.dir, old)
 	log := &syncLog{}
 	o := e.opts()
 	o.syncFile = log.sync
@@ -117,13 +137,13 @@ func TestStagedDurableBeforeCommit(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := Apply(context.Background(), e.root(), e.plan(e.actions(syncOld, syncNew)), o); err != nil {
+	if _, err := Apply(context.Background(), e.root(), e.plan(e.actions(old, new)), o); err != nil {
 		t.Fatal(err)
 	}
 	if checked < 8 {
 		t.Errorf("checked %d staged files at the commit point", checked)
 	}
-	checkTree(t, e.dir, syncNew)
+	checkTree(t, e.dir, new)
 	checkClean(t, e)
 }
 

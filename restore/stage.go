@@ -16,6 +16,7 @@ import (
 // become links to it (see "Metadata" in the package doc).
 type stager struct {
 	groups map[string]stagedFile // LinkTo -> first staged member
+	buf    []byte                // copySparse's buffer, reused file after file
 }
 
 type stagedFile struct {
@@ -23,7 +24,9 @@ type stagedFile struct {
 	e     *manifest.Entry
 }
 
-func newStager() *stager { return &stager{groups: map[string]stagedFile{}} }
+func newStager() *stager {
+	return &stager{groups: map[string]stagedFile{}, buf: make([]byte, copyBufSize)}
+}
 
 // stage writes entry e, the new content of path, at the staging name
 // stage: a file (written sparse, or linked to an earlier member of its
@@ -58,7 +61,7 @@ func (s *stager) stageEntry(ctx context.Context, d *dirs, b *batch, stage, path 
 			// member is written as a file of its own.
 		}
 	}
-	if err := stageFile(ctx, d, b, stage, path, e, src); err != nil {
+	if err := stageFile(ctx, d, b, stage, path, e, src, s.buf); err != nil {
 		return err
 	}
 	if e.LinkTo != "" {
@@ -77,7 +80,7 @@ func sameInode(a, b *manifest.Entry) bool {
 
 // stageFile writes the file; once it is complete, with its owner and
 // mode, b takes it over to fsync and close it.
-func stageFile(ctx context.Context, d *dirs, b *batch, stage, path string, e *manifest.Entry, src Source) error {
+func stageFile(ctx context.Context, d *dirs, b *batch, stage, path string, e *manifest.Entry, src Source, buf []byte) error {
 	r, name, err := d.leaf(stage)
 	if err != nil {
 		return err
@@ -90,7 +93,7 @@ func stageFile(ctx context.Context, d *dirs, b *batch, stage, path string, e *ma
 	if err != nil {
 		return err
 	}
-	n, err := copySparse(f, in)
+	n, err := copySparse(f, in, buf)
 	if err == nil && n != e.Size {
 		err = fmt.Errorf("%w: content %s has %d bytes, the tree says %d", cas.ErrCorrupt, e.Hash.Short(), n, e.Size)
 	}
