@@ -13,27 +13,31 @@ import (
 )
 
 const (
-	// syncLimit bounds the fsyncs running at once. Concurrent fsyncs on
-	// one file system share its journal commits (ext4, xfs), so a batch
-	// costs a few commits instead of one per file.
+	// syncLimit bounds the fsyncs of one chunk running at once.
+	// Concurrent fsyncs on one file system share its journal commits
+	// (ext4, xfs), so a batch costs a few commits instead of one per file.
 	syncLimit = 32
 	// syncChunk is how many written files wait, open, for their fsync:
 	// a restore of more starts syncing them chunk by chunk while it
 	// writes the next ones.
 	syncChunk = 128
+	// syncChunks bounds the chunks (the directories count as one) being
+	// synced at once; staging waits for one to finish beyond that, so at
+	// most (syncChunks+1)*syncChunk staged files are open.
+	syncChunks = 2
 )
 
 // batch makes the staged entries of one restore durable before its
 // commit point, together. Staged files are handed over open once written
-// (with owner and mode); nothing is synced while a chunk is being
-// written, so creating the next file never waits behind a journal commit
-// the sync of the previous one started. A full chunk, or at start the
-// rest, gets its writeback started on every file at once
-// (startWriteback), then each file is fsynced and closed by a bounded
-// group of goroutines, with (at start) every directory that holds a
-// staging name. Apply calls start after staging, runs its pre-commit
-// check while the syncs run, and writes the journal only once wait has
-// returned nil.
+// (with owner and mode). Up to a chunk of them, nothing is synced while
+// they are written, so a create never waits behind a journal commit the
+// sync of the previous file started. A full chunk, or at start the rest,
+// gets its writeback started on every file at once (startWriteback),
+// then its files are fsynced and closed by a bounded group of goroutines
+// in the background, while staging goes on with the next chunk; start
+// also syncs every directory that holds a staging name. Apply calls
+// start after staging, runs its pre-commit check while the syncs run,
+// and writes the journal only once wait has returned nil.
 type batch struct {
 	ctx     context.Context
 	g       errgroup.Group
@@ -48,7 +52,7 @@ func newBatch(ctx context.Context, sync func(*os.File) error) *batch {
 		sync = (*os.File).Sync
 	}
 	b := &batch{ctx: ctx, sync: sync, dirs: map[string]bool{}}
-	b.g.SetLimit(syncLimit)
+	b.g.SetLimit(syncChunks)
 	return b
 }
 
@@ -64,14 +68,20 @@ func (b *batch) file(f *os.File) {
 // dir notes that directory rel holds a new staging entry.
 func (b *batch) dir(rel string) { b.dirs[rel] = true }
 
-// flush starts the writeback of every pending file, then hands each to
-// the group to fsync and close. Go blocks while syncLimit syncs run.
+// flush starts the writeback of every pending file, then syncs and
+// closes them as one chunk in the background. It blocks while syncChunks
+// chunks are being synced.
 func (b *batch) flush() {
-	for _, f := range b.pending {
+	files := b.pending
+	b.pending = nil
+	if len(files) == 0 {
+		return
+	}
+	for _, f := range files {
 		startWriteback(f)
 	}
-	for _, f := range b.pending {
-		b.g.Go(func() error {
+	b.g.Go(func() error {
+		return syncAll(files, func(f *os.File) error {
 			err := b.sync(f)
 			if cerr := f.Close(); err == nil {
 				err = cerr
@@ -81,8 +91,18 @@ func (b *batch) flush() {
 			}
 			return nil
 		})
+	})
+}
+
+// syncAll runs sync on every file, syncLimit at a time, and returns the
+// first error once all have run.
+func syncAll(files []*os.File, sync func(*os.File) error) error {
+	var g errgroup.Group
+	g.SetLimit(syncLimit)
+	for _, f := range files {
+		g.Go(func() error { return sync(f) })
 	}
-	b.pending = nil
+	return g.Wait()
 }
 
 // start syncs what is pending and every noted directory, in the
@@ -116,8 +136,8 @@ func (b *batch) start(d *dirs) error {
 		open = append(open, f)
 	}
 	b.flush()
-	for _, f := range open {
-		b.g.Go(func() error {
+	b.g.Go(func() error {
+		return syncAll(open, func(f *os.File) error {
 			serr := b.sync(f)
 			f.Close()
 			if serr != nil && !dirSyncUnsupported(serr) {
@@ -125,7 +145,7 @@ func (b *batch) start(d *dirs) error {
 			}
 			return nil
 		})
-	}
+	})
 	return err
 }
 
