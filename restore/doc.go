@@ -29,7 +29,9 @@
 //     it writes the next. Before step 3 Apply waits for the batch: at the
 //     commit point every staged entry (data, owner, mode and directory
 //     entry; links and fifos too) is durable, and a failed sync is an
-//     error before the journal.
+//     error before the journal. (Directory syncs are strict on Linux;
+//     elsewhere, and on file systems that cannot sync a directory, they
+//     are best effort, as for the journal directory.)
 //  2. check: unless Options.Force, every path the plan replaces, removes
 //     or creates is compared with the plan's Old from the disk (lstat,
 //     and the full content of files: never a cached or watched answer).

@@ -127,7 +127,7 @@ func (b *batch) start(d *dirs) error {
 			f, gerr = r.Open(".")
 		}
 		if gerr != nil {
-			if !dirSyncUnsupported(gerr) {
+			if dirSyncStrict && !dirSyncUnsupported(gerr) {
 				err = fmt.Errorf("restore: sync directory %q: %w", rel, gerr)
 				break
 			}
@@ -140,7 +140,7 @@ func (b *batch) start(d *dirs) error {
 		return syncAll(open, func(f *os.File) error {
 			serr := b.sync(f)
 			f.Close()
-			if serr != nil && !dirSyncUnsupported(serr) {
+			if serr != nil && dirSyncStrict && !dirSyncUnsupported(serr) {
 				return fmt.Errorf("restore: sync directory %s: %w", f.Name(), serr)
 			}
 			return nil
@@ -178,11 +178,13 @@ func (b *batch) abort() {
 	_ = b.g.Wait()
 }
 
-// dirSyncUnsupported reports an error that says the platform or file
-// system cannot open or fsync a directory at all (Windows; some network
-// and FUSE file systems; a directory we may write but not read): there
-// is nothing more durable to be had, as syncDir does for the journal
-// directory.
+// dirSyncUnsupported reports an error that says the file system cannot
+// open or fsync a directory at all (some network and FUSE file systems;
+// a directory we may write but not read): there is nothing more durable
+// to be had, as syncDir does for the journal directory. Where
+// dirSyncStrict is false (not Linux: Windows cannot fsync a directory,
+// macOS's F_FULLFSYNC on one is not ours to test) every directory sync
+// is best effort.
 func dirSyncUnsupported(err error) bool {
 	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EINVAL) ||
 		errors.Is(err, syscall.ENOTSUP) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR)

@@ -6,6 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// dirSyncStrict: a directory that cannot be synced fails the restore
+// before its commit point (see dirSyncUnsupported).
+const dirSyncStrict = true
+
 // startWriteback starts writing f's dirty pages to disk without waiting
 // (sync_file_range SYNC_FILE_RANGE_WRITE), so that the fsyncs of a batch
 // find its data in flight. A hint: the fsync that follows reports errors
