@@ -166,12 +166,11 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			return nil, err
 		}
 	}
-	staged := map[int]fs.FileInfo{}
 	// The staged entries are made durable as one batch (durable.go): the
 	// syncs of the files and of their directories run while check reads
 	// the tree; b.wait, before the journal, waits for them all.
 	b := newBatch(ctx, opts.syncFile)
-	if err := stageAll(ctx, d, b, plan, j, st, staged, &opts); err != nil {
+	if err := stageAll(ctx, d, b, plan, j, st, &opts); err != nil {
 		b.abort()
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
@@ -200,6 +199,16 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		unstage(d, st.Files)
 		_ = removeDurable(opts.JournalDir, stagingName)
 		return nil, err
+	}
+	// What each staged file is, synced and closed (Result.Written).
+	staged := map[int]fs.FileInfo{}
+	for i, ja := range j.Actions {
+		if ja.Stage == "" {
+			continue
+		}
+		if fi, err := d.lstat(ja.Stage); err == nil {
+			staged[i] = fi
+		}
 	}
 	if err := opts.step("journal"); err != nil {
 		unstage(d, st.Files)
@@ -244,7 +253,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 // does not let us create the staging file (read-only) passes it up to its
 // parent; the staging list is rewritten first, so recovery always knows
 // every staged file.
-func stageAll(ctx context.Context, d *dirs, b *batch, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
+func stageAll(ctx context.Context, d *dirs, b *batch, plan *Plan, j *journal, st *staging, opts *Options) error {
 	k := 0 // index into st.Files
 	stg := newStager()
 	for i, a := range plan.Actions {
@@ -261,11 +270,6 @@ func stageAll(ctx context.Context, d *dirs, b *batch, plan *Plan, j *journal, st
 		for {
 			err := stg.stage(ctx, d, b, stage, a.Path, a.New, opts.Source)
 			if err == nil {
-				if r, name, err := d.leaf(stage); err == nil {
-					if fi, err := r.Lstat(name); err == nil {
-						staged[i] = fi
-					}
-				}
 				break
 			}
 			dir, name := manifest.SplitPath(stage)
