@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -65,6 +66,10 @@ type Options struct {
 	// rollback: the plan puts back what an interrupted restore changed
 	// (see Rollback); its journal commits no metadata.
 	rollback bool
+	// syncFile, if set, fsyncs a staged file or directory before the
+	// commit point in place of (*os.File).Sync (testing: to see what was
+	// made durable, and to inject errors).
+	syncFile func(*os.File) error
 }
 
 // Progress counts a restore's steps (staged files plus file operations),
@@ -128,8 +133,9 @@ func stageDir(d *dirs, p string) string {
 }
 
 // Apply carries out plan on the work tree open at root, all or nothing:
-// every new file is first written and fsynced beside its target (the
-// staging list in JournalDir names them); then the journal, the commit
+// every new file is first written and fsynced beside its target, with
+// its directory (the staging list in JournalDir names them; the syncs
+// run as one batch); then the journal, the commit
 // point, is written and synced; then the renames, removals, mkdirs and
 // chmods run, Commit records the caller's metadata, and the journal is
 // removed. An error before the journal leaves the work tree untouched; a
@@ -160,15 +166,20 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			return nil, err
 		}
 	}
-	staged := map[int]fs.FileInfo{}
-	if err := stageAll(ctx, d, plan, j, st, staged, &opts); err != nil {
+	// The staged entries are made durable as one batch (durable.go): the
+	// syncs of the files and of their directories run while check reads
+	// the tree; b.wait, before the journal, waits for them all.
+	b := newBatch(ctx, opts.syncFile)
+	if err := stageAll(ctx, d, b, plan, j, st, &opts); err != nil {
+		b.abort()
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
 			return nil, errors.Join(err, rerr)
 		}
 		return nil, err
 	}
-	if !opts.Force {
+	serr := b.start(d)
+	if !opts.Force && serr == nil {
 		// The last look before the commit point: every path to replace
 		// or remove must still be what the plan was made from.
 		changed, err := check(ctx, d, plan)
@@ -176,9 +187,27 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 			err = &ChangedError{Paths: changed}
 		}
 		if err != nil {
+			b.abort()
 			unstage(d, st.Files)
 			_ = removeDurable(opts.JournalDir, stagingName)
 			return nil, err
+		}
+	}
+	// Every staged entry durable (its data, owner, mode and directory
+	// entry) before the commit point.
+	if err := cmp.Or(serr, b.wait(d)); err != nil { // wait runs either way
+		unstage(d, st.Files)
+		_ = removeDurable(opts.JournalDir, stagingName)
+		return nil, err
+	}
+	// What each staged file is, synced and closed (Result.Written).
+	staged := map[int]fs.FileInfo{}
+	for i, ja := range j.Actions {
+		if ja.Stage == "" {
+			continue
+		}
+		if fi, err := d.lstat(ja.Stage); err == nil {
+			staged[i] = fi
 		}
 	}
 	if err := opts.step("journal"); err != nil {
@@ -192,7 +221,10 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		return nil, err
 	}
 	// Committed: from here on the restore is finished, now or by Recover.
-	if err := removeDurable(opts.JournalDir, stagingName); err != nil {
+	// The staging list goes without a sync of its own: a journal with the
+	// same id overrides it, and the journal's removal (a sync of the same
+	// directory) makes its removal durable too.
+	if err := removeName(opts.JournalDir, stagingName); err != nil {
 		return nil, &UnfinishedError{ID: j.ID, Rollback: j.Rollback, Err: err}
 	}
 	res, err := finish(ctx, d, j, &opts)
@@ -221,7 +253,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 // does not let us create the staging file (read-only) passes it up to its
 // parent; the staging list is rewritten first, so recovery always knows
 // every staged file.
-func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging, staged map[int]fs.FileInfo, opts *Options) error {
+func stageAll(ctx context.Context, d *dirs, b *batch, plan *Plan, j *journal, st *staging, opts *Options) error {
 	k := 0 // index into st.Files
 	stg := newStager()
 	for i, a := range plan.Actions {
@@ -236,13 +268,8 @@ func stageAll(ctx context.Context, d *dirs, plan *Plan, j *journal, st *staging,
 			return err
 		}
 		for {
-			err := stg.stage(ctx, d, stage, a.Path, a.New, opts.Source)
+			err := stg.stage(ctx, d, b, stage, a.Path, a.New, opts.Source)
 			if err == nil {
-				if r, name, err := d.leaf(stage); err == nil {
-					if fi, err := r.Lstat(name); err == nil {
-						staged[i] = fi
-					}
-				}
 				break
 			}
 			dir, name := manifest.SplitPath(stage)

@@ -16,9 +16,22 @@
 //
 //  1. stage: every new file is written to a staging name
 //     (".turnback-<id>-<n>") in the deepest directory of its target that
-//     already exists, with its final permission bits, and fsynced. A
-//     staging list in the journal directory (the store) names the files
-//     first, so a crash here leaves nothing behind after recovery.
+//     already exists, with its final permission bits. A staging list in
+//     the journal directory (the store) names the files first, so a
+//     crash here leaves nothing behind after recovery. The fsyncs run as
+//     one batch (durable.go): files are written without waiting for any
+//     sync (so a create never queues behind a journal commit); then the
+//     writeback of all of them is started at once (sync_file_range on
+//     Linux), and every file and every directory that got a staging name
+//     is fsynced by a bounded group of goroutines (concurrent fsyncs share
+//     the file system's journal commits) while step 2 reads the tree. A
+//     restore of more than 128 files syncs each full chunk of 128 while
+//     it writes the next. Before step 3 Apply waits for the batch: at the
+//     commit point every staged entry (data, owner, mode and directory
+//     entry; links and fifos too) is durable, and a failed sync is an
+//     error before the journal. (Directory syncs are strict on Linux;
+//     elsewhere, and on file systems that cannot sync a directory, they
+//     are best effort, as for the journal directory.)
 //  2. check: unless Options.Force, every path the plan replaces, removes
 //     or creates is compared with the plan's Old from the disk (lstat,
 //     and the full content of files: never a cached or watched answer).
@@ -27,8 +40,10 @@
 //     removes the staged files and returns a *ChangedError; nothing
 //     changed.
 //  3. journal: the full plan and the caller's metadata are written to the
-//     journal file, fsynced and renamed into place. This is the commit
-//     point.
+//     journal file, fsynced and renamed into place, and the journal
+//     directory fsynced. This is the commit point. The staging list is
+//     then removed without a sync of its own (a journal of the same id
+//     overrides it; the journal's removal syncs that directory).
 //  4. apply: removals deepest first, then mkdirs, renames of staged files
 //     and symlink swaps shallowest first, then permission bits (files, and
 //     directories deepest first). Every step looks at the disk before it

@@ -163,8 +163,17 @@ func readJSON(path string, v any) (bool, error) {
 }
 
 func removeDurable(dir, name string) error {
+	if err := removeName(dir, name); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// removeName removes dir/name (absent is fine) without syncing dir: for
+// a caller whose next durable step syncs dir anyway.
+func removeName(dir, name string) error {
 	if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("restore: remove %s: %w", name, err)
 	}
-	return syncDir(dir)
+	return nil
 }

@@ -14,17 +14,27 @@ const holeBlock = 4096
 
 var zeroBlock [holeBlock]byte
 
-// copySparse copies r into the new, empty file f, leaving aligned runs
-// of zero blocks as holes, and sets the size at the end (a trailing hole
-// too). It returns the number of bytes copied.
-func copySparse(f *os.File, r io.Reader) (int64, error) {
-	buf := make([]byte, 256<<10)
-	var off int64
+// copyBufSize is the size of copySparse's reads, a multiple of holeBlock.
+const copyBufSize = 256 << 10
+
+// copySparse copies r into the new, empty file f through buf (nil: one
+// of copyBufSize is made; its length must be a multiple of holeBlock),
+// leaving aligned runs of zero blocks as holes, and sets the size at the
+// end if it ends in a hole. It returns the number of bytes copied.
+func copySparse(f *os.File, r io.Reader, buf []byte) (int64, error) {
+	if buf == nil {
+		buf = make([]byte, copyBufSize)
+	}
+	var off, end int64 // bytes read; end of the data written
 	for {
 		n, rerr := io.ReadFull(r, buf)
 		if n > 0 {
-			if err := writeNonZero(f, buf[:n], off); err != nil {
+			last, err := writeNonZero(f, buf[:n], off)
+			if err != nil {
 				return off, err
+			}
+			if last > 0 {
+				end = off + int64(last)
 			}
 			off += int64(n)
 		}
@@ -35,27 +45,31 @@ func copySparse(f *os.File, r io.Reader) (int64, error) {
 			return off, rerr
 		}
 	}
-	// The size, with any trailing hole (ftruncate extends with zeros
-	// without allocating).
-	if err := f.Truncate(off); err != nil {
-		return off, err
+	// The size, with a trailing hole (ftruncate extends with zeros
+	// without allocating); a file that ends in data has it already.
+	if end < off {
+		if err := f.Truncate(off); err != nil {
+			return off, err
+		}
 	}
 	return off, nil
 }
 
-// writeNonZero writes chunk at off, skipping whole blocks of zeros.
+// writeNonZero writes chunk at off, skipping whole blocks of zeros, and
+// returns the end (in chunk) of the last data it wrote, 0 if none.
 // Reads fill buf completely but at the end, and buf's size is a multiple
 // of holeBlock, so block boundaries stay aligned with the file's.
-func writeNonZero(f *os.File, chunk []byte, off int64) error {
+func writeNonZero(f *os.File, chunk []byte, off int64) (int, error) {
+	last := 0
 	start := -1 // start of the run of data blocks being gathered
 	for i := 0; i < len(chunk); i += holeBlock {
 		b := chunk[i:min(i+holeBlock, len(chunk))]
 		if len(b) == holeBlock && bytes.Equal(b, zeroBlock[:]) {
 			if start >= 0 {
 				if _, err := f.WriteAt(chunk[start:i], off+int64(start)); err != nil {
-					return err
+					return 0, err
 				}
-				start = -1
+				start, last = -1, i
 			}
 			continue
 		}
@@ -65,8 +79,9 @@ func writeNonZero(f *os.File, chunk []byte, off int64) error {
 	}
 	if start >= 0 {
 		if _, err := f.WriteAt(chunk[start:], off+int64(start)); err != nil {
-			return err
+			return 0, err
 		}
+		last = len(chunk)
 	}
-	return nil
+	return last, nil
 }

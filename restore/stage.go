@@ -16,6 +16,7 @@ import (
 // become links to it (see "Metadata" in the package doc).
 type stager struct {
 	groups map[string]stagedFile // LinkTo -> first staged member
+	buf    []byte                // copySparse's buffer, reused file after file
 }
 
 type stagedFile struct {
@@ -23,12 +24,27 @@ type stagedFile struct {
 	e     *manifest.Entry
 }
 
-func newStager() *stager { return &stager{groups: map[string]stagedFile{}} }
+func newStager() *stager {
+	return &stager{groups: map[string]stagedFile{}, buf: make([]byte, copyBufSize)}
+}
 
 // stage writes entry e, the new content of path, at the staging name
 // stage: a file (written sparse, or linked to an earlier member of its
 // hard-link group) or a fifo; owner and mode as in applyOwner.
-func (s *stager) stage(ctx context.Context, d *dirs, stage, path string, e *manifest.Entry, src Source) error {
+//
+// What it writes is made durable by b (see batch): a file is handed over
+// to be fsynced, and the staging name's directory noted, also for a link
+// or a fifo.
+func (s *stager) stage(ctx context.Context, d *dirs, b *batch, stage, path string, e *manifest.Entry, src Source) error {
+	err := s.stageEntry(ctx, d, b, stage, path, e, src)
+	if err == nil {
+		dir, _ := manifest.SplitPath(stage)
+		b.dir(dir)
+	}
+	return err
+}
+
+func (s *stager) stageEntry(ctx context.Context, d *dirs, b *batch, stage, path string, e *manifest.Entry, src Source) error {
 	if e.Kind == manifest.KindFIFO {
 		return stageFIFO(d, stage, path, e)
 	}
@@ -45,7 +61,7 @@ func (s *stager) stage(ctx context.Context, d *dirs, stage, path string, e *mani
 			// member is written as a file of its own.
 		}
 	}
-	if err := stageFile(ctx, d, stage, path, e, src); err != nil {
+	if err := stageFile(ctx, d, b, stage, path, e, src, s.buf); err != nil {
 		return err
 	}
 	if e.LinkTo != "" {
@@ -62,7 +78,9 @@ func sameInode(a, b *manifest.Entry) bool {
 	return a.Hash == b.Hash && a.Size == b.Size && a.Mode == b.Mode && a.Owned == b.Owned && a.UID == b.UID && a.GID == b.GID && !a.Uncaptured && !b.Uncaptured
 }
 
-func stageFile(ctx context.Context, d *dirs, stage, path string, e *manifest.Entry, src Source) error {
+// stageFile writes the file; once it is complete, with its owner and
+// mode, b takes it over to fsync and close it.
+func stageFile(ctx context.Context, d *dirs, b *batch, stage, path string, e *manifest.Entry, src Source, buf []byte) error {
 	r, name, err := d.leaf(stage)
 	if err != nil {
 		return err
@@ -75,20 +93,19 @@ func stageFile(ctx context.Context, d *dirs, stage, path string, e *manifest.Ent
 	if err != nil {
 		return err
 	}
-	n, err := copySparse(f, in)
+	n, err := copySparse(f, in, buf)
 	if err == nil && n != e.Size {
 		err = fmt.Errorf("%w: content %s has %d bytes, the tree says %d", cas.ErrCorrupt, e.Hash.Short(), n, e.Size)
 	}
 	if err == nil {
 		err = applyOwner(fileHandle{f}, d, path, e)
 	}
-	if err == nil {
-		err = f.Sync()
+	if err != nil {
+		f.Close()
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	b.file(f)
+	return nil
 }
 
 // fileHandle changes an open file (fchown, fchmod).
