@@ -34,7 +34,16 @@ type BadgerOptions struct {
 	ReadOnly bool
 	// Name is how messages name the store (default: dir).
 	Name string
+	// StopWaiting, if set, is asked before each pause while another
+	// process holds the store: true ends the wait at once with ErrBusy
+	// (the CLI: the holder is a watch daemon that answers on its socket
+	// now, and the command goes there instead of waiting).
+	StopWaiting func() bool
 }
+
+// shortPauses is how many short pauses (2, 4, 8, 16 ms) OpenBadger
+// makes before the long ones while another process holds the store.
+const shortPauses = 4
 
 // holderFile names the note beside the database saying who holds it.
 const holderFile = "HOLDER"
@@ -145,7 +154,7 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		}
 	}
 	deadline := time.Now().Add(o.LockWait)
-	waited, retriedTorn := false, false
+	waited, retriedTorn, tries := false, false, 0
 	for {
 		opts := badgerOptions(dir)
 		opts.ReadOnly = o.ReadOnly
@@ -172,14 +181,26 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 		}
 		holder := readHolder(dir)
-		if time.Now().After(deadline) {
+		if o.StopWaiting != nil && o.StopWaiting() {
 			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
 		}
-		if !waited && o.OnWait != nil {
-			o.OnWait(holder)
-		}
-		waited = true
+		// Short pauses first (most holders are commands about to exit,
+		// or a daemon about to answer on its socket), then 20-80 ms,
+		// randomised so that waiters spread. OnWait is told once the
+		// short pauses are over (or the wait is).
+		over := time.Now().After(deadline)
 		pause := time.Duration(20+rand.IntN(60)) * time.Millisecond
+		if tries < shortPauses {
+			pause = time.Duration(2<<tries) * time.Millisecond
+		}
+		if !waited && o.OnWait != nil && (tries >= shortPauses || over) && o.LockWait > 0 {
+			o.OnWait(holder)
+			waited = true
+		}
+		if over {
+			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
+		}
+		tries++
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, ctx.Err())

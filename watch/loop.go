@@ -68,7 +68,7 @@ func (w *Watcher) rebuild(ctx context.Context) {
 // afterBuild records how a build went.
 func (w *Watcher) afterBuild(err error) {
 	w.mu.Lock()
-	w.rebuilding = false
+	w.rebuilding, w.starting = false, false
 	failed := err != nil || w.badBuild
 	w.problem = ""
 	if failed {

@@ -137,7 +137,8 @@ type Watcher struct {
 	full       bool
 	reason     string
 	pending    bool   // a rebuild is asked for
-	rebuilding bool   // a rebuild runs
+	rebuilding bool   // a rebuild runs (or Start's first build)
+	starting   bool   // Start's first build runs
 	failed     bool   // the last rebuild could not watch everything
 	rootID     fileID // identity of the root directory the build watched
 	problem    string // why the last build could not watch everything ("" if it could)
@@ -222,10 +223,12 @@ func (w *Watcher) openIgnorer() error {
 // system gives no identity, only a missing root is seen.
 func (w *Watcher) rootReplaced() bool {
 	w.mu.Lock()
-	running := w.started && !w.stopped
+	running := w.started && !w.stopped && !w.starting
 	w.mu.Unlock()
 	if !running {
-		return false // every Take is Full anyway
+		// Every Take is Full anyway (and the first build takes the
+		// root's identity itself).
+		return false
 	}
 	fi, err := os.Stat(w.root)
 	if err != nil || !fi.IsDir() {
@@ -248,6 +251,10 @@ func (w *Watcher) Start(ctx context.Context) error {
 		return errors.New("watch: already started")
 	}
 	w.started = true
+	// A Take during the first build is Full and leaves the watcher in
+	// doubt, as during a rebuild: the changes of the next Take must
+	// start once every directory is watched.
+	w.starting, w.rebuilding = true, true
 	w.mu.Unlock()
 	if w.cookieDir == "" {
 		d, err := os.MkdirTemp("", "turnback-watch-")
@@ -282,7 +289,9 @@ func (w *Watcher) Problem() string {
 }
 
 // Take returns the changes accumulated since the previous Take and
-// starts a new accumulation. The first Take after Start is Full. Once a
+// starts a new accumulation. The first Take after Start is Full (so is
+// one made while Start still builds the watches, and the Take after
+// it). Once a
 // doubt is reported (Full), the watcher rebuilds its watches; Take keeps
 // reporting Full until a rebuild has completed before the Take began,
 // so a capture that follows a Take which is not Full can trust it. Call
