@@ -27,6 +27,7 @@ var startGates sync.Map // work tree -> map[string]*startGate
 type startGate struct {
 	reached chan struct{}
 	release chan struct{}
+	once    sync.Once // a gate holds the first time only
 }
 
 func init() {
@@ -36,8 +37,10 @@ func init() {
 			return
 		}
 		if g := gates.(map[string]*startGate)[step]; g != nil {
-			close(g.reached)
-			<-g.release
+			g.once.Do(func() {
+				close(g.reached)
+				<-g.release
+			})
 		}
 	}
 }
@@ -305,7 +308,7 @@ func runStartup(t *testing.T, seed uint64) (early, incremental int) {
 			}
 			return &WatchInfo{} // before Watch began
 		}
-		if res.Watch.FullWalk == errWatchStartup {
+		if res.Watch.FullWalk == watchStarting {
 			early++
 		}
 		if res.Watch.Incremental {
@@ -320,7 +323,7 @@ func runStartup(t *testing.T, seed uint64) (early, incremental int) {
 		}
 		<-g.reached
 		for range 1 + rng.IntN(3) {
-			if info := snap("at " + step); info.Incremental || info.FullWalk != errWatchStartup {
+			if info := snap("at " + step); info.Incremental || info.FullWalk != watchStarting {
 				t.Fatalf("snap while Watch waits at %s: %+v; want a full walk, the watcher starting", step, *info)
 			}
 		}
@@ -361,4 +364,75 @@ func fullWalkOf(t *testing.T, dir string) *walker.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// TestWatchBuildYields: the watcher's first build waits while an
+// operation of another view holds the store (here an undo stopped in
+// its restore), and goes on once it is done; Watch then returns ready.
+func TestWatchBuildYields(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("written for inotify")
+	}
+	ctx := t.Context()
+	wt := t.TempDir()
+	for i := range 20 {
+		if err := os.MkdirAll(filepath.Join(wt, fmt.Sprint("d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(wt, "f"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(ctx, wt, Options{Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Snap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "f"), []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gate := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
+	yield := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
+	startGates.Store(wt, map[string]*startGate{"build": gate, "yield": yield})
+	defer startGates.Delete(wt)
+	var ph WatchPhases
+	watched := make(chan error, 1)
+	go func() { watched <- r.Watch(ctx, WatchOptions{Phases: &ph}) }()
+	<-gate.reached
+	slow, _ := r.View(Options{})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	slow.SetRestoreHook(func(string) error {
+		once.Do(func() { close(entered); <-release })
+		return nil
+	})
+	undone := make(chan error, 1)
+	go func() { _, err := slow.Undo(ctx, 1, UndoOptions{}); undone <- err }()
+	<-entered
+	close(gate.release) // the build starts while the undo holds the store
+	<-yield.reached     // and waits for it
+	close(yield.release)
+	close(release)
+	if err := <-undone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-watched; err != nil {
+		t.Fatal(err)
+	}
+	if ph.Yielded <= 0 {
+		t.Errorf("phases %+v: the build did not wait for the undo", ph)
+	}
+	res, err := r.Snap(ctx, "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Watch == nil || !res.Watch.Incremental {
+		t.Errorf("snap after Watch: %+v; want incremental", res.Watch)
+	}
 }

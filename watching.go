@@ -27,8 +27,10 @@ type WatchOptions struct {
 
 // WatchPhases is what Repo.Watch's start-up took.
 type WatchPhases struct {
-	// Build: watching every directory (the watcher's walk).
-	Build time.Duration
+	// Build: watching every directory (the watcher's walk), Yielded
+	// included: the time the build waited for operations of other views
+	// (see maxYield).
+	Build, Yielded time.Duration
 	// Capture: Watch's own first capture (zero when a command made a
 	// full capture after the build, which then serves as the base).
 	Capture time.Duration
@@ -48,8 +50,8 @@ func (p WatchPhases) String() string {
 	if p.ByCommand {
 		first = "none (a command's capture after the build is the base)"
 	}
-	return fmt.Sprintf("watcher build %v, first capture %s, count %v; %d captures by commands during the build",
-		p.Build.Round(time.Millisecond), first, p.Count.Round(time.Millisecond), p.Commands)
+	return fmt.Sprintf("watcher build %v (%v of it waiting for commands), first capture %s, count %v; %d captures by commands during the build",
+		p.Build.Round(time.Millisecond), p.Yielded.Round(time.Millisecond), first, p.Count.Round(time.Millisecond), p.Commands)
 }
 
 // WatchInfo says how a capture of a watching Repo read the tree.
@@ -92,12 +94,13 @@ type watchState struct {
 
 // watchStep, set by tests, is called by Watch (work tree, step) where
 // other operations may run: "build" before the watcher's build, "built"
-// after it, before Watch takes the store's turn again.
+// after it, before Watch takes the store's turn again; and "yield" when
+// the build waits for an operation (yieldToOps).
 var watchStep func(workTree, step string)
 
-// errWatchStartup is the FullWalk reason of a capture made while the
+// watchStarting is the FullWalk reason of a capture made while the
 // watcher is still being built.
-const errWatchStartup = "the watcher is still starting"
+const watchStarting = "the watcher is still starting"
 
 // Watch starts a watcher on the work tree: from then on every capture
 // of this Repo (and of its views) reads only the directories where
@@ -130,7 +133,8 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 		r.unlock()
 		return fmt.Errorf("turnback: watch: %w", err)
 	}
-	w, err := watch.New(r.workTree, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf})
+	w, err := watch.New(r.workTree, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf,
+		StartPause: r.yieldToOps(&ph.Yielded)})
 	if err != nil {
 		r.unlock()
 		return fmt.Errorf("turnback: %w", err)
@@ -234,6 +238,35 @@ func (r *Repo) countBase(ctx context.Context) error {
 	return nil
 }
 
+// maxYield bounds how long in all the watcher's first build waits for
+// the operations that run meanwhile (so that a stream of commands does
+// not keep the daemon from ever being ready).
+const maxYield = 5 * time.Second
+
+// yieldToOps is the watcher's StartPause: while an operation holds the
+// store's turn (a command's capture, a full walk while the watcher
+// starts), the build waits, so that the command does not share the
+// machine with it and costs what it would without a daemon. The wait is
+// added to yielded, up to maxYield in all.
+func (r *Repo) yieldToOps(yielded *time.Duration) func(context.Context) {
+	const poll = 2 * time.Millisecond
+	return func(ctx context.Context) {
+		if len(r.turn) > 0 && *yielded < maxYield && watchStep != nil {
+			watchStep(r.workTree, "yield")
+		}
+		for len(r.turn) > 0 && *yielded < maxYield {
+			t := time.NewTimer(poll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			*yielded += poll
+		}
+	}
+}
+
 // stopWatch ends watching; the caller holds the mutex. A watcher still
 // being built is only cancelled: Watch closes it once its Start returns.
 func (r *Repo) stopWatch() {
@@ -258,7 +291,7 @@ func (r *Repo) planWatched(ctx context.Context, ws *watchState, opts *walker.Opt
 		// of the next incremental capture before every directory is
 		// watched.
 		ws.early++
-		info.FullWalk = errWatchStartup
+		info.FullWalk = watchStarting
 		return info
 	}
 	ws.took = true

@@ -303,6 +303,9 @@ func (w *Watcher) rescan(ctx context.Context, rel, parent string) {
 func (w *Watcher) addTree(ctx context.Context, rel string) error {
 	stack := []string{rel}
 	for len(stack) > 0 {
+		if w.inStart && w.pause != nil {
+			w.pause(ctx)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -47,6 +47,11 @@ type Options struct {
 	CookieDir string
 	// Logf, if set, hears about doubts and rebuilds.
 	Logf func(format string, args ...any)
+	// StartPause, if set, is called between directories while Start
+	// builds the watches; it may block, and the build waits for it (a
+	// caller whose own work should not share the machine with the
+	// build). It must return once ctx is done.
+	StartPause func(ctx context.Context)
 }
 
 // Changes are what happened in the work tree between two calls of Take.
@@ -111,6 +116,8 @@ type Watcher struct {
 	queue     chan item
 	kick      chan struct{}
 	hook      func()                 // tests: run before each event is handled
+	pause     func(context.Context)  // Options.StartPause
+	inStart   bool                   // Start's build runs (owned by it)
 	addHook   func(rel string) error // tests: fails an Add
 	// newBackend makes the event source of each generation (see
 	// backend.go): newFSNotify unless a test sets another before Start.
@@ -173,6 +180,7 @@ func New(root string, opts Options) (*Watcher, error) {
 		ignored:   opts.Ignored,
 		forget:    opts.Forget,
 		cookieDir: opts.CookieDir,
+		pause:     opts.StartPause,
 		kick:      make(chan struct{}, 1),
 		dirty:     map[string]bool{},
 		unwatched: map[string]bool{},
@@ -269,7 +277,10 @@ func (w *Watcher) Start(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	w.cancel, w.g = cancel, g
-	if err := w.build(gctx); err != nil {
+	w.inStart = true
+	err := w.build(gctx)
+	w.inStart = false
+	if err != nil {
 		w.Close()
 		return err
 	}
