@@ -36,13 +36,11 @@ type BadgerOptions struct {
 	Name string
 	// StopWaiting, if set, is asked before each pause while another
 	// process holds the store: true ends the wait at once with ErrBusy
-	// (the CLI: the holder is a watch daemon that answers on its socket
-	// now, and the command goes there instead of waiting).
+	// (the CLI: a watch daemon holds it and answers on its socket now).
 	StopWaiting func() bool
 }
 
-// shortPauses is how many short pauses (2, 4, 8, 16 ms) OpenBadger
-// makes before the long ones while another process holds the store.
+// shortPauses: OpenBadger first waits 2, 4, 8, 16 ms for a holder.
 const shortPauses = 4
 
 // holderFile names the note beside the database saying who holds it.
@@ -184,10 +182,9 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		if o.StopWaiting != nil && o.StopWaiting() {
 			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
 		}
-		// Short pauses first (most holders are commands about to exit,
-		// or a daemon about to answer on its socket), then 20-80 ms,
-		// randomised so that waiters spread. OnWait is told once the
-		// short pauses are over (or the wait is).
+		// Short pauses first (most holders are commands about to exit),
+		// then 20-80 ms, randomised so that waiters spread. OnWait is
+		// told once the short pauses are over (or the wait is).
 		over := time.Now().After(deadline)
 		pause := time.Duration(20+rand.IntN(60)) * time.Millisecond
 		if tries < shortPauses {
