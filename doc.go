@@ -211,7 +211,13 @@
 // incremental capture). The watcher is a hint: Sync and Take run before
 // each capture, and on any doubt (the first capture, an overflow, the
 // watch limit, different capture settings) the capture walks everything
-// and WatchInfo says why. GC keeps the previous capture's trees alive.
+// and WatchInfo says why. Watch holds the store's turn neither while
+// the watcher builds its watches (captures meanwhile are full walks that
+// never ask the watcher, so none becomes the base of an incremental one)
+// nor for more than one full capture after that, which it skips when an
+// operation has just made one; full captures count their trees as they
+// write them (walker.Options.Totals), so the first incremental capture
+// loads none to count them. GC keeps the previous capture's trees alive.
 // View serves another session (and other capture, retention, progress or
 // Force settings) from the same open store; views share the store's
 // turn, so operations still run one at a time.

@@ -34,8 +34,13 @@ type Options struct {
 	Force bool
 	// Holder describes this process to others waiting for the store.
 	Holder string
-	// OnWait is called once if Open has to wait for another process.
+	// OnWait is called once if Open has to wait for another process
+	// (past a few short pauses).
 	OnWait func(holder string)
+	// StopWaiting, if set, is asked while Open waits for another
+	// process: true ends the wait at once with ErrBusy (the CLI: a
+	// watch daemon holds the store and answers on its socket now).
+	StopWaiting func() bool
 	// Progress, if set, receives counters of every capture, and
 	// RestoreProgress those of every undo, redo and restore.
 	Progress        *walker.Progress
@@ -216,7 +221,8 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		// answers: a reading command too (DESIGN: all or nothing).
 		readOnly = false
 	}
-	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir}
+	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir,
+		StopWaiting: opts.StopWaiting}
 	var b *cas.Badger
 	if readOnly {
 		b, err = openReadOnly(ctx, storeDir, state, bo)

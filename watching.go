@@ -2,9 +2,11 @@ package turnback
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/walker"
@@ -19,6 +21,37 @@ type WatchOptions struct {
 	QueueSize int
 	// Logf, if set, hears about the watcher's doubts and rebuilds.
 	Logf func(format string, args ...any)
+	// Phases, if set, is filled with what Watch's start-up took.
+	Phases *WatchPhases
+}
+
+// WatchPhases is what Repo.Watch's start-up took.
+type WatchPhases struct {
+	// Build: watching every directory (the watcher's walk), Yielded
+	// included: the time the build waited for operations of other views
+	// (see maxYield).
+	Build, Yielded time.Duration
+	// Capture: Watch's own first capture (zero when a command made a
+	// full capture after the build, which then serves as the base).
+	Capture time.Duration
+	// Count: counting the base's trees (zero when the capture counted
+	// them as it wrote them).
+	Count time.Duration
+	// ByCommand: the base is a command's capture, not Watch's own.
+	ByCommand bool
+	// Commands: captures commands made while the watcher was built
+	// (each a full walk).
+	Commands int
+}
+
+// String is the one-line breakdown the daemon logs.
+func (p WatchPhases) String() string {
+	first := p.Capture.Round(time.Millisecond).String()
+	if p.ByCommand {
+		first = "none (a command's capture after the build is the base)"
+	}
+	return fmt.Sprintf("watcher build %v (%v of it waiting for commands), first capture %s, count %v; %d captures by commands during the build",
+		p.Build.Round(time.Millisecond), p.Yielded.Round(time.Millisecond), first, p.Count.Round(time.Millisecond), p.Commands)
 }
 
 // WatchInfo says how a capture of a watching Repo read the tree.
@@ -38,6 +71,18 @@ type WatchInfo struct {
 type watchState struct {
 	w      *watch.Watcher
 	cancel context.CancelFunc
+	// built: the watcher watches every directory (Start returned);
+	// until then captures are full walks and never ask the watcher
+	// anything, so that none of them becomes the base of an
+	// incremental capture.
+	built bool
+	// took: a capture took the watcher's changes once built. When it
+	// succeeded, pending is not Full (the first Take is) and base is a
+	// full capture made after the build: a trusted base (see package
+	// watch: Take's changes are those since the previous Take).
+	took bool
+	// early counts the captures made before built.
+	early int
 	// base is the root of the last capture; the watcher's changes since
 	// it was taken are in pending (merged until a capture succeeds).
 	base          cas.Hash
@@ -47,49 +92,115 @@ type watchState struct {
 	totals        *walker.TreeTotals
 }
 
+// watchStep, set by tests, is called by Watch (work tree, step) where
+// other operations may run: "build" before the watcher's build, "built"
+// after it, before Watch takes the store's turn again; and "yield" when
+// the build waits for an operation (yieldToOps).
+var watchStep func(workTree, step string)
+
+// watchStarting is the FullWalk reason of a capture made while the
+// watcher is still being built.
+const watchStarting = "the watcher is still starting"
+
 // Watch starts a watcher on the work tree: from then on every capture
 // of this Repo (and of its views) reads only the directories where
 // something happened since the previous capture, and the whole tree when
 // the watcher cannot vouch for that (the first capture, an event queue
 // overflow, the inotify watch limit, an ignore file that changed...;
-// WatchInfo says which). Watch itself captures the tree once (recording
-// nothing), so that the next capture is incremental already. Watching
-// lasts until Close. It is meant for a process that keeps the Repo open
-// across many captures.
+// WatchInfo says which). Watch returns once the next capture can be
+// incremental: the watcher watches every directory and a full capture
+// made after that is the base. It holds the store's turn for neither
+// the watcher's build nor longer than that capture: operations of other
+// views run meanwhile (their captures read the whole tree, as without a
+// watcher), and when one of them made a full capture after the build,
+// that capture is the base and Watch captures nothing itself (it records
+// nothing either way). Watching lasts until Close. It is meant for a
+// process that keeps the Repo open across many captures.
 func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
+	ph := o.Phases
+	if ph == nil {
+		ph = &WatchPhases{}
+	}
 	if err := r.lock(ctx); err != nil {
 		return err
 	}
-	defer r.unlock()
 	if r.watch != nil {
+		r.unlock()
 		return fmt.Errorf("turnback: %s is already watched by this process", r.workTree)
 	}
 	cookies := filepath.Join(r.storeDir, "watch-sync")
 	if err := os.MkdirAll(cookies, 0o700); err != nil {
+		r.unlock()
 		return fmt.Errorf("turnback: watch: %w", err)
 	}
-	w, err := watch.New(r.workTree, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf})
+	w, err := watch.New(r.workTree, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf,
+		StartPause: r.yieldToOps(&ph.Yielded)})
 	if err != nil {
+		r.unlock()
 		return fmt.Errorf("turnback: %w", err)
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if err := w.Start(wctx); err != nil {
-		cancel()
+	ws := &watchState{w: w, cancel: cancel, totals: walker.NewTreeTotals()}
+	r.watch = ws
+	r.unlock()
+	if watchStep != nil {
+		watchStep(r.workTree, "build")
+	}
+	// The build, without the store's turn: captures meanwhile are full
+	// walks (planWatched), and stopWatch only cancels wctx.
+	start := time.Now()
+	stop := context.AfterFunc(ctx, cancel) // ctx ends the build too
+	err = w.Start(wctx)
+	stop()
+	ph.Build = time.Since(start)
+	if watchStep != nil {
+		watchStep(r.workTree, "built")
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if lerr := r.lock(context.WithoutCancel(ctx)); lerr != nil {
+		// Closed meanwhile.
+		w.Close()
+		return lerr
+	}
+	defer r.unlock()
+	if r.watch != ws {
+		w.Close()
+		if err == nil {
+			err = errors.New("turnback: watch: the repo was closed")
+		}
+		return err
+	}
+	if err != nil {
+		r.stopWatch() // ws.built is false: w is closed here
 		w.Close()
 		return fmt.Errorf("turnback: %w", err)
 	}
-	r.watch = &watchState{w: w, cancel: cancel, totals: walker.NewTreeTotals()}
-	// A first full capture now, so that the first command is incremental
-	// already. It records nothing.
-	if _, err := r.capture(ctx); err != nil {
-		r.stopWatch()
-		return err
+	ws.built = true
+	ph.Commands = ws.early
+	if ws.took && !ws.pending.Full {
+		ph.ByCommand = true
+	} else {
+		// A first full capture now, so that the first command is
+		// incremental already. It records nothing.
+		start = time.Now()
+		if _, err := r.capture(ctx); err != nil {
+			r.stopWatch()
+			return err
+		}
+		ph.Capture = time.Since(start)
 	}
-	// And count its trees now (an incremental capture adds up the trees
-	// it reuses; on a large tree the first count loads every tree).
-	if err := r.countBase(ctx); err != nil {
-		r.stopWatch()
-		return err
+	// And count its trees now, unless the capture counted them as it
+	// wrote them (an incremental capture adds up the trees it reuses;
+	// on a large tree the first count loads every tree).
+	if !ws.totals.Has(ws.base) {
+		start = time.Now()
+		if err := r.countBase(ctx); err != nil {
+			r.stopWatch()
+			return err
+		}
+		ph.Count = time.Since(start)
 	}
 	return nil
 }
@@ -127,11 +238,43 @@ func (r *Repo) countBase(ctx context.Context) error {
 	return nil
 }
 
-// stopWatch ends watching; the caller holds the mutex.
+// maxYield bounds how long in all the watcher's first build waits for
+// the operations that run meanwhile (so that a stream of commands does
+// not keep the daemon from ever being ready).
+const maxYield = 5 * time.Second
+
+// yieldToOps is the watcher's StartPause: while an operation holds the
+// store's turn (a command's capture, a full walk while the watcher
+// starts), the build waits, so that the command does not share the
+// machine with it and costs what it would without a daemon. The wait is
+// added to yielded, up to maxYield in all.
+func (r *Repo) yieldToOps(yielded *time.Duration) func(context.Context) {
+	const poll = 2 * time.Millisecond
+	return func(ctx context.Context) {
+		if len(r.turn) > 0 && *yielded < maxYield && watchStep != nil {
+			watchStep(r.workTree, "yield")
+		}
+		for len(r.turn) > 0 && *yielded < maxYield {
+			t := time.NewTimer(poll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			*yielded += poll
+		}
+	}
+}
+
+// stopWatch ends watching; the caller holds the mutex. A watcher still
+// being built is only cancelled: Watch closes it once its Start returns.
 func (r *Repo) stopWatch() {
 	if ws := r.watch; ws != nil {
 		ws.cancel()
-		ws.w.Close()
+		if ws.built {
+			ws.w.Close()
+		}
 		r.watch = nil
 	}
 }
@@ -140,6 +283,18 @@ func (r *Repo) stopWatch() {
 // incremental capture when they can be trusted.
 func (r *Repo) planWatched(ctx context.Context, ws *watchState, opts *walker.Options) *WatchInfo {
 	info := &WatchInfo{}
+	// Full captures count their trees as they write them (so that the
+	// next incremental capture loads none of them to count them).
+	opts.Totals = ws.totals
+	if !ws.built {
+		// The watcher is not asked: a Take now would start the changes
+		// of the next incremental capture before every directory is
+		// watched.
+		ws.early++
+		info.FullWalk = watchStarting
+		return info
+	}
+	ws.took = true
 	if err := ws.w.Sync(ctx); err != nil {
 		// Without the marker, events of the last changes may still be
 		// on their way.

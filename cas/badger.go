@@ -34,7 +34,14 @@ type BadgerOptions struct {
 	ReadOnly bool
 	// Name is how messages name the store (default: dir).
 	Name string
+	// StopWaiting, if set, is asked before each pause while another
+	// process holds the store: true ends the wait at once with ErrBusy
+	// (the CLI: a watch daemon holds it and answers on its socket now).
+	StopWaiting func() bool
 }
+
+// shortPauses: OpenBadger first waits 2, 4, 8, 16 ms for a holder.
+const shortPauses = 4
 
 // holderFile names the note beside the database saying who holds it.
 const holderFile = "HOLDER"
@@ -145,7 +152,7 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		}
 	}
 	deadline := time.Now().Add(o.LockWait)
-	waited, retriedTorn := false, false
+	waited, retriedTorn, tries := false, false, 0
 	for {
 		opts := badgerOptions(dir)
 		opts.ReadOnly = o.ReadOnly
@@ -172,14 +179,25 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 		}
 		holder := readHolder(dir)
-		if time.Now().After(deadline) {
+		if o.StopWaiting != nil && o.StopWaiting() {
 			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
 		}
-		if !waited && o.OnWait != nil {
-			o.OnWait(holder)
-		}
-		waited = true
+		// Short pauses first (most holders are commands about to exit),
+		// then 20-80 ms, randomised so that waiters spread. OnWait is
+		// told once the short pauses are over (or the wait is).
+		over := time.Now().After(deadline)
 		pause := time.Duration(20+rand.IntN(60)) * time.Millisecond
+		if tries < shortPauses {
+			pause = time.Duration(2<<tries) * time.Millisecond
+		}
+		if !waited && o.OnWait != nil && (tries >= shortPauses || over) && o.LockWait > 0 {
+			o.OnWait(holder)
+			waited = true
+		}
+		if over {
+			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
+		}
+		tries++
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, ctx.Err())

@@ -56,7 +56,10 @@
 // Symlinks, Bytes and Uncaptured, with the reason their entries imply),
 // so they equal a full capture's; Options.Totals keeps those counts per
 // tree hash between captures, so that counting costs nothing the next
-// time. Skipped and Problems cover only directories read. DirsRead and
+// time. A capture given Totals (a full one too) counts every tree it
+// writes from its entries and its subdirectories' counts just made, so
+// the incremental capture that follows a full one loads no tree to
+// count it. Skipped and Problems cover only directories read. DirsRead and
 // DirsReused say how many directories were listed and how many taken
 // from Base; both are zero without Base and Dirty, where the capture is
 // exactly the full walk above.

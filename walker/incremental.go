@@ -2,6 +2,7 @@ package walker
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 
@@ -156,6 +157,42 @@ func (c *capture) totalsOf(ctx context.Context, h cas.Hash) (*treeTotal, error) 
 	if err != nil {
 		return nil, err
 	}
+	v, err := sumTree(t, func(sub cas.Hash) (*treeTotal, error) { return c.totalsOf(ctx, sub) })
+	if err != nil {
+		return nil, err
+	}
+	c.totals.put(h, v)
+	return v, nil
+}
+
+// noteTotals records the totals of tree t (address h), which this
+// capture has just written, when the totals of every captured
+// subdirectory are known (those read by this capture were recorded as
+// they were written, those reused were counted by reuse): a full
+// capture with Options.Totals leaves its trees counted as it goes, and
+// the next incremental capture loads none of them to count them.
+func (c *capture) noteTotals(h cas.Hash, t *manifest.Tree) {
+	if c.totals == nil || c.totals.get(h) != nil {
+		return
+	}
+	v, err := sumTree(t, func(sub cas.Hash) (*treeTotal, error) {
+		if v := c.totals.get(sub); v != nil {
+			return v, nil
+		}
+		return nil, errNotCounted
+	})
+	if err == nil {
+		c.totals.put(h, v)
+	}
+}
+
+// errNotCounted: a subdirectory's totals are not known (noteTotals
+// then leaves the tree to totalsOf).
+var errNotCounted = errors.New("walker: subdirectory not counted")
+
+// sumTree counts tree t, taking each captured subdirectory's totals
+// from sub.
+func sumTree(t *manifest.Tree, sub func(cas.Hash) (*treeTotal, error)) (*treeTotal, error) {
 	v := &treeTotal{}
 	for _, e := range t.Entries {
 		v.reread = v.reread || rereads(&e)
@@ -176,21 +213,23 @@ func (c *capture) totalsOf(ctx context.Context, h cas.Hash) (*treeTotal, error) 
 				v.uncaptured = append(v.uncaptured, uncapturedRel{path: e.Name, e: e})
 				continue
 			}
-			sub, err := c.totalsOf(ctx, e.Hash)
+			s, err := sub(e.Hash)
 			if err != nil {
 				return nil, err
 			}
-			v.files += sub.files
-			v.dirs += sub.dirs + 1
-			v.symlinks += sub.symlinks
-			v.fifos += sub.fifos
-			v.bytes += sub.bytes
-			v.reread = v.reread || sub.reread
-			for _, u := range sub.uncaptured {
+			v.files += s.files
+			v.dirs += s.dirs + 1
+			v.symlinks += s.symlinks
+			v.fifos += s.fifos
+			v.bytes += s.bytes
+			v.reread = v.reread || s.reread
+			for _, u := range s.uncaptured {
 				v.uncaptured = append(v.uncaptured, uncapturedRel{path: manifest.JoinPath(e.Name, u.path), e: u.e})
 			}
 		}
 	}
-	c.totals.put(h, v)
 	return v, nil
 }
+
+// Has reports whether t knows the totals of tree h.
+func (t *TreeTotals) Has(h cas.Hash) bool { return t.get(h) != nil }

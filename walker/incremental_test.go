@@ -329,3 +329,41 @@ func TestTreeTotalsBounded(t *testing.T) {
 		t.Fatalf("%d entries", len(tt.m))
 	}
 }
+
+// TestFullCaptureCountsTrees: a full capture given Options.Totals counts
+// every tree as it writes it, uncaptured entries included, so an
+// incremental capture from it counts reused directories without loading
+// a tree: here from a store that holds none of them.
+func TestFullCaptureCountsTrees(t *testing.T) {
+	dir := incTree(t)
+	s := newStore(t)
+	opts := Options{SizeLimit: 100, LargeDirFiles: 3}
+	opts.Previous = snap(t, dir, s, opts).Root
+	for _, n := range []string{"1", "2", "3", "4"} {
+		writeFile(t, dir, "c/d/large/f"+n, n, 0o644) // a large new directory
+	}
+	totals := NewTreeTotals()
+	opts.Totals = totals
+	full := snap(t, dir, s, opts)
+	if len(full.Stats.Uncaptured) != 2 {
+		t.Fatalf("uncaptured: %+v", full.Stats.Uncaptured)
+	}
+	if !totals.Has(full.Root) {
+		t.Fatal("the full capture did not count its root tree")
+	}
+	// What a full capture says the next time (the large directory is
+	// "uncaptured since it appeared" now).
+	again := Options{SizeLimit: 100, LargeDirFiles: 3, Previous: full.Root}
+	want := snap(t, dir, s, again)
+	inc := again
+	inc.Base, inc.Dirty, inc.Totals = full.Root, dirtyOf(), totals
+	other := newStore(t) // holds no tree of full's: counted from totals alone
+	res := snap(t, dir, other, inc)
+	if res.Root != full.Root || want.Root != full.Root {
+		t.Fatalf("root %s, full %s", res.Root.Short(), full.Root.Short())
+	}
+	sameCounts(t, res.Stats, want.Stats)
+	if res.Stats.DirsRead != 0 || res.Stats.DirsReused != full.Stats.Dirs {
+		t.Errorf("read %d, reused %d, want 0, %d", res.Stats.DirsRead, res.Stats.DirsReused, full.Stats.Dirs)
+	}
+}

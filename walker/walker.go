@@ -428,6 +428,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 			return manifest.Entry{}, err
 		}
 	}
+	c.noteTotals(h, tree) // Options.Totals: counted as written (incremental.go)
 	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
 		c.mu.Lock()
 		c.cacheWrites = append(c.cacheWrites, cas.Entry{Key: cacheKey(rel), Value: encodeRecord(newRec)})

@@ -88,7 +88,9 @@
 // One goroutine per fsnotify watcher (the pump) moves events and errors
 // into a bounded queue without ever blocking; one goroutine (the loop)
 // handles them, owns the watches and rebuilds them. Take, Sync and Close
-// may be called from any goroutine.
+// may be called from any goroutine. Options.StartPause, called between
+// directories during Start's build, lets a caller hold that build while
+// its own work runs (the daemon: while a command runs).
 //
 // # Failure behaviour
 //
@@ -103,7 +105,10 @@
 // read again by the rebuild), more than 131072 dirty directories piling up
 // untaken, a directory found to be the root under another path (a bind
 // mount) or replaced again and again while it is watched, and before
-// the first Take. A directory that
+// the first Take. A Take made while Start still builds the watches is
+// Full and does not count as the first (the Take after Start returned
+// is Full too): the changes of a Take that is not Full always begin
+// after every directory was watched. A directory that
 // vanishes while it is scanned is not a doubt: its parent is already
 // watched and reports the removal. A directory that cannot be watched or
 // listed for lack of permission (the walker cannot read it either) is

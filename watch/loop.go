@@ -68,7 +68,7 @@ func (w *Watcher) rebuild(ctx context.Context) {
 // afterBuild records how a build went.
 func (w *Watcher) afterBuild(err error) {
 	w.mu.Lock()
-	w.rebuilding = false
+	w.rebuilding, w.starting = false, false
 	failed := err != nil || w.badBuild
 	w.problem = ""
 	if failed {
@@ -303,6 +303,9 @@ func (w *Watcher) rescan(ctx context.Context, rel, parent string) {
 func (w *Watcher) addTree(ctx context.Context, rel string) error {
 	stack := []string{rel}
 	for len(stack) > 0 {
+		if w.inStart && w.pause != nil {
+			w.pause(ctx)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}

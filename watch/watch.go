@@ -47,6 +47,11 @@ type Options struct {
 	CookieDir string
 	// Logf, if set, hears about doubts and rebuilds.
 	Logf func(format string, args ...any)
+	// StartPause, if set, is called between directories while Start
+	// builds the watches; it may block, and the build waits for it (a
+	// caller whose own work should not share the machine with the
+	// build). It must return once ctx is done.
+	StartPause func(ctx context.Context)
 }
 
 // Changes are what happened in the work tree between two calls of Take.
@@ -111,6 +116,8 @@ type Watcher struct {
 	queue     chan item
 	kick      chan struct{}
 	hook      func()                 // tests: run before each event is handled
+	pause     func(context.Context)  // Options.StartPause
+	inStart   bool                   // Start's build runs (owned by it)
 	addHook   func(rel string) error // tests: fails an Add
 	// newBackend makes the event source of each generation (see
 	// backend.go): newFSNotify unless a test sets another before Start.
@@ -137,7 +144,8 @@ type Watcher struct {
 	full       bool
 	reason     string
 	pending    bool   // a rebuild is asked for
-	rebuilding bool   // a rebuild runs
+	rebuilding bool   // a rebuild runs (or Start's first build)
+	starting   bool   // Start's first build runs
 	failed     bool   // the last rebuild could not watch everything
 	rootID     fileID // identity of the root directory the build watched
 	problem    string // why the last build could not watch everything ("" if it could)
@@ -172,6 +180,7 @@ func New(root string, opts Options) (*Watcher, error) {
 		ignored:   opts.Ignored,
 		forget:    opts.Forget,
 		cookieDir: opts.CookieDir,
+		pause:     opts.StartPause,
 		kick:      make(chan struct{}, 1),
 		dirty:     map[string]bool{},
 		unwatched: map[string]bool{},
@@ -222,10 +231,12 @@ func (w *Watcher) openIgnorer() error {
 // system gives no identity, only a missing root is seen.
 func (w *Watcher) rootReplaced() bool {
 	w.mu.Lock()
-	running := w.started && !w.stopped
+	running := w.started && !w.stopped && !w.starting
 	w.mu.Unlock()
 	if !running {
-		return false // every Take is Full anyway
+		// Every Take is Full anyway (and the first build takes the
+		// root's identity itself).
+		return false
 	}
 	fi, err := os.Stat(w.root)
 	if err != nil || !fi.IsDir() {
@@ -248,6 +259,10 @@ func (w *Watcher) Start(ctx context.Context) error {
 		return errors.New("watch: already started")
 	}
 	w.started = true
+	// A Take during the first build is Full and leaves the watcher in
+	// doubt, as during a rebuild: the changes of the next Take must
+	// start once every directory is watched.
+	w.starting, w.rebuilding = true, true
 	w.mu.Unlock()
 	if w.cookieDir == "" {
 		d, err := os.MkdirTemp("", "turnback-watch-")
@@ -262,7 +277,10 @@ func (w *Watcher) Start(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	w.cancel, w.g = cancel, g
-	if err := w.build(gctx); err != nil {
+	w.inStart = true
+	err := w.build(gctx)
+	w.inStart = false
+	if err != nil {
 		w.Close()
 		return err
 	}
@@ -282,7 +300,9 @@ func (w *Watcher) Problem() string {
 }
 
 // Take returns the changes accumulated since the previous Take and
-// starts a new accumulation. The first Take after Start is Full. Once a
+// starts a new accumulation. The first Take after Start is Full (so is
+// one made while Start still builds the watches, and the Take after
+// it). Once a
 // doubt is reported (Full), the watcher rebuilds its watches; Take keeps
 // reporting Full until a rebuild has completed before the Take began,
 // so a capture that follows a Take which is not Full can trust it. Call

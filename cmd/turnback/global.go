@@ -194,6 +194,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	if err != nil {
 		return nil, err
 	}
+	cut := false // the wait for the store ended as a daemon answered
 	opts := turnback.Options{
 		Store:   storeDir,
 		Session: session,
@@ -205,6 +206,8 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		},
 		Agent: g.agent,
 		Local: true, // a daemon's commands are forwarded above
+		// One that starts meanwhile holds the store: go to it at once.
+		StopWaiting: func() bool { cut = daemon.Answers(storeDir); return cut },
 	}
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
 		return nil, usageError{err}
@@ -226,12 +229,17 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		return g.served.view(opts)
 	}
 	repo, err := turnback.Open(ctx, workTree, opts)
-	if errors.Is(err, turnback.ErrBusy) && storeDir != "" {
+	for try := 0; errors.Is(err, turnback.ErrBusy) && storeDir != ""; try++ {
 		// A daemon may have started meanwhile.
 		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
 			g.endProgress()
 			return nil, forwardedExit{code}
 		}
+		if !cut || try == 2 {
+			break // the whole wait passed; else the daemon was stopping
+		}
+		cut = false
+		repo, err = turnback.Open(ctx, workTree, opts)
 	}
 	if err == nil && storeDir != "" {
 		// Holding the store, this process knows no daemon runs: a socket

@@ -59,6 +59,20 @@ func Dial(storeDir string) (net.Conn, bool) {
 	return conn, true
 }
 
+// Answers reports whether a daemon of storeDir accepts connections on
+// its socket now (it may still be starting: it runs commands all the
+// same). Cheap: a connect, no request.
+func Answers(storeDir string) bool {
+	if storeDir == "" {
+		return false
+	}
+	conn, ok := Dial(storeDir)
+	if ok {
+		conn.Close()
+	}
+	return ok
+}
+
 // Ping asks the daemon of storeDir who it is.
 func Ping(storeDir string) (*Info, bool) {
 	conn, ok := Dial(storeDir)

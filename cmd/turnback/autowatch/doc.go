@@ -13,8 +13,10 @@
 // --detach --idle-timeout 30m" would, without waiting for it), so that
 // the following commands are forwarded to it and cost only what
 // changed. The command's own output and exit code are unchanged and it
-// does not wait: the daemon's first capture (cheap, the stat cache is
-// warm) runs while the agent works.
+// does not wait: the daemon's start-up (its watches, then one full
+// capture, cheap as the stat cache is warm) runs while the agent works,
+// and a command that comes meanwhile is never held up by it (see
+// package daemons, "Start-up").
 //
 // None starts:
 //

@@ -21,6 +21,18 @@
 // problems are "store gone" (its database files were deleted or moved),
 // "folder gone" and "not answering".
 //
+// # Start-up
+//
+// Run opens the store, listens, and only then starts watching
+// (turnback.Repo.Watch), which holds the store's turn for none of the
+// watcher's build: commands forwarded meanwhile run at once, as full
+// walks in the daemon, so none waits for the start-up. A command that
+// found no socket and waits for the store the daemon took goes to the
+// daemon as soon as it listens (turnback.Options.StopWaiting, set by
+// the CLI). Once the daemon is ready, watch.log says where its start-up
+// went: open, watcher build, first capture (none when a command's full
+// capture after the build serves as the base), count.
+//
 // # Stopping
 //
 // Stop asks a daemon over its socket and waits (stopGrace) for the

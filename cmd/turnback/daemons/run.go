@@ -69,7 +69,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	opts.Holder = fmt.Sprintf("turnback watch (pid %d) in %s", os.Getpid(), workTree)
 	opts.OnWait = func(holder string) { logger.Printf("waiting for the store, held by %s", holder) }
 	opts.Local = true
+	opened := time.Now()
 	repo, err := turnback.Open(ctx, workTree, opts)
+	openTook := time.Since(opened)
 	if err != nil {
 		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
 			// Two commands that finished together both started one;
@@ -121,8 +123,8 @@ func Run(ctx context.Context, o RunOptions) error {
 			return
 		}
 		defer d.End()
-		start := time.Now()
-		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: o.Queue, Logf: logger.Printf}); err != nil {
+		var ph turnback.WatchPhases
+		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: o.Queue, Logf: logger.Printf, Phases: &ph}); err != nil {
 			if wctx.Err() == nil {
 				watchErr = err
 				if auto {
@@ -141,7 +143,8 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		d.SetReady()
 		autowatch.ClearFailure(storeDir)
-		logger.Printf("watching every directory; the first capture took %v", time.Since(start).Round(time.Millisecond))
+		logger.Printf("watching every directory, ready in %v: open %v, %v",
+			time.Since(opened).Round(time.Millisecond), openTook.Round(time.Millisecond), ph)
 	}()
 	err = watchError(d.Serve(ctx))
 	select {

@@ -1,0 +1,76 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/watch/daemon"
+)
+
+// TestWaiterGoesToStartingDaemon: a command that found no daemon and
+// waits for the store while a daemon holds it (one that has opened the
+// store and does not listen yet) goes to that daemon as soon as it
+// listens, instead of waiting out TURNBACK_LOCK_WAIT, and the daemon
+// runs it. The daemon here is this test process: it holds the store,
+// then serves it with the CLI's own handler.
+func TestWaiterGoesToStartingDaemon(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	wt := filepath.Join(base, "wt")
+	store := filepath.Join(base, "store")
+	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
+	env := tbEnv(base)
+	tbOK(t, wt, env, "--store", store, "snap")
+
+	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, out, _ := tbCommand(t, wt, tbEnv(base, "TURNBACK_LOCK_WAIT=10m"), "--store", store, "snap", "-m", "waited")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "waiting for the store"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the snap does not say it waits: %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo})
+	d.SetHandler(daemonHandler(d, repo))
+	if err := d.Listen(); err != nil {
+		repo.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	// Without the daemon, the snap would wait ten minutes: a generous
+	// bound turns that into a failure that says so.
+	guard := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
+	r := tbFinish(t, cmd, out, &bytes.Buffer{}, cmd.Wait())
+	if !guard.Stop() {
+		t.Errorf("the snap still waited for the store 2 minutes after the daemon listened (killed)")
+	}
+	r.stderr = stderr.String()
+	requests := d.Requests()
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	if r.code != 0 || !strings.Contains(r.stderr, "turn 2 of session default started") || requests != 1 {
+		t.Fatalf("snap that waited for a starting daemon: %v\ndaemon ran %d commands; want exit 0, run by the daemon", r, requests)
+	}
+	if l := tbOK(t, wt, env, "--store", store, "log"); !strings.Contains(l.stdout, "waited") {
+		t.Errorf("log after the forwarded snap:\n%s", l.stdout)
+	}
+}
