@@ -78,15 +78,53 @@ func (g *Ignorer) forget(rel string) {
 	}
 }
 
+// Listed tells the Ignorer which names directory rel holds as regular
+// files, from a listing the caller just made: the directory's ignore
+// files are then read only if the listing has them, instead of being
+// looked up one by one through a descriptor opened from the root (for a
+// file watcher that lists every directory anyway). Nothing happens if
+// rel is already known. A listing taken before an ignore file appeared
+// is the caller's to correct: an ignore file created later must be
+// followed by Forget, as always.
+func (g *Ignorer) Listed(rel string, regular func(name string) bool) {
+	if rel == "." {
+		rel = ""
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.dirs[rel]; ok {
+		return
+	}
+	g.load(rel, regular)
+}
+
 // dir returns the kept state of directory rel, loading it (and its
 // ancestors) if needed. g.mu is held.
 func (g *Ignorer) dir(rel string) *ignorerDir {
 	if d, ok := g.dirs[rel]; ok {
 		return d
 	}
+	return g.load(rel, nil)
+}
+
+// load reads directory rel's state (its ancestors' as needed): its
+// ignore files are those regular says are regular files, or, with
+// regular nil, those an lstat finds. g.mu is held.
+func (g *Ignorer) load(rel string, regular func(string) bool) *ignorerDir {
+	has := func(string) bool { return true }
+	if regular != nil {
+		has = regular
+	}
+	anyIgnoreFile := false
+	for _, n := range ignore.FileNames {
+		anyIgnoreFile = anyIgnoreFile || has(n)
+	}
 	d := &ignorerDir{}
 	if rel == "" {
-		d.m = loadIgnoreFiles(g.root, "", ignore.New())
+		d.m = ignore.New()
+		if anyIgnoreFile {
+			d.m = loadIgnoreFiles(g.root, "", d.m, regular)
+		}
 	} else {
 		p := g.dir(manifest.ParentPath(rel))
 		if p.kids == nil {
@@ -98,8 +136,11 @@ func (g *Ignorer) dir(rel string) *ignorerDir {
 			d.ignored = true
 		default:
 			d.m = p.m
+			if !anyIgnoreFile {
+				break
+			}
 			if sub, err := g.root.OpenRoot(filepath.FromSlash(rel)); err == nil {
-				d.m = loadIgnoreFiles(sub, rel, p.m)
+				d.m = loadIgnoreFiles(sub, rel, p.m, regular)
 				sub.Close()
 			}
 		}
@@ -109,10 +150,14 @@ func (g *Ignorer) dir(rel string) *ignorerDir {
 }
 
 // loadIgnoreFiles pushes the ignore files of the directory open at d, as
-// loadIgnores does from a listing.
-func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher) *ignore.Matcher {
-	return pushIgnores(d, rel, m, func(fname string) bool {
-		fi, err := d.Lstat(fname)
-		return err == nil && fi.Mode().IsRegular()
-	})
+// loadIgnores does from a listing: those regular names (with regular
+// nil, those an lstat finds regular).
+func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher, regular func(string) bool) *ignore.Matcher {
+	if regular == nil {
+		regular = func(fname string) bool {
+			fi, err := d.Lstat(fname)
+			return err == nil && fi.Mode().IsRegular()
+		}
+	}
+	return pushIgnores(d, rel, m, regular)
 }

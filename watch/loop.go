@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -330,6 +331,12 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 				w.unwatchable(d, err)
 			}
 			continue
+		}
+		if w.listed != nil { // an ignore file created after the listing is a doubt
+			w.listed(d, func(name string) bool {
+				i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
+				return i < len(ents) && ents[i].Name() == name && ents[i].Type().IsRegular()
+			})
 		}
 		for _, e := range ents {
 			if !e.IsDir() {

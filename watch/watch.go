@@ -109,6 +109,9 @@ type Watcher struct {
 	logf      func(format string, args ...any)
 	ignored   func(rel string, isDir bool) bool
 	forget    func(rel string)
+	// listed, for the default Ignorer, hands it a directory's listing
+	// (walker.Ignorer.Listed) so it needs no lookups of its own.
+	listed    func(rel string, regular func(name string) bool)
 	osRoot    *os.Root // of the default Ignorer
 	ownIgnore bool     // ignored and forget are the default Ignorer's
 	cookieDir string
@@ -221,7 +224,7 @@ func (w *Watcher) openIgnorer() error {
 		w.osRoot.Close()
 	}
 	ig := walker.NewIgnorer(r)
-	w.osRoot, w.ignored, w.forget = r, ig.Ignored, ig.Forget
+	w.osRoot, w.ignored, w.forget, w.listed = r, ig.Ignored, ig.Forget, ig.Listed
 	return nil
 }
 
