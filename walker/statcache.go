@@ -1,13 +1,14 @@
 package walker
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -70,6 +71,76 @@ func (c *StatCache) load(ctx context.Context, dir string) *dirRecord {
 	data, err := c.b.Get(ctx, cacheKey(dir))
 	if err != nil {
 		return nil
+	}
+	rec, err := decodeRecord(data)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+// preloadLimit bounds the bytes of records preload holds at once; the
+// records past it are read one at a time.
+var preloadLimit = 32 << 20
+
+var errPreloadFull = errors.New("walker: stat cache preload full")
+
+// cacheRecords are the stat cache's records read in one scan at the start
+// of a full capture (one pass over the store instead of one lookup per
+// directory). Each is handed out once and forgotten.
+type cacheRecords struct {
+	c  *StatCache
+	mu sync.Mutex
+	// recs maps a directory to its record. complete: every record is in
+	// it; otherwise those up to last (if scanned) are, and a directory
+	// after last is looked up by itself.
+	recs     map[string][]byte
+	complete bool
+	scanned  bool
+	last     string
+}
+
+// preload reads every record of the cache, or as many as preloadLimit
+// allows. A scan that fails leaves the records to be read one at a time.
+func (c *StatCache) preload(ctx context.Context) *cacheRecords {
+	if c == nil {
+		return nil
+	}
+	r := &cacheRecords{c: c, recs: map[string][]byte{}}
+	size := 0
+	err := c.b.Scan(ctx, []byte(cachePrefix), false, func(k, v []byte) error {
+		if size += len(k) + len(v); size > preloadLimit {
+			return errPreloadFull
+		}
+		dir := string(k[len(cachePrefix):])
+		r.recs[dir], r.last, r.scanned = v, dir, true
+		return nil
+	})
+	switch {
+	case err == nil:
+		r.complete = true
+	case errors.Is(err, errPreloadFull):
+	default:
+		r.recs, r.scanned = map[string][]byte{}, false
+	}
+	return r
+}
+
+// load returns the record of dir, or nil if there is none or it cannot
+// be decoded.
+func (r *cacheRecords) load(ctx context.Context, dir string) *dirRecord {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	data, ok := r.recs[dir]
+	delete(r.recs, dir)
+	r.mu.Unlock()
+	if !ok {
+		if r.complete || r.scanned && dir <= r.last {
+			return nil
+		}
+		return r.c.load(ctx, dir)
 	}
 	rec, err := decodeRecord(data)
 	if err != nil {
@@ -181,11 +252,13 @@ func decodeRecord(b []byte) (*dirRecord, error) {
 	return r, nil
 }
 
+// sameRecord reports whether a and b hold the same entries (and so
+// encode to the same bytes).
 func sameRecord(a, b *dirRecord) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return bytes.Equal(encodeRecord(a), encodeRecord(b))
+	return slices.Equal(a.entries, b.entries)
 }
 
 // Written describes a file a restore wrote, for Record.

@@ -141,6 +141,9 @@ type capture struct {
 	loader      manifest.Loader
 	totals      *TreeTotals // counts of reused trees (incremental capture)
 	links       []linkCand  // files with more than one link (see links.go)
+	// records: the stat cache read in one scan (a full capture reads
+	// every directory's record); nil: each read when its directory is.
+	records *cacheRecords
 }
 
 // Capture walks the work tree open at root, stores every new blob and
@@ -185,6 +188,8 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 			}
 		}
 		base = &prevDir{hash: opts.Base}
+	} else {
+		c.records = opts.Cache.preload(ctx)
 	}
 	ent, err := c.dir(ctx, root, "", ignore.New(), prev, base)
 	if err == nil && ctx.Err() != nil {
@@ -283,7 +288,9 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	m = loadIgnores(d, rel, m, ents)
 	var oldRec *dirRecord
-	if c.opts.Cache != nil {
+	if c.records != nil {
+		oldRec = c.records.load(ctx, rel)
+	} else if c.opts.Cache != nil {
 		oldRec = c.opts.Cache.load(ctx, rel)
 	}
 	out := make([]manifest.Entry, len(ents))
