@@ -296,6 +296,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	out := make([]manifest.Entry, len(ents))
 	keep := make([]bool, len(ents))
 	fresh := make([]*cacheEntry, len(ents))
+	cached := make([]cacheEntry, len(ents)) // fresh's entries trusted from oldRec
 	var firstErr error
 	var errMu sync.Mutex
 	fail := func(err error) {
@@ -330,7 +331,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				out[i] = e
 				continue
 			}
-			i := i
+			i, e := i, e // a copy per goroutine: e itself stays on the stack
 			c.spawn(&wg, func() {
 				sub, err := c.subdir(ctx, d, p, name, m, prev, subBase)
 				if errors.Is(err, errVanished) {
@@ -372,15 +373,17 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				e.Hash = ce.hash
 				e.Uncaptured = over
 				out[i] = e
-				fresh[i] = &cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
+				cached[i] = cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
+				fresh[i] = &cached[i]
 				if over {
-					c.uncaptured(p, &e, c.overLimit())
+					c.uncaptured(p, &out[i], c.overLimit())
 				} else {
-					c.add(func(s *Stats) { s.Bytes += e.Size })
+					size := e.Size
+					c.add(func(s *Stats) { s.Bytes += size })
 				}
 				continue
 			}
-			i := i
+			i, e := i, e
 			c.spawn(&wg, func() {
 				fe, ce, err := c.file(ctx, d, p, name, e, !over)
 				if errors.Is(err, errVanished) {
@@ -410,7 +413,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	for i := range ents {
 		if keep[i] && out[i].Kind == manifest.KindFile {
-			c.noteLink(manifest.JoinPath(rel, ents[i].name), ents[i].fi, &out[i])
+			c.noteLink(rel, ents[i].name, ents[i].fi, &out[i])
 		}
 	}
 	tree := &manifest.Tree{}
