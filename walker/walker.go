@@ -144,6 +144,9 @@ type capture struct {
 	// records: the stat cache read in one scan (a full capture reads
 	// every directory's record); nil: each read when its directory is.
 	records *cacheRecords
+	// knowPrev: Options.Previous is in the store, so the directories of
+	// its trees may be read from the stat cache's records (prevDir.know).
+	knowPrev bool
 }
 
 // Capture walks the work tree open at root, stores every new blob and
@@ -180,6 +183,12 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	var prev, base *prevDir
 	if !opts.Previous.IsZero() {
 		prev = &prevDir{hash: opts.Previous}
+		if opts.Cache != nil {
+			// A record names the trees below its own; those of a stored
+			// snapshot are stored (gc keeps snapshots whole).
+			ok, err := s.HasContent(ctx, opts.Previous)
+			c.knowPrev = ok && err == nil
+		}
 	}
 	if c.incremental() {
 		if !opts.Dirty("") {
@@ -292,6 +301,9 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		oldRec = c.records.load(ctx, rel)
 	} else if c.opts.Cache != nil {
 		oldRec = c.opts.Cache.load(ctx, rel)
+	}
+	if c.knowPrev {
+		prev.know(oldRec)
 	}
 	out := make([]manifest.Entry, len(ents))
 	keep := make([]bool, len(ents))
@@ -426,19 +438,23 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		if ce := fresh[i]; ce != nil && trusted(ce.st, c.start) {
 			newRec.entries = append(newRec.entries, *ce)
 		}
+		if e := &out[i]; e.Kind == manifest.KindDir {
+			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
+		}
 	}
 	data, err := tree.Encode()
 	if err != nil {
 		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)
 	}
 	h := cas.Sum(data)
+	newRec.tree = h
 	if prev == nil || h != prev.hash {
 		// A tree equal to the previous snapshot's is already stored.
 		if h, err = c.w.PutBlob(ctx, data); err != nil {
 			return manifest.Entry{}, err
 		}
 	}
-	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
+	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0 && len(newRec.subs) == 0) {
 		c.mu.Lock()
 		c.cacheWrites = append(c.cacheWrites, cas.Entry{Key: cacheKey(rel), Value: encodeRecord(newRec)})
 		c.mu.Unlock()
