@@ -428,8 +428,8 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 			c.noteLink(rel, ents[i].name, ents[i].fi, &out[i])
 		}
 	}
-	tree := &manifest.Tree{}
-	newRec := &dirRecord{}
+	tree := &manifest.Tree{Entries: make([]manifest.Entry, 0, len(ents))}
+	newRec := &dirRecord{entries: make([]cacheEntry, 0, len(ents))}
 	for i := range ents {
 		if !keep[i] {
 			continue
@@ -438,7 +438,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		if ce := fresh[i]; ce != nil && trusted(ce.st, c.start) {
 			newRec.entries = append(newRec.entries, *ce)
 		}
-		if e := &out[i]; e.Kind == manifest.KindDir {
+		if e := &tree.Entries[len(tree.Entries)-1]; e.Kind == manifest.KindDir {
 			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
 		}
 	}
