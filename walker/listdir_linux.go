@@ -18,11 +18,12 @@ import (
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // readDir lists the directory open at f (d's root), sorted by name, and
-// lstats every entry with fstatat on f's descriptor (AT_SYMLINK_NOFOLLOW): a name from getdents
-// is one path component, never "." or "..", so the lstat neither follows
-// a symlink nor leaves the directory, as os.Root.Lstat guarantees, at
-// the cost of one system call and no os.FileInfo per entry. Entries that
-// vanish before their lstat are left out.
+// lstats every entry with fstatat(AT_SYMLINK_NOFOLLOW) on f's
+// descriptor: a name from getdents is one path component, never "." or
+// "..", so the lstat neither follows a symlink nor leaves the directory,
+// as os.Root.Lstat guarantees, at the cost of one system call and no
+// os.FileInfo per entry. Entries that vanish before their lstat are left
+// out.
 func readDir(_ *os.Root, f *os.File) ([]dirEnt, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {

@@ -401,6 +401,8 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 // Hashes calls fn with the content hash of every file in the cache. A
 // garbage collection must keep these: the next capture trusts the cache
 // and will refer to them without reading the files.
+// The tree hashes records name are not among them: a capture uses them
+// only where they are its previous snapshot's trees, which gc keeps.
 func (c *StatCache) Hashes(ctx context.Context, fn func(cas.Hash) error) error {
 	return c.b.Scan(ctx, []byte(cachePrefix), false, func(_, v []byte) error {
 		rec, err := decodeRecord(v)
