@@ -48,14 +48,27 @@ func sampleRecord() *dirRecord {
 	}}
 }
 
+// sampleTreeRecord is sampleRecord with its tree and subdirectories.
+func sampleTreeRecord() *dirRecord {
+	r := sampleRecord()
+	r.tree = cas.Sum([]byte("tree"))
+	r.subs = []subEntry{
+		{name: "big", hash: cas.Hash{}, uncaptured: true, files: 1 << 40},
+		{name: "src", hash: cas.Sum([]byte("src"))},
+		{name: "ünreadable", uncaptured: true},
+	}
+	return r
+}
+
 func TestRecordCodec(t *testing.T) {
-	for _, r := range []*dirRecord{{}, {entries: []cacheEntry{}}, sampleRecord()} {
+	for _, r := range []*dirRecord{{}, {entries: []cacheEntry{}}, sampleRecord(), sampleTreeRecord(), {tree: cas.Sum(nil)}} {
 		b := encodeRecord(r)
 		got, err := decodeRecord(b)
 		if err != nil {
 			t.Fatalf("decode(encode(%+v)): %v", r, err)
 		}
-		if len(got.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(got.entries, r.entries)) {
+		if len(got.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(got.entries, r.entries)) ||
+			got.tree != r.tree || len(got.subs) != len(r.subs) || (len(r.subs) > 0 && !reflect.DeepEqual(got.subs, r.subs)) {
 			t.Errorf("round trip: %+v, want %+v", got, r)
 		}
 		if !sameRecord(got, r) {
@@ -63,18 +76,34 @@ func TestRecordCodec(t *testing.T) {
 		}
 	}
 	good := encodeRecord(sampleRecord())
+	withTree := encodeRecord(sampleTreeRecord())
+	sumNil := cas.Sum(nil)
+	v3 := func(b []byte) []byte { return append([]byte{cacheVersionTree}, b[1:]...) }
+	zeroTree := append(v3(good), make([]byte, cas.HashSize)...)
+	zeroTree = append(zeroTree, 0)
+	unsorted := sampleTreeRecord()
+	unsorted.subs[0], unsorted.subs[1] = unsorted.subs[1], unsorted.subs[0]
+	dup := sampleTreeRecord()
+	dup.subs[1].name = dup.subs[0].name
 	bad := map[string][]byte{
-		"nil":             nil,
-		"empty":           {},
-		"older version":   {cacheVersion - 1, 0},
-		"newer version":   {cacheVersion + 1, 0},
-		"count too large": {cacheVersion, 100},
-		"truncated":       good[:len(good)-5],
-		"trailing byte":   append(bytes.Clone(good), 0),
-		"name too long":   {cacheVersion, 1, 100, 'a'},
-		"no hash":         {cacheVersion, 1, 1, 'a', 0, 0, 0, 0, 0},
-		"no flags":        good[:len(good)-1],
-		"unknown flag":    append(bytes.Clone(good[:len(good)-1]), 2),
+		"v3 without tree":        v3(good),
+		"v3 zero tree":           zeroTree,
+		"v3 truncated":           withTree[:len(withTree)-1],
+		"v3 trailing byte":       append(bytes.Clone(withTree), 0),
+		"v3 subs unsorted":       encodeRecord(unsorted),
+		"v3 subs duplicated":     encodeRecord(dup),
+		"v3 sub count too large": append(append(v3(good), sumNil[:]...), 100),
+		"nil":                    nil,
+		"empty":                  {},
+		"older version":          {cacheVersion - 1, 0},
+		"newer version":          {cacheVersion + 1, 0},
+		"count too large":        {cacheVersion, 100},
+		"truncated":              good[:len(good)-5],
+		"trailing byte":          append(bytes.Clone(good), 0),
+		"name too long":          {cacheVersion, 1, 100, 'a'},
+		"no hash":                {cacheVersion, 1, 1, 'a', 0, 0, 0, 0, 0},
+		"no flags":               good[:len(good)-1],
+		"unknown flag":           append(bytes.Clone(good[:len(good)-1]), 2),
 	}
 	for name, b := range bad {
 		if r, err := decodeRecord(b); err == nil {
@@ -112,6 +141,7 @@ func TestLookup(t *testing.T) {
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(&dirRecord{}))
 	f.Add(encodeRecord(sampleRecord()))
+	f.Add(encodeRecord(sampleTreeRecord()))
 	f.Add([]byte{cacheVersion, 1, 1, 'a', 0, 0, 0, 0, 0})
 	f.Add([]byte{cacheVersion, 0x80})
 	f.Add([]byte{cacheVersion})
@@ -129,7 +159,8 @@ func FuzzDecodeRecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded record does not decode: %v", err)
 		}
-		if len(r2.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(r.entries, r2.entries)) {
+		if len(r2.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(r.entries, r2.entries)) ||
+			r2.tree != r.tree || len(r2.subs) != len(r.subs) || (len(r.subs) > 0 && !reflect.DeepEqual(r.subs, r2.subs)) {
 			t.Fatalf("decode(encode(r)) = %+v, r = %+v", r2, r)
 		}
 		if !bytes.Equal(encodeRecord(r2), enc) {

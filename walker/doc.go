@@ -29,6 +29,29 @@
 // the capture are re-read next time. Restores add the files they wrote
 // with Record, under the same rule.
 //
+// A full capture reads every record in one prefix scan of the store
+// (at most 32 MiB of them at once; the rest one at a time as their
+// directories are read), not one lookup per directory.
+//
+// A record also holds the hash of the directory's tree as the capture
+// that wrote it computed it, and that tree's subdirectory entries (hash,
+// uncaptured, file count). The large-new-directory rule needs the
+// previous snapshot's tree of every directory with subdirectories; when
+// the record's tree is that tree (same hash) and Options.Previous is in
+// the store, the entries come from the record instead of loading the
+// tree. They were taken from the entries the hash was computed over, so
+// they say what that tree says; a record written for another tree, or
+// one that does not decode, only means the tree is loaded.
+//
+// # Listing
+//
+// On Linux (amd64, arm64) a directory is listed with getdents on its
+// descriptor and each name lstat'ed with fstatat(AT_SYMLINK_NOFOLLOW) on
+// the same descriptor: a listed name is one component, never "." or
+// "..", so this keeps os.Root's guarantees (nothing followed, nothing
+// outside the directory) with one system call and no allocation per
+// entry. Elsewhere the listing goes through os.Root.
+//
 // # Incremental capture
 //
 // With Options.Base (the root of an earlier capture of the same work

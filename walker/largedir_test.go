@@ -67,15 +67,31 @@ func TestLargeNewDirDefault(t *testing.T) {
 	}
 }
 
+// TestLargeNewDir runs with and without a stat cache: with one, a
+// directory's previous tree is read from its record when the record was
+// written for it (prevDir.know), and the rule must decide the same.
 func TestLargeNewDir(t *testing.T) {
 	t.Parallel()
+	for _, cached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cache=%v", cached), func(t *testing.T) {
+			t.Parallel()
+			testLargeNewDir(t, cached)
+		})
+	}
+}
+
+func testLargeNewDir(t *testing.T, cached bool) {
 	const limit = 20
 	dir := t.TempDir()
 	writeFile(t, dir, "keep/a.txt", "a", 0o644)
 	writeFile(t, dir, "wasfile", "a file at first", 0o644)
 	addFiles(t, dir, "grows", limit-5)
 	s := newStore(t)
-	opts := func(prev cas.Hash) Options { return Options{LargeDirFiles: limit, Previous: prev} }
+	var cache *StatCache
+	if cached {
+		cache = NewStatCache(s.Backend())
+	}
+	opts := func(prev cas.Hash) Options { return Options{LargeDirFiles: limit, Previous: prev, Cache: cache} }
 	c1 := snap(t, dir, s, opts(cas.Hash{}))
 
 	// New since c1: some large, some small, one nested in an old dir, one
@@ -170,7 +186,7 @@ func TestLargeNewDir(t *testing.T) {
 	}
 	// Without Previous the uncaptured dirs are captured again; with the
 	// rule disabled too.
-	for _, o := range []Options{{LargeDirFiles: limit}, {LargeDirFiles: -1, Previous: c1.Root}} {
+	for _, o := range []Options{{LargeDirFiles: limit, Cache: cache}, {LargeDirFiles: -1, Previous: c1.Root, Cache: cache}} {
 		res := snap(t, dir, s, o)
 		if len(res.Stats.Uncaptured) != 0 {
 			t.Errorf("%+v: uncaptured %+v", o, res.Stats.Uncaptured)

@@ -28,12 +28,14 @@ func setOwner(e *manifest.Entry, fi fs.FileInfo) {
 	}
 }
 
-// noteLink remembers e (at path p, listed as fi) if it has other links.
-func (c *capture) noteLink(p string, fi fs.FileInfo, e *manifest.Entry) {
+// noteLink remembers e (file name of directory rel, listed as fi) if it
+// has other links.
+func (c *capture) noteLink(rel, name string, fi fs.FileInfo, e *manifest.Entry) {
 	id, nlink, ok := linkOf(fi)
 	if !ok || nlink < 2 {
 		return
 	}
+	p := manifest.JoinPath(rel, name)
 	c.mu.Lock()
 	c.links = append(c.links, linkCand{path: p, id: id, nlink: nlink, e: *e})
 	c.mu.Unlock()

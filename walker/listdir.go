@@ -4,7 +4,6 @@
 package walker
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"sort"
@@ -20,28 +19,16 @@ type dirEnt struct {
 }
 
 // listDir lists the directory open at d, sorted by name, and lstats every
-// entry through d (never by path, never following a symlink). Entries
-// that vanish between the listing and the lstat are left out.
+// entry through it (never by path, never following a symlink; see
+// readDir). Entries that vanish between the listing and the lstat are
+// left out.
 func listDir(d *os.Root) ([]dirEnt, error) {
 	f, err := openNoAtime(d, ".")
 	if err != nil {
 		return nil, err
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	ents := make([]dirEnt, 0, len(names))
-	for _, n := range names {
-		fi, err := d.Lstat(n)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		ents = append(ents, dirEnt{name: n, fi: fi, err: err})
-	}
-	return ents, nil
+	defer f.Close()
+	return readDir(d, f)
 }
 
 // loadIgnores pushes the ignore files present in the directory, as

@@ -1,13 +1,14 @@
 package walker
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -34,14 +35,35 @@ type cacheEntry struct {
 }
 
 // dirRecord is the stat cache of one directory: the files whose content
-// hash can be trusted while their stat data stays the same.
+// hash can be trusted while their stat data stays the same, and the
+// directory's tree as the capture that wrote the record made it.
 type dirRecord struct {
 	entries []cacheEntry // sorted by name
+	// tree is the hash of the directory's tree that capture computed
+	// (zero: not known, as in a record from an older version or one a
+	// restore started); subs are that tree's subdirectory entries,
+	// sorted by name. A capture whose previous snapshot holds exactly
+	// this tree here reads what it needs of it from subs instead of
+	// loading it (see prevDir): subs are taken from the entries the hash
+	// was computed over, so they say what that tree says.
+	tree cas.Hash
+	subs []subEntry
+}
+
+// subEntry is a subdirectory entry of a dirRecord's tree.
+type subEntry struct {
+	name       string
+	hash       cas.Hash
+	uncaptured bool
+	files      int64
 }
 
 const (
 	cachePrefix  = "s/"
 	cacheVersion = 2
+	// cacheVersionTree: a cacheVersion record followed by its tree
+	// hash and subdirectory entries.
+	cacheVersionTree = 3
 	// racyWindow and coarseRacyWindow bound how close to the start of a
 	// capture a file may have changed and still be trusted by the next
 	// capture. Timestamps come from a coarse kernel clock (up to a few ms
@@ -78,6 +100,76 @@ func (c *StatCache) load(ctx context.Context, dir string) *dirRecord {
 	return rec
 }
 
+// preloadLimit bounds the bytes of records preload holds at once; the
+// records past it are read one at a time.
+var preloadLimit = 32 << 20
+
+var errPreloadFull = errors.New("walker: stat cache preload full")
+
+// cacheRecords are the stat cache's records read in one scan at the start
+// of a full capture (one pass over the store instead of one lookup per
+// directory). Each is handed out once and forgotten.
+type cacheRecords struct {
+	c  *StatCache
+	mu sync.Mutex
+	// recs maps a directory to its record. complete: every record is in
+	// it; otherwise those up to last (if scanned) are, and a directory
+	// after last is looked up by itself.
+	recs     map[string][]byte
+	complete bool
+	scanned  bool
+	last     string
+}
+
+// preload reads every record of the cache, or as many as preloadLimit
+// allows. A scan that fails leaves the records to be read one at a time.
+func (c *StatCache) preload(ctx context.Context) *cacheRecords {
+	if c == nil {
+		return nil
+	}
+	r := &cacheRecords{c: c, recs: map[string][]byte{}}
+	size := 0
+	err := c.b.Scan(ctx, []byte(cachePrefix), false, func(k, v []byte) error {
+		if size += len(k) + len(v); size > preloadLimit {
+			return errPreloadFull
+		}
+		dir := string(k[len(cachePrefix):])
+		r.recs[dir], r.last, r.scanned = v, dir, true
+		return nil
+	})
+	switch {
+	case err == nil:
+		r.complete = true
+	case errors.Is(err, errPreloadFull):
+	default:
+		r.recs, r.scanned = map[string][]byte{}, false
+	}
+	return r
+}
+
+// load returns the record of dir, or nil if there is none or it cannot
+// be decoded.
+func (r *cacheRecords) load(ctx context.Context, dir string) *dirRecord {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	data, ok := r.recs[dir]
+	delete(r.recs, dir)
+	r.mu.Unlock()
+	if !ok {
+		if r.complete || r.scanned && dir <= r.last {
+			return nil
+		}
+		return r.c.load(ctx, dir)
+	}
+	rec, err := decodeRecord(data)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
 func (r *dirRecord) lookup(name string) *cacheEntry {
 	if r == nil {
 		return nil
@@ -104,7 +196,11 @@ func trusted(st fileStat, t0 time.Time) bool {
 
 func encodeRecord(r *dirRecord) []byte {
 	var b []byte
-	b = append(b, cacheVersion)
+	if r.tree.IsZero() {
+		b = append(b, cacheVersion)
+	} else {
+		b = append(b, cacheVersionTree)
+	}
 	b = binary.AppendUvarint(b, uint64(len(r.entries)))
 	for _, e := range r.entries {
 		b = binary.AppendUvarint(b, uint64(len(e.name)))
@@ -120,6 +216,22 @@ func encodeRecord(r *dirRecord) []byte {
 			flags = 1
 		}
 		b = append(b, flags)
+	}
+	if r.tree.IsZero() {
+		return b
+	}
+	b = append(b, r.tree[:]...)
+	b = binary.AppendUvarint(b, uint64(len(r.subs)))
+	for _, e := range r.subs {
+		b = binary.AppendUvarint(b, uint64(len(e.name)))
+		b = append(b, e.name...)
+		b = append(b, e.hash[:]...)
+		var flags byte
+		if e.uncaptured {
+			flags = 1
+		}
+		b = append(b, flags)
+		b = binary.AppendVarint(b, e.files)
 	}
 	return b
 }
@@ -140,9 +252,10 @@ func varint[T uint64 | int64](b *[]byte, read func([]byte) (T, int)) T {
 }
 
 func decodeRecord(b []byte) (*dirRecord, error) {
-	if len(b) == 0 || b[0] != cacheVersion {
+	if len(b) == 0 || b[0] != cacheVersion && b[0] != cacheVersionTree {
 		return nil, errBadRecord
 	}
+	withTree := b[0] == cacheVersionTree
 	b = b[1:]
 	uv := func() uint64 { return varint(&b, binary.Uvarint) }
 	sv := func() int64 { return varint(&b, binary.Varint) }
@@ -175,17 +288,62 @@ func decodeRecord(b []byte) (*dirRecord, error) {
 		b = b[1:]
 		r.entries = append(r.entries, e)
 	}
+	if withTree {
+		if len(b) < cas.HashSize {
+			return nil, errBadRecord
+		}
+		copy(r.tree[:], b)
+		b = b[cas.HashSize:]
+		if r.tree.IsZero() {
+			return nil, errBadRecord
+		}
+		count := uv()
+		if b == nil || count > uint64(len(b)) {
+			return nil, errBadRecord
+		}
+		r.subs = make([]subEntry, 0, count)
+		for i := uint64(0); i < count; i++ {
+			nl := uv()
+			if nl > uint64(len(b)) {
+				return nil, errBadRecord
+			}
+			e := subEntry{name: string(b[:nl])}
+			b = b[nl:]
+			if len(b) < cas.HashSize+1 || b[cas.HashSize] > 1 {
+				return nil, errBadRecord
+			}
+			copy(e.hash[:], b)
+			e.uncaptured = b[cas.HashSize] == 1
+			b = b[cas.HashSize+1:]
+			e.files = sv()
+			if b == nil || i > 0 && r.subs[i-1].name >= e.name {
+				return nil, errBadRecord
+			}
+			r.subs = append(r.subs, e)
+		}
+	}
 	if len(b) != 0 {
 		return nil, errBadRecord
 	}
 	return r, nil
 }
 
+// sub returns the subdirectory entry name of r's tree.
+func (r *dirRecord) sub(name string) (subEntry, bool) {
+	i := sort.Search(len(r.subs), func(i int) bool { return r.subs[i].name >= name })
+	if i < len(r.subs) && r.subs[i].name == name {
+		return r.subs[i], true
+	}
+	return subEntry{}, false
+}
+
+// sameRecord reports whether a and b hold the same entries (and so
+// encode to the same bytes).
 func sameRecord(a, b *dirRecord) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return bytes.Equal(encodeRecord(a), encodeRecord(b))
+	return a.tree == b.tree && slices.Equal(a.entries, b.entries) && slices.Equal(a.subs, b.subs)
 }
 
 // Written describes a file a restore wrote, for Record.
@@ -225,7 +383,9 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 				delete(m, name)
 			}
 		}
-		out := &dirRecord{}
+		// The tree and its subdirectories describe the last capture's
+		// tree, which the restore does not change: they stay.
+		out := &dirRecord{tree: rec.tree, subs: rec.subs}
 		for _, e := range m {
 			out.entries = append(out.entries, e)
 		}
@@ -241,6 +401,8 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 // Hashes calls fn with the content hash of every file in the cache. A
 // garbage collection must keep these: the next capture trusts the cache
 // and will refer to them without reading the files.
+// The tree hashes records name are not among them: a capture uses them
+// only where they are its previous snapshot's trees, which gc keeps.
 func (c *StatCache) Hashes(ctx context.Context, fn func(cas.Hash) error) error {
 	return c.b.Scan(ctx, []byte(cachePrefix), false, func(_, v []byte) error {
 		rec, err := decodeRecord(v)

@@ -29,13 +29,8 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 	}
 	defer sub.Close()
 	var subPrev *prevDir
-	var prev *manifest.Tree
-	if parentPrev != nil && c.opts.LargeDirFiles > 0 {
-		prev = parentPrev.load(ctx, c, p)
-	}
-	if prev != nil && c.opts.LargeDirFiles > 0 {
-		pe, ok := prev.Lookup(name)
-		wasDir := ok && pe.Kind == manifest.KindDir
+	if pe, ok, known := parentPrev.child(ctx, c, p, name); known && c.opts.LargeDirFiles > 0 {
+		wasDir := ok
 		// Only a directory the large-new-directory rule left uncaptured
 		// (it has a file count) stays so; one that was unreadable is
 		// simply read again.
@@ -74,11 +69,46 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 
 // prevDir is a directory of the previous snapshot, loaded on first use
 // (only directories with subdirectories need it, for the new-directory
-// rule).
+// rule) unless the stat cache record of the directory describes it.
 type prevDir struct {
 	hash cas.Hash
 	once sync.Once
 	tree *manifest.Tree
+	// rec: the directory's stat cache record, when its tree is this one
+	// (set by know before any child is looked up).
+	rec *dirRecord
+}
+
+// know gives p the directory's stat cache record: when the record was
+// written for p's tree, child reads p's subdirectories from it instead of
+// loading the tree.
+func (p *prevDir) know(rec *dirRecord) {
+	if p != nil && rec != nil && !rec.tree.IsZero() && rec.tree == p.hash {
+		p.rec = rec
+	}
+}
+
+// child returns subdirectory name's entry in p's tree (rel: p's path,
+// for the problem reported if the tree cannot be loaded). ok: the tree
+// holds name as a directory; known: p's tree could be read (false also
+// for a nil p).
+func (p *prevDir) child(ctx context.Context, c *capture, rel, name string) (e *manifest.Entry, ok, known bool) {
+	if p == nil {
+		return nil, false, false
+	}
+	if p.rec != nil {
+		se, ok := p.rec.sub(name)
+		return &manifest.Entry{Name: se.name, Kind: manifest.KindDir, Hash: se.hash, Uncaptured: se.uncaptured, Files: se.files}, ok, true
+	}
+	if c.opts.LargeDirFiles <= 0 {
+		return nil, false, false
+	}
+	t := p.load(ctx, c, rel)
+	if t == nil {
+		return nil, false, false
+	}
+	e, ok = t.Lookup(name)
+	return e, ok && e.Kind == manifest.KindDir, true
 }
 
 func (p *prevDir) load(ctx context.Context, c *capture, rel string) *manifest.Tree {

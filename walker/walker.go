@@ -141,6 +141,12 @@ type capture struct {
 	loader      manifest.Loader
 	totals      *TreeTotals // counts of reused trees (incremental capture)
 	links       []linkCand  // files with more than one link (see links.go)
+	// records: the stat cache read in one scan (a full capture reads
+	// every directory's record); nil: each read when its directory is.
+	records *cacheRecords
+	// knowPrev: Options.Previous is in the store, so the directories of
+	// its trees may be read from the stat cache's records (prevDir.know).
+	knowPrev bool
 }
 
 // Capture walks the work tree open at root, stores every new blob and
@@ -177,6 +183,12 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	var prev, base *prevDir
 	if !opts.Previous.IsZero() {
 		prev = &prevDir{hash: opts.Previous}
+		if opts.Cache != nil {
+			// A record names the trees below its own; those of a stored
+			// snapshot are stored (gc keeps snapshots whole).
+			ok, err := s.HasContent(ctx, opts.Previous)
+			c.knowPrev = ok && err == nil
+		}
 	}
 	if c.incremental() {
 		if !opts.Dirty("") {
@@ -185,6 +197,8 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 			}
 		}
 		base = &prevDir{hash: opts.Base}
+	} else {
+		c.records = opts.Cache.preload(ctx)
 	}
 	ent, err := c.dir(ctx, root, "", ignore.New(), prev, base)
 	if err == nil && ctx.Err() != nil {
@@ -283,12 +297,18 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	m = loadIgnores(d, rel, m, ents)
 	var oldRec *dirRecord
-	if c.opts.Cache != nil {
+	if c.records != nil {
+		oldRec = c.records.load(ctx, rel)
+	} else if c.opts.Cache != nil {
 		oldRec = c.opts.Cache.load(ctx, rel)
+	}
+	if c.knowPrev {
+		prev.know(oldRec)
 	}
 	out := make([]manifest.Entry, len(ents))
 	keep := make([]bool, len(ents))
 	fresh := make([]*cacheEntry, len(ents))
+	cached := make([]cacheEntry, len(ents)) // fresh's entries trusted from oldRec
 	var firstErr error
 	var errMu sync.Mutex
 	fail := func(err error) {
@@ -323,7 +343,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				out[i] = e
 				continue
 			}
-			i := i
+			i, e := i, e // a copy per goroutine: e itself stays on the stack
 			c.spawn(&wg, func() {
 				sub, err := c.subdir(ctx, d, p, name, m, prev, subBase)
 				if errors.Is(err, errVanished) {
@@ -365,15 +385,17 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				e.Hash = ce.hash
 				e.Uncaptured = over
 				out[i] = e
-				fresh[i] = &cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
+				cached[i] = cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
+				fresh[i] = &cached[i]
 				if over {
-					c.uncaptured(p, &e, c.overLimit())
+					c.uncaptured(p, &out[i], c.overLimit())
 				} else {
-					c.add(func(s *Stats) { s.Bytes += e.Size })
+					size := e.Size
+					c.add(func(s *Stats) { s.Bytes += size })
 				}
 				continue
 			}
-			i := i
+			i, e := i, e
 			c.spawn(&wg, func() {
 				fe, ce, err := c.file(ctx, d, p, name, e, !over)
 				if errors.Is(err, errVanished) {
@@ -403,11 +425,11 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 	}
 	for i := range ents {
 		if keep[i] && out[i].Kind == manifest.KindFile {
-			c.noteLink(manifest.JoinPath(rel, ents[i].name), ents[i].fi, &out[i])
+			c.noteLink(rel, ents[i].name, ents[i].fi, &out[i])
 		}
 	}
-	tree := &manifest.Tree{}
-	newRec := &dirRecord{}
+	tree := &manifest.Tree{Entries: make([]manifest.Entry, 0, len(ents))}
+	newRec := &dirRecord{entries: make([]cacheEntry, 0, len(ents))}
 	for i := range ents {
 		if !keep[i] {
 			continue
@@ -416,12 +438,16 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		if ce := fresh[i]; ce != nil && trusted(ce.st, c.start) {
 			newRec.entries = append(newRec.entries, *ce)
 		}
+		if e := &tree.Entries[len(tree.Entries)-1]; e.Kind == manifest.KindDir {
+			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
+		}
 	}
 	data, err := tree.Encode()
 	if err != nil {
 		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)
 	}
 	h := cas.Sum(data)
+	newRec.tree = h
 	if prev == nil || h != prev.hash {
 		// A tree equal to the previous snapshot's is already stored.
 		if h, err = c.w.PutBlob(ctx, data); err != nil {
@@ -429,7 +455,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 		}
 	}
 	c.noteTotals(h, tree) // Options.Totals: counted as written (incremental.go)
-	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0) {
+	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0 && len(newRec.subs) == 0) {
 		c.mu.Lock()
 		c.cacheWrites = append(c.cacheWrites, cas.Entry{Key: cacheKey(rel), Value: encodeRecord(newRec)})
 		c.mu.Unlock()
