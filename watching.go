@@ -240,8 +240,15 @@ func (r *Repo) countBase(ctx context.Context) error {
 
 // maxYield bounds how long in all the watcher's first build waits for
 // the operations that run meanwhile (so that a stream of commands does
-// not keep the daemon from ever being ready).
+// not keep the daemon from ever being ready). freeBuild is how long the
+// build runs before it starts yielding at all: a build that short (a
+// tree of some ten thousand files) finishes while the first command
+// runs, at little cost to it, and the daemon is then ready for the
+// next ones (a script's snap, end and undo back to back); on a larger
+// tree the command would share the machine with a long build.
 const maxYield = 5 * time.Second
+
+var freeBuild = 100 * time.Millisecond // a variable for the tests
 
 // yieldToOps is the watcher's StartPause: while an operation holds the
 // store's turn (a command's capture, a full walk while the watcher
@@ -250,7 +257,14 @@ const maxYield = 5 * time.Second
 // added to yielded, up to maxYield in all.
 func (r *Repo) yieldToOps(yielded *time.Duration) func(context.Context) {
 	const poll = 2 * time.Millisecond
+	var began time.Time
 	return func(ctx context.Context) {
+		if began.IsZero() {
+			began = time.Now()
+		}
+		if time.Since(began) < freeBuild {
+			return
+		}
 		if len(r.turn) > 0 && *yielded < maxYield && watchStep != nil {
 			watchStep(r.workTree, "yield")
 		}
