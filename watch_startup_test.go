@@ -366,151 +366,90 @@ func fullWalkOf(t *testing.T, dir string) *walker.Result {
 	return res
 }
 
-// TestWatchBuildYields: the watcher's first build waits while an
-// operation of another view holds the store (here an undo stopped in
-// its restore), and goes on once it is done; Watch then returns ready.
-// With a build shorter than freeBuild it does not wait
-// (TestWatchShortBuildGoesOn).
+// TestWatchBuildYields: once it has run freeBuild, the watcher's first
+// build waits while an operation of another view holds the store (here
+// an undo stopped in its restore), and goes on once it is done; a build
+// within freeBuild does not wait: it is done while the undo is still
+// stopped. Either way Watch returns ready once the undo ends, and the
+// next snap is incremental.
 func TestWatchBuildYields(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("written for inotify")
 	}
-	defer func(f time.Duration) { freeBuild = f }(freeBuild)
-	freeBuild = 0
-	ctx := t.Context()
-	wt := t.TempDir()
-	for i := range 20 {
-		if err := os.MkdirAll(filepath.Join(wt, fmt.Sprint("d", i)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(wt, "f"), []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(ctx, wt, Options{Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(wt, "f"), []byte("two\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	gate := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
-	yield := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
-	startGates.Store(wt, map[string]*startGate{"build": gate, "yield": yield})
-	defer startGates.Delete(wt)
-	var ph WatchPhases
-	watched := make(chan error, 1)
-	go func() { watched <- r.Watch(ctx, WatchOptions{Phases: &ph}) }()
-	<-gate.reached
-	slow, _ := r.View(Options{})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	slow.SetRestoreHook(func(string) error {
-		once.Do(func() { close(entered); <-release })
-		return nil
-	})
-	undone := make(chan error, 1)
-	go func() { _, err := slow.Undo(ctx, 1, UndoOptions{}); undone <- err }()
-	<-entered
-	close(gate.release) // the build starts while the undo holds the store
-	<-yield.reached     // and waits for it
-	close(yield.release)
-	close(release)
-	if err := <-undone; err != nil {
-		t.Fatal(err)
-	}
-	if err := <-watched; err != nil {
-		t.Fatal(err)
-	}
-	if ph.Yielded <= 0 {
-		t.Errorf("phases %+v: the build did not wait for the undo", ph)
-	}
-	res, err := r.Snap(ctx, "after")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Watch == nil || !res.Watch.Incremental {
-		t.Errorf("snap after Watch: %+v; want incremental", res.Watch)
-	}
-}
-
-// TestWatchShortBuildGoesOn: within freeBuild the first build does not
-// wait for an operation that holds the store: it is done while the
-// operation is still stopped, and Watch returns (ready) once the
-// operation ends, with nothing yielded.
-func TestWatchShortBuildGoesOn(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("written for inotify")
-	}
-	defer func(f time.Duration) { freeBuild = f }(freeBuild)
-	freeBuild = time.Hour
-	ctx := t.Context()
-	wt := t.TempDir()
-	for i := range 20 {
-		if err := os.MkdirAll(filepath.Join(wt, fmt.Sprint("d", i)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(wt, "f"), []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(ctx, wt, Options{Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(wt, "f"), []byte("two\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	gate := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
-	built := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
-	startGates.Store(wt, map[string]*startGate{"build": gate, "built": built})
-	defer startGates.Delete(wt)
-	var ph WatchPhases
-	watched := make(chan error, 1)
-	go func() { watched <- r.Watch(ctx, WatchOptions{Phases: &ph}) }()
-	<-gate.reached
-	slow, _ := r.View(Options{})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	slow.SetRestoreHook(func(string) error {
-		once.Do(func() { close(entered); <-release })
-		return nil
-	})
-	undone := make(chan error, 1)
-	go func() { _, err := slow.Undo(ctx, 1, UndoOptions{}); undone <- err }()
-	<-entered
-	close(gate.release) // the build starts while the undo holds the store
-	<-built.reached     // and ends while it still does
-	close(built.release)
-	close(release)
-	if err := <-undone; err != nil {
-		t.Fatal(err)
-	}
-	if err := <-watched; err != nil {
-		t.Fatal(err)
-	}
-	if ph.Yielded != 0 {
-		t.Errorf("phases %+v: a build within freeBuild waited", ph)
-	}
-	res, err := r.Snap(ctx, "after")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Watch == nil || !res.Watch.Incremental {
-		t.Errorf("snap after Watch: %+v; want incremental", res.Watch)
+	for _, tc := range []struct {
+		name      string
+		free      time.Duration
+		gate      string // reached while the undo holds the store
+		wantYield bool
+	}{
+		{"yields", 0, "yield", true},
+		{"short build goes on", time.Hour, "built", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(f time.Duration) { freeBuild = f }(freeBuild)
+			freeBuild = tc.free
+			ctx := t.Context()
+			wt := t.TempDir()
+			for i := range 20 {
+				if err := os.MkdirAll(filepath.Join(wt, fmt.Sprint("d", i)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(wt, "f"), []byte("one\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(ctx, wt, Options{Store: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if _, err := r.Snap(ctx, ""); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(wt, "f"), []byte("two\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.End(ctx); err != nil {
+				t.Fatal(err)
+			}
+			gate := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
+			during := &startGate{reached: make(chan struct{}), release: make(chan struct{})}
+			startGates.Store(wt, map[string]*startGate{"build": gate, tc.gate: during})
+			defer startGates.Delete(wt)
+			var ph WatchPhases
+			watched := make(chan error, 1)
+			go func() { watched <- r.Watch(ctx, WatchOptions{Phases: &ph}) }()
+			<-gate.reached
+			slow, _ := r.View(Options{})
+			entered, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			slow.SetRestoreHook(func(string) error {
+				once.Do(func() { close(entered); <-release })
+				return nil
+			})
+			undone := make(chan error, 1)
+			go func() { _, err := slow.Undo(ctx, 1, UndoOptions{}); undone <- err }()
+			<-entered
+			close(gate.release) // the build starts while the undo holds the store
+			<-during.reached    // and waits for it, or ends
+			close(during.release)
+			close(release)
+			if err := <-undone; err != nil {
+				t.Fatal(err)
+			}
+			if err := <-watched; err != nil {
+				t.Fatal(err)
+			}
+			if got := ph.Yielded > 0; got != tc.wantYield {
+				t.Errorf("phases %+v: the build waited for the undo: %v, want %v", ph, got, tc.wantYield)
+			}
+			res, err := r.Snap(ctx, "after")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Watch == nil || !res.Watch.Incremental {
+				t.Errorf("snap after Watch: %+v; want incremental", res.Watch)
+			}
+		})
 	}
 }
