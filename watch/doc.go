@@ -126,7 +126,8 @@
 // # Limits
 //
 // inotify does not report writes through a shared mmap, nor changes made
-// through a hard link in a directory outside the work tree, nor anything
+// through a hard link in a directory outside the work tree (or ignored,
+// or inside an uncaptured directory), nor anything
 // on network filesystems changed by another machine; an unmount inside
 // the tree silently ends the watches on it. A directory that is also
 // reachable under another path of the tree (a bind mount) is reported
