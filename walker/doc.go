@@ -3,9 +3,9 @@
 //
 // # Algorithm
 //
-// Capture reads one directory at a time through an os.Root opened on it
-// (names never resolve outside the work tree, symlinks are recorded with
-// Readlink and never followed) and builds the directory's tree (package
+// Capture reads one directory at a time through a descriptor or an
+// os.Root opened on it (see "Listing": names never resolve outside the
+// work tree, symlinks are recorded with their target and never followed) and builds the directory's tree (package
 // manifest) bottom-up. Subdirectories and file reads run on a bounded set
 // of goroutines (Options.Workers; more than the CPUs, as many wait on
 // the disk): when a slot is free the work is handed to a new goroutine,
@@ -45,12 +45,18 @@
 //
 // # Listing
 //
-// On Linux (amd64, arm64) a directory is listed with getdents on its
-// descriptor and each name lstat'ed with fstatat(AT_SYMLINK_NOFOLLOW) on
-// the same descriptor: a listed name is one component, never "." or
-// "..", so this keeps os.Root's guarantees (nothing followed, nothing
-// outside the directory) with one system call and no allocation per
-// entry. Elsewhere the listing goes through os.Root.
+// On Linux (amd64, arm64) each directory is one bare descriptor, opened
+// with openat(O_DIRECTORY|O_NOFOLLOW|O_NOATIME) on its parent's: it is
+// listed with getdents, each name lstat'ed with
+// fstatat(AT_SYMLINK_NOFOLLOW), and its files and subdirectories opened
+// with openat(O_NOFOLLOW) and symlinks read with readlinkat, all on that
+// descriptor. A listed name is one component, never "." or "..", so this
+// keeps os.Root's guarantees (nothing followed, nothing outside the
+// directory) with one open per directory and one system call and no
+// allocation per entry; an os.Root costs two opens per directory and the
+// poller's bookkeeping for each. A directory that can be listed but not
+// searched is unreadable, as a failed open would make it (an empty one
+// is simply empty). Elsewhere every directory is an os.Root.
 //
 // # Incremental capture
 //

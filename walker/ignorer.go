@@ -159,5 +159,5 @@ func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher, regular func(str
 			return err == nil && fi.Mode().IsRegular()
 		}
 	}
-	return pushIgnores(d, rel, m, regular)
+	return pushIgnores(func(name string) (*os.File, error) { return openNoAtime(d, name) }, rel, m, regular)
 }

@@ -18,38 +18,35 @@ type dirEnt struct {
 	err  error
 }
 
-// listDir lists the directory open at d, sorted by name, and lstats every
-// entry through it (never by path, never following a symlink; see
-// readDir). Entries that vanish between the listing and the lstat are
-// left out.
-func listDir(d *os.Root) ([]dirEnt, error) {
-	f, err := openNoAtime(d, ".")
+// listDir lists the directory root names, as dirh.list does (tests).
+func listDir(root *os.Root) ([]dirEnt, error) {
+	d, err := openRootDir(root)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return readDir(d, f)
+	defer d.close()
+	return d.list()
 }
 
 // loadIgnores pushes the ignore files present in the directory, as
 // its listing ents shows them.
-func loadIgnores(d *os.Root, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
-	return pushIgnores(d, rel, m, func(fname string) bool {
+func loadIgnores(d *dirh, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
+	return pushIgnores(d.openFile, rel, m, func(fname string) bool {
 		i := sort.Search(len(ents), func(i int) bool { return ents[i].name >= fname })
 		return i < len(ents) && ents[i].name == fname && ents[i].fi != nil && ents[i].fi.Mode().IsRegular()
 	})
 }
 
-// pushIgnores pushes onto m the ignore files of the directory open at d
-// (rel: its slash path) that regular says are regular files. One that
-// cannot be read is passed over.
-func pushIgnores(d *os.Root, rel string, m *ignore.Matcher, regular func(name string) bool) *ignore.Matcher {
+// pushIgnores pushes onto m the ignore files of one directory (rel: its
+// slash path; open opens a file of it) that regular says are regular
+// files. One that cannot be read is passed over.
+func pushIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matcher, regular func(name string) bool) *ignore.Matcher {
 	var rules []*ignore.Rules
 	for _, fname := range ignore.FileNames {
 		if !regular(fname) {
 			continue
 		}
-		data, err := readNoAtime(d, fname)
+		data, err := readSmall(open, fname)
 		if err != nil {
 			continue
 		}

@@ -4,8 +4,6 @@ package walker
 
 import (
 	"io/fs"
-	"os"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -16,68 +14,6 @@ import (
 
 // direntBufs holds the buffers getdents fills, reused across directories.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// readDir lists the directory open at f (d's root), sorted by name, and
-// lstats every entry with fstatat(AT_SYMLINK_NOFOLLOW) on f's
-// descriptor: a name from getdents is one path component, never "." or
-// "..", so the lstat neither follows a symlink nor leaves the directory,
-// as os.Root.Lstat guarantees, at the cost of one system call and no
-// os.FileInfo per entry. Entries that vanish before their lstat are left
-// out.
-func readDir(_ *os.Root, f *os.File) ([]dirEnt, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var ents []dirEnt
-	var infos []statInfo
-	var opErr error
-	err = rc.Control(func(fd uintptr) {
-		bp := direntBufs.Get().(*[]byte)
-		defer direntBufs.Put(bp)
-		buf := *bp
-		var names []string
-		for {
-			n, err := unix.ReadDirent(int(fd), buf)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				opErr = &fs.PathError{Op: "readdirent", Path: f.Name(), Err: err}
-				return
-			}
-			if n <= 0 {
-				break
-			}
-			_, _, names = unix.ParseDirent(buf[:n], -1, names)
-		}
-		sort.Strings(names)
-		ents = make([]dirEnt, 0, len(names))
-		infos = make([]statInfo, len(names))
-		k := 0
-		for _, name := range names {
-			si := &infos[k]
-			err := fstatat(int(fd), name, &si.st)
-			if err == unix.ENOENT {
-				continue
-			}
-			if err != nil {
-				ents = append(ents, dirEnt{name: name, err: &fs.PathError{Op: "lstat", Path: name, Err: err}})
-				continue
-			}
-			si.name = name
-			ents = append(ents, dirEnt{name: name, fi: si})
-			k++
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	if opErr != nil {
-		return nil, opErr
-	}
-	return ents, nil
-}
 
 func fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	for {

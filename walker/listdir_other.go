@@ -9,10 +9,43 @@ import (
 	"sort"
 )
 
-// readDir lists the directory open at f (d's root), sorted by name, and
-// lstats every entry through d (never following a symlink, never leaving
-// the directory). Entries that vanish before their lstat are left out.
-func readDir(d *os.Root, f *os.File) ([]dirEnt, error) {
+// dirh is one directory of the work tree, open as an os.Root: nothing
+// below it is reached by following a symlink out of it.
+type dirh struct {
+	r        *os.Root
+	borrowed bool // the caller's root: close leaves it open
+}
+
+// openRootDir returns root as a dirh (the caller still closes root).
+func openRootDir(root *os.Root) (*dirh, error) { return &dirh{r: root, borrowed: true}, nil }
+
+func (d *dirh) close() {
+	if !d.borrowed {
+		d.r.Close()
+	}
+}
+
+func (d *dirh) openDir(name string) (*dirh, error) {
+	r, err := d.r.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	return &dirh{r: r}, nil
+}
+
+func (d *dirh) openFile(name string) (*os.File, error) { return openNoAtime(d.r, name) }
+
+func (d *dirh) readlink(name string) (string, error) { return d.r.Readlink(name) }
+
+// list lists the directory, sorted by name, and lstats every entry
+// through its root (never following a symlink, never leaving the
+// directory). Entries that vanish before their lstat are left out.
+func (d *dirh) list() ([]dirEnt, error) {
+	f, err := openNoAtime(d.r, ".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		return nil, err
@@ -20,7 +53,7 @@ func readDir(d *os.Root, f *os.File) ([]dirEnt, error) {
 	sort.Strings(names)
 	ents := make([]dirEnt, 0, len(names))
 	for _, n := range names {
-		fi, err := d.Lstat(n)
+		fi, err := d.r.Lstat(n)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

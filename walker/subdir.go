@@ -16,8 +16,8 @@ import (
 
 // subdir opens and captures child directory name of d, applying the
 // large-new-directory rule.
-func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ignore.Matcher, parentPrev, base *prevDir) (manifest.Entry, error) {
-	sub, err := d.OpenRoot(name)
+func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, parentPrev, base *prevDir) (manifest.Entry, error) {
+	sub, err := d.openDir(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return manifest.Entry{}, errVanished
 	}
@@ -27,7 +27,7 @@ func (c *capture) subdir(ctx context.Context, d *os.Root, p, name string, m *ign
 		c.uncaptured(p, &e, "unreadable: "+err.Error())
 		return e, nil
 	}
-	defer sub.Close()
+	defer sub.close()
 	var subPrev *prevDir
 	if pe, ok, known := parentPrev.child(ctx, c, p, name); known && c.opts.LargeDirFiles > 0 {
 		wasDir := ok
@@ -133,11 +133,11 @@ func (p *prevDir) get(ctx context.Context, c *capture, onErr func(error)) *manif
 }
 
 // countFiles counts the non-ignored files and symlinks below d.
-func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) (int64, error) {
+func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	ents, err := listDir(d)
+	ents, err := d.list()
 	if err != nil {
 		return 0, nil // unreadable: counts as empty
 	}
@@ -154,12 +154,12 @@ func countFiles(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher) 
 		}
 		switch {
 		case mode.IsDir():
-			sub, err := d.OpenRoot(de.name)
+			sub, err := d.openDir(de.name)
 			if err != nil {
 				continue
 			}
 			k, err := countFiles(ctx, sub, p, m)
-			sub.Close()
+			sub.close()
 			if err != nil {
 				return 0, err
 			}
@@ -179,13 +179,13 @@ func (c *capture) overLimit() string {
 // it: a file over the size limit). A file that changes while it is read
 // is read again; one that never settles, or cannot be read, is noted as
 // uncaptured and reported.
-func (c *capture) file(ctx context.Context, d *os.Root, p, name string, e manifest.Entry, store bool) (manifest.Entry, *cacheEntry, error) {
+func (c *capture) file(ctx context.Context, d *dirh, p, name string, e manifest.Entry, store bool) (manifest.Entry, *cacheEntry, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return e, nil, err
 		}
-		f, err := openNoAtime(d, name)
+		f, err := d.openFile(name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return e, nil, errVanished
@@ -263,10 +263,10 @@ func openNoAtime(d *os.Root, name string) (*os.File, error) {
 	return d.Open(name)
 }
 
-// readNoAtime reads a small file (an ignore file) without touching its
-// access time; at most 4 MiB are read.
-func readNoAtime(d *os.Root, name string) ([]byte, error) {
-	f, err := openNoAtime(d, name)
+// readSmall reads a small file (an ignore file) that open opens; at
+// most 4 MiB are read.
+func readSmall(open func(string) (*os.File, error), name string) ([]byte, error) {
+	f, err := open(name)
 	if err != nil {
 		return nil, err
 	}

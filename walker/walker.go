@@ -200,7 +200,13 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	} else {
 		c.records = opts.Cache.preload(ctx)
 	}
-	ent, err := c.dir(ctx, root, "", ignore.New(), prev, base)
+	rd, err := openRootDir(root)
+	if err != nil {
+		c.w.Cancel()
+		return nil, err
+	}
+	ent, err := c.dir(ctx, rd, "", ignore.New(), prev, base)
+	rd.close()
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -281,7 +287,7 @@ func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
 // snapshot, nil if it had none or there is no previous snapshot; base
 // is the same directory in Options.Base, nil if it has none or the
 // capture is not incremental.
-func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Matcher, prev, base *prevDir) (manifest.Entry, error) {
+func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matcher, prev, base *prevDir) (manifest.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return manifest.Entry{}, err
 	}
@@ -291,7 +297,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 			s.DirsRead++
 		}
 	})
-	ents, err := listDir(d)
+	ents, err := d.list()
 	if err != nil {
 		return manifest.Entry{}, err
 	}
@@ -359,7 +365,7 @@ func (c *capture) dir(ctx context.Context, d *os.Root, rel string, m *ignore.Mat
 				out[i] = sub
 			})
 		case mode&fs.ModeSymlink != 0:
-			target, err := d.Readlink(name)
+			target, err := d.readlink(name)
 			if err != nil {
 				c.problem(p, err)
 				continue

@@ -1,0 +1,160 @@
+//go:build linux && (amd64 || arm64)
+
+package walker
+
+import (
+	"io/fs"
+	"os"
+	"sort"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirh is one directory of the work tree, open as a bare descriptor.
+// Everything below it is reached by one path component at a time
+// (openat, fstatat, readlinkat with a name from its own listing, never
+// "." or ".." and never following a symlink: O_NOFOLLOW,
+// AT_SYMLINK_NOFOLLOW), so nothing outside the directory is ever
+// reached, as with an os.Root, at one system call per open and none of
+// an os.File's bookkeeping (an os.Root opens a directory twice, once
+// for itself and once to list it, and registers each with the poller).
+// Safe for concurrent openDir, openFile and readlink once listed.
+type dirh struct {
+	fd     int
+	listed bool
+}
+
+// openRootDir opens the directory root names as a dirh of its own (the
+// caller still closes root).
+func openRootDir(root *os.Root) (*dirh, error) {
+	f, err := openNoAtime(root, ".") // dup keeps O_NOATIME: listing it leaves its atime
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, derr := -1, error(nil)
+	if err := rc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, &fs.PathError{Op: "dup", Path: root.Name(), Err: derr}
+	}
+	return &dirh{fd: fd}, nil
+}
+
+func (d *dirh) close() { unix.Close(d.fd) }
+
+// openat opens name in the directory dirfd without updating its access
+// time where that is allowed (O_NOATIME needs the file's owner or
+// CAP_FOWNER: EPERM otherwise, and then an ordinary open).
+func openat(dirfd int, name string, flags int) (int, error) {
+	flags |= unix.O_CLOEXEC | unix.O_NOFOLLOW
+	if noAtime != 0 {
+		fd, err := retryEINTR(func() (int, error) { return unix.Openat(dirfd, name, flags|noAtime, 0) })
+		if err != unix.EPERM {
+			return fd, err
+		}
+	}
+	return retryEINTR(func() (int, error) { return unix.Openat(dirfd, name, flags, 0) })
+}
+
+func retryEINTR(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
+
+// openDir opens subdirectory name (a symlink there is refused, ELOOP or
+// ENOTDIR, as is anything but a directory).
+func (d *dirh) openDir(name string) (*dirh, error) {
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	return &dirh{fd: fd}, nil
+}
+
+// openFile opens file name for reading (never through a symlink).
+func (d *dirh) openFile(name string) (*os.File, error) {
+	fd, err := openat(d.fd, name, unix.O_RDONLY)
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// readlink returns the target of symlink name.
+func (d *dirh) readlink(name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := retryEINTR(func() (int, error) { return unix.Readlinkat(d.fd, name, buf) })
+		if err != nil {
+			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: err}
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// list lists the directory, sorted by name, and lstats every entry with
+// fstatat(AT_SYMLINK_NOFOLLOW) on its descriptor: a name from getdents
+// is one path component, never "." or "..", so the lstat neither
+// follows a symlink nor leaves the directory, at one system call and no
+// os.FileInfo per entry. Entries that vanish before their lstat are left
+// out. A directory readable but not searchable is an error (EACCES) as a
+// whole, unless it is empty. A second list reads it again from its start.
+func (d *dirh) list() ([]dirEnt, error) {
+	if d.listed {
+		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+			return nil, &fs.PathError{Op: "seek", Path: ".", Err: err}
+		}
+	}
+	d.listed = true
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	var names []string
+	for {
+		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, buf) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdirent", Path: ".", Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+	sort.Strings(names)
+	ents := make([]dirEnt, 0, len(names))
+	infos := make([]statInfo, len(names))
+	k := 0
+	for _, name := range names {
+		si := &infos[k]
+		err := fstatat(d.fd, name, &si.st)
+		if err == unix.ENOENT {
+			continue
+		}
+		if err == unix.EACCES {
+			// No search permission on the directory (lstat needs it, as
+			// any open below it would): the directory cannot be read,
+			// as if its own open had failed.
+			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		}
+		if err != nil {
+			ents = append(ents, dirEnt{name: name, err: &fs.PathError{Op: "lstat", Path: name, Err: err}})
+			continue
+		}
+		si.name = name
+		ents = append(ents, dirEnt{name: name, fi: si})
+		k++
+	}
+	return ents, nil
+}
