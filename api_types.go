@@ -171,6 +171,7 @@ type SnapResponse struct {
 	Closed         *TurnJSON  `json:"closed,omitempty"`
 	Dropped        bool       `json:"dropped,omitempty"`
 	NoOpenTurn     bool       `json:"no_open_turn,omitempty"`
+	Kept           bool       `json:"kept,omitempty"`
 	Watch          *WatchInfo `json:"watch,omitempty"`
 	RetentionError string     `json:"retention_error,omitempty"`
 	Notice         *Notice    `json:"notice,omitempty"`
@@ -178,7 +179,7 @@ type SnapResponse struct {
 
 func snapResponse(r *SnapResult) *SnapResponse {
 	out := &SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
-		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, NoOpenTurn: r.NoOpenTurn, Watch: r.Watch, Notice: r.Notice}
+		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
 	if r.RetentionErr != nil {
 		out.RetentionError = r.RetentionErr.Error()
 	}
@@ -187,7 +188,7 @@ func snapResponse(r *SnapResult) *SnapResponse {
 
 func (s *SnapResponse) result() (*SnapResult, error) {
 	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
-		Dropped: s.Dropped, NoOpenTurn: s.NoOpenTurn, Watch: s.Watch, Notice: s.Notice}
+		Dropped: s.Dropped, NoOpenTurn: s.NoOpenTurn, Kept: s.Kept, Watch: s.Watch, Notice: s.Notice}
 	var err error
 	if out.Snapshot, err = parseDocID(s.Snapshot); err != nil {
 		return nil, err

@@ -29,6 +29,12 @@ type SnapResult struct {
 	Dropped bool
 	// NoOpenTurn: End was called with no open turn; nothing was recorded.
 	NoOpenTurn bool
+	// Kept: Snap found the session's open turn unchanged, and neither
+	// that turn nor this snap has a message or metadata, so the turn
+	// stays open as Turn (started when it was) and nothing is recorded:
+	// closing it at the same state and opening another just like it
+	// would differ only in number and start time.
+	Kept bool
 	// Watch says how the capture read the tree when the Repo watches it
 	// (see Repo.Watch); nil otherwise.
 	Watch *WatchInfo
@@ -41,7 +47,9 @@ type SnapResult struct {
 
 // Snap captures the work tree as the before-state of a new turn. The
 // session's open turn, if any, is closed at the same state (and dropped
-// if it changed nothing). The redo stack is kept: it is cleared only when
+// if it changed nothing), except that an unchanged open turn without a
+// message or metadata is kept open by a snap without either, and
+// nothing is recorded (SnapResult.Kept). The redo stack is kept: it is cleared only when
 // a turn that changed the folder closes (closeOpen).
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	return r.SnapWith(ctx, SnapOptions{Message: message})
@@ -92,6 +100,12 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 		return nil, err
 	}
 	out := &SnapResult{Snapshot: res.Root, Session: r.session, Files: res.Stats.Files, Bytes: res.Stats.Bytes, Stats: res.Stats, Watch: res.Watch}
+	if n, err := r.keepOpen(ctx, sess, res.Root, o); err != nil {
+		return nil, err
+	} else if n > 0 {
+		out.Turn, out.Kept = n, true
+		return out, nil
+	}
 	var writes []cas.Entry
 	var deletes [][]byte
 	closed, dropped, w, d, err := r.closeOpen(ctx, sess, res.Root, "snap")
@@ -126,6 +140,35 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 		out.RetentionErr = err
 	}
 	return out, nil
+}
+
+// keepOpen returns the number of the session's open turn when a snap
+// with options o at state root would record nothing but the same turn
+// under a new number (SnapResult.Kept): the turn is open at root, it and
+// o carry no message or metadata, and the session, the store's newest
+// snapshot and the notice o takes (none) would not change. 0 otherwise.
+func (r *Repo) keepOpen(ctx context.Context, sess *sessionRecord, root cas.Hash, o SnapOptions) (int, error) {
+	n := len(sess.Turns)
+	if n == 0 || firstLine(o.Message) != "" || len(o.Meta) > 0 || sess.Last != root.String() ||
+		(sess.Agent == "" && r.opts.Agent != "") {
+		return 0, nil
+	}
+	t, err := r.loadTurn(ctx, sess.Name, sess.Turns[n-1])
+	if err != nil {
+		return 0, err
+	}
+	if !t.Open() || t.Before != root || t.Message != "" || len(t.Meta) > 0 {
+		return 0, nil
+	}
+	if latest, err := r.latest(ctx); err != nil || latest != root {
+		return 0, err
+	}
+	if o.TakeNotice {
+		if ok, err := r.getJSON(ctx, noticeKey(r.session), &Notice{}); err != nil || ok {
+			return 0, err
+		}
+	}
+	return t.N, nil
 }
 
 // End captures the after-state of the session's open turn. With no open

@@ -21,13 +21,32 @@ import (
 func (h *harness) apiSnap() {
 	now := h.fs.clone()
 	st := h.stamps()
-	res, err := h.repo.Snap(h.ctx, fmt.Sprintf("step %d", h.step))
+	msg := fmt.Sprintf("step %d", h.step)
+	if h.rng.Intn(3) == 0 {
+		msg = ""
+	}
+	res, err := h.repo.Snap(h.ctx, msg)
 	if err != nil {
 		h.failf("Snap: %v", err)
 	}
 	h.untouched("Snap", st, nil)
+	// Without a message, an unchanged open turn without one is kept.
+	if n := len(h.sess.turns); msg == "" && n > 0 && h.sess.turns[n-1].open() && !h.sess.turns[n-1].msg &&
+		h.sess.turns[n-1].before.canon() == now.canon() && h.sess.last != nil && h.sess.last.canon() == now.canon() {
+		open := h.sess.turns[n-1]
+		h.logf("Snap -> %s kept turn %d", res.Snapshot.Short(), res.Turn)
+		h.count("snap: kept the open turn")
+		h.learn(res.Snapshot, now, "Snap")
+		if !res.Kept || res.Turn != open.n || res.Closed != nil || res.Dropped {
+			h.failf("Snap: kept %v turn %d closed %v dropped %v, model keeps turn %d open", res.Kept, res.Turn, res.Closed != nil, res.Dropped, open.n)
+		}
+		return
+	}
+	if res.Kept {
+		h.failf("Snap: kept turn %d, model closes it", res.Turn)
+	}
 	closed, dropped := h.sess.closeOpen(now, "snap")
-	t := &mturn{n: h.sess.next, before: now}
+	t := &mturn{n: h.sess.next, before: now, msg: msg != ""}
 	h.sess.next++
 	h.sess.turns = append(h.sess.turns, t)
 	h.sess.last = now

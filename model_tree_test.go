@@ -307,6 +307,7 @@ type mturn struct {
 	n             int
 	before, after mtree // after is nil while open
 	closedBy      string
+	msg           bool // the snap that opened it had a message
 }
 
 func (t *mturn) open() bool { return t.closedBy == "" }

@@ -16,13 +16,15 @@ type SnapJSON struct {
 	Bytes    int64  `json:"bytes"`
 	Stats    any    `json:"stats,omitempty"`
 	Message  string `json:"message,omitempty"`
+	// Kept: the open turn changed nothing and stays open (SnapResult.Kept).
+	Kept bool `json:"kept,omitempty"`
 	// Notice: what snap --take-notice (the agent hook's, through a
 	// watch daemon) took.
 	Notice *turnback.Notice `json:"notice,omitempty"`
 }
 
 func SnapDoc(res *turnback.SnapResult) SnapJSON {
-	d := SnapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes, Notice: res.Notice}
+	d := SnapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes, Kept: res.Kept, Notice: res.Notice}
 	if !res.Snapshot.IsZero() {
 		d.Snapshot = res.Snapshot.String()
 		d.Stats = StatsDoc(res.Stats, res.Watch)

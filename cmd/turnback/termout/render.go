@@ -222,8 +222,12 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 // stdout, the turn it started on stderr.
 func Snapped(stdout, stderr io.Writer, res *turnback.SnapResult) {
 	fmt.Fprintln(stdout, res.Snapshot.Short())
-	fmt.Fprintf(stderr, "turn %d of session %s started: %d files, %s; read %d files (%s)\n",
-		res.Turn, res.Session, res.Files, HumanBytes(res.Bytes), res.Stats.HashedFiles, HumanBytes(res.Stats.HashedBytes))
+	what := "started"
+	if res.Kept {
+		what = "still open (nothing changed since it started)"
+	}
+	fmt.Fprintf(stderr, "turn %d of session %s %s: %d files, %s; read %d files (%s)\n",
+		res.Turn, res.Session, what, res.Files, HumanBytes(res.Bytes), res.Stats.HashedFiles, HumanBytes(res.Stats.HashedBytes))
 }
 
 // Ended writes what end prints for people: the snapshot id on stdout,
