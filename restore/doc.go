@@ -49,8 +49,14 @@
 //     directories deepest first). Every step looks at the disk before it
 //     acts, so running the journal again after a crash converges on the
 //     same result.
-//  5. commit: the caller's metadata (session records) is committed, and
-//     the journal removed.
+//  5. commit: every directory whose entries the apply changed (the
+//     parent of each path it removed, placed or replaced, if still a
+//     directory) is fsynced, in parallel, so that on file systems that
+//     do not order directory updates across directories (btrfs, ext4
+//     with fast_commit) a power loss cannot keep the journal's removal
+//     and lose a rename; a failed sync leaves the restore unfinished
+//     (Recover completes it). Then the caller's metadata (session
+//     records) is committed, and the journal removed.
 //
 // # Edits made while a restore runs
 //

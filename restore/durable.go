@@ -9,6 +9,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/turnback/turnback/manifest"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -176,6 +177,78 @@ func (b *batch) abort() {
 	}
 	b.pending = nil
 	_ = b.g.Wait()
+}
+
+// changedDirs lists the directories whose entries a journal's actions
+// (but those in skip) changed: the parent of every path removed, placed
+// or replaced, sorted.
+func changedDirs(j *journal, skip map[int]string) []string {
+	set := map[string]bool{}
+	for i, a := range j.Actions {
+		if skip[i] != "" {
+			continue
+		}
+		dir, _ := manifest.SplitPath(a.Path)
+		set[dir] = true
+	}
+	out := make([]string, 0, len(set))
+	for dir := range set {
+		out = append(out, dir)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// syncDirs fsyncs the work tree's directories rels, syncLimit at a time,
+// after the renames and removals of a committed restore and before its
+// journal goes: on file systems that do not order directory updates
+// across directories (btrfs, ext4 with fast_commit), a power loss could
+// otherwise keep the journal's removal and lose a rename, so the store
+// would say done where the old entry is back. A directory that no longer
+// exists or is no longer a directory (removed or replaced by the same
+// restore, which its parent records) is passed over; errors are as for the syncs before the commit point (best
+// effort where dirSyncStrict is false). sync nil is (*os.File).Sync.
+func syncDirs(ctx context.Context, d *dirs, rels []string, sync func(*os.File) error) error {
+	if sync == nil {
+		sync = (*os.File).Sync
+	}
+	var open []*os.File
+	for _, rel := range rels {
+		if err := ctx.Err(); err != nil {
+			closeAll(open)
+			return err
+		}
+		r, err := d.get(rel)
+		var f *os.File
+		if err == nil {
+			f, err = r.Open(".")
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrEscape) {
+			continue // gone, or no longer a directory: its parent records that
+		}
+		if err != nil {
+			if dirSyncStrict && !dirSyncUnsupported(err) {
+				closeAll(open)
+				return fmt.Errorf("restore: sync directory %q: %w", rel, err)
+			}
+			continue
+		}
+		open = append(open, f)
+	}
+	return syncAll(open, func(f *os.File) error {
+		serr := sync(f)
+		f.Close()
+		if serr != nil && dirSyncStrict && !dirSyncUnsupported(serr) {
+			return fmt.Errorf("restore: sync directory %s: %w", f.Name(), serr)
+		}
+		return nil
+	})
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // dirSyncUnsupported reports an error that says the file system cannot

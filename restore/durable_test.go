@@ -155,24 +155,63 @@ func stagedDurable(t *testing.T, old, new tree) {
 // TestApplySyncFails: a failed fsync of any staged file or directory
 // before the commit point (EIO, injected at each sync in turn) fails the
 // restore with that error and leaves the work tree as it was, with no
-// staging file, journal or staging list, and no metadata committed.
+// staging file, journal or staging list, and no metadata committed; one
+// of a directory the restore changed, after the commit point, leaves it
+// unfinished (journal kept, nothing committed), and Recover finishes it.
 // (Where directory syncs are best effort, dirSyncStrict false, a failed
 // one lets the restore finish.)
 func TestApplySyncFails(t *testing.T) {
 	count := &syncLog{}
+	before := 0 // syncs before the commit point
 	{
 		e := newEnv(t)
 		build(t, e.dir, syncOld)
 		o := e.opts()
 		o.syncFile = count.sync
+		o.Hook = func(step string) error {
+			if step == "journal" {
+				before = count.calls
+			}
+			return nil
+		}
 		if _, err := Apply(context.Background(), e.root(), e.plan(e.actions(syncOld, syncNew)), o); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if count.calls < 10 {
-		t.Fatalf("only %d syncs", count.calls)
+	if before < 10 || count.calls-before < 4 {
+		t.Fatalf("only %d syncs before the commit point and %d after", before, count.calls-before)
 	}
-	for k := 1; k <= count.calls; k++ {
+	for k := before + 1; k <= count.calls; k++ {
+		e := newEnv(t)
+		build(t, e.dir, syncOld)
+		o := e.opts()
+		l := &syncLog{fail: k}
+		o.syncFile = l.sync
+		_, err := Apply(context.Background(), e.root(), e.plan(e.actions(syncOld, syncNew)), o)
+		if !dirSyncStrict {
+			if err != nil {
+				t.Fatalf("sync %d (a directory's, after the commit point) fails: %v", k, err)
+			}
+			checkTree(t, e.dir, syncNew)
+			continue
+		}
+		if !errors.Is(err, syscall.EIO) || !errors.Is(err, ErrUnfinished) {
+			t.Fatalf("sync %d of %d (after the commit point) fails: Apply returned %v, want EIO, unfinished", k, count.calls, err)
+		}
+		if n := e.commitCount(); n != 0 {
+			t.Fatalf("sync %d: %d commits before the tree was durable", k, n)
+		}
+		o.syncFile = nil
+		if did, err := Recover(context.Background(), e.root(), o); !did || err != nil {
+			t.Fatalf("sync %d: Recover: %v, %v", k, did, err)
+		}
+		checkTree(t, e.dir, syncNew)
+		checkClean(t, e)
+		if n := e.commitCount(); n != 1 {
+			t.Fatalf("sync %d: %d commits after recovery", k, n)
+		}
+	}
+	for k := 1; k <= before; k++ {
 		e := newEnv(t)
 		build(t, e.dir, syncOld)
 		o := e.opts()
@@ -199,4 +238,53 @@ func TestApplySyncFails(t *testing.T) {
 			t.Fatalf("sync %d: %d commits", k, n)
 		}
 	}
+}
+
+// TestAppliedDurableBeforeCommit: after the commit point, every directory
+// whose entries the restore changed (a rename into it, a removal from
+// it, a new subdirectory) is fsynced again once the changes are made and
+// before the metadata is committed and the journal removed, so a power
+// loss cannot keep the journal's removal and lose a rename.
+func TestAppliedDurableBeforeCommit(t *testing.T) {
+	e := newEnv(t)
+	build(t, e.dir, syncOld)
+	actions := e.actions(syncOld, syncNew)
+	log := &syncLog{}
+	after := &syncLog{}
+	o := e.opts()
+	committed := false
+	o.syncFile = func(f *os.File) error {
+		if committed {
+			return after.sync(f)
+		}
+		return log.sync(f)
+	}
+	checked := 0
+	o.Hook = func(step string) error {
+		switch step {
+		case "journal":
+			committed = true
+		case "commit":
+			for _, a := range actions {
+				dir, _ := manifest.SplitPath(a.Path)
+				di, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(dir)))
+				if err != nil || !di.IsDir() {
+					continue // removed or replaced: its parent holds that
+				}
+				if !after.has(di) {
+					t.Errorf("directory %q of %s not fsynced after the changes, before the commit", dir, a.Path)
+				}
+				checked++
+			}
+		}
+		return nil
+	}
+	if _, err := Apply(context.Background(), e.root(), e.plan(actions), o); err != nil {
+		t.Fatal(err)
+	}
+	if checked < 10 {
+		t.Errorf("checked %d paths", checked)
+	}
+	checkTree(t, e.dir, syncNew)
+	checkClean(t, e)
 }

@@ -154,6 +154,11 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 			return nil, fmt.Errorf("restore: chmod %s: %w", a.Path, err)
 		}
 	}
+	// 4. The changes made durable before the commit and the journal's
+	// removal: each directory whose entries changed is synced.
+	if err := syncDirs(ctx, d, changedDirs(j, skip), opts.syncFile); err != nil {
+		return nil, err
+	}
 	displaced, err := j.displaced()
 	if err != nil {
 		return nil, err
