@@ -13,6 +13,7 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // DefaultLockWait is how long Open waits for another process by default.
@@ -38,8 +39,9 @@ type Options struct {
 	// (past a few short pauses).
 	OnWait func(holder string)
 	// StopWaiting, if set, is asked while Open waits for another
-	// process: true ends the wait at once with ErrBusy (the CLI: a
-	// watch daemon holds the store and answers on its socket now).
+	// process: true ends the wait at once with ErrBusy. Without Local,
+	// Open also stops waiting when a watch daemon that took the store
+	// answers on its socket, and then runs the Repo's methods there.
 	StopWaiting func() bool
 	// Progress, if set, receives counters of every capture, and
 	// RestoreProgress those of every undo, redo and restore.
@@ -158,6 +160,35 @@ func ValidSession(name string) error {
 // process holds the store, Open waits up to Options.LockWait and then
 // returns an error wrapping ErrBusy that names the holder.
 func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
+	if opts.Local {
+		return open(ctx, workTree, opts)
+	}
+	// A daemon that starts while Open waits for the store holds it and
+	// answers soon after: Open then goes to it at once rather than wait
+	// out LockWait (a daemon that was stopping is waited for again).
+	storeDir := ""
+	if wt, err := canonical(workTree); err == nil {
+		storeDir, _ = storeDirOf(wt, opts.Store)
+	}
+	user := opts.StopWaiting
+	for try := 0; ; try++ {
+		cut := false
+		o := opts
+		o.StopWaiting = func() bool {
+			if user != nil && user() {
+				return true
+			}
+			cut = daemon.Answers(storeDir)
+			return cut
+		}
+		r, err := open(ctx, workTree, o)
+		if !cut || !errors.Is(err, ErrBusy) || try == 2 {
+			return r, err
+		}
+	}
+}
+
+func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	wt, err := canonical(workTree)
 	if err != nil {
 		return nil, err

@@ -74,3 +74,76 @@ func TestWaiterGoesToStartingDaemon(t *testing.T) {
 		t.Errorf("log after the forwarded snap:\n%s", l.stdout)
 	}
 }
+
+// TestAPIWaiterGoesToStartingDaemon: the same for the Go API without
+// Local: an Open that waits for the store a starting daemon holds goes
+// to that daemon (its HTTP API) as soon as it listens, and the Repo's
+// methods run there.
+func TestAPIWaiterGoesToStartingDaemon(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	wt := filepath.Join(base, "wt")
+	store := filepath.Join(base, "store")
+	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
+	env := tbEnv(base)
+	tbOK(t, wt, env, "--store", store, "snap")
+
+	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	type opened struct {
+		r   *turnback.Repo
+		err error
+		at  time.Time
+	}
+	got := make(chan opened, 1)
+	go func() {
+		r, err := turnback.Open(context.Background(), wt, turnback.Options{Store: store, LockWait: 10 * time.Minute,
+			OnWait: func(string) { close(waiting) }})
+		got <- opened{r, err, time.Now()}
+	}()
+	select {
+	case <-waiting:
+	case o := <-got:
+		t.Fatalf("Open did not wait for the held store: %v", o.err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Open does not say it waits")
+	}
+	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: turnback.NewHandler(repo)})
+	d.SetHandler(daemonHandler(d, repo))
+	if err := d.Listen(); err != nil {
+		repo.Close()
+		t.Fatal(err)
+	}
+	listened := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	var o opened
+	select {
+	case o = <-got:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Open still waited for the store 2 minutes after the daemon listened")
+	}
+	if o.err != nil {
+		t.Fatalf("Open after the daemon listened: %v", o.err)
+	}
+	res, err := o.r.Snap(context.Background(), "api waited")
+	if err != nil {
+		t.Fatalf("Snap through the daemon: %v", err)
+	}
+	o.r.Close()
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	if res.Turn != 2 {
+		t.Errorf("Snap through the daemon: turn %d, want 2", res.Turn)
+	}
+	t.Logf("Open returned %v after the daemon listened", o.at.Sub(listened).Round(time.Millisecond))
+	if l := tbOK(t, wt, env, "--store", store, "log"); !strings.Contains(l.stdout, "api waited") {
+		t.Errorf("log after the API's snap:\n%s", l.stdout)
+	}
+}
