@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Pack files keep the large values of a Badger store out of its LSM tree
@@ -70,11 +71,19 @@ type packs struct {
 	settled *sync.Cond       // on mu: signalled when a pack leaves syncing
 
 	rmu     sync.RWMutex
-	readers map[uint64]*os.File
+	readers map[uint64]*packReader
+}
+
+// packReader is a pack file open for reading and the size it had when
+// last looked at: packs only grow, so a value inside that size needs no
+// fstat before its read.
+type packReader struct {
+	f    *os.File
+	size atomic.Int64
 }
 
 func newPacks(dir string) *packs {
-	p := &packs{dir: dir, readers: make(map[uint64]*os.File), broken: make(map[uint64]error), syncing: make(map[uint64]bool)}
+	p := &packs{dir: dir, readers: make(map[uint64]*packReader), broken: make(map[uint64]error), syncing: make(map[uint64]bool)}
 	p.settled = sync.NewCond(&p.mu)
 	return p
 }
@@ -442,8 +451,8 @@ func (p *packs) close() error {
 	err := p.closeWriter()
 	p.rmu.Lock()
 	defer p.rmu.Unlock()
-	for id, f := range p.readers {
-		_ = f.Close()
+	for id, r := range p.readers {
+		_ = r.f.Close()
 		delete(p.readers, id)
 	}
 	return err

@@ -60,21 +60,28 @@ func listPacks(dir string) ([]packInfo, error) {
 
 // read returns the value ptr names, checked against its CRC.
 func (p *packs) read(ptr packPtr) ([]byte, error) {
-	f, err := p.reader(ptr.pack)
+	r, err := p.reader(ptr.pack)
 	if err != nil {
 		return nil, err
 	}
 	// A damaged pointer must not make the read allocate what the file
-	// does not hold.
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
+	// does not hold. The size last seen is looked at again only when the
+	// value lies past it (the pack grew since).
+	inside := func(size int64) bool {
+		return ptr.off >= 0 && ptr.size >= 0 && ptr.off <= size && ptr.size <= size-ptr.off
 	}
-	if ptr.off < 0 || ptr.size < 0 || ptr.off > fi.Size() || ptr.size > fi.Size()-ptr.off {
-		return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+	if !inside(r.size.Load()) {
+		fi, err := r.f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
+		}
+		r.size.Store(fi.Size())
+		if !inside(fi.Size()) {
+			return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+		}
 	}
 	out := make([]byte, ptr.size)
-	if _, err := f.ReadAt(out, ptr.off); err != nil {
+	if _, err := r.f.ReadAt(out, ptr.off); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
 		}
@@ -86,17 +93,17 @@ func (p *packs) read(ptr packPtr) ([]byte, error) {
 	return out, nil
 }
 
-func (p *packs) reader(id uint64) (*os.File, error) {
+func (p *packs) reader(id uint64) (*packReader, error) {
 	p.rmu.RLock()
-	f := p.readers[id]
+	r := p.readers[id]
 	p.rmu.RUnlock()
-	if f != nil {
-		return f, nil
+	if r != nil {
+		return r, nil
 	}
 	p.rmu.Lock()
 	defer p.rmu.Unlock()
-	if f := p.readers[id]; f != nil {
-		return f, nil
+	if r := p.readers[id]; r != nil {
+		return r, nil
 	}
 	f, err := os.Open(filepath.Join(p.dir, packName(id)))
 	if errors.Is(err, os.ErrNotExist) {
@@ -105,16 +112,18 @@ func (p *packs) reader(id uint64) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cas: open pack: %w", err)
 	}
-	p.readers[id] = f
-	return f, nil
+	r = &packReader{f: f}
+	r.size.Store(-1) // not looked at yet
+	p.readers[id] = r
+	return r, nil
 }
 
 // dropReader closes the reader of pack id, if open.
 func (p *packs) dropReader(id uint64) {
 	p.rmu.Lock()
 	defer p.rmu.Unlock()
-	if f := p.readers[id]; f != nil {
-		_ = f.Close()
+	if r := p.readers[id]; r != nil {
+		_ = r.f.Close()
 		delete(p.readers, id)
 	}
 }

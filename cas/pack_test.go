@@ -412,3 +412,33 @@ func TestPackPointerCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestPackReadCachedSize: a pack's size is looked at again only when a
+// value lies past the size last seen. A value appended after the pack was
+// first read is read all the same, and a pack truncated behind an open
+// reader (its cached size now too large) still fails with ErrCorrupt,
+// never with wrong bytes.
+func TestPackReadCachedSize(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	b := openTestBadger(t, dir)
+	defer b.Close()
+	putBatch(t, b, map[int][]byte{1: packValue(1, 10000)})
+	if got, err := b.Get(ctx, packKey(1)); err != nil || !bytes.Equal(got, packValue(1, 10000)) {
+		t.Fatalf("Get 1: %v", err)
+	}
+	putBatch(t, b, map[int][]byte{2: packValue(2, 20000)})
+	if n := len(packFiles(t, dir)); n != 1 {
+		t.Fatalf("%d packs, want the second value appended to the first pack", n)
+	}
+	if got, err := b.Get(ctx, packKey(2)); err != nil || !bytes.Equal(got, packValue(2, 20000)) {
+		t.Fatalf("Get 2, appended after the pack was read: %v", err)
+	}
+	name := filepath.Join(dir, packName(packFiles(t, dir)[0].id))
+	if err := os.Truncate(name, 15000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get(ctx, packKey(2)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Get 2 after the pack was truncated behind its reader: %v, want ErrCorrupt", err)
+	}
+}
