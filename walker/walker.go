@@ -434,7 +434,9 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			c.noteLink(rel, ents[i].name, ents[i].fi, &out[i])
 		}
 	}
-	tree := &manifest.Tree{Entries: make([]manifest.Entry, 0, len(ents))}
+	// The tree's entries are out's kept ones, compacted in place (entry
+	// k is written only once entries 0..k of out have been read).
+	tree := &manifest.Tree{Entries: out[:0]}
 	newRec := &dirRecord{entries: make([]cacheEntry, 0, len(ents))}
 	for i := range ents {
 		if !keep[i] {
