@@ -114,6 +114,20 @@ func TestBuildWatchesEveryDir(t *testing.T) {
 			if t.Failed() {
 				t.Logf("reported %d of %d directories", len(ch.Dirs), len(want))
 			}
+			// The ignore rules still hold once the build has dropped
+			// what it kept of them (they are read again as events come).
+			put(t, dir, "d0/gen/new/f", "x")
+			put(t, dir, "d1/node_modules/p/f", "x")
+			put(t, dir, "d2/kept/f", "x")
+			ch = settled(t, w)
+			if ch.Full || !ch.Dirs["d2"] || !ch.Dirs["d2/kept"] {
+				t.Fatalf("Take after new directories: %+v; want d2 and d2/kept, precise", ch)
+			}
+			for d := range ch.Dirs {
+				if d != "d2" && d != "d2/kept" {
+					t.Errorf("%q reported: only d2 and d2/kept changed outside ignored directories", d)
+				}
+			}
 		})
 	}
 }

@@ -141,7 +141,17 @@ func (w *Watcher) build(ctx context.Context) error {
 	if err := fsw.Add(w.cookieDir); err != nil {
 		return fmt.Errorf("watch: sync directory: %w", err)
 	}
-	return w.buildTree(ctx)
+	if err := w.buildTree(ctx); err != nil {
+		return err
+	}
+	if w.ownIgnore {
+		// What the build kept of every directory's ignore files (on a
+		// large tree, more memory than the watches) is read again as
+		// events need it: the daemon's first capture, right after,
+		// allocates a lot, and every garbage collection would scan it.
+		w.forget("")
+	}
+	return nil
 }
 
 // pump moves the events of one backend to the queue, without ever
