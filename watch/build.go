@@ -3,27 +3,22 @@ package watch
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
-	"sort"
-	"sync"
 
 	"github.com/turnback/turnback/manifest"
 )
 
-// buildWorkers bounds the goroutines of a build (buildTree): listing
-// directories is most of a build's time and runs in parallel; adding
-// the watches does not (see buildTree). More than the CPUs, so that a
-// directory whose inodes are not cached does not leave a CPU idle.
-func buildWorkers() int { return min(2*runtime.GOMAXPROCS(0), 8) }
-
 // addTree watches directory rel and every non-ignored directory below
 // it, adding each watch before listing the directory (so nothing created
-// in between is missed), and marks every directory it finds dirty. It
-// returns an error only when rel is the root and cannot be watched;
-// other failures put the watcher in doubt or mark a directory
+// in between is missed), and with mark marks every directory it finds
+// dirty. It returns an error only when rel is the root and cannot be
+// watched; other failures put the watcher in doubt or mark a directory
 // unwatchable.
-func (w *Watcher) addTree(ctx context.Context, rel string) error {
+//
+// A build (Start's, or a rebuild after a doubt) marks nothing: the Take
+// after a build is always Full (Start: the first Take; a rebuild: the
+// watcher was in doubt), which makes its marks useless, and on a large
+// tree they cost a set of every directory.
+func (w *Watcher) addTree(ctx context.Context, rel string, mark bool) error {
 	stack := []string{rel}
 	for len(stack) > 0 {
 		if w.inStart && w.pause != nil {
@@ -39,7 +34,7 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 		} else if !ok {
 			continue
 		}
-		subs, err := w.listDir(d, true)
+		subs, err := w.listDir(d, mark)
 		if err != nil {
 			if err = w.listFailed(d, err); err != nil {
 				return err
@@ -49,87 +44,6 @@ func (w *Watcher) addTree(ctx context.Context, rel string) error {
 		stack = append(stack, subs...)
 	}
 	return nil
-}
-
-// buildTree is addTree("") for a build (Start's, or a rebuild after a
-// doubt): the whole tree, by buildWorkers goroutines. Each directory's
-// watch is still added before it is listed, and its subdirectories are
-// handled only after that listing. What the build owns (the tree of
-// watches, the identities, the backend's Add and Remove: watchDir and
-// the failures) is done under one mutex, one directory at a time, so
-// that the identity rules of watchDir hold as in a sequential build;
-// the listings and the ignore rules (the Ignorer is safe for concurrent
-// use) run in parallel. StartPause is called under that mutex: while it
-// waits, the whole build does.
-//
-// It marks nothing dirty: the Take after a build is always Full (Start:
-// the first Take; a rebuild: the watcher was in doubt), which makes
-// marks made during the build useless, and on a large tree they cost a
-// set of every directory. A watcher given its own Options.Ignored
-// (whose concurrency is unknown) builds sequentially.
-func (w *Watcher) buildTree(ctx context.Context) error {
-	n := buildWorkers()
-	if !w.ownIgnore || n < 2 {
-		return w.addTree(ctx, "")
-	}
-	var (
-		mu    sync.Mutex
-		cond  = sync.NewCond(&mu)
-		stack = []string{""}
-		busy  int // directories being listed
-		stop  bool
-		err   error // the root's, the only one a build returns
-	)
-	worker := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		defer cond.Broadcast()
-		for {
-			for len(stack) == 0 && busy > 0 && !stop {
-				cond.Wait()
-			}
-			if stop || len(stack) == 0 {
-				stop = true
-				return
-			}
-			if w.inStart && w.pause != nil {
-				w.pause(ctx)
-			}
-			if ctx.Err() != nil {
-				stop = true
-				return
-			}
-			d := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			ok, werr := w.watchDir(d, w.abs(d))
-			if werr != nil {
-				err, stop = werr, true
-				return
-			}
-			if !ok {
-				continue
-			}
-			busy++
-			mu.Unlock()
-			subs, lerr := w.listDir(d, false)
-			mu.Lock()
-			busy--
-			if lerr != nil {
-				if lerr = w.listFailed(d, lerr); lerr != nil {
-					err, stop = lerr, true
-					return
-				}
-			}
-			stack = append(stack, subs...)
-			cond.Broadcast()
-		}
-	}
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(worker)
-	}
-	wg.Wait()
-	return err
 }
 
 // listDir lists watched directory d and returns its non-ignored
@@ -143,22 +57,16 @@ func (w *Watcher) listDir(d string, mark bool) ([]string, error) {
 	}
 	delete(w.unwatched, d)
 	w.mu.Unlock()
-	ents, err := os.ReadDir(w.abs(d))
+	names, regular, err := readDir(w.abs(d))
 	if err != nil {
 		return nil, err
 	}
 	if w.listed != nil {
-		w.listed(d, func(name string) bool {
-			i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
-			return i < len(ents) && ents[i].Name() == name && ents[i].Type().IsRegular()
-		})
+		w.listed(d, regular)
 	}
 	var subs []string
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		c := manifest.JoinPath(d, e.Name())
+	for _, name := range names {
+		c := manifest.JoinPath(d, name)
 		if !w.ignored(c, true) {
 			subs = append(subs, c)
 		}

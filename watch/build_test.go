@@ -11,11 +11,11 @@ import (
 	"testing"
 )
 
-// TestBuildWatchesEveryDir: the build's workers (buildTree) leave every
-// non-ignored directory watched, once, under its current path, also when
-// directories are renamed, created and removed while the build runs
-// (from the Add hook, while other workers list in parallel), and after
-// a rebuild. Proof: once the watcher is precise again, a file created
+// TestBuildWatchesEveryDir: a build, which marks nothing dirty and
+// lists with readDir, leaves every non-ignored directory watched, once,
+// under its current path, also when directories are renamed, created
+// and removed while the build runs (from the Add hook), and after a
+// rebuild. Proof: once the watcher is precise again, a file created
 // in every directory makes the next Take report exactly every
 // directory, and nothing else.
 func TestBuildWatchesEveryDir(t *testing.T) {

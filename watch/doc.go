@@ -88,16 +88,11 @@
 // One goroutine per fsnotify watcher (the pump) moves events and errors
 // into a bounded queue without ever blocking; one goroutine (the loop)
 // handles them, owns the watches and rebuilds them. Take, Sync and Close
-// may be called from any goroutine. A build (Start's, or a rebuild)
-// lists directories with up to 2 x GOMAXPROCS goroutines (at most 8):
-// the listings and the ignore rules run in parallel, while adding a
-// watch and the identity rules above are done under one mutex, one
-// directory at a time, each directory's watch still before its listing
-// (a watcher given its own Options.Ignored builds with one goroutine).
-// A build marks nothing dirty: the Take after it is Full anyway.
-// Options.StartPause, called between directories during Start's build
-// (under that mutex), lets a caller hold that build while its own work
-// runs (the daemon: while a command runs).
+// may be called from any goroutine. A build marks nothing dirty: the
+// Take after it is Full anyway.
+// Options.StartPause, called between directories during Start's build,
+// lets a caller hold that build while its own work runs (the daemon:
+// while a command runs).
 //
 // # Failure behaviour
 //

@@ -141,7 +141,7 @@ func (w *Watcher) build(ctx context.Context) error {
 	if err := fsw.Add(w.cookieDir); err != nil {
 		return fmt.Errorf("watch: sync directory: %w", err)
 	}
-	if err := w.buildTree(ctx); err != nil {
+	if err := w.addTree(ctx, "", false); err != nil {
 		return err
 	}
 	if w.ownIgnore {
@@ -242,7 +242,7 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 			// watched again.
 			if fi, err := os.Lstat(w.abs(rel)); err == nil && fi.IsDir() && !w.ignored(rel, true) {
 				w.mark(rel)
-				if err := w.addTree(ctx, rel); err != nil {
+				if err := w.addTree(ctx, rel, true); err != nil {
 					w.doubt(w.curGen(), err.Error(), true)
 				}
 			}
@@ -271,7 +271,7 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 		w.mark(rel)
 		if n := w.tree.find(rel); ev.Has(opCreate) || n == nil || !n.watched {
 			w.forget(rel)
-			if err := w.addTree(ctx, rel); err != nil {
+			if err := w.addTree(ctx, rel, true); err != nil {
 				w.doubt(w.curGen(), err.Error(), true)
 			}
 		}
@@ -299,7 +299,7 @@ func (w *Watcher) rescan(ctx context.Context, rel, parent string) {
 		return
 	}
 	w.mark(rel)
-	if err := w.addTree(ctx, rel); err != nil {
+	if err := w.addTree(ctx, rel, true); err != nil {
 		w.doubt(w.curGen(), err.Error(), true)
 	}
 }
