@@ -88,9 +88,11 @@
 // One goroutine per fsnotify watcher (the pump) moves events and errors
 // into a bounded queue without ever blocking; one goroutine (the loop)
 // handles them, owns the watches and rebuilds them. Take, Sync and Close
-// may be called from any goroutine. Options.StartPause, called between
-// directories during Start's build, lets a caller hold that build while
-// its own work runs (the daemon: while a command runs).
+// may be called from any goroutine. A build marks nothing dirty: the
+// Take after it is Full anyway.
+// Options.StartPause, called between directories during Start's build,
+// lets a caller hold that build while its own work runs (the daemon:
+// while a command runs).
 //
 // # Failure behaviour
 //

@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -142,7 +141,17 @@ func (w *Watcher) build(ctx context.Context) error {
 	if err := fsw.Add(w.cookieDir); err != nil {
 		return fmt.Errorf("watch: sync directory: %w", err)
 	}
-	return w.addTree(ctx, "")
+	if err := w.addTree(ctx, "", false); err != nil {
+		return err
+	}
+	if w.ownIgnore {
+		// What the build kept of every directory's ignore files (on a
+		// large tree, more memory than the watches) is read again as
+		// events need it: the daemon's first capture, right after,
+		// allocates a lot, and every garbage collection would scan it.
+		w.forget("")
+	}
+	return nil
 }
 
 // pump moves the events of one backend to the queue, without ever
@@ -233,7 +242,7 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 			// watched again.
 			if fi, err := os.Lstat(w.abs(rel)); err == nil && fi.IsDir() && !w.ignored(rel, true) {
 				w.mark(rel)
-				if err := w.addTree(ctx, rel); err != nil {
+				if err := w.addTree(ctx, rel, true); err != nil {
 					w.doubt(w.curGen(), err.Error(), true)
 				}
 			}
@@ -262,7 +271,7 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 		w.mark(rel)
 		if n := w.tree.find(rel); ev.Has(opCreate) || n == nil || !n.watched {
 			w.forget(rel)
-			if err := w.addTree(ctx, rel); err != nil {
+			if err := w.addTree(ctx, rel, true); err != nil {
 				w.doubt(w.curGen(), err.Error(), true)
 			}
 		}
@@ -290,65 +299,9 @@ func (w *Watcher) rescan(ctx context.Context, rel, parent string) {
 		return
 	}
 	w.mark(rel)
-	if err := w.addTree(ctx, rel); err != nil {
+	if err := w.addTree(ctx, rel, true); err != nil {
 		w.doubt(w.curGen(), err.Error(), true)
 	}
-}
-
-// addTree watches directory rel and every non-ignored directory below
-// it, adding each watch before listing the directory (so nothing created
-// in between is missed), and marks every directory it finds dirty. It
-// returns an error only when rel is the root and cannot be watched;
-// other failures put the watcher in doubt or mark a directory
-// unwatchable.
-func (w *Watcher) addTree(ctx context.Context, rel string) error {
-	stack := []string{rel}
-	for len(stack) > 0 {
-		if w.inStart && w.pause != nil {
-			w.pause(ctx)
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		abs := w.abs(d)
-		if ok, err := w.watchDir(d, abs); err != nil {
-			return err
-		} else if !ok {
-			continue
-		}
-		w.mu.Lock()
-		w.markLocked(d)
-		delete(w.unwatched, d)
-		w.mu.Unlock()
-		ents, err := os.ReadDir(abs)
-		if err != nil {
-			if d == "" {
-				return fmt.Errorf("watch: cannot list the work tree root: %w", err)
-			}
-			if !gone(err) {
-				w.unwatchable(d, err)
-			}
-			continue
-		}
-		if w.listed != nil { // an ignore file created after the listing is a doubt
-			w.listed(d, func(name string) bool {
-				i := sort.Search(len(ents), func(i int) bool { return ents[i].Name() >= name })
-				return i < len(ents) && ents[i].Name() == name && ents[i].Type().IsRegular()
-			})
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
-			}
-			c := manifest.JoinPath(d, e.Name())
-			if !w.ignored(c, true) {
-				stack = append(stack, c)
-			}
-		}
-	}
-	return nil
 }
 
 // watchDir adds the watch of directory d (abs its path) and records it
