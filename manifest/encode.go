@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/turnback/turnback/cas"
@@ -42,9 +43,14 @@ const (
 
 // Encode returns the canonical encoding of t. It fails, with an error
 // wrapping ErrMalformed, if t does not pass Validate.
-func (t *Tree) Encode() ([]byte, error) {
+func (t *Tree) Encode() ([]byte, error) { return t.AppendEncode(nil) }
+
+// AppendEncode appends the canonical encoding of t to dst (whose array it
+// reuses when large enough) and returns the extended slice; it fails as
+// Encode does, returning dst unchanged.
+func (t *Tree) AppendEncode(dst []byte) ([]byte, error) {
 	if err := t.Validate(); err != nil {
-		return nil, err
+		return dst, err
 	}
 	var entries []Entry
 	if t != nil {
@@ -60,7 +66,7 @@ func (t *Tree) Encode() ([]byte, error) {
 			n += 2*binary.MaxVarintLen32 + 2 + len(e.LinkTo)
 		}
 	}
-	b := make([]byte, 0, n)
+	b := slices.Grow(dst, n)
 	b = append(b, Magic...)
 	b = append(b, version)
 	b = binary.AppendUvarint(b, uint64(len(entries)))

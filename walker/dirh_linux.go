@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/turnback/turnback/walker/dirent"
 	"golang.org/x/sys/unix"
 )
 
@@ -111,7 +112,10 @@ func (d *dirh) readlink(name string) (string, error) {
 // os.FileInfo per entry. Entries that vanish before their lstat are left
 // out. A directory readable but not searchable is an error (EACCES) as a
 // whole, unless it is empty. A second list reads it again from its start.
-func (d *dirh) list() ([]dirEnt, error) {
+func (d *dirh) list(sc *dirScratch) ([]dirEnt, error) {
+	if sc == nil {
+		sc = &dirScratch{}
+	}
 	if d.listed {
 		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
 			return nil, &fs.PathError{Op: "seek", Path: ".", Err: err}
@@ -121,7 +125,7 @@ func (d *dirh) list() ([]dirEnt, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var names []string
+	names := sc.names[:0]
 	for {
 		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, buf) })
 		if err != nil {
@@ -130,15 +134,17 @@ func (d *dirh) list() ([]dirEnt, error) {
 		if n <= 0 {
 			break
 		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		names = dirent.Names(buf[:n], names)
 	}
+	sc.names = names
 	sort.Strings(names)
-	ents := make([]dirEnt, 0, len(names))
-	infos := make([]statInfo, len(names))
+	ents := sc.ents[:0]
+	infos := sized(sc.infos, len(names))
+	sc.infos = infos
 	k := 0
 	for _, name := range names {
 		si := &infos[k]
-		err := fstatat(d.fd, name, &si.st)
+		err := fstatatBuf(d.fd, name, &si.st, &sc.cname)
 		if err == unix.ENOENT {
 			continue
 		}
@@ -156,5 +162,6 @@ func (d *dirh) list() ([]dirEnt, error) {
 		ents = append(ents, dirEnt{name: name, fi: si})
 		k++
 	}
+	sc.ents = ents
 	return ents, nil
 }

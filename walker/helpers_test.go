@@ -323,7 +323,7 @@ func noCtime(fi fs.FileInfo) fileStat {
 
 // cacheRecord loads the stat cache record of dir (nil if none).
 func cacheRecord(c *StatCache, dir string) *dirRecord {
-	return c.load(context.Background(), dir)
+	return c.load(context.Background(), dir, nil)
 }
 
 // statSnapshot records everything Capture must not change about a work

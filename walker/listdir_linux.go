@@ -15,12 +15,21 @@ import (
 // direntBufs holds the buffers getdents fills, reused across directories.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-func fstatat(dirfd int, name string, st *unix.Stat_t) error {
+// fstatatBuf is fstatat with the name made a C string in *cname (grown as
+// needed), not in a new allocation per call. A listed name holds no NUL.
+func fstatatBuf(dirfd int, name string, st *unix.Stat_t, cname *[]byte) error {
+	b := append(append((*cname)[:0], name...), 0)
+	*cname = b
 	for {
-		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
-		if err != unix.EINTR {
-			return err
+		_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])),
+			uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+		switch e {
+		case 0:
+			return nil
+		case unix.EINTR:
+			continue
 		}
+		return e
 	}
 }
 

@@ -9,6 +9,11 @@ import (
 	"sort"
 )
 
+// statInfo is Linux's allocation-free lstat result (listdir_linux.go);
+// here the listing's FileInfos come from os.Root, and dirScratch's
+// infos stay empty.
+type statInfo struct{}
+
 // dirh is one directory of the work tree, open as an os.Root: nothing
 // below it is reached by following a symlink out of it.
 type dirh struct {
@@ -40,7 +45,7 @@ func (d *dirh) readlink(name string) (string, error) { return d.r.Readlink(name)
 // list lists the directory, sorted by name, and lstats every entry
 // through its root (never following a symlink, never leaving the
 // directory). Entries that vanish before their lstat are left out.
-func (d *dirh) list() ([]dirEnt, error) {
+func (d *dirh) list(_ *dirScratch) ([]dirEnt, error) {
 	f, err := openNoAtime(d.r, ".")
 	if err != nil {
 		return nil, err

@@ -85,7 +85,7 @@ func NewStatCache(b cas.Backend) *StatCache { return &StatCache{b: b} }
 
 func cacheKey(dir string) []byte { return []byte(cachePrefix + dir) }
 
-func (c *StatCache) load(ctx context.Context, dir string) *dirRecord {
+func (c *StatCache) load(ctx context.Context, dir string, buf []cacheEntry) *dirRecord {
 	if c == nil {
 		return nil
 	}
@@ -93,7 +93,7 @@ func (c *StatCache) load(ctx context.Context, dir string) *dirRecord {
 	if err != nil {
 		return nil
 	}
-	rec, err := decodeRecord(data)
+	rec, err := decodeRecordInto(data, buf)
 	if err != nil {
 		return nil
 	}
@@ -148,8 +148,9 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 }
 
 // load returns the record of dir, or nil if there is none or it cannot
-// be decoded.
-func (r *cacheRecords) load(ctx context.Context, dir string) *dirRecord {
+// be decoded; its entries are decoded into buf's array when it is large
+// enough.
+func (r *cacheRecords) load(ctx context.Context, dir string, buf []cacheEntry) *dirRecord {
 	if r == nil {
 		return nil
 	}
@@ -161,9 +162,9 @@ func (r *cacheRecords) load(ctx context.Context, dir string) *dirRecord {
 		if r.complete || r.scanned && dir <= r.last {
 			return nil
 		}
-		return r.c.load(ctx, dir)
+		return r.c.load(ctx, dir, buf)
 	}
-	rec, err := decodeRecord(data)
+	rec, err := decodeRecordInto(data, buf)
 	if err != nil {
 		return nil
 	}
@@ -251,11 +252,18 @@ func varint[T uint64 | int64](b *[]byte, read func([]byte) (T, int)) T {
 	return v
 }
 
-func decodeRecord(b []byte) (*dirRecord, error) {
+func decodeRecord(b []byte) (*dirRecord, error) { return decodeRecordInto(b, nil) }
+
+// decodeRecordInto is decodeRecord with the entries decoded into buf's
+// array when it is large enough.
+func decodeRecordInto(b []byte, buf []cacheEntry) (*dirRecord, error) {
 	if len(b) == 0 || b[0] != cacheVersion && b[0] != cacheVersionTree {
 		return nil, errBadRecord
 	}
 	withTree := b[0] == cacheVersionTree
+	// Names are substrings of one copy of the record, not one string each.
+	all, total := string(b), len(b)
+	name := func(n uint64) string { at := total - len(b); return all[at : at+int(n)] }
 	b = b[1:]
 	uv := func() uint64 { return varint(&b, binary.Uvarint) }
 	sv := func() int64 { return varint(&b, binary.Varint) }
@@ -263,13 +271,16 @@ func decodeRecord(b []byte) (*dirRecord, error) {
 	if b == nil || count > uint64(len(b)) {
 		return nil, errBadRecord
 	}
-	r := &dirRecord{entries: make([]cacheEntry, 0, count)}
+	r := &dirRecord{entries: buf[:0]}
+	if uint64(cap(buf)) < count {
+		r.entries = make([]cacheEntry, 0, count)
+	}
 	for i := uint64(0); i < count; i++ {
 		nl := uv()
 		if nl > uint64(len(b)) {
 			return nil, errBadRecord
 		}
-		e := cacheEntry{name: string(b[:nl])}
+		e := cacheEntry{name: name(nl)}
 		b = b[nl:]
 		e.st.size = sv()
 		e.st.mtime = sv()
@@ -307,7 +318,7 @@ func decodeRecord(b []byte) (*dirRecord, error) {
 			if nl > uint64(len(b)) {
 				return nil, errBadRecord
 			}
-			e := subEntry{name: string(b[:nl])}
+			e := subEntry{name: name(nl)}
 			b = b[nl:]
 			if len(b) < cas.HashSize+1 || b[cas.HashSize] > 1 {
 				return nil, errBadRecord
@@ -366,7 +377,7 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 	}
 	var sets []cas.Entry
 	for dir, fs := range byDir {
-		rec := c.load(ctx, dir)
+		rec := c.load(ctx, dir, nil)
 		if rec == nil {
 			rec = &dirRecord{}
 		}

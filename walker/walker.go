@@ -297,24 +297,32 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			s.DirsRead++
 		}
 	})
-	ents, err := d.list()
+	sc := getScratch()
+	defer sc.release()
+	ents, err := d.list(sc)
 	if err != nil {
 		return manifest.Entry{}, err
 	}
 	m = loadIgnores(d, rel, m, ents)
 	var oldRec *dirRecord
 	if c.records != nil {
-		oldRec = c.records.load(ctx, rel)
+		oldRec = c.records.load(ctx, rel, sc.old)
 	} else if c.opts.Cache != nil {
-		oldRec = c.opts.Cache.load(ctx, rel)
+		oldRec = c.opts.Cache.load(ctx, rel, sc.old)
+	}
+	if oldRec != nil {
+		// Its entries are the scratch's: taken back (and out of the
+		// record, which prev may still name for its subs) once done.
+		defer func() { sc.old, oldRec.entries = oldRec.entries, nil }()
 	}
 	if c.knowPrev {
 		prev.know(oldRec)
 	}
-	out := make([]manifest.Entry, len(ents))
-	keep := make([]bool, len(ents))
-	fresh := make([]*cacheEntry, len(ents))
-	cached := make([]cacheEntry, len(ents)) // fresh's entries trusted from oldRec
+	sc.out = sized(sc.out, len(ents))
+	sc.keep = sized(sc.keep, len(ents))
+	sc.fresh = sized(sc.fresh, len(ents))
+	sc.cached = sized(sc.cached, len(ents)) // fresh's entries trusted from oldRec
+	out, keep, fresh, cached := sc.out, sc.keep, sc.fresh, sc.cached
 	var firstErr error
 	var errMu sync.Mutex
 	fail := func(err error) {
@@ -437,7 +445,8 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// The tree's entries are out's kept ones, compacted in place (entry
 	// k is written only once entries 0..k of out have been read).
 	tree := &manifest.Tree{Entries: out[:0]}
-	newRec := &dirRecord{entries: make([]cacheEntry, 0, len(ents))}
+	newRec := &dirRecord{entries: sc.rec[:0]}
+	defer func() { sc.rec = newRec.entries }()
 	for i := range ents {
 		if !keep[i] {
 			continue
@@ -450,7 +459,10 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
 		}
 	}
-	data, err := tree.Encode()
+	// The encoding is only hashed, and stored (copied) when new: it is
+	// built in the scratch buffer.
+	data, err := tree.AppendEncode(sc.enc[:0])
+	sc.enc = data
 	if err != nil {
 		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)
 	}

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/turnback/turnback/walker/dirent"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
@@ -45,31 +45,11 @@ func readDir(abs string) (dirs []string, regular func(string) bool, err error) {
 		if n <= 0 {
 			break
 		}
-		for b := buf[:n]; len(b) > 0; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16,
-			// type u8, name (NUL-terminated).
-			if len(b) < 19 {
-				break
-			}
-			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			rec := b[:reclen]
-			b = b[reclen:]
-			ino := *(*uint64)(unsafe.Pointer(&rec[0]))
-			typ := rec[18]
-			name := rec[19:]
-			if i := slices.Index(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if ino == 0 || string(name) == "." || string(name) == ".." {
-				continue
-			}
+		dirent.Each(buf[:n], func(typ uint8, name []byte) {
 			if typ == unix.DT_UNKNOWN {
 				var st unix.Stat_t
 				if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-					continue // gone meanwhile
+					return // gone meanwhile
 				}
 				switch st.Mode & unix.S_IFMT {
 				case unix.S_IFDIR:
@@ -86,7 +66,7 @@ func readDir(abs string) (dirs []string, regular func(string) bool, err error) {
 					ignoreFiles |= 1 << i
 				}
 			}
-		}
+		})
 	}
 	slices.Sort(dirs)
 	regular = func(name string) bool {

@@ -1,0 +1,55 @@
+package walker
+
+import (
+	"sync"
+
+	"github.com/turnback/turnback/manifest"
+)
+
+// dirScratch holds the per-entry slices of one directory's capture
+// (its listing, the entries it builds, their stat cache data), reused
+// from one directory to the next through scratchPool. A capture then
+// allocates them about once per worker instead of once per directory:
+// on a tree that did not change they were most of the bytes a capture
+// allocated, and so most of its garbage collection. Nothing a capture
+// keeps once a directory is done may point into them (names are
+// strings, which the slices only refer to).
+type dirScratch struct {
+	names  []string
+	infos  []statInfo // the listing's lstat results (Linux)
+	ents   []dirEnt
+	out    []manifest.Entry
+	keep   []bool
+	fresh  []*cacheEntry
+	cached []cacheEntry
+	rec    []cacheEntry // the directory's new stat cache record
+	old    []cacheEntry // its record as the capture found it
+	cname  []byte       // a name with its NUL, for fstatat
+	enc    []byte       // the directory's tree, encoded
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(dirScratch) }}
+
+// maxPooled: a directory with more entries than this gets slices of its
+// own, so that one huge directory does not pin its memory in the pool.
+const maxPooled = 1 << 14
+
+func getScratch() *dirScratch { return scratchPool.Get().(*dirScratch) }
+
+func (s *dirScratch) release() {
+	if cap(s.ents) > maxPooled || cap(s.out) > maxPooled || cap(s.names) > maxPooled || cap(s.enc) > maxPooled*64 {
+		return
+	}
+	scratchPool.Put(s)
+}
+
+// sized returns s resized to n zero values, reusing its array if it is
+// large enough.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
