@@ -22,17 +22,7 @@ import (
 // then serves it with the CLI's own handler.
 func TestWaiterGoesToStartingDaemon(t *testing.T) {
 	t.Parallel()
-	base := t.TempDir()
-	wt := filepath.Join(base, "wt")
-	store := filepath.Join(base, "store")
-	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
-	env := tbEnv(base)
-	tbOK(t, wt, env, "--store", store, "snap")
-
-	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, wt, store, env, repo := heldStore(t)
 	cmd, out, _ := tbCommand(t, wt, tbEnv(base, "TURNBACK_LOCK_WAIT=10m"), "--store", store, "snap", "-m", "waited")
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
@@ -45,15 +35,7 @@ func TestWaiterGoesToStartingDaemon(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo})
-	d.SetHandler(daemonHandler(d, repo))
-	if err := d.Listen(); err != nil {
-		repo.Close()
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- d.Serve(ctx) }()
+	d, cancel, served := serveHeld(t, repo)
 	// Without the daemon, the snap would wait ten minutes: a generous
 	// bound turns that into a failure that says so.
 	guard := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
@@ -81,17 +63,7 @@ func TestWaiterGoesToStartingDaemon(t *testing.T) {
 // methods run there.
 func TestAPIWaiterGoesToStartingDaemon(t *testing.T) {
 	t.Parallel()
-	base := t.TempDir()
-	wt := filepath.Join(base, "wt")
-	store := filepath.Join(base, "store")
-	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
-	env := tbEnv(base)
-	tbOK(t, wt, env, "--store", store, "snap")
-
-	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, wt, store, env, repo := heldStore(t)
 	waiting := make(chan struct{})
 	type opened struct {
 		r   *turnback.Repo
@@ -111,16 +83,8 @@ func TestAPIWaiterGoesToStartingDaemon(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Open does not say it waits")
 	}
-	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: turnback.NewHandler(repo)})
-	d.SetHandler(daemonHandler(d, repo))
-	if err := d.Listen(); err != nil {
-		repo.Close()
-		t.Fatal(err)
-	}
+	_, cancel, served := serveHeld(t, repo)
 	listened := time.Now()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- d.Serve(ctx) }()
 	var o opened
 	select {
 	case o = <-got:
@@ -146,4 +110,37 @@ func TestAPIWaiterGoesToStartingDaemon(t *testing.T) {
 	if l := tbOK(t, wt, env, "--store", store, "log"); !strings.Contains(l.stdout, "api waited") {
 		t.Errorf("log after the API's snap:\n%s", l.stdout)
 	}
+}
+
+// heldStore makes a work tree base/wt with one snap in base/store, and
+// opens that store in this process as a starting daemon does (holding
+// it, not listening yet). env is the environment of the CLI's commands.
+func heldStore(t *testing.T) (base, wt, store string, env []string, repo *turnback.Repo) {
+	base = t.TempDir()
+	wt = filepath.Join(base, "wt")
+	store = filepath.Join(base, "store")
+	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
+	env = tbEnv(base)
+	tbOK(t, wt, env, "--store", store, "snap")
+	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, wt, store, env, repo
+}
+
+// serveHeld makes this process the daemon of repo's store, with the
+// CLI's handler and the HTTP API, until cancel; served says how Serve
+// ended.
+func serveHeld(t *testing.T, repo *turnback.Repo) (d *daemon.Server, cancel context.CancelFunc, served chan error) {
+	d = daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: turnback.NewHandler(repo)})
+	d.SetHandler(daemonHandler(d, repo))
+	if err := d.Listen(); err != nil {
+		repo.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served = make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	return d, cancel, served
 }
