@@ -256,7 +256,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 // (files and symlinks; directories are not counted).
 func (r *Repo) countChanges(ctx context.Context, t *Turn) error {
 	t.Added, t.Modified, t.Deleted = 0, 0, 0
-	return manifest.Diff(ctx, manifest.NewStoreLoader(r.store), t.Before, t.After, func(c manifest.Change) error {
+	return manifest.Diff(ctx, r.loader(), t.Before, t.After, func(c manifest.Change) error {
 		isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
 		switch c.Kind {
 		case manifest.Added:
@@ -317,6 +317,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		LargeDirFiles: r.opts.LargeDirFiles,
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
+		Trees:         r.trees,
 	}
 	finder := ref.NewFinder()  // for protectLarge (refs.go)
 	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing

@@ -55,7 +55,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	loader := manifest.NewCachingLoader(r.loader())
 	changes := map[string]*manifest.Entry{}
 	for _, d := range displaced {
 		e := *d.Entry

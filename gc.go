@@ -135,6 +135,7 @@ func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 // succeeded.
 func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	res := &GCResult{DryRun: o.DryRun, Checkpoints: []Checkpoint{}}
+	defer r.trees.Clear() // the sweep may take trees out of the store
 	var err error
 	if res.SizeBefore, err = cas.DiskUsage(r.storeDir); err != nil {
 		return nil, err

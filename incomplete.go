@@ -115,7 +115,7 @@ func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][
 	}
 	defer r.unlock()
 	out := map[int][]string{}
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	loader := manifest.NewCachingLoader(r.loader())
 	known := map[cas.Hash]bool{}
 	f := ref.NewFinder()
 	for _, t := range turns {

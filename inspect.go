@@ -89,7 +89,7 @@ func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
 
 func (r *Repo) changes(ctx context.Context, a, b cas.Hash) ([]Change, error) {
 	var out []Change
-	err := manifest.Diff(ctx, manifest.NewStoreLoader(r.store), a, b, func(c manifest.Change) error {
+	err := manifest.Diff(ctx, r.loader(), a, b, func(c manifest.Change) error {
 		out = append(out, Change{Path: c.Path, Kind: c.Kind, What: c.Kind.String(), Old: c.Old, New: c.New})
 		return nil
 	})
@@ -123,7 +123,7 @@ func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
 	}
 	defer r.unlock()
 	info := &SnapshotInfo{ID: h}
-	err = manifest.Walk(ctx, manifest.NewStoreLoader(r.store), h, func(p string, e *manifest.Entry) error {
+	err = manifest.Walk(ctx, r.loader(), h, func(p string, e *manifest.Entry) error {
 		info.Entries = append(info.Entries, PathEntry{Path: p, Entry: *e})
 		if e.Kind == manifest.KindFile {
 			info.Files++
@@ -364,7 +364,7 @@ func (r *Repo) Info(ctx context.Context) (*Info, error) {
 	// subtrees cost nothing however many snapshots hold them.
 	seen := map[cas.Hash]bool{}
 	sizes := map[cas.Hash]int64{}
-	loader := manifest.NewStoreLoader(r.store)
+	loader := r.loader()
 	var size func(h cas.Hash) (int64, error)
 	size = func(h cas.Hash) (int64, error) {
 		if n, ok := sizes[h]; ok {

@@ -110,7 +110,7 @@ func (r *Repo) predict(ctx context.Context, current cas.Hash, plan *restore.Plan
 	}
 	w := r.store.NewWriter()
 	defer w.Cancel()
-	h, err := manifest.Edit(ctx, manifest.NewStoreLoader(r.store), w, current, changes)
+	h, err := manifest.Edit(ctx, r.loader(), w, current, changes)
 	if err != nil {
 		return h, err
 	}

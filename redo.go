@@ -169,7 +169,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	if err != nil {
 		return nil, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
 	}
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	loader := manifest.NewCachingLoader(r.loader())
 	left := map[string]*manifest.Entry{}
 	st := &redoStep{res: &RestoreResult{}}
 	if g.partial() {
@@ -256,7 +256,7 @@ func (r *Repo) nextExpected(ctx context.Context, prev string, scope []string, re
 	if err != nil {
 		return cas.Hash{}, fmt.Errorf("%w: session %s: %v", cas.ErrCorrupt, r.session, err)
 	}
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	loader := manifest.NewCachingLoader(r.loader())
 	changes := map[string]*manifest.Entry{}
 	for _, p := range scope {
 		e, err := manifest.Find(ctx, loader, result, p)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch/daemon"
@@ -114,7 +115,10 @@ type repoCore struct {
 	backend  *cas.Badger
 	store    *cas.Store
 	cache    *walker.StatCache
-	closed   bool
+	// trees: the encodings of trees this process read or stored lately
+	// (loader); gc clears it.
+	trees  *manifest.TreeCache
+	closed bool
 	// recover: a restore failed part way; its journal is finished or
 	// rolled back before the next operation (a process that exits does
 	// this at its next Open).
@@ -283,6 +287,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 			backend:  b,
 			store:    s,
 			cache:    walker.NewStatCache(b),
+			trees:    manifest.NewTreeCache(0),
 		},
 		session: opts.Session,
 		opts:    opts,
@@ -461,4 +466,11 @@ func restorePending(storeDir string) bool {
 		}
 	}
 	return false
+}
+
+// loader reads trees from the store through the process's tree cache:
+// what every operation uses, except those whose point is to read the
+// store itself (verify, verifyUse, gc).
+func (r *Repo) loader() *manifest.StoreLoader {
+	return manifest.NewCachedStoreLoader(r.store, r.trees)
 }

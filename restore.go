@@ -120,7 +120,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	loader := manifest.NewStoreLoader(r.store)
+	loader := r.loader()
 	w := r.store.NewWriter()
 	defer w.Cancel()
 	edits := map[string]*manifest.Entry{}
@@ -261,7 +261,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		return nil, err
 	}
 	var actions []restore.Action
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	loader := manifest.NewCachingLoader(r.loader())
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
 		return nil

@@ -93,7 +93,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nothing()
 	}
 	n = min(n, len(sess.Turns))
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	loader := manifest.NewCachingLoader(r.loader())
 	sc, err := r.scopeOf(ctx, loader, sess.Turns[len(sess.Turns)-n:], closed, specs, o.Paths)
 	if err != nil {
 		return nil, err

@@ -21,9 +21,14 @@ type BlobGetter interface {
 
 // StoreLoader is the Loader over a store: it fetches a tree's encoding
 // and decodes it. It keeps nothing between calls (wrap it in a
-// CachingLoader to remember trees). Errors from the store are returned
-// as they are; an encoding Decode rejects, wrapped as Decode wraps it.
-type StoreLoader struct{ s BlobGetter }
+// CachingLoader to remember decoded trees), unless it was made with a
+// TreeCache (NewCachedStoreLoader), which remembers encodings. Errors
+// from the store are returned as they are; an encoding Decode rejects,
+// wrapped as Decode wraps it.
+type StoreLoader struct {
+	s     BlobGetter
+	cache *TreeCache
+}
 
 // NewStoreLoader returns a Loader reading trees from s: what anything
 // that reads stored trees (undo, diff, gc, a capture's previous
@@ -32,6 +37,9 @@ func NewStoreLoader(s BlobGetter) *StoreLoader { return &StoreLoader{s: s} }
 
 // LoadTree implements Loader.
 func (l *StoreLoader) LoadTree(ctx context.Context, h cas.Hash) (*Tree, error) {
+	if l.cache != nil {
+		return l.loadCached(ctx, h)
+	}
 	data, err := l.s.GetBlob(ctx, h)
 	if err != nil {
 		return nil, err

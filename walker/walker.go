@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,10 @@ type Options struct {
 	// the size limit that is read (rel: its slash-separated path), in the
 	// same read as its BLAKE3 (see large.go).
 	LargeSums func(rel string) (sha256, gitOID bool)
+	// Trees, if set, is where the capture reads stored trees through
+	// (the previous snapshot's, the base's) and where it adds the trees
+	// it stored, once they are flushed (see manifest.TreeCache).
+	Trees *manifest.TreeCache
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -147,6 +152,16 @@ type capture struct {
 	// knowPrev: Options.Previous is in the store, so the directories of
 	// its trees may be read from the stat cache's records (prevDir.know).
 	knowPrev bool
+	// stored: the trees this capture stored, for Options.Trees once
+	// they are flushed.
+	stored []storedTree
+}
+
+// storedTree is a tree a capture stored: its hash and a copy of its
+// encoding.
+type storedTree struct {
+	hash cas.Hash
+	data []byte
 }
 
 // Capture walks the work tree open at root, stores every new blob and
@@ -174,7 +189,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		start:  time.Now(),
 		sem:    make(chan struct{}, opts.Workers),
 		prog:   prog,
-		loader: manifest.NewStoreLoader(s),
+		loader: manifest.NewCachedStoreLoader(s, opts.Trees),
 		totals: opts.Totals,
 	}
 	if c.totals == nil && c.incremental() {
@@ -216,6 +231,9 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	}
 	if err := c.w.Flush(); err != nil {
 		return nil, err
+	}
+	for _, t := range c.stored {
+		opts.Trees.Add(t.hash, t.data)
 	}
 	if len(c.cacheWrites) > 0 {
 		b := opts.Cache.b.NewBatch()
@@ -472,6 +490,11 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		// A tree equal to the previous snapshot's is already stored.
 		if h, err = c.w.PutBlob(ctx, data); err != nil {
 			return manifest.Entry{}, err
+		}
+		if c.opts.Trees != nil {
+			c.mu.Lock()
+			c.stored = append(c.stored, storedTree{h, slices.Clone(data)})
+			c.mu.Unlock()
 		}
 	}
 	c.noteTotals(h, tree) // Options.Totals: counted as written (incremental.go)
