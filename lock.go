@@ -100,5 +100,33 @@ func (r *Repo) acquire(ctx context.Context) error {
 // WatchProblem, which have no context and must not fail).
 func (r *Repo) hold() { r.turn <- struct{}{} }
 
-// unlock gives the store's turn back.
-func (r *Repo) unlock() { <-r.turn }
+// unlock gives the store's turn back, after running the work the
+// operation left for its end (later). In a watching Repo (the daemon)
+// that work runs after the caller has its answer, still holding the
+// turn: the next operation waits for it.
+func (r *Repo) unlock() {
+	work := r.after
+	r.after = nil
+	if len(work) == 0 {
+		<-r.turn
+		return
+	}
+	if r.watch != nil {
+		go func() {
+			defer func() { <-r.turn }()
+			for _, f := range work {
+				f()
+			}
+		}()
+		return
+	}
+	for _, f := range work {
+		f()
+	}
+	<-r.turn
+}
+
+// later leaves f to run at the end of the current operation (see
+// unlock): work whose result no caller waits for, such as teaching the
+// stat cache what a restore wrote. The caller holds the turn.
+func (r *Repo) later(f func()) { r.after = append(r.after, f) }

@@ -126,6 +126,9 @@ type repoCore struct {
 	// recovered: Open finished an interrupted restore (Recover says so).
 	recovered bool
 	watch     *watchState // set by Watch
+	// after: work the operation holding the turn left for its end
+	// (lock.go).
+	after []func()
 	// holder describes the operation that holds the turn (views wait
 	// for it).
 	holderMu sync.Mutex

@@ -187,13 +187,27 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
-	if err := r.verifyUse(ctx, cp, plan.Actions); err != nil {
-		return nil, err
-	}
 	amended := cp
 	opts := r.restoreOptions(&amended)
 	opts.Meta, opts.Force = data, force
+	// While Apply stages the files, the checkpoint's content is checked
+	// (verifyUse); Apply waits for it before the commit point (Ready),
+	// and a failure changes nothing.
+	ready := make(chan error, 1)
+	go func() { ready <- r.verifyUse(ctx, cp, plan.Actions) }()
+	var readyErr error
+	waited := false
+	wait := func() error {
+		if !waited {
+			readyErr, waited = <-ready, true
+		}
+		return readyErr
+	}
+	opts.Ready = wait
 	res, err := restore.Apply(ctx, root, plan, opts)
+	if rerr := wait(); rerr != nil {
+		return nil, rerr // Apply changed nothing and returned it
+	}
 	if cerr := changedConflict(err, out); cerr != nil {
 		return out, cerr
 	}
@@ -208,7 +222,9 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 		written = append(written, walker.Written{Path: wf.Path, Hash: wf.Hash, Info: wf.Info})
 	}
 	// The stat cache is a hint: failing to update it costs a re-read.
-	_ = r.cache.Record(ctx, written)
+	// It is taught at the end of the operation (in the daemon, after
+	// the answer).
+	r.later(func() { _ = r.cache.Record(context.WithoutCancel(ctx), written) })
 	out.Checkpoint, out.Result = amended, result
 	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
 	out.Conflicts = displacedNotes(res.Displaced)

@@ -59,6 +59,12 @@ type Options struct {
 	// them to its checkpoint). It must be deterministic: recovery calls
 	// it again with the same arguments.
 	Amend func(ctx context.Context, meta []byte, displaced []Displaced) ([]byte, error)
+	// Ready, if set, is waited for just before the commit point, after
+	// the staging and the check: the caller's own preparations (making
+	// its metadata's records durable, checking what it relies on) run
+	// meanwhile. An error from it makes Apply change nothing and return
+	// that error as it is.
+	Ready func() error
 
 	// verify: finishing a journal after a crash, when the disk may have
 	// been edited since (see finish).
@@ -199,6 +205,13 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		unstage(d, st.Files)
 		_ = removeDurable(opts.JournalDir, stagingName)
 		return nil, err
+	}
+	if opts.Ready != nil {
+		if err := opts.Ready(); err != nil {
+			unstage(d, st.Files)
+			_ = removeDurable(opts.JournalDir, stagingName)
+			return nil, err
+		}
 	}
 	// What each staged file is, synced and closed (Result.Written).
 	staged := map[int]fs.FileInfo{}

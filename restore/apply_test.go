@@ -589,3 +589,54 @@ func applyAll(t *testing.T, e *env, as []Action, want tree) {
 	checkLists(t, res, as)
 	checkClean(t, e)
 }
+
+// TestApplyReady: Ready runs once, after every file is staged and before
+// the commit point (no journal yet); an error from it leaves the work
+// tree as it was, with no staging file, journal or staging list, and is
+// returned as it is; without an error the restore goes on.
+func TestApplyReady(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
+			e := newEnv(t)
+			old := tree{"a": file("1", 0o644), "d": dir(0o755), "d/b": file("2", 0o644)}
+			new := tree{"a": file("one", 0o644), "d": dir(0o755), "d/b": file("two", 0o600), "c": file("3", 0o644)}
+			build(t, e.dir, old)
+			o := e.opts()
+			calls := 0
+			o.Ready = func() error {
+				calls++
+				if journalExists(t, e) {
+					t.Error("the journal exists when Ready is called")
+				}
+				if n := len(stagingLeftovers(t, e.dir)); n != 3 {
+					t.Errorf("%d staged files when Ready is called; want 3", n)
+				}
+				if fail {
+					return errInjected
+				}
+				return nil
+			}
+			res, err := Apply(context.Background(), e.root(), e.plan(e.actions(old, new)), o)
+			if calls != 1 {
+				t.Fatalf("Ready called %d times", calls)
+			}
+			if fail {
+				if err != errInjected {
+					t.Fatalf("Apply = %v; want Ready's error as it is", err)
+				}
+				checkTree(t, e.dir, old)
+				checkClean(t, e)
+				if e.commitCount() != 0 {
+					t.Fatal("committed although Ready failed")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTree(t, e.dir, new)
+			checkClean(t, e)
+			checkLists(t, res, e.actions(old, new))
+		})
+	}
+}
