@@ -23,7 +23,51 @@ type WatchOptions struct {
 	Logf func(format string, args ...any)
 	// Phases, if set, is filled with what Watch's start-up took.
 	Phases *WatchPhases
+	// Watcher, if set, is a watcher StartWatcher built before the store
+	// was open: Watch takes it over (and closes it when the Repo
+	// closes) instead of building one. Its QueueSize and Logf were
+	// given to StartWatcher.
+	Watcher *Watcher
 }
+
+// Watcher is a watcher built by StartWatcher, for Repo.Watch.
+type Watcher struct {
+	w        *watch.Watcher
+	workTree string
+	build    time.Duration
+}
+
+// StartWatcher watches every directory of workTree, whose store is
+// storeDir, without opening the store: a watch daemon started by a
+// command that still holds the store (a first capture) builds its
+// watches while that command runs, then opens the store and hands the
+// watcher to Repo.Watch, which then only makes the first capture. Every
+// directory is watched when it returns, so a capture that starts later
+// is a valid base (see Repo.Watch). The caller closes the Watcher if it
+// does not hand it over.
+func StartWatcher(ctx context.Context, workTree, storeDir string, o WatchOptions) (*Watcher, error) {
+	wt, err := canonical(workTree)
+	if err != nil {
+		return nil, err
+	}
+	cookies := filepath.Join(storeDir, "watch-sync")
+	if err := os.MkdirAll(cookies, 0o700); err != nil {
+		return nil, fmt.Errorf("turnback: watch: %w", err)
+	}
+	w, err := watch.New(wt, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf})
+	if err != nil {
+		return nil, fmt.Errorf("turnback: %w", err)
+	}
+	start := time.Now()
+	if err := w.Start(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("turnback: %w", err)
+	}
+	return &Watcher{w: w, workTree: wt, build: time.Since(start)}, nil
+}
+
+// Close stops a Watcher that was not handed to Repo.Watch.
+func (w *Watcher) Close() error { return w.w.Close() }
 
 // WatchPhases is what Repo.Watch's start-up took.
 type WatchPhases struct {
@@ -128,31 +172,46 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 		r.unlock()
 		return fmt.Errorf("turnback: %s is already watched by this process", r.workTree)
 	}
-	cookies := filepath.Join(r.storeDir, "watch-sync")
-	if err := os.MkdirAll(cookies, 0o700); err != nil {
-		r.unlock()
-		return fmt.Errorf("turnback: watch: %w", err)
-	}
-	w, err := watch.New(r.workTree, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf,
-		StartPause: r.yieldToOps(&ph.Yielded)})
-	if err != nil {
-		r.unlock()
-		return fmt.Errorf("turnback: %w", err)
+	var w *watch.Watcher
+	var err error
+	if o.Watcher != nil {
+		if o.Watcher.workTree != r.workTree {
+			r.unlock()
+			return fmt.Errorf("turnback: watch: the watcher given watches %s, not %s", o.Watcher.workTree, r.workTree)
+		}
+		w, ph.Build = o.Watcher.w, o.Watcher.build
+	} else {
+		cookies := filepath.Join(r.storeDir, "watch-sync")
+		if err := os.MkdirAll(cookies, 0o700); err != nil {
+			r.unlock()
+			return fmt.Errorf("turnback: watch: %w", err)
+		}
+		w, err = watch.New(r.workTree, watch.Options{QueueSize: o.QueueSize, CookieDir: cookies, Logf: o.Logf,
+			StartPause: r.yieldToOps(&ph.Yielded)})
+		if err != nil {
+			r.unlock()
+			return fmt.Errorf("turnback: %w", err)
+		}
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	ws := &watchState{w: w, cancel: cancel, totals: walker.NewTreeTotals()}
+	// A watcher from StartWatcher is built: a capture a command makes
+	// before Watch takes the turn again is a valid base.
+	ws := &watchState{w: w, cancel: cancel, totals: walker.NewTreeTotals(), built: o.Watcher != nil}
 	r.watch = ws
 	r.unlock()
 	if watchStep != nil {
 		watchStep(r.workTree, "build")
 	}
 	// The build, without the store's turn: captures meanwhile are full
-	// walks (planWatched), and stopWatch only cancels wctx.
-	start := time.Now()
-	stop := context.AfterFunc(ctx, cancel) // ctx ends the build too
-	err = w.Start(wctx)
-	stop()
-	ph.Build = time.Since(start)
+	// walks (planWatched), and stopWatch only cancels wctx. A watcher
+	// from StartWatcher is built already.
+	if o.Watcher == nil {
+		start := time.Now()
+		stop := context.AfterFunc(ctx, cancel) // ctx ends the build too
+		err = w.Start(wctx)
+		stop()
+		ph.Build = time.Since(start)
+	}
 	if watchStep != nil {
 		watchStep(r.workTree, "built")
 	}
@@ -184,7 +243,7 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	} else {
 		// A first full capture now, so that the first command is
 		// incremental already. It records nothing.
-		start = time.Now()
+		start := time.Now()
 		if _, err := r.capture(ctx); err != nil {
 			r.stopWatch()
 			return err
@@ -195,7 +254,7 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	// wrote them (an incremental capture adds up the trees it reuses;
 	// on a large tree the first count loads every tree).
 	if !ws.totals.Has(ws.base) {
-		start = time.Now()
+		start := time.Now()
 		if err := r.countBase(ctx); err != nil {
 			r.stopWatch()
 			return err

@@ -61,6 +61,7 @@ func (c *capture) reuseRoot(ctx context.Context) (*Result, bool) {
 // addTotals counts a reused directory (path p) and everything below it.
 func (c *capture) addTotals(p string, t *treeTotal) {
 	c.prog.Files.Add(t.files)
+	c.prog.Dirs.Add(t.dirs + 1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := &c.stats

@@ -78,6 +78,7 @@ type Options struct {
 // runs.
 type Progress struct {
 	Files       atomic.Int64 // files seen
+	Dirs        atomic.Int64 // directories seen
 	HashedFiles atomic.Int64 // files read
 	HashedBytes atomic.Int64 // bytes read
 }
@@ -315,6 +316,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			s.DirsRead++
 		}
 	})
+	c.prog.Dirs.Add(1)
 	sc := getScratch()
 	defer sc.release()
 	ents, err := d.list(sc)

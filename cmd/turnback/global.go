@@ -220,7 +220,9 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			return nil, forwardedExit{code}
 		}
 	}
-	opts.Progress = progressCounters(g)
+	if opts.Progress = progressCounters(g); opts.Progress == nil {
+		opts.Progress = &turnback.Progress{} // for autowatch's Early
+	}
 	if g.progress != nil {
 		opts.RestoreProgress = g.progress.Restore
 	}
@@ -248,6 +250,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
+		g.local.Early(g.getenv, g.force, opts.Progress)
 	}
 	return repo, err
 }

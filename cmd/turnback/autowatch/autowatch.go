@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/turnback/turnback"
@@ -63,6 +64,11 @@ type Local struct {
 	Captured           int64 // files of the largest capture, -1: none
 	Dirs               int64 // directories of the largest capture
 	TimedOut           bool  // a capture ran out of its time budget
+
+	// early: the daemon Early started, if any; stop and done end and
+	// wait for its watch of the capture's progress.
+	early      *exec.Cmd
+	stop, done chan struct{}
 }
 
 // NewLocal is the Local of a command on workTree and storeDir that has
@@ -92,31 +98,25 @@ func (l *Local) NoteTimedOut() {
 // Start starts a watch daemon for the folder l captured, if the rules
 // (see doc.go) ask for one, without waiting for it. An error says the
 // daemon could not be started; a daemon that starts but cannot watch
-// says why in watch.log (and watch.failed).
+// says why in watch.log (and watch.failed). A daemon Early started
+// while the command captured is kept if the rules still ask for one
+// with the capture's final counts, and stopped otherwise.
 func Start(l *Local, getenv func(string) string, force bool) error {
-	if !supported || l == nil || (l.Captured < 0 && !l.TimedOut) {
+	if l == nil {
 		return nil
 	}
-	limit, err := Files(getenv)
-	if err != nil || limit == 0 || (l.Captured < limit && !l.TimedOut) {
+	l.stopEarly()
+	want := (l.Captured >= 0 || l.TimedOut) && l.allowed(getenv, l.Captured, l.Dirs, l.TimedOut)
+	if l.early != nil {
+		if !want {
+			// It holds nothing yet but the watches, or the store for an
+			// instant: it stops as on "watch --stop".
+			_ = l.early.Process.Signal(syscall.SIGTERM)
+		}
+		_ = l.early.Process.Release()
 		return nil
 	}
-	if turnback.CheckLocation(l.WorkTree, l.StoreDir, false) != nil {
-		// "/" or the home directory (allowed with --force): watching
-		// every directory there is not done unasked.
-		return nil
-	}
-	if fi, err := os.Stat(filepath.Join(l.StoreDir, FailedName)); err == nil && time.Since(fi.ModTime()) < Retry {
-		return nil
-	}
-	if ok, _ := watchableFS(l.WorkTree); !ok {
-		// inotify does not see what another machine changes there: a
-		// daemon would trust a watcher that misses edits.
-		return nil
-	}
-	if !watchHeadroom(l.Dirs) {
-		// The daemon would take watches the user's other programs
-		// (editors, bundlers) need.
+	if !want {
 		return nil
 	}
 	if _, ok := daemon.Ping(l.StoreDir); ok {
@@ -131,11 +131,45 @@ func Start(l *Local, getenv func(string) string, force bool) error {
 	return nil
 }
 
+// allowed applies the rules (see doc.go) to a folder whose capture
+// found files files and dirs directories (timedOut: it ran out of its
+// time budget).
+func (l *Local) allowed(getenv func(string) string, files, dirs int64, timedOut bool) bool {
+	if !supported {
+		return false
+	}
+	limit, err := Files(getenv)
+	if err != nil || limit == 0 || (files < limit && !timedOut) {
+		return false
+	}
+	if turnback.CheckLocation(l.WorkTree, l.StoreDir, false) != nil {
+		// "/" or the home directory (allowed with --force): watching
+		// every directory there is not done unasked.
+		return false
+	}
+	if fi, err := os.Stat(filepath.Join(l.StoreDir, FailedName)); err == nil && time.Since(fi.ModTime()) < Retry {
+		return false
+	}
+	if ok, _ := watchableFS(l.WorkTree); !ok {
+		// inotify does not see what another machine changes there: a
+		// daemon would trust a watcher that misses edits.
+		return false
+	}
+	// The daemon would otherwise take watches the user's other programs
+	// (editors, bundlers) need.
+	return watchHeadroom(dirs)
+}
+
 // StartDaemon starts "turnback watch" for the folder as a background
 // process in a session of its own, logging to watch.log in the store.
 // It returns the process, the log's path and where this start's lines
 // begin in it.
 func StartDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, extra ...string) (*exec.Cmd, string, int64, error) {
+	return startDaemon(workTree, storeDir, force, idle, queue, nil, extra...)
+}
+
+// startDaemon is StartDaemon with env added to the daemon's environment.
+func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, env []string, extra ...string) (*exec.Cmd, string, int64, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
@@ -165,7 +199,7 @@ func StartDaemon(workTree, storeDir string, force bool, idle time.Duration, queu
 	args = append(args, extra...)
 	c := exec.Command(exe, args...)
 	c.Stdin, c.Stdout, c.Stderr = nil, logf, logf
-	c.Env = daemonEnv(os.Environ())
+	c.Env = append(daemonEnv(os.Environ()), env...)
 	c.Dir = "/"
 	c.SysProcAttr = detachAttr()
 	if err := c.Start(); err != nil {

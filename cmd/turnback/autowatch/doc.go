@@ -18,6 +18,17 @@
 // and a command that comes meanwhile is never held up by it (see
 // package daemons, "Start-up").
 //
+// Early: a capture that is still running when it has seen that many
+// files (Local.Early polls its progress) starts the daemon at once,
+// with EarlyEnv set to the command's pid. That daemon watches every
+// directory while the capture goes on, then waits for the store the
+// command holds, so it is ready one capture after the command ends
+// instead of after a build and a capture (on a million files, the build
+// alone takes seconds). At the end of the command Start applies the
+// rules again with the capture's final counts (the directories, for
+// the watch headroom, are known only then) and stops that daemon
+// (SIGTERM) if they no longer call for one; it never starts a second.
+//
 // None starts:
 //
 //   - outside Linux (elsewhere a watcher may need a descriptor per file);

@@ -33,6 +33,15 @@
 // went: open, watcher build, first capture (none when a command's full
 // capture after the build serves as the base), count.
 //
+// A daemon started early by a command that still captures the folder
+// (RunOptions.EarlyPID, autowatch's Early) builds its watcher first,
+// without the store (turnback.StartWatcher), then opens the store,
+// waiting as long as that command's process runs and
+// turnback.DefaultLockWait more (buildEarly), unless another daemon
+// answers for the store meanwhile; Repo.Watch then takes the built
+// watcher, and its first capture (or a command's made before it) is
+// the base.
+//
 // # Stopping
 //
 // Stop asks a daemon over its socket and waits (stopGrace) for the

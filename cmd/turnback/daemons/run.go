@@ -35,6 +35,10 @@ type RunOptions struct {
 	// Listen: a loopback TCP address to serve the HTTP API on too, with
 	// the store's bearer token (turnback serve --listen).
 	Listen string
+	// EarlyPID: the daemon was started by that process while it still
+	// captures the folder, holding the store (autowatch's Early): the
+	// watcher is built first, then the store waited for (see early.go).
+	EarlyPID int
 }
 
 // ErrRunning: a daemon already serves the store.
@@ -69,9 +73,23 @@ func Run(ctx context.Context, o RunOptions) error {
 	opts.Holder = fmt.Sprintf("turnback watch (pid %d) in %s", os.Getpid(), workTree)
 	opts.OnWait = func(holder string) { logger.Printf("waiting for the store, held by %s", holder) }
 	opts.Local = true
+	var built *turnback.Watcher
+	if o.EarlyPID > 0 {
+		b, err := buildEarly(ctx, o, storeDir, logger.Printf, &opts)
+		if err != nil {
+			if auto {
+				autowatch.NoteFailure(storeDir, err)
+			}
+			return watchError(err)
+		}
+		built = b
+	}
 	opened := time.Now()
 	repo, err := turnback.Open(ctx, workTree, opts)
 	openTook := time.Since(opened)
+	if err != nil && built != nil {
+		built.Close()
+	}
 	if err != nil {
 		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
 			// Two commands that finished together both started one;
@@ -124,7 +142,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		defer d.End()
 		var ph turnback.WatchPhases
-		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: o.Queue, Logf: logger.Printf, Phases: &ph}); err != nil {
+		if err := repo.Watch(wctx, turnback.WatchOptions{QueueSize: o.Queue, Logf: logger.Printf, Phases: &ph, Watcher: built}); err != nil {
 			if wctx.Err() == nil {
 				watchErr = err
 				if auto {
