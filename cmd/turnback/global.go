@@ -250,7 +250,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
-		g.local.Early(g.getenv, g.force, opts.Progress)
+		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress)
 	}
 	return repo, err
 }

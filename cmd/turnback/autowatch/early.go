@@ -35,9 +35,15 @@ func EarlyPID(getenv func(string) string) int {
 // watches every directory meanwhile and opens the store once this
 // command lets it go, so it is ready a first capture after the command
 // ends instead of after its own build and capture. Start, at the end of
-// the command, keeps or stops it. On a nil Local or prog, or where no
-// daemon starts by itself, nothing.
-func (l *Local) Early(getenv func(string) string, force bool, prog *turnback.Progress) {
+// the command, keeps or stops it. Only the commands whose capture
+// counts for the rules (command: snap, end, status, hook) do this. On a
+// nil Local or prog, or where no daemon starts by itself, nothing.
+func (l *Local) Early(command string, getenv func(string) string, force bool, prog *turnback.Progress) {
+	switch command {
+	case "snap", "end", "status", "hook":
+	default:
+		return
+	}
 	if l == nil || prog == nil || !supported {
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback"
 )
 
 // TestStartKeepsOrStopsEarly: at the end of the command, a daemon Early
@@ -63,5 +65,25 @@ func TestStartKeepsOrStopsEarly(t *testing.T) {
 				t.Fatalf("SIGTERM received: %v; want %v (kept: %v)", got, !tc.wantKept, tc.wantKept)
 			}
 		})
+	}
+}
+
+// TestEarlyOnlyForCountingCommands: only the commands whose capture
+// counts for the rules watch their capture's progress.
+func TestEarlyOnlyForCountingCommands(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("automatic daemons are started on Linux only")
+	}
+	getenv := func(string) string { return "" }
+	for _, tc := range []struct {
+		command string
+		watches bool
+	}{{"snap", true}, {"end", true}, {"status", true}, {"hook", true}, {"undo", false}, {"redo", false}, {"restore", false}, {"log", false}} {
+		l := NewLocal(t.TempDir(), t.TempDir())
+		l.Early(tc.command, getenv, false, &turnback.Progress{})
+		if got := l.stop != nil; got != tc.watches {
+			t.Errorf("%s: watches its capture: %v, want %v", tc.command, got, tc.watches)
+		}
+		l.stopEarly()
 	}
 }
