@@ -366,7 +366,11 @@ type Written struct {
 
 // Record teaches the cache files written outside a capture (by a
 // restore), so the next capture need not read them again. Files written
-// too recently to be trusted are skipped (see trusted).
+// too recently to be trusted are skipped (see trusted): a directory
+// where none can be trusted (a small restore, just written) is left as
+// it is, since the entries of the files replaced there can no longer
+// match (another inode, another change time) and the next capture
+// rewrites its record anyway.
 func (c *StatCache) Record(ctx context.Context, files []Written) error {
 	now := time.Now()
 	byDir := map[string][]Written{}
@@ -374,6 +378,11 @@ func (c *StatCache) Record(ctx context.Context, files []Written) error {
 		dir, _ := path.Split(f.Path)
 		dir = path.Clean("/" + dir)[1:]
 		byDir[dir] = append(byDir[dir], f)
+	}
+	for dir, fs := range byDir {
+		if !slices.ContainsFunc(fs, func(f Written) bool { return trusted(statFunc(f.Info), now) }) {
+			delete(byDir, dir)
+		}
 	}
 	var sets []cas.Entry
 	for dir, fs := range byDir {

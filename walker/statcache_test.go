@@ -3,6 +3,7 @@
 package walker
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -225,6 +226,27 @@ func TestRecord(t *testing.T) {
 	}
 	if err := cache.Record(context.Background(), nil); err != nil {
 		t.Errorf("Record(nil): %v", err)
+	}
+	// A directory where nothing written can be trusted yet is left as
+	// it is: no read of its record, no write.
+	before, err := cache.b.Get(context.Background(), cacheKey("sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "sub/b.txt", "b3", 0o644)
+	fi, err := os.Lstat(abs(dir, "sub/b.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.Record(context.Background(), []Written{{Path: "sub/b.txt", Hash: cas.Sum([]byte("b3")), Info: fi}}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := cache.b.Get(context.Background(), cacheKey("sub")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("Record of an untrusted file changed its directory's record (%v)", err)
+	}
+	r3 := snap(t, dir, s, Options{Cache: cache, Previous: r2.Root})
+	if got := flatten(t, s, r3.Root); got["sub/b.txt"].Hash != cas.Sum([]byte("b3")) {
+		t.Errorf("after the skipped record, sub/b.txt captured as %s, want that of b3", got["sub/b.txt"].Hash.Short())
 	}
 }
 
