@@ -7,9 +7,11 @@ package turnback
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -205,8 +207,15 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	}
 	opts.Ready = wait
 	res, err := restore.Apply(ctx, root, plan, opts)
+	applied := time.Now()
 	if rerr := wait(); rerr != nil {
-		return nil, rerr // Apply changed nothing and returned it
+		// Apply changed nothing and returned it; its clean-up of the
+		// staged files is best effort: the next operation finishes it.
+		r.recover = true
+		if ctx.Err() != nil && errors.Is(rerr, ctx.Err()) {
+			return nil, ctx.Err() // cancelled, not a damaged store
+		}
+		return nil, rerr
 	}
 	if cerr := changedConflict(err, out); cerr != nil {
 		return out, cerr
@@ -224,7 +233,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	// The stat cache is a hint: failing to update it costs a re-read.
 	// It is taught at the end of the operation (in the daemon, after
 	// the answer).
-	r.later(func() { _ = r.cache.Record(context.WithoutCancel(ctx), written) })
+	r.later(func() { _ = r.cache.Record(context.WithoutCancel(ctx), written, applied) })
 	out.Checkpoint, out.Result = amended, result
 	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
 	out.Conflicts = displacedNotes(res.Displaced)

@@ -25,8 +25,8 @@ type WatchOptions struct {
 	Phases *WatchPhases
 	// Watcher, if set, is a watcher StartWatcher built before the store
 	// was open: Watch takes it over (and closes it when the Repo
-	// closes) instead of building one. Its QueueSize and Logf were
-	// given to StartWatcher.
+	// closes, or when Watch fails) instead of building one. Its
+	// QueueSize and Logf were given to StartWatcher.
 	Watcher *Watcher
 }
 
@@ -62,6 +62,10 @@ func StartWatcher(ctx context.Context, workTree, storeDir string, o WatchOptions
 	if err := w.Start(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("turnback: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		w.Close() // the build stopped part way
+		return nil, err
 	}
 	return &Watcher{w: w, workTree: wt, build: time.Since(start)}, nil
 }
@@ -165,11 +169,19 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	if ph == nil {
 		ph = &WatchPhases{}
 	}
+	// A watcher given and not taken over is closed.
+	drop := func() {
+		if o.Watcher != nil {
+			o.Watcher.Close()
+		}
+	}
 	if err := r.lock(ctx); err != nil {
+		drop()
 		return err
 	}
 	if r.watch != nil {
 		r.unlock()
+		drop()
 		return fmt.Errorf("turnback: %s is already watched by this process", r.workTree)
 	}
 	var w *watch.Watcher
@@ -177,6 +189,7 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	if o.Watcher != nil {
 		if o.Watcher.workTree != r.workTree {
 			r.unlock()
+			drop()
 			return fmt.Errorf("turnback: watch: the watcher given watches %s, not %s", o.Watcher.workTree, r.workTree)
 		}
 		w, ph.Build = o.Watcher.w, o.Watcher.build

@@ -365,14 +365,15 @@ type Written struct {
 }
 
 // Record teaches the cache files written outside a capture (by a
-// restore), so the next capture need not read them again. Files written
-// too recently to be trusted are skipped (see trusted): a directory
+// restore), so the next capture need not read them again; at is when
+// the files' stat data was taken (Record may run later). Files written
+// too recently before at to be trusted are skipped (see trusted): a directory
 // where none can be trusted (a small restore, just written) is left as
 // it is, since the entries of the files replaced there can no longer
 // match (another inode, another change time) and the next capture
 // rewrites its record anyway.
-func (c *StatCache) Record(ctx context.Context, files []Written) error {
-	now := time.Now()
+func (c *StatCache) Record(ctx context.Context, files []Written, at time.Time) error {
+	now := at
 	byDir := map[string][]Written{}
 	for _, f := range files {
 		dir, _ := path.Split(f.Path)

@@ -205,7 +205,7 @@ func TestRecord(t *testing.T) {
 		}
 		ws = append(ws, Written{Path: p, Hash: cas.Sum([]byte(data)), Info: fi})
 	}
-	if err := cache.Record(context.Background(), ws); err != nil {
+	if err := cache.Record(context.Background(), ws, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if cacheRecord(cache, "").lookup("d.txt") != nil {
@@ -224,7 +224,7 @@ func TestRecord(t *testing.T) {
 			t.Errorf("%s: hash %s, want that of %q", p, got[p].Hash.Short(), data)
 		}
 	}
-	if err := cache.Record(context.Background(), nil); err != nil {
+	if err := cache.Record(context.Background(), nil, time.Now()); err != nil {
 		t.Errorf("Record(nil): %v", err)
 	}
 	// A directory where nothing written can be trusted yet is left as
@@ -238,7 +238,7 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cache.Record(context.Background(), []Written{{Path: "sub/b.txt", Hash: cas.Sum([]byte("b3")), Info: fi}}); err != nil {
+	if err := cache.Record(context.Background(), []Written{{Path: "sub/b.txt", Hash: cas.Sum([]byte("b3")), Info: fi}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if after, err := cache.b.Get(context.Background(), cacheKey("sub")); err != nil || !bytes.Equal(after, before) {

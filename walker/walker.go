@@ -154,9 +154,15 @@ type capture struct {
 	// its trees may be read from the stat cache's records (prevDir.know).
 	knowPrev bool
 	// stored: the trees this capture stored, for Options.Trees once
-	// they are flushed.
-	stored []storedTree
+	// they are flushed, up to maxStored bytes (storedBytes so far).
+	stored      []storedTree
+	storedBytes int
 }
+
+// maxStored bounds the trees a capture keeps for Options.Trees: a
+// generation of the cache's default size (a first capture of a large
+// tree would otherwise hold every tree it wrote until its end).
+const maxStored = manifest.DefaultTreeCacheBytes / 2
 
 // storedTree is a tree a capture stored: its hash and a copy of its
 // encoding.
@@ -495,7 +501,10 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 		if c.opts.Trees != nil {
 			c.mu.Lock()
-			c.stored = append(c.stored, storedTree{h, slices.Clone(data)})
+			if c.storedBytes+len(data) <= maxStored {
+				c.stored = append(c.stored, storedTree{h, slices.Clone(data)})
+				c.storedBytes += len(data)
+			}
 			c.mu.Unlock()
 		}
 	}

@@ -85,6 +85,8 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 		if p.Event.Action == agent.End {
 			h.backgroundPush(p.Session, false)
 		}
+	} else {
+		h.local.Abandon()
 	}
 	if tell := a.Tell(p.Event, notice, g.getenv); tell != nil {
 		*out = string(tell)

@@ -220,9 +220,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			return nil, forwardedExit{code}
 		}
 	}
-	if opts.Progress = progressCounters(g); opts.Progress == nil {
-		opts.Progress = &turnback.Progress{} // for autowatch's Early
-	}
+	opts.Progress = progressCounters(g)
 	if g.progress != nil {
 		opts.RestoreProgress = g.progress.Restore
 	}
@@ -230,6 +228,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	if g.served != nil {
 		return g.served.view(opts)
 	}
+	opts.Progress = autowatch.Counted(opts.Progress)
 	repo, err := turnback.Open(ctx, workTree, opts)
 	for try := 0; errors.Is(err, turnback.ErrBusy) && storeDir != ""; try++ {
 		// A daemon may have started meanwhile.

@@ -80,6 +80,8 @@ func execute(ctx context.Context, g *globals) int {
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		g.autoWatch()
+	} else {
+		g.local.Abandon() // a daemon it started early goes
 	}
 	// Commands that end without stopping their progress line (an error,
 	// or one that never captures) must not leave its goroutine behind: a

@@ -246,11 +246,11 @@ func Note(getenv func(string) string, storeDir string) string {
 
 // daemonEnv is the environment of a daemon started from this one: the
 // same, less what belongs to this process alone (its CPU profile, which
-// the daemon would overwrite).
+// the daemon would overwrite, and the pid an early daemon was given).
 func daemonEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "TURNBACK_CPUPROFILE=") {
+		if strings.HasPrefix(kv, "TURNBACK_CPUPROFILE=") || strings.HasPrefix(kv, EarlyEnv+"=") {
 			continue
 		}
 		out = append(out, kv)

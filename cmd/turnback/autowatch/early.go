@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/turnback/turnback"
@@ -79,6 +80,34 @@ func (l *Local) Early(command string, getenv func(string) string, force bool, pr
 			return
 		}
 	}()
+}
+
+// Counted returns p, or new counters if p is nil: a command's captures
+// need counters for Early to watch.
+func Counted(p *turnback.Progress) *turnback.Progress {
+	if p == nil {
+		return &turnback.Progress{}
+	}
+	return p
+}
+
+// Abandon is the end of a command that failed: a daemon Early started
+// is stopped (SIGTERM), unless the capture ran out of its time budget
+// (the folder is large: Start would have kept it). On a nil Local,
+// nothing.
+func (l *Local) Abandon() {
+	if l == nil {
+		return
+	}
+	l.stopEarly()
+	if l.early == nil {
+		return
+	}
+	if !l.TimedOut {
+		_ = l.early.Process.Signal(syscall.SIGTERM)
+	}
+	_ = l.early.Process.Release()
+	l.early = nil
 }
 
 // stopEarly ends Early's watch and waits for it (after it, l.early is

@@ -17,7 +17,8 @@ import (
 // TestStartKeepsOrStopsEarly: at the end of the command, a daemon Early
 // started is kept when the rules still ask for one with the capture's
 // final counts, and stopped (SIGTERM) when they do not; either way no
-// second daemon starts.
+// second daemon starts. A command that fails (Abandon) stops it, unless
+// its capture ran out of its time budget.
 func TestStartKeepsOrStopsEarly(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("automatic daemons are started on Linux only")
@@ -31,14 +32,19 @@ func TestStartKeepsOrStopsEarly(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		files    int64
+		timedOut bool
+		failed   bool
 		wantKept bool
 	}{
-		{"enough files", 6, true},
-		{"too few files in the end", 2, false},
+		{"enough files", 6, false, false, true},
+		{"too few files in the end", 2, false, false, false},
+		{"the command failed", 6, false, true, false},
+		{"the command failed, its capture out of time", 6, true, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := NewLocal(t.TempDir(), t.TempDir())
 			l.Note(tc.files, 1)
+			l.TimedOut = tc.timedOut
 			// A stand-in for the daemon that notes a SIGTERM in a file.
 			dir := t.TempDir()
 			termed, ready := filepath.Join(dir, "termed"), filepath.Join(dir, "ready")
@@ -52,7 +58,9 @@ func TestStartKeepsOrStopsEarly(t *testing.T) {
 				time.Sleep(5 * time.Millisecond) // until the trap is set
 			}
 			l.early = stand
-			if err := Start(l, getenv, false); err != nil {
+			if tc.failed {
+				l.Abandon()
+			} else if err := Start(l, getenv, false); err != nil {
 				t.Fatal(err)
 			}
 			got := false

@@ -51,6 +51,9 @@ var ErrRunning = errors.New("turnback: watch: already running")
 // another for a while.
 func Run(ctx context.Context, o RunOptions) error {
 	workTree, storeDir, auto := o.WorkTree, o.Options.Store, o.Auto
+	if !auto {
+		o.EarlyPID = 0 // only a daemon a command started is started early
+	}
 	if info, ok := daemon.Ping(storeDir); ok {
 		if auto {
 			return nil
@@ -84,13 +87,18 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		built = b
 	}
+	// closeBuilt closes the watcher built early on the ways out before
+	// Watch takes it over.
+	closeBuilt := func() {
+		if built != nil {
+			built.Close()
+		}
+	}
 	opened := time.Now()
 	repo, err := turnback.Open(ctx, workTree, opts)
 	openTook := time.Since(opened)
-	if err != nil && built != nil {
-		built.Close()
-	}
 	if err != nil {
+		closeBuilt()
 		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
 			// Two commands that finished together both started one;
 			// the other serves.
@@ -101,6 +109,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Listen != "" {
 		if token, err = daemon.LoadToken(repo.StoreDir(), true); err != nil {
 			repo.Close()
+			closeBuilt()
 			return watchError(err)
 		}
 	}
@@ -112,6 +121,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	// store busy.
 	if err := d.Listen(); err != nil {
 		repo.Close()
+		closeBuilt()
 		return watchError(err)
 	}
 	if o.JSON != nil {
@@ -138,6 +148,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		defer close(watching)
 		// Not idle while the first capture runs.
 		if !d.Begin() {
+			closeBuilt()
 			return
 		}
 		defer d.End()
