@@ -17,6 +17,9 @@ import (
 // subdir opens and captures child directory name of d, applying the
 // large-new-directory rule.
 func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, parentPrev, base *prevDir) (manifest.Entry, error) {
+	if c.opts.Listing != nil {
+		c.opts.Listing(p)
+	}
 	sub, err := d.openDir(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return manifest.Entry{}, errVanished

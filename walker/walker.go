@@ -72,6 +72,11 @@ type Options struct {
 	// (the previous snapshot's, the base's) and where it adds the trees
 	// it stored, once they are flushed (see manifest.TreeCache).
 	Trees *manifest.TreeCache
+	// Listing, if set, is called with the slash-separated path of each
+	// directory ("" the root) before the capture opens it to read it,
+	// or to count the files of a new directory; from the capture's
+	// goroutines, so it must be safe for concurrent use.
+	Listing func(rel string)
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -221,6 +226,9 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		base = &prevDir{hash: opts.Base}
 	} else {
 		c.records = opts.Cache.preload(ctx)
+	}
+	if opts.Listing != nil {
+		opts.Listing("")
 	}
 	rd, err := openRootDir(root)
 	if err != nil {

@@ -4,8 +4,10 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestTakeDuringFirstBuild: a Take while Start still builds the watches
@@ -50,5 +52,74 @@ func TestTakeDuringFirstBuild(t *testing.T) {
 	}
 	if p := w.Problem(); p != "" {
 		t.Errorf("problem after the build: %q", p)
+	}
+}
+
+// TestCountFromStart: for a caller whose base was captured during the
+// build, CountFromStart makes the first Take report the changes
+// made once each directory was watched, during the build too ("a" is
+// the root, watched first, while the build stops at "b"), precisely. After a doubt
+// during the build (the queue overflows) it is Full, as Take is.
+func TestCountFromStart(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		queue    int
+		writes   int
+		wantFull bool
+	}{
+		{"precise", 0, 1, false},
+		{"overflow during the build", 4, 40, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, rel := range []string{"a/f", "b/g", "c/h"} {
+				put(t, dir, rel, rel)
+			}
+			w, err := New(dir, Options{Logf: t.Logf, QueueSize: tc.queue})
+			must(t, err)
+			t.Cleanup(func() { w.Close() })
+			blocked, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			w.addHook = func(rel string) error {
+				if rel == "b" {
+					once.Do(func() { close(blocked); <-release })
+				}
+				return nil
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			started := make(chan error, 1)
+			go func() { started <- w.Start(ctx) }()
+			<-blocked
+			for i := range tc.writes {
+				put(t, dir, fmt.Sprintf("new%d", i), "x")
+			}
+			if w.CountFromStart() {
+				t.Fatal("CountFromStart during the build: true")
+			}
+			close(release)
+			must(t, <-started)
+			if tc.wantFull {
+				// The pump doubts as the queue fills: wait for it.
+				deadline := time.Now().Add(30 * time.Second)
+				for doubted := false; !doubted && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+					w.mu.Lock()
+					doubted = w.reason != notTaken
+					w.mu.Unlock()
+				}
+			}
+			counted := w.CountFromStart()
+			ch := settled(t, w)
+			if counted == tc.wantFull || ch.Full != tc.wantFull || !tc.wantFull && (len(ch.Dirs) != 1 || !ch.Dirs[""]) {
+				t.Fatalf("CountFromStart after the build: %v, then Take %+v; want Full %v, else the root only", counted, ch, tc.wantFull)
+			}
+			if tc.wantFull {
+				return
+			}
+			put(t, dir, "a/new", "x")
+			if ch := settled(t, w); ch.Full || len(ch.Dirs) != 1 || !ch.Dirs["a"] {
+				t.Fatalf("the Take after it: %+v; want a only, precise", ch)
+			}
+		})
 	}
 }
