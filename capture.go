@@ -327,6 +327,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 	if ws != nil {
 		info = r.planWatched(ctx, ws, &opts)
 	}
+	hand := r.prepareHandoff(&opts)
 	if opts.Base.IsZero() {
 		if opts.Previous, err = r.latest(ctx); err != nil {
 			return nil, err
@@ -338,6 +339,9 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 	}
 	if err := r.protectLarge(ctx, finder, &res.Stats); err != nil {
 		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
+	}
+	if hand != nil {
+		r.writeHandoff(hand, opts, res)
 	}
 	if ws != nil {
 		ws.base, ws.sizeLimit, ws.largeDirFiles = res.Root, r.opts.SizeLimit, r.opts.LargeDirFiles

@@ -126,6 +126,7 @@ type repoCore struct {
 	// recovered: Open finished an interrupted restore (Recover says so).
 	recovered bool
 	watch     *watchState // set by Watch
+	handoff   *Handoff    // set by Repo.Handoff (handoff.go)
 	// after: work the operation holding the turn left for its end
 	// (lock.go).
 	after []func()

@@ -93,7 +93,9 @@ type startEditor struct {
 	seq  int
 	log  []string
 	done chan struct{}
-	wg   sync.WaitGroup
+	// noIgnore: no edit of an ignore file (each makes the watcher doubt)
+	noIgnore bool
+	wg       sync.WaitGroup
 }
 
 func (e *startEditor) run() {
@@ -217,6 +219,10 @@ func (e *startEditor) edit() {
 		d := e.pick(e.dirs())
 		op = "ln -s " + path.Join(d, name)
 		_ = os.Symlink("target-"+name, e.abs(path.Join(d, name)))
+	case e.noIgnore:
+		d := e.pick(e.dirs())
+		op = "create " + path.Join(d, name)
+		_ = os.WriteFile(e.abs(path.Join(d, name)), []byte(op), 0o644)
 	default: // an ignore file: the watcher doubts
 		d := e.pick(e.dirs())
 		op = "ignore in " + d

@@ -90,13 +90,26 @@ type WatchPhases struct {
 	// Commands: captures commands made while the watcher was built
 	// (each a full walk).
 	Commands int
+	// Handoff: the base is the capture of the command that started the
+	// daemon, handed over (see Handoff); HandoffDirs directories it
+	// listed before every directory was watched are read again by the
+	// first capture. NoHandoff says why a watcher built before the
+	// store was open (WatchOptions.Watcher) got no handoff.
+	Handoff     bool
+	HandoffDirs int
+	NoHandoff   string
 }
 
 // String is the one-line breakdown the daemon logs.
 func (p WatchPhases) String() string {
 	first := p.Capture.Round(time.Millisecond).String()
-	if p.ByCommand {
+	switch {
+	case p.Handoff:
+		first = fmt.Sprintf("none (the command that started the daemon handed its capture over; the next capture reads again the %d directories it listed before every directory was watched)", p.HandoffDirs)
+	case p.ByCommand:
 		first = "none (a command's capture after the build is the base)"
+	case p.NoHandoff != "":
+		first += " (" + p.NoHandoff + ")"
 	}
 	return fmt.Sprintf("watcher build %v (%v of it waiting for commands), first capture %s, count %v; %d captures by commands during the build",
 		p.Build.Round(time.Millisecond), p.Yielded.Round(time.Millisecond), first, p.Count.Round(time.Millisecond), p.Commands)
@@ -251,8 +264,18 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	}
 	ws.built = true
 	ph.Commands = ws.early
+	handoff := errNoHandoff
+	if o.Watcher != nil && !ws.took {
+		// Built before the store was open: the command that started
+		// this daemon may have handed its capture over (handoff.go).
+		ph.HandoffDirs, handoff = r.takeHandoff(ctx, ws)
+		if handoff != nil {
+			ph.NoHandoff = handoff.Error()
+		}
+	}
 	if ws.took && !ws.pending.Full {
 		ph.ByCommand = true
+		ph.Handoff = handoff == nil
 	} else {
 		// A first full capture now, so that the first command is
 		// incremental already. It records nothing.

@@ -18,7 +18,8 @@ import (
 // daemon watches every directory while the capture holds the store,
 // waits for it, and serves the folder once the command ends. The
 // command's output is what it always is, and the daemon's first answer
-// is exact. (A sparse file over the size limit makes the capture long
+// is exact: the daemon made no capture of its own, the snap handed its
+// capture over (turnback.Handoff). (A sparse file over the size limit makes the capture long
 // enough: it is read and hashed, not stored.)
 func TestAutoWatchEarly(t *testing.T) {
 	bin := testBinary(t)
@@ -51,10 +52,14 @@ func TestAutoWatchEarly(t *testing.T) {
 		return ok && info.Ready
 	})
 	log, _ := os.ReadFile(filepath.Join(store, "watch.log"))
+	t.Logf("%s", log)
 	early := regexp.MustCompile(`watching every directory \(built in [^)]*\) while the command that started this daemon \(pid (\d+)\) captures; waiting for the store\n`)
 	m := early.FindSubmatch(log)
 	if m == nil || !strings.Contains(string(log), "turnback snap in "+wt+" (pid "+string(m[1])+",") {
 		t.Fatalf("the daemon did not build its watches while the snap captured:\n%s", log)
+	}
+	if !strings.Contains(string(log), "the command that started the daemon handed its capture over") {
+		t.Fatalf("the daemon did not take the snap's capture over:\n%s", log)
 	}
 	if strings.Count(string(log), "serving "+wt) != 1 {
 		t.Fatalf("want one daemon:\n%s", log)

@@ -249,7 +249,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
-		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress)
+		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
 	}
 	return repo, err
 }

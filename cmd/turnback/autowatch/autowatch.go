@@ -165,11 +165,11 @@ func (l *Local) allowed(getenv func(string) string, files, dirs int64, timedOut 
 // It returns the process, the log's path and where this start's lines
 // begin in it.
 func StartDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, extra ...string) (*exec.Cmd, string, int64, error) {
-	return startDaemon(workTree, storeDir, force, idle, queue, nil, extra...)
+	return startDaemon(workTree, storeDir, force, idle, queue, nil, nil, extra...)
 }
 
 // startDaemon is StartDaemon with env added to the daemon's environment.
-func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, env []string, extra ...string) (*exec.Cmd, string, int64, error) {
+func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, env []string, files []*os.File, extra ...string) (*exec.Cmd, string, int64, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
@@ -199,6 +199,7 @@ func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queu
 	args = append(args, extra...)
 	c := exec.Command(exe, args...)
 	c.Stdin, c.Stdout, c.Stderr = nil, logf, logf
+	c.ExtraFiles = files
 	c.Env = append(daemonEnv(os.Environ()), env...)
 	c.Dir = "/"
 	c.SysProcAttr = detachAttr()
@@ -246,11 +247,12 @@ func Note(getenv func(string) string, storeDir string) string {
 
 // daemonEnv is the environment of a daemon started from this one: the
 // same, less what belongs to this process alone (its CPU profile, which
-// the daemon would overwrite, and the pid an early daemon was given).
+// the daemon would overwrite, and the pid and the pipe an early daemon
+// was given).
 func daemonEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "TURNBACK_CPUPROFILE=") || strings.HasPrefix(kv, EarlyEnv+"=") {
+		if strings.HasPrefix(kv, "TURNBACK_CPUPROFILE=") || strings.HasPrefix(kv, EarlyEnv+"=") || strings.HasPrefix(kv, BuiltEnv+"=") {
 			continue
 		}
 		out = append(out, kv)

@@ -18,6 +18,18 @@ import (
 // for the store as long as that process runs (see package daemons).
 const EarlyEnv = "TURNBACK_WATCH_STARTED_BY"
 
+// BuiltEnv names the environment variable through which Early gives
+// the daemon it starts the write end of a pipe, as "fd:inode": the
+// daemon writes one byte into it once it watches every directory, and
+// the command's capture from then on can be handed over (see
+// turnback.Handoff). The inode lets the daemon make sure that the
+// descriptor is that pipe before it writes or closes it.
+const BuiltEnv = "TURNBACK_WATCH_BUILT"
+
+// builtFD is the descriptor the pipe has in the daemon (the first of
+// exec.Cmd.ExtraFiles).
+const builtFD = 3
+
 // earlyPoll is how often Early looks at the capture's progress.
 const earlyPoll = 20 * time.Millisecond
 
@@ -39,7 +51,11 @@ func EarlyPID(getenv func(string) string) int {
 // the command, keeps or stops it. Only the commands whose capture
 // counts for the rules (command: snap, end, status, hook) do this. On a
 // nil Local or prog, or where no daemon starts by itself, nothing.
-func (l *Local) Early(command string, getenv func(string) string, force bool, prog *turnback.Progress) {
+//
+// When it may start a daemon, Early arms repo's handoff first (see
+// turnback.Handoff): the daemon it starts says through a pipe (BuiltEnv)
+// when it watches every directory, and the capture hands itself over.
+func (l *Local) Early(command string, getenv func(string) string, force bool, prog *turnback.Progress, repo Handoffer) {
 	switch command {
 	case "snap", "end", "status", "hook":
 	default:
@@ -51,6 +67,10 @@ func (l *Local) Early(command string, getenv func(string) string, force bool, pr
 	limit, err := Files(getenv)
 	if err != nil || limit == 0 {
 		return
+	}
+	var hand *turnback.Handoff
+	if repo != nil {
+		hand = repo.Handoff()
 	}
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go func() {
@@ -74,12 +94,60 @@ func (l *Local) Early(command string, getenv func(string) string, force bool, pr
 				return
 			}
 			env := []string{fmt.Sprintf("%s=%d", EarlyEnv, os.Getpid())}
-			if c, _, _, err := startDaemon(l.WorkTree, l.StoreDir, force, Idle, 0, env, "--auto"); err == nil {
+			var extra []*os.File
+			pr, pw, perr := os.Pipe()
+			if perr == nil && hand != nil {
+				if ino, ok := pipeInode(pw); ok {
+					env = append(env, fmt.Sprintf("%s=%d:%d", BuiltEnv, builtFD, ino))
+					extra = []*os.File{pw}
+				}
+			}
+			c, _, _, err := startDaemon(l.WorkTree, l.StoreDir, force, Idle, 0, env, extra, "--auto")
+			if perr == nil {
+				pw.Close()
+			}
+			if err == nil {
 				l.early = c
 			}
+			if err != nil || len(extra) == 0 {
+				if perr == nil {
+					pr.Close()
+				}
+				return
+			}
+			hand.Started(c.Process.Pid)
+			go func() {
+				// One byte once the daemon watches everything; EOF if
+				// it ends first.
+				var b [1]byte
+				if n, _ := pr.Read(b[:]); n == 1 {
+					hand.Built()
+				}
+				pr.Close()
+			}()
 			return
 		}
 	}()
+}
+
+// Handoffer is the Repo whose captures Early may hand over.
+type Handoffer interface {
+	Handoff() *turnback.Handoff
+}
+
+// BuiltPipe returns the descriptor and the inode BuiltEnv gives, ok
+// false if none.
+func BuiltPipe(getenv func(string) string) (fd int, ino uint64, ok bool) {
+	a, b, found := strings.Cut(strings.TrimSpace(getenv(BuiltEnv)), ":")
+	if !found {
+		return 0, 0, false
+	}
+	fd, err1 := strconv.Atoi(a)
+	ino, err2 := strconv.ParseUint(b, 10, 64)
+	if err1 != nil || err2 != nil || fd <= 2 {
+		return 0, 0, false
+	}
+	return fd, ino, true
 }
 
 // Counted returns p, or new counters if p is nil: a command's captures

@@ -90,7 +90,7 @@ func TestEarlyOnlyForCountingCommands(t *testing.T) {
 		watches bool
 	}{{"snap", true}, {"end", true}, {"status", true}, {"hook", true}, {"undo", false}, {"redo", false}, {"restore", false}, {"log", false}} {
 		l := NewLocal(t.TempDir(), t.TempDir())
-		l.Early(tc.command, getenv, false, &turnback.Progress{})
+		l.Early(tc.command, getenv, false, &turnback.Progress{}, nil)
 		if got := l.stop != nil; got != tc.watches {
 			t.Errorf("%s: watches its capture: %v, want %v", tc.command, got, tc.watches)
 		}

@@ -58,3 +58,13 @@ func watchHeadroom(dirs int64) bool {
 	}
 	return dirs+watchReserve <= limit
 }
+
+// pipeInode returns the inode of pipe f, which tells it from any other
+// descriptor in the process that inherits it.
+func pipeInode(f *os.File) (uint64, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return 0, false
+	}
+	return st.Ino, true
+}

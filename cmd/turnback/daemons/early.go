@@ -27,6 +27,11 @@ func buildEarly(ctx context.Context, o RunOptions, storeDir string, logf func(st
 	if err != nil {
 		return nil, err
 	}
+	if o.Built != nil {
+		if fd, ino, ok := o.Built(os.Getenv); ok {
+			tellBuilt(fd, ino)
+		}
+	}
 	logf("watching every directory (built in %v) while the command that started this daemon (pid %d) captures; waiting for the store",
 		time.Since(start).Round(time.Millisecond), o.EarlyPID)
 	var gone time.Time

@@ -39,6 +39,10 @@ type RunOptions struct {
 	// captures the folder, holding the store (autowatch's Early): the
 	// watcher is built first, then the store waited for (see early.go).
 	EarlyPID int
+	// Built, with EarlyPID, returns (from the environment getenv) the
+	// descriptor and inode of the pipe through which the daemon tells
+	// that process when it watches every directory (see early.go).
+	Built func(getenv func(string) string) (fd int, ino uint64, ok bool)
 }
 
 // ErrRunning: a daemon already serves the store.

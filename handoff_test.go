@@ -1,0 +1,181 @@
+//go:build linux
+
+package turnback
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHandoffRandom: the handoff of a command's capture to the daemon it
+// started early (handoff.go), under random edits made all along: while
+// the command captures, while the daemon's watcher is built (before,
+// during or after the capture's end), and after. The daemon's Watch
+// takes the handoff when it may, and every snap after it must equal a
+// full walk of the tree as it was (the editor pauses while a snap and
+// its full walk run). TURNBACK_HANDOFF_SEED reruns one seed.
+func TestHandoffRandom(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 4
+	}
+	base := uint64(time.Now().UnixNano())
+	if s := os.Getenv("TURNBACK_HANDOFF_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, seeds = n, 1
+	}
+	used := 0
+	for i := range seeds {
+		seed := base + uint64(i)
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			t.Logf("rerun with TURNBACK_HANDOFF_SEED=%d", seed)
+			if runHandoff(t, seed) {
+				used++
+			}
+		})
+	}
+	t.Logf("%d of %d seeds used the handoff", used, seeds)
+	if used == 0 && seeds > 1 {
+		t.Error("no seed used the handoff")
+	}
+}
+
+// runHandoff runs one seed and says whether the daemon used the handoff.
+func runHandoff(t *testing.T, seed uint64) bool {
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	wt := t.TempDir()
+	ed := &startEditor{t: t, rng: rand.New(rand.NewPCG(seed^0x1234, seed)), dir: wt, done: make(chan struct{}),
+		noIgnore: rng.IntN(4) > 0}
+	for range 60 + rng.IntN(140) {
+		ed.seq++
+		d := path.Join(ed.pick(ed.dirs()), fmt.Sprintf("d%d", ed.seq))
+		if err := os.MkdirAll(ed.abs(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range rng.IntN(6) {
+			if err := os.WriteFile(ed.abs(path.Join(d, fmt.Sprint("f", i))), []byte(d), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	store := t.TempDir()
+	if rng.IntN(2) == 0 {
+		// A store with a snapshot and a stat cache already.
+		r0, err := Open(ctx, wt, Options{Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r0.Snap(ctx, "before"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r0.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ed.wg.Add(1)
+	go ed.run()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			close(ed.done)
+			ed.wg.Wait()
+		}
+	}
+	defer stop()
+
+	// The command: it captures while the daemon's watcher is built.
+	cli, err := Open(ctx, wt, Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := cli.Handoff()
+	h.Started(os.Getpid()) // the "daemon" is this process
+	if rng.IntN(3) > 0 {
+		// Slow the capture down so that the build ends during it.
+		max := 50 + rng.IntN(400)
+		h.pace = func(string) { time.Sleep(time.Duration(rng.IntN(max)) * time.Microsecond) }
+	}
+	built := make(chan *Watcher, 1)
+	delay := time.Duration(rng.IntN(4000)) * time.Microsecond
+	go func() {
+		time.Sleep(delay)
+		w, err := StartWatcher(ctx, wt, store, WatchOptions{})
+		if err != nil {
+			t.Error(err)
+			built <- nil
+			return
+		}
+		h.Built()
+		built <- w
+	}()
+	if _, err := cli.Snap(ctx, "the command"); err != nil {
+		t.Fatal(err)
+	}
+	_, statErr := os.Stat(filepath.Join(store, handoffName))
+	if err := cli.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w := <-built
+	if w == nil {
+		t.FailNow()
+	}
+
+	// The daemon: it opens the store and takes the watcher over.
+	d, err := Open(ctx, wt, Options{Store: store})
+	if err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var ph WatchPhases
+	if err := d.Watch(ctx, WatchOptions{Watcher: w, Phases: &ph}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("handoff written: %v; phases: %s", statErr == nil, ph)
+	if ph.Handoff && statErr != nil {
+		t.Fatal("the handoff was used, but the command wrote none")
+	}
+	if _, err := os.Stat(filepath.Join(store, handoffName)); err == nil {
+		t.Error("the handoff file is still there after Watch")
+	}
+	view, err := d.View(Options{Session: "snaps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 + rng.IntN(5) {
+		if rng.IntN(2) == 0 {
+			time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+		}
+		ed.mu.Lock()
+		res, err := view.Snap(ctx, fmt.Sprint("after ", i))
+		if err != nil {
+			ed.mu.Unlock()
+			t.Fatalf("snap %d: %v", i, err)
+		}
+		want := fullWalkOf(t, wt)
+		log := strings.Join(ed.log, "\n  ")
+		ed.mu.Unlock()
+		if res.Snapshot != want.Root || res.Files != want.Stats.Files || res.Bytes != want.Stats.Bytes ||
+			res.Stats.Dirs != want.Stats.Dirs || res.Stats.Symlinks != want.Stats.Symlinks {
+			t.Fatalf("snap %d (watch %+v, handoff %v) = %s (%d files, %d bytes, %d dirs, %d symlinks), full walk %s (%+v)\nlast edits:\n  %s",
+				i, res.Watch, ph.Handoff, res.Snapshot.Short(), res.Files, res.Bytes, res.Stats.Dirs, res.Stats.Symlinks,
+				want.Root.Short(), want.Stats, log)
+		}
+		if i == 0 && ph.Handoff && (res.Watch == nil || !res.Watch.Incremental) && !strings.Contains(res.Watch.FullWalk, "ignore file") {
+			t.Errorf("first snap after a handoff: %+v; want incremental", res.Watch)
+		}
+	}
+	return ph.Handoff
+}
