@@ -341,7 +341,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		return nil, fmt.Errorf("turnback: capture %s: %w", r.workTree, err)
 	}
 	if hand != nil {
-		r.writeHandoff(hand, opts, res)
+		r.writeHandoff(ctx, root, hand, opts, res)
 	}
 	if ws != nil {
 		ws.base, ws.sizeLimit, ws.largeDirFiles = res.Root, r.opts.SizeLimit, r.opts.LargeDirFiles

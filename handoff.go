@@ -133,16 +133,38 @@ func (r *Repo) prepareHandoff(opts *walker.Options) *Handoff {
 }
 
 // writeHandoff writes the handoff file for capture res (made with opts)
-// when the daemon watches every directory. Failing to write it only
-// leaves the daemon to make its first capture: it is not an error.
-func (r *Repo) writeHandoff(h *Handoff, opts walker.Options, res *walker.Result) {
+// when the daemon watches every directory. The directories the capture
+// listed before that are read again first (an incremental capture from
+// res), so that the daemon's first capture need not: that costs this
+// command, whose capture was long anyway, a stat walk of those
+// directories, where the daemon's first answer would wait for it.
+// Failing to write it only leaves the daemon to make its first capture:
+// it is not an error.
+func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts walker.Options, res *walker.Result) {
 	pid := h.daemon.Load()
 	if pid == 0 || !h.built.Load() {
 		return
 	}
 	h.mu.Lock()
 	early := h.early
+	h.early = nil
 	h.mu.Unlock()
+	if len(early) > 0 {
+		dirs := make(map[string]bool, len(early))
+		for _, d := range early {
+			dirs[d] = true
+		}
+		again := opts
+		again.Base, again.Dirty, again.Progress = res.Root, watch.Changes{Dirs: dirs}.Dirty(), nil
+		res2, err := walker.Capture(ctx, root, r.store, again)
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		early = h.early // none: listed once built
+		h.mu.Unlock()
+		res = res2
+	}
 	if len(early) > maxHandoffDirs {
 		return
 	}

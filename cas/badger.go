@@ -153,6 +153,9 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 	}
 	deadline := time.Now().Add(o.LockWait)
 	waited, retriedTorn, tries := false, false, 0
+	var freed <-chan struct{} // closed when the holder lets go (lockFreed)
+	stop := make(chan struct{})
+	defer close(stop)
 	for {
 		opts := badgerOptions(dir)
 		opts.ReadOnly = o.ReadOnly
@@ -183,8 +186,10 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
 		}
 		// Short pauses first (most holders are commands about to exit),
-		// then 20-80 ms, randomised so that waiters spread. OnWait is
-		// told once the short pauses are over (or the wait is).
+		// then 20-80 ms, randomised so that waiters spread; a wait ends
+		// sooner when the holder lets go of Badger's lock (lockFreed).
+		// OnWait is told once the short pauses are over (or the wait
+		// is).
 		over := time.Now().After(deadline)
 		pause := time.Duration(20+rand.IntN(60)) * time.Millisecond
 		if tries < shortPauses {
@@ -198,11 +203,19 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
 		}
 		tries++
+		if freed == nil {
+			freed = lockFreed(dir, o.ReadOnly, stop)
+		}
+		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return nil, fmt.Errorf("cas: open store %s: %w", dir, ctx.Err())
-		case <-time.After(pause):
+		case <-freed:
+			freed = nil // the holder let go: try again now
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }
 

@@ -1,0 +1,53 @@
+//go:build unix
+
+package cas
+
+import (
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockPoll is how often lockFreed tries Badger's lock.
+const lockPoll = 2 * time.Millisecond
+
+// lockFreed returns a channel closed once the lock Badger takes on its
+// directory dir could be taken (exclusive, or shared for a reader): a
+// goroutine tries it (flock(2), without blocking) every lockPoll, and
+// gives it back at once when it gets it. OpenBadger then tries again at
+// once, instead of at the end of its pause: after a command exits, a
+// daemon started early and the next command wait for that. The lock may
+// be taken by another process in between: the open then fails again,
+// and waits again. The goroutine ends when stop is closed. A nil channel
+// (dir cannot be opened) is never ready: the pauses alone pace the wait.
+func lockFreed(dir string, shared bool, stop <-chan struct{}) <-chan struct{} {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	how := unix.LOCK_EX | unix.LOCK_NB
+	if shared {
+		how = unix.LOCK_SH | unix.LOCK_NB
+	}
+	go func() {
+		defer f.Close()
+		fd := int(f.Fd())
+		t := time.NewTicker(lockPoll)
+		defer t.Stop()
+		for {
+			if unix.Flock(fd, how) == nil {
+				_ = unix.Flock(fd, unix.LOCK_UN)
+				close(ch)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return ch
+}
