@@ -169,7 +169,11 @@
 // no stale locks. When another process holds the store, OpenBadger retries
 // with a jittered pause until BadgerOptions.LockWait has passed (calling
 // OnWait once when it starts waiting), then fails with an error wrapping
-// ErrBusy that names the holder. The holder is known from the HOLDER note
+// ErrBusy that names the holder. A pause ends early once the holder lets
+// go: meanwhile a goroutine tries Badger's lock itself every 2 ms
+// (lockFreed: flock without blocking, given back at once), so a waiter
+// takes the store as its holder exits, not up to a pause later. The
+// holder is known from the HOLDER note
 // each process writes beside the database after opening it (its Holder
 // description, pid and start time) and removes on Close; after a crash the
 // note can be stale, but it only decorates the message. Badger's lock

@@ -96,10 +96,17 @@
 // time. A capture given Totals (a full one too) counts every tree it
 // writes from its entries and its subdirectories' counts just made, so
 // the incremental capture that follows a full one loads no tree to
-// count it. Skipped and Problems cover only directories read. DirsRead and
+// count it. TreeTotals.AppendPlain and LoadPlain carry the counts to
+// another process (leaving out trees with uncaptured entries, which the
+// receiver counts by loading them). Skipped and Problems cover only directories read. DirsRead and
 // DirsReused say how many directories were listed and how many taken
 // from Base; both are zero without Base and Dirty, where the capture is
 // exactly the full walk above.
+//
+// Options.Listing hears of each directory before it is opened to be
+// read (the root included): a caller that must know which directories
+// were listed before some moment (the watch daemon's handoff, see
+// package turnback) notes them there.
 //
 // # Owners, fifos and hard links
 //

@@ -12,7 +12,7 @@
 //	w.Start(ctx)                     // watches everything
 //	...
 //	w.Sync(ctx)                      // every earlier change is now counted
-//	ch := w.Take()                   // the first Take is always Full
+//	ch := w.Take()                   // the first Take is always Full (but see CountFromStart)
 //	opts.Base, opts.Dirty = last, ch.Dirty() // Dirty is nil when ch.Full
 //	res, err := walker.Capture(ctx, root, store, opts)
 //	// on error: keep ch and Merge the next Take into it
@@ -107,7 +107,11 @@
 // read again by the rebuild), more than 131072 dirty directories piling up
 // untaken, a directory found to be the root under another path (a bind
 // mount) or replaced again and again while it is watched, and before
-// the first Take. A Take made while Start still builds the watches is
+// the first Take (unless CountFromStart said otherwise: for a caller
+// whose base was captured while the watches were built, each directory
+// listed after its own watch was added, the first Take reports what
+// happened since each watch was added, events of the build included;
+// not after a doubt). A Take made while Start still builds the watches is
 // Full and does not count as the first (the Take after Start returned
 // is Full too): the changes of a Take that is not Full always begin
 // after every directory was watched. A directory that

@@ -28,6 +28,12 @@
 // rules again with the capture's final counts (the directories, for
 // the watch headroom, are known only then) and stops that daemon
 // (SIGTERM) if they no longer call for one; it never starts a second.
+// Early also arms the command's Repo for a handoff (turnback.Handoff):
+// the daemon writes a byte into a pipe it was given (BuiltEnv: its
+// descriptor and inode) once it watches every directory, and the
+// command's capture, which noted the directories it listed before that
+// and reads them again at its end, is left for the daemon as its base:
+// the daemon then needs no first capture at all.
 //
 // None starts:
 //

@@ -38,9 +38,12 @@
 // without the store (turnback.StartWatcher), then opens the store,
 // waiting as long as that command's process runs and
 // turnback.DefaultLockWait more (buildEarly), unless another daemon
-// answers for the store meanwhile; Repo.Watch then takes the built
-// watcher, and its first capture (or a command's made before it) is
-// the base.
+// answers for the store meanwhile. Once built it says so through the
+// pipe the command gave it (tellBuilt; the descriptor is checked to be
+// that pipe, by inode, before anything is written or closed). Repo.Watch
+// then takes the built watcher, and the command's capture it handed
+// over (turnback.Handoff), or else its own first capture (or a
+// command's made before it), is the base.
 //
 // # Stopping
 //
