@@ -142,7 +142,9 @@ type capture struct {
 	store *cas.Store
 	w     *cas.Writer
 	start time.Time
-	sem   chan struct{}
+	sem   chan struct{} // one token per worker goroutine
+	jobs  chan func()   // to an idle worker (unbuffered: taken or not)
+	done  chan struct{} // closed when the capture ends: workers exit
 	prog  *Progress
 	// cacheWrites are the stat cache records to write once every blob
 	// they name is flushed (a record must never vouch for a missing blob).
@@ -200,10 +202,13 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		w:      s.NewWriter(),
 		start:  time.Now(),
 		sem:    make(chan struct{}, opts.Workers),
+		jobs:   make(chan func()),
+		done:   make(chan struct{}),
 		prog:   prog,
 		loader: manifest.NewCachedStoreLoader(s, opts.Trees),
 		totals: opts.Totals,
 	}
+	defer close(c.done)
 	if c.totals == nil && c.incremental() {
 		c.totals = NewTreeTotals()
 	}
@@ -300,18 +305,41 @@ func (c *capture) add(f func(*Stats)) {
 	c.mu.Unlock()
 }
 
-// spawn runs fn on a new goroutine if a worker slot is free, otherwise
-// inline, so the walk never waits for a slot it could be holding itself.
+// spawn runs fn on another goroutine if one is free: an idle worker,
+// or a new one while there are fewer than Options.Workers; otherwise
+// inline, so the walk never waits for a slot it could be holding
+// itself. Workers stay until the capture ends, taking one job after
+// another: a goroutine per directory would grow a fresh stack for each
+// (a tenth of a no-change capture's CPU time went to copying stacks).
 func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
+	wg.Add(1)
+	job := func() {
+		defer wg.Done()
+		fn()
+	}
+	select {
+	case c.jobs <- job:
+		return
+	default:
+	}
 	select {
 	case c.sem <- struct{}{}:
-		wg.Add(1)
-		go func() {
-			defer func() { <-c.sem; wg.Done() }()
-			fn()
-		}()
+		go c.worker(job)
 	default:
-		fn()
+		job()
+	}
+}
+
+// worker runs job, then the jobs spawn hands it, until the capture ends.
+func (c *capture) worker(job func()) {
+	defer func() { <-c.sem }()
+	for {
+		job()
+		select {
+		case job = <-c.jobs:
+		case <-c.done:
+			return
+		}
 	}
 }
 
