@@ -2,16 +2,20 @@ package turnback
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/walker/ignore"
 	"github.com/turnback/turnback/watch"
 )
 
@@ -27,10 +31,22 @@ import (
 //     whatever changed in it after the listing, the watcher reports
 //     (watch.Watcher.CountFromStart counts the events that came during
 //     the build). One listed before may have changed unseen.
+//   - The directories below an early one that the capture listed after
+//     that were reached through the early one's handle and under its
+//     ignore files as they were when it was listed: a directory moved
+//     or replaced at its path, or rules that changed, before its watch
+//     was added, no event reports. So each early directory's print
+//     (dirPrint: its identity and ignore files) is taken when it is
+//     listed and again after the re-list (below): any difference, and
+//     no handoff is written.
 //   - After a capture, if the daemon has said so, the command writes the
 //     handoff file in the store directory (atomically): the capture's
 //     root, its settings, the directories listed too early, the counts
 //     of its trees (walker.TreeTotals.AppendPlain) and the daemon's pid.
+//     Each armed capture first removes the file an earlier one left
+//     (and Watch removes it when a command's capture is its base
+//     already): a handoff nobody took must not wait for a later daemon
+//     that gets the same pid.
 //   - The daemon, in Watch, takes the file (and removes it). If it names
 //     this process and this work tree, was made with the same settings,
 //     its root is in the store and the watcher has not doubted, the root
@@ -58,8 +74,77 @@ type Handoff struct {
 	daemon atomic.Int64
 	mu     sync.Mutex
 	early  []string // of the running capture: listed before built
+	// prints: each early directory as it was when listed (see dirPrint).
+	prints map[string]dirPrint
+	root   *os.Root // the running capture's work tree
+	wt     string   // and its path
 	// pace, set by tests, is called before each directory is listed.
 	pace func(rel string)
+}
+
+// dirPrint is what the capture's view of the directories below an
+// early directory depends on, beyond their own listings: which
+// directory is at its path (the capture opens its subdirectories
+// through its handle) and its ignore files.
+type dirPrint struct {
+	fi    os.FileInfo // nil: no directory there
+	rules cas.Hash    // of its ignore files (names, kinds, contents)
+}
+
+// print takes the print of directory rel of the running capture's work
+// tree.
+func (h *Handoff) print(rel string) dirPrint {
+	if h.root == nil {
+		return dirPrint{}
+	}
+	name := rel
+	var fi os.FileInfo
+	var err error
+	if name == "" {
+		// By path: the capture reads the directory it opened, which may
+		// no longer be the one the watcher finds there.
+		name = "."
+		fi, err = os.Lstat(h.wt)
+	} else {
+		fi, err = h.root.Lstat(name)
+	}
+	if err != nil || !fi.IsDir() {
+		return dirPrint{}
+	}
+	var b []byte
+	for _, f := range ignore.FileNames {
+		p := path.Join(name, f)
+		b = append(b, f...)
+		if ifi, err := h.root.Lstat(p); err == nil && ifi.Mode().IsRegular() {
+			if data, err := readIgnore(h.root, p); err == nil {
+				b = append(b, '=')
+				b = binary.AppendUvarint(b, uint64(len(data)))
+				b = append(b, data...)
+				continue
+			}
+		}
+		b = append(b, '-')
+	}
+	return dirPrint{fi: fi, rules: cas.Sum(b)}
+}
+
+// same reports whether p and q are prints of the same directory with
+// the same ignore files (two of no directory are the same).
+func (p dirPrint) same(q dirPrint) bool {
+	if p.fi == nil || q.fi == nil {
+		return p.fi == nil && q.fi == nil
+	}
+	return os.SameFile(p.fi, q.fi) && p.rules == q.rules
+}
+
+// readIgnore reads an ignore file as the walker does (4 MiB at most).
+func readIgnore(root *os.Root, name string) ([]byte, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4<<20))
 }
 
 // Started records the daemon's process id: the handoff names it.
@@ -77,15 +162,22 @@ func (h *Handoff) listing(rel string) {
 	if h.built.Load() {
 		return
 	}
+	// Taken before the capture opens it: a change after this is seen
+	// when writeHandoff takes the print again.
+	p := h.print(rel)
 	h.mu.Lock()
-	h.early = append(h.early, rel)
+	if h.prints != nil {
+		h.early = append(h.early, rel)
+		h.prints[rel] = p
+	}
 	h.mu.Unlock()
 }
 
-// begin starts the notes of a capture.
-func (h *Handoff) begin() {
+// begin starts the notes of a capture of the work tree open at root
+// (path workTree).
+func (h *Handoff) begin(root *os.Root, workTree string) {
 	h.mu.Lock()
-	h.early = nil
+	h.early, h.prints, h.root, h.wt = nil, map[string]dirPrint{}, root, workTree
 	h.mu.Unlock()
 }
 
@@ -119,14 +211,21 @@ type handoffDoc struct {
 	Totals []byte `json:"totals"`
 }
 
-// prepareHandoff sets opts up for a capture that may be handed over:
-// it notes the directories listed too early and counts the trees.
-func (r *Repo) prepareHandoff(opts *walker.Options) *Handoff {
+// prepareHandoff sets opts up for a capture of the work tree open at
+// root that may be handed over: it notes the directories listed too
+// early (with their prints) and counts the trees.
+func (r *Repo) prepareHandoff(root *os.Root, opts *walker.Options) *Handoff {
 	h := r.handoff
 	if h == nil || r.watch != nil || r.readOnly {
 		return nil
 	}
-	h.begin()
+	h.begin(root, r.workTree)
+	// A handoff left by an earlier capture (of this command, or of one
+	// whose daemon never took it: it died, or had a base already) is
+	// stale from now on: a daemon with that pid (pid reuse, or a
+	// process running both sides) would take a base older than changes
+	// its watcher never saw. This capture writes its own, or none.
+	_ = os.Remove(filepath.Join(r.storeDir, handoffName))
 	opts.Listing = h.listing
 	opts.Totals = walker.NewTreeTotals()
 	return h
@@ -146,8 +245,8 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts
 		return
 	}
 	h.mu.Lock()
-	early := h.early
-	h.early = nil
+	early, prints := h.early, h.prints
+	h.early, h.prints = nil, nil
 	h.mu.Unlock()
 	if len(early) > 0 {
 		dirs := make(map[string]bool, len(early))
@@ -156,9 +255,26 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts
 		}
 		again := opts
 		again.Base, again.Dirty, again.Progress = res.Root, watch.Changes{Dirs: dirs}.Dirty(), nil
+		// The large-new-directory rule judges against the previous
+		// capture, res, as the daemon's captures do (their Previous is
+		// their base): against the snapshot before it, a directory
+		// res captured could become "new" and uncaptured for good.
+		again.Previous = res.Root
 		res2, err := walker.Capture(ctx, root, r.store, again)
 		if err != nil {
 			return
+		}
+		for _, d := range early {
+			// The directories below an early one that the capture
+			// listed after the build were reached through its handle
+			// and followed its ignore files, as they were when it was
+			// listed; the re-list reused them. A directory moved or
+			// replaced there, or rules changed, before its watch was
+			// added, are seen by no event: the daemon must read
+			// everything.
+			if !prints[d].same(h.print(d)) {
+				return
+			}
 		}
 		h.mu.Lock()
 		early = h.early // none: listed once built

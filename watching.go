@@ -272,6 +272,11 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 		if handoff != nil {
 			ph.NoHandoff = handoff.Error()
 		}
+	} else if o.Watcher != nil {
+		// A command's capture is the base already: a handoff left for
+		// this daemon is of no use, and must not wait for another
+		// process that may get this pid (takeHandoff).
+		_ = os.Remove(filepath.Join(r.storeDir, handoffName))
 	}
 	if ws.took && !ws.pending.Full {
 		ph.ByCommand = true
