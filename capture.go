@@ -327,7 +327,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 	if ws != nil {
 		info = r.planWatched(ctx, ws, &opts)
 	}
-	hand := r.prepareHandoff(root, &opts)
+	hand := r.prepareHandoff(&opts)
 	if opts.Base.IsZero() {
 		if opts.Previous, err = r.latest(ctx); err != nil {
 			return nil, err

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -76,8 +75,7 @@ type Handoff struct {
 	early  []string // of the running capture: listed before built
 	// prints: each early directory as it was when listed (see dirPrint).
 	prints map[string]dirPrint
-	root   *os.Root // the running capture's work tree
-	wt     string   // and its path
+	wt     string // the running capture's work tree
 	// pace, set by tests, is called before each directory is listed.
 	pace func(rel string)
 }
@@ -92,31 +90,26 @@ type dirPrint struct {
 }
 
 // print takes the print of directory rel of the running capture's work
-// tree.
+// tree. It goes by path (cheaper than through the capture's os.Root,
+// and the watcher knows directories by path too): a directory reached
+// through a symlink that replaced an ancestor is not one (an ancestor
+// of an early directory is early: its own print shows the symlink);
+// the ignore files are only hashed.
 func (h *Handoff) print(rel string) dirPrint {
-	if h.root == nil {
+	if h.wt == "" {
 		return dirPrint{}
 	}
-	name := rel
-	var fi os.FileInfo
-	var err error
-	if name == "" {
-		// By path: the capture reads the directory it opened, which may
-		// no longer be the one the watcher finds there.
-		name = "."
-		fi, err = os.Lstat(h.wt)
-	} else {
-		fi, err = h.root.Lstat(name)
-	}
+	dir := filepath.Join(h.wt, filepath.FromSlash(rel))
+	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() {
 		return dirPrint{}
 	}
 	var b []byte
 	for _, f := range ignore.FileNames {
-		p := path.Join(name, f)
+		p := filepath.Join(dir, f)
 		b = append(b, f...)
-		if ifi, err := h.root.Lstat(p); err == nil && ifi.Mode().IsRegular() {
-			if data, err := readIgnore(h.root, p); err == nil {
+		if ifi, err := os.Lstat(p); err == nil && ifi.Mode().IsRegular() {
+			if data, err := readIgnore(p); err == nil {
 				b = append(b, '=')
 				b = binary.AppendUvarint(b, uint64(len(data)))
 				b = append(b, data...)
@@ -138,8 +131,8 @@ func (p dirPrint) same(q dirPrint) bool {
 }
 
 // readIgnore reads an ignore file as the walker does (4 MiB at most).
-func readIgnore(root *os.Root, name string) ([]byte, error) {
-	f, err := root.Open(name)
+func readIgnore(name string) ([]byte, error) {
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -173,11 +166,10 @@ func (h *Handoff) listing(rel string) {
 	h.mu.Unlock()
 }
 
-// begin starts the notes of a capture of the work tree open at root
-// (path workTree).
-func (h *Handoff) begin(root *os.Root, workTree string) {
+// begin starts the notes of a capture of workTree.
+func (h *Handoff) begin(workTree string) {
 	h.mu.Lock()
-	h.early, h.prints, h.root, h.wt = nil, map[string]dirPrint{}, root, workTree
+	h.early, h.prints, h.wt = nil, map[string]dirPrint{}, workTree
 	h.mu.Unlock()
 }
 
@@ -211,15 +203,15 @@ type handoffDoc struct {
 	Totals []byte `json:"totals"`
 }
 
-// prepareHandoff sets opts up for a capture of the work tree open at
-// root that may be handed over: it notes the directories listed too
-// early (with their prints) and counts the trees.
-func (r *Repo) prepareHandoff(root *os.Root, opts *walker.Options) *Handoff {
+// prepareHandoff sets opts up for a capture that may be handed over:
+// it notes the directories listed too early (with their prints) and
+// counts the trees.
+func (r *Repo) prepareHandoff(opts *walker.Options) *Handoff {
 	h := r.handoff
 	if h == nil || r.watch != nil || r.readOnly {
 		return nil
 	}
-	h.begin(root, r.workTree)
+	h.begin(r.workTree)
 	// A handoff left by an earlier capture (of this command, or of one
 	// whose daemon never took it: it died, or had a base already) is
 	// stale from now on: a daemon with that pid (pid reuse, or a
