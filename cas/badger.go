@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -134,118 +132,6 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		return b, err
 	}
 	return openBadger(ctx, dir, o)
-}
-
-// needsRecovery recognises, by their text, Badger's read-only open
-// failures that a write-mode open repairs.
-func needsRecovery(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "Log truncate required") || strings.Contains(msg, "error while truncation") || isTornMemtable(err)
-}
-
-func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, error) {
-	var guard *spaceGuard
-	if !o.ReadOnly {
-		guard = newSpaceGuard(dir, o.Name)
-		if err := guard.check(0); err != nil {
-			return nil, err
-		}
-	}
-	deadline := time.Now().Add(o.LockWait)
-	waited, retriedTorn, tries := false, false, 0
-	var freed <-chan struct{} // closed when the holder lets go (lockFreed)
-	stop := make(chan struct{})
-	defer close(stop)
-	for {
-		opts := badgerOptions(dir)
-		opts.ReadOnly = o.ReadOnly
-		db, err := badger.Open(opts)
-		if err == nil {
-			b := &Badger{db: db, dir: dir, packs: newPacks(dir), space: guard}
-			if o.ReadOnly {
-				b.scratch = newScratch()
-				b.packs.readOnly = true
-			} else {
-				b.packs.space = guard
-				b.writeHolder(o.Holder)
-			}
-			return b, nil
-		}
-		if isTornMemtable(err) && !retriedTorn {
-			// A process killed while creating a memtable file leaves it
-			// empty (dgraph-io/badger#2207); the failed open has sized it,
-			// and it holds no data: opening again succeeds.
-			retriedTorn = true
-			continue
-		}
-		if !isLockError(err) {
-			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
-		}
-		holder := readHolder(dir)
-		if o.StopWaiting != nil && o.StopWaiting() {
-			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
-		}
-		// Short pauses first (most holders are commands about to exit),
-		// then 20-80 ms, randomised so that waiters spread; a wait ends
-		// sooner when the holder lets go of Badger's lock (lockFreed).
-		// OnWait is told once the short pauses are over (or the wait
-		// is).
-		over := time.Now().After(deadline)
-		pause := time.Duration(20+rand.IntN(60)) * time.Millisecond
-		if tries < shortPauses {
-			pause = time.Duration(2<<tries) * time.Millisecond
-		}
-		if !waited && o.OnWait != nil && (tries >= shortPauses || over) && o.LockWait > 0 {
-			o.OnWait(holder)
-			waited = true
-		}
-		if over {
-			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, holder)
-		}
-		tries++
-		if freed == nil {
-			freed = lockFreed(dir, o.ReadOnly, stop)
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("cas: open store %s: %w", dir, ctx.Err())
-		case <-freed:
-			freed = nil // the holder let go: try again now
-		case <-t.C:
-		}
-		t.Stop()
-	}
-}
-
-// isTornMemtable recognises Badger's failure to open an empty memtable
-// file left by a crash; like the lock error, only by its text.
-func isTornMemtable(err error) bool {
-	return strings.Contains(err.Error(), "Create a new file")
-}
-
-// isLockError recognises Badger's directory-lock failure. Badger formats
-// the underlying errno with %+v rather than %w, so only its text tells.
-func isLockError(err error) bool {
-	return strings.Contains(err.Error(), "Cannot acquire directory lock")
-}
-
-func (b *Badger) writeHolder(holder string) {
-	if holder == "" {
-		holder = "turnback"
-	}
-	note := fmt.Sprintf("%s (pid %d, since %s)\n", holder, os.Getpid(), time.Now().Format(time.RFC3339))
-	// Best effort: the note only improves the busy message.
-	_ = os.WriteFile(filepath.Join(b.dir, holderFile), []byte(note), 0o600)
-}
-
-func readHolder(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, holderFile))
-	if err != nil || len(data) == 0 {
-		return "another process"
-	}
-	return strings.TrimSpace(string(data))
 }
 
 // DB exposes the underlying database for maintenance (gc, flatten).

@@ -338,27 +338,6 @@ func (w *Watcher) Take() Changes {
 	return c
 }
 
-// CountFromStart is for a caller whose base was captured while Start
-// built the watches, each directory listed after its watch was added (a
-// command's capture that a daemon takes over; which directories it
-// listed too early is the caller's to know and to read again). If the
-// next Take would be the first, it then reports every change since
-// each directory's watch was added instead of Full: events that came
-// during the build were queued and are counted once it is done. It
-// returns false, and the next Take is Full as usual, when the watcher
-// doubted since (a queue overflow, a directory it could not watch...),
-// is not started, still builds, is stopped, or was taken already. Call
-// Sync after it, then Take.
-func (w *Watcher) CountFromStart() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.started || w.stopped || !w.full || w.reason != notTaken || w.failed || w.pending || w.rebuilding {
-		return false
-	}
-	w.full, w.reason = false, ""
-	return true
-}
-
 // Sync returns once every event caused by a change made before the call
 // has been handled (or the watcher is in doubt, which the next Take
 // reports), so that the next Take covers all those changes. It creates
