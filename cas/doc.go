@@ -170,11 +170,11 @@
 // with a jittered pause until BadgerOptions.LockWait has passed (calling
 // OnWait once when it starts waiting), then fails with an error wrapping
 // ErrBusy that names the holder. A pause ends early once the holder lets
-// go: meanwhile a goroutine tries Badger's lock itself every 2 ms
-// (lockFreed: flock without blocking, given back at once), so a waiter
-// takes the store as its holder exits, not up to a pause later. The
-// holder is known from the HOLDER note
-// each process writes beside the database after opening it (its Holder
+// go: meanwhile a goroutine tries Badger's lock itself every 2 ms, every
+// 10 ms after the first second (lockFreed: flock without blocking, given
+// back at once), so a waiter takes the store as its holder exits, not up
+// to a pause later. The holder is known from the HOLDER note each
+// process writes beside the database after opening it (its Holder
 // description, pid and start time) and removes on Close; after a crash the
 // note can be stale, but it only decorates the message. Badger's lock
 // failure can only be recognised by its text ("Cannot acquire directory

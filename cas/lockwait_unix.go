@@ -9,18 +9,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockPoll is how often lockFreed tries Badger's lock.
-const lockPoll = 2 * time.Millisecond
+// lockPoll is how often lockFreed tries Badger's lock during the first
+// lockPollFast of a wait, lockPollSlow after (a daemon started early
+// may wait as long as a capture of millions of files runs).
+const (
+	lockPoll     = 2 * time.Millisecond
+	lockPollSlow = 10 * time.Millisecond
+	lockPollFast = time.Second
+)
 
 // lockFreed returns a channel closed once the lock Badger takes on its
 // directory dir could be taken (exclusive, or shared for a reader): a
-// goroutine tries it (flock(2), without blocking) every lockPoll, and
-// gives it back at once when it gets it. OpenBadger then tries again at
-// once, instead of at the end of its pause: after a command exits, a
-// daemon started early and the next command wait for that. The lock may
-// be taken by another process in between: the open then fails again,
-// and waits again. The goroutine ends when stop is closed. A nil channel
-// (dir cannot be opened) is never ready: the pauses alone pace the wait.
+// goroutine tries it (flock(2), without blocking) every lockPoll (then
+// lockPollSlow), and gives it back at once when it gets it. OpenBadger
+// then tries again at once, instead of at the end of its pause: after a
+// command exits, a daemon started early and the next command wait for
+// that. The lock may be taken by another process in between: the open
+// then fails again, and waits again. The goroutine ends when stop is
+// closed. A nil channel (dir cannot be opened) is never ready: the
+// pauses alone pace the wait.
 func lockFreed(dir string, shared bool, stop <-chan struct{}) <-chan struct{} {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -36,6 +43,7 @@ func lockFreed(dir string, shared bool, stop <-chan struct{}) <-chan struct{} {
 		fd := int(f.Fd())
 		t := time.NewTicker(lockPoll)
 		defer t.Stop()
+		slow := time.Now().Add(lockPollFast)
 		for {
 			if unix.Flock(fd, how) == nil {
 				_ = unix.Flock(fd, unix.LOCK_UN)
@@ -45,7 +53,11 @@ func lockFreed(dir string, shared bool, stop <-chan struct{}) <-chan struct{} {
 			select {
 			case <-stop:
 				return
-			case <-t.C:
+			case now := <-t.C:
+				if !slow.IsZero() && now.After(slow) {
+					t.Reset(lockPollSlow)
+					slow = time.Time{}
+				}
 			}
 		}
 	}()
