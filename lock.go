@@ -59,10 +59,26 @@ func (r *Repo) lockOnly(ctx context.Context) error {
 // holds the store. A wait that ctx ends fails with an error wrapping
 // ctx.Err().
 func (r *Repo) acquire(ctx context.Context) error {
-	select {
-	case r.turn <- struct{}{}:
-		return nil
-	default:
+	for {
+		select {
+		case r.turn <- struct{}{}:
+			return nil
+		default:
+		}
+		r.holderMu.Lock()
+		tail := r.tail
+		r.holderMu.Unlock()
+		if tail == nil {
+			break
+		}
+		// The last operation has answered and only finishes the work it
+		// left for later (unlock): a wait for that is part of it,
+		// however short LockWait.
+		select {
+		case <-tail:
+		case <-ctx.Done():
+			return fmt.Errorf("turnback: waiting for the end of an operation on %s: %w", r.storeDir, ctx.Err())
+		}
 	}
 	r.holderMu.Lock()
 	holder := r.holder
@@ -112,8 +128,22 @@ func (r *Repo) unlock() {
 		return
 	}
 	if r.watch != nil {
+		// A view that comes meanwhile waits for this (acquire), however
+		// short its LockWait: the operation is over for its caller.
+		done := make(chan struct{})
+		r.holderMu.Lock()
+		r.tail = done
+		r.holderMu.Unlock()
 		go func() {
-			defer func() { <-r.turn }()
+			defer func() {
+				r.holderMu.Lock()
+				if r.tail == done {
+					r.tail = nil
+				}
+				r.holderMu.Unlock()
+				<-r.turn
+				close(done)
+			}()
 			for _, f := range work {
 				f()
 			}

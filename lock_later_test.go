@@ -1,6 +1,7 @@
 package turnback
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,4 +53,43 @@ func TestLaterBeforeNextOperation(t *testing.T) {
 		}
 		r.unlock()
 	}
+}
+
+// TestLaterNotBusy: a view that allows no wait at all (LockWait < 0,
+// TURNBACK_LOCK_WAIT=0) and comes while the daemon finishes the work
+// the last operation left for later waits for that work instead of
+// failing with ErrBusy (seen as "snap: exit 4 ... held by turnback undo"
+// in TestDaemonRandomOps); an operation that still runs makes it fail
+// at once, as before.
+func TestLaterNotBusy(t *testing.T) {
+	r := &Repo{repoCore: &repoCore{turn: make(chan struct{}, 1), watch: &watchState{}}}
+	view := &Repo{repoCore: r.repoCore, view: true, opts: Options{LockWait: -1}}
+	if err := r.acquire(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := view.acquire(t.Context()); !errors.Is(err, ErrBusy) {
+		t.Fatalf("while an operation runs: %v, want ErrBusy", err)
+	}
+	release := make(chan struct{})
+	var done atomic.Bool
+	r.later(func() {
+		<-release
+		done.Store(true)
+	})
+	r.unlock() // answered; the work runs on
+	got := make(chan error, 1)
+	go func() { got <- view.acquire(t.Context()) }()
+	select {
+	case err := <-got:
+		t.Fatalf("the view did not wait for the work left for later: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	if err := <-got; err != nil {
+		t.Fatalf("after the work: %v", err)
+	}
+	if !done.Load() {
+		t.Fatal("the view took the store before the work ran")
+	}
+	view.unlock()
 }

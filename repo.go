@@ -134,6 +134,10 @@ type repoCore struct {
 	// for it).
 	holderMu sync.Mutex
 	holder   string
+	// tail: closed once the work the last operation left for later
+	// (lock.go) is done and the turn given back; nil when none runs.
+	// Guarded by holderMu.
+	tail chan struct{}
 	// proved: the reference verifyRef read content back from (refsource.go).
 	proved provedRefs
 }
