@@ -15,12 +15,16 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// handoffDaemon plays the daemon of a handoff in this process: it opens
-// the store, gives Watch the watcher built early, and returns a view for
-// its snaps and the phases of Watch.
-func handoffDaemon(t *testing.T, wt, store string, w *Watcher, o Options) (*Repo, *Repo, WatchPhases) {
+// snapAfterHandoff plays the daemon of a handoff in this process: it
+// opens the store, gives Watch the watcher built early (w), and makes
+// one snap through a view; it returns the daemon's Repo, that snap and
+// Watch's phases.
+func snapAfterHandoff(t *testing.T, wt, store string, w *Watcher, o Options) (*Repo, *SnapResult, WatchPhases) {
 	t.Helper()
 	ctx := t.Context()
+	if w == nil {
+		t.Fatal("the watcher was not built during the capture")
+	}
 	o.Store = store
 	d, err := Open(ctx, wt, o)
 	if err != nil {
@@ -32,13 +36,48 @@ func handoffDaemon(t *testing.T, wt, store string, w *Watcher, o Options) (*Repo
 	if err := d.Watch(ctx, WatchOptions{Watcher: w, Phases: &ph}); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("phases: %s", ph)
 	vo := o
 	vo.Store, vo.Session = "", "after"
 	view, err := d.View(vo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d, view, ph
+	res, err := view.Snap(ctx, "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, res, ph
+}
+
+// commandSnap is the command's side: a snap of cli (armed for a
+// handoff or not), then Close, as the command exits.
+func commandSnap(t *testing.T, cli *Repo) *SnapResult {
+	t.Helper()
+	res, err := cli.Snap(t.Context(), "the command")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// snapAndClose opens the store of wt with o, snaps and closes it: a
+// store with a snapshot and a stat cache before the test begins.
+func snapAndClose(t *testing.T, wt string, o Options, message string) {
+	t.Helper()
+	r, err := Open(t.Context(), wt, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Snap(t.Context(), message); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // walkWith is a full walk of dir into s with the given options
@@ -105,21 +144,8 @@ func TestHandoffIgnoreChangedEarly(t *testing.T) {
 			h.Built()
 		})
 	}
-	if _, err := cli.Snap(ctx, "the command"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cli.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if w == nil {
-		t.Fatal("the watcher was not built during the capture")
-	}
-	_, view, ph := handoffDaemon(t, wt, store, w, Options{})
-	t.Logf("phases: %s", ph)
-	res, err := view.Snap(ctx, "after")
-	if err != nil {
-		t.Fatal(err)
-	}
+	commandSnap(t, cli)
+	_, res, ph := snapAfterHandoff(t, wt, store, w, Options{})
 	if want := fullWalkOf(t, wt); res.Snapshot != want.Root || res.Files != want.Stats.Files {
 		t.Fatalf("snap after Watch (handoff %v, watch %+v) = %s (%d files), full walk %s (%d files): sub/x.log follows stale ignore rules",
 			ph.Handoff, res.Watch, res.Snapshot.Short(), res.Files, want.Root.Short(), want.Stats.Files)
@@ -163,21 +189,8 @@ func TestHandoffEarlyDirReplaced(t *testing.T) {
 			h.Built()
 		})
 	}
-	if _, err := cli.Snap(ctx, "the command"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cli.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if w == nil {
-		t.Fatal("the watcher was not built during the capture")
-	}
-	_, view, ph := handoffDaemon(t, wt, store, w, Options{})
-	t.Logf("phases: %s", ph)
-	res, err := view.Snap(ctx, "after")
-	if err != nil {
-		t.Fatal(err)
-	}
+	commandSnap(t, cli)
+	_, res, ph := snapAfterHandoff(t, wt, store, w, Options{})
 	if want := fullWalkOf(t, wt); res.Snapshot != want.Root {
 		t.Fatalf("snap after Watch (handoff %v, watch %+v) = %s, full walk %s: d/c is d.old/c's content",
 			ph.Handoff, res.Watch, res.Snapshot.Short(), want.Root.Short())
@@ -198,16 +211,7 @@ func TestHandoffLargeDirAgainstOwnCapture(t *testing.T) {
 	wt, store := t.TempDir(), t.TempDir()
 	o := Options{Store: store, LargeDirFiles: 5}
 	writeFile(t, filepath.Join(wt, "a.txt"), "a")
-	r0, err := Open(ctx, wt, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r0.Snap(ctx, "before"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r0.Close(); err != nil {
-		t.Fatal(err)
-	}
+	snapAndClose(t, wt, o, "before")
 	writeFile(t, filepath.Join(wt, "p", "f1"), "1")
 	writeFile(t, filepath.Join(wt, "p", "f2"), "2")
 	if err := os.MkdirAll(filepath.Join(wt, "p", "q"), 0o755); err != nil {
@@ -243,26 +247,12 @@ func TestHandoffLargeDirAgainstOwnCapture(t *testing.T) {
 			}
 		}
 	}
-	snap, err := cli.Snap(ctx, "the command")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cli.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if w == nil {
-		t.Fatal("the watcher was not built during the capture")
-	}
+	snap := commandSnap(t, cli)
 	t.Logf("command snap %s uncaptured %+v; roots %d", snap.Snapshot.Short(), snap.Stats.Uncaptured, roots)
 	for _, u := range snap.Stats.Uncaptured {
 		t.Fatalf("the command's snapshot left %s uncaptured", u.Path)
 	}
-	d, view, ph := handoffDaemon(t, wt, store, w, Options{LargeDirFiles: 5})
-	t.Logf("phases: %s", ph)
-	res, err := view.Snap(ctx, "after")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, res, ph := snapAfterHandoff(t, wt, store, w, Options{LargeDirFiles: 5})
 	want := walkWith(t, wt, d.store, walker.Options{LargeDirFiles: 5, Previous: snap.Snapshot})
 	t.Logf("after: %s %+v %+v; want %s %+v", res.Snapshot.Short(), res.Watch, res.Stats.Uncaptured, want.Root.Short(), want.Stats.Uncaptured)
 	if res.Snapshot != want.Root || len(res.Stats.Uncaptured) != len(want.Stats.Uncaptured) {
@@ -291,12 +281,7 @@ func TestHandoffStale(t *testing.T) {
 	h1 := c1.Handoff()
 	h1.Started(os.Getpid())
 	h1.Built()
-	if _, err := c1.Snap(ctx, "first"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c1.Close(); err != nil {
-		t.Fatal(err)
-	}
+	commandSnap(t, c1)
 	if _, err := os.Stat(filepath.Join(store, handoffName)); err != nil {
 		t.Fatalf("the first command wrote no handoff: %v", err)
 	}
@@ -308,22 +293,12 @@ func TestHandoffStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	c2.Handoff().Started(os.Getpid())
-	if _, err := c2.Snap(ctx, "second"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c2.Close(); err != nil {
-		t.Fatal(err)
-	}
+	commandSnap(t, c2)
 	w, err := StartWatcher(ctx, wt, store, WatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, view, ph := handoffDaemon(t, wt, store, w, Options{})
-	t.Logf("phases: %s", ph)
-	res, err := view.Snap(ctx, "after")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res, ph := snapAfterHandoff(t, wt, store, w, Options{})
 	if want := fullWalkOf(t, wt); res.Snapshot != want.Root {
 		t.Fatalf("snap after Watch (handoff %v: %s) = %s, full walk %s: a stale handoff was taken",
 			ph.Handoff, strings.TrimSpace(ph.NoHandoff), res.Snapshot.Short(), want.Root.Short())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,18 +56,7 @@ func runHandoff(t *testing.T, seed uint64) bool {
 	wt := t.TempDir()
 	ed := &startEditor{t: t, rng: rand.New(rand.NewPCG(seed^0x1234, seed)), dir: wt, done: make(chan struct{}),
 		noIgnore: rng.IntN(4) > 0}
-	for range 60 + rng.IntN(140) {
-		ed.seq++
-		d := path.Join(ed.pick(ed.dirs()), fmt.Sprintf("d%d", ed.seq))
-		if err := os.MkdirAll(ed.abs(d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i := range rng.IntN(6) {
-			if err := os.WriteFile(ed.abs(path.Join(d, fmt.Sprint("f", i))), []byte(d), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	ed.seedTree(rng)
 	store := t.TempDir()
 	// The large-new-directory rule off: a directory the editor moves
 	// may hold 200 files, which a capture with a previous snapshot
@@ -77,17 +65,7 @@ func runHandoff(t *testing.T, seed uint64) bool {
 	// covers the rule).
 	opts := Options{Store: store, LargeDirFiles: -1}
 	if rng.IntN(2) == 0 {
-		// A store with a snapshot and a stat cache already.
-		r0, err := Open(ctx, wt, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r0.Snap(ctx, "before"); err != nil {
-			t.Fatal(err)
-		}
-		if err := r0.Close(); err != nil {
-			t.Fatal(err)
-		}
+		snapAndClose(t, wt, opts, "before") // a snapshot and a stat cache already
 	}
 	ed.wg.Add(1)
 	go ed.run()
@@ -126,13 +104,8 @@ func runHandoff(t *testing.T, seed uint64) bool {
 		h.Built()
 		built <- w
 	}()
-	if _, err := cli.Snap(ctx, "the command"); err != nil {
-		t.Fatal(err)
-	}
+	commandSnap(t, cli)
 	_, statErr := os.Stat(filepath.Join(store, handoffName))
-	if err := cli.Close(); err != nil {
-		t.Fatal(err)
-	}
 	w := <-built
 	if w == nil {
 		t.FailNow()

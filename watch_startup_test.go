@@ -236,6 +236,24 @@ func (e *startEditor) edit() {
 	}
 }
 
+// seedTree makes the tree the random start-up tests begin with, big
+// enough that the watcher's build and a first capture take a while: 60
+// to 200 directories of 0 to 5 files, drawn from rng.
+func (e *startEditor) seedTree(rng *rand.Rand) {
+	for range 60 + rng.IntN(140) {
+		e.seq++
+		d := path.Join(e.pick(e.dirs()), fmt.Sprintf("d%d", e.seq))
+		if err := os.MkdirAll(e.abs(d), 0o755); err != nil {
+			e.t.Fatal(err)
+		}
+		for i := range rng.IntN(6) {
+			if err := os.WriteFile(e.abs(path.Join(d, fmt.Sprint("f", i))), []byte(d), 0o644); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+}
+
 // runStartup runs one seed; it returns how many snaps were made before
 // the watcher was built and how many were incremental.
 func runStartup(t *testing.T, seed uint64) (early, incremental int) {
@@ -243,20 +261,7 @@ func runStartup(t *testing.T, seed uint64) (early, incremental int) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
 	wt := t.TempDir()
 	ed := &startEditor{t: t, rng: rand.New(rand.NewPCG(seed^0xabcdef, seed)), dir: wt, done: make(chan struct{})}
-	// A tree big enough that the watcher's build and the first capture
-	// take a while: 60 to 200 directories.
-	for range 60 + rng.IntN(140) {
-		ed.seq++
-		d := path.Join(ed.pick(ed.dirs()), fmt.Sprintf("d%d", ed.seq))
-		if err := os.MkdirAll(ed.abs(d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i := range rng.IntN(6) {
-			if err := os.WriteFile(ed.abs(path.Join(d, fmt.Sprint("f", i))), []byte(d), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	ed.seedTree(rng)
 	store := t.TempDir()
 	r, err := Open(ctx, wt, Options{Store: store})
 	if err != nil {

@@ -10,20 +10,21 @@ import (
 	"time"
 )
 
-// TestTakeDuringFirstBuild: a Take while Start still builds the watches
-// is Full and does not count as the first Take (a capture after it
-// would start before every directory is watched): the Take after Start
-// returned is Full too, and only the next one reports changes
-// precisely. The root's identity, not taken yet, is no doubt either.
-func TestTakeDuringFirstBuild(t *testing.T) {
-	dir := t.TempDir()
+// startBlockedAtB starts a watcher (options o) on a new tree of three
+// directories, a, b and c, and returns once its build is held just
+// before it watches b; closing release lets it go on, and started
+// then gets Start's result.
+func startBlockedAtB(t *testing.T, o Options) (dir string, w *Watcher, release chan struct{}, started chan error) {
+	t.Helper()
+	dir = t.TempDir()
 	for _, rel := range []string{"a/f", "b/g", "c/h"} {
 		put(t, dir, rel, rel)
 	}
-	w, err := New(dir, Options{Logf: t.Logf})
+	w, err := New(dir, o)
 	must(t, err)
 	t.Cleanup(func() { w.Close() })
-	blocked, release := make(chan struct{}), make(chan struct{})
+	blocked := make(chan struct{})
+	release = make(chan struct{})
 	var once sync.Once
 	w.addHook = func(rel string) error {
 		if rel == "b" {
@@ -33,9 +34,19 @@ func TestTakeDuringFirstBuild(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	started := make(chan error, 1)
+	started = make(chan error, 1)
 	go func() { started <- w.Start(ctx) }()
 	<-blocked
+	return dir, w, release, started
+}
+
+// TestTakeDuringFirstBuild: a Take while Start still builds the watches
+// is Full and does not count as the first Take (a capture after it
+// would start before every directory is watched): the Take after Start
+// returned is Full too, and only the next one reports changes
+// precisely. The root's identity, not taken yet, is no doubt either.
+func TestTakeDuringFirstBuild(t *testing.T) {
+	dir, w, release, started := startBlockedAtB(t, Options{Logf: t.Logf})
 	for range 2 {
 		if ch := w.Take(); !ch.Full {
 			t.Fatalf("Take during the first build: %+v; want Full", ch)
@@ -71,26 +82,7 @@ func TestCountFromStart(t *testing.T) {
 		{"overflow during the build", 4, 40, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for _, rel := range []string{"a/f", "b/g", "c/h"} {
-				put(t, dir, rel, rel)
-			}
-			w, err := New(dir, Options{Logf: t.Logf, QueueSize: tc.queue})
-			must(t, err)
-			t.Cleanup(func() { w.Close() })
-			blocked, release := make(chan struct{}), make(chan struct{})
-			var once sync.Once
-			w.addHook = func(rel string) error {
-				if rel == "b" {
-					once.Do(func() { close(blocked); <-release })
-				}
-				return nil
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			t.Cleanup(cancel)
-			started := make(chan error, 1)
-			go func() { started <- w.Start(ctx) }()
-			<-blocked
+			dir, w, release, started := startBlockedAtB(t, Options{Logf: t.Logf, QueueSize: tc.queue})
 			for i := range tc.writes {
 				put(t, dir, fmt.Sprintf("new%d", i), "x")
 			}
