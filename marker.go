@@ -24,10 +24,13 @@ import (
 const markerName = "turnback-store.json"
 
 // markerFormat names the format in the marker; storeVersion is the
-// version this turnback writes and the newest it opens.
+// version this turnback writes and the newest it opens. Version 2 added
+// the overlay log (db/turnback-overlay.log, see cas.BadgerOptions.Deferred),
+// which a turnback reading version 1 would not see: a version-1 store is
+// marked 2 by the first command that opens it for writing.
 const (
 	markerFormat = "turnback store"
-	storeVersion = 1
+	storeVersion = 2
 )
 
 // storeMarker is the marker's content.

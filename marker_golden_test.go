@@ -2,6 +2,7 @@ package turnback_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,6 +65,15 @@ func TestStoreMarkerGolden(t *testing.T) {
 	}
 }
 
+func readMarker(t *testing.T, store string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(store, "turnback-store.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 func TestStoreMarkers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -73,7 +83,8 @@ func TestStoreMarkers(t *testing.T) {
 	}{
 		{"v1.json", "", false},
 		{"v1-no-work-tree.json", "", false},
-		{"v2-newer.json", "has format version 2; this turnback reads up to 1: upgrade turnback", false},
+		{"v2.json", "", false},
+		{"v3-newer.json", "has format version 3; this turnback reads up to 2: upgrade turnback", false},
 		{"v0.json", "is not turnback's; refusing to write there", true},
 		{"foreign-format.json", "is not turnback's; refusing to write there", true},
 		{"garbage.json", "is not turnback's; refusing to write there", true},
@@ -102,6 +113,12 @@ func TestStoreMarkers(t *testing.T) {
 				}
 				if err := r.Close(); err != nil {
 					t.Fatal(err)
+				}
+				// A store of an earlier version is marked with this
+				// one before anything of this version is written.
+				var m struct{ Version int }
+				if err := json.Unmarshal(readMarker(t, store), &m); err != nil || m.Version != 2 {
+					t.Errorf("marker after a snap: version %d, %v; want 2", m.Version, err)
 				}
 				return
 			}

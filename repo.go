@@ -54,6 +54,11 @@ type Options struct {
 	KeepAge   time.Duration
 	// Access says whether Open may write to the store (see Access).
 	Access Access
+	// WriteNow opens the store's database for writing at once rather
+	// than once an operation writes much (see AccessWrite): for work
+	// that always does, such as undo, redo, restore and gc. Only a
+	// matter of speed.
+	WriteNow bool
 	// Agent names the agent whose hook this Repo records for ("claude",
 	// "gemini", ...): Snap records it on a session that has none yet
 	// (SessionInfo.Agent). Empty for none.
@@ -72,6 +77,11 @@ type Access int
 
 const (
 	// AccessWrite opens the store for writing, creating it on first use.
+	// Its database is opened read-only at first, and a command that
+	// records little commits to the store's overlay log instead, never
+	// paying the database's write-mode open and close; one that records
+	// much (a large capture, any undo, redo or restore) opens it for
+	// writing then (see cas.BadgerOptions.Deferred, Options.WriteNow).
 	AccessWrite Access = iota
 	// AccessRead opens the store read-only: nothing is created or written
 	// (no store directory, no marker, no lock file), it works on a full
@@ -264,13 +274,16 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		// answers: a reading command too (DESIGN: all or nothing).
 		readOnly = false
 	}
+	// A writer opens Badger for writing only if it writes much: a
+	// command that records a few records commits them to the overlay
+	// log (see cas.BadgerOptions.Deferred).
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir,
-		StopWaiting: opts.StopWaiting}
+		StopWaiting: opts.StopWaiting, Deferred: !readOnly && !opts.WriteNow}
 	var b *cas.Badger
 	if readOnly {
 		b, err = openReadOnly(ctx, storeDir, state, bo)
 	} else {
-		b, err = openWritable(ctx, storeDir, wt, state, bo)
+		b, err = openWritable(ctx, storeDir, wt, state, marker, bo)
 	}
 	if err != nil {
 		if errors.Is(err, cas.ErrBusy) {
@@ -321,7 +334,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 
 // openWritable opens the store for writing, creating it (marker first)
 // when absent, and marking an earlier turnback's store.
-func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+func openWritable(ctx context.Context, storeDir, wt string, state storeState, marker *storeMarker, bo cas.BadgerOptions) (*cas.Badger, error) {
 	// On a full disk, fail before the marker or the directory is written.
 	if err := cas.CheckRoom(filepath.Join(storeDir, "db"), storeDir); err != nil {
 		return nil, err
@@ -342,9 +355,11 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, bo
 	if err != nil {
 		return nil, err
 	}
-	if state == storeLegacy {
+	if state == storeLegacy || marker != nil && marker.Version < storeVersion {
 		// An earlier turnback's store is marked only once its database
 		// opened: one refused (damaged metadata, say) stays untouched.
+		// One of an earlier version is marked with this one before
+		// anything of this version (the overlay log) is written.
 		if err := writeMarker(storeDir, wt); err != nil {
 			b.Close()
 			return nil, err

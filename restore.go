@@ -118,6 +118,12 @@ func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 // added for says why it cannot be restored.
 func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
 	out := &RestoreResult{}
+	// The records of a restore are committed after its files changed:
+	// to the database opened for writing, never to the overlay log,
+	// whose append could then fail on a full disk.
+	if err := r.backend.Upgrade(); err != nil {
+		return nil, err
+	}
 	orig, notes, byRef, err := r.refActions(ctx, actions)
 	if err != nil {
 		return nil, err

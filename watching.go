@@ -197,6 +197,12 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 		drop()
 		return fmt.Errorf("turnback: %s is already watched by this process", r.workTree)
 	}
+	// A daemon writes for as long as it runs: Badger for writing.
+	if err := r.backend.Upgrade(); err != nil {
+		r.unlock()
+		drop()
+		return fmt.Errorf("turnback: watch: %w", err)
+	}
 	var w *watch.Watcher
 	var err error
 	if o.Watcher != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -36,6 +37,14 @@ type BadgerOptions struct {
 	// process holds the store: true ends the wait at once with ErrBusy
 	// (the CLI: a watch daemon holds it and answers on its socket now).
 	StopWaiting func() bool
+	// Deferred opens an existing database for writing lazily: under the
+	// same exclusive lock, but read-only, with writes kept in memory
+	// until Sync or Close commits them to the overlay log, or opens
+	// Badger for writing when they are many (see "The overlay log" in
+	// doc.go). A store that writes little never pays Badger's write-mode
+	// open and close. Ignored where the directory lock cannot be taken
+	// by turnback itself (Windows) and for a new database.
+	Deferred bool
 }
 
 // shortPauses: OpenBadger first waits 2, 4, 8, 16 ms for a holder.
@@ -46,12 +55,27 @@ const holderFile = "HOLDER"
 
 // Badger is the durable Backend: one Badger database per store.
 type Badger struct {
+	dir      string
+	packs    *packs      // large values written through batches
+	dead     bool        // closed by a Reclaim that could not reopen
+	space    *spaceGuard // read-write: keeps Badger's reserve free (see space.go)
+	readOnly bool        // opened read-only: writes kept in memory, lost at Close
+
+	// swap guards db, scratch and def, which change when a deferred
+	// store opens Badger for writing (deferred.go).
+	swap    sync.RWMutex
 	db      *badger.DB
-	dir     string
-	packs   *packs      // large values written through batches
-	dead    bool        // closed by a Reclaim that could not reopen
-	scratch *scratch    // read-only: where writes go instead (see scratch.go)
-	space   *spaceGuard // read-write: keeps Badger's reserve free (see space.go)
+	scratch *scratch   // read-only or deferred: writes (and the overlay log) in memory (see scratch.go)
+	def     *deferred  // deferred: the overlay log and what is not yet committed
+	ro      *badger.DB // a deferred store's read-only database once it opened for writing; closed at Close
+	lock    *os.File   // the directory lock this process took itself (deferred), released at Close
+}
+
+// state returns the database and scratch reads go to.
+func (b *Badger) state() (*badger.DB, *scratch) {
+	b.swap.RLock()
+	defer b.swap.RUnlock()
+	return b.db, b.scratch
 }
 
 // badgerOptions returns Badger options for a short-lived CLI process:
@@ -134,8 +158,13 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 	return openBadger(ctx, dir, o)
 }
 
-// DB exposes the underlying database for maintenance (gc, flatten).
-func (b *Badger) DB() *badger.DB { return b.db }
+// DB exposes the underlying database for maintenance (gc, flatten); a
+// deferred store is opened for writing first (see Upgrade).
+func (b *Badger) DB() *badger.DB {
+	_ = b.Upgrade() // on failure the read-only database is returned: its writes fail
+	db, _ := b.state()
+	return db
+}
 
 // Dir returns the directory of the store.
 func (b *Badger) Dir() string { return b.dir }
@@ -145,8 +174,9 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if b.scratch != nil {
-		if v, found, known := b.scratch.get(key); known {
+	db, sc := b.state()
+	if sc != nil {
+		if v, found, known := sc.get(key); known {
 			if !found {
 				return nil, ErrNotFound
 			}
@@ -155,7 +185,7 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 	}
 	var out []byte
 	var packed bool
-	err := b.db.View(func(txn *badger.Txn) error {
+	err := db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
 		if err != nil {
 			return err
@@ -197,12 +227,13 @@ func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	if b.scratch != nil {
-		if _, found, known := b.scratch.get(key); known {
+	db, sc := b.state()
+	if sc != nil {
+		if _, found, known := sc.get(key); known {
 			return found, nil
 		}
 	}
-	err := b.db.View(func(txn *badger.Txn) error {
+	err := db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(key)
 		return err
 	})
@@ -223,8 +254,11 @@ func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.scratch != nil {
+	if b.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
+	}
+	if ok, err := b.deferWrite(entries, nil); ok {
+		return err
 	}
 	if err := b.space.check(entriesSize(entries, nil)); err != nil {
 		return err
@@ -251,8 +285,11 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.scratch != nil {
+	if b.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
+	}
+	if ok, err := b.deferWrite(nil, keys); ok {
+		return err
 	}
 	err := b.db.Update(func(txn *badger.Txn) error {
 		for _, k := range keys {
@@ -276,8 +313,11 @@ func (b *Badger) Update(ctx context.Context, entries []Entry, deletes [][]byte) 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.scratch != nil {
+	if b.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
+	}
+	if ok, err := b.deferWrite(entries, deletes); ok {
+		return err
 	}
 	if err := b.space.check(entriesSize(entries, deletes)); err != nil {
 		return err
@@ -306,16 +346,17 @@ func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.scratch != nil {
-		return b.scratch.scan(ctx, prefix, keysOnly, func(f func(k, v []byte) error) error {
-			return b.scan(ctx, prefix, keysOnly, f)
+	db, sc := b.state()
+	if sc != nil {
+		return sc.scan(ctx, prefix, keysOnly, func(f func(k, v []byte) error) error {
+			return b.scan(ctx, db, prefix, keysOnly, f)
 		}, fn)
 	}
-	return b.scan(ctx, prefix, keysOnly, fn)
+	return b.scan(ctx, db, prefix, keysOnly, fn)
 }
 
-func (b *Badger) scan(ctx context.Context, prefix []byte, keysOnly bool, fn func(key, value []byte) error) error {
-	err := b.db.View(func(txn *badger.Txn) error {
+func (b *Badger) scan(ctx context.Context, db *badger.DB, prefix []byte, keysOnly bool, fn func(key, value []byte) error) error {
+	err := db.View(func(txn *badger.Txn) error {
 		opt := badger.DefaultIteratorOptions
 		opt.Prefix = prefix
 		opt.PrefetchValues = false // values are read one at a time below
@@ -353,10 +394,18 @@ func (b *Badger) scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 
 // Sync implements Backend.
 func (b *Badger) Sync() error {
+	b.swap.Lock()
 	if b.db.IsClosed() {
+		b.swap.Unlock()
 		return ErrClosed // badger's Sync dereferences freed state after Close
 	}
-	if b.scratch != nil {
+	if b.def != nil {
+		err := b.persistLocked()
+		b.swap.Unlock()
+		return err
+	}
+	b.swap.Unlock()
+	if b.readOnly {
 		return nil
 	}
 	if err := b.db.Sync(); err != nil {
@@ -366,18 +415,48 @@ func (b *Badger) Sync() error {
 }
 
 // Close implements Backend.
+//
+// A deferred store commits what it has not yet (see Sync) before it
+// closes; a failure to is returned, and those writes are lost.
 func (b *Badger) Close() error {
+	b.swap.Lock()
+	defer b.swap.Unlock()
 	if b.dead {
+		b.releaseLock()
 		return nil // a failed Reclaim already closed it
 	}
-	if b.scratch == nil {
+	var derr error
+	if b.def != nil && !b.db.IsClosed() {
+		derr = b.persistLocked()
+	}
+	if !b.readOnly {
 		_ = os.Remove(filepath.Join(b.dir, holderFile))
 	}
 	perr := b.packs.close()
-	if err := b.db.Close(); err != nil {
+	if b.ro != nil {
+		_ = b.ro.Close()
+		b.ro = nil
+	}
+	if b.def != nil {
+		b.def.log.close()
+	}
+	err := b.db.Close()
+	b.releaseLock()
+	if err != nil {
 		return b.wrap("close", err)
 	}
+	if derr != nil {
+		return derr
+	}
 	return perr
+}
+
+// releaseLock gives back the directory lock this process took itself.
+func (b *Badger) releaseLock() {
+	if b.lock != nil {
+		_ = b.lock.Close()
+		b.lock = nil
+	}
 }
 
 // viewEach calls fn with every item of db that an iterator with opt

@@ -15,14 +15,20 @@ import (
 // NewBatch implements Backend. Values of at least packThreshold bytes
 // go to pack files; their pointers are written once the pack is durable.
 func (b *Badger) NewBatch() Batch {
-	if b.db.IsClosed() {
+	b.swap.RLock()
+	db, sc, deferred := b.db, b.scratch, b.def != nil
+	b.swap.RUnlock()
+	if db.IsClosed() {
 		// A WriteBatch of a closed DB can block forever in Flush.
-		return &badgerBatch{db: b.db}
+		return &badgerBatch{db: db}
 	}
-	if b.scratch != nil {
-		return &scratchBatch{s: b.scratch}
+	if deferred {
+		return &deferBatch{b: b}
 	}
-	return &badgerBatch{db: b.db, packs: b.packs, wb: b.db.NewWriteBatch(), space: b.space}
+	if b.readOnly {
+		return &scratchBatch{s: sc}
+	}
+	return &badgerBatch{db: db, packs: b.packs, wb: db.NewWriteBatch(), space: b.space}
 }
 
 type badgerBatch struct {

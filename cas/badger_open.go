@@ -2,6 +2,7 @@ package cas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -22,6 +23,9 @@ func needsRecovery(err error) bool {
 	return strings.Contains(msg, "Log truncate required") || strings.Contains(msg, "error while truncation") || isTornMemtable(err)
 }
 
+// errDirLocked: another process holds the directory lock (lockDir).
+var errDirLocked = errors.New("cas: directory locked")
+
 func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, error) {
 	var guard *spaceGuard
 	if !o.ReadOnly {
@@ -30,35 +34,29 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			return nil, err
 		}
 	}
+	deferred := false
+	if o.Deferred && !o.ReadOnly && canLockDir {
+		_, err := os.Stat(filepath.Join(dir, manifestName))
+		deferred = err == nil // a new database is created in write mode
+	}
 	deadline := time.Now().Add(o.LockWait)
-	waited, retriedTorn, tries := false, false, 0
+	waited, tries := false, 0
 	var freed <-chan struct{} // closed when the holder lets go (lockFreed)
 	stop := make(chan struct{})
 	defer close(stop)
 	for {
-		opts := badgerOptions(dir)
-		opts.ReadOnly = o.ReadOnly
-		db, err := badger.Open(opts)
+		var b *Badger
+		var err error
+		if deferred {
+			b, err = tryDeferred(dir, guard, o)
+		} else {
+			b, err = tryOpen(dir, guard, o, nil)
+		}
 		if err == nil {
-			b := &Badger{db: db, dir: dir, packs: newPacks(dir), space: guard}
-			if o.ReadOnly {
-				b.scratch = newScratch()
-				b.packs.readOnly = true
-			} else {
-				b.packs.space = guard
-				b.writeHolder(o.Holder)
-			}
 			return b, nil
 		}
-		if isTornMemtable(err) && !retriedTorn {
-			// A process killed while creating a memtable file leaves it
-			// empty (dgraph-io/badger#2207); the failed open has sized it,
-			// and it holds no data: opening again succeeds.
-			retriedTorn = true
-			continue
-		}
-		if !isLockError(err) {
-			return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
+		if !errors.Is(err, errDirLocked) && !isLockError(err) {
+			return nil, err
 		}
 		holder := readHolder(dir)
 		if o.StopWaiting != nil && o.StopWaiting() {
@@ -96,6 +94,72 @@ func openBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 		}
 		t.Stop()
 	}
+}
+
+// tryDeferred takes the directory lock and opens the store deferred
+// (deferred.go); errDirLocked when another process holds the lock. A
+// read-only open that needs the repair of a write-mode open gets one,
+// under the same lock, and the store is then an ordinary writable one.
+func tryDeferred(dir string, guard *spaceGuard, o BadgerOptions) (*Badger, error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	b, ok, err := openDeferred(dir, lock, guard, o.Holder)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if ok {
+		return b, nil
+	}
+	b, err = tryOpen(dir, guard, o, lock)
+	if err != nil {
+		lock.Close()
+	}
+	return b, err
+}
+
+// tryOpen opens the store once (again at once if it finds the empty
+// memtable file a crash left), folding the overlay log into a database
+// opened for writing, or reading it into the scratch of one opened
+// read-only. With lock (held by the caller), Badger takes no lock of its
+// own.
+func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Badger, error) {
+	opts := badgerOptions(dir)
+	opts.ReadOnly = o.ReadOnly
+	opts.BypassLockGuard = lock != nil
+	db, err := badger.Open(opts)
+	if err != nil && isTornMemtable(err) {
+		// A process killed while creating a memtable file leaves it
+		// empty (dgraph-io/badger#2207); the failed open has sized it,
+		// and it holds no data: opening again succeeds.
+		db, err = badger.Open(opts)
+	}
+	if err != nil {
+		if isLockError(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
+	}
+	b := &Badger{db: db, dir: dir, packs: newPacks(dir), space: guard, lock: lock}
+	if o.ReadOnly {
+		b.readOnly = true
+		b.scratch = newScratch()
+		b.packs.readOnly = true
+		if _, _, err := readOverlay(dir, b.scratch); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return b, nil
+	}
+	b.packs.space = guard
+	if err := foldOverlay(db, dir, b.packs, guard); err != nil {
+		db.Close()
+		return nil, err
+	}
+	b.writeHolder(o.Holder)
+	return b, nil
 }
 
 // isTornMemtable recognises Badger's failure to open an empty memtable

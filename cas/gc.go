@@ -88,8 +88,11 @@ func (s *Store) Sweep(ctx context.Context, live LiveSet, dryRun bool) (SweepStat
 // threshold live there, and the compaction drops deleted ones), and runs
 // value-log GC until it finds nothing to rewrite.
 func (b *Badger) Reclaim(ctx context.Context) error {
-	if b.scratch != nil {
+	if b.readOnly {
 		return fmt.Errorf("cas: reclaim: store %s opened read-only", b.dir)
+	}
+	if err := b.Upgrade(); err != nil {
+		return err
 	}
 	if err := b.packs.startFresh(); err != nil {
 		return err
@@ -102,7 +105,9 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 	var db *badger.DB
 	var err error
 	for i := 0; ; i++ {
-		db, err = badger.Open(badgerOptions(b.dir))
+		opts := badgerOptions(b.dir)
+		opts.BypassLockGuard = b.lock != nil // this process holds the lock itself
+		db, err = badger.Open(opts)
 		if err == nil || !isLockError(err) || i == 200 {
 			break
 		}
@@ -117,7 +122,9 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 		b.dead = true
 		return fmt.Errorf("cas: reopen %s for reclaim: %w", b.dir, err)
 	}
+	b.swap.Lock()
 	b.db = db
+	b.swap.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}

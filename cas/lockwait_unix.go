@@ -3,6 +3,8 @@
 package cas
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -62,4 +64,27 @@ func lockFreed(dir string, shared bool, stop <-chan struct{}) <-chan struct{} {
 		}
 	}()
 	return ch
+}
+
+// canLockDir: here turnback can take Badger's directory lock itself
+// (flock(2) on the directory, as Badger does), which a deferred open
+// needs.
+const canLockDir = true
+
+// lockDir takes Badger's lock on the database directory dir, exclusive,
+// without waiting: errDirLocked when another process holds it. Closing
+// the file gives it back.
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cas: lock %s: %w", dir, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, errDirLocked
+		}
+		return nil, fmt.Errorf("cas: lock %s: %w", dir, err)
+	}
+	return f, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -70,6 +71,7 @@ func Repair(ctx context.Context, dir string) (*RepairResult, error) {
 	if err != nil {
 		return res, err
 	}
+	readOverlayInto(old, recs, res)
 	b, err := OpenBadger(ctx, dir, BadgerOptions{Holder: "turnback verify --repair"})
 	if err != nil {
 		return res, err
@@ -111,6 +113,24 @@ func Repair(ctx context.Context, dir string) (*RepairResult, error) {
 		return res, err
 	}
 	return res, b.Close()
+}
+
+// readOverlayInto lays the records of the overlay log in old, newer
+// than any table's, over recs: every whole frame before any damage (a
+// log damaged past that is named with the bad memtables).
+func readOverlayInto(old string, recs map[string]*repairRec, res *RepairResult) {
+	data, err := os.ReadFile(filepath.Join(old, overlayName))
+	if err != nil {
+		return
+	}
+	res.Memtables++
+	if _, err := parseOverlay(data, func(ops []overlayOp) {
+		for _, op := range ops {
+			recs[string(op.key)] = &repairRec{version: math.MaxUint64, deleted: op.del, value: bytes.Clone(op.value)}
+		}
+	}); err != nil {
+		res.BadMems = append(res.BadMems, overlayName)
+	}
 }
 
 // repairRec is the newest version of one record seen so far.

@@ -26,6 +26,9 @@ type scratch struct {
 	vals  map[string][]byte // written
 	gone  map[string]bool   // deleted
 	bytes int64             // held in vals
+	// under: the layer below, read for keys this one does not decide (a
+	// deferred store's uncommitted writes lie over its committed ones).
+	under *scratch
 }
 
 // maxScratch bounds the memory a read-only store's writes may take (a
@@ -42,8 +45,16 @@ func newScratch() *scratch {
 }
 
 // get returns the scratch's value of key; known says whether the scratch
-// decides (written or deleted there).
+// (or a layer under it) decides (written or deleted there).
 func (s *scratch) get(key []byte) (v []byte, found, known bool) {
+	if v, found, known = s.own(key); known || s.under == nil {
+		return v, found, known
+	}
+	return s.under.get(key)
+}
+
+// own is get of this layer alone.
+func (s *scratch) own(key []byte) (v []byte, found, known bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if v, ok := s.vals[string(key)]; ok {
@@ -75,6 +86,10 @@ func (s *scratch) full() bool {
 // scan merges the scratch's keys with prefix into fn's view of the
 // database's (base, which calls its function in key order).
 func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base func(func(k, v []byte) error) error, fn func(k, v []byte) error) error {
+	if s.under != nil {
+		below := base
+		base = func(f func(k, v []byte) error) error { return s.under.scan(ctx, prefix, keysOnly, below, f) }
+	}
 	s.mu.RLock()
 	var keys []string
 	for k := range s.vals {
@@ -85,7 +100,7 @@ func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base f
 	s.mu.RUnlock()
 	sort.Strings(keys)
 	emit := func(k string) error {
-		v, found, _ := s.get([]byte(k))
+		v, found, _ := s.own([]byte(k))
 		if !found {
 			return nil
 		}
@@ -105,7 +120,7 @@ func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base f
 			keys = keys[1:]
 			return emit(string(k))
 		}
-		if _, _, known := s.get(k); known {
+		if _, _, known := s.own(k); known {
 			return nil // deleted in the scratch
 		}
 		return fn(k, v)
@@ -154,7 +169,7 @@ func (b *scratchBatch) Cancel() { b.done.Store(true) }
 
 // ReadOnly reports whether b was opened read-only (its writes are kept in
 // memory only).
-func (b *Badger) ReadOnly() bool { return b.scratch != nil }
+func (b *Badger) ReadOnly() bool { return b.readOnly }
 
 // ErrReadOnly: a record (Set, Update, Delete) written to a store opened
 // read-only. Batches (blobs, trees) go to memory instead; records that
@@ -172,7 +187,7 @@ func OpenBadgerEmpty() (*Badger, error) {
 	}
 	p := newPacks("")
 	p.readOnly = true
-	return &Badger{db: db, packs: p, scratch: newScratch()}, nil
+	return &Badger{db: db, packs: p, scratch: newScratch(), readOnly: true}, nil
 }
 
 // HasRoom reports whether the file system of dir (or of its nearest

@@ -200,7 +200,8 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		Session: session,
 		Force:   g.force,
 		Access:  access,
-		Holder:  "turnback " + cmd.Name() + " in " + workTree,
+		WriteNow: strings.Contains(" undo redo restore gc ", " "+cmd.Name()+" "),
+		Holder:   "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},

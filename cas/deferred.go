@@ -1,0 +1,352 @@
+package cas
+
+// A store opened for writing with BadgerOptions.Deferred: Badger is
+// opened read-only under the write lock, writes are kept in memory, and
+// Sync commits them to the overlay log, or opens Badger for writing when
+// they are too many (see "The overlay log" in doc.go).
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// deferred is the state of a store whose writes go to the overlay log.
+// Reads see, in order: the uncommitted writes (the Badger's scratch, a
+// layer over committed), the committed ones (the log's records, read at
+// open, and the frames this process appended), the database.
+type deferred struct {
+	log       overlayFile
+	committed *scratch
+
+	mu         sync.Mutex
+	dirtyBytes int64 // written to the uncommitted layer
+	failed     error // a failed append could not be undone: nothing more is committed
+}
+
+// openDeferred opens the database in dir for a deferred writer that
+// holds lock, the directory lock it took itself: read-only, with the
+// overlay log read in. ok is false when the read-only open failed in a
+// way a write-mode open repairs (the caller then opens for writing).
+func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (*Badger, bool, error) {
+	opts := badgerOptions(dir)
+	opts.ReadOnly, opts.BypassLockGuard = true, true
+	db, err := badger.Open(opts)
+	if err != nil {
+		if needsRecovery(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("cas: open store %s: %w", dir, err)
+	}
+	s := newScratch()
+	valid, size, err := readOverlay(dir, s)
+	if err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	d := &deferred{log: overlayFile{dir: dir, size: valid}, committed: s}
+	if size > valid {
+		// The torn end of an append a crash interrupted: cut it, so the
+		// next frame follows the last committed one.
+		if err := d.log.cut(valid); err != nil {
+			db.Close()
+			return nil, false, err
+		}
+	}
+	b := &Badger{db: db, dir: dir, packs: newPacks(dir), scratch: &scratch{vals: map[string][]byte{}, gone: map[string]bool{}, under: s},
+		def: d, lock: lock, space: guard}
+	b.packs.readOnly = true
+	b.writeHolder(holder)
+	return b, true, nil
+}
+
+// deferWrite keeps a write of a deferred store in memory (it is
+// committed by the next Sync); ok is false when the store is not
+// deferred (any more), and the caller writes to Badger. A write that
+// makes the uncommitted part larger than deferMax opens Badger for
+// writing at once.
+func (b *Badger) deferWrite(entries []Entry, deletes [][]byte) (ok bool, err error) {
+	b.swap.RLock()
+	d := b.def
+	if d == nil {
+		b.swap.RUnlock()
+		return false, nil
+	}
+	d.mu.Lock()
+	if d.failed != nil {
+		err = d.failed
+	} else {
+		b.scratch.update(entries, deletes)
+		for _, k := range deletes {
+			d.dirtyBytes += int64(len(k))
+		}
+		for _, e := range entries {
+			d.dirtyBytes += int64(len(e.Key) + len(e.Value))
+		}
+	}
+	over := d.dirtyBytes > deferMax
+	d.mu.Unlock()
+	b.swap.RUnlock()
+	if err != nil || !over {
+		return true, err
+	}
+	b.swap.Lock()
+	defer b.swap.Unlock()
+	if b.def == nil {
+		return true, nil
+	}
+	return true, b.upgradeLocked()
+}
+
+// Upgrade opens a deferred store's database for writing now (folding the
+// overlay log into it): for work that runs long or writes much, such as
+// a watch daemon or gc. On any other store it does nothing.
+func (b *Badger) Upgrade() error {
+	b.swap.Lock()
+	defer b.swap.Unlock()
+	if b.def == nil {
+		return nil
+	}
+	return b.upgradeLocked()
+}
+
+// persistLocked commits the uncommitted writes of a deferred store: as
+// one frame of the overlay log when small enough, by opening Badger for
+// writing otherwise. If that fails, they are dropped (reads no longer see
+// them): the caller's operation failed, and records nothing. Caller
+// holds swap for writing.
+func (b *Badger) persistLocked() error {
+	d := b.def
+	d.mu.Lock()
+	failed, big := d.failed, d.dirtyBytes > deferMax
+	d.mu.Unlock()
+	if failed != nil {
+		return failed
+	}
+	top := b.scratch
+	top.mu.RLock()
+	ops := make([]overlayOp, 0, len(top.vals)+len(top.gone))
+	for k, v := range top.vals {
+		ops = append(ops, overlayOp{key: []byte(k), value: v})
+	}
+	for k := range top.gone {
+		ops = append(ops, overlayOp{key: []byte(k), del: true})
+	}
+	top.mu.RUnlock()
+	if len(ops) == 0 {
+		return nil
+	}
+	sort.Slice(ops, func(i, j int) bool { return string(ops[i].key) < string(ops[j].key) })
+	frame := encodeFrame(ops)
+	if big || d.log.size+int64(len(overlayMagic)+len(frame)) > overlayMax {
+		return b.upgradeLocked()
+	}
+	err := b.space.check(int64(len(frame)))
+	if err == nil {
+		if err = d.log.append(frame); err != nil {
+			err = wrapNoSpaceNamed(b.dir, "", err)
+		}
+	}
+	b.scratch = newLayer(d.committed)
+	d.mu.Lock()
+	d.dirtyBytes = 0
+	d.mu.Unlock()
+	if err != nil {
+		if d.log.broken {
+			d.mu.Lock()
+			d.failed = err
+			d.mu.Unlock()
+		}
+		return err
+	}
+	d.committed.apply(ops)
+	return nil
+}
+
+// newLayer returns an empty layer over s.
+func newLayer(s *scratch) *scratch {
+	l := newScratch()
+	l.under = s
+	return l
+}
+
+// upgradeLocked opens the database of a deferred store for writing
+// (under the directory lock this process holds), writes into it the
+// overlay log's records and this process's uncommitted ones, syncs, and
+// removes the log. The read-only database stays open until Close for
+// reads already under way. On failure the uncommitted writes are
+// dropped, as by persistLocked. Caller holds swap for writing.
+func (b *Badger) upgradeLocked() error {
+	d := b.def
+	d.mu.Lock()
+	failed := d.failed
+	d.mu.Unlock()
+	if failed != nil {
+		return failed
+	}
+	fail := func(err error) error {
+		b.scratch = newLayer(d.committed)
+		d.mu.Lock()
+		d.dirtyBytes = 0
+		d.mu.Unlock()
+		return err
+	}
+	opts := badgerOptions(b.dir)
+	opts.BypassLockGuard = true
+	db, err := badger.Open(opts)
+	if err != nil && isTornMemtable(err) {
+		db, err = badger.Open(opts)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("cas: open store %s for writing: %w", b.dir, wrapNoSpaceNamed(b.dir, "", err)))
+	}
+	b.packs.mu.Lock()
+	b.packs.readOnly, b.packs.space = false, b.space
+	b.packs.mu.Unlock()
+	all := newScratch()
+	all.merge(d.committed)
+	all.merge(b.scratch)
+	if err := foldScratch(db, b.packs, b.space, all); err != nil {
+		db.Close()
+		b.packs.mu.Lock()
+		b.packs.readOnly = true
+		b.packs.mu.Unlock()
+		return fail(wrapNoSpaceNamed(b.dir, "", err))
+	}
+	if err := removeOverlay(b.dir); err != nil {
+		// The records are durable in Badger: folding the log again at
+		// the next write-mode open writes the same values.
+		db.Close()
+		return fail(wrapNoSpaceNamed(b.dir, "", err))
+	}
+	d.log.close()
+	b.ro, b.db, b.scratch, b.def = b.db, db, nil, nil
+	return nil
+}
+
+// merge writes the records of layer s alone into m.
+func (m *scratch) merge(s *scratch) {
+	s.mu.RLock()
+	ops := make([]overlayOp, 0, len(s.vals)+len(s.gone))
+	for k, v := range s.vals {
+		ops = append(ops, overlayOp{key: []byte(k), value: v})
+	}
+	for k := range s.gone {
+		ops = append(ops, overlayOp{key: []byte(k), del: true})
+	}
+	s.mu.RUnlock()
+	m.apply(ops)
+}
+
+// foldScratch writes every record of s (writes and deletes) into db and
+// makes them durable.
+func foldScratch(db *badger.DB, p *packs, guard *spaceGuard, s *scratch) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w := &badgerBatch{db: db, packs: p, wb: db.NewWriteBatch(), space: guard}
+	for k := range s.gone {
+		if err := w.wb.Delete([]byte(k)); err != nil {
+			w.Cancel()
+			return fmt.Errorf("cas: fold overlay log: %w", err)
+		}
+	}
+	keys := make([]string, 0, len(s.vals))
+	for k := range s.vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the same pack layout for the same records
+	for _, k := range keys {
+		if err := w.Put([]byte(k), s.vals[k]); err != nil {
+			w.Cancel()
+			return fmt.Errorf("cas: fold overlay log: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("cas: fold overlay log: %w", err)
+	}
+	if err := db.Sync(); err != nil {
+		return fmt.Errorf("cas: fold overlay log: %w", err)
+	}
+	return nil
+}
+
+// foldOverlay folds the overlay log of the database in dir, if any, into
+// db, just opened for writing, and removes the log.
+func foldOverlay(db *badger.DB, dir string, p *packs, guard *spaceGuard) error {
+	if _, err := os.Lstat(filepath.Join(dir, overlayName)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	s := newScratch()
+	if _, _, err := readOverlay(dir, s); err != nil {
+		return err
+	}
+	if err := foldScratch(db, p, guard, s); err != nil {
+		return err
+	}
+	return removeOverlay(dir)
+}
+
+// deferBatch is the Batch of a deferred store: its values go to memory
+// while the store is deferred, to Badger once it is not.
+type deferBatch struct {
+	b     *Badger
+	mu    sync.Mutex
+	inner Batch
+	done  bool
+}
+
+func (w *deferBatch) Put(key, value []byte) error { return w.put(key, value, false) }
+
+func (w *deferBatch) putCopy(key, value []byte) error { return w.put(key, value, true) }
+
+func (w *deferBatch) put(key, value []byte, copies bool) error {
+	w.mu.Lock()
+	done := w.done
+	w.mu.Unlock()
+	if done {
+		return errBatchDone
+	}
+	if ok, err := w.b.deferWrite([]Entry{{Key: key, Value: value}}, nil); ok {
+		return err
+	}
+	w.mu.Lock()
+	if w.inner == nil {
+		w.inner = w.b.NewBatch()
+	}
+	inner := w.inner
+	w.mu.Unlock()
+	if pc, ok := inner.(copyPutter); ok && copies {
+		return pc.putCopy(key, value)
+	}
+	if copies {
+		value = append([]byte(nil), value...)
+	}
+	return inner.Put(key, value)
+}
+
+func (w *deferBatch) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return errBatchDone
+	}
+	w.done = true
+	if w.inner != nil {
+		return w.inner.Flush()
+	}
+	return nil
+}
+
+func (w *deferBatch) Cancel() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	if w.inner != nil {
+		w.inner.Cancel()
+	}
+}
