@@ -196,10 +196,10 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	}
 	cut := false // the wait for the store ended as a daemon answered
 	opts := turnback.Options{
-		Store:   storeDir,
-		Session: session,
-		Force:   g.force,
-		Access:  access,
+		Store:    storeDir,
+		Session:  session,
+		Force:    g.force,
+		Access:   access,
 		WriteNow: strings.Contains(" undo redo restore gc ", " "+cmd.Name()+" "),
 		Holder:   "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
