@@ -526,3 +526,62 @@ func TestDeferredConcurrentUpgrade(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredCutsTornEnd: the torn end a crash left in the log (half a
+// frame) is cut off by the next deferred writer, whose frame then
+// follows the last committed one; readers before that ignore it.
+func TestDeferredCutsTornEnd(t *testing.T) {
+	if !canLockDir {
+		t.Skip("no deferred opens here")
+	}
+	ctx := t.Context()
+	dir := t.TempDir()
+	b, err := OpenBadger(ctx, dir, BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Set(ctx, Entry{Key: []byte("a"), Value: []byte("1")})
+	d.Close()
+	path := filepath.Join(dir, overlayName)
+	whole, _ := os.ReadFile(path)
+	torn := encodeFrame([]overlayOp{{key: []byte("b"), value: []byte("torn")}})
+	if err := os.WriteFile(path, append(bytes.Clone(whole), torn[:len(torn)-2]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustGet(t, r, "a", "1")
+	mustGet(t, r, "b", "")
+	r.Close()
+	d, err = OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Set(ctx, Entry{Key: []byte("c"), Value: []byte("3")})
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	got, n, err := parseAll(t, data)
+	if err != nil || n != int64(len(data)) || len(got) != 2 {
+		t.Fatalf("log after the next commit: %d frames, valid %d of %d, %v", len(got), n, len(data), err)
+	}
+	if !bytes.HasPrefix(data, whole) {
+		t.Error("the committed frame changed")
+	}
+	r, err = OpenBadger(ctx, dir, BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mustGet(t, r, "a", "1")
+	mustGet(t, r, "b", "")
+	mustGet(t, r, "c", "3")
+}

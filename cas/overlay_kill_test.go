@@ -1,0 +1,162 @@
+package cas
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const killEnv = "CAS_TEST_OVERLAY_KILL"
+
+// killPayload is the value of f/<i>: sizes from tens of bytes to past a
+// pack's threshold, now and then large enough to make the commit open
+// Badger for writing.
+func killPayload(i int) []byte {
+	n := 40 + (i*977)%3000
+	if i%23 == 0 {
+		n = 300 << 10
+	}
+	return randBytes(uint64(i), n)
+}
+
+// TestHelperOverlayKill is not a test: TestOverlayKilled runs the test
+// binary with it. It commits one step after another to a deferred store
+// in the directory the environment names, prints each step's number once
+// its Sync returned, and now and then closes and opens the store again,
+// until killed.
+func TestHelperOverlayKill(t *testing.T) {
+	dir := os.Getenv(killEnv)
+	if dir == "" {
+		t.Skip("helper process for TestOverlayKilled")
+	}
+	ctx := context.Background()
+	fail := func(err error) {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	deferMax, overlayMax = 200<<10, 600<<10
+	open := func() *Badger {
+		b, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true, LockWait: 10 * time.Second})
+		if err != nil {
+			fail(err)
+		}
+		return b
+	}
+	b := open()
+	start := 1
+	if v, err := b.Get(ctx, []byte("seq")); err == nil {
+		start, _ = strconv.Atoi(string(v))
+		start++
+	}
+	for i := start; ; i++ {
+		if err := b.Update(ctx, []Entry{{Key: []byte("seq"), Value: []byte(strconv.Itoa(i))}},
+			[][]byte{[]byte(fmt.Sprintf("f/%06d", i-3))}); err != nil {
+			fail(err)
+		}
+		w := b.NewBatch()
+		if err := w.Put([]byte(fmt.Sprintf("f/%06d", i)), killPayload(i)); err != nil {
+			fail(err)
+		}
+		if err := w.Flush(); err != nil {
+			fail(err)
+		}
+		if err := b.Sync(); err != nil {
+			fail(err)
+		}
+		fmt.Println(i)
+		if i%7 == 0 {
+			if err := b.Close(); err != nil {
+				fail(err)
+			}
+			b = open()
+		}
+	}
+}
+
+// TestOverlayKilled: a process committing to a deferred store is killed
+// (SIGKILL) at random moments: in an append, a fold, an open, a close.
+// After each kill the store holds every step the process reported
+// committed, at most one more, and each step whole: seq = s, with f/j
+// present (and exact) for j in (s-3, s] and absent for j <= s-3.
+func TestOverlayKilled(t *testing.T) {
+	if !canLockDir || testing.Short() {
+		t.Skip("no deferred opens here, or -short")
+	}
+	dir := t.TempDir()
+	b, err := OpenBadger(t.Context(), dir, BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	reported := 0
+	for round := range 12 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOverlayKill$", "-test.count=1")
+		cmd.Env = append(os.Environ(), killEnv+"="+dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string)
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		wait := time.Duration(5+rng.IntN(120)) * time.Millisecond
+		timer := time.After(wait)
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				if strings.HasPrefix(l, "error:") {
+					t.Fatalf("round %d: helper: %s", round, l)
+				}
+				if n, err := strconv.Atoi(l); err == nil {
+					reported = n
+				}
+			case <-timer:
+				_ = cmd.Process.Kill()
+				timer = nil
+			}
+		}
+		_ = cmd.Wait()
+		ro, err := OpenBadger(t.Context(), dir, BadgerOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("round %d: open after the kill: %v", round, err)
+		}
+		v, err := ro.Get(t.Context(), []byte("seq"))
+		s, _ := strconv.Atoi(string(v))
+		if err != nil || s < reported || s > reported+1 {
+			t.Fatalf("round %d (killed after %v): seq %q, %v; the helper reported %d committed", round, wait, v, err, reported)
+		}
+		for j := max(1, s-6); j <= s; j++ {
+			got, err := ro.Get(t.Context(), []byte(fmt.Sprintf("f/%06d", j)))
+			if j > s-3 && (err != nil || !bytes.Equal(got, killPayload(j))) {
+				t.Errorf("round %d: seq %d but f/%06d is %d bytes, %v", round, s, j, len(got), err)
+			}
+			if j <= s-3 && err == nil {
+				t.Errorf("round %d: seq %d but f/%06d, deleted at step %d, is there", round, s, j, j+3)
+			}
+		}
+		ro.Close()
+		reported = s
+		t.Logf("round %d: killed after %v at step %d", round, wait, s)
+	}
+}
