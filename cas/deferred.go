@@ -164,7 +164,7 @@ func (b *Badger) persistLocked() error {
 		}
 		return err
 	}
-	d.committed.apply(ops)
+	d.committed.applyShared(ops) // the layer's own copies, never changed
 	return nil
 }
 
@@ -240,7 +240,7 @@ func (m *scratch) merge(s *scratch) {
 		ops = append(ops, overlayOp{key: []byte(k), del: true})
 	}
 	s.mu.RUnlock()
-	m.apply(ops)
+	m.applyShared(ops)
 }
 
 // foldScratch writes every record of s (writes and deletes) into db and

@@ -285,8 +285,8 @@
 //     "TBOVL01\n". The records of a frame are the final state of each key
 //     the command changed, so a frame is all or nothing: committed once
 //     its sync returned.
-//   - Past deferMax (1 MiB) of uncommitted writes, or when the log would
-//     pass overlayMax (4 MiB), the store opens Badger for writing under the
+//   - Past deferMax (256 KiB) of uncommitted writes, or when the log would
+//     pass overlayMax (512 KiB), the store opens Badger for writing under the
 //     lock it holds (Upgrade does so on demand): it writes the log's
 //     records and the uncommitted ones into Badger, syncs, and removes the
 //     log. The read-only database stays open until Close for reads under

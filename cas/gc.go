@@ -94,6 +94,14 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 	if err := b.Upgrade(); err != nil {
 		return err
 	}
+	b.swap.Lock()
+	if b.ro != nil {
+		// The read-only database a deferred store began with would keep
+		// the files gc deletes on the disk until Close.
+		_ = b.ro.Close()
+		b.ro = nil
+	}
+	b.swap.Unlock()
 	if err := b.packs.startFresh(); err != nil {
 		return err
 	}

@@ -27,10 +27,12 @@ const frameHeader = 8
 // Limits of the log. A write of more than deferMax bytes (keys and
 // values) opens Badger for writing instead, and so does one that would
 // grow the log past overlayMax; a write-mode open folds the log into
-// Badger and removes it. Variables for tests.
+// Badger and removes it. Every open reads the whole log (a log of
+// overlayMax in small frames takes a few ms), and a fold costs about one
+// write-mode open and close. Variables for tests.
 var (
-	deferMax   int64 = 1 << 20
-	overlayMax int64 = 4 << 20
+	deferMax   int64 = 256 << 10
+	overlayMax int64 = 512 << 10
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -170,7 +172,7 @@ func readOverlay(dir string, s *scratch) (valid, size int64, err error) {
 	}
 	valid, err = parseOverlay(data, func(ops []overlayOp) {
 		if s != nil {
-			s.apply(ops)
+			s.applyShared(ops)
 		}
 	})
 	if err != nil {
@@ -179,8 +181,20 @@ func readOverlay(dir string, s *scratch) (valid, size int64, err error) {
 	return valid, int64(len(data)), nil
 }
 
-// apply writes the records of one frame into the scratch.
+// apply writes the records of one frame into the scratch (copies of
+// their values).
 func (s *scratch) apply(ops []overlayOp) {
+	for i := range ops {
+		if !ops[i].del {
+			ops[i].value = bytes.Clone(ops[i].value)
+		}
+	}
+	s.applyShared(ops)
+}
+
+// applyShared is apply keeping the values themselves, which the caller
+// never changes (a log read whole into a buffer of its own).
+func (s *scratch) applyShared(ops []overlayOp) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, op := range ops {
@@ -192,7 +206,7 @@ func (s *scratch) apply(ops []overlayOp) {
 			continue
 		}
 		s.bytes += int64(len(op.key) + len(op.value) - len(s.vals[k]))
-		s.vals[k] = bytes.Clone(op.value)
+		s.vals[k] = op.value
 		delete(s.gone, k)
 	}
 }

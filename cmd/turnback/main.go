@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -47,12 +46,7 @@ func (e codedError) Error() string { return e.err.Error() }
 func (e codedError) Unwrap() error { return e.err }
 
 func main() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft cap: the garbage collector works harder near it instead of
-		// letting the heap double (captures allocate a lot of short-lived
-		// buffers). Memory use follows the tree's shape, not its bytes.
-		debug.SetMemoryLimit(256 << 20)
-	}
+	diag.TuneGC() // none until 64 MiB, then the usual pacing under a soft cap
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfile := diag.StartCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
