@@ -257,7 +257,7 @@ func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
 	if b.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
 	}
-	if ok, err := b.deferWrite(entries, nil); ok {
+	if ok, err := b.deferWrite(entries, nil, false); ok {
 		return err
 	}
 	if err := b.space.check(entriesSize(entries, nil)); err != nil {
@@ -288,7 +288,7 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 	if b.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
 	}
-	if ok, err := b.deferWrite(nil, keys); ok {
+	if ok, err := b.deferWrite(nil, keys, false); ok {
 		return err
 	}
 	err := b.db.Update(func(txn *badger.Txn) error {
@@ -316,7 +316,7 @@ func (b *Badger) Update(ctx context.Context, entries []Entry, deletes [][]byte) 
 	if b.readOnly {
 		return fmt.Errorf("%w: %s", ErrReadOnly, b.dir)
 	}
-	if ok, err := b.deferWrite(entries, deletes); ok {
+	if ok, err := b.deferWrite(entries, deletes, false); ok {
 		return err
 	}
 	if err := b.space.check(entriesSize(entries, deletes)); err != nil {

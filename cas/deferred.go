@@ -70,7 +70,7 @@ func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (
 // deferred (any more), and the caller writes to Badger. A write that
 // makes the uncommitted part larger than deferMax opens Badger for
 // writing at once.
-func (b *Badger) deferWrite(entries []Entry, deletes [][]byte) (ok bool, err error) {
+func (b *Badger) deferWrite(entries []Entry, deletes [][]byte, packed bool) (ok bool, err error) {
 	b.swap.RLock()
 	d := b.def
 	if d == nil {
@@ -81,7 +81,7 @@ func (b *Badger) deferWrite(entries []Entry, deletes [][]byte) (ok bool, err err
 	if d.failed != nil {
 		err = d.failed
 	} else {
-		b.scratch.update(entries, deletes)
+		b.scratch.update(entries, deletes, packed)
 		for _, k := range deletes {
 			d.dirtyBytes += int64(len(k))
 		}
@@ -101,6 +101,15 @@ func (b *Badger) deferWrite(entries []Entry, deletes [][]byte) (ok bool, err err
 		return true, nil
 	}
 	return true, b.upgradeLocked()
+}
+
+// commitsLater reports whether b is deferred: what is written now is
+// committed by the next Sync or Close, as one frame (Writer.Flush then
+// leaves it to that).
+func (b *Badger) commitsLater() bool {
+	b.swap.RLock()
+	defer b.swap.RUnlock()
+	return b.def != nil
 }
 
 // Upgrade opens a deferred store's database for writing now (folding the
@@ -128,16 +137,7 @@ func (b *Badger) persistLocked() error {
 	if failed != nil {
 		return failed
 	}
-	top := b.scratch
-	top.mu.RLock()
-	ops := make([]overlayOp, 0, len(top.vals)+len(top.gone))
-	for k, v := range top.vals {
-		ops = append(ops, overlayOp{key: []byte(k), value: v})
-	}
-	for k := range top.gone {
-		ops = append(ops, overlayOp{key: []byte(k), del: true})
-	}
-	top.mu.RUnlock()
+	ops := b.scratch.ops()
 	if len(ops) == 0 {
 		return nil
 	}
@@ -230,18 +230,7 @@ func (b *Badger) upgradeLocked() error {
 }
 
 // merge writes the records of layer s alone into m.
-func (m *scratch) merge(s *scratch) {
-	s.mu.RLock()
-	ops := make([]overlayOp, 0, len(s.vals)+len(s.gone))
-	for k, v := range s.vals {
-		ops = append(ops, overlayOp{key: []byte(k), value: v})
-	}
-	for k := range s.gone {
-		ops = append(ops, overlayOp{key: []byte(k), del: true})
-	}
-	s.mu.RUnlock()
-	m.applyShared(ops)
-}
+func (m *scratch) merge(s *scratch) { m.applyShared(s.ops()) }
 
 // foldScratch writes every record of s (writes and deletes) into db and
 // makes them durable.
@@ -261,7 +250,13 @@ func foldScratch(db *badger.DB, p *packs, guard *spaceGuard, s *scratch) error {
 	}
 	sort.Strings(keys) // the same pack layout for the same records
 	for _, k := range keys {
-		if err := w.Put([]byte(k), s.vals[k]); err != nil {
+		var err error
+		if s.packed[k] {
+			err = w.Put([]byte(k), s.vals[k]) // large ones to a pack, as a batch would
+		} else if err = guard.check(int64(len(k) + len(s.vals[k]))); err == nil {
+			err = w.wb.Set([]byte(k), s.vals[k]) // a record stays in the LSM tree
+		}
+		if err != nil {
 			w.Cancel()
 			return fmt.Errorf("cas: fold overlay log: %w", err)
 		}
@@ -311,7 +306,7 @@ func (w *deferBatch) put(key, value []byte, copies bool) error {
 	if done {
 		return errBatchDone
 	}
-	if ok, err := w.b.deferWrite([]Entry{{Key: key, Value: value}}, nil); ok {
+	if ok, err := w.b.deferWrite([]Entry{{Key: key, Value: value}}, nil, true); ok {
 		return err
 	}
 	w.mu.Lock()

@@ -280,16 +280,19 @@
 //     appended to turnback-overlay.log in the database directory, then
 //     fsync(2) (and, when it created the file, a sync of the directory).
 //     A frame is its body's length and CRC-32C, then the body: a count,
-//     then per record a kind byte (0 write, 1 delete), the key and, for a
-//     write, the value, each with a uvarint length. The file starts with
+//     then per record a kind byte (0 a record written, 1 deleted, 2 a
+//     value written through a batch), the key and, for a write, the
+//     value, each with a uvarint length. The file starts with
 //     "TBOVL01\n". The records of a frame are the final state of each key
 //     the command changed, so a frame is all or nothing: committed once
-//     its sync returned.
+//     its sync returned. Writer.Flush leaves its blobs to that commit, so
+//     they share a frame with the records that name them.
 //   - Past deferMax (256 KiB) of uncommitted writes, or when the log would
 //     pass overlayMax (512 KiB), the store opens Badger for writing under the
 //     lock it holds (Upgrade does so on demand): it writes the log's
-//     records and the uncommitted ones into Badger, syncs, and removes the
-//     log. The read-only database stays open until Close for reads under
+//     records and the uncommitted ones into Badger (what came through a
+//     batch as a batch would, to a pack file when large; records in the
+//     LSM tree, as Set would), syncs, and removes the log. The read-only database stays open until Close for reads under
 //     way.
 //   - Every other open reads the log: a read-only open into its scratch
 //     layer, a write-mode open folds it into Badger (write, sync, remove)

@@ -40,11 +40,20 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // errOverlay marks a damaged overlay log (wrapped with ErrDamaged).
 var errOverlay = errors.New("overlay log")
 
-// overlayOp is one record of a frame: a write, or a delete (del).
+// overlayOp is one record of a frame: a write, or a delete (del). pack
+// marks a write made through a batch (a blob, a tree): folded into a pack
+// file when large, where a record's value stays in the LSM tree.
 type overlayOp struct {
 	key, value []byte
-	del        bool
+	del, pack  bool
 }
+
+// Kind bytes of a frame's records.
+const (
+	opWrite  = 0
+	opDelete = 1
+	opPack   = 2
+)
 
 // encodeFrame returns the frame of ops, header included.
 func encodeFrame(ops []overlayOp) []byte {
@@ -55,10 +64,13 @@ func encodeFrame(ops []overlayOp) []byte {
 	b := make([]byte, frameHeader, n)
 	b = binary.AppendUvarint(b, uint64(len(ops)))
 	for _, op := range ops {
-		if op.del {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+		switch {
+		case op.del:
+			b = append(b, opDelete)
+		case op.pack:
+			b = append(b, opPack)
+		default:
+			b = append(b, opWrite)
 		}
 		b = binary.AppendUvarint(b, uint64(len(op.key)))
 		b = append(b, op.key...)
@@ -91,10 +103,10 @@ func decodeBody(body []byte) ([]overlayOp, error) {
 		return v, nil
 	}
 	for range count {
-		if len(body) == 0 || body[0] > 1 {
+		if len(body) == 0 || body[0] > opPack {
 			return nil, fmt.Errorf("%w: bad record kind", errOverlay)
 		}
-		op := overlayOp{del: body[0] == 1}
+		op := overlayOp{del: body[0] == opDelete, pack: body[0] == opPack}
 		body = body[1:]
 		var err error
 		if op.key, err = take(); err != nil {
@@ -202,12 +214,14 @@ func (s *scratch) applyShared(ops []overlayOp) {
 		if op.del {
 			s.bytes -= int64(len(s.vals[k]))
 			delete(s.vals, k)
+			delete(s.packed, k)
 			s.gone[k] = true
 			continue
 		}
 		s.bytes += int64(len(op.key) + len(op.value) - len(s.vals[k]))
 		s.vals[k] = op.value
 		delete(s.gone, k)
+		s.setPacked(k, op.pack)
 	}
 }
 

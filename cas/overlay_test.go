@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // framesFixture returns three frames and the log holding them.
@@ -15,7 +17,7 @@ func framesFixture() ([][]overlayOp, []byte) {
 	frames := [][]overlayOp{
 		{{key: []byte("k1"), value: []byte("v1")}, {key: []byte("k2"), value: bytes.Repeat([]byte("x"), 300)}},
 		{{key: []byte("k1"), del: true}, {key: []byte("k3"), value: []byte{}}},
-		{{key: []byte("k2"), value: []byte("v2 again")}},
+		{{key: []byte("k2"), value: []byte("v2 again")}, {key: []byte("k4"), value: []byte("through a batch"), pack: true}},
 	}
 	log := bytes.Clone(overlayMagic)
 	for _, f := range frames {
@@ -36,7 +38,7 @@ func sameOps(a, b []overlayOp) bool {
 		return false
 	}
 	for i := range a {
-		if !bytes.Equal(a[i].key, b[i].key) || !bytes.Equal(a[i].value, b[i].value) || a[i].del != b[i].del {
+		if !bytes.Equal(a[i].key, b[i].key) || !bytes.Equal(a[i].value, b[i].value) || a[i].del != b[i].del || a[i].pack != b[i].pack {
 			return false
 		}
 	}
@@ -584,4 +586,54 @@ func TestDeferredCutsTornEnd(t *testing.T) {
 	mustGet(t, r, "a", "1")
 	mustGet(t, r, "b", "")
 	mustGet(t, r, "c", "3")
+}
+
+// TestDeferredFoldPlacesValues: a fold puts what came through a batch
+// where a batch would (a pack file, being large) and a record (Set)
+// where Set would (the LSM tree), so that reading the stat cache's
+// records back costs no read of a pack per record.
+func TestDeferredFoldPlacesValues(t *testing.T) {
+	if !canLockDir {
+		t.Skip("no deferred opens here")
+	}
+	ctx := t.Context()
+	dir := t.TempDir()
+	b, err := OpenBadger(ctx, dir, BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := randBytes(9, 5000)
+	d.Set(ctx, Entry{Key: []byte("record"), Value: big})
+	w := d.NewBatch()
+	w.Put([]byte("blob"), big)
+	w.Flush()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err = OpenBadger(ctx, dir, BadgerOptions{}) // folds
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for key, wantPacked := range map[string]bool{"record": false, "blob": true} {
+		err := b.DB().View(func(txn *badger.Txn) error {
+			item, err := txn.Get([]byte(key))
+			if err != nil {
+				return err
+			}
+			if got := item.UserMeta()&metaPacked != 0; got != wantPacked {
+				t.Errorf("%s: in a pack %v, want %v", key, got, wantPacked)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustGet(t, b, key, string(big))
+	}
 }

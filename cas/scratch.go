@@ -29,6 +29,10 @@ type scratch struct {
 	// under: the layer below, read for keys this one does not decide (a
 	// deferred store's uncommitted writes lie over its committed ones).
 	under *scratch
+	// packed: keys of vals written through a batch (a deferred store
+	// folds them into pack files when large; records stay in the LSM
+	// tree, see foldScratch).
+	packed map[string]bool
 }
 
 // maxScratch bounds the memory a read-only store's writes may take (a
@@ -63,18 +67,49 @@ func (s *scratch) own(key []byte) (v []byte, found, known bool) {
 	return nil, false, s.gone[string(key)]
 }
 
-func (s *scratch) update(entries []Entry, deletes [][]byte) {
+// update writes entries (through a batch: packed) and deletes keys.
+func (s *scratch) update(entries []Entry, deletes [][]byte, packed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range deletes {
 		delete(s.vals, string(k))
+		delete(s.packed, string(k))
 		s.gone[string(k)] = true
 	}
 	for _, e := range entries {
-		s.bytes += int64(len(e.Key) + len(e.Value) - len(s.vals[string(e.Key)]))
-		s.vals[string(e.Key)] = bytes.Clone(e.Value)
-		delete(s.gone, string(e.Key))
+		k := string(e.Key)
+		s.bytes += int64(len(e.Key) + len(e.Value) - len(s.vals[k]))
+		s.vals[k] = bytes.Clone(e.Value)
+		delete(s.gone, k)
+		s.setPacked(k, packed)
 	}
+}
+
+// setPacked records whether key's value came through a batch. Caller
+// holds mu.
+func (s *scratch) setPacked(key string, packed bool) {
+	if packed {
+		if s.packed == nil {
+			s.packed = map[string]bool{}
+		}
+		s.packed[key] = true
+	} else {
+		delete(s.packed, key)
+	}
+}
+
+// ops returns this layer's records (not the layers under it).
+func (s *scratch) ops() []overlayOp {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ops := make([]overlayOp, 0, len(s.vals)+len(s.gone))
+	for k, v := range s.vals {
+		ops = append(ops, overlayOp{key: []byte(k), value: v, pack: s.packed[k]})
+	}
+	for k := range s.gone {
+		ops = append(ops, overlayOp{key: []byte(k), del: true})
+	}
+	return ops
 }
 
 func (s *scratch) full() bool {
@@ -152,7 +187,7 @@ func (b *scratchBatch) Put(key, value []byte) error {
 	if b.s.full() {
 		return fmt.Errorf("%w (%d MiB in memory)", ErrScratchFull, maxScratch>>20)
 	}
-	b.s.update([]Entry{{Key: key, Value: value}}, nil)
+	b.s.update([]Entry{{Key: key, Value: value}}, nil, true)
 	return nil
 }
 

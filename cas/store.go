@@ -227,10 +227,15 @@ type copyPutter interface {
 	putCopy(key, value []byte) error
 }
 
-// Flush writes every pending blob and makes it durable.
+// Flush writes every pending blob and makes it durable: at once, or, on
+// a deferred Badger, with the next commit (its next Sync or Close), in
+// the same frame as the records that name them.
 func (w *Writer) Flush() error {
 	if err := w.batch.Flush(); err != nil {
 		return err
+	}
+	if d, ok := w.s.b.(interface{ commitsLater() bool }); ok && d.commitsLater() {
+		return nil
 	}
 	return w.s.b.Sync()
 }
