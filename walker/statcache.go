@@ -108,43 +108,76 @@ var errPreloadFull = errors.New("walker: stat cache preload full")
 
 // cacheRecords are the stat cache's records read in one scan at the start
 // of a full capture (one pass over the store instead of one lookup per
-// directory). Each is handed out once and forgotten.
+// directory). The scan runs beside the walk: a directory's record is
+// handed out once the scan has passed its key (the walk waits for that
+// only when it gets there first), then forgotten.
 type cacheRecords struct {
 	c  *StatCache
 	mu sync.Mutex
-	// recs maps a directory to its record. complete: every record is in
-	// it; otherwise those up to last (if scanned) are, and a directory
-	// after last is looked up by itself.
+	// more is signalled (on mu) as the scan goes on, when someone waits,
+	// and when it ends.
+	more    *sync.Cond
+	waiting int
+	// recs maps a directory to its record. While the scan runs, those up
+	// to last (if scanned) are in it. done: the scan ended; complete: it
+	// read every record; otherwise a directory after last (or any, if
+	// it failed) is looked up by itself.
 	recs     map[string][]byte
+	done     bool
 	complete bool
 	scanned  bool
 	last     string
+	stop     context.CancelFunc
+	finished chan struct{}
 }
 
-// preload reads every record of the cache, or as many as preloadLimit
-// allows. A scan that fails leaves the records to be read one at a time.
+// preload starts reading every record of the cache, or as many as
+// preloadLimit allows; close ends it. A scan that fails leaves the
+// records to be read one at a time.
 func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 	if c == nil {
 		return nil
 	}
-	r := &cacheRecords{c: c, recs: map[string][]byte{}}
-	size := 0
-	err := c.b.Scan(ctx, []byte(cachePrefix), false, func(k, v []byte) error {
-		if size += len(k) + len(v); size > preloadLimit {
-			return errPreloadFull
+	ctx, cancel := context.WithCancel(ctx)
+	r := &cacheRecords{c: c, recs: map[string][]byte{}, stop: cancel, finished: make(chan struct{})}
+	r.more = sync.NewCond(&r.mu)
+	go func() {
+		defer close(r.finished)
+		size := 0
+		err := c.b.Scan(ctx, []byte(cachePrefix), false, func(k, v []byte) error {
+			if size += len(k) + len(v); size > preloadLimit {
+				return errPreloadFull
+			}
+			dir := string(k[len(cachePrefix):])
+			r.mu.Lock()
+			r.recs[dir], r.last, r.scanned = v, dir, true
+			if r.waiting > 0 {
+				r.more.Broadcast()
+			}
+			r.mu.Unlock()
+			return nil
+		})
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.done = true
+		switch {
+		case err == nil:
+			r.complete = true
+		case errors.Is(err, errPreloadFull):
+		default:
+			r.recs, r.scanned = map[string][]byte{}, false
 		}
-		dir := string(k[len(cachePrefix):])
-		r.recs[dir], r.last, r.scanned = v, dir, true
-		return nil
-	})
-	switch {
-	case err == nil:
-		r.complete = true
-	case errors.Is(err, errPreloadFull):
-	default:
-		r.recs, r.scanned = map[string][]byte{}, false
-	}
+		r.more.Broadcast()
+	}()
 	return r
+}
+
+// close stops the scan and waits for it.
+func (r *cacheRecords) close() {
+	if r != nil {
+		r.stop()
+		<-r.finished
+	}
 }
 
 // load returns the record of dir, or nil if there is none or it cannot
@@ -155,11 +188,17 @@ func (r *cacheRecords) load(ctx context.Context, dir string, buf []cacheEntry) *
 		return nil
 	}
 	r.mu.Lock()
+	for !r.done && !(r.scanned && dir <= r.last) {
+		r.waiting++
+		r.more.Wait()
+		r.waiting--
+	}
 	data, ok := r.recs[dir]
 	delete(r.recs, dir)
+	known := r.complete || r.scanned && dir <= r.last
 	r.mu.Unlock()
 	if !ok {
-		if r.complete || r.scanned && dir <= r.last {
+		if known {
 			return nil
 		}
 		return r.c.load(ctx, dir, buf)
@@ -413,10 +452,31 @@ func (c *StatCache) Record(ctx context.Context, files []Written, at time.Time) e
 		sort.Slice(out.entries, func(i, j int) bool { return out.entries[i].name < out.entries[j].name })
 		sets = append(sets, cas.Entry{Key: cacheKey(dir), Value: encodeRecord(out)})
 	}
-	if len(sets) == 0 {
-		return nil
+	return c.write(ctx, sets)
+}
+
+// writeChunk bounds the records write sets at once (a Badger
+// transaction holds about a megabyte).
+const writeChunk = 512 << 10
+
+// write stores records as records (Set, a few hundred kilobytes at a
+// time), not through a batch: a batch puts values of 256 bytes or more in
+// pack files, and reading the cache back (preload) would then cost a
+// read of a pack per record instead of one pass over the LSM tree. The
+// records need not be written all or nothing: each is a hint.
+func (c *StatCache) write(ctx context.Context, records []cas.Entry) error {
+	for len(records) > 0 {
+		n, size := 0, 0
+		for n < len(records) && (n == 0 || size+len(records[n].Key)+len(records[n].Value) <= writeChunk) && n < 1000 {
+			size += len(records[n].Key) + len(records[n].Value)
+			n++
+		}
+		if err := c.b.Set(ctx, records[:n]...); err != nil {
+			return err
+		}
+		records = records[n:]
 	}
-	return c.b.Set(ctx, sets...)
+	return nil
 }
 
 // Hashes calls fn with the content hash of every file in the cache. A

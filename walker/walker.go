@@ -231,6 +231,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		base = &prevDir{hash: opts.Base}
 	} else {
 		c.records = opts.Cache.preload(ctx)
+		defer c.records.close()
 	}
 	if opts.Listing != nil {
 		opts.Listing("")
@@ -255,17 +256,8 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	for _, t := range c.stored {
 		opts.Trees.Add(t.hash, t.data)
 	}
-	if len(c.cacheWrites) > 0 {
-		b := opts.Cache.b.NewBatch()
-		for _, e := range c.cacheWrites {
-			if err := b.Put(e.Key, e.Value); err != nil {
-				b.Cancel()
-				return nil, err
-			}
-		}
-		if err := b.Flush(); err != nil {
-			return nil, err
-		}
+	if err := opts.Cache.write(ctx, c.cacheWrites); err != nil {
+		return nil, err
 	}
 	ws := c.w.Stats()
 	c.stats.NewBlobs, c.stats.NewBytes = ws.NewBlobs, ws.NewBytes
