@@ -17,11 +17,16 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 // fstatatBuf is fstatat with the name made a C string in *cname (grown as
 // needed), not in a new allocation per call. A listed name holds no NUL.
-func fstatatBuf(dirfd int, name string, st *unix.Stat_t, cname *[]byte) error {
+// raw: a raw system call (see dirh).
+func fstatatBuf(dirfd int, name string, st *unix.Stat_t, cname *[]byte, raw bool) error {
 	b := append(append((*cname)[:0], name...), 0)
 	*cname = b
+	call := unix.Syscall6
+	if raw {
+		call = unix.RawSyscall6
+	}
 	for {
-		_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])),
+		_, _, e := call(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(&b[0])),
 			uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
 		switch e {
 		case 0:
