@@ -91,6 +91,13 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 
 // recoverRestore finishes or rolls back a restore a crash interrupted.
 func (r *Repo) recoverRestore(ctx context.Context) error {
+	if !restorePending(r.storeDir) {
+		return nil
+	}
+	// As execute: the records are committed after the files changed.
+	if err := r.backend.Upgrade(); err != nil {
+		return err
+	}
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return fmt.Errorf("turnback: open work tree: %w", err)
