@@ -463,7 +463,8 @@ const writeChunk = 512 << 10
 // time), not through a batch: a batch puts values of 256 bytes or more in
 // pack files, and reading the cache back (preload) would then cost a
 // read of a pack per record instead of one pass over the LSM tree. The
-// records need not be written all or nothing: each is a hint.
+// records need not be written all or nothing: each is a hint; a store
+// opened read-only keeps none.
 func (c *StatCache) write(ctx context.Context, records []cas.Entry) error {
 	for len(records) > 0 {
 		n, size := 0, 0
@@ -471,7 +472,9 @@ func (c *StatCache) write(ctx context.Context, records []cas.Entry) error {
 			size += len(records[n].Key) + len(records[n].Value)
 			n++
 		}
-		if err := c.b.Set(ctx, records[:n]...); err != nil {
+		if err := c.b.Set(ctx, records[:n]...); errors.Is(err, cas.ErrReadOnly) {
+			return nil // a store opened read-only keeps nothing
+		} else if err != nil {
 			return err
 		}
 		records = records[n:]
