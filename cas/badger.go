@@ -69,13 +69,18 @@ type Badger struct {
 	def     *deferred  // deferred: the overlay log and what is not yet committed
 	ro      *badger.DB // a deferred store's read-only database once it opened for writing; closed at Close
 	lock    *os.File   // the directory lock this process took itself (deferred), released at Close
+	closed  bool       // Close ran: every method fails with ErrClosed
 }
 
-// state returns the database and scratch reads go to.
-func (b *Badger) state() (*badger.DB, *scratch) {
+// state returns the database and scratch reads go to (ErrClosed after
+// Close).
+func (b *Badger) state() (*badger.DB, *scratch, error) {
 	b.swap.RLock()
 	defer b.swap.RUnlock()
-	return b.db, b.scratch
+	if b.closed {
+		return nil, nil, ErrClosed
+	}
+	return b.db, b.scratch, nil
 }
 
 // badgerOptions returns Badger options for a short-lived CLI process:
@@ -162,8 +167,9 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 // deferred store is opened for writing first (see Upgrade).
 func (b *Badger) DB() *badger.DB {
 	_ = b.Upgrade() // on failure the read-only database is returned: its writes fail
-	db, _ := b.state()
-	return db
+	b.swap.RLock()
+	defer b.swap.RUnlock()
+	return b.db
 }
 
 // Dir returns the directory of the store.
@@ -174,7 +180,10 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	db, sc := b.state()
+	db, sc, err := b.state()
+	if err != nil {
+		return nil, err
+	}
 	if sc != nil {
 		if v, found, known := sc.get(key); known {
 			if !found {
@@ -185,7 +194,7 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 	}
 	var out []byte
 	var packed bool
-	err := db.View(func(txn *badger.Txn) error {
+	err = db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
 		if err != nil {
 			return err
@@ -227,13 +236,16 @@ func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	db, sc := b.state()
+	db, sc, err := b.state()
+	if err != nil {
+		return false, err
+	}
 	if sc != nil {
 		if _, found, known := sc.get(key); known {
 			return found, nil
 		}
 	}
-	err := db.View(func(txn *badger.Txn) error {
+	err = db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(key)
 		return err
 	})
@@ -346,7 +358,10 @@ func (b *Badger) Scan(ctx context.Context, prefix []byte, keysOnly bool, fn func
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	db, sc := b.state()
+	db, sc, err := b.state()
+	if err != nil {
+		return err
+	}
 	if sc != nil {
 		return sc.scan(ctx, prefix, keysOnly, func(f func(k, v []byte) error) error {
 			return b.scan(ctx, db, prefix, keysOnly, f)
@@ -421,6 +436,10 @@ func (b *Badger) Sync() error {
 func (b *Badger) Close() error {
 	b.swap.Lock()
 	defer b.swap.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
 	if b.dead {
 		b.releaseLock()
 		return nil // a failed Reclaim already closed it

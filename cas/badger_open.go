@@ -147,7 +147,7 @@ func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Ba
 		b.readOnly = true
 		b.scratch = newScratch()
 		b.packs.readOnly = true
-		if _, _, err := readOverlay(dir, b.scratch); err != nil {
+		if _, err := readOverlay(dir, b.scratch, folded(db)); err != nil && !errors.Is(err, errFolded) {
 			db.Close()
 			return nil, err
 		}

@@ -6,6 +6,7 @@ package cas
 // they are too many (see "The overlay log" in doc.go).
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -44,16 +45,26 @@ func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (
 		return nil, false, fmt.Errorf("cas: open store %s: %w", dir, err)
 	}
 	s := newScratch()
-	valid, size, err := readOverlay(dir, s)
+	r, err := readOverlay(dir, s, folded(db))
+	if errors.Is(err, errFolded) {
+		// A log folded already, whose removal a crash undid: remove it
+		// (or, failing that, leave it to a write-mode open, which never
+		// appends to it).
+		if removeOverlay(dir) != nil {
+			db.Close()
+			return nil, false, nil
+		}
+		r, err = overlayRead{}, nil
+	}
 	if err != nil {
 		db.Close()
 		return nil, false, err
 	}
-	d := &deferred{log: overlayFile{dir: dir, size: valid}, committed: s}
-	if size > valid {
+	d := &deferred{log: overlayFile{dir: dir, size: r.valid, id: r.id}, committed: s}
+	if r.size > r.valid {
 		// The torn end of an append a crash interrupted: cut it, so the
 		// next frame follows the last committed one.
-		if err := d.log.cut(valid); err != nil {
+		if err := d.log.cut(r.valid); err != nil {
 			db.Close()
 			return nil, false, err
 		}
@@ -72,6 +83,10 @@ func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (
 // writing at once.
 func (b *Badger) deferWrite(entries []Entry, deletes [][]byte, packed bool) (ok bool, err error) {
 	b.swap.RLock()
+	if b.closed {
+		b.swap.RUnlock()
+		return true, ErrClosed
+	}
 	d := b.def
 	if d == nil {
 		b.swap.RUnlock()
@@ -176,11 +191,13 @@ func newLayer(s *scratch) *scratch {
 }
 
 // upgradeLocked opens the database of a deferred store for writing
-// (under the directory lock this process holds), writes into it the
-// overlay log's records and this process's uncommitted ones, syncs, and
-// removes the log. The read-only database stays open until Close for
-// reads already under way. On failure the uncommitted writes are
-// dropped, as by persistLocked. Caller holds swap for writing.
+// (under the directory lock this process holds). First the uncommitted
+// writes are committed as one more frame of the log, so that the log
+// holds every record not yet in the database; then the log is folded
+// into the database (foldLog), which the store uses from then on. The
+// read-only database stays open until Close for reads already under
+// way. On failure before the fold, the uncommitted writes are dropped,
+// as by persistLocked. Caller holds swap for writing.
 func (b *Badger) upgradeLocked() error {
 	d := b.def
 	d.mu.Lock()
@@ -189,12 +206,33 @@ func (b *Badger) upgradeLocked() error {
 	if failed != nil {
 		return failed
 	}
-	fail := func(err error) error {
+	drop := func(err error) error {
 		b.scratch = newLayer(d.committed)
 		d.mu.Lock()
 		d.dirtyBytes = 0
 		d.mu.Unlock()
 		return err
+	}
+	if ops := b.scratch.ops(); len(ops) > 0 {
+		sort.Slice(ops, func(i, j int) bool { return string(ops[i].key) < string(ops[j].key) })
+		frame := encodeFrame(ops)
+		err := b.space.check(int64(len(frame)))
+		if err == nil {
+			err = d.log.append(frame)
+		}
+		if err != nil {
+			if d.log.broken {
+				d.mu.Lock()
+				d.failed = err
+				d.mu.Unlock()
+			}
+			return drop(wrapNoSpaceNamed(b.dir, "", err))
+		}
+		d.committed.applyShared(ops)
+		b.scratch = newLayer(d.committed)
+		d.mu.Lock()
+		d.dirtyBytes = 0
+		d.mu.Unlock()
 	}
 	opts := badgerOptions(b.dir)
 	opts.BypassLockGuard = true
@@ -203,29 +241,43 @@ func (b *Badger) upgradeLocked() error {
 		db, err = badger.Open(opts)
 	}
 	if err != nil {
-		return fail(fmt.Errorf("cas: open store %s for writing: %w", b.dir, wrapNoSpaceNamed(b.dir, "", err)))
+		return fmt.Errorf("cas: open store %s for writing: %w", b.dir, wrapNoSpaceNamed(b.dir, "", err))
 	}
 	b.packs.mu.Lock()
 	b.packs.readOnly, b.packs.space = false, b.space
 	b.packs.mu.Unlock()
-	all := newScratch()
-	all.merge(d.committed)
-	all.merge(b.scratch)
-	if err := foldScratch(db, b.packs, b.space, all); err != nil {
-		db.Close()
-		b.packs.mu.Lock()
-		b.packs.readOnly = true
-		b.packs.mu.Unlock()
-		return fail(wrapNoSpaceNamed(b.dir, "", err))
-	}
-	if err := removeOverlay(b.dir); err != nil {
-		// The records are durable in Badger: folding the log again at
-		// the next write-mode open writes the same values.
-		db.Close()
-		return fail(wrapNoSpaceNamed(b.dir, "", err))
+	if d.log.id != nil {
+		if err := foldLog(db, d.log.id, b.packs, b.space, d.committed); err != nil {
+			db.Close()
+			b.packs.mu.Lock()
+			b.packs.readOnly = true
+			b.packs.mu.Unlock()
+			return wrapNoSpaceNamed(b.dir, "", err)
+		}
 	}
 	d.log.close()
 	b.ro, b.db, b.scratch, b.def = b.db, db, nil, nil
+	// The log is folded, and its id recorded: if its removal fails, or
+	// a crash undoes it, no open folds it again.
+	_ = removeOverlay(b.dir)
+	return nil
+}
+
+// foldLog writes the records s holds, a log's whole content, into db,
+// syncs, then records the log's id (foldedKey) and syncs again: a crash
+// before the id is durable folds the same log again (the same records,
+// nothing having been written since), one after never does.
+func foldLog(db *badger.DB, id []byte, p *packs, guard *spaceGuard, s *scratch) error {
+	if err := foldScratch(db, p, guard, s); err != nil {
+		return err
+	}
+	err := db.Update(func(txn *badger.Txn) error { return txn.Set(foldedKey, bytes.Clone(id)) })
+	if err == nil {
+		err = db.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("cas: fold overlay log: %w", err)
+	}
 	return nil
 }
 
@@ -271,19 +323,25 @@ func foldScratch(db *badger.DB, p *packs, guard *spaceGuard, s *scratch) error {
 }
 
 // foldOverlay folds the overlay log of the database in dir, if any, into
-// db, just opened for writing, and removes the log.
+// db, just opened for writing, and removes the log. A log folded already
+// (its id recorded) is only removed.
 func foldOverlay(db *badger.DB, dir string, p *packs, guard *spaceGuard) error {
 	if _, err := os.Lstat(filepath.Join(dir, overlayName)); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	s := newScratch()
-	if _, _, err := readOverlay(dir, s); err != nil {
+	r, err := readOverlay(dir, s, folded(db))
+	if err != nil && !errors.Is(err, errFolded) {
 		return err
 	}
-	if err := foldScratch(db, p, guard, s); err != nil {
-		return err
+	if err == nil && r.id != nil {
+		if err := foldLog(db, r.id, p, guard, s); err != nil {
+			return err
+		}
 	}
-	return removeOverlay(dir)
+	// Removing it is tidiness: its id is recorded, no open folds it again.
+	_ = removeOverlay(dir)
+	return nil
 }
 
 // deferBatch is the Batch of a deferred store: its values go to memory

@@ -22,6 +22,8 @@
 //	r/<32-byte hash>  reference record of content the store does not hold
 //	                  (a file over the size limit): where it sits, opaque
 //	                  here (package cas/ref encodes it; refs.go)
+//	o/folded          the id of the last overlay log folded into Badger
+//	                  (see The overlay log)
 //
 // BlobKey and IndexKey build these keys. On Badger, a record of 256 bytes or
 // more lives in a pack file and the key holds a pointer to it (see Pack
@@ -279,32 +281,41 @@
 //   - Sync (and Close) commits the uncommitted layer as one frame
 //     appended to turnback-overlay.log in the database directory, then
 //     fsync(2) (and, when it created the file, a sync of the directory).
-//     A frame is its body's length and CRC-32C, then the body: a count,
-//     then per record a kind byte (0 a record written, 1 deleted, 2 a
-//     value written through a batch), the key and, for a write, the
-//     value, each with a uvarint length. The file starts with
-//     "TBOVL01\n". The records of a frame are the final state of each key
-//     the command changed, so a frame is all or nothing: committed once
-//     its sync returned. Writer.Flush leaves its blobs to that commit, so
-//     they share a frame with the records that name them.
+//     The file starts with "TBOVL01\n" and a random 16-byte id. A frame
+//     is its body's length, the length's complement and the body's
+//     CRC-32C (little-endian uint32s), then the body: a count, then per
+//     record a kind byte (0 a record written, 1 deleted, 2 a value
+//     written through a batch), the key and, for a write, the value,
+//     each with a uvarint length. The records of a frame are the final
+//     state of each key the command changed, so a frame is all or
+//     nothing: committed once its sync returned. Writer.Flush leaves its
+//     blobs to that commit, so they share a frame with the records that
+//     name them.
 //   - Past deferMax (256 KiB) of uncommitted writes, or when the log would
-//     pass overlayMax (512 KiB), the store opens Badger for writing under the
-//     lock it holds (Upgrade does so on demand): it writes the log's
-//     records and the uncommitted ones into Badger (what came through a
+//     pass overlayMax (512 KiB), the store opens Badger for writing under
+//     the lock it holds (Upgrade does so on demand): it commits the
+//     uncommitted writes as one more frame, so that the log holds every
+//     record not yet in Badger, then folds the log. The read-only
+//     database stays open until Close for reads under way.
+//   - Folding writes the log's records into Badger (what came through a
 //     batch as a batch would, to a pack file when large; records in the
-//     LSM tree, as Set would), syncs, and removes the log. The read-only database stays open until Close for reads under
-//     way.
+//     LSM tree, as Set would), syncs, records the log's id under
+//     o/folded, syncs, and removes the log. A crash before the id is
+//     durable folds the same log again, nothing having been written
+//     since; a log whose removal a crash undid (or that could not be
+//     removed) has its id recorded, and no open reads or folds it again.
 //   - Every other open reads the log: a read-only open into its scratch
-//     layer, a write-mode open folds it into Badger (write, sync, remove)
-//     before anything else. Folding twice writes the same values, so a
-//     crash between the fold's sync and the removal loses nothing.
+//     layer, a write-mode open folds it before anything else.
 //
-// Failure behaviour: a frame cut short by the end of the file, or the
-// last frame failing its checksum, is the torn end of an append a crash
-// interrupted: not committed, ignored by readers and cut off by the next
-// deferred writer before it appends. A frame failing its checksum or its
-// decoding with committed frames after it, or a bad header, is
-// ErrDamaged: nothing is dropped silently. An append that fails (EIO,
+// Failure behaviour: a frame cut short by the end of the file (header or
+// body), the last frame failing its checksum, or a damaged frame header
+// followed by zeroes only (a file size a crash extended past its data),
+// is the torn end of an append a crash interrupted: not committed,
+// ignored by readers and cut off by the next deferred writer before it
+// appends. A frame whose length disagrees with its complement, or that
+// fails its checksum or its decoding, with anything but zeroes after it,
+// or a bad log header, is ErrDamaged: nothing is dropped silently.
+// Writes after Close fail with ErrClosed. An append that fails (EIO,
 // ENOSPC, at the write or the sync) is an error; the file is cut back to
 // its previous length, the uncommitted writes are dropped (reads no longer
 // see them), and the next commit may succeed; if the cut fails too, the

@@ -5,6 +5,7 @@ package cas
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,17 +13,33 @@ import (
 
 	"os"
 	"path/filepath"
+	"runtime"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // overlayName is the overlay log's file in the database directory.
 const overlayName = "turnback-overlay.log"
 
-// overlayMagic opens the log: the format and its version.
+// overlayMagic opens the log: the format and its version. The log's id,
+// random, follows it: a write-mode open that folds the log records that
+// id in the database (foldedKey), so that a log whose removal a crash
+// undid is never folded again over what was written since.
 var overlayMagic = []byte("TBOVL01\n")
 
-// frameHeader is a frame's length and checksum (both little-endian
-// uint32) before its body.
-const frameHeader = 8
+// Sizes of the log's header (magic and id) and of a frame's header: the
+// body's length, its complement (a damaged length is told from a torn
+// end) and the body's CRC-32C, little-endian uint32s.
+const (
+	overlayIDLen   = 16
+	overlayHeader  = 8 + overlayIDLen
+	frameHeader    = 12
+	maxFrameLength = 1 << 30
+)
+
+// foldedKey is the database's record of the id of the last overlay log
+// folded into it.
+var foldedKey = []byte("o/folded")
 
 // Limits of the log. A write of more than deferMax bytes (keys and
 // values) opens Badger for writing instead, and so does one that would
@@ -79,8 +96,10 @@ func encodeFrame(ops []overlayOp) []byte {
 			b = append(b, op.value...)
 		}
 	}
-	binary.LittleEndian.PutUint32(b[0:4], uint32(len(b)-frameHeader))
-	binary.LittleEndian.PutUint32(b[4:8], crc32.Checksum(b[frameHeader:], crcTable))
+	n = len(b) - frameHeader
+	binary.LittleEndian.PutUint32(b[0:4], uint32(n))
+	binary.LittleEndian.PutUint32(b[4:8], ^uint32(n))
+	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(b[frameHeader:], crcTable))
 	return b
 }
 
@@ -126,71 +145,128 @@ func decodeBody(body []byte) ([]overlayOp, error) {
 }
 
 // parseOverlay calls fn with the records of every whole frame of data
-// (a log's content), in order, and returns the length of the valid
-// prefix. A frame cut short by the end of data, or the last frame
-// failing its checksum, is the torn end of an append a crash interrupted:
-// not committed, and not part of the valid prefix. A bad magic, or a
-// frame failing its checksum or its decoding with more data after it, is
-// an error wrapping ErrDamaged: committed records would be lost.
-func parseOverlay(data []byte, fn func([]overlayOp)) (int64, error) {
-	if len(data) < len(overlayMagic) {
-		if bytes.HasPrefix(overlayMagic, data) {
-			return 0, nil // a creation a crash cut short
+// (a log's content), in order, and returns the log's id (nil for a log
+// whose creation a crash cut short) and the length of the valid prefix.
+// The torn end of an append a crash interrupted is not committed and not
+// part of the valid prefix: a frame header cut short, a body cut short
+// (the header being whole), a last frame failing its checksum, or a
+// damaged header followed by zeroes only (a file size a crash extended
+// past its data). A bad log header, or a damaged frame with anything
+// but zeroes after it, is an error wrapping ErrDamaged: committed records
+// would be lost.
+func parseOverlay(data []byte, fn func([]overlayOp)) (id []byte, valid int64, err error) {
+	if len(data) < overlayHeader {
+		if bytes.HasPrefix(data, overlayMagic) || bytes.HasPrefix(overlayMagic, data) {
+			return nil, 0, nil // a creation a crash cut short
 		}
-		return 0, fmt.Errorf("%w: %w: bad header", ErrDamaged, errOverlay)
+		return nil, 0, fmt.Errorf("%w: %w: bad header", ErrDamaged, errOverlay)
 	}
 	if !bytes.Equal(data[:len(overlayMagic)], overlayMagic) {
-		return 0, fmt.Errorf("%w: %w: bad header", ErrDamaged, errOverlay)
+		return nil, 0, fmt.Errorf("%w: %w: bad header", ErrDamaged, errOverlay)
 	}
-	off := int64(len(overlayMagic))
+	id = data[len(overlayMagic):overlayHeader]
+	off := int64(overlayHeader)
+	damaged := func(why string) error {
+		if isZeroes(data[off:]) {
+			return nil
+		}
+		return fmt.Errorf("%w: %w: frame at offset %d %s", ErrDamaged, errOverlay, off, why)
+	}
 	for off < int64(len(data)) {
 		rest := data[off:]
 		if len(rest) < frameHeader {
-			return off, nil
+			return id, off, nil
 		}
-		n := int64(binary.LittleEndian.Uint32(rest[0:4]))
-		if n > int64(len(rest)-frameHeader) {
-			return off, nil
+		n := binary.LittleEndian.Uint32(rest[0:4])
+		if n != ^binary.LittleEndian.Uint32(rest[4:8]) || n > maxFrameLength {
+			return id, off, damaged("has a damaged header")
 		}
-		body := rest[frameHeader : frameHeader+n]
-		last := off+frameHeader+n == int64(len(data))
-		if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(rest[4:8]) {
-			if last {
-				return off, nil
+		if int64(n) > int64(len(rest)-frameHeader) {
+			return id, off, nil
+		}
+		body := rest[frameHeader : frameHeader+int64(n)]
+		if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(rest[8:12]) {
+			if off+frameHeader+int64(n) == int64(len(data)) {
+				return id, off, nil
 			}
-			return off, fmt.Errorf("%w: %w: frame at offset %d fails its checksum", ErrDamaged, errOverlay, off)
+			return id, off, damaged("fails its checksum")
 		}
 		ops, err := decodeBody(body)
 		if err != nil {
-			return off, fmt.Errorf("%w: frame at offset %d: %w", ErrDamaged, off, err)
+			return id, off, fmt.Errorf("%w: frame at offset %d: %w", ErrDamaged, off, err)
 		}
 		fn(ops)
-		off += frameHeader + n
+		off += frameHeader + int64(n)
 	}
-	return off, nil
+	return id, off, nil
+}
+
+func isZeroes(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// overlayRead is what readOverlay found.
+type overlayRead struct {
+	present     bool   // a log file is there
+	id          []byte // nil: its creation was cut short
+	valid, size int64  // the valid prefix and the file's size
 }
 
 // readOverlay reads the overlay log of the database in dir into s (nil:
-// only check it). It returns the valid length and the file's size (0, 0
-// without a log).
-func readOverlay(dir string, s *scratch) (valid, size int64, err error) {
+// only check it), unless skip says its id was folded already.
+func readOverlay(dir string, s *scratch, skip func(id []byte) bool) (overlayRead, error) {
 	path := filepath.Join(dir, overlayName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, nil
+		return overlayRead{}, nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("cas: read %s: %w", path, err)
+		return overlayRead{}, fmt.Errorf("cas: read %s: %w", path, err)
 	}
-	valid, err = parseOverlay(data, func(ops []overlayOp) {
+	r := overlayRead{present: true, size: int64(len(data))}
+	if len(data) >= overlayHeader && bytes.Equal(data[:len(overlayMagic)], overlayMagic) && skip != nil && skip(data[len(overlayMagic):overlayHeader]) {
+		r.id = bytes.Clone(data[len(overlayMagic):overlayHeader])
+		return r, errFolded
+	}
+	r.id, r.valid, err = parseOverlay(data, func(ops []overlayOp) {
 		if s != nil {
 			s.applyShared(ops)
 		}
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("cas: %s: %w", path, err)
+		return overlayRead{}, fmt.Errorf("cas: %s: %w", path, err)
 	}
-	return valid, int64(len(data)), nil
+	return r, nil
+}
+
+// errFolded: readOverlay found a log already folded into the database.
+var errFolded = errors.New("cas: overlay log folded already")
+
+// foldedID returns the id of the last log folded into db (nil: none).
+func foldedID(db *badger.DB) []byte {
+	var id []byte
+	_ = db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(foldedKey)
+		if err != nil {
+			return err
+		}
+		id, err = item.ValueCopy(nil)
+		return err
+	})
+	return id
+}
+
+// folded returns readOverlay's skip for db.
+func folded(db *badger.DB) func(id []byte) bool {
+	return func(id []byte) bool {
+		f := foldedID(db)
+		return f != nil && bytes.Equal(f, id)
+	}
 }
 
 // apply writes the records of one frame into the scratch (copies of
@@ -212,7 +288,9 @@ func (s *scratch) applyShared(ops []overlayOp) {
 	for _, op := range ops {
 		k := string(op.key)
 		if op.del {
-			s.bytes -= int64(len(s.vals[k]))
+			if old, ok := s.vals[k]; ok {
+				s.bytes -= int64(len(k) + len(old))
+			}
 			delete(s.vals, k)
 			delete(s.packed, k)
 			s.gone[k] = true
@@ -230,6 +308,7 @@ type overlayFile struct {
 	dir    string
 	f      *os.File // nil until the first append
 	size   int64    // valid length (0: no file yet)
+	id     []byte   // the log's id (set by the append that creates it)
 	broken bool     // a failed append could not be cut back
 }
 
@@ -276,7 +355,11 @@ func (o *overlayFile) append(frame []byte) error {
 	}
 	data := frame
 	if o.size == 0 {
-		data = append(bytes.Clone(overlayMagic), frame...)
+		o.id = make([]byte, overlayIDLen)
+		if _, err := rand.Read(o.id); err != nil {
+			return fmt.Errorf("cas: append to %s: %w", path, err)
+		}
+		data = append(append(bytes.Clone(overlayMagic), o.id...), frame...)
 	}
 	_, err := o.f.WriteAt(data, o.size)
 	if err == nil {
@@ -313,7 +396,9 @@ func (o *overlayFile) close() {
 	}
 }
 
-// removeOverlay removes the log once its records are durable in Badger.
+// removeOverlay removes the log once its records are durable in Badger
+// (its own fault point for the directory's sync, "overlaysyncdir": the
+// fold does not depend on it).
 func removeOverlay(dir string) error {
 	path := filepath.Join(dir, overlayName)
 	if err := os.Remove(path); err != nil {
@@ -322,5 +407,19 @@ func removeOverlay(dir string) error {
 		}
 		return fmt.Errorf("cas: remove %s: %w", path, err)
 	}
-	return syncDir(dir)
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	if err := fault("overlaysyncdir", dir); err != nil {
+		return fmt.Errorf("cas: remove %s: %w", path, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("cas: remove %s: %w", path, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("cas: remove %s: %w", path, err)
+	}
+	return nil
 }

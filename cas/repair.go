@@ -124,12 +124,18 @@ func readOverlayInto(old string, recs map[string]*repairRec, res *RepairResult) 
 		return
 	}
 	res.Memtables++
-	if _, err := parseOverlay(data, func(ops []overlayOp) {
-		for _, op := range ops {
+	var ops [][]overlayOp
+	id, _, err := parseOverlay(data, func(f []overlayOp) { ops = append(ops, f) })
+	if err != nil {
+		res.BadMems = append(res.BadMems, overlayName)
+	}
+	if f, ok := recs[string(foldedKey)]; ok && !f.deleted && bytes.Equal(f.value, id) {
+		return // folded already (its removal undone by a crash)
+	}
+	for _, f := range ops {
+		for _, op := range f {
 			recs[string(op.key)] = &repairRec{version: math.MaxUint64, deleted: op.del, value: bytes.Clone(op.value)}
 		}
-	}); err != nil {
-		res.BadMems = append(res.BadMems, overlayName)
 	}
 }
 
