@@ -185,7 +185,9 @@ func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
 		return nil, err
 	}
 	if sc != nil {
-		if v, found, known := sc.get(key); known {
+		if v, found, known, err := sc.get(key); err != nil {
+			return nil, err
+		} else if known {
 			if !found {
 				return nil, ErrNotFound
 			}
@@ -241,7 +243,7 @@ func (b *Badger) Has(ctx context.Context, key []byte) (bool, error) {
 		return false, err
 	}
 	if sc != nil {
-		if _, found, known := sc.get(key); known {
+		if _, found, known, _ := sc.ownPresence(key); known {
 			return found, nil
 		}
 	}

@@ -146,6 +146,7 @@ func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Ba
 	if o.ReadOnly {
 		b.readOnly = true
 		b.scratch = newScratch()
+		b.scratch.unpack = b.unpack // the log's pointers into packs
 		b.packs.readOnly = true
 		if _, err := readOverlay(dir, b.scratch, folded(db)); err != nil && !errors.Is(err, errFolded) {
 			db.Close()

@@ -69,9 +69,10 @@ func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (
 			return nil, false, err
 		}
 	}
-	b := &Badger{db: db, dir: dir, packs: newPacks(dir), scratch: &scratch{vals: map[string][]byte{}, gone: map[string]bool{}, under: s},
-		def: d, lock: lock, space: guard}
-	b.packs.readOnly = true
+	b := &Badger{db: db, dir: dir, packs: newPacks(dir), def: d, lock: lock, space: guard}
+	b.packs.space = guard // a batch's large values go to packs at once
+	s.unpack = b.unpack
+	b.scratch = newLayer(s)
 	b.writeHolder(holder)
 	return b, true, nil
 }
@@ -100,6 +101,43 @@ func (b *Badger) deferWrite(entries []Entry, deletes [][]byte, packed bool) (ok 
 		for _, k := range deletes {
 			d.dirtyBytes += int64(len(k))
 		}
+		for _, e := range entries {
+			d.dirtyBytes += int64(len(e.Key) + len(e.Value))
+		}
+	}
+	over := d.dirtyBytes > deferMax
+	d.mu.Unlock()
+	b.swap.RUnlock()
+	if err != nil || !over {
+		return true, err
+	}
+	b.swap.Lock()
+	defer b.swap.Unlock()
+	if b.def == nil {
+		return true, nil
+	}
+	return true, b.upgradeLocked()
+}
+
+// deferPointers keeps pointers into durable packs (written by a
+// deferBatch) in memory, as deferWrite keeps values; ok is false when
+// the store is not deferred any more.
+func (b *Badger) deferPointers(entries []Entry) (ok bool, err error) {
+	b.swap.RLock()
+	if b.closed {
+		b.swap.RUnlock()
+		return true, ErrClosed
+	}
+	d := b.def
+	if d == nil {
+		b.swap.RUnlock()
+		return false, nil
+	}
+	d.mu.Lock()
+	if d.failed != nil {
+		err = d.failed
+	} else {
+		b.scratch.updatePtrs(entries)
 		for _, e := range entries {
 			d.dirtyBytes += int64(len(e.Key) + len(e.Value))
 		}
@@ -186,7 +224,7 @@ func (b *Badger) persistLocked() error {
 // newLayer returns an empty layer over s.
 func newLayer(s *scratch) *scratch {
 	l := newScratch()
-	l.under = s
+	l.under, l.unpack = s, s.unpack
 	return l
 }
 
@@ -243,15 +281,9 @@ func (b *Badger) upgradeLocked() error {
 	if err != nil {
 		return fmt.Errorf("cas: open store %s for writing: %w", b.dir, wrapNoSpaceNamed(b.dir, "", err))
 	}
-	b.packs.mu.Lock()
-	b.packs.readOnly, b.packs.space = false, b.space
-	b.packs.mu.Unlock()
 	if d.log.id != nil {
 		if err := foldLog(db, d.log.id, b.packs, b.space, d.committed); err != nil {
 			db.Close()
-			b.packs.mu.Lock()
-			b.packs.readOnly = true
-			b.packs.mu.Unlock()
 			return wrapNoSpaceNamed(b.dir, "", err)
 		}
 	}
@@ -303,7 +335,10 @@ func foldScratch(db *badger.DB, p *packs, guard *spaceGuard, s *scratch) error {
 	sort.Strings(keys) // the same pack layout for the same records
 	for _, k := range keys {
 		var err error
-		if s.packed[k] {
+		if s.ptrs[k] {
+			// In a pack already (synced before its pointer was committed).
+			err = w.wb.SetEntry(badger.NewEntry([]byte(k), s.vals[k]).WithMeta(metaPacked))
+		} else if s.packed[k] {
 			err = w.Put([]byte(k), s.vals[k]) // large ones to a pack, as a batch would
 		} else if err = guard.check(int64(len(k) + len(s.vals[k]))); err == nil {
 			err = w.wb.Set([]byte(k), s.vals[k]) // a record stays in the LSM tree
@@ -344,13 +379,18 @@ func foldOverlay(db *badger.DB, dir string, p *packs, guard *spaceGuard) error {
 	return nil
 }
 
-// deferBatch is the Batch of a deferred store: its values go to memory
-// while the store is deferred, to Badger once it is not.
+// deferBatch is the Batch of a deferred store. A value of packThreshold
+// bytes or more goes to a pack file at once, as in a write-mode store's
+// batch, and its pointer, once Flush has synced the pack, to memory (and
+// from there to the log's next frame); a smaller value goes to memory.
+// Once the store opened Badger for writing, everything goes to a batch
+// of Badger's.
 type deferBatch struct {
-	b     *Badger
-	mu    sync.Mutex
-	inner Batch
-	done  bool
+	b       *Badger
+	mu      sync.Mutex
+	inner   Batch
+	pending []pendingPtr // pointers whose pack Flush syncs first
+	done    bool
 }
 
 func (w *deferBatch) Put(key, value []byte) error { return w.put(key, value, false) }
@@ -364,15 +404,20 @@ func (w *deferBatch) put(key, value []byte, copies bool) error {
 	if done {
 		return errBatchDone
 	}
+	if len(value) >= packThreshold && w.b.commitsLater() {
+		ptr, err := w.b.packs.add(value) // copies value
+		if err != nil {
+			return err
+		}
+		w.mu.Lock()
+		w.pending = append(w.pending, pendingPtr{key: bytes.Clone(key), ptr: ptr.encode(), pack: ptr.pack})
+		w.mu.Unlock()
+		return nil
+	}
 	if ok, err := w.b.deferWrite([]Entry{{Key: key, Value: value}}, nil, true); ok {
 		return err
 	}
-	w.mu.Lock()
-	if w.inner == nil {
-		w.inner = w.b.NewBatch()
-	}
-	inner := w.inner
-	w.mu.Unlock()
+	inner := w.innerBatch()
 	if pc, ok := inner.(copyPutter); ok && copies {
 		return pc.putCopy(key, value)
 	}
@@ -382,15 +427,64 @@ func (w *deferBatch) put(key, value []byte, copies bool) error {
 	return inner.Put(key, value)
 }
 
-func (w *deferBatch) Flush() error {
+func (w *deferBatch) innerBatch() Batch {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.inner == nil {
+		w.inner = w.b.NewBatch()
+	}
+	return w.inner
+}
+
+// Flush syncs the packs the pending pointers name, then hands the
+// pointers to the store: to memory while it is deferred, to Badger (as a
+// write-mode batch would) once it is not.
+func (w *deferBatch) Flush() error {
+	w.mu.Lock()
 	if w.done {
+		w.mu.Unlock()
 		return errBatchDone
 	}
 	w.done = true
-	if w.inner != nil {
-		return w.inner.Flush()
+	pending := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	if len(pending) > 0 {
+		ids := map[uint64]struct{}{}
+		for _, p := range pending {
+			ids[p.pack] = struct{}{}
+		}
+		if err := w.b.packs.sync(ids); err != nil {
+			w.Cancel()
+			return err
+		}
+		entries := make([]Entry, len(pending))
+		for i, p := range pending {
+			entries[i] = Entry{Key: p.key, Value: p.ptr}
+		}
+		if ok, err := w.b.deferPointers(entries); err != nil {
+			w.Cancel()
+			return err
+		} else if !ok {
+			inner := w.innerBatch()
+			bb, isBadger := inner.(*badgerBatch)
+			if !isBadger {
+				w.Cancel()
+				return ErrClosed
+			}
+			for _, e := range entries {
+				if err := bb.wb.SetEntry(badger.NewEntry(e.Key, e.Value).WithMeta(metaPacked)); err != nil {
+					w.Cancel()
+					return fmt.Errorf("cas: batch put: %w", err)
+				}
+			}
+		}
+	}
+	w.mu.Lock()
+	inner := w.inner
+	w.mu.Unlock()
+	if inner != nil {
+		return inner.Flush()
 	}
 	return nil
 }
@@ -399,6 +493,14 @@ func (w *deferBatch) Cancel() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
+	if len(w.pending) > 0 {
+		ids := map[uint64]struct{}{}
+		for _, p := range w.pending {
+			ids[p.pack] = struct{}{}
+		}
+		w.b.packs.abandon(ids)
+		w.pending = nil
+	}
 	if w.inner != nil {
 		w.inner.Cancel()
 	}

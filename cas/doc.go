@@ -277,7 +277,9 @@
 //     bypassed. To every other process the store is held for writing.
 //   - Writes (Set, Update, Delete, batches) go to memory: a layer of
 //     uncommitted writes over a layer of committed ones over the
-//     database; reads look in that order.
+//     database; reads look in that order. A batch's values of 256 bytes
+//     or more go to pack files at once, as in a write-mode store, and
+//     only their pointers to memory, once Flush has synced the packs.
 //   - Sync (and Close) commits the uncommitted layer as one frame
 //     appended to turnback-overlay.log in the database directory, then
 //     fsync(2) (and, when it created the file, a sync of the directory).
@@ -285,8 +287,8 @@
 //     is its body's length, the length's complement and the body's
 //     CRC-32C (little-endian uint32s), then the body: a count, then per
 //     record a kind byte (0 a record written, 1 deleted, 2 a value
-//     written through a batch), the key and, for a write, the value,
-//     each with a uvarint length. The records of a frame are the final
+//     written through a batch, 3 a batch's pointer into a pack file),
+//     the key and, for a write, the value, each with a uvarint length. The records of a frame are the final
 //     state of each key the command changed, so a frame is all or
 //     nothing: committed once its sync returned. Writer.Flush leaves its
 //     blobs to that commit, so they share a frame with the records that

@@ -61,8 +61,8 @@ var errOverlay = errors.New("overlay log")
 // marks a write made through a batch (a blob, a tree): folded into a pack
 // file when large, where a record's value stays in the LSM tree.
 type overlayOp struct {
-	key, value []byte
-	del, pack  bool
+	key, value     []byte
+	del, pack, ptr bool // ptr: value is a pointer into a pack file
 }
 
 // Kind bytes of a frame's records.
@@ -70,6 +70,7 @@ const (
 	opWrite  = 0
 	opDelete = 1
 	opPack   = 2
+	opPtr    = 3
 )
 
 // encodeFrame returns the frame of ops, header included.
@@ -84,6 +85,8 @@ func encodeFrame(ops []overlayOp) []byte {
 		switch {
 		case op.del:
 			b = append(b, opDelete)
+		case op.ptr:
+			b = append(b, opPtr)
 		case op.pack:
 			b = append(b, opPack)
 		default:
@@ -122,10 +125,10 @@ func decodeBody(body []byte) ([]overlayOp, error) {
 		return v, nil
 	}
 	for range count {
-		if len(body) == 0 || body[0] > opPack {
+		if len(body) == 0 || body[0] > opPtr {
 			return nil, fmt.Errorf("%w: bad record kind", errOverlay)
 		}
-		op := overlayOp{del: body[0] == opDelete, pack: body[0] == opPack}
+		op := overlayOp{del: body[0] == opDelete, pack: body[0] == opPack || body[0] == opPtr, ptr: body[0] == opPtr}
 		body = body[1:]
 		var err error
 		if op.key, err = take(); err != nil {
@@ -293,6 +296,7 @@ func (s *scratch) applyShared(ops []overlayOp) {
 			}
 			delete(s.vals, k)
 			delete(s.packed, k)
+			delete(s.ptrs, k)
 			s.gone[k] = true
 			continue
 		}
@@ -300,6 +304,7 @@ func (s *scratch) applyShared(ops []overlayOp) {
 		s.vals[k] = op.value
 		delete(s.gone, k)
 		s.setPacked(k, op.pack)
+		s.setPtr(k, op.ptr)
 	}
 }
 

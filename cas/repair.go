@@ -134,7 +134,11 @@ func readOverlayInto(old string, recs map[string]*repairRec, res *RepairResult) 
 	}
 	for _, f := range ops {
 		for _, op := range f {
-			recs[string(op.key)] = &repairRec{version: math.MaxUint64, deleted: op.del, value: bytes.Clone(op.value)}
+			r := &repairRec{version: math.MaxUint64, deleted: op.del, value: bytes.Clone(op.value)}
+			if op.ptr {
+				r.userMeta = metaPacked
+			}
+			recs[string(op.key)] = r
 		}
 	}
 }

@@ -33,6 +33,10 @@ type scratch struct {
 	// folds them into pack files when large; records stay in the LSM
 	// tree, see foldScratch).
 	packed map[string]bool
+	// ptrs: keys whose value is a pointer into a pack file (a deferred
+	// store's batch values, see deferBatch), read through unpack.
+	ptrs   map[string]bool
+	unpack func(ptr []byte) ([]byte, error)
 }
 
 // maxScratch bounds the memory a read-only store's writes may take (a
@@ -50,21 +54,28 @@ func newScratch() *scratch {
 
 // get returns the scratch's value of key; known says whether the scratch
 // (or a layer under it) decides (written or deleted there).
-func (s *scratch) get(key []byte) (v []byte, found, known bool) {
-	if v, found, known = s.own(key); known || s.under == nil {
-		return v, found, known
+func (s *scratch) get(key []byte) (v []byte, found, known bool, err error) {
+	if v, found, known, err = s.own(key); known || s.under == nil {
+		return v, found, known, err
 	}
 	return s.under.get(key)
 }
 
 // own is get of this layer alone.
-func (s *scratch) own(key []byte) (v []byte, found, known bool) {
+func (s *scratch) own(key []byte) (v []byte, found, known bool, err error) {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if v, ok := s.vals[string(key)]; ok {
-		return bytes.Clone(v), true, true
+	v, ok := s.vals[string(key)]
+	ptr := s.ptrs[string(key)]
+	gone := s.gone[string(key)]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, false, gone, nil
 	}
-	return nil, false, s.gone[string(key)]
+	if ptr {
+		v, err = s.unpack(v)
+		return v, err == nil, true, err
+	}
+	return bytes.Clone(v), true, true, nil
 }
 
 // update writes entries (through a batch: packed) and deletes keys.
@@ -74,6 +85,7 @@ func (s *scratch) update(entries []Entry, deletes [][]byte, packed bool) {
 	for _, k := range deletes {
 		delete(s.vals, string(k))
 		delete(s.packed, string(k))
+		delete(s.ptrs, string(k))
 		s.gone[string(k)] = true
 	}
 	for _, e := range entries {
@@ -82,6 +94,7 @@ func (s *scratch) update(entries []Entry, deletes [][]byte, packed bool) {
 		s.vals[k] = bytes.Clone(e.Value)
 		delete(s.gone, k)
 		s.setPacked(k, packed)
+		delete(s.ptrs, k)
 	}
 }
 
@@ -104,7 +117,7 @@ func (s *scratch) ops() []overlayOp {
 	defer s.mu.RUnlock()
 	ops := make([]overlayOp, 0, len(s.vals)+len(s.gone))
 	for k, v := range s.vals {
-		ops = append(ops, overlayOp{key: []byte(k), value: v, pack: s.packed[k]})
+		ops = append(ops, overlayOp{key: []byte(k), value: v, pack: s.packed[k], ptr: s.ptrs[k]})
 	}
 	for k := range s.gone {
 		ops = append(ops, overlayOp{key: []byte(k), del: true})
@@ -135,7 +148,10 @@ func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base f
 	s.mu.RUnlock()
 	sort.Strings(keys)
 	emit := func(k string) error {
-		v, found, _ := s.own([]byte(k))
+		v, found, _, err := s.own([]byte(k))
+		if err != nil {
+			return err
+		}
 		if !found {
 			return nil
 		}
@@ -155,7 +171,7 @@ func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base f
 			keys = keys[1:]
 			return emit(string(k))
 		}
-		if _, _, known := s.own(k); known {
+		if _, _, known, _ := s.own(k); known {
 			return nil // deleted in the scratch
 		}
 		return fn(k, v)
@@ -247,4 +263,44 @@ func CheckRoom(dir, name string) error {
 		dir = parent
 	}
 	return newSpaceGuard(dir, name).check(0)
+}
+
+// ownPresence is get without reading the value: whether the scratch (or
+// a layer under it) has key, and whether it decides.
+func (s *scratch) ownPresence(key []byte) (v []byte, found, known bool, err error) {
+	s.mu.RLock()
+	_, ok := s.vals[string(key)]
+	gone := s.gone[string(key)]
+	s.mu.RUnlock()
+	if ok || gone || s.under == nil {
+		return nil, ok, ok || gone, nil
+	}
+	return s.under.ownPresence(key)
+}
+
+// setPtr records whether key's value is a pack pointer. Caller holds mu.
+func (s *scratch) setPtr(key string, ptr bool) {
+	if ptr {
+		if s.ptrs == nil {
+			s.ptrs = map[string]bool{}
+		}
+		s.ptrs[key] = true
+	} else {
+		delete(s.ptrs, key)
+	}
+}
+
+// updatePtrs writes entries whose values are pack pointers (a deferred
+// store's batch values, in durable packs).
+func (s *scratch) updatePtrs(entries []Entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range entries {
+		k := string(e.Key)
+		s.bytes += int64(len(e.Key) + len(e.Value) - len(s.vals[k]))
+		s.vals[k] = bytes.Clone(e.Value)
+		delete(s.gone, k)
+		s.setPacked(k, true)
+		s.setPtr(k, true)
+	}
 }
