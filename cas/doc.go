@@ -283,7 +283,7 @@
 //   - Sync (and Close) commits the uncommitted layer as one frame
 //     appended to turnback-overlay.log in the database directory, then
 //     fsync(2) (and, when it created the file, a sync of the directory).
-//     The file starts with "TBOVL01\n" and a random 16-byte id. A frame
+//     The file starts with "TBOVL02\n" and a random 16-byte id. A frame
 //     is its body's length, the length's complement and the body's
 //     CRC-32C (little-endian uint32s), then the body: a count, then per
 //     record a kind byte (0 a record written, 1 deleted, 2 a value

@@ -25,7 +25,7 @@ const overlayName = "turnback-overlay.log"
 // random, follows it: a write-mode open that folds the log records that
 // id in the database (foldedKey), so that a log whose removal a crash
 // undid is never folded again over what was written since.
-var overlayMagic = []byte("TBOVL01\n")
+var overlayMagic = []byte("TBOVL02\n")
 
 // Sizes of the log's header (magic and id) and of a frame's header: the
 // body's length, its complement (a damaged length is told from a torn

@@ -82,7 +82,7 @@ func TestOverlayParse(t *testing.T) {
 	if got, n, err := parseAll(t, zeroed); err != nil || n != int64(lastStart) || len(got) != 2 {
 		t.Errorf("zeroes after two frames: %d frames, valid %d, %v", len(got), n, err)
 	}
-	for _, head := range [][]byte{[]byte("TBOVL02\n"), []byte("nonsense")} {
+	for _, head := range [][]byte{[]byte("TBOVL01\n"), []byte("TBOVL03\n"), []byte("nonsense")} {
 		if _, _, err := parseAll(t, append(head, log[len(overlayMagic):]...)); !errors.Is(err, ErrDamaged) {
 			t.Errorf("header %q: %v, want ErrDamaged", head, err)
 		}
