@@ -41,8 +41,11 @@ func (w *deferBatch) put(key, value []byte, copies bool) error {
 			return err
 		}
 		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.done {
+			return errBatchDone // a Flush or Cancel came meanwhile
+		}
 		w.pending = append(w.pending, pendingPtr{key: bytes.Clone(key), ptr: ptr.encode(), pack: ptr.pack})
-		w.mu.Unlock()
 		return nil
 	}
 	if ok, err := w.b.deferWrite([]Entry{{Key: key, Value: value}}, nil, true); ok {
@@ -99,7 +102,7 @@ func (w *deferBatch) Flush() error {
 		} else if !ok {
 			inner := w.innerBatch()
 			bb, isBadger := inner.(*badgerBatch)
-			if !isBadger {
+			if !isBadger || bb.wb == nil || bb.db.IsClosed() {
 				w.Cancel()
 				return ErrClosed
 			}

@@ -148,15 +148,22 @@ func (s *scratch) scan(ctx context.Context, prefix []byte, keysOnly bool, base f
 	s.mu.RUnlock()
 	sort.Strings(keys)
 	emit := func(k string) error {
+		if keysOnly {
+			// Presence only: a pointer's value is not read.
+			s.mu.RLock()
+			_, found := s.vals[k]
+			s.mu.RUnlock()
+			if !found {
+				return nil
+			}
+			return fn([]byte(k), nil)
+		}
 		v, found, _, err := s.own([]byte(k))
 		if err != nil {
 			return err
 		}
 		if !found {
 			return nil
-		}
-		if keysOnly {
-			v = nil
 		}
 		return fn([]byte(k), v)
 	}
