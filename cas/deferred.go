@@ -83,46 +83,32 @@ func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (
 // makes the uncommitted part larger than deferMax opens Badger for
 // writing at once.
 func (b *Badger) deferWrite(entries []Entry, deletes [][]byte, packed bool) (ok bool, err error) {
-	b.swap.RLock()
-	if b.closed {
-		b.swap.RUnlock()
-		return true, ErrClosed
+	size := int64(0)
+	for _, k := range deletes {
+		size += int64(len(k))
 	}
-	d := b.def
-	if d == nil {
-		b.swap.RUnlock()
-		return false, nil
+	for _, e := range entries {
+		size += int64(len(e.Key) + len(e.Value))
 	}
-	d.mu.Lock()
-	if d.failed != nil {
-		err = d.failed
-	} else {
-		b.scratch.update(entries, deletes, packed)
-		for _, k := range deletes {
-			d.dirtyBytes += int64(len(k))
-		}
-		for _, e := range entries {
-			d.dirtyBytes += int64(len(e.Key) + len(e.Value))
-		}
-	}
-	over := d.dirtyBytes > deferMax
-	d.mu.Unlock()
-	b.swap.RUnlock()
-	if err != nil || !over {
-		return true, err
-	}
-	b.swap.Lock()
-	defer b.swap.Unlock()
-	if b.def == nil {
-		return true, nil
-	}
-	return true, b.upgradeLocked()
+	return b.deferKeep(func(s *scratch) { s.update(entries, deletes, packed) }, size)
 }
 
 // deferPointers keeps pointers into durable packs (written by a
 // deferBatch) in memory, as deferWrite keeps values; ok is false when
 // the store is not deferred any more.
 func (b *Badger) deferPointers(entries []Entry) (ok bool, err error) {
+	size := int64(0)
+	for _, e := range entries {
+		size += int64(len(e.Key) + len(e.Value))
+	}
+	return b.deferKeep(func(s *scratch) { s.updatePtrs(entries) }, size)
+}
+
+// deferKeep runs write on a deferred store's uncommitted layer, which
+// grows by size bytes, and opens Badger for writing once that layer
+// holds more than deferMax; ok is false when the store is not deferred
+// (any more).
+func (b *Badger) deferKeep(write func(*scratch), size int64) (ok bool, err error) {
 	b.swap.RLock()
 	if b.closed {
 		b.swap.RUnlock()
@@ -137,10 +123,8 @@ func (b *Badger) deferPointers(entries []Entry) (ok bool, err error) {
 	if d.failed != nil {
 		err = d.failed
 	} else {
-		b.scratch.updatePtrs(entries)
-		for _, e := range entries {
-			d.dirtyBytes += int64(len(e.Key) + len(e.Value))
-		}
+		write(b.scratch)
+		d.dirtyBytes += size
 	}
 	over := d.dirtyBytes > deferMax
 	d.mu.Unlock()

@@ -13,6 +13,28 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
+// emptyStore returns the directory of a new, empty database (the test is
+// skipped where there are no deferred opens).
+func emptyStore(t *testing.T) string {
+	t.Helper()
+	if !canLockDir {
+		t.Skip("no deferred opens here")
+	}
+	dir := t.TempDir()
+	mustOpen(t, dir, BadgerOptions{}).Close()
+	return dir
+}
+
+// mustOpen opens the database in dir with o.
+func mustOpen(t *testing.T, dir string, o BadgerOptions) *Badger {
+	t.Helper()
+	b, err := OpenBadger(t.Context(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // dbFiles lists the database directory's files other than the overlay
 // log and the holder note, with their sizes.
 func dbFiles(t *testing.T, dir string) map[string]int64 {
@@ -71,10 +93,7 @@ func TestDeferredCommitsToLog(t *testing.T) {
 	}
 	ctx := t.Context()
 	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustOpen(t, dir, BadgerOptions{})
 	if err := b.Set(ctx, Entry{Key: []byte("p/old"), Value: []byte("1")}, Entry{Key: []byte("p/gone"), Value: []byte("2")}); err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +102,7 @@ func TestDeferredCommitsToLog(t *testing.T) {
 	}
 	before := dbFiles(t, dir)
 
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	if d.def == nil || d.ReadOnly() {
 		t.Fatalf("deferred open: def %v, read-only %v", d.def != nil, d.ReadOnly())
 	}
@@ -137,10 +153,7 @@ func TestDeferredCommitsToLog(t *testing.T) {
 	}
 	// Folding again what was folded (a crash before the log's removal)
 	// changes nothing.
-	b, err = OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b = mustOpen(t, dir, BadgerOptions{ReadOnly: true})
 	if got := scanKeys(t, b, "p/"); !reflect.DeepEqual(got, want) {
 		t.Errorf("after the fold: %q, want %q", got, want)
 	}
@@ -156,16 +169,10 @@ func TestDeferredRefold(t *testing.T) {
 	}
 	ctx := t.Context()
 	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustOpen(t, dir, BadgerOptions{})
 	b.Set(ctx, Entry{Key: []byte("k"), Value: []byte("0")}, Entry{Key: []byte("d"), Value: []byte("x")})
 	b.Close()
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	d.Update(ctx, []Entry{{Key: []byte("k"), Value: []byte("1")}}, [][]byte{[]byte("d")})
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
@@ -174,18 +181,12 @@ func TestDeferredRefold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err = OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b = mustOpen(t, dir, BadgerOptions{})
 	b.Close()
 	if err := os.WriteFile(filepath.Join(dir, overlayName), saved, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err = OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b = mustOpen(t, dir, BadgerOptions{})
 	defer b.Close()
 	mustGet(t, b, "k", "1")
 	mustGet(t, b, "d", "")
@@ -201,22 +202,11 @@ func TestDeferredUpgrade(t *testing.T) {
 	defer func(v int64) { deferMax = v }(deferMax)
 	deferMax = 64 << 10
 	ctx := t.Context()
-	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyStore(t)
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	d.Set(ctx, Entry{Key: []byte("first"), Value: []byte("frame")})
 	d.Close()
-	d, err = OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d = mustOpen(t, dir, BadgerOptions{Deferred: true})
 	// A batch's large values go to packs, only their pointers to memory:
 	// 160 KB of them leave the store deferred; records of the same size
 	// do not.
@@ -253,10 +243,7 @@ func TestDeferredUpgrade(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err = OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustOpen(t, dir, BadgerOptions{ReadOnly: true})
 	defer b.Close()
 	for k, v := range vals {
 		mustGet(t, b, k, string(v))
@@ -271,16 +258,8 @@ func TestDeferredLock(t *testing.T) {
 		t.Skip("no deferred opens here")
 	}
 	ctx := t.Context()
-	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true, Holder: "the deferred one"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyStore(t)
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true, Holder: "the deferred one"})
 	for _, o := range []BadgerOptions{{}, {Deferred: true}, {ReadOnly: true}} {
 		_, err := OpenBadger(ctx, dir, o)
 		if !errors.Is(err, ErrBusy) {
@@ -290,7 +269,7 @@ func TestDeferredLock(t *testing.T) {
 		}
 	}
 	d.Close()
-	b, err = OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
+	b, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
 	if err != nil {
 		t.Fatalf("after Close: %v", err)
 	}
@@ -359,16 +338,8 @@ func TestDeferredConcurrentUpgrade(t *testing.T) {
 	defer func(v int64) { deferMax = v }(deferMax)
 	deferMax = 64 << 10
 	ctx := t.Context()
-	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyStore(t)
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	val := func(g, i int) []byte { return randBytes(uint64(g*1000+i), 100+(i%7)*700) }
 	key := func(g, i int) []byte { return []byte(fmt.Sprintf("k/%d/%03d", g, i)) }
 	errs := make(chan error, 4)
@@ -411,10 +382,7 @@ func TestDeferredConcurrentUpgrade(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir, BadgerOptions{ReadOnly: true})
 	defer r.Close()
 	n := 0
 	if err := r.Scan(ctx, []byte("k/"), true, func(k, _ []byte) error { n++; return nil }); err != nil {
@@ -441,16 +409,8 @@ func TestDeferredCutsTornEnd(t *testing.T) {
 		t.Skip("no deferred opens here")
 	}
 	ctx := t.Context()
-	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyStore(t)
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	d.Set(ctx, Entry{Key: []byte("a"), Value: []byte("1")})
 	d.Close()
 	path := filepath.Join(dir, overlayName)
@@ -459,17 +419,11 @@ func TestDeferredCutsTornEnd(t *testing.T) {
 	if err := os.WriteFile(path, append(bytes.Clone(whole), torn[:len(torn)-2]...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir, BadgerOptions{ReadOnly: true})
 	mustGet(t, r, "a", "1")
 	mustGet(t, r, "b", "")
 	r.Close()
-	d, err = OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d = mustOpen(t, dir, BadgerOptions{Deferred: true})
 	d.Set(ctx, Entry{Key: []byte("c"), Value: []byte("3")})
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
@@ -482,10 +436,7 @@ func TestDeferredCutsTornEnd(t *testing.T) {
 	if !bytes.HasPrefix(data, whole) {
 		t.Error("the committed frame changed")
 	}
-	r, err = OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r = mustOpen(t, dir, BadgerOptions{})
 	defer r.Close()
 	mustGet(t, r, "a", "1")
 	mustGet(t, r, "b", "")
@@ -501,16 +452,8 @@ func TestDeferredFoldPlacesValues(t *testing.T) {
 		t.Skip("no deferred opens here")
 	}
 	ctx := t.Context()
-	dir := t.TempDir()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyStore(t)
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	big := randBytes(9, 5000)
 	d.Set(ctx, Entry{Key: []byte("record"), Value: big})
 	w := d.NewBatch()
@@ -519,7 +462,7 @@ func TestDeferredFoldPlacesValues(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err = OpenBadger(ctx, dir, BadgerOptions{}) // folds
+	b, err := OpenBadger(ctx, dir, BadgerOptions{}) // folds
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,21 +15,8 @@ import (
 // rev2Deferred returns a deferred store over an existing (empty) database.
 func rev2Deferred(t *testing.T) (*Badger, string) {
 	t.Helper()
-	if !canLockDir {
-		t.Skip("no deferred opens here")
-	}
-	dir := t.TempDir()
-	b, err := OpenBadger(t.Context(), dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	d, err := OpenBadger(t.Context(), dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := emptyStore(t)
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	if d.def == nil {
 		t.Fatal("not deferred")
 	}

@@ -10,19 +10,6 @@ import (
 	"testing"
 )
 
-func revNewStore(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	b, err := OpenBadger(t.Context(), dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // The review's attacks on the deferred store (each failed before its
 // fix).
 
@@ -37,7 +24,7 @@ func TestRevUpgradeDirSyncFailLosesLaterCommits(t *testing.T) {
 		t.Skip("no deferred opens here")
 	}
 	ctx := t.Context()
-	dir := revNewStore(t)
+	dir := emptyStore(t)
 	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +78,7 @@ func TestRevFoldCrashTearsStep(t *testing.T) {
 		t.Skip("no deferred opens here")
 	}
 	ctx := t.Context()
-	dir := revNewStore(t)
+	dir := emptyStore(t)
 	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +128,7 @@ func TestRevDamagedLengthDropsCommittedFrames(t *testing.T) {
 		t.Skip("no deferred opens here")
 	}
 	ctx := t.Context()
-	dir := revNewStore(t)
+	dir := emptyStore(t)
 	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +179,7 @@ func TestRevWriteAfterClose(t *testing.T) {
 	}
 	ctx := t.Context()
 	for _, o := range []BadgerOptions{{}, {Deferred: true}} {
-		dir := revNewStore(t)
+		dir := emptyStore(t)
 		d, err := OpenBadger(ctx, dir, o)
 		if err != nil {
 			t.Fatal(err)

@@ -80,6 +80,14 @@ func (s *scratch) own(key []byte) (v []byte, found, known bool, err error) {
 
 // update writes entries (through a batch: packed) and deletes keys.
 func (s *scratch) update(entries []Entry, deletes [][]byte, packed bool) {
+	s.write(entries, deletes, packed, false)
+}
+
+// updatePtrs writes entries whose values are pack pointers (a deferred
+// store's batch values, in durable packs).
+func (s *scratch) updatePtrs(entries []Entry) { s.write(entries, nil, true, true) }
+
+func (s *scratch) write(entries []Entry, deletes [][]byte, packed, ptr bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range deletes {
@@ -94,7 +102,7 @@ func (s *scratch) update(entries []Entry, deletes [][]byte, packed bool) {
 		s.vals[k] = bytes.Clone(e.Value)
 		delete(s.gone, k)
 		s.setPacked(k, packed)
-		delete(s.ptrs, k)
+		s.setPtr(k, ptr)
 	}
 }
 
@@ -294,20 +302,5 @@ func (s *scratch) setPtr(key string, ptr bool) {
 		s.ptrs[key] = true
 	} else {
 		delete(s.ptrs, key)
-	}
-}
-
-// updatePtrs writes entries whose values are pack pointers (a deferred
-// store's batch values, in durable packs).
-func (s *scratch) updatePtrs(entries []Entry) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, e := range entries {
-		k := string(e.Key)
-		s.bytes += int64(len(e.Key) + len(e.Value) - len(s.vals[k]))
-		s.vals[k] = bytes.Clone(e.Value)
-		delete(s.gone, k)
-		s.setPacked(k, true)
-		s.setPtr(k, true)
 	}
 }
