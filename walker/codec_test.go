@@ -60,15 +60,29 @@ func sampleTreeRecord() *dirRecord {
 	return r
 }
 
+func sampleListedRecord() *dirRecord {
+	r := sampleTreeRecord()
+	r.listed = true
+	r.lst = dirStat{fileStat: fileStat{size: 4096, mtime: 1700000000123456789, ctime: -5, ino: 1 << 50, mode: 0o20000000755}, dev: 2049}
+	r.extra = []string{".git", "node_modules", "zz.log"}
+	return r
+}
+
+// sameListing reports whether a and b hold the same listing.
+func sameListing(a, b *dirRecord) bool {
+	return a.listed == b.listed && a.lst == b.lst && len(a.extra) == len(b.extra) && (len(a.extra) == 0 || reflect.DeepEqual(a.extra, b.extra))
+}
+
 func TestRecordCodec(t *testing.T) {
-	for _, r := range []*dirRecord{{}, {entries: []cacheEntry{}}, sampleRecord(), sampleTreeRecord(), {tree: cas.Sum(nil)}} {
+	for _, r := range []*dirRecord{{}, {entries: []cacheEntry{}}, sampleRecord(), sampleTreeRecord(), {tree: cas.Sum(nil)},
+		sampleListedRecord(), {tree: cas.Sum(nil), listed: true}} {
 		b := encodeRecord(r)
 		got, err := decodeRecord(b)
 		if err != nil {
 			t.Fatalf("decode(encode(%+v)): %v", r, err)
 		}
 		if len(got.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(got.entries, r.entries)) ||
-			got.tree != r.tree || len(got.subs) != len(r.subs) || (len(r.subs) > 0 && !reflect.DeepEqual(got.subs, r.subs)) {
+			got.tree != r.tree || len(got.subs) != len(r.subs) || (len(r.subs) > 0 && !reflect.DeepEqual(got.subs, r.subs)) || !sameListing(got, r) {
 			t.Errorf("round trip: %+v, want %+v", got, r)
 		}
 		if !sameRecord(got, r) {
@@ -142,6 +156,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(&dirRecord{}))
 	f.Add(encodeRecord(sampleRecord()))
 	f.Add(encodeRecord(sampleTreeRecord()))
+	f.Add(encodeRecord(sampleListedRecord()))
 	f.Add([]byte{cacheVersion, 1, 1, 'a', 0, 0, 0, 0, 0})
 	f.Add([]byte{cacheVersion, 0x80})
 	f.Add([]byte{cacheVersion})
@@ -166,7 +181,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("re-encoded record does not decode: %v", err)
 		}
 		if len(r2.entries) != len(r.entries) || (len(r.entries) > 0 && !reflect.DeepEqual(r.entries, r2.entries)) ||
-			r2.tree != r.tree || len(r2.subs) != len(r.subs) || (len(r.subs) > 0 && !reflect.DeepEqual(r.subs, r2.subs)) {
+			r2.tree != r.tree || len(r2.subs) != len(r.subs) || (len(r.subs) > 0 && !reflect.DeepEqual(r.subs, r2.subs)) || !sameListing(r, r2) {
 			t.Fatalf("decode(encode(r)) = %+v, r = %+v", r2, r)
 		}
 		if !bytes.Equal(encodeRecord(r2), enc) {

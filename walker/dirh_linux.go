@@ -139,6 +139,20 @@ func (d *dirh) readlink(name string) (string, error) {
 	}
 }
 
+// stat returns the directory's own stat, to vouch for a listing (see
+// listing.go); false on a filesystem that is not local, where a
+// directory's times may be cached or kept by another machine's clock.
+func (d *dirh) stat() (dirStat, bool) {
+	if !d.raw {
+		return dirStat{}, false
+	}
+	var si statInfo
+	if err := unix.Fstat(d.fd, &si.st); err != nil {
+		return dirStat{}, false
+	}
+	return dirStat{fileStat: statFunc(&si), dev: si.st.Dev}, true
+}
+
 // list lists the directory, sorted by name, and lstats every entry with
 // fstatat(AT_SYMLINK_NOFOLLOW) on its descriptor: a name from getdents
 // is one path component, never "." or "..", so the lstat neither
@@ -146,32 +160,21 @@ func (d *dirh) readlink(name string) (string, error) {
 // os.FileInfo per entry. Entries that vanish before their lstat are left
 // out. A directory readable but not searchable is an error (EACCES) as a
 // whole, unless it is empty. A second list reads it again from its start.
-func (d *dirh) list(sc *dirScratch) ([]dirEnt, error) {
+//
+// names, if not nil, are the directory's names (sorted, each one valid:
+// see validName) as its record lists them: they are lstat'ed without
+// reading the directory. sc.names is the listing either way.
+func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 	if sc == nil {
 		sc = &dirScratch{}
 	}
-	if d.listed {
-		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
-			return nil, &fs.PathError{Op: "seek", Path: ".", Err: err}
+	if names == nil {
+		var err error
+		if names, err = d.getdents(sc.names[:0]); err != nil {
+			return nil, err
 		}
-	}
-	d.listed = true
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
-	buf := *bp
-	names := sc.names[:0]
-	for {
-		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, buf) })
-		if err != nil {
-			return nil, &fs.PathError{Op: "readdirent", Path: ".", Err: err}
-		}
-		if n <= 0 {
-			break
-		}
-		names = dirent.Names(buf[:n], names)
 	}
 	sc.names = names
-	sort.Strings(names)
 	ents := sc.ents[:0]
 	infos := sized(sc.infos, len(names))
 	sc.infos = infos
@@ -204,4 +207,32 @@ func (d *dirh) list(sc *dirScratch) ([]dirEnt, error) {
 	}
 	sc.ents = ents
 	return ents, nil
+}
+
+// getdents appends the directory's names to names, sorted.
+func (d *dirh) getdents(names []string) ([]string, error) {
+	if testHookGetdents != nil {
+		testHookGetdents(d.fd)
+	}
+	if d.listed {
+		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+			return nil, &fs.PathError{Op: "seek", Path: ".", Err: err}
+		}
+	}
+	d.listed = true
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	for {
+		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, buf) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdirent", Path: ".", Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		names = dirent.Names(buf[:n], names)
+	}
+	sort.Strings(names)
+	return names, nil
 }

@@ -41,7 +41,7 @@ func TestDirhMounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	if _, err := d.list(nil); err != nil {
+	if _, err := d.list(nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d.raw != localFS(d.fd) {
@@ -71,7 +71,7 @@ func TestDirhMounts(t *testing.T) {
 	}
 	if out, err := exec.Command("mount", "-t", "proc", "proc", procDir).CombinedOutput(); err == nil {
 		defer exec.Command("umount", procDir).Run()
-		if _, err := d.list(nil); err != nil {
+		if _, err := d.list(nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		p, err := d.openDir("proc")
@@ -85,7 +85,7 @@ func TestDirhMounts(t *testing.T) {
 	} else {
 		t.Logf("no proc mount here: %v %s", err, out)
 	}
-	ents, err := m.list(nil)
+	ents, err := m.list(nil, nil)
 	if err != nil || len(ents) != 1 || ents[0].name != "f" || ents[0].fi.Size() != 8 {
 		t.Errorf("listing the mount point: %v, %v", ents, err)
 	}

@@ -33,6 +33,26 @@
 // (at most 32 MiB of them at once; the rest one at a time as their
 // directories are read), not one lookup per directory.
 //
+// # Listing cache
+//
+// On Linux, on a local filesystem, a record also holds the directory's
+// names: every name its listing held (ignored ones too), as the record's
+// file entries, its subdirectories and a list of the rest, with the
+// directory's own stat (fstat on its descriptor, taken before it was
+// listed: size, mtime, ctime, inode, mode, device). Creating, removing
+// or renaming a name changes a directory's mtime and ctime, and no one
+// can set a ctime back, so a capture that finds the directory's stat
+// equal to the record's takes the names from the record instead of
+// reading the directory with getdents; it still lstats every name, so
+// every file's stat is looked at as before. Only a stat older than the
+// capture's start by the racy window (above) is recorded: a change made
+// after the stat was taken, in the same timestamp tick, could otherwise
+// leave it unchanged. A record whose names are not each one path
+// component (never "." or "..", no slash, no NUL), or not named exactly
+// once, is not used: the directory is read as usual. On a network
+// filesystem, whose times another machine's clock or a client's cache
+// may keep, directories are always read.
+//
 // A record also holds the hash of the directory's tree as the capture
 // that wrote it computed it, and that tree's subdirectory entries (hash,
 // uncaptured, file count). The large-new-directory rule needs the

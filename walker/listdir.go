@@ -25,7 +25,7 @@ func listDir(root *os.Root) ([]dirEnt, error) {
 		return nil, err
 	}
 	defer d.close()
-	return d.list(nil)
+	return d.list(nil, nil)
 }
 
 // loadIgnores pushes the ignore files present in the directory, as

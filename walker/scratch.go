@@ -24,6 +24,7 @@ type dirScratch struct {
 	cached []cacheEntry
 	rec    []cacheEntry // the directory's new stat cache record
 	old    []cacheEntry // its record as the capture found it
+	extra  []string     // the new record's extra listed names
 	cname  []byte       // a name with its NUL, for fstatat
 	enc    []byte       // the directory's tree, encoded
 }

@@ -48,6 +48,12 @@ type dirRecord struct {
 	// was computed over, so they say what that tree says.
 	tree cas.Hash
 	subs []subEntry
+	// listed: the record also says which names the directory held
+	// when its stat was lst (see listing.go): its entries', its subs'
+	// and extra's (sorted), each once. Only with a tree.
+	listed bool
+	lst    dirStat
+	extra  []string
 }
 
 // subEntry is a subdirectory entry of a dirRecord's tree.
@@ -236,9 +242,12 @@ func trusted(st fileStat, t0 time.Time) bool {
 
 func encodeRecord(r *dirRecord) []byte {
 	var b []byte
-	if r.tree.IsZero() {
+	switch {
+	case r.tree.IsZero():
 		b = append(b, cacheVersion)
-	} else {
+	case r.listed:
+		b = append(b, cacheVersionListing)
+	default:
 		b = append(b, cacheVersionTree)
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.entries)))
@@ -273,6 +282,9 @@ func encodeRecord(r *dirRecord) []byte {
 		b = append(b, flags)
 		b = binary.AppendVarint(b, e.files)
 	}
+	if r.listed {
+		b = appendListing(b, r)
+	}
 	return b
 }
 
@@ -296,10 +308,10 @@ func decodeRecord(b []byte) (*dirRecord, error) { return decodeRecordInto(b, nil
 // decodeRecordInto is decodeRecord with the entries decoded into buf's
 // array when it is large enough.
 func decodeRecordInto(b []byte, buf []cacheEntry) (*dirRecord, error) {
-	if len(b) == 0 || b[0] != cacheVersion && b[0] != cacheVersionTree {
+	if len(b) == 0 || b[0] < cacheVersion || b[0] > cacheVersionListing {
 		return nil, errBadRecord
 	}
-	withTree := b[0] == cacheVersionTree
+	withTree, withListing := b[0] >= cacheVersionTree, b[0] == cacheVersionListing
 	// Names are substrings of one copy of the record, not one string each.
 	all, total := string(b), len(b)
 	name := func(n uint64) string { at := total - len(b); return all[at : at+int(n)] }
@@ -372,6 +384,9 @@ func decodeRecordInto(b []byte, buf []cacheEntry) (*dirRecord, error) {
 			r.subs = append(r.subs, e)
 		}
 	}
+	if withListing && !decodeListing(&b, r, name) {
+		return nil, errBadRecord
+	}
 	if len(b) != 0 {
 		return nil, errBadRecord
 	}
@@ -393,7 +408,8 @@ func sameRecord(a, b *dirRecord) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.tree == b.tree && slices.Equal(a.entries, b.entries) && slices.Equal(a.subs, b.subs)
+	return a.tree == b.tree && slices.Equal(a.entries, b.entries) && slices.Equal(a.subs, b.subs) &&
+		a.listed == b.listed && a.lst == b.lst && slices.Equal(a.extra, b.extra)
 }
 
 // Written describes a file a restore wrote, for Record.

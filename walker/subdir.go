@@ -140,7 +140,7 @@ func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher) (in
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	ents, err := d.list(nil) // held while it recurses: no shared scratch
+	ents, err := d.list(nil, nil) // held while it recurses: no shared scratch
 	if err != nil {
 		return 0, nil // unreadable: counts as empty
 	}

@@ -297,11 +297,6 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	c.prog.Dirs.Add(1)
 	sc := getScratch()
 	defer sc.release()
-	ents, err := d.list(sc)
-	if err != nil {
-		return manifest.Entry{}, err
-	}
-	m = loadIgnores(d, rel, m, ents)
 	var oldRec *dirRecord
 	if c.records != nil {
 		oldRec = c.records.load(ctx, rel, sc.old)
@@ -313,6 +308,23 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		// record, which prev may still name for its subs) once done.
 		defer func() { sc.old, oldRec.entries = oldRec.entries, nil }()
 	}
+	// The directory's stat, taken before it is listed, vouches for the
+	// listing its record holds, and for the one this capture records.
+	dst, statted := d.stat()
+	var names []string
+	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
+		if n, ok := oldRec.listingNames(sc.names); ok {
+			names = n
+			if names == nil {
+				names = noNames
+			}
+		}
+	}
+	ents, err := d.list(sc, names)
+	if err != nil {
+		return manifest.Entry{}, err
+	}
+	m = loadIgnores(d, rel, m, ents)
 	if c.knowPrev {
 		prev.know(oldRec)
 	}
@@ -457,6 +469,11 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
 		}
 	}
+	if statted && trusted(dst.fileStat, c.start) {
+		newRec.listed, newRec.lst = true, dst
+		newRec.extra = listingExtra(sc.names, newRec, sc.extra)
+		sc.extra = newRec.extra
+	}
 	// The encoding is only hashed, and stored (copied) when new: it is
 	// built in the scratch buffer.
 	data, err := tree.AppendEncode(sc.enc[:0])
@@ -481,7 +498,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	}
 	c.noteTotals(h, tree) // Options.Totals: counted as written (incremental.go)
-	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0 && len(newRec.subs) == 0) {
+	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0 && len(newRec.subs) == 0 && !newRec.listed) {
 		c.mu.Lock()
 		c.cacheWrites = append(c.cacheWrites, cas.Entry{Key: cacheKey(rel), Value: encodeRecord(newRec)})
 		c.mu.Unlock()
