@@ -384,20 +384,22 @@ func (b *Badger) scan(ctx context.Context, db *badger.DB, prefix []byte, keysOnl
 				return err
 			}
 			item := it.Item()
-			var val []byte
-			if !keysOnly {
-				v, err := item.ValueCopy(nil)
-				if err != nil {
-					return err
-				}
-				if item.UserMeta()&metaPacked != 0 {
-					if v, err = b.unpack(v); err != nil {
-						return err
+			var err error
+			switch {
+			case keysOnly:
+				err = fn(item.Key(), nil)
+			case item.UserMeta()&metaPacked != 0:
+				var v []byte
+				if v, err = item.ValueCopy(nil); err == nil {
+					if v, err = b.unpack(v); err == nil {
+						err = fn(item.Key(), v)
 					}
 				}
-				val = v
+			default:
+				// Valid only during the call, as Scan says: not copied.
+				err = item.Value(func(v []byte) error { return fn(item.Key(), v) })
 			}
-			if err := fn(item.Key(), val); err != nil {
+			if err != nil {
 				return err
 			}
 		}

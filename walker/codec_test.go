@@ -172,7 +172,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		// Decoded into a reused array (a capture's scratch), the same.
 		old := make([]cacheEntry, 1, 16)
 		old[0] = cacheEntry{name: "stale", stored: true}
-		if ri, err := decodeRecordInto(b, old); err != nil || !reflect.DeepEqual(ri.entries, r.entries) && (len(ri.entries) > 0 || len(r.entries) > 0) {
+		if ri, err := decodeRecordInto(string(b), old); err != nil || !reflect.DeepEqual(ri.entries, r.entries) && (len(ri.entries) > 0 || len(r.entries) > 0) {
 			t.Fatalf("decodeRecordInto: %+v, %v; decodeRecord: %+v", ri, err, r)
 		}
 		enc := encodeRecord(r)

@@ -33,7 +33,7 @@ var testHookGetdents func(fd int)
 // lstat'ed relative to their directory, so a record (which a damaged or
 // hostile store supplies) naming anything else is refused.
 func validName(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\x00")
+	return s != "" && s != "." && s != ".." && strings.IndexByte(s, '/') < 0 && strings.IndexByte(s, 0) < 0
 }
 
 // listingNames appends to buf the names of the directory as r listed

@@ -2,6 +2,7 @@ package walker
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/turnback/turnback/manifest"
 )
@@ -27,6 +28,18 @@ type dirScratch struct {
 	extra  []string     // the new record's extra listed names
 	cname  []byte       // a name with its NUL, for fstatat
 	enc    []byte       // the directory's tree, encoded
+	path   []byte       // joined's buffer
+}
+
+// joined returns rel/name in s's buffer, valid only until the next call
+// and never to be kept: for the ignore matcher, which keeps nothing, so
+// that a name that needs no path of its own costs no allocation.
+func (s *dirScratch) joined(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	s.path = append(append(append(s.path[:0], rel...), '/'), name...)
+	return unsafe.String(unsafe.SliceData(s.path), len(s.path))
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(dirScratch) }}

@@ -2,7 +2,6 @@ package walker
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"io/fs"
 	"path"
@@ -99,7 +98,7 @@ func (c *StatCache) load(ctx context.Context, dir string, buf []cacheEntry) *dir
 	if err != nil {
 		return nil
 	}
-	rec, err := decodeRecordInto(data, buf)
+	rec, err := decodeRecordInto(string(data), buf)
 	if err != nil {
 		return nil
 	}
@@ -128,7 +127,7 @@ type cacheRecords struct {
 	// to last (if scanned) are in it. done: the scan ended; complete: it
 	// read every record; otherwise a directory after last (or any, if
 	// it failed) is looked up by itself.
-	recs     map[string][]byte
+	recs     map[string]string
 	done     bool
 	complete bool
 	scanned  bool
@@ -145,7 +144,7 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &cacheRecords{c: c, recs: map[string][]byte{}, stop: cancel, finished: make(chan struct{})}
+	r := &cacheRecords{c: c, recs: map[string]string{}, stop: cancel, finished: make(chan struct{})}
 	r.more = sync.NewCond(&r.mu)
 	go func() {
 		defer close(r.finished)
@@ -156,7 +155,8 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 			}
 			dir := string(k[len(cachePrefix):])
 			r.mu.Lock()
-			r.recs[dir], r.last, r.scanned = v, dir, true
+			// v is the scan's only during the call: the one copy made.
+			r.recs[dir], r.last, r.scanned = string(v), dir, true
 			if r.waiting > 0 {
 				r.more.Broadcast()
 			}
@@ -171,7 +171,7 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 			r.complete = true
 		case errors.Is(err, errPreloadFull):
 		default:
-			r.recs, r.scanned = map[string][]byte{}, false
+			r.recs, r.scanned = map[string]string{}, false
 		}
 		r.more.Broadcast()
 	}()
@@ -238,159 +238,6 @@ func trusted(st fileStat, t0 time.Time) bool {
 	}
 	limit := t0.Add(-w).UnixNano()
 	return st.mtime < limit && st.ctime < limit
-}
-
-func encodeRecord(r *dirRecord) []byte {
-	var b []byte
-	switch {
-	case r.tree.IsZero():
-		b = append(b, cacheVersion)
-	case r.listed:
-		b = append(b, cacheVersionListing)
-	default:
-		b = append(b, cacheVersionTree)
-	}
-	b = binary.AppendUvarint(b, uint64(len(r.entries)))
-	for _, e := range r.entries {
-		b = binary.AppendUvarint(b, uint64(len(e.name)))
-		b = append(b, e.name...)
-		b = binary.AppendVarint(b, e.st.size)
-		b = binary.AppendVarint(b, e.st.mtime)
-		b = binary.AppendVarint(b, e.st.ctime)
-		b = binary.AppendUvarint(b, e.st.ino)
-		b = binary.AppendUvarint(b, uint64(e.st.mode))
-		b = append(b, e.hash[:]...)
-		var flags byte
-		if e.stored {
-			flags = 1
-		}
-		b = append(b, flags)
-	}
-	if r.tree.IsZero() {
-		return b
-	}
-	b = append(b, r.tree[:]...)
-	b = binary.AppendUvarint(b, uint64(len(r.subs)))
-	for _, e := range r.subs {
-		b = binary.AppendUvarint(b, uint64(len(e.name)))
-		b = append(b, e.name...)
-		b = append(b, e.hash[:]...)
-		var flags byte
-		if e.uncaptured {
-			flags = 1
-		}
-		b = append(b, flags)
-		b = binary.AppendVarint(b, e.files)
-	}
-	if r.listed {
-		b = appendListing(b, r)
-	}
-	return b
-}
-
-var errBadRecord = errors.New("walker: bad stat cache record")
-
-// varint reads one varint from *b with read (binary.Uvarint or
-// binary.Varint) and advances *b past it; on a bad one *b becomes nil
-// and the result 0.
-func varint[T uint64 | int64](b *[]byte, read func([]byte) (T, int)) T {
-	v, n := read(*b)
-	if n <= 0 {
-		*b = nil
-		return 0
-	}
-	*b = (*b)[n:]
-	return v
-}
-
-func decodeRecord(b []byte) (*dirRecord, error) { return decodeRecordInto(b, nil) }
-
-// decodeRecordInto is decodeRecord with the entries decoded into buf's
-// array when it is large enough.
-func decodeRecordInto(b []byte, buf []cacheEntry) (*dirRecord, error) {
-	if len(b) == 0 || b[0] < cacheVersion || b[0] > cacheVersionListing {
-		return nil, errBadRecord
-	}
-	withTree, withListing := b[0] >= cacheVersionTree, b[0] == cacheVersionListing
-	// Names are substrings of one copy of the record, not one string each.
-	all, total := string(b), len(b)
-	name := func(n uint64) string { at := total - len(b); return all[at : at+int(n)] }
-	b = b[1:]
-	uv := func() uint64 { return varint(&b, binary.Uvarint) }
-	sv := func() int64 { return varint(&b, binary.Varint) }
-	count := uv()
-	if b == nil || count > uint64(len(b)) {
-		return nil, errBadRecord
-	}
-	r := &dirRecord{entries: buf[:0]}
-	if uint64(cap(buf)) < count {
-		r.entries = make([]cacheEntry, 0, count)
-	}
-	for i := uint64(0); i < count; i++ {
-		nl := uv()
-		if nl > uint64(len(b)) {
-			return nil, errBadRecord
-		}
-		e := cacheEntry{name: name(nl)}
-		b = b[nl:]
-		e.st.size = sv()
-		e.st.mtime = sv()
-		e.st.ctime = sv()
-		e.st.ino = uv()
-		e.st.mode = uint32(uv())
-		if len(b) < cas.HashSize {
-			return nil, errBadRecord
-		}
-		copy(e.hash[:], b)
-		b = b[cas.HashSize:]
-		if len(b) < 1 || b[0] > 1 {
-			return nil, errBadRecord
-		}
-		e.stored = b[0] == 1
-		b = b[1:]
-		r.entries = append(r.entries, e)
-	}
-	if withTree {
-		if len(b) < cas.HashSize {
-			return nil, errBadRecord
-		}
-		copy(r.tree[:], b)
-		b = b[cas.HashSize:]
-		if r.tree.IsZero() {
-			return nil, errBadRecord
-		}
-		count := uv()
-		if b == nil || count > uint64(len(b)) {
-			return nil, errBadRecord
-		}
-		r.subs = make([]subEntry, 0, count)
-		for i := uint64(0); i < count; i++ {
-			nl := uv()
-			if nl > uint64(len(b)) {
-				return nil, errBadRecord
-			}
-			e := subEntry{name: name(nl)}
-			b = b[nl:]
-			if len(b) < cas.HashSize+1 || b[cas.HashSize] > 1 {
-				return nil, errBadRecord
-			}
-			copy(e.hash[:], b)
-			e.uncaptured = b[cas.HashSize] == 1
-			b = b[cas.HashSize+1:]
-			e.files = sv()
-			if b == nil || i > 0 && r.subs[i-1].name >= e.name {
-				return nil, errBadRecord
-			}
-			r.subs = append(r.subs, e)
-		}
-	}
-	if withListing && !decodeListing(&b, r, name) {
-		return nil, errBadRecord
-	}
-	if len(b) != 0 {
-		return nil, errBadRecord
-	}
-	return r, nil
 }
 
 // sub returns the subdirectory entry name of r's tree.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -26,116 +25,6 @@ const (
 	// is read again before it is reported as unsettled.
 	maxAttempts = 3
 )
-
-// Options configure a capture. The zero value uses the defaults.
-type Options struct {
-	// SizeLimit: regular files larger than this are uncaptured. 0 means
-	// DefaultSizeLimit; negative means no limit.
-	SizeLimit int64
-	// LargeDirFiles: a directory absent from Previous holding at least this
-	// many non-ignored files is uncaptured. 0 means DefaultLargeDirFiles;
-	// negative disables the rule.
-	LargeDirFiles int
-	// Previous is the root tree of the work tree's previous snapshot (any
-	// session). Zero means there is none, and then nothing counts as new.
-	Previous cas.Hash
-	// Workers bounds concurrent directory reads and file hashing. 0 means
-	// the default: 4 per GOMAXPROCS, 16 to 64, so that files waiting
-	// on the disk do not leave the CPUs idle (a cold capture of a tree
-	// not in the page cache is as much reading as hashing and
-	// compressing).
-	Workers int
-	// Progress, if set, is updated as the capture goes.
-	Progress *Progress
-	// Cache is the stat cache to consult and update; nil reads every file.
-	Cache *StatCache
-	// Base is the root tree of an earlier capture of this work tree with
-	// the same options (typically a watcher's last capture). Used only
-	// with Dirty.
-	Base cas.Hash
-	// Dirty reports whether directory rel (slash-separated, "" for the
-	// root) or anything below it may have changed since Base was
-	// captured. With Base and Dirty both set, a directory for which Dirty
-	// is false and which Base holds as a captured directory is not read:
-	// Base's tree is reused for it (see "Incremental capture" in the
-	// package doc). Nil: every directory is read.
-	Dirty func(rel string) bool
-	// Totals, if set, remembers the file counts of Base's trees across
-	// captures, so that reused directories cost nothing to count. Without
-	// it every reused tree is loaded from the store to count it.
-	Totals *TreeTotals
-	// LargeSums, if set, says which LargeSums to compute for a file over
-	// the size limit that is read (rel: its slash-separated path), in the
-	// same read as its BLAKE3 (see large.go).
-	LargeSums func(rel string) (sha256, gitOID bool)
-	// Trees, if set, is where the capture reads stored trees through
-	// (the previous snapshot's, the base's) and where it adds the trees
-	// it stored, once they are flushed (see manifest.TreeCache).
-	Trees *manifest.TreeCache
-	// Listing, if set, is called with the slash-separated path of each
-	// directory ("" the root) before the capture opens it to read it,
-	// or to count the files of a new directory; from the capture's
-	// goroutines, so it must be safe for concurrent use.
-	Listing func(rel string)
-}
-
-// Progress counters, safe to read from another goroutine while a capture
-// runs.
-type Progress struct {
-	Files       atomic.Int64 // files seen
-	Dirs        atomic.Int64 // directories seen
-	HashedFiles atomic.Int64 // files read
-	HashedBytes atomic.Int64 // bytes read
-}
-
-// Problem is a path the capture could not capture, and why.
-type Problem struct {
-	Path string `json:"path"`
-	Err  string `json:"error"`
-}
-
-// Uncaptured names a path noted without its content.
-type Uncaptured struct {
-	Path   string `json:"path"`
-	Kind   string `json:"kind"`
-	Size   int64  `json:"size,omitempty"`
-	Files  int64  `json:"files,omitempty"`
-	Reason string `json:"reason"`
-	// Hash is a file's BLAKE3 when it was hashed (over the size limit);
-	// Sums its other digests when it was read with Options.LargeSums.
-	Hash cas.Hash   `json:"-"`
-	Sums *LargeSums `json:"-"`
-}
-
-// Stats describe one capture.
-type Stats struct {
-	Files       int64        `json:"files"`           // regular files in the tree
-	Dirs        int64        `json:"dirs"`            // directories (the root included)
-	Symlinks    int64        `json:"symlinks"`        // symbolic links
-	FIFOs       int64        `json:"fifos,omitempty"` // named pipes (recorded, never opened)
-	Bytes       int64        `json:"bytes"`           // logical size of captured files
-	HashedFiles int64        `json:"hashed_files"`    // files read (not trusted from the stat cache)
-	HashedBytes int64        `json:"hashed_bytes"`    // bytes read
-	NewBlobs    int64        `json:"new_blobs"`       // blobs added to the store
-	NewBytes    int64        `json:"new_bytes"`       // stored bytes added
-	Skipped     int64        `json:"skipped"`         // sockets and devices: not captured
-	Uncaptured  []Uncaptured `json:"uncaptured,omitempty"`
-	// Unprotected: the files over the size limit whose content no
-	// reference holds (set by the caller that looks for references; see
-	// package turnback), so a restore could not bring them back.
-	Unprotected []Uncaptured `json:"unprotected,omitempty"`
-	Problems    []Problem    `json:"problems,omitempty"`
-	// Set by an incremental capture only (Options.Base and Options.Dirty):
-	// Dirs = DirsRead + DirsReused.
-	DirsRead   int64 `json:"dirs_read,omitempty"`   // directories listed
-	DirsReused int64 `json:"dirs_reused,omitempty"` // directories taken from Base unread
-}
-
-// Result is what Capture returns.
-type Result struct {
-	Root  cas.Hash
-	Stats Stats
-}
 
 type capture struct {
 	opts  Options
@@ -343,16 +232,18 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		errMu.Unlock()
 	}
 	var wg sync.WaitGroup
+	// Counted here and added to the stats once: a lock per directory,
+	// not one per file.
+	var nFiles, nBytes, nLinks, nFIFOs, nSkipped int64
 	for i, de := range ents {
 		name := de.name
-		p := manifest.JoinPath(rel, name)
 		if de.err != nil {
-			c.problem(p, de.err)
+			c.problem(manifest.JoinPath(rel, name), de.err)
 			continue
 		}
 		fi := de.fi
 		mode := fi.Mode()
-		if m.Ignored(p, mode.IsDir()) || isStagingName(name) {
+		if m.Ignored(sc.joined(rel, name), mode.IsDir()) || isStagingName(name) {
 			continue
 		}
 		e := manifest.Entry{Name: name, Mode: manifest.ModeOf(mode)}
@@ -361,6 +252,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		case mode.IsDir():
 			e.Kind = manifest.KindDir
 			keep[i] = true
+			p := manifest.JoinPath(rel, name)
 			subBase, reused := c.reuse(ctx, p, name, base)
 			if reused != nil {
 				e.Hash = reused.Hash
@@ -385,22 +277,22 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		case mode&fs.ModeSymlink != 0:
 			target, err := d.readlink(name)
 			if err != nil {
-				c.problem(p, err)
+				c.problem(manifest.JoinPath(rel, name), err)
 				continue
 			}
 			if target == "" || len(target) > 4096 {
-				c.problem(p, fmt.Errorf("symlink target of %d bytes cannot be recorded", len(target)))
+				c.problem(manifest.JoinPath(rel, name), fmt.Errorf("symlink target of %d bytes cannot be recorded", len(target)))
 				continue
 			}
 			e.Kind, e.Target, e.Size = manifest.KindSymlink, target, int64(len(target))
 			out[i], keep[i] = e, true
-			c.add(func(s *Stats) { s.Symlinks++ })
+			nLinks++
 		case mode.IsRegular():
 			e.Kind = manifest.KindFile
 			e.Size = fi.Size()
 			keep[i] = true
 			c.prog.Files.Add(1)
-			c.add(func(s *Stats) { s.Files++ })
+			nFiles++
 			// A file over the size limit is hashed but not stored, so a
 			// same-size edit still changes the tree.
 			over := c.opts.SizeLimit > 0 && fi.Size() > c.opts.SizeLimit
@@ -412,14 +304,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				cached[i] = cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
 				fresh[i] = &cached[i]
 				if over {
-					c.uncaptured(p, &out[i], c.overLimit())
+					c.uncaptured(manifest.JoinPath(rel, name), &out[i], c.overLimit())
 				} else {
-					size := e.Size
-					c.add(func(s *Stats) { s.Bytes += size })
+					nBytes += e.Size
 				}
 				continue
 			}
-			i, e := i, e
+			i, e, p := i, e, manifest.JoinPath(rel, name)
 			c.spawn(&wg, func() {
 				fe, ce, err := c.file(ctx, d, p, name, e, !over)
 				if errors.Is(err, errVanished) {
@@ -438,12 +329,19 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			// Recorded, never opened (opening a fifo blocks); Linux only.
 			e.Kind = manifest.KindFIFO
 			out[i], keep[i] = e, true
-			c.add(func(s *Stats) { s.FIFOs++ })
+			nFIFOs++
 		default:
-			c.add(func(s *Stats) { s.Skipped++ })
+			nSkipped++
 		}
 	}
 	wg.Wait()
+	c.add(func(s *Stats) {
+		s.Files += nFiles
+		s.Bytes += nBytes
+		s.Symlinks += nLinks
+		s.FIFOs += nFIFOs
+		s.Skipped += nSkipped
+	})
 	if firstErr != nil {
 		return manifest.Entry{}, firstErr
 	}

@@ -1,0 +1,120 @@
+// What a capture is given and what it returns.
+
+package walker
+
+import (
+	"sync/atomic"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// Options configure a capture. The zero value uses the defaults.
+type Options struct {
+	// SizeLimit: regular files larger than this are uncaptured. 0 means
+	// DefaultSizeLimit; negative means no limit.
+	SizeLimit int64
+	// LargeDirFiles: a directory absent from Previous holding at least this
+	// many non-ignored files is uncaptured. 0 means DefaultLargeDirFiles;
+	// negative disables the rule.
+	LargeDirFiles int
+	// Previous is the root tree of the work tree's previous snapshot (any
+	// session). Zero means there is none, and then nothing counts as new.
+	Previous cas.Hash
+	// Workers bounds concurrent directory reads and file hashing. 0 means
+	// the default: 4 per GOMAXPROCS, 16 to 64, so that files waiting
+	// on the disk do not leave the CPUs idle (a cold capture of a tree
+	// not in the page cache is as much reading as hashing and
+	// compressing).
+	Workers int
+	// Progress, if set, is updated as the capture goes.
+	Progress *Progress
+	// Cache is the stat cache to consult and update; nil reads every file.
+	Cache *StatCache
+	// Base is the root tree of an earlier capture of this work tree with
+	// the same options (typically a watcher's last capture). Used only
+	// with Dirty.
+	Base cas.Hash
+	// Dirty reports whether directory rel (slash-separated, "" for the
+	// root) or anything below it may have changed since Base was
+	// captured. With Base and Dirty both set, a directory for which Dirty
+	// is false and which Base holds as a captured directory is not read:
+	// Base's tree is reused for it (see "Incremental capture" in the
+	// package doc). Nil: every directory is read.
+	Dirty func(rel string) bool
+	// Totals, if set, remembers the file counts of Base's trees across
+	// captures, so that reused directories cost nothing to count. Without
+	// it every reused tree is loaded from the store to count it.
+	Totals *TreeTotals
+	// LargeSums, if set, says which LargeSums to compute for a file over
+	// the size limit that is read (rel: its slash-separated path), in the
+	// same read as its BLAKE3 (see large.go).
+	LargeSums func(rel string) (sha256, gitOID bool)
+	// Trees, if set, is where the capture reads stored trees through
+	// (the previous snapshot's, the base's) and where it adds the trees
+	// it stored, once they are flushed (see manifest.TreeCache).
+	Trees *manifest.TreeCache
+	// Listing, if set, is called with the slash-separated path of each
+	// directory ("" the root) before the capture opens it to read it,
+	// or to count the files of a new directory; from the capture's
+	// goroutines, so it must be safe for concurrent use.
+	Listing func(rel string)
+}
+
+// Progress counters, safe to read from another goroutine while a capture
+// runs.
+type Progress struct {
+	Files       atomic.Int64 // files seen
+	Dirs        atomic.Int64 // directories seen
+	HashedFiles atomic.Int64 // files read
+	HashedBytes atomic.Int64 // bytes read
+}
+
+// Problem is a path the capture could not capture, and why.
+type Problem struct {
+	Path string `json:"path"`
+	Err  string `json:"error"`
+}
+
+// Uncaptured names a path noted without its content.
+type Uncaptured struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Size   int64  `json:"size,omitempty"`
+	Files  int64  `json:"files,omitempty"`
+	Reason string `json:"reason"`
+	// Hash is a file's BLAKE3 when it was hashed (over the size limit);
+	// Sums its other digests when it was read with Options.LargeSums.
+	Hash cas.Hash   `json:"-"`
+	Sums *LargeSums `json:"-"`
+}
+
+// Stats describe one capture.
+type Stats struct {
+	Files       int64        `json:"files"`           // regular files in the tree
+	Dirs        int64        `json:"dirs"`            // directories (the root included)
+	Symlinks    int64        `json:"symlinks"`        // symbolic links
+	FIFOs       int64        `json:"fifos,omitempty"` // named pipes (recorded, never opened)
+	Bytes       int64        `json:"bytes"`           // logical size of captured files
+	HashedFiles int64        `json:"hashed_files"`    // files read (not trusted from the stat cache)
+	HashedBytes int64        `json:"hashed_bytes"`    // bytes read
+	NewBlobs    int64        `json:"new_blobs"`       // blobs added to the store
+	NewBytes    int64        `json:"new_bytes"`       // stored bytes added
+	Skipped     int64        `json:"skipped"`         // sockets and devices: not captured
+	Uncaptured  []Uncaptured `json:"uncaptured,omitempty"`
+	// Unprotected: the files over the size limit whose content no
+	// reference holds (set by the caller that looks for references; see
+	// package turnback), so a restore could not bring them back.
+	Unprotected []Uncaptured `json:"unprotected,omitempty"`
+	Problems    []Problem    `json:"problems,omitempty"`
+	// Set by an incremental capture only (Options.Base and Options.Dirty):
+	// Dirs = DirsRead + DirsReused.
+	DirsRead   int64 `json:"dirs_read,omitempty"`   // directories listed
+	DirsReused int64 `json:"dirs_reused,omitempty"` // directories taken from Base unread
+}
+
+// Result is what Capture returns.
+type Result struct {
+	Root  cas.Hash
+	Stats Stats
+}
