@@ -14,7 +14,8 @@
 // For each directory the ignore files (.gitignore, .ignore,
 // .turnbackignore; see package ignore) are loaded and pushed on the
 // matcher before any entry is judged. Ignored entries are invisible: not
-// listed, not read, never counted.
+// in any tree, not read, never counted (their names are only in the
+// stat cache's listing, see "Listing cache").
 //
 // # Stat cache
 //
