@@ -53,6 +53,10 @@ const shortPauses = 4
 // holderFile names the note beside the database saying who holds it.
 const holderFile = "HOLDER"
 
+// valueThreshold: values this large or larger live in Badger's value log
+// (few do: blobs go to pack files), the rest inline in the LSM tree.
+const valueThreshold = 1 << 20
+
 // Badger is the durable Backend: one Badger database per store.
 type Badger struct {
 	dir      string
@@ -107,7 +111,7 @@ func badgerOptions(dir string) badger.Options {
 		WithBlockCacheSize(0).
 		WithIndexCacheSize(16 << 20).
 		WithValueLogFileSize(64 << 20).
-		WithValueThreshold(1 << 20).
+		WithValueThreshold(valueThreshold).
 		WithDetectConflicts(false).
 		WithMetricsEnabled(false).
 		WithSyncWrites(false)
@@ -395,8 +399,17 @@ func (b *Badger) scan(ctx context.Context, db *badger.DB, prefix []byte, keysOnl
 						err = fn(item.Key(), v)
 					}
 				}
+			case item.ValueSize() >= valueThreshold:
+				// In Badger's value log: read under the log file's read
+				// lock, which fn must not run under (it may read the
+				// store again while a writer waits for that lock).
+				var v []byte
+				if v, err = item.ValueCopy(nil); err == nil {
+					err = fn(item.Key(), v)
+				}
 			default:
-				// Valid only during the call, as Scan says: not copied.
+				// In the LSM tree, valid only during the call, as Scan
+				// says: not copied.
 				err = item.Value(func(v []byte) error { return fn(item.Key(), v) })
 			}
 			if err != nil {

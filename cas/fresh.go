@@ -33,6 +33,14 @@ var maxFreshSeen = 2 << 20 // a variable for tests
 // errStopScan ends the emptiness check's Scan at the first key.
 var errStopScan = errors.New("cas: stop scan")
 
+// forget drops the prefixes (tens of MB on a tree of a million files)
+// once the Writer has flushed: it writes nothing more.
+func (f *freshStore) forget() {
+	f.mu.Lock()
+	f.fresh, f.seen = false, nil
+	f.mu.Unlock()
+}
+
 // blobPresent reports whether blob h (under key) may be in the store, as
 // Backend.Has, without asking the backend when the store is fresh.
 func (w *Writer) blobPresent(ctx context.Context, h Hash, key []byte) (bool, error) {

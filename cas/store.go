@@ -234,6 +234,7 @@ func (w *Writer) Flush() error {
 	if err := w.batch.Flush(); err != nil {
 		return err
 	}
+	w.fresh.forget()
 	if d, ok := w.s.b.(interface{ commitsLater() bool }); ok && d.commitsLater() {
 		return nil
 	}

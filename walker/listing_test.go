@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -426,4 +427,58 @@ func TestListingRacyCoarse(t *testing.T) {
 		}
 		return
 	}
+}
+
+// TestStatCacheBulkWrite: records written through a batch (past
+// bulkRecords; here every write) go to pack files in a Badger store, and
+// the next capture reads them back like any others: no file is read
+// again and no directory listed with getdents.
+func TestStatCacheBulkWrite(t *testing.T) {
+	old := bulkRecords
+	bulkRecords = 0
+	t.Cleanup(func() { bulkRecords = old })
+	dir := t.TempDir()
+	n := int64(genTree(t, dir, 6, 30)) // records of 30 files: over the batch's 256-byte packing threshold
+	h := hookGetdents(t, dir)
+	time.Sleep(settle)
+	b, err := cas.OpenBadger(context.Background(), t.TempDir(), cas.BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStoreOn(t, b)
+	counted := &batchCounter{Backend: b}
+	cache := NewStatCache(counted)
+	r1 := snap(t, dir, s, Options{Cache: cache})
+	if r1.Stats.HashedFiles != n {
+		t.Fatalf("first capture read %d files, want %d", r1.Stats.HashedFiles, n)
+	}
+	if counted.puts.Load() != 13 { // "", 6 d*, 6 e*
+		t.Fatalf("%d records went through a batch, want all 13", counted.puts.Load())
+	}
+	h.take()
+	r2 := snap(t, dir, s, Options{Cache: cache, Previous: r1.Root})
+	if r2.Stats.HashedFiles != 0 || r2.Root != r1.Root {
+		t.Errorf("second capture read %d files (want 0), root changed %v", r2.Stats.HashedFiles, r2.Root != r1.Root)
+	}
+	if got := h.take(); len(got) != 0 {
+		t.Errorf("second capture listed %q with getdents", got)
+	}
+}
+
+// batchCounter counts the entries put through its batches.
+type batchCounter struct {
+	cas.Backend
+	puts atomic.Int64
+}
+
+func (c *batchCounter) NewBatch() cas.Batch { return &countedBatch{Batch: c.Backend.NewBatch(), c: c} }
+
+type countedBatch struct {
+	cas.Batch
+	c *batchCounter
+}
+
+func (b *countedBatch) Put(key, value []byte) error {
+	b.c.puts.Add(1)
+	return b.Batch.Put(key, value)
 }

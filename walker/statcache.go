@@ -1,6 +1,7 @@
 package walker
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -322,13 +323,30 @@ func (c *StatCache) Record(ctx context.Context, files []Written, at time.Time) e
 // transaction holds about a megabyte).
 const writeChunk = 512 << 10
 
+// bulkRecords: a capture writing more records than this (a first
+// capture of some 200,000 files or more) writes them through a batch.
+var bulkRecords = 16 << 20 // a variable for tests
+
 // write stores records as records (Set, a few hundred kilobytes at a
 // time), not through a batch: a batch puts values of 256 bytes or more in
 // pack files, and reading the cache back (preload) would then cost a
-// read of a pack per record instead of one pass over the LSM tree. The
-// records need not be written all or nothing: each is a hint; a store
-// opened read-only keeps none.
+// read of a pack per record instead of one pass over the LSM tree. Past
+// bulkRecords bytes, though, they do go through a batch, as blobs do:
+// a hundred megabytes of records (a first capture of a million files)
+// set into the LSM tree make Badger flush and compact tables the whole
+// time they are written, which took the process's memory past 500 MB,
+// most of it table builders and memory-mapped tables. The records need
+// not be written all or nothing: each is a hint; a store opened
+// read-only keeps none. The entries of records are cleared as they are
+// written.
 func (c *StatCache) write(ctx context.Context, records []cas.Entry) error {
+	total := 0
+	for _, r := range records {
+		total += len(r.Key) + len(r.Value)
+	}
+	if total > bulkRecords {
+		return c.writeBatch(records)
+	}
 	for len(records) > 0 {
 		n, size := 0, 0
 		for n < len(records) && (n == 0 || size+len(records[n].Key)+len(records[n].Value) <= writeChunk) && n < 1000 {
@@ -340,7 +358,31 @@ func (c *StatCache) write(ctx context.Context, records []cas.Entry) error {
 		} else if err != nil {
 			return err
 		}
+		// Written: let them go while the rest is written (a first
+		// capture of a million files holds about 100 MB of records).
+		clear(records[:n])
 		records = records[n:]
+	}
+	return nil
+}
+
+// writeBatch writes records through a batch (see write), in key order:
+// the order the next capture's preload reads them in.
+func (c *StatCache) writeBatch(records []cas.Entry) error {
+	slices.SortFunc(records, func(a, b cas.Entry) int { return bytes.Compare(a.Key, b.Key) })
+	b := c.b.NewBatch()
+	for i := range records {
+		if err := b.Put(records[i].Key, records[i].Value); err != nil {
+			b.Cancel()
+			if errors.Is(err, cas.ErrReadOnly) {
+				return nil
+			}
+			return err
+		}
+		records[i] = cas.Entry{}
+	}
+	if err := b.Flush(); err != nil && !errors.Is(err, cas.ErrReadOnly) {
+		return err
 	}
 	return nil
 }

@@ -145,7 +145,9 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	for _, t := range c.stored {
 		opts.Trees.Add(t.hash, t.data)
 	}
-	if err := opts.Cache.write(ctx, c.cacheWrites); err != nil {
+	err = opts.Cache.write(ctx, c.cacheWrites)
+	c.cacheWrites = nil
+	if err != nil {
 		return nil, err
 	}
 	ws := c.w.Stats()
