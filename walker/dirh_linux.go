@@ -158,15 +158,27 @@ func (d *dirh) readlink(name string) (string, error) {
 // stat returns the directory's own stat, to vouch for a listing (see
 // listing.go); false where a stat cannot: on a filesystem that is not
 // local, where a directory's times may be cached or kept by another
-// machine's clock, and on overlayfs (see fsTraits).
+// machine's clock, on overlayfs (see fsTraits), and for an encrypted
+// directory (fscrypt), whose names are ciphertext while its key is
+// absent and plaintext once it is added, the stat unchanged either way
+// (a listing taken with the one would name nothing the other finds).
 func (d *dirh) stat() (dirStat, bool) {
 	if !d.vouch {
 		return dirStat{}, false
 	}
-	var si statInfo
-	if err := unix.Fstat(d.fd, &si.st); err != nil {
+	const need = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME
+	var stx unix.Statx_t
+	if err := unix.Statx(d.fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, need, &stx); err != nil ||
+		stx.Attributes&unix.STATX_ATTR_ENCRYPTED != 0 || stx.Mask&need != need {
 		return dirStat{}, false
 	}
+	// As fstat would have it, for statFunc.
+	si := statInfo{st: unix.Stat_t{
+		Dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), Ino: stx.Ino,
+		Mode: uint32(stx.Mode), Uid: stx.Uid, Gid: stx.Gid, Size: int64(stx.Size),
+		Mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
+		Ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
+	}}
 	return dirStat{fileStat: statFunc(&si), dev: si.st.Dev}, true
 }
 
