@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"unsafe"
 
 	"github.com/turnback/turnback/walker/dirent"
 	"golang.org/x/sys/unix"
@@ -155,6 +156,9 @@ func (d *dirh) readlink(name string) (string, error) {
 	}
 }
 
+// emptyPath is "" as a C string, for statx on a descriptor.
+var emptyPath = [1]byte{}
+
 // stat returns the directory's own stat, to vouch for a listing (see
 // listing.go); false where a stat cannot: on a filesystem that is not
 // local, where a directory's times may be cached or kept by another
@@ -168,8 +172,11 @@ func (d *dirh) stat() (dirStat, bool) {
 	}
 	const need = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME
 	var stx unix.Statx_t
-	if err := unix.Statx(d.fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, need, &stx); err != nil ||
-		stx.Attributes&unix.STATX_ATTR_ENCRYPTED != 0 || stx.Mask&need != need {
+	// A raw system call (the filesystem is local, see dirh) on the
+	// descriptor itself: no path to convert.
+	_, _, e := unix.RawSyscall6(unix.SYS_STATX, uintptr(d.fd), uintptr(unsafe.Pointer(&emptyPath[0])),
+		unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, need, uintptr(unsafe.Pointer(&stx)), 0)
+	if e != 0 || stx.Attributes&unix.STATX_ATTR_ENCRYPTED != 0 || stx.Mask&need != need {
 		return dirStat{}, false
 	}
 	// As fstat would have it, for statFunc.
