@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"unsafe"
 
 	"github.com/turnback/turnback/walker/dirent"
 	"golang.org/x/sys/unix"
@@ -31,6 +32,7 @@ type dirh struct {
 	fd     int
 	listed bool
 	raw    bool              // entries lstat'ed with a raw system call
+	vouch  bool              // its stat may vouch for its names (see stat)
 	dev    uint64            // the directory's device
 	mounts map[string]uint64 // subdirectories on another device (from list)
 }
@@ -38,16 +40,29 @@ type dirh struct {
 // localFS reports whether the filesystem of the open directory fd is a
 // local disk or memory filesystem, whose lstat never waits long.
 func localFS(fd int) bool {
+	local, _ := fsTraits(fd)
+	return local
+}
+
+// fsTraits reports whether the filesystem of the open directory fd is
+// local (see localFS), and whether a directory's stat there vouches for
+// its names (see dirh.stat): on a local one but overlayfs, where a
+// merged directory's stat is its upper directory's while its names are
+// those of every layer, and a lower layer may change while the overlay
+// is not mounted (the directory's stat unchanged once it is again).
+func fsTraits(fd int) (local, vouch bool) {
 	var st unix.Statfs_t
 	if unix.Fstatfs(fd, &st) != nil {
-		return false
+		return false, false
 	}
 	switch uint32(st.Type) {
+	case unix.OVERLAYFS_SUPER_MAGIC:
+		return true, false
 	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
-		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */ :
-		return true
+		unix.F2FS_SUPER_MAGIC, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */ :
+		return true, true
 	}
-	return false
+	return false, false
 }
 
 // openRootDir opens the directory root names as a dirh of its own (the
@@ -72,7 +87,8 @@ func openRootDir(root *os.Root) (*dirh, error) {
 	d := &dirh{fd: fd}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) == nil {
-		d.dev, d.raw = st.Dev, localFS(fd)
+		d.dev = st.Dev
+		d.raw, d.vouch = fsTraits(fd)
 	}
 	return d, nil
 }
@@ -109,9 +125,10 @@ func (d *dirh) openDir(name string) (*dirh, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
-	sub := &dirh{fd: fd, dev: d.dev, raw: d.raw}
+	sub := &dirh{fd: fd, dev: d.dev, raw: d.raw, vouch: d.vouch}
 	if dev, ok := d.mounts[name]; ok {
-		sub.dev, sub.raw = dev, localFS(fd)
+		sub.dev = dev
+		sub.raw, sub.vouch = fsTraits(fd)
 	}
 	return sub, nil
 }
@@ -139,17 +156,36 @@ func (d *dirh) readlink(name string) (string, error) {
 	}
 }
 
+// emptyPath is "" as a C string, for statx on a descriptor.
+var emptyPath = [1]byte{}
+
 // stat returns the directory's own stat, to vouch for a listing (see
-// listing.go); false on a filesystem that is not local, where a
-// directory's times may be cached or kept by another machine's clock.
+// listing.go); false where a stat cannot: on a filesystem that is not
+// local, where a directory's times may be cached or kept by another
+// machine's clock, on overlayfs (see fsTraits), and for an encrypted
+// directory (fscrypt), whose names are ciphertext while its key is
+// absent and plaintext once it is added, the stat unchanged either way
+// (a listing taken with the one would name nothing the other finds).
 func (d *dirh) stat() (dirStat, bool) {
-	if !d.raw {
+	if !d.vouch {
 		return dirStat{}, false
 	}
-	var si statInfo
-	if err := unix.Fstat(d.fd, &si.st); err != nil {
+	const need = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME
+	var stx unix.Statx_t
+	// A raw system call (the filesystem is local, see dirh) on the
+	// descriptor itself: no path to convert.
+	_, _, e := unix.RawSyscall6(unix.SYS_STATX, uintptr(d.fd), uintptr(unsafe.Pointer(&emptyPath[0])),
+		unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, need, uintptr(unsafe.Pointer(&stx)), 0)
+	if e != 0 || stx.Attributes&unix.STATX_ATTR_ENCRYPTED != 0 || stx.Mask&need != need {
 		return dirStat{}, false
 	}
+	// As fstat would have it, for statFunc.
+	si := statInfo{st: unix.Stat_t{
+		Dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), Ino: stx.Ino,
+		Mode: uint32(stx.Mode), Uid: stx.Uid, Gid: stx.Gid, Size: int64(stx.Size),
+		Mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
+		Ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
+	}}
 	return dirStat{fileStat: statFunc(&si), dev: si.st.Dev}, true
 }
 

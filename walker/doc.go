@@ -52,7 +52,12 @@
 // component (never "." or "..", no slash, no NUL), or not named exactly
 // once, is not used: the directory is read as usual. On a network
 // filesystem, whose times another machine's clock or a client's cache
-// may keep, directories are always read.
+// may keep, directories are always read; on overlayfs too, where a
+// merged directory's stat is its upper directory's while its names are
+// every layer's (a lower layer changed while the overlay was not
+// mounted adds names under an unchanged stat). Nor is an encrypted
+// directory's (fscrypt) listing kept: its names are ciphertext while
+// its key is absent and plaintext once it is added, its stat unchanged.
 //
 // A record also holds the hash of the directory's tree as the capture
 // that wrote it computed it, and that tree's subdirectory entries (hash,
