@@ -32,7 +32,12 @@
 //
 // A full capture reads every record in one prefix scan of the store
 // (at most 32 MiB of them at once; the rest one at a time as their
-// directories are read), not one lookup per directory.
+// directories are read), not one lookup per directory. A capture writes
+// its records once every blob they name is flushed, as records of the
+// LSM tree; past 16 MiB of them (a first capture of a few hundred
+// thousand files) through a batch, which puts most in pack files: set
+// into the LSM tree, that many had Badger flush and compact tables the
+// whole time, and the process's memory double.
 //
 // # Listing cache
 //
