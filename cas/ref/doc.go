@@ -4,7 +4,7 @@
 //
 // # Terms
 //
-//   - Place: where content sits. One of:
+//   - Place: where content sits: LFS, Git or Clone.
 //   - LFS: a Git LFS object, <lfs dir>/objects/aa/bb/<sha256>.
 //   - Git: a blob in git's object database, loose or packed, named by
 //     its git blob id.
