@@ -106,6 +106,9 @@ func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions 
 	if len(actions) == 0 {
 		return actions, nil, nil
 	}
+	if err := refuseDotGit(actions); err != nil {
+		return nil, nil, err
+	}
 	gFrom, gTo := newTreeIgnorer(loader, r.store, from), newTreeIgnorer(loader, r.store, to)
 	isDir := func(e, other *manifest.Entry) bool {
 		if e == nil {

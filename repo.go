@@ -70,6 +70,11 @@ type Options struct {
 	// it (which Open then waits for, as for any holder): for the daemon
 	// itself, and for the CLI, which forwards its command lines.
 	Local bool
+	// DeferRecovery leaves an undo, redo or restore that stopped part
+	// way as it is when Open finds one: the first operation finishes it,
+	// unless it is Recover, which may roll it back instead (turnback
+	// recover --rollback). Without it, Open finishes it at once.
+	DeferRecovery bool
 }
 
 // Access is how Open treats the store.
@@ -320,6 +325,9 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 			r.Close()
 			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s and the store cannot be written here", restore.ErrUnfinished, storeDir)}
 		}
+	} else if opts.DeferRecovery && restorePending(storeDir) {
+		// Left for Recover; any other operation finishes it first (lock).
+		r.recover = true
 	} else if err := r.recoverRestore(ctx); err != nil {
 		if !errors.Is(err, ErrUnfinished) {
 			r.Close()

@@ -206,7 +206,9 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 		Agent: g.agent,
-		Local: true, // a daemon's commands are forwarded above
+		// recover may roll back what Open would otherwise finish.
+		DeferRecovery: cmd.Name() == "recover",
+		Local:         true, // a daemon's commands are forwarded above
 		// One that starts meanwhile holds the store: go to it at once.
 		StopWaiting: func() bool { cut = daemon.Answers(storeDir); return cut },
 	}

@@ -48,7 +48,7 @@ var builtinSet = func() map[string]struct{} {
 // (a directory, or the file that submodules and worktrees use), and the
 // directories named in BuiltinDirs.
 func IsBuiltin(name string, isDir bool) bool {
-	if name == ".git" {
+	if isDotGit(name) {
 		return true
 	}
 	if !isDir {
