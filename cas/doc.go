@@ -293,12 +293,16 @@
 //     nothing: committed once its sync returned. Writer.Flush leaves its
 //     blobs to that commit, so they share a frame with the records that
 //     name them.
-//   - Past deferMax (256 KiB) of uncommitted writes, or when the log would
-//     pass overlayMax (512 KiB), the store opens Badger for writing under
-//     the lock it holds (Upgrade does so on demand): it commits the
-//     uncommitted writes as one more frame, so that the log holds every
-//     record not yet in Badger, then folds the log. The read-only
-//     database stays open until Close for reads under way.
+//   - Past deferMax (256 KiB) of uncommitted writes, when the log would
+//     pass overlayMax (512 KiB), when it holds overlayMaxFrames (32)
+//     frames or its first frame is older than overlayMaxAge (10 minutes),
+//     the store opens Badger for writing under the lock it holds (Upgrade
+//     does so on demand): it commits the uncommitted writes as one more
+//     frame, so that the log holds every record not yet in Badger, then
+//     folds the log. The read-only database stays open until Close for
+//     reads under way. The log's id starts with its creation time (Unix
+//     nanoseconds), which tells its age; a log whose age makes no sense
+//     (an earlier turnback's random id) is folded at the next commit.
 //   - Folding writes the log's records into Badger (what came through a
 //     batch as a batch would, to a pack file when large; records in the
 //     LSM tree, as Set would), syncs, records the log's id under
@@ -310,13 +314,25 @@
 //     layer, a write-mode open folds it before anything else.
 //
 // Failure behaviour: a frame cut short by the end of the file (header or
-// body), the last frame failing its checksum, or a damaged frame header
-// followed by zeroes only (a file size a crash extended past its data),
-// is the torn end of an append a crash interrupted: not committed,
-// ignored by readers and cut off by the next deferred writer before it
-// appends. A frame whose length disagrees with its complement, or that
-// fails its checksum or its decoding, with anything but zeroes after it,
-// or a bad log header, is ErrDamaged: nothing is dropped silently.
+// body), a damaged frame header followed by zeroes only, or a last frame
+// failing its checksum whose bytes are zeroes from a sector boundary to
+// the end of the file (a file size a crash extended past its data) is the
+// torn end of an append a crash interrupted: not committed, ignored by
+// readers and cut off by the next deferred writer before it appends.
+// Anything else that does not check out is damage (overlay_damage.go): a
+// frame whose length is whole but whose checksum fails (the last one
+// too), a frame header whose length disagrees with its complement with
+// data after it, a frame that does not decode, a bad magic. Damage costs
+// the damaged frame only: readers skip it (after a damaged header, up to
+// the next offset where a whole frame checks out) and read every frame
+// after it. A read-only open then shows what checks out and reports the
+// damage (Badger.LogDamage, a *LogDamageError naming the file and byte
+// offset, wrapping ErrDamaged); a deferred or write-mode open refuses
+// with it, so that nothing is appended to or folded from a damaged log;
+// an open with BadgerOptions.Salvage (turnback verify --repair, recover)
+// links the log to turnback-overlay.log.damaged-<time> beside it, folds
+// every frame that checks out and removes the log (Badger.Salvaged).
+// Nothing is dropped silently, and the damaged bytes are never deleted.
 // Writes after Close fail with ErrClosed. An append that fails (EIO,
 // ENOSPC, at the write or the sync) is an error; the file is cut back to
 // its previous length, the uncommitted writes are dropped (reads no longer
