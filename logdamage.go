@@ -49,3 +49,15 @@ func afterSalvage(ctx context.Context, b *cas.Badger) error {
 	}
 	return b.Sync()
 }
+
+// recapture captures the work tree into a store that lost records (its
+// stat cache dropped, so every file is read), which stores again the
+// content and trees the folder still holds. No turn is recorded.
+func (r *Repo) recapture(ctx context.Context) error {
+	if err := r.lock(ctx); err != nil {
+		return err
+	}
+	defer r.unlock()
+	_, err := r.capture(ctx)
+	return err
+}

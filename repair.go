@@ -57,7 +57,13 @@ func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, 
 		return out, err
 	}
 	defer r.Close()
-	out.Log = r.Salvaged()
+	if out.Log = r.Salvaged(); out.Log != nil {
+		// Content the lost frames held that the folder still holds is
+		// stored again; verify then names only what is gone.
+		if err := r.recapture(ctx); err != nil {
+			out.Log.Recapture = err.Error()
+		}
+	}
 	out.Verify, err = r.Verify(ctx)
 	return out, err
 }

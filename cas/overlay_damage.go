@@ -53,6 +53,9 @@ type LogSalvage struct {
 	MovedTo string     `json:"moved_to"` // the damaged log, kept whole
 	Frames  int        `json:"frames"`   // frames that checked out, folded into the database
 	Damaged []LogRange `json:"damaged"`  // what could not be read
+	// Recapture: set by the caller when storing the folder again, to
+	// recover content the lost frames held, failed (why).
+	Recapture string `json:"recapture_error,omitempty"`
 }
 
 // LogDamage returns the damage a read-only open found in the store's

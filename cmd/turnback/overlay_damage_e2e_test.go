@@ -199,3 +199,30 @@ func TestDamagedLogRandomFlips(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedLogRecapture: the frame lost is turn 1's end, which held
+// f1.txt's content and the tree after it. verify --repair stores again
+// what the folder still holds (f1.txt is unchanged): after it, verify
+// names only the tree that is gone for good (exit 1), not f1.txt, and
+// undo of the turns that do not need that tree puts the folder back.
+func TestDamagedLogRecapture(t *testing.T) {
+	t.Parallel()
+	e := newStoreEnv(t)
+	path, starts := fiveTurnsInTheLog(t, e)
+	flipLogByte(t, path, starts[0]+40)
+	r := e.expect(1, "verify", "--repair")
+	if !strings.Contains(r.stdout, "stored again what the folder still holds") {
+		t.Errorf("no word of the capture:\n%v", r)
+	}
+	r = e.expect(1, "verify")
+	if strings.Contains(r.stderr, "f1.txt") || !strings.Contains(r.stderr, "1 problems") {
+		t.Errorf("verify after the repair:\n%v", r)
+	}
+	e.ok("undo", "3")
+	for i := 1; i <= 5; i++ {
+		_, err := os.Stat(e.path(fmt.Sprintf("f%d.txt", i)))
+		if gone := os.IsNotExist(err); gone != (i > 2) {
+			t.Errorf("after undo 3, f%d.txt: %v", i, err)
+		}
+	}
+}
