@@ -59,6 +59,12 @@ type Options struct {
 	// that always does, such as undo, redo, restore and gc. Only a
 	// matter of speed.
 	WriteNow bool
+	// Salvage: a store whose write log (cas: the overlay log) is damaged
+	// is opened for writing anyway, keeping every frame that checks out
+	// and moving the damaged log aside (Repo.Salvaged); without it a
+	// writer refuses and a reader shows what it can (Repo.LogDamage).
+	// For verify --repair and recover.
+	Salvage bool
 	// Agent names the agent whose hook this Repo records for ("claude",
 	// "gemini", ...): Snap records it on a session that has none yet
 	// (SessionInfo.Agent). Empty for none.
@@ -283,12 +289,17 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	// command that records a few records commits them to the overlay
 	// log (see cas.BadgerOptions.Deferred).
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir,
-		StopWaiting: opts.StopWaiting, Deferred: !readOnly && !opts.WriteNow}
+		StopWaiting: opts.StopWaiting, Deferred: !readOnly && !opts.WriteNow, Salvage: opts.Salvage}
 	var b *cas.Badger
 	if readOnly {
 		b, err = openReadOnly(ctx, storeDir, state, bo)
 	} else {
 		b, err = openWritable(ctx, storeDir, wt, state, marker, bo)
+		if opts.Access == AccessReadPreferWrite && isLogDamage(err) {
+			// status shows what it can of a damaged store, as readers do.
+			readOnly, bo.ReadOnly, bo.Deferred = true, true, false
+			b, err = openReadOnly(ctx, storeDir, state, bo)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, cas.ErrBusy) {
@@ -297,6 +308,10 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		if !strings.HasPrefix(err.Error(), "turnback") {
 			err = fmt.Errorf("turnback: %w", err)
 		}
+		return nil, err
+	}
+	if err := afterSalvage(ctx, b); err != nil {
+		b.Close()
 		return nil, err
 	}
 	s, err := cas.NewStore(b)

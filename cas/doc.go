@@ -42,8 +42,10 @@
 //   - A damaged or missing MANIFEST is ErrDamaged. Badger is never left
 //     to delete tables. Repair moves the damaged database aside whole.
 //   - A read-only store writes nothing to its directory.
-//   - An overlay frame is all or nothing. A torn end is dropped, any
-//     other damage is ErrDamaged.
+//   - An overlay frame is all or nothing. A torn end is dropped. Any
+//     other damage costs its frame only: reads skip it and report it,
+//     writers refuse, and a salvage keeps the damaged log aside.
+//   - The overlay log is folded after 32 frames, 10 minutes or 512 KiB.
 //
 // # Errors
 //

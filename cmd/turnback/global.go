@@ -206,8 +206,11 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 		Agent: g.agent,
-		// recover may roll back what Open would otherwise finish.
+		// recover may roll back what Open would otherwise finish, and
+		// works on a store whose write log is damaged: it keeps what
+		// checks out, as verify --repair does, and says so.
 		DeferRecovery: cmd.Name() == "recover",
+		Salvage:       cmd.Name() == "recover",
 		Local:         true, // a daemon's commands are forwarded above
 		// One that starts meanwhile holds the store: go to it at once.
 		StopWaiting: func() bool { cut = daemon.Answers(storeDir); return cut },
@@ -249,6 +252,9 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		// Holding the store, this process knows no daemon runs: a socket
 		// left by one that was killed goes.
 		daemon.RemoveStaleSocket(storeDir)
+	}
+	if err == nil {
+		g.noteLogDamage(cmd, repo)
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())

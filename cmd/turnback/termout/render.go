@@ -197,9 +197,9 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 // Repaired writes what verify --repair rebuilt (on w) and the damage
 // its verify found (on stderr).
 func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
-	if s := res.Store; s == nil {
+	if s := res.Store; s == nil && res.Log == nil {
 		fmt.Fprintln(w, "nothing to repair: the database opens")
-	} else {
+	} else if s != nil {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
 		fmt.Fprintf(w, "  the damaged database is kept, whole, in %s\n", s.MovedTo)
 		fmt.Fprintf(w, "  rebuilt from %d table files and %d memtable logs: %d records, %d pack files linked\n", s.Tables, s.Memtables, s.Keys, s.Packs)
@@ -212,6 +212,9 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 		if s.Lost > 0 {
 			fmt.Fprintf(w, "  %d records named Badger's value log and were not recovered\n", s.Lost)
 		}
+	}
+	if res.Log != nil {
+		LogSalvaged(w, res.Log)
 	}
 	for _, p := range res.Verify.Problems {
 		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
