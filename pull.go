@@ -65,8 +65,11 @@ func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResu
 	if o.Parallel <= 0 {
 		o.Parallel = 8
 	}
+	if err := ValidSession(o.Session); err != nil {
+		return nil, err
+	}
 	recv0, req0 := c.Received.Load(), c.Requests.Load()
-	heads, err := c.List(ctx, s3.HeadsDir("", o.Session))
+	heads, err := listHeads(ctx, c, o.Session)
 	if err != nil {
 		return nil, err
 	}

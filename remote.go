@@ -35,6 +35,9 @@ var (
 	ErrNoSession = errors.New("turnback: no such session")
 	// ErrNotEmpty: clone's folder is not empty, or its store exists.
 	ErrNotEmpty = errors.New("turnback: not empty")
+	// ErrRemoteHead: remote gc found an object among the heads it cannot
+	// read; it deleted nothing.
+	ErrRemoteHead = errors.New("turnback: the remote has a head that cannot be read")
 )
 
 // keyRemote holds the store's remote configuration (an s3.Config as

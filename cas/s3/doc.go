@@ -31,7 +31,11 @@
 // checkpoint records of package turnback, as JSON) and the ids of every
 // pack that holds an object they reach. Its name holds the time of the
 // push and the BLAKE3 of its body; the newest head of a session is the
-// session. A session name is path-escaped in the name.
+// session. A session name (one that package sessname accepts: never "."
+// or "..", no slash) is path-escaped in the name, with each capital
+// letter written '!' and its small letter, so that a store which folds
+// case keeps "Foo" and "foo" apart (HeadsDir); heads written before
+// that spelling, under the name only path-escaped, are still read.
 //
 // # Many writers
 //
