@@ -317,9 +317,12 @@ type Record struct {
 // and every pack holding an object they reach. A head is immutable; a
 // session's newest head (by the time in its name) is the session.
 type Head struct {
-	Version int      `json:"v"`
-	Session string   `json:"session"`
-	Store   string   `json:"store,omitempty"` // the pushing store's work tree, for people
+	Version int    `json:"v"`
+	Session string `json:"session"`
+	// Store: the pushing store's work tree, written by versions before
+	// it was kept private (everyone with access to the bucket reads
+	// heads); read, never written now.
+	Store   string   `json:"store,omitempty"`
 	Packs   []string `json:"packs"`
 	Records []Record `json:"records"`
 }
