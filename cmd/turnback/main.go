@@ -121,6 +121,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, turnback.ErrBusy):
 		return exitBusy
+	case errors.Is(err, turnback.ErrDiverged): // a pull that would lose local state: nothing changed
+		return exitConflict
 	}
 	return exitError
 }

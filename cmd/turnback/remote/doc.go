@@ -33,5 +33,7 @@
 // Errors are the root API's (turnback.ErrNoRemote, ErrRemoteSession,
 // ErrDiverged, ErrNotEmpty, ErrVerify) and package s3's, printed as every
 // command prints its errors; a bad address or flag is a usage error
-// (exit 2). remote verify that finds problems lists them and exits 1.
+// (exit 2), a pull refused as diverged (ErrDiverged: nothing changed) a
+// conflict (exit 3). remote verify that finds problems lists them and
+// exits 1.
 package remote
