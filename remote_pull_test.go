@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
 )
@@ -203,5 +204,53 @@ func TestRemotePullOwnPush(t *testing.T) {
 		if got := stacks(t, a); got != want {
 			t.Fatalf("step %d: %s after pull, %s before", i, got, want)
 		}
+	}
+}
+
+// TestRemotePullLegacyRecords: session records written before Rev (here:
+// B's, with Rev and Revs taken out) fall back on the turns: B's undo
+// over a remote with nothing B lacks is kept; with a new remote turn the
+// pull is refused.
+func TestRemotePullLegacyRecords(t *testing.T) {
+	f := newPullFixture(t, "bucket-legacy")
+	ctx := t.Context()
+	if _, err := f.b.Undo(ctx, 1, UndoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	strip := func() {
+		t.Helper()
+		if err := f.b.lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer f.b.unlock()
+		s, err := f.b.loadSession(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Rev, s.Revs = "", nil
+		if err := f.b.commit(ctx, []cas.Entry{{Key: []byte(prefixSess + "s"), Value: encodeJSON(s)}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strip()
+	if pr, err := f.b.Pull(ctx, f.c, PullOptions{}); err != nil || !pr.NothingNew {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
+		t.Fatalf("after pull: %s", got)
+	}
+	f.turn(f.a, "six.txt", "six")
+	if _, err := f.a.Push(ctx, f.c, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.Pull(ctx, f.c, PullOptions{}); !errors.Is(err, ErrDiverged) {
+		t.Fatalf("pull: %v", err)
+	}
+	if _, err := f.b.Redo(ctx, 1, RedoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	strip()
+	if pr, err := f.b.Pull(ctx, f.c, PullOptions{}); err != nil || pr.NothingNew || stacks(t, f.b) != "1 2 3 4 5 6 |" {
+		t.Fatalf("pull after redo: %+v %v %s", pr, err, stacks(t, f.b))
 	}
 }
