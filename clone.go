@@ -1,6 +1,7 @@
 package turnback
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,9 @@ type CloneResult struct {
 // clone with an error naming it, and removes the store and any folder
 // the clone created, leaving an existing folder as it was (empty).
 func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, opts Options) (*CloneResult, error) {
+	if err := ValidSession(cmp.Or(opts.Session, DefaultSession)); err != nil {
+		return nil, err // before the folder or its store is made
+	}
 	createdDir := false
 	entries, err := os.ReadDir(workTree)
 	switch {

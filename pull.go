@@ -18,6 +18,10 @@ type PullResult struct {
 	Session string `json:"session"`
 	Head    string `json:"head"` // the head pulled (s3://BUCKET/KEY)
 	Turns   int    `json:"turns"`
+	// NothingNew: the store's session already held everything the
+	// remote's does (it may hold more: turns, undos, redos not pushed);
+	// it was kept as it was and nothing was downloaded.
+	NothingNew bool `json:"nothing_new,omitempty"`
 	// Objects is the number of records (trees, blobs, chunk lists)
 	// downloaded, RecordBytes their stored size; BytesReceived counts
 	// every byte downloaded (indexes and heads too), Requests every
@@ -44,9 +48,11 @@ type PullOptions struct {
 // every tree, blob and chunk list it reaches that the store lacks,
 // verified against its address before it is written, then the
 // session's records (after the content is flushed, so a pull stopped
-// part way leaves only unreferenced blobs). A local session with turns
-// the remote's does not have is ErrDiverged; the work tree is not
-// touched.
+// part way leaves only unreferenced blobs). It never forgets local
+// state: a local session that holds everything the remote's does is
+// kept as it is (NothingNew), and one that changed since the two last
+// matched, where the remote's changed too, is ErrDiverged (see
+// pullKeeps); the work tree is not touched.
 func (r *Repo) Pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResult, error) {
 	if err := r.lock(ctx); err != nil {
 		return nil, err
@@ -65,8 +71,11 @@ func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResu
 	if o.Parallel <= 0 {
 		o.Parallel = 8
 	}
+	if err := ValidSession(o.Session); err != nil {
+		return nil, err
+	}
 	recv0, req0 := c.Received.Load(), c.Requests.Load()
-	heads, err := c.List(ctx, s3.HeadsDir("", o.Session))
+	heads, err := listHeads(ctx, c, o.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +99,19 @@ func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResu
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, res.Head)
 	}
-	if err := r.checkDiverged(ctx, sess, turns); err != nil {
+	keep, err := r.pullKeeps(ctx, sess, turns)
+	if err != nil {
 		return nil, err
+	}
+	if keep {
+		local, err := r.loadSession(ctx, o.Session)
+		if err != nil {
+			return nil, err
+		}
+		res.NothingNew, res.Turns = true, len(local.Turns)
+		res.BytesReceived = c.Received.Load() - recv0
+		res.Requests = c.Requests.Load() - req0
+		return res, nil
 	}
 	var packs []cas.Hash
 	for _, s := range head.Packs {
@@ -157,31 +177,6 @@ func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResu
 	res.BytesReceived = c.Received.Load() - recv0
 	res.Requests = c.Requests.Load() - req0
 	return res, nil
-}
-
-// checkDiverged refuses a pull over a local session whose turns differ
-// from the remote's under the same number, or that has turns past the
-// remote's.
-func (r *Repo) checkDiverged(ctx context.Context, remote *sessionRecord, turns map[int]*Turn) error {
-	local, err := r.loadSession(ctx, remote.Name)
-	if err != nil {
-		return err
-	}
-	if local.NextTurn > remote.NextTurn {
-		return fmt.Errorf("%w: session %s has turns up to %d here, %d on the remote (push it, or clone into another folder)",
-			ErrDiverged, remote.Name, local.NextTurn-1, remote.NextTurn-1)
-	}
-	for _, n := range local.Turns {
-		t, err := r.loadTurn(ctx, remote.Name, n)
-		if err != nil {
-			return err
-		}
-		rt, ok := turns[n]
-		if !ok || rt.Before != t.Before || (!t.Open() && !rt.Open() && rt.After != t.After) {
-			return fmt.Errorf("%w: session %s: turn %d differs", ErrDiverged, remote.Name, n)
-		}
-	}
-	return nil
 }
 
 // fetcher downloads what a pull needs, level by level: the trees it

@@ -175,6 +175,11 @@ func (r *Repo) pushJobs(ctx context.Context, o PushOptions) ([]pushJob, error) {
 	}
 	var jobs []pushJob
 	for _, name := range names {
+		// A name the rule refuses (a store from before it) would make a
+		// head key outside its session's folder.
+		if err := ValidSession(name); err != nil {
+			return nil, fmt.Errorf("%w (push cannot name it on the remote)", err)
+		}
 		recs, roots, err := r.sessionRecords(ctx, name)
 		if err != nil {
 			return nil, err
@@ -189,7 +194,11 @@ func (r *Repo) pushJobs(ctx context.Context, o PushOptions) ([]pushJob, error) {
 func writeHead(ctx context.Context, c *s3.Client, head *s3.Head) (bool, error) {
 	body := s3.EncodeHead(head)
 	sum := cas.Sum(body)
-	heads, err := c.List(ctx, s3.HeadsDir("", head.Session))
+	key := s3.HeadKey(c.Prefix, head.Session, time.Now().UnixNano(), sum)
+	if key == "" {
+		return false, ValidSession(head.Session)
+	}
+	heads, err := listHeads(ctx, c, head.Session)
 	if err != nil {
 		return false, err
 	}
@@ -198,16 +207,30 @@ func writeHead(ctx context.Context, c *s3.Client, head *s3.Head) (bool, error) {
 			return false, nil
 		}
 	}
-	return true, c.Put(ctx, s3.HeadKey(c.Prefix, head.Session, time.Now().UnixNano(), sum), body)
+	return true, c.Put(ctx, key, body)
+}
+
+// listHeads lists the objects in every folder session's heads may be in
+// (s3.HeadsDirs).
+func listHeads(ctx context.Context, c *s3.Client, session string) ([]s3.Object, error) {
+	var out []s3.Object
+	for _, dir := range s3.HeadsDirs("", session) {
+		objs, err := c.List(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
 }
 
 // newestHead returns the key (relative to the prefix) of the newest
-// head of session among objs, or "".
+// head of session among objs (by the time in its name), or "".
 func newestHead(objs []s3.Object, session string) string {
-	best := ""
+	best, bestN := "", int64(-1)
 	for _, o := range objs {
-		if s, _, _, ok := s3.ParseHeadKey(o.Key); ok && s == session && o.Key > best {
-			best = o.Key
+		if s, n, _, ok := s3.ParseHeadKey(o.Key); ok && s == session && (n > bestN || n == bestN && o.Key > best) {
+			best, bestN = o.Key, n
 		}
 	}
 	return best

@@ -65,7 +65,8 @@ func (sp *StagedPush) Upload(ctx context.Context) (*PushResult, error) {
 		if time.Since(sp.start) > p.o.Grace {
 			return nil, fmt.Errorf("turnback: push: took longer than the remote gc grace period (%s); push again", p.o.Grace)
 		}
-		head := &s3.Head{Session: j.name, Store: p.r.workTree, Records: j.recs}
+		// No Store: the folder's path is nobody's business on the bucket.
+		head := &s3.Head{Session: j.name, Records: j.recs}
 		for ref := range j.packs {
 			head.Packs = append(head.Packs, p.packID(ref).String())
 		}

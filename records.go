@@ -2,6 +2,7 @@ package turnback
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,16 @@ type sessionRecord struct {
 	// Agent names the agent whose hook recorded the session's first turn
 	// (Options.Agent); absent for none and in stores written before it.
 	Agent string `json:"agent,omitempty"`
+	// Rev names this version of the record: every write gives it a new
+	// random one and appends the one before to Revs (the last maxRevs,
+	// oldest first). A pull compares them to tell which of two records
+	// came from the other (pull.go). Absent in stores written before.
+	Rev  string   `json:"rev,omitempty"`
+	Revs []string `json:"revs,omitempty"`
 }
+
+// maxRevs bounds sessionRecord.Revs.
+const maxRevs = 32
 
 // Turn is what an agent did between a snap and its end.
 type Turn struct {
@@ -149,6 +159,13 @@ func turnEntry(t *Turn) cas.Entry {
 
 func sessionEntry(s *sessionRecord) cas.Entry {
 	s.Version = metaVersion
+	if s.Rev != "" {
+		s.Revs = append(s.Revs, s.Rev)
+		if len(s.Revs) > maxRevs {
+			s.Revs = append([]string(nil), s.Revs[len(s.Revs)-maxRevs:]...)
+		}
+	}
+	s.Rev = rand.Text()[:16]
 	return cas.Entry{Key: []byte(prefixSess + s.Name), Value: encodeJSON(s)}
 }
 

@@ -28,13 +28,17 @@ var (
 	ErrNoRemote = errors.New("turnback: no remote configured")
 	// ErrRemoteSession: the remote has no head for the session.
 	ErrRemoteSession = errors.New("turnback: the remote has no such session")
-	// ErrDiverged: the local session and the remote's have different
-	// turns under the same numbers; a pull would lose one of them.
+	// ErrDiverged: the local session and the remote's both changed
+	// since they last matched (or number different turns alike): a pull
+	// would lose local state, so it changed nothing (see pullKeeps).
 	ErrDiverged = errors.New("turnback: the local session and the remote's have diverged")
 	// ErrNoSession: push was asked for a session the store does not have.
 	ErrNoSession = errors.New("turnback: no such session")
 	// ErrNotEmpty: clone's folder is not empty, or its store exists.
 	ErrNotEmpty = errors.New("turnback: not empty")
+	// ErrRemoteHead: remote gc found an object among the heads it cannot
+	// read; it deleted nothing.
+	ErrRemoteHead = errors.New("turnback: the remote has a head that cannot be read")
 )
 
 // keyRemote holds the store's remote configuration (an s3.Config as

@@ -229,6 +229,10 @@ type RemoteGCResult struct {
 
 // RemoteGC removes from the remote what no head needs, safely while
 // other stores push (see package cas/s3: two runs a grace period apart).
+// It reads every head first: an object under heads/ that is not a head
+// of a valid session name, or a head that does not decode, might name
+// any pack, so gc then deletes nothing and returns an error wrapping
+// ErrRemoteHead that names each such object.
 func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCResult, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultRemoteGrace
@@ -239,25 +243,31 @@ func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCRe
 	if err != nil {
 		return nil, err
 	}
-	newest := map[string]string{}
+	type headAt struct {
+		key   string
+		nanos int64
+	}
+	newest := map[string]headAt{}
+	var bad []string
 	for _, h := range heads {
-		if s, _, _, ok := s3.ParseHeadKey(h.Key); ok && h.Key > newest[s] {
-			newest[s] = h.Key
+		s, n, _, ok := s3.ParseHeadKey(h.Key)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("s3://%s/%s%s: not a head's name", c.Bucket, c.Prefix, h.Key))
+			continue
+		}
+		if cur, seen := newest[s]; !seen || n > cur.nanos || n == cur.nanos && h.Key > cur.key {
+			newest[s] = headAt{h.Key, n}
 		}
 	}
 	live := map[cas.Hash]bool{}
+	var replaced []string
 	for _, h := range heads {
 		s, _, _, ok := s3.ParseHeadKey(h.Key)
 		if !ok {
 			continue
 		}
-		if h.Key != newest[s] && now.Sub(h.Modified) > o.Grace {
-			res.HeadsDeleted++
-			if !o.DryRun {
-				if err := c.Remove(ctx, c.Prefix+h.Key); err != nil {
-					return nil, err
-				}
-			}
+		if h.Key != newest[s].key && now.Sub(h.Modified) > o.Grace {
+			replaced = append(replaced, h.Key)
 			continue
 		}
 		data, err := c.Get(ctx, c.Prefix+h.Key, s3.MaxHead)
@@ -269,12 +279,17 @@ func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCRe
 		}
 		head, err := s3.DecodeHead(data)
 		if err != nil {
-			return nil, fmt.Errorf("turnback: remote gc: %w (s3://%s/%s%s; nothing was deleted)", err, c.Bucket, c.Prefix, h.Key)
+			bad = append(bad, fmt.Sprintf("s3://%s/%s%s: %v", c.Bucket, c.Prefix, h.Key, err))
+			continue
 		}
 		for _, p := range head.Packs {
 			id, _ := cas.ParseHash(p)
 			live[id] = true
 		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%w: %s; remote gc deleted nothing (an object under heads/ may name any pack: "+
+			"move it out of heads/, or delete it if it is no head, then run gc again)", ErrRemoteHead, strings.Join(bad, "; "))
 	}
 	_, objs, _, err := listRemote(ctx, c)
 	if err != nil {
@@ -284,16 +299,29 @@ func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCRe
 	if err != nil {
 		return nil, err
 	}
-	listed := map[cas.Hash]bool{}
-	for _, l := range lists {
+	// Every list is read before anything is deleted: one that does not
+	// decode stops gc with nothing deleted.
+	bodies := make([]*s3.Pending, len(lists))
+	for i, l := range lists {
 		data, err := c.Get(ctx, c.Prefix+l.Key, 64<<20)
 		if err != nil {
 			return nil, err
 		}
-		p, err := s3.DecodePending(data)
-		if err != nil {
-			return nil, fmt.Errorf("turnback: remote gc: %w (s3://%s/%s%s)", err, c.Bucket, c.Prefix, l.Key)
+		if bodies[i], err = s3.DecodePending(data); err != nil {
+			return nil, fmt.Errorf("turnback: remote gc: %w (s3://%s/%s%s; nothing was deleted)", err, c.Bucket, c.Prefix, l.Key)
 		}
+	}
+	for _, key := range replaced {
+		res.HeadsDeleted++
+		if !o.DryRun {
+			if err := c.Remove(ctx, c.Prefix+key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	listed := map[cas.Hash]bool{}
+	for i, l := range lists {
+		p := bodies[i]
 		ripe := now.Sub(l.Modified) > o.Grace
 		for _, s := range p.Packs {
 			id, _ := cas.ParseHash(s)

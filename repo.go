@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/sessname"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
@@ -175,16 +176,13 @@ func recordedWorkTree(storeDir string) (string, bool) {
 	return strings.TrimSpace(string(data)), true
 }
 
-// ValidSession checks a session name: 1 to 200 printable characters
-// without '/', spaces or control characters.
+// ValidSession checks a session name against the one rule every layer
+// uses (package sessname): 1 to 200 bytes of UTF-8, not "." or "..", no
+// slash, backslash, space or control character. A refusal wraps
+// ErrBadSession.
 func ValidSession(name string) error {
-	if name == "" || len(name) > 200 {
-		return fmt.Errorf("turnback: session name must be 1 to 200 characters, got %d", len(name))
-	}
-	for _, r := range name {
-		if r <= ' ' || r == '/' || r == 0x7f {
-			return fmt.Errorf("turnback: session name %q: no spaces, slashes or control characters", name)
-		}
+	if err := sessname.Check(name); err != nil {
+		return fmt.Errorf("turnback: %w", err)
 	}
 	return nil
 }

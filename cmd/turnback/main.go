@@ -117,10 +117,12 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ce):
 		return ce.code
-	case errors.As(err, &ue), errors.Is(err, turnback.ErrBadRef):
+	case errors.As(err, &ue), errors.Is(err, turnback.ErrBadRef), errors.Is(err, turnback.ErrBadSession):
 		return exitUsage
 	case errors.Is(err, turnback.ErrBusy):
 		return exitBusy
+	case errors.Is(err, turnback.ErrDiverged): // a pull that would lose local state: nothing changed
+		return exitConflict
 	}
 	return exitError
 }

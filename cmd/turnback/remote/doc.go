@@ -26,5 +26,6 @@
 //
 // The root API's (ErrNoRemote, ErrRemoteSession, ErrDiverged,
 // ErrNotEmpty, ErrVerify) and package s3's. A bad address or flag is a
-// usage error. remote verify that finds problems exits 1.
+// usage error. A pull refused as diverged is a conflict, exit 3: nothing
+// changed. remote verify that finds problems exits 1.
 package remote

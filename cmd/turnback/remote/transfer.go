@@ -165,6 +165,10 @@ func (e *Env) pullCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if res.NothingNew {
+					e.print(res, fmt.Sprintf("nothing to pull: session %s here holds everything the remote's does; kept as it is\n", res.Session))
+					return nil
+				}
 				e.print(res, fmt.Sprintf("pulled %s: %d turns, %d objects, %s received\n",
 					res.Session, res.Turns, res.Objects, termout.HumanBytes(res.BytesReceived)))
 				return nil
