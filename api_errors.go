@@ -113,5 +113,5 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest{"malformed JSON: data after the document"}
 	}
-	return nil
+	return strictKeys(data, v)
 }

@@ -44,4 +44,34 @@ func TestHTTPRefusedInput(t *testing.T) {
 		}
 		unchanged(body)
 	}
+
+	// A key given twice, in any spelling encoding/json would take for
+	// the same field, at any depth: 400, nothing run.
+	before := readTree(t, dir)
+	for _, r := range []struct{ path, body string }{
+		{s + "/undo", `{"dry_run":true,"dry_run":false}`},
+		{s + "/undo", `{"dry_run":true,"DRY_RUN":false}`},
+		{s + "/undo", `{"dry_run":true,"dry\u005frun":false}`},
+		{s + "/undo", `{"count":1,"force":true,"count":1}`},
+		{s + "/undo", `{"Dry_Run":false}`},
+		{s + "/redo", `{"dry_run":true,"dry_run":false}`},
+		{s + "/snap", `{"message":"a","message":"b"}`},
+		{s + "/snap", `{"meta":{"k":"a","k":"b"}}`},
+		{"/v1/restore", `{"id":"ffff","id":"eeee"}`},
+		{"/v1/gc", `{"dry_run":true,"dry_run":false}`},
+		{"/v1/verify", `{"a":1,"a":1}`},
+	} {
+		e := c.fails(t, "POST", r.path, r.body, 400, 2)
+		if e["kind"] != "bad_request" {
+			t.Errorf("%s %s: %v", r.path, r.body, e)
+		}
+		if readTree(t, dir) != before || fmt.Sprint(c.ok(t, "GET", s+"/turns", "")) != turns {
+			t.Fatalf("%s %s changed something", r.path, r.body)
+		}
+	}
+	if e := c.fails(t, "POST", s+"/undo", `{"dry_run":true,"dry_run":false}`, 400, 2); e["error"] != `turnback: api: malformed JSON: "dry_run" is given twice` {
+		t.Errorf("the error: %v", e["error"])
+	}
+	// Keys that differ are fine, in meta too.
+	c.ok(t, "POST", s+"/snap", `{"meta":{"k":"a","K":"b"}}`)
 }
