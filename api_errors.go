@@ -66,6 +66,8 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
 	case errors.Is(err, ErrPath):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
+	case errors.Is(err, ErrBadRef):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
 	case errors.Is(err, ErrAmbiguousSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
 	case errors.Is(err, ErrBusy):

@@ -72,6 +72,28 @@ func TestHTTPRefusedInput(t *testing.T) {
 	if e := c.fails(t, "POST", s+"/undo", `{"dry_run":true,"dry_run":false}`, 400, 2); e["error"] != `turnback: api: malformed JSON: "dry_run" is given twice` {
 		t.Errorf("the error: %v", e["error"])
 	}
+	// A malformed turn reference or id prefix (spaces around it, too
+	// short, @0) is the CLI's usage error: 400, code 2, kind bad_ref.
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/v1/diff?from=%20@1", ""},
+		{"GET", "/v1/diff?from=@1&to=@1%20&session=s", ""},
+		{"GET", "/v1/diff?from=@0", ""},
+		{"GET", "/v1/snapshots/%20@1?session=s", ""},
+		{"GET", "/v1/snapshots/abc", ""},
+		{"POST", "/v1/restore", `{"id":" @1","session":"s"}`},
+		{"POST", "/v1/restore", `{"id":"@1\t","session":"s"}`},
+	} {
+		e := c.fails(t, r.method, r.path, r.body, 400, 2)
+		if e["kind"] != "bad_ref" {
+			t.Errorf("%s %s %s: %v", r.method, r.path, r.body, e)
+		}
+		if readTree(t, dir) != before || fmt.Sprint(c.ok(t, "GET", s+"/turns", "")) != turns {
+			t.Fatalf("%s %s %s changed something", r.method, r.path, r.body)
+		}
+	}
+	if e := c.fails(t, "GET", "/v1/diff?from=%20@1", "", 400, 2); e["error"] != `turnback: " @1" is not a turn reference: remove the spaces around it (@1)` {
+		t.Errorf("the error: %v", e["error"])
+	}
 	// Keys that differ are fine, in meta too.
 	c.ok(t, "POST", s+"/snap", `{"meta":{"k":"a","K":"b"}}`)
 }
