@@ -188,7 +188,8 @@ func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, 
 
 var apiSentinels = map[string]error{"busy": ErrBusy, "unknown_id": ErrUnknownID, "ambiguous_id": ErrAmbiguousID,
 	"ambiguous_session": ErrAmbiguousSession, "unverified": ErrUnverified, "no_space": ErrNoSpace, "read_only": ErrReadOnly,
-	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify, "bad_path": ErrPath}
+	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify, "bad_path": ErrPath,
+	"bad_ref": ErrBadRef}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,

@@ -66,6 +66,8 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
 	case errors.Is(err, ErrPath):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
+	case errors.Is(err, ErrBadRef):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
 	case errors.Is(err, ErrAmbiguousSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
 	case errors.Is(err, ErrBusy):
@@ -113,5 +115,5 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest{"malformed JSON: data after the document"}
 	}
-	return nil
+	return strictKeys(data, v)
 }

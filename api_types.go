@@ -64,7 +64,7 @@ type GCRequest struct {
 // ErrorResponse is every error: the message, the exit code the CLI
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
-// "unverified", "no_space", "read_only", "invalid_meta",
+// "unverified", "no_space", "read_only", "invalid_meta", "bad_ref",
 // "bad_request", "too_large", "unauthorized", "not_found",
 // "stopping", "error"). A conflict carries the result.
 type ErrorResponse struct {

@@ -95,11 +95,13 @@ func execute(ctx context.Context, g *globals) int {
 		// A usage error can stop flag parsing before --json is seen.
 		g.json = termout.WantsJSON(args)
 	}
-	msg := err.Error() + hint(err)
+	// The hint is the CLI's own text, printed as it is: the message is
+	// made safe for a terminal (Failure) and may not begin a line.
+	msg, more := err.Error(), hint(err)
 	var noSpace *cas.NoSpaceError
 	if errors.As(err, &noSpace) {
 		// The contract's message, whatever step ran out of space.
-		msg = "turnback: " + noSpace.Error()
+		msg, more = "turnback: "+noSpace.Error(), ""
 	}
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
@@ -107,7 +109,7 @@ func execute(ctx context.Context, g *globals) int {
 	var hf agent.Failure
 	var de docError // an error whose document says more
 	errors.As(err, &de)
-	termout.Failure(stdout, stderr, msg, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
+	termout.Failure(stdout, stderr, msg, more, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
 	return code
 }
 
