@@ -1,6 +1,6 @@
 // Package ignore decides which paths of a work tree turnback never sees:
-// built-in names (".git", dependency and cache directories) and the
-// patterns of .gitignore, .ignore and .turnbackignore files, with exactly
+// ".git", dependency and cache directories known by their name or by
+// what they hold, and the patterns of .gitignore, .ignore and .turnbackignore files, with exactly
 // git's gitignore semantics. It never runs git and uses only the standard
 // library.
 //
@@ -16,28 +16,43 @@
 //
 // # Precedence
 //
-// Ignored first applies the built-in rules to the last path component.
-// Then the verdict is that of the first matching pattern found when
-// reading the Rules from the deepest directory up to the root, the
-// files of one directory from the last pushed to the first, and the
-// lines of one file from the last to the first: deeper files win, later
-// files of one directory win (.turnbackignore over .ignore over
-// .gitignore), later lines win. A match of a "!" line means "not
-// ignored". No match means not ignored. Only the path itself is judged:
-// the walker never enters an ignored directory, which gives git's rule
-// that nothing inside an excluded directory can be re-included.
+// Judge decides, for one entry, in this order (Ignored is its verdict
+// before any evidence is looked at):
 //
-// # Built-ins
+//  1. An entry named ".git" is ignored, whatever its kind and whatever
+//     the ignore files say.
+//  2. The first matching pattern found when reading the Rules from the
+//     deepest directory up to the root, the files of one directory from
+//     the last pushed to the first, and the lines of one file from the
+//     last to the first, decides: deeper files win, later files of one
+//     directory win (.turnbackignore over .ignore over .gitignore),
+//     later lines win. A "!" line means "not ignored": "!build/" keeps
+//     a directory the rules below would skip. The user's patterns apply
+//     to tracked paths too.
+//  3. Otherwise a file is kept.
+//  4. A directory holding paths git tracks (Track; the walker reads
+//     git's index, see package gitindex) is kept: source is never
+//     skipped for its name.
+//  5. A directory named in BuiltinDirs (node_modules, __pycache__,
+//     .pytest_cache, .mypy_cache, .tox, ...: names only tools use) is
+//     ignored.
+//  6. Any other directory is kept unless it shows it was generated
+//     (Verdict.Probe): a CACHEDIR.TAG starting with the tag
+//     convention's signature, or a package manager's marker
+//     (.package-lock.json, .modules.yaml, .yarn-state.yml,
+//     .yarn-integrity), whatever its name; and for a name of
+//     EvidenceDirs (build, dist, target, out, venv, .venv, env, .env,
+//     .cache) that name's markers too: pyvenv.cfg or conda-meta for
+//     environments, CMakeCache.txt, .ninja_log, meson-private or
+//     .rustc_info.json for build outputs. The walker looks for them in
+//     the directory's listing (Evidence) and then skips it whole.
 //
-// An entry named ".git" is ignored whatever its kind (directory, or the
-// ".git" file of a submodule or worktree). A directory whose name is in
-// BuiltinDirs (node_modules, .venv, venv, env, .env, dist, build, target,
-// __pycache__, .pytest_cache, .mypy_cache, .cache, .tox, .nox, .gradle,
-// .next, .nuxt, .turbo, .parcel-cache, .svelte-kit, .terraform,
-// bower_components, .sass-cache, .ruff_cache, .hypothesis, .eggs, and the
-// generated-only .angular, .docusaurus, .pnpm-store, .ipynb_checkpoints,
-// .dart_tool, .stack-work) is ignored at any depth; a file with such a
-// name (a ".env" file, say) is not. Ignore files cannot re-include them.
+// Only the path itself is judged: the walker never enters an ignored
+// directory, which gives git's rule that nothing inside an excluded
+// directory can be re-included.
+//
+// Judge's Verdict says which rule decided (Source) and, for a pattern,
+// which file and line, so a caller can show why a path is skipped.
 //
 // # Pattern syntax (as in git)
 //
