@@ -17,6 +17,25 @@
 // in any tree, not read, never counted (their names are only in the
 // stat cache's listing, see "Listing cache").
 //
+// A directory is skipped for what it is, not for its name (package
+// ignore, Matcher.Judge): one holding paths git tracks is never skipped
+// by a default rule nor left uncaptured by the large-new-directory
+// rule (nor is one an ignore file's "!" keeps); other directories
+// with a default name are skipped only when their listing shows a
+// marker (a CACHEDIR.TAG, pyvenv.cfg, ...), checked once the directory
+// is listed, before any of its entries is read. What git tracks comes
+// from the index of the repository holding the work tree (at its top or
+// above it) and of each directory with a ".git" inside it (package
+// gitindex), read once per capture, or not at all when
+// Options.Index holds it unchanged. An incremental capture whose Base
+// was made under other index versions than today's (or that
+// Options.Index never saw) walks the whole tree: a "git add" changes
+// which directories are tracked without any event in them. Each
+// capture re-judges every directory it lists, so a listing taken from
+// the stat cache (below) stays right when the rules change: a
+// CACHEDIR.TAG added changes its directory's stat, and its content is
+// read whenever it is there.
+//
 // # Stat cache
 //
 // A StatCache record per directory maps each file name to the stat data

@@ -1,0 +1,224 @@
+// What git tracks and what a directory shows: the inputs, beyond the
+// ignore files, of which directories a capture skips (package ignore,
+// Matcher.Judge).
+
+package walker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/walker/gitindex"
+	"github.com/turnback/turnback/walker/ignore"
+)
+
+// GitIndexes keeps, across the captures of one work tree, the git
+// indexes they read (by their stat) and which index versions each
+// captured root was made under, so that an incremental capture whose
+// base was made under another index (a "git add" can make a directory
+// tracked without any event in it) walks the whole tree. Safe for
+// concurrent use; the zero value is ready.
+type GitIndexes struct {
+	cache gitindex.Cache
+	mu    sync.Mutex
+	roots map[cas.Hash][]gitindex.Stamp // a few recent roots
+	order []cas.Hash
+}
+
+// maxRootStamps bounds the roots GitIndexes remembers.
+const maxRootStamps = 8
+
+func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.roots == nil {
+		g.roots = map[cas.Hash][]gitindex.Stamp{}
+	}
+	if _, ok := g.roots[root]; !ok {
+		g.order = append(g.order, root)
+		if len(g.order) > maxRootStamps {
+			delete(g.roots, g.order[0])
+			g.order = g.order[1:]
+		}
+	}
+	g.roots[root] = st
+}
+
+// current reports whether root was captured under the indexes as they
+// are now.
+func (g *GitIndexes) current(root cas.Hash) ([]gitindex.Stamp, bool) {
+	g.mu.Lock()
+	st, ok := g.roots[root]
+	g.mu.Unlock()
+	return st, ok && gitindex.Current(st)
+}
+
+// tracking is one capture's use of the git indexes.
+type tracking struct {
+	abs    string // the work tree's absolute path ("" unknown: no tracking)
+	idx    *GitIndexes
+	mu     sync.Mutex
+	stamps []gitindex.Stamp
+}
+
+func newTracking(root *os.Root, idx *GitIndexes) *tracking {
+	t := &tracking{idx: idx}
+	if t.idx == nil {
+		t.idx = &GitIndexes{}
+	}
+	if abs, err := filepath.Abs(root.Name()); err == nil {
+		t.abs = abs
+	}
+	return t
+}
+
+// top returns the root's matcher: tracking the repository the work tree
+// is in (at its top or above it), if any.
+func (t *tracking) top(c *capture) *ignore.Matcher {
+	m := ignore.New()
+	if t.abs == "" {
+		return m
+	}
+	top, prefix, ok := gitindex.FindTop(t.abs)
+	if !ok {
+		return m
+	}
+	return m.Track("", t.load(c, top, prefix, ""))
+}
+
+// nested returns m tracking the repository whose ".git" directory rel
+// holds (a submodule, a nested clone), when the listing shows one.
+func (t *tracking) nested(c *capture, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
+	if rel == "" || t.abs == "" {
+		return m
+	}
+	mode, ok := entsDir{ents: ents}.Lookup(".git")
+	if !ok || !mode.IsDir() && !mode.IsRegular() {
+		return m
+	}
+	return m.Track(rel, t.load(c, filepath.Join(t.abs, filepath.FromSlash(rel)), "", rel))
+}
+
+// load reads the index of the repository at dir; one it cannot read is
+// reported and tracks nothing.
+func (t *tracking) load(c *capture, dir, prefix, rel string) ignore.Tracked {
+	set, st, err := t.idx.cache.Load(dir, prefix)
+	if st.Path != "" {
+		t.mu.Lock()
+		t.stamps = append(t.stamps, st)
+		t.mu.Unlock()
+	}
+	if err != nil {
+		if c != nil && !errors.Is(err, fs.ErrPermission) {
+			c.problem(path.Join(rel, ".git"), fmt.Errorf("git index unreadable, so nothing here counts as tracked: %w", err))
+		}
+		return nil
+	}
+	if set == nil {
+		return nil
+	}
+	return set
+}
+
+// done remembers the stamps root was captured under (with base's, for
+// the repositories in directories reused unread).
+func (t *tracking) done(root, base cas.Hash) {
+	t.mu.Lock()
+	st := slices.Clone(t.stamps)
+	t.mu.Unlock()
+	if !base.IsZero() {
+		old, _ := t.idx.current(base)
+		for _, s := range old {
+			if !slices.ContainsFunc(st, func(x gitindex.Stamp) bool { return x.Path == s.Path }) {
+				st = append(st, s)
+			}
+		}
+	}
+	t.idx.remember(root, st)
+}
+
+// entsDir answers Evidence's questions from a directory's listing
+// (sorted by name) and, for Head, its handle.
+type entsDir struct {
+	d    *dirh
+	ents []dirEnt
+}
+
+func (e entsDir) Lookup(name string) (fs.FileMode, bool) {
+	i := sort.Search(len(e.ents), func(i int) bool { return e.ents[i].name >= name })
+	if i < len(e.ents) && e.ents[i].name == name && e.ents[i].fi != nil {
+		return e.ents[i].fi.Mode(), true
+	}
+	return 0, false
+}
+
+func (e entsDir) Head(name string, n int) []byte {
+	if e.d == nil {
+		return nil
+	}
+	f, err := e.d.openFile(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, _ := io.ReadFull(f, b)
+	return b[:k]
+}
+
+// errGenerated: a directory that its listing shows was generated
+// (ignore.Evidence); it is skipped like an ignored one.
+type errGenerated struct{ evidence string }
+
+func (e *errGenerated) Error() string { return "walker: generated: holds " + e.evidence }
+
+func generated(err error) (string, bool) {
+	var g *errGenerated
+	if errors.As(err, &g) {
+		return g.evidence, true
+	}
+	return "", false
+}
+
+// evidence checks a directory just listed that its parent's matcher
+// left to evidence (probe): the marker found, "" if none.
+func evidence(d *dirh, rel string, probe ignore.Probe, ents []dirEnt) string {
+	if rel == "" || probe == ignore.ProbeNone {
+		return ""
+	}
+	return ignore.Evidence(path.Base(rel), probe, entsDir{d: d, ents: ents})
+}
+
+func (g *GitIndexes) isCurrent(root cas.Hash) bool {
+	_, ok := g.current(root)
+	return ok
+}
+
+// ignored notes entry name of directory rel, skipped by verdict v, for
+// Options.ListIgnored.
+func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict) {
+	if !c.opts.ListIgnored || v.Source == ignore.SourceGit {
+		return
+	}
+	ig := Ignored{Path: path.Join(rel, name), Dir: fi.IsDir(), Reason: v.Reason()}
+	switch v.Source {
+	case ignore.SourceName:
+		ig.Rule = "name"
+	case ignore.SourceEvidence:
+		ig.Rule, ig.Evidence = "evidence", path.Join(ig.Path, v.Evidence)
+	case ignore.SourceFile:
+		ig.Rule, ig.File, ig.Line = "file", path.Join(v.Rules.Base, v.Rules.File), v.Line
+	}
+	c.mu.Lock()
+	c.stats.Ignored = append(c.stats.Ignored, ig)
+	c.mu.Unlock()
+}
