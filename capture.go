@@ -318,6 +318,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
 		Trees:         r.trees,
+		Index:         r.gitIdx,
 	}
 	finder := ref.NewFinder()  // for protectLarge (refs.go)
 	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing

@@ -42,7 +42,27 @@ func (g *treeIgnorer) ignored(ctx context.Context, rel string, isDir bool) (bool
 	if err != nil {
 		return false, err
 	}
-	return d.ignored || d.m.Ignored(rel, isDir), nil
+	if d.ignored {
+		return true, nil
+	}
+	return g.judge(ctx, d.m, rel, isDir)
+}
+
+// judge applies m to rel as capture did in this state: a directory
+// skipped by its name alone (node_modules) that the tree holds was
+// captured (git tracked paths in it), so it was not ignored then. The
+// evidence rules need no such care: a tree holds no directory they
+// skipped, and without evidence a directory is kept.
+func (g *treeIgnorer) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (bool, error) {
+	v := m.Judge(rel, isDir)
+	if !v.Ignored || v.Source != ignore.SourceName {
+		return v.Ignored, nil
+	}
+	e, err := manifest.Find(ctx, g.loader, g.root, rel)
+	if err != nil {
+		return false, err
+	}
+	return e == nil || e.Kind != manifest.KindDir, nil
 }
 
 func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, error) {
@@ -61,7 +81,13 @@ func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, erro
 		if err != nil {
 			return nil, err
 		}
-		if p.ignored || p.m.Ignored(rel, true) {
+		ig := p.ignored
+		if !ig {
+			if ig, err = g.judge(ctx, p.m, rel, true); err != nil {
+				return nil, err
+			}
+		}
+		if ig {
 			d.ignored = true
 		} else if d.m, err = g.load(ctx, rel, p.m); err != nil {
 			return nil, err
@@ -94,7 +120,9 @@ func (g *treeIgnorer) load(ctx context.Context, rel string, m *ignore.Matcher) (
 		if err != nil {
 			return nil, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
 		}
-		rules = append(rules, ignore.Parse(rel, data))
+		ru := ignore.Parse(rel, data)
+		ru.File = name
+		rules = append(rules, ru)
 	}
 	return m.Push(rules...), nil
 }

@@ -198,6 +198,25 @@ func evidence(d *dirh, rel string, probe ignore.Probe, ents []dirEnt) string {
 	return ignore.Evidence(path.Base(rel), probe, entsDir{d: d, ents: ents})
 }
 
+// Stamps returns the index versions root was captured under, nil if g
+// does not know root.
+func (g *GitIndexes) Stamps(root cas.Hash) []gitindex.Stamp {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.roots[root])
+}
+
+// Adopt tells g that root was captured (by another process) under the
+// index versions stamps.
+func (g *GitIndexes) Adopt(root cas.Hash, stamps []gitindex.Stamp) {
+	if g != nil {
+		g.remember(root, slices.Clone(stamps))
+	}
+}
+
 func (g *GitIndexes) isCurrent(root cas.Hash) bool {
 	_, ok := g.current(root)
 	return ok
