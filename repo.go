@@ -127,7 +127,7 @@ type repoCore struct {
 	cache    *walker.StatCache
 	// trees: the encodings of trees this process read or stored lately
 	// (loader); gc clears it.
-	trees  *manifest.TreeCache
+	trees *manifest.TreeCache
 	// gitIdx: the git indexes captures read, kept by their stat.
 	gitIdx *walker.GitIndexes
 	closed bool

@@ -187,19 +187,22 @@ func (d *decoder) byte() (byte, error) {
 
 // cstring appends to b the bytes up to a NUL (read and dropped).
 func (d *decoder) cstring(b []byte) ([]byte, error) {
-	for {
-		c, err := d.byte()
-		if err != nil {
-			return b, err
-		}
-		if c == 0 {
-			return b, nil
-		}
-		if len(b) >= maxPath {
+	chunk, err := d.r.ReadSlice(0)
+	if int64(len(chunk)) > d.left {
+		return b, fmt.Errorf("%w: truncated", ErrFormat)
+	}
+	d.left -= int64(len(chunk))
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			return b, fmt.Errorf("%w: path over %d bytes", ErrFormat, maxPath)
 		}
-		b = append(b, c)
+		return b, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
+	chunk = chunk[:len(chunk)-1]
+	if len(b)+len(chunk) > maxPath {
+		return b, fmt.Errorf("%w: path over %d bytes", ErrFormat, maxPath)
+	}
+	return append(b, chunk...), nil
 }
 
 // varint reads git's offset varint (each continuation adds one before
