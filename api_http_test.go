@@ -341,22 +341,22 @@ func TestHTTPUndoSeedScenario(t *testing.T) {
 	}
 }
 
-// TestHTTPPythonClient runs the README's Python client (standard library
+// TestHTTPPythonClient runs the Python client of docs/api.md (standard library
 // only) against a daemon: a snap with meta, an edit, an end and its
 // undo(), which must name the reverted file and the message to drop.
 func TestHTTPPythonClient(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("python3 is not installed: the README's Python client is not tried")
+		t.Skip("python3 is not installed: the Python client of docs/api.md is not tried")
 	}
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile(filepath.Join("docs", "api.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "A client with Python's standard library only:\n\n```python\n")
 	client, _, ok2 := strings.Cut(rest, "```\n")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no Python client")
+		t.Fatal("docs/api.md has no Python client")
 	}
 	if n := strings.Count(client, "\n"); n > 30 {
 		t.Errorf("the Python client is %d lines", n)

@@ -2,11 +2,11 @@
 // folder. Run "turnback --help" for the commands.
 //
 // This package is the command line only: flags, exit codes and error
-// printing with the CLI's hints (main.go, hints.go), the one way a
-// command gets its Repo and its session (global.go), one cmd_<name>.go
-// per command, and the long help texts in package help. What is printed
-// is in termout; agent hooks and init in agent; daemons in daemons,
-// autowatch and, below the library API, watch/daemon (the README's
-// Layout lists them all). A hook never exits with a code that blocks
-// the agent: failures go to hook.log.
+// hints (main.go, hints.go), one cmd_<name>.go per command, and the one
+// way a command gets its Repo and session (global.go). Help texts live in
+// package help, output in termout, agent hooks in agent, daemons in
+// daemons and autowatch. docs/design.md lists every package.
+//
+// A hook never exits with a code that blocks the agent. Its failures go
+// to hook.log in the store.
 package main

@@ -1,87 +1,46 @@
 // Package agent knows the coding agents turnback hooks into: what each
-// sends its hooks, where its project settings keep them, and how a hook
-// finds the folder and session of an event.
+// sends its hooks, where its settings keep them, and how a hook finds the
+// folder and session of an event. The reasons are in docs/design.md;
+// what users see is in docs/agents.md.
 //
 // # Terms
 //
-// An agent runs a hook (a command line in its settings file) on events
-// of its own: a prompt submitted, a turn ended, a session ended, a tool
-// about to run. The hook reads the event's payload, JSON, on stdin.
-// Parse normalises a payload into an Event: the agent's event name, the
-// Action turnback takes (Snap when a turn starts, End when it ends,
-// None for the events it does not use; Run for a prompt that is one of
-// turnback's own commands the hook carries out, see below), the session
-// id, the directory
-// the agent runs in and, for a snap, the prompt. The hook command
-// consumes only Events, so it does not change when an agent is added.
+//   - Agent: one coding agent, described in its own file (claude.go,
+//     gemini.go, codex.go, copilot.go, cursor.go, qwen.go). agent.go
+//     lists them in the order help shows.
+//   - Hook: a command line in the agent's settings, run on the agent's
+//     events with a JSON payload on stdin.
+//   - Event: a payload normalised by Parse. It has the event's name, an
+//     Action, the session id, the directory and the prompt.
+//   - Action: Snap when a turn starts, End when it ends, None otherwise.
+//     Run is a prompt that is turnback's own command, which the hook
+//     carries out.
+//   - Own command: /undo, /redo or /turns. It never starts a turn.
+//   - RunsCommands: the agent's prompt hook carries out own commands
+//     (Gemini CLI, Cursor).
+//   - Context: the agent takes text from the hook for the model. Tell
+//     prints the notice of undo and redo there.
+//   - Settings file: the agent's JSON or JSONC file. Init edits it in
+//     place; Remove takes turnback's entries out.
 //
-// # Slash commands and the model
+// # Invariants
 //
-// Init (init.go) writes /undo, /redo and /turns into the agent's
-// command directory (InstallCommands, commands.go), never over a file
-// that is not turnback's own, and with Remove deletes only the files
-// that carry its mark. A prompt that is one of them (OwnCommand) starts
-// no turn: Plan gives it no action, or, for an agent whose prompt hook
-// carries them out (RunsCommands), the action Run, which the hook runs
-// for the event's session, printing RunOutput (run.go): Gemini CLI sees
-// the command only after expanding its command file and gives the
-// output to the model; Cursor has no command files, sees /undo as
-// typed, and blocks the prompt, showing the output to the user
-// (blocked). Claude Code's command files run turnback themselves: its
-// hook only skips the snap. A prompt hook of an agent that takes text
-// for the model (Context: Claude Code, Gemini CLI, Codex CLI, Qwen
-// Code) snaps
-// with the session's notice of undo and redo taken (Capture) and prints
-// it (Tell, notice.go: NoticeText in Output's JSON), unless
-// TURNBACK_TELL_MODEL=0; nothing else it prints reaches the model.
+//   - Init changes only turnback's entries. Every other byte of the file
+//     stays as written. Init then Init with Remove gives the file back.
+//   - A hook is never added twice.
+//   - Command files not marked as turnback's are never overwritten or
+//     deleted.
+//   - A settings file Init cannot read is left untouched. The error says
+//     why and what to merge by hand.
+//   - A hook never blocks the agent. It exits 1, never 2, and writes
+//     failures to hook.log in the store.
+//   - Nothing but the notice reaches the model, and not when
+//     TURNBACK_TELL_MODEL=0.
 //
 // # Adding an agent
 //
-// One file per agent (claude.go, gemini.go, codex.go, copilot.go,
-// cursor.go, qwen.go) holds its Agent: its name on the command line,
-// its project-directory variables, whether it reads the hook's stdout
-// as JSON, its settings file (and user-level one, for init --global),
-// the events init installs the hook for, the hook entry as its settings
-// spell it, and its payload parser. Every parser goes through the one
-// normaliser (payload.go): the event's name (hook_event_name,
-// hookEventName), the session id (session_id, sessionId,
-// conversation_id, taskId), the folder (cwd, else the first of
-// workspace_roots, workspaceRoots) and the prompt; parseCommon maps the
-// named events to actions, and an agent with its own rules (Copilot
-// CLI's events that do not name themselves, Qwen Code's prompt event
-// fired without a prompt mid-turn) wraps it. Its recorded payloads go
-// in the command's testdata/hooks/<name>_<case>.json (the end-to-end
-// hook tests replay them), and TestPayloads says what each must
-// become. The list in agent.go names every agent in the order help and
-// errors show them.
-//
-// # Settings files
-//
-// Init (init.go) edits the agent's settings file in place (settings.go):
-// the file is parsed with the byte span of every value (jsonc.go, which
-// accepts // and /* */ comments, as Gemini CLI and VS Code do, and
-// refuses trailing commas, as JSON.parse does), and turnback's entries
-// are inserted as text after the last item of the list, object or file
-// they belong to, indented as the file is, so every other byte (keys,
-// order, comments, spacing) stays as written. A hook already there
-// (this command, or another turnback's "hook <agent>") is not added
-// twice. Removal cuts exactly the entries whose every command is
-// turnback's, with the separators insertion added, the lists and the
-// "hooks" it leaves empty, and deletes a file (and the folders) left as
-// init would have started it: init then init --remove gives the file
-// back byte for byte (FuzzInitRoundTrip), except for an empty list or
-// "hooks" that was there before, which goes too. Files are written
-// through a temporary file and a rename, keeping their mode. The hook
-// command is "turnback hook NAME" when turnback is on PATH, else this
-// executable's absolute path (not go run's temporary one: refused).
-//
-// # Failure behaviour
-//
-// A hook must never get in the agent's way: the hook command reports a
-// failure on stderr and in hook.log in the store (Log), and exits 1,
-// never 2 (which would block the prompt). Parse fails only for a
-// payload that is not JSON (a *PayloadError); Init refuses, and
-// leaves untouched, a settings file it cannot read (not JSON or JSONC,
-// a trailing comma, not an object, "hooks" not an object of lists),
-// and says why and what to merge into it by hand.
+// Write its file with its Agent value and payload parser. Every parser
+// goes through the one normaliser in payload.go. Record its payloads in
+// the command's testdata/hooks/<name>_<case>.json, and say in
+// TestPayloads what each must become.
 package agent

@@ -1,11 +1,12 @@
 // Package help holds the long help of every turnback command and its
-// examples, as text files named after the command (turnback.txt for the
-// root): <command>.txt is the long help, <command>.example.txt the
-// examples, kept as documentation to read and review as such. Fill
-// gives a command tree its texts.
+// examples, as text files named after the command. <command>.txt is the
+// long help and <command>.example.txt the examples; turnback.txt is the
+// root's. Fill gives a command tree its texts. Markdown renders the tree
+// as docs/commands.md.
 //
-// # Failure behaviour
+// # Invariants
 //
-// A command without a file gets no text (TestHelpTexts in the command's
-// tests checks that every command has one and every file is used).
+//   - Every command has its file, and every file is used: TestHelpTexts.
+//   - docs/commands.md is what Markdown renders: TestCommandsDocDrift.
+//     Run go generate ./cmd/turnback after changing a text.
 package help
