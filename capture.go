@@ -122,7 +122,7 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	sess.Turns = append(sess.Turns, t.N)
 	out.Turn = t.N
 	sess.Last = res.Root.String()
-	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
+	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes, skipInfoOf(res.Skipped)),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if takeNotice {
 		n := &Notice{}
@@ -209,7 +209,7 @@ func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
 		out.Turn = closed.N
 	}
 	sess.Last = res.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
+	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes, skipInfoOf(res.Skipped)),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err

@@ -196,7 +196,13 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+	// The checkpoint and the result skip what the state now skips: the
+	// restore leaves every ignored path as it is.
+	skip, err := r.skipInfoOfRoot(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0, skip), snapshotEntry(result, kindResult, 0, 0, skip),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {

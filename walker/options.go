@@ -64,8 +64,8 @@ type Options struct {
 	// it did not see made under today's indexes walks the whole tree.
 	// Nil: each capture reads them afresh and trusts Base.
 	Index *GitIndexes
-	// ListIgnored: fill Stats.Ignored (the capture then reads every
-	// directory, as without Base).
+	// ListIgnored: fill Stats.Ignored with Result.Skipped (the capture
+	// then reads every directory, as without Base).
 	ListIgnored bool
 }
 
@@ -143,4 +143,9 @@ type Stats struct {
 type Result struct {
 	Root  cas.Hash
 	Stats Stats
+	// Skipped: every entry the capture skipped (".git" apart), outermost
+	// only, sorted by path; for directories an incremental capture
+	// reused, as Options.Index remembers Base's (complete whenever
+	// Options.Index is set or the capture read everything).
+	Skipped []Ignored
 }

@@ -30,18 +30,25 @@ import (
 type GitIndexes struct {
 	cache gitindex.Cache
 	mu    sync.Mutex
-	roots map[cas.Hash][]gitindex.Stamp // a few recent roots
+	roots map[cas.Hash]rootMemo // a few recent roots
 	order []cas.Hash
+}
+
+// rootMemo is what GitIndexes remembers of a captured root: the index
+// versions it was made under and the entries it skipped.
+type rootMemo struct {
+	stamps  []gitindex.Stamp
+	skipped []Ignored
 }
 
 // maxRootStamps bounds the roots GitIndexes remembers.
 const maxRootStamps = 8
 
-func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp) {
+func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp, skipped []Ignored) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.roots == nil {
-		g.roots = map[cas.Hash][]gitindex.Stamp{}
+		g.roots = map[cas.Hash]rootMemo{}
 	}
 	if _, ok := g.roots[root]; !ok {
 		g.order = append(g.order, root)
@@ -50,16 +57,41 @@ func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp) {
 			g.order = g.order[1:]
 		}
 	}
-	g.roots[root] = st
+	g.roots[root] = rootMemo{stamps: st, skipped: skipped}
 }
 
 // current reports whether root was captured under the indexes as they
 // are now.
 func (g *GitIndexes) current(root cas.Hash) ([]gitindex.Stamp, bool) {
 	g.mu.Lock()
-	st, ok := g.roots[root]
+	m, ok := g.roots[root]
 	g.mu.Unlock()
-	return st, ok && gitindex.Current(st)
+	return m.stamps, ok && gitindex.Current(m.stamps)
+}
+
+// skippedOf returns what the capture of root skipped, if g knows root.
+func (g *GitIndexes) skippedOf(root cas.Hash) ([]Ignored, bool) {
+	if g == nil {
+		return nil, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m, ok := g.roots[root]
+	return m.skipped, ok
+}
+
+// Current reports whether root, captured by this process or adopted,
+// was made under the git indexes as they are now: false after a "git
+// add" (or any write of an index) since, and for a root g does not know.
+func (g *GitIndexes) Current(root cas.Hash) bool {
+	return g != nil && g.isCurrent(root)
+}
+
+// Skipped returns the entries the capture of root skipped (as
+// Result.Skipped), and whether g knows root.
+func (g *GitIndexes) Skipped(root cas.Hash) ([]Ignored, bool) {
+	s, ok := g.skippedOf(root)
+	return slices.Clone(s), ok
 }
 
 // tracking is one capture's use of the git indexes.
@@ -130,8 +162,8 @@ func (t *tracking) load(c *capture, dir, prefix, rel string) ignore.Tracked {
 }
 
 // done remembers the stamps root was captured under (with base's, for
-// the repositories in directories reused unread).
-func (t *tracking) done(root, base cas.Hash) {
+// the repositories in directories reused unread) and what it skipped.
+func (t *tracking) done(root, base cas.Hash, skipped []Ignored) {
 	t.mu.Lock()
 	st := slices.Clone(t.stamps)
 	t.mu.Unlock()
@@ -143,7 +175,7 @@ func (t *tracking) done(root, base cas.Hash) {
 			}
 		}
 	}
-	t.idx.remember(root, st)
+	t.idx.remember(root, st, skipped)
 }
 
 // entsDir answers Evidence's questions from a directory's listing
@@ -206,14 +238,14 @@ func (g *GitIndexes) Stamps(root cas.Hash) []gitindex.Stamp {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return slices.Clone(g.roots[root])
+	return slices.Clone(g.roots[root].stamps)
 }
 
 // Adopt tells g that root was captured (by another process) under the
-// index versions stamps.
-func (g *GitIndexes) Adopt(root cas.Hash, stamps []gitindex.Stamp) {
+// index versions stamps, skipping the entries skipped.
+func (g *GitIndexes) Adopt(root cas.Hash, stamps []gitindex.Stamp, skipped []Ignored) {
 	if g != nil {
-		g.remember(root, slices.Clone(stamps))
+		g.remember(root, slices.Clone(stamps), slices.Clone(skipped))
 	}
 }
 
@@ -223,9 +255,9 @@ func (g *GitIndexes) isCurrent(root cas.Hash) bool {
 }
 
 // ignored notes entry name of directory rel, skipped by verdict v, for
-// Options.ListIgnored.
+// Result.Skipped.
 func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict) {
-	if !c.opts.ListIgnored || v.Source == ignore.SourceGit {
+	if v.Source == ignore.SourceGit {
 		return
 	}
 	ig := Ignored{Path: path.Join(rel, name), Dir: fi.IsDir(), Reason: v.Reason()}
@@ -238,6 +270,41 @@ func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict) {
 		ig.Rule, ig.File, ig.Line = "file", path.Join(v.Rules.Base, v.Rules.File), v.Line
 	}
 	c.mu.Lock()
-	c.stats.Ignored = append(c.stats.Ignored, ig)
+	c.skipped = append(c.skipped, ig)
 	c.mu.Unlock()
+}
+
+// reusedDir notes that directory p was taken from Base unread.
+func (c *capture) reusedDir(p string) {
+	c.mu.Lock()
+	if c.reused == nil {
+		c.reused = map[string]bool{}
+	}
+	c.reused[p] = true
+	c.mu.Unlock()
+}
+
+// allSkipped returns what the capture skipped: in the directories it
+// read, and Base's in those it reused (what opts.Index remembers).
+func (c *capture) allSkipped() []Ignored {
+	out := c.skipped
+	if len(c.reused) > 0 {
+		base, _ := c.opts.Index.skippedOf(c.opts.Base)
+		for _, s := range base {
+			for d := path.Dir(s.Path); ; d = path.Dir(d) {
+				if d == "." {
+					d = ""
+				}
+				if c.reused[d] {
+					out = append(out, s)
+					break
+				}
+				if d == "" {
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }

@@ -51,6 +51,10 @@ type capture struct {
 	knowPrev bool
 	// track: the git indexes this capture reads (tracked.go).
 	track *tracking
+	// skipped: the entries skipped in the directories read; reused: the
+	// directories taken from Base unread (both under mu).
+	skipped []Ignored
+	reused  map[string]bool
 	// stored: the trees this capture stored, for Options.Trees once
 	// they are flushed, up to maxStored bytes (storedBytes so far).
 	stored      []storedTree
@@ -173,13 +177,16 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 			return nil, err
 		}
 	}
-	c.track.done(newRoot, opts.Base)
+	skipped := c.allSkipped()
+	c.track.done(newRoot, opts.Base, skipped)
 	c.stats.HashedFiles = prog.HashedFiles.Load()
 	c.stats.HashedBytes = prog.HashedBytes.Load()
 	sort.Slice(c.stats.Problems, func(i, j int) bool { return c.stats.Problems[i].Path < c.stats.Problems[j].Path })
 	sort.Slice(c.stats.Uncaptured, func(i, j int) bool { return c.stats.Uncaptured[i].Path < c.stats.Uncaptured[j].Path })
-	sort.Slice(c.stats.Ignored, func(i, j int) bool { return c.stats.Ignored[i].Path < c.stats.Ignored[j].Path })
-	return &Result{Root: newRoot, Stats: c.stats}, nil
+	if opts.ListIgnored {
+		c.stats.Ignored = skipped
+	}
+	return &Result{Root: newRoot, Stats: c.stats, Skipped: skipped}, nil
 }
 
 // dir captures the directory open at d (relative path rel) and returns
