@@ -368,6 +368,8 @@ type StatusResponse struct {
 	Changes []ChangeJSON `json:"changes"`
 	Stats   Stats        `json:"stats"`
 	Watch   *WatchInfo   `json:"watch,omitempty"`
+	// Ignored: with ?ignored=true, what the capture skipped and why.
+	Ignored []Ignored `json:"ignored,omitempty"`
 }
 
 // FileDiffJSON is one path of a diff, with both contents (base64; absent

@@ -307,6 +307,12 @@ type captured struct {
 // capture walks the work tree into the store: all of it, or for a
 // watching Repo what changed since its previous capture.
 func (r *Repo) capture(ctx context.Context) (*captured, error) {
+	return r.captureWith(ctx, false)
+}
+
+// captureWith is capture; listIgnored makes it read every directory, so
+// that what it skipped is judged afresh (walker.Options.ListIgnored).
+func (r *Repo) captureWith(ctx context.Context, listIgnored bool) (*captured, error) {
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
@@ -319,6 +325,7 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		Cache:         r.cache,
 		Trees:         r.trees,
 		Index:         r.gitIdx,
+		ListIgnored:   listIgnored,
 	}
 	finder := ref.NewFinder()  // for protectLarge (refs.go)
 	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing
