@@ -57,6 +57,10 @@ type sessionRecord struct {
 	// Agent names the agent whose hook recorded the session's first turn
 	// (Options.Agent); absent for none and in stores written before it.
 	Agent string `json:"agent,omitempty"`
+	// Dropped is the number of the session's latest closed turn when
+	// it changed nothing and was dropped (0: the latest was kept, or an
+	// undo has since said so): the next undo names the turn it undoes.
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // Turn is what an agent did between a snap and its end.

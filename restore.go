@@ -62,6 +62,10 @@ type RestoreResult struct {
 	// Redo and Restore (which moves no turns), and when nothing moved
 	// (nothing to do, a conflict).
 	Moved []*Turn `json:"moved"`
+	// AfterDropped: the session's latest turn changed nothing turnback
+	// captures and was dropped, so this undo undid an older one (Moved):
+	// that turn's number. 0 otherwise.
+	AfterDropped int
 
 	parents map[string]bool // directories recreated only for a path below
 	// noContent: paths not restorable because their content is neither
