@@ -224,8 +224,8 @@ type RestoreResponse struct {
 	Nothing          bool        `json:"nothing,omitempty"`
 	// AfterDropped: the session's latest turn was dropped (it changed
 	// nothing captured), so the undo undid an older one: its number.
-	AfterDropped int `json:"after_dropped,omitempty"`
-	Incomplete       bool        `json:"incomplete,omitempty"`
+	AfterDropped int  `json:"after_dropped,omitempty"`
+	Incomplete   bool `json:"incomplete,omitempty"`
 	// Paths: a partial undo's paths (or those a redo brought back);
 	// Merged and Markers: paths merged, with conflict markers.
 	Paths   []string `json:"paths"`
