@@ -90,7 +90,7 @@ func TestDotGitHostileRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			hostile := dgCraft(t, r, s1.Snapshot, name)
-			if err := r.commit(ctx, []cas.Entry{snapshotEntry(hostile, kindSnap, 0, 0)}, nil); err != nil {
+			if err := r.commit(ctx, []cas.Entry{snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{})}, nil); err != nil {
 				t.Fatal(err)
 			}
 			before := rtTree(t, work)
@@ -140,7 +140,7 @@ func TestDotGitHostileClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	turn.After, sess.Last = hostile, hostile.String()
-	err = r.commit(ctx, []cas.Entry{turnEntry(turn), sessionEntry(sess), snapshotEntry(hostile, kindSnap, 0, 0),
+	err = r.commit(ctx, []cas.Entry{turnEntry(turn), sessionEntry(sess), snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{}),
 		{Key: []byte(keyLatest), Value: []byte(hostile.String())}}, nil)
 	if err != nil {
 		t.Fatal(err)

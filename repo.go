@@ -139,7 +139,9 @@ type repoCore struct {
 	cache    *walker.StatCache
 	// trees: the encodings of trees this process read or stored lately
 	// (loader); gc clears it.
-	trees  *manifest.TreeCache
+	trees *manifest.TreeCache
+	// gitIdx: the git indexes captures read, kept by their stat.
+	gitIdx *walker.GitIndexes
 	closed bool
 	// recover: a restore failed part way; its journal is finished or
 	// rolled back before the next operation (a process that exits does
@@ -327,6 +329,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 			store:    s,
 			cache:    walker.NewStatCache(b),
 			trees:    manifest.NewTreeCache(0),
+			gitIdx:   &walker.GitIndexes{},
 		},
 		session: opts.Session,
 		opts:    opts,

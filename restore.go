@@ -62,6 +62,10 @@ type RestoreResult struct {
 	// Redo and Restore (which moves no turns), and when nothing moved
 	// (nothing to do, a conflict).
 	Moved []*Turn `json:"moved"`
+	// AfterDropped: the session's latest turn changed nothing turnback
+	// captures and was dropped, so this undo undid an older one (Moved):
+	// that turn's number. 0 otherwise.
+	AfterDropped int
 
 	parents map[string]bool // directories recreated only for a path below
 	// noContent: paths not restorable because their content is neither
@@ -196,7 +200,13 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+	// The checkpoint and the result skip what the state now skips: the
+	// restore leaves every ignored path as it is.
+	skip, err := r.skipInfoOfRoot(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0, skip), snapshotEntry(result, kindResult, 0, 0, skip),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {

@@ -105,7 +105,14 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	if errors.As(err, &fe) {
 		switch {
 		case fe.code == exitOK:
-			return agent.DecodeNotice(h.stdout.(*bytes.Buffer).Bytes()), nil
+			doc := h.stdout.(*bytes.Buffer).Bytes()
+			if ev.Action == agent.End {
+				if note := agent.DroppedNote(doc, nil); note != "" {
+					fmt.Fprintln(h.stderr, note)
+				}
+				return nil, nil
+			}
+			return agent.DecodeNotice(doc), nil
 		case ctx.Err() != nil || fe.code == exitBusy:
 			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s (the watch daemon's exit code %d)", action, fe.code), fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
 			return nil, nil
@@ -135,6 +142,9 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	}
 	if err != nil {
 		return nil, failHook(a, repo.StoreDir(), err)
+	}
+	if note := agent.DroppedNote(nil, res); ev.Action == agent.End && note != "" {
+		fmt.Fprintln(h.stderr, note)
 	}
 	return res.Notice, nil
 }

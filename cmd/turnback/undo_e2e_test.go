@@ -330,6 +330,7 @@ func TestE2EIgnored(t *testing.T) {
 	e.write("secret/key", "k\n")
 	e.write("newdir/file.txt", "x\n")
 	e.write("newdir/node_modules/m.js", "m\n")
+	e.write("py/.venv/pyvenv.cfg", "home = /usr/bin\n") // a real environment: skipped
 	e.write("py/.venv/bin/python", "py\n")
 	e.write("lib/__pycache__/m.pyc", "pyc 2\n")
 	e.rm("lib/deep/.git")
