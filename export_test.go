@@ -11,6 +11,11 @@ import (
 	"github.com/turnback/turnback/cas"
 )
 
+// SetRestoreHook sets a function every restore this Repo runs calls
+// before each named step (see restore.Options.Hook); an error from it
+// fails the step.
+func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
+
 // HostileSession makes a folder whose default session's newest state
 // (its turn 1's after-state) holds name/config, git's config under a
 // spelling of .git: a tree no capture makes, as a crafted store holds.
