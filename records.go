@@ -61,7 +61,7 @@ type sessionRecord struct {
 	// Rev names this version of the record: every write gives it a new
 	// random one and appends the one before to Revs (the last maxRevs,
 	// oldest first). A pull compares them to tell which of two records
-	// came from the other (pull.go). Absent in stores written before.
+	// came from the other (pull_merge.go). Absent in stores written before.
 	Rev  string   `json:"rev,omitempty"`
 	Revs []string `json:"revs,omitempty"`
 	// Dropped is the number of the session's latest closed turn when

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
@@ -116,10 +117,12 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 	return unfinished(err)
 }
 
-// SetRestoreHook sets a function every restore this Repo runs calls
-// before each named step (see restore.Options.Hook). It exists for crash
-// and fault injection in tests; an error from it fails the step.
-func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
+// The restore hook (Repo.hook) is for crash and fault injection in
+// tests: export_test.go sets it for this package's tests, and
+// internal/testhook for the CLI's.
+func init() {
+	testhook.SetRestoreHook = func(repo any, h func(step string) error) { repo.(*Repo).hook = h }
+}
 
 // execute checkpoints the current state, plans and applies actions, and
 // commits meta(checkpoint, result) with them.

@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ func TestRemoteHeadNoLocalPath(t *testing.T) {
 	ctx := t.Context()
 	a, _, _ := rtSession(t, "s")
 	c := srv.Client(t, "bucket-priv", "p")
-	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	objs, err := c.List(ctx, "")

@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"errors"
@@ -8,38 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
 )
-
-// TestSessionNameRule: one rule for every layer. A name is one path
-// segment that prints as itself: never "." or "..", no slash,
-// backslash, space or control character, valid UTF-8, at most 200
-// bytes. Every refusal wraps ErrBadSession.
-func TestSessionNameRule(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		ok   bool
-	}{
-		{"default", true}, {"agent-1", true}, {"..a", true}, {"a.", true}, {"a..b", true},
-		{"Ünïcödé", true}, {"日本", true}, {"a%2Fb", true}, {"Foo", true}, {strings.Repeat("a", 200), true},
-		{"", false}, {".", false}, {"..", false}, {"a/b", false}, {"/", false}, {`a\b`, false}, {`\`, false},
-		{"a\x00b", false}, {"a\x01", false}, {"a\x7f", false}, {"a\u0085", false}, {"a b", false},
-		{"a\u00a0b", false}, {"a\u202eb", false}, {"\xff", false}, {"a\xc3", false}, {"a\ufffd", false},
-		{strings.Repeat("a", 201), false}, {"\t", false}, {"a\nb", false},
-	} {
-		err := ValidSession(c.name)
-		if c.ok != (err == nil) || (err != nil && !errors.Is(err, ErrBadSession)) {
-			t.Errorf("ValidSession(%q) = %v, want ok %v", c.name, err, c.ok)
-		}
-		if !c.ok && c.name != "" { // Open takes "" as "default"
-			if _, err := Open(t.Context(), t.TempDir(), Options{Store: t.TempDir(), Session: c.name}); !errors.Is(err, ErrBadSession) {
-				t.Errorf("Open with session %q: %v", c.name, err)
-			}
-		}
-	}
-}
 
 // TestRemoteBadSessionNames: push, pull and clone refuse a name the
 // rule refuses before they talk to the remote, so no head key can
@@ -50,14 +23,14 @@ func TestRemoteBadSessionNames(t *testing.T) {
 	a, _, _ := rtSession(t, "s")
 	c := srv.Client(t, "bucket-n", "p")
 	for _, name := range []string{".", "..", `a\b`, "a\x01"} {
-		if _, err := a.Push(ctx, c, PushOptions{Sessions: []string{name}}); !errors.Is(err, ErrBadSession) {
+		if _, err := Push(ctx, a, c, PushOptions{Sessions: []string{name}}); !errors.Is(err, turnback.ErrBadSession) {
 			t.Errorf("push %q: %v", name, err)
 		}
-		if _, err := a.Pull(ctx, c, PullOptions{Session: name}); !errors.Is(err, ErrBadSession) {
+		if _, err := Pull(ctx, a, c, PullOptions{Session: name}); !errors.Is(err, turnback.ErrBadSession) {
 			t.Errorf("pull %q: %v", name, err)
 		}
 		dir := filepath.Join(t.TempDir(), "w")
-		if _, err := Clone(ctx, c, srv.Config("bucket-n", "p"), dir, Options{Store: filepath.Join(t.TempDir(), "s"), Session: name}); !errors.Is(err, ErrBadSession) {
+		if _, err := Clone(ctx, c, srv.Config("bucket-n", "p"), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: name}); !errors.Is(err, turnback.ErrBadSession) {
 			t.Errorf("clone %q: %v", name, err)
 		}
 	}
@@ -106,7 +79,7 @@ func TestRemoteGCHostileHead(t *testing.T) {
 	} {
 		prefix := fmt.Sprintf("h%d", i)
 		c := srv.Client(t, "bucket-h", prefix)
-		if _, err := a.Push(ctx, c, PushOptions{PackSize: 1 << 20}); err != nil {
+		if _, err := Push(ctx, a, c, PushOptions{PackSize: 1 << 20}); err != nil {
 			t.Fatal(err)
 		}
 		heads, err := c.List(ctx, "heads/")
@@ -130,7 +103,7 @@ func TestRemoteGCHostileHead(t *testing.T) {
 		}
 		packs := remotePacks(t, c)
 		for run := range 2 {
-			g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond})
+			g, err := GC(ctx, c, GCOptions{Grace: time.Nanosecond})
 			if !errors.Is(err, ErrRemoteHead) || !strings.Contains(err.Error(), c.Prefix+hostile.key) {
 				t.Fatalf("%s: gc run %d: %+v %v", hostile.key, run, g, err)
 			}
@@ -146,11 +119,11 @@ func TestRemoteGCHostileHead(t *testing.T) {
 		if err := c.Put(ctx, c.Prefix+heads[0].Key, body); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond}); err != nil {
+		if _, err := GC(ctx, c, GCOptions{Grace: time.Nanosecond}); err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		if _, err := Clone(ctx, c, srv.Config("bucket-h", prefix), dir, Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
+		if _, err := Clone(ctx, c, srv.Config("bucket-h", prefix), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
 			t.Fatalf("%s: %v", hostile.key, err)
 		}
 		rtSame(t, "clone", rtTree(t, dir), states[4])
@@ -173,8 +146,8 @@ func TestRemoteCaseSessions(t *testing.T) {
 	}
 	lowState := rtTree(t, low.WorkTree())
 	c := srv.Client(t, "bucket-c", "")
-	for _, r := range []*Repo{up, low} {
-		if _, err := r.Push(ctx, c, PushOptions{}); err != nil {
+	for _, r := range []*turnback.Repo{up, low} {
+		if _, err := Push(ctx, r, c, PushOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,7 +165,7 @@ func TestRemoteCaseSessions(t *testing.T) {
 	}
 	clone := func(session string) map[string]string {
 		dir := t.TempDir()
-		if _, err := Clone(ctx, c, srv.Config("bucket-c", ""), dir, Options{Store: filepath.Join(t.TempDir(), "s"), Session: session}); err != nil {
+		if _, err := Clone(ctx, c, srv.Config("bucket-c", ""), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: session}); err != nil {
 			t.Fatalf("clone %s: %v", session, err)
 		}
 		return rtTree(t, dir)
@@ -217,7 +190,7 @@ func TestRemoteCaseSessions(t *testing.T) {
 		}
 	}
 	rtSame(t, "Foo, old spelling", clone("Foo"), upStates[4])
-	if v, err := RemoteVerify(ctx, c); err != nil || v.Heads != 2 {
+	if v, err := Verify(ctx, c); err != nil || v.Heads != 2 {
 		t.Fatalf("verify: %+v %v", v, err)
 	}
 }

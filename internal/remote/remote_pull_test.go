@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
 )
@@ -17,7 +17,7 @@ type pullFixture struct {
 	t      *testing.T
 	srv    *s3test.Server
 	c      *s3.Client
-	a, b   *Repo
+	a, b   *turnback.Repo
 	states []map[string]string
 }
 
@@ -26,14 +26,14 @@ func newPullFixture(t *testing.T, bucket string) *pullFixture {
 	ctx := t.Context()
 	a, states, _ := rtSession(t, "s")
 	c := srv.Client(t, bucket, "")
-	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dirB, storeB := t.TempDir(), filepath.Join(t.TempDir(), "store")
-	if _, err := Clone(ctx, c, srv.Config(bucket, ""), dirB, Options{Store: storeB, Session: "s"}); err != nil {
+	if _, err := Clone(ctx, c, srv.Config(bucket, ""), dirB, turnback.Options{Store: storeB, Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(ctx, dirB, Options{Store: storeB, Session: "s"})
+	b, err := turnback.Open(ctx, dirB, turnback.Options{Store: storeB, Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func newPullFixture(t *testing.T, bucket string) *pullFixture {
 
 // stacks describes r's session: its turns oldest first, then "|" and
 // the turns on its redo stack.
-func stacks(t *testing.T, r *Repo) string {
+func stacks(t *testing.T, r *turnback.Repo) string {
 	t.Helper()
 	turns, redo, err := r.Turns(t.Context())
 	if err != nil {
@@ -60,7 +60,7 @@ func stacks(t *testing.T, r *Repo) string {
 	return strings.Join(parts, " ")
 }
 
-func (f *pullFixture) turn(r *Repo, name, data string) {
+func (f *pullFixture) turn(r *turnback.Repo, name, data string) {
 	f.t.Helper()
 	ctx := f.t.Context()
 	if _, err := r.Snap(ctx, ""); err != nil {
@@ -79,21 +79,21 @@ func TestRemotePullKeepsUndo(t *testing.T) {
 	f := newPullFixture(t, "bucket-keep")
 	ctx := t.Context()
 	rtWrite(t, f.b.WorkTree(), "src/turn.txt", []byte("B's edit"))
-	if _, err := f.b.Undo(ctx, 1, UndoOptions{Force: true}); err != nil {
+	if _, err := f.b.Undo(ctx, 1, turnback.UndoOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	before := stacks(t, f.b)
 	if before != "1 2 3 4 | 5" {
 		t.Fatalf("after undo: %s", before)
 	}
-	pr, err := f.b.Pull(ctx, f.c, PullOptions{})
+	pr, err := Pull(ctx, f.b, f.c, PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := stacks(t, f.b); got != before || !pr.NothingNew {
 		t.Fatalf("after pull: %s, %+v", got, pr)
 	}
-	if _, err := f.b.Redo(ctx, 1, RedoOptions{}); err != nil {
+	if _, err := f.b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Redo puts back the state the undo replaced: turn 5's, with B's edit.
@@ -106,34 +106,34 @@ func TestRemotePullKeepsUndo(t *testing.T) {
 }
 
 // TestRemotePullAfterLocalUndo: B undoes turn 5 while A records turn 6
-// and pushes. B's pull is refused (ErrDiverged, saying to redo first),
+// and pushes. B's pull is refused (turnback.ErrDiverged, saying to redo first),
 // changing nothing; after B's redo the pull brings turn 6.
 func TestRemotePullAfterLocalUndo(t *testing.T) {
 	f := newPullFixture(t, "bucket-undo")
 	ctx := t.Context()
-	if _, err := f.b.Undo(ctx, 1, UndoOptions{}); err != nil {
+	if _, err := f.b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.turn(f.a, "six.txt", "six")
-	if _, err := f.a.Push(ctx, f.c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, f.a, f.c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tree := rtTree(t, f.b.WorkTree())
-	_, err := f.b.Pull(ctx, f.c, PullOptions{})
+	_, err := Pull(ctx, f.b, f.c, PullOptions{})
 	const want = "turnback: the local session and the remote's have diverged: session s: turn 5 is undone here, " +
 		"turn 6 is only on the remote; nothing was changed (redo, then pull; or push to replace the remote's " +
 		"session with this one; or clone the remote's into another folder)"
-	if !errors.Is(err, ErrDiverged) || err.Error() != want {
+	if !errors.Is(err, turnback.ErrDiverged) || err.Error() != want {
 		t.Fatalf("pull over a local undo: %v", err)
 	}
 	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
 		t.Fatalf("after a refused pull: %s", got)
 	}
 	rtSame(t, "refused pull", rtTree(t, f.b.WorkTree()), tree)
-	if _, err := f.b.Redo(ctx, 1, RedoOptions{}); err != nil {
+	if _, err := f.b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if pr, err := f.b.Pull(ctx, f.c, PullOptions{}); err != nil || pr.Turns != 6 || pr.NothingNew {
+	if pr, err := Pull(ctx, f.b, f.c, PullOptions{}); err != nil || pr.Turns != 6 || pr.NothingNew {
 		t.Fatalf("pull after redo: %+v %v", pr, err)
 	}
 	if got := stacks(t, f.b); got != "1 2 3 4 5 6 |" {
@@ -148,26 +148,26 @@ func TestRemotePullAfterLocalUndo(t *testing.T) {
 func TestRemotePullRemoteUndo(t *testing.T) {
 	f := newPullFixture(t, "bucket-rundo")
 	ctx := t.Context()
-	if _, err := f.a.Undo(ctx, 1, UndoOptions{}); err != nil {
+	if _, err := f.a.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.a.Push(ctx, f.c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, f.a, f.c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if pr, err := f.b.Pull(ctx, f.c, PullOptions{}); err != nil || pr.NothingNew {
+	if pr, err := Pull(ctx, f.b, f.c, PullOptions{}); err != nil || pr.NothingNew {
 		t.Fatalf("pull of A's undo: %+v %v", pr, err)
 	}
 	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
 		t.Fatalf("after pulling an undo: %s", got)
 	}
 	f.turn(f.b, "b.txt", "B's")
-	if _, err := f.a.Redo(ctx, 1, RedoOptions{}); err != nil {
+	if _, err := f.a.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.a.Push(ctx, f.c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, f.a, f.c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.b.Pull(ctx, f.c, PullOptions{}); !errors.Is(err, ErrDiverged) {
+	if _, err := Pull(ctx, f.b, f.c, PullOptions{}); !errors.Is(err, turnback.ErrDiverged) {
 		t.Fatalf("pull over a new local turn: %v", err)
 	}
 	if got := stacks(t, f.b); got != "1 2 3 4 6 |" {
@@ -185,72 +185,24 @@ func TestRemotePullOwnPush(t *testing.T) {
 	c := srv.Client(t, "bucket-own", "")
 	f := &pullFixture{t: t}
 	for i, step := range []func(){
-		func() { _, _ = a.Undo(ctx, 2, UndoOptions{}) },
-		func() { _, _ = a.Redo(ctx, 1, RedoOptions{}) },
-		func() { _, _ = a.Redo(ctx, 1, RedoOptions{}) },
-		func() { _, _ = a.Undo(ctx, 1, UndoOptions{}) },
+		func() { _, _ = a.Undo(ctx, 2, turnback.UndoOptions{}) },
+		func() { _, _ = a.Redo(ctx, 1, turnback.RedoOptions{}) },
+		func() { _, _ = a.Redo(ctx, 1, turnback.RedoOptions{}) },
+		func() { _, _ = a.Undo(ctx, 1, turnback.UndoOptions{}) },
 		func() { f.turn(a, "x.txt", "x") },
-		func() { _, _ = a.Undo(ctx, 1, UndoOptions{}) },
+		func() { _, _ = a.Undo(ctx, 1, turnback.UndoOptions{}) },
 	} {
-		if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+		if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		step()
 		want := stacks(t, a)
-		pr, err := a.Pull(ctx, c, PullOptions{})
+		pr, err := Pull(ctx, a, c, PullOptions{})
 		if err != nil || !pr.NothingNew {
 			t.Fatalf("step %d: pull of its own push: %+v %v", i, pr, err)
 		}
 		if got := stacks(t, a); got != want {
 			t.Fatalf("step %d: %s after pull, %s before", i, got, want)
 		}
-	}
-}
-
-// TestRemotePullLegacyRecords: session records written before Rev (here:
-// B's, with Rev and Revs taken out) fall back on the turns: B's undo
-// over a remote with nothing B lacks is kept; with a new remote turn the
-// pull is refused.
-func TestRemotePullLegacyRecords(t *testing.T) {
-	f := newPullFixture(t, "bucket-legacy")
-	ctx := t.Context()
-	if _, err := f.b.Undo(ctx, 1, UndoOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	strip := func() {
-		t.Helper()
-		if err := f.b.lock(ctx); err != nil {
-			t.Fatal(err)
-		}
-		defer f.b.unlock()
-		s, err := f.b.loadSession(ctx, "s")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Rev, s.Revs = "", nil
-		if err := f.b.commit(ctx, []cas.Entry{{Key: []byte(prefixSess + "s"), Value: encodeJSON(s)}}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	strip()
-	if pr, err := f.b.Pull(ctx, f.c, PullOptions{}); err != nil || !pr.NothingNew {
-		t.Fatalf("pull: %+v %v", pr, err)
-	}
-	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
-		t.Fatalf("after pull: %s", got)
-	}
-	f.turn(f.a, "six.txt", "six")
-	if _, err := f.a.Push(ctx, f.c, PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.b.Pull(ctx, f.c, PullOptions{}); !errors.Is(err, ErrDiverged) {
-		t.Fatalf("pull: %v", err)
-	}
-	if _, err := f.b.Redo(ctx, 1, RedoOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	strip()
-	if pr, err := f.b.Pull(ctx, f.c, PullOptions{}); err != nil || pr.NothingNew || stacks(t, f.b) != "1 2 3 4 5 6 |" {
-		t.Fatalf("pull after redo: %+v %v %s", pr, err, stacks(t, f.b))
 	}
 }

@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 )
@@ -31,11 +32,11 @@ type StagedPush struct {
 // made and removes), and returns once they are there. Between StagePush
 // and Upload the store may be closed: Upload reads only dir. It talks to
 // the remote to know what it lacks (its packs' indexes).
-func (r *Repo) StagePush(ctx context.Context, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
+func StagePush(ctx context.Context, r *turnback.Repo, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("turnback: push: no staging directory")
 	}
-	return r.stagePush(ctx, c, o, dir)
+	return stagePush(ctx, r, c, o, dir)
 }
 
 // Upload uploads the staged packs (each pack, then its index), then the
