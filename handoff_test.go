@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestHandoffRandom: the handoff of a command's capture to the daemon it
@@ -22,7 +24,7 @@ import (
 // its full walk run). TURNBACK_HANDOFF_SEED reruns one seed.
 func TestHandoffRandom(t *testing.T) {
 	seeds := 12
-	if testing.Short() {
+	if testtier.Short() {
 		seeds = 4
 	}
 	base := uint64(time.Now().UnixNano())

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -179,6 +180,7 @@ func TestAutoWatch(t *testing.T) {
 // file count: the folder is too big to capture within the budget, and
 // once the daemon's first capture is done the hooks cost what changed.
 func TestAutoWatchHookTimeout(t *testing.T) {
+	testtier.Slow(t)
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -250,6 +251,7 @@ func TestDaemonStopsWhenFolderReplaced(t *testing.T) {
 // capture of a 10,000-file tree (cancelled), or after its store was
 // removed (exit 1, saying why).
 func TestDaemonSIGTERM(t *testing.T) {
+	testtier.Slow(t)
 	bin := testBinary(t)
 	t.Run("idle", func(t *testing.T) {
 		base := t.TempDir()

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestHookClaudeTurn: UserPromptSubmit, edits, Stop make one closed turn
@@ -166,6 +168,7 @@ func (e *cliEnv) hkRunClaudeHooks(event string, payload []byte) {
 // TestHookReadmeWalkthrough follows the README as a new user would: the
 // first command literally, then the Claude Code section.
 func TestHookReadmeWalkthrough(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("simulates Claude Code's sh -c hooks")

@@ -4,7 +4,10 @@
 // tests, a few minutes on a small machine. The slow tier adds the
 // real-world tests: real agent clients, crash and kill matrices, large
 // files and Git LFS, S3 against versitygw, daemons in processes, big
-// trees. A slow test calls Slow first; it runs only when the environment
-// variable TURNBACK_TEST_SLOW is set to 1 (.ci/run sets it), and is
-// skipped otherwise, saying why.
+// trees. It runs when the environment variable TURNBACK_TEST_SLOW is 1.
+// .ci/run sets it, so CI runs every test.
+//
+// A slow test calls Slow first: without the switch it is skipped, saying
+// why. A randomized test with a size knob asks Short instead: the fast
+// tier runs its short version, the slow tier its full one.
 package testtier

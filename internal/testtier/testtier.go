@@ -21,3 +21,10 @@ func Slow(t testing.TB) {
 		t.Skipf("slow tier: runs with %s=1 (.ci/run sets it)", Env)
 	}
 }
+
+// Short reports whether a test that has a size knob runs its short
+// version: under go test -short, or when the slow tier is off. The slow
+// tier runs the full version, so no check is lost, only repetitions.
+func Short() bool {
+	return testing.Short() || !Enabled()
+}

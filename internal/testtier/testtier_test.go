@@ -38,3 +38,14 @@ func TestSlowSkips(t *testing.T) {
 		t.Fatal("Slow skipped with the slow tier on")
 	}
 }
+
+func TestShort(t *testing.T) {
+	t.Setenv(Env, "")
+	if !Short() {
+		t.Error("Short() = false with the slow tier off")
+	}
+	t.Setenv(Env, "1")
+	if Short() != testing.Short() {
+		t.Errorf("Short() = %v with the slow tier on, want testing.Short() = %v", Short(), testing.Short())
+	}
+}
