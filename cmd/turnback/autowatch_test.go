@@ -55,6 +55,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // a recent failure (watch.failed) and a bad value start none; the
 // daemon stops when its folder is removed.
 func TestAutoWatch(t *testing.T) {
+	testtier.Slow(t)
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}

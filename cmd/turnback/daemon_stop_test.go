@@ -166,6 +166,7 @@ func detachDaemon(t *testing.T, wt, store string, args ...string) int {
 // exits 1 saying why, and never writes into a directory that took the
 // store's place.
 func TestDaemonStopsWhenStoreGoes(t *testing.T) {
+	testtier.Slow(t)
 	for _, tc := range []struct {
 		name string
 		act  func(t *testing.T, base, wt, store string)
@@ -364,6 +365,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 // TestDaemonIdleDespiteChanges: the idle timeout counts commands, not
 // changes: a folder written every 100 ms still lets its daemon go.
 func TestDaemonIdleDespiteChanges(t *testing.T) {
+	testtier.Slow(t)
 	base := t.TempDir()
 	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
 	writeTree(t, wt, map[string]string{"a": "1\n"})
@@ -409,6 +411,7 @@ func TestDaemonIdleDespiteChanges(t *testing.T) {
 // TestDaemonsOfRemovedFolders: 20 folders with their stores beside them,
 // each with a detached daemon, removed at once: no daemon survives.
 func TestDaemonsOfRemovedFolders(t *testing.T) {
+	testtier.Slow(t)
 	base := t.TempDir()
 	var pids []int
 	for i := range 20 {

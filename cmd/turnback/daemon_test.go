@@ -301,6 +301,7 @@ func listTree(root string) string {
 // the watcher drop events; the next snap walks everything, says so, and
 // is still exact.
 func TestDaemonOverflow(t *testing.T) {
+	testtier.Slow(t)
 	w := newDaemonWorld(t, "--queue-size=1")
 	if err := os.MkdirAll(filepath.Join(w.wt, "flood"), 0o755); err != nil {
 		t.Fatal(err)
