@@ -12,16 +12,18 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestRaceEditsDuringRestores is the promise that an edit made while an
 // undo, redo or restore runs is never lost, through the binary, with and
 // without a watch daemon: a goroutine rewrites random files of a 60-file
 // turn at random moments while 110 undos, redos and restores per mode run
-// (with and without --force). After each command, the last edit of every
-// path it touched must still be in its file, or else in the checkpoint
-// the command printed (read back from the store at the end), and a
-// command that reported a conflict must have left every edit in place.
+// (30 in the fast tier), with and without --force. After each command,
+// the last edit of every path it touched must still be in its file, or
+// else in the checkpoint the command printed (read back from the store
+// at the end), and a command that reported a conflict must have left
+// every edit in place.
 //
 // The editor writes the way editors that save atomically do (a complete
 // file renamed over the path), so an edit is one instant: before or after
@@ -30,6 +32,10 @@ import (
 // file: restore/doc.go, "What remains".)
 func TestRaceEditsDuringRestores(t *testing.T) {
 	t.Parallel()
+	commands := 110
+	if testtier.Short() {
+		commands = 30
+	}
 	for _, daemon := range []bool{false, true} {
 		name := "cli"
 		if daemon {
@@ -37,7 +43,7 @@ func TestRaceEditsDuringRestores(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			raceRun(t, daemon, 110, 60)
+			raceRun(t, daemon, commands, 60)
 		})
 	}
 }
