@@ -221,8 +221,8 @@ func claudeRealTurn(t *testing.T, e *cliEnv, claude, base string) string {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, claudeRealPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, claudeRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	return doc.Session
@@ -264,7 +264,7 @@ func TestClaudeRealSlashUndo(t *testing.T) {
 	if doc := e.log(""); len(doc.Turns) != 1 {
 		t.Errorf("/undo made a turn: %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log after /undo:\n%s", s)
 	}
 

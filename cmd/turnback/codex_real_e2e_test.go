@@ -185,8 +185,8 @@ func TestCodexRealTurn(t *testing.T) {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, codexRealPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, codexRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")

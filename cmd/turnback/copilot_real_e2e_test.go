@@ -73,7 +73,7 @@ func TestCopilotRealTurn(t *testing.T) {
 	if len(doc.Turns) != 1 || doc.Turns[0].Message != qwenRealPrompt || doc.Turns[0].Open || doc.Turns[0].Added != 1 {
 		t.Fatalf("want one closed turn adding hello.txt, got %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")

@@ -207,8 +207,8 @@ func TestGeminiRealTurn(t *testing.T) {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, geminiRealPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, geminiRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")
@@ -238,7 +238,7 @@ func TestGeminiRealSlashUndo(t *testing.T) {
 	if doc := e.log(geminiRealSession); len(doc.Turns) != 1 || !doc.Turns[0].Undone {
 		t.Errorf("want the one turn, undone, and none for /undo: %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log after /undo:\n%s", s)
 	}
 	reqs := model.received()[before:]

@@ -487,11 +487,11 @@ func TestLargeGitStale(t *testing.T) {
 // jsonIncomplete runs a restoring command with --json, wants exit 5 ("done,
 // but incomplete") with "incomplete": true, and returns its strictly
 // parsed document.
-func (e *cliEnv) jsonIncomplete(args ...string) ueDoc {
+func (e *cliEnv) jsonIncomplete(args ...string) restoreDoc {
 	e.t.Helper()
 	r := e.expect(exitIncomplete, append([]string{"--json"}, args...)...)
 	if !strings.Contains(r.stdout, `"incomplete": true`) {
 		e.t.Fatalf("exit 5 without \"incomplete\": true: %v", r)
 	}
-	return ueParseDoc(e.t, r, true)
+	return parseRestoreDoc(e.t, r, true)
 }

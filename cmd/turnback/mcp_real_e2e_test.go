@@ -37,7 +37,7 @@ func mcpRealList(t *testing.T, e *cliEnv, prog string, env ...string) string {
 func TestMCPRealClaude(t *testing.T) {
 	claude := claudeRealProgram(t)
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".mcp.json", "{\n  \"mcpServers\": {}\n}\n")
 	e.ok("init", "--claude", "--mcp")
 	cliWriteFile(t, filepath.Join(e.home, ".claude", "settings.json"), []byte(`{"enabledMcpjsonServers": ["turnback"]}`))
@@ -53,7 +53,7 @@ func TestMCPRealClaude(t *testing.T) {
 func TestMCPRealGemini(t *testing.T) {
 	gemini := geminiRealProgram(t)
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".gemini/settings.json", "{\n  // the team's\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"true\"}\n  }\n}\n")
 	e.ok("init", "--gemini", "--mcp")
 	out := mcpRealList(t, e, gemini, "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true", "NO_BROWSER=1", "GEMINI_API_KEY=dummy")
@@ -67,7 +67,7 @@ func TestMCPRealGemini(t *testing.T) {
 func TestMCPRealCodex(t *testing.T) {
 	codex := codexRealProgram(t)
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".codex/config.toml", "[mcp_servers.docs]\ncommand = \"true\"\n")
 	e.ok("init", "--codex", "--mcp")
 	cliWriteFile(t, filepath.Join(e.home, ".codex", "config.toml"), fmt.Appendf(nil, "[projects.%q]\ntrust_level = \"trusted\"\n", e.dir))

@@ -192,8 +192,8 @@ func TestQwenRealTurn(t *testing.T) {
 		t.Errorf("the model was asked %d times; want the prompt and the tool result", n)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, qwenRealPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, qwenRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")

@@ -77,7 +77,7 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 	}
 	after := e.snapID("end")
 	if daemon {
-		e.ueDaemon()
+		e.startWatchDaemon()
 	}
 	tmp := filepath.Join(filepath.Dir(e.dir), "editor")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
@@ -220,9 +220,9 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 	}
 }
 
-// ueDaemon starts a watch daemon on the env's work tree, stopped when the
+// startWatchDaemon starts a watch daemon on the env's work tree, stopped when the
 // test ends.
-func (e *cliEnv) ueDaemon() {
+func (e *cliEnv) startWatchDaemon() {
 	e.t.Helper()
 	r := e.ok("watch", "--detach", "--idle-timeout", "10m")
 	if !strings.HasPrefix(r.stdout, "watching ") {
