@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestHandoffRandom: the handoff of a command's capture to the daemon it
@@ -24,7 +22,7 @@ import (
 // its full walk run). TURNBACK_HANDOFF_SEED reruns one seed.
 func TestHandoffRandom(t *testing.T) {
 	seeds := 12
-	if testtier.Short() {
+	if testing.Short() {
 		seeds = 4
 	}
 	base := uint64(time.Now().UnixNano())
