@@ -79,9 +79,9 @@ func TestHookEndSaysIgnoredChanged(t *testing.T) {
 	e.write(".gitignore", "*.log\n")
 	e.write("a.log", "one\n")
 	e.write("main.go", "package main\n")
-	e.hook("claude", hkPayload(t, "claude_user_prompt_submit.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_user_prompt_submit.json", e.dir), 0)
 	e.write("a.log", "one\ntwo\n")
-	r := e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0)
+	r := e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
 	want := "turnback: turn 1 changed only ignored paths: a.log (ignored by .gitignore line 1: *.log); nothing to undo for it\n"
 	if r.stderr != want {
 		t.Errorf("end hook stderr:\n%q\nwant\n%q", r.stderr, want)

@@ -72,7 +72,7 @@ func TestUndoKeepsEvidenceSkippedDirs(t *testing.T) {
 			left: []string{"build"},
 		},
 	}
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, c := range cases {
 		for _, how := range []string{"undo", "restore"} {
 			g.run(c.name+"/"+how, func(t *testing.T) {
