@@ -399,7 +399,7 @@ func (m *Matcher) Ignored(rel string, isDir bool) bool {
 func (m *Matcher) Judge(rel string, isDir bool) Verdict {
 	rel = strings.TrimRight(rel, "/")
 	name := rel[strings.LastIndexByte(rel, '/')+1:]
-	if name == ".git" {
+	if isDotGit(name) {
 		return Verdict{Ignored: true, Source: SourceGit}
 	}
 	for f := m; f != nil; f = f.parent {
