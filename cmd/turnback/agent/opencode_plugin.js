@@ -35,7 +35,7 @@ export const TurnbackPlugin = async ({ client, directory }) => {
       r = { error: e }
     }
     if (r.error) {
-      const msg = `turnback: cannot run ${BIN} (${r.error.code || r.error.message}): this turn is not recorded`
+      const msg = `turnback: cannot run ${BIN} (${r.error.code || r.error.message}): turns are not recorded; install turnback or remove the plugin turnback.js`
       if (!warned) console.error(msg)
       warned = true
       log("warn", msg)
