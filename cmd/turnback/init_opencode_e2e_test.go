@@ -7,6 +7,7 @@ package main
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,38 @@ func TestInitOpenCodeNotOurs(t *testing.T) {
 	e.same("after init --remove", before)
 	if _, err := os.Stat(e.path(".opencode/commands")); !os.IsNotExist(err) {
 		t.Errorf(".opencode/commands: %v", err)
+	}
+}
+
+// TestInitOpenCodeGlobal: --global writes the plugin and the commands
+// into OpenCode's user config folder, ~/.config/opencode, or
+// $XDG_CONFIG_HOME/opencode when that is set, not into the folder; and
+// --remove --global takes them out with the folders init made.
+func TestInitOpenCodeGlobal(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	xdgConfig := filepath.Join(e.base, "config")
+	for _, c := range []struct {
+		extra []string
+		root  string // OpenCode's user config folder
+	}{
+		{nil, filepath.Join(e.home, ".config", "opencode")},
+		{[]string{"XDG_CONFIG_HOME=" + xdgConfig}, filepath.Join(xdgConfig, "opencode")},
+	} {
+		e.extra = c.extra
+		home := readTree(t, e.home)
+		r := e.ok("init", "--opencode", "--global")
+		plugin := filepath.Join(c.root, "plugins", "turnback.js")
+		if !strings.Contains(r.stdout, plugin) || !strings.Contains(r.stdout, filepath.Join(c.root, "commands", "tb-undo.md")) {
+			t.Errorf("init --opencode --global (%v):\n%s", c.extra, r)
+		}
+		if ents, _ := os.ReadDir(e.dir); len(ents) != 0 {
+			t.Errorf("--global wrote into the folder: %v", ents)
+		}
+		e.ok("init", "--opencode", "--global", "--remove")
+		if _, err := os.Stat(c.root); !os.IsNotExist(err) {
+			t.Errorf("--remove --global left %s (%v)", c.root, err)
+		}
+		sameTree(t, "home after init and --remove", readTree(t, e.home), home)
 	}
 }

@@ -6,19 +6,33 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 )
 
 // A plugin file is the whole of what init writes for an agent that
 // runs no hook commands (Agent.plugin): init writes it, or rewrites it
 // when it is turnback's but differs (another binary); removal deletes
 // it. A file of that name without commandMark is the user's and is
-// never touched. The file notes the folders init made for it
-// (pluginMade: its folder; pluginMadeAbove: the one above too), and
-// removal deletes those when it leaves them empty, never others.
-const (
-	pluginMade      = "// turnback init made this folder\n"
-	pluginMadeAbove = "// turnback init made the folder above it too\n"
-)
+// never touched. The file notes how many folders init made for it, its
+// own and those above (madeLine), and removal deletes those when it
+// leaves them empty, never others.
+
+// madeLine is the line that notes n folders init made.
+func madeLine(n int) string { return fmt.Sprintf("// turnback init made %d folders for it\n", n) }
+
+// madeRe finds madeLine in a plugin file.
+var madeRe = regexp.MustCompile(`(?m)^// turnback init made ([0-9]+) folders for it\n`)
+
+// made is the number of folders the plugin file data notes.
+func made(data []byte) int {
+	m := madeRe.FindSubmatch(data)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
 
 // ErrNotOurs: a file init would write is there and is not turnback's.
 var ErrNotOurs = errors.New("turnback init: not turnback's")
@@ -32,43 +46,38 @@ func (a *Agent) installPlugin(path, command string) (bool, error) {
 	case err == nil && !bytes.Contains(old, []byte(commandMark)):
 		return false, fmt.Errorf("%w: %s was not written by turnback init; it was left untouched (move it away and run init again)", ErrNotOurs, path)
 	case err == nil:
-		body := bytes.ReplaceAll(bytes.ReplaceAll(old, []byte(pluginMade), nil), []byte(pluginMadeAbove), nil)
-		if bytes.Equal(body, data) {
+		n := made(old)
+		if bytes.Equal(madeRe.ReplaceAll(old, nil), data) {
 			return false, nil
 		}
 		fi, err := os.Stat(path)
 		if err != nil {
 			return false, fmt.Errorf("turnback init: %w", err)
 		}
-		return true, writeAtomic(path, withMarks(data, old), fi.Mode().Perm())
+		return true, writeAtomic(path, withMade(data, n), fi.Mode().Perm())
 	case !errors.Is(err, os.ErrNotExist):
 		return false, fmt.Errorf("turnback init: %w", err)
 	}
-	var marks []byte
-	dir := filepath.Dir(path)
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		marks = append(marks, pluginMade...)
-		if _, err := os.Lstat(filepath.Dir(dir)); errors.Is(err, os.ErrNotExist) {
-			marks = append(marks, pluginMadeAbove...)
+	n := 0
+	for dir := filepath.Dir(path); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+			break
 		}
+		n++
 	}
-	if err := writeNew(path, withMarks(data, marks)); err != nil {
+	if err := writeNew(path, withMade(data, n)); err != nil {
 		return false, fmt.Errorf("turnback init: %w", err)
 	}
 	return true, nil
 }
 
-// withMarks is data with the folder marks found in old after its first
-// line.
-func withMarks(data, old []byte) []byte {
-	var marks []byte
-	for _, m := range []string{pluginMade, pluginMadeAbove} {
-		if bytes.Contains(old, []byte(m)) {
-			marks = append(marks, m...)
-		}
+// withMade is data with madeLine(n) after its first line (none for 0).
+func withMade(data []byte, n int) []byte {
+	if n == 0 {
+		return data
 	}
 	i := bytes.IndexByte(data, '\n') + 1
-	return append(append(append([]byte{}, data[:i]...), marks...), data[i:]...)
+	return append(append(append([]byte{}, data[:i]...), madeLine(n)...), data[i:]...)
 }
 
 // uninstallPlugin deletes the plugin at path if it is turnback's, and
@@ -84,9 +93,7 @@ func (a *Agent) uninstallPlugin(path string) (changed, deleted bool, err error) 
 	if err != nil {
 		return false, false, fmt.Errorf("turnback init: %w", err)
 	}
-	dir := filepath.Dir(path)
-	if bytes.Contains(old, []byte(pluginMade)) && os.Remove(dir) == nil && bytes.Contains(old, []byte(pluginMadeAbove)) {
-		os.Remove(filepath.Dir(dir)) // only if empty
+	for dir, n := filepath.Dir(path), made(old); n > 0 && os.Remove(dir) == nil; dir, n = filepath.Dir(dir), n-1 {
 	}
 	return true, true, nil
 }
