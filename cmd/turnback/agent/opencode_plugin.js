@@ -22,13 +22,15 @@ export const TurnbackPlugin = async ({ client, directory }) => {
   // hook runs turnback's hook for one event, synchronously: "opencode
   // run" exits right after the session goes idle, without waiting for a
   // plugin. It returns the text turnback gives the model ("" for none).
-  const hook = (name, fields) => {
+  // A snap or end gives up by itself after 5 s (TURNBACK_HOOK_TIMEOUT);
+  // an undo is never cut short.
+  const hook = (name, fields, timeout = 60000) => {
     let r
     try {
       r = spawnSync(BIN, ["hook", "opencode"], {
         input: JSON.stringify({ hook_event_name: name, cwd: directory, ...fields }),
         encoding: "utf8",
-        timeout: 30000,
+        timeout,
         maxBuffer: 16 << 20,
       })
     } catch (e) {
@@ -56,14 +58,16 @@ export const TurnbackPlugin = async ({ client, directory }) => {
     },
     "command.execute.before": async (input, output) => {
       if (!COMMANDS.includes(input.command)) return
-      const text = hook("command.execute.before", { input }) || `turnback did not run /${input.command}: see OpenCode's log`
+      const text = hook("command.execute.before", { input }, 0) || `turnback did not run /${input.command}: see OpenCode's log`
       // Turnback's report replaces the command's text: you see it, and so
       // does the model. The mark keeps chat.message from making a turn.
       output.parts.splice(0, output.parts.length, { type: "text", text, metadata: { turnback: input.command } })
     },
     "chat.message": async (input, output) => {
       if (children.has(input.sessionID)) return
-      const parts = output.parts.filter((p) => p.type === "text")
+      // The text parts, each cut to 4096 characters: OpenCode puts an
+      // attached file's content in one, and a snap keeps one line.
+      const parts = output.parts.filter((p) => p.type === "text").map((p) => ({ ...p, text: String(p.text).slice(0, 4096) }))
       const text = hook("chat.message", { input, output: { message: output.message, parts } })
       const last = output.parts[output.parts.length - 1]
       if (text && last) {
