@@ -135,3 +135,39 @@ func TestOpenCodePlugin(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOpenCodePayload: any input parses without panicking; only a
+// JSON object is accepted; a Run is one of turnback's commands, whose
+// prompt OwnCommand reads back; only chat.message snaps and only
+// session.idle ends.
+func FuzzOpenCodePayload(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "hooks", "opencode_*.json"))
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"hook_event_name":"command.execute.before","input":{"command":"tb-undo","arguments":"2 --force\n/redo"}}`))
+	f.Add([]byte(`{"hook_event_name":"chat.message","output":{"parts":[{"type":"text","text":"a\nb","metadata":{"turnback":null}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := opencode.Parse(data)
+		if err != nil {
+			return
+		}
+		switch ev.Action {
+		case Run:
+			name, _, ok := OwnCommand(ev.Prompt)
+			if !ok || ev.Name != "command.execute.before" || !strings.Contains(string(data), opencodePrefix+name) {
+				t.Fatalf("Run of %q from %q", ev.Prompt, data)
+			}
+		case Snap:
+			if ev.Name != "chat.message" {
+				t.Fatalf("Snap %+v from %q", ev, data)
+			}
+		case End:
+			if ev.Name != "session.idle" {
+				t.Fatalf("End %+v from %q", ev, data)
+			}
+		}
+	})
+}
