@@ -38,7 +38,12 @@ export const TurnbackPlugin = async ({ client, directory }) => {
     }
     if (r.error) {
       const msg = `turnback: cannot run ${BIN} (${r.error.code || r.error.message}): turns are not recorded; install turnback or remove the plugin turnback.js`
-      if (!warned) console.error(msg)
+      if (!warned) {
+        console.error(msg)
+        try {
+          client.tui.showToast({ body: { message: msg, variant: "warning" } }).catch(() => {})
+        } catch {}
+      }
       warned = true
       log("warn", msg)
       return ""
