@@ -19,6 +19,9 @@ func (a *Agent) RunOutput(ev Event, code int, output string) string {
 		return string(b) + "\n"
 	}
 	name, args, _ := OwnCommand(ev.Prompt)
+	if a.runText != nil {
+		return string(Output(ev.Name, a.runText(name, args, code, output)))
+	}
 	text := fmt.Sprintf("turnback %s (exit code %d):\n%s\n\n%s", strings.Join(CommandArgs(name, args), " "), code, output, commandAsk(name))
 	return string(Output(ev.Name, text))
 }
