@@ -116,7 +116,7 @@ func (m *ocrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	m.requests = append(m.requests, string(body))
 	m.mu.Unlock()
-	var req ccrRequest
+	var req claudeRealRequest
 	_ = json.Unmarshal(body, &req)
 	hasWrite := false
 	for _, tool := range req.Tools {
@@ -268,11 +268,11 @@ func ocrTurn(t *testing.T, e *cliEnv, oc, base string) string {
 		t.Errorf("OpenCode did not install its plugin package from the stand-in: %v", err)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, ocrPrompt, 1, 0, 0)
+	oneEndedTurn(t, doc, ocrPrompt, 1, 0, 0)
 	if !strings.HasPrefix(doc.Session, "ses_") {
 		t.Errorf("the turn is in session %q; want OpenCode's", doc.Session)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	return doc.Session
@@ -304,7 +304,7 @@ func TestOpenCodeRealTurn(t *testing.T) {
 	e, _, base := ocrSetup(t)
 	ocrTurn(t, e, oc, base)
 	e.ok("undo")
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 }
 
 // TestOpenCodeRealSlashUndo: in the same conversation (--session),
@@ -321,11 +321,11 @@ func TestOpenCodeRealSlashUndo(t *testing.T) {
 
 	before := len(model.received())
 	ocrRun(t, e, oc, base, "--session", sid, "--command", "tb-undo")
-	ccrGone(t, e, "/tb-undo")
+	realTurnGone(t, e, "/tb-undo")
 	if doc := e.log(sid); len(doc.Turns) != 1 || !doc.Turns[0].Undone {
 		t.Errorf("want the one turn, undone, and none for /tb-undo: %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log after /tb-undo:\n%s", s)
 	}
 	if reqs, ok := ocrAfter(model, before, `turnback undo (/tb-undo), exit code 0:\nundid 1 turn`, "D hello.txt", "/tb-redo puts the files back"); !ok {
