@@ -349,8 +349,9 @@ func (m *Model) selectCmd() tea.Cmd {
 	r := m.rows[m.cur]
 	key := m.rowKey(r)
 	if key != m.want {
-		m.want, m.pcur, m.ptop = key, 0, 0
+		m.want, m.ptop = key, 0
 		clear(m.toggled)
+		m.pcur = firstFile(m.pathRows())
 		m.pathsChanged()
 	}
 	if r.kind == rowSession || m.turns[key] != nil {
