@@ -136,12 +136,6 @@ func loadTimeline(ctx context.Context, f *Folder, names []string) (*timeline, er
 			if sd.turns, sd.redo, err = view.Turns(ctx); err != nil {
 				return err
 			}
-			if !tl.served {
-				all := append(append([]*turnback.Turn{}, sd.turns...), sd.redo...)
-				if sd.lost, err = view.UnprotectedChanges(ctx, all); err != nil {
-					return err
-				}
-			}
 			tl.sessions = append(tl.sessions, sd)
 		}
 		cps, err := repo.Checkpoints(ctx)
@@ -160,4 +154,29 @@ func viewOptions(f *Folder, repo *turnback.Repo, session string) turnback.Option
 	o := f.Options
 	o.Session, o.Access = session, turnback.AccessRead
 	return o
+}
+
+// loadLost finds, per session and turn of tl, the changes an undo
+// cannot revert (Repo.UnprotectedChanges: it reads every turn's trees,
+// so the timeline is shown first and its marks follow). A daemon does
+// not run it for others: none for a served folder.
+func loadLost(ctx context.Context, f *Folder, tl *timeline) (map[string]map[int][]string, error) {
+	out := map[string]map[int][]string{}
+	err := f.read(ctx, turnback.DefaultSession, func(repo *turnback.Repo) error {
+		if repo.Served() {
+			return nil
+		}
+		for _, s := range tl.sessions {
+			view, err := repo.View(viewOptions(f, repo, s.info.Name))
+			if err != nil {
+				return err
+			}
+			all := append(append([]*turnback.Turn{}, s.turns...), s.redo...)
+			if out[s.info.Name], err = view.UnprotectedChanges(ctx, all); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
 }

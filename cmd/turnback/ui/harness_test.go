@@ -31,6 +31,7 @@ type world struct {
 	store string
 	clock time.Time
 	m     *Model
+	limit int64 // the size limit (0: the default)
 }
 
 func newWorld(t *testing.T) *world {
@@ -48,7 +49,7 @@ func newWorld(t *testing.T) *world {
 }
 
 func (w *world) opts() turnback.Options {
-	return turnback.Options{Store: w.store, LockWait: -1, KeepTurns: -1, KeepAge: -1,
+	return turnback.Options{Store: w.store, LockWait: -1, KeepTurns: -1, KeepAge: -1, SizeLimit: w.limit,
 		Now: func() time.Time { return w.clock }}
 }
 

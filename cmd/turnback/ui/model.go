@@ -122,6 +122,10 @@ type (
 		key  string
 		data *turnData
 	}
+	lostMsg struct {
+		tl   *timeline
+		lost map[string]map[int][]string
+	}
 	tickMsg struct{}
 	planMsg struct {
 		a   action
@@ -187,6 +191,21 @@ func probe(ctx context.Context, f *Folder, served bool) (string, error) {
 	return out, err
 }
 
+// lostCmd loads the unprotected marks of tl's turns (see loadLost).
+func (m *Model) lostCmd(tl *timeline) tea.Cmd {
+	if tl.served {
+		return nil
+	}
+	f, ctx := m.cfg.Folder, m.ctx
+	return func() tea.Msg {
+		lost, err := loadLost(ctx, f, tl)
+		if err != nil {
+			return nil // the marks only; the timeline stands
+		}
+		return lostMsg{tl: tl, lost: lost}
+	}
+}
+
 func (m *Model) probeCmd() tea.Cmd {
 	f, ctx, served := m.cfg.Folder, m.ctx, m.served()
 	return func() tea.Msg {
@@ -229,7 +248,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.loadErr = ""
 		m.setTimeline(msg.tl)
-		return m, m.selectCmd()
+		return m, tea.Batch(m.selectCmd(), m.lostCmd(msg.tl))
+	case lostMsg:
+		if msg.tl == m.tl && msg.lost != nil {
+			for i := range m.tl.sessions {
+				m.tl.sessions[i].lost = msg.lost[m.tl.sessions[i].info.Name]
+			}
+			m.rebuildRows()
+			clear(m.turns) // their unprotected paths too
+			m.diffKey = ""
+			return m, m.selectCmd()
+		}
+		return m, nil
 	case probedMsg:
 		if msg.err == nil && msg.probe != m.probe && !m.loading {
 			return m, m.loadCmd()

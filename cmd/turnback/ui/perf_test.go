@@ -52,6 +52,24 @@ func TestOpenTimeLargeStore(t *testing.T) {
 
 	for try := 0; try < 3; try++ {
 		f := &Folder{WorkTree: w.dir, Options: w.opts()}
+		var parts []string
+		step := func(what string, fn func(r *turnback.Repo) error) {
+			start := time.Now()
+			if err := f.read(ctx, "default", fn); err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, fmt.Sprintf("%s %v", what, time.Since(start).Round(time.Millisecond)))
+		}
+		var turns []*turnback.Turn
+		step("open+close", func(r *turnback.Repo) error { return nil })
+		step("sessions", func(r *turnback.Repo) error { _, err := r.Sessions(ctx); return err })
+		step("turns", func(r *turnback.Repo) error { var err error; turns, _, err = r.Turns(ctx); return err })
+		step("unprotected", func(r *turnback.Repo) error { _, err := r.UnprotectedChanges(ctx, turns); return err })
+		step("checkpoints", func(r *turnback.Repo) error { _, err := r.Checkpoints(ctx); return err })
+		t.Logf("parts (each opens the store): %s", strings.Join(parts, ", "))
+	}
+	for try := 0; try < 3; try++ {
+		f := &Folder{WorkTree: w.dir, Options: w.opts()}
 		start := time.Now()
 		session, _, err := Pick(ctx, f, "")
 		if err != nil {
