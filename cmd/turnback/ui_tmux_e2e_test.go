@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,20 @@ func (u *tmuxUI) waitFor(texts ...string) string {
 		if time.Now().After(deadline) {
 			stderr, _ := os.ReadFile(filepath.Join(u.e.base, "ui.stderr"))
 			u.t.Fatalf("the screen never showed %q:\n%s\nstderr: %s", texts, s, stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitMatch polls the screen until a line of it matches the regular
+// expression re.
+func (u *tmuxUI) waitMatch(re string) {
+	u.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(15 * time.Second)
+	for !rx.MatchString(u.screen()) {
+		if time.Now().After(deadline) {
+			u.t.Fatalf("no line of the screen matches %q:\n%s", re, u.screen())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -285,4 +300,38 @@ func TestUINeedsTerminal(t *testing.T) {
 	if ents, _ := os.ReadDir(e.xdg); len(ents) != 0 {
 		t.Errorf("a store was created: %v", ents)
 	}
+}
+
+// TestUITmuxLive: while a watch daemon serves the folder, a turn ended
+// in another terminal shows within a second or two, and the user's own
+// edit shows in the working tree row; an undo from the UI runs in the
+// daemon.
+func TestUITmuxLive(t *testing.T) {
+	e := newCLI(t, "work")
+	uiHistory(e)
+	e.ok("watch", "--detach")
+	t.Cleanup(func() { e.run("watch", "--stop") })
+	u := startUI(t, e)
+	u.waitFor("live (daemon)", "write the docs")
+	e.ok("snap", "-m", "an agent elsewhere")
+	e.write("agent.txt", "x\n")
+	e.ok("end")
+	start := time.Now()
+	u.waitFor("an agent elsewhere")
+	t.Logf("the new turn showed %v after its end returned", time.Since(start).Round(10*time.Millisecond))
+	e.write("mine.txt", "mine\n")
+	u.waitMatch(`working tree +\+1 ~0 -0`)
+	u.keys("g", "j", "j")
+	u.waitFor("turn 4 · session default")
+	u.keys("u")
+	u.waitFor("remove       agent.txt", "Apply? y/n")
+	u.keys("y")
+	u.waitFor("undid 1 turn: 1 removed")
+	if _, err := os.Stat(e.path("agent.txt")); !os.IsNotExist(err) {
+		t.Errorf("agent.txt: %v, want it removed", err)
+	}
+	if got := string(e.read("mine.txt")); got != "mine\n" {
+		t.Errorf("mine.txt = %q, want the user's edit kept", got)
+	}
+	u.quit()
 }
