@@ -3,7 +3,8 @@ package main
 // turnback ui in a real terminal: tmux runs the built binary, the tests
 // send keys and read the screen (capture-pane), and check the folder's
 // bytes after each step. Each wait polls the screen until the text
-// expected shows, with a deadline; no fixed sleeps.
+// expected shows, with a deadline; no fixed sleeps. They run in the slow
+// tier (TURNBACK_TEST_SLOW=1, as .ci/run sets it).
 
 import (
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // tmuxUI is turnback ui running in a private tmux server.
@@ -30,6 +32,7 @@ type tmuxUI struct {
 // window and waits for its first frame.
 func startUI(t *testing.T, e *cliEnv, args ...string) *tmuxUI {
 	t.Helper()
+	testtier.Slow(t) // a real terminal: the slow tier
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it)")
 	}
@@ -190,6 +193,7 @@ func uiTree(t *testing.T, dir string) string {
 // (n first: nothing changes), undo one path, the checkpoints and a
 // restore of one, quit; the folder's bytes after each.
 func TestUITmux(t *testing.T) {
+	testtier.Slow(t)
 	e := newCLI(t, "work")
 	uiHistory(e)
 	start := uiTree(t, e.dir)
@@ -264,6 +268,7 @@ func TestUITmux(t *testing.T) {
 // TestUITmuxConflictMerge: an undo over an edit made since the turn is
 // a conflict on screen with its choices; m merges, keeping the edit.
 func TestUITmuxConflictMerge(t *testing.T) {
+	testtier.Slow(t)
 	e := newCLI(t, "work")
 	uiHistory(e)
 	e.write("notes.md", "ONE\ntwo\nthree\nfour\n")
@@ -307,6 +312,7 @@ func TestUINeedsTerminal(t *testing.T) {
 // edit shows in the working tree row; an undo from the UI runs in the
 // daemon.
 func TestUITmuxLive(t *testing.T) {
+	testtier.Slow(t)
 	e := newCLI(t, "work")
 	uiHistory(e)
 	e.ok("watch", "--detach")
