@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // history makes the fixture's three turns in session default: a Go
@@ -229,4 +231,25 @@ func TestFramesEmpty(t *testing.T) {
 	w.golden("empty")
 	w.keys("u", "r", "c")
 	w.golden("empty-checkpoints")
+}
+
+// TestFramesMouse: the wheel scrolls the pane under the pointer, a
+// click selects the row under it.
+func TestFramesMouse(t *testing.T) {
+	w := newWorld(t)
+	history(w)
+	w.open(80, 24, false)
+	w.send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 3, Y: 5}) // turn 1
+	w.golden("mouse-click-turn")
+	if r := w.m.rows[w.m.cur]; r.kind != rowTurn || r.turn.N != 1 {
+		t.Fatalf("the click selected %+v, want turn 1", r)
+	}
+	w.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp, X: 3, Y: 5})
+	if w.m.cur != 4 || w.m.top != 0 {
+		t.Errorf("wheel up at the top: cur %d top %d", w.m.cur, w.m.top)
+	}
+	w.send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 50, Y: 5}) // a path
+	if w.m.focus != panePaths {
+		t.Errorf("a click on the paths left focus %d", w.m.focus)
+	}
 }
