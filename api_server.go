@@ -44,6 +44,7 @@ var apiRoutes = []apiRoute{
 	{"POST", "/v1/sessions/{session}/redo", (*apiServer).redo},
 	{"GET", "/v1/sessions/{session}/turns", (*apiServer).turns},
 	{"GET", "/v1/sessions", (*apiServer).sessions},
+	{"GET", "/v1/checkpoints", (*apiServer).checkpointList},
 	{"POST", "/v1/restore", (*apiServer).restore},
 	{"GET", "/v1/status", (*apiServer).status},
 	{"GET", "/v1/diff", (*apiServer).diff},
