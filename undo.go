@@ -84,6 +84,9 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if o.DryRun {
 			return &RestoreResult{Nothing: true, DryRun: &Preview{}}, nil
 		}
+		if closed == nil { // the session is as stored, or has no record: none is made
+			return &RestoreResult{Nothing: true}, nil
+		}
 		if err := r.commit(ctx, append(writes, sessionEntry(sess)), deletes); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
@@ -96,6 +97,10 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 			if r.Turns > 0 {
 				termout.Restore(g.stdout, verb, r)
 			}
+			if g.own != "" {
+				agent.Conflict(g.stdout, g.own, g.args, r)
+				return reported{err}
+			}
 			termout.Conflicts(g.stderr, r)
 		}
 		return codedError{exitConflict, docError{err, termout.RestoreDoc(r)}}
@@ -114,6 +119,9 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		return nil
 	}
 	g.print(termout.RestoreDoc(res), func() { termout.Restore(g.stdout, verb, res) })
+	if g.own != "" && res.DryRun == nil {
+		fmt.Fprintln(g.stdout, agent.Done(g.own))
+	}
 	return incomplete(res)
 }
 

@@ -47,6 +47,7 @@ type globals struct {
 	local  *autowatch.Local // set when this process opened the store itself
 	agent  string           // the hook's agent (turnback.Options.Agent)
 	noted  bool             // the "using session" note was printed
+	own    string           // the agent's own command run (inagent.go): "undo", "redo", "turns"
 	opts   turnback.Options // how openRepo opened the store (Session: as given)
 }
 
@@ -127,6 +128,8 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 	ctx, pick := cmd.Context(), repo.Session()
 	var err error
 	switch name := g.opts.Session; {
+	case g.agent != "" && g.own != "": // an agent's /undo (inagent.go)
+		pick, err = g.ownSession(ctx, repo)
 	case g.agent != "": // an agent names its session exactly
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)

@@ -171,7 +171,7 @@ func TestHookGeminiSlashUndo(t *testing.T) {
 	r := e.exec("", hkPayload(t, "gemini_before_agent_undo.json", e.dir), "hook", "gemini")
 	event, text := hkModelContext(t, r.stdout)
 	if r.code != 0 || event != "BeforeAgent" ||
-		!strings.HasPrefix(text, "turnback undo (exit code 0):\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
+		!strings.HasPrefix(text, "turnback carried out /undo (the user's command, not yours); its report:\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
 		t.Fatalf("/undo through BeforeAgent:\n%s", r)
 	}
 	e.same("after /undo", before)

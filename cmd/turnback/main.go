@@ -67,6 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func execute(ctx context.Context, g *globals) int {
 	args := g.args
 	root := newRootCmd(g)
+	if g.own = ownCommand(root, args); g.own != "" {
+		g.stderr = g.stdout // one report, in order (inagent.go)
+	}
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
@@ -88,6 +91,10 @@ func execute(ctx context.Context, g *globals) int {
 	if errors.As(err, &fe) {
 		// The daemon ran the command and has written its output.
 		return fe.code
+	}
+	if g.own != "" {
+		g.ownFailure(err)
+		return exitOK
 	}
 	stdout, stderr := g.stdout, g.stderr
 	code := exitCode(err)

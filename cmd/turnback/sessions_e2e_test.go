@@ -151,8 +151,9 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 	if r := e.ok("--agent", "claude", "end"); r.stderr != "" || r.stdout != "no open turn in session default: nothing recorded\n" {
 		t.Errorf("--agent end:\n%s", r)
 	}
-	if r := e.ok("--agent", "claude", "--session", "9b2e", "log"); r.stdout != "no turns in session 9b2e\n" {
-		t.Errorf("--agent --session 9b2e log:\n%s", r)
+	var none hkLogDoc
+	if e.okJSON(&none, "--agent", "claude", "--session", "9b2e", "--json", "log"); none.Session != "9b2e" || len(none.Turns) != 0 {
+		t.Errorf("--agent --session 9b2e log: %+v", none)
 	}
 	var gem hkLogDoc
 	if e.okJSON(&gem, "--session", "9b2e", "log"); len(gem.Turns) != 1 || !gem.Turns[0].Open {

@@ -70,6 +70,9 @@ type Agent struct {
 	CommandDir   string
 	commandFile  func(name, bin string) (file string, data []byte)
 	RunsCommands bool
+	// ShowsUser: the agent shows the user a prompt hook's systemMessage;
+	// the report of a command the hook carried out goes there too.
+	ShowsUser bool
 	// parse normalises one payload.
 	parse func(data []byte) (Event, error)
 

@@ -140,7 +140,13 @@ func about(s turnback.SessionInfo, now time.Time) string {
 // on stderr when it works on another session than "default":
 // "using session 4f1c2a7e (claude, last turn 2 min ago)".
 func UsingSession(s turnback.SessionInfo, now time.Time) string {
-	return fmt.Sprintf("using session %s (%s)", QuotePath(s.Short), about(s, now))
+	return "using session " + AboutSession(s, now)
+}
+
+// AboutSession names a session in a line: "4f1c2a7e (claude, last turn
+// 2 min ago)".
+func AboutSession(s turnback.SessionInfo, now time.Time) string {
+	return fmt.Sprintf("%s (%s)", QuotePath(s.Short), about(s, now))
 }
 
 // AmbiguousSession is the message of an ambiguous session (exit 2): the
