@@ -11,7 +11,7 @@ func newLogCmd(g *globals) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "log [--all]",
-		Short: "List the session's turns, newest first",
+		Short: "List the session's turns, newest first (given no session: every recent one)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all {
 				return g.logAll(cmd)
@@ -31,6 +31,11 @@ func newLogCmd(g *globals) *cobra.Command {
 					return err
 				}
 				s := termout.SessionOf(list, repo.Session())
+				if !g.json {
+					if done, err := g.recentLog(ctx, repo, list, s); done || err != nil {
+						return err // every recent session, newest first (log_recent.go)
+					}
+				}
 				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.Log(g.stdout, s, turns, redo, lost, g.location()) })
 			})
 		},

@@ -121,8 +121,9 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 // turnback.Repo.FindSession) or, for a command that uses a session's
 // turns (usesTurns: also any command given @N) given none, on the session
 // of the folder's newest turn when "default" has none
-// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or two
-// live sessions to choose from, is exit 2 listing them. A command run for
+// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or,
+// for a command that changes files, another session with a turn open
+// right now, is exit 2 listing them. A command run for
 // an agent (--agent) takes its session as named.
 func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnback.Repo, error) {
 	ctx, pick := cmd.Context(), repo.Session()
@@ -135,7 +136,11 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 		pick, err = repo.FindSession(ctx, name)
 	case usesTurns(cmd):
 		var s turnback.SessionInfo
-		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick && !g.noted {
+		s, err = repo.LatestSession(ctx)
+		if errors.As(err, new(*turnback.AmbiguousSessionError)) && readsTurns(cmd) {
+			err = nil // reading never refuses: log shows every recent session
+		}
+		if err == nil && s.Name != pick && !g.noted {
 			g.noted = true // once, also when status runs twice (a full disk)
 			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
 		}

@@ -81,8 +81,8 @@ func (g *globals) ownFailure(err error) {
 // else a session the user named (/undo --session 4f1c: any unique
 // start of a name); else, in a conversation without turns, the
 // session of the folder's newest turn (turnback.Repo.LatestSession),
-// said in a note. When another session has a turn open right now, it
-// picks none and says how to name one.
+// said in a note. When a session has a turn open right now (another
+// conversation may be working), it picks none and says how to name one.
 func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, error) {
 	name := repo.Session()
 	list, err := repo.Sessions(ctx)
@@ -100,12 +100,19 @@ func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, 
 	now := envopt.Now(g.getenv)
 	s, err := repo.LatestSession(ctx)
 	var ae *turnback.AmbiguousSessionError
-	if errors.As(err, &ae) {
+	var which []turnback.SessionInfo
+	switch {
+	case errors.As(err, &ae):
+		which = ae.Sessions
+	case err == nil && s.Working(now): // another conversation, working now
+		which, err = []turnback.SessionInfo{s}, errors.New("turnback: the newest session is working")
+	}
+	if which != nil {
 		var names []string
-		for _, s := range ae.Sessions {
+		for _, s := range which {
 			names = append(names, termout.AboutSession(s, now))
 		}
-		fmt.Fprintln(g.stdout, agent.WhichSession(g.own, names, ae.Sessions[0].Short))
+		fmt.Fprintln(g.stdout, agent.WhichSession(g.own, names, which[0].Short))
 		return "", reported{err}
 	}
 	if err != nil || s.Turns+s.Redo == 0 {
@@ -113,4 +120,10 @@ func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, 
 	}
 	fmt.Fprintln(g.stdout, agent.OtherSession(termout.UsingSession(s, now)))
 	return s.Name, nil
+}
+
+// readsTurns: cmd only reads its session's turns (log, status, show,
+// diff), so another session working right now does not stop it.
+func readsTurns(cmd *cobra.Command) bool {
+	return strings.Contains(" log status show diff ", " "+cmd.Name()+" ")
 }

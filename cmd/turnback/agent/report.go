@@ -105,10 +105,11 @@ func OtherSession(using string) string {
 }
 
 // WhichSession is the report of an own command run in a conversation
-// without turns when more than one session of the folder may be meant
-// (another has a turn open right now): each with its note, and the
-// command that names one; first is the first one's short name.
+// without turns when another conversation may be working on the folder
+// right now (a session has a turn open): sessions names each with its
+// note, the newest first, and the command that picks one; first is the
+// first one's short name.
 func WhichSession(own string, sessions []string, first string) string {
-	return fmt.Sprintf("Nothing was changed: this conversation has no turns, and %d sessions of this folder have turns: %s. Type %s (a unique start of the name is enough) to work on one.",
-		len(sessions), strings.Join(sessions, ", "), Slash(own, "--session", first))
+	return fmt.Sprintf("Nothing was changed: this conversation has no turns, and another one may be working on this folder right now: %s. Type %s (a unique start of the name is enough) to work on a session.",
+		strings.Join(sessions, ", "), Slash(own, "--session", first))
 }
