@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -60,6 +61,12 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
 	for _, n := range p.NotRestorable {
 		fmt.Fprintf(w, "  %s: %s (%s)\n", notRestored, QuotePath(n.Path), SafeText(n.Reason))
 	}
+	for _, n := range p.NotRestorable {
+		if n.Reason == restore.UncapturedDirInTheWay {
+			fmt.Fprintf(w, "  %s/ was never captured (a new directory of TURNBACK_LARGE_DIR_FILES files or more), so it stays: if the turn made it, delete it yourself (rm -r %s)\n",
+				QuotePath(n.Path), shellPath(n.Path))
+		}
+	}
 	if !res.Checkpoint.IsZero() {
 		fmt.Fprintf(w, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
 	}
@@ -71,6 +78,7 @@ func Problems(w io.Writer, res *turnback.SnapResult) {
 		fmt.Fprintf(w, "turnback: warning: %s: %s\n", DisplayPath(p.Path), SafeText(p.Err))
 	}
 	Unprotected(w, res.Stats.Unprotected)
+	NewUncapturedDirs(w, res.Stats.Uncaptured)
 	if res.RetentionErr != nil {
 		fmt.Fprintf(w, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", SafeText(res.RetentionErr.Error()))
 	}
