@@ -76,6 +76,10 @@ type SessionInfo struct {
 	LastTurn time.Time
 	// LastMessage is the newest turn's message.
 	LastMessage string
+	// RedoCleared is when turn RedoClearedBy, which changed the folder,
+	// replaced the undone turns redo could bring back (zero: never).
+	RedoCleared   time.Time
+	RedoClearedBy int
 }
 
 // hasTurns reports whether the session has a turn to undo or redo.
@@ -159,7 +163,7 @@ func (r *Repo) sessionInfos(ctx context.Context) ([]SessionInfo, error) {
 	}
 	out := make([]SessionInfo, 0, len(recs))
 	for _, s := range recs {
-		info := SessionInfo{Name: s.Name, Agent: s.Agent, Turns: len(s.Turns)}
+		info := SessionInfo{Name: s.Name, Agent: s.Agent, Turns: len(s.Turns), RedoCleared: s.RedoCleared, RedoClearedBy: s.RedoClearedBy}
 		newest := 0
 		if n := len(s.Turns); n > 0 {
 			newest = s.Turns[n-1]

@@ -83,6 +83,9 @@ func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, dry bool,
 		diag.InstallFaults(repo, g.getenv, g.stderr)
 		res, err := op(repo)
 		g.endProgress()
+		if err == nil && res.Nothing && verb == "redid" {
+			nothing = g.nothingToRedo(cmd.Context(), repo)
+		}
 		return g.handleRestore(verb, nothing, res, err)
 	})
 }

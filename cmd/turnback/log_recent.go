@@ -51,3 +51,19 @@ func (g *globals) recentLog(ctx context.Context, repo *turnback.Repo, list []tur
 	}
 	return true, nil
 }
+
+// nothingToRedo is what redo with nothing to redo says: when a turn
+// replaced the undone turns, that turn, when, and where their states
+// are (checkpoints).
+func (g *globals) nothingToRedo(ctx context.Context, repo *turnback.Repo) string {
+	list, err := repo.Sessions(ctx)
+	if err != nil {
+		return "nothing to redo"
+	}
+	s := termout.SessionOf(list, repo.Session())
+	if s.RedoClearedBy == 0 || s.Redo > 0 {
+		return "nothing to redo"
+	}
+	return fmt.Sprintf("nothing to redo: turn %d changed the folder after the undo (%s) and replaced the undone turns; "+
+		"the states the undo replaced are listed by turnback checkpoints", s.RedoClearedBy, s.RedoCleared.In(g.location()).Format("2006-01-02 15:04:05"))
+}

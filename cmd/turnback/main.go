@@ -157,7 +157,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: undo/redo over edits made outside the turns (they stay recoverable), a work tree that is / or the home directory")
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
-		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
+		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g), newCheckpointsCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
 	)
