@@ -92,6 +92,10 @@ type Turn struct {
 	// (SnapOptions.Meta): small string pairs turnback stores and
 	// returns, never interprets (meta.go). Nil for none.
 	Meta map[string]string `json:"meta,omitempty"`
+	// PartlyUndone lists the paths partial undos (undo --path) of this
+	// turn reverted while it stays on the undo stack: filled by Turns,
+	// not stored.
+	PartlyUndone []string `json:"-"`
 }
 
 // Open reports whether the turn has no after-state yet.

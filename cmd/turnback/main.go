@@ -70,11 +70,13 @@ func execute(ctx context.Context, g *globals) int {
 	if g.own = ownCommand(root, args); g.own != "" {
 		g.stderr = g.stdout // one report, in order (inagent.go)
 	}
+	stopPager := g.startPager(root, args) // diff, log, show on a terminal (pager.go)
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetIn(g.stdin)
 	err := root.ExecuteContext(ctx)
+	stopPager()
 	if err == nil {
 		g.autoWatch()
 	} else {
@@ -95,6 +97,9 @@ func execute(ctx context.Context, g *globals) int {
 	if g.own != "" {
 		g.ownFailure(err)
 		return exitOK
+	}
+	if errors.As(err, new(reported)) {
+		return exitCode(err) // the command said it
 	}
 	stdout, stderr := g.stdout, g.stderr
 	code := exitCode(err)

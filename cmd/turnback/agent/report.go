@@ -28,8 +28,8 @@ func Slash(own string, args ...string) string {
 	return strings.Join(append([]string{"/" + own}, args...), " ")
 }
 
-// mergeArg is the --merge argument among args ("" for none).
-func mergeArg(args []string) string {
+// MergeArg is the --merge argument among args ("" for none).
+func MergeArg(args []string) string {
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -60,7 +60,7 @@ func Conflict(w io.Writer, own string, args []string, r *turnback.RestoreResult)
 	}
 	fmt.Fprintln(w, "The edits are kept. To go on, type one of:")
 	if own == "undo" {
-		switch mergeArg(args) {
+		switch MergeArg(args) {
 		case "":
 			fmt.Fprintf(w, "  %s   take back the turn's changes and keep the edits (text files)\n", Slash(own, "--merge"))
 		case "--merge", "--merge=clean":
