@@ -106,6 +106,12 @@ func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, 
 		which = ae.Sessions
 	case err == nil && s.Working(now): // another conversation, working now
 		which, err = []turnback.SessionInfo{s}, errors.New("turnback: the newest session is working")
+		for _, o := range list { // and the newest one that is not: maybe the one meant
+			if o.Name != s.Name && o.Turns+o.Redo > 0 && !o.Working(now) && turnback.ValidSession(o.Name) == nil {
+				which = append(which, o)
+				break
+			}
+		}
 	}
 	if which != nil {
 		var names []string

@@ -65,6 +65,12 @@ The edits are kept. To go on, type one of:
 	if got := string(e.read("README.md")); got != "# my project\n" {
 		t.Errorf("after /undo --force, README.md = %q", got)
 	}
+	// An edit after the undo: /redo changes nothing and says so.
+	e.write("README.md", "# my project, edited after the undo\n")
+	iaOwn(t, e, "redo", sid, "", "/redo changed nothing: this file was edited since the undo (by you or a program), and redo would overwrite the edits:\n"+
+		"  README.md: modified since\nThe edits are kept. To go on, type one of:\n"+
+		"  /redo --force   redo anyway: the edits stay in a checkpoint\n  /turns   list the turns\n")
+	e.write("README.md", "# my project\n")
 	iaOwn(t, e, "undo", sid, "", "nothing to undo\n")
 	iaOwn(t, e, "redo", sid, "", "redid 1 turn: 1 restored, 0 deleted, 0 brought back\n  M README.md\n"+
 		"checkpoint ID (turnback restore ID goes back)\n/undo takes it back again.\n")
@@ -110,8 +116,8 @@ func TestInAgentNewConversation(t *testing.T) {
 
 	// Another agent works right now (its turn is open): nothing is picked.
 	e.ok("--agent", "codex", "--session", "codex-1", "snap", "-m", "working")
-	iaOwn(t, e, "undo", fresh, "", "Nothing was changed: this conversation has no turns, and another one may be working on this folder right now: "+
-		"codex-1 (codex, last turn just now). Type /undo --session codex-1 (a unique start of the name is enough) to work on a session.\n")
+	iaOwn(t, e, "undo", fresh, "", "Nothing was changed: this conversation has no turns, and another one may be working on this folder right now, so /undo does not guess. "+
+		"Sessions with turns: codex-1 (codex, last turn just now), "+sid[:8]+" (claude, last turn 5 min ago). Type /undo --session codex-1 (a unique start of the name is enough) to work on one.\n")
 	// Naming one, by a prefix, works.
 	iaOwn(t, e, "undo", fresh, "--session "+sid[:4], "undid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n"+
 		"checkpoint ID (turnback restore ID goes back)\n/redo brings it back.\n")

@@ -110,6 +110,6 @@ func OtherSession(using string) string {
 // note, the newest first, and the command that picks one; first is the
 // first one's short name.
 func WhichSession(own string, sessions []string, first string) string {
-	return fmt.Sprintf("Nothing was changed: this conversation has no turns, and another one may be working on this folder right now: %s. Type %s (a unique start of the name is enough) to work on a session.",
-		strings.Join(sessions, ", "), Slash(own, "--session", first))
+	return fmt.Sprintf("Nothing was changed: this conversation has no turns, and another one may be working on this folder right now, so %s does not guess. Sessions with turns: %s. Type %s (a unique start of the name is enough) to work on one.",
+		Slash(own), strings.Join(sessions, ", "), Slash(own, "--session", first))
 }
