@@ -311,8 +311,8 @@ func (rm *remoteRepo) end(ctx context.Context) (*SnapResult, error) {
 	}, func(l *Repo) (*SnapResult, error) { return l.End(ctx) })
 }
 
-func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
-	if err := rm.writable(); err != nil {
+func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, dry bool, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
+	if err := rm.writable(); err != nil && !dry { // a dry run writes nothing, as on a local read-only Repo
 		return nil, err
 	}
 	return call(ctx, rm, func() (*RestoreResult, error) {
@@ -342,7 +342,7 @@ func (rm *remoteRepo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreR
 		}
 		req.Paths = ps
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("undo"), req,
+	return rm.restoreCall(ctx, rm.sessionPath("undo"), req, o.DryRun,
 		func(l *Repo) (*RestoreResult, error) { return l.Undo(ctx, n, o) })
 }
 
@@ -350,11 +350,11 @@ func (rm *remoteRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreR
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
+	return rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun}, o.DryRun,
 		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) })
 }
 
 func (rm *remoteRepo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
-	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun},
+	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun}, o.DryRun,
 		func(l *Repo) (*RestoreResult, error) { return l.Restore(ctx, id, o) })
 }

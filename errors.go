@@ -173,3 +173,13 @@ func (e *refError) Error() string { return e.msg }
 
 // Unwrap makes errors.Is true for each sentinel of the error.
 func (e *refError) Unwrap() []error { return e.is }
+
+// ErrDiverged: the local session and the copy ImportSession was given
+// (a remote's) both changed since they last matched, or number
+// different turns alike: taking the copy would lose local state, so
+// nothing was changed (see pullKeeps).
+var ErrDiverged = errors.New("turnback: the local session and the remote's have diverged")
+
+// ErrNoSession: ExportSessions was asked for a session the store does
+// not have.
+var ErrNoSession = errors.New("turnback: no such session")

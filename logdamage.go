@@ -40,7 +40,7 @@ func isLogDamage(err error) bool {
 // damaged frames are gone, and the stat cache (records of later frames
 // among them) may vouch for content or trees they held: it goes, so that
 // the next capture reads every file again and stores what is missing.
-func afterSalvage(ctx context.Context, b *cas.Badger) error {
+func afterSalvage(ctx context.Context, b database) error {
 	if b.Salvaged() == nil {
 		return nil
 	}

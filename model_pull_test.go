@@ -11,6 +11,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/internal/remote"
 )
 
 // TestModelPull: the model's random sequences with a push and a pull of
@@ -59,13 +60,13 @@ func runModelPull(t *testing.T, c *s3.Client, seed int64, steps int) (err error)
 	for h.step = 1; h.step <= steps; h.step++ {
 		switch n := h.rng.Intn(12); {
 		case n == 0:
-			if _, err := h.repo.Push(h.ctx, c, turnback.PushOptions{}); err != nil {
+			if _, err := remote.Push(h.ctx, h.repo, c, remote.PushOptions{}); err != nil {
 				h.failf("push: %v", err)
 			}
 			pushed = true
 			h.logf("push")
 		case n == 1 && pushed:
-			res, err := h.repo.Pull(h.ctx, c, turnback.PullOptions{})
+			res, err := remote.Pull(h.ctx, h.repo, c, remote.PullOptions{})
 			switch {
 			case errors.Is(err, turnback.ErrDiverged):
 				h.logf("pull: refused: %v", err)

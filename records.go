@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +34,12 @@ type snapshotRecord struct {
 	Time    time.Time `json:"time"`
 	Files   int64     `json:"files"`
 	Bytes   int64     `json:"bytes"`
+	// Rules is skipRules for a snapshot whose capture judged directories
+	// by evidence; then Generated lists the directories it skipped for
+	// what they held (walker.Ignored of rule "evidence"). 0: recorded
+	// before, or for a state whose skips are unknown.
+	Rules     int      `json:"rules,omitempty"`
+	Generated []string `json:"generated,omitempty"`
 }
 
 // sessionRecord is one session's stacks.
@@ -62,9 +67,13 @@ type sessionRecord struct {
 	// Rev names this version of the record: every write gives it a new
 	// random one and appends the one before to Revs (the last maxRevs,
 	// oldest first). A pull compares them to tell which of two records
-	// came from the other (pull.go). Absent in stores written before.
+	// came from the other (pull_merge.go). Absent in stores written before.
 	Rev  string   `json:"rev,omitempty"`
 	Revs []string `json:"revs,omitempty"`
+	// Dropped is the number of the session's latest closed turn when
+	// it changed nothing and was dropped (0: the latest was kept, or an
+	// undo has since said so): the next undo names the turn it undoes.
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // maxRevs bounds sessionRecord.Revs.
@@ -187,8 +196,14 @@ const (
 	kindResult     = "result"
 )
 
-func snapshotEntry(h cas.Hash, kind string, files, bytes int64) cas.Entry {
-	return cas.Entry{Key: snapKey(h), Value: encodeJSON(snapshotRecord{Version: metaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes})}
+// snapshotEntry is the record of snapshot h; skip says what its capture
+// skipped for what it held (nil: unknown).
+func snapshotEntry(h cas.Hash, kind string, files, bytes int64, skip *skipInfo) cas.Entry {
+	rec := snapshotRecord{Version: metaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes}
+	if skip != nil {
+		rec.Rules, rec.Generated = skipRules, skip.generated
+	}
+	return cas.Entry{Key: snapKey(h), Value: encodeJSON(rec)}
 }
 
 // latest returns the newest recorded snapshot of the work tree (any
@@ -357,19 +372,6 @@ func opName(verb string, turns []int) string {
 		return verb + " turn " + s[0]
 	}
 	return verb + " turns " + strings.Join(s, ", ")
-}
-
-// Checkpoints lists every recorded checkpoint of the store (all
-// sessions), newest first: the states undo, redo and restore replaced,
-// which "restore ID" brings back.
-func (r *Repo) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
-	if err := r.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer r.unlock()
-	list, err := r.checkpoints(ctx)
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Time.After(list[j].Time) })
-	return list, err
 }
 
 // keepCheckpoint applies retention to one checkpoint: forgotten is the

@@ -137,7 +137,7 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id, and it is the session's newest.
 	sess.Last = snap.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes),
+	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes, skipInfoOf(snap.Skipped)),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(snap.Root.String())})
 	return r.commit(ctx, writes, deletes)
 }

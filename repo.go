@@ -134,12 +134,14 @@ type repoCore struct {
 	workTree string
 	storeDir string
 	readOnly bool // opened with AccessRead (or fell back to it)
-	backend  *cas.Badger
+	backend  database
 	store    *cas.Store
 	cache    *walker.StatCache
 	// trees: the encodings of trees this process read or stored lately
 	// (loader); gc clears it.
-	trees  *manifest.TreeCache
+	trees *manifest.TreeCache
+	// gitIdx: the git indexes captures read, kept by their stat.
+	gitIdx *walker.GitIndexes
 	closed bool
 	// recover: a restore failed part way; its journal is finished or
 	// rolled back before the next operation (a process that exits does
@@ -288,7 +290,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	// log (see cas.BadgerOptions.Deferred).
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir,
 		StopWaiting: opts.StopWaiting, Deferred: !readOnly && !opts.WriteNow, Salvage: opts.Salvage}
-	var b *cas.Badger
+	var b database
 	if readOnly {
 		b, err = openReadOnly(ctx, storeDir, state, bo)
 	} else {
@@ -327,6 +329,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 			store:    s,
 			cache:    walker.NewStatCache(b),
 			trees:    manifest.NewTreeCache(0),
+			gitIdx:   &walker.GitIndexes{},
 		},
 		session: opts.Session,
 		opts:    opts,
@@ -355,7 +358,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 
 // openWritable opens the store for writing, creating it (marker first)
 // when absent, and marking an earlier turnback's store.
-func openWritable(ctx context.Context, storeDir, wt string, state storeState, marker *storeMarker, bo cas.BadgerOptions) (*cas.Badger, error) {
+func openWritable(ctx context.Context, storeDir, wt string, state storeState, marker *storeMarker, bo cas.BadgerOptions) (database, error) {
 	// On a full disk, fail before the marker or the directory is written.
 	if err := cas.CheckRoom(filepath.Join(storeDir, "db"), storeDir); err != nil {
 		return nil, err
@@ -397,11 +400,14 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, ma
 
 // openReadOnly opens the store without writing; a folder without a
 // store (or whose store has no database yet) reads as an empty one.
-func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas.BadgerOptions) (database, error) {
 	if state != storeAbsent {
 		b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), bo)
+		if err == nil {
+			return b, nil
+		}
 		if !errors.Is(err, cas.ErrNoStore) {
-			return b, err
+			return nil, err
 		}
 	}
 	return cas.OpenBadgerEmpty()

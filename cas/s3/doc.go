@@ -2,7 +2,7 @@
 // prefix on an S3-compatible object store that many stores push sessions
 // to and pull them from. The package encodes and checks every object and
 // talks to the server through Client. What to push and how to import it
-// is the root package's job. The reasons behind the layout are in
+// is package internal/remote's job. The reasons behind the layout are in
 // docs/design.md.
 //
 // # Objects

@@ -68,8 +68,9 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 		var res bytes.Buffer
 		// With --agent, it runs as an own command (inagent.go): exit 0,
 		// its report says the outcome.
-		execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil), loc: g.loc})
-		*out = a.RunOutput(p.Event, res.String())
+		run := &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil), loc: g.loc}
+		execute(cmd.Context(), run)
+		*out = a.RunOutput(p.Event, run.ownCode, res.String())
 		return nil
 	}
 	var buf bytes.Buffer // a watch daemon's snap --take-notice document
@@ -107,7 +108,14 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	if errors.As(err, &fe) {
 		switch {
 		case fe.code == exitOK:
-			return agent.DecodeNotice(h.stdout.(*bytes.Buffer).Bytes()), nil
+			doc := h.stdout.(*bytes.Buffer).Bytes()
+			if ev.Action == agent.End {
+				if note := agent.DroppedNote(doc, nil); note != "" {
+					fmt.Fprintln(h.stderr, note)
+				}
+				return nil, nil
+			}
+			return agent.DecodeNotice(doc), nil
 		case ctx.Err() != nil || fe.code == exitBusy:
 			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s (the watch daemon's exit code %d)", action, fe.code), fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
 			return nil, nil
@@ -137,6 +145,9 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	}
 	if err != nil {
 		return nil, failHook(a, repo.StoreDir(), err)
+	}
+	if note := agent.DroppedNote(nil, res); ev.Action == agent.End && note != "" {
+		fmt.Fprintln(h.stderr, note)
 	}
 	return res.Notice, nil
 }

@@ -103,8 +103,8 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 				termout.RestoreList(g.stdout, verb, r, verbose)
 			}
 			if g.own != "" {
-				agent.Conflict(g.stdout, g.own, g.args, r)
-				return reported{err}
+				g.ownAgent().Conflict(g.stdout, g.own, g.args, r)
+				return codedError{exitConflict, reported{err}}
 			}
 			termout.Conflicts(g.stderr, map[string]string{"undid": "undo", "redid": "redo"}[verb], g.cliStart(), agent.MergeArg(g.args), r)
 			return codedError{exitConflict, reported{err}} // said once, above
@@ -126,7 +126,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 	}
 	g.print(termout.RestoreDoc(res), func() { termout.RestoreList(g.stdout, verb, res, verbose) })
 	if g.own != "" && res.DryRun == nil {
-		fmt.Fprintln(g.stdout, agent.Done(g.own))
+		fmt.Fprintln(g.stdout, g.ownAgent().Done(g.own))
 	}
 	return incomplete(res)
 }

@@ -21,7 +21,7 @@ func TestDotGitSpellingsNotCaptured(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows names cannot hold these spellings")
 	}
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, how := range []string{"cli", "daemon"} {
 		g.run(how, func(t *testing.T) {
 			e := newUndoEnv(t)
@@ -38,7 +38,7 @@ func TestDotGitSpellingsNotCaptured(t *testing.T) {
 				}
 			}
 			if how == "daemon" {
-				e.ueDaemon()
+				e.startWatchDaemon()
 			}
 			e.ok("snap", "-m", "turn")
 			e.write("a.txt", "a changed\n")

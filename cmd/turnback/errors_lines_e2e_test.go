@@ -30,7 +30,7 @@ func TestE2EErrorLines(t *testing.T) {
 		t.Errorf("stderr is not the error and the next step on two lines:\n%q", r.stderr)
 	}
 	r = e.expect(1, "--json", "redo") // the unfinished undo, said again
-	doc, err := ueOneObject(r.stdout)
+	doc, err := oneJSONObject(r.stdout)
 	if msg, _ := doc["error"].(string); err != nil || !strings.HasSuffix(msg, "\n"+strings.TrimSuffix(next, "\n")) || strings.Contains(msg, `\n`) {
 		t.Errorf("--json: %v %v", doc, err)
 	}

@@ -35,20 +35,21 @@ type globals struct {
 
 	// What the process was given; a forwarded command carries the
 	// client's (see forward).
-	args   []string
-	getenv func(string) string
-	cwd    string // "" means os.Getwd
-	stdin  io.Reader
-	outTTY bool    // stdout is a terminal
-	errTTY bool    // stderr is a terminal
-	served *served // set when the watch daemon runs this command
-	quiet  bool    // forward: show the daemon's stderr only if the command fails (hook)
-	loc    *time.Location
-	local  *autowatch.Local // set when this process opened the store itself
-	agent  string           // the hook's agent (turnback.Options.Agent)
-	noted  bool             // the "using session" note was printed
-	own    string           // the agent's own command run (inagent.go): "undo", "redo", "turns"
-	opts   turnback.Options // how openRepo opened the store (Session: as given)
+	args    []string
+	getenv  func(string) string
+	cwd     string // "" means os.Getwd
+	stdin   io.Reader
+	outTTY  bool    // stdout is a terminal
+	errTTY  bool    // stderr is a terminal
+	served  *served // set when the watch daemon runs this command
+	quiet   bool    // forward: show the daemon's stderr only if the command fails (hook)
+	loc     *time.Location
+	local   *autowatch.Local // set when this process opened the store itself
+	agent   string           // the hook's agent (turnback.Options.Agent)
+	noted   bool             // the "using session" note was printed
+	own     string           // the agent's own command run (inagent.go): "undo", "redo", "turns"
+	ownCode int              // its outcome as an exit code (it exits 0)
+	opts    turnback.Options // how openRepo opened the store (Session: as given)
 }
 
 // location is the time zone to print times in: the client's.

@@ -67,9 +67,9 @@ func (g *globals) ownFailure(err error) {
 	}
 	switch {
 	case errors.Is(err, turnback.ErrBusy):
-		msg += "\n" + agent.Busy(g.own)
+		msg += "\n" + g.ownAgent().Busy(g.own)
 	case exitCode(err) == exitUsage:
-		msg += "\n" + agent.Usage(g.own)
+		msg += "\n" + g.ownAgent().Usage(g.own)
 	default:
 		msg += hint(err)
 	}
@@ -118,8 +118,8 @@ func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, 
 		for _, s := range which {
 			names = append(names, termout.AboutSession(s, now))
 		}
-		fmt.Fprintln(g.stdout, agent.WhichSession(g.own, names, which[0].Short))
-		return "", reported{err}
+		fmt.Fprintln(g.stdout, g.ownAgent().WhichSession(g.own, names, which[0].Short))
+		return "", codedError{exitUsage, reported{err}}
 	}
 	if err != nil || s.Turns+s.Redo == 0 {
 		return name, err
@@ -132,4 +132,11 @@ func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, 
 // diff), so another session working right now does not stop it.
 func readsTurns(cmd *cobra.Command) bool {
 	return strings.Contains(" log status show diff ", " "+cmd.Name()+" ")
+}
+
+// ownAgent is the agent an own command runs for (nil: one with the
+// plain command names).
+func (g *globals) ownAgent() *agent.Agent {
+	a, _ := agent.Lookup(g.agent)
+	return a
 }

@@ -40,7 +40,7 @@ func TestInAgentEveryOutcome(t *testing.T) {
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--claude")
-	sid := hkSessionOf(t, hkPayload(t, "claude_user_prompt_submit.json", e.dir))
+	sid := payloadSession(t, hookPayload(t, "claude_user_prompt_submit.json", e.dir))
 	iaClaudeTurn(t, e, "claude_user_prompt_submit.json", func() {
 		e.write("README.md", "# my project\n\nNow with a login form.\n")
 	})
@@ -94,7 +94,7 @@ func TestInAgentNewConversation(t *testing.T) {
 	e.at("10:00:00")
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--claude")
-	sid := hkSessionOf(t, hkPayload(t, "claude_user_prompt_submit.json", e.dir))
+	sid := payloadSession(t, hookPayload(t, "claude_user_prompt_submit.json", e.dir))
 	iaClaudeTurn(t, e, "claude_user_prompt_submit.json", func() { e.write("login.html", "<form></form>\n") })
 	e.at("10:05:00")
 	const fresh = "0a1b2c3d-0000-4000-8000-000000000000"

@@ -76,49 +76,49 @@ func iaNewConversation(session string) []string {
 
 func TestClaudeRealSlashUndoConflict(t *testing.T) {
 	t.Parallel()
-	claude := ccrClaude(t)
-	e, model, base := ccrSetup(t)
-	sid := ccrTurn(t, e, claude, base)
+	claude := claudeRealProgram(t)
+	e, model, base := claudeRealSetup(t)
+	sid := claudeRealTurn(t, e, claude, base)
 	e.write("hello.txt", iaMine)
 	before := len(model.received())
-	ccrRun(t, e, claude, base, "/undo", "--resume", sid)
+	claudeRealRun(t, e, claude, base, "/undo", "--resume", sid)
 	iaKept(t, e, sid)
 	iaTold(t, "claude /undo", model.received()[before:], iaConflictReport)
 }
 
 func TestClaudeRealSlashUndoNewConversation(t *testing.T) {
 	t.Parallel()
-	claude := ccrClaude(t)
-	e, model, base := ccrSetup(t)
-	sid := ccrTurn(t, e, claude, base)
+	claude := claudeRealProgram(t)
+	e, model, base := claudeRealSetup(t)
+	sid := claudeRealTurn(t, e, claude, base)
 	before := len(model.received())
-	ccrRun(t, e, claude, base, "/undo") // claude -p starts a new conversation
-	ccrGone(t, e, "/undo in a new conversation")
+	claudeRealRun(t, e, claude, base, "/undo") // claude -p starts a new conversation
+	realTurnGone(t, e, "/undo in a new conversation")
 	iaTold(t, "claude /undo in a new conversation", model.received()[before:], iaNewConversation(sid))
 	iaOneSession(t, e)
 }
 
 func TestGeminiRealSlashUndoConflict(t *testing.T) {
 	t.Parallel()
-	gemini := gmrGemini(t)
-	e, model, base := gmrSetup(t)
-	gmrRun(t, e, gemini, base, gmrPrompt, "--session-id", gmrSession)
+	gemini := geminiRealProgram(t)
+	e, model, base := geminiRealSetup(t)
+	geminiRealRun(t, e, gemini, base, geminiRealPrompt, "--session-id", geminiRealSession)
 	e.write("hello.txt", iaMine)
 	before := len(model.received())
-	gmrRun(t, e, gemini, base, "/undo", "--resume", gmrSession)
-	iaKept(t, e, gmrSession)
+	geminiRealRun(t, e, gemini, base, "/undo", "--resume", geminiRealSession)
+	iaKept(t, e, geminiRealSession)
 	iaTold(t, "gemini /undo", model.received()[before:], iaConflictReport)
 }
 
 func TestGeminiRealSlashUndoNewConversation(t *testing.T) {
 	t.Parallel()
-	gemini := gmrGemini(t)
-	e, model, base := gmrSetup(t)
-	gmrRun(t, e, gemini, base, gmrPrompt, "--session-id", gmrSession)
+	gemini := geminiRealProgram(t)
+	e, model, base := geminiRealSetup(t)
+	geminiRealRun(t, e, gemini, base, geminiRealPrompt, "--session-id", geminiRealSession)
 	before := len(model.received())
-	gmrRun(t, e, gemini, base, "/undo")
-	ccrGone(t, e, "/undo in a new conversation")
-	iaTold(t, "gemini /undo in a new conversation", model.received()[before:], iaNewConversation(gmrSession))
+	geminiRealRun(t, e, gemini, base, "/undo")
+	realTurnGone(t, e, "/undo in a new conversation")
+	iaTold(t, "gemini /undo in a new conversation", model.received()[before:], iaNewConversation(geminiRealSession))
 	iaOneSession(t, e)
 }
 
@@ -126,26 +126,26 @@ func TestGeminiRealSlashUndoNewConversation(t *testing.T) {
 // prompt hook carries out a typed /undo and gives the model the report.
 func TestCodexRealSlashUndoConflict(t *testing.T) {
 	t.Parallel()
-	codex := cxrCodex(t)
-	e, model := cxrSetup(t)
-	cxrRun(t, e, codex, cxrPrompt)
+	codex := codexRealProgram(t)
+	e, model := codexRealSetup(t)
+	codexRealRun(t, e, codex, codexRealPrompt)
 	sid := e.log("").Session
 	e.write("hello.txt", iaMine)
 	before := len(model.received())
-	cxrRun(t, e, codex, "resume", sid, "/undo")
+	codexRealRun(t, e, codex, "resume", sid, "/undo")
 	iaKept(t, e, sid)
 	iaTold(t, "codex /undo", model.received()[before:], iaConflictReport)
 }
 
 func TestCodexRealSlashUndoNewConversation(t *testing.T) {
 	t.Parallel()
-	codex := cxrCodex(t)
-	e, model := cxrSetup(t)
-	cxrRun(t, e, codex, cxrPrompt)
+	codex := codexRealProgram(t)
+	e, model := codexRealSetup(t)
+	codexRealRun(t, e, codex, codexRealPrompt)
 	sid := e.log("").Session
 	before := len(model.received())
-	cxrRun(t, e, codex, "/undo")
-	ccrGone(t, e, "/undo in a new conversation")
+	codexRealRun(t, e, codex, "/undo")
+	realTurnGone(t, e, "/undo in a new conversation")
 	iaTold(t, "codex /undo in a new conversation", model.received()[before:], iaNewConversation(sid))
 	iaOneSession(t, e)
 }
@@ -155,13 +155,13 @@ func TestCodexRealSlashUndoNewConversation(t *testing.T) {
 // it works on the folder's newest turn, and meets the user's edit.
 func TestQwenRealSlashUndoConflict(t *testing.T) {
 	t.Parallel()
-	qwen := qwrQwen(t)
+	qwen := qwenRealProgram(t)
 	e, model, base := qwrSetup(t)
-	qwrRun(t, e, qwen, base, qwrPrompt)
+	qwenRealRun(t, e, qwen, base, qwenRealPrompt)
 	sid := e.log("").Session
 	e.write("hello.txt", iaMine)
 	before := len(model.received())
-	qwrRun(t, e, qwen, base, "/undo")
+	qwenRealRun(t, e, qwen, base, "/undo")
 	iaKept(t, e, sid)
 	iaTold(t, "qwen /undo", model.received()[before:], append(iaConflictReport, "this conversation has no turns: using session "+sid[:8]))
 	iaOneSession(t, e)

@@ -92,10 +92,17 @@ func execute(ctx context.Context, g *globals) int {
 	var fe forwardedExit
 	if errors.As(err, &fe) {
 		// The daemon ran the command and has written its output.
+		if g.own != "" { // the daemon's outcome, which this process says with 0
+			g.ownCode = fe.code
+			return exitOK
+		}
 		return fe.code
 	}
 	if g.own != "" {
 		g.ownFailure(err)
+		if g.ownCode = exitCode(err); g.served != nil {
+			return g.ownCode // to the client, which exits 0
+		}
 		return exitOK
 	}
 	if errors.As(err, new(reported)) {
@@ -165,6 +172,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g), newCheckpointsCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
+		newUICmd(g),
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },

@@ -41,7 +41,7 @@ func rbHalfUndo(t *testing.T, daemon bool) (*cliEnv, fsTree, fsTree) {
 	e.ok("end")
 	after := e.tree()
 	if daemon {
-		e.ueDaemon()
+		e.startWatchDaemon()
 	}
 	e.chattr("+i", "b.txt")
 	t.Cleanup(func() { exec.Command("chattr", "-i", e.path("b.txt")).Run() })
@@ -71,7 +71,7 @@ func rbRollback(e *cliEnv) rbDoc {
 // must not finish the undo either, and through a watch daemon.
 func TestRollbackAfterCauseRemoved(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, how := range []string{"cli", "daemon", "cli-session", "daemon-session"} {
 		g.run(how, func(t *testing.T) {
 			e, old, after := rbHalfUndo(t, strings.HasPrefix(how, "daemon"))
@@ -122,7 +122,7 @@ func TestRollbackKeepsEdits(t *testing.T) {
 // tree comparison sees staging files).
 func TestRollbackKilled(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for k := 1; k <= 10; k++ {
 		g.run("step"+strconv.Itoa(k), func(t *testing.T) {
 			e, _, after := rbHalfUndo(t, false)

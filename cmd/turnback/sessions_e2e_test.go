@@ -55,10 +55,10 @@ func ssGolden(t *testing.T, name, got string) {
 func (e *cliEnv) ssClaudeTurn(prompt, start, end string, edit func()) {
 	e.t.Helper()
 	e.at(start)
-	e.hook("claude", hkPayload(e.t, prompt, e.dir), 0)
+	e.hook("claude", hookPayload(e.t, prompt, e.dir), 0)
 	edit()
 	e.at(end)
-	e.hook("claude", hkPayload(e.t, "claude_stop.json", e.dir), 0)
+	e.hook("claude", hookPayload(e.t, "claude_stop.json", e.dir), 0)
 }
 
 // TestSessionsFoundWithoutName is the issue's case: turns recorded
@@ -96,7 +96,7 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 		t.Errorf("log:\n%s\nwant stdout matching %s", r, wantLog)
 	}
 	// --json: the note on stderr, one document on stdout.
-	var doc hkLogDoc
+	var doc hookLogDoc
 	r = e.okJSON(&doc, "log")
 	if r.stderr != note || doc.Session != ssClaude || len(doc.Turns) != 1 {
 		t.Errorf("log --json: %+v\n%s", doc, r)
@@ -111,13 +111,13 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 	// is open right now: the commands that change files refuse, list both
 	// and change nothing; log shows both, newest first.
 	e.at("10:18:00")
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
 	e.at("10:18:30")
-	e.exec("", hkPayload(t, "claude_user_prompt_submit_2.json", e.dir), "hook", "claude") // tells the model of the undo, redo
+	e.exec("", hookPayload(t, "claude_user_prompt_submit_2.json", e.dir), "hook", "claude") // tells the model of the undo, redo
 	e.write("src/style.css", "body {}\n")
 	e.at("10:19:00")
-	e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
 	busy := e.tree()
 	e.at("10:20:00")
 	wantErr := "turnback: " + ssClaude + " (claude, last turn 1 min ago) has the folder's newest turn, but " +
@@ -156,18 +156,18 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 	if r := e.ok("--agent", "claude", "end"); r.stderr != "" || r.stdout != "no open turn in session default: nothing recorded\n" {
 		t.Errorf("--agent end:\n%s", r)
 	}
-	var none hkLogDoc
+	var none hookLogDoc
 	if e.okJSON(&none, "--agent", "claude", "--session", "9b2e", "--json", "log"); none.Session != "9b2e" || len(none.Turns) != 0 {
 		t.Errorf("--agent --session 9b2e log: %+v", none)
 	}
-	var gem hkLogDoc
+	var gem hookLogDoc
 	if e.okJSON(&gem, "--session", "9b2e", "log"); len(gem.Turns) != 1 || !gem.Turns[0].Open {
 		t.Errorf("gemini's turn after the agent's end: %+v", gem)
 	}
 	// Once Gemini's turn has ended, nobody works: sessions one after the
 	// other are no ambiguity.
 	e.at("10:28:01")
-	e.hook("gemini", hkPayload(t, "gemini_after_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_after_agent.json", e.dir), 0)
 	if r := e.ok("undo"); r.stderr != "using session 9b2e7c14 (gemini, last turn just now)\n" ||
 		!strings.HasPrefix(r.stdout, "undid 1 turn: ") {
 		t.Errorf("undo after Gemini's turn ended:\n%s", r)
@@ -235,7 +235,7 @@ func TestSessionsPrefix(t *testing.T) {
 	}
 	e.same("after commands on sessions that do not exist", tree)
 	e.ok("--session", "zz", "snap")
-	var doc hkLogDoc
+	var doc hookLogDoc
 	e.okJSON(&doc, "--session", "zz", "log")
 	if doc.Session != "zz" || len(doc.Turns) != 1 {
 		t.Errorf("snap --session zz made %+v", doc)
@@ -269,7 +269,7 @@ func TestSessionsTables(t *testing.T) {
 	e.at("10:18:00")
 	e.ok("--session", "3f", "undo")
 	e.at("10:19:00")
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
 	e.at("10:20:00")
 	e.ok("--session", `q"uote`, "snap", "--agent", "my\x1bagent", "-m", "with \x1b[31m colour")

@@ -70,7 +70,7 @@ func TestSessionsPickedByEveryCommand(t *testing.T) {
 		t.Errorf("restore %s:\n%s", b, r)
 	}
 	e.same("after restore", before)
-	var turns hkLogDoc
+	var turns hookLogDoc
 	if e.okJSON(&turns, "--session", "3f1c", "log"); len(turns.Turns) != 1 || turns.Turns[0].Undone {
 		t.Errorf("Claude's turns after restore: %+v", turns)
 	}
@@ -80,7 +80,7 @@ func TestSessionsPickedByEveryCommand(t *testing.T) {
 	// now: the reading commands go on with Claude's session, restore
 	// refuses and changes nothing.
 	e.at("10:18:00")
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
 	e.ssClaudeTurn("claude_user_prompt_submit_2.json", "10:18:30", "10:19:00", func() { e.write("src/style.css", "body {}\n") })
 	busy := e.tree()

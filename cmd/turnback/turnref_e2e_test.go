@@ -172,7 +172,7 @@ func TestTurnRestore(t *testing.T) {
 	e.same("after restore @2^", states[1])
 	// Spaces around a reference (" @3 "): a usage error, nothing done.
 	r = e.expect(2, "restore", " @3 ")
-	if r.stderr != "turnback: \" @3 \" is not a turn reference: remove the spaces around it (@3)\n" {
+	if r.stderr != "turnback: \" @3 \" is not a turn reference: remove the spaces around it (@3)\nRun 'turnback --help' for usage.\n" {
 		t.Errorf("restore \" @3 \": %v", r)
 	}
 	e.same("after restore \" @3 \"", states[1])

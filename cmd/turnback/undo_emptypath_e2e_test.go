@@ -42,7 +42,7 @@ func TestE2EUndoEmptyPath(t *testing.T) {
 		}
 	}
 	r := e.expect(2, "--json", "undo", "--path", "")
-	doc, err := ueOneObject(r.stdout)
+	doc, err := oneJSONObject(r.stdout)
 	if err != nil || doc["exit_code"] != float64(2) || doc["error"] != strings.TrimSuffix(msg, "\n") {
 		t.Errorf("--json undo --path \"\": %v %v\n%s", doc, err, r)
 	}

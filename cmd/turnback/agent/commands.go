@@ -34,12 +34,15 @@ var commandSummary = map[string]string{
 
 // commandAsk is what a command asks of the model, after turnback's
 // report.
-func commandAsk(name string) string {
+func commandAsk(name string) string { return (*Agent)(nil).commandAsk(name) }
+
+// commandAsk is the package's commandAsk in agent a's command names.
+func (a *Agent) commandAsk(name string) string {
 	if name == "turns" {
-		return "The report above is turnback's list of the turns (/turns). Show it to the user as it is; do not change any files for it."
+		return "The report above is turnback's list of the turns (" + a.Slash("turns") + "). Show it to the user as it is; do not change any files for it."
 	}
-	return "The user ran /" + name + ": the report above is turnback's, which changed the files, or says why it changed nothing (not you). " +
-		"Tell the user in a sentence or two what it did; when it names commands to go on (such as /" + name + " --force), " +
+	return "The user ran " + a.Slash(name) + ": the report above is turnback's, which changed the files, or says why it changed nothing (not you). " +
+		"Tell the user in a sentence or two what it did; when it names commands to go on (such as " + a.Slash(name, "--force") + "), " +
 		"name them as written: the user types them here. Do not change any files for it and do not run them yourself."
 }
 

@@ -6,8 +6,8 @@
 // # Terms
 //
 //   - Agent: one coding agent, described in its own file (claude.go,
-//     gemini.go, codex.go, copilot.go, cursor.go, qwen.go). agent.go
-//     lists them in the order help shows.
+//     gemini.go, codex.go, copilot.go, cursor.go, qwen.go, opencode.go).
+//     agent.go lists them in the order help shows.
 //   - Hook: a command line in the agent's settings, run on the agent's
 //     events with a JSON payload on stdin.
 //   - Event: a payload normalised by Parse. It has the event's name, an
@@ -24,6 +24,9 @@
 //     prints the notice of undo and redo there.
 //   - Settings file: the agent's JSON or JSONC file. Init edits it in
 //     place; Remove takes turnback's entries out.
+//   - Plugin file: for an agent that runs no hook commands (OpenCode),
+//     a file init writes whole (plugin.go) in place of a settings file;
+//     the plugin runs the hook.
 //
 // # Invariants
 //

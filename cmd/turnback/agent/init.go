@@ -82,7 +82,11 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 	r.Settings = path
 	cdir := ""
 	if a.CommandDir != "" {
-		if cdir, err = a.initPath(a.CommandDir, o.Dir, o.Global, o.Getenv); err != nil {
+		rel := a.CommandDir
+		if o.Global && a.GlobalCommandDir != "" {
+			rel = a.GlobalCommandDir
+		}
+		if cdir, err = a.initPath(rel, o.Dir, o.Global, o.Getenv); err != nil {
 			return r, err
 		}
 	}
@@ -93,14 +97,22 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 			return r, err
 		}
 		// Any turnback's hook goes, this executable's by its path too.
-		r.Changed, r.Deleted, err = a.uninstall(path, cmd)
+		if a.plugin != nil {
+			r.Changed, r.Deleted, err = a.uninstallPlugin(path)
+		} else {
+			r.Changed, r.Deleted, err = a.uninstall(path, cmd)
+		}
 		return r, err
 	}
 	if cmdErr != nil {
 		return r, cmdErr
 	}
 	r.Command, r.OffPath = cmd, offPath
-	if r.Changed, err = a.install(path, r.Command); err != nil {
+	install := a.install
+	if a.plugin != nil {
+		install = a.installPlugin
+	}
+	if r.Changed, err = install(path, r.Command); err != nil {
 		return r, err
 	}
 	cmds, err := a.installCommands(cdir, r.Command)

@@ -23,9 +23,15 @@ func OwnName(cli string) string {
 	return cli
 }
 
-// Slash is an own command as the user types it: "/undo --merge".
-func Slash(own string, args ...string) string {
-	return strings.Join(append([]string{"/" + own}, args...), " ")
+// Slash is an own command as the user types it in the agent a:
+// "/undo --merge" ("/tb-undo --merge" in OpenCode). A nil a is an agent
+// with the plain names.
+func (a *Agent) Slash(own string, args ...string) string {
+	prefix := ""
+	if a != nil {
+		prefix = a.cmdPrefix
+	}
+	return strings.Join(append([]string{"/" + prefix + own}, args...), " ")
 }
 
 // MergeArg is the --merge argument among args ("" for none).
@@ -45,7 +51,7 @@ func MergeArg(args []string) string {
 // nothing because the user edited paths it would change since: the
 // paths, then the commands that go on. args are the command's (a
 // refused --merge suggests --merge=markers).
-func Conflict(w io.Writer, own string, args []string, r *turnback.RestoreResult) {
+func (a *Agent) Conflict(w io.Writer, own string, args []string, r *turnback.RestoreResult) {
 	since := "after the turn"
 	if own == "redo" {
 		since = "since the undo"
@@ -54,7 +60,7 @@ func Conflict(w io.Writer, own string, args []string, r *turnback.RestoreResult)
 	if len(r.Conflicts) == 1 {
 		what = "this file was"
 	}
-	fmt.Fprintf(w, "%s changed nothing: %s edited %s (by you or a program), and %s would overwrite the edits:\n", Slash(own), what, since, own)
+	fmt.Fprintf(w, "%s changed nothing: %s edited %s (by you or a program), and %s would overwrite the edits:\n", a.Slash(own), what, since, own)
 	for _, n := range r.Conflicts {
 		fmt.Fprintf(w, "  %s: %s\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
 	}
@@ -62,39 +68,39 @@ func Conflict(w io.Writer, own string, args []string, r *turnback.RestoreResult)
 	if own == "undo" {
 		switch MergeArg(args) {
 		case "":
-			fmt.Fprintf(w, "  %s   take back the turn's changes and keep the edits (text files)\n", Slash(own, "--merge"))
+			fmt.Fprintf(w, "  %s   take back the turn's changes and keep the edits (text files)\n", a.Slash(own, "--merge"))
 		case "--merge", "--merge=clean":
-			fmt.Fprintf(w, "  %s   merge anyway, with conflict markers where the turn and the edits overlap\n", Slash(own, "--merge=markers"))
+			fmt.Fprintf(w, "  %s   merge anyway, with conflict markers where the turn and the edits overlap\n", a.Slash(own, "--merge=markers"))
 		}
 	}
 	back := ""
 	if own == "undo" {
-		back = " (" + Slash("redo") + " brings them back)"
+		back = " (" + a.Slash("redo") + " brings them back)"
 	}
-	fmt.Fprintf(w, "  %s   %s anyway: the edits stay in a checkpoint%s\n", Slash(own, "--force"), own, back)
-	fmt.Fprintf(w, "  %s   list the turns\n", Slash("turns"))
+	fmt.Fprintf(w, "  %s   %s anyway: the edits stay in a checkpoint%s\n", a.Slash(own, "--force"), own, back)
+	fmt.Fprintf(w, "  %s   list the turns\n", a.Slash("turns"))
 }
 
 // Done is the line after the report of an undo or redo (own) that
 // changed the files: the command that takes it back.
-func Done(own string) string {
+func (a *Agent) Done(own string) string {
 	if own == "redo" {
-		return Slash("undo") + " takes it back again."
+		return a.Slash("undo") + " takes it back again."
 	}
-	return Slash("redo") + " brings it back."
+	return a.Slash("redo") + " brings it back."
 }
 
 // Busy is what follows the message of an own command that found the
 // store held by another turnback.
-func Busy(own string) string {
-	return fmt.Sprintf("Nothing was changed: another turnback command was using this folder's store. Type %s again in a moment.", Slash(own))
+func (a *Agent) Busy(own string) string {
+	return fmt.Sprintf("Nothing was changed: another turnback command was using this folder's store. Type %s again in a moment.", a.Slash(own))
 }
 
 // Usage is what follows the message of an own command given wrong
 // arguments.
-func Usage(own string) string {
+func (a *Agent) Usage(own string) string {
 	return fmt.Sprintf("Type %s, %s N (the last N turns), %s --merge, %s --force, %s, or %s.",
-		Slash("undo"), Slash("undo"), Slash("undo"), Slash("undo"), Slash("redo"), Slash("turns"))
+		a.Slash("undo"), a.Slash("undo"), a.Slash("undo"), a.Slash("undo"), a.Slash("redo"), a.Slash("turns"))
 }
 
 // OtherSession is the note of an own command run in a conversation
@@ -109,7 +115,7 @@ func OtherSession(using string) string {
 // right now (a session has a turn open): sessions names each with its
 // note, the newest first, and the command that picks one; first is the
 // first one's short name.
-func WhichSession(own string, sessions []string, first string) string {
+func (a *Agent) WhichSession(own string, sessions []string, first string) string {
 	return fmt.Sprintf("Nothing was changed: this conversation has no turns, and another one may be working on this folder right now, so %s does not guess. Sessions with turns: %s. Type %s (a unique start of the name is enough) to work on one.",
-		Slash(own), strings.Join(sessions, ", "), Slash(own, "--session", first))
+		a.Slash(own), strings.Join(sessions, ", "), a.Slash(own, "--session", first))
 }

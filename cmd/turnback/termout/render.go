@@ -42,6 +42,9 @@ func RestoreList(w io.Writer, verb string, res *turnback.RestoreResult, verbose 
 		}
 		turns += ", only " + strings.Join(quoted, " ")
 	}
+	if s := UndidAfterDropped(res, time.Now()); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	fmt.Fprintf(w, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(p.Restored), len(p.Deleted), len(p.Created))
 	merged := map[string]string{}
 	for _, q := range p.Merged {
@@ -239,6 +242,9 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 // stdout, the turn it started on stderr.
 func Snapped(stdout, stderr io.Writer, res *turnback.SnapResult) {
 	fmt.Fprintln(stdout, res.Snapshot.Short())
+	if res.Dropped && res.Closed != nil && len(res.IgnoredChanged) > 0 {
+		fmt.Fprintln(stderr, DroppedWhy(res.Closed.N, res.IgnoredChanged))
+	}
 	what := "started"
 	if res.Kept {
 		what = "still open (nothing changed since it started)"
@@ -255,7 +261,7 @@ func Ended(stdout, stderr io.Writer, res *turnback.SnapResult) {
 		fmt.Fprintln(stdout, NoOpenTurn(res.Session))
 	case res.Dropped:
 		fmt.Fprintln(stdout, res.Snapshot.Short())
-		fmt.Fprintln(stderr, Dropped(res.Turn))
+		fmt.Fprintln(stderr, DroppedWhy(res.Turn, res.IgnoredChanged))
 	default:
 		fmt.Fprintln(stdout, res.Snapshot.Short())
 		c := res.Closed
