@@ -29,7 +29,7 @@ func TestOpenCodePayloads(t *testing.T) {
 		// The message that carries /tb-undo's report makes no turn.
 		"opencode_real_chat_message_command": {None, sid, cwd, "", nil},
 		"opencode_chat_message_synthetic":    {None, sid, cwd, "", nil},
-		"opencode_real_session_idle":         {End, sid, cwd, "", []string{"end"}},
+		"opencode_real_session_idle":         {End, sid, cwd, "", []string{"--json", "end"}},
 		"opencode_real_command_undo":         {Run, sid, cwd, "/undo", []string{"undo"}},
 		"opencode_real_command_redo":         {Run, sid, cwd, "/redo 2", []string{"redo", "2"}},
 		"opencode_real_command_turns":        {Run, sid, cwd, "/turns", []string{"log"}},
