@@ -135,3 +135,14 @@ func TestInAgentBusy(t *testing.T) {
 		t.Errorf("busy:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// TestInAgentOpenCodeNames: in OpenCode, whose /undo is its own,
+// reports name turnback's commands as OpenCode has them (/tb-undo).
+func TestInAgentOpenCodeNames(t *testing.T) {
+	var out bytes.Buffer
+	g := &globals{stdout: &out, own: "undo", agent: "opencode"}
+	g.ownFailure(fmt.Errorf("%w: held by process 42", turnback.ErrBusy))
+	if !strings.HasSuffix(out.String(), "Type /tb-undo again in a moment.\n") {
+		t.Errorf("busy in OpenCode:\n%s", out.String())
+	}
+}
