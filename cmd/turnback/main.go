@@ -67,11 +67,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func execute(ctx context.Context, g *globals) int {
 	args := g.args
 	root := newRootCmd(g)
+	if g.own = ownCommand(root, args); g.own != "" {
+		g.stderr = g.stdout // one report, in order (inagent.go)
+	}
+	stopPager := g.startPager(root, args) // diff, log, show on a terminal (pager.go)
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetIn(g.stdin)
 	err := root.ExecuteContext(ctx)
+	stopPager()
 	if err == nil {
 		g.autoWatch()
 	} else {
@@ -87,7 +92,21 @@ func execute(ctx context.Context, g *globals) int {
 	var fe forwardedExit
 	if errors.As(err, &fe) {
 		// The daemon ran the command and has written its output.
+		if g.own != "" { // the daemon's outcome, which this process says with 0
+			g.ownCode = fe.code
+			return exitOK
+		}
 		return fe.code
+	}
+	if g.own != "" {
+		g.ownFailure(err)
+		if g.ownCode = exitCode(err); g.served != nil {
+			return g.ownCode // to the client, which exits 0
+		}
+		return exitOK
+	}
+	if errors.As(err, new(reported)) {
+		return exitCode(err) // the command said it
 	}
 	stdout, stderr := g.stdout, g.stderr
 	code := exitCode(err)
@@ -150,7 +169,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: undo/redo over edits made outside the turns (they stay recoverable), a work tree that is / or the home directory")
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
-		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
+		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g), newCheckpointsCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
 		newUICmd(g),

@@ -70,6 +70,9 @@ type Agent struct {
 	CommandDir   string
 	commandFile  func(name, bin string) (file string, data []byte)
 	RunsCommands bool
+	// ShowsUser: the agent shows the user a prompt hook's systemMessage;
+	// the report of a command the hook carried out goes there too.
+	ShowsUser bool
 	// parse normalises one payload.
 	parse func(data []byte) (Event, error)
 
@@ -99,6 +102,9 @@ type Agent struct {
 	plugin           func(bin string) []byte
 	GlobalCommandDir string
 	runText          func(name string, args []string, code int, output string) string
+	// cmdPrefix begins the names of turnback's commands in the agent
+	// ("tb-" in OpenCode, whose /undo is its own): reports name them so.
+	cmdPrefix string
 }
 
 // all lists the agents, in the order help and errors name them.

@@ -17,7 +17,9 @@
 //     carries out.
 //   - Own command: /undo, /redo or /turns. It never starts a turn.
 //   - RunsCommands: the agent's prompt hook carries out own commands
-//     (Gemini CLI, Cursor).
+//     (Gemini CLI, Codex CLI, Qwen Code, Cursor).
+//   - Report: what an own command prints inside an agent, whatever its
+//     outcome (report.go), with the next steps as the agent's commands.
 //   - Context: the agent takes text from the hook for the model. Tell
 //     prints the notice of undo and redo there.
 //   - Settings file: the agent's JSON or JSONC file. Init edits it in
@@ -37,7 +39,8 @@
 //     why and what to merge by hand.
 //   - A hook never blocks the agent. It exits 1, never 2, and writes
 //     failures to hook.log in the store.
-//   - Nothing but the notice reaches the model, and not when
+//   - Nothing but the notice, and the report of an own command the
+//     user typed, reaches the model; the notice not when
 //     TURNBACK_TELL_MODEL=0.
 //
 // # Adding an agent

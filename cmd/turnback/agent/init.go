@@ -183,19 +183,21 @@ func (r InitResult) Print(w io.Writer, asJSON bool) {
 // Chosen returns the one agent whose flag (init --NAME) is set; an error
 // that names the flags otherwise.
 func Chosen(flags map[*Agent]*bool) (*Agent, error) {
+	var names, given []string
 	var a *Agent
-	var names []string
-	n := 0
 	for _, x := range all {
 		names = append(names, "--"+x.Name)
 		if *flags[x] {
-			a, n = x, n+1
+			a, given = x, append(given, "turnback init --"+x.Name)
 		}
 	}
-	if n != 1 {
+	switch len(given) {
+	case 0:
 		return nil, errors.New("say which agent: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1])
+	case 1:
+		return a, nil
 	}
-	return a, nil
+	return nil, errors.New("one agent per init: run " + strings.Join(given, ", then "))
 }
 
 // Command is the command line the agent's hooks run: "turnback hook

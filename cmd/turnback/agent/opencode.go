@@ -33,6 +33,7 @@ var opencode = &Agent{
 	RunsCommands:     true,
 	plugin:           opencodePlugin,
 	runText:          opencodeRunText,
+	cmdPrefix:        opencodePrefix,
 }
 
 // opencodePrefix begins the name of turnback's OpenCode commands.
