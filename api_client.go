@@ -97,7 +97,7 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 		return nil, false, nil // Open says what is wrong
 	}
 	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
-	return &Repo{repoCore: core, session: opts.Session, opts: opts, remote: &remoteRepo{c: c, opts: opts}}, true, nil
+	return &Repo{repoCore: core, session: opts.Session, opts: opts, be: &remoteRepo{c: c, opts: opts}}, true, nil
 }
 
 // sameDir reports whether a and b name the same directory.
@@ -111,11 +111,11 @@ func sameDir(a, b string) bool {
 }
 
 // Served reports whether a daemon runs r's methods (see Open).
-func (r *Repo) Served() bool { return r.remote != nil }
+func (r *Repo) Served() bool { return r.be.served() }
 
-func (rm *remoteRepo) view(r *Repo, o Options) *Repo {
-	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, remote: &remoteRepo{c: rm.c, opts: o}}
-}
+func (rm *remoteRepo) served() bool { return true }
+
+func (rm *remoteRepo) viewOf(v *Repo) backend { return &remoteRepo{c: rm.c, opts: v.opts} }
 
 func (rm *remoteRepo) close(view bool) error {
 	if view {
@@ -349,8 +349,8 @@ func (rm *remoteRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreR
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
-		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) })
+	return withMoved(rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
+		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) }))
 }
 
 func (rm *remoteRepo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {

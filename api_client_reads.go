@@ -147,6 +147,24 @@ func (rm *remoteRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
 	}, func(l *Repo) ([]SessionInfo, error) { return l.Sessions(ctx) })
 }
 
+// findSession and latestSession apply the rules of sessions.go to the
+// daemon's list, which names every session record.
+func (rm *remoteRepo) findSession(ctx context.Context, name string) (string, error) {
+	list, err := rm.sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	return findSession(list, name)
+}
+
+func (rm *remoteRepo) latestSession(ctx context.Context) (SessionInfo, error) {
+	list, err := rm.sessions(ctx)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return latestSession(list, (&Repo{opts: rm.opts}).now())
+}
+
 func (rm *remoteRepo) verify(ctx context.Context) (*VerifyResult, error) {
 	return call(ctx, rm, func() (*VerifyResult, error) {
 		var out VerifyResult

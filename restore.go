@@ -273,10 +273,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 // session's turns. With o.DryRun nothing is changed and the result's
 // DryRun says what would be.
 func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
-	if r.remote != nil {
-		return withMoved(r.remote.restore(ctx, id, o))
-	}
-	return withMoved(r.restore(ctx, id, o))
+	return withMoved(r.be.restore(ctx, id, o))
 }
 
 // withMoved makes a result's Moved empty rather than nil (JSON: [], not

@@ -69,10 +69,10 @@ func (s SessionInfo) hasTurns() bool { return s.Turns+s.Redo > 0 }
 
 // Sessions lists the store's sessions, the most recently active (by
 // LastTurn) first, then by name. A store without sessions gives none.
-func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) {
-	if r.remote != nil {
-		return r.remote.sessions(ctx)
-	}
+func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) { return r.be.sessions(ctx) }
+
+func (l localRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -89,13 +89,11 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 	if err := ValidSession(name); err != nil {
 		return "", err
 	}
-	if r.remote != nil { // the daemon's list names every session record
-		list, err := r.remote.sessions(ctx)
-		if err != nil {
-			return "", err
-		}
-		return findSession(list, name)
-	}
+	return r.be.findSession(ctx, name)
+}
+
+func (l localRepo) findSession(ctx context.Context, name string) (string, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return "", err
 	}
@@ -117,13 +115,11 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 // it guesses nothing: the error is an *AmbiguousSessionError listing
 // them.
 func (r *Repo) LatestSession(ctx context.Context) (SessionInfo, error) {
-	if r.remote != nil {
-		list, err := r.remote.sessions(ctx)
-		if err != nil {
-			return SessionInfo{}, err
-		}
-		return latestSession(list, r.now())
-	}
+	return r.be.latestSession(ctx)
+}
+
+func (l localRepo) latestSession(ctx context.Context) (SessionInfo, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return SessionInfo{}, err
 	}
