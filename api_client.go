@@ -138,37 +138,17 @@ func (rm *remoteRepo) close(view bool) error {
 // do sends one request and decodes the answer into out, or returns the
 // error the answer carries (errNotServed when nothing ran).
 func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return fmt.Errorf("turnback: api: %w", err)
-		}
-		rd = bytes.NewReader(data)
-	}
-	u := "http://turnback" + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	resp, err := c.send(ctx, method, path, q, body, "")
 	if err != nil {
-		return fmt.Errorf("turnback: api: %w", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			return errNotServed
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+		return err
 	}
 	defer resp.Body.Close()
+	return c.answer(resp, out)
+}
+
+// answer decodes a one-document answer into out, or returns the error
+// it carries.
+func (c *remoteConn) answer(resp *http.Response, out any) error {
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
@@ -184,6 +164,45 @@ func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, 
 		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
 	}
 	return nil
+}
+
+// send sends one request (accepting the media type accept, if set) and
+// returns the answer (errNotServed when nothing ran).
+func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, accept string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("turnback: api: %w", err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	u := "http://turnback" + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: api: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "dial" {
+			return nil, errNotServed
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+	}
+	return resp, nil
 }
 
 var apiSentinels = map[string]error{"busy": ErrBusy, "unknown_id": ErrUnknownID, "ambiguous_id": ErrAmbiguousID,
@@ -290,7 +309,7 @@ func (rm *remoteRepo) snap(ctx context.Context, o SnapOptions) (*SnapResult, err
 	return call(ctx, rm, func() (*SnapResult, error) {
 		var out SnapResponse
 		req := SnapRequest{Message: o.Message, Meta: o.Meta, Agent: rm.opts.Agent, TakeNotice: o.TakeNotice}
-		if err := rm.c.do(ctx, "POST", rm.sessionPath("snap"), nil, req, &out); err != nil {
+		if err := rm.do(ctx, "POST", rm.sessionPath("snap"), nil, req, &out); err != nil {
 			return nil, err
 		}
 		return out.result()
@@ -303,7 +322,7 @@ func (rm *remoteRepo) end(ctx context.Context) (*SnapResult, error) {
 	}
 	return call(ctx, rm, func() (*SnapResult, error) {
 		var out SnapResponse
-		if err := rm.c.do(ctx, "POST", rm.sessionPath("end"), nil, struct{}{}, &out); err != nil {
+		if err := rm.do(ctx, "POST", rm.sessionPath("end"), nil, struct{}{}, &out); err != nil {
 			return nil, err
 		}
 		return out.result()
@@ -316,7 +335,7 @@ func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, lo
 	}
 	return call(ctx, rm, func() (*RestoreResult, error) {
 		var out RestoreResponse
-		if err := rm.c.do(ctx, "POST", path, nil, body, &out); err != nil {
+		if err := rm.do(ctx, "POST", path, nil, body, &out); err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
 				return ce.Result, err

@@ -56,11 +56,19 @@ var apiRoutes = []apiRoute{
 }
 
 type apiServer struct {
-	repo *Repo
-	// sess serializes the operations of one session that change its
-	// stacks, so that the turns an undo or redo reports are its own.
-	sessMu sync.Mutex
-	sess   map[string]*sync.Mutex
+	repo  *Repo
+	locks *sessionLocks
+	// progress and restoreProgress count the work of a streamed
+	// request (api_progress.go); nil for the others.
+	progress        *Progress
+	restoreProgress *RestoreProgress
+}
+
+// sessionLocks serialize the operations of one session that change its
+// stacks, so that the turns an undo or redo reports are its own.
+type sessionLocks struct {
+	mu   sync.Mutex
+	sess map[string]*sync.Mutex
 }
 
 // NewHandler returns the HTTP API (see doc.go) over repo: every request
@@ -68,7 +76,7 @@ type apiServer struct {
 // holds a Repo can serve it to others with it; the watch daemon serves
 // it on its socket.
 func NewHandler(repo *Repo) http.Handler {
-	a := &apiServer{repo: repo, sess: map[string]*sync.Mutex{}}
+	a := &apiServer{repo: repo, locks: &sessionLocks{sess: map[string]*sync.Mutex{}}}
 	mux := http.NewServeMux()
 	for _, rt := range apiRoutes {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
@@ -80,6 +88,10 @@ func NewHandler(repo *Repo) http.Handler {
 			if rt.serve == nil {
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write(openAPIDoc)
+				return
+			}
+			if wantsStream(r) {
+				a.stream(rt, w, r)
 				return
 			}
 			out, err := rt.serve(a, w, r)
@@ -107,7 +119,7 @@ func (a *apiServer) view(name, agent string) (*Repo, error) {
 		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}
 	}
 	o := a.repo.opts
-	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, nil, nil
+	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, a.progress, a.restoreProgress
 	if agent != "" {
 		o.Agent = agent
 	}
@@ -116,13 +128,13 @@ func (a *apiServer) view(name, agent string) (*Repo, error) {
 
 // lockSession serializes the stack-changing requests of one session.
 func (a *apiServer) lockSession(name string) func() {
-	a.sessMu.Lock()
-	m := a.sess[name]
+	a.locks.mu.Lock()
+	m := a.locks.sess[name]
 	if m == nil {
 		m = &sync.Mutex{}
-		a.sess[name] = m
+		a.locks.sess[name] = m
 	}
-	a.sessMu.Unlock()
+	a.locks.mu.Unlock()
 	m.Lock()
 	return m.Unlock
 }
