@@ -51,14 +51,14 @@ type remoteRepo struct {
 }
 
 // remoteError is an error the daemon returned: its message, and the
-// sentinel callers branch on.
+// sentinels callers branch on.
 type remoteError struct {
 	msg string
-	is  error
+	is  []error
 }
 
-func (e *remoteError) Error() string { return e.msg }
-func (e *remoteError) Unwrap() error { return e.is }
+func (e *remoteError) Error() string   { return e.msg }
+func (e *remoteError) Unwrap() []error { return e.is }
 
 // openRemote returns a Repo whose methods the daemon serving storeDir
 // runs, ok false when no daemon serves it over HTTP.
@@ -205,9 +205,10 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 	return resp, nil
 }
 
-var apiSentinels = map[string]error{"busy": ErrBusy, "unknown_id": ErrUnknownID, "ambiguous_id": ErrAmbiguousID,
-	"ambiguous_session": ErrAmbiguousSession, "unverified": ErrUnverified, "no_space": ErrNoSpace, "read_only": ErrReadOnly,
-	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify, "bad_path": ErrPath}
+var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnknownID}, "ambiguous_id": {ErrAmbiguousID},
+	"ambiguous_session": {ErrAmbiguousSession}, "unverified": {ErrUnverified}, "no_space": {ErrNoSpace}, "read_only": {ErrReadOnly},
+	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath}, "short_id": {ErrShortID, ErrBadRef},
+	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn}}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,
@@ -220,7 +221,7 @@ func (e *ErrorResponse) err() error {
 				return &ConflictError{Result: res}
 			}
 		}
-		return &remoteError{msg: e.Error, is: ErrConflict}
+		return &remoteError{msg: e.Error, is: []error{ErrConflict}}
 	case "unfinished":
 		return &UnfinishedError{Err: errors.New(strings.TrimPrefix(e.Error, "turnback: an undo, redo or restore stopped part way and is not finished: "))}
 	case "stopping":

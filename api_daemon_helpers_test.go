@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +25,8 @@ const (
 	envDaemonDir    = "TURNBACK_TEST_DAEMON_DIR"
 	envDaemonStore  = "TURNBACK_TEST_DAEMON_STORE"
 	envDaemonListen = "TURNBACK_TEST_DAEMON_LISTEN"
+	// envDaemonSizeLimit, if set, is the daemon's Options.SizeLimit.
+	envDaemonSizeLimit = "TURNBACK_TEST_DAEMON_SIZE_LIMIT"
 )
 
 func TestMain(m *testing.M) {
@@ -45,9 +48,10 @@ func (noCLI) Run(_ context.Context, _ daemon.Request, _, stderr io.Writer) int {
 func runTestDaemon(dir, store, listen string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	limit, _ := strconv.ParseInt(os.Getenv(envDaemonSizeLimit), 10, 64)
 	err := daemons.Run(ctx, daemons.RunOptions{WorkTree: dir,
 		// Retention is not modelled (as the model test opens stores).
-		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1},
+		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1, SizeLimit: limit},
 		Log:     os.Stderr, Listen: listen,
 		Handler: func(*daemon.Server, *turnback.Repo) daemon.Handler { return noCLI{} }})
 	if err != nil {

@@ -70,6 +70,14 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
 	case errors.Is(err, ErrBusy):
 		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
+	case errors.Is(err, ErrShortID):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "short_id"
+	case errors.Is(err, ErrBadRef):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
+	case errors.Is(err, ErrNoTurn):
+		status, doc.Kind = http.StatusNotFound, "no_turn"
+	case errors.Is(err, ErrOpenTurn):
+		status, doc.Kind = http.StatusConflict, "open_turn"
 	case errors.Is(err, ErrUnknownID):
 		status, doc.Kind = http.StatusNotFound, "unknown_id"
 	case errors.Is(err, ErrAmbiguousID):

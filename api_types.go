@@ -64,9 +64,10 @@ type GCRequest struct {
 // ErrorResponse is every error: the message, the exit code the CLI
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
-// "unverified", "no_space", "read_only", "invalid_meta",
-// "bad_request", "too_large", "unauthorized", "not_found",
-// "stopping", "error"). A conflict carries the result.
+// "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
+// "short_id", "bad_ref", "no_turn", "open_turn", "bad_request",
+// "too_large", "unauthorized", "not_found", "stopping", "error"). A
+// conflict carries the result.
 type ErrorResponse struct {
 	Error  string           `json:"error"`
 	Code   int              `json:"code"`

@@ -30,6 +30,10 @@ type backend interface {
 	verify(ctx context.Context) (*VerifyResult, error)
 	gc(ctx context.Context, o GCOptions) (*GCResult, error)
 	info(ctx context.Context) (*Info, error)
+	allTurns(ctx context.Context) ([]SessionTurns, error)
+	unprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error)
+	turnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error)
+	recover(ctx context.Context, rollback bool) (*RecoverResult, error)
 	// viewOf returns the backend of v, a view made by View.
 	viewOf(v *Repo) backend
 	// close releases what the Repo holds; a view's close does nothing.

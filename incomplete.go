@@ -110,6 +110,11 @@ type Uncaptured = walker.Uncaptured
 // over the size limit and is held by no usable reference: the changes an
 // undo cannot revert.
 func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
+	return r.be.unprotectedChanges(ctx, turns)
+}
+
+func (l localRepo) unprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

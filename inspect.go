@@ -255,7 +255,10 @@ type SessionTurns struct {
 
 // AllTurns returns every session of the store with its turns, the
 // sessions in the order of Sessions.
-func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) {
+func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) { return r.be.allTurns(ctx) }
+
+func (l localRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -39,6 +39,11 @@ type RecoverResult struct {
 // the state before it and its session records are not written. Paths
 // edited since it stopped are left as they are (listed in Kept).
 func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
+	return r.be.recover(ctx, rollback)
+}
+
+func (l localRepo) recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
+	r := l.r
 	if err := r.lockOnly(ctx); err != nil {
 		return nil, err
 	}
