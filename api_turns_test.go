@@ -59,9 +59,17 @@ func TestDaemonRepoTurnsAndRecover(t *testing.T) {
 	for _, w := range ws {
 		for _, step := range []func() error{
 			func() error { _, err := w.repo.Snap(ctx, "first"); return err },
-			func() error { w.write(t, "a.txt", "two\n"); w.write(t, "big.bin", "more than sixteen bytes\n"); return nil },
+			func() error {
+				w.write(t, "a.txt", "two\n")
+				w.write(t, "big.bin", "more than sixteen bytes\n")
+				return nil
+			},
 			func() error { _, err := w.repo.End(ctx); return err },
-			func() error { v, err := w.repo.View(turnback.Options{Session: "other", SizeLimit: 16}); _, _ = v.Snap(ctx, "x"); return err },
+			func() error {
+				v, err := w.repo.View(turnback.Options{Session: "other", SizeLimit: 16})
+				_, _ = v.Snap(ctx, "x")
+				return err
+			},
 			func() error { _, err := w.repo.Snap(ctx, "second"); return err },
 			func() error { return os.Remove(filepath.Join(w.dir, "big.bin")) },
 			func() error { _, err := w.repo.End(ctx); return err },
