@@ -32,6 +32,36 @@ var errRemote = errors.New("turnback: not available on a Repo served by a daemon
 // errNotServed: nothing ran; the daemon is gone or stopping.
 var errNotServed = errors.New("turnback: the daemon does not serve the store")
 
+// ErrDaemonLost: the daemon that took a call ended, or the connection to
+// it broke, before it answered, so whether the operation ran is not
+// known (an interrupted undo, redo or restore is finished or rolled
+// back by the next operation on the store).
+var ErrDaemonLost = errors.New("turnback: the daemon ended before the operation finished")
+
+// DaemonStoppedError is the error of an operation that the daemon
+// running it cancelled as it stopped at once (a signal; its folder or
+// store gone): Err is the operation's own error.
+type DaemonStoppedError struct {
+	Why string // why the daemon stopped
+	Err error
+}
+
+func (e *DaemonStoppedError) Error() string {
+	return fmt.Sprintf("%v (the daemon is stopping: %s)", e.Err, e.Why)
+}
+func (e *DaemonStoppedError) Unwrap() error { return e.Err }
+
+// lostError is ErrDaemonLost with the daemon's socket and the cause.
+type lostError struct {
+	socket string
+	err    error
+}
+
+func (e *lostError) Error() string {
+	return fmt.Sprintf("turnback: the watch daemon (%s) ended before the command finished: %v", e.socket, e.err)
+}
+func (e *lostError) Unwrap() []error { return []error{ErrDaemonLost, e.err} }
+
 // remoteConn is what every view of a daemon-served Repo shares.
 type remoteConn struct {
 	socket             string
@@ -48,6 +78,7 @@ type remoteConn struct {
 type remoteRepo struct {
 	c    *remoteConn
 	opts Options
+	r    *Repo // whose restore hook the daemon's steps are reported to
 }
 
 // remoteError is an error the daemon returned: its message, and the
@@ -86,7 +117,7 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var h HealthResponse
-	if err := c.do(hctx, "GET", "/v1/health", nil, nil, &h); err != nil || !h.OK {
+	if err := c.do(hctx, "GET", "/v1/health", nil, nil, &h, nil); err != nil || !h.OK {
 		// No daemon, one of an earlier turnback (no HTTP), or one
 		// stopping: Open waits for the store as for any holder.
 		c.client.CloseIdleConnections()
@@ -97,7 +128,9 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 		return nil, false, nil // Open says what is wrong
 	}
 	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
-	return &Repo{repoCore: core, session: opts.Session, opts: opts, be: &remoteRepo{c: c, opts: opts}}, true, nil
+	r := &Repo{repoCore: core, session: opts.Session, opts: opts}
+	r.be = &remoteRepo{c: c, opts: opts, r: r}
+	return r, true, nil
 }
 
 // sameDir reports whether a and b name the same directory.
@@ -115,7 +148,7 @@ func (r *Repo) Served() bool { return r.be.served() }
 
 func (rm *remoteRepo) served() bool { return true }
 
-func (rm *remoteRepo) viewOf(v *Repo) backend { return &remoteRepo{c: rm.c, opts: v.opts} }
+func (rm *remoteRepo) viewOf(v *Repo) backend { return &remoteRepo{c: rm.c, opts: v.opts, r: v} }
 
 func (rm *remoteRepo) close(view bool) error {
 	if view {
@@ -137,8 +170,8 @@ func (rm *remoteRepo) close(view bool) error {
 
 // do sends one request and decodes the answer into out, or returns the
 // error the answer carries (errNotServed when nothing ran).
-func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
-	resp, err := c.send(ctx, method, path, q, body, "")
+func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any, hdr http.Header) error {
+	resp, err := c.send(ctx, method, path, q, body, hdr)
 	if err != nil {
 		return err
 	}
@@ -151,7 +184,7 @@ func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, 
 func (c *remoteConn) answer(resp *http.Response, out any) error {
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+		return &lostError{c.socket, err}
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e ErrorResponse
@@ -166,9 +199,9 @@ func (c *remoteConn) answer(resp *http.Response, out any) error {
 	return nil
 }
 
-// send sends one request (accepting the media type accept, if set) and
+// send sends one request, with the headers hdr (may be nil), and
 // returns the answer (errNotServed when nothing ran).
-func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, accept string) (*http.Response, error) {
+func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, hdr http.Header) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -188,8 +221,8 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if accept != "" {
-		req.Header.Set("Accept", accept)
+	for k, vs := range hdr {
+		req.Header[k] = vs
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -200,7 +233,7 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+		return nil, &lostError{c.socket, err}
 	}
 	return resp, nil
 }
@@ -212,8 +245,17 @@ var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnkno
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,
-// or one that wraps the same sentinel.
+// or one that wraps the same sentinel; one the daemon's stop caused, a
+// *DaemonStoppedError around it.
 func (e *ErrorResponse) err() error {
+	err := e.kindErr()
+	if e.Stopping != "" && err != errNotServed {
+		return &DaemonStoppedError{Why: e.Stopping, Err: err}
+	}
+	return err
+}
+
+func (e *ErrorResponse) kindErr() error {
 	switch e.Kind {
 	case "conflict":
 		if e.Result != nil {
@@ -330,8 +372,10 @@ func (rm *remoteRepo) end(ctx context.Context) (*SnapResult, error) {
 	}, func(l *Repo) (*SnapResult, error) { return l.End(ctx) })
 }
 
-func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
-	if err := rm.writable(); err != nil {
+// restoreCall runs an undo, redo or restore; dry: a dry run, which a
+// Repo opened read-only runs too.
+func (rm *remoteRepo) restoreCall(ctx context.Context, path string, dry bool, body any, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
+	if err := rm.writable(); err != nil && !dry {
 		return nil, err
 	}
 	return call(ctx, rm, func() (*RestoreResult, error) {
@@ -361,7 +405,7 @@ func (rm *remoteRepo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreR
 		}
 		req.Paths = ps
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("undo"), req,
+	return rm.restoreCall(ctx, rm.sessionPath("undo"), o.DryRun, req,
 		func(l *Repo) (*RestoreResult, error) { return l.Undo(ctx, n, o) })
 }
 
@@ -369,11 +413,11 @@ func (rm *remoteRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreR
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	return withMoved(rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
+	return withMoved(rm.restoreCall(ctx, rm.sessionPath("redo"), o.DryRun, RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
 		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) }))
 }
 
 func (rm *remoteRepo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
-	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun},
+	return rm.restoreCall(ctx, "/v1/restore", o.DryRun, RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun},
 		func(l *Repo) (*RestoreResult, error) { return l.Restore(ctx, id, o) })
 }

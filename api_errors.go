@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
@@ -18,6 +19,7 @@ func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 		status, data = http.StatusInternalServerError, []byte(`{"error":"turnback: api: cannot encode the answer","code":1,"kind":"error"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
 }

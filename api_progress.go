@@ -3,7 +3,8 @@ package turnback
 // The HTTP API's progress stream. A request that accepts
 // application/x-ndjson (and no application/json) is answered 200 with
 // one JSON document per line: {"progress": {...}} while the operation
-// runs (every progressEvery, when a counter moved), then one last line,
+// runs (every progressEvery, when a counter moved), {"step": name} as
+// a restore begins each step (restore.Options.Hook), then one last line,
 // {"result": doc} with the document the request would get, or
 // {"error": doc, "status": n} with the error document and the status it
 // would get. A client shows the progress line of a capture or a restore
@@ -13,13 +14,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // ndjson is the media type of the progress stream.
@@ -42,6 +47,7 @@ type progressJSON struct {
 // streamEvent is one line of the stream.
 type streamEvent struct {
 	Progress *progressJSON  `json:"progress,omitempty"`
+	Step     string         `json:"step,omitempty"`
 	Result   any            `json:"result,omitempty"`
 	Error    *ErrorResponse `json:"error,omitempty"`
 	Status   int            `json:"status,omitempty"`
@@ -92,62 +98,101 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 		err error
 	}
 	done := make(chan outcome, 1)
-	go func() {
-		out, err := rt.serve(&s, w, r)
-		done <- outcome{out, err}
-	}()
 	w.Header().Set("Content-Type", ndjson)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+	var mu sync.Mutex // one line at a time
 	enc := json.NewEncoder(w)
 	rc := http.NewResponseController(w)
+	send := func(ev streamEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := enc.Encode(ev); err != nil && ev.Result != nil {
+			status, doc := apiErrorDoc(err)
+			_ = enc.Encode(streamEvent{Error: doc, Status: status})
+		}
+		_ = rc.Flush()
+	}
 	_ = rc.Flush()
 	var last progressJSON
 	report := func() {
 		if now := readCounters(s.progress, s.restoreProgress); now != last {
 			last = now
-			_ = enc.Encode(streamEvent{Progress: &now})
-			_ = rc.Flush()
+			send(streamEvent{Progress: &now})
 		}
 	}
+	// A step is on its way to the client before the restore takes it
+	// (and before a hook of the daemon's own, which may end it).
+	s.step = func(name string) {
+		report()
+		send(streamEvent{Step: name})
+	}
+	go func() {
+		out, err := rt.serve(&s, w, r)
+		done <- outcome{out, err}
+	}()
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-tick.C:
 			report()
-			continue
 		case o := <-done:
 			report()
 			ev := streamEvent{Result: o.out}
 			if o.err != nil {
 				ev = streamEvent{}
-				ev.Status, ev.Error = apiErrorDoc(o.err)
+				ev.Status, ev.Error = requestErrorDoc(r, o.err)
 			}
-			if err := enc.Encode(ev); err != nil {
-				status, doc := apiErrorDoc(err)
-				_ = enc.Encode(streamEvent{Error: doc, Status: status})
-			}
-			_ = rc.Flush()
+			send(ev)
 			return
 		}
+	}
+}
+
+// requestErrorDoc is apiErrorDoc for the error of request r: one that a
+// hard stop of the daemon caused says why it stopped.
+func requestErrorDoc(r *http.Request, err error) (int, *ErrorResponse) {
+	status, doc := apiErrorDoc(err)
+	if why, ok := daemon.Stopping(r.Context()); ok {
+		doc.Stopping = why
+	}
+	return status, doc
+}
+
+// stepHook is a restore hook that reports each step, then runs next
+// (if any).
+func stepHook(report func(string), next func(string) error) func(string) error {
+	return func(name string) error {
+		report(name)
+		if next != nil {
+			return next(name)
+		}
+		return nil
 	}
 }
 
 // do sends one request of this view: over the progress stream when its
 // Options ask for counters, else for one document.
 func (rm *remoteRepo) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
-	p, rp := rm.opts.Progress, rm.opts.RestoreProgress
-	if p == nil && rp == nil {
-		return rm.c.do(ctx, method, path, q, body, out)
+	hdr := http.Header{}
+	if rm.opts.Now != nil {
+		hdr.Set(testNowHeader, rm.opts.Now().Format(time.RFC3339Nano))
 	}
-	return rm.c.doStream(ctx, method, path, q, body, out, p, rp)
+	p, rp, hook := rm.opts.Progress, rm.opts.RestoreProgress, rm.r.hook
+	if p == nil && rp == nil && hook == nil {
+		return rm.c.do(ctx, method, path, q, body, out, hdr)
+	}
+	hdr.Set("Accept", ndjson)
+	return rm.c.doStream(ctx, method, path, q, body, out, p, rp, hook, hdr)
 }
 
 // doStream is do over the progress stream: what the daemon's counters
-// gain is added to p and rp (either may be nil) as the lines come.
-func (c *remoteConn) doStream(ctx context.Context, method, path string, q url.Values, body, out any, p *Progress, rp *RestoreProgress) error {
-	resp, err := c.send(ctx, method, path, q, body, ndjson)
+// gain is added to p and rp (either may be nil) as the lines come, and
+// hook (if set) is called with each step of the daemon's restore.
+func (c *remoteConn) doStream(ctx context.Context, method, path string, q url.Values, body, out any, p *Progress, rp *RestoreProgress,
+	hook func(string) error, hdr http.Header) error {
+	resp, err := c.send(ctx, method, path, q, body, hdr)
 	if err != nil {
 		return err
 	}
@@ -166,17 +211,28 @@ func (c *remoteConn) doStream(ctx context.Context, method, path string, q url.Va
 	for {
 		var ev struct {
 			Progress *progressJSON   `json:"progress"`
+			Step     string          `json:"step"`
 			Result   json.RawMessage `json:"result"`
 			Error    *ErrorResponse  `json:"error"`
 			Status   int             `json:"status"`
 		}
 		if err := dec.Decode(&ev); err != nil {
-			if err == io.EOF {
+			var syntax *json.SyntaxError
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case errors.As(err, &syntax):
+				return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+			case err == io.EOF:
 				err = io.ErrUnexpectedEOF // the stream ended without the outcome
 			}
-			return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+			return &lostError{c.socket, err}
 		}
 		switch {
+		case ev.Step != "":
+			if hook != nil {
+				_ = hook(ev.Step) // it cannot fail the daemon's step
+			}
 		case ev.Progress != nil:
 			n := *ev.Progress
 			p.Files.Add(n.Files - last.Files)

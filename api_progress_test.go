@@ -6,11 +6,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,17 +69,23 @@ func TestHTTPProgressStream(t *testing.T) {
 
 	// The outcome is the last line; every line before it is progress,
 	// the counters never going back, the last of them the capture's
-	// totals.
+	// totals, or a restore's step.
+	var steps []string
 	outcome := func(what string, lines []map[string]any) (last map[string]any, progress map[string]any) {
 		t.Helper()
 		if len(lines) == 0 {
 			t.Fatalf("%s: no lines", what)
 		}
 		prev := map[string]float64{}
+		steps = nil
 		for i, l := range lines[:len(lines)-1] {
+			if s, ok := l["step"].(string); ok && len(l) == 1 {
+				steps = append(steps, s)
+				continue
+			}
 			p, ok := l["progress"].(map[string]any)
 			if !ok || len(l) != 1 {
-				t.Fatalf("%s: line %d is not progress: %v", what, i, l)
+				t.Fatalf("%s: line %d is neither progress nor a step: %v", what, i, l)
 			}
 			for k, v := range p {
 				if k != "restore_total" && v.(float64) < prev[k] {
@@ -116,6 +124,11 @@ func TestHTTPProgressStream(t *testing.T) {
 	if p == nil || p["restore_done"].(float64) == 0 || p["restore_done"].(float64) > p["restore_total"].(float64) {
 		t.Fatalf("undo: last progress %v, want the restore's steps", p)
 	}
+	// Its steps, named as restore.Options.Hook names them, in order: the
+	// journal (the commit point) after the staging, before the end.
+	if j := slices.Index(steps, "journal"); j < 1 || j == len(steps)-1 || !strings.HasPrefix(steps[0], "stage") {
+		t.Fatalf("undo: steps %q, want staging, the journal, and more", steps)
+	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "f00.txt")); string(data) != "file 0\n" {
 		t.Fatalf("undo left %q", data)
 	}
@@ -143,8 +156,8 @@ func TestHTTPProgressStream(t *testing.T) {
 }
 
 // TestDaemonRepoProgress: a Repo a daemon serves fills the counters of
-// its Options as a local one does: the capture's files, the restore's
-// steps.
+// its Options as a local one does (the capture's files, the restore's
+// steps), and its restore hook sees the daemon's steps.
 func TestDaemonRepoProgress(t *testing.T) {
 	ctx := context.Background()
 	dir, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
@@ -175,10 +188,16 @@ func TestDaemonRepoProgress(t *testing.T) {
 	if _, err := repo.End(ctx); err != nil {
 		t.Fatal(err)
 	}
+	var steps []string
+	repo.SetRestoreHook(func(step string) error { steps = append(steps, step); return errors.New("not the daemon's") })
 	if _, err := repo.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if rp.Done.Load() == 0 || rp.Done.Load() > rp.Total.Load() {
 		t.Fatalf("after undo: %d of %d restore steps", rp.Done.Load(), rp.Total.Load())
+	}
+	// The hook saw the daemon's steps, and its error failed none.
+	if !slices.Contains(steps, "journal") || int64(len(steps)) != rp.Done.Load() {
+		t.Fatalf("the restore hook saw %q; %d steps done", steps, rp.Done.Load())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,29 @@ type apiServer struct {
 	// request (api_progress.go); nil for the others.
 	progress        *Progress
 	restoreProgress *RestoreProgress
+	step            func(name string) // reports a restore's steps
+	now             func() time.Time  // the request's clock (testNowHeader)
+}
+
+// testNowHeader, on a request, is an RFC 3339 time the operation stamps
+// turns with and measures from instead of the server's clock: for tests
+// that pin the times they print (Options.Now of a Repo a daemon serves).
+const testNowHeader = "Turnback-Test-Now"
+
+// forRequest returns the apiServer that serves r: a, or a copy with the
+// clock r names.
+func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
+	v := r.Header.Get(testNowHeader)
+	if v == "" {
+		return a, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, badRequest{testNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
+	}
+	s := *a
+	s.now = func() time.Time { return t }
+	return &s, nil
 }
 
 // sessionLocks serialize the operations of one session that change its
@@ -94,13 +118,19 @@ func NewHandler(repo *Repo) http.Handler {
 				_, _ = w.Write(openAPIDoc)
 				return
 			}
+			a, err := a.forRequest(r)
+			if err != nil {
+				status, doc := apiErrorDoc(err)
+				writeAPIError(w, status, doc)
+				return
+			}
 			if wantsStream(r) {
 				a.stream(rt, w, r)
 				return
 			}
 			out, err := rt.serve(a, w, r)
 			if err != nil {
-				status, doc := apiErrorDoc(err)
+				status, doc := requestErrorDoc(r, err)
 				writeAPIError(w, status, doc)
 				return
 			}
@@ -127,7 +157,14 @@ func (a *apiServer) view(name, agent string) (*Repo, error) {
 	if agent != "" {
 		o.Agent = agent
 	}
-	return a.repo.View(o)
+	if a.now != nil {
+		o.Now = a.now
+	}
+	v, err := a.repo.View(o)
+	if err == nil && a.step != nil {
+		v.hook = stepHook(a.step, v.hook)
+	}
+	return v, err
 }
 
 // lockSession serializes the stack-changing requests of one session.

@@ -73,6 +73,9 @@ type ErrorResponse struct {
 	Code   int              `json:"code"`
 	Kind   string           `json:"kind"`
 	Result *RestoreResponse `json:"result,omitempty"`
+	// Stopping: the daemon stopped at once, for this reason, and
+	// cancelled the operation.
+	Stopping string `json:"stopping,omitempty"`
 }
 
 // TurnJSON is a turn.

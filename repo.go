@@ -475,7 +475,7 @@ func (r *Repo) View(o Options) (*Repo, error) {
 	if err := ValidSession(o.Session); err != nil {
 		return nil, err
 	}
-	v := &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}
+	v := &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, hook: r.hook}
 	v.be = r.be.viewOf(v)
 	return v, nil
 }

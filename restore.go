@@ -114,7 +114,10 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 
 // SetRestoreHook sets a function every restore this Repo runs calls
 // before each named step (see restore.Options.Hook). It exists for crash
-// and fault injection in tests; an error from it fails the step.
+// and fault injection in tests; an error from it fails the step. Views
+// made afterwards (View) call it too. On a Repo a daemon serves it is
+// called with the steps of the daemon's restore as they are reported,
+// and its error changes nothing.
 func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
 
 // execute checkpoints the current state, plans and applies actions, and

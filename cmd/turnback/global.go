@@ -185,17 +185,52 @@ func (e docError) Unwrap() error { return e.err }
 // read-write (turnback.AccessWrite), read-only (turnback.AccessRead),
 // or, for status, read-only only when it cannot be written
 // (turnback.AccessReadPreferWrite). When a watch daemon serves the
-// store, the whole command is forwarded to it instead and openRepo
-// returns a forwardedExit error carrying its exit code (its output has
-// been written).
+// store, the Repo runs its methods there (turnback.Open), and the
+// command prints their results here as it would its own. The remote's
+// commands are the exception: with a daemon, the whole command is
+// forwarded to it (see forward) and openRepo returns a forwardedExit
+// error carrying its exit code (its output has been written).
 func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
+	if remote.Creds(cmd) {
+		return g.openForwarding(cmd, access)
+	}
 	ctx := cmd.Context()
-	workTree, storeDir, session, err := g.locate()
+	workTree, storeDir, opts, err := g.options(cmd, access)
 	if err != nil {
 		return nil, err
 	}
-	cut := false // the wait for the store ended as a daemon answered
-	opts := turnback.Options{
+	opts.Progress = progressCounters(g)
+	if g.progress != nil {
+		opts.RestoreProgress = g.progress.Restore
+	}
+	g.opts = opts
+	opts.Progress = autowatch.Counted(opts.Progress)
+	// A daemon that serves the store, or starts while Open waits for
+	// it, runs the methods.
+	repo, err := turnback.Open(ctx, workTree, opts)
+	if err != nil || repo.Served() {
+		return repo, err
+	}
+	if storeDir != "" {
+		// Holding the store, this process knows no daemon runs: a socket
+		// left by one that was killed goes.
+		daemon.RemoveStaleSocket(storeDir)
+	}
+	if !repo.ReadOnly() {
+		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
+		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
+	}
+	return repo, nil
+}
+
+// options locates the work tree and store of a command and makes the
+// Options it opens them with (see openRepo), but its progress.
+func (g *globals) options(cmd *cobra.Command, access turnback.Access) (workTree, storeDir string, opts turnback.Options, err error) {
+	workTree, storeDir, session, err := g.locate()
+	if err != nil {
+		return "", "", opts, err
+	}
+	opts = turnback.Options{
 		Store:    storeDir,
 		Session:  session,
 		Force:    g.force,
@@ -206,16 +241,29 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 		Agent: g.agent,
-		Local: true, // a daemon's commands are forwarded above
-		// One that starts meanwhile holds the store: go to it at once.
-		StopWaiting: func() bool { cut = daemon.Answers(storeDir); return cut },
 	}
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
-		return nil, usageError{err}
+		return "", "", opts, usageError{err}
 	}
 	if _, err := autowatch.Files(g.getenv); err != nil {
-		return nil, usageError{err}
+		return "", "", opts, usageError{err}
 	}
+	return workTree, storeDir, opts, nil
+}
+
+// openForwarding is openRepo for the remote's commands, which a watch
+// daemon serving the store runs whole (forward), with the caller's
+// AWS_* variables: the HTTP API does not serve them yet.
+func (g *globals) openForwarding(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
+	ctx := cmd.Context()
+	workTree, storeDir, opts, err := g.options(cmd, access)
+	if err != nil {
+		return nil, err
+	}
+	cut := false      // the wait for the store ended as a daemon answered
+	opts.Local = true // a daemon runs the command (forward)
+	// One that starts meanwhile holds the store: go to it at once.
+	opts.StopWaiting = func() bool { cut = daemon.Answers(storeDir); return cut }
 	if g.served == nil && storeDir != "" {
 		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
 			return nil, forwardedExit{code}

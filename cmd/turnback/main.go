@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -95,6 +96,10 @@ func execute(ctx context.Context, g *globals) int {
 		// A usage error can stop flag parsing before --json is seen.
 		g.json = termout.WantsJSON(args)
 	}
+	var stopped *turnback.DaemonStoppedError
+	if errors.As(err, &stopped) && err == error(stopped) {
+		err = stopped.Err // its own message, then the daemon's (below)
+	}
 	msg := err.Error() + hint(err)
 	var noSpace *cas.NoSpaceError
 	if errors.As(err, &noSpace) {
@@ -108,6 +113,12 @@ func execute(ctx context.Context, g *globals) int {
 	var de docError // an error whose document says more
 	errors.As(err, &de)
 	termout.Failure(stdout, stderr, msg, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
+	switch {
+	case stopped != nil:
+		fmt.Fprintf(stderr, "turnback: the watch daemon is stopping (%s): it cancelled this command\n", termout.SafeText(stopped.Why))
+	case errors.Is(err, turnback.ErrDaemonLost):
+		fmt.Fprintln(stderr, "turnback: an interrupted undo, redo or restore is finished or rolled back by the next command")
+	}
 	return code
 }
 

@@ -199,6 +199,8 @@ func (d *Server) countHTTP(h http.Handler) http.Handler {
 		d.httpActive.Add(1)
 		d.mu.Unlock()
 		defer func() {
+			// The answer leaves before a stop can close the connection.
+			_ = http.NewResponseController(w).Flush()
 			d.mu.Lock()
 			d.busy--
 			d.lastDone = time.Now()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -110,6 +111,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		return err
 	}
+	// The tests' fault injection, from the daemon's environment (its
+	// restores run here; package diag).
+	diag.InstallFaults(repo, os.Getenv, o.Log)
 	if o.Listen != "" {
 		if token, err = daemon.LoadToken(repo.StoreDir(), true); err != nil {
 			repo.Close()
