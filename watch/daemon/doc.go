@@ -21,7 +21,9 @@
 //     Running commands finish.
 //   - Hard stop: a signal, or the folder or store gone. Commands are
 //     cancelled and get CmdGrace.
-//   - Proc: a daemon process found in /proc, named by pid and start time.
+//   - Note: a daemon's entry in the registry, PID.daemon in the per-user
+//     socket directory while it listens: pid, start time, folder, store
+//     and socket, so that a listing finds it by asking that socket.
 //
 // # Invariants
 //

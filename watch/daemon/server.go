@@ -68,6 +68,7 @@ type Server struct {
 	stoppers []net.Conn              // stop clients, answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
+	noted    bool        // its note is in the registry (registry.go)
 
 	tcp        net.Listener  // Config.Listen
 	hconns     *connListener // the socket's HTTP connections
@@ -137,6 +138,7 @@ func (d *Server) Listen() error {
 	if fi, err := os.Lstat(d.sock); err == nil {
 		d.sockID = fi
 	}
+
 	if d.c.Listen != "" {
 		addr, err := CheckLoopback(d.c.Listen)
 		if err == nil && (d.c.Token == "" || d.c.HTTP == nil) {
@@ -150,6 +152,10 @@ func (d *Server) Listen() error {
 			d.removeSocket()
 			return fmt.Errorf("daemon: listen on %s: %w", d.c.Listen, err)
 		}
+	}
+	// Listed once it listens (registry.go).
+	if err := d.writeNote(); err != nil {
+		d.c.Logf("not listed by watch --list: %v", err)
 	}
 	return nil
 }
@@ -200,6 +206,7 @@ func (d *Server) Serve(ctx context.Context) error {
 	}
 	d.stopHTTP()
 	d.removeSocket()
+	d.removeNote()
 	err := d.closeStore()
 	d.mu.Lock()
 	stoppers := d.stoppers
