@@ -10,6 +10,7 @@ package turnback
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,18 +115,13 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 		// nothing (that answers 503, or refuses the connection).
 		DisableKeepAlives: true,
 	}}
-	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var h HealthResponse
-	if err := c.do(hctx, "GET", "/v1/health", nil, nil, &h, nil); err != nil || !h.OK {
-		// No daemon, one of an earlier turnback (no HTTP), or one
-		// stopping: Open waits for the store as for any holder.
-		c.client.CloseIdleConnections()
+	if !daemon.Answers(storeDir) {
+		// No daemon (a socket left by one killed), or one stopping:
+		// Open waits for the store as for any holder. Every request
+		// names the folder and store it is for (send), and a daemon
+		// that serves others runs none: the call then opens the store
+		// here, which says what is wrong.
 		return nil, false, nil
-	}
-	if !sameDir(h.WorkTree, wt) || !sameDir(h.Store, storeDir) {
-		c.client.CloseIdleConnections()
-		return nil, false, nil // Open says what is wrong
 	}
 	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
 	r := &Repo{repoCore: core, session: opts.Session, opts: opts}
@@ -221,6 +217,8 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set(storeHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
+	req.Header.Set(workTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
 	for k, vs := range hdr {
 		req.Header[k] = vs
 	}
@@ -266,7 +264,7 @@ func (e *ErrorResponse) kindErr() error {
 		return &remoteError{msg: e.Error, is: []error{ErrConflict}}
 	case "unfinished":
 		return &UnfinishedError{Err: errors.New(strings.TrimPrefix(e.Error, "turnback: an undo, redo or restore stopped part way and is not finished: "))}
-	case "stopping":
+	case "stopping", "wrong_daemon":
 		return errNotServed
 	}
 	return &remoteError{msg: e.Error, is: apiSentinels[e.Kind]}

@@ -62,6 +62,8 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		doc.Result = restoreResponse(op, ce.Result)
 	case errors.As(err, &br):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
+	case errors.Is(err, errWrongDaemon):
+		status, doc.Kind = http.StatusMisdirectedRequest, "wrong_daemon"
 	case errors.Is(err, errTooLarge):
 		status, doc.Code, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
 	case errors.Is(err, ErrInvalidMeta):

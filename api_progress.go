@@ -98,9 +98,10 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 		err error
 	}
 	done := make(chan outcome, 1)
+	// The header goes with the first line: an operation that ends
+	// before the first report costs one write.
 	w.Header().Set("Content-Type", ndjson)
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
 	var mu sync.Mutex // one line at a time
 	enc := json.NewEncoder(w)
 	rc := http.NewResponseController(w)
@@ -111,9 +112,10 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 			status, doc := apiErrorDoc(err)
 			_ = enc.Encode(streamEvent{Error: doc, Status: status})
 		}
-		_ = rc.Flush()
+		if ev.Result == nil && ev.Error == nil {
+			_ = rc.Flush() // the outcome is flushed as the handler returns
+		}
 	}
-	_ = rc.Flush()
 	var last progressJSON
 	report := func() {
 		if now := readCounters(s.progress, s.restoreProgress); now != last {

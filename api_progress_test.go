@@ -5,6 +5,7 @@ package turnback_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,5 +200,50 @@ func TestDaemonRepoProgress(t *testing.T) {
 	// The hook saw the daemon's steps, and its error failed none.
 	if !slices.Contains(steps, "journal") || int64(len(steps)) != rp.Done.Load() {
 		t.Fatalf("the restore hook saw %q; %d steps done", steps, rp.Done.Load())
+	}
+}
+
+// TestHTTPWrongDaemon: a request that names another store or folder
+// (as the Go client names its own) is answered 421 and runs nothing; one
+// that names this daemon's is served.
+func TestHTTPWrongDaemon(t *testing.T) {
+	dir, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	write(t, dir, "a.txt", "one\n")
+	repo, err := turnback.Open(context.Background(), dir, turnback.Options{Store: store, Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	srv := httptest.NewServer(turnback.NewHandler(repo))
+	defer srv.Close()
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, tc := range []struct {
+		header, value string
+		status        int
+		kind          string
+	}{
+		{"Turnback-Store", b64(repo.StoreDir()), 200, ""},
+		{"Turnback-Work-Tree", b64(repo.WorkTree()), 200, ""},
+		{"Turnback-Store", b64(t.TempDir()), 421, "wrong_daemon"},
+		{"Turnback-Work-Tree", b64(t.TempDir()), 421, "wrong_daemon"},
+		{"Turnback-Store", "not base64!", 400, "bad_request"},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/sessions/default/snap", strings.NewReader("{}"))
+		req.Header.Set(tc.header, tc.value)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&doc)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || tc.kind != "" && doc["kind"] != tc.kind {
+			t.Errorf("%s: %s: %d %v, want %d %s", tc.header, tc.value, resp.StatusCode, doc, tc.status, tc.kind)
+		}
+	}
+	// Only the two requests for this daemon ran a snap.
+	turns, _, err := repo.Turns(context.Background())
+	if err != nil || len(turns) != 1 {
+		t.Fatalf("turns: %d, %v; want the one the first snap opened", len(turns), err)
 	}
 }

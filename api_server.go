@@ -5,6 +5,7 @@ package turnback
 
 import (
 	_ "embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -76,9 +77,31 @@ type apiServer struct {
 // that pin the times they print (Options.Now of a Repo a daemon serves).
 const testNowHeader = "Turnback-Test-Now"
 
+// storeHeader and workTreeHeader, on a request, name (base64) the store
+// and folder the client means; a server of another answers 421 and runs
+// nothing.
+const (
+	storeHeader    = "Turnback-Store"
+	workTreeHeader = "Turnback-Work-Tree"
+)
+
+// errWrongDaemon: the request is for another store or folder.
+var errWrongDaemon = errors.New("turnback: api: this daemon serves another store or folder")
+
 // forRequest returns the apiServer that serves r: a, or a copy with the
 // clock r names.
 func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
+	for h, want := range map[string]string{storeHeader: a.repo.StoreDir(), workTreeHeader: a.repo.WorkTree()} {
+		if v := r.Header.Get(h); v != "" {
+			p, err := base64.StdEncoding.DecodeString(v)
+			if err != nil {
+				return nil, badRequest{h + ": want base64"}
+			}
+			if !sameDir(string(p), want) {
+				return nil, errWrongDaemon
+			}
+		}
+	}
 	v := r.Header.Get(testNowHeader)
 	if v == "" {
 		return a, nil

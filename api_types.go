@@ -66,8 +66,8 @@ type GCRequest struct {
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
 // "short_id", "bad_ref", "no_turn", "open_turn", "bad_request",
-// "too_large", "unauthorized", "not_found", "stopping", "error"). A
-// conflict carries the result.
+// "too_large", "unauthorized", "not_found", "wrong_daemon",
+// "stopping", "error"). A conflict carries the result.
 type ErrorResponse struct {
 	Error  string           `json:"error"`
 	Code   int              `json:"code"`
