@@ -102,12 +102,24 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 	// before the first report costs one write.
 	w.Header().Set("Content-Type", ndjson)
 	w.Header().Set("Cache-Control", "no-store")
-	var mu sync.Mutex // one line at a time
+	var mu sync.Mutex // one line at a time; guards last
 	enc := json.NewEncoder(w)
 	rc := http.NewResponseController(w)
-	send := func(ev streamEvent) {
-		mu.Lock()
-		defer mu.Unlock()
+	var last progressJSON
+	// send writes the counters if they moved, then ev (if any); the
+	// caller holds mu.
+	send := func(ev *streamEvent) {
+		moved := false
+		if now := readCounters(s.progress, s.restoreProgress); now != last {
+			last, moved = now, true
+			_ = enc.Encode(streamEvent{Progress: &now})
+		}
+		if ev == nil {
+			if moved {
+				_ = rc.Flush()
+			}
+			return
+		}
 		if err := enc.Encode(ev); err != nil && ev.Result != nil {
 			status, doc := apiErrorDoc(err)
 			_ = enc.Encode(streamEvent{Error: doc, Status: status})
@@ -116,18 +128,12 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 			_ = rc.Flush() // the outcome is flushed as the handler returns
 		}
 	}
-	var last progressJSON
-	report := func() {
-		if now := readCounters(s.progress, s.restoreProgress); now != last {
-			last = now
-			send(streamEvent{Progress: &now})
-		}
-	}
 	// A step is on its way to the client before the restore takes it
 	// (and before a hook of the daemon's own, which may end it).
 	s.step = func(name string) {
-		report()
-		send(streamEvent{Step: name})
+		mu.Lock()
+		defer mu.Unlock()
+		send(&streamEvent{Step: name})
 	}
 	go func() {
 		out, err := rt.serve(&s, w, r)
@@ -138,15 +144,18 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 	for {
 		select {
 		case <-tick.C:
-			report()
+			mu.Lock()
+			send(nil) // the counters, if they moved
+			mu.Unlock()
 		case o := <-done:
-			report()
 			ev := streamEvent{Result: o.out}
 			if o.err != nil {
 				ev = streamEvent{}
 				ev.Status, ev.Error = requestErrorDoc(r, o.err)
 			}
-			send(ev)
+			mu.Lock()
+			send(&ev)
+			mu.Unlock()
 			return
 		}
 	}
