@@ -238,7 +238,7 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 
 var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnknownID}, "ambiguous_id": {ErrAmbiguousID},
 	"ambiguous_session": {ErrAmbiguousSession}, "unverified": {ErrUnverified}, "no_space": {ErrNoSpace}, "read_only": {ErrReadOnly},
-	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath}, "short_id": {ErrShortID, ErrBadRef},
+	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath},
 	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn}}
 
 // err makes the error the daemon described into the error the method

@@ -10,13 +10,20 @@ import (
 	"github.com/turnback/turnback/cas"
 )
 
-func (rm *remoteRepo) status(ctx context.Context) (*StatusResult, error) {
+func (rm *remoteRepo) status(ctx context.Context, o StatusOptions) (*StatusResult, error) {
 	return call(ctx, rm, func() (*StatusResult, error) {
 		var out StatusResponse
-		if err := rm.do(ctx, "GET", "/v1/status", url.Values{"session": {rm.opts.Session}}, nil, &out); err != nil {
+		q := url.Values{"session": {rm.opts.Session}}
+		if o.Ignored {
+			q.Set("ignored", "true")
+		}
+		if err := rm.do(ctx, "GET", "/v1/status", q, nil, &out); err != nil {
 			return nil, err
 		}
-		st := &StatusResult{Stats: out.Stats, Watch: out.Watch}
+		st := &StatusResult{Stats: out.Stats, Watch: out.Watch, Ignored: out.Ignored}
+		if o.Ignored && st.Ignored == nil {
+			st.Ignored = []Ignored{}
+		}
 		var err error
 		if st.Base, err = parseDocID(out.Base); err != nil {
 			return nil, err
@@ -32,7 +39,7 @@ func (rm *remoteRepo) status(ctx context.Context) (*StatusResult, error) {
 			st.Changes = append(st.Changes, c)
 		}
 		return st, nil
-	}, func(l *Repo) (*StatusResult, error) { return l.Status(ctx) })
+	}, func(l *Repo) (*StatusResult, error) { return l.StatusWith(ctx, o) })
 }
 
 // diffResult is Diff's results in one value.

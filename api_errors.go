@@ -74,8 +74,6 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
 	case errors.Is(err, ErrBusy):
 		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
-	case errors.Is(err, ErrShortID):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "short_id"
 	case errors.Is(err, ErrBadRef):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
 	case errors.Is(err, ErrNoTurn):
@@ -125,5 +123,5 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest{"malformed JSON: data after the document"}
 	}
-	return nil
+	return strictKeys(data, v)
 }

@@ -344,11 +344,19 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	st, err := v.Status(r.Context())
+	var o StatusOptions
+	switch r.URL.Query().Get("ignored") {
+	case "", "false", "0":
+	case "true", "1":
+		o.Ignored = true
+	default:
+		return nil, badRequest{`"ignored" must be true or false`}
+	}
+	st, err := v.StatusWith(r.Context(), o)
 	if err != nil {
 		return nil, err
 	}
-	out := &StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []ChangeJSON{}, Stats: st.Stats, Watch: st.Watch}
+	out := &StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
 	for _, c := range st.Changes {
 		out.Changes = append(out.Changes, changeJSON(c))
 	}

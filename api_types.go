@@ -65,7 +65,7 @@ type GCRequest struct {
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
-// "short_id", "bad_ref", "no_turn", "open_turn", "bad_request",
+// "bad_ref", "no_turn", "open_turn", "bad_request",
 // "too_large", "unauthorized", "not_found", "wrong_daemon",
 // "stopping", "error"). A conflict carries the result.
 type ErrorResponse struct {
@@ -174,6 +174,7 @@ type SnapResponse struct {
 	Stats          Stats      `json:"stats"`
 	Closed         *TurnJSON  `json:"closed,omitempty"`
 	Dropped        bool       `json:"dropped,omitempty"`
+	IgnoredChanged []Ignored  `json:"ignored_changed,omitempty"`
 	NoOpenTurn     bool       `json:"no_open_turn,omitempty"`
 	Kept           bool       `json:"kept,omitempty"`
 	Watch          *WatchInfo `json:"watch,omitempty"`
@@ -183,7 +184,7 @@ type SnapResponse struct {
 
 func snapResponse(r *SnapResult) *SnapResponse {
 	out := &SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
-		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
+		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
 	if r.RetentionErr != nil {
 		out.RetentionError = r.RetentionErr.Error()
 	}
@@ -192,7 +193,7 @@ func snapResponse(r *SnapResult) *SnapResponse {
 
 func (s *SnapResponse) result() (*SnapResult, error) {
 	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
-		Dropped: s.Dropped, NoOpenTurn: s.NoOpenTurn, Kept: s.Kept, Watch: s.Watch, Notice: s.Notice}
+		Dropped: s.Dropped, IgnoredChanged: s.IgnoredChanged, NoOpenTurn: s.NoOpenTurn, Kept: s.Kept, Watch: s.Watch, Notice: s.Notice}
 	var err error
 	if out.Snapshot, err = parseDocID(s.Snapshot); err != nil {
 		return nil, err
@@ -225,7 +226,10 @@ type RestoreResponse struct {
 	Conflicts        []PathNote  `json:"conflicts"`
 	NotRestorable    []PathNote  `json:"not_restorable"`
 	Nothing          bool        `json:"nothing,omitempty"`
-	Incomplete       bool        `json:"incomplete,omitempty"`
+	// AfterDropped: the session's latest turn was dropped (it changed
+	// nothing captured), so the undo undid an older one: its number.
+	AfterDropped int  `json:"after_dropped,omitempty"`
+	Incomplete   bool `json:"incomplete,omitempty"`
 	// Paths: a partial undo's paths (or those a redo brought back);
 	// Merged and Markers: paths merged, with conflict markers.
 	Paths   []string `json:"paths"`
@@ -247,7 +251,7 @@ func restoreResponse(op string, res *RestoreResult) *RestoreResponse {
 	out := &RestoreResponse{Turns: turnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
 		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
 		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
-		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun}
+		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun, AfterDropped: res.AfterDropped}
 	switch op {
 	case "undo":
 		out.TurnsUndone = res.Turns
@@ -263,7 +267,7 @@ func restoreResponse(op string, res *RestoreResult) *RestoreResponse {
 func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
-		Markers: r.Markers, DryRun: r.DryRun}
+		Markers: r.Markers, DryRun: r.DryRun, AfterDropped: r.AfterDropped}
 	out.Moved = make([]*Turn, 0, len(r.Turns))
 	for _, j := range r.Turns {
 		t, err := j.turn()
@@ -372,6 +376,8 @@ type StatusResponse struct {
 	Changes []ChangeJSON `json:"changes"`
 	Stats   Stats        `json:"stats"`
 	Watch   *WatchInfo   `json:"watch,omitempty"`
+	// Ignored: with ?ignored=true, what the capture skipped and why.
+	Ignored []Ignored `json:"ignored,omitempty"`
 }
 
 // FileDiffJSON is one path of a diff, with both contents (base64; absent

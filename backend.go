@@ -20,7 +20,7 @@ type backend interface {
 	undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error)
 	redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error)
 	restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error)
-	status(ctx context.Context) (*StatusResult, error)
+	status(ctx context.Context, o StatusOptions) (*StatusResult, error)
 	show(ctx context.Context, id string) (*SnapshotInfo, error)
 	diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error)
 	turns(ctx context.Context) (turns, redo []*Turn, err error)

@@ -27,6 +27,10 @@ type SnapResult struct {
 	// that it changed nothing and was therefore dropped.
 	Closed  *Turn
 	Dropped bool
+	// IgnoredChanged: for a dropped turn, the skipped paths whose stat
+	// data changed during it (ignoredchange.go): the turn changed only
+	// paths turnback does not capture. Nil when none was seen.
+	IgnoredChanged []Ignored
 	// NoOpenTurn: End was called with no open turn; nothing was recorded.
 	NoOpenTurn bool
 	// Kept: Snap found the session's open turn unchanged, and neither
@@ -116,6 +120,11 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	}
 	writes, deletes = append(writes, w...), append(deletes, d...)
 	out.Closed, out.Dropped = closed, dropped
+	if dropped {
+		if out.IgnoredChanged, err = r.ignoredChanged(ctx, closed.N, res.Skipped); err != nil {
+			return nil, err
+		}
+	}
 	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: r.now(), Meta: copyMeta(o.Meta)}
 	if sess.Agent == "" {
 		sess.Agent = r.opts.Agent // the first agent to record into the session
@@ -124,7 +133,11 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	sess.Turns = append(sess.Turns, t.N)
 	out.Turn = t.N
 	sess.Last = res.Root.String()
-	writes = append(writes, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
+	stamps, err := r.skipStampsEntry(t.N, res.Skipped)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, stamps, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes, skipInfoOf(res.Skipped)),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if takeNotice {
 		n := &Notice{}
@@ -210,8 +223,13 @@ func (l localRepo) end(ctx context.Context) (*SnapResult, error) {
 	if closed != nil {
 		out.Turn = closed.N
 	}
+	if dropped {
+		if out.IgnoredChanged, err = r.ignoredChanged(ctx, closed.N, res.Skipped); err != nil {
+			return nil, err
+		}
+	}
 	sess.Last = res.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes),
+	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes, skipInfoOf(res.Skipped)),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
@@ -239,8 +257,10 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 	t.After, t.ClosedBy, t.Ended = after, by, r.now()
 	if t.After == t.Before {
 		sess.Turns = sess.Turns[:n-1]
-		return t, true, nil, [][]byte{turnKey(sess.Name, t.N)}, nil
+		sess.Dropped = t.N
+		return t, true, nil, [][]byte{turnKey(sess.Name, t.N), skipsKey(sess.Name, t.N)}, nil
 	}
+	sess.Dropped = 0
 	if err := r.countChanges(ctx, t); err != nil {
 		return nil, false, nil, nil, err
 	}
@@ -251,7 +271,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 		}
 	}
 	sess.Redo = nil
-	return t, false, []cas.Entry{turnEntry(t)}, deletes, nil
+	return t, false, []cas.Entry{turnEntry(t)}, append(deletes, skipsKey(sess.Name, t.N)), nil
 }
 
 // countChanges fills the added/modified/deleted counts of a closed turn
@@ -309,6 +329,12 @@ type captured struct {
 // capture walks the work tree into the store: all of it, or for a
 // watching Repo what changed since its previous capture.
 func (r *Repo) capture(ctx context.Context) (*captured, error) {
+	return r.captureWith(ctx, false)
+}
+
+// captureWith is capture; listIgnored makes it read every directory, so
+// that what it skipped is judged afresh (walker.Options.ListIgnored).
+func (r *Repo) captureWith(ctx context.Context, listIgnored bool) (*captured, error) {
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
@@ -320,6 +346,8 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
 		Trees:         r.trees,
+		Index:         r.gitIdx,
+		ListIgnored:   listIgnored,
 	}
 	finder := ref.NewFinder()  // for protectLarge (refs.go)
 	finder.Exclude(r.workTree) // a reference inside the work tree protects nothing

@@ -96,7 +96,14 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	}
 	old, now := []byte(cp.String()), []byte(amended.String())
 	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
+	var skip *skipInfo
 	for _, e := range m.Writes {
+		if bytes.Equal(e.Key, snapKey(cp)) {
+			var rec snapshotRecord
+			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= skipRules {
+				skip = &skipInfo{generated: rec.Generated}
+			}
+		}
 		// Session records name the checkpoint (the redo record's way
 		// back); turn records keep the states the turns had.
 		if bytes.HasPrefix(e.Key, []byte(prefixSess)) {
@@ -104,7 +111,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		}
 		out.Writes = append(out.Writes, e)
 	}
-	out.Writes = append(out.Writes, snapshotEntry(amended, kindCheckpoint, 0, 0))
+	out.Writes = append(out.Writes, snapshotEntry(amended, kindCheckpoint, 0, 0, skip))
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("turnback: encode metadata: %w", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/sessname"
 )
 
 // ErrConflict: paths the command would change hold edits made outside
@@ -52,6 +53,11 @@ func (e *UnfinishedError) Error() string {
 // Unwrap makes errors.Is(err, ErrUnfinished) true, and errors.Is and
 // errors.As see the cause.
 func (e *UnfinishedError) Unwrap() []error { return []error{ErrUnfinished, e.Err} }
+
+// ErrBadSession: a session name the rule of package sessname refuses
+// (empty, "." or "..", a slash, backslash, space or control character,
+// invalid UTF-8, over 200 bytes).
+var ErrBadSession = sessname.ErrInvalid
 
 // ErrBusy: another process holds the store past the lock wait.
 var ErrBusy = cas.ErrBusy
@@ -165,3 +171,13 @@ func (e *refError) Error() string { return e.msg }
 
 // Unwrap makes errors.Is true for each sentinel of the error.
 func (e *refError) Unwrap() []error { return e.is }
+
+// ErrDiverged: the local session and the copy ImportSession was given
+// (a remote's) both changed since they last matched, or number
+// different turns alike: taking the copy would lose local state, so
+// nothing was changed (see pullKeeps).
+var ErrDiverged = errors.New("turnback: the local session and the remote's have diverged")
+
+// ErrNoSession: ExportSessions was asked for a session the store does
+// not have.
+var ErrNoSession = errors.New("turnback: no such session")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // faultCounter fails the nth call of op (n == 0: only counts).
@@ -120,6 +121,7 @@ func copyTree(t *testing.T, from, to string) {
 // pack, and once the fault is gone the store verifies and the operation
 // succeeds with the expected result.
 func TestFaultInjectionAPI(t *testing.T) {
+	testtier.Slow(t)
 	ctx := t.Context() // not parallel: cas.SetFaults is process-wide
 	base := t.TempDir()
 	run := filepath.Join(base, "run")

@@ -190,7 +190,9 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 		}
 		g.res.TurnsForgotten += len(dead)
 		g.deletes = append(g.deletes, dead...)
-		g.writes = append(g.writes, sessionEntry(s))
+		if len(dead) > 0 { // an unchanged record keeps its revision (see sessionEntry)
+			g.writes = append(g.writes, sessionEntry(s))
+		}
 		if err := r.sessionRoots(ctx, s, g.live); err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // retFolder is a work tree and its store, in a test's temporary directory.
@@ -104,11 +105,11 @@ func turnNumbers(ts []*turnback.Turn) []int {
 // 110 turns (100 plus the slack of 10) at every point, and the store's
 // turn records with it. After undo 3, gc (the default policy, then
 // --keep 1) leaves the three undone turns on the redo stack, and they redo
-// one by one to their states. -short: 300 turns.
+// one by one to their states. -short or the fast tier: 300.
 func TestRetentionLongSessionBounded(t *testing.T) {
 	t.Parallel()
 	n := 1000
-	if testing.Short() {
+	if testtier.Short() {
 		n = 300
 	}
 	ctx := t.Context()
@@ -284,6 +285,7 @@ func TestRetentionKeepsOpenTurn(t *testing.T) {
 // turn 100, where the automatic full gc (every 50th turn, once the store
 // has doubled) brings it back to about the kept versions. Not in -short.
 func TestRetentionAutoGCBoundsStore(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 300 MiB")

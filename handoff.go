@@ -14,6 +14,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/walker/gitindex"
 	"github.com/turnback/turnback/walker/ignore"
 	"github.com/turnback/turnback/watch"
 )
@@ -58,7 +59,7 @@ import (
 const handoffName = "watch-handoff"
 
 // handoffVersion is the version of handoffDoc.
-const handoffVersion = 1
+const handoffVersion = 2
 
 // maxHandoffDirs bounds the directories listed too early that a handoff
 // carries: beyond it the daemon's first capture might as well read
@@ -201,6 +202,14 @@ type handoffDoc struct {
 	Early []string `json:"early"`
 	// Totals: walker.TreeTotals.AppendPlain of the capture's trees.
 	Totals []byte `json:"totals"`
+	// Index: the git index versions the capture was made under
+	// (walker.GitIndexes.Stamps): the daemon's next capture reads only
+	// what changed if they are still current.
+	Index []gitindex.Stamp `json:"index,omitempty"`
+	// Skipped: what the capture skipped (walker.Result.Skipped), which
+	// the daemon's incremental captures carry over for directories they
+	// do not read.
+	Skipped []walker.Ignored `json:"skipped,omitempty"`
 }
 
 // prepareHandoff sets opts up for a capture that may be handed over:
@@ -276,7 +285,7 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts
 	if len(early) > maxHandoffDirs {
 		return
 	}
-	doc := handoffDoc{Version: handoffVersion, WorkTree: r.workTree, Daemon: int(pid), Root: res.Root.String(),
+	doc := handoffDoc{Version: handoffVersion, WorkTree: r.workTree, Daemon: int(pid), Root: res.Root.String(), Index: r.gitIdx.Stamps(res.Root), Skipped: res.Skipped,
 		SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles, Early: early, Totals: opts.Totals.AppendPlain(nil)}
 	data, err := json.Marshal(doc)
 	if err != nil {
@@ -348,5 +357,6 @@ func (r *Repo) takeHandoff(ctx context.Context, ws *watchState) (int, error) {
 	ws.base, ws.sizeLimit, ws.largeDirFiles = root, doc.SizeLimit, doc.LargeDirFiles
 	ws.pending = watch.Changes{Dirs: dirs}
 	ws.took = true
+	r.gitIdx.Adopt(root, doc.Index, doc.Skipped)
 	return len(dirs), nil
 }

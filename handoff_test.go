@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestHandoffRandom: the handoff of a command's capture to the daemon it
@@ -21,6 +23,7 @@ import (
 // full walk of the tree as it was (the editor pauses while a snap and
 // its full walk run). TURNBACK_HANDOFF_SEED reruns one seed.
 func TestHandoffRandom(t *testing.T) {
+	testtier.Slow(t)
 	seeds := 12
 	if testing.Short() {
 		seeds = 4

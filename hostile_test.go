@@ -47,7 +47,7 @@ func TestHostileTreeCycle(t *testing.T) {
 	err = r.backend.Set(ctx,
 		cas.Entry{Key: cas.BlobKey(loop), Value: append([]byte{0}, enc...)},
 		cas.Entry{Key: cas.BlobKey(garbage), Value: []byte{0, 0xff, 0xfe, 0x01}},
-		snapshotEntry(loop, kindCheckpoint, 0, 0), snapshotEntry(garbage, kindCheckpoint, 0, 0))
+		snapshotEntry(loop, kindCheckpoint, 0, 0, nil), snapshotEntry(garbage, kindCheckpoint, 0, 0, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -16,7 +17,10 @@ import (
 // that un-ignored files (rewrote .gitignore) must not make its undo
 // delete them. Each state's rules are its own ignore files, read from
 // the stored tree, with the built-in rules and "inside an ignored
-// directory is ignored", as capture applies them.
+// directory is ignored", as capture applies them, and the directories
+// its capture skipped for what they held (a CACHEDIR.TAG, ...), which
+// its snapshot record lists (skipinfo.go): a tree cannot tell them from
+// directories that did not exist.
 
 // treeIgnorer answers whether a path is ignored under the ignore files of
 // one stored tree.
@@ -25,6 +29,18 @@ type treeIgnorer struct {
 	src    *cas.Store
 	root   cas.Hash
 	dirs   map[string]*treeIgnoreDir
+	// generated: the directories skipped by evidence; nil for a state
+	// recorded before those rules (see legacyNamed).
+	generated map[string]bool
+}
+
+// legacyNamed are the directory names that captures before the evidence
+// rules skipped by their name alone, whatever they held: in a state
+// whose skips are unknown, such a directory absent from the tree was
+// skipped, not absent.
+var legacyNamed = map[string]bool{
+	"build": true, "dist": true, "target": true, "venv": true, ".venv": true,
+	"env": true, ".env": true, ".cache": true,
 }
 
 type treeIgnoreDir struct {
@@ -32,8 +48,15 @@ type treeIgnoreDir struct {
 	ignored bool
 }
 
-func newTreeIgnorer(loader manifest.Loader, src *cas.Store, root cas.Hash) *treeIgnorer {
-	return &treeIgnorer{loader: loader, src: src, root: root, dirs: map[string]*treeIgnoreDir{}}
+func newTreeIgnorer(loader manifest.Loader, src *cas.Store, root cas.Hash, skip *skipInfo) *treeIgnorer {
+	g := &treeIgnorer{loader: loader, src: src, root: root, dirs: map[string]*treeIgnoreDir{}}
+	if skip != nil {
+		g.generated = map[string]bool{}
+		for _, p := range skip.generated {
+			g.generated[p] = true
+		}
+	}
+	return g
 }
 
 // ignored reports whether rel is ignored in the tree.
@@ -42,7 +65,36 @@ func (g *treeIgnorer) ignored(ctx context.Context, rel string, isDir bool) (bool
 	if err != nil {
 		return false, err
 	}
-	return d.ignored || d.m.Ignored(rel, isDir), nil
+	if d.ignored {
+		return true, nil
+	}
+	return g.judge(ctx, d.m, rel, isDir)
+}
+
+// judge applies m to rel as capture did in this state: a directory
+// skipped by its name alone (node_modules) that the tree holds was
+// captured (git tracked paths in it), so it was not ignored then. A
+// directory left to evidence was skipped if the state's record says so;
+// in a state recorded before the evidence rules, if its name was one
+// skipped by name then and the tree lacks it.
+func (g *treeIgnorer) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (bool, error) {
+	v := m.Judge(rel, isDir)
+	switch {
+	case v.Ignored && v.Source == ignore.SourceName:
+	case v.Ignored:
+		return true, nil
+	case !isDir:
+		return false, nil
+	case g.generated != nil:
+		return v.Probe != ignore.ProbeNone && g.generated[rel], nil
+	case !legacyNamed[path.Base(rel)]:
+		return false, nil
+	}
+	e, err := manifest.Find(ctx, g.loader, g.root, rel)
+	if err != nil {
+		return false, err
+	}
+	return e == nil || e.Kind != manifest.KindDir, nil
 }
 
 func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, error) {
@@ -61,7 +113,13 @@ func (g *treeIgnorer) dir(ctx context.Context, rel string) (*treeIgnoreDir, erro
 		if err != nil {
 			return nil, err
 		}
-		if p.ignored || p.m.Ignored(rel, true) {
+		ig := p.ignored
+		if !ig {
+			if ig, err = g.judge(ctx, p.m, rel, true); err != nil {
+				return nil, err
+			}
+		}
+		if ig {
 			d.ignored = true
 		} else if d.m, err = g.load(ctx, rel, p.m); err != nil {
 			return nil, err
@@ -94,7 +152,9 @@ func (g *treeIgnorer) load(ctx context.Context, rel string, m *ignore.Matcher) (
 		if err != nil {
 			return nil, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
 		}
-		rules = append(rules, ignore.Parse(rel, data))
+		ru := ignore.Parse(rel, data)
+		ru.File = name
+		rules = append(rules, ru)
 	}
 	return m.Push(rules...), nil
 }
@@ -106,7 +166,18 @@ func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions 
 	if len(actions) == 0 {
 		return actions, nil, nil
 	}
-	gFrom, gTo := newTreeIgnorer(loader, r.store, from), newTreeIgnorer(loader, r.store, to)
+	if err := refuseDotGit(actions); err != nil {
+		return nil, nil, err
+	}
+	skFrom, err := r.skipInfoOfRoot(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	skTo, err := r.skipInfoOfRoot(ctx, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	gFrom, gTo := newTreeIgnorer(loader, r.store, from, skFrom), newTreeIgnorer(loader, r.store, to, skTo)
 	isDir := func(e, other *manifest.Entry) bool {
 		if e == nil {
 			e = other

@@ -2,6 +2,7 @@ package turnback
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/turnback/turnback/cas"
@@ -145,6 +146,11 @@ func (l localRepo) unprotectedChanges(ctx context.Context, turns []*Turn) (map[i
 			}
 			return nil
 		})
+		if errors.Is(err, cas.ErrNotFound) || errors.Is(err, cas.ErrCorrupt) {
+			// A tree the store lost (a damaged write log): verify names
+			// it; a listing goes on with the other turns.
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

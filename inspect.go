@@ -27,6 +27,16 @@ type StatusResult struct {
 	Changes []Change
 	Stats   walker.Stats
 	Watch   *WatchInfo // how the capture read the tree (watching Repos only)
+	// Ignored: with StatusOptions.Ignored, every path the capture
+	// skipped (outermost only, ".git" apart) and why; nil otherwise.
+	Ignored []Ignored
+}
+
+// StatusOptions say what Status lists besides the changes.
+type StatusOptions struct {
+	// Ignored: list what the capture skipped, and why (the capture then
+	// reads every directory).
+	Ignored bool
 }
 
 // lastSnapshot returns the newest state the session recorded: the state
@@ -66,9 +76,16 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 
 // Status captures the work tree and lists what changed since the
 // session's last snapshot. It records no turn.
-func (r *Repo) Status(ctx context.Context) (*StatusResult, error) { return r.be.status(ctx) }
+func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
+	return r.StatusWith(ctx, StatusOptions{})
+}
 
-func (l localRepo) status(ctx context.Context) (*StatusResult, error) {
+// StatusWith is Status with options.
+func (r *Repo) StatusWith(ctx context.Context, o StatusOptions) (*StatusResult, error) {
+	return r.be.status(ctx, o)
+}
+
+func (l localRepo) status(ctx context.Context, o StatusOptions) (*StatusResult, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
@@ -78,11 +95,15 @@ func (l localRepo) status(ctx context.Context) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.capture(ctx)
+	res, err := r.captureWith(ctx, o.Ignored)
 	if err != nil {
 		return nil, err
 	}
 	out := &StatusResult{Base: base, Current: res.Root, Stats: res.Stats, Watch: res.Watch}
+	if o.Ignored {
+		out.Ignored = append([]Ignored{}, res.Skipped...)
+		out.Stats.Ignored = nil
+	}
 	out.Changes, err = r.changes(ctx, base, res.Root)
 	return out, err
 }

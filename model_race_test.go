@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestModelRaceEdits extends the model test with edits made at random
@@ -25,14 +26,19 @@ import (
 // every restoring command the last edit of each path made during it must
 // be in its file, or in the checkpoint the command returned; a command
 // that reported a conflict must have changed nothing but the edits; and
-// no staging file is ever left in the folder.
+// no staging file is ever left in the folder. At most 200 sequences in
+// 8 s; 3 s in the fast tier (internal/testtier).
 func TestModelRaceEdits(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("TURNBACK_MODEL_RACE_SEED"); s != "" {
 		fmt.Sscan(s, &seed)
 	}
 	t.Logf("seed %d (replay: TURNBACK_MODEL_RACE_SEED=%d)", seed, seed)
-	deadline := time.Now().Add(8 * time.Second)
+	budget := 8 * time.Second
+	if testtier.Short() {
+		budget = 3 * time.Second
+	}
+	deadline := time.Now().Add(budget)
 	stats := map[string]int{}
 	n := 0
 	for ; n < 200 && time.Now().Before(deadline); n++ {

@@ -93,10 +93,11 @@ package turnback_test
 // plus TURNBACK_MODEL_RANDOM_SEQS (-model.random) from a random seed that
 // is logged, about TURNBACK_MODEL_STEPS (-model.steps) steps each, and a
 // time budget TURNBACK_MODEL_BUDGET (-model.budget) after which no new
-// sequence starts (the fixed seed may use two thirds of it). -short cuts
-// the counts. Sequences run on 2×GOMAXPROCS goroutines (at most 8;
-// TURNBACK_MODEL_WORKERS), each in its own folder and store
-// (os.MkdirTemp, so TMPDIR decides the filesystem). TURNBACK_MODEL_SEED (or
+// sequence starts (the fixed seed may use two thirds of it). -short and
+// the fast tier (internal/testtier) cut the counts. Sequences run on
+// 2×GOMAXPROCS goroutines (at most 8; TURNBACK_MODEL_WORKERS), each in
+// its own folder and store (os.MkdirTemp, so TMPDIR decides the
+// filesystem). TURNBACK_MODEL_SEED (or
 // -model.seed) replays the one sequence a failure names, with its steps
 // logged as they run.
 
@@ -118,6 +119,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 var (
@@ -139,7 +141,7 @@ type modelConfig struct {
 
 func modelSettings(t *testing.T) modelConfig {
 	c := modelConfig{seqs: 300, random: 300, steps: 15, budget: 50 * time.Second}
-	if testing.Short() {
+	if testtier.Short() {
 		c.seqs, c.random, c.budget = 40, 20, 15*time.Second
 	}
 	envInt := func(name string, flagVal, unset int, dst *int) {

@@ -460,7 +460,7 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 			h.checkList(what+" created", p.Created, all.made)
 			h.checkList(what+" not restorable", notePaths(p.NotRestorable), all.notRestorable)
 		}
-		h.checkList(what+" conflicts", notePaths(p.Conflicts), append(slices.Clone(all.conflicts), stopConflicts...))
+		h.checkList(what+" conflicts", notePaths(p.Conflicts), uniquePaths(append(slices.Clone(all.conflicts), stopConflicts...)))
 		return
 	}
 	if err != nil {
@@ -499,17 +499,40 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 	if done == 0 || stopConflicts != nil {
 		return
 	}
-	h.checkList("Redo paths", res.Paths, paths)
+	h.checkList("Redo paths", res.Paths, uniquePaths(paths))
 	h.learn(res.Checkpoint, firstCP, "Redo checkpoint")
 	h.learn(res.Result, lastResult, "Redo result")
 	if !madeParents {
-		h.checkList("Redo restored", res.Restored, all.restored)
-		h.checkList("Redo deleted", res.Deleted, all.deleted)
-		h.checkList("Redo created", res.Created, all.made)
+		// Each path once, by whether it was there before the first step
+		// and after the last.
+		restored, deleted, made := netModel(firstCP, lastResult, all.restored, all.deleted, all.made)
+		h.checkList("Redo restored", res.Restored, restored)
+		h.checkList("Redo deleted", res.Deleted, deleted)
+		h.checkList("Redo created", res.Created, made)
 	}
-	h.checkList("Redo conflicts", notePaths(res.Conflicts), all.conflicts)
-	h.checkList("Redo not restorable", notePaths(res.NotRestorable), all.notRestorable)
+	h.checkList("Redo conflicts", notePaths(res.Conflicts), uniquePaths(all.conflicts))
+	h.checkList("Redo not restorable", notePaths(res.NotRestorable), uniquePaths(all.notRestorable))
 }
+
+// netModel sorts the paths the steps of a redo touched by whether they
+// are in first (before the first step) and last (after the last).
+func netModel(first, last mtree, touched ...[]string) (restored, deleted, made []string) {
+	for _, p := range uniquePaths(slices.Concat(touched...)) {
+		was, is := first.get(p) != nil, last.get(p) != nil
+		switch {
+		case was && is:
+			restored = append(restored, p)
+		case was:
+			deleted = append(deleted, p)
+		case is:
+			made = append(made, p)
+		}
+	}
+	return restored, deleted, made
+}
+
+// uniquePaths is ps sorted, each once.
+func uniquePaths(ps []string) []string { return slices.Compact(sortedCopy(ps)) }
 
 // mergeWhyNot says, for the counts, why mergeModel did not merge.
 func mergeWhyNot(c, l, w *mnode) string {

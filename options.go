@@ -21,8 +21,8 @@ type UndoOptions struct {
 	// Paths, if not empty, makes the undo partial: only the paths the
 	// turns changed at or below one of these are reverted, and the
 	// turns stay on the undo stack with the rest of their changes. Each
-	// is slash-separated and relative to the work tree ("." or "" is
-	// all of it); one that is outside it, or that names nothing the
+	// is slash-separated and relative to the work tree ("." is all of
+	// it); one that is empty, outside it, or that names nothing the
 	// turns changed, is an error wrapping ErrPath and nothing is done.
 	Paths []string `json:"paths,omitempty"`
 	// Dir, if set, is the directory relative Paths start from (as a
@@ -103,11 +103,19 @@ type Preview struct {
 	Stopped bool `json:"stopped"`
 }
 
+// errEmptyPath: an empty path given to a partial undo (an unset shell
+// variable, most likely) names nothing; it never means "everything".
+var errEmptyPath = fmt.Errorf(`%w: an empty path ("") names no file or directory; nothing was done`, ErrPath)
+
 // cleanPaths checks and normalises the paths of a partial undo: clean,
-// relative, slash-separated; "." and "" become "" (the whole tree).
+// relative, slash-separated; "." becomes "" (the whole tree). An empty
+// path is an error.
 func cleanPaths(ps []string) ([]string, error) {
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
+		if p == "" {
+			return nil, errEmptyPath
+		}
 		q := path.Clean(p)
 		if strings.ContainsRune(p, 0) || path.IsAbs(q) || q == ".." || strings.HasPrefix(q, "../") {
 			return nil, fmt.Errorf("%w: %q is not inside the work tree", ErrPath, p)
@@ -142,12 +150,15 @@ func sortedUnique(ss []string) []string {
 
 // TreePaths turns paths given relative to dir (absolute ones as they
 // are), as a command line gives them, into the paths UndoOptions.Paths
-// takes: slash-separated and relative to the work tree ("" for the work
+// takes: slash-separated and relative to the work tree ("." for the work
 // tree itself). dir and the paths may go through symbolic links. One
-// outside the work tree is an error wrapping ErrPath.
+// that is empty or outside the work tree is an error wrapping ErrPath.
 func (r *Repo) TreePaths(dir string, paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
+		if p == "" {
+			return nil, errEmptyPath
+		}
 		abs := p
 		if !filepath.IsAbs(p) {
 			abs = filepath.Join(dir, p)
@@ -162,6 +173,9 @@ func (r *Repo) TreePaths(dir string, paths []string) ([]string, error) {
 		}
 		if !ok {
 			return nil, fmt.Errorf("%w: %q is not inside the work tree %s", ErrPath, p, r.workTree)
+		}
+		if rel == "" {
+			rel = "."
 		}
 		out = append(out, rel)
 	}

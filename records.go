@@ -2,6 +2,7 @@ package turnback
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,12 @@ type snapshotRecord struct {
 	Time    time.Time `json:"time"`
 	Files   int64     `json:"files"`
 	Bytes   int64     `json:"bytes"`
+	// Rules is skipRules for a snapshot whose capture judged directories
+	// by evidence; then Generated lists the directories it skipped for
+	// what they held (walker.Ignored of rule "evidence"). 0: recorded
+	// before, or for a state whose skips are unknown.
+	Rules     int      `json:"rules,omitempty"`
+	Generated []string `json:"generated,omitempty"`
 }
 
 // sessionRecord is one session's stacks.
@@ -51,7 +58,20 @@ type sessionRecord struct {
 	// Agent names the agent whose hook recorded the session's first turn
 	// (Options.Agent); absent for none and in stores written before it.
 	Agent string `json:"agent,omitempty"`
+	// Rev names this version of the record: every write gives it a new
+	// random one and appends the one before to Revs (the last maxRevs,
+	// oldest first). A pull compares them to tell which of two records
+	// came from the other (pull_merge.go). Absent in stores written before.
+	Rev  string   `json:"rev,omitempty"`
+	Revs []string `json:"revs,omitempty"`
+	// Dropped is the number of the session's latest closed turn when
+	// it changed nothing and was dropped (0: the latest was kept, or an
+	// undo has since said so): the next undo names the turn it undoes.
+	Dropped int `json:"dropped,omitempty"`
 }
+
+// maxRevs bounds sessionRecord.Revs.
+const maxRevs = 32
 
 // Turn is what an agent did between a snap and its end.
 type Turn struct {
@@ -149,6 +169,13 @@ func turnEntry(t *Turn) cas.Entry {
 
 func sessionEntry(s *sessionRecord) cas.Entry {
 	s.Version = metaVersion
+	if s.Rev != "" {
+		s.Revs = append(s.Revs, s.Rev)
+		if len(s.Revs) > maxRevs {
+			s.Revs = append([]string(nil), s.Revs[len(s.Revs)-maxRevs:]...)
+		}
+	}
+	s.Rev = rand.Text()[:16]
 	return cas.Entry{Key: []byte(prefixSess + s.Name), Value: encodeJSON(s)}
 }
 
@@ -159,8 +186,14 @@ const (
 	kindResult     = "result"
 )
 
-func snapshotEntry(h cas.Hash, kind string, files, bytes int64) cas.Entry {
-	return cas.Entry{Key: snapKey(h), Value: encodeJSON(snapshotRecord{Version: metaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes})}
+// snapshotEntry is the record of snapshot h; skip says what its capture
+// skipped for what it held (nil: unknown).
+func snapshotEntry(h cas.Hash, kind string, files, bytes int64, skip *skipInfo) cas.Entry {
+	rec := snapshotRecord{Version: metaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes}
+	if skip != nil {
+		rec.Rules, rec.Generated = skipRules, skip.generated
+	}
+	return cas.Entry{Key: snapKey(h), Value: encodeJSON(rec)}
 }
 
 // latest returns the newest recorded snapshot of the work tree (any

@@ -33,11 +33,20 @@ type RecoverResult struct {
 	Kept                       []PathNote
 }
 
+// ErrNothingToRollBack: Recover was asked to roll back an interrupted
+// operation that an earlier operation of this process (a watch daemon)
+// had finished already.
+var ErrNothingToRollBack = errors.New("turnback: nothing to roll back: the interrupted undo, redo or restore was finished by an earlier command; undo, redo or restore reverse it like any other")
+
 // Recover finishes an undo, redo or restore that stopped part way (a
 // crash, or a step that failed after its commit point), or, with
 // rollback, puts back everything it changed: the work tree returns to
 // the state before it and its session records are not written. Paths
 // edited since it stopped are left as they are (listed in Kept).
+// Rollback works whether or not the cause of the stop is still there,
+// provided no other operation finished the interrupted one first: open
+// the store with Options.DeferRecovery for that. If one did (in this
+// process), Recover with rollback fails with ErrNothingToRollBack.
 func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
 	return r.be.recover(ctx, rollback)
 }
@@ -48,6 +57,12 @@ func (l localRepo) recover(ctx context.Context, rollback bool) (*RecoverResult, 
 		return nil, err
 	}
 	defer r.unlock()
+	if restorePending(r.storeDir) {
+		// As execute: the records are committed after the files changed.
+		if err := r.backend.Upgrade(); err != nil {
+			return nil, err
+		}
+	}
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
@@ -72,14 +87,22 @@ func (l localRepo) recover(ctx context.Context, rollback bool) (*RecoverResult, 
 		r.recover = true
 		return nil, unfinished(err)
 	}
-	r.recover = false
-	if !found && r.recovered {
-		// Finished when the store was opened: nothing left to roll back.
-		out.Found, out.RolledBack = true, false
-	} else {
-		out.Found = found
+	if !found {
+		// No journal: what a restore stopped before its commit point
+		// staged goes (rolling it back is just that).
+		staged, err := restore.Recover(ctx, root, opts)
+		if err != nil {
+			r.recover = true
+			return nil, unfinished(err)
+		}
+		if !staged && r.recovered {
+			r.recover, r.recovered = false, false
+			return nil, ErrNothingToRollBack
+		}
+		found = staged
 	}
-	r.recovered = false
+	r.recover, r.recovered = false, false
+	out.Found = found
 	if res != nil {
 		out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
 		for _, k := range res.Kept {

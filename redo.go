@@ -74,11 +74,21 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		}
 	}
 	total := &RestoreResult{}
+	var steps []stepReport
+	net := func() {
+		// Each path once, as the steps left it (a path two steps
+		// rewrote is one "restored").
+		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = netReport(steps)
+		if len(total.Paths) > 0 {
+			total.Paths = sortedUnique(total.Paths)
+		}
+	}
 	for i := 0; i < n; i++ {
 		one, err := r.redoOne(ctx, o.Force)
 		if err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
+				net()
 				total.Conflicts = ce.Result.Conflicts
 				return total, &ConflictError{Result: total}
 			}
@@ -91,16 +101,13 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		total.Turns += one.Turns
 		total.Moved = append(total.Moved, one.Moved...)
 		total.Paths = append(total.Paths, one.Paths...)
-		total.Restored = append(total.Restored, one.Restored...)
-		total.Deleted = append(total.Deleted, one.Deleted...)
-		total.Created = append(total.Created, one.Created...)
-		total.Conflicts = append(total.Conflicts, one.Conflicts...)
-		total.NotRestorable = append(total.NotRestorable, one.NotRestorable...)
+		steps = append(steps, stepReport{one.Restored, one.Deleted, one.Created, one.Conflicts, one.NotRestorable})
 		if total.Checkpoint.IsZero() {
 			total.Checkpoint = one.Checkpoint
 		}
 		total.Result = one.Result
 	}
+	net()
 	return total, nil
 }
 
@@ -131,7 +138,7 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id, and it is the session's newest.
 	sess.Last = snap.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes),
+	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes, skipInfoOf(snap.Skipped)),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(snap.Root.String())})
 	return r.commit(ctx, writes, deletes)
 }
@@ -363,6 +370,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	}
 	total := &Preview{}
 	var moved []*Turn
+	var steps []stepReport
 	for i := 0; i < n; i++ {
 		st, err := r.planRedo(ctx, sess, now, force)
 		if err != nil {
@@ -375,24 +383,26 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		if err != nil {
 			return nil, err
 		}
-		total.Conflicts = append(total.Conflicts, p.Conflicts...)
 		if p.Stopped {
+			steps = append(steps, stepReport{conflicts: p.Conflicts})
 			total.Stopped = true
 			break
 		}
 		total.Turns += len(st.turns)
 		moved = append(moved, st.moved...)
 		total.Paths = append(total.Paths, st.paths...)
-		total.Restored = append(total.Restored, p.Restored...)
-		total.Deleted = append(total.Deleted, p.Deleted...)
-		total.Created = append(total.Created, p.Created...)
-		total.NotRestorable = append(total.NotRestorable, p.NotRestorable...)
+		steps = append(steps, stepReport{p.Restored, p.Deleted, p.Created, p.Conflicts, p.NotRestorable})
 		if now, err = r.predict(ctx, now, plan); err != nil {
 			return nil, err
 		}
 		if err := r.redone(ctx, sess, st, now); err != nil {
 			return nil, err
 		}
+	}
+	// Each path once, as the steps would leave it (see Redo).
+	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = netReport(steps)
+	if len(total.Paths) > 0 {
+		total.Paths = sortedUnique(total.Paths)
 	}
 	if total.Turns == 0 && !total.Stopped {
 		return &RestoreResult{Nothing: true, DryRun: total}, nil

@@ -13,13 +13,15 @@ import (
 // database was not damaged) and what a verify of the result found.
 type RepairResult struct {
 	Store  *cas.RepairResult `json:"store,omitempty"`
+	Log    *cas.LogSalvage   `json:"log,omitempty"` // a damaged write log salvaged
 	Verify *VerifyResult     `json:"verify"`
 }
 
 // Repair rebuilds the database of workTree's store when its Badger
 // metadata is missing or damaged (see cas.Repair: nothing is deleted,
-// the damaged database is kept in damaged-<time>/ in the store), then
-// verifies everything it recorded. The error wraps ErrVerify when
+// the damaged database is kept in damaged-<time>/ in the store), keeps
+// every frame of a damaged write log that checks out (moving the log
+// aside, see Options.Salvage), then verifies everything it recorded. The error wraps ErrVerify when
 // content is still damaged or missing after the rebuild (the result says
 // which snapshots and paths).
 func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, error) {
@@ -49,12 +51,19 @@ func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, 
 	if out.Store, err = cas.Repair(ctx, filepath.Join(storeDir, "db")); err != nil {
 		return out, fmt.Errorf("turnback: repair %s: %w", storeDir, err)
 	}
-	opts.Store = storeDir
+	opts.Store, opts.Salvage, opts.Access = storeDir, true, AccessWrite
 	r, err := Open(ctx, wt, opts)
 	if err != nil {
 		return out, err
 	}
 	defer r.Close()
+	if out.Log = r.Salvaged(); out.Log != nil {
+		// Content the lost frames held that the folder still holds is
+		// stored again; verify then names only what is gone.
+		if err := r.recapture(ctx); err != nil {
+			out.Log.Recapture = err.Error()
+		}
+	}
 	out.Verify, err = r.Verify(ctx)
 	return out, err
 }

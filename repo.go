@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/sessname"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
@@ -59,6 +60,12 @@ type Options struct {
 	// that always does, such as undo, redo, restore and gc. Only a
 	// matter of speed.
 	WriteNow bool
+	// Salvage: a store whose write log (cas: the overlay log) is damaged
+	// is opened for writing anyway, keeping every frame that checks out
+	// and moving the damaged log aside (Repo.Salvaged); without it a
+	// writer refuses and a reader shows what it can (Repo.LogDamage).
+	// For verify --repair and recover.
+	Salvage bool
 	// Agent names the agent whose hook this Repo records for ("claude",
 	// "gemini", ...): Snap records it on a session that has none yet
 	// (SessionInfo.Agent). Empty for none.
@@ -70,6 +77,11 @@ type Options struct {
 	// it (which Open then waits for, as for any holder): for the daemon
 	// itself, and for the CLI, which forwards its command lines.
 	Local bool
+	// DeferRecovery leaves an undo, redo or restore that stopped part
+	// way as it is when Open finds one: the first operation finishes it,
+	// unless it is Recover, which may roll it back instead (turnback
+	// recover --rollback). Without it, Open finishes it at once.
+	DeferRecovery bool
 }
 
 // Access is how Open treats the store.
@@ -123,12 +135,14 @@ type repoCore struct {
 	workTree string
 	storeDir string
 	readOnly bool // opened with AccessRead (or fell back to it)
-	backend  *cas.Badger
+	backend  database
 	store    *cas.Store
 	cache    *walker.StatCache
 	// trees: the encodings of trees this process read or stored lately
 	// (loader); gc clears it.
-	trees  *manifest.TreeCache
+	trees *manifest.TreeCache
+	// gitIdx: the git indexes captures read, kept by their stat.
+	gitIdx *walker.GitIndexes
 	closed bool
 	// recover: a restore failed part way; its journal is finished or
 	// rolled back before the next operation (a process that exits does
@@ -165,16 +179,13 @@ func recordedWorkTree(storeDir string) (string, bool) {
 	return strings.TrimSpace(string(data)), true
 }
 
-// ValidSession checks a session name: 1 to 200 printable characters
-// without '/', spaces or control characters.
+// ValidSession checks a session name against the one rule every layer
+// uses (package sessname): 1 to 200 bytes of UTF-8, not "." or "..", no
+// slash, backslash, space or control character. A refusal wraps
+// ErrBadSession.
 func ValidSession(name string) error {
-	if name == "" || len(name) > 200 {
-		return fmt.Errorf("turnback: session name must be 1 to 200 characters, got %d", len(name))
-	}
-	for _, r := range name {
-		if r <= ' ' || r == '/' || r == 0x7f {
-			return fmt.Errorf("turnback: session name %q: no spaces, slashes or control characters", name)
-		}
+	if err := sessname.Check(name); err != nil {
+		return fmt.Errorf("turnback: %w", err)
 	}
 	return nil
 }
@@ -279,12 +290,17 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	// command that records a few records commits them to the overlay
 	// log (see cas.BadgerOptions.Deferred).
 	bo := cas.BadgerOptions{LockWait: wait, Holder: opts.Holder, OnWait: opts.OnWait, ReadOnly: readOnly, Name: storeDir,
-		StopWaiting: opts.StopWaiting, Deferred: !readOnly && !opts.WriteNow}
-	var b *cas.Badger
+		StopWaiting: opts.StopWaiting, Deferred: !readOnly && !opts.WriteNow, Salvage: opts.Salvage}
+	var b database
 	if readOnly {
 		b, err = openReadOnly(ctx, storeDir, state, bo)
 	} else {
 		b, err = openWritable(ctx, storeDir, wt, state, marker, bo)
+		if opts.Access == AccessReadPreferWrite && isLogDamage(err) {
+			// status shows what it can of a damaged store, as readers do.
+			readOnly, bo.ReadOnly, bo.Deferred = true, true, false
+			b, err = openReadOnly(ctx, storeDir, state, bo)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, cas.ErrBusy) {
@@ -293,6 +309,10 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		if !strings.HasPrefix(err.Error(), "turnback") {
 			err = fmt.Errorf("turnback: %w", err)
 		}
+		return nil, err
+	}
+	if err := afterSalvage(ctx, b); err != nil {
+		b.Close()
 		return nil, err
 	}
 	s, err := cas.NewStore(b)
@@ -310,6 +330,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 			store:    s,
 			cache:    walker.NewStatCache(b),
 			trees:    manifest.NewTreeCache(0),
+			gitIdx:   &walker.GitIndexes{},
 		},
 		session: opts.Session,
 		opts:    opts,
@@ -322,6 +343,9 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 			r.Close()
 			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s and the store cannot be written here", restore.ErrUnfinished, storeDir)}
 		}
+	} else if opts.DeferRecovery && restorePending(storeDir) {
+		// Left for Recover; any other operation finishes it first (lock).
+		r.recover = true
 	} else if err := r.recoverRestore(ctx); err != nil {
 		if !errors.Is(err, ErrUnfinished) {
 			r.Close()
@@ -336,7 +360,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 
 // openWritable opens the store for writing, creating it (marker first)
 // when absent, and marking an earlier turnback's store.
-func openWritable(ctx context.Context, storeDir, wt string, state storeState, marker *storeMarker, bo cas.BadgerOptions) (*cas.Badger, error) {
+func openWritable(ctx context.Context, storeDir, wt string, state storeState, marker *storeMarker, bo cas.BadgerOptions) (database, error) {
 	// On a full disk, fail before the marker or the directory is written.
 	if err := cas.CheckRoom(filepath.Join(storeDir, "db"), storeDir); err != nil {
 		return nil, err
@@ -378,11 +402,14 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, ma
 
 // openReadOnly opens the store without writing; a folder without a
 // store (or whose store has no database yet) reads as an empty one.
-func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas.BadgerOptions) (*cas.Badger, error) {
+func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas.BadgerOptions) (database, error) {
 	if state != storeAbsent {
 		b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), bo)
+		if err == nil {
+			return b, nil
+		}
 		if !errors.Is(err, cas.ErrNoStore) {
-			return b, err
+			return nil, err
 		}
 	}
 	return cas.OpenBadgerEmpty()

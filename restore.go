@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
@@ -62,6 +63,10 @@ type RestoreResult struct {
 	// Redo and Restore (which moves no turns), and when nothing moved
 	// (nothing to do, a conflict).
 	Moved []*Turn `json:"moved"`
+	// AfterDropped: the session's latest turn changed nothing turnback
+	// captures and was dropped, so this undo undid an older one (Moved):
+	// that turn's number. 0 otherwise.
+	AfterDropped int
 
 	parents map[string]bool // directories recreated only for a path below
 	// noContent: paths not restorable because their content is neither
@@ -112,13 +117,14 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 	return unfinished(err)
 }
 
-// SetRestoreHook sets a function every restore this Repo runs calls
-// before each named step (see restore.Options.Hook). It exists for crash
-// and fault injection in tests; an error from it fails the step. Views
-// made afterwards (View) call it too. On a Repo a daemon serves it is
+// The restore hook (Repo.hook) is for crash and fault injection in
+// tests: export_test.go sets it for this package's tests, and
+// internal/testhook for the CLI's. On a Repo a daemon serves it is
 // called with the steps of the daemon's restore as they are reported,
 // and its error changes nothing.
-func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
+func init() {
+	testhook.SetRestoreHook = func(repo any, h func(step string) error) { repo.(*Repo).hook = h }
+}
 
 // execute checkpoints the current state, plans and applies actions, and
 // commits meta(checkpoint, result) with them.
@@ -199,7 +205,13 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0), snapshotEntry(result, kindResult, 0, 0),
+	// The checkpoint and the result skip what the state now skips: the
+	// restore leaves every ignored path as it is.
+	skip, err := r.skipInfoOfRoot(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0, skip), snapshotEntry(result, kindResult, 0, 0, skip),
 		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {

@@ -214,6 +214,9 @@ func matches(list []SessionInfo, prefix string) int {
 func findSession(list []SessionInfo, name string) (string, error) {
 	var found []SessionInfo
 	for _, s := range list {
+		if ValidSession(s.Name) != nil {
+			continue // made before the rule: it cannot be opened
+		}
 		if s.Name == name {
 			return name, nil
 		}
@@ -238,6 +241,7 @@ func latestSession(list []SessionInfo, now time.Time) (SessionInfo, error) {
 	var live []SessionInfo
 	for i, s := range list {
 		switch {
+		case ValidSession(s.Name) != nil: // made before the rule: it cannot be opened
 		case s.Name == DefaultSession:
 			if s.hasTurns() {
 				return s, nil

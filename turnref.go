@@ -42,23 +42,28 @@ func (t TurnRef) String() string {
 }
 
 // IsTurnRef reports whether s is meant as a turn reference (it starts
-// with "@", surrounding spaces aside), valid or not.
+// with "@", surrounding spaces aside), valid or not (ParseTurnRef
+// refuses the spaces).
 func IsTurnRef(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "@") }
 
 // ParseTurnRef parses a turn reference, "@N" or "@N^" with N a decimal
-// number of at least 1 (surrounding spaces are ignored). ok is false
-// when s is not meant as one (see IsTurnRef); err, matching ErrBadRef,
-// says why one that is meant as one is malformed.
+// number of at least 1. ok is false when s is not meant as one (see
+// IsTurnRef); err, matching ErrBadRef, says why one that is meant as
+// one is malformed (spaces around it too: " @1" is most likely a
+// mistake in a script).
 func ParseTurnRef(s string) (ref TurnRef, ok bool, err error) {
 	if !IsTurnRef(s) {
 		return TurnRef{}, false, nil
 	}
+	given := s
 	s = strings.TrimSpace(s)
 	digits, before := strings.CutSuffix(s[1:], "^")
 	bad := func(why string) (TurnRef, bool, error) {
-		return TurnRef{}, true, &refError{fmt.Sprintf("turnback: %q is not a turn reference: %s", s, why), []error{ErrBadRef}}
+		return TurnRef{}, true, &refError{fmt.Sprintf("turnback: %q is not a turn reference: %s", given, why), []error{ErrBadRef}}
 	}
 	switch {
+	case s != given:
+		return bad("remove the spaces around it" + plainHint(s))
 	case digits == "":
 		return bad("write @N for the state after turn N (as turnback log numbers turns) or @N^ for the state before it")
 	case strings.HasSuffix(digits, "^"):
@@ -81,6 +86,8 @@ func ParseTurnRef(s string) (ref TurnRef, ok bool, err error) {
 func parseID(s string) (string, error) {
 	id := strings.ToLower(strings.TrimSpace(s))
 	switch {
+	case id != "" && strings.TrimSpace(s) != s:
+		return "", &refError{fmt.Sprintf("turnback: %q is not a snapshot id: remove the spaces around it%s", s, plainHint(strings.TrimSpace(s))), []error{ErrBadRef}}
 	case id == "" || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "":
 		// As before turn references: an unknown id (exit 1 in the CLI).
 		return "", fmt.Errorf("%w: %q is not a hex id or turn reference (@N, @N^)", ErrUnknownID, id)
@@ -92,6 +99,17 @@ func parseID(s string) (string, error) {
 		return "", &refError{msg, []error{ErrShortID, ErrBadRef}}
 	}
 	return id, nil
+}
+
+// plainHint is " (s)" when s is printable ASCII, else "" (an error
+// message never carries control characters unquoted).
+func plainHint(s string) string {
+	for i := range len(s) {
+		if s[i] <= ' ' || s[i] > '~' {
+			return ""
+		}
+	}
+	return " (" + s + ")"
 }
 
 // turnState resolves a turn reference in the Repo's session.

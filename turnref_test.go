@@ -23,7 +23,10 @@ func TestParseTurnRef(t *testing.T) {
 	}{
 		{in: "@1", ok: true, want: TurnRef{N: 1}},
 		{in: "@12^", ok: true, want: TurnRef{N: 12, Before: true}},
-		{in: " @3 ", ok: true, want: TurnRef{N: 3}},
+		{in: " @3 ", ok: true, badWhy: `" @3 " is not a turn reference: remove the spaces around it (@3)`},
+		{in: "@3\t", ok: true, badWhy: "remove the spaces"},
+		{in: "\n@3^", ok: true, badWhy: "(@3^)"},
+		{in: " @x", ok: true, badWhy: "remove the spaces around it (@x)"},
 		{in: "@007", ok: true, want: TurnRef{N: 7}},
 		{in: "abcd", ok: false},
 		{in: "", ok: false},
@@ -60,7 +63,7 @@ func TestParseTurnRef(t *testing.T) {
 // the same from its String; a malformed one is ErrBadRef. parseID takes
 // only 4 to 64 hex digits (else ErrBadRef or ErrUnknownID).
 func FuzzParseTurnRef(f *testing.F) {
-	for _, s := range []string{"@1", "@2^", "@", "@0", "@-1", "@1^^", "@abc", "@99999999999999999999", "2", "abcd", " @3 ", "@\xff"} {
+	for _, s := range []string{"@1", "@2^", "@", "@0", "@-1", "@1^^", "@abc", "@99999999999999999999", "2", "abcd", " @3 ", "@\xff", " abcd", "abcd\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -76,6 +79,9 @@ func FuzzParseTurnRef(f *testing.F) {
 				t.Fatalf("ParseTurnRef(%q) = %+v, %v; want ErrBadRef", s, ref, err)
 			}
 		case ok:
+			if s != strings.TrimSpace(s) {
+				t.Fatalf("ParseTurnRef(%q) = %+v: spaces around it taken", s, ref)
+			}
 			back, ok2, err2 := ParseTurnRef(ref.String())
 			if ref.N < 1 || !ok2 || err2 != nil || back != ref {
 				t.Fatalf("ParseTurnRef(%q) = %+v; its String %q reads back as %+v, %v, %v", s, ref, ref.String(), back, ok2, err2)
@@ -86,7 +92,7 @@ func FuzzParseTurnRef(f *testing.F) {
 		case err != nil && !errors.Is(err, ErrBadRef) && !errors.Is(err, ErrUnknownID):
 			t.Fatalf("parseID(%q): %v, want ErrBadRef or ErrUnknownID", s, err)
 		case err != nil:
-		case len(id) < MinIDPrefix || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "":
+		case len(id) < MinIDPrefix || len(id) > 2*cas.HashSize || strings.Trim(id, "0123456789abcdef") != "" || s != strings.TrimSpace(s):
 			t.Fatalf("parseID(%q) = %q", s, id)
 		}
 	})
@@ -111,7 +117,7 @@ func TestResolveRules(t *testing.T) {
 	twin1, _ := cas.ParseHash("abcd" + strings.Repeat("1", 60))
 	twin2, _ := cas.ParseHash("abcd" + strings.Repeat("2", 60))
 	lone, _ := cas.ParseHash("7" + strings.Repeat("3", 63))
-	if err := r.commit(ctx, []cas.Entry{snapshotEntry(twin1, kindSnap, 0, 0), snapshotEntry(twin2, kindSnap, 0, 0), snapshotEntry(lone, kindSnap, 0, 0)}, nil); err != nil {
+	if err := r.commit(ctx, []cas.Entry{snapshotEntry(twin1, kindSnap, 0, 0, nil), snapshotEntry(twin2, kindSnap, 0, 0, nil), snapshotEntry(lone, kindSnap, 0, 0, nil)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

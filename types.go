@@ -13,6 +13,9 @@ type (
 	// Stats counts what a capture saw and did (SnapResult.Stats,
 	// StatusResult.Stats).
 	Stats = walker.Stats
+	// Ignored is a path a capture skipped, and why
+	// (StatusResult.Ignored).
+	Ignored = walker.Ignored
 	// Progress is the counters a running capture updates
 	// (Options.Progress).
 	Progress = walker.Progress

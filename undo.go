@@ -77,6 +77,8 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
+	afterDropped := sess.Dropped
+	sess.Dropped = 0 // said once, by this undo
 	nothing := func() (*RestoreResult, error) {
 		if o.DryRun {
 			return &RestoreResult{Nothing: true, DryRun: &Preview{}}, nil
@@ -163,6 +165,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
+	out.AfterDropped = afterDropped
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	out.Merged, out.Markers = merged.lists(out.Restored)
 	out.Moved = movedTurns(turns, perTurn, out.noContent, partial)

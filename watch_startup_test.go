@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -59,7 +60,7 @@ func TestWatchStartupRandom(t *testing.T) {
 		t.Skip("written for inotify")
 	}
 	seeds := 8
-	if testing.Short() {
+	if testtier.Short() {
 		seeds = 3
 	}
 	base := uint64(time.Now().UnixNano())

@@ -415,6 +415,11 @@ func (r *Repo) planWatched(ctx context.Context, ws *watchState, opts *walker.Opt
 		return info
 	}
 	ws.took = true
+	if !ws.base.IsZero() && !r.gitIdx.Current(ws.base) {
+		// A "git add" may have made an ignored directory tracked: the
+		// watcher, which never watched it, must judge it again.
+		ws.w.Doubt("git's index changed since the last capture: tracked directories may differ")
+	}
 	if err := ws.w.Sync(ctx); err != nil {
 		// Without the marker, events of the last changes may still be
 		// on their way.

@@ -45,6 +45,11 @@ type BadgerOptions struct {
 	// open and close. Ignored where the directory lock cannot be taken
 	// by turnback itself (Windows) and for a new database.
 	Deferred bool
+	// Salvage: an open for writing (deferred too) that finds the
+	// overlay log damaged folds every frame that checks out into the
+	// database and keeps the log aside, instead of refusing with a
+	// *LogDamageError (Badger.Salvaged says what it did).
+	Salvage bool
 }
 
 // shortPauses: OpenBadger first waits 2, 4, 8, 16 ms for a holder.
@@ -74,6 +79,9 @@ type Badger struct {
 	ro      *badger.DB // a deferred store's read-only database once it opened for writing; closed at Close
 	lock    *os.File   // the directory lock this process took itself (deferred), released at Close
 	closed  bool       // Close ran: every method fails with ErrClosed
+
+	logDamage *LogDamageError // read-only: what is damaged in the overlay log read
+	salvaged  *LogSalvage     // Salvage: the damaged overlay log folded and kept aside
 }
 
 // state returns the database and scratch reads go to (ErrClosed after

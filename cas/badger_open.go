@@ -105,7 +105,7 @@ func tryDeferred(dir string, guard *spaceGuard, o BadgerOptions) (*Badger, error
 	if err != nil {
 		return nil, err
 	}
-	b, ok, err := openDeferred(dir, lock, guard, o.Holder)
+	b, ok, err := openDeferred(dir, lock, guard, o.Holder, o.Salvage)
 	if err != nil {
 		lock.Close()
 		return nil, err
@@ -148,14 +148,20 @@ func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Ba
 		b.scratch = newScratch()
 		b.scratch.unpack = b.unpack // the log's pointers into packs
 		b.packs.readOnly = true
-		if _, err := readOverlay(dir, b.scratch, folded(db)); err != nil && !errors.Is(err, errFolded) {
+		_, err := readOverlay(dir, b.scratch, folded(db))
+		if d := asLogDamage(err); d != nil {
+			// A reader shows every frame that checks out and says
+			// what is damaged (LogDamage).
+			b.logDamage, err = d, nil
+		}
+		if err != nil && !errors.Is(err, errFolded) {
 			db.Close()
 			return nil, err
 		}
 		return b, nil
 	}
 	b.packs.space = guard
-	if err := foldOverlay(db, dir, b.packs, guard); err != nil {
+	if b.salvaged, err = foldOverlay(db, dir, b.packs, guard, o.Salvage); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -34,7 +34,7 @@ type deferred struct {
 // holds lock, the directory lock it took itself: read-only, with the
 // overlay log read in. ok is false when the read-only open failed in a
 // way a write-mode open repairs (the caller then opens for writing).
-func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (*Badger, bool, error) {
+func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string, salvage bool) (*Badger, bool, error) {
 	opts := badgerOptions(dir)
 	opts.ReadOnly, opts.BypassLockGuard = true, true
 	db, err := badger.Open(opts)
@@ -56,11 +56,15 @@ func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string) (
 		}
 		r, err = overlayRead{}, nil
 	}
+	if asLogDamage(err) != nil && salvage {
+		db.Close()
+		return nil, false, nil // a write-mode open salvages it
+	}
 	if err != nil {
 		db.Close()
 		return nil, false, err
 	}
-	d := &deferred{log: overlayFile{dir: dir, size: r.valid, id: r.id}, committed: s}
+	d := &deferred{log: overlayFile{dir: dir, size: r.valid, id: r.id, frames: r.frames}, committed: s}
 	if r.size > r.valid {
 		// The torn end of an append a crash interrupted: cut it, so the
 		// next frame follows the last committed one.
@@ -180,7 +184,7 @@ func (b *Badger) persistLocked() error {
 	}
 	sort.Slice(ops, func(i, j int) bool { return string(ops[i].key) < string(ops[j].key) })
 	frame := encodeFrame(ops)
-	if big || d.log.size+int64(len(overlayMagic)+len(frame)) > overlayMax {
+	if big || d.log.size+int64(len(overlayMagic)+len(frame)) > overlayMax || d.log.due() {
 		return b.upgradeLocked()
 	}
 	err := b.space.check(int64(len(frame)))
@@ -343,22 +347,34 @@ func foldScratch(db *badger.DB, p *packs, guard *spaceGuard, s *scratch) error {
 
 // foldOverlay folds the overlay log of the database in dir, if any, into
 // db, just opened for writing, and removes the log. A log folded already
-// (its id recorded) is only removed.
-func foldOverlay(db *badger.DB, dir string, p *packs, guard *spaceGuard) error {
+// (its id recorded) is only removed. A damaged log is refused, or with
+// salvage, kept aside (keepAside) before every frame that checks out is
+// folded, and reported.
+func foldOverlay(db *badger.DB, dir string, p *packs, guard *spaceGuard, salvage bool) (*LogSalvage, error) {
 	if _, err := os.Lstat(filepath.Join(dir, overlayName)); errors.Is(err, os.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	s := newScratch()
 	r, err := readOverlay(dir, s, folded(db))
+	var out *LogSalvage
+	if d := asLogDamage(err); d != nil && salvage {
+		aside, kerr := keepAside(dir)
+		if kerr != nil {
+			return nil, kerr
+		}
+		out = &LogSalvage{Damage: d.what(), MovedTo: aside, Frames: d.Frames, Damaged: d.Damaged}
+		err = nil
+	}
 	if err != nil && !errors.Is(err, errFolded) {
-		return err
+		return nil, err
 	}
 	if err == nil && r.id != nil {
 		if err := foldLog(db, r.id, p, guard, s); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// Removing it is tidiness: its id is recorded, no open folds it again.
+	// Removing it is tidiness: its id is recorded, no open folds it again
+	// (a damaged one is kept aside).
 	_ = removeOverlay(dir)
-	return nil
+	return out, nil
 }

@@ -16,7 +16,10 @@
 //   - Reference record: r/<hash>, where content the store does not hold
 //     sits. Package cas/ref encodes it.
 //   - Backend: Get, Has, Set, Delete, Scan, NewBatch, Sync, Close.
-//     Badger (OpenBadger) and Memory (NewMemory) implement it.
+//     Badger (OpenBadger) and Memory (NewMemory) implement it. Callers
+//     hold Badger as a Backend, or as a small interface of their own
+//     for Upgrade, Reclaim and the log's damage. Everything Badger
+//     needs besides is in this package; docs/design.md says why.
 //   - Batch, Writer: bulk writes. A batch is not atomic.
 //   - Pack file: where a Badger store keeps values of 256 bytes or more
 //     written through a batch. The LSM tree holds a pointer to them.
@@ -42,8 +45,10 @@
 //   - A damaged or missing MANIFEST is ErrDamaged. Badger is never left
 //     to delete tables. Repair moves the damaged database aside whole.
 //   - A read-only store writes nothing to its directory.
-//   - An overlay frame is all or nothing. A torn end is dropped, any
-//     other damage is ErrDamaged.
+//   - An overlay frame is all or nothing. A torn end is dropped. Any
+//     other damage costs its frame only: reads skip it and report it,
+//     writers refuse, and a salvage keeps the damaged log aside.
+//   - The overlay log is folded after 32 frames, 10 minutes or 512 KiB.
 //
 // # Errors
 //

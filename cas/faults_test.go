@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/zeebo/blake3"
 )
 
@@ -139,6 +140,7 @@ func checkAfterFault(t *testing.T, dir string, s *Store, want map[Hash][]byte) {
 // that are not there (checked after the fault and again after reopening),
 // never leaves an empty pack, and the store takes writes again at once.
 func TestFaultInjectionPacks(t *testing.T) {
+	testtier.Slow(t)
 	setPackTarget(t, 160<<10)
 	ctx := context.Background()
 	// Count the calls of each operation in a clean run.

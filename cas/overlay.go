@@ -5,7 +5,6 @@ package cas
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -147,61 +147,120 @@ func decodeBody(body []byte) ([]overlayOp, error) {
 	return ops, nil
 }
 
-// parseOverlay calls fn with the records of every whole frame of data
-// (a log's content), in order, and returns the log's id (nil for a log
-// whose creation a crash cut short) and the length of the valid prefix.
-// The torn end of an append a crash interrupted is not committed and not
-// part of the valid prefix: a frame header cut short, a body cut short
-// (the header being whole), a last frame failing its checksum, or a
-// damaged header followed by zeroes only (a file size a crash extended
-// past its data). A bad log header, or a damaged frame with anything
-// but zeroes after it, is an error wrapping ErrDamaged: committed records
-// would be lost.
+// parseOverlay calls fn with the records of every frame of data (a
+// log's content) that checks out, in order, and returns the log's id
+// (nil for a log whose creation a crash cut short) and the offset where
+// its torn end starts (the whole length when there is none).
+//
+// The torn end of an append a crash interrupted is not committed: a
+// frame header cut short, a body cut short (the header being whole), a
+// damaged header followed by zeroes only, or a last frame failing its
+// checksum whose bytes are zeroes from a sector boundary to the end of
+// the file (a file size a crash extended past its data, see tornTail).
+//
+// Anything else that does not check out is damage: a bad log header, a
+// frame whose length is whole but whose checksum fails, a damaged
+// frame header with data after it, a frame that does not decode. The
+// frames after it are still read (a damaged header is skipped up to the
+// next offset where a whole frame checks out), and the error is a
+// *LogDamageError (wrapping ErrDamaged) naming every damaged range.
 func parseOverlay(data []byte, fn func([]overlayOp)) (id []byte, valid int64, err error) {
+	var dmg []LogRange
 	if len(data) < overlayHeader {
 		if bytes.HasPrefix(data, overlayMagic) || bytes.HasPrefix(overlayMagic, data) {
 			return nil, 0, nil // a creation a crash cut short
 		}
-		return nil, 0, fmt.Errorf("%w: %w: bad header", ErrDamaged, errOverlay)
+		return nil, 0, &LogDamageError{Damaged: []LogRange{{0, int64(len(data)), "bad header"}}}
 	}
 	if !bytes.Equal(data[:len(overlayMagic)], overlayMagic) {
-		return nil, 0, fmt.Errorf("%w: %w: bad header", ErrDamaged, errOverlay)
+		dmg = append(dmg, LogRange{0, int64(len(overlayMagic)), "bad header"})
 	}
 	id = data[len(overlayMagic):overlayHeader]
 	off := int64(overlayHeader)
-	damaged := func(why string) error {
-		if isZeroes(data[off:]) {
-			return nil
+	frames := 0
+	skip := func(why string, next int64) {
+		if n := len(dmg); n > 0 && dmg[n-1].Offset+dmg[n-1].Length == off && dmg[n-1].Why == why {
+			dmg[n-1].Length += next - off // one range for adjacent damage
+		} else {
+			dmg = append(dmg, LogRange{off, next - off, why})
 		}
-		return fmt.Errorf("%w: %w: frame at offset %d %s", ErrDamaged, errOverlay, off, why)
+		off = next
 	}
 	for off < int64(len(data)) {
 		rest := data[off:]
 		if len(rest) < frameHeader {
-			return id, off, nil
+			break // torn
 		}
 		n := binary.LittleEndian.Uint32(rest[0:4])
 		if n != ^binary.LittleEndian.Uint32(rest[4:8]) || n > maxFrameLength {
-			return id, off, damaged("has a damaged header")
+			if isZeroes(rest) {
+				break // torn
+			}
+			skip("frame header damaged", resync(data, off+1))
+			continue
 		}
 		if int64(n) > int64(len(rest)-frameHeader) {
-			return id, off, nil
+			break // torn
+		}
+		end := off + frameHeader + int64(n)
+		body := rest[frameHeader : frameHeader+int64(n)]
+		if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(rest[8:12]) {
+			if end == int64(len(data)) && tornTail(data, off) {
+				break
+			}
+			skip("frame fails its checksum", end)
+			continue
+		}
+		ops, derr := decodeBody(body)
+		if derr != nil {
+			skip("frame does not decode ("+derr.Error()+")", end)
+			continue
+		}
+		fn(ops)
+		frames++
+		off = end
+	}
+	if len(dmg) > 0 {
+		return id, off, &LogDamageError{Damaged: dmg, Frames: frames}
+	}
+	return id, off, nil
+}
+
+// resync returns the first offset from on where a whole frame checks
+// out (its length, complement and checksum agree and its body decodes),
+// or the end of data: where reading goes on after a damaged frame
+// header. A chance match needs both a 32-bit complement and a CRC-32C.
+func resync(data []byte, from int64) int64 {
+	for off := from; off+frameHeader <= int64(len(data)); off++ {
+		rest := data[off:]
+		n := binary.LittleEndian.Uint32(rest[0:4])
+		if n != ^binary.LittleEndian.Uint32(rest[4:8]) || int64(n) > int64(len(rest)-frameHeader) {
+			continue
 		}
 		body := rest[frameHeader : frameHeader+int64(n)]
 		if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(rest[8:12]) {
-			if off+frameHeader+int64(n) == int64(len(data)) {
-				return id, off, nil
-			}
-			return id, off, damaged("fails its checksum")
+			continue
 		}
-		ops, err := decodeBody(body)
-		if err != nil {
-			return id, off, fmt.Errorf("%w: frame at offset %d: %w", ErrDamaged, off, err)
+		if _, err := decodeBody(body); err == nil {
+			return off
 		}
-		fn(ops)
-		off += frameHeader + int64(n)
 	}
-	return id, off, nil
+	return int64(len(data))
+}
+
+// tornTail reports whether the last frame of data, at off, whose
+// checksum fails, is the torn end of an append: its bytes are zeroes
+// from a sector boundary (512 bytes, the smallest unit a disk writes)
+// inside its body to the end of the file, as a crash leaves a file
+// whose size reached the disk before its data. A flipped byte leaves no
+// such tail: it is damage.
+func tornTail(data []byte, off int64) bool {
+	z := int64(len(data))
+	for z > off+frameHeader && data[z-1] == 0 {
+		z--
+	}
+	z = (z + 511) &^ 511 // the first sector boundary in the zeroes
+	return z < int64(len(data))
 }
 
 func isZeroes(b []byte) bool {
@@ -218,6 +277,7 @@ type overlayRead struct {
 	present     bool   // a log file is there
 	id          []byte // nil: its creation was cut short
 	valid, size int64  // the valid prefix and the file's size
+	frames      int    // frames that check out
 }
 
 // readOverlay reads the overlay log of the database in dir into s (nil:
@@ -237,10 +297,17 @@ func readOverlay(dir string, s *scratch, skip func(id []byte) bool) (overlayRead
 		return r, errFolded
 	}
 	r.id, r.valid, err = parseOverlay(data, func(ops []overlayOp) {
+		r.frames++
 		if s != nil {
 			s.applyShared(ops)
 		}
 	})
+	if d := asLogDamage(err); d != nil {
+		// Damage: every frame that checks out was read; the caller
+		// decides (a reader goes on, a writer refuses or salvages).
+		d.Path = path
+		return r, d
+	}
 	if err != nil {
 		return overlayRead{}, fmt.Errorf("cas: %s: %w", path, err)
 	}
@@ -315,6 +382,7 @@ type overlayFile struct {
 	size   int64    // valid length (0: no file yet)
 	id     []byte   // the log's id (set by the append that creates it)
 	broken bool     // a failed append could not be cut back
+	frames int      // frames the log holds
 }
 
 // cut makes the log end at its valid length, dropping a torn end so that
@@ -360,8 +428,8 @@ func (o *overlayFile) append(frame []byte) error {
 	}
 	data := frame
 	if o.size == 0 {
-		o.id = make([]byte, overlayIDLen)
-		if _, err := rand.Read(o.id); err != nil {
+		var err error
+		if o.id, err = newLogID(time.Now()); err != nil {
 			return fmt.Errorf("cas: append to %s: %w", path, err)
 		}
 		data = append(append(bytes.Clone(overlayMagic), o.id...), frame...)
@@ -391,6 +459,7 @@ func (o *overlayFile) append(frame []byte) error {
 		return fmt.Errorf("cas: append to %s: %w", path, err)
 	}
 	o.size += int64(len(data))
+	o.frames++
 	return nil
 }
 

@@ -180,7 +180,8 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		b.abort()
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
-			return nil, errors.Join(err, rerr)
+			// One line: error messages are printed as lines.
+			return nil, fmt.Errorf("%w (removing the staging record failed too: %w)", err, rerr)
 		}
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestFallbackWithoutRenameat2 runs the race, crash and rollback tests
@@ -14,6 +16,7 @@ import (
 // in. (The flag is reset when every subtest, parallel ones included, is
 // done; top-level tests do not run alongside this one.)
 func TestFallbackWithoutRenameat2(t *testing.T) {
+	testtier.Slow(t)
 	noRenameat2 = true
 	t.Cleanup(func() { noRenameat2 = false })
 	t.Run("edits after the commit point", TestApplyEditAfterCommitSaved)

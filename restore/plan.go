@@ -76,7 +76,7 @@ func validPath(p string) error {
 			return fmt.Errorf("restore: path %q: %w", p, err)
 		}
 	}
-	return nil
+	return dotGitProblem(p)
 }
 
 // NewPlan checks actions against the disk under root and returns the

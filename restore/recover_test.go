@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // crashOld and crashNew differ in about 30 actions of every shape.
@@ -78,6 +80,7 @@ var (
 // runs any more), then runs Recover on a fresh root: the tree is all old
 // (stopped before the commit point) or all new (at or after it).
 func TestCrashMatrix(t *testing.T) {
+	testtier.Slow(t)
 	as := newEnv(t).actions(crashOld, crashNew)
 	if len(as) < 28 {
 		t.Fatalf("only %d actions", len(as))
@@ -179,6 +182,7 @@ func TestCrashMatrix(t *testing.T) {
 // then crashes Recover at each of its steps: a further Recover still
 // converges on the new tree.
 func TestCrashDuringRecovery(t *testing.T) {
+	testtier.Slow(t)
 	steps := recordSteps(t, crashOld, crashNew)
 	journalAt := -1
 	for i, s := range steps {

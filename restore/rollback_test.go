@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestRollbackMatrix stops a restore at every step after its commit
@@ -13,6 +15,7 @@ import (
 // crashing the rollback at a few of its steps first: the tree is exactly the old one, nothing
 // is committed, and no staging file or journal is left.
 func TestRollbackMatrix(t *testing.T) {
+	testtier.Slow(t)
 	steps := recordSteps(t, crashOld, crashNew)
 	journalAt := -1
 	for i, s := range steps {

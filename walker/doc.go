@@ -8,7 +8,11 @@
 //   - Capture: one walk that builds every directory's tree (package
 //     manifest) bottom-up and returns the root.
 //   - Ignored: matched by .gitignore, .ignore or .turnbackignore (package
-//     ignore), or a built-in name. Ignored entries are in no tree.
+//     ignore), a built-in name, or a directory that shows it was generated
+//     (a CACHEDIR.TAG, pyvenv.cfg, ...). Ignored entries are in no tree.
+//   - Tracked: a directory holding paths git's index tracks (package
+//     gitindex). It is never skipped by a default rule, nor left
+//     uncaptured by the large-new-directory rule.
 //   - Stat cache: a record per directory with each file's stat data and
 //     content hash. A file with unchanged stat data is not read again.
 //   - Racy window: stat data newer than the capture's start minus 100 ms

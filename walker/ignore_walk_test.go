@@ -37,7 +37,7 @@ func TestIgnoreRules(t *testing.T) {
 		"sub/local.txt":            "ignored by sub/.gitignore",
 		"sub/out/x":                "ignored: out/ matches a dir at any depth",
 		"sub/.git":                 "gitdir: ../.git/worktrees/sub\n", // a .git FILE is ignored too
-		"sub/.env/x":               "built-in dir .env ignored",
+		"sub/.env/x":               "a dir .env without evidence is captured",
 		"sub/deep/.turnbackignore": "!local.txt\n",
 		"sub/deep/local.txt":       "re-included by the deepest file",
 		"sub/deep2/local.txt":      "ignored by sub/.gitignore",
@@ -45,8 +45,10 @@ func TestIgnoreRules(t *testing.T) {
 
 		"node_modules/pkg/index.js":     "built-in",
 		"web/node_modules/pkg/index.js": "built-in at depth",
-		".venv/bin/python":              "built-in",
-		"venv/x":                        "built-in",
+		".venv/bin/python":              "ignored: a virtual environment",
+		".venv/pyvenv.cfg":              "home = /usr/bin",
+		"venv/x":                        "ignored: a virtual environment",
+		"venv/pyvenv.cfg":               "home = /usr/bin",
 		"py/__pycache__/m.pyc":          "built-in",
 		"py/m.py":                       "kept",
 		"nested/repo/.git/HEAD":         "nested repo's .git",
@@ -68,7 +70,7 @@ func TestIgnoreRules(t *testing.T) {
 		".env", ".gitignore", ".ignore", ".turnbackignore", "build", "keep.log", "linked", "linked/.gitignore",
 		"linked/a.txt", "linked/real", "local.txt", "nested", "nested/repo", "nested/repo/src.go",
 		"notignore", "notignore/.gitignore", "notignore/.gitignore/x", "notignore/a.txt", "out", "py", "py/m.py",
-		"sub", "sub/.gitignore", "sub/b.log", "sub/deep", "sub/deep/.turnbackignore", "sub/deep/local.txt",
+		"sub", "sub/.env", "sub/.env/x", "sub/.gitignore", "sub/b.log", "sub/deep", "sub/deep/.turnbackignore", "sub/deep/local.txt",
 		"sub/deep2", "sub/deep2/ok.txt", "sub/rootonly.txt", "wanted.tmp", "web",
 	}
 	s := newStore(t)
@@ -106,7 +108,7 @@ func TestIgnoredDirsNeverOpened(t *testing.T) {
 	s := newStore(t)
 	first := snap(t, dir, s, Options{})
 
-	locked := []string{"private", "node_modules", ".git", "sub/.venv", "fresh/node_modules", "fresh/cache"}
+	locked := []string{"private", "node_modules", ".git", "sub/__pycache__", "fresh/node_modules", "fresh/cache"}
 	for _, p := range locked {
 		writeFile(t, dir, p+"/inner.txt", "inner", 0o644)
 	}

@@ -1,6 +1,8 @@
 package walker
 
 import (
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,9 +23,10 @@ import (
 // drops what is kept for it and everything below it. Safe for
 // concurrent use.
 type Ignorer struct {
-	root *os.Root
-	mu   sync.Mutex
-	dirs map[string]*ignorerDir // by slash-separated path, "" the root
+	root  *os.Root
+	track *tracking
+	mu    sync.Mutex
+	dirs  map[string]*ignorerDir // by slash-separated path, "" the root
 }
 
 type ignorerDir struct {
@@ -35,7 +38,7 @@ type ignorerDir struct {
 // NewIgnorer returns an Ignorer reading ignore files through root, which
 // must stay open while the Ignorer is used.
 func NewIgnorer(root *os.Root) *Ignorer {
-	return &Ignorer{root: root, dirs: map[string]*ignorerDir{}}
+	return &Ignorer{root: root, track: newTracking(root, nil), dirs: map[string]*ignorerDir{}}
 }
 
 // Ignored reports whether rel (slash-separated, relative to the work
@@ -121,7 +124,7 @@ func (g *Ignorer) load(rel string, regular func(string) bool) *ignorerDir {
 	}
 	d := &ignorerDir{}
 	if rel == "" {
-		d.m = ignore.New()
+		d.m = g.track.top(nil)
 		if anyIgnoreFile {
 			d.m = loadIgnoreFiles(g.root, "", d.m, regular)
 		}
@@ -131,11 +134,19 @@ func (g *Ignorer) load(rel string, regular func(string) bool) *ignorerDir {
 			p.kids = map[string]bool{}
 		}
 		p.kids[path.Base(rel)] = true
+		v := ignore.Verdict{Ignored: true}
+		if !p.ignored {
+			v = p.m.Judge(rel, true)
+		}
+		rd := rootDir{root: g.root, rel: filepath.FromSlash(rel), regular: regular}
 		switch {
-		case p.ignored || p.m.Ignored(rel, true):
+		case v.Ignored || ignore.Evidence(path.Base(rel), v.Probe, rd) != "":
 			d.ignored = true
 		default:
 			d.m = p.m
+			if mode, ok := rd.Lookup(".git"); ok && g.track.abs != "" && (mode.IsDir() || mode.IsRegular()) {
+				d.m = d.m.Track(rel, g.track.load(nil, filepath.Join(g.track.abs, rd.rel), "", rel))
+			}
 			if !anyIgnoreFile {
 				break
 			}
@@ -161,3 +172,44 @@ func loadIgnoreFiles(d *os.Root, rel string, m *ignore.Matcher, regular func(str
 	}
 	return pushIgnores(func(name string) (*os.File, error) { return openNoAtime(d, name) }, rel, m, regular)
 }
+
+// rootDir answers Evidence's questions about directory rel of root:
+// regular (a listing's regular files, if known) for regular files, an
+// lstat otherwise.
+type rootDir struct {
+	root    *os.Root
+	rel     string
+	regular func(string) bool
+}
+
+func (r rootDir) Lookup(name string) (fs.FileMode, bool) {
+	if r.regular != nil {
+		if r.regular(name) {
+			return 0, true
+		}
+		if !lookupDirs[name] {
+			return 0, false // not a regular file, and only asked for as one
+		}
+	}
+	fi, err := r.root.Lstat(filepath.Join(r.rel, name))
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode(), true
+}
+
+func (r rootDir) Head(name string, n int) []byte {
+	f, err := openNoAtime(r.root, filepath.Join(r.rel, name))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, _ := io.ReadFull(f, b)
+	return b[:k]
+}
+
+// lookupDirs are the names Lookup may be asked for as directories
+// (".git", ignore's directory markers): with a listing of regular files
+// at hand, only these need an lstat.
+var lookupDirs = map[string]bool{".git": true, "conda-meta": true, "meson-private": true}

@@ -3,6 +3,7 @@ package walker
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"sync"
 
@@ -43,6 +44,7 @@ func (c *capture) reuse(ctx context.Context, p, name string, base *prevDir) (*pr
 		return &prevDir{hash: be.Hash}, nil
 	}
 	c.addTotals(p, tot)
+	c.reusedDir(p)
 	return nil, be
 }
 
@@ -55,7 +57,8 @@ func (c *capture) reuseRoot(ctx context.Context) (*Result, bool) {
 	}
 	c.addTotals("", tot)
 	sort.Slice(c.stats.Uncaptured, func(i, j int) bool { return c.stats.Uncaptured[i].Path < c.stats.Uncaptured[j].Path })
-	return &Result{Root: c.opts.Base, Stats: c.stats}, true
+	skipped, _ := c.opts.Index.skippedOf(c.opts.Base)
+	return &Result{Root: c.opts.Base, Stats: c.stats, Skipped: slices.Clone(skipped)}, true
 }
 
 // addTotals counts a reused directory (path p) and everything below it.

@@ -50,7 +50,9 @@ func pushIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matc
 		if err != nil {
 			continue
 		}
-		rules = append(rules, ignore.Parse(rel, data))
+		r := ignore.Parse(rel, data)
+		r.File = fname
+		rules = append(rules, r)
 	}
 	return m.Push(rules...)
 }

@@ -59,6 +59,29 @@ type Options struct {
 	// or to count the files of a new directory; from the capture's
 	// goroutines, so it must be safe for concurrent use.
 	Listing func(rel string)
+	// Index, if set, keeps the git indexes read across the captures of
+	// this work tree (see GitIndexes); an incremental capture whose Base
+	// it did not see made under today's indexes walks the whole tree.
+	// Nil: each capture reads them afresh and trusts Base.
+	Index *GitIndexes
+	// ListIgnored: fill Stats.Ignored with Result.Skipped (the capture
+	// then reads every directory, as without Base).
+	ListIgnored bool
+}
+
+// Ignored is an entry a capture skipped (and everything below it), and
+// why.
+type Ignored struct {
+	Path   string `json:"path"`
+	Dir    bool   `json:"dir,omitempty"`
+	Reason string `json:"reason"`
+	// Rule says which kind of rule: "name", "evidence", "file".
+	Rule string `json:"rule"`
+	// File and Line name the ignore file's line (Rule "file"), Evidence
+	// the marker found (Rule "evidence").
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Progress counters, safe to read from another goroutine while a capture
@@ -107,6 +130,9 @@ type Stats struct {
 	// package turnback), so a restore could not bring them back.
 	Unprotected []Uncaptured `json:"unprotected,omitempty"`
 	Problems    []Problem    `json:"problems,omitempty"`
+	// Ignored: with Options.ListIgnored, the entries skipped (".git"
+	// apart), outermost only.
+	Ignored []Ignored `json:"ignored,omitempty"`
 	// Set by an incremental capture only (Options.Base and Options.Dirty):
 	// Dirs = DirsRead + DirsReused.
 	DirsRead   int64 `json:"dirs_read,omitempty"`   // directories listed
@@ -117,4 +143,9 @@ type Stats struct {
 type Result struct {
 	Root  cas.Hash
 	Stats Stats
+	// Skipped: every entry the capture skipped (".git" apart), outermost
+	// only, sorted by path; for directories an incremental capture
+	// reused, as Options.Index remembers Base's (complete whenever
+	// Options.Index is set or the capture read everything).
+	Skipped []Ignored
 }

@@ -14,9 +14,11 @@ import (
 	"github.com/turnback/turnback/walker/ignore"
 )
 
-// subdir opens and captures child directory name of d, applying the
-// large-new-directory rule.
-func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, parentPrev, base *prevDir) (manifest.Entry, error) {
+// subdir opens and captures child directory name of d (judged v by its
+// parent's matcher), applying the large-new-directory rule: not to a
+// directory git tracks paths in or an ignore file's "!" keeps. An
+// errGenerated says the directory shows it was generated.
+func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, v ignore.Verdict, parentPrev, base *prevDir) (manifest.Entry, error) {
 	if c.opts.Listing != nil {
 		c.opts.Listing(p)
 	}
@@ -38,10 +40,18 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 		// (it has a file count) stays so; one that was unreadable is
 		// simply read again.
 		sticky := wasDir && pe.Uncaptured && pe.Files > 0
-		if !wasDir || sticky {
-			n, err := countFiles(ctx, sub, p, m)
+		kept := v.Source == ignore.SourceTracked || v.Source == ignore.SourceFile
+		if kept {
+			if wasDir && !pe.Uncaptured {
+				subPrev = &prevDir{hash: pe.Hash}
+			}
+		} else if !wasDir || sticky {
+			n, ev, err := countFiles(ctx, sub, p, m, v.Probe, c.track)
 			if err != nil {
 				return manifest.Entry{}, err
+			}
+			if ev != "" {
+				return manifest.Entry{}, &errGenerated{ev}
 			}
 			if n >= int64(c.opts.LargeDirFiles) || sticky {
 				e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true, Files: n}
@@ -56,7 +66,7 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 			subPrev = &prevDir{hash: pe.Hash}
 		}
 	}
-	ent, err := c.dir(ctx, sub, p, m, subPrev, base)
+	ent, err := c.dir(ctx, sub, p, m, v.Probe, subPrev, base)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && ctx.Err() == nil {
@@ -135,16 +145,23 @@ func (p *prevDir) get(ctx context.Context, c *capture, onErr func(error)) *manif
 	return p.tree
 }
 
-// countFiles counts the non-ignored files and symlinks below d.
-func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher) (int64, error) {
+// countFiles counts the non-ignored files and symlinks below d, which
+// its parent's matcher left to evidence as probe says; a directory that
+// shows it was generated counts nothing, and d itself returns the
+// evidence.
+func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher, probe ignore.Probe, tr *tracking) (int64, string, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	ents, err := d.list(nil, nil) // held while it recurses: no shared scratch
 	if err != nil {
-		return 0, nil // unreadable: counts as empty
+		return 0, "", nil // unreadable: counts as empty
+	}
+	if ev := evidence(d, rel, probe, ents); ev != "" {
+		return 0, ev, nil
 	}
 	m = loadIgnores(d, rel, m, ents)
+	m = tr.nested(nil, rel, m, ents)
 	var n int64
 	for _, de := range ents {
 		if de.err != nil {
@@ -152,7 +169,8 @@ func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher) (in
 		}
 		p := manifest.JoinPath(rel, de.name)
 		mode := de.fi.Mode()
-		if m.Ignored(p, mode.IsDir()) || isStagingName(de.name) {
+		v := m.Judge(p, mode.IsDir())
+		if v.Ignored || isStagingName(de.name) {
 			continue
 		}
 		switch {
@@ -161,17 +179,17 @@ func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher) (in
 			if err != nil {
 				continue
 			}
-			k, err := countFiles(ctx, sub, p, m)
+			k, _, err := countFiles(ctx, sub, p, m, v.Probe, tr)
 			sub.close()
 			if err != nil {
-				return 0, err
+				return 0, "", err
 			}
 			n += k
 		case mode.IsRegular() || mode&fs.ModeSymlink != 0:
 			n++
 		}
 	}
-	return n, nil
+	return n, "", nil
 }
 
 func (c *capture) overLimit() string {

@@ -49,6 +49,12 @@ type capture struct {
 	// knowPrev: Options.Previous is in the store, so the directories of
 	// its trees may be read from the stat cache's records (prevDir.know).
 	knowPrev bool
+	// track: the git indexes this capture reads (tracked.go).
+	track *tracking
+	// skipped: the entries skipped in the directories read; reused: the
+	// directories taken from Base unread (both under mu).
+	skipped []Ignored
+	reused  map[string]bool
 	// stored: the trees this capture stored, for Options.Trees once
 	// they are flushed, up to maxStored bytes (storedBytes so far).
 	stored      []storedTree
@@ -98,6 +104,14 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		totals: opts.Totals,
 	}
 	defer close(c.done)
+	c.track = newTracking(root, opts.Index)
+	if c.incremental() && (opts.ListIgnored || opts.Index != nil && !opts.Index.isCurrent(opts.Base)) {
+		// Base was captured under another git index (or is unknown to
+		// opts.Index): which directories count as tracked may differ
+		// anywhere, unseen by any watcher. A full walk decides afresh.
+		opts.Base, opts.Dirty = cas.Hash{}, nil
+		c.opts = opts
+	}
 	if c.totals == nil && c.incremental() {
 		c.totals = NewTreeTotals()
 	}
@@ -130,7 +144,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		c.w.Cancel()
 		return nil, err
 	}
-	ent, err := c.dir(ctx, rd, "", ignore.New(), prev, base)
+	ent, err := c.dir(ctx, rd, "", c.track.top(c), ignore.ProbeNone, prev, base)
 	rd.close()
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
@@ -163,19 +177,25 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 			return nil, err
 		}
 	}
+	skipped := c.allSkipped()
+	c.track.done(newRoot, opts.Base, skipped)
 	c.stats.HashedFiles = prog.HashedFiles.Load()
 	c.stats.HashedBytes = prog.HashedBytes.Load()
 	sort.Slice(c.stats.Problems, func(i, j int) bool { return c.stats.Problems[i].Path < c.stats.Problems[j].Path })
 	sort.Slice(c.stats.Uncaptured, func(i, j int) bool { return c.stats.Uncaptured[i].Path < c.stats.Uncaptured[j].Path })
-	return &Result{Root: newRoot, Stats: c.stats}, nil
+	if opts.ListIgnored {
+		c.stats.Ignored = skipped
+	}
+	return &Result{Root: newRoot, Stats: c.stats, Skipped: skipped}, nil
 }
 
 // dir captures the directory open at d (relative path rel) and returns
-// its entry (Name unset). prev is the same directory in the previous
+// its entry (Name unset); probe is what its parent's matcher left to
+// evidence (an errGenerated if the listing shows it). prev is the same directory in the previous
 // snapshot, nil if it had none or there is no previous snapshot; base
 // is the same directory in Options.Base, nil if it has none or the
 // capture is not incremental.
-func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matcher, prev, base *prevDir) (manifest.Entry, error) {
+func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matcher, probe ignore.Probe, prev, base *prevDir) (manifest.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return manifest.Entry{}, err
 	}
@@ -215,7 +235,11 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if err != nil {
 		return manifest.Entry{}, err
 	}
+	if ev := evidence(d, rel, probe, ents); ev != "" {
+		return manifest.Entry{}, &errGenerated{ev}
+	}
 	m = loadIgnores(d, rel, m, ents)
+	m = c.track.nested(c, rel, m, ents)
 	if c.knowPrev {
 		prev.know(oldRec)
 	}
@@ -245,7 +269,12 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 		fi := de.fi
 		mode := fi.Mode()
-		if m.Ignored(sc.joined(rel, name), mode.IsDir()) || isStagingName(name) {
+		v := m.Judge(sc.joined(rel, name), mode.IsDir())
+		if v.Ignored {
+			c.ignored(rel, name, fi, v)
+			continue
+		}
+		if isStagingName(name) {
 			continue
 		}
 		e := manifest.Entry{Name: name, Mode: manifest.ModeOf(mode)}
@@ -261,11 +290,16 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				out[i] = e
 				continue
 			}
-			i, e := i, e // a copy per goroutine: e itself stays on the stack
+			i, e, fi := i, e, fi // a copy per goroutine: e itself stays on the stack
 			c.spawn(&wg, func() {
-				sub, err := c.subdir(ctx, d, p, name, m, prev, subBase)
+				sub, err := c.subdir(ctx, d, p, name, m, v, prev, subBase)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
+					return
+				}
+				if ev, ok := generated(err); ok {
+					keep[i] = false
+					c.ignored(rel, name, fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev})
 					return
 				}
 				if err != nil {

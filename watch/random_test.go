@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
@@ -26,7 +27,7 @@ import (
 // TURNBACK_WATCH_SEED reruns one seed.
 func TestRandomOps(t *testing.T) {
 	ops, budget := 4000, 15*time.Second
-	if testing.Short() {
+	if testtier.Short() {
 		ops, budget = 400, 4*time.Second
 	}
 	seeds := []uint64{1, uint64(time.Now().UnixNano())}
@@ -343,7 +344,7 @@ func (f *fuzzer) mkdirP() {
 // incremental capture must equal a full one.
 func TestConcurrentWriter(t *testing.T) {
 	rounds, span := 8, 250*time.Millisecond
-	if testing.Short() {
+	if testtier.Short() {
 		rounds = 3
 	}
 	seed := uint64(time.Now().UnixNano())

@@ -407,6 +407,14 @@ func (w *Watcher) Close() error {
 	return nil
 }
 
+// Doubt puts the watcher in doubt for a reason it cannot see itself
+// (git's index changed, so which directories are ignored may have): the
+// next Take is Full, and the watches are rebuilt, with the ignore rules
+// read afresh.
+func (w *Watcher) Doubt(reason string) {
+	w.doubt(w.curGen(), reason, true)
+}
+
 // doubt puts the watcher in doubt (the next Take is Full) if gen is the
 // current generation; with rebuild the loop rebuilds its watches.
 func (w *Watcher) doubt(gen uint64, reason string, rebuild bool) {

@@ -108,7 +108,7 @@ func TestRules(t *testing.T) {
 			must(t, os.Remove(p(dir, "a/debug.log")))
 		}, nil, false}}},
 		{"ignored dir (pattern)", []step{{func(t *testing.T, dir, _ string) { put(t, dir, "logs/new/l2.txt", "l") }, nil, false}}},
-		{"new ignored dir", []step{{func(t *testing.T, dir, _ string) { put(t, dir, "a/build/out/o.bin", "o") }, nil, false}}},
+		{"new ignored dir", []step{{func(t *testing.T, dir, _ string) { put(t, dir, "a/node_modules/out/o.bin", "o") }, nil, false}}},
 		{"ignore file changed", []step{
 			{func(t *testing.T, dir, _ string) { put(t, dir, ".gitignore", "*.log\n") }, nil, true},
 			// Rebuilt with the new rules: logs is watched now.

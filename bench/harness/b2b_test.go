@@ -14,6 +14,7 @@ import (
 
 	"github.com/turnback/turnback/bench/engine"
 	"github.com/turnback/turnback/bench/report"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestMain lets the test binary serve as the spawn helper, as the bench
@@ -33,6 +34,7 @@ func TestMain(m *testing.M) {
 // tree as it was, and that the report prints every step. It asserts no
 // time.
 func TestBackToBack(t *testing.T) {
+	testtier.Slow(t)
 	if testing.Short() {
 		t.Skip("builds turnback and generates a tree")
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/bench/trees"
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/remote"
 )
 
 // step is one measured operation.
@@ -130,7 +131,7 @@ func run(ctx context.Context, vgw, cache string) (*results, error) {
 	}
 	push := func(name string) error {
 		start := time.Now()
-		p, err := r.Push(ctx, c, turnback.PushOptions{})
+		p, err := remote.Push(ctx, r, c, remote.PushOptions{})
 		if err != nil {
 			return err
 		}
@@ -157,7 +158,7 @@ func run(ctx context.Context, vgw, cache string) (*results, error) {
 	}
 	cb, _ := s3.New(cfg)
 	start := time.Now()
-	cl, err := turnback.Clone(ctx, cb, cfg, filepath.Join(scratch, "b"), turnback.Options{Store: filepath.Join(scratch, "store-b"), Session: "bench"})
+	cl, err := remote.Clone(ctx, cb, cfg, filepath.Join(scratch, "b"), turnback.Options{Store: filepath.Join(scratch, "store-b"), Session: "bench"})
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@
 // prefix on an S3-compatible object store that many stores push sessions
 // to and pull them from. The package encodes and checks every object and
 // talks to the server through Client. What to push and how to import it
-// is the root package's job. The reasons behind the layout are in
+// is package internal/remote's job. The reasons behind the layout are in
 // docs/design.md.
 //
 // # Objects
@@ -39,6 +39,11 @@
 //   - A push never reuses a pending pack, and never writes its head once
 //     the grace period has passed since it started.
 //   - Two stores pushing one session: the newer head wins.
+//   - A session name in a key is one package sessname accepts. It is
+//     path-escaped, each capital letter written as '!' and its small
+//     letter, so a store that folds case keeps "Foo" and "foo" apart.
+//   - gc deletes nothing while any object under heads/ is not a readable
+//     head.
 //   - Nothing from the server is trusted. Records are checked against
 //     their address, indexes against their checksum, heads and lists by
 //     strict decoding.

@@ -2,9 +2,14 @@ package s3
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/sessname"
 )
 
 // FuzzDecodeRemoteIndex: any bytes decode to a checked index or an
@@ -68,11 +73,23 @@ func FuzzParseKeys(f *testing.F) {
 	f.Add(HeadKey("", "s%2F", 7, id), "s3://bucket/a/b")
 	f.Add(IndexKey("", id), "s3://b")
 	f.Add(PackKey("", id), "s3://bb/")
+	f.Add(HeadKey("", "Foo!Bar", 7, id), "")
+	f.Add("heads/Foo/00000000000000000007-"+id.String()[:32]+".json", "")
+	f.Add("heads/%2e%2e/00000000000000000007-"+id.String()[:32]+".json", "")
 	f.Fuzz(func(t *testing.T, key, u string) {
 		if s, n, sum, ok := ParseHeadKey(key); ok {
+			if sessname.Check(s) != nil {
+				t.Fatalf("%q -> session %q", key, s)
+			}
 			h, _ := cas.ParseHash(sum + sum)
-			if got := HeadKey("", s, n, h); got[:len(got)-len(".json")-32] != key[:len(key)-len(".json")-32] {
+			got := HeadKey("", s, n, h)
+			file := got[len(HeadsDir("", s)):]
+			if got[:len(got)-len(".json")-32] != key[:len(key)-len(".json")-32] &&
+				!slices.Contains(HeadsDirs("", s), key[:len(key)-len(file)]) {
 				t.Fatalf("%q -> %q", key, got)
+			}
+			if strings.ContainsFunc(regexp.MustCompile(`%[0-9A-F]{2}`).ReplaceAllString(HeadsDir("", s), ""), unicode.IsUpper) {
+				t.Fatalf("%q: capital letters in %q", key, HeadsDir("", s))
 			}
 		}
 		if h, idx, ok := ParsePackKey(key); ok {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/sessname"
 )
 
 // ErrCorrupt wraps every decoding failure of a remote object (an index,
@@ -60,19 +61,96 @@ func PackKey(prefix string, id cas.Hash) string { return prefix + dirPacks + id.
 // IndexKey is the object name of the index of pack id.
 func IndexKey(prefix string, id cas.Hash) string { return prefix + dirPacks + id.String() + extIndex }
 
-// HeadsDir is the folder of a session's heads.
+// HeadsDir is the folder of a session's heads. The session's name is
+// path-escaped, then every ASCII capital letter is written '!' and its
+// small letter (as the Go module proxy spells module paths), so two
+// names get two folders also on a store that folds case: the folder
+// holds no capital letter outside the %XX escapes, and PathEscape
+// always escapes '!'. A name sessname.Check refuses has no folder
+// (callers check first; HeadsDir then returns "", which names none).
 func HeadsDir(prefix, session string) string {
-	return prefix + dirHeads + url.PathEscape(session) + "/"
+	if sessname.Check(session) != nil {
+		return ""
+	}
+	return prefix + dirHeads + headSegment(session) + "/"
+}
+
+// HeadsDirs returns the folders a session's heads may be in: HeadsDir,
+// and for a name with a capital letter the folder of the spelling
+// before HeadsDir's (the name only path-escaped), still read.
+func HeadsDirs(prefix, session string) []string {
+	dir := HeadsDir(prefix, session)
+	if dir == "" {
+		return nil
+	}
+	if old := prefix + dirHeads + url.PathEscape(session) + "/"; old != dir {
+		return []string{dir, old}
+	}
+	return []string{dir}
+}
+
+func headSegment(session string) string {
+	esc := url.PathEscape(session)
+	var b strings.Builder
+	for i := 0; i < len(esc); i++ {
+		switch c := esc[i]; {
+		case c == '%': // an escape's hex digits stay as PathEscape made them
+			b.WriteString(esc[i : i+3])
+			i += 2
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte('!')
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// parseHeadSegment returns the session a head folder's name spells:
+// HeadsDir's spelling, or the older one (the name path-escaped only,
+// told apart by its capital letters). Anything else, or a name
+// sessname.Check refuses, is not a session's folder.
+func parseHeadSegment(seg string) (string, bool) {
+	esc := seg
+	if strings.Contains(seg, "!") {
+		var b strings.Builder
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if c == '!' {
+				if i+1 == len(seg) || seg[i+1] < 'a' || seg[i+1] > 'z' {
+					return "", false
+				}
+				i++
+				c = seg[i] - 'a' + 'A'
+			}
+			b.WriteByte(c)
+		}
+		esc = b.String()
+	}
+	s, err := url.PathUnescape(esc)
+	if err != nil || sessname.Check(s) != nil {
+		return "", false
+	}
+	if headSegment(s) != seg && url.PathEscape(s) != seg {
+		return "", false // only the spellings HeadsDir and HeadsDirs make
+	}
+	return s, true
 }
 
 // HeadKey is the object name of a head of session written at nanos
-// (Unix time) with body hash sum.
+// (Unix time) with body hash sum; "" for a name sessname.Check refuses.
 func HeadKey(prefix, session string, nanos int64, sum cas.Hash) string {
-	return fmt.Sprintf("%s%020d-%s.json", HeadsDir(prefix, session), nanos, sum.String()[:32])
+	dir := HeadsDir(prefix, session)
+	if dir == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s%020d-%s.json", dir, nanos, sum.String()[:32])
 }
 
 // ParseHeadKey returns the session, time and body hash prefix of a head
-// object name (relative to the prefix).
+// object name (relative to the prefix), in either spelling HeadsDirs
+// reads.
 func ParseHeadKey(rel string) (session string, nanos int64, sum string, ok bool) {
 	rest, found := strings.CutPrefix(rel, dirHeads)
 	if !found {
@@ -82,9 +160,9 @@ func ParseHeadKey(rel string) (session string, nanos int64, sum string, ok bool)
 	if !found || strings.Contains(file, "/") {
 		return "", 0, "", false
 	}
-	s, err := url.PathUnescape(esc)
-	if err != nil || s == "" || url.PathEscape(s) != esc {
-		return "", 0, "", false // only the one spelling HeadKey makes
+	s, ok := parseHeadSegment(esc)
+	if !ok {
+		return "", 0, "", false
 	}
 	base, found := strings.CutSuffix(file, ".json")
 	ts, sum, found2 := strings.Cut(base, "-")
@@ -239,9 +317,12 @@ type Record struct {
 // and every pack holding an object they reach. A head is immutable; a
 // session's newest head (by the time in its name) is the session.
 type Head struct {
-	Version int      `json:"v"`
-	Session string   `json:"session"`
-	Store   string   `json:"store,omitempty"` // the pushing store's work tree, for people
+	Version int    `json:"v"`
+	Session string `json:"session"`
+	// Store: the pushing store's work tree, written by versions before
+	// it was kept private (everyone with access to the bucket reads
+	// heads); read, never written now.
+	Store   string   `json:"store,omitempty"`
 	Packs   []string `json:"packs"`
 	Records []Record `json:"records"`
 }
@@ -284,8 +365,11 @@ func DecodeHead(b []byte) (*Head, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: head: trailing data", ErrCorrupt)
 	}
-	if h.Version != 1 || h.Session == "" || strings.ContainsAny(h.Session, "/\x00") {
-		return nil, fmt.Errorf("%w: head: bad version or session", ErrCorrupt)
+	if h.Version != 1 {
+		return nil, fmt.Errorf("%w: head: version %d", ErrCorrupt, h.Version)
+	}
+	if err := sessname.Check(h.Session); err != nil {
+		return nil, fmt.Errorf("%w: head: %v", ErrCorrupt, err)
 	}
 	for _, p := range h.Packs {
 		if id, err := cas.ParseHash(p); err != nil || id.String() != p {

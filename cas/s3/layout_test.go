@@ -3,6 +3,7 @@ package s3
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/turnback/turnback/cas"
@@ -92,6 +93,42 @@ func TestKeys(t *testing.T) {
 	}
 	if b, p, err := ParseURL("s3://bkt/a/b/"); err != nil || b != "bkt" || p != "a/b/" {
 		t.Fatal(b, p, err)
+	}
+}
+
+// TestHeadKeySpelling: a session's head folder holds no capital letter
+// outside its escapes (names equal under case folding get two folders),
+// the older spelling still parses, and a folder that spells no valid
+// session name is not a head's.
+func TestHeadKeySpelling(t *testing.T) {
+	id := cas.Sum([]byte("x"))
+	file := fmt.Sprintf("/%020d-%s.json", 7, id.String()[:32])
+	for _, c := range []struct{ session, dir string }{
+		{"foo", "heads/foo/"}, {"Foo", "heads/!foo/"}, {"FOO-Bar", "heads/!f!o!o-!bar/"},
+		{"é", "heads/%C3%A9/"}, {"É", "heads/%C3%89/"}, {"a!b", "heads/a%21b/"}, {"..a", "heads/..a/"},
+	} {
+		if got := HeadsDir("", c.session); got != c.dir {
+			t.Errorf("HeadsDir(%q) = %q, want %q", c.session, got, c.dir)
+		}
+		if s, n, _, ok := ParseHeadKey(c.dir[:len(c.dir)-1] + file); !ok || s != c.session || n != 7 {
+			t.Errorf("ParseHeadKey(%q) = %q %v", c.dir, s, ok)
+		}
+	}
+	if s, _, _, ok := ParseHeadKey("heads/Foo" + file); !ok || s != "Foo" {
+		t.Errorf("older spelling: %q %v", s, ok)
+	}
+	if got := HeadsDirs("p/", "Foo"); len(got) != 2 || got[0] != "p/heads/!foo/" || got[1] != "p/heads/Foo/" {
+		t.Errorf("HeadsDirs: %q", got)
+	}
+	for _, dir := range []string{"", ".", "..", "%2e%2e", "%2E", "a%5Cb", "a%2Fb", "a%00", "a%20b", "%FF", "!Foo", "!", "a!", "!1", "F!oo"} {
+		if s, _, _, ok := ParseHeadKey("heads/" + dir + file); ok {
+			t.Errorf("ParseHeadKey(heads/%s) = %q", dir, s)
+		}
+	}
+	for _, bad := range []string{".", "..", `a\b`, ""} {
+		if HeadsDir("", bad) != "" || HeadKey("p/", bad, 1, id) != "" || HeadsDirs("", bad) != nil {
+			t.Errorf("a key for session %q", bad)
+		}
 	}
 }
 

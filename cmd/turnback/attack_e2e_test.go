@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // Adversarial scenarios through the binary (the "attack" helper's tests).
@@ -24,6 +26,7 @@ import (
 // the daemon then refused the directory as "not a turnback store
 // (watch.log)": exit 1, and every later command refused that store too.
 func TestAttackDetachFreshStore(t *testing.T) {
+	testtier.Slow(t)
 	if !isLinux() {
 		t.Skip("inotify")
 	}

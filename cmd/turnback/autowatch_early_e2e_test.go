@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -22,6 +23,7 @@ import (
 // capture over (turnback.Handoff). (A sparse file over the size limit makes the capture long
 // enough: it is read and hashed, not stored.)
 func TestAutoWatchEarly(t *testing.T) {
+	testtier.Slow(t)
 	bin := testBinary(t)
 	base := t.TempDir()
 	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "store")

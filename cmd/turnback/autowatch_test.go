@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -54,6 +55,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // a recent failure (watch.failed) and a bad value start none; the
 // daemon stops when its folder is removed.
 func TestAutoWatch(t *testing.T) {
+	testtier.Slow(t)
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}
@@ -179,6 +181,7 @@ func TestAutoWatch(t *testing.T) {
 // file count: the folder is too big to capture within the budget, and
 // once the daemon's first capture is done the hooks cost what changed.
 func TestAutoWatchHookTimeout(t *testing.T) {
+	testtier.Slow(t)
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}
@@ -201,7 +204,7 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 	t.Setenv("TURNBACK_AUTO_WATCH", "1000000")
 	t.Setenv("HOME", filepath.Join(base, "home"))
 	t.Setenv("CLAUDE_PROJECT_DIR", "")
-	payload := string(hkPayload(t, "claude_user_prompt_submit.json", wt))
+	payload := string(hookPayload(t, "claude_user_prompt_submit.json", wt))
 	// The budget must let the store open and stop the capture: try a few.
 	for i, budget := range []string{"25ms", "50ms", "80ms", "120ms", "200ms"} {
 		store := filepath.Join(base, fmt.Sprintf("store%d", i))
@@ -226,7 +229,7 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 		if so, se, code := binRun(t, bin, payload, "hook", "claude"); code != 0 || so != "" || se != "" {
 			t.Fatalf("hook through the daemon: exit %d, stdout %q, stderr %q", code, so, se)
 		}
-		out, se, code := binRun(t, bin, "", "-C", wt, "--store", store, "--session", hkSessionOf(t, []byte(payload)), "--json", "log")
+		out, se, code := binRun(t, bin, "", "-C", wt, "--store", store, "--session", payloadSession(t, []byte(payload)), "--json", "log")
 		if code != 0 || !strings.Contains(out, `"turn": 1`) {
 			t.Fatalf("log after the hook through the daemon: exit %d\n%s%s", code, out, se)
 		}

@@ -29,17 +29,17 @@ import (
 	"time"
 )
 
-// ccrModel stands in for the model: what it answers to one request of
+// claudeRealModel stands in for the model: what it answers to one request of
 // POST /v1/messages, and every request body it received.
-type ccrModel struct {
+type claudeRealModel struct {
 	t        testing.TB
 	file     string // the absolute path the Write tool creates
 	mu       sync.Mutex
 	requests []string // bodies of /v1/messages, in order
 }
 
-// ccrRequest is the part of a Messages API request the stand-in reads.
-type ccrRequest struct {
+// claudeRealRequest is the part of a Messages API request the stand-in reads.
+type claudeRealRequest struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
@@ -51,8 +51,8 @@ type ccrRequest struct {
 	} `json:"tools"`
 }
 
-// ccrBlock is one content block of an answer.
-type ccrBlock struct {
+// claudeRealBlock is one content block of an answer.
+type claudeRealBlock struct {
 	Type  string         `json:"type"`
 	Text  string         `json:"text,omitempty"`
 	ID    string         `json:"id,omitempty"`
@@ -60,7 +60,7 @@ type ccrBlock struct {
 	Input map[string]any `json:"input,omitempty"`
 }
 
-func (m *ccrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *claudeRealModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	path := r.URL.Path
 	switch {
@@ -81,11 +81,11 @@ func (m *ccrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // messages answers one request: a tool result gets the turn's closing
-// text; a conversation offering the Write tool that holds ccrPrompt but
+// text; a conversation offering the Write tool that holds claudeRealPrompt but
 // no tool result yet gets the Write; anything else (a later prompt, a
 // title, a summary) gets a short text.
-func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
-	var req ccrRequest
+func (m *claudeRealModel) messages(w http.ResponseWriter, body []byte) {
+	var req claudeRealRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, "bad json", http.StatusBadRequest)
 		return
@@ -98,12 +98,12 @@ func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
 	if n := len(req.Messages); n > 0 {
 		last = string(req.Messages[n-1].Content)
 	}
-	block, stop := ccrBlock{Type: "text", Text: "Hello"}, "end_turn"
+	block, stop := claudeRealBlock{Type: "text", Text: "Hello"}, "end_turn"
 	switch {
 	case strings.Contains(last, `"tool_result"`):
 		block.Text = "I created hello.txt."
-	case hasWrite && bytes.Contains(body, []byte(ccrPrompt)) && !bytes.Contains(body, []byte(`"tool_result"`)):
-		block = ccrBlock{Type: "tool_use", ID: "toolu_01", Name: "Write",
+	case hasWrite && bytes.Contains(body, []byte(claudeRealPrompt)) && !bytes.Contains(body, []byte(`"tool_result"`)):
+		block = claudeRealBlock{Type: "tool_use", ID: "toolu_01", Name: "Write",
 			Input: map[string]any{"file_path": m.file, "content": "hello, world\n"}}
 		stop = "tool_use"
 	case hasWrite:
@@ -113,7 +113,7 @@ func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"id": "msg_01", "type": "message", "role": "assistant", "model": req.Model,
-			"content": []ccrBlock{block}, "stop_reason": stop, "stop_sequence": nil,
+			"content": []claudeRealBlock{block}, "stop_reason": stop, "stop_sequence": nil,
 			"usage": map[string]int{"input_tokens": 10, "output_tokens": 5},
 		})
 		return
@@ -144,20 +144,20 @@ func (m *ccrModel) messages(w http.ResponseWriter, body []byte) {
 }
 
 // received returns the bodies of /v1/messages received so far.
-func (m *ccrModel) received() []string {
+func (m *claudeRealModel) received() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.requests...)
 }
 
-// ccrClaude finds the claude program or skips the test.
-func ccrClaude(t *testing.T) string {
+// claudeRealProgram finds the claude program or skips the test.
+func claudeRealProgram(t *testing.T) string {
 	return realClient(t, "Claude Code", "TURNBACK_TEST_CLAUDE", "claude", "@anthropic-ai/claude-code")
 }
 
-// ccrRun runs claude -p prompt (and flags) in the project folder of e against the
+// claudeRealRun runs claude -p prompt (and flags) in the project folder of e against the
 // stand-in at base, and fails the test unless it exits 0.
-func ccrRun(t *testing.T, e *cliEnv, claude, base, prompt string, flags ...string) {
+func claudeRealRun(t *testing.T, e *cliEnv, claude, base, prompt string, flags ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -183,11 +183,11 @@ func ccrRun(t *testing.T, e *cliEnv, claude, base, prompt string, flags ...strin
 	}
 }
 
-// ccrSetup prepares a project folder whose .claude/settings.json is the
+// claudeRealSetup prepares a project folder whose .claude/settings.json is the
 // one init's golden test edits (testdata/init/claude.json: permissions,
 // other hooks, a model), with "turnback init --claude" run on it, and
 // starts the stand-in; it returns the folder, the stand-in and its URL.
-func ccrSetup(t *testing.T) (*cliEnv, *ccrModel, string) {
+func claudeRealSetup(t *testing.T) (*cliEnv, *claudeRealModel, string) {
 	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
@@ -197,7 +197,7 @@ func ccrSetup(t *testing.T) (*cliEnv, *ccrModel, string) {
 	}
 	e.write(".claude/settings.json", string(settings))
 	e.ok("init", "--claude")
-	model := &ccrModel{t: t, file: e.path("hello.txt")}
+	model := &claudeRealModel{t: t, file: e.path("hello.txt")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -208,28 +208,28 @@ func ccrSetup(t *testing.T) (*cliEnv, *ccrModel, string) {
 	return e, model, "http://" + ln.Addr().String()
 }
 
-// ccrPrompt is the prompt of the scripted turn.
-const ccrPrompt = "Create hello.txt saying hello"
+// claudeRealPrompt is the prompt of the scripted turn.
+const claudeRealPrompt = "Create hello.txt saying hello"
 
-// ccrTurn runs the scripted turn (claude -p ccrPrompt, which creates
+// claudeRealTurn runs the scripted turn (claude -p claudeRealPrompt, which creates
 // hello.txt) and checks what the hooks recorded: one closed turn named by
 // the prompt, hello.txt added. It returns the conversation's session.
-func ccrTurn(t *testing.T, e *cliEnv, claude, base string) string {
+func claudeRealTurn(t *testing.T, e *cliEnv, claude, base string) string {
 	t.Helper()
-	ccrRun(t, e, claude, base, ccrPrompt)
+	claudeRealRun(t, e, claude, base, claudeRealPrompt)
 	if got := string(e.read("hello.txt")); got != "hello, world\n" {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, ccrPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, claudeRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	return doc.Session
 }
 
-// ccrGone fails the test unless hello.txt is gone and README.md as it was.
-func ccrGone(t *testing.T, e *cliEnv, after string) {
+// realTurnGone fails the test unless hello.txt is gone and README.md as it was.
+func realTurnGone(t *testing.T, e *cliEnv, after string) {
 	t.Helper()
 	if _, err := os.Stat(e.path("hello.txt")); !os.IsNotExist(err) {
 		t.Fatalf("after %s, hello.txt: %v", after, err)
@@ -244,11 +244,11 @@ func ccrGone(t *testing.T, e *cliEnv, after string) {
 // as one closed turn named by the prompt; "turnback undo" takes it back.
 func TestClaudeRealTurn(t *testing.T) {
 	t.Parallel()
-	claude := ccrClaude(t)
-	e, _, base := ccrSetup(t)
-	ccrTurn(t, e, claude, base)
+	claude := claudeRealProgram(t)
+	e, _, base := claudeRealSetup(t)
+	claudeRealTurn(t, e, claude, base)
 	e.ok("undo")
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 }
 
 // TestClaudeRealSlashUndo: in the same conversation (--resume), the
@@ -256,20 +256,20 @@ func TestClaudeRealTurn(t *testing.T) {
 // to the model carries the reverted path in the hook's additional context.
 func TestClaudeRealSlashUndo(t *testing.T) {
 	t.Parallel()
-	claude := ccrClaude(t)
-	e, model, base := ccrSetup(t)
-	sid := ccrTurn(t, e, claude, base)
-	ccrRun(t, e, claude, base, "/undo", "--resume", sid)
-	ccrGone(t, e, "/undo")
+	claude := claudeRealProgram(t)
+	e, model, base := claudeRealSetup(t)
+	sid := claudeRealTurn(t, e, claude, base)
+	claudeRealRun(t, e, claude, base, "/undo", "--resume", sid)
+	realTurnGone(t, e, "/undo")
 	if doc := e.log(""); len(doc.Turns) != 1 {
 		t.Errorf("/undo made a turn: %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log after /undo:\n%s", s)
 	}
 
 	before := len(model.received())
-	ccrRun(t, e, claude, base, "What changed?", "--resume", sid)
+	claudeRealRun(t, e, claude, base, "What changed?", "--resume", sid)
 	reqs := model.received()[before:]
 	found := false
 	for _, body := range reqs {

@@ -124,5 +124,8 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 	if err != nil {
 		return nil, failHook(a, repo.StoreDir(), err)
 	}
+	if note := agent.DroppedNote(nil, res); ev.Action == agent.End && note != "" {
+		fmt.Fprintln(h.stderr, note)
+	}
 	return res.Notice, nil
 }

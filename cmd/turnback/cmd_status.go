@@ -10,13 +10,14 @@ import (
 )
 
 func newStatusCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status",
+	var ignored bool
+	cmd := &cobra.Command{
+		Use:   "status [--ignored]",
 		Short: "List what changed since the session's last snapshot",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var full bool
 			status := func(repo *turnback.Repo) error {
-				st, err := repo.Status(cmd.Context())
+				st, err := repo.StatusWith(cmd.Context(), turnback.StatusOptions{Ignored: ignored})
 				g.endProgress()
 				if full = errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && !repo.Served(); err != nil {
 					return err
@@ -33,6 +34,8 @@ func newStatusCmd(g *globals) *cobra.Command {
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&ignored, "ignored", false, "also list what is skipped (never captured, never touched) and why")
+	return cmd
 }
 
 func newDiffCmd(g *globals) *cobra.Command {

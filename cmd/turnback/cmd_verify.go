@@ -23,6 +23,11 @@ func newVerifyCmd(g *globals) *cobra.Command {
 				if err != nil && !errors.Is(err, turnback.ErrVerify) {
 					return err
 				}
+				if d := repo.LogDamage(); d != nil {
+					// What checks out was verified; the damage is the outcome.
+					termout.VerifyProblems(g.stderr, res)
+					return d
+				}
 				if g.json && err == nil {
 					termout.WriteJSON(g.stdout, termout.VerifyDoc(res))
 					return nil
@@ -53,7 +58,7 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 		return err
 	}
 	if g.json {
-		doc := map[string]any{"repaired": res.Store != nil, "store": res.Store, "verify": res.Verify}
+		doc := map[string]any{"repaired": res.Store != nil || res.Log != nil, "store": res.Store, "log": res.Log, "verify": res.Verify}
 		if err != nil {
 			return codedError{exitError, docError{err, doc}}
 		}

@@ -30,15 +30,15 @@ import (
 	"time"
 )
 
-// cxrModel stands in for the Responses API: what it answers to one
+// codexRealModel stands in for the Responses API: what it answers to one
 // request, and every request body it received.
-type cxrModel struct {
+type codexRealModel struct {
 	t        testing.TB
 	mu       sync.Mutex
 	requests []string
 }
 
-func (m *cxrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *codexRealModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
 		m.t.Logf("stand-in: unknown request %s %s (%d bytes): answered 404", r.Method, r.URL, len(body))
@@ -65,7 +65,7 @@ func (m *cxrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // item is the model's output for one request: a function result gets the
 // closing text; the prompt with exec_command offered and no result yet
 // gets the call that writes hello.txt; anything else a short text.
-func (m *cxrModel) item(body []byte, n int) map[string]any {
+func (m *codexRealModel) item(body []byte, n int) map[string]any {
 	var req struct {
 		Input []struct {
 			Type    string `json:"type"`
@@ -86,7 +86,7 @@ func (m *cxrModel) item(body []byte, n int) map[string]any {
 		switch {
 		case last.Type == "function_call_output":
 			text = "I created hello.txt."
-		case last.Role == "user" && strings.Contains(prompt, cxrPrompt) && bytes.Contains(body, []byte(`"exec_command"`)):
+		case last.Role == "user" && strings.Contains(prompt, codexRealPrompt) && bytes.Contains(body, []byte(`"exec_command"`)):
 			args, _ := json.Marshal(map[string]string{"cmd": `printf 'hello, world\n' > hello.txt`})
 			return map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
 				"name": "exec_command", "arguments": string(args)}
@@ -97,25 +97,25 @@ func (m *cxrModel) item(body []byte, n int) map[string]any {
 }
 
 // received returns the request bodies received so far.
-func (m *cxrModel) received() []string {
+func (m *codexRealModel) received() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.requests...)
 }
 
-// cxrCodex finds the codex program or skips the test.
-func cxrCodex(t *testing.T) string {
+// codexRealProgram finds the codex program or skips the test.
+func codexRealProgram(t *testing.T) string {
 	return realClient(t, "Codex CLI", "TURNBACK_TEST_CODEX", "codex", "@openai/codex")
 }
 
-// cxrRun runs codex exec (args) in the project folder of e, with
+// codexRealRun runs codex exec (args) in the project folder of e, with
 // CODEX_HOME holding the stand-in's provider, and fails the test unless
 // it exits 0. Codex runs a project's hooks only in a trusted project (the
-// config.toml cxrSetup writes trusts it) and only hooks the user trusted
+// config.toml codexRealSetup writes trusts it) and only hooks the user trusted
 // in its /hooks screen, which codex exec cannot show:
 // --dangerously-bypass-hook-trust stands for that review; the hooks that
 // run are exactly those init wrote.
-func cxrRun(t *testing.T, e *cliEnv, codex string, args ...string) {
+func codexRealRun(t *testing.T, e *cliEnv, codex string, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -138,15 +138,15 @@ func cxrRun(t *testing.T, e *cliEnv, codex string, args ...string) {
 	}
 }
 
-// cxrSetup prepares a project folder with "turnback init --codex" and a
+// codexRealSetup prepares a project folder with "turnback init --codex" and a
 // CODEX_HOME whose config.toml makes the stand-in the model provider,
 // starts the stand-in, and returns the folder and the stand-in.
-func cxrSetup(t *testing.T) (*cliEnv, *cxrModel) {
+func codexRealSetup(t *testing.T) (*cliEnv, *codexRealModel) {
 	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--codex")
-	model := &cxrModel{t: t}
+	model := &codexRealModel{t: t}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -169,8 +169,8 @@ trust_level = "trusted"
 	return e, model
 }
 
-// cxrPrompt is the prompt of the scripted turn.
-const cxrPrompt = "Create hello.txt saying hello"
+// codexRealPrompt is the prompt of the scripted turn.
+const codexRealPrompt = "Create hello.txt saying hello"
 
 // TestCodexRealTurn: a turn of the real Codex CLI, whose exec_command
 // creates hello.txt, is recorded by the hooks "turnback init --codex"
@@ -178,19 +178,19 @@ const cxrPrompt = "Create hello.txt saying hello"
 // takes it back.
 func TestCodexRealTurn(t *testing.T) {
 	t.Parallel()
-	codex := cxrCodex(t)
-	e, _ := cxrSetup(t)
-	cxrRun(t, e, codex, cxrPrompt)
+	codex := codexRealProgram(t)
+	e, _ := codexRealSetup(t)
+	codexRealRun(t, e, codex, codexRealPrompt)
 	if got := string(e.read("hello.txt")); got != "hello, world\n" {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, cxrPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, codexRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 }
 
 // TestCodexRealToldAfterUndo: after "turnback undo" (no --session: the
@@ -202,21 +202,21 @@ func TestCodexRealTurn(t *testing.T) {
 // brings the turn back.
 func TestCodexRealToldAfterUndo(t *testing.T) {
 	t.Parallel()
-	codex := cxrCodex(t)
-	e, model := cxrSetup(t)
-	cxrRun(t, e, codex, cxrPrompt)
+	codex := codexRealProgram(t)
+	e, model := codexRealSetup(t)
+	codexRealRun(t, e, codex, codexRealPrompt)
 	sid := e.log("").Session
 	if r := e.ok("undo"); !strings.HasPrefix(r.stderr, "using session "+sid[:8]+" (codex, ") {
 		t.Errorf("undo:\n%s", r)
 	}
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 	// notices counts turnback's notices in the first request of a resumed
 	// prompt (it carries the conversation so far).
 	const notice = "reverted file changes with turnback:\n- undid turn 1: hello.txt\n"
 	notices := func(prompt string) int {
 		t.Helper()
 		before := len(model.received())
-		cxrRun(t, e, codex, "resume", sid, prompt)
+		codexRealRun(t, e, codex, "resume", sid, prompt)
 		reqs := model.received()[before:]
 		if len(reqs) == 0 {
 			t.Fatalf("codex exec resume %q sent no request", prompt)

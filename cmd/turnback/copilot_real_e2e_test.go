@@ -24,8 +24,8 @@ import (
 	"time"
 )
 
-// cprCopilot finds the copilot program or skips the test.
-func cprCopilot(t *testing.T) string {
+// copilotRealProgram finds the copilot program or skips the test.
+func copilotRealProgram(t *testing.T) string {
 	return realClient(t, "GitHub Copilot CLI", "TURNBACK_TEST_COPILOT", "copilot", "@github/copilot")
 }
 
@@ -36,11 +36,11 @@ func cprCopilot(t *testing.T) string {
 // undo" takes it back.
 func TestCopilotRealTurn(t *testing.T) {
 	t.Parallel()
-	copilot := cprCopilot(t)
+	copilot := copilotRealProgram(t)
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--copilot")
-	model := &qwrModel{t: t, file: e.path("hello.txt"), tool: [3]string{"create", "path", "file_text"}}
+	model := &qwenRealModel{t: t, file: e.path("hello.txt"), tool: [3]string{"create", "path", "file_text"}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestCopilotRealTurn(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, copilot, "-p", qwrPrompt)
+	cmd := exec.CommandContext(ctx, copilot, "-p", qwenRealPrompt)
 	cmd.Dir = e.dir
 	// COPILOT_ALLOW_ALL=true approves the tools and trusts the folder,
 	// without which Copilot CLI loads none of its hooks.
@@ -62,7 +62,7 @@ func TestCopilotRealTurn(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	begin := time.Now()
 	err = cmd.Run()
-	t.Logf("copilot -p %q: %v in %v\nstdout:\n%s\nstderr:\n%s", qwrPrompt, err, time.Since(begin).Round(time.Millisecond), stdout.String(), stderr.String())
+	t.Logf("copilot -p %q: %v in %v\nstdout:\n%s\nstderr:\n%s", qwenRealPrompt, err, time.Since(begin).Round(time.Millisecond), stdout.String(), stderr.String())
 	if err != nil {
 		t.Fatalf("copilot failed: %v", err)
 	}
@@ -70,12 +70,12 @@ func TestCopilotRealTurn(t *testing.T) {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	if len(doc.Turns) != 1 || doc.Turns[0].Message != qwrPrompt || doc.Turns[0].Open || doc.Turns[0].Added != 1 {
+	if len(doc.Turns) != 1 || doc.Turns[0].Message != qwenRealPrompt || doc.Turns[0].Open || doc.Turns[0].Added != 1 {
 		t.Fatalf("want one closed turn adding hello.txt, got %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 }

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // crashWorkers is how many worlds (work tree + store) run crash points in
@@ -110,6 +111,7 @@ func crashShortPoints(steps []string) []int {
 }
 
 func TestCrashMatrix(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	crashSkipNonUnix(t)
 	start := time.Now()
@@ -306,6 +308,7 @@ func crashOne(t *testing.T, w *crashWorld, c crashCase) {
 // the uninterrupted case (it failed with "manifest: edit P: changes below
 // a file" before bec7b1f).
 func TestCrashTypeFlips(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	crashSkipNonUnix(t)
 	bin := testBinary(t)

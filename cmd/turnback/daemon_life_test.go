@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -53,6 +54,7 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 // folders, one served by a watch daemon and one not, and compares what
 // every command printed and its exit code.
 func TestDaemonSameOutput(t *testing.T) {
+	testtier.Slow(t)
 	type step struct {
 		args []string
 		edit map[string]string // written before the command

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -134,6 +135,7 @@ func TestWatchListStopAll(t *testing.T) {
 // store and, with --yes, stops it before removing the store (here a
 // frozen daemon, which would otherwise keep the store locked).
 func TestGCStoresStopsDaemon(t *testing.T) {
+	testtier.Slow(t)
 	bin := testBinary(t)
 	base := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))

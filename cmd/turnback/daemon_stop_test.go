@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -165,6 +166,7 @@ func detachDaemon(t *testing.T, wt, store string, args ...string) int {
 // exits 1 saying why, and never writes into a directory that took the
 // store's place.
 func TestDaemonStopsWhenStoreGoes(t *testing.T) {
+	testtier.Slow(t)
 	for _, tc := range []struct {
 		name string
 		act  func(t *testing.T, base, wt, store string)
@@ -250,6 +252,7 @@ func TestDaemonStopsWhenFolderReplaced(t *testing.T) {
 // capture of a 10,000-file tree (cancelled), or after its store was
 // removed (exit 1, saying why).
 func TestDaemonSIGTERM(t *testing.T) {
+	testtier.Slow(t)
 	bin := testBinary(t)
 	t.Run("idle", func(t *testing.T) {
 		base := t.TempDir()
@@ -362,6 +365,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 // TestDaemonIdleDespiteChanges: the idle timeout counts commands, not
 // changes: a folder written every 100 ms still lets its daemon go.
 func TestDaemonIdleDespiteChanges(t *testing.T) {
+	testtier.Slow(t)
 	base := t.TempDir()
 	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
 	writeTree(t, wt, map[string]string{"a": "1\n"})
@@ -407,6 +411,7 @@ func TestDaemonIdleDespiteChanges(t *testing.T) {
 // TestDaemonsOfRemovedFolders: 20 folders with their stores beside them,
 // each with a detached daemon, removed at once: no daemon survives.
 func TestDaemonsOfRemovedFolders(t *testing.T) {
+	testtier.Slow(t)
 	base := t.TempDir()
 	var pids []int
 	for i := range 20 {

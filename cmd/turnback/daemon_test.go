@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch/daemon"
@@ -143,6 +144,7 @@ func (w *daemonWorld) fullWalk() cas.Hash {
 // a snap through the daemon whose snapshot must equal a full walk of the
 // same state. TURNBACK_DAEMON_OPS sets the number of operations.
 func TestDaemonRandomOps(t *testing.T) {
+	testtier.Slow(t)
 	ops := 2000
 	if testing.Short() {
 		ops = 300
@@ -299,6 +301,7 @@ func listTree(root string) string {
 // the watcher drop events; the next snap walks everything, says so, and
 // is still exact.
 func TestDaemonOverflow(t *testing.T) {
+	testtier.Slow(t)
 	w := newDaemonWorld(t, "--queue-size=1")
 	if err := os.MkdirAll(filepath.Join(w.wt, "flood"), 0o755); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // gcResultDoc is the JSON of "gc".
@@ -153,6 +154,7 @@ func (e *cliEnv) gcHistory(n int, edit func(i int)) {
 // states) plus 16 MiB, and verify, undo and redo still work byte for byte.
 // -short: 40 turns.
 func TestGCReclaimsDiskSpace(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	const size = 5 << 20
 	turns := 200

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -94,6 +95,7 @@ func gcKillState(i, big int) fsTree {
 // back, and a new gc completes. Two workers, each with its own work tree
 // and store, share the kill points.
 func TestGCKilledAtManyPoints(t *testing.T) {
+	testtier.Slow(t)
 	turns, big, kills := 10, 3<<20, 20
 	if testing.Short() {
 		turns, big, kills = 8, 2<<20, 6

@@ -31,19 +31,19 @@ import (
 	"time"
 )
 
-// gmrModel stands in for the Gemini API: what it answers to one request,
+// geminiRealModel stands in for the Gemini API: what it answers to one request,
 // and every request body of streamGenerateContent it received.
-type gmrModel struct {
+type geminiRealModel struct {
 	t        testing.TB
 	file     string // the absolute path write_file creates
 	mu       sync.Mutex
 	requests []string
 }
 
-// gmrPart is one part of a candidate's content.
-type gmrPart map[string]any
+// geminiRealPart is one part of a candidate's content.
+type geminiRealPart map[string]any
 
-func (m *gmrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *geminiRealModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	path := r.URL.Path
 	switch {
@@ -52,7 +52,7 @@ func (m *gmrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.requests = append(m.requests, string(body))
 		m.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
-		b, _ := json.Marshal(gmrResponse(m.turn(body)))
+		b, _ := json.Marshal(geminiRealResponse(m.turn(body)))
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, ":generateContent"):
 		// Gemini CLI's side questions (which model, who speaks next):
@@ -63,7 +63,7 @@ func (m *gmrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			text = `{"complexity_reasoning": "Simple.", "complexity_score": 10}`
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(gmrResponse(gmrPart{"text": text}))
+		_ = json.NewEncoder(w).Encode(geminiRealResponse(geminiRealPart{"text": text}))
 	case r.Method == http.MethodPost && strings.HasSuffix(path, ":countTokens"):
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"totalTokens": 10}`)
@@ -77,7 +77,7 @@ func (m *gmrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // turn is the model's part for one streamed request: a function result
 // gets the closing text; the prompt with write_file offered and no result
 // yet gets the call; anything else a short text.
-func (m *gmrModel) turn(body []byte) gmrPart {
+func (m *geminiRealModel) turn(body []byte) geminiRealPart {
 	var req struct {
 		Contents []struct {
 			Role  string            `json:"role"`
@@ -85,7 +85,7 @@ func (m *gmrModel) turn(body []byte) gmrPart {
 		} `json:"contents"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil || len(req.Contents) == 0 {
-		return gmrPart{"text": "Hello."}
+		return geminiRealPart{"text": "Hello."}
 	}
 	last := req.Contents[len(req.Contents)-1]
 	lastText := ""
@@ -94,16 +94,16 @@ func (m *gmrModel) turn(body []byte) gmrPart {
 	}
 	switch {
 	case strings.Contains(lastText, `"functionResponse"`):
-		return gmrPart{"text": "I created hello.txt."}
-	case strings.Contains(lastText, gmrPrompt) && bytes.Contains(body, []byte(`"write_file"`)):
-		return gmrPart{"functionCall": map[string]any{"name": "write_file",
+		return geminiRealPart{"text": "I created hello.txt."}
+	case strings.Contains(lastText, geminiRealPrompt) && bytes.Contains(body, []byte(`"write_file"`)):
+		return geminiRealPart{"functionCall": map[string]any{"name": "write_file",
 			"args": map[string]any{"file_path": m.file, "content": "hello, world\n"}}}
 	}
-	return gmrPart{"text": "Done."}
+	return geminiRealPart{"text": "Done."}
 }
 
-// gmrResponse is a GenerateContentResponse with one candidate holding part.
-func gmrResponse(part gmrPart) map[string]any {
+// geminiRealResponse is a GenerateContentResponse with one candidate holding part.
+func geminiRealResponse(part geminiRealPart) map[string]any {
 	return map[string]any{
 		"candidates": []any{map[string]any{
 			"content":      map[string]any{"role": "model", "parts": []any{part}},
@@ -115,25 +115,25 @@ func gmrResponse(part gmrPart) map[string]any {
 }
 
 // received returns the bodies of streamGenerateContent received so far.
-func (m *gmrModel) received() []string {
+func (m *geminiRealModel) received() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.requests...)
 }
 
-// gmrGemini finds the gemini program or skips the test.
-func gmrGemini(t *testing.T) string {
+// geminiRealProgram finds the gemini program or skips the test.
+func geminiRealProgram(t *testing.T) string {
 	return realClient(t, "Gemini CLI", "TURNBACK_TEST_GEMINI", "gemini", "@google/gemini-cli")
 }
 
-// gmrRun runs gemini -p prompt (and flags) in the project folder of e
+// geminiRealRun runs gemini -p prompt (and flags) in the project folder of e
 // against the stand-in at base, fails the test unless it exits 0, and
 // returns what gemini wrote on stderr. Gemini CLI checks every settings
 // file against its settings schema as it loads it and reports a file that
 // does not fit ("Invalid configuration in <file>") on stderr: that fails
 // the test too, so the file init wrote is checked against Gemini CLI's
 // own schema on every run.
-func gmrRun(t *testing.T, e *cliEnv, gemini, base, prompt string, flags ...string) string {
+func geminiRealRun(t *testing.T, e *cliEnv, gemini, base, prompt string, flags ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -157,13 +157,13 @@ func gmrRun(t *testing.T, e *cliEnv, gemini, base, prompt string, flags ...strin
 	return stderr.String()
 }
 
-// gmrSetup prepares a project folder whose .gemini/settings.json is the
+// geminiRealSetup prepares a project folder whose .gemini/settings.json is the
 // one init's golden test edits (testdata/init/gemini.json: comments, the
 // team's AfterAgent hook, an MCP server), with "turnback init --gemini"
 // run on it, the user settings that choose the API-key auth and keep
 // Gemini CLI from the network, and starts the stand-in; it returns the
 // folder, the stand-in and its URL.
-func gmrSetup(t *testing.T) (*cliEnv, *gmrModel, string) {
+func geminiRealSetup(t *testing.T) (*cliEnv, *geminiRealModel, string) {
 	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
@@ -180,7 +180,7 @@ func gmrSetup(t *testing.T) (*cliEnv, *gmrModel, string) {
   "telemetry": {"enabled": false}
 }
 `))
-	model := &gmrModel{t: t, file: e.path("hello.txt")}
+	model := &geminiRealModel{t: t, file: e.path("hello.txt")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -191,8 +191,8 @@ func gmrSetup(t *testing.T) (*cliEnv, *gmrModel, string) {
 	return e, model, "http://" + ln.Addr().String()
 }
 
-// gmrPrompt is the prompt of the scripted turn.
-const gmrPrompt = "Create hello.txt saying hello"
+// geminiRealPrompt is the prompt of the scripted turn.
+const geminiRealPrompt = "Create hello.txt saying hello"
 
 // TestGeminiRealTurn: a turn of the real Gemini CLI, whose write_file
 // creates hello.txt, is recorded by the hooks "turnback init --gemini"
@@ -200,24 +200,24 @@ const gmrPrompt = "Create hello.txt saying hello"
 // takes it back.
 func TestGeminiRealTurn(t *testing.T) {
 	t.Parallel()
-	gemini := gmrGemini(t)
-	e, _, base := gmrSetup(t)
-	gmrRun(t, e, gemini, base, gmrPrompt)
+	gemini := geminiRealProgram(t)
+	e, _, base := geminiRealSetup(t)
+	geminiRealRun(t, e, gemini, base, geminiRealPrompt)
 	if got := string(e.read("hello.txt")); got != "hello, world\n" {
 		t.Fatalf("hello.txt = %q", got)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, gmrPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, geminiRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 }
 
-// gmrSession is the conversation's id, given to Gemini CLI (--session-id)
+// geminiRealSession is the conversation's id, given to Gemini CLI (--session-id)
 // so that the test can resume it.
-const gmrSession = "6a0f3c2e-1b4d-4e8a-9c7f-2d5e8b1a0c93"
+const geminiRealSession = "6a0f3c2e-1b4d-4e8a-9c7f-2d5e8b1a0c93"
 
 // TestGeminiRealSlashUndo: in the same conversation (--resume), the /undo
 // command init installed expands to the prompt "/undo", which the
@@ -226,19 +226,19 @@ const gmrSession = "6a0f3c2e-1b4d-4e8a-9c7f-2d5e8b1a0c93"
 // the model carries the reverted path; "turnback redo" brings it back.
 func TestGeminiRealSlashUndo(t *testing.T) {
 	t.Parallel()
-	gemini := gmrGemini(t)
-	e, model, base := gmrSetup(t)
-	gmrRun(t, e, gemini, base, gmrPrompt, "--session-id", gmrSession)
-	if doc := e.log(""); doc.Session != gmrSession {
-		t.Fatalf("the turn is in session %q, want %q", doc.Session, gmrSession)
+	gemini := geminiRealProgram(t)
+	e, model, base := geminiRealSetup(t)
+	geminiRealRun(t, e, gemini, base, geminiRealPrompt, "--session-id", geminiRealSession)
+	if doc := e.log(""); doc.Session != geminiRealSession {
+		t.Fatalf("the turn is in session %q, want %q", doc.Session, geminiRealSession)
 	}
 	before := len(model.received())
-	gmrRun(t, e, gemini, base, "/undo", "--resume", gmrSession)
-	ccrGone(t, e, "/undo")
-	if doc := e.log(gmrSession); len(doc.Turns) != 1 || !doc.Turns[0].Undone {
+	geminiRealRun(t, e, gemini, base, "/undo", "--resume", geminiRealSession)
+	realTurnGone(t, e, "/undo")
+	if doc := e.log(geminiRealSession); len(doc.Turns) != 1 || !doc.Turns[0].Undone {
 		t.Errorf("want the one turn, undone, and none for /undo: %+v", doc)
 	}
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log after /undo:\n%s", s)
 	}
 	reqs := model.received()[before:]

@@ -216,6 +216,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		// left by one that was killed goes.
 		daemon.RemoveStaleSocket(storeDir)
 	}
+	g.noteLogDamage(cmd, repo)
 	if !repo.ReadOnly() {
 		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
 		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
@@ -241,6 +242,13 @@ func (g *globals) options(cmd *cobra.Command, access turnback.Access) (workTree,
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))
 		},
 		Agent: g.agent,
+		// recover may roll back what Open would otherwise finish, and
+		// works on a store whose write log is damaged: it keeps what
+		// checks out, as verify --repair does, and says so. A daemon
+		// serving the store opened it already: it finished what it
+		// found, and would not have opened a damaged log.
+		DeferRecovery: cmd.Name() == "recover",
+		Salvage:       cmd.Name() == "recover",
 	}
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
 		return "", "", opts, usageError{err}
@@ -295,6 +303,9 @@ func (g *globals) openForwarding(cmd *cobra.Command, access turnback.Access) (*t
 		// Holding the store, this process knows no daemon runs: a socket
 		// left by one that was killed goes.
 		daemon.RemoveStaleSocket(storeDir)
+	}
+	if err == nil {
+		g.noteLogDamage(cmd, repo)
 	}
 	if err == nil && g.served == nil && !repo.ReadOnly() {
 		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())

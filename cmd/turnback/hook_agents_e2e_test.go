@@ -18,24 +18,24 @@ import (
 	"time"
 )
 
-// hkAgentSettings is where init --NAME writes, in the folder.
-var hkAgentSettings = map[string]string{
+// agentSettingsPath is where init --NAME writes, in the folder.
+var agentSettingsPath = map[string]string{
 	"claude": ".claude/settings.json", "gemini": ".gemini/settings.json", "codex": ".codex/hooks.json",
 	"copilot": ".github/hooks/turnback.json", "cursor": ".cursor/hooks.json", "qwen": ".qwen/settings.json",
 }
 
-// hkAgentStdout is what a hook of the agent prints on stdout, exactly.
-func hkAgentStdout(agent string) string {
+// agentStdout is what a hook of the agent prints on stdout, exactly.
+func agentStdout(agent string) string {
 	if agent == "gemini" || agent == "cursor" {
 		return "{}\n"
 	}
 	return ""
 }
 
-// hkHookCommands returns the command lines the settings file at path
+// hookCommands returns the command lines the settings file at path
 // runs for event: the "command" (or Copilot CLI's "bash") of every
 // entry of hooks.EVENT, entries in groups ({"hooks": [...]}) or not.
-func hkHookCommands(t testing.TB, path, event string) []string {
+func hookCommands(t testing.TB, path, event string) []string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -70,16 +70,16 @@ func hkHookCommands(t testing.TB, path, event string) []string {
 	return out
 }
 
-// hkRunAgentHooks does what the agent does for event: every command its
+// runAgentHooks does what the agent does for event: every command its
 // settings file (init's) lists for it runs with sh -c, from the home
 // directory (the folder comes from the payload), the payload on stdin;
 // each must print exactly what the agent accepts, exit wantCode and
 // never 2.
-func (e *cliEnv) hkRunAgentHooks(agent, event string, payload []byte, wantCode int) []cliResult {
+func (e *cliEnv) runAgentHooks(agent, event string, payload []byte, wantCode int) []cliResult {
 	e.t.Helper()
-	cmds := hkHookCommands(e.t, e.path(hkAgentSettings[agent]), event)
+	cmds := hookCommands(e.t, e.path(agentSettingsPath[agent]), event)
 	if len(cmds) == 0 {
-		e.t.Fatalf("no %s hook in %s", event, hkAgentSettings[agent])
+		e.t.Fatalf("no %s hook in %s", event, agentSettingsPath[agent])
 	}
 	var rs []cliResult
 	for _, c := range cmds {
@@ -88,7 +88,7 @@ func (e *cliEnv) hkRunAgentHooks(agent, event string, payload []byte, wantCode i
 		cmd.Dir, cmd.Env = e.home, e.environ()
 		r := cliWait(e.t, cmd, payload, []string{"(" + event + " hook: " + c + ")"})
 		cancel()
-		if want := hkAgentStdout(agent); r.stdout != want {
+		if want := agentStdout(agent); r.stdout != want {
 			e.t.Errorf("%s %s: stdout = %q, want exactly %q\n%s", agent, event, r.stdout, want, r)
 		}
 		if r.code == 2 || r.code != wantCode {
@@ -115,8 +115,8 @@ func newAgentEnv(t *testing.T, agent string) *cliEnv {
 	return e
 }
 
-// hkSessionIn is the session id of a payload, under any of its names.
-func hkSessionIn(t testing.TB, payload []byte) string {
+// sessionInPayload is the session id of a payload, under any of its names.
+func sessionInPayload(t testing.TB, payload []byte) string {
 	t.Helper()
 	var ev map[string]any
 	if err := json.Unmarshal(payload, &ev); err != nil {
@@ -155,17 +155,17 @@ func TestHookAgentsTurn(t *testing.T) {
 			e := newAgentEnv(t, c.agent)
 			e.write("index.html", "<h1>hi</h1>\n")
 			e.write("old.txt", "to be deleted\n")
-			snap := hkPayload(t, c.snap, e.dir)
-			sid := hkSessionIn(t, snap)
-			e.hkRunAgentHooks(c.agent, c.snapEvent, snap, 0)
+			snap := hookPayload(t, c.snap, e.dir)
+			sid := sessionInPayload(t, snap)
+			e.runAgentHooks(c.agent, c.snapEvent, snap, 0)
 			e.write("src/login.html", "<form></form>\n")
 			if c.other != "" {
 				// Mid-turn: a tool call (run through the hook binary
 				// directly when init installs no hook for it), or Qwen
 				// Code's prompt event of a tool-result continuation.
-				other := hkPayload(t, c.other, e.dir)
+				other := hookPayload(t, c.other, e.dir)
 				if c.otherEvent != "" {
-					e.hkRunAgentHooks(c.agent, c.otherEvent, other, 0)
+					e.runAgentHooks(c.agent, c.otherEvent, other, 0)
 				} else {
 					e.hook(c.agent, other, 0)
 				}
@@ -175,17 +175,17 @@ func TestHookAgentsTurn(t *testing.T) {
 			}
 			e.write("index.html", "<h1>hi</h1>\n<a href=src/login.html>log in</a>\n")
 			e.remove("old.txt")
-			e.hkRunAgentHooks(c.agent, c.endEvent, hkPayload(t, c.end, e.dir), 0)
-			hkOneEndedTurn(t, e.log(sid), "Add a login form to the start page", 1, 1, 1)
+			e.runAgentHooks(c.agent, c.endEvent, hookPayload(t, c.end, e.dir), 0)
+			oneEndedTurn(t, e.log(sid), "Add a login form to the start page", 1, 1, 1)
 			if c.agent == "copilot" {
 				// Copilot's file has both spellings of each event; an
 				// agent that ran both would snap and end twice: still
 				// one turn.
-				e.hkRunAgentHooks(c.agent, "userPromptSubmitted", snap, 0)
-				e.hkRunAgentHooks(c.agent, "UserPromptSubmit", snap, 0)
+				e.runAgentHooks(c.agent, "userPromptSubmitted", snap, 0)
+				e.runAgentHooks(c.agent, "UserPromptSubmit", snap, 0)
 				e.write("b.txt", "b\n")
-				e.hkRunAgentHooks(c.agent, "agentStop", hkPayload(t, c.end, e.dir), 0)
-				e.hkRunAgentHooks(c.agent, "Stop", hkPayload(t, c.end, e.dir), 0)
+				e.runAgentHooks(c.agent, "agentStop", hookPayload(t, c.end, e.dir), 0)
+				e.runAgentHooks(c.agent, "Stop", hookPayload(t, c.end, e.dir), 0)
 				if doc := e.log(sid); len(doc.Turns) != 2 || doc.Turns[0].Open || doc.Turns[0].Added != 1 {
 					t.Errorf("both spellings of each event: want a second closed turn +1, got %+v", doc)
 				}
@@ -193,7 +193,7 @@ func TestHookAgentsTurn(t *testing.T) {
 			if doc := e.log("default"); len(doc.Turns) != 0 {
 				t.Errorf("default session has turns: %+v", doc)
 			}
-			if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+			if s := allHookLogs(t, e.storeRoot()); s != "" {
 				t.Errorf("hook.log after successful hooks:\n%s", s)
 			}
 		})
@@ -221,19 +221,19 @@ func TestHookAgentsErrors(t *testing.T) {
 			} {
 				var payload []byte
 				if f.payload != "" {
-					payload = hkPayload(t, f.payload, e.dir)
+					payload = hookPayload(t, f.payload, e.dir)
 				}
-				before := hkAllHookLogs(t, e.storeRoot())
-				r := e.hkRunAgentHooks(c.agent, c.event, payload, 1)[0]
+				before := allHookLogs(t, e.storeRoot())
+				r := e.runAgentHooks(c.agent, c.event, payload, 1)[0]
 				if strings.TrimSpace(r.stderr) == "" {
 					t.Errorf("%s: nothing on stderr\n%s", f.payload, r)
 				}
-				added := strings.TrimPrefix(hkAllHookLogs(t, e.storeRoot()), before)
+				added := strings.TrimPrefix(allHookLogs(t, e.storeRoot()), before)
 				if strings.Count(added, "\n") != 1 || !strings.Contains(added, "hook "+c.agent+": ") || !strings.Contains(added, f.logWant) {
 					t.Errorf("%s: hook.log gained %q, want one line for %s with %q", f.payload, added, c.agent, f.logWant)
 				}
 			}
-			e.hkRunAgentHooks(c.agent, c.event, hkPayload(t, c.agent+"_no_session_id.json", e.dir), 0)
+			e.runAgentHooks(c.agent, c.event, hookPayload(t, c.agent+"_no_session_id.json", e.dir), 0)
 			e.write("README.md", "the\n")
 			if doc := e.log(""); len(doc.Turns) != 1 || !doc.Turns[0].Open || doc.Turns[0].Message != "fix the typo in README" {
 				t.Errorf("want one open turn in the default session, got %+v", doc)
@@ -251,22 +251,22 @@ func TestHookCursorUndo(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t, "cursor")
 	e.write("a.txt", "a\n")
-	snap := hkPayload(t, "cursor_before_submit_prompt.json", e.dir)
-	sid := hkSessionIn(t, snap)
+	snap := hookPayload(t, "cursor_before_submit_prompt.json", e.dir)
+	sid := sessionInPayload(t, snap)
 	before := e.tree()
-	e.hkRunAgentHooks("cursor", "beforeSubmitPrompt", snap, 0)
+	e.runAgentHooks("cursor", "beforeSubmitPrompt", snap, 0)
 	e.write("a.txt", "A\n")
 	e.write("b.txt", "b\n")
-	e.hkRunAgentHooks("cursor", "stop", hkPayload(t, "cursor_stop.json", e.dir), 0)
+	e.runAgentHooks("cursor", "stop", hookPayload(t, "cursor_stop.json", e.dir), 0)
 	after := e.tree()
 
 	checkpoint := regexp.MustCompile(`checkpoint [0-9a-f]{12} \(turnback restore [0-9a-f]{12} goes back\)`)
 	prompt := func(file, want string) {
 		t.Helper()
-		cmds := hkHookCommands(t, e.path(".cursor/hooks.json"), "beforeSubmitPrompt")
+		cmds := hookCommands(t, e.path(".cursor/hooks.json"), "beforeSubmitPrompt")
 		cmd := exec.CommandContext(t.Context(), "sh", "-c", cmds[0])
 		cmd.Dir, cmd.Env = e.home, e.environ()
-		r := cliWait(t, cmd, hkPayload(t, file, e.dir), []string{file})
+		r := cliWait(t, cmd, hookPayload(t, file, e.dir), []string{file})
 		got := checkpoint.ReplaceAllString(r.stdout, "checkpoint ID")
 		if r.code != 0 || got != want {
 			t.Errorf("%s: stdout %q, want %q\n%s", file, got, want, r)

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// hkWithPrompt is payload with its prompt replaced.
-func hkWithPrompt(t *testing.T, payload []byte, prompt string) []byte {
+// withPrompt is payload with its prompt replaced.
+func withPrompt(t *testing.T, payload []byte, prompt string) []byte {
 	t.Helper()
 	var ev map[string]any
 	if err := json.Unmarshal(payload, &ev); err != nil {
@@ -26,9 +26,9 @@ func hkWithPrompt(t *testing.T, payload []byte, prompt string) []byte {
 	return out
 }
 
-// hkModelContext reads the one line of JSON a hook prints to give the
+// modelContext reads the one line of JSON a hook prints to give the
 // model text: its event name and the text.
-func hkModelContext(t *testing.T, stdout string) (event, text string) {
+func modelContext(t *testing.T, stdout string) (event, text string) {
 	t.Helper()
 	var out struct {
 		HookSpecificOutput struct {
@@ -56,13 +56,13 @@ func TestHookAgentsTellModel(t *testing.T) {
 			t.Parallel()
 			e := newHookEnv(t)
 			e.write("a.txt", "a\n")
-			prompt := hkPayload(t, p[0], e.dir)
-			sid := hkSessionIn(t, prompt)
+			prompt := hookPayload(t, p[0], e.dir)
+			sid := sessionInPayload(t, prompt)
 			e.hook(agent, prompt, 0)
 			e.write("a.txt", "A\n")
-			e.hook(agent, hkPayload(t, p[1], e.dir), 0)
+			e.hook(agent, hookPayload(t, p[1], e.dir), 0)
 			if agent != "cursor" { // Cursor carries /undo out (TestHookCursorUndo)
-				e.hook(agent, hkWithPrompt(t, prompt, "/undo"), 0)
+				e.hook(agent, withPrompt(t, prompt, "/undo"), 0)
 				if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open {
 					t.Fatalf("the prompt /undo made a turn: %+v", doc)
 				}
@@ -71,14 +71,14 @@ func TestHookAgentsTellModel(t *testing.T) {
 
 			r := e.exec("", prompt, "hook", agent)
 			if agent == "codex" || agent == "qwen" {
-				event, text := hkModelContext(t, r.stdout)
+				event, text := modelContext(t, r.stdout)
 				if r.code != 0 || event != "UserPromptSubmit" || !strings.Contains(text, "- undid turn 1: a.txt\n") {
 					t.Errorf("the prompt after the undo:\n%s", r)
 				}
 			} else {
-				hkCheckHookResult(t, agent, r, 0)
+				checkHookResult(t, agent, r, 0)
 			}
-			e.hook(agent, hkPayload(t, p[1], e.dir), 0)
+			e.hook(agent, hookPayload(t, p[1], e.dir), 0)
 			e.hook(agent, prompt, 0) // told once: now nothing
 		})
 	}
@@ -90,13 +90,13 @@ func TestHookAgentsTellModel(t *testing.T) {
 func TestHookCursorTurns(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t, "cursor")
-	snap := hkPayload(t, "cursor_before_submit_prompt.json", e.dir)
-	sid := hkSessionIn(t, snap)
-	e.hkRunAgentHooks("cursor", "beforeSubmitPrompt", snap, 0)
+	snap := hookPayload(t, "cursor_before_submit_prompt.json", e.dir)
+	sid := sessionInPayload(t, snap)
+	e.runAgentHooks("cursor", "beforeSubmitPrompt", snap, 0)
 	e.write("a.txt", "A\n")
-	e.hkRunAgentHooks("cursor", "stop", hkPayload(t, "cursor_stop.json", e.dir), 0)
+	e.runAgentHooks("cursor", "stop", hookPayload(t, "cursor_stop.json", e.dir), 0)
 
-	r := e.exec("", hkWithPrompt(t, snap, "/turns"), "hook", "cursor")
+	r := e.exec("", withPrompt(t, snap, "/turns"), "hook", "cursor")
 	var out struct {
 		Continue    *bool  `json:"continue"`
 		UserMessage string `json:"user_message"`

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestHookClaudeTurn: UserPromptSubmit, edits, Stop make one closed turn
@@ -25,8 +27,8 @@ func TestHookClaudeTurn(t *testing.T) {
 	e.write("src/app.js", "console.log('hi')\n")
 	e.write("old.txt", "to be deleted\n")
 
-	prompt := hkPayload(t, "claude_user_prompt_submit.json", e.dir)
-	sid := hkSessionOf(t, prompt)
+	prompt := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
+	sid := payloadSession(t, prompt)
 	e.hook("claude", prompt, 0)
 
 	// The agent's turn: two files added, two modified, one deleted.
@@ -37,26 +39,26 @@ func TestHookClaudeTurn(t *testing.T) {
 	e.remove("old.txt")
 
 	// PreToolUse and SubagentStop come in the middle of a turn: ignored.
-	e.hook("claude", hkPayload(t, "claude_pre_tool_use.json", e.dir), 0)
-	e.hook("claude", hkPayload(t, "claude_subagent_stop.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_pre_tool_use.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_subagent_stop.json", e.dir), 0)
 	if doc := e.log(sid); len(doc.Turns) != 1 || !doc.Turns[0].Open {
 		t.Fatalf("after SubagentStop: want one open turn, got %+v", doc)
 	}
 
-	e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
 	doc := e.log(sid)
 	if doc.Session != sid {
 		t.Errorf("log session = %q, want %q", doc.Session, sid)
 	}
 	// Named by the prompt's first line, trimmed.
-	hkOneEndedTurn(t, doc, "Add a login form to the start page", 2, 2, 1)
+	oneEndedTurn(t, doc, "Add a login form to the start page", 2, 2, 1)
 	// The human log shows the same.
 	if r := e.ok("--session", sid, "log"); !strings.Contains(r.stdout, "+2 ~2 -1") || !strings.Contains(r.stdout, "Add a login form to the start page") {
 		t.Errorf("log:\n%s", r)
 	}
 
 	// SessionEnd after Stop: no open turn, nothing recorded, still exit 0.
-	e.hook("claude", hkPayload(t, "claude_session_end.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_session_end.json", e.dir), 0)
 	if doc := e.log(sid); len(doc.Turns) != 1 {
 		t.Errorf("SessionEnd changed the turns: %+v", doc)
 	}
@@ -65,7 +67,7 @@ func TestHookClaudeTurn(t *testing.T) {
 		t.Errorf("default session has turns: %+v", doc)
 	}
 	// And nothing failed.
-	if s := hkHookLog(t, e.storeRoot()) + hkHookLog(t, e.storeDir()); s != "" {
+	if s := hookLogOf(t, e.storeRoot()) + hookLogOf(t, e.storeDir()); s != "" {
 		t.Errorf("hook.log after successful hooks:\n%s", s)
 	}
 }
@@ -76,11 +78,11 @@ func TestHookClaudeSessionEndCloses(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t)
 	e.write("a.txt", "a\n")
-	prompt := hkPayload(t, "claude_user_prompt_submit.json", e.dir)
-	sid := hkSessionOf(t, prompt)
+	prompt := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
+	sid := payloadSession(t, prompt)
 	e.hook("claude", prompt, 0)
 	e.write("a.txt", "A\n")
-	e.hook("claude", hkPayload(t, "claude_session_end.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_session_end.json", e.dir), 0)
 	doc := e.log(sid)
 	if len(doc.Turns) != 1 || doc.Turns[0].Open || doc.Turns[0].Modified != 1 {
 		t.Fatalf("want one closed turn ~1, got %+v", doc)
@@ -93,20 +95,20 @@ func TestHookClaudeQuietTurns(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t)
 	e.write("a.txt", "a\n")
-	stop := hkPayload(t, "claude_stop.json", e.dir)
-	sid := hkSessionOf(t, stop)
+	stop := hookPayload(t, "claude_stop.json", e.dir)
+	sid := payloadSession(t, stop)
 	e.hook("claude", stop, 0) // Stop before any prompt
-	e.hook("claude", hkPayload(t, "claude_user_prompt_submit.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_user_prompt_submit.json", e.dir), 0)
 	e.hook("claude", stop, 0)
-	e.hook("claude", hkPayload(t, "claude_session_end.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_session_end.json", e.dir), 0)
 	if doc := e.log(sid); len(doc.Turns) != 0 {
 		t.Errorf("a turn that changed nothing was kept: %+v", doc)
 	}
 }
 
-// hkGoEnv returns the go command's cache settings, so that a "go run"
+// goEnv returns the go command's cache settings, so that a "go run"
 // with a temporary HOME reuses the build cache.
-func hkGoEnv(t *testing.T) []string {
+func goEnv(t *testing.T) []string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN").Output()
 	if err != nil {
@@ -123,10 +125,10 @@ func hkGoEnv(t *testing.T) []string {
 	return env
 }
 
-// hkRunClaudeHooks does what Claude Code does for event: for every hook
+// runClaudeHooks does what Claude Code does for event: for every hook
 // the settings file lists for it, run its command with sh -c in the
 // project folder, with $CLAUDE_PROJECT_DIR set and the event on stdin.
-func (e *cliEnv) hkRunClaudeHooks(event string, payload []byte) {
+func (e *cliEnv) runClaudeHooks(event string, payload []byte) {
 	e.t.Helper()
 	data, err := os.ReadFile(filepath.Join(e.dir, ".claude", "settings.json"))
 	if err != nil {
@@ -154,7 +156,7 @@ func (e *cliEnv) hkRunClaudeHooks(event string, payload []byte) {
 			cmd.Env = append(e.environ(), "CLAUDE_PROJECT_DIR="+e.dir)
 			r := cliWait(e.t, cmd, payload, []string{"(" + event + " hook: " + h.Command + ")"})
 			cancel()
-			hkCheckHookResult(e.t, "claude", r, 0)
+			checkHookResult(e.t, "claude", r, 0)
 			ran++
 		}
 	}
@@ -166,6 +168,7 @@ func (e *cliEnv) hkRunClaudeHooks(event string, payload []byte) {
 // TestHookReadmeWalkthrough follows the README as a new user would: the
 // first command literally, then the Claude Code section.
 func TestHookReadmeWalkthrough(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("simulates Claude Code's sh -c hooks")
@@ -185,7 +188,7 @@ func TestHookReadmeWalkthrough(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "run", "./cmd/turnback", "-C", first, "snap", "-m", "first turn")
 	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(e.environ(), hkGoEnv(t)...)
+	cmd.Env = append(e.environ(), goEnv(t)...)
 	r := cliWait(t, cmd, nil, []string{"(go run ./cmd/turnback)", "-C", first, "snap", "-m", "first turn"})
 	if r.code != 0 || !regexp.MustCompile(`^[0-9a-f]{12}\n$`).MatchString(r.stdout) {
 		t.Fatalf("want a 12-hex snapshot id and exit 0\n%s", r)
@@ -203,25 +206,25 @@ func TestHookReadmeWalkthrough(t *testing.T) {
 
 	// The user asks for something; Claude Code runs the hooks around the
 	// turn in which the agent edits files.
-	p1 := hkPayload(t, "claude_user_prompt_submit.json", e.dir)
-	sid := hkSessionOf(t, p1)
-	stop := hkPayload(t, "claude_stop.json", e.dir)
-	e.hkRunClaudeHooks("UserPromptSubmit", p1)
+	p1 := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
+	sid := payloadSession(t, p1)
+	stop := hookPayload(t, "claude_stop.json", e.dir)
+	e.runClaudeHooks("UserPromptSubmit", p1)
 	e.write("src/login.html", "<form class=login></form>\n")
 	e.write("src/app.ts", "import './login.html'\nexport const app = 1\n")
-	e.hkRunClaudeHooks("Stop", stop)
+	e.runClaudeHooks("Stop", stop)
 	afterFirst := e.tree()
 
-	p2 := hkPayload(t, "claude_user_prompt_submit_2.json", e.dir)
-	if hkSessionOf(t, p2) != sid {
+	p2 := hookPayload(t, "claude_user_prompt_submit_2.json", e.dir)
+	if payloadSession(t, p2) != sid {
 		t.Fatal("the two prompts are not one conversation")
 	}
-	e.hkRunClaudeHooks("UserPromptSubmit", p2)
+	e.runClaudeHooks("UserPromptSubmit", p2)
 	e.write("src/login.html", "<form class=login-form></form>\n")
 	e.write("src/login.css", ".login-form {}\n")
 	e.remove("README.md")
-	e.hkRunClaudeHooks("Stop", stop)
-	e.hkRunClaudeHooks("SessionEnd", hkPayload(t, "claude_session_end.json", e.dir))
+	e.runClaudeHooks("Stop", stop)
+	e.runClaudeHooks("SessionEnd", hookPayload(t, "claude_session_end.json", e.dir))
 
 	// $ turnback log --session <id>
 	r = e.ok("log", "--session", sid)

@@ -7,7 +7,7 @@ package main
 //
 // The hook payloads are recorded in testdata/hooks/*.json, as Claude
 // Code and Gemini CLI send them. Their "cwd" is "/home/user/my-project";
-// hkPayload replaces that value (and only that exact JSON string) with the
+// hookPayload replaces that value (and only that exact JSON string) with the
 // test's folder.
 
 import (
@@ -27,17 +27,17 @@ import (
 
 // hook feeds payload to "turnback hook agent" run in the project folder
 // and checks what every hook run must do: stdout exactly what the agent
-// accepts (hkAgentStdout), and never exit 2.
+// accepts (agentStdout), and never exit 2.
 func (e *cliEnv) hook(agent string, payload []byte, wantCode int) cliResult {
 	e.t.Helper()
 	r := e.exec("", payload, "hook", agent)
-	hkCheckHookResult(e.t, agent, r, wantCode)
+	checkHookResult(e.t, agent, r, wantCode)
 	return r
 }
 
-func hkCheckHookResult(t testing.TB, agent string, r cliResult, wantCode int) {
+func checkHookResult(t testing.TB, agent string, r cliResult, wantCode int) {
 	t.Helper()
-	wantOut := hkAgentStdout(agent)
+	wantOut := agentStdout(agent)
 	if r.stdout != wantOut {
 		t.Errorf("hook %s: stdout = %q, want exactly %q\n%s", agent, r.stdout, wantOut, r)
 	}
@@ -52,8 +52,8 @@ func hkCheckHookResult(t testing.TB, agent string, r cliResult, wantCode int) {
 	}
 }
 
-// hkGolden reads a recorded payload.
-func hkGolden(t testing.TB, name string) []byte {
+// hookGolden reads a recorded payload.
+func hookGolden(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "hooks", name))
 	if err != nil {
@@ -62,19 +62,19 @@ func hkGolden(t testing.TB, name string) []byte {
 	return data
 }
 
-// hkRecordedCwd is the project folder the payloads were recorded in.
-const hkRecordedCwd = "/home/user/my-project"
+// recordedCwd is the project folder the payloads were recorded in.
+const recordedCwd = "/home/user/my-project"
 
-// hkPayload reads a recorded payload with its cwd replaced by cwd.
-func hkPayload(t testing.TB, name, cwd string) []byte {
+// hookPayload reads a recorded payload with its cwd replaced by cwd.
+func hookPayload(t testing.TB, name, cwd string) []byte {
 	t.Helper()
-	data := hkGolden(t, name)
+	data := hookGolden(t, name)
 	q, _ := json.Marshal(cwd)
-	return bytes.ReplaceAll(data, []byte(`"`+hkRecordedCwd+`"`), q)
+	return bytes.ReplaceAll(data, []byte(`"`+recordedCwd+`"`), q)
 }
 
-// hkSessionOf returns the session_id of a payload.
-func hkSessionOf(t testing.TB, payload []byte) string {
+// payloadSession returns the session_id of a payload.
+func payloadSession(t testing.TB, payload []byte) string {
 	t.Helper()
 	var ev struct {
 		SessionID string `json:"session_id"`
@@ -85,8 +85,8 @@ func hkSessionOf(t testing.TB, payload []byte) string {
 	return ev.SessionID
 }
 
-// hkLogDoc is "turnback log --json".
-type hkLogDoc struct {
+// hookLogDoc is "turnback log --json".
+type hookLogDoc struct {
 	Session string `json:"session"`
 	Turns   []struct {
 		Turn     int    `json:"turn"`
@@ -100,9 +100,9 @@ type hkLogDoc struct {
 	} `json:"turns"`
 }
 
-// hkOneEndedTurn checks that doc lists exactly one turn, closed by end,
+// oneEndedTurn checks that doc lists exactly one turn, closed by end,
 // with message and the counts of added, modified and deleted files.
-func hkOneEndedTurn(t testing.TB, doc hkLogDoc, message string, added, modified, deleted int) {
+func oneEndedTurn(t testing.TB, doc hookLogDoc, message string, added, modified, deleted int) {
 	t.Helper()
 	if len(doc.Turns) != 1 {
 		t.Fatalf("want 1 turn, got %+v", doc)
@@ -121,33 +121,33 @@ func hkOneEndedTurn(t testing.TB, doc hkLogDoc, message string, added, modified,
 
 // log runs "turnback --session S log --json" in the project folder (the
 // folder is found as a user's shell would: by the current directory).
-func (e *cliEnv) log(session string) hkLogDoc {
+func (e *cliEnv) log(session string) hookLogDoc {
 	e.t.Helper()
 	args := []string{"log", "--json"}
 	if session != "" {
 		args = append([]string{"--session", session}, args...)
 	}
 	r := e.ok(args...)
-	var doc hkLogDoc
+	var doc hookLogDoc
 	cliOneJSON(e.t, r.stdout, &doc)
 	return doc
 }
 
-// hkAllHookLogs returns hook.log of root and of every store below it.
-func hkAllHookLogs(t testing.TB, root string) string {
+// allHookLogs returns hook.log of root and of every store below it.
+func allHookLogs(t testing.TB, root string) string {
 	t.Helper()
-	out := hkHookLog(t, root)
+	out := hookLogOf(t, root)
 	dirs, _ := filepath.Glob(filepath.Join(root, "*"))
 	for _, d := range dirs {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			out += hkHookLog(t, d)
+			out += hookLogOf(t, d)
 		}
 	}
 	return out
 }
 
-// hkHookLog returns the content of hook.log in dir ("" if absent).
-func hkHookLog(t testing.TB, dir string) string {
+// hookLogOf returns the content of hook.log in dir ("" if absent).
+func hookLogOf(t testing.TB, dir string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "hook.log"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -187,7 +187,7 @@ func TestHookIgnoredEvents(t *testing.T) {
 			e := newHookEnv(t)
 			e.write("a.txt", "a\n")
 			before := e.tree()
-			r := e.hook(c.agent, hkPayload(t, c.file, e.dir), 0)
+			r := e.hook(c.agent, hookPayload(t, c.file, e.dir), 0)
 			if r.stderr != "" {
 				t.Errorf("stderr on an ignored event:\n%s", r)
 			}
@@ -211,16 +211,16 @@ func TestHookNoSessionID(t *testing.T) {
 			t.Parallel()
 			e := newHookEnv(t)
 			e.write("README.md", "teh\n")
-			e.hook(c.agent, hkPayload(t, c.snap, e.dir), 0)
+			e.hook(c.agent, hookPayload(t, c.snap, e.dir), 0)
 			e.write("README.md", "the\n")
 			doc := e.log("")
 			if len(doc.Turns) != 1 || !doc.Turns[0].Open || doc.Turns[0].Message != "fix the typo in README" {
 				t.Fatalf("want one open turn in the default session, got %+v", doc)
 			}
 			// The end event names a session, which has no open turn.
-			end := hkPayload(t, c.end, e.dir)
+			end := hookPayload(t, c.end, e.dir)
 			e.hook(c.agent, end, 0)
-			if doc := e.log(hkSessionOf(t, end)); len(doc.Turns) != 0 {
+			if doc := e.log(payloadSession(t, end)); len(doc.Turns) != 0 {
 				t.Errorf("end of another session recorded a turn: %+v", doc)
 			}
 		})
@@ -240,7 +240,7 @@ func TestHookErrors(t *testing.T) {
 		logWant string // in hook.log
 	}
 	golden := func(name string) func(e *cliEnv) []byte {
-		return func(e *cliEnv) []byte { return hkPayload(t, name, e.dir) }
+		return func(e *cliEnv) []byte { return hookPayload(t, name, e.dir) }
 	}
 	var cases []errCase
 	for _, agent := range []string{"claude", "gemini"} {
@@ -266,7 +266,7 @@ func TestHookErrors(t *testing.T) {
 			e.hook(c.agent, c.payload(e), 1)
 			// In the folder's store once the folder is known, else in the
 			// default store root.
-			log := hkAllHookLogs(t, e.storeRoot())
+			log := allHookLogs(t, e.storeRoot())
 			if !strings.Contains(log, "hook "+c.agent) || !strings.Contains(log, c.logWant) {
 				t.Errorf("hook.log in %s = %q, want a line for %s containing %q", e.storeRoot(), log, c.agent, c.logWant)
 			}
@@ -275,7 +275,7 @@ func TestHookErrors(t *testing.T) {
 			}
 			// Appended, not overwritten.
 			e.hook(c.agent, c.payload(e), 1)
-			if n := strings.Count(hkAllHookLogs(t, e.storeRoot()), "\n"); n != 2 {
+			if n := strings.Count(allHookLogs(t, e.storeRoot()), "\n"); n != 2 {
 				t.Errorf("after a second failure hook.log has %d lines, want 2", n)
 			}
 		})
@@ -291,9 +291,9 @@ func TestHookLogInTurnbackStore(t *testing.T) {
 	e := newHookEnv(t)
 	store := filepath.Join(filepath.Dir(e.xdg), "store")
 	e.extra = []string{"TURNBACK_STORE=" + store}
-	e.hook("claude", hkPayload(t, "malformed.json", e.dir), 1)
-	if log := hkHookLog(t, store); !strings.Contains(log, "not JSON") {
-		t.Errorf("hook.log in $TURNBACK_STORE = %q; hook.log in the default root = %q", log, hkHookLog(t, e.storeRoot()))
+	e.hook("claude", hookPayload(t, "malformed.json", e.dir), 1)
+	if log := hookLogOf(t, store); !strings.Contains(log, "not JSON") {
+		t.Errorf("hook.log in $TURNBACK_STORE = %q; hook.log in the default root = %q", log, hookLogOf(t, e.storeRoot()))
 	}
 }
 
@@ -307,11 +307,11 @@ func TestHookLogHasHint(t *testing.T) {
 	e.extra = []string{"TURNBACK_STORE=" + store}
 	e.write("a.txt", "a\n")
 	const hint = "; put it elsewhere (--store or TURNBACK_STORE)"
-	r := e.hook("claude", hkPayload(t, "claude_user_prompt_submit.json", e.dir), 1)
+	r := e.hook("claude", hookPayload(t, "claude_user_prompt_submit.json", e.dir), 1)
 	if strings.Count(r.stderr, hint) != 1 {
 		t.Errorf("stderr has the hint %d times, want once:\n%s", strings.Count(r.stderr, hint), r.stderr)
 	}
-	log := hkHookLog(t, store)
+	log := hookLogOf(t, store)
 	if strings.Count(log, hint) != 1 || !strings.Contains(log, "hook claude: ") {
 		t.Errorf("hook.log = %q, want one line for claude with the hint %q", log, hint)
 	}
@@ -340,14 +340,14 @@ func TestHookProjectDirOverridesCwd(t *testing.T) {
 			}
 			e.extra = []string{c.env + "=" + e.dir}
 			e.write("a.txt", "a\n")
-			snap := hkPayload(t, c.snap, elsewhere)
-			sid := hkSessionOf(t, snap)
+			snap := hookPayload(t, c.snap, elsewhere)
+			sid := payloadSession(t, snap)
 			r := e.exec(elsewhere, snap, "hook", c.agent)
-			hkCheckHookResult(t, c.agent, r, 0)
+			checkHookResult(t, c.agent, r, 0)
 			e.write("a.txt", "changed\n")
 			e.write("b.txt", "new\n")
-			r = e.exec(elsewhere, hkPayload(t, c.end, elsewhere), "hook", c.agent)
-			hkCheckHookResult(t, c.agent, r, 0)
+			r = e.exec(elsewhere, hookPayload(t, c.end, elsewhere), "hook", c.agent)
+			checkHookResult(t, c.agent, r, 0)
 
 			doc := e.log(sid) // in the project folder
 			if len(doc.Turns) != 1 || doc.Turns[0].Open || doc.Turns[0].Added != 1 || doc.Turns[0].Modified != 1 {
@@ -359,7 +359,7 @@ func TestHookProjectDirOverridesCwd(t *testing.T) {
 				t.Errorf("want exactly the project's store, got %v", stores)
 			}
 			r = e.exec(elsewhere, nil, "--session", sid, "log", "--json")
-			var other hkLogDoc
+			var other hookLogDoc
 			cliOneJSON(t, r.stdout, &other)
 			if r.code != 0 || len(other.Turns) != 0 {
 				t.Errorf("cwd folder has turns: %+v\n%s", other, r)
@@ -379,11 +379,11 @@ func TestHookDirFlag(t *testing.T) {
 	}
 	e.extra = []string{"CLAUDE_PROJECT_DIR=" + elsewhere}
 	e.write("a.txt", "a\n")
-	snap := hkPayload(t, "claude_user_prompt_submit.json", elsewhere)
-	sid := hkSessionOf(t, snap)
-	hkCheckHookResult(t, "claude", e.exec(elsewhere, snap, "-C", e.dir, "hook", "claude"), 0)
+	snap := hookPayload(t, "claude_user_prompt_submit.json", elsewhere)
+	sid := payloadSession(t, snap)
+	checkHookResult(t, "claude", e.exec(elsewhere, snap, "-C", e.dir, "hook", "claude"), 0)
 	e.write("a.txt", "b\n")
-	hkCheckHookResult(t, "claude", e.exec(elsewhere, hkPayload(t, "claude_stop.json", elsewhere), "-C", e.dir, "hook", "claude"), 0)
+	checkHookResult(t, "claude", e.exec(elsewhere, hookPayload(t, "claude_stop.json", elsewhere), "-C", e.dir, "hook", "claude"), 0)
 	if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open || doc.Turns[0].Modified != 1 {
 		t.Fatalf("-C folder: want one closed turn ~1, got %+v", doc)
 	}
@@ -404,16 +404,16 @@ func TestHookTimeBudget(t *testing.T) {
 				e.write(fmt.Sprintf("src/f%03d.txt", i), strings.Repeat("x", i*100))
 			}
 			e.extra = []string{"TURNBACK_HOOK_TIMEOUT=1ms"}
-			payload := hkPayload(t, c.file, e.dir)
+			payload := hookPayload(t, c.file, e.dir)
 			r := e.hook(c.agent, payload, 0)
 			if !strings.Contains(r.stderr, "warning") {
 				t.Errorf("no warning on stderr:\n%s", r)
 			}
 			e.extra = nil
-			if doc := e.log(hkSessionOf(t, payload)); len(doc.Turns) != 0 {
+			if doc := e.log(payloadSession(t, payload)); len(doc.Turns) != 0 {
 				t.Errorf("a timed-out hook recorded turns: %+v", doc)
 			}
-			if log := hkHookLog(t, e.storeRoot()) + hkHookLog(t, e.storeDir()); !strings.Contains(log, "hook "+c.agent) {
+			if log := hookLogOf(t, e.storeRoot()) + hookLogOf(t, e.storeDir()); !strings.Contains(log, "hook "+c.agent) {
 				t.Errorf("the skipped hook is not in hook.log (store root or store)")
 			}
 		})
@@ -446,7 +446,7 @@ func TestHookStoreHeld(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e.extra = c.env
 			start := time.Now()
-			r := e.hook(c.agent, hkPayload(t, c.file, e.dir), 0)
+			r := e.hook(c.agent, hookPayload(t, c.file, e.dir), 0)
 			if d := time.Since(start); d > c.maxTime {
 				t.Errorf("the hook took %v with the store held", d)
 			}
@@ -464,12 +464,12 @@ func TestHookStoreHeld(t *testing.T) {
 		t.Errorf("default session has turns: %v", turns)
 	}
 	// Nothing was recorded in the conversation's session either.
-	sid := hkSessionOf(t, hkGolden(t, "claude_user_prompt_submit.json"))
+	sid := payloadSession(t, hookGolden(t, "claude_user_prompt_submit.json"))
 	repo.Close()
 	if doc := e.log(sid); len(doc.Turns) != 0 {
 		t.Errorf("a skipped hook recorded turns: %+v", doc)
 	}
-	if log := hkHookLog(t, e.storeRoot()) + hkHookLog(t, repo.StoreDir()); strings.Count(log, "skipped") != 3 {
+	if log := hookLogOf(t, e.storeRoot()) + hookLogOf(t, repo.StoreDir()); strings.Count(log, "skipped") != 3 {
 		t.Errorf("want 3 skipped hooks in hook.log, got:\n%s", log)
 	}
 }

@@ -14,17 +14,17 @@ func TestHookGeminiTurn(t *testing.T) {
 	e := newHookEnv(t)
 	e.write("index.html", "<h1>hi</h1>\n")
 
-	before := hkPayload(t, "gemini_before_agent.json", e.dir)
-	sid := hkSessionOf(t, before)
+	before := hookPayload(t, "gemini_before_agent.json", e.dir)
+	sid := payloadSession(t, before)
 	e.hook("gemini", before, 0)
 	e.write("src/login.html", "<form></form>\n")
 	e.write("index.html", "<h1>hi</h1>\n<a href=src/login.html>log in</a>\n")
-	e.hook("gemini", hkPayload(t, "gemini_before_tool.json", e.dir), 0)
-	e.hook("gemini", hkPayload(t, "gemini_after_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_tool.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_after_agent.json", e.dir), 0)
 
 	doc := e.log(sid)
-	hkOneEndedTurn(t, doc, "Add a login form to the start page", 1, 1, 0)
-	e.hook("gemini", hkPayload(t, "gemini_session_end.json", e.dir), 0)
+	oneEndedTurn(t, doc, "Add a login form to the start page", 1, 1, 0)
+	e.hook("gemini", hookPayload(t, "gemini_session_end.json", e.dir), 0)
 	if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open {
 		t.Errorf("SessionEnd changed the turns: %+v", doc)
 	}
@@ -32,7 +32,7 @@ func TestHookGeminiTurn(t *testing.T) {
 	// A second turn closed by SessionEnd (the user quit mid-turn).
 	e.hook("gemini", before, 0)
 	e.remove("src/login.html")
-	e.hook("gemini", hkPayload(t, "gemini_session_end.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_session_end.json", e.dir), 0)
 	doc = e.log(sid)
 	if len(doc.Turns) != 2 || doc.Turns[0].Open || doc.Turns[0].Deleted != 1 {
 		t.Errorf("want the newest turn closed with -1, got %+v", doc)

@@ -44,9 +44,9 @@ func iaShell(t *testing.T, e *cliEnv, line string) cliResult {
 // agent's edits, Stop.
 func iaClaudeTurn(t *testing.T, e *cliEnv, prompt string, edit func()) {
 	t.Helper()
-	e.hook("claude", hkPayload(t, prompt, e.dir), 0)
+	e.hook("claude", hookPayload(t, prompt, e.dir), 0)
 	edit()
-	e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0)
+	e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
 }
 
 // TestHookSlashUndoTellsModel: /undo through the exact command line init
@@ -67,7 +67,7 @@ func TestHookSlashUndoTellsModel(t *testing.T) {
 			}
 			e.write("README.md", "# my project\n")
 			e.ok("init", "--claude")
-			sid := hkSessionOf(t, hkPayload(t, "claude_user_prompt_submit.json", e.dir))
+			sid := payloadSession(t, hookPayload(t, "claude_user_prompt_submit.json", e.dir))
 			before := e.tree()
 			iaClaudeTurn(t, e, "claude_user_prompt_submit.json", func() {
 				e.write("README.md", "# my project\n\nNow with a login form.\n")
@@ -75,7 +75,7 @@ func TestHookSlashUndoTellsModel(t *testing.T) {
 			})
 			// The user types /undo: Claude Code runs the hook with the
 			// prompt as typed, then the command file's line.
-			e.hook("claude", hkPayload(t, "claude_user_prompt_undo.json", e.dir), 0)
+			e.hook("claude", hookPayload(t, "claude_user_prompt_undo.json", e.dir), 0)
 			if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open {
 				t.Fatalf("the prompt /undo made a turn: %+v", doc)
 			}
@@ -87,10 +87,10 @@ func TestHookSlashUndoTellsModel(t *testing.T) {
 				t.Fatalf("/undo: want exit 0 and stdout starting %q\n%s", want, r)
 			}
 			e.same("after /undo", before)
-			e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0) // the /undo turn of the model ends
+			e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0) // the /undo turn of the model ends
 
 			// The next prompt tells the model, once.
-			r = e.exec("", hkPayload(t, "claude_user_prompt_submit_2.json", e.dir), "hook", "claude")
+			r = e.exec("", hookPayload(t, "claude_user_prompt_submit_2.json", e.dir), "hook", "claude")
 			told := `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"turnback: since the last prompt the user reverted file changes with turnback:\n- undid turn 1: README.md, src/login.html\nThese files may no longer hold what you wrote or read: read them again before relying on them."}}` + "\n"
 			if !tell {
 				told = ""
@@ -99,9 +99,9 @@ func TestHookSlashUndoTellsModel(t *testing.T) {
 				t.Fatalf("prompt after /undo: stdout\n%s\nwant\n%s\n%s", r.stdout, told, r)
 			}
 			// The prompt after that prints nothing (hook checks stdout "").
-			e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0)
-			e.hook("claude", hkPayload(t, "claude_user_prompt_submit.json", e.dir), 0)
-			e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0)
+			e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
+			e.hook("claude", hookPayload(t, "claude_user_prompt_submit.json", e.dir), 0)
+			e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
 			// Two prompts that changed nothing keep the redo (the redo
 			// rule): /redo brings the turn back, /turns lists it.
 			r = iaShell(t, e, iaClaudeCommandLine(t, e, "redo", sid, "1"))
@@ -112,7 +112,7 @@ func TestHookSlashUndoTellsModel(t *testing.T) {
 			if r := iaShell(t, e, iaClaudeCommandLine(t, e, "turns", sid, "")); r.code != 0 || !strings.Contains(r.stdout, "Add a login form") || strings.Contains(r.stdout, "undone") {
 				t.Errorf("/turns after /redo: %s", r)
 			}
-			r = e.exec("", hkPayload(t, "claude_user_prompt_question.json", e.dir), "hook", "claude")
+			r = e.exec("", hookPayload(t, "claude_user_prompt_question.json", e.dir), "hook", "claude")
 			if tell {
 				told = strings.Replace(told, "- undid turn 1:", "- redid turn 1:", 1)
 			}
@@ -131,7 +131,7 @@ func TestHookRedoRule(t *testing.T) {
 	e := newHookEnv(t)
 	e.extra = append(e.extra, "TURNBACK_TELL_MODEL=0") // the hooks print nothing (TestHookSlashUndoTellsModel checks the notice)
 	e.write("README.md", "# my project\n")
-	sid := hkSessionOf(t, hkPayload(t, "claude_user_prompt_submit.json", e.dir))
+	sid := payloadSession(t, hookPayload(t, "claude_user_prompt_submit.json", e.dir))
 	iaClaudeTurn(t, e, "claude_user_prompt_submit.json", func() { e.write("login.html", "<form></form>\n") })
 	after := e.tree()
 	e.ok("--session", sid, "undo")
@@ -162,20 +162,20 @@ func TestHookGeminiSlashUndo(t *testing.T) {
 	if err != nil || !strings.Contains(string(toml), "\nprompt = \"/undo {{args}}\"\n") {
 		t.Fatalf("undo.toml: %v\n%s", err, toml)
 	}
-	sid := hkSessionOf(t, hkPayload(t, "gemini_before_agent.json", e.dir))
+	sid := payloadSession(t, hookPayload(t, "gemini_before_agent.json", e.dir))
 	before := e.tree()
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("login.html", "<form></form>\n")
-	e.hook("gemini", hkPayload(t, "gemini_after_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_after_agent.json", e.dir), 0)
 
-	r := e.exec("", hkPayload(t, "gemini_before_agent_undo.json", e.dir), "hook", "gemini")
-	event, text := hkModelContext(t, r.stdout)
+	r := e.exec("", hookPayload(t, "gemini_before_agent_undo.json", e.dir), "hook", "gemini")
+	event, text := modelContext(t, r.stdout)
 	if r.code != 0 || event != "BeforeAgent" ||
 		!strings.HasPrefix(text, "turnback undo (exit code 0):\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
 		t.Fatalf("/undo through BeforeAgent:\n%s", r)
 	}
 	e.same("after /undo", before)
-	e.hook("gemini", hkPayload(t, "gemini_after_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_after_agent.json", e.dir), 0)
 	if doc := e.log(sid); len(doc.Turns) != 1 || !doc.Turns[0].Undone {
 		t.Fatalf("want the one turn, undone, and none for /undo: %+v", doc)
 	}

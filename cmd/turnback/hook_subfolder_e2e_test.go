@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// hkStoreDirs lists the store directories under the default store root.
-func hkStoreDirs(t *testing.T, root string) []string {
+// storeDirs lists the store directories under the default store root.
+func storeDirs(t *testing.T, root string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(root)
 	if err != nil && !os.IsNotExist(err) {
@@ -45,7 +45,7 @@ func TestHookSubfolderUsesFolderStore(t *testing.T) {
 			// The folder has a store: the user ran turnback there.
 			e.ok("snap", "-m", "by hand")
 			e.ok("end")
-			stores := hkStoreDirs(t, e.storeRoot())
+			stores := storeDirs(t, e.storeRoot())
 			if len(stores) != 1 {
 				t.Fatalf("after a snap in the project: store dirs %v; want one", stores)
 			}
@@ -53,14 +53,14 @@ func TestHookSubfolderUsesFolderStore(t *testing.T) {
 			if c.env != "" {
 				e.extra = []string{c.env + "=" + filepath.Join(e.dir, "src")}
 			}
-			snap := hkPayload(t, c.snap, sub)
-			sid := hkSessionOf(t, snap)
-			hkCheckHookResult(t, c.agent, e.exec(sub, snap, "hook", c.agent), 0)
+			snap := hookPayload(t, c.snap, sub)
+			sid := payloadSession(t, snap)
+			checkHookResult(t, c.agent, e.exec(sub, snap, "hook", c.agent), 0)
 			e.write("src/deep/code.go", "package deep // changed\n")
 			e.write("top.txt", "top, changed from below\n")
-			hkCheckHookResult(t, c.agent, e.exec(sub, hkPayload(t, c.end, sub), "hook", c.agent), 0)
+			checkHookResult(t, c.agent, e.exec(sub, hookPayload(t, c.end, sub), "hook", c.agent), 0)
 
-			if after := hkStoreDirs(t, e.storeRoot()); len(after) != 1 || after[0] != stores[0] {
+			if after := storeDirs(t, e.storeRoot()); len(after) != 1 || after[0] != stores[0] {
 				t.Errorf("hook from %s: store dirs %v; want only the folder's %v", sub, after, stores)
 			}
 			e.extra = nil

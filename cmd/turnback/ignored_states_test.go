@@ -11,7 +11,7 @@ import (
 // either state is left as it is, and listed.
 func TestUndoKeepsUnignoredFiles(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, how := range []string{"undo", "restore"} {
 		g.run(how, func(t *testing.T) {
 			e := newUndoEnv(t)

@@ -18,9 +18,9 @@ import (
 
 var updateInitGolden = flag.Bool("update-init-golden", false, "rewrite testdata/init/*.golden from what init writes")
 
-// hkOnPath puts the test binary on PATH, so the hooks' command is the
+// putOnPath puts the test binary on PATH, so the hooks' command is the
 // plain "turnback hook NAME" the golden files hold.
-func (e *cliEnv) hkOnPath() {
+func (e *cliEnv) putOnPath() {
 	e.extra = append(e.extra, "PATH="+filepath.Dir(e.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
@@ -32,11 +32,11 @@ func (e *cliEnv) hkOnPath() {
 // leaves the folder as it was.
 func TestInitRoundTrip(t *testing.T) {
 	t.Parallel()
-	for agent, rel := range hkAgentSettings {
+	for agent, rel := range agentSettingsPath {
 		t.Run(agent, func(t *testing.T) {
 			t.Parallel()
 			e := newHookEnv(t)
-			e.hkOnPath()
+			e.putOnPath()
 			orig, err := os.ReadFile(filepath.Join("testdata", "init", agent+".json"))
 			if err != nil {
 				t.Fatal(err)
@@ -108,7 +108,7 @@ func TestInitRoundTrip(t *testing.T) {
 func TestInitGlobal(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	codexHome, copilotHome := filepath.Join(e.base, "codex-home"), filepath.Join(e.base, "copilot-home")
 	for _, c := range []struct{ agent, event, path string }{
 		{"claude", "UserPromptSubmit", filepath.Join(e.home, ".claude", "settings.json")},
@@ -120,7 +120,7 @@ func TestInitGlobal(t *testing.T) {
 		if !strings.Contains(r.stdout, c.path) {
 			t.Errorf("init --%s --global:\n%s", c.agent, r)
 		}
-		if cmds := hkHookCommands(t, c.path, c.event); len(cmds) != 1 || cmds[0] != "turnback hook "+c.agent {
+		if cmds := hookCommands(t, c.path, c.event); len(cmds) != 1 || cmds[0] != "turnback hook "+c.agent {
 			t.Errorf("%s: commands %q", c.path, cmds)
 		}
 	}
@@ -158,8 +158,8 @@ func TestInitRefusesUnreadable(t *testing.T) {
 		t.Run(c.agent, func(t *testing.T) {
 			t.Parallel()
 			e := newHookEnv(t)
-			e.hkOnPath()
-			rel := hkAgentSettings[c.agent]
+			e.putOnPath()
+			rel := agentSettingsPath[c.agent]
 			e.write(rel, c.content)
 			r := e.exec("", nil, "init", "--"+c.agent)
 			if r.code != 1 || r.stdout != "" {
@@ -187,7 +187,7 @@ func TestInitRefusesUnreadable(t *testing.T) {
 func TestInitRemoveCommands(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".gemini/commands/undo.toml", "my own undo\n")
 	e.ok("init", "--gemini")
 	r := e.ok("init", "--gemini", "--remove")
@@ -231,7 +231,7 @@ func TestInitRemoveCommands(t *testing.T) {
 func TestInitRemoveKeepsFoldersItDidNotMake(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write("README.md", "# my project\n")
 	for _, d := range []string{".claude/commands", ".gemini/commands"} {
 		if err := os.MkdirAll(e.path(d), 0o755); err != nil {

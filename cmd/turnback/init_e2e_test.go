@@ -13,9 +13,9 @@ import (
 	"testing"
 )
 
-// hkClaudeSettings is an existing .claude/settings.json with other hooks
+// claudeSettings is an existing .claude/settings.json with other hooks
 // and keys, hand-written (4-space indent, keys in no sorted order).
-const hkClaudeSettings = `{
+const claudeSettings = `{
     "permissions": {
         "allow": ["Bash(npm run lint)", "Bash(npm run test:*)"],
         "deny": ["Read(./.env)", "Read(./secrets/**)"]
@@ -37,8 +37,8 @@ const hkClaudeSettings = `{
 }
 `
 
-// hkGeminiSettings is an existing .gemini/settings.json.
-const hkGeminiSettings = `{
+// geminiSettings is an existing .gemini/settings.json.
+const geminiSettings = `{
   "general": {"preferredEditor": "vim", "vimMode": true},
   "ui": {"theme": "GitHub"},
   "hooks": {
@@ -56,8 +56,8 @@ const hkGeminiSettings = `{
 }
 `
 
-// hkKeys returns the keys of the JSON object data in their order.
-func hkKeys(t *testing.T, data []byte) []string {
+// jsonKeys returns the keys of the JSON object data in their order.
+func jsonKeys(t *testing.T, data []byte) []string {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -78,8 +78,8 @@ func hkKeys(t *testing.T, data []byte) []string {
 	return keys
 }
 
-// hkParse decodes data into generic values.
-func hkParse(t *testing.T, data []byte) map[string]any {
+// parseJSONObject decodes data into generic values.
+func parseJSONObject(t *testing.T, data []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -88,9 +88,9 @@ func hkParse(t *testing.T, data []byte) map[string]any {
 	return m
 }
 
-// hkTurnbackHook reports whether group (one element of hooks.EVENT) is a
+// turnbackHook reports whether group (one element of hooks.EVENT) is a
 // group with exactly one hook, turnback's "hook agent" command.
-func hkTurnbackHook(group any, agent string) (string, bool) {
+func turnbackHook(group any, agent string) (string, bool) {
 	g, ok := group.(map[string]any)
 	if !ok {
 		return "", false
@@ -120,9 +120,9 @@ func TestInitMerge(t *testing.T) {
 		preexisting                 map[string]int // event -> groups already there
 		timeout                     float64
 	}{
-		{"claude", "--claude", ".claude/settings.json", hkClaudeSettings,
+		{"claude", "--claude", ".claude/settings.json", claudeSettings,
 			[]string{"UserPromptSubmit", "Stop", "SessionEnd"}, map[string]int{"PreToolUse": 1, "Stop": 1}, 30},
-		{"gemini", "--gemini", ".gemini/settings.json", hkGeminiSettings,
+		{"gemini", "--gemini", ".gemini/settings.json", geminiSettings,
 			[]string{"BeforeAgent", "AfterAgent", "SessionEnd"}, map[string]int{"BeforeTool": 1, "AfterAgent": 1}, 30000},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
@@ -143,10 +143,10 @@ func TestInitMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, now := hkParse(t, []byte(c.settings)), hkParse(t, data)
+			old, now := parseJSONObject(t, []byte(c.settings)), parseJSONObject(t, data)
 
 			// Top-level keys: same, same order; all but hooks unchanged.
-			if got, want := hkKeys(t, data), hkKeys(t, []byte(c.settings)); !reflect.DeepEqual(got, want) {
+			if got, want := jsonKeys(t, data), jsonKeys(t, []byte(c.settings)); !reflect.DeepEqual(got, want) {
 				t.Errorf("top-level keys %v, want %v (order kept)", got, want)
 			}
 			for k, v := range old {
@@ -164,7 +164,7 @@ func TestInitMerge(t *testing.T) {
 				}
 				return m["hooks"]
 			}
-			gotOrder, oldOrder := hkKeys(t, hooksRaw(data)), hkKeys(t, hooksRaw([]byte(c.settings)))
+			gotOrder, oldOrder := jsonKeys(t, hooksRaw(data)), jsonKeys(t, hooksRaw([]byte(c.settings)))
 			if len(gotOrder) < len(oldOrder) || !reflect.DeepEqual(gotOrder[:len(oldOrder)], oldOrder) {
 				t.Errorf("hooks keys %v, want %v first", gotOrder, oldOrder)
 			}
@@ -183,7 +183,7 @@ func TestInitMerge(t *testing.T) {
 					continue
 				}
 				last := groups[len(groups)-1]
-				cmd, ok := hkTurnbackHook(last, c.agent)
+				cmd, ok := turnbackHook(last, c.agent)
 				if !ok {
 					t.Errorf("hooks.%s: last group is not turnback's: %v", ev, last)
 				}
@@ -199,7 +199,7 @@ func TestInitMerge(t *testing.T) {
 			}
 			// Events turnback does not use are not added.
 			for ev := range newHooks {
-				if _, had := oldHooks[ev]; !had && !hkContains(c.events, ev) {
+				if _, had := oldHooks[ev]; !had && !containsString(c.events, ev) {
 					t.Errorf("unexpected event hooks.%s", ev)
 				}
 			}
@@ -233,7 +233,7 @@ func TestInitMerge(t *testing.T) {
 	}
 }
 
-func hkContains(list []string, s string) bool {
+func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -271,8 +271,8 @@ func TestInitCreates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := hkParse(t, data)
-			if keys := hkKeys(t, data); !reflect.DeepEqual(keys, []string{"hooks"}) {
+			m := parseJSONObject(t, data)
+			if keys := jsonKeys(t, data); !reflect.DeepEqual(keys, []string{"hooks"}) {
 				t.Errorf("keys %v, want [hooks]", keys)
 			}
 			hooks := m["hooks"].(map[string]any)
@@ -284,7 +284,7 @@ func TestInitCreates(t *testing.T) {
 				if len(groups) != 1 {
 					t.Fatalf("hooks.%s = %v", ev, hooks[ev])
 				}
-				if _, ok := hkTurnbackHook(groups[0], c.agent); !ok {
+				if _, ok := turnbackHook(groups[0], c.agent); !ok {
 					t.Errorf("hooks.%s is not turnback's: %v", ev, groups[0])
 				}
 			}

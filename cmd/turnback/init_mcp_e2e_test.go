@@ -35,7 +35,7 @@ func TestInitMCP(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			t.Parallel()
 			e := newHookEnv(t)
-			e.hkOnPath()
+			e.putOnPath()
 			e.mkdir(filepath.Dir(f.rel))
 			e.write(f.rel, f.orig)
 			before := e.tree()

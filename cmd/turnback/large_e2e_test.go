@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // Files over the size limit protected by reference (issue 14): Git LFS
@@ -99,6 +101,7 @@ func absent(t *testing.T, p string) {
 // for byte from .git/lfs/objects, redo brings the turn's versions back,
 // and the store grows by less than 1 MB.
 func TestLargeLFS(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	needTools(t, "git", "git-lfs")
 	e, store := newLargeEnv(t)
@@ -146,6 +149,7 @@ func TestLargeLFS(t *testing.T) {
 // TestLargeLFSStale: an LFS object rewritten with other bytes (same size)
 // makes the file not restorable, with the reason; nothing is written.
 func TestLargeLFSStale(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	needTools(t, "git", "git-lfs")
 	e, _ := newLargeEnv(t)
@@ -188,6 +192,7 @@ func TestLargeLFSStale(t *testing.T) {
 // TestLargeGit: a committed 12 MB file deleted by a turn comes back from
 // git's object database, loose and, after git gc, packed as a delta.
 func TestLargeGit(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	needTools(t, "git")
 	e, store := newLargeEnv(t)
@@ -315,6 +320,7 @@ func largeInfo(t *testing.T, e *cliEnv) largeInfoDoc {
 // reflink=1 on a loop device), the preexisting 60 MB file of a plain
 // folder is cloned into the store at snap, O(1), and undo brings it back.
 func TestLargeReflink(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	mnt := reflinkMount(t)
 	e, _ := newLargeEnv(t)
@@ -481,11 +487,11 @@ func TestLargeGitStale(t *testing.T) {
 // jsonIncomplete runs a restoring command with --json, wants exit 5 ("done,
 // but incomplete") with "incomplete": true, and returns its strictly
 // parsed document.
-func (e *cliEnv) jsonIncomplete(args ...string) ueDoc {
+func (e *cliEnv) jsonIncomplete(args ...string) restoreDoc {
 	e.t.Helper()
 	r := e.expect(exitIncomplete, append([]string{"--json"}, args...)...)
 	if !strings.Contains(r.stdout, `"incomplete": true`) {
 		e.t.Fatalf("exit 5 without \"incomplete\": true: %v", r)
 	}
-	return ueParseDoc(e.t, r, true)
+	return parseRestoreDoc(e.t, r, true)
 }

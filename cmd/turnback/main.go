@@ -100,11 +100,13 @@ func execute(ctx context.Context, g *globals) int {
 	if errors.As(err, &stopped) && err == error(stopped) {
 		err = stopped.Err // its own message, then the daemon's (below)
 	}
-	msg := err.Error() + hint(err)
+	// The hint is the CLI's own text, printed as it is: the message is
+	// made safe for a terminal (Failure) and may not begin a line.
+	msg, more := err.Error(), hint(err)
 	var noSpace *cas.NoSpaceError
 	if errors.As(err, &noSpace) {
 		// The contract's message, whatever step ran out of space.
-		msg = "turnback: " + noSpace.Error()
+		msg, more = "turnback: "+noSpace.Error(), ""
 	}
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
@@ -112,7 +114,7 @@ func execute(ctx context.Context, g *globals) int {
 	var hf agent.Failure
 	var de docError // an error whose document says more
 	errors.As(err, &de)
-	termout.Failure(stdout, stderr, msg, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
+	termout.Failure(stdout, stderr, msg, more, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
 	switch {
 	case stopped != nil:
 		fmt.Fprintf(stderr, "turnback: the watch daemon is stopping (%s): it cancelled this command\n", termout.SafeText(stopped.Why))
@@ -128,10 +130,12 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ce):
 		return ce.code
-	case errors.As(err, &ue), errors.Is(err, turnback.ErrBadRef):
+	case errors.As(err, &ue), errors.Is(err, turnback.ErrBadRef), errors.Is(err, turnback.ErrBadSession):
 		return exitUsage
 	case errors.Is(err, turnback.ErrBusy):
 		return exitBusy
+	case errors.Is(err, turnback.ErrDiverged): // a pull that would lose local state: nothing changed
+		return exitConflict
 	}
 	return exitError
 }

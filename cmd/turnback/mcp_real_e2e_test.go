@@ -4,7 +4,7 @@ package main
 // Claude Code and Gemini CLI start turnback mcp from them and connect
 // to it (their "mcp list" health check), Codex lists it from a trusted
 // project's .codex/config.toml. Each test skips when its CLI is not
-// found (see ccrClaude, gmrGemini, cxrCodex).
+// found (see claudeRealProgram, geminiRealProgram, codexRealProgram).
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 	"time"
 )
 
-// mrList runs the agent's "mcp list" in the project folder of e with
+// mcpRealList runs the agent's "mcp list" in the project folder of e with
 // env added, and returns what it printed.
-func mrList(t *testing.T, e *cliEnv, prog string, env ...string) string {
+func mcpRealList(t *testing.T, e *cliEnv, prog string, env ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -35,13 +35,13 @@ func mrList(t *testing.T, e *cliEnv, prog string, env ...string) string {
 // TestMCPRealClaude: Claude Code connects to the server .mcp.json names
 // (approved in the user's settings, as the approval prompt would).
 func TestMCPRealClaude(t *testing.T) {
-	claude := ccrClaude(t)
+	claude := claudeRealProgram(t)
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".mcp.json", "{\n  \"mcpServers\": {}\n}\n")
 	e.ok("init", "--claude", "--mcp")
 	cliWriteFile(t, filepath.Join(e.home, ".claude", "settings.json"), []byte(`{"enabledMcpjsonServers": ["turnback"]}`))
-	out := mrList(t, e, claude, "CLAUDE_CONFIG_DIR="+filepath.Join(e.home, ".claude"), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+	out := mcpRealList(t, e, claude, "CLAUDE_CONFIG_DIR="+filepath.Join(e.home, ".claude"), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "ANTHROPIC_API_KEY=dummy")
 	if !strings.Contains(out, "turnback: turnback mcp - ✔ Connected") {
 		t.Errorf("Claude Code did not connect to turnback mcp:\n%s", out)
@@ -51,12 +51,12 @@ func TestMCPRealClaude(t *testing.T) {
 // TestMCPRealGemini: Gemini CLI connects to the server
 // .gemini/settings.json names (next to the hooks and another server).
 func TestMCPRealGemini(t *testing.T) {
-	gemini := gmrGemini(t)
+	gemini := geminiRealProgram(t)
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".gemini/settings.json", "{\n  // the team's\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"true\"}\n  }\n}\n")
 	e.ok("init", "--gemini", "--mcp")
-	out := mrList(t, e, gemini, "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true", "NO_BROWSER=1", "GEMINI_API_KEY=dummy")
+	out := mcpRealList(t, e, gemini, "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true", "NO_BROWSER=1", "GEMINI_API_KEY=dummy")
 	if !strings.Contains(out, "turnback: turnback mcp (stdio) - Connected") || strings.Contains(out, "Invalid configuration") {
 		t.Errorf("Gemini CLI did not connect to turnback mcp:\n%s", out)
 	}
@@ -65,13 +65,13 @@ func TestMCPRealGemini(t *testing.T) {
 // TestMCPRealCodex: Codex lists the server of a trusted project's
 // .codex/config.toml.
 func TestMCPRealCodex(t *testing.T) {
-	codex := cxrCodex(t)
+	codex := codexRealProgram(t)
 	e := newHookEnv(t)
-	e.hkOnPath()
+	e.putOnPath()
 	e.write(".codex/config.toml", "[mcp_servers.docs]\ncommand = \"true\"\n")
 	e.ok("init", "--codex", "--mcp")
 	cliWriteFile(t, filepath.Join(e.home, ".codex", "config.toml"), fmt.Appendf(nil, "[projects.%q]\ntrust_level = \"trusted\"\n", e.dir))
-	out := mrList(t, e, codex, "CODEX_HOME="+filepath.Join(e.home, ".codex"))
+	out := mcpRealList(t, e, codex, "CODEX_HOME="+filepath.Join(e.home, ".codex"))
 	var found bool
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) >= 3 && f[0] == "turnback" && f[1] == "turnback" && f[2] == "mcp" && strings.Contains(line, "enabled") {

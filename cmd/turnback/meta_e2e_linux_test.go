@@ -283,8 +283,8 @@ func TestE2EFIFO(t *testing.T) {
 	e.rm("gone")
 	e.ok("end")
 	d := e.jsonOK("undo")
-	ueList(t, "undo restored", d.Restored, "pipe")
-	ueList(t, "undo created", d.Created, "gone")
+	checkPathList(t, "undo restored", d.Restored, "pipe")
+	checkPathList(t, "undo created", d.Created, "gone")
 	for p, mode := range map[string]fs.FileMode{"pipe": 0o640, "gone": 0o600} {
 		fi, err := os.Lstat(e.path(p))
 		metaMust(t, err)

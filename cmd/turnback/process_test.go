@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // These tests run the built binary (testBinary), as separate processes
@@ -128,6 +129,7 @@ func tbWriteFile(t *testing.T, name string, data []byte) {
 // A second capture after changing 5 files in a 10,000-file tree reads only
 // those 5 files.
 func TestSecondCaptureReadsOnlyChangedFiles(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	base := t.TempDir()
 	wt := filepath.Join(base, "wt")

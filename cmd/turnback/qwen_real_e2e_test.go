@@ -31,11 +31,11 @@ import (
 	"time"
 )
 
-// qwrModel stands in for the Chat Completions API: what it answers to
+// qwenRealModel stands in for the Chat Completions API: what it answers to
 // one request, and every request body it received. It creates the file
 // with the agent's tool for it: Qwen Code's write_file (file_path,
 // content) unless tool says otherwise.
-type qwrModel struct {
+type qwenRealModel struct {
 	t        testing.TB
 	file     string    // the absolute path the tool creates
 	tool     [3]string // the tool's name and its path and content arguments ("": write_file)
@@ -44,14 +44,14 @@ type qwrModel struct {
 }
 
 // writeTool is the tool that creates a file, and its two arguments.
-func (m *qwrModel) writeTool() (name, path, content string) {
+func (m *qwenRealModel) writeTool() (name, path, content string) {
 	if m.tool[0] == "" {
 		return "write_file", "file_path", "content"
 	}
 	return m.tool[0], m.tool[1], m.tool[2]
 }
 
-func (m *qwrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *qwenRealModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		m.t.Logf("stand-in: unknown request %s %s (%d bytes): answered 404", r.Method, r.URL, len(body))
@@ -89,7 +89,7 @@ func (m *qwrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(last, "tool"):
 		delta["content"] = "I created hello.txt."
-	case strings.HasPrefix(last, "user") && strings.Contains(last, qwrPrompt) && hasWrite:
+	case strings.HasPrefix(last, "user") && strings.Contains(last, qwenRealPrompt) && hasWrite:
 		args, _ := json.Marshal(map[string]string{pathArg: m.file, contentArg: "hello, world\n"})
 		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
 			"index": 0, "id": fmt.Sprintf("call_%d", n), "type": "function",
@@ -124,20 +124,20 @@ func (m *qwrModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // received returns the request bodies received so far.
-func (m *qwrModel) received() []string {
+func (m *qwenRealModel) received() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.requests...)
 }
 
-// qwrQwen finds the qwen program or skips the test.
-func qwrQwen(t *testing.T) string {
+// qwenRealProgram finds the qwen program or skips the test.
+func qwenRealProgram(t *testing.T) string {
 	return realClient(t, "Qwen Code", "TURNBACK_TEST_QWEN", "qwen", "@qwen-code/qwen-code")
 }
 
-// qwrRun runs qwen -p prompt in the project folder of e against the
+// qwenRealRun runs qwen -p prompt in the project folder of e against the
 // stand-in at base, and fails the test unless it exits 0.
-func qwrRun(t *testing.T, e *cliEnv, qwen, base, prompt string) {
+func qwenRealRun(t *testing.T, e *cliEnv, qwen, base, prompt string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -155,8 +155,8 @@ func qwrRun(t *testing.T, e *cliEnv, qwen, base, prompt string) {
 	}
 }
 
-// qwrPrompt is the prompt of the scripted turn.
-const qwrPrompt = "Create hello.txt saying hello"
+// qwenRealPrompt is the prompt of the scripted turn.
+const qwenRealPrompt = "Create hello.txt saying hello"
 
 // TestQwenRealTurn: a turn of the real Qwen Code, whose write_file
 // creates hello.txt and whose result goes back to the model, is recorded
@@ -164,7 +164,7 @@ const qwrPrompt = "Create hello.txt saying hello"
 // by the prompt; "turnback undo" takes it back.
 func TestQwenRealTurn(t *testing.T) {
 	t.Parallel()
-	qwen := qwrQwen(t)
+	qwen := qwenRealProgram(t)
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--qwen")
@@ -175,7 +175,7 @@ func TestQwenRealTurn(t *testing.T) {
   "telemetry": {"enabled": false}
 }
 `))
-	model := &qwrModel{t: t, file: e.path("hello.txt")}
+	model := &qwenRealModel{t: t, file: e.path("hello.txt")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestQwenRealTurn(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
-	qwrRun(t, e, qwen, "http://"+ln.Addr().String(), qwrPrompt)
+	qwenRealRun(t, e, qwen, "http://"+ln.Addr().String(), qwenRealPrompt)
 	if got := string(e.read("hello.txt")); got != "hello, world\n" {
 		t.Fatalf("hello.txt = %q", got)
 	}
@@ -192,10 +192,10 @@ func TestQwenRealTurn(t *testing.T) {
 		t.Errorf("the model was asked %d times; want the prompt and the tool result", n)
 	}
 	doc := e.log("")
-	hkOneEndedTurn(t, doc, qwrPrompt, 1, 0, 0)
-	if s := hkAllHookLogs(t, e.storeRoot()); s != "" {
+	oneEndedTurn(t, doc, qwenRealPrompt, 1, 0, 0)
+	if s := allHookLogs(t, e.storeRoot()); s != "" {
 		t.Errorf("hook.log:\n%s", s)
 	}
 	e.ok("undo")
-	ccrGone(t, e, "turnback undo")
+	realTurnGone(t, e, "turnback undo")
 }

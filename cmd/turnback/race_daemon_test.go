@@ -17,7 +17,7 @@ import (
 // overwrote the edit.
 func TestUndoDaemonUnseenWrites(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, tc := range []struct {
 		name string
 		edit func(t *testing.T, e *cliEnv, p string)
@@ -60,7 +60,7 @@ func TestUndoDaemonUnseenWrites(t *testing.T) {
 			e.ok("snap")
 			e.write("f.txt", "AAAAAAAAAA")
 			e.ok("end")
-			e.ueDaemon()
+			e.startWatchDaemon()
 			if r := e.ok("status"); strings.Contains(r.stdout, "f.txt") {
 				t.Fatalf("status before the unseen write lists f.txt:\n%s", r.stdout)
 			}
@@ -77,7 +77,7 @@ func TestUndoDaemonUnseenWrites(t *testing.T) {
 			if got, _ := os.ReadFile(e.path("f.txt")); string(got) != "0123456789" {
 				t.Fatalf("f.txt is %q after undo --force", got)
 			}
-			cp := ueShortCheckpoint(t, r)
+			cp := shortCheckpoint(t, r)
 			e.ok("restore", cp)
 			if got, _ := os.ReadFile(e.path("f.txt")); string(got) != "USERUSERUS" {
 				t.Fatalf("f.txt is %q after restoring the checkpoint of undo --force, want the user's edit", got)

@@ -12,16 +12,18 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestRaceEditsDuringRestores is the promise that an edit made while an
 // undo, redo or restore runs is never lost, through the binary, with and
 // without a watch daemon: a goroutine rewrites random files of a 60-file
 // turn at random moments while 110 undos, redos and restores per mode run
-// (with and without --force). After each command, the last edit of every
-// path it touched must still be in its file, or else in the checkpoint
-// the command printed (read back from the store at the end), and a
-// command that reported a conflict must have left every edit in place.
+// (30 in the fast tier), with and without --force. After each command,
+// the last edit of every path it touched must still be in its file, or
+// else in the checkpoint the command printed (read back from the store
+// at the end), and a command that reported a conflict must have left
+// every edit in place.
 //
 // The editor writes the way editors that save atomically do (a complete
 // file renamed over the path), so an edit is one instant: before or after
@@ -30,6 +32,10 @@ import (
 // file: restore/doc.go, "What remains".)
 func TestRaceEditsDuringRestores(t *testing.T) {
 	t.Parallel()
+	commands := 110
+	if testtier.Short() {
+		commands = 30
+	}
 	for _, daemon := range []bool{false, true} {
 		name := "cli"
 		if daemon {
@@ -37,7 +43,7 @@ func TestRaceEditsDuringRestores(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			raceRun(t, daemon, 110, 60)
+			raceRun(t, daemon, commands, 60)
 		})
 	}
 }
@@ -71,7 +77,7 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 	}
 	after := e.snapID("end")
 	if daemon {
-		e.ueDaemon()
+		e.startWatchDaemon()
 	}
 	tmp := filepath.Join(filepath.Dir(e.dir), "editor")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
@@ -214,9 +220,9 @@ func raceRun(t *testing.T, daemon bool, commands, files int) {
 	}
 }
 
-// ueDaemon starts a watch daemon on the env's work tree, stopped when the
+// startWatchDaemon starts a watch daemon on the env's work tree, stopped when the
 // test ends.
-func (e *cliEnv) ueDaemon() {
+func (e *cliEnv) startWatchDaemon() {
 	e.t.Helper()
 	r := e.ok("watch", "--detach", "--idle-timeout", "10m")
 	if !strings.HasPrefix(r.stdout, "watching ") {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // realClient finds an agent's real program for the tests that run it
@@ -12,6 +14,7 @@ import (
 // it (.ci/run installs every one, pinned, from npm package pkg).
 func realClient(t *testing.T, what, envVar, prog, pkg string) string {
 	t.Helper()
+	testtier.Slow(t)
 	if p := os.Getenv(envVar); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			t.Skipf("%s=%s: %v", envVar, p, err)

@@ -32,7 +32,7 @@ func (e *cliEnv) chattr(flag, p string) {
 // turn not undone); no staging file survives either.
 func TestUndoHalfApplied(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, how := range []string{"fixed", "recover", "rollback", "daemon-rollback"} {
 		g.run(how, func(t *testing.T) {
 			e := newUndoEnv(t)
@@ -51,7 +51,7 @@ func TestUndoHalfApplied(t *testing.T) {
 			e.ok("end")
 			after := e.tree()
 			if how == "daemon-rollback" {
-				e.ueDaemon()
+				e.startWatchDaemon()
 			}
 			e.chattr("+i", "b.txt")
 			t.Cleanup(func() { exec.Command("chattr", "-i", e.path("b.txt")).Run() })

@@ -39,11 +39,11 @@ func twoTurnsUndone(t *testing.T) (*cliEnv, fsTree) {
 func refused(t *testing.T, e *cliEnv, path string, args ...string) {
 	t.Helper()
 	records := func() string { return e.ok("--json", "log").stdout + e.ok("--json", "sessions").stdout }
-	tree, stamps, recs := e.tree(), ueStamp(t, e.dir), records()
+	tree, stamps, recs := e.tree(), stampTree(t, e.dir), records()
 	check := func(what string) {
 		t.Helper()
 		e.same(what, tree)
-		ueSameStamps(t, what, ueStamp(t, e.dir), stamps)
+		sameStamps(t, what, stampTree(t, e.dir), stamps)
 		if now := records(); now != recs {
 			t.Errorf("%s: the records changed:\n%s\nwere\n%s", what, now, recs)
 		}
@@ -54,8 +54,8 @@ func refused(t *testing.T, e *cliEnv, path string, args ...string) {
 		t.Errorf("%s: the conflict message does not name %s:\n%s", what, path, r.stderr)
 	}
 	check(what)
-	d := ueParseDoc(t, e.expect(3, append([]string{"--json"}, args...)...), true)
-	ueList(t, what+" conflicts", d.Conflicts, path)
+	d := parseRestoreDoc(t, e.expect(3, append([]string{"--json"}, args...)...), true)
+	checkPathList(t, what+" conflicts", d.Conflicts, path)
 	if d.Turns != 0 {
 		t.Errorf("%s: %d turns in the refusal's document, want 0", what, d.Turns)
 	}
@@ -63,7 +63,7 @@ func refused(t *testing.T, e *cliEnv, path string, args ...string) {
 	files := storeFiles(t, e.store)
 	var dry restoreLists
 	cliOneJSON(t, e.expect(3, append([]string{"--json"}, append(args, "--dry-run")...)...).stdout, &dry)
-	ueList(t, what+" --dry-run conflicts", dry.Conflicts, path)
+	checkPathList(t, what+" --dry-run conflicts", dry.Conflicts, path)
 	check(what + " --dry-run")
 	if now := storeFiles(t, e.store); !reflect.DeepEqual(now, files) {
 		t.Errorf("%s --dry-run changed the store:\n%v\nwas\n%v", what, now, files)
@@ -72,7 +72,7 @@ func refused(t *testing.T, e *cliEnv, path string, args ...string) {
 
 func TestE2ERedoLaterEdit(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, c := range []struct{ name, file string }{{"turn 2's file", "b.txt"}, {"turn 1's file", "a.txt"}} {
 		g.run("redo 2, "+c.name, func(t *testing.T) {
 			e, after := twoTurnsUndone(t)
@@ -80,7 +80,7 @@ func TestE2ERedoLaterEdit(t *testing.T) {
 			edited := e.tree()
 			refused(t, e, c.file, "redo", "2")
 			d := e.jsonOK("redo", "2", "--force")
-			ueList(t, "redo 2 --force conflicts", d.Conflicts, c.file)
+			checkPathList(t, "redo 2 --force conflicts", d.Conflicts, c.file)
 			if d.Turns != 2 {
 				t.Errorf("redo 2 --force: %d turns, want 2", d.Turns)
 			}
@@ -102,7 +102,7 @@ func TestE2ERedoLaterEdit(t *testing.T) {
 		}
 		refused(t, e, "b.txt", "redo")
 		d = e.jsonOK("redo", "--force")
-		ueList(t, "redo --force conflicts", d.Conflicts, "b.txt")
+		checkPathList(t, "redo --force conflicts", d.Conflicts, "b.txt")
 		e.same("after redo --force", after)
 		e.ok("restore", d.Checkpoint)
 		e.same("after restoring the checkpoint of redo --force", between)

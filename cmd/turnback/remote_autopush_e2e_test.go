@@ -228,15 +228,15 @@ func TestRemoteCLIAutoPushHook(t *testing.T) {
 	e.write("README.md", "# my project\n")
 	e.ok("remote", "set", "s3://tb-hook/x", "--create")
 	e.extra = append(e.extra, "TURNBACK_REMOTE_PUSH=1")
-	prompt := hkPayload(t, "claude_user_prompt_submit.json", e.dir)
-	sid := hkSessionOf(t, prompt)
+	prompt := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
+	sid := payloadSession(t, prompt)
 	e.hook("claude", prompt, 0)
 	e.write("src/login.html", "<form></form>\n")
 	e.write("README.md", "# my project\n\nNow with a login form.\n")
 	if log := autoPushLog(t, e); log != "" {
 		t.Fatalf("push.log after the prompt's snap:\n%s", log)
 	}
-	if r := e.hook("claude", hkPayload(t, "claude_stop.json", e.dir), 0); r.stderr != "" {
+	if r := e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0); r.stderr != "" {
 		t.Fatalf("Stop hook: %s", r)
 	}
 	log := autoPushWait(t, e, 1)

@@ -55,10 +55,10 @@ func ssGolden(t *testing.T, name, got string) {
 func (e *cliEnv) ssClaudeTurn(prompt, start, end string, edit func()) {
 	e.t.Helper()
 	e.at(start)
-	e.hook("claude", hkPayload(e.t, prompt, e.dir), 0)
+	e.hook("claude", hookPayload(e.t, prompt, e.dir), 0)
 	edit()
 	e.at(end)
-	e.hook("claude", hkPayload(e.t, "claude_stop.json", e.dir), 0)
+	e.hook("claude", hookPayload(e.t, "claude_stop.json", e.dir), 0)
 }
 
 // TestSessionsFoundWithoutName is the issue's case: turns recorded
@@ -96,7 +96,7 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 		t.Errorf("log:\n%s\nwant stdout matching %s", r, wantLog)
 	}
 	// --json: the note on stderr, one document on stdout.
-	var doc hkLogDoc
+	var doc hookLogDoc
 	r = e.okJSON(&doc, "log")
 	if r.stderr != note || doc.Session != ssClaude || len(doc.Turns) != 1 {
 		t.Errorf("log --json: %+v\n%s", doc, r)
@@ -108,7 +108,7 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 
 	// Gemini CLI starts a turn in the same folder: two live sessions.
 	e.at("10:18:00")
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
 	busy := e.tree()
 	e.at("10:20:00")
@@ -154,7 +154,7 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 	if r := e.ok("--agent", "claude", "--session", "9b2e", "log"); r.stdout != "no turns in session 9b2e\n" {
 		t.Errorf("--agent --session 9b2e log:\n%s", r)
 	}
-	var gem hkLogDoc
+	var gem hookLogDoc
 	if e.okJSON(&gem, "--session", "9b2e", "log"); len(gem.Turns) != 1 || !gem.Turns[0].Open {
 		t.Errorf("gemini's turn after the agent's end: %+v", gem)
 	}
@@ -220,7 +220,7 @@ func TestSessionsPrefix(t *testing.T) {
 	}
 	e.same("after commands on sessions that do not exist", tree)
 	e.ok("--session", "zz", "snap")
-	var doc hkLogDoc
+	var doc hookLogDoc
 	e.okJSON(&doc, "--session", "zz", "log")
 	if doc.Session != "zz" || len(doc.Turns) != 1 {
 		t.Errorf("snap --session zz made %+v", doc)
@@ -254,7 +254,7 @@ func TestSessionsTables(t *testing.T) {
 	e.at("10:18:00")
 	e.ok("--session", "3f", "undo")
 	e.at("10:19:00")
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
 	e.at("10:20:00")
 	e.ok("--session", `q"uote`, "snap", "--agent", "my\x1bagent", "-m", "with \x1b[31m colour")

@@ -69,7 +69,7 @@ func TestSessionsPickedByEveryCommand(t *testing.T) {
 		t.Errorf("restore %s:\n%s", b, r)
 	}
 	e.same("after restore", before)
-	var turns hkLogDoc
+	var turns hookLogDoc
 	if e.okJSON(&turns, "--session", "3f1c", "log"); len(turns.Turns) != 1 || turns.Turns[0].Undone {
 		t.Errorf("Claude's turns after restore: %+v", turns)
 	}
@@ -77,7 +77,7 @@ func TestSessionsPickedByEveryCommand(t *testing.T) {
 	// Gemini CLI starts a turn: two live sessions, every one of them
 	// refuses and changes nothing; diff with ids still runs.
 	e.at("10:18:00")
-	e.hook("gemini", hkPayload(t, "gemini_before_agent.json", e.dir), 0)
+	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
 	busy := e.tree()
 	e.at("10:20:00")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // mountTmpfs mounts a tmpfs of size MiB at a new directory, or skips the
@@ -154,6 +156,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 // memtable. Now end exits 1 with the no-space message, reading commands
 // work, and after freeing space end and undo work.
 func TestFullDiskMemtableTmpfs(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	fsDir := mountTmpfs(t, 100)
 	e := newStoreEnv(t)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // A process that finds the store held past its wait exits 4 and names the
@@ -296,6 +297,7 @@ func tbStoreListing(t *testing.T, dir string) string {
 // A 2 GB sparse file is captured with no size limit in bounded memory, and
 // a 1 MB change in its middle adds little to the store.
 func TestSparse2GBFile(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS from rusage is measured in KiB on Linux only")

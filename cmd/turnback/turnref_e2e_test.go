@@ -170,8 +170,12 @@ func TestTurnRestore(t *testing.T) {
 	e.same("after restore @2", states[2])
 	e.ok("restore", "@2^")
 	e.same("after restore @2^", states[1])
-	e.ok("restore", " @3 ")
-	e.same("after restore @3", states[3])
+	// Spaces around a reference (" @3 "): a usage error, nothing done.
+	r = e.expect(2, "restore", " @3 ")
+	if r.stderr != "turnback: \" @3 \" is not a turn reference: remove the spaces around it (@3)\nRun 'turnback --help' for usage.\n" {
+		t.Errorf("restore \" @3 \": %v", r)
+	}
+	e.same("after restore \" @3 \"", states[1])
 }
 
 // TestTurnRefHostile: malformed references are usage errors (exit 2)
@@ -201,6 +205,9 @@ func TestTurnRefHostile(t *testing.T) {
 		{"@ 1", 2, "N must be a turn number"},
 		{"1", 2, "at least 4 hex digits (for turn 1, write @1)"},
 		{"abc", 2, "at least 4 hex digits"},
+		{" @1", 2, `" @1" is not a turn reference: remove the spaces around it (@1)`},
+		{"@1^\n", 2, `"@1^\n" is not a turn reference: remove the spaces around it (@1^)`},
+		{" ffff", 2, `" ffff" is not a snapshot id: remove the spaces around it (ffff)`},
 		{"@3", 1, `no turn 3 in session "default": it has 2 turns, numbered 1 to 2`},
 		{"@999999999999", 1, "no turn 999999999999"},
 		{"@2", 1, `turn 2 of session "default" is open and has no after-state yet (@2^ is the state before it`},

@@ -20,39 +20,39 @@ import (
 	"time"
 )
 
-// ueGroup runs subtests concurrently, beyond go test's -parallel limit
+// subtestGroup runs subtests concurrently, beyond go test's -parallel limit
 // (GOMAXPROCS): the tests mostly wait for the disk (fsync), not the CPU.
-// At most ueMaxRunning subtests of all groups run at once.
-type ueGroup struct {
+// At most maxGroupRunning subtests of all groups run at once.
+type subtestGroup struct {
 	t  *testing.T
 	wg sync.WaitGroup
 }
 
-const ueMaxRunning = 6
+const maxGroupRunning = 6
 
-var ueRunning = make(chan struct{}, ueMaxRunning)
+var groupRunning = make(chan struct{}, maxGroupRunning)
 
-func ueSubtests(t *testing.T) *ueGroup { return &ueGroup{t: t} }
+func newSubtestGroup(t *testing.T) *subtestGroup { return &subtestGroup{t: t} }
 
 // run starts subtest name; wait must be called before the test returns.
-func (g *ueGroup) run(name string, fn func(t *testing.T)) {
+func (g *subtestGroup) run(name string, fn func(t *testing.T)) {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		ueRunning <- struct{}{}
-		defer func() { <-ueRunning }()
+		groupRunning <- struct{}{}
+		defer func() { <-groupRunning }()
 		g.t.Run(name, fn)
 	}()
 }
 
-func (g *ueGroup) wait() { g.wg.Wait() }
+func (g *subtestGroup) wait() { g.wg.Wait() }
 
 // jsonOK runs a restoring command with --json, wants exit 0 and returns
 // its strictly parsed document.
-func (e *cliEnv) jsonOK(args ...string) ueDoc {
+func (e *cliEnv) jsonOK(args ...string) restoreDoc {
 	e.t.Helper()
 	r := e.ok(append([]string{"--json"}, args...)...)
-	return ueParseDoc(e.t, r, false)
+	return parseRestoreDoc(e.t, r, false)
 }
 
 // snapID runs snap or end with --json and returns the full snapshot id.
@@ -65,16 +65,16 @@ func (e *cliEnv) snapID(args ...string) string {
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		e.t.Fatalf("%v: %v", r, err)
 	}
-	if !ueFullID.MatchString(doc.Snapshot) {
+	if !fullIDPattern.MatchString(doc.Snapshot) {
 		e.t.Fatalf("snapshot id %q is not 64 hex digits: %v", doc.Snapshot, r)
 	}
 	return doc.Snapshot
 }
 
-// ueStamp records modification times, mode and inode-level identity of
+// stampTree records modification times, mode and inode-level identity of
 // everything below root (root included), to prove a failed command
 // touched nothing at all.
-func ueStamp(t testing.TB, root string) map[string]string {
+func stampTree(t testing.TB, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -95,7 +95,7 @@ func ueStamp(t testing.TB, root string) map[string]string {
 	return out
 }
 
-func ueSameStamps(t testing.TB, what string, got, want map[string]string) {
+func sameStamps(t testing.TB, what string, got, want map[string]string) {
 	t.Helper()
 	var diffs []string
 	for p, w := range want {
@@ -116,8 +116,8 @@ func ueSameStamps(t testing.TB, what string, got, want map[string]string) {
 	}
 }
 
-// ueBytes returns n deterministic pseudo-random bytes.
-func ueBytes(n int, seed uint64) string {
+// pseudoRandom returns n deterministic pseudo-random bytes.
+func pseudoRandom(n int, seed uint64) string {
 	var key [32]byte
 	key[0], key[1] = byte(seed), byte(seed>>8)
 	b := make([]byte, n)
@@ -127,10 +127,10 @@ func ueBytes(n int, seed uint64) string {
 
 // The --json document of undo, redo and restore.
 
-var ueFullID = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var fullIDPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// ueDoc is the --json document of undo, redo and restore.
-type ueDoc struct {
+// restoreDoc is the --json document of undo, redo and restore.
+type restoreDoc struct {
 	Turns         int
 	Restored      []string
 	Deleted       []string
@@ -141,15 +141,15 @@ type ueDoc struct {
 	Keys          []string // every top-level key, sorted
 }
 
-// ueDocKeys are the keys the CLI contract defines.
-var ueDocKeys = []string{"turns", "restored", "deleted", "created", "conflicts", "not_restorable", "checkpoint", "paths", "merged", "markers", "moved"}
+// restoreDocKeys are the keys the CLI contract defines.
+var restoreDocKeys = []string{"turns", "restored", "deleted", "created", "conflicts", "not_restorable", "checkpoint", "paths", "merged", "markers", "moved"}
 
-// ueParseDoc parses stdout strictly: exactly one JSON object, no
+// parseRestoreDoc parses stdout strictly: exactly one JSON object, no
 // duplicate keys, every contract key present with its type, path lists
 // of clean relative slash-separated paths, and no key beyond the
 // contract except "reasons" (path -> reason, an extension the CLI adds)
 // and, on failure only, "error" and "exit_code".
-func ueParseDoc(t testing.TB, r cliResult, failed bool) ueDoc {
+func parseRestoreDoc(t testing.TB, r cliResult, failed bool) restoreDoc {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -185,7 +185,7 @@ func ueParseDoc(t testing.TB, r cliResult, failed bool) ueDoc {
 	if tok, err := dec.Token(); err != io.EOF {
 		fail("more than one JSON document on stdout (next token %v, %v)", tok, err)
 	}
-	doc := ueDoc{}
+	doc := restoreDoc{}
 	for k := range raw {
 		doc.Keys = append(doc.Keys, k)
 	}
@@ -199,13 +199,13 @@ func ueParseDoc(t testing.TB, r cliResult, failed bool) ueDoc {
 			}
 		}
 	}
-	for _, k := range ueDocKeys {
+	for _, k := range restoreDocKeys {
 		if _, ok := raw[k]; !ok {
 			fail("key %q missing", k)
 		}
 	}
 	contract := map[string]bool{}
-	for _, k := range ueDocKeys {
+	for _, k := range restoreDocKeys {
 		contract[k] = true
 	}
 	for k := range raw {
@@ -242,16 +242,16 @@ func ueParseDoc(t testing.TB, r cliResult, failed bool) ueDoc {
 				fail("key %q lists %q twice", k, p)
 			}
 			seen[p] = true
-			if !ueCleanPath(p) {
+			if !isCleanPath(p) {
 				fail("key %q: %q is not a clean relative slash-separated path", k, p)
 			}
 		}
-		*dst = ueSorted(*dst)
+		*dst = sortedPaths(*dst)
 	}
 	if err := json.Unmarshal(raw["checkpoint"], &doc.Checkpoint); err != nil {
 		fail("checkpoint: %v", err)
 	}
-	if doc.Checkpoint != "" && !ueFullID.MatchString(doc.Checkpoint) {
+	if doc.Checkpoint != "" && !fullIDPattern.MatchString(doc.Checkpoint) {
 		fail("checkpoint %q is not a full-length id", doc.Checkpoint)
 	}
 	if rs, ok := raw["reasons"]; ok {
@@ -270,7 +270,7 @@ func ueParseDoc(t testing.TB, r cliResult, failed bool) ueDoc {
 	return doc
 }
 
-func ueCleanPath(p string) bool {
+func isCleanPath(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") {
 		return false
 	}
@@ -282,49 +282,49 @@ func ueCleanPath(p string) bool {
 	return true
 }
 
-func ueSorted(ps []string) []string {
+func sortedPaths(ps []string) []string {
 	out := append([]string{}, ps...)
 	sort.Strings(out)
 	return out
 }
 
-// ueList checks a path list of a document (sorted by ueParseDoc).
-func ueList(t testing.TB, what string, got []string, want ...string) {
+// checkPathList checks a path list of a document (sorted by parseRestoreDoc).
+func checkPathList(t testing.TB, what string, got []string, want ...string) {
 	t.Helper()
-	want = ueSorted(want)
+	want = sortedPaths(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
 		t.Errorf("%s: got %q, want %q", what, got, want)
 	}
 }
 
-// ueDocIs checks all path lists and the turn count of a document.
-func ueDocIs(t testing.TB, what string, d ueDoc, turns int, restored, deleted, created, conflicts, notRestorable []string) {
+// checkRestoreDoc checks all path lists and the turn count of a document.
+func checkRestoreDoc(t testing.TB, what string, d restoreDoc, turns int, restored, deleted, created, conflicts, notRestorable []string) {
 	t.Helper()
 	if d.Turns != turns {
 		t.Errorf("%s: turns %d, want %d", what, d.Turns, turns)
 	}
-	ueList(t, what+": restored", d.Restored, restored...)
-	ueList(t, what+": deleted", d.Deleted, deleted...)
-	ueList(t, what+": created", d.Created, created...)
-	ueList(t, what+": conflicts", d.Conflicts, conflicts...)
-	ueList(t, what+": not_restorable", d.NotRestorable, notRestorable...)
+	checkPathList(t, what+": restored", d.Restored, restored...)
+	checkPathList(t, what+": deleted", d.Deleted, deleted...)
+	checkPathList(t, what+": created", d.Created, created...)
+	checkPathList(t, what+": conflicts", d.Conflicts, conflicts...)
+	checkPathList(t, what+": not_restorable", d.NotRestorable, notRestorable...)
 }
 
-// ueShortCheckpoint extracts the id of the human "checkpoint ID (turnback
+// shortCheckpoint extracts the id of the human "checkpoint ID (turnback
 // restore ID goes back)" line.
-var ueCheckpointLine = regexp.MustCompile(`(?m)^checkpoint ([0-9a-f]{12}) \(turnback restore ([0-9a-f]{12}) goes back\)$`)
+var checkpointLine = regexp.MustCompile(`(?m)^checkpoint ([0-9a-f]{12}) \(turnback restore ([0-9a-f]{12}) goes back\)$`)
 
-func ueShortCheckpoint(t testing.TB, r cliResult) string {
+func shortCheckpoint(t testing.TB, r cliResult) string {
 	t.Helper()
-	m := ueCheckpointLine.FindStringSubmatch(r.stdout)
+	m := checkpointLine.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] != m[2] {
 		t.Fatalf("no checkpoint line in the output: %v", r)
 	}
 	return m[1]
 }
 
-// ueOneObject decodes stdout that must hold exactly one JSON object.
-func ueOneObject(s string) (map[string]any, error) {
+// oneJSONObject decodes stdout that must hold exactly one JSON object.
+func oneJSONObject(s string) (map[string]any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	var v map[string]any
 	if err := dec.Decode(&v); err != nil {

@@ -57,10 +57,10 @@ func TestE2EUndoBasics(t *testing.T) {
 	e.same("after nothing to undo", before)
 }
 
-// ueThreeTurns records three turns on e and returns the four states,
+// threeTurns records three turns on e and returns the four states,
 // before the first turn to after the third. With end false, each turn is
 // closed by the next snap (the last one by the undo itself).
-func ueThreeTurns(t *testing.T, e *cliEnv, end bool) []fsTree {
+func threeTurns(t *testing.T, e *cliEnv, end bool) []fsTree {
 	t.Helper()
 	makeTree(t, e.dir, fsTree{"base.txt": treeFile("base 0\n"), "docs/readme.md": treeFile("# readme\n")})
 	states := []fsTree{e.tree()}
@@ -96,11 +96,11 @@ func ueThreeTurns(t *testing.T, e *cliEnv, end bool) []fsTree {
 // states; a fourth undo says "nothing to undo" and exits 0.
 func TestE2EUndoWalk(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
 			e := newUndoEnv(t)
-			s := ueThreeTurns(t, e, end)
+			s := threeTurns(t, e, end)
 			for i := 2; i >= 0; i-- {
 				e.ok("undo")
 				e.same(fmt.Sprintf("after undo back to state %d", i), s[i])
@@ -119,11 +119,11 @@ func TestE2EUndoWalk(t *testing.T) {
 // only if it changed the folder.
 func TestE2EUndoRedoWalk(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
 			e := newUndoEnv(t)
-			s := ueThreeTurns(t, e, end)
+			s := threeTurns(t, e, end)
 			d := e.jsonOK("undo", "3")
 			if d.Turns != 3 {
 				t.Errorf("undo 3 reports %d turns", d.Turns)
@@ -177,7 +177,7 @@ func TestE2EUndoRedoWalk(t *testing.T) {
 // change nothing; --force reverts it and redo brings the edit back.
 func TestE2EConflict(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	g.run("after end", func(t *testing.T) {
 		e := newUndoEnv(t)
 		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "other.txt": treeFile("other\n")})
@@ -188,14 +188,14 @@ func TestE2EConflict(t *testing.T) {
 		e.ok("end")
 		e.write("f.txt", "the user's edit\n")
 		edited := e.tree()
-		stamps := ueStamp(t, e.dir)
+		stamps := stampTree(t, e.dir)
 
 		r := e.expect(3, "undo")
 		if !strings.Contains(r.stderr, "f.txt") || strings.Contains(r.stderr, "other.txt") {
 			t.Errorf("conflict message should name f.txt only:\n%s", r.stderr)
 		}
 		e.same("after the refused undo", edited)
-		ueSameStamps(t, "after the refused undo", ueStamp(t, e.dir), stamps)
+		sameStamps(t, "after the refused undo", stampTree(t, e.dir), stamps)
 		// Refused again: the refusal recorded nothing that changes the answer.
 		e.expect(3, "undo")
 		e.same("after the second refused undo", edited)
@@ -223,8 +223,8 @@ func TestE2EConflict(t *testing.T) {
 		e.ok("end")
 		last := e.tree()
 
-		d := ueParseDoc(t, e.expect(3, "--json", "undo", "2"), true)
-		ueList(t, "undo 2 conflicts", d.Conflicts, "f.txt")
+		d := parseRestoreDoc(t, e.expect(3, "--json", "undo", "2"), true)
+		checkPathList(t, "undo 2 conflicts", d.Conflicts, "f.txt")
 		e.same("after the refused undo 2", last)
 
 		e.ok("undo", "2", "--force")
@@ -245,13 +245,13 @@ func TestE2EConflict(t *testing.T) {
 		e.ok("undo")
 		e.write("f.txt", "user after the undo\n")
 		edited := e.tree()
-		stamps := ueStamp(t, e.dir)
-		d := ueParseDoc(t, e.expect(3, "--json", "redo"), true)
-		ueList(t, "redo conflicts", d.Conflicts, "f.txt")
+		stamps := stampTree(t, e.dir)
+		d := parseRestoreDoc(t, e.expect(3, "--json", "redo"), true)
+		checkPathList(t, "redo conflicts", d.Conflicts, "f.txt")
 		e.same("after the refused redo", edited)
-		ueSameStamps(t, "after the refused redo", ueStamp(t, e.dir), stamps)
+		sameStamps(t, "after the refused redo", stampTree(t, e.dir), stamps)
 		d = e.jsonOK("redo", "--force")
-		ueList(t, "forced redo conflicts", d.Conflicts, "f.txt")
+		checkPathList(t, "forced redo conflicts", d.Conflicts, "f.txt")
 		e.same("after redo --force", after)
 		// The overwritten edit is recoverable from the checkpoint.
 		e.ok("restore", d.Checkpoint)
@@ -286,7 +286,7 @@ func TestE2EUserChangesKept(t *testing.T) {
 	user := e.tree()
 
 	d := e.jsonOK("undo")
-	ueDocIs(t, "undo", d, 1, []string{"a.txt"}, []string{"agentdir/file.txt"}, nil, nil, []string{"agentdir"})
+	checkRestoreDoc(t, "undo", d, 1, []string{"a.txt"}, []string{"agentdir/file.txt"}, nil, nil, []string{"agentdir"})
 	e.same("after undo", user.with(fsTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
 	e.ok("redo")
 	e.same("after redo", user.with(fsTree{"a.txt": agent["a.txt"]}))
@@ -330,6 +330,7 @@ func TestE2EIgnored(t *testing.T) {
 	e.write("secret/key", "k\n")
 	e.write("newdir/file.txt", "x\n")
 	e.write("newdir/node_modules/m.js", "m\n")
+	e.write("py/.venv/pyvenv.cfg", "home = /usr/bin\n") // a real environment: skipped
 	e.write("py/.venv/bin/python", "py\n")
 	e.write("lib/__pycache__/m.pyc", "pyc 2\n")
 	e.rm("lib/deep/.git")
@@ -338,11 +339,11 @@ func TestE2EIgnored(t *testing.T) {
 	agent := e.tree()
 
 	d := e.jsonOK("undo")
-	ueList(t, "undo restored", d.Restored, ".env", "nested/code.txt", "src.txt")
-	ueList(t, "undo deleted", d.Deleted, "newdir/file.txt")
-	ueList(t, "undo created", d.Created)
+	checkPathList(t, "undo restored", d.Restored, ".env", "nested/code.txt", "src.txt")
+	checkPathList(t, "undo deleted", d.Deleted, "newdir/file.txt")
+	checkPathList(t, "undo created", d.Created)
 	// Created directories that still hold ignored paths stay.
-	ueList(t, "undo not_restorable", d.NotRestorable, "newdir", "py")
+	checkPathList(t, "undo not_restorable", d.NotRestorable, "newdir", "py")
 	want := agent.with(fsTree{
 		"src.txt":         before["src.txt"],
 		".env":            before[".env"],
@@ -359,22 +360,22 @@ func TestE2EIgnored(t *testing.T) {
 // file over the size limit is removed by undo and comes back with redo.
 func TestE2EUncaptured(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 
 	g.run("preexisting files over the size limit", func(t *testing.T) {
 		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
 		makeTree(t, e.dir, fsTree{
-			"big.bin":   treeFile(ueBytes(100<<10, 1)),
-			"grown.bin": treeFile(ueBytes(100<<10, 2)),
-			"gone.bin":  treeFile(ueBytes(100<<10, 3)),
+			"big.bin":   treeFile(pseudoRandom(100<<10, 1)),
+			"grown.bin": treeFile(pseudoRandom(100<<10, 2)),
+			"gone.bin":  treeFile(pseudoRandom(100<<10, 3)),
 			"small.txt": treeFile("small\n"),
 			"grow.txt":  treeFile("small for now\n"),
 		})
 		before := e.tree()
 		e.ok("snap")
 		e.write("small.txt", "small, changed\n")
-		e.write("grow.txt", ueBytes(100<<10, 5)) // now over the limit
+		e.write("grow.txt", pseudoRandom(100<<10, 5)) // now over the limit
 		e.write("grown.bin", before["grown.bin"].Data+"appended by the agent")
 		e.rm("gone.bin")
 		e.ok("end")
@@ -383,10 +384,10 @@ func TestE2EUncaptured(t *testing.T) {
 		// Their content was never stored and nothing else holds it:
 		// the rest is undone, and the undo says it is incomplete (exit 5).
 		d := e.jsonIncomplete("undo")
-		ueList(t, "undo restored", d.Restored, "grow.txt", "small.txt")
-		ueList(t, "undo deleted", d.Deleted)
-		ueList(t, "undo created", d.Created)
-		ueList(t, "undo not_restorable", d.NotRestorable, "gone.bin", "grown.bin")
+		checkPathList(t, "undo restored", d.Restored, "grow.txt", "small.txt")
+		checkPathList(t, "undo deleted", d.Deleted)
+		checkPathList(t, "undo created", d.Created)
+		checkPathList(t, "undo not_restorable", d.NotRestorable, "gone.bin", "grown.bin")
 		e.same("after undo", agent.with(fsTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
@@ -411,8 +412,8 @@ func TestE2EUncaptured(t *testing.T) {
 		agent := e.tree()
 
 		d := e.jsonOK("undo")
-		ueList(t, "undo restored", d.Restored, "src.txt")
-		ueList(t, "undo deleted", d.Deleted)
+		checkPathList(t, "undo restored", d.Restored, "src.txt")
+		checkPathList(t, "undo deleted", d.Deleted)
 		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
@@ -435,9 +436,9 @@ func TestE2EUncaptured(t *testing.T) {
 		// Its content was never captured: undo keeps it (nothing is lost),
 		// and says it is incomplete (exit 5).
 		d := e.jsonIncomplete("undo")
-		ueList(t, "undo restored", d.Restored, "src.txt")
-		ueList(t, "undo deleted", d.Deleted)
-		ueList(t, "undo not_restorable", d.NotRestorable, "gen")
+		checkPathList(t, "undo restored", d.Restored, "src.txt")
+		checkPathList(t, "undo deleted", d.Deleted)
+		checkPathList(t, "undo not_restorable", d.NotRestorable, "gen")
 		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
@@ -448,15 +449,15 @@ func TestE2EUncaptured(t *testing.T) {
 		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		before := e.tree()
 		e.ok("snap")
-		e.write("big.bin", ueBytes(12<<20, 4))
+		e.write("big.bin", pseudoRandom(12<<20, 4))
 		e.ok("end")
 		agent := e.tree()
 
 		d := e.jsonOK("undo")
-		ueDocIs(t, "undo", d, 1, nil, []string{"big.bin"}, nil, nil, nil)
+		checkRestoreDoc(t, "undo", d, 1, nil, []string{"big.bin"}, nil, nil, nil)
 		e.same("after undo", before)
 		d = e.jsonOK("redo")
-		ueDocIs(t, "redo", d, 1, nil, nil, []string{"big.bin"}, nil, nil)
+		checkRestoreDoc(t, "redo", d, 1, nil, nil, []string{"big.bin"}, nil, nil)
 		e.same("after redo", agent)
 		// Once more: the content now comes from the store both ways.
 		e.ok("undo")
@@ -468,8 +469,8 @@ func TestE2EUncaptured(t *testing.T) {
 		// forced, the edit stays recoverable from the checkpoint.
 		e.write("big.bin", agent["big.bin"].Data+"the user's tail")
 		edited := e.tree()
-		d = ueParseDoc(t, e.expect(3, "--json", "undo"), true)
-		ueList(t, "conflicting undo", d.Conflicts, "big.bin")
+		d = parseRestoreDoc(t, e.expect(3, "--json", "undo"), true)
+		checkPathList(t, "conflicting undo", d.Conflicts, "big.bin")
 		e.same("after the conflicting undo", edited)
 		d = e.jsonOK("undo", "--force")
 		e.same("after undo --force", before)
@@ -484,14 +485,14 @@ func TestE2EUncaptured(t *testing.T) {
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
 		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
 		e.ok("snap")
-		big := []byte(ueBytes(100<<10, 9))
+		big := []byte(pseudoRandom(100<<10, 9))
 		e.write("big.bin", string(big))
 		e.ok("end")
 		big[1000] ^= 0xff
 		e.write("big.bin", string(big))
 		edited := e.tree()
-		d := ueParseDoc(t, e.expect(3, "--json", "undo"), true)
-		ueList(t, "undo conflicts", d.Conflicts, "big.bin")
+		d := parseRestoreDoc(t, e.expect(3, "--json", "undo"), true)
+		checkPathList(t, "undo conflicts", d.Conflicts, "big.bin")
 		e.same("after undo", edited)
 	})
 	g.wait()
@@ -519,21 +520,21 @@ func TestE2EJSON(t *testing.T) {
 	after := e.tree()
 
 	d := e.jsonOK("undo")
-	ueDocIs(t, "undo", d, 1, []string{"mod.txt"}, []string{"dir/deep/new.txt", "newdir", "newdir/f.txt", "newlink"}, []string{"del.txt"}, nil, nil)
+	checkRestoreDoc(t, "undo", d, 1, []string{"mod.txt"}, []string{"dir/deep/new.txt", "newdir", "newdir/f.txt", "newlink"}, []string{"del.txt"}, nil, nil)
 	if d.Checkpoint != id1 {
 		t.Errorf("undo checkpoint %s, want the after-state %s", d.Checkpoint, id1)
 	}
 	e.same("after undo", before)
 
 	d = e.jsonOK("redo")
-	ueDocIs(t, "redo", d, 1, []string{"mod.txt"}, []string{"del.txt"}, []string{"dir/deep/new.txt", "newdir", "newdir/f.txt", "newlink"}, nil, nil)
+	checkRestoreDoc(t, "redo", d, 1, []string{"mod.txt"}, []string{"del.txt"}, []string{"dir/deep/new.txt", "newdir", "newdir/f.txt", "newlink"}, nil, nil)
 	if d.Checkpoint != id0 {
 		t.Errorf("redo checkpoint %s, want the before-state %s", d.Checkpoint, id0)
 	}
 	e.same("after redo", after)
 
 	d = e.jsonOK("redo")
-	ueDocIs(t, "nothing to redo", d, 0, nil, nil, nil, nil, nil)
+	checkRestoreDoc(t, "nothing to redo", d, 0, nil, nil, nil, nil, nil)
 	if d.Checkpoint != "" {
 		t.Errorf("nothing to redo: checkpoint %q", d.Checkpoint)
 	}
@@ -546,26 +547,26 @@ func TestE2EJSON(t *testing.T) {
 	e.rm("newlink")
 	e.write("newlink", "a file where the turn left a symlink\n")
 	edited := e.tree()
-	stamps := ueStamp(t, e.dir)
+	stamps := stampTree(t, e.dir)
 	r := e.expect(3, "--json", "undo")
-	d = ueParseDoc(t, r, true)
+	d = parseRestoreDoc(t, r, true)
 	// dir/deep/new.txt is gone already, as the undo would leave it: a
 	// path the undo does not change is no conflict.
-	ueDocIs(t, "conflicting undo", d, d.Turns, nil, nil, nil,
+	checkRestoreDoc(t, "conflicting undo", d, d.Turns, nil, nil, nil,
 		[]string{"del.txt", "mod.txt", "newdir/f.txt", "newlink"}, nil)
 	if r.stderr == "" {
 		t.Error("conflicting undo: nothing on stderr")
 	}
 	e.same("after the conflicting undo", edited)
-	ueSameStamps(t, "after the conflicting undo", ueStamp(t, e.dir), stamps)
+	sameStamps(t, "after the conflicting undo", stampTree(t, e.dir), stamps)
 
 	d = e.jsonOK("undo", "--force")
-	ueDocIs(t, "forced undo", d, 1, []string{"del.txt", "mod.txt"}, []string{"newdir", "newdir/f.txt", "newlink"}, nil,
+	checkRestoreDoc(t, "forced undo", d, 1, []string{"del.txt", "mod.txt"}, []string{"newdir", "newdir/f.txt", "newlink"}, nil,
 		[]string{"del.txt", "mod.txt", "newdir/f.txt", "newlink"}, nil)
 	e.same("after the forced undo", before)
 
 	d = e.jsonOK("restore", d.Checkpoint)
-	ueDocIs(t, "restore", d, 0, []string{"del.txt", "mod.txt"}, nil, []string{"newdir", "newdir/f.txt", "newlink"}, nil, nil)
+	checkRestoreDoc(t, "restore", d, 0, []string{"del.txt", "mod.txt"}, nil, []string{"newdir", "newdir/f.txt", "newlink"}, nil, nil)
 	e.same("after restore", edited)
 
 	// Usage errors also give one document, and change nothing.
@@ -574,7 +575,7 @@ func TestE2EJSON(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("want exit 2, got %v", r)
 		}
-		if v, err := ueOneObject(r.stdout); err != nil || v["error"] == nil || v["exit_code"] != 2.0 {
+		if v, err := oneJSONObject(r.stdout); err != nil || v["error"] == nil || v["exit_code"] != 2.0 {
 			t.Errorf("want one error document: %v: %v", r, err)
 		}
 	}
@@ -593,10 +594,10 @@ func TestE2EJSON(t *testing.T) {
 		e.ok("end")
 		after := e.tree()
 		d := e.jsonOK("undo")
-		ueDocIs(t, "undo", d, 1, nil, append([]string{"dir with space"}, names...), nil, nil, nil)
+		checkRestoreDoc(t, "undo", d, 1, nil, append([]string{"dir with space"}, names...), nil, nil, nil)
 		e.same("after undo", before)
 		d = e.jsonOK("redo")
-		ueDocIs(t, "redo", d, 1, nil, nil, append([]string{"dir with space"}, names...), nil, nil)
+		checkRestoreDoc(t, "redo", d, 1, nil, nil, append([]string{"dir with space"}, names...), nil, nil)
 		e.same("after redo", after)
 	})
 }

@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-// ueFlip is one type, mode or target change a turn makes, and its tree
+// typeFlip is one type, mode or target change a turn makes, and its tree
 // before the turn.
-type ueFlip struct {
+type typeFlip struct {
 	name   string
 	before fsTree
 	change func(e *cliEnv, p func(string) string)
 }
 
-var ueFlips = []ueFlip{
+var typeFlips = []typeFlip{
 	{"file to dir", fsTree{"x": treeFile("a file\n")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x/inner.txt"), "inside\n")
@@ -82,13 +82,13 @@ var ueFlips = []ueFlip{
 // all in one turn.
 func TestE2ETypeFlips(t *testing.T) {
 	t.Parallel()
-	g := ueSubtests(t)
+	g := newSubtestGroup(t)
 	// twice: a second round of undo and redo, after the first has left
 	// its stat data behind.
-	run := func(t *testing.T, flips []ueFlip, prefixed, twice bool) {
+	run := func(t *testing.T, flips []typeFlip, prefixed, twice bool) {
 		e := newUndoEnv(t)
 		before := fsTree{}
-		prefix := func(f ueFlip) func(string) string {
+		prefix := func(f typeFlip) func(string) string {
 			if !prefixed {
 				return func(s string) string { return s }
 			}
@@ -119,13 +119,13 @@ func TestE2ETypeFlips(t *testing.T) {
 			e.same("after the second redo", after)
 		}
 	}
-	for _, f := range ueFlips {
+	for _, f := range typeFlips {
 		g.run(f.name, func(t *testing.T) {
-			run(t, []ueFlip{f}, false, false)
+			run(t, []typeFlip{f}, false, false)
 		})
 	}
 	g.run("all in one turn", func(t *testing.T) {
-		run(t, ueFlips, true, true)
+		run(t, typeFlips, true, true)
 	})
 	g.wait()
 }

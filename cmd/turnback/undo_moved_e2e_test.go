@@ -31,7 +31,7 @@ func TestUndoRedoMovedJSON(t *testing.T) {
 		t.Helper()
 		r := e.expect(code, append([]string{"--json"}, args...)...)
 		if args[len(args)-1] != "--dry-run" {
-			ueParseDoc(t, r, code != 0) // the contract's keys, and only those
+			parseRestoreDoc(t, r, code != 0) // the contract's keys, and only those
 		}
 		got += "$ turnback --json " + strings.Join(args, " ") + "\n" + ids.ReplaceAllString(r.stdout, "ID") + "\n"
 	}

@@ -18,7 +18,7 @@ func TestE2ERestore(t *testing.T) {
 	e := newUndoEnv(t)
 	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
 	makeTree(t, e.dir, fsTree{".gitignore": treeFile("*.log\n"), "a.txt": treeFile("a0\n"), "d/b.txt": treeFile("b0\n"),
-		"pre.bin": treeFile(ueBytes(100<<10, 7))}) // uncaptured at every snapshot
+		"pre.bin": treeFile(pseudoRandom(100<<10, 7))}) // uncaptured at every snapshot
 	s0 := e.tree()
 	id0 := e.snapID("snap")
 	e.write("a.txt", "a1\n")
@@ -34,11 +34,11 @@ func TestE2ERestore(t *testing.T) {
 	id2 := e.snapID("end")
 	e.write("extra.txt", "the user's\n")
 	e.write("extra/dir/f.txt", "deep\n")
-	e.write("huge.bin", ueBytes(100<<10, 6))  // over the size limit, not at id0
-	e.write("pre.bin", ueBytes(100<<10+1, 8)) // over the size limit, also at id0
+	e.write("huge.bin", pseudoRandom(100<<10, 6))  // over the size limit, not at id0
+	e.write("pre.bin", pseudoRandom(100<<10+1, 8)) // over the size limit, also at id0
 	ignored := e.tree().under("node_modules").with(e.tree().under("run.log"))
 	now := e.tree()
-	stamps := ueStamp(t, e.dir)
+	stamps := stampTree(t, e.dir)
 
 	bad := []struct {
 		id   string
@@ -80,14 +80,14 @@ func TestE2ERestore(t *testing.T) {
 				t.Errorf("restore %q: want exit %d, got %v", b.id, b.code, r)
 			}
 			if json {
-				if v, err := ueOneObject(r.stdout); err != nil || v["error"] == nil {
+				if v, err := oneJSONObject(r.stdout); err != nil || v["error"] == nil {
 					t.Errorf("restore --json %q: want one error document (%v): %v", b.id, err, r)
 				}
 			}
 		}
 	}
 	e.same("after the failed restores", now)
-	ueSameStamps(t, "after the failed restores", ueStamp(t, e.dir), stamps)
+	sameStamps(t, "after the failed restores", stampTree(t, e.dir), stamps)
 
 	// Human output, by short id.
 	// (exit 5: pre.bin, uncaptured at id0, cannot be made what it was)
@@ -105,13 +105,13 @@ func TestE2ERestore(t *testing.T) {
 	restored := e.tree()
 	e.expect(3, "undo")
 	e.same("after the refused undo", restored)
-	cp := ueShortCheckpoint(t, r)
+	cp := shortCheckpoint(t, r)
 	e.ok("restore", cp)
 	e.same("after restoring the checkpoint", now)
 
 	// JSON, by full id.
 	d := e.jsonIncomplete("restore", id1) // pre.bin again: exit 5
-	ueDocIs(t, "restore id1", d, 0,
+	checkRestoreDoc(t, "restore id1", d, 0,
 		[]string{"a.txt"},
 		[]string{"d/e.txt", "extra", "extra/dir", "extra/dir/f.txt", "extra.txt", "huge.bin"},
 		[]string{"d/b.txt"}, nil, []string{"pre.bin"})
@@ -128,7 +128,7 @@ func TestE2ERestore(t *testing.T) {
 	at2 := now.without("extra", "extra.txt", "huge.bin")
 	e.same("after restore id2", at2)
 	d = e.jsonIncomplete("restore", id2)
-	ueDocIs(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
+	checkRestoreDoc(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
 	e.same("after restore id2 again", at2)
 }
 
@@ -181,10 +181,10 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 
 	check := func(what string, want fsTree, args ...string) string {
 		t.Helper()
-		out, stamps := outside(), ueOutsideStamps(t, project)
+		out, stamps := outside(), stampOutside(t, project)
 		r := e.ok(args...)
 		sameTree(t, what+" (outside)", outside(), out)
-		ueSameStamps(t, what+" (outside)", ueOutsideStamps(t, project), stamps)
+		sameStamps(t, what+" (outside)", stampOutside(t, project), stamps)
 		e.same(what, want)
 		return r.stdout
 	}
@@ -195,17 +195,17 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 	check("undo 3", states[0], "undo", "3")
 	check("redo 3", states[3], "redo", "3")
 	out := check("restore id0", states[0], "restore", id0)
-	check("restore the checkpoint", states[3], "restore", ueShortCheckpoint(t, cliResult{stdout: out}))
+	check("restore the checkpoint", states[3], "restore", shortCheckpoint(t, cliResult{stdout: out}))
 	if got := readTree(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
 		t.Errorf("parent.txt: %q", got)
 	}
 }
 
-// ueOutsideStamps stamps everything below project except the work tree
+// stampOutside stamps everything below project except the work tree
 // sub (and project itself, whose listing sub's entry is part of).
-func ueOutsideStamps(t *testing.T, project string) map[string]string {
+func stampOutside(t *testing.T, project string) map[string]string {
 	t.Helper()
-	st := ueStamp(t, project)
+	st := stampTree(t, project)
 	for p := range st {
 		if p == "sub" || strings.HasPrefix(p, "sub/") || p == "." {
 			delete(st, p)

@@ -1,6 +1,7 @@
 // Package ignore decides which paths of a work tree turnback never sees.
-// It applies built-in names and the patterns of .gitignore, .ignore and
-// .turnbackignore files, with git's gitignore semantics. It never runs git
+// It applies ".git", directories that show they were generated, and the
+// patterns of .gitignore, .ignore and .turnbackignore files, with git's
+// gitignore semantics. It never runs git
 // and uses only the standard library. The matching algorithm is described
 // in docs/design.md.
 //
@@ -8,14 +9,19 @@
 //
 // A walker starts with New. In every directory it loads the ignore files
 // in the order of FileNames and compiles each with Parse. Push gives the
-// Matcher for that directory's entries. Ignored(rel, isDir) judges one
-// entry; the walker skips an ignored one and never enters it.
+// Matcher for that directory's entries. Judge(rel, isDir) gives one
+// entry's Verdict; the walker skips an ignored one and never enters it.
 //
 // # Terms
 //
 //   - Built-in: an entry named ".git", of any kind, or a directory named
-//     in BuiltinDirs (node_modules, .venv, dist, build, target, ...). A
-//     file with such a name is not ignored.
+//     in BuiltinDirs (node_modules, __pycache__, .tox, ...: names only
+//     tools use). A file with such a name is not ignored.
+//   - Evidence: a marker in a directory's listing that shows it was
+//     generated (CACHEDIR.TAG, pyvenv.cfg, CMakeCache.txt, ...). A name of
+//     EvidenceDirs (build, dist, target, venv, ...) is skipped only with it.
+//   - Tracked: a directory holding paths git's index tracks. It is never
+//     skipped by a built-in or by evidence.
 //   - Rules: the compiled lines of one ignore file, with Base, its
 //     directory relative to the root.
 //   - Anchored pattern: one that holds a '/'. It matches the path relative
@@ -25,10 +31,12 @@
 //
 // # Precedence
 //
-// Built-ins come first and cannot be re-included. Then the first matching
-// line wins, read from the deepest directory up, the last file first, the
-// last line first. So .turnbackignore beats .ignore, which beats
-// .gitignore. No match means not ignored.
+// ".git" comes first. Then the first matching line wins, read from the
+// deepest directory up, the last file first, the last line first. So
+// .turnbackignore beats .ignore, which beats .gitignore, and "!build/"
+// keeps a directory the defaults would skip. Without a match, a file is
+// kept; a tracked directory is kept; a built-in name is skipped; any
+// other directory is skipped only with evidence. Verdict names the rule.
 //
 // # Invariants
 //

@@ -12,13 +12,21 @@ import (
 // later file wins over an earlier one.
 var FileNames = []string{".gitignore", ".ignore", ".turnbackignore"}
 
-// BuiltinDirs are the names of directories that are always ignored, at
-// any depth, whatever the ignore files say: dependency trees, virtual
-// environments, build outputs and tool caches. A file with one of these
-// names is not ignored. An entry named ".git" is ignored too, whatever its
-// kind (see IsBuiltin). The list is informational: changing it has no
-// effect on IsBuiltin.
+// BuiltinDirs are the names of directories that are ignored by their
+// name alone, at any depth, unless git tracks paths in them or an
+// ignore file's pattern decides otherwise ("!node_modules/"): names
+// that only tools give to dependency trees and caches. A file with one
+// of these names is not ignored. An entry named ".git" is ignored too,
+// whatever its kind (see IsBuiltin). The list is informational:
+// changing it has no effect on IsBuiltin.
 var BuiltinDirs = append([]string(nil), builtinDirs...)
+
+// EvidenceDirs are the names that generated directories often have but
+// source directories have too (a Go package "build", a committed
+// "dist"). Such a directory is ignored only when it shows it is
+// generated (see Evidence), by an ignore file, or by the walker's
+// large-new-directory rule.
+var EvidenceDirs = append([]string(nil), evidenceDirs...)
 
 var builtinDirs = []string{
 	// JavaScript / TypeScript
@@ -26,29 +34,39 @@ var builtinDirs = []string{
 	".parcel-cache", ".svelte-kit", ".sass-cache", ".angular",
 	".docusaurus", ".pnpm-store",
 	// Python
-	".venv", "venv", "env", ".env", "__pycache__", ".pytest_cache",
-	".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", ".eggs",
-	".ipynb_checkpoints",
-	// build outputs
-	"dist", "build", "target", ".gradle", ".dart_tool", ".stack-work",
-	// other caches and tools
-	".cache", ".terraform",
+	"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+	".hypothesis", ".tox", ".nox", ".eggs", ".ipynb_checkpoints",
+	// build tools
+	".gradle", ".dart_tool", ".stack-work", ".terraform",
 }
 
-var builtinSet = func() map[string]struct{} {
-	m := make(map[string]struct{}, len(builtinDirs))
-	for _, d := range builtinDirs {
+var evidenceDirs = []string{
+	// virtual environments: pyvenv.cfg, conda-meta
+	".venv", "venv", "env", ".env",
+	// build outputs: CMakeCache.txt, .ninja_log, ...
+	"build", "dist", "target", "out",
+	// caches: CACHEDIR.TAG only
+	".cache",
+}
+
+var builtinSet = setOf(builtinDirs)
+
+var evidenceSet = setOf(evidenceDirs)
+
+func setOf(names []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(names))
+	for _, d := range names {
 		m[d] = struct{}{}
 	}
 	return m
-}()
+}
 
-// IsBuiltin reports whether an entry is ignored by a built-in rule, judged
-// by its own name (the last component of its path): ".git" of any kind
-// (a directory, or the file that submodules and worktrees use), and the
-// directories named in BuiltinDirs.
+// IsBuiltin reports whether an entry is ignored by a built-in rule on
+// its name alone when nothing else decides (see Matcher.Judge): ".git"
+// of any kind (a directory, or the file that submodules and worktrees
+// use), and the directories named in BuiltinDirs.
 func IsBuiltin(name string, isDir bool) bool {
-	if name == ".git" {
+	if isDotGit(name) {
 		return true
 	}
 	if !isDir {
@@ -64,6 +82,9 @@ type Rules struct {
 	// Base is the slash-separated directory of the ignore file relative
 	// to the work-tree root, "" for the root.
 	Base string
+	// File is the ignore file's name (".gitignore"), for reports; Parse
+	// leaves it empty.
+	File string
 
 	pats []rule
 	// An index over pats, to avoid trying every line: a rule that is a
@@ -84,6 +105,7 @@ type rule struct {
 	dirOnly  bool  // "pattern/"
 	basename bool  // no '/' in the pattern: match the last path component
 	line     int32 // 1-based line number in the file
+	text     string
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")
@@ -116,7 +138,7 @@ func Parse(base string, data []byte) *Rules {
 		}
 		l = trimTrailingSpaces(l)
 		if ru, ok := compileRule(string(l)); ok {
-			ru.line = line
+			ru.line, ru.text = line, string(l)
 			r.pats = append(r.pats, ru)
 		}
 	}
@@ -281,12 +303,23 @@ func (r *Rules) match(rel string, isDir bool) int {
 }
 
 // Matcher is an immutable stack of Rules from the work-tree root down to
-// one directory. Deeper Rules win over shallower ones; Rules pushed
-// together are given in order and later ones win. A Matcher is safe for
-// concurrent use, and a nil *Matcher behaves like New().
+// one directory, with what git tracks there (see Track). Deeper Rules
+// win over shallower ones; Rules pushed together are given in order and
+// later ones win. A Matcher is safe for concurrent use, and a nil
+// *Matcher behaves like New().
 type Matcher struct {
 	parent *Matcher
 	rules  []*Rules // this level's rules, in order
+	// tracked, if set, says which directories below tbase hold paths
+	// git tracks; it replaces any tracked set of the levels above.
+	tracked Tracked
+	tbase   string
+}
+
+// Tracked is the set of directories, by slash path relative to where it
+// was given (Matcher.Track), that hold paths git tracks.
+type Tracked interface {
+	Has(rel string) bool
 }
 
 // New returns a Matcher with nothing but the built-in rules.
@@ -312,22 +345,83 @@ func (m *Matcher) Push(rules ...*Rules) *Matcher {
 	return &Matcher{parent: m, rules: keep}
 }
 
+// Track returns a Matcher for which the directories t holds below base
+// (the slash path of the directory holding ".git", relative to the
+// work-tree root) are tracked. It replaces the tracked set of m's
+// levels for every path below base. t nil means nothing is tracked
+// below base.
+func (m *Matcher) Track(base string, t Tracked) *Matcher {
+	if t == nil {
+		t = noneTracked{}
+	}
+	return &Matcher{parent: m, tracked: t, tbase: cleanBase(base)}
+}
+
+type noneTracked struct{}
+
+func (noneTracked) Has(string) bool { return false }
+
+// isTracked reports whether directory rel holds tracked paths under the
+// nearest tracked set.
+func (m *Matcher) isTracked(rel string) bool {
+	for f := m; f != nil; f = f.parent {
+		if f.tracked == nil {
+			continue
+		}
+		if f.tbase == "" {
+			return f.tracked.Has(rel)
+		}
+		if len(rel) <= len(f.tbase) || rel[len(f.tbase)] != '/' || rel[:len(f.tbase)] != f.tbase {
+			continue // not below this set's repository
+		}
+		return f.tracked.Has(rel[len(f.tbase)+1:])
+	}
+	return false
+}
+
 // Ignored reports whether the entry at rel (slash-separated, relative to
-// the work-tree root) is ignored: by a built-in rule on its own name, or
-// else by the deepest, last pattern that matches it. It judges rel alone:
-// a walker must not descend into ignored directories, which is how "a
-// file inside an ignored directory cannot be re-included" holds.
+// the work-tree root) is ignored, as Judge says, before any evidence is
+// looked at: a directory that Judge leaves to evidence is not ignored.
+// It judges rel alone: a walker must not descend into ignored
+// directories, which is how "a file inside an ignored directory cannot
+// be re-included" holds.
 func (m *Matcher) Ignored(rel string, isDir bool) bool {
+	return m.Judge(rel, isDir).Ignored
+}
+
+// Judge gives the verdict on the entry at rel (slash-separated, relative
+// to the work-tree root; isDir only for a real directory), in this
+// order: ".git" is ignored; else the deepest, last pattern of an ignore
+// file that matches decides ("!" un-ignores); else a file is kept; a
+// directory holding tracked paths is kept; a directory with a name of
+// BuiltinDirs is ignored; any other directory is kept unless it shows
+// evidence (Verdict.Probe; see Evidence).
+func (m *Matcher) Judge(rel string, isDir bool) Verdict {
 	rel = strings.TrimRight(rel, "/")
-	if IsBuiltin(rel[strings.LastIndexByte(rel, '/')+1:], isDir) {
-		return true
+	name := rel[strings.LastIndexByte(rel, '/')+1:]
+	if isDotGit(name) {
+		return Verdict{Ignored: true, Source: SourceGit}
 	}
 	for f := m; f != nil; f = f.parent {
 		for i := len(f.rules) - 1; i >= 0; i-- {
-			if ignored, found := f.rules[i].Match(rel, isDir); found {
-				return ignored
+			r := f.rules[i]
+			if j := r.match(rel, isDir); j >= 0 {
+				p := &r.pats[j]
+				return Verdict{Ignored: !p.negate, Source: SourceFile, Rules: r, Line: int(p.line), Pattern: p.text}
 			}
 		}
 	}
-	return false
+	if !isDir {
+		return Verdict{}
+	}
+	if m.isTracked(rel) {
+		return Verdict{Source: SourceTracked}
+	}
+	if _, ok := builtinSet[name]; ok {
+		return Verdict{Ignored: true, Source: SourceName}
+	}
+	if _, ok := evidenceSet[name]; ok {
+		return Verdict{Probe: ProbeName}
+	}
+	return Verdict{Probe: ProbeTag}
 }

@@ -2,6 +2,7 @@ package ignore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -483,10 +484,11 @@ func TestBuiltins(t *testing.T) {
 		{".git", false, true},
 		{"node_modules", true, true},
 		{"node_modules", false, false},
-		{".env", true, true},
+		{".env", true, false}, // evidence only: see TestJudge
 		{".env", false, false},
-		{"env", true, true},
-		{"target", true, true},
+		{"env", true, false},
+		{"target", true, false},
+		{"build", true, false},
 		{"__pycache__", true, true},
 		{".pnpm-store", true, true},
 		{"src", true, false},
@@ -503,8 +505,8 @@ func TestBuiltins(t *testing.T) {
 			t.Errorf("BuiltinDirs entry %q", d)
 		}
 	}
-	must := []string{"node_modules", ".venv", "venv", "env", ".env", "dist", "build", "target",
-		"__pycache__", ".pytest_cache", ".mypy_cache", ".cache", ".tox", ".nox", ".gradle",
+	must := []string{"node_modules",
+		"__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".nox", ".gradle",
 		".next", ".nuxt", ".turbo", ".parcel-cache", ".svelte-kit", ".terraform",
 		"bower_components", ".sass-cache", ".ruff_cache", ".hypothesis", ".eggs"}
 	for _, d := range must {
@@ -512,15 +514,20 @@ func TestBuiltins(t *testing.T) {
 			t.Errorf("%q is not built in", d)
 		}
 	}
+	for _, d := range []string{".venv", "venv", "env", ".env", "dist", "build", "target", "out", ".cache"} {
+		if IsBuiltin(d, true) || !slices.Contains(EvidenceDirs, d) {
+			t.Errorf("%q: not an evidence name", d)
+		}
+	}
 	m := New()
 	if !m.Ignored("a/b/node_modules", true) || m.Ignored("a/b/node_modules", false) ||
 		!m.Ignored(".git", false) || !m.Ignored("x/.git", true) || m.Ignored("x/.env", false) {
 		t.Error("Ignored does not apply the built-ins")
 	}
-	// Built-ins win over a re-including pattern.
+	// A negation re-includes a built-in name, never ".git".
 	m = m.Push(Parse("", []byte("!node_modules/\n!.git")))
-	if !m.Ignored("node_modules", true) || !m.Ignored("a/.git", true) {
-		t.Error("a negation re-included a built-in")
+	if m.Ignored("node_modules", true) || !m.Ignored("a/.git", true) {
+		t.Error("a negation did not re-include a built-in, or re-included .git")
 	}
 	if FileNames[0] != ".gitignore" || FileNames[1] != ".ignore" || FileNames[2] != ".turnbackignore" {
 		t.Errorf("FileNames = %v", FileNames)

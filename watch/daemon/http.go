@@ -5,6 +5,7 @@ package daemon
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -26,9 +27,13 @@ const TokenFile = "api.token"
 
 // LoadToken returns the store's bearer token for TCP clients; with
 // create, one is made (32 random bytes, hex, mode 0600) when there is
-// none.
+// none. A token or store other users can reach is an error that says
+// how to fix it (on unix: checkTokenPrivate).
 func LoadToken(storeDir string, create bool) (string, error) {
 	p := filepath.Join(storeDir, TokenFile)
+	if err := checkTokenPrivate(storeDir, p); err != nil {
+		return "", err
+	}
 	data, err := os.ReadFile(p)
 	if err == nil {
 		tok := strings.TrimSpace(string(data))
@@ -53,7 +58,8 @@ func LoadToken(storeDir string, create bool) (string, error) {
 		return "", fmt.Errorf("daemon: token: %w", err)
 	}
 	_, werr := f.WriteString(tok + "\n")
-	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+	serr, cerr := f.Sync(), f.Close()
+	if err := cmp.Or(werr, serr, cerr); err != nil {
 		os.Remove(p)
 		return "", fmt.Errorf("daemon: token: %w", err)
 	}

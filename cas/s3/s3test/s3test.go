@@ -3,7 +3,8 @@
 // 127.0.0.1. The program is $TURNBACK_TEST_VERSITYGW, or versitygw on
 // PATH or in $(go env GOPATH)/bin. Without it the test is skipped with a
 // message, except under CI (CI set), where it fails: CI installs it
-// (.ci/run).
+// (.ci/run). The tests that start one are in the slow tier
+// (internal/testtier): Start skips them unless TURNBACK_TEST_SLOW=1.
 //
 // # Failure behaviour
 //
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // Credentials of the test server's root account.
@@ -58,6 +60,7 @@ func Binary() string {
 // Start starts a server for t (see the package doc).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	testtier.Slow(t)
 	bin := Binary()
 	if bin == "" {
 		msg := "versitygw not found: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 (or set TURNBACK_TEST_VERSITYGW)"

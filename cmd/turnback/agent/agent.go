@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/internal/sessname"
 )
 
 // Action is what turnback does for a hook event.
@@ -140,16 +140,21 @@ func Budget(getenv func(string) string) time.Duration {
 func SessionName(id string) string {
 	var b strings.Builder
 	for _, r := range id {
-		// Control characters (C1 too: some terminals obey them) and
-		// bytes that are not UTF-8 (U+FFFD here) would reach the
-		// terminal wherever the session is named.
-		if r <= ' ' || r == '/' || r == 0x7f || termout.IsC1(r) || r == utf8.RuneError {
+		// What the session name rule refuses (package sessname):
+		// control characters (C1 too: some terminals obey them), bytes
+		// that are not UTF-8 (U+FFFD here), spaces, slashes.
+		if !sessname.ValidRune(r) {
 			r = '_'
 		}
-		if b.Len()+utf8.RuneLen(r) > 200 {
+		if b.Len()+utf8.RuneLen(r) > sessname.MaxLen {
 			break
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	switch s := b.String(); s {
+	case ".", "..": // path segments, not names
+		return strings.Repeat("_", len(s))
+	default:
+		return s
+	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -11,7 +12,7 @@ import (
 // FuzzSessionName: any non-empty session id an agent sends becomes a
 // valid session name, the same one every time.
 func FuzzSessionName(f *testing.F) {
-	for _, s := range []string{"3f1c9a52-7d0e-4b8a-9c41-2e5d6f7a8b90", "a b/c", "\x00\x7f", "é", "\xff\xfe", string(make([]byte, 300))} {
+	for _, s := range []string{"3f1c9a52-7d0e-4b8a-9c41-2e5d6f7a8b90", "a b/c", "\x00\x7f", "é", "\xff\xfe", string(make([]byte, 300)), ".", "..", `a\b`, "a\u202eb", "\u00a0", strings.Repeat("é", 150)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {

@@ -108,6 +108,23 @@ func (a *Agent) Tell(ev Event, notice *turnback.Notice, getenv func(string) stri
 	return Output(ev.Name, text)
 }
 
+// DroppedNote is what the end hook says on stderr after end's --json
+// document doc (a watch daemon's) or result res: for a turn dropped
+// although skipped paths changed, which and why; "" otherwise.
+func DroppedNote(doc []byte, res *turnback.SnapResult) string {
+	if res != nil {
+		if !res.Dropped || res.Closed == nil || len(res.IgnoredChanged) == 0 {
+			return ""
+		}
+		return "turnback: " + termout.DroppedWhy(res.Closed.N, res.IgnoredChanged)
+	}
+	var d termout.SnapJSON
+	if json.Unmarshal(doc, &d) != nil || len(d.IgnoredChanged) == 0 {
+		return ""
+	}
+	return "turnback: " + d.Message
+}
+
 // Skip reports a hook that skipped its work (the agent goes on): warning
 // on stderr, logged in hook.log of store.
 func (a *Agent) Skip(stderr io.Writer, store, warning string, logged error) {

@@ -88,6 +88,10 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 		// Through a watch daemon, the snap takes the notice and prints
 		// it (DecodeNotice).
 		p.Args = append(p.Args, "--json", "snap", "--take-notice")
+	} else if ev.Action == End {
+		// Through a watch daemon, end's document says whether the turn
+		// changed only ignored paths (DroppedNote).
+		p.Args = append(p.Args, "--json", "end")
 	} else {
 		p.Args = append(p.Args, ev.Action.String())
 	}

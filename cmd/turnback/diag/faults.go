@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testhook"
 )
 
 // InstallFaults arms the crash-injection hook the tests use, from
@@ -23,7 +24,7 @@ func InstallFaults(repo *turnback.Repo, getenv func(string) string, stderr io.Wr
 		return
 	}
 	step := 0
-	repo.SetRestoreHook(func(name string) error {
+	testhook.SetRestoreHook(repo, func(name string) error {
 		step++
 		if trace {
 			fmt.Fprintf(stderr, "step %d: %s\n", step, name)

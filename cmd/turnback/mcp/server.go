@@ -48,7 +48,7 @@ func Command(config func() Config) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve turnback's tools to an agent over MCP (stdio)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return Serve(cmd.Context(), &sdk.StdioTransport{}, config())
+			return Serve(cmd.Context(), &LineTransport{In: cmd.InOrStdin(), Out: cmd.OutOrStdout()}, config())
 		},
 	}
 }

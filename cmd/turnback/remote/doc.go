@@ -1,6 +1,7 @@
 // Package remote holds the commands of turnback's remote: remote set,
-// remote show, remote verify, remote gc, push, pull and clone. Package
-// main registers them with Commands, giving them what they need in Env.
+// remote show, remote verify, remote gc, push, pull and clone, over
+// internal/remote. Package main registers them with Commands, giving
+// them what they need in Env.
 // What users see is in docs/remote.md.
 //
 // # Terms
@@ -24,7 +25,8 @@
 //
 // # Errors
 //
-// The root API's (ErrNoRemote, ErrRemoteSession, ErrDiverged,
-// ErrNotEmpty, ErrVerify) and package s3's. A bad address or flag is a
-// usage error. remote verify that finds problems exits 1.
+// Those of internal/remote (ErrNoRemote, ErrRemoteSession, ErrNotEmpty),
+// the root API's (ErrDiverged, ErrVerify) and package s3's. A bad address or flag is a
+// usage error. A pull refused as diverged is a conflict, exit 3: nothing
+// changed. remote verify that finds problems exits 1.
 package remote

@@ -50,8 +50,11 @@ writes (an agent's snap) does not wait for the network.`, `  turnback push
 	"pull": {`Bring the remote's newest head of the session into the store: what the
 store lacks is downloaded, every record verified against its address
 before it is written, then the session's turns are recorded. The folder
-is not changed (restore or undo then work on the pulled turns). A local
-session with turns the remote's lacks is refused (diverged).`, `  turnback pull --session agent-1`},
+is not changed (restore or undo then work on the pulled turns). Local
+state is never lost: a local session that holds everything the remote's
+does (undos, redos and turns not pushed included) is kept as it is
+("nothing to pull"); one that changed here while the remote's changed
+too is refused with exit 3, nothing changed (diverged).`, `  turnback pull --session agent-1`},
 	"clone": {`Make FOLDER (empty, or absent) a copy of a remote session: its store
 (--store, or the default place) gets the session's turns and what they
 reach, the remote is recorded in it, then the folder is restored to the

@@ -11,6 +11,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	s3remote "github.com/turnback/turnback/internal/remote"
 )
 
 // Env is what the commands need of package main.
@@ -70,8 +71,8 @@ func fill(c *cobra.Command) {
 // config returns the store's remote with what the environment adds, and
 // a client for it.
 func (e *Env) client(cmd *cobra.Command, repo *turnback.Repo) (s3.Config, *s3.Client, error) {
-	cfg, err := repo.Remote(cmd.Context())
-	if errors.Is(err, turnback.ErrNoRemote) {
+	cfg, err := s3remote.Config(cmd.Context(), repo)
+	if errors.Is(err, s3remote.ErrNoRemote) {
 		return cfg, nil, fmt.Errorf("%w: turnback remote set s3://BUCKET/PREFIX", err)
 	}
 	if err != nil {
@@ -153,7 +154,7 @@ func (e *Env) setCmd() *cobra.Command {
 				return err
 			}
 			return e.WithRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				if err := repo.SetRemote(cmd.Context(), cfg); err != nil {
+				if err := s3remote.Set(cmd.Context(), repo, cfg); err != nil {
 					return err
 				}
 				e.print(showDoc(cfg, stored), "remote: "+cfg.URL+"\n")
@@ -177,7 +178,7 @@ func (e *Env) showCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
-				cfg, err := repo.Remote(cmd.Context())
+				cfg, err := s3remote.Config(cmd.Context(), repo)
 				if err != nil {
 					return err
 				}
@@ -208,7 +209,7 @@ func (e *Env) verifyCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				res, err := turnback.RemoteVerify(cmd.Context(), c)
+				res, err := s3remote.Verify(cmd.Context(), c)
 				if err != nil && !errors.Is(err, turnback.ErrVerify) {
 					return err
 				}
@@ -242,7 +243,7 @@ func (e *Env) gcCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				res, err := turnback.RemoteGC(cmd.Context(), c, turnback.RemoteGCOptions{Grace: grace, DryRun: dry})
+				res, err := s3remote.GC(cmd.Context(), c, s3remote.GCOptions{Grace: grace, DryRun: dry})
 				if err != nil {
 					return err
 				}
@@ -252,7 +253,7 @@ func (e *Env) gcCmd() *cobra.Command {
 			})
 		},
 	}
-	c.Flags().DurationVar(&grace, "grace", turnback.DefaultRemoteGrace, "delete a pack only once a gc run this long ago found nothing naming it; pushes must finish within it")
+	c.Flags().DurationVar(&grace, "grace", s3remote.DefaultGrace, "delete a pack only once a gc run this long ago found nothing naming it; pushes must finish within it")
 	c.Flags().BoolVar(&dry, "dry-run", false, "only count")
 	return c
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	s3remote "github.com/turnback/turnback/internal/remote"
 )
 
 func (e *Env) pushCmd() *cobra.Command {
@@ -43,8 +44,8 @@ func (e *Env) pushCmd() *cobra.Command {
 					return err
 				}
 			}
-			var res *turnback.PushResult
-			var staged *turnback.StagedPush
+			var res *s3remote.PushResult
+			var staged *s3remote.StagedPush
 			var stageDir string
 			release := func() {}
 			defer func() {
@@ -72,9 +73,9 @@ func (e *Env) pushCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				o := turnback.PushOptions{All: all, Parallel: jobs, PackSize: packSize}
+				o := s3remote.PushOptions{All: all, Parallel: jobs, PackSize: packSize}
 				if progress {
-					o.Progress = func(p turnback.PushProgress) {
+					o.Progress = func(p s3remote.PushProgress) {
 						fmt.Fprintf(e.Stderr, "\rpushing: %d packs, %s sent ", p.Packs, termout.HumanBytes(p.BytesSent))
 					}
 				}
@@ -84,7 +85,7 @@ func (e *Env) pushCmd() *cobra.Command {
 				if stageDir, err = newStageDir(repo.StoreDir()); err != nil {
 					return err
 				}
-				staged, err = repo.StagePush(cmd.Context(), c, o, stageDir)
+				staged, err = s3remote.StagePush(cmd.Context(), repo, c, o, stageDir)
 				return err
 			})
 			if err == nil && staged != nil {
@@ -108,7 +109,7 @@ func (e *Env) pushCmd() *cobra.Command {
 	c.Flags().Lookup("log").Hidden = true
 	c.Flags().BoolVar(&all, "all", false, "push every session of the store")
 	c.Flags().IntVar(&jobs, "jobs", 4, "uploads at once")
-	c.Flags().IntVar(&packSize, "pack-size", turnback.DefaultPackSize, "bytes a pack holds on average (its boundaries depend on its content)")
+	c.Flags().IntVar(&packSize, "pack-size", s3remote.DefaultPackSize, "bytes a pack holds on average (its boundaries depend on its content)")
 	return c
 }
 
@@ -137,7 +138,7 @@ func (e *Env) probe(cmd *cobra.Command) error {
 
 // pushOutcome is push's human line: what it sent, or, for the log of a
 // background push, that push of session failed and why.
-func pushOutcome(session string, res *turnback.PushResult, err error) string {
+func pushOutcome(session string, res *s3remote.PushResult, err error) string {
 	if err != nil {
 		what := "push"
 		if session != "" {
@@ -161,9 +162,13 @@ func (e *Env) pullCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				res, err := repo.Pull(cmd.Context(), c, turnback.PullOptions{Session: e.Session()})
+				res, err := s3remote.Pull(cmd.Context(), repo, c, s3remote.PullOptions{Session: e.Session()})
 				if err != nil {
 					return err
+				}
+				if res.NothingNew {
+					e.print(res, fmt.Sprintf("nothing to pull: session %s here holds everything the remote's does; kept as it is\n", res.Session))
+					return nil
 				}
 				e.print(res, fmt.Sprintf("pulled %s: %d turns, %d objects, %s received\n",
 					res.Session, res.Turns, res.Objects, termout.HumanBytes(res.BytesReceived)))
@@ -211,7 +216,7 @@ func (e *Env) cloneCmd() *cobra.Command {
 			if err != nil {
 				return e.Usage(err)
 			}
-			res, err := turnback.Clone(cmd.Context(), c, cfg, filepath.Clean(folder), turnback.Options{Store: store, Session: session})
+			res, err := s3remote.Clone(cmd.Context(), c, cfg, filepath.Clean(folder), turnback.Options{Store: store, Session: session})
 			if err != nil {
 				return err
 			}
@@ -234,7 +239,7 @@ func (e *Env) cloneCmd() *cobra.Command {
 // (a push that takes longer fails anyway: the remote gc grace period).
 const (
 	stagePrefix = "push-stage-"
-	staleStage  = turnback.DefaultRemoteGrace
+	staleStage  = s3remote.DefaultGrace
 )
 
 // newStageDir makes a push's staging directory in storeDir, removing

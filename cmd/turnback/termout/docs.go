@@ -2,6 +2,7 @@ package termout
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/turnback/turnback"
@@ -21,6 +22,9 @@ type SnapJSON struct {
 	// Notice: what snap --take-notice (the agent hook's, through a
 	// watch daemon) took.
 	Notice *turnback.Notice `json:"notice,omitempty"`
+	// IgnoredChanged: the turn was dropped, and these skipped paths
+	// changed during it (SnapResult.IgnoredChanged).
+	IgnoredChanged []turnback.Ignored `json:"ignored_changed,omitempty"`
 }
 
 func SnapDoc(res *turnback.SnapResult) SnapJSON {
@@ -33,7 +37,10 @@ func SnapDoc(res *turnback.SnapResult) SnapJSON {
 	case res.NoOpenTurn:
 		d.Message = NoOpenTurn(res.Session)
 	case res.Dropped && res.Closed != nil && res.Closed.ClosedBy == "end":
-		d.Message = Dropped(res.Turn)
+		d.Message = DroppedWhy(res.Turn, res.IgnoredChanged)
+	}
+	if res.Dropped {
+		d.IgnoredChanged = res.IgnoredChanged
 	}
 	return d
 }
@@ -56,6 +63,48 @@ func NoOpenTurn(session string) string {
 
 func Dropped(turn int) string {
 	return fmt.Sprintf("turn %d changed nothing and was dropped", turn)
+}
+
+// maxIgnoredNamed bounds the paths DroppedWhy names.
+const maxIgnoredNamed = 5
+
+// DroppedWhy is Dropped, or for a turn that changed skipped paths only
+// (changed), says which and why they are skipped.
+func DroppedWhy(turn int, changed []turnback.Ignored) string {
+	if len(changed) == 0 {
+		return Dropped(turn)
+	}
+	var names []string
+	for i, ig := range changed {
+		if i == maxIgnoredNamed {
+			names = append(names, fmt.Sprintf("and %d more", len(changed)-i))
+			break
+		}
+		slash := ""
+		if ig.Dir {
+			slash = "/"
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", QuotePath(ig.Path+slash), IgnoredWhy(ig)))
+	}
+	return fmt.Sprintf("turn %d changed only ignored paths: %s; nothing to undo for it", turn, strings.Join(names, ", "))
+}
+
+// UndidAfterDropped says which turn an undo undid when the session's
+// latest turn had been dropped (RestoreResult.AfterDropped), "" otherwise.
+func UndidAfterDropped(res *turnback.RestoreResult, now time.Time) string {
+	if res.AfterDropped == 0 || len(res.Moved) == 0 || res.DryRun != nil {
+		return ""
+	}
+	t := res.Moved[len(res.Moved)-1]
+	when := t.Ended
+	if when.IsZero() {
+		when = t.Started
+	}
+	msg := ""
+	if t.Message != "" {
+		msg = fmt.Sprintf(" %q", SafeText(t.Message))
+	}
+	return fmt.Sprintf("turn %d changed nothing turnback captures and was dropped: this undid turn %d%s (ended %s)", res.AfterDropped, t.N, msg, Ago(when, now))
 }
 
 var ChangeMarks = map[turnback.ChangeKind]string{
@@ -192,6 +241,10 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 	}
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
+	}
+	if res.AfterDropped > 0 {
+		doc["after_dropped"] = res.AfterDropped
+		doc["message"] = UndidAfterDropped(res, time.Now())
 	}
 	// Names that are not valid UTF-8: the lists carry display forms, and
 	// "<list>_bytes" (only then) every such name exactly (PathsBytes).

@@ -50,18 +50,19 @@ func WriteJSON(w io.Writer, v any) {
 
 // Failure reports a command's error: msg on stderr, made safe for a
 // terminal (error messages name paths and quote what the user typed),
-// with the way to usage help when usage is set; with json also one
-// document on stdout: doc (nil: an empty one) with "error" and
+// then the CLI's own hint as it is (it may begin a new line), with the
+// way to usage help when usage is set; with json also one document on
+// stdout: doc (nil: an empty one) with "error" (msg and hint) and
 // "exit_code".
-func Failure(stdout, stderr io.Writer, msg string, code int, doc map[string]any, json, usage bool) {
+func Failure(stdout, stderr io.Writer, msg, hint string, code int, doc map[string]any, json, usage bool) {
 	if json {
 		if doc == nil {
 			doc = map[string]any{}
 		}
-		doc["error"], doc["exit_code"] = msg, code
+		doc["error"], doc["exit_code"] = msg+hint, code
 		WriteJSON(stdout, doc)
 	}
-	fmt.Fprintln(stderr, SafeText(msg))
+	fmt.Fprintln(stderr, SafeText(msg)+hint)
 	if usage {
 		fmt.Fprintln(stderr, "Run 'turnback --help' for usage.")
 	}

@@ -35,6 +35,9 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
 		}
 		turns += ", only " + strings.Join(quoted, " ")
 	}
+	if s := UndidAfterDropped(res, time.Now()); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	fmt.Fprintf(w, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(p.Restored), len(p.Deleted), len(p.Created))
 	merged := map[string]string{}
 	for _, q := range p.Merged {
@@ -197,9 +200,9 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 // Repaired writes what verify --repair rebuilt (on w) and the damage
 // its verify found (on stderr).
 func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
-	if s := res.Store; s == nil {
+	if s := res.Store; s == nil && res.Log == nil {
 		fmt.Fprintln(w, "nothing to repair: the database opens")
-	} else {
+	} else if s != nil {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
 		fmt.Fprintf(w, "  the damaged database is kept, whole, in %s\n", s.MovedTo)
 		fmt.Fprintf(w, "  rebuilt from %d table files and %d memtable logs: %d records, %d pack files linked\n", s.Tables, s.Memtables, s.Keys, s.Packs)
@@ -213,6 +216,9 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 			fmt.Fprintf(w, "  %d records named Badger's value log and were not recovered\n", s.Lost)
 		}
 	}
+	if res.Log != nil {
+		LogSalvaged(w, res.Log)
+	}
 	for _, p := range res.Verify.Problems {
 		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
 	}
@@ -222,6 +228,9 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 // stdout, the turn it started on stderr.
 func Snapped(stdout, stderr io.Writer, res *turnback.SnapResult) {
 	fmt.Fprintln(stdout, res.Snapshot.Short())
+	if res.Dropped && res.Closed != nil && len(res.IgnoredChanged) > 0 {
+		fmt.Fprintln(stderr, DroppedWhy(res.Closed.N, res.IgnoredChanged))
+	}
 	what := "started"
 	if res.Kept {
 		what = "still open (nothing changed since it started)"
@@ -238,7 +247,7 @@ func Ended(stdout, stderr io.Writer, res *turnback.SnapResult) {
 		fmt.Fprintln(stdout, NoOpenTurn(res.Session))
 	case res.Dropped:
 		fmt.Fprintln(stdout, res.Snapshot.Short())
-		fmt.Fprintln(stderr, Dropped(res.Turn))
+		fmt.Fprintln(stderr, DroppedWhy(res.Turn, res.IgnoredChanged))
 	default:
 		fmt.Fprintln(stdout, res.Snapshot.Short())
 		c := res.Closed

@@ -14,6 +14,9 @@ import (
 func StatusDoc(st *turnback.StatusResult, session string) map[string]any {
 	doc := map[string]any{"base": IDOrEmpty(st.Base.IsZero(), st.Base.String()), "current": st.Current.String(),
 		"session": session, "changes": ChangeDocs(st.Changes), "stats": StatsDoc(st.Stats, st.Watch)}
+	if st.Ignored != nil {
+		doc["ignored"] = st.Ignored
+	}
 	return doc
 }
 
@@ -30,6 +33,30 @@ func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) 
 	if len(st.Changes) == 0 && !st.Base.IsZero() {
 		fmt.Fprintln(w, "no changes since", st.Base.Short())
 	}
+	if st.Ignored == nil {
+		return
+	}
+	if len(st.Ignored) == 0 {
+		fmt.Fprintln(w, "nothing is skipped")
+		return
+	}
+	fmt.Fprintf(w, "skipped (never captured, never touched by undo): %d path%s\n", len(st.Ignored), Plural(len(st.Ignored)))
+	for _, ig := range st.Ignored {
+		slash := ""
+		if ig.Dir {
+			slash = "/"
+		}
+		fmt.Fprintf(w, "%s %s  %s\n", Paint(color, MarkColor("I"), "I"), QuotePath(ig.Path+slash), IgnoredWhy(ig))
+	}
+}
+
+// IgnoredWhy says in a few words why a path is skipped: the rule, and
+// the ignore file's line or the marker found.
+func IgnoredWhy(ig turnback.Ignored) string {
+	if ig.Rule == "evidence" {
+		return "generated: holds " + QuotePath(ig.Evidence)
+	}
+	return SafeText(ig.Reason)
 }
 
 // LogDoc is the --json document of log: the session (its name and

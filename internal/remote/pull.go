@@ -1,13 +1,13 @@
-package turnback
+package remote
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/manifest"
@@ -18,6 +18,10 @@ type PullResult struct {
 	Session string `json:"session"`
 	Head    string `json:"head"` // the head pulled (s3://BUCKET/KEY)
 	Turns   int    `json:"turns"`
+	// NothingNew: the store's session already held everything the
+	// remote's does (it may hold more: turns, undos, redos not pushed);
+	// it was kept as it was and nothing was downloaded.
+	NothingNew bool `json:"nothing_new,omitempty"`
 	// Objects is the number of records (trees, blobs, chunk lists)
 	// downloaded, RecordBytes their stored size; BytesReceived counts
 	// every byte downloaded (indexes and heads too), Requests every
@@ -40,145 +44,94 @@ type PullOptions struct {
 	Parallel int
 }
 
-// Pull brings the remote's newest head of a session into the store:
+// Pull brings the remote's newest head of a session into r's store:
 // every tree, blob and chunk list it reaches that the store lacks,
 // verified against its address before it is written, then the
 // session's records (after the content is flushed, so a pull stopped
-// part way leaves only unreferenced blobs). A local session with turns
-// the remote's does not have is ErrDiverged; the work tree is not
-// touched.
-func (r *Repo) Pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResult, error) {
-	if err := r.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer r.unlock()
-	if r.readOnly {
-		return nil, ErrReadOnly
-	}
-	return r.pull(ctx, c, o)
-}
-
-func (r *Repo) pull(ctx context.Context, c *s3.Client, o PullOptions) (*PullResult, error) {
+// part way leaves only unreferenced blobs). It never forgets local
+// state: a local session that holds everything the remote's does is
+// kept as it is (NothingNew), and one that changed since the two last
+// matched, where the remote's changed too, is turnback.ErrDiverged
+// (see Repo.ImportSession); the work tree is not touched.
+func Pull(ctx context.Context, r *turnback.Repo, c *s3.Client, o PullOptions) (*PullResult, error) {
 	if o.Session == "" {
-		o.Session = r.session
+		o.Session = r.Session()
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 8
 	}
 	recv0, req0 := c.Received.Load(), c.Requests.Load()
-	heads, err := c.List(ctx, s3.HeadsDir("", o.Session))
+	h := &headSource{c: c, par: o.Parallel}
+	imp, err := r.ImportSession(ctx, o.Session, h)
 	if err != nil {
 		return nil, err
 	}
-	key := newestHead(heads, o.Session)
-	if key == "" {
-		return nil, fmt.Errorf("%w: %s (s3://%s/%s)", ErrRemoteSession, o.Session, c.Bucket, c.Prefix)
-	}
-	res := &PullResult{Session: o.Session, Head: "s3://" + c.Bucket + "/" + c.Prefix + key, Fetched: map[cas.Hash]int{}}
-	data, err := c.Get(ctx, c.Prefix+key, s3.MaxHead)
-	if err != nil {
-		return nil, err
-	}
-	head, err := s3.DecodeHead(data)
-	if err == nil && head.Session != o.Session {
-		err = fmt.Errorf("%w: head of session %q", s3.ErrCorrupt, head.Session)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w (%s)", err, res.Head)
-	}
-	sess, turns, roots, err := headRoots(head)
-	if err != nil {
-		return nil, fmt.Errorf("%w (%s)", err, res.Head)
-	}
-	if err := r.checkDiverged(ctx, sess, turns); err != nil {
-		return nil, err
-	}
-	var packs []cas.Hash
-	for _, s := range head.Packs {
-		id, _ := cas.ParseHash(s)
-		packs = append(packs, id)
-	}
-	ix, err := loadIndexes(ctx, c, packs)
-	if err != nil {
-		return nil, err
-	}
-	f := &fetcher{r: r, c: c, ix: ix, res: res, par: o.Parallel, batch: r.backend.NewBatch(), spare: map[cas.Hash][]byte{}}
-	defer f.batch.Cancel()
-	if err := f.run(ctx, roots); err != nil {
-		return nil, err
-	}
-	if err := f.batch.Flush(); err != nil {
-		return nil, err
-	}
-	seen := map[cas.Hash]bool{}
-	for _, h := range f.chunked {
-		if err := r.store.Verify(ctx, h, seen); err != nil {
-			return nil, fmt.Errorf("turnback: pull: content %s: %w", h.Short(), err)
-		}
-	}
-	if err := r.backend.Sync(); err != nil {
-		return nil, err
-	}
-	var writes []cas.Entry
-	var deletes [][]byte
-	for _, rec := range head.Records {
-		k := []byte(rec.Key)
-		if ok, err := r.backend.Has(ctx, k); err != nil {
-			return nil, err
-		} else if ok && (strings.HasPrefix(rec.Key, prefixSnap) || strings.HasPrefix(rec.Key, prefixCheckpoint)) {
-			continue // the local record of a state stays as it is
-		}
-		writes = append(writes, cas.Entry{Key: k, Value: rec.Value})
-	}
-	err = r.backend.Scan(ctx, []byte(prefixTurn+o.Session+"/"), true, func(k, _ []byte) error {
-		for _, rec := range head.Records {
-			if rec.Key == string(k) {
-				return nil
-			}
-		}
-		deletes = append(deletes, append([]byte(nil), k...))
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if sess.Last != "" {
-		res.last, _ = cas.ParseHash(sess.Last)
-		if cur, err := r.latest(ctx); err != nil {
-			return nil, err
-		} else if cur.IsZero() {
-			writes = append(writes, cas.Entry{Key: []byte(keyLatest), Value: []byte(sess.Last)})
-		}
-	}
-	if err := r.commit(ctx, writes, deletes); err != nil {
-		return nil, err
-	}
-	res.Turns = len(sess.Turns)
+	res := h.res
+	res.NothingNew, res.Turns, res.last = imp.Kept, imp.Turns, imp.Last
 	res.BytesReceived = c.Received.Load() - recv0
 	res.Requests = c.Requests.Load() - req0
 	return res, nil
 }
 
-// checkDiverged refuses a pull over a local session whose turns differ
-// from the remote's under the same number, or that has turns past the
-// remote's.
-func (r *Repo) checkDiverged(ctx context.Context, remote *sessionRecord, turns map[int]*Turn) error {
-	local, err := r.loadSession(ctx, remote.Name)
+// headSource gives Repo.ImportSession a session's newest head.
+type headSource struct {
+	c    *s3.Client
+	par  int
+	head *s3.Head
+	res  *PullResult
+}
+
+// Records reads the session's newest head.
+func (h *headSource) Records(ctx context.Context, session string) ([]turnback.Record, string, error) {
+	c := h.c
+	heads, err := listHeads(ctx, c, session)
+	if err != nil {
+		return nil, "", err
+	}
+	key := newestHead(heads, session)
+	if key == "" {
+		return nil, "", fmt.Errorf("%w: %s (s3://%s/%s)", ErrRemoteSession, session, c.Bucket, c.Prefix)
+	}
+	h.res = &PullResult{Session: session, Head: "s3://" + c.Bucket + "/" + c.Prefix + key, Fetched: map[cas.Hash]int{}}
+	data, err := c.Get(ctx, c.Prefix+key, s3.MaxHead)
+	if err != nil {
+		return nil, "", err
+	}
+	head, err := s3.DecodeHead(data)
+	if err == nil && head.Session != session {
+		err = fmt.Errorf("%w: head of session %q", s3.ErrCorrupt, head.Session)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%w (%s)", err, h.res.Head)
+	}
+	h.head = head
+	return records(head.Records), h.res.Head, nil
+}
+
+// Fetch downloads what the store lacks of the packs the head names.
+func (h *headSource) Fetch(ctx context.Context, content *cas.Store, roots []cas.Hash) error {
+	var packs []cas.Hash
+	for _, s := range h.head.Packs {
+		id, _ := cas.ParseHash(s)
+		packs = append(packs, id)
+	}
+	ix, err := loadIndexes(ctx, h.c, packs)
 	if err != nil {
 		return err
 	}
-	if local.NextTurn > remote.NextTurn {
-		return fmt.Errorf("%w: session %s has turns up to %d here, %d on the remote (push it, or clone into another folder)",
-			ErrDiverged, remote.Name, local.NextTurn-1, remote.NextTurn-1)
+	be := content.Backend()
+	f := &fetcher{store: content, be: be, c: h.c, ix: ix, res: h.res, par: h.par, batch: be.NewBatch(), spare: map[cas.Hash][]byte{}}
+	defer f.batch.Cancel()
+	if err := f.run(ctx, roots); err != nil {
+		return err
 	}
-	for _, n := range local.Turns {
-		t, err := r.loadTurn(ctx, remote.Name, n)
-		if err != nil {
-			return err
-		}
-		rt, ok := turns[n]
-		if !ok || rt.Before != t.Before || (!t.Open() && !rt.Open() && rt.After != t.After) {
-			return fmt.Errorf("%w: session %s: turn %d differs", ErrDiverged, remote.Name, n)
+	if err := f.batch.Flush(); err != nil {
+		return err
+	}
+	seen := map[cas.Hash]bool{}
+	for _, c := range f.chunked {
+		if err := content.Verify(ctx, c, seen); err != nil {
+			return fmt.Errorf("turnback: pull: content %s: %w", c.Short(), err)
 		}
 	}
 	return nil
@@ -188,7 +141,8 @@ func (r *Repo) checkDiverged(ctx context.Context, remote *sessionRecord, turns m
 // lacks, then their subtrees, then content (blobs and chunk lists, then
 // chunks), each in as few ranged GETs as the packs allow.
 type fetcher struct {
-	r       *Repo
+	store   *cas.Store
+	be      cas.Backend
 	c       *s3.Client
 	ix      *remoteIndex
 	res     *PullResult
@@ -219,10 +173,10 @@ func (f *fetcher) run(ctx context.Context, roots []cas.Hash) error {
 				continue
 			}
 			seen[h] = true
-			if ok, err := f.r.backend.Has(ctx, cas.BlobKey(h)); err != nil {
+			if ok, err := f.be.Has(ctx, cas.BlobKey(h)); err != nil {
 				return err
 			} else if ok {
-				t, err := manifest.NewStoreLoader(f.r.store).LoadTree(ctx, h)
+				t, err := manifest.NewStoreLoader(f.store).LoadTree(ctx, h)
 				if err != nil {
 					return fmt.Errorf("turnback: pull: local tree %s: %w", h.Short(), err)
 				}
@@ -265,12 +219,12 @@ func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
 			continue
 		}
 		seen[h] = true
-		if ok, err := f.r.backend.Has(ctx, cas.BlobKey(h)); err != nil {
+		if ok, err := f.be.Has(ctx, cas.BlobKey(h)); err != nil {
 			return err
 		} else if ok {
 			continue
 		}
-		if ok, err := f.r.backend.Has(ctx, cas.IndexKey(h)); err != nil {
+		if ok, err := f.be.Has(ctx, cas.IndexKey(h)); err != nil {
 			return err
 		} else if ok {
 			lists = append(lists, h) // its chunks may still be missing
@@ -293,7 +247,7 @@ func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
 				continue
 			}
 			seen[c.Hash] = true
-			if ok, err := f.r.backend.Has(ctx, cas.BlobKey(c.Hash)); err != nil {
+			if ok, err := f.be.Has(ctx, cas.BlobKey(c.Hash)); err != nil {
 				return false, err
 			} else if !ok {
 				chunks = append(chunks, want{c.Hash, s3.KindBlob})
@@ -303,7 +257,7 @@ func (f *fetcher) content(ctx context.Context, files []cas.Hash) error {
 		return added, nil
 	}
 	for _, h := range lists {
-		refs, _, err := f.r.store.Chunks(ctx, h)
+		refs, _, err := f.store.Chunks(ctx, h)
 		if err != nil {
 			return err
 		}

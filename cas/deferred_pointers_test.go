@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// rev2Deferred returns a deferred store over an existing (empty) database.
-func rev2Deferred(t *testing.T) (*Badger, string) {
+// deferredOverEmpty returns a deferred store over an existing, empty
+// database.
+func deferredOverEmpty(t *testing.T) (*Badger, string) {
 	t.Helper()
 	dir := emptyStore(t)
 	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
@@ -23,7 +24,7 @@ func rev2Deferred(t *testing.T) (*Badger, string) {
 	return d, dir
 }
 
-func rev2RemovePacks(t *testing.T, dir string) {
+func removeAllPacks(t *testing.T, dir string) {
 	t.Helper()
 	list, err := listPacks(dir)
 	if err != nil || len(list) == 0 {
@@ -36,7 +37,7 @@ func rev2RemovePacks(t *testing.T, dir string) {
 	}
 }
 
-// TestRev2KeysOnlyScanReadsPackedValues: a keys-only Scan must not read
+// TestDeferredKeysOnlyScanSkipsPacks: a keys-only Scan must not read
 // values. Badger's own scan does not (a write-mode store's pointers are
 // never unpacked for it), but the scratch's emit calls own(), which
 // unpacks every pointer of the overlay layers: every keys-only scan of a
@@ -44,7 +45,7 @@ func rev2RemovePacks(t *testing.T, dir string) {
 // refs, marker) reads each pointed-to value back from its pack and
 // fails when one pack is unreadable, where the write-mode store's
 // keys-only scan does not.
-func TestRev2KeysOnlyScanReadsPackedValues(t *testing.T) {
+func TestDeferredKeysOnlyScanSkipsPacks(t *testing.T) {
 	ctx := t.Context()
 	big := bytes.Repeat([]byte("v"), 5000)
 
@@ -61,7 +62,7 @@ func TestRev2KeysOnlyScanReadsPackedValues(t *testing.T) {
 	if err := wb.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	rev2RemovePacks(t, wdir)
+	removeAllPacks(t, wdir)
 	n := 0
 	if err := w.Scan(ctx, []byte("b/"), true, func(k, v []byte) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("write mode: keys-only scan: %d keys, %v", n, err)
@@ -70,7 +71,7 @@ func TestRev2KeysOnlyScanReadsPackedValues(t *testing.T) {
 
 	// Deferred: the same keys-only scan, its pointer in the uncommitted
 	// layer, then (after Sync) in the committed one.
-	d, dir := rev2Deferred(t)
+	d, dir := deferredOverEmpty(t)
 	defer d.Close()
 	bt := d.NewBatch()
 	if err := bt.Put([]byte("b/1"), big); err != nil {
@@ -82,7 +83,7 @@ func TestRev2KeysOnlyScanReadsPackedValues(t *testing.T) {
 	if err := d.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	rev2RemovePacks(t, dir)
+	removeAllPacks(t, dir)
 	n = 0
 	err = d.Scan(ctx, []byte("b/"), true, func(k, v []byte) error { n++; return nil })
 	if err != nil || n != 1 {
@@ -90,15 +91,15 @@ func TestRev2KeysOnlyScanReadsPackedValues(t *testing.T) {
 	}
 }
 
-// TestRev2FlushPointersAfterUpgradeOnClosedDB: a deferBatch holding
+// TestDeferredFlushPointersOnClosedDB: a deferBatch holding
 // pending pointers whose store opened Badger for writing (Reclaim's
 // Upgrade) and whose database is then closed (Reclaim's close-and-reopen
 // window, or b.dead after a reopen that failed) panics in Flush: the
 // !ok path takes NewBatch's &badgerBatch{db: db} made for a closed
 // database, whose wb is nil, and calls bb.wb.SetEntry. Every other path
 // reports ErrClosed.
-func TestRev2FlushPointersAfterUpgradeOnClosedDB(t *testing.T) {
-	d, _ := rev2Deferred(t)
+func TestDeferredFlushPointersOnClosedDB(t *testing.T) {
+	d, _ := deferredOverEmpty(t)
 	bt := d.NewBatch()
 	if err := bt.Put([]byte("b/1"), bytes.Repeat([]byte("v"), 5000)); err != nil {
 		t.Fatal(err)

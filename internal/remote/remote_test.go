@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
@@ -74,7 +75,7 @@ func rtWrite(t *testing.T, dir, name string, data []byte) {
 
 // rtSession records 5 turns in a new folder and returns the repo, the
 // folder's tree after each turn and the turns.
-func rtSession(t *testing.T, session string) (*Repo, []map[string]string, []*Turn) {
+func rtSession(t *testing.T, session string) (*turnback.Repo, []map[string]string, []*turnback.Turn) {
 	t.Helper()
 	ctx := t.Context()
 	dir, store := t.TempDir(), t.TempDir()
@@ -86,7 +87,7 @@ func rtSession(t *testing.T, session string) (*Repo, []map[string]string, []*Tur
 		rtWrite(t, dir, filepath.Join("src", "pkg"+string(rune('a'+i%5)), "f"+string(rune('a'+i))+".go"),
 			bytes.Repeat([]byte("package x // "+string(rune('a'+i))+"\n"), 50+i))
 	}
-	r, err := Open(ctx, dir, Options{Store: store, Session: session})
+	r, err := turnback.Open(ctx, dir, turnback.Options{Store: store, Session: session})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,20 +133,20 @@ func TestRemoteCloneExact(t *testing.T) {
 	ctx := t.Context()
 	a, states, turns := rtSession(t, "sess-a")
 	c := srv.Client(t, "bucket-a", "team/x")
-	pr, err := a.Push(ctx, c, PushOptions{PackSize: 1 << 20})
+	pr, err := Push(ctx, a, c, PushOptions{PackSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pr.Objects == 0 || pr.Packs < 2 || pr.Heads != 1 || pr.ObjectsDeduplicated != 0 {
 		t.Fatalf("first push: %+v", pr)
 	}
-	again, err := a.Push(ctx, c, PushOptions{})
+	again, err := Push(ctx, a, c, PushOptions{})
 	if err != nil || again.Packs != 0 || again.Heads != 0 || again.ObjectsDeduplicated != pr.Objects {
 		t.Fatalf("second push: %+v %v", again, err)
 	}
 	dirB, storeB := filepath.Join(t.TempDir(), "b"), t.TempDir()
 	cb := srv.Client(t, "bucket-a", "team/x")
-	res, err := Clone(ctx, cb, srv.Config("bucket-a", "team/x"), dirB, Options{Store: storeB, Session: "sess-a"})
+	res, err := Clone(ctx, cb, srv.Config("bucket-a", "team/x"), dirB, turnback.Options{Store: storeB, Session: "sess-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,33 +161,33 @@ func TestRemoteCloneExact(t *testing.T) {
 	if res.Pull.BytesReceived > recordBytes+recordBytes/10+64<<10 {
 		t.Errorf("received %d bytes for %d bytes of records", res.Pull.BytesReceived, recordBytes)
 	}
-	b, err := Open(ctx, dirB, Options{Store: storeB, Session: "sess-a"})
+	b, err := turnback.Open(ctx, dirB, turnback.Options{Store: storeB, Session: "sess-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if _, err := b.Undo(ctx, 1, UndoOptions{}); err != nil {
+	if _, err := b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "undo", rtTree(t, dirB), states[3])
-	if _, err := b.Redo(ctx, 1, RedoOptions{}); err != nil {
+	if _, err := b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "redo", rtTree(t, dirB), states[4])
-	var t3 *Turn
+	var t3 *turnback.Turn
 	for _, x := range turns {
 		if x.N == 3 {
 			t3 = x
 		}
 	}
-	if _, err := b.Restore(ctx, t3.AfterID, RestoreOptions{}); err != nil {
+	if _, err := b.Restore(ctx, t3.AfterID, turnback.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "restore turn 3", rtTree(t, dirB), states[2])
 	if v, err := b.Verify(ctx); err != nil {
 		t.Fatalf("verify B: %+v %v", v, err)
 	}
-	if v, err := RemoteVerify(ctx, c); err != nil || v.Heads != 1 || v.Packs != pr.Packs {
+	if v, err := Verify(ctx, c); err != nil || v.Heads != 1 || v.Packs != pr.Packs {
 		t.Fatalf("remote verify: %+v %v", v, err)
 	}
 }
@@ -200,7 +201,7 @@ func TestRemoteCorruptPack(t *testing.T) {
 	ctx := t.Context()
 	a, _, _ := rtSession(t, "s")
 	c := srv.Client(t, "bucket-c", "p")
-	if _, err := a.Push(ctx, c, PushOptions{PackSize: 1 << 20}); err != nil {
+	if _, err := Push(ctx, a, c, PushOptions{PackSize: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	packs, _ := filepath.Glob(filepath.Join(srv.Root, "bucket-c", "p", "packs", "*.pack"))
@@ -218,7 +219,7 @@ func TestRemoteCorruptPack(t *testing.T) {
 		}
 		name := "p/packs/" + filepath.Base(p)
 		dirB, storeB := t.TempDir(), filepath.Join(t.TempDir(), "store")
-		_, err = Clone(ctx, c, srv.Config("bucket-c", "p"), dirB, Options{Store: storeB, Session: "s"})
+		_, err = Clone(ctx, c, srv.Config("bucket-c", "p"), dirB, turnback.Options{Store: storeB, Session: "s"})
 		if !errors.Is(err, cas.ErrCorrupt) || !strings.Contains(err.Error(), name) {
 			t.Fatalf("clone of a damaged %s: %v", name, err)
 		}
@@ -228,8 +229,8 @@ func TestRemoteCorruptPack(t *testing.T) {
 		if _, err := os.Stat(storeB); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("store left: %v", err)
 		}
-		v, err := RemoteVerify(ctx, c)
-		if !errors.Is(err, ErrVerify) || len(v.Problems) == 0 || !strings.Contains(strings.Join(v.Problems, "\n"), name) {
+		v, err := Verify(ctx, c)
+		if !errors.Is(err, turnback.ErrVerify) || len(v.Problems) == 0 || !strings.Contains(strings.Join(v.Problems, "\n"), name) {
 			t.Fatalf("remote verify: %+v %v", v, err)
 		}
 		data[len(data)-10] ^= 0x01
@@ -237,7 +238,7 @@ func TestRemoteCorruptPack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := RemoteVerify(ctx, c); err != nil {
+	if _, err := Verify(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	// A missing pack: the same, naming it.
@@ -246,14 +247,14 @@ func TestRemoteCorruptPack(t *testing.T) {
 	}
 	name := "p/packs/" + filepath.Base(packs[0])
 	dirB, storeB := t.TempDir(), filepath.Join(t.TempDir(), "store")
-	_, err := Clone(ctx, c, srv.Config("bucket-c", "p"), dirB, Options{Store: storeB, Session: "s"})
+	_, err := Clone(ctx, c, srv.Config("bucket-c", "p"), dirB, turnback.Options{Store: storeB, Session: "s"})
 	if !errors.Is(err, s3.ErrNotFound) || !strings.Contains(err.Error(), name) {
 		t.Fatalf("clone with a missing %s: %v", name, err)
 	}
 	if ents, _ := os.ReadDir(dirB); len(ents) != 0 {
 		t.Fatalf("target folder written: %v", ents)
 	}
-	if v, err := RemoteVerify(ctx, c); !errors.Is(err, ErrVerify) || !strings.Contains(strings.Join(v.Problems, "\n"), "index without its pack") {
+	if v, err := Verify(ctx, c); !errors.Is(err, turnback.ErrVerify) || !strings.Contains(strings.Join(v.Problems, "\n"), "index without its pack") {
 		t.Fatalf("remote verify: %+v %v", v, err)
 	}
 }
@@ -269,19 +270,19 @@ func TestRemotePullDivergedGC(t *testing.T) {
 	ctx := t.Context()
 	a, states, _ := rtSession(t, "s")
 	c := srv.Client(t, "bucket-p", "")
-	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dirB, storeB := t.TempDir(), filepath.Join(t.TempDir(), "store")
-	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirB, Options{Store: storeB, Session: "s"}); err != nil {
+	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirB, turnback.Options{Store: storeB, Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(ctx, dirB, Options{Store: storeB, Session: "s"})
+	b, err := turnback.Open(ctx, dirB, turnback.Options{Store: storeB, Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	turn := func(r *Repo, name, data string) *Turn {
+	turn := func(r *turnback.Repo, name, data string) *turnback.Turn {
 		t.Helper()
 		if _, err := r.Snap(ctx, ""); err != nil {
 			t.Fatal(err)
@@ -298,24 +299,24 @@ func TestRemotePullDivergedGC(t *testing.T) {
 	}
 	t6 := turn(a, "six.txt", "six")
 	want6 := rtTree(t, a.WorkTree())
-	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := b.Pull(ctx, c, PullOptions{})
+	pr, err := Pull(ctx, b, c, PullOptions{})
 	if err != nil || pr.Turns != 6 {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
 	rtSame(t, "after pull", rtTree(t, dirB), states[4])
-	if _, err := b.Restore(ctx, t6.AfterID, RestoreOptions{}); err != nil {
+	if _, err := b.Restore(ctx, t6.AfterID, turnback.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "turn 6", rtTree(t, dirB), want6)
 	turn(b, "seven.txt", "B's")
 	turn(a, "seven.txt", "A's")
-	if _, err := a.Push(ctx, c, PushOptions{}); err != nil {
+	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Pull(ctx, c, PullOptions{}); !errors.Is(err, ErrDiverged) {
+	if _, err := Pull(ctx, b, c, PullOptions{}); !errors.Is(err, turnback.ErrDiverged) {
 		t.Fatalf("pull over a diverged session: %v", err)
 	}
 	bt, _, err := b.Turns(ctx)
@@ -332,22 +333,22 @@ func TestRemotePullDivergedGC(t *testing.T) {
 	if n := heads(); n != 3 {
 		t.Fatalf("%d heads", n)
 	}
-	if g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond, DryRun: true}); err != nil || g.HeadsDeleted != 2 || heads() != 3 {
+	if g, err := GC(ctx, c, GCOptions{Grace: time.Nanosecond, DryRun: true}); err != nil || g.HeadsDeleted != 2 || heads() != 3 {
 		t.Fatalf("dry gc: %+v %v", g, err)
 	}
 	for range 2 {
-		if g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond}); err != nil || g.PacksDeleted != 0 {
+		if g, err := GC(ctx, c, GCOptions{Grace: time.Nanosecond}); err != nil || g.PacksDeleted != 0 {
 			t.Fatalf("gc: %+v %v", g, err)
 		}
 	}
 	if n := heads(); n != 1 {
 		t.Fatalf("%d heads after gc", n)
 	}
-	if v, err := RemoteVerify(ctx, c); err != nil || v.Heads != 1 {
+	if v, err := Verify(ctx, c); err != nil || v.Heads != 1 {
 		t.Fatalf("verify: %+v %v", v, err)
 	}
 	dirC := t.TempDir()
-	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirC, Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
+	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirC, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "clone after gc", rtTree(t, dirC), rtTree(t, a.WorkTree()))
@@ -363,7 +364,7 @@ func TestRemotePushAvoidsPendingPacks(t *testing.T) {
 	ctx := t.Context()
 	a, states, _ := rtSession(t, "s")
 	c := srv.Client(t, "bucket-g", "x")
-	first, err := a.Push(ctx, c, PushOptions{})
+	first, err := Push(ctx, a, c, PushOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestRemotePushAvoidsPendingPacks(t *testing.T) {
 	if err := c.Remove(ctx, c.Prefix+heads[0].Key); err != nil {
 		t.Fatal(err)
 	}
-	g, err := RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Hour})
+	g, err := GC(ctx, c, GCOptions{Grace: time.Hour})
 	if err != nil || g.PacksPending != first.Packs || g.PacksDeleted != 0 {
 		t.Fatalf("gc: %+v %v", g, err)
 	}
@@ -382,7 +383,7 @@ func TestRemotePushAvoidsPendingPacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := a.Push(ctx, c, PushOptions{})
+	again, err := Push(ctx, a, c, PushOptions{})
 	if err != nil || again.ObjectsDeduplicated != 0 || again.Packs != first.Packs {
 		t.Fatalf("push after gc: %+v %v", again, err)
 	}
@@ -401,15 +402,15 @@ func TestRemotePushAvoidsPendingPacks(t *testing.T) {
 			t.Fatalf("the new head names pending pack %s", p)
 		}
 	}
-	g, err = RemoteGC(ctx, c, RemoteGCOptions{Grace: time.Nanosecond})
+	g, err = GC(ctx, c, GCOptions{Grace: time.Nanosecond})
 	if err != nil || g.PacksDeleted != first.Packs {
 		t.Fatalf("gc: %+v %v", g, err)
 	}
-	if _, err := RemoteVerify(ctx, c); err != nil {
+	if _, err := Verify(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := Clone(ctx, c, srv.Config("bucket-g", "x"), dir, Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
+	if _, err := Clone(ctx, c, srv.Config("bucket-g", "x"), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	rtSame(t, "clone", rtTree(t, dir), states[4])

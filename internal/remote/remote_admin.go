@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/manifest"
 )
 
-// RemoteVerifyResult is what RemoteVerify checked and found.
-type RemoteVerifyResult struct {
+// VerifyResult is what Verify checked and found.
+type VerifyResult struct {
 	Packs   int   `json:"packs"`
 	Objects int   `json:"objects"`
 	Bytes   int64 `json:"bytes"`
@@ -26,13 +27,13 @@ type RemoteVerifyResult struct {
 	Problems   []string `json:"problems,omitempty"`
 }
 
-// RemoteVerify reads the whole remote: every pack against its id and
+// Verify reads the whole remote: every pack against its id and
 // its index, every record against its address, and every head: that it
 // decodes and that every tree, blob, chunk list and chunk its sessions
 // reach is in a pack it names. A problem found is listed and the error
-// wraps ErrVerify; a failure to read is returned as it is.
-func RemoteVerify(ctx context.Context, c *s3.Client) (*RemoteVerifyResult, error) {
-	res := &RemoteVerifyResult{}
+// wraps turnback.ErrVerify; a failure to read is returned as it is.
+func Verify(ctx context.Context, c *s3.Client) (*VerifyResult, error) {
+	res := &VerifyResult{}
 	whole, objs, _, err := listRemote(ctx, c)
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func RemoteVerify(ctx context.Context, c *s3.Client) (*RemoteVerifyResult, error
 		head, err := s3.DecodeHead(data)
 		var roots []cas.Hash
 		if err == nil {
-			_, _, roots, err = headRoots(head)
+			roots, err = turnback.RecordRoots(head.Session, records(head.Records))
 		}
 		if err != nil {
 			problem("s3://%s/%s: %v", c.Bucket, key, err)
@@ -159,7 +160,7 @@ func RemoteVerify(ctx context.Context, c *s3.Client) (*RemoteVerifyResult, error
 	}
 	sort.Strings(res.Problems)
 	if len(res.Problems) > 0 {
-		return res, fmt.Errorf("%w: the remote has %d problems", ErrVerify, len(res.Problems))
+		return res, fmt.Errorf("%w: the remote has %d problems", turnback.ErrVerify, len(res.Problems))
 	}
 	return res, nil
 }
@@ -209,17 +210,17 @@ func reach(roots []cas.Hash, has map[cas.Hash]s3.Kind, trees map[cas.Hash]*manif
 	return missing
 }
 
-// RemoteGCOptions configure RemoteGC.
-type RemoteGCOptions struct {
+// GCOptions configure GC.
+type GCOptions struct {
 	// Grace: what no head names is deleted only once a pending list
-	// named it this long ago (0: DefaultRemoteGrace), and a head a
+	// named it this long ago (0: DefaultGrace), and a head a
 	// newer one of its session replaced only once this old.
 	Grace  time.Duration
 	DryRun bool
 }
 
-// RemoteGCResult is what RemoteGC did (or, dry, would do).
-type RemoteGCResult struct {
+// GCResult is what GC did (or, dry, would do).
+type GCResult struct {
 	HeadsDeleted int   `json:"heads_deleted"`
 	PacksDeleted int   `json:"packs_deleted"`
 	BytesFreed   int64 `json:"bytes_freed"`
@@ -227,37 +228,47 @@ type RemoteGCResult struct {
 	PacksPending int `json:"packs_pending"`
 }
 
-// RemoteGC removes from the remote what no head needs, safely while
+// GC removes from the remote what no head needs, safely while
 // other stores push (see package cas/s3: two runs a grace period apart).
-func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCResult, error) {
+// It reads every head first: an object under heads/ that is not a head
+// of a valid session name, or a head that does not decode, might name
+// any pack, so gc then deletes nothing and returns an error wrapping
+// ErrRemoteHead that names each such object.
+func GC(ctx context.Context, c *s3.Client, o GCOptions) (*GCResult, error) {
 	if o.Grace <= 0 {
-		o.Grace = DefaultRemoteGrace
+		o.Grace = DefaultGrace
 	}
 	now := time.Now()
-	res := &RemoteGCResult{}
+	res := &GCResult{}
 	heads, err := c.List(ctx, "heads/")
 	if err != nil {
 		return nil, err
 	}
-	newest := map[string]string{}
+	type headAt struct {
+		key   string
+		nanos int64
+	}
+	newest := map[string]headAt{}
+	var bad []string
 	for _, h := range heads {
-		if s, _, _, ok := s3.ParseHeadKey(h.Key); ok && h.Key > newest[s] {
-			newest[s] = h.Key
+		s, n, _, ok := s3.ParseHeadKey(h.Key)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("s3://%s/%s%s: not a head's name", c.Bucket, c.Prefix, h.Key))
+			continue
+		}
+		if cur, seen := newest[s]; !seen || n > cur.nanos || n == cur.nanos && h.Key > cur.key {
+			newest[s] = headAt{h.Key, n}
 		}
 	}
 	live := map[cas.Hash]bool{}
+	var replaced []string
 	for _, h := range heads {
 		s, _, _, ok := s3.ParseHeadKey(h.Key)
 		if !ok {
 			continue
 		}
-		if h.Key != newest[s] && now.Sub(h.Modified) > o.Grace {
-			res.HeadsDeleted++
-			if !o.DryRun {
-				if err := c.Remove(ctx, c.Prefix+h.Key); err != nil {
-					return nil, err
-				}
-			}
+		if h.Key != newest[s].key && now.Sub(h.Modified) > o.Grace {
+			replaced = append(replaced, h.Key)
 			continue
 		}
 		data, err := c.Get(ctx, c.Prefix+h.Key, s3.MaxHead)
@@ -269,12 +280,17 @@ func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCRe
 		}
 		head, err := s3.DecodeHead(data)
 		if err != nil {
-			return nil, fmt.Errorf("turnback: remote gc: %w (s3://%s/%s%s; nothing was deleted)", err, c.Bucket, c.Prefix, h.Key)
+			bad = append(bad, fmt.Sprintf("s3://%s/%s%s: %v", c.Bucket, c.Prefix, h.Key, err))
+			continue
 		}
 		for _, p := range head.Packs {
 			id, _ := cas.ParseHash(p)
 			live[id] = true
 		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%w: %s; remote gc deleted nothing (an object under heads/ may name any pack: "+
+			"move it out of heads/, or delete it if it is no head, then run gc again)", ErrRemoteHead, strings.Join(bad, "; "))
 	}
 	_, objs, _, err := listRemote(ctx, c)
 	if err != nil {
@@ -284,16 +300,29 @@ func RemoteGC(ctx context.Context, c *s3.Client, o RemoteGCOptions) (*RemoteGCRe
 	if err != nil {
 		return nil, err
 	}
-	listed := map[cas.Hash]bool{}
-	for _, l := range lists {
+	// Every list is read before anything is deleted: one that does not
+	// decode stops gc with nothing deleted.
+	bodies := make([]*s3.Pending, len(lists))
+	for i, l := range lists {
 		data, err := c.Get(ctx, c.Prefix+l.Key, 64<<20)
 		if err != nil {
 			return nil, err
 		}
-		p, err := s3.DecodePending(data)
-		if err != nil {
-			return nil, fmt.Errorf("turnback: remote gc: %w (s3://%s/%s%s)", err, c.Bucket, c.Prefix, l.Key)
+		if bodies[i], err = s3.DecodePending(data); err != nil {
+			return nil, fmt.Errorf("turnback: remote gc: %w (s3://%s/%s%s; nothing was deleted)", err, c.Bucket, c.Prefix, l.Key)
 		}
+	}
+	for _, key := range replaced {
+		res.HeadsDeleted++
+		if !o.DryRun {
+			if err := c.Remove(ctx, c.Prefix+key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	listed := map[cas.Hash]bool{}
+	for i, l := range lists {
+		p := bodies[i]
 		ripe := now.Sub(l.Modified) > o.Grace
 		for _, s := range p.Packs {
 			id, _ := cas.ParseHash(s)

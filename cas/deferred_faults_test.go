@@ -13,13 +13,13 @@ import (
 // The review's attacks on the deferred store (each failed before its
 // fix).
 
-// TestRevUpgradeDirSyncFailLosesLaterCommits: an upgrade whose removal
+// TestDeferredUpgradeDirSyncFailKeepsLaterCommits: an upgrade whose removal
 // of the log unlinks it but then fails to sync the directory once left
 // the store deferred, appending to the unlinked log: later Syncs
 // reported success and their records were gone after Close. The upgrade
 // now completes (the log's id is recorded: a log that comes back is not
 // folded again) and later writes go to the database.
-func TestRevUpgradeDirSyncFailLosesLaterCommits(t *testing.T) {
+func TestDeferredUpgradeDirSyncFailKeepsLaterCommits(t *testing.T) {
 	if !canLockDir {
 		t.Skip("no deferred opens here")
 	}
@@ -67,13 +67,13 @@ func TestRevUpgradeDirSyncFailLosesLaterCommits(t *testing.T) {
 	mustGet(t, r, "b", "2") // Sync returned nil: b is committed
 }
 
-// TestRevFoldCrashTearsStep: a crash after an upgrade's fold was synced
-// but before the log was removed (simulated by putting the log back)
-// leaves the log; the next write-mode open once folded it again over
-// the uncommitted layer that the upgrade had folded too, and the step
-// that upgrade committed came back half (its delete of k undone by the
-// older frame, its write of j kept).
-func TestRevFoldCrashTearsStep(t *testing.T) {
+// TestDeferredRefoldAfterUpgradeKeepsStepWhole: a crash after an
+// upgrade's fold was synced but before the log was removed (simulated
+// by putting the log back) leaves the log; the next write-mode open once
+// folded it again over the uncommitted layer that the upgrade had folded
+// too, and the step that upgrade committed came back half (its delete of
+// k undone by the older frame, its write of j kept).
+func TestDeferredRefoldAfterUpgradeKeepsStepWhole(t *testing.T) {
 	if !canLockDir {
 		t.Skip("no deferred opens here")
 	}
@@ -119,11 +119,11 @@ func TestRevFoldCrashTearsStep(t *testing.T) {
 	t.Errorf("half a step after the refold: k=%q (%v), j present: %v", v, kerr, jerr == nil)
 }
 
-// TestRevDamagedLengthDropsCommittedFrames: damage to a frame's length
+// TestDeferredDamagedFrameLengthIsDamage: damage to a frame's length
 // field in the middle of the log (a length past the end of the file) was
 // read as a torn end: the frames after it, committed, were dropped
 // without ErrDamaged, and the next deferred open cut them off the file.
-func TestRevDamagedLengthDropsCommittedFrames(t *testing.T) {
+func TestDeferredDamagedFrameLengthIsDamage(t *testing.T) {
 	if !canLockDir {
 		t.Skip("no deferred opens here")
 	}
@@ -170,10 +170,10 @@ func TestRevDamagedLengthDropsCommittedFrames(t *testing.T) {
 	}
 }
 
-// TestRevWriteAfterClose: a deferred store's writes after Close
+// TestDeferredWriteAfterClose: a deferred store's writes after Close
 // succeeded (into memory, never committed) where a write-mode store's
 // fail with ErrClosed.
-func TestRevWriteAfterClose(t *testing.T) {
+func TestDeferredWriteAfterClose(t *testing.T) {
 	if !canLockDir {
 		t.Skip("no deferred opens here")
 	}

@@ -1,4 +1,4 @@
-package turnback
+package remote
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 )
@@ -31,11 +32,11 @@ type StagedPush struct {
 // made and removes), and returns once they are there. Between StagePush
 // and Upload the store may be closed: Upload reads only dir. It talks to
 // the remote to know what it lacks (its packs' indexes).
-func (r *Repo) StagePush(ctx context.Context, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
+func StagePush(ctx context.Context, r *turnback.Repo, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("turnback: push: no staging directory")
 	}
-	return r.stagePush(ctx, c, o, dir)
+	return stagePush(ctx, r, c, o, dir)
 }
 
 // Upload uploads the staged packs (each pack, then its index), then the
@@ -65,7 +66,8 @@ func (sp *StagedPush) Upload(ctx context.Context) (*PushResult, error) {
 		if time.Since(sp.start) > p.o.Grace {
 			return nil, fmt.Errorf("turnback: push: took longer than the remote gc grace period (%s); push again", p.o.Grace)
 		}
-		head := &s3.Head{Session: j.name, Store: p.r.workTree, Records: j.recs}
+		// No Store: the folder's path is nobody's business on the bucket.
+		head := &s3.Head{Session: j.name, Records: j.recs}
 		for ref := range j.packs {
 			head.Packs = append(head.Packs, p.packID(ref).String())
 		}

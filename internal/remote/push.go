@@ -1,9 +1,10 @@
-package turnback
+package remote
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -11,29 +12,30 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/manifest"
 )
 
 // DefaultPackSize is the size a push fills a pack to before it uploads
-// it, and DefaultRemoteGrace the time after which a remote gc may delete
-// what no head names (and a push refuses to write its head).
+// it, and DefaultGrace the time after which a remote gc may delete what
+// no head names (and a push refuses to write its head).
 const (
-	DefaultPackSize    = 16 << 20
-	DefaultRemoteGrace = 24 * time.Hour
-	defaultParallel    = 4
+	DefaultPackSize = 16 << 20
+	DefaultGrace    = 24 * time.Hour
+	defaultParallel = 4
 )
 
 // PushOptions configure Push.
 type PushOptions struct {
-	// Sessions to push; empty means this Repo's session. All pushes
+	// Sessions to push; empty means the Repo's session. All pushes
 	// every session of the store.
 	Sessions []string
 	All      bool
 	// Parallel bounds the uploads at once (0: 4); PackSize the pack
 	// size (0: DefaultPackSize); Grace the remote gc grace period (0:
-	// DefaultRemoteGrace).
+	// DefaultGrace).
 	Parallel int
 	PackSize int
 	Grace    time.Duration
@@ -66,12 +68,12 @@ type PushResult struct {
 
 // Push uploads the sessions' records and everything they reach that the
 // remote lacks (see package cas/s3 for the layout and the order that
-// keeps a killed push harmless). It holds the Repo's lock only while it
-// reads the sessions' records; the upload reads content from the store
-// as it goes, so the store must stay open until Push returns (StagePush
-// and Upload let the caller close it before the upload).
-func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResult, error) {
-	sp, err := r.stagePush(ctx, c, o, "")
+// keeps a killed push harmless). It holds r's store only while it reads
+// the sessions' records; the upload reads content from the store as it
+// goes, so the store must stay open until Push returns (StagePush and
+// Upload let the caller close it before the upload).
+func Push(ctx context.Context, r *turnback.Repo, c *s3.Client, o PushOptions) (*PushResult, error) {
+	sp, err := stagePush(ctx, r, c, o, "")
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +83,7 @@ func (r *Repo) Push(ctx context.Context, c *s3.Client, o PushOptions) (*PushResu
 // stagePush reads what the sessions reach and fills packs with what the
 // remote lacks: uploaded as they fill when dir is "", else written to
 // files in dir (see StagePush). It returns once every record is placed.
-func (r *Repo) stagePush(ctx context.Context, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
+func stagePush(ctx context.Context, r *turnback.Repo, c *s3.Client, o PushOptions, dir string) (*StagedPush, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = defaultParallel
 	}
@@ -89,10 +91,10 @@ func (r *Repo) stagePush(ctx context.Context, c *s3.Client, o PushOptions, dir s
 		o.PackSize = DefaultPackSize
 	}
 	if o.Grace <= 0 {
-		o.Grace = DefaultRemoteGrace
+		o.Grace = DefaultGrace
 	}
 	start := time.Now()
-	jobs, err := r.pushJobs(ctx, o)
+	jobs, err := pushJobs(ctx, r, o)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +113,7 @@ func (r *Repo) stagePush(ctx context.Context, c *s3.Client, o PushOptions, dir s
 		return nil, err
 	}
 	sent0, req0 := c.Sent.Load(), c.Requests.Load()
-	p := &pusher{r: r, c: c, o: o, ix: ix, pending: pending, placed: map[cas.Hash]int{}, res: &PushResult{}, stage: dir}
+	p := &pusher{store: r.Content(), c: c, o: o, ix: ix, pending: pending, placed: map[cas.Hash]int{}, res: &PushResult{}, stage: dir}
 	p.g, p.gctx = errgroup.WithContext(ctx)
 	p.g.SetLimit(o.Parallel)
 	p.trees.kind, p.blobs.kind = s3.KindTree, s3.KindBlob
@@ -155,31 +157,21 @@ type pushJob struct {
 // pushJobs reads the records of the sessions to push, holding the store
 // only meanwhile: the upload that follows reads content (which only gc
 // removes: then the push fails and is run again) while agents go on.
-func (r *Repo) pushJobs(ctx context.Context, o PushOptions) ([]pushJob, error) {
-	if err := r.lock(ctx); err != nil {
+func pushJobs(ctx context.Context, r *turnback.Repo, o PushOptions) ([]pushJob, error) {
+	exp, err := r.ExportSessions(ctx, o.Sessions, o.All)
+	if errors.Is(err, turnback.ErrBadSession) {
+		return nil, fmt.Errorf("%w (push cannot name it on the remote)", err)
+	}
+	if err != nil {
 		return nil, err
 	}
-	defer r.unlock()
-	names := o.Sessions
-	if o.All {
-		list, err := r.sessions(ctx)
-		if err != nil {
-			return nil, err
+	jobs := make([]pushJob, len(exp))
+	for i, e := range exp {
+		recs := make([]s3.Record, len(e.Records))
+		for j, rec := range e.Records {
+			recs[j] = s3.Record(rec)
 		}
-		names = nil
-		for _, s := range list {
-			names = append(names, s.Name)
-		}
-	} else if len(names) == 0 {
-		names = []string{r.session}
-	}
-	var jobs []pushJob
-	for _, name := range names {
-		recs, roots, err := r.sessionRecords(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, pushJob{name: name, recs: recs, roots: roots})
+		jobs[i] = pushJob{name: e.Name, recs: recs, roots: e.Roots}
 	}
 	return jobs, nil
 }
@@ -189,7 +181,11 @@ func (r *Repo) pushJobs(ctx context.Context, o PushOptions) ([]pushJob, error) {
 func writeHead(ctx context.Context, c *s3.Client, head *s3.Head) (bool, error) {
 	body := s3.EncodeHead(head)
 	sum := cas.Sum(body)
-	heads, err := c.List(ctx, s3.HeadsDir("", head.Session))
+	key := s3.HeadKey(c.Prefix, head.Session, time.Now().UnixNano(), sum)
+	if key == "" {
+		return false, turnback.ValidSession(head.Session)
+	}
+	heads, err := listHeads(ctx, c, head.Session)
 	if err != nil {
 		return false, err
 	}
@@ -198,16 +194,30 @@ func writeHead(ctx context.Context, c *s3.Client, head *s3.Head) (bool, error) {
 			return false, nil
 		}
 	}
-	return true, c.Put(ctx, s3.HeadKey(c.Prefix, head.Session, time.Now().UnixNano(), sum), body)
+	return true, c.Put(ctx, key, body)
+}
+
+// listHeads lists the objects in every folder session's heads may be in
+// (s3.HeadsDirs).
+func listHeads(ctx context.Context, c *s3.Client, session string) ([]s3.Object, error) {
+	var out []s3.Object
+	for _, dir := range s3.HeadsDirs("", session) {
+		objs, err := c.List(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
 }
 
 // newestHead returns the key (relative to the prefix) of the newest
-// head of session among objs, or "".
+// head of session among objs (by the time in its name), or "".
 func newestHead(objs []s3.Object, session string) string {
-	best := ""
+	best, bestN := "", int64(-1)
 	for _, o := range objs {
-		if s, _, _, ok := s3.ParseHeadKey(o.Key); ok && s == session && o.Key > best {
-			best = o.Key
+		if s, n, _, ok := s3.ParseHeadKey(o.Key); ok && s == session && (n > bestN || n == bestN && o.Key > best) {
+			best, bestN = o.Key, n
 		}
 	}
 	return best
@@ -215,10 +225,10 @@ func newestHead(objs []s3.Object, session string) string {
 
 // pusher fills packs with what the remote lacks and uploads them.
 type pusher struct {
-	r  *Repo
-	c  *s3.Client
-	o  PushOptions
-	ix *remoteIndex
+	store *cas.Store
+	c     *s3.Client
+	o     PushOptions
+	ix    *remoteIndex
 	// pending: packs on gc lists when the push started (never reused,
 	// never rewritten under the same name).
 	pending map[cas.Hash]time.Time
@@ -376,12 +386,12 @@ func (p *pusher) tree(ctx context.Context, h cas.Hash, deps map[int]bool, seen m
 	if err := p.gctx.Err(); err != nil {
 		return p.g.Wait()
 	}
-	ref, err := p.place(h, s3.KindTree, func() ([]byte, error) { return p.r.backend.Get(ctx, cas.BlobKey(h)) })
+	ref, err := p.place(h, s3.KindTree, func() ([]byte, error) { return p.store.Backend().Get(ctx, cas.BlobKey(h)) })
 	if err != nil {
 		return fmt.Errorf("turnback: push: tree %s: %w", h.Short(), err)
 	}
 	deps[ref] = true
-	data, err := p.r.store.GetBlob(ctx, h)
+	data, err := p.store.GetBlob(ctx, h)
 	if err != nil {
 		return fmt.Errorf("turnback: push: tree %s: %w", h.Short(), err)
 	}
@@ -409,12 +419,12 @@ func (p *pusher) tree(ctx context.Context, h cas.Hash, deps map[int]bool, seen m
 
 // content places file content h: its blob, or its chunk list and chunks.
 func (p *pusher) content(ctx context.Context, h cas.Hash, deps map[int]bool) error {
-	refs, chunked, err := p.r.store.Chunks(ctx, h)
+	refs, chunked, err := p.store.Chunks(ctx, h)
 	if err != nil {
 		return fmt.Errorf("turnback: push: content %s: %w", h.Short(), err)
 	}
 	get := func(key []byte) func() ([]byte, error) {
-		return func() ([]byte, error) { return p.r.backend.Get(ctx, key) }
+		return func() ([]byte, error) { return p.store.Backend().Get(ctx, key) }
 	}
 	if !chunked {
 		ref, err := p.place(h, s3.KindBlob, get(cas.BlobKey(h)))

@@ -1,6 +1,7 @@
-package turnback
+package remote
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 )
 
@@ -16,8 +18,8 @@ import (
 type CloneResult struct {
 	Pull *PullResult `json:"pull"`
 	// Restored is the session's newest state, now the folder's content.
-	Restored string         `json:"restored"`
-	Restore  *RestoreResult `json:"restore,omitempty"`
+	Restored string                  `json:"restored"`
+	Restore  *turnback.RestoreResult `json:"restore,omitempty"`
 	// PullSeconds and RestoreSeconds split the clone's time.
 	PullSeconds    float64 `json:"pull_seconds"`
 	RestoreSeconds float64 `json:"restore_seconds"`
@@ -32,7 +34,10 @@ type CloneResult struct {
 // before the folder is written: a damaged or missing object fails the
 // clone with an error naming it, and removes the store and any folder
 // the clone created, leaving an existing folder as it was (empty).
-func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, opts Options) (*CloneResult, error) {
+func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, opts turnback.Options) (*CloneResult, error) {
+	if err := turnback.ValidSession(cmp.Or(opts.Session, turnback.DefaultSession)); err != nil {
+		return nil, err // before the folder or its store is made
+	}
 	createdDir := false
 	entries, err := os.ReadDir(workTree)
 	switch {
@@ -51,7 +56,7 @@ func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 	}
 	storeDir := opts.Store
 	if storeDir == "" {
-		if storeDir, err = DefaultStoreDir(workTree); err != nil {
+		if storeDir, err = turnback.DefaultStoreDir(workTree); err != nil {
 			return nil, err
 		}
 	}
@@ -61,7 +66,7 @@ func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 		}
 		return nil, fmt.Errorf("%w: clone into %s: its store %s exists", ErrNotEmpty, workTree, storeDir)
 	}
-	opts.Store, opts.Access = storeDir, AccessWrite
+	opts.Store, opts.Access = storeDir, turnback.AccessWrite
 	res, err := clone(ctx, c, cfg, workTree, opts)
 	if err != nil {
 		if res == nil || res.Restored == "" { // the folder was not written
@@ -75,19 +80,19 @@ func Clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 	return res, nil
 }
 
-func clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, opts Options) (*CloneResult, error) {
-	r, err := Open(ctx, workTree, opts)
+func clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, opts turnback.Options) (*CloneResult, error) {
+	r, err := turnback.Open(ctx, workTree, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	start := time.Now()
-	pr, err := r.Pull(ctx, c, PullOptions{Session: r.session})
+	pr, err := Pull(ctx, r, c, PullOptions{Session: r.Session()})
 	if err != nil {
 		return nil, err
 	}
 	res := &CloneResult{Pull: pr, PullSeconds: time.Since(start).Seconds()}
-	if err := r.SetRemote(ctx, cfg); err != nil {
+	if err := Set(ctx, r, cfg); err != nil {
 		return res, err
 	}
 	if pr.last.IsZero() {
@@ -95,7 +100,7 @@ func clone(ctx context.Context, c *s3.Client, cfg s3.Config, workTree string, op
 	}
 	res.Restored = pr.last.String()
 	start = time.Now()
-	rr, err := r.Restore(ctx, res.Restored, RestoreOptions{})
+	rr, err := r.Restore(ctx, res.Restored, turnback.RestoreOptions{})
 	if err != nil {
 		return res, err
 	}

@@ -1,0 +1,26 @@
+package turnback
+
+import (
+	"context"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// database is what a Repo needs of its store's database: a cas.Backend,
+// and what only the durable backend does. cas.OpenBadger returns one;
+// the Badger behind it stays package cas's (see docs/design.md, cas).
+type database interface {
+	cas.Backend
+	// Upgrade opens for writing a database opened deferred (see
+	// cas.BadgerOptions.Deferred), for work that records much.
+	Upgrade() error
+	// Reclaim makes the database give disk space back after gc
+	// deleted keys.
+	Reclaim(ctx context.Context) error
+	// LogDamage returns the damage a read-only open found in the write
+	// log (a *cas.LogDamageError), or nil.
+	LogDamage() error
+	// Salvaged returns what a salvaging open did with a damaged write
+	// log, or nil when it found none.
+	Salvaged() *cas.LogSalvage
+}

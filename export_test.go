@@ -1,0 +1,66 @@
+package turnback
+
+// Test-only API for the package's external tests (package
+// turnback_test), which may also import packages that import this one
+// (internal/remote).
+
+import (
+	"context"
+	"testing"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// SetRestoreHook sets a function every restore this Repo runs calls
+// before each named step (see restore.Options.Hook); an error from it
+// fails the step.
+func (r *Repo) SetRestoreHook(h func(step string) error) { r.hook = h }
+
+// HostileSession makes a folder whose default session's newest state
+// (its turn 1's after-state) holds name/config, git's config under a
+// spelling of .git: a tree no capture makes, as a crafted store holds.
+// It returns the open Repo and the folder.
+func HostileSession(t *testing.T, name string) (*Repo, string) {
+	t.Helper()
+	ctx := t.Context()
+	r, work := dgWork(t)
+	if _, err := r.Snap(ctx, "turn"); err != nil {
+		t.Fatal(err)
+	}
+	rtWrite(t, work, "a.txt", []byte("a after\n"))
+	s2, err := r.End(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := dgCraft(t, r, s2.Snapshot, name)
+	turn, err := r.loadTurn(ctx, DefaultSession, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := r.loadSession(ctx, DefaultSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn.After, sess.Last = hostile, hostile.String()
+	err = r.commit(ctx, []cas.Entry{turnEntry(turn), sessionEntry(sess), snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{}),
+		{Key: []byte(keyLatest), Value: []byte(hostile.String())}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, work
+}
+
+// StripRevs takes Rev and Revs out of session's record, as a store
+// written before they existed has it.
+func StripRevs(ctx context.Context, r *Repo, session string) error {
+	if err := r.lock(ctx); err != nil {
+		return err
+	}
+	defer r.unlock()
+	s, err := r.loadSession(ctx, session)
+	if err != nil {
+		return err
+	}
+	s.Rev, s.Revs = "", nil
+	return r.commit(ctx, []cas.Entry{{Key: []byte(prefixSess + session), Value: encodeJSON(s)}}, nil)
+}

@@ -1,0 +1,30 @@
+package testtier
+
+import (
+	"os"
+	"testing"
+)
+
+// Env is the environment variable that turns the slow tier on.
+const Env = "TURNBACK_TEST_SLOW"
+
+// Enabled reports whether the slow tier runs: Env is set and not 0.
+func Enabled() bool {
+	v := os.Getenv(Env)
+	return v != "" && v != "0"
+}
+
+// Slow skips the test unless the slow tier runs. Call it first.
+func Slow(t testing.TB) {
+	t.Helper()
+	if !Enabled() {
+		t.Skipf("slow tier: runs with %s=1 (.ci/run sets it)", Env)
+	}
+}
+
+// Short reports whether a test that has a size knob runs its short
+// version: under go test -short, or when the slow tier is off. The slow
+// tier runs the full version, so no check is lost, only repetitions.
+func Short() bool {
+	return testing.Short() || !Enabled()
+}

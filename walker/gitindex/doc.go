@@ -1,0 +1,34 @@
+// Package gitindex reads git's index file (.git/index) without the git
+// binary, to tell which directories of a work tree hold paths git
+// tracks. Package walker never skips such a directory by a default rule.
+//
+// # Format
+//
+// Versions 2, 3 and 4 are read: a 12-byte header ("DIRC", version,
+// entry count), the entries, any extensions, and a trailing checksum of
+// everything before it (SHA-1, or SHA-256 in a repository whose config
+// sets extensions.objectFormat). An entry is 40 bytes of stat data, an
+// object id, 16 bits of flags (16 more in version 3 and later when the
+// extended flag is set) and a path: NUL-terminated and padded to a
+// multiple of 8 bytes in versions 2 and 3; in version 4 a varint of
+// bytes to drop from the previous path's end, then the rest,
+// NUL-terminated and unpadded. Extensions (cached trees, resolve-undo,
+// ...) are skipped by their sizes. A checksum of zeros is git's
+// index.skipHash and is accepted; any other must match.
+//
+// # Failure behaviour
+//
+// Decode reads its input as a stream, in bounded memory, and returns an
+// error for anything malformed: a bad header, an entry or extension
+// running past the checksum, a path longer than 64 KiB or holding "."
+// or ".." elements, a checksum that does not match. It never panics.
+// A caller that cannot read an index treats nothing as tracked.
+//
+// # Use
+//
+// Load finds the git directory of a directory holding ".git" (a
+// directory, or the "gitdir:" file of a worktree or submodule) and
+// returns its Set of tracked directories. A Cache keeps each index's
+// Set by the index file's stat, so a process that captures again (the
+// watch daemon) reads an index only when git rewrote it.
+package gitindex
