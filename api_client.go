@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -217,6 +218,7 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set(daemon.ProtocolHeader, strconv.Itoa(daemon.Version))
 	req.Header.Set(storeHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
 	req.Header.Set(workTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
 	for k, vs := range hdr {
@@ -239,7 +241,8 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnknownID}, "ambiguous_id": {ErrAmbiguousID},
 	"ambiguous_session": {ErrAmbiguousSession}, "unverified": {ErrUnverified}, "no_space": {ErrNoSpace}, "read_only": {ErrReadOnly},
 	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath},
-	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn}}
+	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn},
+	"diverged": {ErrDiverged}, "bad_session": {ErrBadSession}}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,

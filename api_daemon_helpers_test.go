@@ -5,7 +5,6 @@ package turnback_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -36,15 +35,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// noCLI is the handler of forwarded command lines: the test daemon
-// serves the HTTP API only.
-type noCLI struct{}
-
-func (noCLI) Run(_ context.Context, _ daemon.Request, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "test daemon: no command lines")
-	return 1
-}
-
 func runTestDaemon(dir, store, listen string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -52,8 +42,7 @@ func runTestDaemon(dir, store, listen string) int {
 	err := daemons.Run(ctx, daemons.RunOptions{WorkTree: dir,
 		// Retention is not modelled (as the model test opens stores).
 		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1, SizeLimit: limit},
-		Log:     os.Stderr, Listen: listen,
-		Handler: func(*daemon.Server, *turnback.Repo) daemon.Handler { return noCLI{} }})
+		Log:     os.Stderr, Listen: listen})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

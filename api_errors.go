@@ -62,6 +62,12 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		doc.Result = restoreResponse(op, ce.Result)
 	case errors.As(err, &br):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
+	case errors.As(err, new(errNoEndpoint)):
+		status, doc.Code, doc.Kind = http.StatusNotFound, 2, "not_found"
+	case errors.Is(err, ErrDiverged):
+		status, doc.Code, doc.Kind = http.StatusConflict, 3, "diverged"
+	case errors.Is(err, ErrBadSession):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_session"
 	case errors.Is(err, errWrongDaemon):
 		status, doc.Kind = http.StatusMisdirectedRequest, "wrong_daemon"
 	case errors.Is(err, errTooLarge):

@@ -129,7 +129,7 @@ type sessionLocks struct {
 func NewHandler(repo *Repo) http.Handler {
 	a := &apiServer{repo: repo, locks: &sessionLocks{sess: map[string]*sync.Mutex{}}}
 	mux := http.NewServeMux()
-	for _, rt := range apiRoutes {
+	for _, rt := range append(apiRoutes[:len(apiRoutes):len(apiRoutes)], opsRoute) {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != rt.method && !(rt.method == "GET" && r.Method == "HEAD") {
 				w.Header().Set("Allow", rt.method)

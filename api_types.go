@@ -65,7 +65,8 @@ type GCRequest struct {
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
-// "bad_ref", "no_turn", "open_turn", "bad_request",
+// "bad_ref", "no_turn", "open_turn", "diverged", "bad_session",
+// "bad_request",
 // "too_large", "unauthorized", "not_found", "wrong_daemon",
 // "stopping", "error"). A conflict carries the result.
 type ErrorResponse struct {

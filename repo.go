@@ -75,7 +75,7 @@ type Options struct {
 	Now func() time.Time
 	// Local opens the store in this process even when a daemon serves
 	// it (which Open then waits for, as for any holder): for the daemon
-	// itself, and for the CLI, which forwards its command lines.
+	// itself.
 	Local bool
 	// DeferRecovery leaves an undo, redo or restore that stopped part
 	// way as it is when Open finds one: the first operation finishes it,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +13,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
-	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
-	"github.com/turnback/turnback/cmd/turnback/remote"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -33,16 +29,13 @@ type globals struct {
 	stderr   io.Writer
 	progress *termout.Progress
 
-	// What the process was given; a forwarded command carries the
-	// client's (see forward).
+	// What the process was given.
 	args   []string
 	getenv func(string) string
 	cwd    string // "" means os.Getwd
 	stdin  io.Reader
-	outTTY bool    // stdout is a terminal
-	errTTY bool    // stderr is a terminal
-	served *served // set when the watch daemon runs this command
-	quiet  bool    // forward: show the daemon's stderr only if the command fails (hook)
+	outTTY bool // stdout is a terminal
+	errTTY bool // stderr is a terminal
 	loc    *time.Location
 	local  *autowatch.Local // set when this process opened the store itself
 	agent  string           // the hook's agent (turnback.Options.Agent)
@@ -54,10 +47,8 @@ type globals struct {
 func (g *globals) location() *time.Location {
 	switch {
 	case g.loc != nil:
-	case g.served == nil:
-		g.loc = time.Local
 	default:
-		g.loc = termout.Location(g.getenv)
+		g.loc = time.Local
 	}
 	return g.loc
 }
@@ -85,11 +76,6 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 		if err := turnback.ValidSession(session); err != nil {
 			return "", "", "", usageError{err}
 		}
-	}
-	if g.served != nil {
-		// The client located them (with its own directory and
-		// environment) before forwarding.
-		return g.served.req.WorkTree, g.served.req.Store, session, nil
 	}
 	wd, err := g.getwd()
 	if err != nil {
@@ -186,14 +172,8 @@ func (e docError) Unwrap() error { return e.err }
 // or, for status, read-only only when it cannot be written
 // (turnback.AccessReadPreferWrite). When a watch daemon serves the
 // store, the Repo runs its methods there (turnback.Open), and the
-// command prints their results here as it would its own. The remote's
-// commands are the exception: with a daemon, the whole command is
-// forwarded to it (see forward) and openRepo returns a forwardedExit
-// error carrying its exit code (its output has been written).
+// command prints their results here as it would its own.
 func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
-	if remote.Creds(cmd) {
-		return g.openForwarding(cmd, access)
-	}
 	ctx := cmd.Context()
 	workTree, storeDir, opts, err := g.options(cmd, access)
 	if err != nil {
@@ -259,61 +239,6 @@ func (g *globals) options(cmd *cobra.Command, access turnback.Access) (workTree,
 	return workTree, storeDir, opts, nil
 }
 
-// openForwarding is openRepo for the remote's commands, which a watch
-// daemon serving the store runs whole (forward), with the caller's
-// AWS_* variables: the HTTP API does not serve them yet.
-func (g *globals) openForwarding(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
-	ctx := cmd.Context()
-	workTree, storeDir, opts, err := g.options(cmd, access)
-	if err != nil {
-		return nil, err
-	}
-	cut := false      // the wait for the store ended as a daemon answered
-	opts.Local = true // a daemon runs the command (forward)
-	// One that starts meanwhile holds the store: go to it at once.
-	opts.StopWaiting = func() bool { cut = daemon.Answers(storeDir); return cut }
-	if g.served == nil && storeDir != "" {
-		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
-			return nil, forwardedExit{code}
-		}
-	}
-	opts.Progress = progressCounters(g)
-	if g.progress != nil {
-		opts.RestoreProgress = g.progress.Restore
-	}
-	g.opts = opts
-	if g.served != nil {
-		return g.served.view(opts)
-	}
-	opts.Progress = autowatch.Counted(opts.Progress)
-	repo, err := turnback.Open(ctx, workTree, opts)
-	for try := 0; errors.Is(err, turnback.ErrBusy) && storeDir != ""; try++ {
-		// A daemon may have started meanwhile.
-		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
-			g.endProgress()
-			return nil, forwardedExit{code}
-		}
-		if !cut || try == 2 {
-			break // the whole wait passed; else the daemon was stopping
-		}
-		cut = false
-		repo, err = turnback.Open(ctx, workTree, opts)
-	}
-	if err == nil && storeDir != "" {
-		// Holding the store, this process knows no daemon runs: a socket
-		// left by one that was killed goes.
-		daemon.RemoveStaleSocket(storeDir)
-	}
-	if err == nil {
-		g.noteLogDamage(cmd, repo)
-	}
-	if err == nil && g.served == nil && !repo.ReadOnly() {
-		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
-		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
-	}
-	return repo, err
-}
-
 // useColor reports whether output should be coloured: stdout is a
 // terminal, no --json, NO_COLOR unset and TERM not "dumb".
 func (g *globals) useColor() bool {
@@ -348,46 +273,4 @@ func progressCounters(g *globals) *turnback.Progress {
 	}
 	g.progress = termout.StartProgress(g.stderr)
 	return g.progress.Counters
-}
-
-// served is one forwarded command being run by the watch daemon.
-type served struct {
-	h   *daemons.Handler
-	req daemon.Request
-}
-
-// view returns the Repo a forwarded command works on.
-func (s *served) view(o turnback.Options) (*turnback.Repo, error) { return s.h.View(s.req, o) }
-
-// daemonHandler runs the commands the daemon srv is sent through
-// execute, in this process, on repo.
-func daemonHandler(srv *daemon.Server, repo *turnback.Repo) daemon.Handler {
-	h := &daemons.Handler{Srv: srv, Repo: repo}
-	h.Exec = func(ctx context.Context, req daemon.Request, getenv func(string) string, stdout, stderr io.Writer) int {
-		return execute(ctx, &globals{stdout: stdout, stderr: stderr, args: req.Args, getenv: getenv, cwd: req.Cwd,
-			stdin: bytes.NewReader(nil), outTTY: req.OutTTY, errTTY: req.ErrTTY, served: &served{h: h, req: req}})
-	}
-	return h
-}
-
-// forwardedExit is returned by globals.openRepo when the daemon ran the
-// command: its output has been written; the process exits with code.
-type forwardedExit struct{ code int }
-
-func (e forwardedExit) Error() string {
-	return fmt.Sprintf("exit %d (run by the watch daemon)", e.code)
-}
-func (forwardedExit) Forwarded() bool { return true } // for package remote
-
-// forward runs the command through the watch daemon of storeDir, if one
-// runs (see daemons.Forward); ok is false when none ran it. The remote's
-// commands take the caller's AWS_* variables with them (remote.Creds).
-func (g *globals) forward(ctx context.Context, cmd *cobra.Command, workTree, storeDir string) (code int, ok bool) {
-	cwd, err := g.getwd()
-	if err != nil {
-		cwd = workTree
-	}
-	req := daemon.Request{Args: g.args, Cwd: cwd, Env: daemon.ForwardedEnv(remote.Creds(cmd)),
-		WorkTree: workTree, Store: storeDir, OutTTY: g.outTTY, ErrTTY: g.errTTY}
-	return daemons.Forward(ctx, storeDir, req, g.stdout, g.stderr, g.quiet)
 }

@@ -85,11 +85,6 @@ func execute(ctx context.Context, g *globals) int {
 	if err == nil {
 		return exitOK
 	}
-	var fe forwardedExit
-	if errors.As(err, &fe) {
-		// The daemon ran the command and has written its output.
-		return fe.code
-	}
 	stdout, stderr := g.stdout, g.stderr
 	code := exitCode(err)
 	if code == exitUsage && !g.json {

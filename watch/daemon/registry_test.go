@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +17,6 @@ import (
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
-
-type noRun struct{}
-
-func (noRun) Run(context.Context, Request, io.Writer, io.Writer) int { return 1 }
 
 // TestRegistry: a listening daemon notes itself in the per-user socket
 // directory, its paths byte for byte; a listing (Notes) finds it and
@@ -52,7 +47,7 @@ func TestRegistry(t *testing.T) {
 	if notes, err := Notes(); err != nil || len(notes) != 0 {
 		t.Fatalf("no registry yet: %v, %v", notes, err)
 	}
-	d := New(Config{WorkTree: wt, StoreDir: store, Store: nopCloser{}, Handler: noRun{}})
+	d := New(Config{WorkTree: wt, StoreDir: store, Store: nopCloser{}})
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)
 	}
