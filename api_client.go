@@ -80,7 +80,8 @@ type remoteConn struct {
 type remoteRepo struct {
 	c    *remoteConn
 	opts Options
-	r    *Repo // whose restore hook the daemon's steps are reported to
+	r    *Repo      // whose restore hook the daemon's steps are reported to
+	pick *pickState // a PickLatest view's (api_pick.go)
 }
 
 // remoteError is an error the daemon returned: its message, and the
@@ -167,8 +168,8 @@ func (rm *remoteRepo) close(view bool) error {
 
 // do sends one request and decodes the answer into out, or returns the
 // error the answer carries (errNotServed when nothing ran).
-func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any, hdr http.Header) error {
-	resp, err := c.send(ctx, method, path, q, body, hdr)
+func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any, hdr http.Header, seen func(http.Header)) error {
+	resp, err := c.send(ctx, method, path, q, body, hdr, seen)
 	if err != nil {
 		return err
 	}
@@ -197,8 +198,9 @@ func (c *remoteConn) answer(resp *http.Response, out any) error {
 }
 
 // send sends one request, with the headers hdr (may be nil), and
-// returns the answer (errNotServed when nothing ran).
-func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, hdr http.Header) (*http.Response, error) {
+// returns the answer (errNotServed when nothing ran), whose headers
+// seen (if set) is shown first.
+func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, hdr http.Header, seen func(http.Header)) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -235,6 +237,9 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 		}
 		return nil, &lostError{c.socket, err}
 	}
+	if seen != nil {
+		seen(resp.Header)
+	}
 	return resp, nil
 }
 
@@ -269,6 +274,14 @@ func (e *ErrorResponse) kindErr() error {
 		return &UnfinishedError{Err: errors.New(strings.TrimPrefix(e.Error, "turnback: an undo, redo or restore stopped part way and is not finished: "))}
 	case "stopping", "wrong_daemon":
 		return errNotServed
+	case "ambiguous_session":
+		if len(e.Sessions) > 0 {
+			ae := &AmbiguousSessionError{}
+			for _, s := range e.Sessions {
+				ae.Sessions = append(ae.Sessions, s.info())
+			}
+			return ae
+		}
 	}
 	return &remoteError{msg: e.Error, is: apiSentinels[e.Kind]}
 }
@@ -293,6 +306,9 @@ func (rm *remoteRepo) local(ctx context.Context) (*Repo, error) {
 			return nil, err
 		}
 		c.local = l
+	}
+	if err := rm.pickLocal(ctx, c.local); err != nil {
+		return nil, err
 	}
 	return c.local.View(rm.opts)
 }

@@ -78,6 +78,12 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
 	case errors.Is(err, ErrAmbiguousSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
+		var ae *AmbiguousSessionError
+		if errors.As(err, &ae) && ae.Name == "" {
+			for _, s := range ae.Sessions {
+				doc.Sessions = append(doc.Sessions, sessionJSON(s))
+			}
+		}
 	case errors.Is(err, ErrBusy):
 		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
 	case errors.Is(err, ErrBadRef):

@@ -56,7 +56,7 @@ func callOp(ctx context.Context, repo any, name string, body, out any, local fun
 		return errOpNotLocal
 	}
 	_, err := call(ctx, rm, func() (struct{}, error) {
-		return struct{}{}, rm.c.do(ctx, "POST", "/v1/ops/"+url.PathEscape(name), url.Values{"session": {rm.opts.Session}}, body, out, nil)
+		return struct{}{}, rm.c.do(ctx, "POST", "/v1/ops/"+url.PathEscape(name), url.Values{"session": {rm.opts.Session}}, body, out, nil, nil)
 	}, func(l *Repo) (struct{}, error) { return struct{}{}, local(l) })
 	return err
 }

@@ -190,20 +190,25 @@ func (rm *remoteRepo) do(ctx context.Context, method, path string, q url.Values,
 	if rm.opts.Now != nil {
 		hdr.Set(testNowHeader, rm.opts.Now().Format(time.RFC3339Nano))
 	}
+	var seen func(http.Header)
+	if rm.pickPending() {
+		hdr.Set(pickHeader, "latest")
+		seen = rm.readPicked
+	}
 	p, rp, hook := rm.opts.Progress, rm.opts.RestoreProgress, rm.r.hook
 	if p == nil && rp == nil && hook == nil {
-		return rm.c.do(ctx, method, path, q, body, out, hdr)
+		return rm.c.do(ctx, method, path, q, body, out, hdr, seen)
 	}
 	hdr.Set("Accept", ndjson)
-	return rm.c.doStream(ctx, method, path, q, body, out, p, rp, hook, hdr)
+	return rm.c.doStream(ctx, method, path, q, body, out, p, rp, hook, hdr, seen)
 }
 
 // doStream is do over the progress stream: what the daemon's counters
 // gain is added to p and rp (either may be nil) as the lines come, and
 // hook (if set) is called with each step of the daemon's restore.
 func (c *remoteConn) doStream(ctx context.Context, method, path string, q url.Values, body, out any, p *Progress, rp *RestoreProgress,
-	hook func(string) error, hdr http.Header) error {
-	resp, err := c.send(ctx, method, path, q, body, hdr)
+	hook func(string) error, hdr http.Header, seen func(http.Header)) error {
+	resp, err := c.send(ctx, method, path, q, body, hdr, seen)
 	if err != nil {
 		return err
 	}

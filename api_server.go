@@ -70,6 +70,7 @@ type apiServer struct {
 	restoreProgress *RestoreProgress
 	step            func(name string) // reports a restore's steps
 	now             func() time.Time  // the request's clock (testNowHeader)
+	pick            string            // the session picked for the request (api_pick.go)
 }
 
 // testNowHeader, on a request, is an RFC 3339 time the operation stamps
@@ -142,6 +143,9 @@ func NewHandler(repo *Repo) http.Handler {
 				return
 			}
 			a, err := a.forRequest(r)
+			if err == nil {
+				a, err = a.pickFor(w, r)
+			}
 			if err != nil {
 				status, doc := apiErrorDoc(err)
 				writeAPIError(w, status, doc)
@@ -171,6 +175,9 @@ func NewHandler(repo *Repo) http.Handler {
 func (a *apiServer) view(name, agent string) (*Repo, error) {
 	if name == "" {
 		name = DefaultSession
+	}
+	if a.pick != "" {
+		name = a.pick
 	}
 	if err := ValidSession(name); err != nil {
 		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}

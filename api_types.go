@@ -77,6 +77,10 @@ type ErrorResponse struct {
 	// Stopping: the daemon stopped at once, for this reason, and
 	// cancelled the operation.
 	Stopping string `json:"stopping,omitempty"`
+	// Sessions: with kind "ambiguous_session" for a request that asked
+	// the daemon to pick its session, the live sessions it could not
+	// choose between.
+	Sessions []SessionJSON `json:"sessions,omitempty"`
 }
 
 // TurnJSON is a turn.

@@ -98,8 +98,15 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 	if err != nil {
 		return err
 	}
-	return fn(view)
+	// A daemon picking the session says it is ambiguous in the answer
+	// to the command's first request.
+	return g.ambiguous(fn(view))
 }
+
+// pickInDaemon: a served command that names no session has the daemon
+// pick it in its first request (turnback.Repo.PickLatest) rather than
+// ask for the session list first. A variable for the speed test.
+var pickInDaemon = true
 
 // pickSession returns the Repo a command works on: repo, or a view of it
 // on the session that the name given stands for (a unique prefix, see
@@ -117,24 +124,41 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)
 	case usesTurns(cmd):
+		note := func(s turnback.SessionInfo) {
+			if s.Name != pick && !g.noted {
+				g.noted = true // once, also when status runs twice (a full disk)
+				fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
+			}
+		}
+		if repo.Served() && pickInDaemon {
+			o := g.opts
+			o.Session = pick
+			return repo.PickLatest(ctx, o, note)
+		}
 		var s turnback.SessionInfo
-		if s, err = repo.LatestSession(ctx); err == nil && s.Name != pick && !g.noted {
-			g.noted = true // once, also when status runs twice (a full disk)
-			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
+		if s, err = repo.LatestSession(ctx); err == nil {
+			note(s)
 		}
 		pick = s.Name
 	}
-	var ae *turnback.AmbiguousSessionError
-	if errors.As(err, &ae) {
-		return nil, codedError{exitUsage, docError{errors.New(termout.AmbiguousSession(ae, envopt.Now(g.getenv))),
-			map[string]any{"sessions": termout.SessionDocs(ae.Sessions)}}}
-	}
-	if err != nil || pick == repo.Session() {
+	if err = g.ambiguous(err); err != nil || pick == repo.Session() {
 		return repo, err
 	}
 	o := g.opts
 	o.Session = pick
 	return repo.View(o)
+}
+
+// ambiguous makes an ambiguous session (two live sessions to pick from,
+// or a name several start with) exit 2 listing them; other errors stay
+// as they are.
+func (g *globals) ambiguous(err error) error {
+	var ae *turnback.AmbiguousSessionError
+	if errors.As(err, &ae) {
+		return codedError{exitUsage, docError{errors.New(termout.AmbiguousSession(ae, envopt.Now(g.getenv))),
+			map[string]any{"sessions": termout.SessionDocs(ae.Sessions)}}}
+	}
+	return err
 }
 
 // usesTurns: what cmd does depends on its session's turns: undo, redo,
