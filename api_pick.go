@@ -11,12 +11,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 )
 
 const (
 	// pickHeader ("latest"), on a request, has the daemon run it on the
-	// session LatestSession picks, whatever session it names.
+	// session LatestSession picks, whatever session it names;
+	// "latest-reading" is the same, but another session working now is
+	// no error: the request runs on the session picked all the same.
 	pickHeader = "Turnback-Pick-Session"
 	// pickedHeader, on its answer, is that session: a SessionJSON,
 	// base64.
@@ -25,8 +28,9 @@ const (
 
 // pickState is a PickLatest view's pick, shared by its backend.
 type pickState struct {
-	onPick func(SessionInfo)
-	done   bool
+	onPick  func(SessionInfo)
+	reading bool
+	done    bool
 }
 
 // PickLatest returns a view of r, with o, on the session LatestSession
@@ -36,10 +40,14 @@ type pickState struct {
 // o.Session. Either way onPick (if set) is called with the session
 // picked before the operation that picked it returns, and an ambiguous
 // pick (*AmbiguousSessionError) is the error of PickLatest or of that
-// operation.
-func (r *Repo) PickLatest(ctx context.Context, o Options, onPick func(SessionInfo)) (*Repo, error) {
+// operation; with reading (a command that only reads, which never
+// refuses) it is none: the view works on the session picked.
+func (r *Repo) PickLatest(ctx context.Context, o Options, reading bool, onPick func(SessionInfo)) (*Repo, error) {
 	if _, ok := r.be.(*remoteRepo); !ok {
 		s, err := r.LatestSession(ctx)
+		if reading && errors.As(err, new(*AmbiguousSessionError)) {
+			err = nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +61,7 @@ func (r *Repo) PickLatest(ctx context.Context, o Options, onPick func(SessionInf
 	if err != nil {
 		return nil, err
 	}
-	v.be.(*remoteRepo).pick = &pickState{onPick: onPick}
+	v.be.(*remoteRepo).pick = &pickState{onPick: onPick, reading: reading}
 	return v, nil
 }
 
@@ -92,6 +100,9 @@ func (rm *remoteRepo) pickLocal(ctx context.Context, l *Repo) error {
 		return nil
 	}
 	s, err := l.LatestSession(ctx)
+	if rm.pick.reading && errors.As(err, new(*AmbiguousSessionError)) {
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
@@ -102,7 +113,8 @@ func (rm *remoteRepo) pickLocal(ctx context.Context, l *Repo) error {
 // pickFor has the request r run on the session LatestSession picks
 // when it asks for that, and names it in w's header.
 func (a *apiServer) pickFor(w http.ResponseWriter, r *http.Request) (*apiServer, error) {
-	if r.Header.Get(pickHeader) != "latest" {
+	mode := r.Header.Get(pickHeader)
+	if mode != "latest" && mode != "latest-reading" {
 		return a, nil
 	}
 	v, err := a.view(DefaultSession, "")
@@ -110,6 +122,9 @@ func (a *apiServer) pickFor(w http.ResponseWriter, r *http.Request) (*apiServer,
 		return nil, err
 	}
 	s, err := v.LatestSession(r.Context())
+	if mode == "latest-reading" && errors.As(err, new(*AmbiguousSessionError)) {
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}

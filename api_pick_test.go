@@ -18,9 +18,9 @@ import (
 // TestDaemonRepoPickLatest: a PickLatest view works on the session
 // LatestSession picks, with or without a daemon; through one, the pick
 // rides on the view's first request (one request, not two), onPick
-// hears of it before that request returns, and two live sessions are
-// that request's *AmbiguousSessionError, as LatestSession's error is
-// locally.
+// hears of it before that request returns, and two sessions working
+// now are that request's *AmbiguousSessionError, as LatestSession's
+// error is locally.
 func TestDaemonRepoPickLatest(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
@@ -76,7 +76,7 @@ func TestDaemonRepoPickLatest(t *testing.T) {
 	r0 := requests()
 	for _, w := range ws {
 		picked := ""
-		v, err := w.repo.PickLatest(ctx, turnback.Options{Now: clock}, func(s turnback.SessionInfo) { picked = s.Name })
+		v, err := w.repo.PickLatest(ctx, turnback.Options{Now: clock}, false, func(s turnback.SessionInfo) { picked = s.Name })
 		if err != nil {
 			t.Fatalf("%s: PickLatest: %v", w.name, err)
 		}
@@ -92,11 +92,20 @@ func TestDaemonRepoPickLatest(t *testing.T) {
 		t.Fatalf("the served PickLatest and Status took %d requests, want 1", n)
 	}
 
-	// Two live sessions: no guess.
+	// Two sessions with a turn open now: no guess.
 	var errs [2]string
 	for i, w := range ws {
 		turn(w, "u", "three\n")
-		v, err := w.repo.PickLatest(ctx, turnback.Options{Now: clock}, nil)
+		for _, name := range []string{"s", "u"} {
+			v, err := w.repo.View(turnback.Options{Session: name, Now: clock})
+			if err == nil {
+				_, err = v.Snap(ctx, "open")
+			}
+			if err != nil {
+				t.Fatalf("%s: snap of %s: %v", w.name, name, err)
+			}
+		}
+		v, err := w.repo.PickLatest(ctx, turnback.Options{Now: clock}, false, nil)
 		if err == nil {
 			_, err = v.Status(ctx)
 		}
@@ -105,6 +114,14 @@ func TestDaemonRepoPickLatest(t *testing.T) {
 			t.Fatalf("%s: %v, want an *AmbiguousSessionError of 2 sessions", w.name, err)
 		}
 		errs[i] = fmt.Sprintf("%v %s %s", err, ae.Sessions[0].Name, ae.Sessions[1].Name)
+		// A reading command never refuses: it works on the session picked.
+		picked := ""
+		if v, err = w.repo.PickLatest(ctx, turnback.Options{Now: clock}, true, func(s turnback.SessionInfo) { picked = s.Name }); err == nil {
+			_, err = v.Status(ctx)
+		}
+		if err != nil || picked != ae.Sessions[0].Name || v.Session() != picked {
+			t.Fatalf("%s: reading: %v, picked %q; want %s", w.name, err, picked, ae.Sessions[0].Name)
+		}
 	}
 	if errs[0] != errs[1] {
 		t.Fatalf("local: %s\nserved: %s", errs[0], errs[1])

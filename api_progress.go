@@ -192,7 +192,7 @@ func (rm *remoteRepo) do(ctx context.Context, method, path string, q url.Values,
 	}
 	var seen func(http.Header)
 	if rm.pickPending() {
-		hdr.Set(pickHeader, "latest")
+		hdr.Set(pickHeader, map[bool]string{false: "latest", true: "latest-reading"}[rm.pick.reading])
 		seen = rm.readPicked
 	}
 	p, rp, hook := rm.opts.Progress, rm.opts.RestoreProgress, rm.r.hook

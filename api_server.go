@@ -50,6 +50,7 @@ var apiRoutes = []apiRoute{
 	{"POST", "/v1/unprotected", (*apiServer).unprotected},
 	{"POST", "/v1/recover", (*apiServer).recover},
 	{"GET", "/v1/sessions", (*apiServer).sessions},
+	{"GET", "/v1/checkpoints", (*apiServer).checkpointList},
 	{"POST", "/v1/restore", (*apiServer).restore},
 	{"GET", "/v1/status", (*apiServer).status},
 	{"GET", "/v1/diff", (*apiServer).diff},

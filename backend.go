@@ -34,6 +34,7 @@ type backend interface {
 	unprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error)
 	turnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error)
 	recover(ctx context.Context, rollback bool) (*RecoverResult, error)
+	checkpointList(ctx context.Context) ([]Checkpoint, error)
 	// viewOf returns the backend of v, a view made by View.
 	viewOf(v *Repo) backend
 	// close releases what the Repo holds; a view's close does nothing.

@@ -270,6 +270,9 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 			deletes = append(deletes, turnKey(sess.Name, n))
 		}
 	}
+	if len(sess.Redo) > 0 {
+		sess.RedoCleared, sess.RedoClearedBy = t.Ended, t.N
+	}
 	sess.Redo = nil
 	return t, false, []cas.Entry{turnEntry(t)}, append(deletes, skipsKey(sess.Name, t.N)), nil
 }

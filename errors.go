@@ -114,15 +114,17 @@ var ErrVerify = errors.New("turnback: verify found damaged data")
 var ErrUnverified = errors.New("turnback: stopped before changing anything")
 
 // ErrAmbiguousSession: a session name given is the start of several
-// sessions' names, or no session was named and several are live (see
-// Repo.LatestSession); the error is an *AmbiguousSessionError.
+// sessions' names, or no session was named and another session than the
+// one picked has a turn open right now (see Repo.LatestSession); the
+// error is an *AmbiguousSessionError.
 var ErrAmbiguousSession = errors.New("turnback: ambiguous session")
 
 // AmbiguousSessionError lists the sessions FindSession or LatestSession
 // could not choose between, most recently active first.
 type AmbiguousSessionError struct {
 	// Name is the name given, which every listed session's name starts
-	// with; "" when no name was given and the sessions are live.
+	// with; "" when no name was given: then the first session is the
+	// one LatestSession picked, the others have a turn open right now.
 	Name     string
 	Sessions []SessionInfo
 }
@@ -133,7 +135,7 @@ func (e *AmbiguousSessionError) Error() string {
 		names[i] = fmt.Sprintf("%q", s.Name)
 	}
 	if e.Name == "" {
-		return fmt.Sprintf("turnback: %d sessions had a turn in the last %v: %s", len(names), ActiveWindow, strings.Join(names, ", "))
+		return fmt.Sprintf("turnback: %d sessions may be meant (another has a turn open right now): %s", len(names), strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("turnback: session %q is ambiguous: %d sessions start with it: %s", e.Name, len(names), strings.Join(names, ", "))
 }

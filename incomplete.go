@@ -108,8 +108,9 @@ type Uncaptured = walker.Uncaptured
 
 // UnprotectedChanges returns, per turn number, the paths each closed
 // turn of turns deleted or changed whose content before the turn was
-// over the size limit and is held by no usable reference: the changes an
-// undo cannot revert.
+// over the size limit and is held by no usable reference, and the new
+// directories it made that were left uncaptured (their paths end in
+// "/"): the changes an undo cannot revert.
 func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
 	return r.be.unprotectedChanges(ctx, turns)
 }
@@ -129,6 +130,10 @@ func (l localRepo) unprotectedChanges(ctx context.Context, turns []*Turn) (map[i
 			continue
 		}
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
+			if n := c.New; n != nil && n.Kind == manifest.KindDir && n.Uncaptured && n.Files > 0 && (c.Old == nil || !c.Old.Uncaptured) {
+				out[t.N] = append(out[t.N], c.Path+"/")
+				return nil
+			}
 			o := c.Old
 			if o == nil || o.Kind != manifest.KindFile || !o.Uncaptured {
 				return nil

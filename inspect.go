@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/turnback/turnback/cas"
@@ -308,6 +309,11 @@ func (r *Repo) turnsOf(ctx context.Context, sess *sessionRecord) (turns, redo []
 		t, err := r.loadTurn(ctx, sess.Name, sess.Turns[i])
 		if err != nil {
 			return nil, nil, err
+		}
+		for _, g := range sess.Redo {
+			if slices.Contains(g.Partial, t.N) {
+				t.PartlyUndone = append(t.PartlyUndone, g.Paths...)
+			}
 		}
 		turns = append(turns, t)
 	}

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/restore"
 )
 
 // Metadata keys. Records are small JSON documents written in one
@@ -58,6 +60,10 @@ type sessionRecord struct {
 	// Agent names the agent whose hook recorded the session's first turn
 	// (Options.Agent); absent for none and in stores written before it.
 	Agent string `json:"agent,omitempty"`
+	// RedoCleared is when a turn that changed the folder (RedoClearedBy)
+	// replaced the redo stack, started a new timeline; zero if never.
+	RedoCleared   time.Time `json:"redo_cleared,omitzero"`
+	RedoClearedBy int       `json:"redo_cleared_by,omitempty"`
 	// Rev names this version of the record: every write gives it a new
 	// random one and appends the one before to Revs (the last maxRevs,
 	// oldest first). A pull compares them to tell which of two records
@@ -95,6 +101,10 @@ type Turn struct {
 	// (SnapOptions.Meta): small string pairs turnback stores and
 	// returns, never interprets (meta.go). Nil for none.
 	Meta map[string]string `json:"meta,omitempty"`
+	// PartlyUndone lists the paths partial undos (undo --path) of this
+	// turn reverted while it stays on the undo stack: filled by Turns,
+	// not stored.
+	PartlyUndone []string `json:"-"`
 }
 
 // Open reports whether the turn has no after-state yet.
@@ -283,7 +293,17 @@ type checkpointRecord struct {
 	// Turn is the session's newest turn number when the checkpoint was
 	// made (0: the session had no turn yet).
 	Turn int `json:"turn"`
+	// Command says what made it ("undo turn 3", "redo turn 3", "restore
+	// 1a2b3c4d5e6f"); Paths are the paths the command changed, whose
+	// earlier content the checkpoint holds (at most checkpointPaths,
+	// More counts the rest). Empty in records made before them.
+	Command string   `json:"command,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+	More    int      `json:"more,omitempty"`
 }
+
+// checkpointPaths is how many paths a checkpoint record names.
+const checkpointPaths = 50
 
 // Checkpoint describes a recorded checkpoint (GCResult lists the ones gc
 // drops).
@@ -294,6 +314,11 @@ type Checkpoint struct {
 	// Turn is the session's newest turn number when it was made: the
 	// checkpoint sits between turn Turn and turn Turn+1.
 	Turn int `json:"turn"`
+	// Command, Paths and More: what made it and the paths it changed
+	// (see checkpointRecord; "" and none for older records).
+	Command string   `json:"command"`
+	Paths   []string `json:"paths"`
+	More    int      `json:"more"`
 }
 
 func checkpointKey(h cas.Hash) []byte { return []byte(prefixCheckpoint + h.String()) }
@@ -301,12 +326,19 @@ func checkpointKey(h cas.Hash) []byte { return []byte(prefixCheckpoint + h.Strin
 // checkpointEntry records checkpoint cp as made now by this Repo's
 // session. Recording the same state again moves it later in history,
 // which only keeps it longer.
-func (r *Repo) checkpointEntry(ctx context.Context, cp cas.Hash) (cas.Entry, error) {
+func (r *Repo) checkpointEntry(ctx context.Context, cp cas.Hash, op string, actions []restore.Action) (cas.Entry, error) {
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return cas.Entry{}, err
 	}
-	rec := checkpointRecord{Version: metaVersion, Time: time.Now().UTC(), Session: r.session, Turn: sess.NextTurn - 1}
+	rec := checkpointRecord{Version: metaVersion, Time: time.Now().UTC(), Session: r.session, Turn: sess.NextTurn - 1, Command: op}
+	for _, a := range actions {
+		if len(rec.Paths) == checkpointPaths {
+			rec.More++
+			continue
+		}
+		rec.Paths = append(rec.Paths, a.Path)
+	}
 	return cas.Entry{Key: checkpointKey(cp), Value: encodeJSON(rec)}, nil
 }
 
@@ -322,10 +354,24 @@ func (r *Repo) checkpoints(ctx context.Context) ([]Checkpoint, error) {
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return fmt.Errorf("%w: checkpoint %s: %v", cas.ErrCorrupt, id, err)
 		}
-		out = append(out, Checkpoint{ID: id, Time: rec.Time, Session: rec.Session, Turn: rec.Turn})
+		out = append(out, Checkpoint{ID: id, Time: rec.Time, Session: rec.Session, Turn: rec.Turn,
+			Command: rec.Command, Paths: append([]string{}, rec.Paths...), More: rec.More})
 		return nil
 	})
 	return out, err
+}
+
+// opName is what a checkpoint record says made it: verb and the turns
+// ("undo turns 2, 3").
+func opName(verb string, turns []int) string {
+	s := make([]string, len(turns))
+	for i, n := range turns {
+		s[i] = strconv.Itoa(n)
+	}
+	if len(turns) == 1 {
+		return verb + " turn " + s[0]
+	}
+	return verb + " turns " + strings.Join(s, ", ")
 }
 
 // keepCheckpoint applies retention to one checkpoint: forgotten is the

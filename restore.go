@@ -132,7 +132,7 @@ func init() {
 // Blocked actions are reported as not restorable, except the parent
 // directories that actionsFor added (in res.parents): the path they were
 // added for says why it cannot be restored.
-func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
+func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
 	out := &RestoreResult{}
 	// The records of a restore are committed after its files changed:
 	// to the database opened for writing, never to the overlay log,
@@ -201,7 +201,7 @@ func (r *Repo) execute(ctx context.Context, current cas.Hash, actions []restore.
 	if err != nil {
 		return nil, err
 	}
-	cpRec, err := r.checkpointEntry(ctx, cp)
+	cpRec, err := r.checkpointEntry(ctx, cp, op, plan.Actions)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		}
 		return dryResult(p)
 	}
-	out, err := r.execute(ctx, snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) { return nil, nil, nil })
+	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) { return nil, nil, nil })
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,11 @@ package turnback
 //     creates).
 //   - With no name: "default" while it has a turn (on its undo or redo
 //     stack) or no session has one. Otherwise the session of the store's
-//     newest turn, unless two or more sessions had a turn within
-//     ActiveWindow: then nothing is guessed (*AmbiguousSessionError
-//     listing them), since two agents may be working on the folder.
+//     newest turn. Sessions one after the other are no ambiguity; when
+//     another session has a turn open right now (started within
+//     OpenWindow), two agents may be working on the folder: the pick
+//     comes with an *AmbiguousSessionError listing them, which commands
+//     that change files refuse on and reading commands only mention.
 
 import (
 	"context"
@@ -24,9 +26,21 @@ import (
 	"unicode/utf8"
 )
 
-// ActiveWindow is how recent a session's last turn must be for
-// LatestSession to count the session as live.
+// ActiveWindow is how recent a session's last turn must be for the
+// session to count as recent: log without a session shows every recent
+// one.
 const ActiveWindow = 10 * time.Minute
+
+// OpenWindow is how recent an open turn's start must be for its
+// session to count as working right now (LatestSession). An older open
+// turn was left by an agent that stopped without ending it.
+const OpenWindow = time.Hour
+
+// Working reports whether the session has a turn open right now, at
+// now: one that started within OpenWindow and has not ended.
+func (s SessionInfo) Working(now time.Time) bool {
+	return s.Open && s.hasTurns() && now.Sub(s.LastTurn) < OpenWindow
+}
 
 // DefaultSession is the session of a Repo opened without a name.
 const DefaultSession = "default"
@@ -62,6 +76,10 @@ type SessionInfo struct {
 	LastTurn time.Time
 	// LastMessage is the newest turn's message.
 	LastMessage string
+	// RedoCleared is when turn RedoClearedBy, which changed the folder,
+	// replaced the undone turns redo could bring back (zero: never).
+	RedoCleared   time.Time
+	RedoClearedBy int
 }
 
 // hasTurns reports whether the session has a turn to undo or redo.
@@ -110,10 +128,11 @@ func (l localRepo) findSession(ctx context.Context, name string) (string, error)
 
 // LatestSession returns the session an operation that names none works
 // on: DefaultSession while it has a turn to undo or redo (or no session
-// has one), otherwise the session of the store's newest turn. When two
-// or more sessions had a turn within ActiveWindow of now (Options.Now),
-// it guesses nothing: the error is an *AmbiguousSessionError listing
-// them.
+// has one), otherwise the session of the store's newest turn. When
+// another session has a turn open right now (SessionInfo.Working, at
+// Options.Now), the error is an *AmbiguousSessionError listing the pick
+// first, then those sessions; the pick is returned with it, for an
+// operation that only reads.
 func (r *Repo) LatestSession(ctx context.Context) (SessionInfo, error) {
 	return r.be.latestSession(ctx)
 }
@@ -140,7 +159,7 @@ func (r *Repo) sessionInfos(ctx context.Context) ([]SessionInfo, error) {
 	}
 	out := make([]SessionInfo, 0, len(recs))
 	for _, s := range recs {
-		info := SessionInfo{Name: s.Name, Agent: s.Agent, Turns: len(s.Turns)}
+		info := SessionInfo{Name: s.Name, Agent: s.Agent, Turns: len(s.Turns), RedoCleared: s.RedoCleared, RedoClearedBy: s.RedoClearedBy}
 		newest := 0
 		if n := len(s.Turns); n > 0 {
 			newest = s.Turns[n-1]
@@ -236,34 +255,36 @@ func findSession(list []SessionInfo, name string) (string, error) {
 // latestSession applies LatestSession's rule to list (sorted as
 // Sessions returns it) at now.
 func latestSession(list []SessionInfo, now time.Time) (SessionInfo, error) {
-	def := SessionInfo{Name: DefaultSession, Short: DefaultSession}
+	pick := SessionInfo{Name: DefaultSession, Short: DefaultSession}
 	var newest *SessionInfo
-	var live []SessionInfo
 	for i, s := range list {
 		switch {
 		case ValidSession(s.Name) != nil: // made before the rule: it cannot be opened
+		case s.Name == DefaultSession && !s.hasTurns():
+			pick = s
 		case s.Name == DefaultSession:
-			if s.hasTurns() {
-				return s, nil
-			}
-			def = s
-		case !s.hasTurns():
-		default:
-			if newest == nil {
-				newest = &list[i]
-			}
-			if now.Sub(s.LastTurn) < ActiveWindow {
-				live = append(live, s)
-			}
+			newest = &list[i]
+		case s.hasTurns() && newest == nil:
+			newest = &list[i]
+		}
+		if newest != nil && newest.Name == DefaultSession {
+			break // default has turns: it is the one
 		}
 	}
-	if len(live) > 1 {
-		return SessionInfo{}, &AmbiguousSessionError{Sessions: live}
-	}
 	if newest == nil {
-		return def, nil
+		return pick, nil
 	}
-	return *newest, nil
+	pick = *newest
+	working := []SessionInfo{pick}
+	for _, s := range list {
+		if s.Name != pick.Name && ValidSession(s.Name) == nil && s.Working(now) {
+			working = append(working, s)
+		}
+	}
+	if len(working) > 1 {
+		return pick, &AmbiguousSessionError{Sessions: working}
+	}
+	return pick, nil
 }
 
 // now is the Repo's clock (Options.Now), in UTC.

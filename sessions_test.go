@@ -32,6 +32,14 @@ func tsInfo(name string, turns, redo int, ago time.Duration) SessionInfo {
 	return s
 }
 
+// tsOpen is a session whose newest turn, started ago before tsNow, is
+// open.
+func tsOpen(name string, turns int, ago time.Duration) SessionInfo {
+	s := tsInfo(name, turns, 0, ago)
+	s.Open = true
+	return s
+}
+
 func tsNames(list []SessionInfo) []string {
 	var out []string
 	for _, s := range list {
@@ -104,24 +112,28 @@ func TestLatestSession(t *testing.T) {
 			list: []SessionInfo{tsInfo(tsClaude, 0, 1, 2*time.Minute)}, want: tsClaude},
 		{what: "a session without turns is skipped",
 			list: []SessionInfo{tsInfo(tsGemini, 0, 0, time.Minute), tsInfo(tsClaude, 1, 0, time.Hour)}, want: tsClaude},
-		{what: "one live, one old: the live one",
-			list: []SessionInfo{tsInfo(tsClaude, 1, 0, 9*time.Minute), tsInfo(tsGemini, 3, 0, 11*time.Minute)}, want: tsClaude},
-		{what: "none live: the newest, however close the next",
+		{what: "sessions one after the other: the newest",
+			list: []SessionInfo{tsInfo(tsClaude, 1, 0, time.Minute), tsInfo(tsGemini, 3, 0, 2*time.Minute)}, want: tsClaude},
+		{what: "none recent: the newest, however close the next",
 			list: []SessionInfo{tsInfo(tsClaude, 1, 0, 2*time.Hour), tsInfo(tsGemini, 1, 0, 2*time.Hour+time.Second)}, want: tsClaude},
-		{what: "two live: refused",
-			list:      []SessionInfo{tsInfo(tsClaude, 1, 0, time.Minute), tsInfo(tsGemini, 1, 0, 9*time.Minute), tsInfo(tsCodex, 1, 0, time.Hour)},
+		{what: "the newest is open, the others closed: the newest",
+			list: []SessionInfo{tsOpen(tsGemini, 1, time.Minute), tsInfo(tsClaude, 1, 0, 2*time.Minute)}, want: tsGemini},
+		{what: "another has a turn open right now: refused, the pick first",
+			list:      []SessionInfo{tsInfo(tsClaude, 1, 0, time.Minute), tsOpen(tsGemini, 1, 9*time.Minute), tsInfo(tsCodex, 1, 0, time.Hour)},
 			ambiguous: []string{tsClaude, tsGemini}},
-		{what: "three live, one only with redo: refused, all listed",
-			list: []SessionInfo{tsInfo(tsClaude, 1, 0, 0), tsInfo(tsGemini, 0, 2, time.Minute), tsInfo(tsCodex, 1, 0, 5*time.Minute),
+		{what: "two others open: all listed",
+			list: []SessionInfo{tsInfo(tsClaude, 0, 1, 0), tsOpen(tsGemini, 2, time.Minute), tsOpen(tsCodex, 1, 5*time.Minute),
 				tsInfo(DefaultSession, 0, 0, -1)},
 			ambiguous: []string{tsClaude, tsGemini, tsCodex}},
-		{what: "exactly the window ago is not live",
-			list: []SessionInfo{tsInfo(tsClaude, 1, 0, time.Minute), tsInfo(tsGemini, 1, 0, ActiveWindow)}, want: tsClaude},
+		{what: "default has turns, another is open: refused",
+			list: []SessionInfo{tsOpen(tsGemini, 1, time.Minute), tsInfo(DefaultSession, 1, 0, time.Hour)}, ambiguous: []string{DefaultSession, tsGemini}},
+		{what: "an open turn older than OpenWindow was abandoned",
+			list: []SessionInfo{tsInfo(tsClaude, 1, 0, time.Minute), tsOpen(tsGemini, 1, OpenWindow)}, want: tsClaude},
 	} {
 		got, err := latestSession(c.list, tsNow)
 		if c.ambiguous != nil {
 			var ae *AmbiguousSessionError
-			if !errors.As(err, &ae) || ae.Name != "" || !reflect.DeepEqual(tsNames(ae.Sessions), c.ambiguous) {
+			if !errors.As(err, &ae) || ae.Name != "" || !reflect.DeepEqual(tsNames(ae.Sessions), c.ambiguous) || got.Name != c.ambiguous[0] {
 				t.Errorf("%s: got %q, %v; want ambiguous among %q", c.what, got.Name, err, c.ambiguous)
 			}
 			continue
@@ -259,19 +271,23 @@ func TestSessionsOfAStore(t *testing.T) {
 	if _, err := r.FindSession(ctx, "a/b"); err == nil {
 		t.Error("FindSession accepted an invalid name")
 	}
-	// An hour later nobody is live: the newest turn's session.
-	clock = tsNow.Add(time.Hour)
-	if got, err := r.LatestSession(ctx); err != nil || got.Name != tsGemini {
-		t.Errorf("LatestSession an hour later = %q, %v; want %s", got.Name, err, tsGemini)
+	// Gemini's turn is the newest, open: it is the one, right after the
+	// turns and an hour later.
+	for _, at := range []time.Time{start.Add(5 * time.Minute), tsNow.Add(time.Hour)} {
+		clock = at
+		if got, err := r.LatestSession(ctx); err != nil || got.Name != tsGemini {
+			t.Errorf("LatestSession at %v = %q, %v; want %s", at, got.Name, err, tsGemini)
+		}
 	}
-	// Right after the turns, both are live: refused.
+	// Once the default session has a turn, it is the one; Gemini's turn
+	// open right now makes it ambiguous, until it was abandoned.
 	clock = start.Add(5 * time.Minute)
-	if _, err := r.LatestSession(ctx); !errors.Is(err, ErrAmbiguousSession) {
-		t.Errorf("LatestSession with two live sessions: %v, want ambiguous", err)
-	}
-	// Once the default session has a turn, it is the one.
 	turn(r, "d.txt", "mine", true)
-	if got, err := r.LatestSession(ctx); err != nil || got.Name != DefaultSession || got.LastMessage != "mine" {
-		t.Errorf("LatestSession with default's turn = %+v, %v", got, err)
+	if got, err := r.LatestSession(ctx); !errors.Is(err, ErrAmbiguousSession) || got.Name != DefaultSession || got.LastMessage != "mine" {
+		t.Errorf("LatestSession with default's turn and Gemini's open = %+v, %v; want default, ambiguous", got, err)
+	}
+	clock = start.Add(OpenWindow + 5*time.Minute)
+	if got, err := r.LatestSession(ctx); err != nil || got.Name != DefaultSession {
+		t.Errorf("LatestSession after OpenWindow = %+v, %v", got, err)
 	}
 }

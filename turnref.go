@@ -157,8 +157,10 @@ func (r *Repo) findTurn(ctx context.Context, n int) (t *Turn, undone bool, err e
 	switch {
 	case len(nums) == 1:
 		has = fmt.Sprintf("it has 1 turn, turn %d", lo)
-	case len(nums) > 1:
+	case len(nums) > 1 && hi-lo+1 == len(nums):
 		has = fmt.Sprintf("it has %d turns, numbered %d to %d (turnback log lists them)", len(nums), lo, hi)
+	case len(nums) > 1:
+		has = fmt.Sprintf("it has %d turns, numbered %d to %d with gaps (turnback log lists them)", len(nums), lo, hi)
 	}
 	return nil, false, &refError{fmt.Sprintf("turnback: no turn %d in session %q: %s", n, r.session, has), []error{ErrNoTurn, ErrUnknownID}}
 }

@@ -83,6 +83,9 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if o.DryRun {
 			return &RestoreResult{Nothing: true, DryRun: &Preview{}}, nil
 		}
+		if closed == nil { // the session is as stored, or has no record: none is made
+			return &RestoreResult{Nothing: true}, nil
+		}
 		if err := r.commit(ctx, append(writes, sessionEntry(sess)), deletes); err != nil {
 			return nil, err
 		}
@@ -155,7 +158,14 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	verb := "undo"
+	if o.Merge != MergeNone {
+		verb = "undo --merge"
+	}
+	if partial {
+		verb += " --path"
+	}
+	out, err := r.execute(ctx, opName(verb, nums), now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()

@@ -37,6 +37,11 @@ type Plan struct {
 	Blocked []Skipped
 }
 
+// UncapturedDirInTheWay is why a path is not restored when an
+// uncaptured directory (a large new one) stands where it goes: the
+// restore cannot remove what it never captured.
+const UncapturedDirInTheWay = "an uncaptured directory is in the way"
+
 func sortActions(as []Action) {
 	sort.Slice(as, func(i, j int) bool { return manifest.ComparePaths(as[i].Path, as[j].Path) < 0 })
 }
@@ -141,7 +146,7 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 			block("its content was never captured")
 			continue
 		case a.Old != nil && a.Old.Uncaptured && a.Old.Kind == manifest.KindDir:
-			block("an uncaptured directory is in the way")
+			block(UncapturedDirInTheWay)
 			continue
 		}
 		if a.Old == nil && a.New != nil {

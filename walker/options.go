@@ -106,6 +106,9 @@ type Uncaptured struct {
 	Size   int64  `json:"size,omitempty"`
 	Files  int64  `json:"files,omitempty"`
 	Reason string `json:"reason"`
+	// New: a directory this capture left uncaptured for the first time
+	// (absent from Options.Previous), which the user should hear of.
+	New bool `json:"new,omitempty"`
 	// Hash is a file's BLAKE3 when it was hashed (over the size limit);
 	// Sums its other digests when it was read with Options.LargeSums.
 	Hash cas.Hash   `json:"-"`

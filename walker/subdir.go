@@ -59,7 +59,7 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 				if wasDir {
 					reason = "directory uncaptured since it appeared"
 				}
-				c.uncaptured(p, &e, reason)
+				c.uncapturedDir(p, &e, reason, !wasDir)
 				return e, nil
 			}
 		} else {

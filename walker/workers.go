@@ -22,6 +22,14 @@ func (c *capture) uncaptured(p string, e *manifest.Entry, reason string) {
 	c.mu.Unlock()
 }
 
+// uncapturedDir is uncaptured for a directory the large-directory rule
+// left uncaptured, isNew when it is so for the first time.
+func (c *capture) uncapturedDir(p string, e *manifest.Entry, reason string, isNew bool) {
+	c.mu.Lock()
+	c.stats.Uncaptured = append(c.stats.Uncaptured, Uncaptured{Path: p, Kind: e.Kind.String(), Files: e.Files, Reason: reason, New: isNew})
+	c.mu.Unlock()
+}
+
 func (c *capture) add(f func(*Stats)) {
 	c.mu.Lock()
 	f(&c.stats)

@@ -66,8 +66,11 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 	p.Args = append(p.Args, "--agent="+a.Name)
 	if p.Event.Action == agent.Run { // turnback's own command, as typed: its output is the result
 		var res bytes.Buffer
-		code := execute(cmd.Context(), &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil), loc: g.loc})
-		*out = a.RunOutput(p.Event, code, res.String())
+		// With --agent, it runs as an own command (inagent.go): exit 0,
+		// its report says the outcome.
+		run := &globals{args: p.Args, stdout: &res, stderr: &res, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil), loc: g.loc}
+		execute(cmd.Context(), run)
+		*out = a.RunOutput(p.Event, run.ownCode, res.String())
 		return nil
 	}
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force, agent: a.Name,

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
@@ -11,7 +14,7 @@ func newLogCmd(g *globals) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "log [--all]",
-		Short: "List the session's turns, newest first",
+		Short: "List the session's turns, newest first (given no session: every recent one)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all {
 				return g.logAll(cmd)
@@ -31,6 +34,11 @@ func newLogCmd(g *globals) *cobra.Command {
 					return err
 				}
 				s := termout.SessionOf(list, repo.Session())
+				if !g.json {
+					if done, err := g.recentLog(ctx, repo, list, s); done || err != nil {
+						return err // every recent session, newest first (log_recent.go)
+					}
+				}
 				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.Log(g.stdout, s, turns, redo, lost, g.location()) })
 			})
 		},
@@ -62,11 +70,18 @@ func (g *globals) logAll(cmd *cobra.Command) error {
 
 func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show ID|@N",
-		Short: "Describe a snapshot, or what a turn changed",
-		Args:  cobra.ExactArgs(1),
+		Use:   "show [ID|@N]",
+		Short: "Describe a snapshot, or what a turn changed (default: the newest turn)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
+				if len(args) == 0 { // the newest turn, as git show shows HEAD
+					n, err := newestClosedTurn(cmd.Context(), repo)
+					if n == 0 || err != nil {
+						return err
+					}
+					args = []string{fmt.Sprintf("@%d", n)}
+				}
 				if ref, ok, err := turnback.ParseTurnRef(args[0]); err != nil {
 					return err
 				} else if ok && !ref.Before { // a turn: what it changed
@@ -84,4 +99,23 @@ func newShowCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+}
+
+// newestClosedTurn is the number of the session's newest closed turn on
+// its undo stack, what show with no argument shows; 0 after saying so
+// when it has none.
+func newestClosedTurn(ctx context.Context, repo *turnback.Repo) (int, error) {
+	turns, _, err := repo.Turns(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, t := range turns { // newest first
+		if !t.Open() {
+			return t.N, nil
+		}
+	}
+	if len(turns) == 0 {
+		return 0, fmt.Errorf("turnback: no turn to show in session %s", termout.QuotePath(repo.Session()))
+	}
+	return 0, fmt.Errorf("turnback: no closed turn to show in session %s (status shows what the open turn changed so far)", termout.QuotePath(repo.Session()))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/agent"
 	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
@@ -72,6 +73,7 @@ func newRestoreCmd(g *globals) *cobra.Command {
 
 func dryRunFlag(cmd *cobra.Command, v *bool) *cobra.Command {
 	cmd.Flags().BoolVar(v, "dry-run", false, "print what would be done and change nothing (the store is opened read-only)")
+	cmd.Flags().Bool("verbose", false, "list every path, also those below a directory deleted or brought back whole")
 	return cmd
 }
 
@@ -82,21 +84,30 @@ func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, dry bool,
 		diag.InstallFaults(repo, g.getenv, g.stderr)
 		res, err := op(repo)
 		g.endProgress()
-		return g.handleRestore(verb, nothing, res, err)
+		if err == nil && res.Nothing && verb == "redid" {
+			nothing = g.nothingToRedo(cmd.Context(), repo)
+		}
+		verbose, _ := cmd.Flags().GetBool("verbose")
+		return g.handleRestore(verb, nothing, res, err, verbose)
 	})
 }
 
 // handleRestore prints a restoring command's outcome (a dry run's too)
 // and maps conflicts to exit code 3, a bad --path to 2.
-func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResult, err error) error {
+func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResult, err error, verbose bool) error {
 	var ce *turnback.ConflictError
 	if errors.As(err, &ce) {
 		r := ce.Result
 		if !g.json {
 			if r.Turns > 0 {
-				termout.Restore(g.stdout, verb, r)
+				termout.RestoreList(g.stdout, verb, r, verbose)
 			}
-			termout.Conflicts(g.stderr, r)
+			if g.own != "" {
+				g.ownAgent().Conflict(g.stdout, g.own, g.args, r)
+				return codedError{exitConflict, reported{err}}
+			}
+			termout.Conflicts(g.stderr, map[string]string{"undid": "undo", "redid": "redo"}[verb], g.cliStart(), agent.MergeArg(g.args), r)
+			return codedError{exitConflict, reported{err}} // said once, above
 		}
 		return codedError{exitConflict, docError{err, termout.RestoreDoc(r)}}
 	}
@@ -113,8 +124,24 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		fmt.Fprintln(g.stdout, nothing)
 		return nil
 	}
-	g.print(termout.RestoreDoc(res), func() { termout.Restore(g.stdout, verb, res) })
+	g.print(termout.RestoreDoc(res), func() { termout.RestoreList(g.stdout, verb, res, verbose) })
+	if g.own != "" && res.DryRun == nil {
+		fmt.Fprintln(g.stdout, g.ownAgent().Done(g.own))
+	}
 	return incomplete(res)
+}
+
+// cliStart is the start of a command line that works as this one did:
+// "turnback", with -C and --session when they were given.
+func (g *globals) cliStart() string {
+	s := "turnback"
+	if g.dir != "" {
+		s += " -C " + termout.ShellQuote(g.dir)
+	}
+	if g.session != "" {
+		s += " --session " + termout.ShellQuote(g.session)
+	}
+	return s
 }
 
 // countArg parses the optional N of undo and redo.

@@ -244,7 +244,7 @@ func TestGeminiRealSlashUndo(t *testing.T) {
 	reqs := model.received()[before:]
 	found := false
 	for _, body := range reqs {
-		found = found || strings.Contains(body, "turnback undo (exit code 0)") && strings.Contains(body, "hello.txt")
+		found = found || strings.Contains(body, "turnback carried out /undo") && strings.Contains(body, "hello.txt")
 	}
 	if !found {
 		t.Errorf("no request after /undo carries turnback's output naming hello.txt; %d requests:\n%s", len(reqs), strings.Join(reqs, "\n---\n"))

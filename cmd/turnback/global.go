@@ -30,17 +30,19 @@ type globals struct {
 	progress *termout.Progress
 
 	// What the process was given.
-	args   []string
-	getenv func(string) string
-	cwd    string // "" means os.Getwd
-	stdin  io.Reader
-	outTTY bool // stdout is a terminal
-	errTTY bool // stderr is a terminal
-	loc    *time.Location
-	local  *autowatch.Local // set when this process opened the store itself
-	agent  string           // the hook's agent (turnback.Options.Agent)
-	noted  bool             // the "using session" note was printed
-	opts   turnback.Options // how openRepo opened the store (Session: as given)
+	args    []string
+	getenv  func(string) string
+	cwd     string // "" means os.Getwd
+	stdin   io.Reader
+	outTTY  bool // stdout is a terminal
+	errTTY  bool // stderr is a terminal
+	loc     *time.Location
+	local   *autowatch.Local // set when this process opened the store itself
+	agent   string           // the hook's agent (turnback.Options.Agent)
+	noted   bool             // the "using session" note was printed
+	own     string           // the agent's own command run (inagent.go): "undo", "redo", "turns"
+	ownCode int              // its outcome as an exit code (it exits 0)
+	opts    turnback.Options // how openRepo opened the store (Session: as given)
 }
 
 // location is the time zone to print times in: the client's.
@@ -113,13 +115,16 @@ var pickInDaemon = true
 // turnback.Repo.FindSession) or, for a command that uses a session's
 // turns (usesTurns: also any command given @N) given none, on the session
 // of the folder's newest turn when "default" has none
-// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or two
-// live sessions to choose from, is exit 2 listing them. A command run for
+// (turnback.Repo.LatestSession; said on stderr). An ambiguous name, or,
+// for a command that changes files, another session with a turn open
+// right now, is exit 2 listing them. A command run for
 // an agent (--agent) takes its session as named.
 func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnback.Repo, error) {
 	ctx, pick := cmd.Context(), repo.Session()
 	var err error
 	switch name := g.opts.Session; {
+	case g.agent != "" && g.own != "": // an agent's /undo (inagent.go)
+		pick, err = g.ownSession(ctx, repo)
 	case g.agent != "": // an agent names its session exactly
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)
@@ -133,10 +138,14 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 		if repo.Served() && pickInDaemon {
 			o := g.opts
 			o.Session = pick
-			return repo.PickLatest(ctx, o, note)
+			return repo.PickLatest(ctx, o, readsTurns(cmd), note)
 		}
 		var s turnback.SessionInfo
-		if s, err = repo.LatestSession(ctx); err == nil {
+		s, err = repo.LatestSession(ctx)
+		if errors.As(err, new(*turnback.AmbiguousSessionError)) && readsTurns(cmd) {
+			err = nil // reading never refuses: log shows every recent session
+		}
+		if err == nil {
 			note(s)
 		}
 		pick = s.Name

@@ -272,9 +272,9 @@ func TestHookCursorUndo(t *testing.T) {
 			t.Errorf("%s: stdout %q, want %q\n%s", file, got, want, r)
 		}
 	}
-	prompt("cursor_undo.json", `{"continue":false,"user_message":"undid 1 turn: 1 restored, 1 deleted, 0 brought back\n  M a.txt\n  D b.txt\ncheckpoint ID"}`+"\n")
+	prompt("cursor_undo.json", `{"continue":false,"user_message":"undid 1 turn: 1 restored, 1 deleted, 0 brought back\n  M a.txt\n  D b.txt\ncheckpoint ID\n/redo brings it back."}`+"\n")
 	sameTree(t, "after /undo", e.tree(), before)
-	prompt("cursor_redo.json", `{"continue":false,"user_message":"redid 1 turn: 1 restored, 0 deleted, 1 brought back\n  M a.txt\n  A b.txt\ncheckpoint ID"}`+"\n")
+	prompt("cursor_redo.json", `{"continue":false,"user_message":"redid 1 turn: 1 restored, 0 deleted, 1 brought back\n  M a.txt\n  A b.txt\ncheckpoint ID\n/undo takes it back again."}`+"\n")
 	sameTree(t, "after /redo 1", e.tree(), after)
 	prompt("cursor_redo.json", `{"continue":false,"user_message":"nothing to redo"}`+"\n")
 	if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open || doc.Turns[0].Undone {

@@ -61,13 +61,26 @@ func TestHookAgentsTellModel(t *testing.T) {
 			e.hook(agent, prompt, 0)
 			e.write("a.txt", "A\n")
 			e.hook(agent, hookPayload(t, p[1], e.dir), 0)
-			if agent != "cursor" { // Cursor carries /undo out (TestHookCursorUndo)
+			switch agent {
+			case "cursor": // Cursor carries /undo out (TestHookCursorUndo)
+				e.ok("--session", sid, "undo")
+			case "copilot": // a /undo prompt only makes no turn
 				e.hook(agent, withPrompt(t, prompt, "/undo"), 0)
 				if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open {
 					t.Fatalf("the prompt /undo made a turn: %+v", doc)
 				}
+				e.ok("--session", sid, "undo")
+			default: // the hook carries /undo out, and gives the model its report
+				r := e.exec("", withPrompt(t, prompt, "/undo"), "hook", agent)
+				event, text := modelContext(t, r.stdout)
+				if r.code != 0 || event != "UserPromptSubmit" ||
+					!strings.HasPrefix(text, "turnback carried out /undo (the user's command, not yours); its report:\nundid 1 turn: 1 restored, 0 deleted, 0 brought back\n  M a.txt\n") {
+					t.Errorf("the prompt /undo:\n%s", r)
+				}
+				if doc := e.log(sid); len(doc.Turns) != 1 || !doc.Turns[0].Undone {
+					t.Fatalf("the prompt /undo made a turn, or undid none: %+v", doc)
+				}
 			}
-			e.ok("--session", sid, "undo")
 
 			r := e.exec("", prompt, "hook", agent)
 			if agent == "codex" || agent == "qwen" {

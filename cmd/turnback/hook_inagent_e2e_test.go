@@ -143,8 +143,8 @@ func TestHookRedoRule(t *testing.T) {
 	e.ok("--session", sid, "undo")
 	iaClaudeTurn(t, e, "claude_user_prompt_submit_2.json", func() { e.write("README.md", "# my project, renamed\n") })
 	changed := e.tree()
-	if r := e.ok("--session", sid, "redo"); r.stdout != "nothing to redo\n" {
-		t.Fatalf("redo after a prompt whose turn changed a file: stdout %q, want %q", r.stdout, "nothing to redo\n")
+	if r := e.ok("--session", sid, "redo"); !strings.HasPrefix(r.stdout, "nothing to redo: turn ") {
+		t.Fatalf("redo after a prompt whose turn changed a file: stdout %q, want nothing to redo, naming the turn", r.stdout)
 	}
 	e.same("after the refused redo", changed)
 }
@@ -171,7 +171,7 @@ func TestHookGeminiSlashUndo(t *testing.T) {
 	r := e.exec("", hookPayload(t, "gemini_before_agent_undo.json", e.dir), "hook", "gemini")
 	event, text := modelContext(t, r.stdout)
 	if r.code != 0 || event != "BeforeAgent" ||
-		!strings.HasPrefix(text, "turnback undo (exit code 0):\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
+		!strings.HasPrefix(text, "turnback carried out /undo (the user's command, not yours); its report:\nundid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n") {
 		t.Fatalf("/undo through BeforeAgent:\n%s", r)
 	}
 	e.same("after /undo", before)

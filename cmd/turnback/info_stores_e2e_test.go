@@ -71,7 +71,7 @@ func TestInfoReportsStore(t *testing.T) {
 		"work tree:  " + e.dir + "\n",
 		"store:      " + e.store + "\n",
 		"disk:       ",
-		"sessions:   1 (1 turns, 0 redoable)\n",
+		"sessions:   1 (1 turn, 0 redoable)\n",
 		"snapshots:  2\n",
 		"content:    1.0 MiB unique of 2.0 MiB logical across snapshots (deduplication saves 50.0%",
 		"limits:     files over 10.0 MiB and new directories of 200+ files are not captured\n",
@@ -89,13 +89,14 @@ func TestInfoReportsStore(t *testing.T) {
 	if in.Sessions != 2 || in.Turns != 2 || in.Snapshots != 2 || in.UniqueBytes != want.UniqueBytes || in.LogicalBytes != want.LogicalBytes {
 		t.Errorf("after a snap in a second session, info: %+v; want 2 sessions, 2 turns, 2 snapshots, the same bytes", in)
 	}
-	// An undo moves the turn to the redo stack.
-	e.ok("undo")
+	// An undo moves the turn to the redo stack (of default, named: the
+	// newest turn is the other session's).
+	e.ok("--session", "default", "undo")
 	in = e.info()
 	if in.Turns != 1 || in.Redoable != 1 {
 		t.Errorf("after undo, info: %+v; want 1 turn and 1 redoable", in)
 	}
-	if r := e.ok("info"); !strings.Contains(r.stdout, "sessions:   2 (1 turns, 1 redoable)\n") {
+	if r := e.ok("info"); !strings.Contains(r.stdout, "sessions:   2 (1 turn, 1 redoable)\n") {
 		t.Errorf("after undo, info prints:\n%s", r.stdout)
 	}
 

@@ -42,9 +42,9 @@ func TestInitRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.writeBytes(rel, orig)
-			// Claude Code and Gemini CLI also get the slash commands.
+			// Claude Code, Gemini CLI and Qwen Code also get the slash commands.
 			cmdLines := func(format string) string {
-				ext := map[string]string{"claude": ".md", "gemini": ".toml"}[agent]
+				ext := map[string]string{"claude": ".md", "gemini": ".toml", "qwen": ".toml"}[agent]
 				if ext == "" {
 					return ""
 				}

@@ -364,7 +364,7 @@ func TestInitFlags(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("want exit 2\n%s", r)
 		}
-		if !strings.Contains(r.stderr, "--claude, --gemini, --codex, --copilot, --cursor or --qwen") {
+		if !strings.Contains(r.stderr, "--claude, --gemini, --codex, --copilot, --cursor, --qwen or --opencode") && !strings.Contains(r.stderr, "one agent per init: run turnback init --claude, then turnback init --gemini") {
 			t.Errorf("stderr should say which flags:\n%s", r)
 		}
 	}

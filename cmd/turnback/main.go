@@ -68,11 +68,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func execute(ctx context.Context, g *globals) int {
 	args := g.args
 	root := newRootCmd(g)
+	if g.own = ownCommand(root, args); g.own != "" {
+		g.stderr = g.stdout // one report, in order (inagent.go)
+	}
+	stopPager := g.startPager(root, args) // diff, log, show on a terminal (pager.go)
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetIn(g.stdin)
 	err := root.ExecuteContext(ctx)
+	stopPager()
 	if err == nil {
 		g.autoWatch()
 	} else {
@@ -84,6 +89,14 @@ func execute(ctx context.Context, g *globals) int {
 	g.endProgress()
 	if err == nil {
 		return exitOK
+	}
+	if g.own != "" {
+		g.ownFailure(err)
+		g.ownCode = exitCode(err) // said in the report; the process exits 0
+		return exitOK
+	}
+	if errors.As(err, new(reported)) {
+		return exitCode(err) // the command said it
 	}
 	stdout, stderr := g.stdout, g.stderr
 	code := exitCode(err)
@@ -156,9 +169,10 @@ func newRootCmd(g *globals) *cobra.Command {
 	pf.BoolVar(&g.force, "force", false, "proceed where turnback would refuse: undo/redo over edits made outside the turns (they stay recoverable), a work tree that is / or the home directory")
 	root.AddCommand(
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
-		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g),
+		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g), newCheckpointsCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
 		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
+		newUICmd(g),
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },

@@ -135,13 +135,13 @@ func qwenRealProgram(t *testing.T) string {
 	return realClient(t, "Qwen Code", "TURNBACK_TEST_QWEN", "qwen", "@qwen-code/qwen-code")
 }
 
-// qwenRealRun runs qwen -p prompt in the project folder of e against the
-// stand-in at base, and fails the test unless it exits 0.
-func qwenRealRun(t *testing.T, e *cliEnv, qwen, base, prompt string) {
+// qwenRealRun runs qwen -p prompt (and flags) in the project folder of e
+// against the stand-in at base, and fails the test unless it exits 0.
+func qwenRealRun(t *testing.T, e *cliEnv, qwen, base, prompt string, flags ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, qwen, "-p", prompt, "--approval-mode", "yolo")
+	cmd := exec.CommandContext(ctx, qwen, append([]string{"-p", prompt, "--approval-mode", "yolo"}, flags...)...)
 	cmd.Dir = e.dir
 	cmd.Env = append(e.environ(), "OPENAI_API_KEY=dummy", "OPENAI_BASE_URL="+base+"/v1", "OPENAI_MODEL=stand-in",
 		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "DASHSCOPE_API_KEY=")
@@ -155,16 +155,11 @@ func qwenRealRun(t *testing.T, e *cliEnv, qwen, base, prompt string) {
 	}
 }
 
-// qwenRealPrompt is the prompt of the scripted turn.
-const qwenRealPrompt = "Create hello.txt saying hello"
-
-// TestQwenRealTurn: a turn of the real Qwen Code, whose write_file
-// creates hello.txt and whose result goes back to the model, is recorded
-// by the hooks "turnback init --qwen" installed as one closed turn named
-// by the prompt; "turnback undo" takes it back.
-func TestQwenRealTurn(t *testing.T) {
-	t.Parallel()
-	qwen := qwenRealProgram(t)
+// qwrSetup prepares a project folder with "turnback init --qwen" and
+// user settings that choose the openai auth, and starts the stand-in; it
+// returns the folder, the stand-in and its URL.
+func qwrSetup(t *testing.T) (*cliEnv, *qwenRealModel, string) {
+	t.Helper()
 	e := newHookEnv(t)
 	e.write("README.md", "# my project\n")
 	e.ok("init", "--qwen")
@@ -183,8 +178,21 @@ func TestQwenRealTurn(t *testing.T) {
 	srv := &http.Server{Handler: model}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
+	return e, model, "http://" + ln.Addr().String()
+}
 
-	qwenRealRun(t, e, qwen, "http://"+ln.Addr().String(), qwenRealPrompt)
+// qwenRealPrompt is the prompt of the scripted turn.
+const qwenRealPrompt = "Create hello.txt saying hello"
+
+// TestQwenRealTurn: a turn of the real Qwen Code, whose write_file
+// creates hello.txt and whose result goes back to the model, is recorded
+// by the hooks "turnback init --qwen" installed as one closed turn named
+// by the prompt; "turnback undo" takes it back.
+func TestQwenRealTurn(t *testing.T) {
+	t.Parallel()
+	qwen := qwenRealProgram(t)
+	e, model, base := qwrSetup(t)
+	qwenRealRun(t, e, qwen, base, qwenRealPrompt)
 	if got := string(e.read("hello.txt")); got != "hello, world\n" {
 		t.Fatalf("hello.txt = %q", got)
 	}

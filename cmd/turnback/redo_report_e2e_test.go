@@ -38,7 +38,7 @@ func TestE2ERedoReportOnce(t *testing.T) {
 	checkpoint := regexp.MustCompile(`checkpoint [0-9a-f]{12} \(turnback restore [0-9a-f]{12} goes back\)\n$`)
 	const lists = "  M a.txt\n  D d.txt\n  A b.txt\n  A c.txt\n"
 	r := e.ok("redo", "2", "--dry-run")
-	if r.stdout != "dry run, nothing changed: would redo 2 turns: 1 restored, 1 deleted, 2 brought back\n"+lists {
+	if r.stdout != "plan (dry run, nothing changed): would redo 2 turns: 1 restored, 1 deleted, 2 brought back\n"+lists {
 		t.Errorf("redo 2 --dry-run:\n%s", r.stdout)
 	}
 	var dry struct {

@@ -106,21 +106,33 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 		t.Errorf("end:\n%s", r)
 	}
 
-	// Gemini CLI starts a turn in the same folder: two live sessions.
+	// Gemini CLI starts a turn in the same folder and works on; meanwhile
+	// Claude's second turn ends. Claude's is the newest turn and Gemini's
+	// is open right now: the commands that change files refuse, list both
+	// and change nothing; log shows both, newest first.
 	e.at("10:18:00")
 	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
+	e.at("10:18:30")
+	e.exec("", hookPayload(t, "claude_user_prompt_submit_2.json", e.dir), "hook", "claude") // tells the model of the undo, redo
+	e.write("src/style.css", "body {}\n")
+	e.at("10:19:00")
+	e.hook("claude", hookPayload(t, "claude_stop.json", e.dir), 0)
 	busy := e.tree()
 	e.at("10:20:00")
-	wantErr := "turnback: 2 sessions had a turn in the last 10 minutes: " +
-		ssGemini + " (gemini, last turn 2 min ago), " + ssClaude + " (claude, last turn 4 min ago); " +
+	wantErr := "turnback: " + ssClaude + " (claude, last turn 1 min ago) has the folder's newest turn, but " +
+		ssGemini + " (gemini, last turn 2 min ago) has a turn open right now (an agent may be working); " +
 		"name one with --session (a unique prefix is enough)\nRun 'turnback --help' for usage.\n"
-	for _, cmd := range []string{"undo", "redo", "log", "end"} {
+	for _, cmd := range []string{"undo", "redo", "end"} {
 		if r := e.expect(2, cmd); r.stdout != "" || r.stderr != wantErr {
-			t.Errorf("%s with two live sessions: stderr\n%s\nwant\n%s", cmd, r, wantErr)
+			t.Errorf("%s with Gemini's turn open: stderr\n%s\nwant\n%s", cmd, r, wantErr)
 		}
 	}
 	e.same("after the refused commands", busy)
+	if r := e.ok("log"); r.stderr != "using session 3f1c9a52 (claude, last turn 1 min ago)\n" ||
+		!strings.HasPrefix(r.stdout, "session "+ssClaude+" (claude)\n") || !strings.Contains(r.stdout, "\n\nsession "+ssGemini+" (gemini)\n") {
+		t.Errorf("log with Gemini's turn open: want both sessions, Claude's first\n%s", r)
+	}
 	var errDoc struct {
 		Error    string `json:"error"`
 		ExitCode int    `json:"exit_code"`
@@ -131,34 +143,37 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 	}
 	r = e.expect(2, "--json", "undo")
 	cliOneJSON(t, r.stdout, &errDoc)
-	if errDoc.ExitCode != 2 || len(errDoc.Sessions) != 2 || errDoc.Sessions[0].Name != ssGemini || !errDoc.Sessions[0].Open ||
-		errDoc.Sessions[1].Name != ssClaude || errDoc.Sessions[1].Agent != "claude" {
-		t.Errorf("undo --json with two live sessions: %+v\n%s", errDoc, r)
+	if errDoc.ExitCode != 2 || len(errDoc.Sessions) != 2 || errDoc.Sessions[0].Name != ssClaude || errDoc.Sessions[0].Agent != "claude" ||
+		errDoc.Sessions[1].Name != ssGemini || !errDoc.Sessions[1].Open {
+		t.Errorf("undo --json with Gemini's turn open: %+v\n%s", errDoc, r)
 	}
 	// Naming one still works, by a prefix.
 	e.ok("--session", "3f1c", "undo")
-	e.same("claude's turn undone beside gemini's edit", busy.with(fsTree{"README.md": treeFile("# my project\n")}).without("src/login.html"))
-	// Ten minutes after Gemini's turn began, neither is live: the newest
-	// turn's session (Gemini's open one) is used.
-	e.at("10:28:01")
-	if r := e.ok("log"); r.stderr != "using session 9b2e7c14 (gemini, last turn 10 min ago)\n" ||
-		!strings.HasPrefix(r.stdout, "session "+ssGemini+" (gemini)\n") {
-		t.Errorf("log after the window:\n%s", r)
-	}
+	e.same("claude's turn undone beside gemini's edit", busy.without("src/style.css"))
 	// A command run for an agent (as the hooks run theirs, also through a
 	// daemon) never picks another session, nor takes a prefix: an end
 	// event without a session id must not end Gemini's turn.
 	if r := e.ok("--agent", "claude", "end"); r.stderr != "" || r.stdout != "no open turn in session default: nothing recorded\n" {
 		t.Errorf("--agent end:\n%s", r)
 	}
-	if r := e.ok("--agent", "claude", "--session", "9b2e", "log"); r.stdout != "no turns in session 9b2e\n" {
-		t.Errorf("--agent --session 9b2e log:\n%s", r)
+	var none hookLogDoc
+	if e.okJSON(&none, "--agent", "claude", "--session", "9b2e", "--json", "log"); none.Session != "9b2e" || len(none.Turns) != 0 {
+		t.Errorf("--agent --session 9b2e log: %+v", none)
 	}
 	var gem hookLogDoc
 	if e.okJSON(&gem, "--session", "9b2e", "log"); len(gem.Turns) != 1 || !gem.Turns[0].Open {
 		t.Errorf("gemini's turn after the agent's end: %+v", gem)
 	}
+	// Once Gemini's turn has ended, nobody works: sessions one after the
+	// other are no ambiguity.
+	e.at("10:28:01")
+	e.hook("gemini", hookPayload(t, "gemini_after_agent.json", e.dir), 0)
+	if r := e.ok("undo"); r.stderr != "using session 9b2e7c14 (gemini, last turn just now)\n" ||
+		!strings.HasPrefix(r.stdout, "undid 1 turn: ") {
+		t.Errorf("undo after Gemini's turn ended:\n%s", r)
+	}
 	// The default session, once it has a turn, is used without a note.
+	e.at("10:29:00")
 	e.ok("--session", "default", "snap", "-m", "mine")
 	if r := e.ok("log"); r.stderr != "" || !strings.HasPrefix(r.stdout, "session default\n") {
 		t.Errorf("log with default's turn:\n%s", r)

@@ -2,8 +2,9 @@ package main
 
 // End-to-end tests of the session status, diff, show and restore work on
 // when none is named: as undo, redo, log and end, the session of the
-// folder's newest turn when "default" has none, said on stderr, and a
-// refusal (exit 2, nothing changed) when two sessions are live. diff
+// folder's newest turn when "default" has none, said on stderr; a
+// command that changes files refuses (exit 2, nothing changed) when
+// another session has a turn open right now, reading ones go on. diff
 // given ids names both states and picks no session.
 
 import (
@@ -74,19 +75,27 @@ func TestSessionsPickedByEveryCommand(t *testing.T) {
 		t.Errorf("Claude's turns after restore: %+v", turns)
 	}
 
-	// Gemini CLI starts a turn: two live sessions, every one of them
-	// refuses and changes nothing; diff with ids still runs.
+	// Gemini CLI starts a turn and works on; meanwhile Claude's second
+	// turn ends. Claude's is the newest turn and Gemini's is open right
+	// now: the reading commands go on with Claude's session, restore
+	// refuses and changes nothing.
 	e.at("10:18:00")
 	e.hook("gemini", hookPayload(t, "gemini_before_agent.json", e.dir), 0)
 	e.write("src/test.js", "test()\n")
+	e.ssClaudeTurn("claude_user_prompt_submit_2.json", "10:18:30", "10:19:00", func() { e.write("src/style.css", "body {}\n") })
 	busy := e.tree()
 	e.at("10:20:00")
-	wantErr := "turnback: 2 sessions had a turn in the last 10 minutes: " +
-		ssGemini + " (gemini, last turn 2 min ago), " + ssClaude + " (claude, last turn 4 min ago); " +
+	for _, args := range [][]string{{"status"}, {"diff"}, {"show", a}, {"log"}} {
+		if r := e.ok(args...); r.stderr != "using session 3f1c9a52 (claude, last turn 1 min ago)\n" {
+			t.Errorf("%v with Gemini's turn open:\n%s\nwant the note of Claude's session", args, r)
+		}
+	}
+	wantErr := "turnback: " + ssClaude + " (claude, last turn 1 min ago) has the folder's newest turn, but " +
+		ssGemini + " (gemini, last turn 2 min ago) has a turn open right now (an agent may be working); " +
 		"name one with --session (a unique prefix is enough)\nRun 'turnback --help' for usage.\n"
-	for _, args := range [][]string{{"status"}, {"diff"}, {"show", a}, {"restore", a}} {
+	for _, args := range [][]string{{"restore", a}, {"undo"}} {
 		if r := e.expect(2, args...); r.stdout != "" || r.stderr != wantErr {
-			t.Errorf("%v with two live sessions:\n%s\nwant stderr\n%s", args, r, wantErr)
+			t.Errorf("%v with Gemini's turn open:\n%s\nwant stderr\n%s", args, r, wantErr)
 		}
 	}
 	e.same("after the refused commands", busy)

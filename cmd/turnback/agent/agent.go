@@ -70,6 +70,9 @@ type Agent struct {
 	CommandDir   string
 	commandFile  func(name, bin string) (file string, data []byte)
 	RunsCommands bool
+	// ShowsUser: the agent shows the user a prompt hook's systemMessage;
+	// the report of a command the hook carried out goes there too.
+	ShowsUser bool
 	// parse normalises one payload.
 	parse func(data []byte) (Event, error)
 
@@ -91,10 +94,21 @@ type Agent struct {
 	// Trust, when set, is what the user must do before the agent runs
 	// hooks init added (init prints it).
 	Trust string
+	// An agent without command hooks (OpenCode) gets a plugin file
+	// instead of a settings file: plugin is its content, running bin
+	// (Settings and Global are its path). GlobalCommandDir is
+	// CommandDir for init --global ("": CommandDir). runText, when
+	// set, is the text RunOutput gives the model for an own command.
+	plugin           func(bin string) []byte
+	GlobalCommandDir string
+	runText          func(name string, args []string, code int, output string) string
+	// cmdPrefix begins the names of turnback's commands in the agent
+	// ("tb-" in OpenCode, whose /undo is its own): reports name them so.
+	cmdPrefix string
 }
 
 // all lists the agents, in the order help and errors name them.
-var all = []*Agent{claude, gemini, codex, copilot, cursor, qwen}
+var all = []*Agent{claude, gemini, codex, copilot, cursor, qwen, opencode}
 
 // Lookup returns the agent called name.
 func Lookup(name string) (*Agent, bool) {

@@ -43,9 +43,12 @@ description: %s
 }
 
 // ClaudeCommandLine is the shell command a Claude Code command file
-// runs for /name: turnback for the conversation's own session.
+// runs for /name: turnback for the conversation's own session, as an
+// own command of Claude Code (--agent: its report, whatever the outcome,
+// on stdout with exit code 0, which Claude Code gives the model; a
+// failed command would show only that it failed).
 func ClaudeCommandLine(name, bin string) string {
-	line := bin + ` --session "${CLAUDE_SESSION_ID}" ` + cliCommand(name)
+	line := bin + ` --agent claude --session "${CLAUDE_SESSION_ID}" ` + cliCommand(name)
 	if name != "turns" {
 		line += " $ARGUMENTS"
 	}

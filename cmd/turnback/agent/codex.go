@@ -7,7 +7,12 @@ package agent
 // (hookSpecificOutput.additionalContext: after an undo or redo, the
 // notice; Context), and a Stop hook's stdout must be JSON when it is
 // not empty: otherwise the hook prints nothing. Codex has no project
-// slash commands: a prompt that is /undo is not snapped, nothing more.
+// slash commands: a prompt that is /undo, /redo or /turns reaches the
+// prompt hook as typed, which carries it out (RunsCommands) and gives
+// the report to the model (additionalContext, which Codex inserts as a
+// developer message after the prompt) and to the user (systemMessage,
+// ShowsUser). Blocking the prompt would show the user only that a hook
+// blocked it.
 var codex = &Agent{
 	Name:     "codex",
 	Title:    "Codex CLI",
@@ -17,8 +22,10 @@ var codex = &Agent{
 	entry: func(command string) hookEntry {
 		return hookEntry{Type: "command", Command: command, Timeout: 30}
 	},
-	parse:   parseCommon([]string{"UserPromptSubmit"}, []string{"Stop"}),
-	Context: true,
+	parse:        parseCommon([]string{"UserPromptSubmit"}, []string{"Stop"}),
+	Context:      true,
+	RunsCommands: true,
+	ShowsUser:    true,
 	Trust: "Codex runs a project's hooks only in a project you trust, and a hook only once you trust it: " +
 		"start codex in the folder, trust it, and trust turnback's hooks in /hooks (codex exec skips hooks not yet trusted without a word)",
 }

@@ -33,12 +33,17 @@ var commandSummary = map[string]string{
 }
 
 // commandAsk is what a command asks of the model, after turnback's
-// output.
-func commandAsk(name string) string {
+// report.
+func commandAsk(name string) string { return (*Agent)(nil).commandAsk(name) }
+
+// commandAsk is the package's commandAsk in agent a's command names.
+func (a *Agent) commandAsk(name string) string {
 	if name == "turns" {
-		return "The output above is turnback's list of this conversation's turns (/turns). Show it to the user as it is; do not change any files for it."
+		return "The report above is turnback's list of the turns (" + a.Slash("turns") + "). Show it to the user as it is; do not change any files for it."
 	}
-	return "The user ran /" + name + ": the output above is turnback's, which changed the files (not you). Tell the user in a sentence or two what it did; do not change any files for it."
+	return "The user ran " + a.Slash(name) + ": the report above is turnback's, which changed the files, or says why it changed nothing (not you). " +
+		"Tell the user in a sentence or two what it did; when it names commands to go on (such as " + a.Slash(name, "--force") + "), " +
+		"name them as written: the user types them here. Do not change any files for it and do not run them yourself."
 }
 
 // commandMark is in every command file init writes: a file of the same
@@ -70,17 +75,20 @@ func CommandArgs(name string, args []string) []string {
 }
 
 // CommandsResult is what InstallCommands did: the command files it
-// wrote, and those it left alone because they are the user's.
+// wrote, those of an earlier init it brought up to date, and those it
+// left alone because they are the user's.
 type CommandsResult struct {
 	Written []string `json:"written"`
+	Updated []string `json:"updated"`
 	Skipped []string `json:"skipped"`
 }
 
 // InstallCommands writes the agent's slash commands into its command
 // directory in dir; command is the hook's command line (Command), whose
 // turnback binary they run. A file that is already there is left as it
-// is: turnback's own (it carries commandMark) counts as installed,
-// another is the user's and is listed in Skipped.
+// is when it is turnback's own (it carries commandMark) as init writes
+// it now, and rewritten when an earlier init wrote it otherwise
+// (Updated); another is the user's and is listed in Skipped.
 func (a *Agent) InstallCommands(dir, command string) (CommandsResult, error) {
 	if a.CommandDir == "" {
 		return a.installCommands("", command)
@@ -91,7 +99,7 @@ func (a *Agent) InstallCommands(dir, command string) (CommandsResult, error) {
 // installCommands is InstallCommands into the command directory cdir
 // ("": the agent has none).
 func (a *Agent) installCommands(cdir, command string) (CommandsResult, error) {
-	res := CommandsResult{Written: []string{}, Skipped: []string{}}
+	res := CommandsResult{Written: []string{}, Updated: []string{}, Skipped: []string{}}
 	if cdir == "" {
 		return res, nil
 	}
@@ -106,6 +114,16 @@ func (a *Agent) installCommands(cdir, command string) (CommandsResult, error) {
 		old, rerr := os.ReadFile(path)
 		switch {
 		case rerr == nil && bytes.Contains(old, []byte(commandMark)):
+			if !made && bytes.Contains(old, []byte(dirMark)) {
+				data = madeDir(data) // the folder stays init's
+			}
+			if bytes.Equal(old, data) {
+				continue
+			}
+			if err := replaceFile(path, data); err != nil {
+				return res, fmt.Errorf("turnback init: %w", err)
+			}
+			res.Updated = append(res.Updated, path)
 			continue
 		case rerr == nil:
 			res.Skipped = append(res.Skipped, path)
@@ -191,10 +209,27 @@ func writeNew(path string, data []byte) error {
 	return err
 }
 
+// replaceFile replaces path with data, all or nothing: a temporary
+// file beside it, renamed over it.
+func replaceFile(path string, data []byte) error {
+	tmp := path + ".turnback-tmp"
+	if err := writeNew(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
 // Report prints what InstallCommands did, for people.
 func (r CommandsResult) Report(w io.Writer) {
 	for _, p := range r.Written {
 		fmt.Fprintf(w, "added the turnback command /%s: %s\n", commandName(p), termout.QuotePath(p))
+	}
+	for _, p := range r.Updated {
+		fmt.Fprintf(w, "updated the turnback command /%s: %s\n", commandName(p), termout.QuotePath(p))
 	}
 	for _, p := range r.Skipped {
 		fmt.Fprintf(w, "left %s as it is (not turnback's): /%s runs it, not turnback\n", termout.QuotePath(p), commandName(p))

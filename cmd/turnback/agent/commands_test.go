@@ -124,13 +124,22 @@ func TestInstallCommands(t *testing.T) {
 		t.Errorf("the user's redo.md changed: %q", data)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, ".claude", "commands", "undo.md"))
-	if err != nil || !strings.Contains(string(data), "\n!`/opt/bin/turnback --session \"${CLAUDE_SESSION_ID}\" undo $ARGUMENTS`\n") ||
+	if err != nil || !strings.Contains(string(data), "\n!`/opt/bin/turnback --agent claude --session \"${CLAUDE_SESSION_ID}\" undo $ARGUMENTS`\n") ||
 		!strings.Contains(string(data), "allowed-tools: Bash(/opt/bin/turnback:*)\n") {
 		t.Errorf("undo.md:\n%s (%v)", data, err)
 	}
-	again, err := claude.InstallCommands(dir, "turnback hook claude")
-	if err != nil || len(again.Written) != 0 || len(again.Skipped) != 1 {
+	again, err := claude.InstallCommands(dir, "/opt/bin/turnback hook claude")
+	if err != nil || len(again.Written)+len(again.Updated) != 0 || len(again.Skipped) != 1 {
 		t.Errorf("second InstallCommands: %+v, %v; want nothing written", again, err)
+	}
+	// An earlier init's file (another binary, older wording) is brought
+	// up to date; the user's stays.
+	moved, err := claude.InstallCommands(dir, "turnback hook claude")
+	if err != nil || len(moved.Written) != 0 || len(moved.Updated) != 2 || len(moved.Skipped) != 1 {
+		t.Errorf("InstallCommands for another binary: %+v, %v; want undo.md and turns.md updated", moved, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ".claude", "commands", "undo.md")); !strings.Contains(string(data), "\n!`turnback --agent claude ") {
+		t.Errorf("updated undo.md:\n%s", data)
 	}
 	res, err = gemini.InstallCommands(dir, "turnback hook gemini")
 	if err != nil || len(res.Written) != 3 {

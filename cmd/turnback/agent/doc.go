@@ -6,8 +6,8 @@
 // # Terms
 //
 //   - Agent: one coding agent, described in its own file (claude.go,
-//     gemini.go, codex.go, copilot.go, cursor.go, qwen.go). agent.go
-//     lists them in the order help shows.
+//     gemini.go, codex.go, copilot.go, cursor.go, qwen.go, opencode.go).
+//     agent.go lists them in the order help shows.
 //   - Hook: a command line in the agent's settings, run on the agent's
 //     events with a JSON payload on stdin.
 //   - Event: a payload normalised by Parse. It has the event's name, an
@@ -17,11 +17,16 @@
 //     carries out.
 //   - Own command: /undo, /redo or /turns. It never starts a turn.
 //   - RunsCommands: the agent's prompt hook carries out own commands
-//     (Gemini CLI, Cursor).
+//     (Gemini CLI, Codex CLI, Qwen Code, Cursor).
+//   - Report: what an own command prints inside an agent, whatever its
+//     outcome (report.go), with the next steps as the agent's commands.
 //   - Context: the agent takes text from the hook for the model. Tell
 //     prints the notice of undo and redo there.
 //   - Settings file: the agent's JSON or JSONC file. Init edits it in
 //     place; Remove takes turnback's entries out.
+//   - Plugin file: for an agent that runs no hook commands (OpenCode),
+//     a file init writes whole (plugin.go) in place of a settings file;
+//     the plugin runs the hook.
 //
 // # Invariants
 //
@@ -34,7 +39,8 @@
 //     why and what to merge by hand.
 //   - A hook never blocks the agent. It exits 1, never 2, and writes
 //     failures to hook.log in the store.
-//   - Nothing but the notice reaches the model, and not when
+//   - Nothing but the notice, and the report of an own command the
+//     user typed, reaches the model; the notice not when
 //     TURNBACK_TELL_MODEL=0.
 //
 // # Adding an agent

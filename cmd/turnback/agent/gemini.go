@@ -26,12 +26,17 @@ var gemini = &Agent{
 	Context:      true,
 	CommandDir:   ".gemini/commands",
 	RunsCommands: true,
-	commandFile: func(name, _ string) (string, []byte) {
-		args := ""
-		if name != "turns" {
-			args = " {{args}}"
-		}
-		return name + ".toml", fmt.Appendf(nil, "# %s: turnback's /%s for this conversation's session\ndescription = %q\nprompt = \"/%s%s\"\n",
-			commandMark, name, commandSummary[name], name, args)
-	},
+	commandFile:  promptCommand,
+}
+
+// promptCommand is the command file of /name for Gemini CLI and Qwen
+// Code: a TOML file whose prompt is "/name ARGS", which the prompt hook
+// carries out.
+func promptCommand(name, _ string) (string, []byte) {
+	args := ""
+	if name != "turns" {
+		args = " {{args}}"
+	}
+	return name + ".toml", fmt.Appendf(nil, "# %s: turnback's /%s for this conversation's session\ndescription = %q\nprompt = \"/%s%s\"\n",
+		commandMark, name, commandSummary[name], name, args)
 }

@@ -82,7 +82,11 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 	r.Settings = path
 	cdir := ""
 	if a.CommandDir != "" {
-		if cdir, err = a.initPath(a.CommandDir, o.Dir, o.Global, o.Getenv); err != nil {
+		rel := a.CommandDir
+		if o.Global && a.GlobalCommandDir != "" {
+			rel = a.GlobalCommandDir
+		}
+		if cdir, err = a.initPath(rel, o.Dir, o.Global, o.Getenv); err != nil {
 			return r, err
 		}
 	}
@@ -93,14 +97,22 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 			return r, err
 		}
 		// Any turnback's hook goes, this executable's by its path too.
-		r.Changed, r.Deleted, err = a.uninstall(path, cmd)
+		if a.plugin != nil {
+			r.Changed, r.Deleted, err = a.uninstallPlugin(path)
+		} else {
+			r.Changed, r.Deleted, err = a.uninstall(path, cmd)
+		}
 		return r, err
 	}
 	if cmdErr != nil {
 		return r, cmdErr
 	}
 	r.Command, r.OffPath = cmd, offPath
-	if r.Changed, err = a.install(path, r.Command); err != nil {
+	install := a.install
+	if a.plugin != nil {
+		install = a.installPlugin
+	}
+	if r.Changed, err = install(path, r.Command); err != nil {
 		return r, err
 	}
 	cmds, err := a.installCommands(cdir, r.Command)
@@ -171,19 +183,21 @@ func (r InitResult) Print(w io.Writer, asJSON bool) {
 // Chosen returns the one agent whose flag (init --NAME) is set; an error
 // that names the flags otherwise.
 func Chosen(flags map[*Agent]*bool) (*Agent, error) {
+	var names, given []string
 	var a *Agent
-	var names []string
-	n := 0
 	for _, x := range all {
 		names = append(names, "--"+x.Name)
 		if *flags[x] {
-			a, n = x, n+1
+			a, given = x, append(given, "turnback init --"+x.Name)
 		}
 	}
-	if n != 1 {
+	switch len(given) {
+	case 0:
 		return nil, errors.New("say which agent: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1])
+	case 1:
+		return a, nil
 	}
-	return a, nil
+	return nil, errors.New("one agent per init: run " + strings.Join(given, ", then "))
 }
 
 // Command is the command line the agent's hooks run: "turnback hook

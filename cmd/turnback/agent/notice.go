@@ -70,7 +70,11 @@ func NoticeText(n *turnback.Notice) string {
 // Output is the prompt hook's stdout that gives the model text, as
 // Claude Code, Gemini CLI and Codex read it:
 // {"hookSpecificOutput":{"hookEventName":EVENT,"additionalContext":TEXT}}.
-func Output(event, text string) []byte {
+func Output(event, text string) []byte { return output(event, text, "") }
+
+// output is Output, with user (when not "") shown to the user as the
+// hook's systemMessage.
+func output(event, text, user string) []byte {
 	type specific struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
@@ -79,8 +83,9 @@ func Output(event, text string) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(struct {
+		SystemMessage      string   `json:"systemMessage,omitempty"`
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{event, text}})
+	}{user, specific{event, text}})
 	return buf.Bytes()
 }
 

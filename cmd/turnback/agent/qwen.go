@@ -9,7 +9,9 @@ package agent
 // would split the turn in two). Its prompt hook, as Claude Code's,
 // gives the model hookSpecificOutput.additionalContext (after an undo
 // or redo, the notice; Context); otherwise the hook prints nothing, as
-// plain text would reach the model.
+// plain text would reach the model. Its project commands are TOML files
+// in .qwen/commands, as Gemini CLI's: turnback's expand to the prompt
+// "/undo ARGS", which the prompt hook carries out (RunsCommands).
 var qwen = &Agent{
 	Name:       "qwen",
 	Title:      "Qwen Code",
@@ -26,5 +28,8 @@ var qwen = &Agent{
 		}
 		return ev, err
 	},
-	Context: true,
+	Context:      true,
+	CommandDir:   ".qwen/commands",
+	RunsCommands: true,
+	commandFile:  promptCommand,
 }

@@ -2,23 +2,32 @@ package agent
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
 // RunOutput is the prompt hook's stdout, with its newline, after it
-// carried out one of turnback's commands (Run), output being what the
-// command printed and code its exit code. An agent whose prompt hook
-// may block the prompt (Cursor) shows output to the user and the model
-// never sees the prompt; another (Gemini CLI, whose command files
-// expand to the prompt) gives it to the model to report to the user.
-func (a *Agent) RunOutput(ev Event, code int, output string) string {
-	output = strings.TrimRight(output, "\n")
+// carried out one of turnback's commands (Run), report being what the
+// command printed (it runs as an own command: its report says every
+// outcome) and code the exit code the command stands for. An agent
+// whose prompt hook may block the prompt (Cursor) shows the report to
+// the user and the model never sees the prompt; another (Gemini CLI,
+// Codex CLI, Qwen Code, OpenCode) gives it to the model, which passes
+// it on to the user, and one that shows a hook's message to the user
+// (ShowsUser: Codex CLI) shows it there too.
+func (a *Agent) RunOutput(ev Event, code int, report string) string {
+	report = strings.TrimRight(report, "\n")
 	if a.blocked != nil {
-		b, _ := json.Marshal(a.blocked(output))
+		b, _ := json.Marshal(a.blocked(report))
 		return string(b) + "\n"
 	}
 	name, args, _ := OwnCommand(ev.Prompt)
-	text := fmt.Sprintf("turnback %s (exit code %d):\n%s\n\n%s", strings.Join(CommandArgs(name, args), " "), code, output, commandAsk(name))
-	return string(Output(ev.Name, text))
+	if a.runText != nil {
+		return string(Output(ev.Name, a.runText(name, args, code, report)))
+	}
+	text := "turnback carried out " + a.Slash(name, args...) + " (the user's command, not yours); its report:\n" + report + "\n\n" + a.commandAsk(name)
+	user := ""
+	if a.ShowsUser {
+		user = "turnback " + a.Slash(name, args...) + ":\n" + report
+	}
+	return string(output(ev.Name, text, user))
 }

@@ -52,7 +52,7 @@ func FuzzInitRoundTrip(f *testing.F) {
 			return
 		}
 		for _, a := range all {
-			if a.structure(d) != "" || hasEmpty(d, a) {
+			if a.plugin != nil || a.structure(d) != "" || hasEmpty(d, a) {
 				continue
 			}
 			path := filepath.Join(t.TempDir(), "settings.json")

@@ -188,7 +188,7 @@ func (s *server) open(ctx context.Context, a common, access turnback.Access, lat
 		}
 		return nil, err
 	}
-	c, err := pick(ctx, repo, opts, name, latest)
+	c, err := pick(ctx, repo, opts, name, latest, access != turnback.AccessWrite)
 	if err != nil {
 		repo.Close()
 		return nil, err
@@ -206,8 +206,10 @@ func daemonError(pid int, workTree string) error {
 // prefix, see turnback.Repo.FindSession; an unknown one other than
 // "default" is an error: these tools never start a session) or, with no name and latest, on
 // the session of the folder's newest turn when "default" has none
-// (turnback.Repo.LatestSession); otherwise on "default".
-func pick(ctx context.Context, repo *turnback.Repo, o turnback.Options, name string, latest bool) (*call, error) {
+// (turnback.Repo.LatestSession; a tool that only reads takes it also
+// when another session has a turn open right now); otherwise on
+// "default".
+func pick(ctx context.Context, repo *turnback.Repo, o turnback.Options, name string, latest, reads bool) (*call, error) {
 	list, err := repo.Sessions(ctx)
 	if err != nil {
 		return nil, err
@@ -222,6 +224,9 @@ func pick(ctx context.Context, repo *turnback.Repo, o turnback.Options, name str
 	case latest:
 		var info turnback.SessionInfo
 		info, err = repo.LatestSession(ctx)
+		if errors.As(err, new(*turnback.AmbiguousSessionError)) && reads {
+			err = nil
+		}
 		chosen = info.Name
 	default:
 		chosen = repo.Session()

@@ -150,11 +150,15 @@ type TurnJSON struct {
 	Unprotected []string `json:"unprotected,omitempty"`
 	// Meta: what snap --meta stored with the turn.
 	Meta map[string]string `json:"meta,omitempty"`
+	// PartlyUndone: the paths undo --path reverted of a turn still on
+	// the undo stack.
+	PartlyUndone []string `json:"partly_undone,omitempty"`
 }
 
 func TurnDoc(t *turnback.Turn, undone bool) TurnJSON {
 	d := TurnJSON{Turn: t.N, Before: t.Before.String(), Open: t.Open(), Undone: undone, Started: t.Started.Format(time.RFC3339),
-		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, Meta: t.Meta}
+		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, Meta: t.Meta,
+		PartlyUndone: t.PartlyUndone}
 	if !t.Open() {
 		d.After = t.After.String()
 		d.Ended = t.Ended.Format(time.RFC3339)

@@ -7,12 +7,19 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
 // Restore writes the human summary of a restoring command, or of its dry
 // run (res.DryRun).
-func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
+func Restore(w io.Writer, verb string, res *turnback.RestoreResult) { RestoreList(w, verb, res, true) }
+
+// RestoreList is Restore; unless verbose, a directory the command
+// deletes or brings back whole, with collapseMin paths or more below it,
+// is one line ("D pkg/ (100 files)"). A dry run's report is labelled a
+// plan.
+func RestoreList(w io.Writer, verb string, res *turnback.RestoreResult, verbose bool) {
 	p, overwrote, notRestored := res.DryRun, "overwrote", "not restored"
 	turns := ""
 	if verb != "restored" {
@@ -22,7 +29,7 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
 		p = &turnback.Preview{Turns: res.Turns, Paths: res.Paths, Restored: res.Restored, Deleted: res.Deleted, Created: res.Created,
 			Merged: res.Merged, Markers: res.Markers, Conflicts: res.Conflicts, NotRestorable: res.NotRestorable}
 	} else {
-		verb = "dry run, nothing changed: would " + map[string]string{"undid": "undo", "redid": "redo", "restored": "restore"}[verb]
+		verb = "plan (dry run, nothing changed): would " + map[string]string{"undid": "undo", "redid": "redo", "restored": "restore"}[verb]
 		overwrote, notRestored = "would overwrite", "would not restore"
 	}
 	if len(p.Paths) > 0 {
@@ -49,11 +56,11 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
 	for _, q := range p.Restored {
 		fmt.Fprintf(w, "  M %s%s\n", QuotePath(q), merged[q])
 	}
-	for _, q := range p.Deleted {
-		fmt.Fprintf(w, "  D %s\n", QuotePath(q))
+	for _, l := range collapse(p.Deleted, verbose) {
+		fmt.Fprintf(w, "  D %s\n", l)
 	}
-	for _, q := range p.Created {
-		fmt.Fprintf(w, "  A %s\n", QuotePath(q))
+	for _, l := range collapse(p.Created, verbose) {
+		fmt.Fprintf(w, "  A %s\n", l)
 	}
 	if !p.Stopped {
 		for _, n := range p.Conflicts {
@@ -62,6 +69,12 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) {
 	}
 	for _, n := range p.NotRestorable {
 		fmt.Fprintf(w, "  %s: %s (%s)\n", notRestored, QuotePath(n.Path), SafeText(n.Reason))
+	}
+	for _, n := range p.NotRestorable {
+		if n.Reason == restore.UncapturedDirInTheWay {
+			fmt.Fprintf(w, "  %s/ was never captured (a new directory of TURNBACK_LARGE_DIR_FILES files or more), so it stays: if the turn made it, delete it yourself (rm -r %s)\n",
+				QuotePath(n.Path), shellPath(n.Path))
+		}
 	}
 	if !res.Checkpoint.IsZero() {
 		fmt.Fprintf(w, "checkpoint %s (turnback restore %s goes back)\n", res.Checkpoint.Short(), res.Checkpoint.Short())
@@ -74,6 +87,7 @@ func Problems(w io.Writer, res *turnback.SnapResult) {
 		fmt.Fprintf(w, "turnback: warning: %s: %s\n", DisplayPath(p.Path), SafeText(p.Err))
 	}
 	Unprotected(w, res.Stats.Unprotected)
+	NewUncapturedDirs(w, res.Stats.Uncaptured)
 	if res.RetentionErr != nil {
 		fmt.Fprintf(w, "turnback: warning: automatic retention failed (the snapshot is recorded): %s\n", SafeText(res.RetentionErr.Error()))
 	}
@@ -178,13 +192,13 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 		saved = 100 * (1 - float64(in.UniqueBytes)/float64(in.LogicalBytes))
 	}
 	fmt.Fprintf(w, "work tree:  %s\nstore:      %s\ndisk:       %s\n", QuotePath(in.WorkTree), QuotePath(in.Store), HumanBytes(in.DiskBytes))
-	fmt.Fprintf(w, "sessions:   %d (%d turns, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, in.Redoable, in.Snapshots)
+	fmt.Fprintf(w, "sessions:   %d (%d turn%s, %d redoable)\nsnapshots:  %d\n", in.Sessions, in.Turns, Plural(in.Turns), in.Redoable, in.Snapshots)
 	fmt.Fprintf(w, "content:    %s unique of %s logical across snapshots (deduplication saves %.1f%%; compression more)\n",
 		HumanBytes(in.UniqueBytes), HumanBytes(in.LogicalBytes), saved)
 	Protection(w, in)
 	fmt.Fprintf(w, "limits:     files over %s and new directories of %d+ files are not captured\n",
 		HumanBytes(in.SizeLimit), in.LargeDirFiles)
-	fmt.Fprintf(w, "retention:  %d turns and %d days per session\n", in.KeepTurns, in.KeepAgeDays)
+	fmt.Fprintf(w, "retention:  %d turn%s and %d day%s per session\n", in.KeepTurns, Plural(in.KeepTurns), in.KeepAgeDays, Plural(in.KeepAgeDays))
 	if dmn != nil {
 		mem := ""
 		if dmn.RSSBytes > 0 {
@@ -262,14 +276,33 @@ func Incomplete(res *turnback.RestoreResult) string {
 	return fmt.Sprintf("turnback: incomplete: %d path%s could not be restored (marked not restored); everything else is done", n, Plural(n))
 }
 
-// Conflicts writes, on stderr (w), the paths an undo, redo or restore
-// refused to change because they were edited outside the turns.
-func Conflicts(w io.Writer, r *turnback.RestoreResult) {
-	fmt.Fprintln(w, "turnback: these paths were changed outside the turns:")
-	for _, n := range r.Conflicts {
-		fmt.Fprintf(w, "  %s: %s\n", QuotePath(n.Path), SafeText(n.Reason))
+// Conflicts writes, on stderr (w), the report of an undo or redo (own:
+// "undo", "redo") that changed nothing because paths it would change
+// were edited outside the turns: once, the paths, then the commands that
+// go on. cli is the command line's start ("turnback", with -C and
+// --session when given); merge the --merge argument given ("" none).
+func Conflicts(w io.Writer, own, cli, merge string, r *turnback.RestoreResult) {
+	since := "after the turns"
+	if own == "redo" {
+		since = "since the undo"
 	}
-	fmt.Fprintln(w, "Nothing was changed for them. Keep your edits, or run again with --force to proceed (a checkpoint keeps them recoverable); undo --merge keeps your edits in text files and reverts only the turns' lines.")
+	n := len(r.Conflicts)
+	fmt.Fprintf(w, "turnback: conflict: %s changed nothing: %d path%s %s edited %s:\n", own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], since)
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "  %s: %s\n", QuotePath(c.Path), SafeText(c.Reason))
+	}
+	fmt.Fprintln(w, "Keep the edits, or run one of:")
+	if own == "undo" {
+		switch merge {
+		case "":
+			fmt.Fprintf(w, "  %s undo --merge   revert the turns' changes, keep the edits (text files)\n", cli)
+		case "--merge", "--merge=clean":
+			fmt.Fprintf(w, "  %s undo --merge=markers   merge anyway, with conflict markers where they overlap\n", cli)
+		}
+		fmt.Fprintf(w, "  %s undo --force   undo anyway: the edits stay in a checkpoint (redo brings them back)\n", cli)
+		return
+	}
+	fmt.Fprintf(w, "  %s %s --force   %s anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n", cli, own, own)
 }
 
 // VerifyProblems writes, on stderr (w), the damage a verify found.
@@ -291,4 +324,65 @@ func Verified(w io.Writer, res *turnback.VerifyResult) {
 // RepairVerified writes what the verify of a repair checked.
 func RepairVerified(w io.Writer, v *turnback.VerifyResult) {
 	fmt.Fprintf(w, "ok: %d snapshots, %d trees, %d file contents verified\n", v.Snapshots, v.Trees, v.Contents)
+}
+
+// collapseMin is how many paths below a directory deleted or brought
+// back whole make the listing show it as one line.
+const collapseMin = 10
+
+// collapse is the listing of paths (one list of a restore, each quoted):
+// unless verbose, a directory of the list with collapseMin or more of the
+// list's paths below it is one line, "pkg/ (100 files)", counting the
+// paths below it with none below them.
+func collapse(paths []string, verbose bool) []string {
+	out := make([]string, 0, len(paths))
+	if verbose || len(paths) < collapseMin {
+		for _, q := range paths {
+			out = append(out, QuotePath(q))
+		}
+		return out
+	}
+	in, parent := map[string]bool{}, map[string]bool{}
+	for _, q := range paths {
+		in[q] = true
+		for d := parentOf(q); d != ""; d = parentOf(d) {
+			parent[d] = true
+		}
+	}
+	leaves := map[string]int{}
+	for _, q := range paths {
+		if parent[q] {
+			continue
+		}
+		for d := parentOf(q); d != ""; d = parentOf(d) {
+			if in[d] {
+				leaves[d]++
+			}
+		}
+	}
+	shown := map[string]bool{} // directories shown as one line
+	for _, q := range paths {
+		under := false
+		for d := parentOf(q); d != "" && !under; d = parentOf(d) {
+			under = shown[d]
+		}
+		switch n := leaves[q]; {
+		case under:
+		case n >= collapseMin:
+			out = append(out, fmt.Sprintf("%s/ (%d file%s)", QuotePath(q), n, Plural(n)))
+			shown[q] = true
+		default:
+			out = append(out, QuotePath(q))
+		}
+	}
+	return out
+}
+
+// parentOf is the directory of a slash-separated path, "" at the top.
+func parentOf(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
 }

@@ -140,7 +140,13 @@ func about(s turnback.SessionInfo, now time.Time) string {
 // on stderr when it works on another session than "default":
 // "using session 4f1c2a7e (claude, last turn 2 min ago)".
 func UsingSession(s turnback.SessionInfo, now time.Time) string {
-	return fmt.Sprintf("using session %s (%s)", QuotePath(s.Short), about(s, now))
+	return "using session " + AboutSession(s, now)
+}
+
+// AboutSession names a session in a line: "4f1c2a7e (claude, last turn
+// 2 min ago)".
+func AboutSession(s turnback.SessionInfo, now time.Time) string {
+	return fmt.Sprintf("%s (%s)", QuotePath(s.Short), about(s, now))
 }
 
 // AmbiguousSession is the message of an ambiguous session (exit 2): the
@@ -152,8 +158,12 @@ func AmbiguousSession(e *turnback.AmbiguousSessionError, now time.Time) string {
 		list[i] = fmt.Sprintf("%s (%s)", QuotePath(s.Name), about(s, now))
 	}
 	if e.Name == "" {
-		return fmt.Sprintf("turnback: %d sessions had a turn in the last %d minutes: %s; name one with --session (a unique prefix is enough)",
-			len(list), int(turnback.ActiveWindow/time.Minute), strings.Join(list, ", "))
+		verb := "has"
+		if len(list) > 2 {
+			verb = "have"
+		}
+		return fmt.Sprintf("turnback: %s has the folder's newest turn, but %s %s a turn open right now (an agent may be working); name one with --session (a unique prefix is enough)",
+			list[0], strings.Join(list[1:], ", "), verb)
 	}
 	return fmt.Sprintf("turnback: session %s is ambiguous: %d sessions start with it: %s; give more of the name",
 		QuotePath(e.Name), len(list), strings.Join(list, ", "))

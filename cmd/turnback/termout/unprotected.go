@@ -3,6 +3,7 @@ package termout
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/turnback/turnback"
 )
@@ -37,11 +38,34 @@ func Protection(w io.Writer, in *turnback.Info) {
 }
 
 // UnprotectedNote marks a log line of a turn that deleted or changed
-// files undo cannot bring back.
-func UnprotectedNote(paths []string) string {
-	if len(paths) == 0 {
-		return ""
+// files undo cannot bring back, or made new directories it did not
+// capture (their paths end in "/", see turnback.Repo.UnprotectedChanges).
+func UnprotectedNote(all []string) string {
+	var paths, dirs []string
+	for _, p := range all {
+		if strings.HasSuffix(p, "/") {
+			dirs = append(dirs, p)
+		} else {
+			paths = append(paths, p)
+		}
 	}
+	note := ""
+	if len(dirs) > 0 {
+		names := make([]string, len(dirs))
+		for i, d := range dirs {
+			names[i] = QuotePath(strings.TrimSuffix(d, "/")) + "/"
+		}
+		note = fmt.Sprintf("  [made %d new director%s not captured, not undoable: %s]", len(dirs),
+			map[bool]string{true: "y", false: "ies"}[len(dirs) == 1], strings.Join(names, ", "))
+	}
+	if len(paths) == 0 {
+		return note
+	}
+	return note + unprotectedFiles(paths)
+}
+
+// unprotectedFiles is UnprotectedNote of files.
+func unprotectedFiles(paths []string) string {
 	names := ""
 	for i, p := range paths {
 		if i == 3 {
@@ -54,4 +78,39 @@ func UnprotectedNote(paths []string) string {
 		names += DisplayPath(p)
 	}
 	return fmt.Sprintf("  [changed %d unprotected file%s, not undoable: %s]", len(paths), Plural(len(paths)), names)
+}
+
+// NewUncapturedDirs warns, on stderr, about each directory a capture
+// first left uncaptured (a new directory of TURNBACK_LARGE_DIR_FILES
+// files or more: at most 5 lines, then a count), and what to do.
+func NewUncapturedDirs(w io.Writer, list []turnback.Uncaptured) {
+	var dirs []turnback.Uncaptured
+	for _, u := range list {
+		if u.New && u.Kind == "dir" {
+			dirs = append(dirs, u)
+		}
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	for i, u := range dirs {
+		if i == maxUnprotectedLines {
+			fmt.Fprintf(w, "turnback: warning: and %d more new director%s not captured (turnback --json snap lists them under \"uncaptured\", \"new\": true)\n",
+				len(dirs)-i, map[bool]string{true: "y", false: "ies"}[len(dirs)-i == 1])
+			break
+		}
+		fmt.Fprintf(w, "turnback: warning: %s/ is a new directory with %d file%s: not captured (TURNBACK_LARGE_DIR_FILES), so undo can neither remove nor bring it back\n",
+			DisplayPath(u.Path), u.Files, Plural(int(u.Files)))
+	}
+	fmt.Fprintf(w, "turnback: if a turn made it by mistake, delete it yourself (rm -r %s); to capture new directories this large, raise TURNBACK_LARGE_DIR_FILES (it stays uncaptured while it exists); if it is generated, list it in .turnbackignore\n",
+		shellPath(dirs[0].Path))
+}
+
+// shellPath is p for a command line to copy: quoted for a shell, or as
+// QuotePath shows it when it holds what a terminal must not get.
+func shellPath(p string) string {
+	if QuotePath(p) != p {
+		return QuotePath(p)
+	}
+	return ShellQuote(p)
 }

@@ -107,7 +107,22 @@ func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location) s
 		counts += " undone"
 	}
 	l := fmt.Sprintf("%4d  %s  %-12s  %s  %-16s %s", t.N, t.Before.Short(), after, stamp(t.Started, loc), counts, SafeText(t.Message))
-	return strings.TrimRight(l+UnprotectedNote(lost), " ")
+	return strings.TrimRight(l+partlyNote(t.PartlyUndone)+UnprotectedNote(lost), " ")
+}
+
+// partlyNote marks a log line of a turn undo --path partly undid.
+func partlyNote(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	names := make([]string, 0, 3)
+	for _, p := range paths[:min(3, len(paths))] {
+		names = append(names, DisplayPath(p))
+	}
+	if len(paths) > 3 {
+		names = append(names, fmt.Sprintf("+%d more", len(paths)-3))
+	}
+	return "  [partly undone: " + strings.Join(names, ", ") + "]"
 }
 
 // DiffDoc is the --json document of diff.
@@ -145,8 +160,9 @@ func GC(w io.Writer, res *turnback.GCResult, loc *time.Location) {
 	if res.DryRun {
 		verb = "would remove"
 	}
-	fmt.Fprintf(w, "%s %d turns, %d snapshots, %d blobs, %d chunk lists\n", verb,
-		res.TurnsForgotten, res.SnapshotsForgotten, res.BlobsRemoved, res.ChunkListsRemoved)
+	fmt.Fprintf(w, "%s %d turn%s, %d snapshot%s, %d blob%s, %d chunk list%s\n", verb,
+		res.TurnsForgotten, Plural(res.TurnsForgotten), res.SnapshotsForgotten, Plural(res.SnapshotsForgotten),
+		res.BlobsRemoved, Plural(int(res.BlobsRemoved)), res.ChunkListsRemoved, Plural(int(res.ChunkListsRemoved)))
 	for _, c := range res.Checkpoints {
 		fmt.Fprintf(w, "%s checkpoint %s (session %s, after turn %d, %s)\n", verb, ShortID(c.ID), QuotePath(c.Session), c.Turn,
 			c.Time.In(loc).Format("2006-01-02 15:04:05"))

@@ -1,0 +1,73 @@
+package turnback
+
+// Listing the store's checkpoints (Repo.Checkpoints), here and through a
+// daemon (GET /v1/checkpoints).
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// Checkpoints lists the checkpoints the store keeps, the newest first:
+// the states undo, redo and restore replaced, each a way back for
+// Restore (see records.go for how long they are kept).
+func (r *Repo) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
+	return r.be.checkpointList(ctx)
+}
+
+func (l localRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {
+	r := l.r
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	list, err := r.checkpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sortCheckpoints(list)
+	return list, nil
+}
+
+// sortCheckpoints orders list newest first, then by id.
+func sortCheckpoints(list []Checkpoint) {
+	slices.SortFunc(list, func(a, b Checkpoint) int {
+		if c := b.Time.Compare(a.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// CheckpointsResponse answers GET /v1/checkpoints.
+type CheckpointsResponse struct {
+	Checkpoints []Checkpoint `json:"checkpoints"`
+}
+
+func (a *apiServer) checkpointList(_ http.ResponseWriter, r *http.Request) (any, error) {
+	v, err := a.view("", "")
+	if err != nil {
+		return nil, err
+	}
+	list, err := v.Checkpoints(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return &CheckpointsResponse{Checkpoints: append([]Checkpoint{}, list...)}, nil
+}
+
+func (rm *remoteRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {
+	return call(ctx, rm, func() ([]Checkpoint, error) {
+		var out CheckpointsResponse
+		if err := rm.do(ctx, "GET", "/v1/checkpoints", nil, nil, &out); err != nil {
+			return nil, err
+		}
+		for i := range out.Checkpoints {
+			out.Checkpoints[i].Time = out.Checkpoints[i].Time.In(time.Local)
+		}
+		return out.Checkpoints, nil
+	}, func(l *Repo) ([]Checkpoint, error) { return l.Checkpoints(ctx) })
+}
