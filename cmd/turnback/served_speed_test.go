@@ -12,10 +12,12 @@ import (
 // TestMeasureServedSpeed (TURNBACK_TEST_MEASURE=1 only; it measures and
 // asserts only that the commands succeed): in-process times of status,
 // a turn (snap, one edit, end) and undo through a watch daemon, on two
-// identical folders with one daemon each, runs alternated; folder A has
-// the session list asked for first (pickInDaemon false, as before),
-// folder B has the daemon pick it in the command's request. Medians are
-// logged.
+// identical folders with one daemon each, runs alternated. Variant A
+// asks for the session list first (pickInDaemon false, as before), B
+// has the daemon pick the session in the command's request; the two
+// folders take turns with each variant, so that what differs between
+// them (one runs right after the other's undo) counts for both. Medians
+// are logged.
 func TestMeasureServedSpeed(t *testing.T) {
 	if os.Getenv("TURNBACK_TEST_MEASURE") != "1" {
 		t.Skip("a measurement: TURNBACK_TEST_MEASURE=1")
@@ -36,28 +38,28 @@ func TestMeasureServedSpeed(t *testing.T) {
 	defer func() { pickInDaemon = true }()
 	type sample map[string][]time.Duration
 	got := [2]sample{{}, {}}
-	timed := func(i int, what string, args ...string) {
+	timed := func(i, v int, what string, args ...string) {
 		t.Helper()
 		e := envs[i]
-		pickInDaemon = i == 1
+		pickInDaemon = v == 1
 		start := time.Now()
 		r := e.execHere(context.Background(), e.workDir(), nil, append(e.flags(), args...))
 		took := time.Since(start)
 		if r.code != 0 {
 			t.Fatalf("%s: %s", what, r)
 		}
-		got[i][what] = append(got[i][what], took)
+		got[v][what] = append(got[v][what], took)
 	}
 	for k := range n + 3 {
 		for _, i := range [][2]int{{0, 1}, {1, 0}}[k%2] {
-			e := envs[i]
-			timed(i, "status", "status")
+			e, v := envs[i], (i+k/2)%2
+			timed(i, v, "status", "status")
 			start := time.Now()
-			timed(i, "snap", "snap")
+			timed(i, v, "snap", "snap")
 			e.write("d0/f0.txt", fmt.Sprintf("edit %d\n", k))
-			timed(i, "end", "end")
-			got[i]["turn"] = append(got[i]["turn"], time.Since(start))
-			timed(i, "undo", "undo")
+			timed(i, v, "end", "end")
+			got[v]["turn"] = append(got[v]["turn"], time.Since(start))
+			timed(i, v, "undo", "undo")
 		}
 	}
 	for _, what := range []string{"status", "snap", "end", "turn", "undo"} {
