@@ -10,6 +10,7 @@ package turnback
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +33,36 @@ var errRemote = errors.New("turnback: not available on a Repo served by a daemon
 
 // errNotServed: nothing ran; the daemon is gone or stopping.
 var errNotServed = errors.New("turnback: the daemon does not serve the store")
+
+// ErrDaemonLost: the daemon that took a call ended, or the connection to
+// it broke, before it answered, so whether the operation ran is not
+// known (an interrupted undo, redo or restore is finished or rolled
+// back by the next operation on the store).
+var ErrDaemonLost = errors.New("turnback: the daemon ended before the operation finished")
+
+// DaemonStoppedError is the error of an operation that the daemon
+// running it cancelled as it stopped at once (a signal; its folder or
+// store gone): Err is the operation's own error.
+type DaemonStoppedError struct {
+	Why string // why the daemon stopped
+	Err error
+}
+
+func (e *DaemonStoppedError) Error() string {
+	return fmt.Sprintf("%v (the daemon is stopping: %s)", e.Err, e.Why)
+}
+func (e *DaemonStoppedError) Unwrap() error { return e.Err }
+
+// lostError is ErrDaemonLost with the daemon's socket and the cause.
+type lostError struct {
+	socket string
+	err    error
+}
+
+func (e *lostError) Error() string {
+	return fmt.Sprintf("turnback: the watch daemon (%s) ended before the command finished: %v", e.socket, e.err)
+}
+func (e *lostError) Unwrap() []error { return []error{ErrDaemonLost, e.err} }
 
 // remoteConn is what every view of a daemon-served Repo shares.
 type remoteConn struct {
@@ -48,17 +80,19 @@ type remoteConn struct {
 type remoteRepo struct {
 	c    *remoteConn
 	opts Options
+	r    *Repo      // whose restore hook the daemon's steps are reported to
+	pick *pickState // a PickLatest view's (api_pick.go)
 }
 
 // remoteError is an error the daemon returned: its message, and the
-// sentinel callers branch on.
+// sentinels callers branch on.
 type remoteError struct {
 	msg string
-	is  error
+	is  []error
 }
 
-func (e *remoteError) Error() string { return e.msg }
-func (e *remoteError) Unwrap() error { return e.is }
+func (e *remoteError) Error() string   { return e.msg }
+func (e *remoteError) Unwrap() []error { return e.is }
 
 // openRemote returns a Repo whose methods the daemon serving storeDir
 // runs, ok false when no daemon serves it over HTTP.
@@ -83,21 +117,18 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 		// nothing (that answers 503, or refuses the connection).
 		DisableKeepAlives: true,
 	}}
-	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var h HealthResponse
-	if err := c.do(hctx, "GET", "/v1/health", nil, nil, &h); err != nil || !h.OK {
-		// No daemon, one of an earlier turnback (no HTTP), or one
-		// stopping: Open waits for the store as for any holder.
-		c.client.CloseIdleConnections()
+	if !daemon.Answers(storeDir) {
+		// No daemon (a socket left by one killed), or one stopping:
+		// Open waits for the store as for any holder. Every request
+		// names the folder and store it is for (send), and a daemon
+		// that serves others runs none: the call then opens the store
+		// here, which says what is wrong.
 		return nil, false, nil
 	}
-	if !sameDir(h.WorkTree, wt) || !sameDir(h.Store, storeDir) {
-		c.client.CloseIdleConnections()
-		return nil, false, nil // Open says what is wrong
-	}
 	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
-	return &Repo{repoCore: core, session: opts.Session, opts: opts, remote: &remoteRepo{c: c, opts: opts}}, true, nil
+	r := &Repo{repoCore: core, session: opts.Session, opts: opts}
+	r.be = &remoteRepo{c: c, opts: opts, r: r}
+	return r, true, nil
 }
 
 // sameDir reports whether a and b name the same directory.
@@ -111,11 +142,11 @@ func sameDir(a, b string) bool {
 }
 
 // Served reports whether a daemon runs r's methods (see Open).
-func (r *Repo) Served() bool { return r.remote != nil }
+func (r *Repo) Served() bool { return r.be.served() }
 
-func (rm *remoteRepo) view(r *Repo, o Options) *Repo {
-	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, remote: &remoteRepo{c: rm.c, opts: o}}
-}
+func (rm *remoteRepo) served() bool { return true }
+
+func (rm *remoteRepo) viewOf(v *Repo) backend { return &remoteRepo{c: rm.c, opts: v.opts, r: v} }
 
 func (rm *remoteRepo) close(view bool) error {
 	if view {
@@ -137,41 +168,21 @@ func (rm *remoteRepo) close(view bool) error {
 
 // do sends one request and decodes the answer into out, or returns the
 // error the answer carries (errNotServed when nothing ran).
-func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return fmt.Errorf("turnback: api: %w", err)
-		}
-		rd = bytes.NewReader(data)
-	}
-	u := "http://turnback" + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, body, out any, hdr http.Header, seen func(http.Header)) error {
+	resp, err := c.send(ctx, method, path, q, body, hdr, seen)
 	if err != nil {
-		return fmt.Errorf("turnback: api: %w", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			return errNotServed
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+		return err
 	}
 	defer resp.Body.Close()
+	return c.answer(resp, out)
+}
+
+// answer decodes a one-document answer into out, or returns the error
+// it carries.
+func (c *remoteConn) answer(resp *http.Response, out any) error {
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("turnback: the daemon serving %s: %w", c.storeDir, err)
+		return &lostError{c.socket, err}
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e ErrorResponse
@@ -186,15 +197,71 @@ func (c *remoteConn) do(ctx context.Context, method, path string, q url.Values, 
 	return nil
 }
 
-var apiSentinels = map[string]error{"busy": ErrBusy, "unknown_id": ErrUnknownID, "ambiguous_id": ErrAmbiguousID,
-	"ambiguous_session": ErrAmbiguousSession, "unverified": ErrUnverified, "no_space": ErrNoSpace, "read_only": ErrReadOnly,
-	"invalid_meta": ErrInvalidMeta, "verify": ErrVerify, "bad_path": ErrPath,
-	"bad_ref": ErrBadRef}
+// send sends one request, with the headers hdr (may be nil), and
+// returns the answer (errNotServed when nothing ran), whose headers
+// seen (if set) is shown first.
+func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, hdr http.Header, seen func(http.Header)) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("turnback: api: %w", err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	u := "http://turnback" + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("turnback: api: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set(daemon.ProtocolHeader, strconv.Itoa(daemon.Version))
+	req.Header.Set(storeHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
+	req.Header.Set(workTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
+	for k, vs := range hdr {
+		req.Header[k] = vs
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "dial" {
+			return nil, errNotServed
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &lostError{c.socket, err}
+	}
+	if seen != nil {
+		seen(resp.Header)
+	}
+	return resp, nil
+}
+
+var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnknownID}, "ambiguous_id": {ErrAmbiguousID},
+	"ambiguous_session": {ErrAmbiguousSession}, "unverified": {ErrUnverified}, "no_space": {ErrNoSpace}, "read_only": {ErrReadOnly},
+	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath},
+	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn},
+	"diverged": {ErrDiverged}, "bad_session": {ErrBadSession}}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,
-// or one that wraps the same sentinel.
+// or one that wraps the same sentinel; one the daemon's stop caused, a
+// *DaemonStoppedError around it.
 func (e *ErrorResponse) err() error {
+	err := e.kindErr()
+	if e.Stopping != "" && err != errNotServed {
+		return &DaemonStoppedError{Why: e.Stopping, Err: err}
+	}
+	return err
+}
+
+func (e *ErrorResponse) kindErr() error {
 	switch e.Kind {
 	case "conflict":
 		if e.Result != nil {
@@ -202,11 +269,19 @@ func (e *ErrorResponse) err() error {
 				return &ConflictError{Result: res}
 			}
 		}
-		return &remoteError{msg: e.Error, is: ErrConflict}
+		return &remoteError{msg: e.Error, is: []error{ErrConflict}}
 	case "unfinished":
 		return &UnfinishedError{Err: errors.New(strings.TrimPrefix(e.Error, "turnback: an undo, redo or restore stopped part way and is not finished: "))}
-	case "stopping":
+	case "stopping", "wrong_daemon":
 		return errNotServed
+	case "ambiguous_session":
+		if len(e.Sessions) > 0 {
+			ae := &AmbiguousSessionError{}
+			for _, s := range e.Sessions {
+				ae.Sessions = append(ae.Sessions, s.info())
+			}
+			return ae
+		}
 	}
 	return &remoteError{msg: e.Error, is: apiSentinels[e.Kind]}
 }
@@ -231,6 +306,9 @@ func (rm *remoteRepo) local(ctx context.Context) (*Repo, error) {
 			return nil, err
 		}
 		c.local = l
+	}
+	if err := rm.pickLocal(ctx, c.local); err != nil {
+		return nil, err
 	}
 	return c.local.View(rm.opts)
 }
@@ -291,7 +369,7 @@ func (rm *remoteRepo) snap(ctx context.Context, o SnapOptions) (*SnapResult, err
 	return call(ctx, rm, func() (*SnapResult, error) {
 		var out SnapResponse
 		req := SnapRequest{Message: o.Message, Meta: o.Meta, Agent: rm.opts.Agent, TakeNotice: o.TakeNotice}
-		if err := rm.c.do(ctx, "POST", rm.sessionPath("snap"), nil, req, &out); err != nil {
+		if err := rm.do(ctx, "POST", rm.sessionPath("snap"), nil, req, &out); err != nil {
 			return nil, err
 		}
 		return out.result()
@@ -304,20 +382,22 @@ func (rm *remoteRepo) end(ctx context.Context) (*SnapResult, error) {
 	}
 	return call(ctx, rm, func() (*SnapResult, error) {
 		var out SnapResponse
-		if err := rm.c.do(ctx, "POST", rm.sessionPath("end"), nil, struct{}{}, &out); err != nil {
+		if err := rm.do(ctx, "POST", rm.sessionPath("end"), nil, struct{}{}, &out); err != nil {
 			return nil, err
 		}
 		return out.result()
 	}, func(l *Repo) (*SnapResult, error) { return l.End(ctx) })
 }
 
-func (rm *remoteRepo) restoreCall(ctx context.Context, path string, body any, dry bool, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
-	if err := rm.writable(); err != nil && !dry { // a dry run writes nothing, as on a local read-only Repo
+// restoreCall runs an undo, redo or restore; dry: a dry run, which a
+// Repo opened read-only runs too.
+func (rm *remoteRepo) restoreCall(ctx context.Context, path string, dry bool, body any, local func(*Repo) (*RestoreResult, error)) (*RestoreResult, error) {
+	if err := rm.writable(); err != nil && !dry {
 		return nil, err
 	}
 	return call(ctx, rm, func() (*RestoreResult, error) {
 		var out RestoreResponse
-		if err := rm.c.do(ctx, "POST", path, nil, body, &out); err != nil {
+		if err := rm.do(ctx, "POST", path, nil, body, &out); err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
 				return ce.Result, err
@@ -342,7 +422,7 @@ func (rm *remoteRepo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreR
 		}
 		req.Paths = ps
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("undo"), req, o.DryRun,
+	return rm.restoreCall(ctx, rm.sessionPath("undo"), o.DryRun, req,
 		func(l *Repo) (*RestoreResult, error) { return l.Undo(ctx, n, o) })
 }
 
@@ -350,11 +430,11 @@ func (rm *remoteRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreR
 	if n < 1 {
 		return nil, fmt.Errorf("turnback: redo: count must be at least 1, got %d", n)
 	}
-	return rm.restoreCall(ctx, rm.sessionPath("redo"), RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun}, o.DryRun,
-		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) })
+	return withMoved(rm.restoreCall(ctx, rm.sessionPath("redo"), o.DryRun, RedoRequest{Count: n, Force: o.Force, DryRun: o.DryRun},
+		func(l *Repo) (*RestoreResult, error) { return l.Redo(ctx, n, o) }))
 }
 
 func (rm *remoteRepo) restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
-	return rm.restoreCall(ctx, "/v1/restore", RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun}, o.DryRun,
+	return rm.restoreCall(ctx, "/v1/restore", o.DryRun, RestoreRequest{ID: id, Session: rm.opts.Session, DryRun: o.DryRun},
 		func(l *Repo) (*RestoreResult, error) { return l.Restore(ctx, id, o) })
 }

@@ -17,7 +17,7 @@ func (rm *remoteRepo) status(ctx context.Context, o StatusOptions) (*StatusResul
 		if o.Ignored {
 			q.Set("ignored", "true")
 		}
-		if err := rm.c.do(ctx, "GET", "/v1/status", q, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", "/v1/status", q, nil, &out); err != nil {
 			return nil, err
 		}
 		st := &StatusResult{Stats: out.Stats, Watch: out.Watch, Ignored: out.Ignored}
@@ -58,7 +58,7 @@ func (rm *remoteRepo) diff(ctx context.Context, a, b string) (from, to cas.Hash,
 		if b != "" {
 			q.Set("to", b)
 		}
-		if err := rm.c.do(ctx, "GET", "/v1/diff", q, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", "/v1/diff", q, nil, &out); err != nil {
 			return nil, err
 		}
 		d := &diffResult{}
@@ -95,7 +95,7 @@ type turnsResult struct{ turns, redo []*Turn }
 func (rm *remoteRepo) turns(ctx context.Context) (turns, redo []*Turn, err error) {
 	res, err := call(ctx, rm, func() (*turnsResult, error) {
 		var out TurnsResponse
-		if err := rm.c.do(ctx, "GET", rm.sessionPath("turns"), nil, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", rm.sessionPath("turns"), nil, nil, &out); err != nil {
 			return nil, err
 		}
 		t, err := turnsOfJSON(out.Turns)
@@ -117,7 +117,7 @@ func (rm *remoteRepo) turns(ctx context.Context) (turns, redo []*Turn, err error
 func (rm *remoteRepo) show(ctx context.Context, id string) (*SnapshotInfo, error) {
 	return call(ctx, rm, func() (*SnapshotInfo, error) {
 		var out ShowResponse
-		if err := rm.c.do(ctx, "GET", "/v1/snapshots/"+url.PathEscape(id), url.Values{"session": {rm.opts.Session}}, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", "/v1/snapshots/"+url.PathEscape(id), url.Values{"session": {rm.opts.Session}}, nil, &out); err != nil {
 			return nil, err
 		}
 		h, err := parseDocID(out.ID)
@@ -142,7 +142,7 @@ func (rm *remoteRepo) show(ctx context.Context, id string) (*SnapshotInfo, error
 func (rm *remoteRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
 	return call(ctx, rm, func() ([]SessionInfo, error) {
 		var out SessionsResponse
-		if err := rm.c.do(ctx, "GET", "/v1/sessions", nil, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", "/v1/sessions", nil, nil, &out); err != nil {
 			return nil, err
 		}
 		var list []SessionInfo
@@ -154,10 +154,28 @@ func (rm *remoteRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
 	}, func(l *Repo) ([]SessionInfo, error) { return l.Sessions(ctx) })
 }
 
+// findSession and latestSession apply the rules of sessions.go to the
+// daemon's list, which names every session record.
+func (rm *remoteRepo) findSession(ctx context.Context, name string) (string, error) {
+	list, err := rm.sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	return findSession(list, name)
+}
+
+func (rm *remoteRepo) latestSession(ctx context.Context) (SessionInfo, error) {
+	list, err := rm.sessions(ctx)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return latestSession(list, (&Repo{opts: rm.opts}).now())
+}
+
 func (rm *remoteRepo) verify(ctx context.Context) (*VerifyResult, error) {
 	return call(ctx, rm, func() (*VerifyResult, error) {
 		var out VerifyResult
-		if err := rm.c.do(ctx, "POST", "/v1/verify", nil, struct{}{}, &out); err != nil {
+		if err := rm.do(ctx, "POST", "/v1/verify", nil, struct{}{}, &out); err != nil {
 			return nil, err
 		}
 		if len(out.Problems) == 0 {
@@ -174,7 +192,7 @@ func (rm *remoteRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	return call(ctx, rm, func() (*GCResult, error) {
 		var out GCResult
 		req := GCRequest{Keep: o.Keep, OlderThanSeconds: int64(o.OlderThan / time.Second), DryRun: o.DryRun}
-		if err := rm.c.do(ctx, "POST", "/v1/gc", nil, req, &out); err != nil {
+		if err := rm.do(ctx, "POST", "/v1/gc", nil, req, &out); err != nil {
 			return nil, err
 		}
 		if len(out.Checkpoints) == 0 {
@@ -187,7 +205,7 @@ func (rm *remoteRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 func (rm *remoteRepo) info(ctx context.Context) (*Info, error) {
 	return call(ctx, rm, func() (*Info, error) {
 		var out Info
-		if err := rm.c.do(ctx, "GET", "/v1/info", nil, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", "/v1/info", nil, nil, &out); err != nil {
 			return nil, err
 		}
 		return &out, nil

@@ -5,10 +5,10 @@ package turnback_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +24,8 @@ const (
 	envDaemonDir    = "TURNBACK_TEST_DAEMON_DIR"
 	envDaemonStore  = "TURNBACK_TEST_DAEMON_STORE"
 	envDaemonListen = "TURNBACK_TEST_DAEMON_LISTEN"
+	// envDaemonSizeLimit, if set, is the daemon's Options.SizeLimit.
+	envDaemonSizeLimit = "TURNBACK_TEST_DAEMON_SIZE_LIMIT"
 )
 
 func TestMain(m *testing.M) {
@@ -33,23 +35,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// noCLI is the handler of forwarded command lines: the test daemon
-// serves the HTTP API only.
-type noCLI struct{}
-
-func (noCLI) Run(_ context.Context, _ daemon.Request, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "test daemon: no command lines")
-	return 1
-}
-
 func runTestDaemon(dir, store, listen string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	limit, _ := strconv.ParseInt(os.Getenv(envDaemonSizeLimit), 10, 64)
 	err := daemons.Run(ctx, daemons.RunOptions{WorkTree: dir,
 		// Retention is not modelled (as the model test opens stores).
-		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1},
-		Log:     os.Stderr, Listen: listen,
-		Handler: func(*daemon.Server, *turnback.Repo) daemon.Handler { return noCLI{} }})
+		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1, SizeLimit: limit},
+		Log:     os.Stderr, Listen: listen})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

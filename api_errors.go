@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
@@ -18,6 +19,7 @@ func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 		status, data = http.StatusInternalServerError, []byte(`{"error":"turnback: api: cannot encode the answer","code":1,"kind":"error"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
 }
@@ -60,18 +62,36 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		doc.Result = restoreResponse(op, ce.Result)
 	case errors.As(err, &br):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
+	case errors.As(err, new(errNoEndpoint)):
+		status, doc.Code, doc.Kind = http.StatusNotFound, 2, "not_found"
+	case errors.Is(err, ErrDiverged):
+		status, doc.Code, doc.Kind = http.StatusConflict, 3, "diverged"
+	case errors.Is(err, ErrBadSession):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_session"
+	case errors.Is(err, errWrongDaemon):
+		status, doc.Kind = http.StatusMisdirectedRequest, "wrong_daemon"
 	case errors.Is(err, errTooLarge):
 		status, doc.Code, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
 	case errors.Is(err, ErrInvalidMeta):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
 	case errors.Is(err, ErrPath):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
-	case errors.Is(err, ErrBadRef):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
 	case errors.Is(err, ErrAmbiguousSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
+		var ae *AmbiguousSessionError
+		if errors.As(err, &ae) && ae.Name == "" {
+			for _, s := range ae.Sessions {
+				doc.Sessions = append(doc.Sessions, sessionJSON(s))
+			}
+		}
 	case errors.Is(err, ErrBusy):
 		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
+	case errors.Is(err, ErrBadRef):
+		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
+	case errors.Is(err, ErrNoTurn):
+		status, doc.Kind = http.StatusNotFound, "no_turn"
+	case errors.Is(err, ErrOpenTurn):
+		status, doc.Kind = http.StatusConflict, "open_turn"
 	case errors.Is(err, ErrUnknownID):
 		status, doc.Kind = http.StatusNotFound, "unknown_id"
 	case errors.Is(err, ErrAmbiguousID):

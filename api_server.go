@@ -5,11 +5,13 @@ package turnback
 
 import (
 	_ "embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +45,10 @@ var apiRoutes = []apiRoute{
 	{"POST", "/v1/sessions/{session}/undo", (*apiServer).undo},
 	{"POST", "/v1/sessions/{session}/redo", (*apiServer).redo},
 	{"GET", "/v1/sessions/{session}/turns", (*apiServer).turns},
+	{"GET", "/v1/sessions/{session}/turns/{n}", (*apiServer).turnChanges},
+	{"GET", "/v1/turns", (*apiServer).allTurns},
+	{"POST", "/v1/unprotected", (*apiServer).unprotected},
+	{"POST", "/v1/recover", (*apiServer).recover},
 	{"GET", "/v1/sessions", (*apiServer).sessions},
 	{"GET", "/v1/checkpoints", (*apiServer).checkpointList},
 	{"POST", "/v1/restore", (*apiServer).restore},
@@ -57,11 +63,65 @@ var apiRoutes = []apiRoute{
 }
 
 type apiServer struct {
-	repo *Repo
-	// sess serializes the operations of one session that change its
-	// stacks, so that the turns an undo or redo reports are its own.
-	sessMu sync.Mutex
-	sess   map[string]*sync.Mutex
+	repo  *Repo
+	locks *sessionLocks
+	// progress and restoreProgress count the work of a streamed
+	// request (api_progress.go); nil for the others.
+	progress        *Progress
+	restoreProgress *RestoreProgress
+	step            func(name string) // reports a restore's steps
+	now             func() time.Time  // the request's clock (testNowHeader)
+	pick            string            // the session picked for the request (api_pick.go)
+}
+
+// testNowHeader, on a request, is an RFC 3339 time the operation stamps
+// turns with and measures from instead of the server's clock: for tests
+// that pin the times they print (Options.Now of a Repo a daemon serves).
+const testNowHeader = "Turnback-Test-Now"
+
+// storeHeader and workTreeHeader, on a request, name (base64) the store
+// and folder the client means; a server of another answers 421 and runs
+// nothing.
+const (
+	storeHeader    = "Turnback-Store"
+	workTreeHeader = "Turnback-Work-Tree"
+)
+
+// errWrongDaemon: the request is for another store or folder.
+var errWrongDaemon = errors.New("turnback: api: this daemon serves another store or folder")
+
+// forRequest returns the apiServer that serves r: a, or a copy with the
+// clock r names.
+func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
+	for h, want := range map[string]string{storeHeader: a.repo.StoreDir(), workTreeHeader: a.repo.WorkTree()} {
+		if v := r.Header.Get(h); v != "" {
+			p, err := base64.StdEncoding.DecodeString(v)
+			if err != nil {
+				return nil, badRequest{h + ": want base64"}
+			}
+			if !sameDir(string(p), want) {
+				return nil, errWrongDaemon
+			}
+		}
+	}
+	v := r.Header.Get(testNowHeader)
+	if v == "" {
+		return a, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, badRequest{testNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
+	}
+	s := *a
+	s.now = func() time.Time { return t }
+	return &s, nil
+}
+
+// sessionLocks serialize the operations of one session that change its
+// stacks, so that the turns an undo or redo reports are its own.
+type sessionLocks struct {
+	mu   sync.Mutex
+	sess map[string]*sync.Mutex
 }
 
 // NewHandler returns the HTTP API (see doc.go) over repo: every request
@@ -69,9 +129,9 @@ type apiServer struct {
 // holds a Repo can serve it to others with it; the watch daemon serves
 // it on its socket.
 func NewHandler(repo *Repo) http.Handler {
-	a := &apiServer{repo: repo, sess: map[string]*sync.Mutex{}}
+	a := &apiServer{repo: repo, locks: &sessionLocks{sess: map[string]*sync.Mutex{}}}
 	mux := http.NewServeMux()
-	for _, rt := range apiRoutes {
+	for _, rt := range append(apiRoutes[:len(apiRoutes):len(apiRoutes)], opsRoute) {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != rt.method && !(rt.method == "GET" && r.Method == "HEAD") {
 				w.Header().Set("Allow", rt.method)
@@ -83,9 +143,22 @@ func NewHandler(repo *Repo) http.Handler {
 				_, _ = w.Write(openAPIDoc)
 				return
 			}
-			out, err := rt.serve(a, w, r)
+			a, err := a.forRequest(r)
+			if err == nil {
+				a, err = a.pickFor(w, r)
+			}
 			if err != nil {
 				status, doc := apiErrorDoc(err)
+				writeAPIError(w, status, doc)
+				return
+			}
+			if wantsStream(r) {
+				a.stream(rt, w, r)
+				return
+			}
+			out, err := rt.serve(a, w, r)
+			if err != nil {
+				status, doc := requestErrorDoc(r, err)
 				writeAPIError(w, status, doc)
 				return
 			}
@@ -104,26 +177,36 @@ func (a *apiServer) view(name, agent string) (*Repo, error) {
 	if name == "" {
 		name = DefaultSession
 	}
+	if a.pick != "" {
+		name = a.pick
+	}
 	if err := ValidSession(name); err != nil {
 		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}
 	}
 	o := a.repo.opts
-	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, nil, nil
+	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, a.progress, a.restoreProgress
 	if agent != "" {
 		o.Agent = agent
 	}
-	return a.repo.View(o)
+	if a.now != nil {
+		o.Now = a.now
+	}
+	v, err := a.repo.View(o)
+	if err == nil && a.step != nil {
+		v.hook = stepHook(a.step, v.hook)
+	}
+	return v, err
 }
 
 // lockSession serializes the stack-changing requests of one session.
 func (a *apiServer) lockSession(name string) func() {
-	a.sessMu.Lock()
-	m := a.sess[name]
+	a.locks.mu.Lock()
+	m := a.locks.sess[name]
 	if m == nil {
 		m = &sync.Mutex{}
-		a.sess[name] = m
+		a.locks.sess[name] = m
 	}
-	a.sessMu.Unlock()
+	a.locks.mu.Unlock()
 	m.Lock()
 	return m.Unlock
 }

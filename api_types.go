@@ -64,14 +64,23 @@ type GCRequest struct {
 // ErrorResponse is every error: the message, the exit code the CLI
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
-// "unverified", "no_space", "read_only", "invalid_meta", "bad_ref",
-// "bad_request", "too_large", "unauthorized", "not_found",
+// "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
+// "bad_ref", "no_turn", "open_turn", "diverged", "bad_session",
+// "bad_request",
+// "too_large", "unauthorized", "not_found", "wrong_daemon",
 // "stopping", "error"). A conflict carries the result.
 type ErrorResponse struct {
 	Error  string           `json:"error"`
 	Code   int              `json:"code"`
 	Kind   string           `json:"kind"`
 	Result *RestoreResponse `json:"result,omitempty"`
+	// Stopping: the daemon stopped at once, for this reason, and
+	// cancelled the operation.
+	Stopping string `json:"stopping,omitempty"`
+	// Sessions: with kind "ambiguous_session" for a request that asked
+	// the daemon to pick its session, the live sessions it could not
+	// choose between.
+	Sessions []SessionJSON `json:"sessions,omitempty"`
 }
 
 // TurnJSON is a turn.

@@ -76,9 +76,11 @@ type SnapOptions struct {
 // (SnapOptions). Metadata CheckMeta refuses is an error wrapping
 // ErrInvalidMeta, and nothing is recorded.
 func (r *Repo) SnapWith(ctx context.Context, o SnapOptions) (*SnapResult, error) {
-	if r.remote != nil {
-		return r.remote.snap(ctx, o)
-	}
+	return r.be.snap(ctx, o)
+}
+
+func (l localRepo) snap(ctx context.Context, o SnapOptions) (*SnapResult, error) {
+	r := l.r
 	if err := CheckMeta(o.Meta); err != nil {
 		return nil, err
 	}
@@ -186,10 +188,10 @@ func (r *Repo) keepOpen(ctx context.Context, sess *sessionRecord, root cas.Hash,
 
 // End captures the after-state of the session's open turn. With no open
 // turn it records nothing and sets NoOpenTurn.
-func (r *Repo) End(ctx context.Context) (*SnapResult, error) {
-	if r.remote != nil {
-		return r.remote.end(ctx)
-	}
+func (r *Repo) End(ctx context.Context) (*SnapResult, error) { return r.be.end(ctx) }
+
+func (l localRepo) end(ctx context.Context) (*SnapResult, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -15,9 +15,11 @@ import (
 // the states undo, redo and restore replaced, each a way back for
 // Restore (see records.go for how long they are kept).
 func (r *Repo) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
-	if r.remote != nil {
-		return r.remote.checkpointList(ctx)
-	}
+	return r.be.checkpointList(ctx)
+}
+
+func (l localRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -60,7 +62,7 @@ func (a *apiServer) checkpointList(_ http.ResponseWriter, r *http.Request) (any,
 func (rm *remoteRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {
 	return call(ctx, rm, func() ([]Checkpoint, error) {
 		var out CheckpointsResponse
-		if err := rm.c.do(ctx, "GET", "/v1/checkpoints", nil, nil, &out); err != nil {
+		if err := rm.do(ctx, "GET", "/v1/checkpoints", nil, nil, &out); err != nil {
 			return nil, err
 		}
 		for i := range out.Checkpoints {

@@ -109,10 +109,10 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 // tree and blob no remaining turn, redo entry, kept checkpoint or the
 // latest state needs, and makes the store give the disk space back. A
 // checkpoint is kept while the turns around it are (see records.go).
-func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
-	if r.remote != nil {
-		return r.remote.gc(ctx, o)
-	}
+func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) { return r.be.gc(ctx, o) }
+
+func (l localRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

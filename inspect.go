@@ -83,9 +83,11 @@ func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
 
 // StatusWith is Status with options.
 func (r *Repo) StatusWith(ctx context.Context, o StatusOptions) (*StatusResult, error) {
-	if r.remote != nil {
-		return r.remote.status(ctx, o)
-	}
+	return r.be.status(ctx, o)
+}
+
+func (l localRepo) status(ctx context.Context, o StatusOptions) (*StatusResult, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -133,10 +135,10 @@ type PathEntry struct {
 
 // Show describes the snapshot with the given id (any unique prefix of
 // MinIDPrefix digits or more, or a turn reference: see TurnRef).
-func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
-	if r.remote != nil {
-		return r.remote.show(ctx, id)
-	}
+func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) { return r.be.show(ctx, id) }
+
+func (l localRepo) show(ctx context.Context, id string) (*SnapshotInfo, error) {
+	r := l.r
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -186,9 +188,11 @@ const maxDiffBytes = 8 << 20
 // unique prefix of MinIDPrefix digits or more, or turn references (@N,
 // @N^; see TurnRef).
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
-	if r.remote != nil {
-		return r.remote.diff(ctx, a, b)
-	}
+	return r.be.diff(ctx, a, b)
+}
+
+func (l localRepo) diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
 	}
@@ -249,10 +253,10 @@ func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
 
 // Turns returns the session's turns, newest first, and the undone turns
 // waiting on its redo stack.
-func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
-	if r.remote != nil {
-		return r.remote.turns(ctx)
-	}
+func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) { return r.be.turns(ctx) }
+
+func (l localRepo) turns(ctx context.Context) (turns, redo []*Turn, err error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -273,7 +277,10 @@ type SessionTurns struct {
 
 // AllTurns returns every session of the store with its turns, the
 // sessions in the order of Sessions.
-func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) {
+func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) { return r.be.allTurns(ctx) }
+
+func (l localRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -353,10 +360,10 @@ type Info struct {
 }
 
 // Info reports the store's location, size and contents.
-func (r *Repo) Info(ctx context.Context) (*Info, error) {
-	if r.remote != nil {
-		return r.remote.info(ctx)
-	}
+func (r *Repo) Info(ctx context.Context) (*Info, error) { return r.be.info(ctx) }
+
+func (l localRepo) info(ctx context.Context) (*Info, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // opened read-only (a *cas.LogDamageError, wrapping cas.ErrDamaged), or
 // nil. Every record the log holds outside the damaged bytes is shown.
 func (r *Repo) LogDamage() error {
-	if r.remote != nil || r.backend == nil {
+	if r.backend == nil { // none on a served Repo
 		return nil
 	}
 	return r.backend.LogDamage()
@@ -25,7 +25,7 @@ func (r *Repo) LogDamage() error {
 // Salvaged returns what an open with Options.Salvage did with a damaged
 // write log, or nil when it found none.
 func (r *Repo) Salvaged() *cas.LogSalvage {
-	if r.remote != nil || r.backend == nil {
+	if r.backend == nil { // none on a served Repo
 		return nil
 	}
 	return r.backend.Salvaged()

@@ -48,6 +48,11 @@ var ErrNothingToRollBack = errors.New("turnback: nothing to roll back: the inter
 // the store with Options.DeferRecovery for that. If one did (in this
 // process), Recover with rollback fails with ErrNothingToRollBack.
 func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
+	return r.be.recover(ctx, rollback)
+}
+
+func (l localRepo) recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
+	r := l.r
 	if err := r.lockOnly(ctx); err != nil {
 		return nil, err
 	}

@@ -23,10 +23,11 @@ import (
 // stop it after the steps already done.) With o.DryRun nothing is
 // changed and the result's DryRun says what would be.
 func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
-	if r.remote != nil {
-		return withMoved(r.remote.redo(ctx, n, o))
-	}
-	res, err := r.redo(ctx, n, o)
+	return r.be.redo(ctx, n, o)
+}
+
+func (l localRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
+	res, err := l.r.redo(ctx, n, o)
 	if res != nil {
 		res.Moved = oldestOnce(res.Moved)
 	}

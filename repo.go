@@ -75,7 +75,7 @@ type Options struct {
 	Now func() time.Time
 	// Local opens the store in this process even when a daemon serves
 	// it (which Open then waits for, as for any holder): for the daemon
-	// itself, and for the CLI, which forwards its command lines.
+	// itself.
 	Local bool
 	// DeferRecovery leaves an undo, redo or restore that stopped part
 	// way as it is when Open finds one: the first operation finishes it,
@@ -121,9 +121,10 @@ type Repo struct {
 	opts    Options
 	hook    func(step string) error
 	view    bool // made by View: Close leaves the store open
-	// remote: the store is held by a daemon, and the methods run there
-	// (api_client.go); repoCore is then an empty one.
-	remote *remoteRepo
+	// be runs the methods: here (localRepo) or, when a daemon holds
+	// the store, in the daemon (remoteRepo, api_client.go; repoCore is
+	// then an empty one). Open chooses it (backend.go).
+	be backend
 }
 
 // repoCore is what every view of an open store shares.
@@ -334,6 +335,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 		session: opts.Session,
 		opts:    opts,
 	}
+	r.be = localRepo{r}
 	if readOnly {
 		// A read-only open cannot finish an interrupted restore; it must
 		// not answer as if the folder were in a known state either.
@@ -469,11 +471,11 @@ func (r *Repo) Session() string { return r.session }
 
 // Close releases the store (and stops watching, see Watch). Closing a
 // view (see View) does nothing.
-func (r *Repo) Close() error {
-	if r.remote != nil {
-		return r.remote.close(r.view)
-	}
-	if r.view {
+func (r *Repo) Close() error { return r.be.close(r.view) }
+
+func (l localRepo) close(view bool) error {
+	r := l.r
+	if view {
 		return nil
 	}
 	r.hold()
@@ -500,10 +502,9 @@ func (r *Repo) View(o Options) (*Repo, error) {
 	if err := ValidSession(o.Session); err != nil {
 		return nil, err
 	}
-	if r.remote != nil {
-		return r.remote.view(r, o), nil
-	}
-	return &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true}, nil
+	v := &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, hook: r.hook}
+	v.be = r.be.viewOf(v)
+	return v, nil
 }
 
 // restorePending reports whether storeDir holds the journal or the

@@ -119,7 +119,9 @@ func (r *Repo) recoverRestore(ctx context.Context) error {
 
 // The restore hook (Repo.hook) is for crash and fault injection in
 // tests: export_test.go sets it for this package's tests, and
-// internal/testhook for the CLI's.
+// internal/testhook for the CLI's. On a Repo a daemon serves it is
+// called with the steps of the daemon's restore as they are reported,
+// and its error changes nothing.
 func init() {
 	testhook.SetRestoreHook = func(repo any, h func(step string) error) { repo.(*Repo).hook = h }
 }
@@ -286,10 +288,7 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 // session's turns. With o.DryRun nothing is changed and the result's
 // DryRun says what would be.
 func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
-	if r.remote != nil {
-		return withMoved(r.remote.restore(ctx, id, o))
-	}
-	return withMoved(r.restore(ctx, id, o))
+	return withMoved(r.be.restore(ctx, id, o))
 }
 
 // withMoved makes a result's Moved empty rather than nil (JSON: [], not

@@ -87,10 +87,10 @@ func (s SessionInfo) hasTurns() bool { return s.Turns+s.Redo > 0 }
 
 // Sessions lists the store's sessions, the most recently active (by
 // LastTurn) first, then by name. A store without sessions gives none.
-func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) {
-	if r.remote != nil {
-		return r.remote.sessions(ctx)
-	}
+func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) { return r.be.sessions(ctx) }
+
+func (l localRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -107,13 +107,11 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 	if err := ValidSession(name); err != nil {
 		return "", err
 	}
-	if r.remote != nil { // the daemon's list names every session record
-		list, err := r.remote.sessions(ctx)
-		if err != nil {
-			return "", err
-		}
-		return findSession(list, name)
-	}
+	return r.be.findSession(ctx, name)
+}
+
+func (l localRepo) findSession(ctx context.Context, name string) (string, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return "", err
 	}
@@ -136,13 +134,11 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 // first, then those sessions; the pick is returned with it, for an
 // operation that only reads.
 func (r *Repo) LatestSession(ctx context.Context) (SessionInfo, error) {
-	if r.remote != nil {
-		list, err := r.remote.sessions(ctx)
-		if err != nil {
-			return SessionInfo{}, err
-		}
-		return latestSession(list, r.now())
-	}
+	return r.be.latestSession(ctx)
+}
+
+func (l localRepo) latestSession(ctx context.Context) (SessionInfo, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return SessionInfo{}, err
 	}

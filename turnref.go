@@ -179,15 +179,16 @@ type TurnChanges struct {
 // their entries before and after. An open turn is ErrOpenTurn, a turn
 // the session does not have ErrNoTurn.
 func (r *Repo) ShowTurn(ctx context.Context, n int) (*TurnChanges, error) {
-	return r.turnChanges(ctx, n, false)
+	return r.be.turnChanges(ctx, n, false)
 }
 
 // DiffTurn is ShowTurn with the contents Diff loads, for a unified diff.
 func (r *Repo) DiffTurn(ctx context.Context, n int) (*TurnChanges, error) {
-	return r.turnChanges(ctx, n, true)
+	return r.be.turnChanges(ctx, n, true)
 }
 
-func (r *Repo) turnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error) {
+func (l localRepo) turnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -38,10 +38,7 @@ func (g *undoGroup) partial() bool { return len(g.Partial) > 0 }
 // turns stay on the undo stack; with o.DryRun nothing is changed and the
 // result's DryRun says what would be.
 func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
-	if r.remote != nil {
-		return withMoved(r.remote.undo(ctx, n, o))
-	}
-	return withMoved(r.undo(ctx, n, o))
+	return withMoved(r.be.undo(ctx, n, o))
 }
 
 func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {

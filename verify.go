@@ -74,10 +74,10 @@ type VerifyResult struct {
 // every recorded snapshot, including content over the size limit held by
 // reference (read back from a recorded reference: see verifyHeld).
 // Damage is listed by snapshot and path.
-func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) {
-	if r.remote != nil {
-		return r.remote.verify(ctx)
-	}
+func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) { return r.be.verify(ctx) }
+
+func (l localRepo) verify(ctx context.Context) (*VerifyResult, error) {
+	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}

@@ -73,10 +73,9 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 		*out = a.RunOutput(p.Event, run.ownCode, res.String())
 		return nil
 	}
-	var buf bytes.Buffer // a watch daemon's snap --take-notice document
 	h := &globals{dir: p.Dir, store: g.store, session: p.Session, force: g.force, agent: a.Name,
-		stdout: &buf, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil),
-		outTTY: false, errTTY: g.errTTY, served: g.served, loc: g.loc, quiet: true}
+		stdout: io.Discard, stderr: g.stderr, args: p.Args, getenv: g.getenv, cwd: g.cwd, stdin: bytes.NewReader(nil),
+		outTTY: false, errTTY: g.errTTY, loc: g.loc}
 	budget := agent.Budget(g.getenv)
 	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
 	defer cancel()
@@ -98,30 +97,12 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 }
 
 // hookCapture is the hook's snap or end, on h (the command it stands
-// for). A snap takes the session's notice of undo and redo (through a
-// watch daemon: its snap --take-notice prints it on h's stdout).
+// for; through a watch daemon, if one serves the store). A snap takes
+// the session's notice of undo and redo.
 func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) (*turnback.Notice, error) {
 	ctx := cmd.Context()
 	action := ev.Action.String()
 	repo, err := h.openRepo(cmd, turnback.AccessWrite)
-	var fe forwardedExit
-	if errors.As(err, &fe) {
-		switch {
-		case fe.code == exitOK:
-			doc := h.stdout.(*bytes.Buffer).Bytes()
-			if ev.Action == agent.End {
-				if note := agent.DroppedNote(doc, nil); note != "" {
-					fmt.Fprintln(h.stderr, note)
-				}
-				return nil, nil
-			}
-			return agent.DecodeNotice(doc), nil
-		case ctx.Err() != nil || fe.code == exitBusy:
-			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s (the watch daemon's exit code %d)", action, fe.code), fmt.Errorf("skipped %s through the watch daemon: exit %d", action, fe.code))
-			return nil, nil
-		}
-		return nil, failHook(a, logDir, fmt.Errorf("turnback hook %s: %s through the watch daemon failed with exit %d (its message is above)", a.Name, action, fe.code))
-	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
 			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s: %s", action, termout.SafeText(err.Error())), fmt.Errorf("skipped %s: %w", action, err))

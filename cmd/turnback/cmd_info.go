@@ -20,8 +20,8 @@ func newInfoCmd(g *globals) *cobra.Command {
 					return err
 				}
 				var dmn *daemon.Info
-				if g.served != nil {
-					dmn = g.served.h.Srv.Info()
+				if repo.Served() {
+					dmn, _ = daemon.Ping(repo.StoreDir())
 				}
 				return g.print(termout.InfoDoc(in, dmn), func() {
 					termout.Info(g.stdout, in, dmn, g.location(), autowatch.Note(g.getenv, in.Store))

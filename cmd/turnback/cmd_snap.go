@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -49,7 +48,7 @@ func newEndCmd(g *globals) *cobra.Command {
 				}
 				return res, err
 			}, termout.Ended)
-			if fe := (forwardedExit{}); err == nil || errors.As(err, &fe) && fe.code == exitOK {
+			if err == nil {
 				g.backgroundPush(session, g.errTTY)
 			}
 			return err
@@ -60,7 +59,7 @@ func newEndCmd(g *globals) *cobra.Command {
 // backgroundPush starts a push of session (or the one named) after an end
 // (TURNBACK_REMOTE_PUSH=1), from the client, which has the AWS_* variables.
 func (g *globals) backgroundPush(session string, tell bool) {
-	if wt, sd, named, err := g.locate(); err == nil && g.served == nil {
+	if wt, sd, named, err := g.locate(); err == nil {
 		remote.StartBackgroundPush(remote.Background{Getenv: g.getenv, WorkTree: wt, Store: sd, Session: cmp.Or(session, named), Stderr: g.stderr, Tell: tell})
 	}
 }

@@ -19,7 +19,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 			status := func(repo *turnback.Repo) error {
 				st, err := repo.StatusWith(cmd.Context(), turnback.StatusOptions{Ignored: ignored})
 				g.endProgress()
-				if full = errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && g.served == nil; err != nil {
+				if full = errors.Is(err, turnback.ErrNoSpace) && !repo.ReadOnly() && !repo.Served(); err != nil {
 					return err
 				}
 				g.local.Note(st.Stats.Files, st.Stats.Dirs)

@@ -24,7 +24,7 @@ func newUICmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, _ := g.stdin.(*os.File)
 			out, _ := g.stdout.(*os.File)
-			if g.served != nil || in == nil || out == nil || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+			if in == nil || out == nil || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 				return usageError{ui.ErrNoTerminal}
 			}
 			workTree, storeDir, session, err := g.locate()

@@ -92,7 +92,7 @@ func newWatchCmd(g *globals) *cobra.Command {
 // runDaemon is watch without --detach: the daemon runs in this process.
 func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool, listen string) error {
 	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
-		Handler: daemonHandler, Listen: listen, EarlyPID: autowatch.EarlyPID(g.getenv), Built: autowatch.BuiltPipe}
+		Listen: listen, EarlyPID: autowatch.EarlyPID(g.getenv), Built: autowatch.BuiltPipe}
 	o.Configure = func(opts *turnback.Options) error {
 		if err := envopt.Limits(g.getenv, opts); err != nil {
 			return usageError{err}

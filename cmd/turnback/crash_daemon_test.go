@@ -10,8 +10,10 @@ import (
 )
 
 // crashDaemon is the crash matrix run through a watch daemon: the
-// command is forwarded, the daemon is the process SIGKILLed at the step,
-// the client reports it, and the next command (run without a daemon,
+// daemon runs the command's restore (it is started with
+// TURNBACK_TEST_CRASH_AT; the client traces the steps the daemon
+// reports), the daemon is the process SIGKILLed at the step, the client
+// reports it, and the next command (run without a daemon,
 // which finds the daemon's socket stale) must recover exactly as it does
 // after a crash of a plain CLI process.
 func crashDaemon(t *testing.T, pool *crashPool) {
@@ -55,13 +57,13 @@ func crashDaemon(t *testing.T, pool *crashPool) {
 	}
 }
 
-// startDaemon starts a watch daemon on the world and stops it when the
-// test ends (unless it is dead by then).
-func (w *crashWorld) startDaemon(t *testing.T) {
+// startDaemon starts a watch daemon on the world, with the variables
+// env, and stops it when the test ends (unless it is dead by then).
+func (w *crashWorld) startDaemon(t *testing.T, env ...string) {
 	t.Helper()
-	r := w.ok(t, "watch", "--detach", "--idle-timeout", "10m")
-	if !strings.HasPrefix(r.stdout, "watching ") {
-		t.Fatalf("watch --detach printed %q", r.stdout)
+	r := w.run(t, env, "watch", "--detach", "--idle-timeout", "10m")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "watching ") {
+		t.Fatalf("watch --detach: exit %d, printed %q\n%s", r.code, r.stdout, r.stderr)
 	}
 	t.Cleanup(func() { w.run(t, nil, "watch", "--stop") })
 }

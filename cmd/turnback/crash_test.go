@@ -227,10 +227,13 @@ func crashOne(t *testing.T, w *crashWorld, c crashCase) {
 	j := slices.Index(c.steps, "journal") + 1
 	name := c.steps[c.k-1]
 	t.Logf("crash at step %d of %d: %q (journal is step %d)", c.k, len(c.steps), name, j)
+	crashAt := []string{"TURNBACK_TEST_CRASH_AT=" + strconv.Itoa(c.k)}
 	if c.daemon {
-		w.startDaemon(t)
+		// The daemon runs the restore and dies at the step.
+		w.startDaemon(t, crashAt...)
+		crashAt = nil
 	}
-	r := w.run(t, append([]string{"TURNBACK_TEST_CRASH_AT=" + strconv.Itoa(c.k)}, crashTraceOn...), c.args...)
+	r := w.run(t, append(crashAt, crashTraceOn...), c.args...)
 	switch {
 	case c.daemon && (r.code != 1 || !strings.Contains(r.stderr, "ended before the command finished")):
 		t.Fatalf("turnback %s through the daemon with TURNBACK_TEST_CRASH_AT=%d: exit %d, want 1 and the daemon's death reported\nstderr:\n%s", strings.Join(c.args, " "), c.k, r.code, r.stderr)

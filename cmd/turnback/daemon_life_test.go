@@ -3,11 +3,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -388,11 +391,14 @@ func TestDaemonOtherProtocol(t *testing.T) {
 		t.Fatal("cannot reach the daemon")
 	}
 	defer conn.Close()
-	if err := daemon.SendRequest(conn, daemon.Request{Version: daemon.Version + 1, Op: "run", Args: []string{"status"}, WorkTree: wt, Store: store}); err != nil {
+	fmt.Fprintf(conn, "GET /v1/status HTTP/1.1\r\nHost: turnback\r\n%s: %d\r\nConnection: close\r\n\r\n", daemon.ProtocolHeader, daemon.Version+1)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if kind, _, err := daemon.ReadFrame(conn); err == nil {
-		t.Fatalf("the daemon answered a client of another protocol with a frame of kind %q; want the connection closed", kind)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"kind":"stopping"`) {
+		t.Fatalf("the daemon answered a client of another protocol %s %s; want 503, kind stopping (nothing ran)", resp.Status, body)
 	}
 	waitFor(t, "the daemon stops", func() bool { _, ok := daemon.Ping(store); return !ok })
 	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), fmt.Sprintf("a client speaks protocol %d", daemon.Version+1)) {

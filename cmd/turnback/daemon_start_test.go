@@ -134,7 +134,6 @@ func heldStore(t *testing.T) (base, wt, store string, env []string, repo *turnba
 // ended.
 func serveHeld(t *testing.T, repo *turnback.Repo) (d *daemon.Server, cancel context.CancelFunc, served chan error) {
 	d = daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: turnback.NewHandler(repo)})
-	d.SetHandler(daemonHandler(d, repo))
 	if err := d.Listen(); err != nil {
 		repo.Close()
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +13,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
-	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
-	"github.com/turnback/turnback/cmd/turnback/remote"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -33,16 +29,13 @@ type globals struct {
 	stderr   io.Writer
 	progress *termout.Progress
 
-	// What the process was given; a forwarded command carries the
-	// client's (see forward).
+	// What the process was given.
 	args    []string
 	getenv  func(string) string
 	cwd     string // "" means os.Getwd
 	stdin   io.Reader
-	outTTY  bool    // stdout is a terminal
-	errTTY  bool    // stderr is a terminal
-	served  *served // set when the watch daemon runs this command
-	quiet   bool    // forward: show the daemon's stderr only if the command fails (hook)
+	outTTY  bool // stdout is a terminal
+	errTTY  bool // stderr is a terminal
 	loc     *time.Location
 	local   *autowatch.Local // set when this process opened the store itself
 	agent   string           // the hook's agent (turnback.Options.Agent)
@@ -56,10 +49,8 @@ type globals struct {
 func (g *globals) location() *time.Location {
 	switch {
 	case g.loc != nil:
-	case g.served == nil:
-		g.loc = time.Local
 	default:
-		g.loc = termout.Location(g.getenv)
+		g.loc = time.Local
 	}
 	return g.loc
 }
@@ -88,11 +79,6 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 			return "", "", "", usageError{err}
 		}
 	}
-	if g.served != nil {
-		// The client located them (with its own directory and
-		// environment) before forwarding.
-		return g.served.req.WorkTree, g.served.req.Store, session, nil
-	}
 	wd, err := g.getwd()
 	if err != nil {
 		return "", "", "", err
@@ -114,8 +100,15 @@ func (g *globals) withRepo(cmd *cobra.Command, access turnback.Access, fn func(r
 	if err != nil {
 		return err
 	}
-	return fn(view)
+	// A daemon picking the session says it is ambiguous in the answer
+	// to the command's first request.
+	return g.ambiguous(fn(view))
 }
+
+// pickInDaemon: a served command that names no session has the daemon
+// pick it in its first request (turnback.Repo.PickLatest) rather than
+// ask for the session list first. A variable for the speed test.
+var pickInDaemon = true
 
 // pickSession returns the Repo a command works on: repo, or a view of it
 // on the session that the name given stands for (a unique prefix, see
@@ -136,28 +129,45 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 	case name != "":
 		pick, err = repo.FindSession(ctx, name)
 	case usesTurns(cmd):
+		note := func(s turnback.SessionInfo) {
+			if s.Name != pick && !g.noted {
+				g.noted = true // once, also when status runs twice (a full disk)
+				fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
+			}
+		}
+		if repo.Served() && pickInDaemon {
+			o := g.opts
+			o.Session = pick
+			return repo.PickLatest(ctx, o, readsTurns(cmd), note)
+		}
 		var s turnback.SessionInfo
 		s, err = repo.LatestSession(ctx)
 		if errors.As(err, new(*turnback.AmbiguousSessionError)) && readsTurns(cmd) {
 			err = nil // reading never refuses: log shows every recent session
 		}
-		if err == nil && s.Name != pick && !g.noted {
-			g.noted = true // once, also when status runs twice (a full disk)
-			fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
+		if err == nil {
+			note(s)
 		}
 		pick = s.Name
 	}
-	var ae *turnback.AmbiguousSessionError
-	if errors.As(err, &ae) {
-		return nil, codedError{exitUsage, docError{errors.New(termout.AmbiguousSession(ae, envopt.Now(g.getenv))),
-			map[string]any{"sessions": termout.SessionDocs(ae.Sessions)}}}
-	}
-	if err != nil || pick == repo.Session() {
+	if err = g.ambiguous(err); err != nil || pick == repo.Session() {
 		return repo, err
 	}
 	o := g.opts
 	o.Session = pick
 	return repo.View(o)
+}
+
+// ambiguous makes an ambiguous session (two live sessions to pick from,
+// or a name several start with) exit 2 listing them; other errors stay
+// as they are.
+func (g *globals) ambiguous(err error) error {
+	var ae *turnback.AmbiguousSessionError
+	if errors.As(err, &ae) {
+		return codedError{exitUsage, docError{errors.New(termout.AmbiguousSession(ae, envopt.Now(g.getenv))),
+			map[string]any{"sessions": termout.SessionDocs(ae.Sessions)}}}
+	}
+	return err
 }
 
 // usesTurns: what cmd does depends on its session's turns: undo, redo,
@@ -194,17 +204,47 @@ func (e docError) Unwrap() error { return e.err }
 // read-write (turnback.AccessWrite), read-only (turnback.AccessRead),
 // or, for status, read-only only when it cannot be written
 // (turnback.AccessReadPreferWrite). When a watch daemon serves the
-// store, the whole command is forwarded to it instead and openRepo
-// returns a forwardedExit error carrying its exit code (its output has
-// been written).
+// store, the Repo runs its methods there (turnback.Open), and the
+// command prints their results here as it would its own.
 func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnback.Repo, error) {
 	ctx := cmd.Context()
-	workTree, storeDir, session, err := g.locate()
+	workTree, storeDir, opts, err := g.options(cmd, access)
 	if err != nil {
 		return nil, err
 	}
-	cut := false // the wait for the store ended as a daemon answered
-	opts := turnback.Options{
+	opts.Progress = progressCounters(g)
+	if g.progress != nil {
+		opts.RestoreProgress = g.progress.Restore
+	}
+	g.opts = opts
+	opts.Progress = autowatch.Counted(opts.Progress)
+	// A daemon that serves the store, or starts while Open waits for
+	// it, runs the methods.
+	repo, err := turnback.Open(ctx, workTree, opts)
+	if err != nil || repo.Served() {
+		return repo, err
+	}
+	if storeDir != "" {
+		// Holding the store, this process knows no daemon runs: a socket
+		// left by one that was killed goes.
+		daemon.RemoveStaleSocket(storeDir)
+	}
+	g.noteLogDamage(cmd, repo)
+	if !repo.ReadOnly() {
+		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
+		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
+	}
+	return repo, nil
+}
+
+// options locates the work tree and store of a command and makes the
+// Options it opens them with (see openRepo), but its progress.
+func (g *globals) options(cmd *cobra.Command, access turnback.Access) (workTree, storeDir string, opts turnback.Options, err error) {
+	workTree, storeDir, session, err := g.locate()
+	if err != nil {
+		return "", "", opts, err
+	}
+	opts = turnback.Options{
 		Store:    storeDir,
 		Session:  session,
 		Force:    g.force,
@@ -217,59 +257,19 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		Agent: g.agent,
 		// recover may roll back what Open would otherwise finish, and
 		// works on a store whose write log is damaged: it keeps what
-		// checks out, as verify --repair does, and says so.
+		// checks out, as verify --repair does, and says so. A daemon
+		// serving the store opened it already: it finished what it
+		// found, and would not have opened a damaged log.
 		DeferRecovery: cmd.Name() == "recover",
 		Salvage:       cmd.Name() == "recover",
-		Local:         true, // a daemon's commands are forwarded above
-		// One that starts meanwhile holds the store: go to it at once.
-		StopWaiting: func() bool { cut = daemon.Answers(storeDir); return cut },
 	}
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
-		return nil, usageError{err}
+		return "", "", opts, usageError{err}
 	}
 	if _, err := autowatch.Files(g.getenv); err != nil {
-		return nil, usageError{err}
+		return "", "", opts, usageError{err}
 	}
-	if g.served == nil && storeDir != "" {
-		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
-			return nil, forwardedExit{code}
-		}
-	}
-	opts.Progress = progressCounters(g)
-	if g.progress != nil {
-		opts.RestoreProgress = g.progress.Restore
-	}
-	g.opts = opts
-	if g.served != nil {
-		return g.served.view(opts)
-	}
-	opts.Progress = autowatch.Counted(opts.Progress)
-	repo, err := turnback.Open(ctx, workTree, opts)
-	for try := 0; errors.Is(err, turnback.ErrBusy) && storeDir != ""; try++ {
-		// A daemon may have started meanwhile.
-		if code, ok := g.forward(ctx, cmd, workTree, storeDir); ok {
-			g.endProgress()
-			return nil, forwardedExit{code}
-		}
-		if !cut || try == 2 {
-			break // the whole wait passed; else the daemon was stopping
-		}
-		cut = false
-		repo, err = turnback.Open(ctx, workTree, opts)
-	}
-	if err == nil && storeDir != "" {
-		// Holding the store, this process knows no daemon runs: a socket
-		// left by one that was killed goes.
-		daemon.RemoveStaleSocket(storeDir)
-	}
-	if err == nil {
-		g.noteLogDamage(cmd, repo)
-	}
-	if err == nil && g.served == nil && !repo.ReadOnly() {
-		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
-		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
-	}
-	return repo, err
+	return workTree, storeDir, opts, nil
 }
 
 // useColor reports whether output should be coloured: stdout is a
@@ -306,46 +306,4 @@ func progressCounters(g *globals) *turnback.Progress {
 	}
 	g.progress = termout.StartProgress(g.stderr)
 	return g.progress.Counters
-}
-
-// served is one forwarded command being run by the watch daemon.
-type served struct {
-	h   *daemons.Handler
-	req daemon.Request
-}
-
-// view returns the Repo a forwarded command works on.
-func (s *served) view(o turnback.Options) (*turnback.Repo, error) { return s.h.View(s.req, o) }
-
-// daemonHandler runs the commands the daemon srv is sent through
-// execute, in this process, on repo.
-func daemonHandler(srv *daemon.Server, repo *turnback.Repo) daemon.Handler {
-	h := &daemons.Handler{Srv: srv, Repo: repo}
-	h.Exec = func(ctx context.Context, req daemon.Request, getenv func(string) string, stdout, stderr io.Writer) int {
-		return execute(ctx, &globals{stdout: stdout, stderr: stderr, args: req.Args, getenv: getenv, cwd: req.Cwd,
-			stdin: bytes.NewReader(nil), outTTY: req.OutTTY, errTTY: req.ErrTTY, served: &served{h: h, req: req}})
-	}
-	return h
-}
-
-// forwardedExit is returned by globals.openRepo when the daemon ran the
-// command: its output has been written; the process exits with code.
-type forwardedExit struct{ code int }
-
-func (e forwardedExit) Error() string {
-	return fmt.Sprintf("exit %d (run by the watch daemon)", e.code)
-}
-func (forwardedExit) Forwarded() bool { return true } // for package remote
-
-// forward runs the command through the watch daemon of storeDir, if one
-// runs (see daemons.Forward); ok is false when none ran it. The remote's
-// commands take the caller's AWS_* variables with them (remote.Creds).
-func (g *globals) forward(ctx context.Context, cmd *cobra.Command, workTree, storeDir string) (code int, ok bool) {
-	cwd, err := g.getwd()
-	if err != nil {
-		cwd = workTree
-	}
-	req := daemon.Request{Args: g.args, Cwd: cwd, Env: daemon.ForwardedEnv(remote.Creds(cmd)),
-		WorkTree: workTree, Store: storeDir, OutTTY: g.outTTY, ErrTTY: g.errTTY}
-	return daemons.Forward(ctx, storeDir, req, g.stdout, g.stderr, g.quiet)
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -89,20 +90,9 @@ func execute(ctx context.Context, g *globals) int {
 	if err == nil {
 		return exitOK
 	}
-	var fe forwardedExit
-	if errors.As(err, &fe) {
-		// The daemon ran the command and has written its output.
-		if g.own != "" { // the daemon's outcome, which this process says with 0
-			g.ownCode = fe.code
-			return exitOK
-		}
-		return fe.code
-	}
 	if g.own != "" {
 		g.ownFailure(err)
-		if g.ownCode = exitCode(err); g.served != nil {
-			return g.ownCode // to the client, which exits 0
-		}
+		g.ownCode = exitCode(err) // said in the report; the process exits 0
 		return exitOK
 	}
 	if errors.As(err, new(reported)) {
@@ -113,6 +103,10 @@ func execute(ctx context.Context, g *globals) int {
 	if code == exitUsage && !g.json {
 		// A usage error can stop flag parsing before --json is seen.
 		g.json = termout.WantsJSON(args)
+	}
+	var stopped *turnback.DaemonStoppedError
+	if errors.As(err, &stopped) && err == error(stopped) {
+		err = stopped.Err // its own message, then the daemon's (below)
 	}
 	// The hint is the CLI's own text, printed as it is: the message is
 	// made safe for a terminal (Failure) and may not begin a line.
@@ -129,6 +123,12 @@ func execute(ctx context.Context, g *globals) int {
 	var de docError // an error whose document says more
 	errors.As(err, &de)
 	termout.Failure(stdout, stderr, msg, more, code, de.doc, g.json && !errors.As(err, &hf), code == exitUsage) // a hook's stdout is the agent's
+	switch {
+	case stopped != nil:
+		fmt.Fprintf(stderr, "turnback: the watch daemon is stopping (%s): it cancelled this command\n", termout.SafeText(stopped.Why))
+	case errors.Is(err, turnback.ErrDaemonLost):
+		fmt.Fprintln(stderr, "turnback: an interrupted undo, redo or restore is finished or rolled back by the next command")
+	}
 	return code
 }
 

@@ -21,7 +21,7 @@ var pagedCommands = map[string]bool{"diff": true, "log": true, "show": true}
 // finish; without a pager, nothing.
 func (g *globals) startPager(root *cobra.Command, args []string) func() {
 	none := func() {}
-	if !g.outTTY || g.served != nil || g.own != "" || termout.WantsJSON(args) {
+	if !g.outTTY || g.own != "" || termout.WantsJSON(args) {
 		return none
 	}
 	if c, _, err := root.Find(args); err != nil || !pagedCommands[c.Name()] {

@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -86,8 +88,7 @@ func CheckLoopback(addr string) (string, error) {
 	return net.JoinHostPort(ip.String(), port), nil
 }
 
-// connListener hands the connections whose first byte is not a frame's
-// to the HTTP server.
+// connListener hands the socket's connections to the HTTP server.
 type connListener struct {
 	ch   chan net.Conn
 	done chan struct{}
@@ -125,21 +126,16 @@ func (l *connListener) push(c net.Conn) bool {
 	}
 }
 
-// peekedConn is a connection whose first bytes were read into r.
-type peekedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
-
-// startHTTP starts serving HTTP (when the Config has a handler) on the
-// socket's HTTP connections and on the TCP listener.
+// startHTTP starts serving HTTP on the socket's connections and on the
+// TCP listener.
 func (d *Server) startHTTP(ctx context.Context) {
-	if d.c.HTTP == nil {
-		return
+	api := d.c.HTTP
+	if api == nil {
+		api = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeJSONError(w, http.StatusNotFound, "turnback: no such endpoint: "+r.URL.Path, 2, "not_found")
+		})
 	}
-	h := d.countHTTP(d.c.HTTP)
+	h := d.routes(d.countHTTP(api))
 	base := func(net.Listener) context.Context { return ctx }
 	d.hconns = newConnListener(d.ln.Addr())
 	d.hsrv = &http.Server{Handler: h, BaseContext: base, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
@@ -175,12 +171,70 @@ func (d *Server) stopHTTP() {
 	}
 }
 
-// refuseHTTP answers an HTTP connection that came once the daemon's
-// HTTP server stopped: 503, nothing ran.
-func refuseHTTP(c net.Conn) {
+// refuseHTTP answers a connection that came once the daemon's HTTP
+// server stopped: a ping gets the daemon's Info, a stop joins those
+// answered once the store is released, anything else 503 (nothing ran).
+// It reports whether it kept c (a stop).
+func (d *Server) refuseHTTP(c net.Conn) (kept bool) {
 	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+		switch {
+		case req.Method == "GET" && req.URL.Path == "/v1/daemon":
+			body, _ := json.Marshal(d.Info())
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", len(body)+1, body)
+			return false
+		case req.Method == "POST" && req.URL.Path == "/v1/daemon/stop":
+			_ = c.SetDeadline(time.Time{})
+			d.mu.Lock()
+			d.stoppers = append(d.stoppers, c)
+			d.mu.Unlock()
+			return true
+		}
+	}
 	body := `{"error":"turnback: the daemon is stopping; nothing was run","code":4,"kind":"stopping"}` + "\n"
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	return false
+}
+
+// routes answers the daemon's own requests (see wire.go) and hands the
+// others to h: every one of them is refused when it names another
+// protocol, and the daemon then gives its store up.
+func (d *Server) routes(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "GET" && r.URL.Path == "/v1/daemon":
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(d.Info())
+			return
+		case r.Method == "POST" && r.URL.Path == "/v1/daemon/stop":
+			d.askedToStop(w)
+			return
+		}
+		if v := r.Header.Get(ProtocolHeader); v != "" && v != strconv.Itoa(Version) {
+			// Another turnback (an upgrade, with a daemon left from
+			// before): this daemon gives the store up, and the client
+			// runs the request itself once the store is free.
+			d.Stop(fmt.Sprintf("a client speaks protocol %s, this daemon %d", v, Version), false)
+			writeJSONError(w, http.StatusServiceUnavailable, "turnback: the daemon is stopping; nothing was run", 4, "stopping")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// askedToStop stops the daemon; the client's connection is answered
+// once the store is released (Serve).
+func (d *Server) askedToStop(w http.ResponseWriter) {
+	c, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		writeJSONError(w, http.StatusInternalServerError, "turnback: cannot take the connection: "+err.Error(), 1, "error")
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	d.mu.Lock()
+	d.stoppers = append(d.stoppers, c)
+	d.mu.Unlock()
+	d.Stop("asked by turnback watch --stop", false)
 }
 
 // countHTTP makes every request but a health check count as work (the
@@ -205,6 +259,8 @@ func (d *Server) countHTTP(h http.Handler) http.Handler {
 		d.httpActive.Add(1)
 		d.mu.Unlock()
 		defer func() {
+			// The answer leaves before a stop can close the connection.
+			_ = http.NewResponseController(w).Flush()
 			d.mu.Lock()
 			d.busy--
 			d.lastDone = time.Now()

@@ -3,103 +3,27 @@ package daemon
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
-// userHZ is the unit of /proc/PID/stat times (USER_HZ, 100 on every
-// Linux architecture Go supports).
-const userHZ = 100
-
-// ProcsSupported: ListProcs finds daemons through /proc.
+// ProcsSupported: a process's identity (its start time) and memory
+// are known (/proc).
 const ProcsSupported = true
 
-// ListProcs lists the turnback processes of this user (other than this
-// one) whose arguments (without argv[0]) match says are daemons.
-func ListProcs(match func(args []string) bool) ([]Proc, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	boot := bootTime()
-	uid, self := os.Getuid(), os.Getpid()
-	names := map[string]bool{"turnback": true}
-	if me, err := os.Executable(); err == nil {
-		names[filepath.Base(me)] = true // a renamed build lists its own
-	}
-	var out []Proc
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		if p, ok := readProc(pid, uid, boot, names, match); ok {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+// SelfTicks is this process's start time in clock ticks since boot: with
+// its pid, its identity (see Note).
+func SelfTicks() uint64 {
+	stat, _ := os.ReadFile("/proc/self/stat")
+	_, ticks, _ := ParseProcStat(stat)
+	return ticks
 }
 
-func readProc(pid, uid int, boot time.Time, names map[string]bool, match func([]string) bool) (Proc, bool) {
-	dir := "/proc/" + strconv.Itoa(pid)
-	p := Proc{PID: pid}
-	status, err := os.ReadFile(dir + "/status")
-	if err != nil || procUID(status) != uid {
-		return p, false
-	}
-	raw, err := os.ReadFile(dir + "/cmdline")
-	if err != nil || len(raw) == 0 {
-		return p, false
-	}
-	argv := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
-	exe, _ := os.Readlink(dir + "/exe")
-	exe = strings.TrimSuffix(exe, " (deleted)")
-	if !names[filepath.Base(exe)] && !names[filepath.Base(argv[0])] {
-		return p, false
-	}
-	p.Args = argv[1:]
-	if !match(p.Args) {
-		return p, false
-	}
-	stat, err := os.ReadFile(dir + "/stat")
-	if err != nil {
-		return p, false
-	}
-	state, ticks, ok := ParseProcStat(stat)
-	if !ok || state == 'Z' || state == 'X' {
-		return p, false
-	}
-	p.Ticks = ticks
-	p.Since = boot.Add(time.Duration(ticks) * time.Second / userHZ)
-	p.RSSBytes = procRSS(status)
-	p.Cwd, _ = os.Readlink(dir + "/cwd")
-	p.Env = map[string]string{}
-	if env, err := os.ReadFile(dir + "/environ"); err == nil {
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				p.Env[k] = v
-			}
-		}
-	}
-	// The store is where its database's MANIFEST is open: right also
-	// for a store moved since, and telling when it was removed.
-	fds, _ := os.ReadDir(dir + "/fd")
-	for _, fd := range fds {
-		l, err := os.Readlink(dir + "/fd/" + fd.Name())
-		if err != nil {
-			continue
-		}
-		gone := strings.HasSuffix(l, " (deleted)")
-		l = strings.TrimSuffix(l, " (deleted)")
-		if filepath.Base(l) == "MANIFEST" && filepath.Base(filepath.Dir(l)) == "db" {
-			p.Store, p.StoreGone = filepath.Dir(filepath.Dir(l)), gone
-			break
-		}
-	}
-	return p, true
+// ProcRSS is the resident memory of pid (0 when not known).
+func ProcRSS(pid int) int64 {
+	status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	return procRSS(status)
 }
 
 // ProcAlive reports whether pid runs and is still the process that
@@ -140,20 +64,6 @@ func ParseProcStat(stat []byte) (byte, uint64, bool) {
 	return f[0][0], ticks, err == nil
 }
 
-func procUID(status []byte) int {
-	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "Uid:"); ok {
-			if f := strings.Fields(v); len(f) > 0 {
-				n, err := strconv.Atoi(f[0])
-				if err == nil {
-					return n
-				}
-			}
-		}
-	}
-	return -1
-}
-
 // SelfRSS is this process's resident memory.
 func SelfRSS() int64 {
 	status, _ := os.ReadFile("/proc/self/status")
@@ -171,24 +81,4 @@ func procRSS(status []byte) int64 {
 		}
 	}
 	return 0
-}
-
-// bootTime is when the clock of /proc/PID/stat start times began:
-// now less /proc/uptime (btime of /proc/stat is whole seconds, and
-// drifts from the wall clock in a VM).
-func bootTime() time.Time {
-	now := time.Now()
-	data, err := os.ReadFile("/proc/uptime")
-	if err != nil {
-		return time.Time{}
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return time.Time{}
-	}
-	up, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return time.Time{}
-	}
-	return now.Add(-time.Duration(up * float64(time.Second)))
 }

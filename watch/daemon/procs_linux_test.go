@@ -23,9 +23,6 @@ func TestParseProcStat(t *testing.T) {
 			t.Errorf("ParseProcStat(%q) = %q, %d, %v; want %q, %d, %v", tc.stat, state, ticks, ok, tc.state, tc.ticks, tc.ok)
 		}
 	}
-	if procUID([]byte("Name:\tx\nUid:\t1000\t1000\t1000\t1000\n")) != 1000 || procUID([]byte("Name:\tx\n")) != -1 {
-		t.Error("procUID")
-	}
 	if procRSS([]byte("VmRSS:\t   40960 kB\n")) != 40960<<10 || procRSS([]byte("VmPeak: 1 kB\n")) != 0 {
 		t.Error("procRSS")
 	}
@@ -37,7 +34,6 @@ func FuzzParseProcStat(f *testing.F) {
 	f.Add([]byte(")"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ParseProcStat(b)
-		procUID(b)
 		procRSS(b)
 	})
 }

@@ -7,12 +7,15 @@ import (
 	"syscall"
 )
 
-// ProcsSupported: without /proc, ListProcs finds nothing; the daemons
-// that answer on a socket are all a listing can find.
+// ProcsSupported: without /proc, a process's identity (its start time)
+// and memory are not known.
 const ProcsSupported = false
 
-// ListProcs finds nothing without /proc.
-func ListProcs(func(args []string) bool) ([]Proc, error) { return nil, nil }
+// SelfTicks: not known without /proc.
+func SelfTicks() uint64 { return 0 }
+
+// ProcRSS: not known without /proc.
+func ProcRSS(int) int64 { return 0 }
 
 // ProcAlive reports whether pid runs.
 func ProcAlive(pid int, _ uint64) bool {

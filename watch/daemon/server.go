@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,32 +10,21 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 )
-
-// Handler runs the commands a daemon is asked to run.
-type Handler interface {
-	// Run runs req's command line as the client would have, writing
-	// what it prints to stdout and stderr, and returns its exit code.
-	// ctx ends when the client goes away or the daemon stops at once
-	// (Stopping then says why).
-	Run(ctx context.Context, req Request, stdout, stderr io.Writer) int
-}
 
 // Config is what a Server serves.
 type Config struct {
 	WorkTree string    // as the store has it (symlinks resolved)
 	StoreDir string    // the store's directory
 	Store    io.Closer // the open store, closed when the server stops
-	Handler  Handler
 	// Idle: stop after this long without a command (0: never).
 	Idle time.Duration
 	Logf func(format string, args ...any)
-	// HTTP, if set, serves the connections of the socket that do not
-	// begin with a frame (an HTTP request), and those of Listen.
+	// HTTP, if set, serves the requests of the socket and of Listen
+	// but the daemon's own (see wire.go).
 	HTTP http.Handler
 	// Listen is a loopback TCP address to serve HTTP on too, Token the
 	// bearer token its requests must carry (both or neither).
@@ -44,8 +32,7 @@ type Config struct {
 }
 
 // Server is a running watch daemon's serving side: it listens on the
-// store's socket, runs the requests clients send through its Handler,
-// and stops (see Stop) for the reasons doc.go lists.
+// store's socket, serves the HTTP requests clients send, and stops (see Stop) for the reasons doc.go lists.
 type Server struct {
 	c     Config
 	sock  string
@@ -65,9 +52,10 @@ type Server struct {
 	cancel   context.CancelCauseFunc // cancels the commands being run
 	storeID  []dirID                 // the store as the daemon opened it
 	treeID   dirID                   // the work tree as the daemon opened it
-	stoppers []net.Conn              // stop clients, answered once it has stopped
+	stoppers []net.Conn              // stop clients (hijacked), answered once it has stopped
 	conns    map[net.Conn]struct{}
 	sockID   os.FileInfo // the socket as listen made it
+	noted    bool        // its note is in the registry (registry.go)
 
 	tcp        net.Listener  // Config.Listen
 	hconns     *connListener // the socket's HTTP connections
@@ -85,14 +73,11 @@ func New(c Config) *Server {
 		storeID: storeIDs(c.StoreDir), treeID: statID(c.WorkTree)}
 }
 
-// SetHandler sets the handler of the commands clients send; it must
-// come before Serve (the handler may need the Server).
-func (d *Server) SetHandler(h Handler) { d.c.Handler = h }
-
 // Socket is the path the server listens on.
 func (d *Server) Socket() string { return d.sock }
 
-// Requests is the number of commands run so far.
+// Requests is the number of requests served so far (pings and stops
+// apart).
 func (d *Server) Requests() int64 { return d.requests.Load() }
 
 // SetReady marks the daemon ready: it watches and has made its first
@@ -137,6 +122,7 @@ func (d *Server) Listen() error {
 	if fi, err := os.Lstat(d.sock); err == nil {
 		d.sockID = fi
 	}
+
 	if d.c.Listen != "" {
 		addr, err := CheckLoopback(d.c.Listen)
 		if err == nil && (d.c.Token == "" || d.c.HTTP == nil) {
@@ -150,6 +136,10 @@ func (d *Server) Listen() error {
 			d.removeSocket()
 			return fmt.Errorf("daemon: listen on %s: %w", d.c.Listen, err)
 		}
+	}
+	// Listed once it listens (registry.go).
+	if err := d.writeNote(); err != nil {
+		d.c.Logf("not listed by watch --list: %v", err)
 	}
 	return nil
 }
@@ -192,7 +182,7 @@ func (d *Server) Serve(ctx context.Context) error {
 		go func() {
 			defer d.active.Done()
 			defer d.track(conn, false)
-			d.handle(rctx, conn)
+			d.handle(conn)
 		}()
 	}
 	if !d.waitActive() {
@@ -200,18 +190,16 @@ func (d *Server) Serve(ctx context.Context) error {
 	}
 	d.stopHTTP()
 	d.removeSocket()
+	d.removeNote()
 	err := d.closeStore()
 	d.mu.Lock()
 	stoppers := d.stoppers
 	d.stoppers = nil
 	d.mu.Unlock()
-	code := "0"
-	if err != nil {
-		code = "1"
-	}
+	body, _ := json.Marshal(stopReply{Closed: err == nil})
 	for _, c := range stoppers {
 		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-		_ = WriteFrame(c, FrameExit, []byte(code))
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", len(body)+1, body)
 		c.Close()
 	}
 	return err
@@ -255,47 +243,10 @@ func (d *Server) Info() *Info {
 	return in
 }
 
-// handle serves one connection.
-func (d *Server) handle(ctx context.Context, conn net.Conn) {
-	keep := false
-	defer func() {
-		if !keep {
-			conn.Close()
-		}
-	}()
-	r := bufio.NewReader(conn)
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if first, err := r.Peek(1); err != nil {
-		return
-	} else if first[0] != FrameRequest && d.hconns != nil {
-		// Not a frame: an HTTP request (see startHTTP).
-		_ = conn.SetReadDeadline(time.Time{})
-		if keep = d.hconns.push(&peekedConn{Conn: conn, r: r}); !keep {
-			refuseHTTP(conn)
-		}
-		return
-	}
-	kind, data, err := ReadFrameMax(r, MaxRequest)
-	if err != nil || kind != FrameRequest {
-		return
-	}
-	_ = conn.SetReadDeadline(time.Time{})
-	var req Request
-	if err := json.Unmarshal(data, &req); err != nil {
-		return
-	}
-	switch req.Op {
-	case "ping":
-		info, _ := json.Marshal(d.Info())
-		_ = WriteFrame(conn, FrameInfo, info)
-	case "stop":
-		d.mu.Lock()
-		d.stoppers = append(d.stoppers, conn)
-		d.mu.Unlock()
-		keep = true
-		d.Stop("asked by turnback watch --stop", false)
-	case "run":
-		d.run(ctx, conn, r, req)
+// handle hands one connection to the HTTP server.
+func (d *Server) handle(conn net.Conn) {
+	if !d.hconns.push(conn) && !d.refuseHTTP(conn) {
+		conn.Close()
 	}
 }
 
@@ -319,42 +270,6 @@ func (d *Server) End() {
 	defer d.mu.Unlock()
 	d.busy--
 	d.lastDone = time.Now()
-}
-
-// run runs a forwarded command through the handler.
-func (d *Server) run(ctx context.Context, conn net.Conn, r io.Reader, req Request) {
-	if req.Version != Version {
-		// Another turnback (an upgrade, with a daemon left from before)
-		// speaks another protocol: this daemon gives the store up. Not
-		// accepted, the client runs the command itself once the store
-		// is free (and may start a daemon of its own).
-		d.Stop(fmt.Sprintf("a client speaks protocol %d, this daemon %d", req.Version, Version), false)
-		return
-	}
-	if !d.Begin() {
-		// Not accepted: the client runs the command itself once the
-		// store is free.
-		return
-	}
-	defer d.End()
-	d.requests.Add(1)
-	var wmu sync.Mutex
-	if WriteFrame(conn, FrameAccept, nil) != nil {
-		return
-	}
-	// The client going away (interrupted, killed) cancels the command.
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		_, _ = io.Copy(io.Discard, r)
-		cancel()
-	}()
-	stdout := &frameWriter{mu: &wmu, w: conn, kind: FrameStdout}
-	stderr := &frameWriter{mu: &wmu, w: conn, kind: FrameStderr}
-	code := d.c.Handler.Run(cctx, req, stdout, stderr)
-	wmu.Lock()
-	_ = WriteFrame(conn, FrameExit, []byte(strconv.Itoa(code)))
-	wmu.Unlock()
 }
 
 // stoppingError is why a hard stop cancelled the commands running.

@@ -7,7 +7,8 @@
 // # Terms
 //
 //   - Daemon process: a serving "turnback watch" or "turnback serve",
-//     found in /proc on Linux and asked over its socket who it is.
+//     found through its note in the registry (package daemon) or its
+//     socket, and asked over its socket who it is.
 //   - Problems: "store gone", "folder gone" and "not answering".
 //   - Start-up: the daemon listens first, then builds its watches.
 //     Commands that come meanwhile run at once, as full walks.
@@ -19,10 +20,12 @@
 //
 // # Invariants
 //
-//   - No registry: the processes themselves are the truth.
+//   - A listing reads no process table: it asks the sockets the notes
+//     name (and those of stores in the default location).
 //   - A command never waits for a daemon's start-up.
 //   - A process is named by pid and start time, so a reused pid is never
-//     signalled.
+//     signalled; where the start time is not known (no /proc), a daemon
+//     that does not answer is not listed and never signalled.
 //   - A daemon that cannot be asked is treated as not running.
 //
 // # Errors

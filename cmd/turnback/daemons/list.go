@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,37 +43,27 @@ type Listed struct {
 	ticks uint64 // process identity, for signals
 }
 
-// Find lists this user's watch daemons, oldest first.
+// Find lists this user's watch daemons, oldest first: those the
+// registry notes (see daemon.Notes), each asked over its socket, and
+// those that answer on a socket of a store in the default location or
+// in the per-user socket directory without a note (a daemon of an
+// earlier turnback). No process table is read, so it lists the same
+// wherever the daemon runs. A noted daemon that does not answer is
+// listed when its process is known to be the one that wrote the note
+// (Linux), so that --stop-all can signal it.
 func Find() ([]Listed, error) {
-	procs, err := daemon.ListProcs(isDaemon)
+	notes, err := daemon.Notes()
 	if err != nil {
-		return nil, fmt.Errorf("turnback: watch: list processes: %w", err)
+		return nil, fmt.Errorf("turnback: watch: list daemons: %w", err)
 	}
 	var out []Listed
 	seen := map[int]bool{}
-	for _, p := range procs {
-		d := Listed{PID: p.PID, Since: p.Since.UTC(), RSSBytes: p.RSSBytes, ticks: p.Ticks, Problems: []string{}}
-		a := parseArgs(p.Args)
-		d.WorkTree = a.dir
-		if d.WorkTree == "" {
-			d.WorkTree = p.Cwd
-		} else if !filepath.IsAbs(d.WorkTree) {
-			d.WorkTree = filepath.Join(p.Cwd, d.WorkTree)
-		}
-		d.Store = p.Store
-		if d.Store == "" {
-			if d.Store = a.store; d.Store == "" {
-				d.Store = p.Env["TURNBACK_STORE"]
-			}
-			if d.Store != "" && !filepath.IsAbs(d.Store) {
-				d.Store = filepath.Join(p.Cwd, d.Store)
-			}
-		}
-		if p.StoreGone {
-			d.Problems = append(d.Problems, "store gone")
-		}
+	socks := map[string]bool{}
+	for _, n := range notes {
+		d := Listed{PID: n.PID, WorkTree: string(n.WorkTree), Store: string(n.Store), Socket: string(n.Socket),
+			Since: n.Since.UTC(), RSSBytes: daemon.ProcRSS(n.PID), ticks: n.Ticks, Problems: []string{}}
 		out = append(out, d)
-		seen[p.PID] = true
+		seen[n.PID], socks[d.Socket] = true, true
 	}
 	// Asked all at once: one that does not answer costs its second
 	// once, not once per daemon after it.
@@ -80,43 +71,42 @@ func Find() ([]Listed, error) {
 	sem := make(chan struct{}, 16)
 	for i := range out {
 		d := &out[i]
-		if d.Store == "" || hasString(d.Problems, "store gone") {
-			continue
-		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if info, ok := daemon.PingWithin(d.Store, time.Second); ok && info.PID == d.PID {
+			if daemon.CheckSocketDir(filepath.Dir(d.Socket)) != nil {
+				return
+			}
+			if info, ok := daemon.PingSocket(d.Socket, time.Second); ok && info.PID == d.PID {
 				d.fill(info)
 			}
 		}()
 	}
 	wg.Wait()
-	// Daemons listening in the per-user directory that /proc did not
-	// show, and without /proc, those of the stores in the default
-	// location too.
-	var socks []string
+	// Without a note: a daemon of an earlier turnback, listening beside
+	// a store in the default location or in the per-user directory.
+	var more []string
 	sockDir := daemon.SocketDir()
 	if daemon.CheckSocketDir(sockDir) == nil {
 		ents, _ := os.ReadDir(sockDir)
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), ".sock") {
-				socks = append(socks, filepath.Join(sockDir, e.Name()))
+				more = append(more, filepath.Join(sockDir, e.Name()))
 			}
 		}
 	}
-	if root, err := turnback.DefaultStoreRoot(); err == nil && !daemon.ProcsSupported {
+	if root, err := turnback.DefaultStoreRoot(); err == nil {
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {
 			if p := daemon.SocketPath(filepath.Join(root, e.Name())); e.IsDir() && filepath.Dir(p) != sockDir {
-				socks = append(socks, p)
+				more = append(more, p)
 			}
 		}
 	}
-	for _, sock := range socks {
-		if _, err := os.Lstat(sock); err != nil {
+	for _, sock := range more {
+		if _, err := os.Lstat(sock); err != nil || socks[sock] {
 			continue
 		}
 		if info, ok := daemon.PingSocket(sock, time.Second); ok && !seen[info.PID] {
@@ -126,6 +116,9 @@ func Find() ([]Listed, error) {
 			seen[info.PID] = true
 		}
 	}
+	// A noted daemon that does not answer, and whose identity is not
+	// known, may be another process given its pid: not listed.
+	out = slices.DeleteFunc(out, func(d Listed) bool { return !d.Answering && d.ticks == 0 })
 	for i := range out {
 		d := &out[i]
 		if !d.Answering {
@@ -153,7 +146,7 @@ func Find() ([]Listed, error) {
 func (d *Listed) fill(info *daemon.Info) {
 	d.Answering = true
 	// The daemon's JSON answer cannot carry a path that is not valid
-	// UTF-8; /proc gave the exact one.
+	// UTF-8; the note gave the exact one.
 	if d.WorkTree == "" || utf8.ValidString(d.WorkTree) {
 		d.WorkTree = info.WorkTree
 	}
@@ -162,6 +155,9 @@ func (d *Listed) fill(info *daemon.Info) {
 	}
 	d.Socket = info.Socket
 	d.Since = info.Since.UTC()
+	if info.RSSBytes > 0 {
+		d.RSSBytes = info.RSSBytes
+	}
 	idle, n := info.IdleSeconds, info.Requests
 	d.IdleSeconds, d.Requests, d.IdleTimeout = &idle, &n, info.IdleTimeout
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -30,8 +31,6 @@ type RunOptions struct {
 	Auto      bool          // started by a command
 	Log       io.Writer     // the daemon's log
 	JSON      io.Writer     // if not nil, where the daemon's Info goes once it listens
-	// Handler makes the handler of the commands the daemon runs on repo.
-	Handler func(srv *daemon.Server, repo *turnback.Repo) daemon.Handler
 	// Listen: a loopback TCP address to serve the HTTP API on too, with
 	// the store's bearer token (turnback serve --listen).
 	Listen string
@@ -110,6 +109,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		return err
 	}
+	// The tests' fault injection, from the daemon's environment (its
+	// restores run here; package diag).
+	diag.InstallFaults(repo, os.Getenv, o.Log)
 	if o.Listen != "" {
 		if token, err = daemon.LoadToken(repo.StoreDir(), true); err != nil {
 			repo.Close()
@@ -119,7 +121,6 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
 		Idle: o.Idle, Logf: logger.Printf, HTTP: turnback.NewHandler(repo), Listen: o.Listen, Token: token})
-	d.SetHandler(o.Handler(d, repo))
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
 	// store busy.

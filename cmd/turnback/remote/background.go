@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 )
 
@@ -110,18 +109,4 @@ func appendLog(path, line string) {
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), termout.SafeText(line))
-}
-
-// Creds reports whether cmd is one of the remote's commands, which read
-// the AWS_* variables: a watch daemon that runs it for the caller gets
-// them with it (daemon.ForwardedEnv), so that a push through the daemon
-// has the caller's credentials.
-func Creds(cmd *cobra.Command) bool {
-	for c := cmd; c != nil; c = c.Parent() {
-		switch c.Name() {
-		case "push", "pull", "remote":
-			return true
-		}
-	}
-	return false
 }

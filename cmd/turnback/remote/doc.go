@@ -14,6 +14,10 @@
 //     AWS_SESSION_TOKEN. None means anonymous requests.
 //   - Path style: with an endpoint, buckets are addressed as
 //     HOST/BUCKET/KEY.
+//   - Through a daemon: with a watch daemon serving the store, what
+//     needs the store (the address, push, pull) runs there as a private
+//     operation of its API (served.go), a push or pull carrying the
+//     caller's AWS_* variables over the unix socket; the rest runs here.
 //   - Background push: with TURNBACK_REMOTE_PUSH=1, end starts a detached
 //     "turnback push --log STORE/push.log" and returns at once.
 //

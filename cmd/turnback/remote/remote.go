@@ -71,7 +71,7 @@ func fill(c *cobra.Command) {
 // config returns the store's remote with what the environment adds, and
 // a client for it.
 func (e *Env) client(cmd *cobra.Command, repo *turnback.Repo) (s3.Config, *s3.Client, error) {
-	cfg, err := s3remote.Config(cmd.Context(), repo)
+	cfg, err := config(cmd.Context(), repo)
 	if errors.Is(err, s3remote.ErrNoRemote) {
 		return cfg, nil, fmt.Errorf("%w: turnback remote set s3://BUCKET/PREFIX", err)
 	}
@@ -84,10 +84,13 @@ func (e *Env) client(cmd *cobra.Command, repo *turnback.Repo) (s3.Config, *s3.Cl
 }
 
 // withEnv fills what cfg lacks from the environment.
-func (e *Env) withEnv(cfg s3.Config) s3.Config {
+func (e *Env) withEnv(cfg s3.Config) s3.Config { return withEnv(cfg, e.Getenv) }
+
+// withEnv fills what cfg lacks from the variables getenv reads.
+func withEnv(cfg s3.Config, getenv func(string) string) s3.Config {
 	first := func(keys ...string) string {
 		for _, k := range keys {
-			if v := e.Getenv(k); v != "" {
+			if v := getenv(k); v != "" {
 				return v
 			}
 		}
@@ -100,7 +103,7 @@ func (e *Env) withEnv(cfg s3.Config) s3.Config {
 		cfg.Region = first("AWS_REGION", "AWS_DEFAULT_REGION")
 	}
 	if cfg.AccessKey == "" && cfg.SecretKey == "" {
-		cfg.AccessKey, cfg.SecretKey, cfg.Token = e.Getenv("AWS_ACCESS_KEY_ID"), e.Getenv("AWS_SECRET_ACCESS_KEY"), e.Getenv("AWS_SESSION_TOKEN")
+		cfg.AccessKey, cfg.SecretKey, cfg.Token = getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN")
 	}
 	return cfg
 }
@@ -154,7 +157,7 @@ func (e *Env) setCmd() *cobra.Command {
 				return err
 			}
 			return e.WithRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				if err := s3remote.Set(cmd.Context(), repo, cfg); err != nil {
+				if err := setConfig(cmd.Context(), repo, cfg); err != nil {
 					return err
 				}
 				e.print(showDoc(cfg, stored), "remote: "+cfg.URL+"\n")
@@ -178,7 +181,7 @@ func (e *Env) showCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
-				cfg, err := s3remote.Config(cmd.Context(), repo)
+				cfg, err := config(cmd.Context(), repo)
 				if err != nil {
 					return err
 				}

@@ -37,10 +37,7 @@ func (e *Env) pushCmd() *cobra.Command {
 			}
 			if logPath != "" { // a background push (StartBackgroundPush)
 				if err := e.probe(cmd); err != nil {
-					var fwd interface{ Forwarded() bool } // a watch daemon ran the push, and logged
-					if !errors.As(err, &fwd) {
-						appendLog(logPath, pushOutcome(e.Session(), nil, err))
-					}
+					appendLog(logPath, pushOutcome(e.Session(), nil, err))
 					return err
 				}
 			}
@@ -58,16 +55,20 @@ func (e *Env) pushCmd() *cobra.Command {
 			err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) error {
 				if logPath != "" {
 					// One background push at a time, taken by the
-					// process that pushes: this one, or the watch daemon
-					// that WithRepo handed the whole command to (a lock
-					// taken before that would make the daemon's copy of
-					// the command wait for this process, which waits for
-					// it).
+					// process that asks for it (a watch daemon serving
+					// the store takes none).
 					r, err := serialize(logPath)
 					if err != nil {
 						return err
 					}
 					release = r
+				}
+				if repo.Served() {
+					// The daemon holds the store throughout: it pushes
+					// with this process's credentials, unstaged.
+					var err error
+					res, err = onStore(cmd.Context(), repo, "push", pushRequest{Env: creds(e.Getenv), All: all, Parallel: jobs, PackSize: packSize}, pushHere)
+					return err
 				}
 				_, c, err := e.client(cmd, repo)
 				if err != nil {
@@ -94,8 +95,7 @@ func (e *Env) pushCmd() *cobra.Command {
 					fmt.Fprintln(e.Stderr)
 				}
 			}
-			var fwd interface{ Forwarded() bool }       // a watch daemon ran it, and logged
-			if logPath != "" && !errors.As(err, &fwd) { // a background push (StartBackgroundPush)
+			if logPath != "" { // a background push (StartBackgroundPush)
 				appendLog(logPath, pushOutcome(e.Session(), res, err))
 			}
 			if err != nil {
@@ -120,8 +120,7 @@ const probeWait = 15 * time.Second
 // from the store, closes the store, and asks the server whether the
 // bucket exists. An unreachable server or bad credentials then fail the
 // push before it opens the store for the upload (which keeps writers
-// waiting: the agent's next snap). With a watch daemon serving the
-// store, the daemon has run the whole push instead (a forwarded error).
+// waiting: the agent's next snap).
 func (e *Env) probe(cmd *cobra.Command) error {
 	var c *s3.Client
 	err := e.WithRepo(cmd, turnback.AccessRead, func(repo *turnback.Repo) (err error) {
@@ -158,11 +157,7 @@ func (e *Env) pullCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.WithRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				_, c, err := e.client(cmd, repo)
-				if err != nil {
-					return err
-				}
-				res, err := s3remote.Pull(cmd.Context(), repo, c, s3remote.PullOptions{Session: e.Session()})
+				res, err := onStore(cmd.Context(), repo, "pull", pullRequest{Env: creds(e.Getenv), Session: e.Session()}, pullHere)
 				if err != nil {
 					return err
 				}

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"strings"
-	"time"
 )
 
 // HumanBytes is a byte count for people: "512 B", "1.5 MiB".
@@ -74,23 +71,4 @@ func NonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// Location is the time zone that getenv's TZ names (or, without one,
-// the system's /etc/localtime as it is now), loaded the way the runtime
-// loads time.Local: for a command run on behalf of a client whose
-// environment getenv is.
-func Location(getenv func(string) string) *time.Location {
-	if tz := strings.TrimPrefix(getenv("TZ"), ":"); tz != "" {
-		if loc, err := time.LoadLocation(tz); err == nil {
-			return loc
-		}
-		return time.UTC // as the runtime does for a TZ it cannot load
-	}
-	if data, err := os.ReadFile("/etc/localtime"); err == nil {
-		if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
-			return loc
-		}
-	}
-	return time.Local
 }
