@@ -85,7 +85,7 @@ func (f *fuzzer) metaOp() bool {
 	case r < 15:
 		rel := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
 		f.note("write %s", rel)
-		os.WriteFile(f.p(rel), []byte(f.content()), 0o644)
+		writeNoBlock(f.p(rel), []byte(f.content()), 0o644)
 	case r < 35 && len(files) > 0:
 		from := pick(f.rng, files)
 		to := manifest.JoinPath(pick(f.rng, dirs), f.fileName())
@@ -94,7 +94,7 @@ func (f *fuzzer) metaOp() bool {
 	case r < 45 && len(files) > 0:
 		rel := pick(f.rng, files)
 		f.note("append %s", rel)
-		if fl, err := os.OpenFile(f.p(rel), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		if fl, err := os.OpenFile(f.p(rel), os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0); err == nil {
 			fl.WriteString("+")
 			fl.Close()
 		}

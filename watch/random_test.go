@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,11 +178,11 @@ func (f *fuzzer) op() {
 			return
 		}
 		f.note("write %s", rel)
-		os.WriteFile(f.p(rel), []byte(f.content()), 0o644)
+		writeNoBlock(f.p(rel), []byte(f.content()), 0o644)
 	case r < 24 && len(others) > 0: // modify a file in place
 		rel := pick(f.rng, others)
 		f.note("append %s", rel)
-		if fl, err := os.OpenFile(f.p(rel), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		if fl, err := os.OpenFile(f.p(rel), os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0); err == nil {
 			fl.WriteString(strings.Repeat("+", 1+f.rng.IntN(5)))
 			fl.Close()
 		}
@@ -240,7 +241,7 @@ func (f *fuzzer) op() {
 		}
 		tmp := rel + ".tmp~"
 		f.note("atomic save %s via %s", to, tmp)
-		if os.WriteFile(f.p(tmp), []byte(f.content()), 0o644) == nil {
+		if writeNoBlock(f.p(tmp), []byte(f.content()), 0o644) == nil {
 			if os.Rename(f.p(tmp), f.p(to)) != nil {
 				os.Remove(f.p(tmp))
 			}
@@ -276,7 +277,7 @@ func (f *fuzzer) op() {
 		f.note("file to dir %s", rel)
 		os.Remove(f.p(rel))
 		if os.Mkdir(f.p(rel), 0o755) == nil {
-			os.WriteFile(f.p(rel+"/inside.txt"), []byte(f.content()), 0o644)
+			writeNoBlock(f.p(rel+"/inside.txt"), []byte(f.content()), 0o644)
 		}
 	case r < 92: // ignored places
 		d := pick(f.rng, dirs)
@@ -289,7 +290,7 @@ func (f *fuzzer) op() {
 		})
 		f.note("ignored write %s", rel)
 		if err := os.MkdirAll(filepath.Dir(f.p(rel)), 0o755); err == nil {
-			os.WriteFile(f.p(rel), []byte(f.content()), 0o644)
+			writeNoBlock(f.p(rel), []byte(f.content()), 0o644)
 		}
 	case r < 94: // the ignore rules change
 		d := pick(f.rng, dirs)
@@ -302,7 +303,7 @@ func (f *fuzzer) op() {
 		if rules == "" {
 			os.Remove(f.p(rel))
 		} else {
-			os.WriteFile(f.p(rel), []byte(rules), 0o644)
+			writeNoBlock(f.p(rel), []byte(rules), 0o644)
 		}
 	default: // touch
 		if len(others) > 0 {
@@ -332,7 +333,7 @@ func (f *fuzzer) mkdirP() {
 	}
 	for d := rel; d != "" && strings.Count(d, "/") >= strings.Count(rel, "/")-2; d = manifest.ParentPath(d) {
 		for range nfiles {
-			os.WriteFile(f.p(manifest.JoinPath(d, f.fileName())), []byte(f.content()), 0o644)
+			writeNoBlock(f.p(manifest.JoinPath(d, f.fileName())), []byte(f.content()), 0o644)
 		}
 	}
 }
@@ -385,4 +386,19 @@ func TestConcurrentWriter(t *testing.T) {
 		base = inc.Root
 	}
 	t.Logf("%d operations, %d directories", n, len(dirs))
+}
+
+// writeNoBlock is os.WriteFile that never waits: the fuzzer makes fifos,
+// and opening one for writing with no reader would block the test for
+// good. O_NONBLOCK makes that open fail with ENXIO instead.
+func writeNoBlock(name string, data []byte, perm os.FileMode) error {
+	fl, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		return err
+	}
+	_, err = fl.Write(data)
+	if err1 := fl.Close(); err == nil {
+		err = err1
+	}
+	return err
 }
