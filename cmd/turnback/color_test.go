@@ -20,7 +20,9 @@ func TestColorOnTerminalOnly(t *testing.T) {
 	}
 	bin := testBinary(t)
 	dir := t.TempDir()
-	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	// The pager is cat: this test is about colour, and less writes
+	// terminal control sequences of its own.
+	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir(), "TURNBACK_PAGER=cat")
 	run := func(extraEnv []string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"-C", dir}, args...)...)
