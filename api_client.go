@@ -237,6 +237,13 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 		}
 		return nil, &lostError{c.socket, err}
 	}
+	if daemon.IsOld(resp.StatusCode, resp.Header) {
+		// A daemon of an earlier turnback, which does not serve this:
+		// nothing ran. It gives the store up, which the call then opens.
+		resp.Body.Close()
+		daemon.RetireOld(c.socket)
+		return nil, errNotServed
+	}
 	if seen != nil {
 		seen(resp.Header)
 	}

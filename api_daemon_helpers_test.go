@@ -39,7 +39,7 @@ func runTestDaemon(dir, store, listen string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	limit, _ := strconv.ParseInt(os.Getenv(envDaemonSizeLimit), 10, 64)
-	err := daemons.Run(ctx, daemons.RunOptions{WorkTree: dir,
+	err := daemons.Run(ctx, daemons.Options{WorkTree: dir,
 		// Retention is not modelled (as the model test opens stores).
 		Options: turnback.Options{Store: store, KeepTurns: -1, KeepAge: -1, SizeLimit: limit},
 		Log:     os.Stderr, Listen: listen})

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -155,7 +155,7 @@ func TestAutoWatch(t *testing.T) {
 	// old one does not.
 	g := newFolder("failed")
 	must(g, "0", "snap")
-	marker := filepath.Join(g.store, autowatch.FailedName)
+	marker := filepath.Join(g.store, daemons.FailedName)
 	if err := os.WriteFile(marker, []byte("2026-01-01T00:00:00Z automatic watch daemon failed: test\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestAutoWatch(t *testing.T) {
 	if so, _ := must(g, "5", "info"); !strings.Contains(so, "none starts by itself for a day after: 2026-01-01T00:00:00Z automatic watch daemon failed: test") {
 		t.Errorf("info does not say why no daemon starts:\n%s", so)
 	}
-	old := time.Now().Add(-2 * autowatch.Retry)
+	old := time.Now().Add(-2 * daemons.Retry)
 	if err := os.Chtimes(marker, old, old); err != nil {
 		t.Fatal(err)
 	}

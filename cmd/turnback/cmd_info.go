@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
@@ -24,7 +24,7 @@ func newInfoCmd(g *globals) *cobra.Command {
 					dmn, _ = daemon.Ping(repo.StoreDir())
 				}
 				return g.print(termout.InfoDoc(in, dmn), func() {
-					termout.Info(g.stdout, in, dmn, g.location(), autowatch.Note(g.getenv, in.Store))
+					termout.Info(g.stdout, in, dmn, g.location(), daemons.Note(g.getenv, in.Store))
 				})
 			})
 		},

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/watch/daemon"
@@ -91,8 +90,8 @@ func newWatchCmd(g *globals) *cobra.Command {
 
 // runDaemon is watch without --detach: the daemon runs in this process.
 func (g *globals) runDaemon(cmd *cobra.Command, workTree, storeDir string, idle time.Duration, queue int, auto bool, listen string) error {
-	o := daemons.RunOptions{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
-		Listen: listen, EarlyPID: autowatch.EarlyPID(g.getenv), Built: autowatch.BuiltPipe}
+	o := daemons.Options{WorkTree: workTree, Options: turnback.Options{Store: storeDir, Force: g.force}, Idle: idle, Queue: queue, Auto: auto, Log: g.stderr,
+		Listen: listen, EarlyPID: daemons.EarlyPID(g.getenv), Built: daemons.BuiltPipe}
 	o.Configure = func(opts *turnback.Options) error {
 		if err := envopt.Limits(g.getenv, opts); err != nil {
 			return usageError{err}

@@ -5,7 +5,7 @@
 // hints (main.go, hints.go), one cmd_<name>.go per command, and the one
 // way a command gets its Repo and session (global.go). Help texts live in
 // package help, output in termout, agent hooks in agent, daemons in
-// daemons and autowatch. docs/design.md lists every package.
+// daemons (which also starts one by itself). docs/design.md lists every package.
 //
 // A hook never exits with a code that blocks the agent. Its failures go
 // to hook.log in the store.

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/autowatch"
+	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
@@ -37,7 +37,7 @@ type globals struct {
 	outTTY  bool // stdout is a terminal
 	errTTY  bool // stderr is a terminal
 	loc     *time.Location
-	local   *autowatch.Local // set when this process opened the store itself
+	local   *daemons.Local   // set when this process opened the store itself
 	agent   string           // the hook's agent (turnback.Options.Agent)
 	noted   bool             // the "using session" note was printed
 	own     string           // the agent's own command run (inagent.go): "undo", "redo", "turns"
@@ -217,7 +217,12 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 		opts.RestoreProgress = g.progress.Restore
 	}
 	g.opts = opts
-	opts.Progress = autowatch.Counted(opts.Progress)
+	if !daemon.Answers(storeDir) {
+		// Counters for the auto-start's Early (package daemons), which watches this process's
+		// capture. With a daemon, counters nobody shows would only cost
+		// each request the progress stream (~0.4 ms).
+		opts.Progress = daemons.Counted(opts.Progress)
+	}
 	// A daemon that serves the store, or starts while Open waits for
 	// it, runs the methods.
 	repo, err := turnback.Open(ctx, workTree, opts)
@@ -231,7 +236,7 @@ func (g *globals) openRepo(cmd *cobra.Command, access turnback.Access) (*turnbac
 	}
 	g.noteLogDamage(cmd, repo)
 	if !repo.ReadOnly() {
-		g.local = autowatch.NewLocal(repo.WorkTree(), repo.StoreDir())
+		g.local = daemons.NewLocal(repo.WorkTree(), repo.StoreDir())
 		g.local.Early(cmd.Name(), g.getenv, g.force, opts.Progress, repo)
 	}
 	return repo, nil
@@ -266,7 +271,7 @@ func (g *globals) options(cmd *cobra.Command, access turnback.Access) (workTree,
 	if err := envopt.Apply(g.getenv, &opts); err != nil {
 		return "", "", opts, usageError{err}
 	}
-	if _, err := autowatch.Files(g.getenv); err != nil {
+	if _, err := daemons.Files(g.getenv); err != nil {
 		return "", "", opts, usageError{err}
 	}
 	return workTree, storeDir, opts, nil
@@ -290,10 +295,10 @@ func (g *globals) endProgress() {
 }
 
 // autoWatch starts a watch daemon for the folder the command captured
-// (g.local, nil when a daemon ran the command), if package autowatch's
+// (g.local, nil when a daemon ran the command), if the auto-start's
 // rules ask for one. It never fails the command.
 func (g *globals) autoWatch() {
-	if err := autowatch.Start(g.local, g.getenv, g.force); err != nil {
+	if err := daemons.Start(g.local, g.getenv, g.force); err != nil {
 		fmt.Fprintf(g.stderr, "turnback: warning: could not start a watch daemon (TURNBACK_AUTO_WATCH=0 stops trying): %v\n", err)
 	}
 }

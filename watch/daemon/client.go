@@ -49,7 +49,7 @@ func Ping(storeDir string) (*Info, bool) {
 		return nil, false
 	}
 	defer conn.Close()
-	return ask(conn, 10*time.Second)
+	return ask(conn, SocketPath(storeDir), 10*time.Second)
 }
 
 // PingWithin is Ping with a shorter wait for the answer.
@@ -68,17 +68,33 @@ func PingSocket(path string, wait time.Duration) (*Info, bool) {
 		return nil, false
 	}
 	defer conn.Close()
-	return ask(conn, wait)
+	return ask(conn, path, wait)
 }
 
-// ask sends a ping over conn and reads the answer within wait.
-func ask(conn net.Conn, wait time.Duration) (*Info, bool) {
+// ask sends a ping over conn (to the socket at path) and reads the
+// answer within wait. A daemon of protocol 1 is asked to give its store
+// up (RetireOld) and reported as not running.
+func ask(conn net.Conn, path string, wait time.Duration) (*Info, bool) {
 	_ = conn.SetDeadline(time.Now().Add(wait))
 	var info Info
-	if roundTrip(conn, "GET", "/v1/daemon", &info) != nil {
+	err := roundTrip(conn, "GET", "/v1/daemon", &info)
+	if errors.Is(err, errOld) {
+		RetireOld(path)
+	}
+	if err != nil {
 		return nil, false
 	}
 	return &info, true
+}
+
+// errOld: the answer came from a daemon of protocol 1.
+var errOld = errors.New("daemon: a daemon of protocol 1")
+
+// IsOld reports whether an HTTP answer of status came from a daemon
+// of protocol 1 that does not serve the request (it names no
+// ProtocolHeader): nothing ran.
+func IsOld(status int, h http.Header) bool {
+	return status == http.StatusNotFound && h.Get(ProtocolHeader) == ""
 }
 
 // AskStop asks the daemon at the other end of conn to stop, and waits
@@ -111,6 +127,9 @@ func roundTrip(conn net.Conn, method, path string, out any) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return err
+	}
+	if IsOld(resp.StatusCode, resp.Header) {
+		return errOld
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("daemon: %s %s: %s", method, path, resp.Status)

@@ -201,6 +201,7 @@ func (d *Server) refuseHTTP(c net.Conn) (kept bool) {
 // protocol, and the daemon then gives its store up.
 func (d *Server) routes(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(ProtocolHeader, strconv.Itoa(Version)) // see IsOld
 		switch {
 		case r.Method == "GET" && r.URL.Path == "/v1/daemon":
 			w.Header().Set("Content-Type", "application/json")

@@ -15,13 +15,13 @@ import (
 const earlyLockWait = 24 * time.Hour
 
 // buildEarly is the start of a daemon that a command started while it
-// still captures the folder, holding the store (RunOptions.EarlyPID):
+// still captures the folder, holding the store (Options.EarlyPID):
 // it watches every directory now, as that capture runs, and sets opts
 // to wait for the store as long as that process lives, then
 // turnback.DefaultLockWait more, unless another daemon answers for the
 // store meanwhile. Its first capture, once it has the store, starts
 // after every directory was watched: it is the base (Repo.Watch).
-func buildEarly(ctx context.Context, o RunOptions, storeDir string, logf func(string, ...any), opts *turnback.Options) (*turnback.Watcher, error) {
+func buildEarly(ctx context.Context, o Options, storeDir string, logf func(string, ...any), opts *turnback.Options) (*turnback.Watcher, error) {
 	start := time.Now()
 	w, err := turnback.StartWatcher(ctx, o.WorkTree, storeDir, turnback.WatchOptions{QueueSize: o.Queue, Logf: logf})
 	if err != nil {

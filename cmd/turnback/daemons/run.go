@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/autowatch"
 	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
-// RunOptions say what Run serves and how.
-type RunOptions struct {
+// Options say what Run serves and how.
+type Options struct {
 	WorkTree string
 	// Options open the store: Store must be set (and absolute); Holder
 	// and OnWait are Run's. Configure, if set, completes them once no
@@ -35,7 +34,7 @@ type RunOptions struct {
 	// the store's bearer token (turnback serve --listen).
 	Listen string
 	// EarlyPID: the daemon was started by that process while it still
-	// captures the folder, holding the store (autowatch's Early): the
+	// captures the folder, holding the store (the auto-start's Early, autostart_early.go): the
 	// watcher is built first, then the store waited for (see early.go).
 	EarlyPID int
 	// Built, with EarlyPID, returns (from the environment getenv) the
@@ -49,10 +48,10 @@ var ErrRunning = errors.New("turnback: watch: already running")
 
 // Run runs a watch daemon for o.WorkTree in this process until it
 // stops (see package daemon), logging to o.Log. With o.Auto (started by
-// a command, see package autowatch) a daemon already serving the store
+// a command, see autostart.go) a daemon already serving the store
 // is not an error, and a failure to watch keeps commands from starting
 // another for a while.
-func Run(ctx context.Context, o RunOptions) error {
+func Run(ctx context.Context, o Options) error {
 	workTree, storeDir, auto := o.WorkTree, o.Options.Store, o.Auto
 	if !auto {
 		o.EarlyPID = 0 // only a daemon a command started is started early
@@ -84,7 +83,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		b, err := buildEarly(ctx, o, storeDir, logger.Printf, &opts)
 		if err != nil {
 			if auto {
-				autowatch.NoteFailure(storeDir, err)
+				NoteFailure(storeDir, err)
 			}
 			return watchError(err)
 		}
@@ -162,7 +161,7 @@ func Run(ctx context.Context, o RunOptions) error {
 			if wctx.Err() == nil {
 				watchErr = err
 				if auto {
-					autowatch.NoteFailure(storeDir, err)
+					NoteFailure(storeDir, err)
 				}
 				d.Stop("cannot watch: "+err.Error(), false)
 			}
@@ -171,12 +170,12 @@ func Run(ctx context.Context, o RunOptions) error {
 		if p := repo.WatchProblem(); p != "" && auto {
 			// Every capture would walk the whole tree, as without a
 			// daemon, which would only hold the store and memory.
-			autowatch.NoteFailure(storeDir, errors.New("cannot watch every directory: "+p))
+			NoteFailure(storeDir, errors.New("cannot watch every directory: "+p))
 			d.Stop("cannot watch every directory: "+p, false)
 			return
 		}
 		d.SetReady()
-		autowatch.ClearFailure(storeDir)
+		ClearFailure(storeDir)
 		if built != nil {
 			// The open waited for the command that started the daemon.
 			logger.Printf("watching every directory, ready %v after the store was open: waited for it %v, %v",
@@ -201,7 +200,7 @@ func Run(ctx context.Context, o RunOptions) error {
 }
 
 // Detach starts a daemon as a background process (see
-// autowatch.StartDaemon) and waits until it answers on its socket,
+// StartDaemon) and waits until it answers on its socket,
 // ready. It returns the daemon that serves the store, and whether it is
 // one that was already running.
 func Detach(ctx context.Context, workTree, storeDir string, force bool, idle time.Duration, queue int) (*daemon.Info, bool, error) {
@@ -212,7 +211,7 @@ func Detach(ctx context.Context, workTree, storeDir string, force bool, idle tim
 	if err := turnback.CheckLocation(workTree, storeDir, force); err != nil {
 		return nil, false, err
 	}
-	c, logPath, start, err := autowatch.StartDaemon(workTree, storeDir, force, idle, queue)
+	c, logPath, start, err := StartDaemon(workTree, storeDir, force, idle, queue)
 	if err != nil {
 		return nil, false, err
 	}

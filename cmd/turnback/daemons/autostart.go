@@ -1,4 +1,4 @@
-package autowatch
+package daemons
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package autowatch
+package daemons
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package autowatch
+package daemons
 
 import "syscall"
 
