@@ -89,10 +89,11 @@ func TestCountFromStart(t *testing.T) {
 			if w.CountFromStart() {
 				t.Fatal("CountFromStart during the build: true")
 			}
-			close(release)
-			must(t, <-started)
 			if tc.wantFull {
-				// The pump doubts as the queue fills: wait for it.
+				// The pump doubts as the queue fills, while the build
+				// holds the loop: wait for it before the build ends.
+				// Released first, a slow pump under load could find the
+				// loop draining the queue and never fill it.
 				deadline := time.Now().Add(30 * time.Second)
 				for doubted := false; !doubted && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 					w.mu.Lock()
@@ -100,6 +101,8 @@ func TestCountFromStart(t *testing.T) {
 					w.mu.Unlock()
 				}
 			}
+			close(release)
+			must(t, <-started)
 			counted := w.CountFromStart()
 			ch := settled(t, w)
 			if counted == tc.wantFull || ch.Full != tc.wantFull || !tc.wantFull && (len(ch.Dirs) != 1 || !ch.Dirs[""]) {
