@@ -125,7 +125,7 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 		// here, which says what is wrong.
 		return nil, false, nil
 	}
-	core := &repoCore{turn: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
+	core := &repoCore{storeLock: make(chan struct{}, 1), workTree: wt, storeDir: storeDir}
 	r := &Repo{repoCore: core, session: opts.Session, opts: opts}
 	r.be = &remoteRepo{c: c, opts: opts, r: r}
 	return r, true, nil

@@ -102,8 +102,8 @@ func turnNumbers(ts []*turnback.Turn) []int {
 
 // TestRetentionLongSessionBounded: 1,000 small turns with the default
 // policy (KeepTurns 100). Automatic retention keeps the session at most
-// 110 turns (100 plus the slack of 10) at every point, and the store's
-// turn records with it. After undo 3, gc (the default policy, then
+// 110 turns (100 plus the slack of 10) at every point, and the store
+// lock records with it. After undo 3, gc (the default policy, then
 // --keep 1) leaves the three undone turns on the redo stack, and they redo
 // one by one to their states. -short or the fast tier: 300.
 func TestRetentionLongSessionBounded(t *testing.T) {

@@ -1,8 +1,8 @@
 package turnback
 
 // Operations on one open store run one at a time, whichever view (see
-// View) they come from: each takes the store's turn, a token in a channel
-// of capacity one, and gives it back when it returns. A wait for the turn
+// View) they come from: each takes the store lock, a token in a channel
+// of capacity one, and gives it back when it returns. A wait for the store lock
 // ends when the caller's context is done; a view also gives up after its
 // LockWait, as Open does for another process.
 
@@ -51,7 +51,7 @@ func (r *Repo) lockOnly(ctx context.Context) error {
 	return nil
 }
 
-// acquire takes the store's turn. While another operation holds it, a
+// acquire takes the store lock. While another operation holds it, a
 // Repo from Open waits until ctx is done; a view waits for the operation
 // of another view as Open waits for another process: up to
 // Options.LockWait (default DefaultLockWait, negative: not at all),
@@ -61,7 +61,7 @@ func (r *Repo) lockOnly(ctx context.Context) error {
 func (r *Repo) acquire(ctx context.Context) error {
 	for {
 		select {
-		case r.turn <- struct{}{}:
+		case r.storeLock <- struct{}{}:
 			return nil
 		default:
 		}
@@ -103,7 +103,7 @@ func (r *Repo) acquire(ctx context.Context) error {
 		expired = t.C
 	}
 	select {
-	case r.turn <- struct{}{}:
+	case r.storeLock <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("turnback: waiting for %s to release %s: %w", holder, r.storeDir, ctx.Err())
@@ -112,19 +112,19 @@ func (r *Repo) acquire(ctx context.Context) error {
 	}
 }
 
-// hold takes the store's turn however long that takes (Close and
+// hold takes the store lock however long that takes (Close and
 // WatchProblem, which have no context and must not fail).
-func (r *Repo) hold() { r.turn <- struct{}{} }
+func (r *Repo) hold() { r.storeLock <- struct{}{} }
 
-// unlock gives the store's turn back, after running the work the
+// unlock gives the store lock back, after running the work the
 // operation left for its end (later). In a watching Repo (the daemon)
 // that work runs after the caller has its answer, still holding the
-// turn: the next operation waits for it.
+// store lock: the next operation waits for it.
 func (r *Repo) unlock() {
 	work := r.after
 	r.after = nil
 	if len(work) == 0 {
-		<-r.turn
+		<-r.storeLock
 		return
 	}
 	if r.watch != nil {
@@ -141,7 +141,7 @@ func (r *Repo) unlock() {
 					r.tail = nil
 				}
 				r.holderMu.Unlock()
-				<-r.turn
+				<-r.storeLock
 				close(done)
 			}()
 			for _, f := range work {
@@ -153,10 +153,10 @@ func (r *Repo) unlock() {
 	for _, f := range work {
 		f()
 	}
-	<-r.turn
+	<-r.storeLock
 }
 
 // later leaves f to run at the end of the current operation (see
 // unlock): work whose result no caller waits for, such as teaching the
-// stat cache what a restore wrote. The caller holds the turn.
+// stat cache what a restore wrote. The caller holds the store lock.
 func (r *Repo) later(f func()) { r.after = append(r.after, f) }

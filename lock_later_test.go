@@ -13,7 +13,7 @@ import (
 // Repo: the daemon answers first).
 func TestLaterBeforeNextOperation(t *testing.T) {
 	for _, watching := range []bool{false, true} {
-		r := &Repo{repoCore: &repoCore{turn: make(chan struct{}, 1)}}
+		r := &Repo{repoCore: &repoCore{storeLock: make(chan struct{}, 1)}}
 		if watching {
 			r.watch = &watchState{}
 		}
@@ -62,7 +62,7 @@ func TestLaterBeforeNextOperation(t *testing.T) {
 // in TestDaemonRandomOps); an operation that still runs makes it fail
 // at once, as before.
 func TestLaterNotBusy(t *testing.T) {
-	r := &Repo{repoCore: &repoCore{turn: make(chan struct{}, 1), watch: &watchState{}}}
+	r := &Repo{repoCore: &repoCore{storeLock: make(chan struct{}, 1), watch: &watchState{}}}
 	view := &Repo{repoCore: r.repoCore, view: true, opts: Options{LockWait: -1}}
 	if err := r.acquire(t.Context()); err != nil {
 		t.Fatal(err)

@@ -129,15 +129,15 @@ type Repo struct {
 
 // repoCore is what every view of an open store shares.
 type repoCore struct {
-	// turn holds one token while an operation runs: operations on the
-	// store (of every view) run one at a time (lock.go).
-	turn     chan struct{}
-	workTree string
-	storeDir string
-	readOnly bool // opened with AccessRead (or fell back to it)
-	backend  database
-	store    *cas.Store
-	cache    *walker.StatCache
+	// storeLock holds one token while an operation runs: operations on
+	// the store (of every view) run one at a time (lock.go).
+	storeLock chan struct{}
+	workTree  string
+	storeDir  string
+	readOnly  bool // opened with AccessRead (or fell back to it)
+	backend   database
+	store     *cas.Store
+	cache     *walker.StatCache
 	// trees: the encodings of trees this process read or stored lately
 	// (loader); gc clears it.
 	trees *manifest.TreeCache
@@ -152,15 +152,15 @@ type repoCore struct {
 	recovered bool
 	watch     *watchState // set by Watch
 	handoff   *Handoff    // set by Repo.Handoff (handoff.go)
-	// after: work the operation holding the turn left for its end
+	// after: work the operation holding the store lock left for its end
 	// (lock.go).
 	after []func()
-	// holder describes the operation that holds the turn (views wait
+	// holder describes the operation that holds the store lock (views wait
 	// for it).
 	holderMu sync.Mutex
 	holder   string
 	// tail: closed once the work the last operation left for later
-	// (lock.go) is done and the turn given back; nil when none runs.
+	// (lock.go) is done and the store lock given back; nil when none runs.
 	// Guarded by holderMu.
 	tail chan struct{}
 	// proved: the reference verifyRef read content back from (refsource.go).
@@ -322,15 +322,15 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{
 		repoCore: &repoCore{
-			turn:     make(chan struct{}, 1),
-			workTree: wt,
-			storeDir: storeDir,
-			readOnly: readOnly,
-			backend:  b,
-			store:    s,
-			cache:    walker.NewStatCache(b),
-			trees:    manifest.NewTreeCache(0),
-			gitIdx:   &walker.GitIndexes{},
+			storeLock: make(chan struct{}, 1),
+			workTree:  wt,
+			storeDir:  storeDir,
+			readOnly:  readOnly,
+			backend:   b,
+			store:     s,
+			cache:     walker.NewStatCache(b),
+			trees:     manifest.NewTreeCache(0),
+			gitIdx:    &walker.GitIndexes{},
 		},
 		session: opts.Session,
 		opts:    opts,

@@ -155,7 +155,7 @@ type watchState struct {
 
 // watchStep, set by tests, is called by Watch (work tree, step) where
 // other operations may run: "build" before the watcher's build, "built"
-// after it, before Watch takes the store's turn again; and "yield" when
+// after it, before Watch takes the store lock again; and "yield" when
 // the build waits for an operation (yieldToOps).
 var watchStep func(workTree, step string)
 
@@ -170,7 +170,7 @@ const watchStarting = "the watcher is still starting"
 // overflow, the inotify watch limit, an ignore file that changed...;
 // WatchInfo says which). Watch returns once the next capture can be
 // incremental: the watcher watches every directory and a full capture
-// made after that is the base. It holds the store's turn for neither
+// made after that is the base. It holds the store lock for neither
 // the watcher's build nor longer than that capture: operations of other
 // views run meanwhile (their captures read the whole tree, as without a
 // watcher), and when one of them made a full capture after the build,
@@ -234,7 +234,7 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	if watchStep != nil {
 		watchStep(r.workTree, "build")
 	}
-	// The build, without the store's turn: captures meanwhile are full
+	// The build, without the store lock: captures meanwhile are full
 	// walks (planWatched), and stopWatch only cancels wctx. A watcher
 	// from StartWatcher is built already.
 	if o.Watcher == nil {
@@ -357,7 +357,7 @@ const maxYield = 5 * time.Second
 var freeBuild = 100 * time.Millisecond // a variable for the tests
 
 // yieldToOps is the watcher's StartPause: while an operation holds the
-// store's turn (a command's capture, a full walk while the watcher
+// store lock (a command's capture, a full walk while the watcher
 // starts), the build waits, so that the command does not share the
 // machine with it and costs what it would without a daemon. The wait is
 // added to yielded, up to maxYield in all.
@@ -371,10 +371,10 @@ func (r *Repo) yieldToOps(yielded *time.Duration) func(context.Context) {
 		if time.Since(began) < freeBuild {
 			return
 		}
-		if len(r.turn) > 0 && *yielded < maxYield && watchStep != nil {
+		if len(r.storeLock) > 0 && *yielded < maxYield && watchStep != nil {
 			watchStep(r.workTree, "yield")
 		}
-		for len(r.turn) > 0 && *yielded < maxYield {
+		for len(r.storeLock) > 0 && *yielded < maxYield {
 			t := time.NewTimer(poll)
 			select {
 			case <-ctx.Done():
