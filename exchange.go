@@ -172,6 +172,15 @@ func (r *Repo) ImportSession(ctx context.Context, session string, src SessionSou
 	if err != nil {
 		return nil, err
 	}
+	// The folder stays as it was: what it lacks is recorded
+	// (pull_apply.go), so status, undo and redo know.
+	if e, del, err := r.pulledEntry(ctx, sess); err != nil {
+		return nil, err
+	} else if del {
+		deletes = append(deletes, []byte(prefixPulled+session))
+	} else {
+		writes = append(writes, e)
+	}
 	if sess.Last != "" {
 		res.Last, _ = cas.ParseHash(sess.Last)
 		if cur, err := r.latest(ctx); err != nil {

@@ -48,6 +48,9 @@ func (r *Repo) lastSnapshot(ctx context.Context) (cas.Hash, error) {
 	if err != nil {
 		return cas.Hash{}, err
 	}
+	if h, ok, err := r.pulledBase(ctx, sess); err != nil || ok {
+		return h, err // a pull left the folder behind the session
+	}
 	if sess.Last != "" {
 		h, err := cas.ParseHash(sess.Last)
 		if err != nil {

@@ -57,6 +57,9 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	defer r.unlock()
+	if err := r.refusePulled(ctx, "redo"); err != nil {
+		return nil, err
+	}
 	if o.DryRun {
 		return r.redoDry(ctx, n, o.Force)
 	}

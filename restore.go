@@ -330,7 +330,10 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		}
 		return dryResult(p)
 	}
-	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) { return nil, nil, nil })
+	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
+		return nil, del, err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	defer r.unlock()
+	if err := r.refusePulled(ctx, "undo"); err != nil {
+		return nil, err
+	}
 	snap, err := r.capture(ctx)
 	if err != nil {
 		return nil, err

@@ -135,14 +135,14 @@ func (g *globals) pickSession(cmd *cobra.Command, repo *turnback.Repo) (*turnbac
 				fmt.Fprintln(g.stderr, termout.UsingSession(s, envopt.Now(g.getenv)))
 			}
 		}
-		if repo.Served() && pickInDaemon {
+		if repo.Served() && pickInDaemon && !remoteTurns(cmd) {
 			o := g.opts
 			o.Session = pick
 			return repo.PickLatest(ctx, o, readsTurns(cmd), note)
 		}
 		var s turnback.SessionInfo
 		s, err = repo.LatestSession(ctx)
-		if errors.As(err, new(*turnback.AmbiguousSessionError)) && readsTurns(cmd) {
+		if errors.As(err, new(*turnback.AmbiguousSessionError)) && (readsTurns(cmd) || remoteReads(cmd)) {
 			err = nil // reading never refuses: log shows every recent session
 		}
 		if err == nil {
@@ -174,6 +174,12 @@ func (g *globals) ambiguous(err error) error {
 // log, end; status and diff without ids (since the last snapshot); show
 // (the turns at the id) and restore (its checkpoint's place among them).
 func usesTurns(cmd *cobra.Command) bool {
+	if p := cmd.Parent(); p != nil && p.Name() == "remote" {
+		return false // remote show is not show
+	}
+	if remoteTurns(cmd) {
+		return true
+	}
 	n := cmd.Name()
 	return strings.Contains(" undo redo log end status show restore ", " "+n+" ") || n == "diff" && cmd.Flags().NArg() == 0 ||
 		slices.ContainsFunc(cmd.Flags().Args(), turnback.IsTurnRef) // @N as log numbers it

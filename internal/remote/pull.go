@@ -34,6 +34,31 @@ type PullResult struct {
 	// check that none was twice).
 	Fetched map[cas.Hash]int `json:"-"`
 	last    cas.Hash
+	// Pending: the pulled turns the folder lacks (nil: none; the folder
+	// is where the session left it).
+	Pending *Pending `json:"pending,omitempty"`
+}
+
+// Pending is what a pull brought into the store that the folder lacks
+// (turnback.Repo.Pulled).
+type Pending struct {
+	// Turns are the turns pulled and not applied, oldest first.
+	Turns []int `json:"turns"`
+	// State is the session's last state, which the folder lacks.
+	State string `json:"state"`
+	// Newest is the session's newest turn; AtNewest: State is its
+	// after-state (restore @Newest makes the folder State).
+	Newest   int  `json:"newest"`
+	AtNewest bool `json:"at_newest"`
+}
+
+// pending returns what r's session holds that the folder lacks.
+func pending(ctx context.Context, r *turnback.Repo, session string) (*Pending, error) {
+	p, err := r.Pulled(ctx, session)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &Pending{Turns: p.Turns, State: p.Last.String(), Newest: p.Newest, AtNewest: p.AtNewest}, nil
 }
 
 // PullOptions configure Pull.
@@ -68,6 +93,9 @@ func Pull(ctx context.Context, r *turnback.Repo, c *s3.Client, o PullOptions) (*
 	}
 	res := h.res
 	res.NothingNew, res.Turns, res.last = imp.Kept, imp.Turns, imp.Last
+	if res.Pending, err = pending(ctx, r, o.Session); err != nil {
+		return nil, err
+	}
 	res.BytesReceived = c.Received.Load() - recv0
 	res.Requests = c.Requests.Load() - req0
 	return res, nil

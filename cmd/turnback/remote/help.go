@@ -25,6 +25,15 @@ given as flags.`, `  AWS_ENDPOINT_URL=http://127.0.0.1:7070 turnback remote set 
 	"remote show": {`Print the store's remote: its address, endpoint, region, and where its
 credentials come from ("store" when recorded, "environment" otherwise).
 The secret is never printed.`, `  turnback remote show --json`},
+	"remote sessions": {`List the remote's sessions, each by the newest head a push of it wrote:
+its name (short form, as sessions shows it), the agent that recorded it,
+its turns, when its last turn started or ended, and its size: the bytes
+of the packs and indexes its head names, which is at most what a clone
+into an empty store downloads. Packs are shared, so the sizes of several
+sessions may add up to more than the bucket holds. Newest last turn
+first. With --json: every field of sessions --json, and "head" (the
+head's address) and "bytes".`, `  turnback remote sessions
+  turnback remote sessions --json`},
 	"remote verify": {`Read the whole remote back: every pack against its name and index, every
 record against its BLAKE3 address, every session's head, and that every
 tree, blob, chunk list and chunk a session reaches is in a pack its head
@@ -45,7 +54,11 @@ written last. A push that is stopped leaves the remote consistent; pushing
 again reuses what it uploaded. Nothing new: nothing is written. The store
 is held (read-only) only while the new records are read into packs staged
 in the store directory; the upload follows without it, so a command that
-writes (an agent's snap) does not wait for the network.`, `  turnback push
+writes (an agent's snap) does not wait for the network.
+
+Which session: --session (a unique prefix is enough), else the session
+of the folder's newest turn, as for every command (said on stderr:
+"using session ..."); --all pushes every session.`, `  turnback push
   turnback push --all --json`},
 	"pull": {`Bring the remote's newest head of the session into the store: what the
 store lacks is downloaded, every record verified against its address
@@ -54,13 +67,24 @@ is not changed (restore or undo then work on the pulled turns). Local
 state is never lost: a local session that holds everything the remote's
 does (undos, redos and turns not pushed included) is kept as it is
 ("nothing to pull"); one that changed here while the remote's changed
-too is refused with exit 3, nothing changed (diverged).`, `  turnback pull --session agent-1`},
+too is refused with exit 3, nothing changed (diverged).
+
+Which session: --session names one of the store's or the remote's (a
+unique prefix is enough); else the session of the folder's newest turn,
+as for every command; in a store with no turn, the remote's session of
+the newest turn (said on stderr).`, `  turnback pull
+  turnback pull --session agent-1`},
 	"clone": {`Make FOLDER (empty, or absent) a copy of a remote session: its store
 (--store, or the default place) gets the session's turns and what they
 reach, the remote is recorded in it, then the folder is restored to the
 session's newest state. log, diff, undo, redo and restore then work as
 if the turns had been recorded there. Nothing is written into the folder
 before everything is downloaded and verified: a damaged or missing object
-fails the clone naming it, and the folder stays as it was.`, `  turnback clone s3://team-bucket/turnback --session agent-1 ./work
+fails the clone naming it, and the folder stays as it was.
+
+Which session: --session names one of the remote's (a unique prefix is
+enough; remote sessions lists them); without it, the remote's session
+of the newest turn, said on stderr.`, `  turnback clone s3://team-bucket/turnback ./work
+  turnback clone s3://team-bucket/turnback --session agent-1 ./work
   turnback --store /tmp/s clone s3://b/p ./w --session agent-1 --json`},
 }

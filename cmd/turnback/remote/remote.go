@@ -29,14 +29,19 @@ type Env struct {
 	Getwd func() (string, error)
 	// Usage marks err as a usage error (exit 2).
 	Usage func(err error) error
+	// Force is --force.
+	Force func() bool
+	// Exit gives err the exit code code; with doc, --json's error
+	// document carries it; without, err was already said.
+	Exit func(code int, err error, doc map[string]any) error
 }
 
 // Commands returns the remote commands: remote (set, show, verify,
 // gc), push, pull and clone.
 func Commands(e *Env) []*cobra.Command {
-	rc := &cobra.Command{Use: "remote", Short: "Set, show, verify and collect the store's S3 remote",
+	rc := &cobra.Command{Use: "remote", Short: "Set, show, list, verify and collect the store's S3 remote",
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() }}
-	rc.AddCommand(e.setCmd(), e.showCmd(), e.verifyCmd(), e.gcCmd())
+	rc.AddCommand(e.setCmd(), e.showCmd(), e.sessionsCmd(), e.verifyCmd(), e.gcCmd())
 	cmds := []*cobra.Command{rc, e.pushCmd(), e.pullCmd(), e.cloneCmd()}
 	for _, c := range cmds {
 		fill(c)

@@ -151,39 +151,48 @@ func pushOutcome(session string, res *s3remote.PushResult, err error) string {
 }
 
 func (e *Env) pullCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "pull [--session NAME]",
-		Short: "Bring the remote's newest turns of the session into the store (the folder is not touched)",
+	var apply bool
+	c := &cobra.Command{
+		Use:   "pull [--session NAME] [--apply]",
+		Short: "Bring the remote's newest turns of the session into the store (--apply: and into the folder)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.WithRepo(cmd, turnback.AccessWrite, func(repo *turnback.Repo) error {
-				res, err := onStore(cmd.Context(), repo, "pull", pullRequest{Env: creds(e.Getenv), Session: e.Session()}, pullHere)
+				_, c, err := e.client(cmd, repo)
 				if err != nil {
 					return err
 				}
-				if res.NothingNew {
-					e.print(res, fmt.Sprintf("nothing to pull: session %s here holds everything the remote's does; kept as it is\n", res.Session))
-					return nil
+				session, err := e.pullSession(cmd.Context(), repo, c)
+				if err != nil {
+					return err
 				}
-				e.print(res, fmt.Sprintf("pulled %s: %d turns, %d objects, %s received\n",
-					res.Session, res.Turns, res.Objects, termout.HumanBytes(res.BytesReceived)))
+				res, err := onStore(cmd.Context(), repo, "pull", pullRequest{Env: creds(e.Getenv), Session: session}, pullHere)
+				if err != nil {
+					return err
+				}
+				next, err := e.nextCommand(cmd.Context(), repo, res.Session)
+				if err != nil {
+					return err
+				}
+				if apply && res.Pending != nil {
+					return e.applyPulled(cmd.Context(), repo, res, next)
+				}
+				e.print(res, pulledText(res, next, apply))
 				return nil
 			})
 		},
 	}
+	c.Flags().BoolVar(&apply, "apply", false, "then bring into the folder what the pulled turns changed; edits made in the folder are never overwritten (a path in the way: exit 3, nothing changed)")
+	return c
 }
 
 func (e *Env) cloneCmd() *cobra.Command {
 	var cfg s3.Config
 	c := &cobra.Command{
-		Use:   "clone s3://BUCKET/PREFIX FOLDER --session NAME",
+		Use:   "clone s3://BUCKET/PREFIX FOLDER [--session NAME]",
 		Short: "Make an empty folder a copy of a remote session, with its turns",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			session := e.Session()
-			if session == "" {
-				return e.Usage(errors.New("turnback: clone: --session is required"))
-			}
 			cfg.URL = args[0]
 			if _, _, err := s3.ParseURL(cfg.URL); err != nil {
 				return e.Usage(err)
@@ -211,6 +220,10 @@ func (e *Env) cloneCmd() *cobra.Command {
 			if err != nil {
 				return e.Usage(err)
 			}
+			session, err := e.cloneSession(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
 			res, err := s3remote.Clone(cmd.Context(), c, cfg, filepath.Clean(folder), turnback.Options{Store: store, Session: session})
 			if err != nil {
 				return err
@@ -219,8 +232,8 @@ func (e *Env) cloneCmd() *cobra.Command {
 			if res.Restore != nil {
 				doc["not_restorable"] = res.Restore.NotRestorable
 			}
-			e.print(doc, fmt.Sprintf("cloned %s into %s: %d turns, %d objects, %s received\n",
-				session, termout.SafeText(folder), res.Pull.Turns, res.Pull.Objects, termout.HumanBytes(res.Pull.BytesReceived)))
+			e.print(doc, fmt.Sprintf("cloned %s into %s: %d turn%s, %d objects, %s received\n",
+				session, termout.SafeText(folder), res.Pull.Turns, termout.Plural(res.Pull.Turns), res.Pull.Objects, termout.HumanBytes(res.Pull.BytesReceived)))
 			return nil
 		},
 	}

@@ -1,0 +1,148 @@
+package remote
+
+// What a pull tells, and pull --apply: the folder is not changed by a
+// pull; the pulled turns the folder lacks are said, with the commands
+// that bring them in (turnback.Repo.ApplyPulled).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+	s3remote "github.com/turnback/turnback/internal/remote"
+)
+
+// applyRequest is a pull --apply the daemon runs.
+type applyRequest struct {
+	Session string `json:"session"`
+	Force   bool   `json:"force,omitempty"`
+}
+
+func init() { register("pull-apply", applyHere) }
+
+func applyHere(ctx context.Context, r *turnback.Repo, req applyRequest) (*turnback.RestoreResult, error) {
+	return r.ApplyPulled(ctx, req.Session, req.Force)
+}
+
+// nextCommand is how the commands pull suggests start: "turnback", with
+// --session when a command given none would pick another session.
+func (e *Env) nextCommand(ctx context.Context, repo *turnback.Repo, session string) (string, error) {
+	s, err := repo.LatestSession(ctx)
+	if err != nil && !isAmbiguous(err) {
+		return "", err
+	}
+	if err == nil && s.Name == session {
+		return "turnback", nil
+	}
+	list, err := repo.Sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	short := session
+	for _, s := range list {
+		if s.Name == session {
+			short = s.Short
+		}
+	}
+	return "turnback --session " + termout.ShellQuote(short), nil
+}
+
+// pulledText is pull's human report: what it brought and, when the
+// folder lacks it, the commands that bring it in.
+func pulledText(res *s3remote.PullResult, next string, applying bool) string {
+	var b strings.Builder
+	switch p := res.Pending; {
+	case res.NothingNew:
+		fmt.Fprintf(&b, "nothing to pull: session %s here holds everything the remote's does; kept as it is\n", termout.SafeText(res.Session))
+	case p != nil:
+		fmt.Fprintf(&b, "pulled %s: %s, %d objects, %s received\n", termout.SafeText(res.Session), turnsText(p.Turns),
+			res.Objects, termout.HumanBytes(res.BytesReceived))
+	default:
+		fmt.Fprintf(&b, "pulled %s: %d turn%s, %d objects, %s received\n", termout.SafeText(res.Session), res.Turns,
+			termout.Plural(res.Turns), res.Objects, termout.HumanBytes(res.BytesReceived))
+	}
+	if p := res.Pending; p != nil && !applying {
+		writeNext(&b, p, next)
+	}
+	return b.String()
+}
+
+// writeNext says that the folder lacks the pulled turns and how to
+// bring them in.
+func writeNext(w io.Writer, p *s3remote.Pending, next string) {
+	fmt.Fprintf(w, "the folder is unchanged: it lacks %s (status and diff show only the edits made in it); next:\n", turnsText(p.Turns))
+	apply, restore := next+" pull --apply", next+" restore "+restoreArg(p)
+	width := max(len(apply), len(restore))
+	fmt.Fprintf(w, "  %-*s   bring in what they changed; edits made in the folder stay (exit 3 if one is in the way)\n", width, apply)
+	fmt.Fprintf(w, "  %-*s   make the folder exactly the session's last state (what it holds goes into a checkpoint)\n", width, restore)
+}
+
+// restoreArg names the session's last state for restore: @N when it is
+// turn N's after-state.
+func restoreArg(p *s3remote.Pending) string {
+	if p.AtNewest {
+		return fmt.Sprintf("@%d", p.Newest)
+	}
+	return p.State[:12]
+}
+
+// turnsText names turns: "turn 3", "turns 2 to 4", "turns 2, 5".
+func turnsText(nums []int) string {
+	switch n := len(nums); {
+	case n == 0:
+		return "no turn"
+	case n == 1:
+		return fmt.Sprintf("turn %d", nums[0])
+	case nums[n-1]-nums[0] == n-1:
+		return fmt.Sprintf("turns %d to %d", nums[0], nums[n-1])
+	}
+	s := make([]string, len(nums))
+	for i, t := range nums {
+		s[i] = fmt.Sprint(t)
+	}
+	return "turns " + strings.Join(s, ", ")
+}
+
+// applyPulled is pull --apply once the pull is done: the folder gets
+// what the pulled turns changed, or, when an edit made in it is in the
+// way, nothing (exit 3, as restore's and undo's conflicts).
+func (e *Env) applyPulled(ctx context.Context, repo *turnback.Repo, res *s3remote.PullResult, next string) error {
+	force := e.Force != nil && e.Force()
+	out, err := onStore(ctx, repo, "pull-apply", applyRequest{Session: res.Session, Force: force}, applyHere)
+	var ce *turnback.ConflictError
+	if asConflict(err, &ce) {
+		doc := map[string]any{"pull": res, "apply": termout.RestoreDoc(ce.Result)}
+		if e.json() {
+			return e.Exit(3, err, doc)
+		}
+		fmt.Fprint(e.Stdout, pulledText(res, next, true))
+		n := len(ce.Result.Conflicts)
+		fmt.Fprintf(e.Stderr, "turnback: conflict: pull --apply changed nothing in the folder: %d path%s %s edited since the pull's base:\n",
+			n, termout.Plural(n), map[bool]string{true: "was", false: "were"}[n == 1])
+		for _, c := range ce.Result.Conflicts {
+			fmt.Fprintf(e.Stderr, "  %s: %s\n", termout.QuotePath(c.Path), termout.SafeText(c.Reason))
+		}
+		fmt.Fprintf(e.Stderr, "The pulled turns are in the store. Keep the edits, or run one of:\n")
+		fmt.Fprintf(e.Stderr, "  %s pull --apply --force   apply anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n", next)
+		fmt.Fprintf(e.Stderr, "  %s restore %s   make the folder exactly the session's last state: the edits stay in a checkpoint\n", next, restoreArg(res.Pending))
+		return e.Exit(3, err, nil)
+	}
+	if err != nil {
+		return err
+	}
+	if e.json() {
+		termout.WriteJSON(e.Stdout, map[string]any{"pull": res, "apply": termout.RestoreDoc(out)})
+		return nil
+	}
+	fmt.Fprint(e.Stdout, pulledText(res, next, true))
+	termout.RestoreList(e.Stdout, "applied", out, false)
+	return nil
+}
+
+func isAmbiguous(err error) bool { return errors.As(err, new(*turnback.AmbiguousSessionError)) }
+
+func asConflict(err error, ce **turnback.ConflictError) bool { return errors.As(err, ce) }

@@ -1,0 +1,300 @@
+package turnback
+
+// Turns a pull brought that the folder lacks. A pull records the
+// remote's turns in the store and leaves the folder as it is, so the
+// session's last state (what status compares with, what undo expects)
+// is the remote's, not the folder's. The pull therefore keeps a
+// store-local record (m/pulled/<session>, never pushed) of the state
+// the folder was at: while the session record is the one the pull
+// wrote, status and diff compare with that state, undo and redo refuse
+// (ErrNotApplied), and ApplyPulled brings in what the pulled turns
+// changed, with undo's conflict rule. Any later write of the session
+// record (snap, end, undo, redo, another pull) ends the record's
+// validity; restore removes it (the folder is then what restore made).
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// prefixPulled + session name -> pulledRecord.
+const prefixPulled = "m/pulled/"
+
+// ErrNotApplied: undo or redo of a session whose newest turns were
+// pulled and are not in the folder.
+var ErrNotApplied = errors.New("turnback: the pulled turns are not in the folder")
+
+// pulledRecord is what a pull brought that the folder lacks.
+type pulledRecord struct {
+	// Rev and Last are the session record's as the pull wrote it: the
+	// record is valid while they are the session's.
+	Rev  string `json:"rev"`
+	Last string `json:"last"`
+	// Base is the state the folder was at, as the store knew it.
+	Base string `json:"base"`
+	// Turns are the turns pulled, oldest first.
+	Turns []int `json:"turns"`
+}
+
+// Pulled describes the turns of a session a pull brought that the
+// folder lacks (Repo.Pulled).
+type Pulled struct {
+	Session string
+	// Base is the state the folder was at when it was pulled into;
+	// Last the session's last state, which the folder lacks.
+	Base, Last cas.Hash
+	// Turns are the turns pulled, oldest first.
+	Turns []int
+	// Newest is the session's newest turn on its undo stack (0: none);
+	// AtNewest: Last is its after-state, so restore @Newest makes the
+	// folder Last.
+	Newest   int
+	AtNewest bool
+}
+
+// Pulled returns what pulls brought into session (empty: the Repo's)
+// that the folder lacks, or nil when the folder is where the session
+// left it. It runs in the process that holds the store.
+func (r *Repo) Pulled(ctx context.Context, session string) (*Pulled, error) {
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	sess, err := r.loadSession(ctx, cmp.Or(session, r.session))
+	if err != nil {
+		return nil, err
+	}
+	m, err := r.validPulled(ctx, sess)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	p := &Pulled{Session: sess.Name, Turns: m.Turns}
+	if p.Base, err = cas.ParseHash(m.Base); err == nil {
+		p.Last, err = cas.ParseHash(m.Last)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, sess.Name, err)
+	}
+	if n := len(sess.Turns); n > 0 {
+		p.Newest = sess.Turns[n-1]
+		t, err := r.loadTurn(ctx, sess.Name, p.Newest)
+		if err != nil {
+			return nil, err
+		}
+		p.AtNewest = !t.Open() && t.After == p.Last
+	}
+	return p, nil
+}
+
+// validPulled returns the session's pulled record while it holds: the
+// session record is still the one the pull wrote. nil otherwise.
+func (r *Repo) validPulled(ctx context.Context, sess *sessionRecord) (*pulledRecord, error) {
+	m := &pulledRecord{}
+	ok, err := r.getJSON(ctx, []byte(prefixPulled+sess.Name), m)
+	if err != nil || !ok || m.Rev != sess.Rev || m.Last != sess.Last || m.Base == m.Last {
+		return nil, err
+	}
+	return m, nil
+}
+
+// pulledEntry is the pulled record an import of remote (whose record is
+// written as it is) leaves, or delete true when it leaves none: the
+// folder already is at the remote's last state, or nothing is known of
+// the folder (a new store: clone restores it itself).
+func (r *Repo) pulledEntry(ctx context.Context, remote *sessionRecord) (e cas.Entry, del bool, err error) {
+	local, err := r.loadSession(ctx, remote.Name)
+	if err != nil {
+		return e, false, err
+	}
+	key := []byte(prefixPulled + remote.Name)
+	m := &pulledRecord{Base: local.Last}
+	had := sessionTurns(local)
+	if prev, err := r.validPulled(ctx, local); err != nil {
+		return e, false, err
+	} else if prev != nil {
+		m.Base, had = prev.Base, slices.DeleteFunc(had, func(n int) bool { return slices.Contains(prev.Turns, n) })
+	}
+	if m.Base == "" {
+		h, err := r.latest(ctx)
+		if err != nil {
+			return e, false, err
+		}
+		if !h.IsZero() {
+			m.Base = h.String()
+		}
+	}
+	if m.Base == "" || m.Base == remote.Last || remote.Last == "" {
+		return e, true, nil
+	}
+	m.Rev, m.Last = remote.Rev, remote.Last
+	for _, n := range sessionTurns(remote) {
+		if !slices.Contains(had, n) {
+			m.Turns = append(m.Turns, n)
+		}
+	}
+	slices.Sort(m.Turns)
+	return cas.Entry{Key: key, Value: encodeJSON(m)}, false, nil
+}
+
+// pulledBase returns the state status and diff compare the session
+// with: the folder's, while a pull's record holds (see validPulled).
+func (r *Repo) pulledBase(ctx context.Context, sess *sessionRecord) (cas.Hash, bool, error) {
+	m, err := r.validPulled(ctx, sess)
+	if err != nil || m == nil {
+		return cas.Hash{}, false, err
+	}
+	h, err := cas.ParseHash(m.Base)
+	if err != nil {
+		return cas.Hash{}, false, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, sess.Name, err)
+	}
+	return h, true, nil
+}
+
+// refusePulled is undo's and redo's ErrNotApplied while the session's
+// pulled turns are not in the folder.
+func (r *Repo) refusePulled(ctx context.Context, op string) error {
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		return err
+	}
+	m, err := r.validPulled(ctx, sess)
+	if err != nil || m == nil {
+		return err
+	}
+	what := turnsText(m.Turns) + " was"
+	if len(m.Turns) > 1 {
+		what = turnsText(m.Turns) + " were"
+	}
+	return notAppliedError(fmt.Sprintf("turnback: %s changed nothing: session %s: %s pulled and not brought into the folder; "+
+		"turnback pull --apply brings the pulled turns in first", op, sess.Name, what))
+}
+
+// notAppliedError is an ErrNotApplied saying which turns and what to do.
+type notAppliedError string
+
+func (e notAppliedError) Error() string        { return string(e) }
+func (e notAppliedError) Is(target error) bool { return target == ErrNotApplied }
+
+// turnsText names turns: "turn 3", "turns 2 to 4", "turns 2, 5".
+func turnsText(nums []int) string {
+	switch n := len(nums); {
+	case n == 0:
+		return "no turn"
+	case n == 1:
+		return fmt.Sprintf("turn %d", nums[0])
+	case nums[n-1]-nums[0] == n-1:
+		return fmt.Sprintf("turns %d to %d", nums[0], nums[n-1])
+	}
+	s := "turns "
+	for i, t := range nums {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprint(t)
+	}
+	return s
+}
+
+// pulledDeletes are the keys of every pulled record: a restore makes
+// the folder another state, so none holds after it.
+func (r *Repo) pulledDeletes(ctx context.Context) ([][]byte, error) {
+	var out [][]byte
+	err := r.backend.Scan(ctx, []byte(prefixPulled), true, func(k, _ []byte) error {
+		out = append(out, append([]byte(nil), k...))
+		return nil
+	})
+	return out, err
+}
+
+// ApplyPulled brings into the folder what the session's pulled turns
+// changed (Pulled): every path that differs between the folder's state
+// at the pull and the session's last state is set to the latter, as
+// undo sets a turn's paths. A path edited since (its content is not
+// what the pull found) is a conflict: nothing is changed, unless force
+// (the edits then stay in the checkpoint). Paths no pulled turn changed
+// stay as they are. Nothing pulled: Nothing. It runs in the process
+// that holds the store, on session (empty: the Repo's).
+func (r *Repo) ApplyPulled(ctx context.Context, session string, force bool) (*RestoreResult, error) {
+	res, err := r.applyPulled(ctx, cmp.Or(session, r.session), force)
+	if res != nil && res.Moved == nil {
+		res.Moved = []*Turn{}
+	}
+	return res, err
+}
+
+func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*RestoreResult, error) {
+	if err := ValidSession(session); err != nil {
+		return nil, err
+	}
+	if err := r.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer r.unlock()
+	if r.readOnly {
+		return nil, ErrReadOnly
+	}
+	sess, err := r.loadSession(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	m, err := r.validPulled(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return &RestoreResult{Nothing: true}, nil
+	}
+	base, err := cas.ParseHash(m.Base)
+	var last cas.Hash
+	if err == nil {
+		last, err = cas.ParseHash(m.Last)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, sess.Name, err)
+	}
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := snap.Root
+	loader := manifest.NewCachingLoader(r.loader())
+	left := map[string]*manifest.Entry{}
+	err = manifest.Diff(ctx, loader, base, last, func(c manifest.Change) error {
+		left[c.Path] = c.Old // what the folder held at the pull
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &RestoreResult{}
+	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
+		return manifest.Find(ctx, loader, last, p)
+	}, res, force)
+	if err != nil {
+		return nil, err
+	}
+	actions, ignored, err := r.dropIgnored(ctx, loader, actions, now, last, res)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Conflicts) > 0 && !force {
+		return res, &ConflictError{Result: res}
+	}
+	// The session's last state stays the pulled one: status then shows
+	// the edits made in the folder, which the apply kept.
+	out, err := r.execute(ctx, "pull --apply", now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+		return nil, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
+	})
+	if err != nil {
+		return conflictResult(res, err)
+	}
+	out.Turns, out.Conflicts = len(m.Turns), overwritten(out, res.Conflicts)
+	out.NotRestorable = append(out.NotRestorable, ignored...)
+	return out, nil
+}
