@@ -27,7 +27,7 @@ func agentTurn(e *cliEnv, name, data string) {
 func matchFirst(t *testing.T, r cliResult, re, rest string) {
 	t.Helper()
 	first, after, _ := strings.Cut(r.stdout, "\n")
-	if !regexp.MustCompile("^" + re + "$").MatchString(first) || after != rest {
+	if !regexp.MustCompile("^"+re+"$").MatchString(first) || after != rest {
 		t.Fatalf("want first line %q, then %q; got %s", re, rest, r)
 	}
 }

@@ -63,16 +63,25 @@ of the folder's newest turn, as for every command (said on stderr:
 	"pull": {`Bring the remote's newest head of the session into the store: what the
 store lacks is downloaded, every record verified against its address
 before it is written, then the session's turns are recorded. The folder
-is not changed (restore or undo then work on the pulled turns). Local
-state is never lost: a local session that holds everything the remote's
-does (undos, redos and turns not pushed included) is kept as it is
-("nothing to pull"); one that changed here while the remote's changed
-too is refused with exit 3, nothing changed (diverged).
+is not changed: the pull says which pulled turns it lacks and the
+commands that bring them in. Until then status and diff show only the
+edits made in the folder, and undo and redo refuse (exit 1), saying so.
+--apply then brings in what the pulled turns changed, as undo does a
+turn's: a path edited in the folder since is never overwritten (exit 3,
+nothing changed; --force overwrites, the edits going into a checkpoint);
+paths the turns did not change stay as they are. restore @N instead
+makes the folder exactly turn N's state.
+
+Local state is never lost: a local session that holds everything the
+remote's does (undos, redos and turns not pushed included) is kept as
+it is ("nothing to pull"); one that changed here while the remote's
+changed too is refused with exit 3, nothing changed (diverged).
 
 Which session: --session names one of the store's or the remote's (a
 unique prefix is enough); else the session of the folder's newest turn,
 as for every command; in a store with no turn, the remote's session of
 the newest turn (said on stderr).`, `  turnback pull
+  turnback pull --apply
   turnback pull --session agent-1`},
 	"clone": {`Make FOLDER (empty, or absent) a copy of a remote session: its store
 (--store, or the default place) gets the session's turns and what they
