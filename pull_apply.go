@@ -163,6 +163,9 @@ func (r *Repo) refusePulled(ctx context.Context, op string) error {
 	if err != nil {
 		return err
 	}
+	if op == "undo" && len(sess.Turns) == 0 || op == "redo" && len(sess.Redo) == 0 {
+		return nil // nothing to undo or redo: said as ever
+	}
 	m, err := r.validPulled(ctx, sess)
 	if err != nil || m == nil {
 		return err

@@ -61,7 +61,7 @@ func TestRemoteCLIThroughDaemon(t *testing.T) {
 	a.ok("end")
 	a.ok("push")
 	r0 = requests(b)
-	if r := b.ok("pull"); !strings.HasPrefix(r.stdout, "pulled default: 2 turns") {
+	if r := b.ok("pull"); !strings.HasPrefix(r.stdout, "pulled default: turn 2, ") {
 		t.Fatalf("pull: %s", r)
 	}
 	if requests(b) <= r0 {

@@ -56,7 +56,7 @@ func TestRemoteCLIPullKeepsUndo(t *testing.T) {
 		t.Fatalf("log changed:\n%s\n%s", logBefore, got)
 	}
 	b.ok("--session", "s", "redo")
-	if r := b.ok("--session", "s", "pull"); !strings.HasPrefix(r.stdout, "pulled s: 3 turns") {
+	if r := b.ok("--session", "s", "pull"); !strings.HasPrefix(r.stdout, "pulled s: turn 3, ") {
 		t.Fatalf("pull after redo: %s", r)
 	}
 }
