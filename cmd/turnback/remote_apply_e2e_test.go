@@ -58,11 +58,11 @@ func TestRemoteCLIPullApply(t *testing.T) {
 
 	b.write("f.txt", "B's edit\n") // on the path the pulled turn changed
 	r = b.run("pull", "--apply")
-	const conflict = "turnback: conflict: pull --apply changed nothing in the folder: 1 path was edited since the pull's base:\n" +
+	const conflict = "turnback: conflict: pull --apply changed nothing in the folder: 1 path the pulled turns changed was edited in it:\n" +
 		"  f.txt: modified since\n" +
 		"The pulled turns are in the store. Keep the edits, or run one of:\n" +
-		"  turnback pull --apply --force   apply anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n" +
-		"  turnback restore @2   make the folder exactly the session's last state: the edits stay in a checkpoint\n"
+		"  turnback --force pull --apply   apply anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n" +
+		"  turnback restore @2             make the folder exactly the session's last state: the edits stay in a checkpoint\n"
 	if r.code != 3 || r.stdout != "nothing to pull: session s here holds everything the remote's does; kept as it is\n" || r.stderr != note+conflict {
 		t.Fatalf("pull --apply over an edit: %s", r)
 	}

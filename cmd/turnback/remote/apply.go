@@ -115,32 +115,42 @@ func (e *Env) applyPulled(ctx context.Context, repo *turnback.Repo, res *s3remot
 	out, err := onStore(ctx, repo, "pull-apply", applyRequest{Session: res.Session, Force: force}, applyHere)
 	var ce *turnback.ConflictError
 	if asConflict(err, &ce) {
-		doc := map[string]any{"pull": res, "apply": termout.RestoreDoc(ce.Result)}
+		n := len(ce.Result.Conflicts)
+		msg := fmt.Sprintf("turnback: conflict: pull --apply changed nothing in the folder: %d path%s the pulled turns changed %s edited in it",
+			n, termout.Plural(n), map[bool]string{true: "was", false: "were"}[n == 1])
 		if e.json() {
-			return e.Exit(3, err, doc)
+			return e.Exit(3, errors.New(msg), map[string]any{"pull": res, "apply": termout.RestoreDoc(ce.Result)})
 		}
 		fmt.Fprint(e.Stdout, pulledText(res, next, true))
-		n := len(ce.Result.Conflicts)
-		fmt.Fprintf(e.Stderr, "turnback: conflict: pull --apply changed nothing in the folder: %d path%s %s edited since the pull's base:\n",
-			n, termout.Plural(n), map[bool]string{true: "was", false: "were"}[n == 1])
+		fmt.Fprintln(e.Stderr, msg+":")
 		for _, c := range ce.Result.Conflicts {
 			fmt.Fprintf(e.Stderr, "  %s: %s\n", termout.QuotePath(c.Path), termout.SafeText(c.Reason))
 		}
 		fmt.Fprintf(e.Stderr, "The pulled turns are in the store. Keep the edits, or run one of:\n")
-		fmt.Fprintf(e.Stderr, "  %s pull --apply --force   apply anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n", next)
-		fmt.Fprintf(e.Stderr, "  %s restore %s   make the folder exactly the session's last state: the edits stay in a checkpoint\n", next, restoreArg(res.Pending))
+		force, restore := next+" --force pull --apply", next+" restore "+restoreArg(res.Pending)
+		width := max(len(force), len(restore))
+		fmt.Fprintf(e.Stderr, "  %-*s   apply anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n", width, force)
+		fmt.Fprintf(e.Stderr, "  %-*s   make the folder exactly the session's last state: the edits stay in a checkpoint\n", width, restore)
 		return e.Exit(3, err, nil)
 	}
 	if err != nil {
 		return err
 	}
+	doc := map[string]any{"pull": res, "apply": termout.RestoreDoc(out)}
+	var incomplete error
+	if out.Incomplete() { // exit 5, as restore
+		incomplete = e.Exit(5, errors.New(termout.Incomplete(out)), doc)
+	}
 	if e.json() {
-		termout.WriteJSON(e.Stdout, map[string]any{"pull": res, "apply": termout.RestoreDoc(out)})
+		if incomplete != nil {
+			return incomplete // the error's document says it all
+		}
+		termout.WriteJSON(e.Stdout, doc)
 		return nil
 	}
 	fmt.Fprint(e.Stdout, pulledText(res, next, true))
 	termout.RestoreList(e.Stdout, "applied", out, false)
-	return nil
+	return incomplete
 }
 
 func isAmbiguous(err error) bool { return errors.As(err, new(*turnback.AmbiguousSessionError)) }

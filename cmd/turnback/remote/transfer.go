@@ -177,6 +177,10 @@ func (e *Env) pullCmd() *cobra.Command {
 				if apply && res.Pending != nil {
 					return e.applyPulled(cmd.Context(), repo, res, next)
 				}
+				if apply && e.json() {
+					termout.WriteJSON(e.Stdout, map[string]any{"pull": res, "apply": nil})
+					return nil
+				}
 				e.print(res, pulledText(res, next, apply))
 				return nil
 			})
