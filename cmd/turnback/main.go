@@ -176,7 +176,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },
-		Force: func() bool { return g.force }, Exit: remoteExit,
+		Force: func() bool { return g.force }, Exit: remoteExit, Ambiguous: g.ambiguous,
 		Store:   func() string { return cmp.Or(g.store, g.getenv("TURNBACK_STORE")) },
 		Session: func() string { return cmp.Or(g.session, g.getenv("TURNBACK_SESSION")) }})...)
 	help.Finish(root, func(err error) error { return usageError{err} })

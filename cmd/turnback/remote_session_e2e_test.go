@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -96,6 +97,23 @@ func TestRemoteCLIAgentSession(t *testing.T) {
 	}
 	if r := d.run("pull", "--session", "nosuch"); r.code != 1 || r.stderr != "turnback: the remote has no such session: nosuch (s3://tb-agent-pick/p/)\n" {
 		t.Fatalf("pull --session nosuch: %s", r)
+	}
+
+	// A prefix two of the remote's sessions start with: exit 2, listing them.
+	const other = "429a0000-1111-2222-3333-444455556666"
+	a.ok("--agent", "claude", "--session", other, "snap")
+	a.write("f.txt", "other\n")
+	a.ok("--agent", "claude", "--session", other, "end")
+	a.ok("push", "--session", "429a0")
+	e := remoteEnv(t, srv, "clone3")
+	r = e.exec(e.base, nil, "clone", url, e.dir, "--session", "429a")
+	if r.code != 2 || r.stdout != "" || r.stderr != "turnback: session 429a is ambiguous: 2 sessions start with it: "+
+		other+" (claude, last turn just now), "+agentSession+" (claude, last turn just now); give more of the name\n"+
+		"Run 'turnback --help' for usage.\n" {
+		t.Fatalf("clone --session 429a of two: %s", r)
+	}
+	if ents, err := os.ReadDir(e.dir); err != nil || len(ents) != 0 {
+		t.Fatalf("the refused clone wrote the folder: %v %v", ents, err)
 	}
 }
 

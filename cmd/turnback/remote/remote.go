@@ -29,6 +29,9 @@ type Env struct {
 	Getwd func() (string, error)
 	// Usage marks err as a usage error (exit 2).
 	Usage func(err error) error
+	// Ambiguous makes an ambiguous session name exit 2, listing the
+	// sessions (as WithRepo does); other errors stay as they are.
+	Ambiguous func(err error) error
 	// Force is --force.
 	Force func() bool
 	// Exit gives err the exit code code; with doc, --json's error

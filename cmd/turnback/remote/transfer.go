@@ -226,7 +226,7 @@ func (e *Env) cloneCmd() *cobra.Command {
 			}
 			session, err := e.cloneSession(cmd.Context(), c)
 			if err != nil {
-				return err
+				return e.Ambiguous(err)
 			}
 			res, err := s3remote.Clone(cmd.Context(), c, cfg, filepath.Clean(folder), turnback.Options{Store: store, Session: session})
 			if err != nil {
