@@ -30,6 +30,10 @@ const prefixPulled = "m/pulled/"
 // pulled and are not in the folder.
 var ErrNotApplied = errors.New("turnback: the pulled turns are not in the folder")
 
+// errServedPull: Pulled or ApplyPulled asked of a Repo a daemon serves
+// (they run where the store is held: package internal/daemonop).
+var errServedPull = errors.New("turnback: pulled turns: the operation runs in the process that holds the store")
+
 // pulledRecord is what a pull brought that the folder lacks.
 type pulledRecord struct {
 	// Rev and Last are the session record's as the pull wrote it: the
@@ -62,6 +66,9 @@ type Pulled struct {
 // that the folder lacks, or nil when the folder is where the session
 // left it. It runs in the process that holds the store.
 func (r *Repo) Pulled(ctx context.Context, session string) (*Pulled, error) {
+	if r.Served() {
+		return nil, errServedPull
+	}
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -224,6 +231,9 @@ func (r *Repo) pulledDeletes(ctx context.Context) ([][]byte, error) {
 // stay as they are. Nothing pulled: Nothing. It runs in the process
 // that holds the store, on session (empty: the Repo's).
 func (r *Repo) ApplyPulled(ctx context.Context, session string, force bool) (*RestoreResult, error) {
+	if r.Served() {
+		return nil, errServedPull
+	}
 	res, err := r.applyPulled(ctx, cmp.Or(session, r.session), force)
 	if res != nil && res.Moved == nil {
 		res.Moved = []*Turn{}
