@@ -14,7 +14,11 @@
 //     remote lacks, packed, then the session's head.
 //   - Staged push: StagePush writes the packs to a directory, so the
 //     store can be closed before Upload.
-//   - Pull: the session's newest head into the store, never the folder.
+//   - Pull: the session's newest head into the store, never the folder;
+//     what the folder then lacks is the result's Pending
+//     (turnback.Repo.Pulled; Repo.ApplyPulled brings it in).
+//   - Sessions: the remote's sessions, each summarised from its
+//     newest head (turnback.SessionOf).
 //   - Clone: an empty folder made a copy of a remote session.
 //
 // # Invariants
