@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -187,6 +188,16 @@ func TestRemoteCLISessions(t *testing.T) {
 	want := "SESSION   AGENT   TURNS  LAST TURN            SIZE\n" + rows[0] + "\n" + rows[1] + "\n"
 	if r := a.ok("remote", "sessions"); r.stdout != want || r.stderr != "" {
 		t.Fatalf("remote sessions:\n%s\nwant:\n%s", r, want)
+	}
+
+	// A damaged head fails the listing, naming it.
+	head := two.Sessions[1].Head
+	if err := os.WriteFile(filepath.Join(srv.Root, strings.TrimPrefix(head, "s3://")), []byte("{not a head"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.run("remote", "sessions"); r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "turnback: ") ||
+		!strings.HasSuffix(r.stderr, " ("+head+")\n") {
+		t.Fatalf("remote sessions with a damaged head: %s", r)
 	}
 }
 

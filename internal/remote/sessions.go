@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
@@ -49,14 +50,20 @@ func Sessions(ctx context.Context, c *s3.Client) ([]Session, error) {
 		}
 	}
 	var out []Session
-	for name, key := range newest {
+	var mu sync.Mutex
+	names := make([]string, 0, len(newest))
+	for name := range newest {
+		names = append(names, name)
+	}
+	err = forEach(ctx, 8, names, func(ctx context.Context, name string) error {
+		key := newest[name]
 		addr := "s3://" + c.Bucket + "/" + c.Prefix + key
 		data, err := c.Get(ctx, c.Prefix+key, s3.MaxHead)
 		if errors.Is(err, s3.ErrNotFound) {
-			continue // replaced and collected meanwhile (remote gc)
+			return nil // replaced and collected meanwhile (remote gc)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		head, err := s3.DecodeHead(data)
 		if err == nil && head.Session != name {
@@ -67,7 +74,7 @@ func Sessions(ctx context.Context, c *s3.Client) ([]Session, error) {
 			info, err = turnback.SessionOf(name, records(head.Records))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w (%s)", err, addr)
+			return fmt.Errorf("%w (%s)", err, addr)
 		}
 		s := Session{SessionInfo: info, Head: addr}
 		for _, p := range head.Packs {
@@ -75,7 +82,13 @@ func Sessions(ctx context.Context, c *s3.Client) ([]Session, error) {
 				s.Bytes += size[id]
 			}
 		}
+		mu.Lock()
 		out = append(out, s)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	infos := make([]turnback.SessionInfo, len(out))
 	for i := range out {
