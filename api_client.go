@@ -221,8 +221,8 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set(daemon.ProtocolHeader, strconv.Itoa(daemon.Version))
-	req.Header.Set(storeHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
-	req.Header.Set(workTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
+	req.Header.Set(daemon.StoreHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
+	req.Header.Set(daemon.WorkTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
 	for k, vs := range hdr {
 		req.Header[k] = vs
 	}

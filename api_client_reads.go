@@ -98,11 +98,11 @@ func (rm *remoteRepo) turns(ctx context.Context) (turns, redo []*Turn, err error
 		if err := rm.do(ctx, "GET", rm.sessionPath("turns"), nil, nil, &out); err != nil {
 			return nil, err
 		}
-		t, err := turnsOfJSON(out.Turns)
+		t, err := TurnsOfJSON(out.Turns)
 		if err != nil {
 			return nil, err
 		}
-		r, err := turnsOfJSON(out.Redo)
+		r, err := TurnsOfJSON(out.Redo)
 		return &turnsResult{t, r}, err
 	}, func(l *Repo) (*turnsResult, error) {
 		t, r, err := l.Turns(ctx)
@@ -132,7 +132,7 @@ func (rm *remoteRepo) show(ctx context.Context, id string) (*SnapshotInfo, error
 			}
 			info.Entries = append(info.Entries, PathEntry{Path: pe.Path, Entry: *e})
 		}
-		if info.Turns, err = turnsOfJSON(out.Turns); err != nil {
+		if info.Turns, err = TurnsOfJSON(out.Turns); err != nil {
 			return nil, err
 		}
 		return info, nil

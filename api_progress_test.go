@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	daemons "github.com/turnback/turnback/internal/daemon"
 )
 
 // streamLines posts body to path with accept and returns the status,
@@ -65,7 +66,7 @@ func TestHTTPProgressStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	srv := httptest.NewServer(turnback.NewHandler(repo))
+	srv := httptest.NewServer(daemons.NewHandler(repo))
 	defer srv.Close()
 
 	// The outcome is the last line; every line before it is progress,
@@ -214,7 +215,7 @@ func TestHTTPWrongDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	srv := httptest.NewServer(turnback.NewHandler(repo))
+	srv := httptest.NewServer(daemons.NewHandler(repo))
 	defer srv.Close()
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	for _, tc := range []struct {

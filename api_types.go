@@ -1,8 +1,9 @@
 package turnback
 
-// The documents of the HTTP API (api_server.go serves them, api_client.go
-// reads them back into this package's values; testdata/openapi.json
-// describes them). Snapshot ids are 64 hex digits, times RFC 3339.
+// The documents of the HTTP API: internal/daemon serves them (the New*
+// functions make them from this package's values), api_client.go reads
+// them back; internal/daemon/openapi.json describes them. Snapshot ids
+// are 64 hex digits, times RFC 3339.
 
 import (
 	"fmt"
@@ -100,7 +101,8 @@ type TurnJSON struct {
 	Deleted  int               `json:"deleted"`
 }
 
-func turnJSON(t *Turn) *TurnJSON {
+// NewTurnJSON is t as the API sends it (nil for nil).
+func NewTurnJSON(t *Turn) *TurnJSON {
 	if t == nil {
 		return nil
 	}
@@ -113,10 +115,11 @@ func turnJSON(t *Turn) *TurnJSON {
 	return j
 }
 
-func turnsJSON(ts []*Turn) []*TurnJSON {
+// NewTurnsJSON is ts as the API sends them (never nil).
+func NewTurnsJSON(ts []*Turn) []*TurnJSON {
 	out := []*TurnJSON{}
 	for _, t := range ts {
-		out = append(out, turnJSON(t))
+		out = append(out, NewTurnJSON(t))
 	}
 	return out
 }
@@ -138,7 +141,8 @@ func (j *TurnJSON) turn() (*Turn, error) {
 	return t, nil
 }
 
-func turnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
+// TurnsOfJSON reads turns the API sent back into Turns.
+func TurnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
 	var out []*Turn
 	for _, j := range js {
 		t, err := j.turn()
@@ -187,9 +191,10 @@ type SnapResponse struct {
 	Notice         *Notice    `json:"notice,omitempty"`
 }
 
-func snapResponse(r *SnapResult) *SnapResponse {
+// NewSnapResponse is the answer of a snap or end that returned r.
+func NewSnapResponse(r *SnapResult) *SnapResponse {
 	out := &SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
-		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
+		Stats: r.Stats, Closed: NewTurnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
 	if r.RetentionErr != nil {
 		out.RetentionError = r.RetentionErr.Error()
 	}
@@ -251,9 +256,9 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// restoreResponse describes res; op is "undo", "redo" or "restore".
-func restoreResponse(op string, res *RestoreResult) *RestoreResponse {
-	out := &RestoreResponse{Turns: turnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
+// NewRestoreResponse describes res; op is "undo", "redo" or "restore".
+func NewRestoreResponse(op string, res *RestoreResult) *RestoreResponse {
+	out := &RestoreResponse{Turns: NewTurnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
 		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
 		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
 		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun, AfterDropped: res.AfterDropped}
@@ -320,7 +325,8 @@ type EntryJSON struct {
 	LinkTo     string `json:"link_to,omitempty"`
 }
 
-func entryJSON(e *manifest.Entry) *EntryJSON {
+// NewEntryJSON is e as the API sends it (nil for nil).
+func NewEntryJSON(e *manifest.Entry) *EntryJSON {
 	if e == nil {
 		return nil
 	}
@@ -355,8 +361,9 @@ type ChangeJSON struct {
 	New    *EntryJSON `json:"new,omitempty"`
 }
 
-func changeJSON(c Change) ChangeJSON {
-	return ChangeJSON{Path: c.Path, Change: c.What, Old: entryJSON(c.Old), New: entryJSON(c.New)}
+// NewChangeJSON is c as the API sends it.
+func NewChangeJSON(c Change) ChangeJSON {
+	return ChangeJSON{Path: c.Path, Change: c.What, Old: NewEntryJSON(c.Old), New: NewEntryJSON(c.New)}
 }
 
 func (j ChangeJSON) change() (Change, error) {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -119,7 +120,7 @@ func ExampleRepo_Served() {
 	// undone: 1 [main.go] package main
 }
 
-func ExampleNewHandler() {
+func Example_httpAPI() {
 	workTree, store, cleanup := exProject(map[string]string{"main.go": "package main\n"})
 	defer cleanup()
 	repo := exOpen(workTree, store, "default")
@@ -127,7 +128,7 @@ func ExampleNewHandler() {
 
 	// The daemons serve this handler on their socket; a program can serve
 	// its own Repo the same way.
-	srv := httptest.NewServer(turnback.NewHandler(repo))
+	srv := httptest.NewServer(daemons.NewHandler(repo))
 	defer srv.Close()
 	post := func(path, body string) map[string]any {
 		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))

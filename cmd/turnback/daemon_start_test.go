@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -133,7 +134,7 @@ func heldStore(t *testing.T) (base, wt, store string, env []string, repo *turnba
 // CLI's handler and the HTTP API, until cancel; served says how Serve
 // ended.
 func serveHeld(t *testing.T, repo *turnback.Repo) (d *daemon.Server, cancel context.CancelFunc, served chan error) {
-	d = daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: turnback.NewHandler(repo)})
+	d = daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: daemons.NewHandler(repo)})
 	if err := d.Listen(); err != nil {
 		repo.Close()
 		t.Fatal(err)

@@ -14,6 +14,9 @@
 //     /v1/daemon/stop, answered once the store is released.
 //   - HTTP: every other request goes to Config.HTTP. Config.Listen
 //     serves it on loopback TCP too, with a bearer token.
+//   - Headers: the Turnback-* headers of the HTTP API and the counters
+//     of its progress stream (api.go), shared by the root package's
+//     client and the server, internal/daemon.
 //   - Token: 32 random bytes in hex, in the store's api.token, mode 0600.
 //   - Soft stop: a stop request, the idle timeout, the socket replaced.
 //     Running commands finish.

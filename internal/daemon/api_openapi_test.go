@@ -1,4 +1,4 @@
-package turnback
+package daemon
 
 import (
 	"bytes"
@@ -11,9 +11,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback"
 )
 
-// TestOpenAPIRoutes checks testdata/openapi.json against the running
+// TestOpenAPIRoutes checks openapi.json against the running
 // server: every route it serves is documented with its method, and
 // every documented operation exists (a request to it is answered by
 // its handler: never "no such endpoint", never "method not allowed").
@@ -26,7 +28,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 	if err := os.MkdirAll(wt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	repo, err := Open(ctx, wt, Options{Store: filepath.Join(dir, "store"), Local: true})
+	repo, err := turnback.Open(ctx, wt, turnback.Options{Store: filepath.Join(dir, "store"), Local: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 	_, _ = served.ReadFrom(resp.Body)
 	resp.Body.Close()
 	if !bytes.Equal(served.Bytes(), openAPIDoc) {
-		t.Fatal("/v1/openapi.json is not testdata/openapi.json")
+		t.Fatal("/v1/openapi.json is not openapi.json")
 	}
 	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
 		t.Fatal(err)
@@ -95,7 +97,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e ErrorResponse
+		var e turnback.ErrorResponse
 		_ = json.NewDecoder(resp.Body).Decode(&e)
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusMethodNotAllowed || e.Kind == "not_found" {

@@ -1,13 +1,31 @@
-// Package daemons is what the turnback command does with watch daemons.
-// Package daemon is the daemon itself. This one runs a daemon in this
-// process (watch, serve), starts one in the background and waits until
-// it is ready, stops the one of a store, and finds, lists and stops every
-// daemon of this user. The reasons are in docs/design.md.
+// Package daemon is turnback's daemon: the HTTP/JSON API it serves over
+// a turnback.Repo (NewHandler), and what the turnback command does with
+// daemons (Run). It runs a daemon in this process (watch, serve), starts
+// one in the background and waits until it is ready, stops the one of a
+// store, and finds, lists and stops every daemon of this user. Package
+// watch/daemon is its socket, transport and registry. The reasons are in
+// docs/design.md.
+//
+// It imports the root package and serves its API as the CLI uses it;
+// the root package never imports it. The root's client (a Repo a daemon
+// serves) and this server speak one protocol: the documents are the
+// root's (api_types.go), the headers and the progress stream's counters
+// are watch/daemon's (api.go), and openapi.json describes the routes.
+// Nothing outside the module imports it: the HTTP API is the daemon's
+// public face.
 //
 // # Terms
 //
+//   - Route: a method and a path pattern (apiRoutes); openapi.json
+//     documents each (TestOpenAPIRoutes).
+//   - View: each request runs on a view of the served Repo for the
+//     session it names (turnback.Repo.View).
+//   - Stream: a request that accepts application/x-ndjson gets its
+//     progress and restore steps as lines before its outcome.
+//   - Error document: turnback.ErrorResponse, with the exit code the
+//     CLI exits with for the same error.
 //   - Daemon process: a serving "turnback watch" or "turnback serve",
-//     found through its note in the registry (package daemon) or its
+//     found through its note in the registry (package watch/daemon) or its
 //     socket, and asked over its socket who it is.
 //   - Problems: "store gone", "folder gone" and "not answering".
 //   - Start-up: the daemon listens first, then builds its watches.
@@ -20,6 +38,10 @@
 //
 // # Invariants
 //
+//   - A request for another store or folder runs nothing (421).
+//   - A request body is one JSON document of known fields, no key
+//     twice, at most MaxRequestBody bytes.
+//   - Operations of package daemonop are served on the unix socket only.
 //   - A listing reads no process table: it asks the sockets the notes
 //     name (and those of stores in the default location).
 //   - A command never waits for a daemon's start-up.
@@ -69,4 +91,4 @@
 //     the final counts no longer call for one.
 //   - Start fails only when the process could not start. A daemon that
 //     cannot watch says why in watch.log.
-package daemons
+package daemon

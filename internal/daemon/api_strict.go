@@ -1,4 +1,4 @@
-package turnback
+package daemon
 
 // A request body's keys, checked after it decoded (decode): encoding/json
 // keeps the last of two equal keys and matches field names in any case,

@@ -1,4 +1,4 @@
-package turnback
+package daemon
 
 // The HTTP API's documents of failure: how errors map to statuses,
 // exit codes and kinds, and how request bodies are read (api_server.go).
@@ -10,7 +10,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
 )
 
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
@@ -24,7 +28,9 @@ func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(data, '\n'))
 }
 
-func writeAPIError(w http.ResponseWriter, status int, e *ErrorResponse) { writeAPIJSON(w, status, e) }
+func writeAPIError(w http.ResponseWriter, status int, e *turnback.ErrorResponse) {
+	writeAPIJSON(w, status, e)
+}
 
 // badRequest is an error of the request itself: 400, exit code 2.
 type badRequest struct{ msg string }
@@ -46,9 +52,9 @@ var errTooLarge = fmt.Errorf("turnback: api: the request body is over %d bytes",
 
 // apiErrorDoc maps an error to its status and document: the exit code
 // is the one the CLI exits with for it.
-func apiErrorDoc(err error) (int, *ErrorResponse) {
-	doc := &ErrorResponse{Error: err.Error(), Code: 1, Kind: "error"}
-	var ce *ConflictError
+func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
+	doc := &turnback.ErrorResponse{Error: err.Error(), Code: 1, Kind: "error"}
+	var ce *turnback.ConflictError
 	var br badRequest
 	status := http.StatusInternalServerError
 	switch {
@@ -59,52 +65,52 @@ func apiErrorDoc(err error) (int, *ErrorResponse) {
 		if errors.As(err, &oc) {
 			op = oc.op
 		}
-		doc.Result = restoreResponse(op, ce.Result)
+		doc.Result = turnback.NewRestoreResponse(op, ce.Result)
 	case errors.As(err, &br):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
 	case errors.As(err, new(errNoEndpoint)):
 		status, doc.Code, doc.Kind = http.StatusNotFound, 2, "not_found"
-	case errors.Is(err, ErrDiverged):
+	case errors.Is(err, turnback.ErrDiverged):
 		status, doc.Code, doc.Kind = http.StatusConflict, 3, "diverged"
-	case errors.Is(err, ErrBadSession):
+	case errors.Is(err, turnback.ErrBadSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_session"
 	case errors.Is(err, errWrongDaemon):
 		status, doc.Kind = http.StatusMisdirectedRequest, "wrong_daemon"
 	case errors.Is(err, errTooLarge):
 		status, doc.Code, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
-	case errors.Is(err, ErrInvalidMeta):
+	case errors.Is(err, turnback.ErrInvalidMeta):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
-	case errors.Is(err, ErrPath):
+	case errors.Is(err, turnback.ErrPath):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
-	case errors.Is(err, ErrAmbiguousSession):
+	case errors.Is(err, turnback.ErrAmbiguousSession):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
-		var ae *AmbiguousSessionError
+		var ae *turnback.AmbiguousSessionError
 		if errors.As(err, &ae) && ae.Name == "" {
 			for _, s := range ae.Sessions {
-				doc.Sessions = append(doc.Sessions, sessionJSON(s))
+				doc.Sessions = append(doc.Sessions, turnback.NewSessionJSON(s))
 			}
 		}
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, turnback.ErrBusy):
 		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
-	case errors.Is(err, ErrBadRef):
+	case errors.Is(err, turnback.ErrBadRef):
 		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
-	case errors.Is(err, ErrNoTurn):
+	case errors.Is(err, turnback.ErrNoTurn):
 		status, doc.Kind = http.StatusNotFound, "no_turn"
-	case errors.Is(err, ErrOpenTurn):
+	case errors.Is(err, turnback.ErrOpenTurn):
 		status, doc.Kind = http.StatusConflict, "open_turn"
-	case errors.Is(err, ErrUnknownID):
+	case errors.Is(err, turnback.ErrUnknownID):
 		status, doc.Kind = http.StatusNotFound, "unknown_id"
-	case errors.Is(err, ErrAmbiguousID):
+	case errors.Is(err, turnback.ErrAmbiguousID):
 		status, doc.Kind = http.StatusBadRequest, "ambiguous_id"
-	case errors.Is(err, ErrUnfinished):
+	case errors.Is(err, turnback.ErrUnfinished):
 		doc.Kind = "unfinished"
-	case errors.Is(err, ErrUnverified):
+	case errors.Is(err, turnback.ErrUnverified):
 		doc.Kind = "unverified"
-	case errors.Is(err, ErrNoSpace):
+	case errors.Is(err, turnback.ErrNoSpace):
 		status, doc.Kind = http.StatusInsufficientStorage, "no_space"
-	case errors.Is(err, ErrReadOnly):
+	case errors.Is(err, turnback.ErrReadOnly):
 		status, doc.Kind = http.StatusForbidden, "read_only"
-	case errors.Is(err, ErrVerify):
+	case errors.Is(err, turnback.ErrVerify):
 		doc.Kind = "verify"
 	}
 	return status, doc
@@ -136,4 +142,31 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		return badRequest{"malformed JSON: data after the document"}
 	}
 	return strictKeys(data, v)
+}
+
+// nonNil is s, or an empty slice for nil: a list in a document is [],
+// never null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// idOrEmpty is h in hex, "" for the zero hash.
+func idOrEmpty(h cas.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }

@@ -1,6 +1,6 @@
-package turnback
+package daemon
 
-// The HTTP/JSON API (see "HTTP API" in doc.go): NewHandler serves a Repo's
+// The HTTP/JSON API (docs/api.md): NewHandler serves a Repo's
 // operations, one JSON document in and out.
 
 import (
@@ -15,6 +15,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/turnback/turnback"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // MaxRequestBody bounds the body of an API request (413 beyond).
@@ -24,7 +27,7 @@ const MaxRequestBody = 1 << 20
 // another client (the request's context ends it sooner).
 const apiLockWait = time.Hour
 
-//go:embed testdata/openapi.json
+//go:embed openapi.json
 var openAPIDoc []byte
 
 // OpenAPI returns the OpenAPI 3.1 document of the HTTP API (served at
@@ -63,29 +66,16 @@ var apiRoutes = []apiRoute{
 }
 
 type apiServer struct {
-	repo  *Repo
+	repo  *turnback.Repo
 	locks *sessionLocks
 	// progress and restoreProgress count the work of a streamed
 	// request (api_progress.go); nil for the others.
-	progress        *Progress
-	restoreProgress *RestoreProgress
+	progress        *turnback.Progress
+	restoreProgress *turnback.RestoreProgress
 	step            func(name string) // reports a restore's steps
 	now             func() time.Time  // the request's clock (testNowHeader)
 	pick            string            // the session picked for the request (api_pick.go)
 }
-
-// testNowHeader, on a request, is an RFC 3339 time the operation stamps
-// turns with and measures from instead of the server's clock: for tests
-// that pin the times they print (Options.Now of a Repo a daemon serves).
-const testNowHeader = "Turnback-Test-Now"
-
-// storeHeader and workTreeHeader, on a request, name (base64) the store
-// and folder the client means; a server of another answers 421 and runs
-// nothing.
-const (
-	storeHeader    = "Turnback-Store"
-	workTreeHeader = "Turnback-Work-Tree"
-)
 
 // errWrongDaemon: the request is for another store or folder.
 var errWrongDaemon = errors.New("turnback: api: this daemon serves another store or folder")
@@ -93,7 +83,7 @@ var errWrongDaemon = errors.New("turnback: api: this daemon serves another store
 // forRequest returns the apiServer that serves r: a, or a copy with the
 // clock r names.
 func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
-	for h, want := range map[string]string{storeHeader: a.repo.StoreDir(), workTreeHeader: a.repo.WorkTree()} {
+	for h, want := range map[string]string{wd.StoreHeader: a.repo.StoreDir(), wd.WorkTreeHeader: a.repo.WorkTree()} {
 		if v := r.Header.Get(h); v != "" {
 			p, err := base64.StdEncoding.DecodeString(v)
 			if err != nil {
@@ -104,13 +94,13 @@ func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
 			}
 		}
 	}
-	v := r.Header.Get(testNowHeader)
+	v := r.Header.Get(wd.TestNowHeader)
 	if v == "" {
 		return a, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return nil, badRequest{testNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
+		return nil, badRequest{wd.TestNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
 	}
 	s := *a
 	s.now = func() time.Time { return t }
@@ -124,18 +114,17 @@ type sessionLocks struct {
 	sess map[string]*sync.Mutex
 }
 
-// NewHandler returns the HTTP API (see doc.go) over repo: every request
-// runs on a view of repo (View) for the session it names. A program that
-// holds a Repo can serve it to others with it; the watch daemon serves
-// it on its socket.
-func NewHandler(repo *Repo) http.Handler {
+// NewHandler returns the HTTP API (docs/api.md) over repo: every
+// request runs on a view of repo (View) for the session it names. The
+// daemon serves it on its socket.
+func NewHandler(repo *turnback.Repo) http.Handler {
 	a := &apiServer{repo: repo, locks: &sessionLocks{sess: map[string]*sync.Mutex{}}}
 	mux := http.NewServeMux()
 	for _, rt := range append(apiRoutes[:len(apiRoutes):len(apiRoutes)], opsRoute) {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != rt.method && !(rt.method == "GET" && r.Method == "HEAD") {
 				w.Header().Set("Allow", rt.method)
-				writeAPIError(w, http.StatusMethodNotAllowed, &ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, Code: 2, Kind: "bad_request"})
+				writeAPIError(w, http.StatusMethodNotAllowed, &turnback.ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, Code: 2, Kind: "bad_request"})
 				return
 			}
 			if rt.serve == nil {
@@ -166,24 +155,24 @@ func NewHandler(repo *Repo) http.Handler {
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeAPIError(w, http.StatusNotFound, &ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, Code: 2, Kind: "not_found"})
+		writeAPIError(w, http.StatusNotFound, &turnback.ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, Code: 2, Kind: "not_found"})
 	})
 	return mux
 }
 
 // view returns the view of the session named (exactly: no prefix), ""
 // meaning "default".
-func (a *apiServer) view(name, agent string) (*Repo, error) {
+func (a *apiServer) view(name, agent string) (*turnback.Repo, error) {
 	if name == "" {
-		name = DefaultSession
+		name = turnback.DefaultSession
 	}
 	if a.pick != "" {
 		name = a.pick
 	}
-	if err := ValidSession(name); err != nil {
+	if err := turnback.ValidSession(name); err != nil {
 		return nil, badRequest{strings.TrimPrefix(err.Error(), "turnback: ")}
 	}
-	o := a.repo.opts
+	o := a.repo.Options()
 	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, a.progress, a.restoreProgress
 	if agent != "" {
 		o.Agent = agent
@@ -193,7 +182,7 @@ func (a *apiServer) view(name, agent string) (*Repo, error) {
 	}
 	v, err := a.repo.View(o)
 	if err == nil && a.step != nil {
-		v.hook = stepHook(a.step, v.hook)
+		v.ReportSteps(a.step)
 	}
 	return v, err
 }
@@ -212,7 +201,7 @@ func (a *apiServer) lockSession(name string) func() {
 }
 
 func (a *apiServer) snap(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req SnapRequest
+	var req turnback.SnapRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -221,11 +210,11 @@ func (a *apiServer) snap(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, err
 	}
 	defer a.lockSession(v.Session())()
-	res, err := v.SnapWith(r.Context(), SnapOptions{Message: req.Message, Meta: req.Meta, TakeNotice: req.TakeNotice})
+	res, err := v.SnapWith(r.Context(), turnback.SnapOptions{Message: req.Message, Meta: req.Meta, TakeNotice: req.TakeNotice})
 	if err != nil {
 		return nil, err
 	}
-	return snapResponse(res), nil
+	return turnback.NewSnapResponse(res), nil
 }
 
 func (a *apiServer) end(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -242,7 +231,7 @@ func (a *apiServer) end(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return snapResponse(res), nil
+	return turnback.NewSnapResponse(res), nil
 }
 
 func (a *apiServer) undo(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -254,10 +243,10 @@ func (a *apiServer) redo(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 // undoRedo runs an undo or redo and reports the turns it moved
-// (RestoreResult.Moved; a dry run's: would move).
+// (turnback.RestoreResult.Moved; a dry run's: would move).
 func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) (any, error) {
-	var ureq UndoRequest
-	var rreq RedoRequest
+	var ureq turnback.UndoRequest
+	var rreq turnback.RedoRequest
 	var err error
 	if op == "undo" {
 		err = decode(w, r, &ureq)
@@ -281,19 +270,19 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	}
 	defer a.lockSession(v.Session())()
 	ctx := r.Context()
-	var res *RestoreResult
+	var res *turnback.RestoreResult
 	if op == "undo" {
-		res, err = v.Undo(ctx, n, UndoOptions{Force: ureq.Force, Paths: ureq.Paths, DryRun: ureq.DryRun, Merge: ureq.Merge})
+		res, err = v.Undo(ctx, n, turnback.UndoOptions{Force: ureq.Force, Paths: ureq.Paths, DryRun: ureq.DryRun, Merge: ureq.Merge})
 	} else {
-		res, err = v.Redo(ctx, n, RedoOptions{Force: rreq.Force, DryRun: rreq.DryRun})
+		res, err = v.Redo(ctx, n, turnback.RedoOptions{Force: rreq.Force, DryRun: rreq.DryRun})
 	}
-	if errors.Is(err, ErrConflict) {
+	if errors.Is(err, turnback.ErrConflict) {
 		return nil, opConflict{op, err}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return restoreResponse(op, res), nil
+	return turnback.NewRestoreResponse(op, res), nil
 }
 
 func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -305,7 +294,7 @@ func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TurnsResponse{Session: v.Session(), Turns: turnsJSON(turns), Redo: turnsJSON(redo)}, nil
+	return &turnback.TurnsResponse{Session: v.Session(), Turns: turnback.NewTurnsJSON(turns), Redo: turnback.NewTurnsJSON(redo)}, nil
 }
 
 func (a *apiServer) sessions(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -317,16 +306,16 @@ func (a *apiServer) sessions(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := &SessionsResponse{Sessions: []SessionJSON{}}
+	out := &turnback.SessionsResponse{Sessions: []turnback.SessionJSON{}}
 	for _, s := range list {
-		out.Sessions = append(out.Sessions, SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns,
+		out.Sessions = append(out.Sessions, turnback.SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns,
 			Redo: s.Redo, Open: s.Open, LastTurn: s.LastTurn, LastMessage: s.LastMessage})
 	}
 	return out, nil
 }
 
 func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req RestoreRequest
+	var req turnback.RestoreRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -337,14 +326,14 @@ func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	res, err := v.Restore(r.Context(), req.ID, RestoreOptions{DryRun: req.DryRun})
-	if errors.Is(err, ErrConflict) {
+	res, err := v.Restore(r.Context(), req.ID, turnback.RestoreOptions{DryRun: req.DryRun})
+	if errors.Is(err, turnback.ErrConflict) {
 		return nil, opConflict{"restore", err}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return restoreResponse("restore", res), nil
+	return turnback.NewRestoreResponse("restore", res), nil
 }
 
 func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -352,7 +341,7 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	var o StatusOptions
+	var o turnback.StatusOptions
 	switch r.URL.Query().Get("ignored") {
 	case "", "false", "0":
 	case "true", "1":
@@ -364,9 +353,9 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := &StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
+	out := &turnback.StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []turnback.ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
 	for _, c := range st.Changes {
-		out.Changes = append(out.Changes, changeJSON(c))
+		out.Changes = append(out.Changes, turnback.NewChangeJSON(c))
 	}
 	return out, nil
 }
@@ -384,9 +373,9 @@ func (a *apiServer) diff(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []FileDiffJSON{}}
+	out := &turnback.DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []turnback.FileDiffJSON{}}
 	for _, d := range diffs {
-		out.Files = append(out.Files, FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
+		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: turnback.NewChangeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}
 	return out, nil
 }
@@ -400,9 +389,9 @@ func (a *apiServer) show(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []PathEntryJSON{}, Turns: turnsJSON(info.Turns)}
+	out := &turnback.ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []turnback.PathEntryJSON{}, Turns: turnback.NewTurnsJSON(info.Turns)}
 	for _, e := range info.Entries {
-		out.Entries = append(out.Entries, PathEntryJSON{Path: e.Path, Entry: *entryJSON(&e.Entry)})
+		out.Entries = append(out.Entries, turnback.PathEntryJSON{Path: e.Path, Entry: *turnback.NewEntryJSON(&e.Entry)})
 	}
 	return out, nil
 }
@@ -425,7 +414,7 @@ func (a *apiServer) verify(w http.ResponseWriter, r *http.Request) (any, error) 
 }
 
 func (a *apiServer) gc(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req GCRequest
+	var req turnback.GCRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -433,7 +422,7 @@ func (a *apiServer) gc(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := v.GC(r.Context(), GCOptions{Keep: req.Keep, OlderThan: time.Duration(req.OlderThanSeconds) * time.Second, DryRun: req.DryRun})
+	res, err := v.GC(r.Context(), turnback.GCOptions{Keep: req.Keep, OlderThan: time.Duration(req.OlderThanSeconds) * time.Second, DryRun: req.DryRun})
 	if err != nil {
 		return nil, err
 	}
@@ -450,5 +439,5 @@ func (a *apiServer) info(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 func (a *apiServer) health(w http.ResponseWriter, r *http.Request) (any, error) {
-	return &HealthResponse{OK: true, API: "v1", WorkTree: a.repo.WorkTree(), Store: a.repo.StoreDir(), PID: os.Getpid()}, nil
+	return &turnback.HealthResponse{OK: true, API: "v1", WorkTree: a.repo.WorkTree(), Store: a.repo.StoreDir(), PID: os.Getpid()}, nil
 }

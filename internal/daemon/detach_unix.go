@@ -1,6 +1,6 @@
 //go:build unix
 
-package daemons
+package daemon
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/watch/daemon"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // EarlyEnv names the environment variable through which a command that
@@ -90,7 +90,7 @@ func (l *Local) Early(command string, getenv func(string) string, force bool, pr
 			if !l.allowed(getenv, files, dirs, false) {
 				return
 			}
-			if _, ok := daemon.Ping(l.StoreDir); ok {
+			if _, ok := wd.Ping(l.StoreDir); ok {
 				return
 			}
 			env := []string{fmt.Sprintf("%s=%d", EarlyEnv, os.Getpid())}

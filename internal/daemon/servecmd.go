@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"errors"

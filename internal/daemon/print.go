@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/termout"
-	"github.com/turnback/turnback/watch/daemon"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // List is watch --list: it prints the daemons whose folder or store is
@@ -84,7 +84,7 @@ func PrintOrphans(w io.Writer, list []turnback.OrphanStore, pids map[string]int,
 // PrintInfo prints the daemon that serves a folder, as watch --status
 // and --detach do: what it does ("watching", "already watching") or, in
 // JSON, its Info.
-func PrintInfo(w io.Writer, info *daemon.Info, what string, asJSON bool) {
+func PrintInfo(w io.Writer, info *wd.Info, what string, asJSON bool) {
 	if asJSON {
 		termout.WriteJSON(w, info)
 		return
@@ -102,7 +102,7 @@ func PrintNone(w io.Writer, workTree string, asJSON bool) {
 }
 
 // PrintStopped says that the daemon info described has stopped.
-func PrintStopped(w io.Writer, info *daemon.Info, asJSON bool) {
+func PrintStopped(w io.Writer, info *wd.Info, asJSON bool) {
 	if asJSON {
 		termout.WriteJSON(w, map[string]any{"running": false, "stopped": info.PID, "work_tree": info.WorkTree})
 	} else {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package daemons
+package daemon
 
 import "os"
 

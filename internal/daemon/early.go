@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/watch/daemon"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // earlyLockWait bounds the wait of a daemon started early for the store
@@ -37,7 +37,7 @@ func buildEarly(ctx context.Context, o Options, storeDir string, logf func(strin
 	var gone time.Time
 	opts.LockWait = earlyLockWait
 	opts.StopWaiting = func() bool {
-		if daemon.Answers(storeDir) {
+		if wd.Answers(storeDir) {
 			return true // another daemon serves the store
 		}
 		if alive(o.EarlyPID) {

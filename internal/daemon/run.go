@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
-	"github.com/turnback/turnback/watch/daemon"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // Options say what Run serves and how.
@@ -56,7 +56,7 @@ func Run(ctx context.Context, o Options) error {
 	if !auto {
 		o.EarlyPID = 0 // only a daemon a command started is started early
 	}
-	if info, ok := daemon.Ping(storeDir); ok {
+	if info, ok := wd.Ping(storeDir); ok {
 		if auto {
 			return nil
 		}
@@ -64,7 +64,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	var token string
 	if o.Listen != "" {
-		if _, err := daemon.CheckLoopback(o.Listen); err != nil {
+		if _, err := wd.CheckLoopback(o.Listen); err != nil {
 			return watchError(err)
 		}
 	}
@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	openTook := time.Since(opened)
 	if err != nil {
 		closeBuilt()
-		if _, ok := daemon.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
+		if _, ok := wd.Ping(storeDir); ok && auto && errors.Is(err, turnback.ErrBusy) {
 			// Two commands that finished together both started one;
 			// the other serves.
 			return nil
@@ -112,14 +112,14 @@ func Run(ctx context.Context, o Options) error {
 	// restores run here; package diag).
 	diag.InstallFaults(repo, os.Getenv, o.Log)
 	if o.Listen != "" {
-		if token, err = daemon.LoadToken(repo.StoreDir(), true); err != nil {
+		if token, err = wd.LoadToken(repo.StoreDir(), true); err != nil {
 			repo.Close()
 			closeBuilt()
 			return watchError(err)
 		}
 	}
-	d := daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
-		Idle: o.Idle, Logf: logger.Printf, HTTP: turnback.NewHandler(repo), Listen: o.Listen, Token: token})
+	d := wd.New(wd.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
+		Idle: o.Idle, Logf: logger.Printf, HTTP: NewHandler(repo), Listen: o.Listen, Token: token})
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
 	// store busy.
@@ -191,7 +191,7 @@ func Run(ctx context.Context, o Options) error {
 		if watchErr != nil && err == nil {
 			err = watchErr
 		}
-	case <-time.After(daemon.CmdGrace):
+	case <-time.After(wd.CmdGrace):
 		// Its first capture is stuck in the store: the process ends
 		// without it.
 	}
@@ -203,8 +203,8 @@ func Run(ctx context.Context, o Options) error {
 // StartDaemon) and waits until it answers on its socket,
 // ready. It returns the daemon that serves the store, and whether it is
 // one that was already running.
-func Detach(ctx context.Context, workTree, storeDir string, force bool, idle time.Duration, queue int) (*daemon.Info, bool, error) {
-	if info, ok := daemon.Ping(storeDir); ok {
+func Detach(ctx context.Context, workTree, storeDir string, force bool, idle time.Duration, queue int) (*wd.Info, bool, error) {
+	if info, ok := wd.Ping(storeDir); ok {
 		return info, true, nil
 	}
 	// Refuse what the daemon would refuse before creating its log.
@@ -220,12 +220,12 @@ func Detach(ctx context.Context, workTree, storeDir string, force bool, idle tim
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if info, ok := daemon.Ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
+		if info, ok := wd.Ping(storeDir); ok && info.PID == c.Process.Pid && info.Ready {
 			return info, false, nil
 		}
 		select {
 		case err := <-exited:
-			if info, ok := daemon.Ping(storeDir); ok {
+			if info, ok := wd.Ping(storeDir); ok {
 				// Another daemon won the race.
 				return info, true, nil
 			}
@@ -257,9 +257,9 @@ func tailFrom(path string, offset int64) string {
 
 // StopOne asks the daemon of storeDir to stop and waits until it has
 // closed the store. It returns the daemon it stopped, nil if none ran.
-func StopOne(storeDir string) (*daemon.Info, error) {
-	info, ok := daemon.Ping(storeDir)
-	conn, connected := daemon.Dial(storeDir)
+func StopOne(storeDir string) (*wd.Info, error) {
+	info, ok := wd.Ping(storeDir)
+	conn, connected := wd.Dial(storeDir)
 	if !ok || !connected {
 		if connected {
 			conn.Close()
@@ -270,7 +270,7 @@ func StopOne(storeDir string) (*daemon.Info, error) {
 	// The daemon answers once it has released the store, with the code
 	// it exits with: 1 if it could not close the store (it says why in
 	// its log).
-	closed, err := daemon.AskStop(conn)
+	closed, err := wd.AskStop(conn)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: watch --stop: %w", err)
 	}
@@ -312,7 +312,7 @@ func PrintToken(w io.Writer, workTree, storeDir string, force, print, asJSON boo
 	if err := os.MkdirAll(storeDir, 0o700); err != nil {
 		return fmt.Errorf("turnback: serve: %w", err)
 	}
-	tok, err := daemon.LoadToken(storeDir, true)
+	tok, err := wd.LoadToken(storeDir, true)
 	if err != nil {
 		return watchError(err)
 	}

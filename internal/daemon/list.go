@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/termout"
-	"github.com/turnback/turnback/watch/daemon"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // Listed is one daemon as watch --list reports it.
@@ -44,7 +44,7 @@ type Listed struct {
 }
 
 // Find lists this user's watch daemons, oldest first: those the
-// registry notes (see daemon.Notes), each asked over its socket, and
+// registry notes (see wd.Notes), each asked over its socket, and
 // those that answer on a socket of a store in the default location or
 // in the per-user socket directory without a note (a daemon of an
 // earlier turnback). No process table is read, so it lists the same
@@ -52,7 +52,7 @@ type Listed struct {
 // listed when its process is known to be the one that wrote the note
 // (Linux), so that --stop-all can signal it.
 func Find() ([]Listed, error) {
-	notes, err := daemon.Notes()
+	notes, err := wd.Notes()
 	if err != nil {
 		return nil, fmt.Errorf("turnback: watch: list daemons: %w", err)
 	}
@@ -61,7 +61,7 @@ func Find() ([]Listed, error) {
 	socks := map[string]bool{}
 	for _, n := range notes {
 		d := Listed{PID: n.PID, WorkTree: string(n.WorkTree), Store: string(n.Store), Socket: string(n.Socket),
-			Since: n.Since.UTC(), RSSBytes: daemon.ProcRSS(n.PID), ticks: n.Ticks, Problems: []string{}}
+			Since: n.Since.UTC(), RSSBytes: wd.ProcRSS(n.PID), ticks: n.Ticks, Problems: []string{}}
 		out = append(out, d)
 		seen[n.PID], socks[d.Socket] = true, true
 	}
@@ -76,10 +76,10 @@ func Find() ([]Listed, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if daemon.CheckSocketDir(filepath.Dir(d.Socket)) != nil {
+			if wd.CheckSocketDir(filepath.Dir(d.Socket)) != nil {
 				return
 			}
-			if info, ok := daemon.PingSocket(d.Socket, time.Second); ok && info.PID == d.PID {
+			if info, ok := wd.PingSocket(d.Socket, time.Second); ok && info.PID == d.PID {
 				d.fill(info)
 			}
 		}()
@@ -88,8 +88,8 @@ func Find() ([]Listed, error) {
 	// Without a note: a daemon of an earlier turnback, listening beside
 	// a store in the default location or in the per-user directory.
 	var more []string
-	sockDir := daemon.SocketDir()
-	if daemon.CheckSocketDir(sockDir) == nil {
+	sockDir := wd.SocketDir()
+	if wd.CheckSocketDir(sockDir) == nil {
 		ents, _ := os.ReadDir(sockDir)
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), ".sock") {
@@ -100,7 +100,7 @@ func Find() ([]Listed, error) {
 	if root, err := turnback.DefaultStoreRoot(); err == nil {
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {
-			if p := daemon.SocketPath(filepath.Join(root, e.Name())); e.IsDir() && filepath.Dir(p) != sockDir {
+			if p := wd.SocketPath(filepath.Join(root, e.Name())); e.IsDir() && filepath.Dir(p) != sockDir {
 				more = append(more, p)
 			}
 		}
@@ -109,7 +109,7 @@ func Find() ([]Listed, error) {
 		if _, err := os.Lstat(sock); err != nil || socks[sock] {
 			continue
 		}
-		if info, ok := daemon.PingSocket(sock, time.Second); ok && !seen[info.PID] {
+		if info, ok := wd.PingSocket(sock, time.Second); ok && !seen[info.PID] {
 			d := Listed{PID: info.PID, Problems: []string{}}
 			d.fill(info)
 			out = append(out, d)
@@ -143,7 +143,7 @@ func Find() ([]Listed, error) {
 }
 
 // fill takes what the daemon said of itself.
-func (d *Listed) fill(info *daemon.Info) {
+func (d *Listed) fill(info *wd.Info) {
 	d.Answering = true
 	// The daemon's JSON answer cannot carry a path that is not valid
 	// UTF-8; the note gave the exact one.
@@ -274,9 +274,9 @@ const stopGrace = 3 * time.Second
 // process survived.
 func Stop(d Listed) string {
 	if d.Answering && d.Store != "" {
-		if conn, ok := daemon.Dial(d.Store); ok {
+		if conn, ok := wd.Dial(d.Store); ok {
 			_ = conn.SetDeadline(time.Now().Add(stopGrace))
-			_, _ = daemon.AskStop(conn)
+			_, _ = wd.AskStop(conn)
 			conn.Close()
 			if waitProcGone(d.PID, d.ticks, stopGrace) {
 				return "socket"
@@ -286,7 +286,7 @@ func Stop(d Listed) string {
 	if d.PID <= 0 || d.PID == os.Getpid() {
 		return ""
 	}
-	_ = daemon.SignalProc(d.PID, d.ticks, syscall.SIGTERM)
+	_ = wd.SignalProc(d.PID, d.ticks, syscall.SIGTERM)
 	if waitProcGone(d.PID, d.ticks, stopGrace) {
 		return "SIGTERM"
 	}
@@ -295,7 +295,7 @@ func Stop(d Listed) string {
 
 func waitProcGone(pid int, ticks uint64, within time.Duration) bool {
 	deadline := time.Now().Add(within)
-	for daemon.ProcAlive(pid, ticks) {
+	for wd.ProcAlive(pid, ticks) {
 		if time.Now().After(deadline) {
 			return false
 		}

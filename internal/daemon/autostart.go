@@ -1,4 +1,4 @@
-package daemons
+package daemon
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/watch/daemon"
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 const (
@@ -119,7 +119,7 @@ func Start(l *Local, getenv func(string) string, force bool) error {
 	if !want {
 		return nil
 	}
-	if _, ok := daemon.Ping(l.StoreDir); ok {
+	if _, ok := wd.Ping(l.StoreDir); ok {
 		return nil
 	}
 	c, _, _, err := StartDaemon(l.WorkTree, l.StoreDir, force, Idle, 0, "--auto")
