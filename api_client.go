@@ -223,6 +223,7 @@ func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values
 	req.Header.Set(daemon.ProtocolHeader, strconv.Itoa(daemon.Version))
 	req.Header.Set(daemon.StoreHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
 	req.Header.Set(daemon.WorkTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
+	req.Header.Set(daemon.UnknownSessionHeader, "empty")
 	for k, vs := range hdr {
 		req.Header[k] = vs
 	}
@@ -254,7 +255,7 @@ var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnkno
 	"ambiguous_session": {ErrAmbiguousSession}, "unverified": {ErrUnverified}, "no_space": {ErrNoSpace}, "read_only": {ErrReadOnly},
 	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath},
 	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn},
-	"diverged": {ErrDiverged}, "bad_session": {ErrBadSession}}
+	"diverged": {ErrDiverged}, "bad_session": {ErrBadSession}, "no_session": {ErrNoSession}}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,

@@ -139,7 +139,7 @@ func TestHTTPProgressStream(t *testing.T) {
 	_, _, lines = streamLines(t, srv, "POST", "/v1/restore", `{"id":"abcdef0123"}`, "application/x-ndjson")
 	last, _ = outcome("restore", lines)
 	e, ok := last["error"].(map[string]any)
-	if !ok || last["status"] != float64(404) || e["kind"] != "unknown_id" || e["code"] != float64(1) {
+	if !ok || last["status"] != float64(404) || e["kind"] != "unknown_id" || e["exit_code"] != float64(1) {
 		t.Fatalf("restore of an unknown id: last line %v", last)
 	}
 	_, _, lines = streamLines(t, srv, "POST", "/v1/sessions/default/snap", `{"nope":1}`, "application/x-ndjson")

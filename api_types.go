@@ -66,15 +66,16 @@ type GCRequest struct {
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
-// "bad_ref", "no_turn", "open_turn", "diverged", "bad_session",
-// "bad_request",
-// "too_large", "unauthorized", "not_found", "wrong_daemon",
-// "stopping", "error"). A conflict carries the result.
+// "bad_ref", "no_turn", "open_turn", "no_session", "diverged",
+// "bad_session", "bad_request", "too_large", "unauthorized",
+// "not_found", "wrong_daemon", "stopping", "error"). A conflict
+// carries the result. Its field names are those of the CLI's --json
+// errors.
 type ErrorResponse struct {
-	Error  string           `json:"error"`
-	Code   int              `json:"code"`
-	Kind   string           `json:"kind"`
-	Result *RestoreResponse `json:"result,omitempty"`
+	Error    string           `json:"error"`
+	ExitCode int              `json:"exit_code"`
+	Kind     string           `json:"kind"`
+	Result   *RestoreResponse `json:"result,omitempty"`
 	// Stopping: the daemon stopped at once, for this reason, and
 	// cancelled the operation.
 	Stopping string `json:"stopping,omitempty"`

@@ -150,7 +150,7 @@ func Example_httpAPI() {
 	turn := undo["turns"].([]any)[0].(map[string]any)
 	fmt.Println(undo["status"], undo["turns_undone"], undo["files_reverted"], turn["meta"])
 	bad := post("/v1/sessions/chat-7/undo", `{"count":`)
-	fmt.Println(bad["status"], bad["code"], bad["kind"])
+	fmt.Println(bad["status"], bad["exit_code"], bad["kind"])
 	// Output:
 	// 200 1 [util.go] map[message_index:12]
 	// 400 2 bad_request

@@ -20,7 +20,7 @@ import (
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		status, data = http.StatusInternalServerError, []byte(`{"error":"turnback: api: cannot encode the answer","code":1,"kind":"error"}`)
+		status, data = http.StatusInternalServerError, []byte(`{"error":"turnback: api: cannot encode the answer","exit_code":1,"kind":"error"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
@@ -53,13 +53,13 @@ var errTooLarge = fmt.Errorf("turnback: api: the request body is over %d bytes",
 // apiErrorDoc maps an error to its status and document: the exit code
 // is the one the CLI exits with for it.
 func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
-	doc := &turnback.ErrorResponse{Error: err.Error(), Code: 1, Kind: "error"}
+	doc := &turnback.ErrorResponse{Error: err.Error(), ExitCode: 1, Kind: "error"}
 	var ce *turnback.ConflictError
 	var br badRequest
 	status := http.StatusInternalServerError
 	switch {
 	case errors.As(err, &ce):
-		status, doc.Code, doc.Kind = http.StatusConflict, 3, "conflict"
+		status, doc.ExitCode, doc.Kind = http.StatusConflict, 3, "conflict"
 		op := "undo"
 		var oc opConflict
 		if errors.As(err, &oc) {
@@ -67,23 +67,23 @@ func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
 		}
 		doc.Result = turnback.NewRestoreResponse(op, ce.Result)
 	case errors.As(err, &br):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_request"
+		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_request"
 	case errors.As(err, new(errNoEndpoint)):
-		status, doc.Code, doc.Kind = http.StatusNotFound, 2, "not_found"
+		status, doc.ExitCode, doc.Kind = http.StatusNotFound, 2, "not_found"
 	case errors.Is(err, turnback.ErrDiverged):
-		status, doc.Code, doc.Kind = http.StatusConflict, 3, "diverged"
+		status, doc.ExitCode, doc.Kind = http.StatusConflict, 3, "diverged"
 	case errors.Is(err, turnback.ErrBadSession):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_session"
+		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_session"
 	case errors.Is(err, errWrongDaemon):
 		status, doc.Kind = http.StatusMisdirectedRequest, "wrong_daemon"
 	case errors.Is(err, errTooLarge):
-		status, doc.Code, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
+		status, doc.ExitCode, doc.Kind = http.StatusRequestEntityTooLarge, 2, "too_large"
 	case errors.Is(err, turnback.ErrInvalidMeta):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
+		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "invalid_meta"
 	case errors.Is(err, turnback.ErrPath):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_path"
+		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_path"
 	case errors.Is(err, turnback.ErrAmbiguousSession):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
+		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "ambiguous_session"
 		var ae *turnback.AmbiguousSessionError
 		if errors.As(err, &ae) && ae.Name == "" {
 			for _, s := range ae.Sessions {
@@ -91,11 +91,13 @@ func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
 			}
 		}
 	case errors.Is(err, turnback.ErrBusy):
-		status, doc.Code, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
+		status, doc.ExitCode, doc.Kind = http.StatusServiceUnavailable, 4, "busy"
 	case errors.Is(err, turnback.ErrBadRef):
-		status, doc.Code, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
+		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_ref"
 	case errors.Is(err, turnback.ErrNoTurn):
 		status, doc.Kind = http.StatusNotFound, "no_turn"
+	case errors.Is(err, turnback.ErrNoSession):
+		status, doc.Kind = http.StatusNotFound, "no_session"
 	case errors.Is(err, turnback.ErrOpenTurn):
 		status, doc.Kind = http.StatusConflict, "open_turn"
 	case errors.Is(err, turnback.ErrUnknownID):
@@ -133,6 +135,10 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return badRequest{"malformed JSON: " + typeMismatch(v, te)}
+		}
 		return badRequest{"malformed JSON: " + err.Error()}
 	}
 	if dec.More() {

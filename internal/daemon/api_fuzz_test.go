@@ -29,7 +29,7 @@ func FuzzAPIRequest(f *testing.F) {
 			err := decode(w, r, v)
 			if err != nil {
 				status, doc := apiErrorDoc(err)
-				if status != 400 && status != 413 || doc.Code != 2 {
+				if status != 400 && status != 413 || doc.ExitCode != 2 {
 					t.Fatalf("%q into %T: %d %+v", body, v, status, doc)
 				}
 				continue

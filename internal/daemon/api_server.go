@@ -4,6 +4,7 @@ package daemon
 // operations, one JSON document in and out.
 
 import (
+	"context"
 	_ "embed"
 	"encoding/base64"
 	"errors"
@@ -75,6 +76,9 @@ type apiServer struct {
 	step            func(name string) // reports a restore's steps
 	now             func() time.Time  // the request's clock (testNowHeader)
 	pick            string            // the session picked for the request (api_pick.go)
+	// anySession: the request takes a session the store has no
+	// record of as one without turns (wd.UnknownSessionHeader).
+	anySession bool
 }
 
 // errWrongDaemon: the request is for another store or folder.
@@ -94,16 +98,15 @@ func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
 			}
 		}
 	}
-	v := r.Header.Get(wd.TestNowHeader)
-	if v == "" {
-		return a, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return nil, badRequest{wd.TestNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
-	}
 	s := *a
-	s.now = func() time.Time { return t }
+	s.anySession = r.Header.Get(wd.UnknownSessionHeader) == "empty"
+	if v := r.Header.Get(wd.TestNowHeader); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return nil, badRequest{wd.TestNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
+		}
+		s.now = func() time.Time { return t }
+	}
 	return &s, nil
 }
 
@@ -124,7 +127,7 @@ func NewHandler(repo *turnback.Repo) http.Handler {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != rt.method && !(rt.method == "GET" && r.Method == "HEAD") {
 				w.Header().Set("Allow", rt.method)
-				writeAPIError(w, http.StatusMethodNotAllowed, &turnback.ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, Code: 2, Kind: "bad_request"})
+				writeAPIError(w, http.StatusMethodNotAllowed, &turnback.ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, ExitCode: 2, Kind: "bad_request"})
 				return
 			}
 			if rt.serve == nil {
@@ -155,7 +158,7 @@ func NewHandler(repo *turnback.Repo) http.Handler {
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeAPIError(w, http.StatusNotFound, &turnback.ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, Code: 2, Kind: "not_found"})
+		writeAPIError(w, http.StatusNotFound, &turnback.ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, ExitCode: 2, Kind: "not_found"})
 	})
 	return mux
 }
@@ -185,6 +188,28 @@ func (a *apiServer) view(name, agent string) (*turnback.Repo, error) {
 		v.ReportSteps(a.step)
 	}
 	return v, err
+}
+
+// known returns an error wrapping turnback.ErrNoSession when the store
+// has no record of v's session: a request that names a session, other
+// than snap's, names one that exists. "default" always does, and so
+// does the session the daemon picked; a client may ask for the
+// library's rule instead (anySession).
+func (a *apiServer) known(ctx context.Context, v *turnback.Repo) error {
+	name := v.Session()
+	if a.anySession || a.pick != "" || name == turnback.DefaultSession {
+		return nil
+	}
+	list, err := v.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range list {
+		if s.Name == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s", turnback.ErrNoSession, name)
 }
 
 // lockSession serializes the stack-changing requests of one session.
@@ -224,6 +249,9 @@ func (a *apiServer) end(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	v, err := a.view(r.PathValue("session"), "")
 	if err != nil {
+		return nil, err
+	}
+	if err := a.known(r.Context(), v); err != nil {
 		return nil, err
 	}
 	defer a.lockSession(v.Session())()
@@ -268,6 +296,9 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	if err != nil {
 		return nil, err
 	}
+	if err := a.known(r.Context(), v); err != nil {
+		return nil, err
+	}
 	defer a.lockSession(v.Session())()
 	ctx := r.Context()
 	var res *turnback.RestoreResult
@@ -288,6 +319,9 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
 	v, err := a.view(r.PathValue("session"), "")
 	if err != nil {
+		return nil, err
+	}
+	if err := a.known(r.Context(), v); err != nil {
 		return nil, err
 	}
 	turns, redo, err := v.Turns(r.Context())

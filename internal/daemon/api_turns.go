@@ -43,6 +43,9 @@ func (a *apiServer) turnChanges(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
+	if err := a.known(r.Context(), v); err != nil {
+		return nil, err
+	}
 	var tc *turnback.TurnChanges
 	if content {
 		tc, err = v.DiffTurn(r.Context(), n)

@@ -22,6 +22,11 @@ const (
 	// PickedHeader, on its answer, is that session: a SessionJSON,
 	// base64.
 	PickedHeader = "Turnback-Picked-Session"
+	// UnknownSessionHeader "empty", on a request, has the server take a
+	// session the store has no record of as one without turns (the
+	// library's rule), where it would answer 404 (kind no_session). The
+	// root package's client sends it.
+	UnknownSessionHeader = "Turnback-Unknown-Session"
 	// StreamType is the media type of the progress stream: a request
 	// that accepts it (and no application/json) gets one JSON document
 	// per line (StreamEvent).

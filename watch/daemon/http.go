@@ -191,7 +191,7 @@ func (d *Server) refuseHTTP(c net.Conn) (kept bool) {
 			return true
 		}
 	}
-	body := `{"error":"turnback: the daemon is stopping; nothing was run","code":4,"kind":"stopping"}` + "\n"
+	body := `{"error":"turnback: the daemon is stopping; nothing was run","exit_code":4,"kind":"stopping"}` + "\n"
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
 	return false
 }
@@ -290,5 +290,5 @@ func requireToken(token string, h http.Handler) http.Handler {
 func writeJSONError(w http.ResponseWriter, status int, msg string, code int, kind string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, "{\"error\":%q,\"code\":%d,\"kind\":%q}\n", msg, code, kind)
+	fmt.Fprintf(w, "{\"error\":%q,\"exit_code\":%d,\"kind\":%q}\n", msg, code, kind)
 }

@@ -15,8 +15,9 @@ import "time"
 // turnback send it; ping and stop need none, so any turnback can list
 // and stop any daemon.
 const (
-	// Version is the protocol's version.
-	Version = 2
+	// Version is the protocol's version (3: error documents name the
+	// exit code "exit_code"; an unknown session is a 404).
+	Version = 3
 	// ProtocolHeader names the Version a client speaks.
 	ProtocolHeader = "Turnback-Protocol"
 )
