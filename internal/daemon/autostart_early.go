@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/handoff"
 	wd "github.com/turnback/turnback/watch/daemon"
 )
 
@@ -22,7 +23,7 @@ const EarlyEnv = "TURNBACK_WATCH_STARTED_BY"
 // the daemon it starts the write end of a pipe, as "fd:inode": the
 // daemon writes one byte into it once it watches every directory, and
 // the command's capture from then on can be handed over (see
-// turnback.Handoff). The inode lets the daemon make sure that the
+// internal/handoff). The inode lets the daemon make sure that the
 // descriptor is that pipe before it writes or closes it.
 const BuiltEnv = "TURNBACK_WATCH_BUILT"
 
@@ -53,9 +54,9 @@ func EarlyPID(getenv func(string) string) int {
 // nil Local or prog, or where no daemon starts by itself, nothing.
 //
 // When it may start a daemon, Early arms repo's handoff first (see
-// turnback.Handoff): the daemon it starts says through a pipe (BuiltEnv)
+// package internal/handoff): the daemon it starts says through a pipe (BuiltEnv)
 // when it watches every directory, and the capture hands itself over.
-func (l *Local) Early(command string, getenv func(string) string, force bool, prog *turnback.Progress, repo Handoffer) {
+func (l *Local) Early(command string, getenv func(string) string, force bool, prog *turnback.Progress, repo *turnback.Repo) {
 	switch command {
 	case "snap", "end", "status", "hook":
 	default:
@@ -68,9 +69,9 @@ func (l *Local) Early(command string, getenv func(string) string, force bool, pr
 	if err != nil || limit == 0 {
 		return
 	}
-	var hand *turnback.Handoff
+	var hand *handoff.Handoff
 	if repo != nil {
-		hand = repo.Handoff()
+		hand = handoff.Arm(repo)
 	}
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go func() {
@@ -128,11 +129,6 @@ func (l *Local) Early(command string, getenv func(string) string, force bool, pr
 			return
 		}
 	}()
-}
-
-// Handoffer is the Repo whose captures Early may hand over.
-type Handoffer interface {
-	Handoff() *turnback.Handoff
 }
 
 // BuiltPipe returns the descriptor and the inode BuiltEnv gives, ok

@@ -6,7 +6,7 @@ import "golang.org/x/sys/unix"
 
 // tellBuilt writes one byte into the pipe fd (with inode ino) that the
 // command which started this daemon gave it, and closes it: the command
-// now knows that every directory is watched (turnback.Handoff). A
+// now knows that every directory is watched (internal/handoff). A
 // descriptor that is not that pipe (the environment variable was set by
 // hand) is left alone.
 func tellBuilt(fd int, ino uint64) {
