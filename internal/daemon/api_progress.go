@@ -148,7 +148,7 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 // hard stop of the daemon caused says why it stopped.
 func requestErrorDoc(r *http.Request, err error) (int, *turnback.ErrorResponse) {
 	status, doc := apiErrorDoc(err)
-	if why, ok := wd.Stopping(r.Context()); ok {
+	if why, ok := Stopping(r.Context()); ok {
 		doc.Stopping = why
 	}
 	return status, doc

@@ -3,7 +3,8 @@
 // daemons (Run). It runs a daemon in this process (watch, serve), starts
 // one in the background and waits until it is ready, stops the one of a
 // store, and finds, lists and stops every daemon of this user. Package
-// watch/daemon is its socket, transport and registry. The reasons are in
+// watch/daemon is its socket, transport and registry, and what a client
+// needs to reach it. The reasons are in
 // docs/design.md.
 //
 // It imports the root package and serves its API as the CLI uses it;
@@ -24,6 +25,13 @@
 //     progress and restore steps as lines before its outcome.
 //   - Error document: turnback.ErrorResponse, with the exit code the
 //     CLI exits with for the same error.
+//   - Server: the serving side (NewServer, server.go): the socket, HTTP
+//     on it and on loopback TCP (ServerConfig.Listen, with the bearer
+//     token), the daemon's own ping and stop, its note in the registry.
+//   - Soft stop: a stop request, the idle timeout, the socket replaced.
+//     Running commands finish.
+//   - Hard stop: a signal, or the folder or store gone. Commands are
+//     cancelled and get CmdGrace.
 //   - Daemon process: a serving "turnback watch" or "turnback serve",
 //     found through its note in the registry (package watch/daemon) or its
 //     socket, and asked over its socket who it is.
@@ -38,6 +46,10 @@
 //
 // # Invariants
 //
+//   - No TCP without a token. A request without it gets 401 before the
+//     handler runs.
+//   - A stopping daemon never waits for the store longer than closeWait.
+//     It never closes a store whose directory is gone or replaced.
 //   - A request for another store or folder runs nothing (421).
 //   - A request body is one JSON document of known fields, no key
 //     twice, at most MaxRequestBody bytes.

@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) error {
 			return watchError(err)
 		}
 	}
-	d := wd.New(wd.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
+	d := NewServer(ServerConfig{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo,
 		Idle: o.Idle, Logf: logger.Printf, HTTP: NewHandler(repo), Listen: o.Listen, Token: token})
 	// Serve at once: commands that come while the watcher starts (and
 	// makes its first, full capture) wait for it instead of finding the
@@ -191,7 +191,7 @@ func Run(ctx context.Context, o Options) error {
 		if watchErr != nil && err == nil {
 			err = watchErr
 		}
-	case <-time.After(wd.CmdGrace):
+	case <-time.After(CmdGrace):
 		// Its first capture is stuck in the store: the process ends
 		// without it.
 	}

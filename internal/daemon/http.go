@@ -5,88 +5,18 @@ package daemon
 
 import (
 	"bufio"
-	"cmp"
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	wd "github.com/turnback/turnback/watch/daemon"
 )
-
-// TokenFile is the bearer token's file in the store (0600).
-const TokenFile = "api.token"
-
-// LoadToken returns the store's bearer token for TCP clients; with
-// create, one is made (32 random bytes, hex, mode 0600) when there is
-// none. A token or store other users can reach is an error that says
-// how to fix it (on unix: checkTokenPrivate).
-func LoadToken(storeDir string, create bool) (string, error) {
-	p := filepath.Join(storeDir, TokenFile)
-	if err := checkTokenPrivate(storeDir, p); err != nil {
-		return "", err
-	}
-	data, err := os.ReadFile(p)
-	if err == nil {
-		tok := strings.TrimSpace(string(data))
-		if len(tok) < 32 {
-			return "", fmt.Errorf("daemon: %s holds no token (remove it to make one)", p)
-		}
-		return tok, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) || !create {
-		return "", fmt.Errorf("daemon: token: %w", err)
-	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("daemon: token: %w", err)
-	}
-	tok := hex.EncodeToString(b[:])
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return LoadToken(storeDir, false) // another made it meanwhile
-	}
-	if err != nil {
-		return "", fmt.Errorf("daemon: token: %w", err)
-	}
-	_, werr := f.WriteString(tok + "\n")
-	serr, cerr := f.Sync(), f.Close()
-	if err := cmp.Or(werr, serr, cerr); err != nil {
-		os.Remove(p)
-		return "", fmt.Errorf("daemon: token: %w", err)
-	}
-	return tok, nil
-}
-
-// CheckLoopback refuses an address to listen on that is not a loopback
-// IP address with a port ("localhost" is 127.0.0.1).
-func CheckLoopback(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("daemon: listen address %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		host = "127.0.0.1"
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return "", fmt.Errorf("daemon: listen address %q: only a loopback address (127.0.0.1, ::1) is served", addr)
-	}
-	if port == "" {
-		return "", fmt.Errorf("daemon: listen address %q: no port", addr)
-	}
-	return net.JoinHostPort(ip.String(), port), nil
-}
 
 // connListener hands the socket's connections to the HTTP server.
 type connListener struct {
@@ -155,9 +85,9 @@ func (d *Server) startHTTP(ctx context.Context) {
 
 // stopHTTP shuts the HTTP servers down once every request counted has
 // ended (or the stop is hard): connections accepted meanwhile get their
-// answer (503, nothing ran) before they close, for at most stopGrace.
+// answer (503, nothing ran) before they close, for at most clientGrace.
 func (d *Server) stopHTTP() {
-	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), clientGrace)
 	defer cancel()
 	select {
 	case <-d.hard:
@@ -201,7 +131,7 @@ func (d *Server) refuseHTTP(c net.Conn) (kept bool) {
 // protocol, and the daemon then gives its store up.
 func (d *Server) routes(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(ProtocolHeader, strconv.Itoa(Version)) // see IsOld
+		w.Header().Set(wd.ProtocolHeader, strconv.Itoa(wd.Version)) // see IsOld
 		switch {
 		case r.Method == "GET" && r.URL.Path == "/v1/daemon":
 			w.Header().Set("Content-Type", "application/json")
@@ -211,11 +141,11 @@ func (d *Server) routes(h http.Handler) http.Handler {
 			d.askedToStop(w)
 			return
 		}
-		if v := r.Header.Get(ProtocolHeader); v != "" && v != strconv.Itoa(Version) {
+		if v := r.Header.Get(wd.ProtocolHeader); v != "" && v != strconv.Itoa(wd.Version) {
 			// Another turnback (an upgrade, with a daemon left from
 			// before): this daemon gives the store up, and the client
 			// runs the request itself once the store is free.
-			d.Stop(fmt.Sprintf("a client speaks protocol %s, this daemon %d", v, Version), false)
+			d.Stop(fmt.Sprintf("a client speaks protocol %s, this daemon %d", v, wd.Version), false)
 			writeJSONError(w, http.StatusServiceUnavailable, "turnback: the daemon is stopping; nothing was run", 4, "stopping")
 			return
 		}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 type nopCloser struct{}
@@ -19,7 +21,7 @@ type nopCloser struct{}
 func (nopCloser) Close() error { return nil }
 
 // TestRegistry: a listening daemon notes itself in the per-user socket
-// directory, its paths byte for byte; a listing (Notes) finds it and
+// directory, its paths byte for byte; a listing (wd.Notes) finds it and
 // asks its socket; the note goes when the daemon stops, and notes of
 // processes that are gone (or, where start times are known, of another
 // process given the pid) are removed by the next listing.
@@ -44,10 +46,10 @@ func TestRegistry(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(store, "db", "MANIFEST"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if notes, err := Notes(); err != nil || len(notes) != 0 {
+	if notes, err := wd.Notes(); err != nil || len(notes) != 0 {
 		t.Fatalf("no registry yet: %v, %v", notes, err)
 	}
-	d := New(Config{WorkTree: wt, StoreDir: store, Store: nopCloser{}})
+	d := NewServer(ServerConfig{WorkTree: wt, StoreDir: store, Store: nopCloser{}})
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -60,39 +62,39 @@ func TestRegistry(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := map[string]Note{
-		strconv.Itoa(gone.Process.Pid) + noteExt: {PID: gone.Process.Pid, Store: []byte("/nowhere")},
+	stale := map[string]wd.Note{
+		strconv.Itoa(gone.Process.Pid) + wd.NoteExt: {PID: gone.Process.Pid, Store: []byte("/nowhere")},
 	}
-	if ProcsSupported {
-		stale["1"+noteExt] = Note{PID: 1, Ticks: SelfTicks() + 12345, Store: []byte("/elsewhere")}
+	if wd.ProcsSupported {
+		stale["1"+wd.NoteExt] = wd.Note{PID: 1, Ticks: wd.SelfTicks() + 12345, Store: []byte("/elsewhere")}
 	}
 	for name, n := range stale {
 		data, _ := json.Marshal(n)
-		if err := os.WriteFile(filepath.Join(SocketDir(), name), data, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(wd.SocketDir(), name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for name, data := range map[string]string{"junk.daemon": "{", "7.daemon": `{"pid":8}`, "notes.txt": "x"} {
-		if err := os.WriteFile(filepath.Join(SocketDir(), name), []byte(data), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(wd.SocketDir(), name), []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	notes, err := Notes()
+	notes, err := wd.Notes()
 	if err != nil || len(notes) != 1 {
 		t.Fatalf("Notes: %+v, %v; want this daemon's alone", notes, err)
 	}
 	n := notes[0]
-	if n.PID != os.Getpid() || n.Ticks != SelfTicks() || !bytes.Equal(n.WorkTree, []byte(wt)) || !bytes.Equal(n.Store, []byte(store)) ||
+	if n.PID != os.Getpid() || n.Ticks != wd.SelfTicks() || !bytes.Equal(n.WorkTree, []byte(wt)) || !bytes.Equal(n.Store, []byte(store)) ||
 		string(n.Socket) != d.Socket() || time.Since(n.Since) > time.Minute {
 		t.Fatalf("the note: %+v", n)
 	}
-	info, ok := PingSocket(string(n.Socket), 5*time.Second)
+	info, ok := wd.PingSocket(string(n.Socket), 5*time.Second)
 	if !ok || info.PID != os.Getpid() || info.Store != store {
 		t.Fatalf("the noted socket answers %+v, %v", info, ok)
 	}
 	for name := range stale {
-		if _, err := os.Lstat(filepath.Join(SocketDir(), name)); !os.IsNotExist(err) {
+		if _, err := os.Lstat(filepath.Join(wd.SocketDir(), name)); !os.IsNotExist(err) {
 			t.Errorf("stale note %s is still there: %v", name, err)
 		}
 	}
@@ -101,10 +103,10 @@ func TestRegistry(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if notes, err := Notes(); err != nil || len(notes) != 0 {
+	if notes, err := wd.Notes(); err != nil || len(notes) != 0 {
 		t.Fatalf("after the stop: %+v, %v", notes, err)
 	}
-	if _, err := os.Lstat(notePath(os.Getpid())); !os.IsNotExist(err) {
+	if _, err := os.Lstat(wd.NotePath(os.Getpid())); !os.IsNotExist(err) {
 		t.Errorf("the daemon's note is still there: %v", err)
 	}
 }

@@ -13,10 +13,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	wd "github.com/turnback/turnback/watch/daemon"
 )
 
 // Config is what a Server serves.
-type Config struct {
+type ServerConfig struct {
 	WorkTree string    // as the store has it (symlinks resolved)
 	StoreDir string    // the store's directory
 	Store    io.Closer // the open store, closed when the server stops
@@ -32,9 +34,10 @@ type Config struct {
 }
 
 // Server is a running watch daemon's serving side: it listens on the
-// store's socket, serves the HTTP requests clients send, and stops (see Stop) for the reasons doc.go lists.
+// store's socket, serves the HTTP requests clients send, and stops (see
+// Stop) for the reasons doc.go lists.
 type Server struct {
-	c     Config
+	c     ServerConfig
 	sock  string
 	ln    net.Listener
 	since time.Time
@@ -64,11 +67,11 @@ type Server struct {
 }
 
 // New returns a Server for c; Listen makes its socket.
-func New(c Config) *Server {
+func NewServer(c ServerConfig) *Server {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
-	return &Server{c: c, sock: SocketPath(c.StoreDir), since: time.Now().UTC(),
+	return &Server{c: c, sock: wd.SocketPath(c.StoreDir), since: time.Now().UTC(),
 		stopped: make(chan struct{}), hard: make(chan struct{}), lastDone: time.Now(),
 		storeID: storeIDs(c.StoreDir), treeID: statID(c.WorkTree)}
 }
@@ -95,13 +98,13 @@ func (d *Server) Listen() error {
 	if err := os.MkdirAll(filepath.Dir(d.sock), 0o700); err != nil {
 		return fmt.Errorf("daemon: socket directory: %w", err)
 	}
-	if err := CheckSocketDir(filepath.Dir(d.sock)); err != nil {
+	if err := wd.CheckSocketDir(filepath.Dir(d.sock)); err != nil {
 		return fmt.Errorf("daemon: socket directory: %w", err)
 	}
 	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
 	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
 	_ = os.Remove(tmp)
-	restore := privateUmask() // no window with a socket others may open
+	restore := wd.PrivateUmask() // no window with a socket others may open
 	ln, err := net.Listen("unix", tmp)
 	restore()
 	if err != nil {
@@ -124,7 +127,7 @@ func (d *Server) Listen() error {
 	}
 
 	if d.c.Listen != "" {
-		addr, err := CheckLoopback(d.c.Listen)
+		addr, err := wd.CheckLoopback(d.c.Listen)
 		if err == nil && (d.c.Token == "" || d.c.HTTP == nil) {
 			err = errors.New("daemon: no TCP without a token")
 		}
@@ -196,7 +199,7 @@ func (d *Server) Serve(ctx context.Context) error {
 	stoppers := d.stoppers
 	d.stoppers = nil
 	d.mu.Unlock()
-	body, _ := json.Marshal(stopReply{Closed: err == nil})
+	body, _ := json.Marshal(wd.StopReply{Closed: err == nil})
 	for _, c := range stoppers {
 		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", len(body)+1, body)
@@ -216,7 +219,7 @@ func (d *Server) track(c net.Conn, add bool) {
 		d.conns[c] = struct{}{}
 		select {
 		case <-d.stopped:
-			_ = c.SetWriteDeadline(time.Now().Add(stopGrace))
+			_ = c.SetWriteDeadline(time.Now().Add(clientGrace))
 		default:
 		}
 	} else {
@@ -225,8 +228,8 @@ func (d *Server) track(c net.Conn, add bool) {
 }
 
 // Info is what the daemon says of itself.
-func (d *Server) Info() *Info {
-	in := &Info{PID: os.Getpid(), WorkTree: d.c.WorkTree, Store: d.c.StoreDir, Socket: d.sock,
+func (d *Server) Info() *wd.Info {
+	in := &wd.Info{PID: os.Getpid(), WorkTree: d.c.WorkTree, Store: d.c.StoreDir, Socket: d.sock,
 		Since: d.since, Requests: d.requests.Load(), Ready: d.ready.Load(), HTTP: d.c.HTTP != nil}
 	if d.tcp != nil {
 		in.Listen = d.tcp.Addr().String()
@@ -239,7 +242,7 @@ func (d *Server) Info() *Info {
 	if d.c.Idle > 0 {
 		in.IdleTimeout = d.c.Idle.String()
 	}
-	in.RSSBytes = SelfRSS()
+	in.RSSBytes = wd.SelfRSS()
 	return in
 }
 

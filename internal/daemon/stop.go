@@ -21,9 +21,9 @@ const (
 	// cancelled (and a daemon for its first capture once it stopped).
 	CmdGrace  = 400 * time.Millisecond
 	closeWait = time.Second
-	// stopGrace bounds how long a stopping daemon waits for a client
+	// clientGrace bounds how long a stopping daemon waits for a client
 	// that does not read its output.
-	stopGrace = 10 * time.Second
+	clientGrace = 10 * time.Second
 )
 
 // watchStop stops the daemon when ctx ends (a signal), it has been idle
@@ -118,12 +118,12 @@ func (d *Server) Stop(why string, hard bool) {
 		}
 		// A client that stopped reading (a pager left open) must not
 		// keep the daemon, and the store, forever: its command's output
-		// gets a last stopGrace, then writes fail (the command itself
+		// gets a last clientGrace, then writes fail (the command itself
 		// goes on to its end, as it would if its pipe broke).
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for c := range d.conns {
-			_ = c.SetWriteDeadline(time.Now().Add(stopGrace))
+			_ = c.SetWriteDeadline(time.Now().Add(clientGrace))
 		}
 	})
 	if !hard {
