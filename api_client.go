@@ -8,19 +8,14 @@ package turnback
 // itself, once, and keeps it until Close.
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +61,8 @@ func (e *lostError) Unwrap() []error { return []error{ErrDaemonLost, e.err} }
 
 // remoteConn is what every view of a daemon-served Repo shares.
 type remoteConn struct {
+	conn               *daemon.Conn
 	socket             string
-	client             *http.Client
 	workTree, storeDir string
 	opts               Options // as Open was given them
 
@@ -101,22 +96,7 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 	if fi, err := os.Lstat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
 		return nil, false, nil
 	}
-	c := &remoteConn{socket: sock, workTree: wt, storeDir: storeDir, opts: opts}
-	c.client = &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			// Never a socket in a directory another user could write.
-			if err := daemon.CheckSocketDir(filepath.Dir(sock)); err != nil {
-				return nil, err
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
-		// One request per connection (the daemon closes each): a
-		// connection that ends without an answer means the daemon died
-		// and the call's outcome is unknown, never a stop that ran
-		// nothing (that answers 503, or refuses the connection).
-		DisableKeepAlives: true,
-	}}
+	c := &remoteConn{conn: daemon.NewConn(wt, storeDir), socket: sock, workTree: wt, storeDir: storeDir, opts: opts}
 	if !daemon.Answers(storeDir) {
 		// No daemon (a socket left by one killed), or one stopping:
 		// Open waits for the store as for any holder. Every request
@@ -159,7 +139,7 @@ func (rm *remoteRepo) close(view bool) error {
 		return nil
 	}
 	c.closed = true
-	c.client.CloseIdleConnections()
+	c.conn.Close()
 	if c.local != nil {
 		return c.local.Close()
 	}
@@ -201,49 +181,28 @@ func (c *remoteConn) answer(resp *http.Response, out any) error {
 // returns the answer (errNotServed when nothing ran), whose headers
 // seen (if set) is shown first.
 func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, hdr http.Header, seen func(http.Header)) (*http.Response, error) {
-	var rd io.Reader
+	var data []byte
 	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
 			return nil, fmt.Errorf("turnback: api: %w", err)
 		}
-		rd = bytes.NewReader(data)
 	}
-	u := "http://turnback" + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
+	if hdr == nil {
+		hdr = http.Header{}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("turnback: api: %w", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set(daemon.ProtocolHeader, strconv.Itoa(daemon.Version))
-	req.Header.Set(daemon.StoreHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
-	req.Header.Set(daemon.WorkTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
-	req.Header.Set(daemon.UnknownSessionHeader, "empty")
-	for k, vs := range hdr {
-		req.Header[k] = vs
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			return nil, errNotServed
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &lostError{c.socket, err}
-	}
-	if daemon.IsOld(resp.StatusCode, resp.Header) {
-		// A daemon of an earlier turnback, which does not serve this:
-		// nothing ran. It gives the store up, which the call then opens.
-		resp.Body.Close()
-		daemon.RetireOld(c.socket)
+	hdr.Set(daemon.UnknownSessionHeader, "empty")
+	resp, err := c.conn.Send(ctx, method, path, q, data, hdr)
+	var lost *daemon.LostError
+	switch {
+	case errors.Is(err, daemon.ErrNotServed):
 		return nil, errNotServed
+	case errors.As(err, &lost):
+		return nil, &lostError{c.socket, lost.Err}
+	case err != nil && ctx.Err() != nil:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("turnback: api: %w", err)
 	}
 	if seen != nil {
 		seen(resp.Header)

@@ -16,6 +16,8 @@
 //     /v1/daemon/stop, answered once the store is released.
 //   - HTTP: every other request goes to the server's handler, on the
 //     socket and, with a bearer token, on loopback TCP.
+//   - Conn: a client's connection to the daemon of a store (conn.go):
+//     one request per connection, with the protocol's headers.
 //   - Headers: the Turnback-* headers of the HTTP API and the counters
 //     of its progress stream (api.go), shared by the root package's
 //     client and the server, internal/daemon.
