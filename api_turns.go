@@ -61,11 +61,6 @@ type RecoverResponse struct {
 	Kept       []PathNote `json:"kept"`
 }
 
-// NewSessionJSON is s as the API sends it.
-func NewSessionJSON(s SessionInfo) SessionJSON {
-	return SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns, Redo: s.Redo, Open: s.Open,
-		LastTurn: s.LastTurn, LastMessage: s.LastMessage}
-}
 
 func (j SessionJSON) info() SessionInfo {
 	return SessionInfo{Name: j.Name, Short: j.Short, Agent: j.Agent, Turns: j.Turns, Redo: j.Redo, Open: j.Open,

@@ -1,13 +1,13 @@
 package turnback
 
-// The documents of the HTTP API: internal/daemon serves them (the New*
-// functions make them from this package's values), api_client.go reads
-// them back; internal/daemon/openapi.json describes them. Snapshot ids
-// are 64 hex digits, times RFC 3339.
+// The documents of the HTTP API: internal/daemon makes them from this
+// package's values and serves them, api_client.go reads them back
+// (NewTurnJSON, NewTurnsJSON and TurnsOfJSON serve both sides: a client
+// sends turns too); internal/daemon/openapi.json describes them.
+// Snapshot ids are 64 hex digits, times RFC 3339.
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -192,15 +192,6 @@ type SnapResponse struct {
 	Notice         *Notice    `json:"notice,omitempty"`
 }
 
-// NewSnapResponse is the answer of a snap or end that returned r.
-func NewSnapResponse(r *SnapResult) *SnapResponse {
-	out := &SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
-		Stats: r.Stats, Closed: NewTurnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
-	if r.RetentionErr != nil {
-		out.RetentionError = r.RetentionErr.Error()
-	}
-	return out
-}
 
 func (s *SnapResponse) result() (*SnapResult, error) {
 	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
@@ -257,23 +248,6 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// NewRestoreResponse describes res; op is "undo", "redo" or "restore".
-func NewRestoreResponse(op string, res *RestoreResult) *RestoreResponse {
-	out := &RestoreResponse{Turns: NewTurnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
-		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
-		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
-		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun, AfterDropped: res.AfterDropped}
-	switch op {
-	case "undo":
-		out.TurnsUndone = res.Turns
-	case "redo":
-		out.TurnsRedone = res.Turns
-	}
-	all := append(append(append([]string{}, res.Restored...), res.Deleted...), res.Created...)
-	sort.Strings(all)
-	out.FilesReverted = all
-	return out
-}
 
 func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
@@ -326,14 +300,6 @@ type EntryJSON struct {
 	LinkTo     string `json:"link_to,omitempty"`
 }
 
-// NewEntryJSON is e as the API sends it (nil for nil).
-func NewEntryJSON(e *manifest.Entry) *EntryJSON {
-	if e == nil {
-		return nil
-	}
-	return &EntryJSON{Name: e.Name, Kind: e.Kind.String(), Mode: e.Mode, Size: e.Size, Hash: idOrEmpty(e.Hash), Target: e.Target,
-		Uncaptured: e.Uncaptured, Files: e.Files, Owned: e.Owned, UID: e.UID, GID: e.GID, LinkTo: e.LinkTo}
-}
 
 var entryKinds = map[string]manifest.Kind{"file": manifest.KindFile, "dir": manifest.KindDir,
 	"symlink": manifest.KindSymlink, "fifo": manifest.KindFIFO}
@@ -362,10 +328,6 @@ type ChangeJSON struct {
 	New    *EntryJSON `json:"new,omitempty"`
 }
 
-// NewChangeJSON is c as the API sends it.
-func NewChangeJSON(c Change) ChangeJSON {
-	return ChangeJSON{Path: c.Path, Change: c.What, Old: NewEntryJSON(c.Old), New: NewEntryJSON(c.New)}
-}
 
 func (j ChangeJSON) change() (Change, error) {
 	c := Change{Path: j.Path, What: j.Change}

@@ -65,7 +65,7 @@ func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
 		if errors.As(err, &oc) {
 			op = oc.op
 		}
-		doc.Result = turnback.NewRestoreResponse(op, ce.Result)
+		doc.Result = restoreResponse(op, ce.Result)
 	case errors.As(err, &br):
 		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_request"
 	case errors.As(err, new(errNoEndpoint)):
@@ -87,7 +87,7 @@ func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
 		var ae *turnback.AmbiguousSessionError
 		if errors.As(err, &ae) && ae.Name == "" {
 			for _, s := range ae.Sessions {
-				doc.Sessions = append(doc.Sessions, turnback.NewSessionJSON(s))
+				doc.Sessions = append(doc.Sessions, sessionJSON(s))
 			}
 		}
 	case errors.Is(err, turnback.ErrBusy):

@@ -239,7 +239,7 @@ func (a *apiServer) snap(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return turnback.NewSnapResponse(res), nil
+	return snapResponse(res), nil
 }
 
 func (a *apiServer) end(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -259,7 +259,7 @@ func (a *apiServer) end(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return turnback.NewSnapResponse(res), nil
+	return snapResponse(res), nil
 }
 
 func (a *apiServer) undo(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -313,7 +313,7 @@ func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) 
 	if err != nil {
 		return nil, err
 	}
-	return turnback.NewRestoreResponse(op, res), nil
+	return restoreResponse(op, res), nil
 }
 
 func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -367,7 +367,7 @@ func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return turnback.NewRestoreResponse("restore", res), nil
+	return restoreResponse("restore", res), nil
 }
 
 func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -389,7 +389,7 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) 
 	}
 	out := &turnback.StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []turnback.ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
 	for _, c := range st.Changes {
-		out.Changes = append(out.Changes, turnback.NewChangeJSON(c))
+		out.Changes = append(out.Changes, changeJSON(c))
 	}
 	return out, nil
 }
@@ -409,7 +409,7 @@ func (a *apiServer) diff(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	out := &turnback.DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []turnback.FileDiffJSON{}}
 	for _, d := range diffs {
-		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: turnback.NewChangeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
+		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}
 	return out, nil
 }
@@ -425,7 +425,7 @@ func (a *apiServer) show(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	out := &turnback.ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []turnback.PathEntryJSON{}, Turns: turnback.NewTurnsJSON(info.Turns)}
 	for _, e := range info.Entries {
-		out.Entries = append(out.Entries, turnback.PathEntryJSON{Path: e.Path, Entry: *turnback.NewEntryJSON(&e.Entry)})
+		out.Entries = append(out.Entries, turnback.PathEntryJSON{Path: e.Path, Entry: *entryJSON(&e.Entry)})
 	}
 	return out, nil
 }

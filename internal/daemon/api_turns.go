@@ -23,7 +23,7 @@ func (a *apiServer) allTurns(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	out := &turnback.AllTurnsResponse{Sessions: []turnback.SessionTurnsJSON{}}
 	for _, s := range all {
-		out.Sessions = append(out.Sessions, turnback.SessionTurnsJSON{Session: turnback.NewSessionJSON(s.SessionInfo), Turns: turnback.NewTurnsJSON(s.Turns), Redo: turnback.NewTurnsJSON(s.Redo)})
+		out.Sessions = append(out.Sessions, turnback.SessionTurnsJSON{Session: sessionJSON(s.SessionInfo), Turns: turnback.NewTurnsJSON(s.Turns), Redo: turnback.NewTurnsJSON(s.Redo)})
 	}
 	return out, nil
 }
@@ -57,7 +57,7 @@ func (a *apiServer) turnChanges(w http.ResponseWriter, r *http.Request) (any, er
 	}
 	out := &turnback.TurnChangesResponse{Turn: turnback.NewTurnJSON(tc.Turn), Undone: tc.Undone, Files: []turnback.FileDiffJSON{}}
 	for _, d := range tc.Files {
-		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: turnback.NewChangeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
+		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}
 	return out, nil
 }
