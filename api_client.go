@@ -2,8 +2,8 @@ package turnback
 
 // The Repo of a store a daemon serves (Open without Options.Local): its
 // methods run in the daemon through the HTTP API on the daemon's unix
-// socket (api_server.go), and return the values and errors they would
-// return here. A daemon that is gone (stopped idle, say) before a call
+// socket (internal/daemon serves it), and return the values and errors
+// they would return here. A daemon that is gone (stopped idle, say) before a call
 // reaches it hands the call over to this process, which opens the store
 // itself, once, and keeps it until Close.
 
