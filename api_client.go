@@ -111,16 +111,6 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 	return r, true, nil
 }
 
-// sameDir reports whether a and b name the same directory.
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
-}
-
 // Served reports whether a daemon runs r's methods (see Open).
 func (r *Repo) Served() bool { return r.be.served() }
 

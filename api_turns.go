@@ -61,7 +61,6 @@ type RecoverResponse struct {
 	Kept       []PathNote `json:"kept"`
 }
 
-
 func (j SessionJSON) info() SessionInfo {
 	return SessionInfo{Name: j.Name, Short: j.Short, Agent: j.Agent, Turns: j.Turns, Redo: j.Redo, Open: j.Open,
 		LastTurn: j.LastTurn, LastMessage: j.LastMessage}

@@ -167,13 +167,6 @@ func parseDocID(s string) (cas.Hash, error) {
 	return h, nil
 }
 
-func idOrEmpty(h cas.Hash) string {
-	if h.IsZero() {
-		return ""
-	}
-	return h.String()
-}
-
 // SnapResponse answers snap and end.
 type SnapResponse struct {
 	Snapshot       string     `json:"snapshot,omitempty"`
@@ -191,7 +184,6 @@ type SnapResponse struct {
 	RetentionError string     `json:"retention_error,omitempty"`
 	Notice         *Notice    `json:"notice,omitempty"`
 }
-
 
 func (s *SnapResponse) result() (*SnapResult, error) {
 	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
@@ -248,7 +240,6 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-
 func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
@@ -300,7 +291,6 @@ type EntryJSON struct {
 	LinkTo     string `json:"link_to,omitempty"`
 }
 
-
 var entryKinds = map[string]manifest.Kind{"file": manifest.KindFile, "dir": manifest.KindDir,
 	"symlink": manifest.KindSymlink, "fifo": manifest.KindFIFO}
 
@@ -327,7 +317,6 @@ type ChangeJSON struct {
 	Old    *EntryJSON `json:"old,omitempty"`
 	New    *EntryJSON `json:"new,omitempty"`
 }
-
 
 func (j ChangeJSON) change() (Change, error) {
 	c := Change{Path: j.Path, What: j.Change}
