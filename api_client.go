@@ -235,7 +235,7 @@ func (e *ErrorResponse) kindErr() error {
 		if len(e.Sessions) > 0 {
 			ae := &AmbiguousSessionError{}
 			for _, s := range e.Sessions {
-				ae.Sessions = append(ae.Sessions, s.info())
+				ae.Sessions = append(ae.Sessions, s)
 			}
 			return ae
 		}

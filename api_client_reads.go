@@ -145,12 +145,10 @@ func (rm *remoteRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
 		if err := rm.do(ctx, "GET", "/v1/sessions", nil, nil, &out); err != nil {
 			return nil, err
 		}
-		var list []SessionInfo
-		for _, s := range out.Sessions {
-			list = append(list, SessionInfo{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns, Redo: s.Redo,
-				Open: s.Open, LastTurn: s.LastTurn, LastMessage: s.LastMessage})
+		if len(out.Sessions) == 0 {
+			return nil, nil // none: nil
 		}
-		return list, nil
+		return out.Sessions, nil
 	}, func(l *Repo) ([]SessionInfo, error) { return l.Sessions(ctx) })
 }
 

@@ -79,9 +79,9 @@ func (rm *remoteRepo) readPicked(h http.Header) {
 		return
 	}
 	data, err := base64.StdEncoding.DecodeString(v)
-	var s SessionJSON
+	var s SessionInfo
 	if err == nil && json.Unmarshal(data, &s) == nil && s.Name != "" {
-		rm.picked(s.info())
+		rm.picked(s)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // SessionTurnsJSON is one session with its turns (GET /v1/turns).
 type SessionTurnsJSON struct {
-	Session SessionJSON `json:"session"`
+	Session SessionInfo `json:"session"`
 	Turns   []*TurnJSON `json:"turns"`
 	Redo    []*TurnJSON `json:"redo"`
 }
@@ -61,11 +61,6 @@ type RecoverResponse struct {
 	Kept       []PathNote `json:"kept"`
 }
 
-func (j SessionJSON) info() SessionInfo {
-	return SessionInfo{Name: j.Name, Short: j.Short, Agent: j.Agent, Turns: j.Turns, Redo: j.Redo, Open: j.Open,
-		LastTurn: j.LastTurn, LastMessage: j.LastMessage}
-}
-
 // The client side: a daemon-served Repo's methods.
 
 func (rm *remoteRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
@@ -76,7 +71,7 @@ func (rm *remoteRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
 		}
 		list := make([]SessionTurns, 0, len(out.Sessions))
 		for _, s := range out.Sessions {
-			st := SessionTurns{SessionInfo: s.Session.info()}
+			st := SessionTurns{SessionInfo: s.Session}
 			var err error
 			if st.Turns, err = TurnsOfJSON(s.Turns); err != nil {
 				return nil, err

@@ -82,7 +82,7 @@ type ErrorResponse struct {
 	// Sessions: with kind "ambiguous_session" for a request that asked
 	// the daemon to pick its session, the live sessions it could not
 	// choose between.
-	Sessions []SessionJSON `json:"sessions,omitempty"`
+	Sessions []SessionInfo `json:"sessions,omitempty"`
 }
 
 // TurnJSON is a turn.
@@ -382,21 +382,9 @@ type ShowResponse struct {
 	Turns   []*TurnJSON     `json:"turns"`
 }
 
-// SessionJSON is one session of GET /v1/sessions.
-type SessionJSON struct {
-	Name        string    `json:"name"`
-	Short       string    `json:"short"`
-	Agent       string    `json:"agent,omitempty"`
-	Turns       int       `json:"turns"`
-	Redo        int       `json:"redo"`
-	Open        bool      `json:"open"`
-	LastTurn    time.Time `json:"last_turn,omitzero"`
-	LastMessage string    `json:"last_message,omitempty"`
-}
-
 // SessionsResponse answers GET /v1/sessions.
 type SessionsResponse struct {
-	Sessions []SessionJSON `json:"sessions"`
+	Sessions []SessionInfo `json:"sessions"`
 }
 
 // HealthResponse answers GET /v1/health.

@@ -50,9 +50,3 @@ func entryJSON(e *turnback.Entry) *turnback.EntryJSON {
 func changeJSON(c turnback.Change) turnback.ChangeJSON {
 	return turnback.ChangeJSON{Path: c.Path, Change: c.What, Old: entryJSON(c.Old), New: entryJSON(c.New)}
 }
-
-// sessionJSON is s as the API sends it.
-func sessionJSON(s turnback.SessionInfo) turnback.SessionJSON {
-	return turnback.SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns, Redo: s.Redo, Open: s.Open,
-		LastTurn: s.LastTurn, LastMessage: s.LastMessage}
-}

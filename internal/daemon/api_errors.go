@@ -87,7 +87,7 @@ func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
 		var ae *turnback.AmbiguousSessionError
 		if errors.As(err, &ae) && ae.Name == "" {
 			for _, s := range ae.Sessions {
-				doc.Sessions = append(doc.Sessions, sessionJSON(s))
+				doc.Sessions = append(doc.Sessions, s)
 			}
 		}
 	case errors.Is(err, turnback.ErrBusy):

@@ -33,7 +33,7 @@ func (a *apiServer) pickFor(w http.ResponseWriter, r *http.Request) (*apiServer,
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(sessionJSON(s))
+	data, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}

@@ -340,12 +340,7 @@ func (a *apiServer) sessions(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := &turnback.SessionsResponse{Sessions: []turnback.SessionJSON{}}
-	for _, s := range list {
-		out.Sessions = append(out.Sessions, turnback.SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns,
-			Redo: s.Redo, Open: s.Open, LastTurn: s.LastTurn, LastMessage: s.LastMessage})
-	}
-	return out, nil
+	return &turnback.SessionsResponse{Sessions: nonNil(list)}, nil
 }
 
 func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error) {

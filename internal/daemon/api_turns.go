@@ -23,7 +23,7 @@ func (a *apiServer) allTurns(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	out := &turnback.AllTurnsResponse{Sessions: []turnback.SessionTurnsJSON{}}
 	for _, s := range all {
-		out.Sessions = append(out.Sessions, turnback.SessionTurnsJSON{Session: sessionJSON(s.SessionInfo), Turns: turnback.NewTurnsJSON(s.Turns), Redo: turnback.NewTurnsJSON(s.Redo)})
+		out.Sessions = append(out.Sessions, turnback.SessionTurnsJSON{Session: s.SessionInfo, Turns: turnback.NewTurnsJSON(s.Turns), Redo: turnback.NewTurnsJSON(s.Redo)})
 	}
 	return out, nil
 }

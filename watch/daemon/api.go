@@ -19,7 +19,7 @@ const (
 	// "latest-reading" is the same, but another session working now is
 	// no error.
 	PickHeader = "Turnback-Pick-Session"
-	// PickedHeader, on its answer, is that session: a SessionJSON,
+	// PickedHeader, on its answer, is that session: a SessionInfo,
 	// base64.
 	PickedHeader = "Turnback-Picked-Session"
 	// UnknownSessionHeader "empty", on a request, has the server take a
