@@ -2,25 +2,20 @@ package turnback
 
 // The Repo of a store a daemon serves (Open without Options.Local): its
 // methods run in the daemon through the HTTP API on the daemon's unix
-// socket (api_server.go), and return the values and errors they would
-// return here. A daemon that is gone (stopped idle, say) before a call
+// socket (internal/daemon serves it), and return the values and errors
+// they would return here. A daemon that is gone (stopped idle, say) before a call
 // reaches it hands the call over to this process, which opens the store
 // itself, once, and keeps it until Close.
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +61,8 @@ func (e *lostError) Unwrap() []error { return []error{ErrDaemonLost, e.err} }
 
 // remoteConn is what every view of a daemon-served Repo shares.
 type remoteConn struct {
+	conn               *daemon.Conn
 	socket             string
-	client             *http.Client
 	workTree, storeDir string
 	opts               Options // as Open was given them
 
@@ -101,22 +96,7 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 	if fi, err := os.Lstat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
 		return nil, false, nil
 	}
-	c := &remoteConn{socket: sock, workTree: wt, storeDir: storeDir, opts: opts}
-	c.client = &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			// Never a socket in a directory another user could write.
-			if err := daemon.CheckSocketDir(filepath.Dir(sock)); err != nil {
-				return nil, err
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
-		// One request per connection (the daemon closes each): a
-		// connection that ends without an answer means the daemon died
-		// and the call's outcome is unknown, never a stop that ran
-		// nothing (that answers 503, or refuses the connection).
-		DisableKeepAlives: true,
-	}}
+	c := &remoteConn{conn: daemon.NewConn(wt, storeDir), socket: sock, workTree: wt, storeDir: storeDir, opts: opts}
 	if !daemon.Answers(storeDir) {
 		// No daemon (a socket left by one killed), or one stopping:
 		// Open waits for the store as for any holder. Every request
@@ -129,16 +109,6 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 	r := &Repo{repoCore: core, session: opts.Session, opts: opts}
 	r.be = &remoteRepo{c: c, opts: opts, r: r}
 	return r, true, nil
-}
-
-// sameDir reports whether a and b name the same directory.
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // Served reports whether a daemon runs r's methods (see Open).
@@ -159,7 +129,7 @@ func (rm *remoteRepo) close(view bool) error {
 		return nil
 	}
 	c.closed = true
-	c.client.CloseIdleConnections()
+	c.conn.Close()
 	if c.local != nil {
 		return c.local.Close()
 	}
@@ -201,48 +171,28 @@ func (c *remoteConn) answer(resp *http.Response, out any) error {
 // returns the answer (errNotServed when nothing ran), whose headers
 // seen (if set) is shown first.
 func (c *remoteConn) send(ctx context.Context, method, path string, q url.Values, body any, hdr http.Header, seen func(http.Header)) (*http.Response, error) {
-	var rd io.Reader
+	var data []byte
 	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
 			return nil, fmt.Errorf("turnback: api: %w", err)
 		}
-		rd = bytes.NewReader(data)
 	}
-	u := "http://turnback" + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
+	if hdr == nil {
+		hdr = http.Header{}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("turnback: api: %w", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set(daemon.ProtocolHeader, strconv.Itoa(daemon.Version))
-	req.Header.Set(storeHeader, base64.StdEncoding.EncodeToString([]byte(c.storeDir)))
-	req.Header.Set(workTreeHeader, base64.StdEncoding.EncodeToString([]byte(c.workTree)))
-	for k, vs := range hdr {
-		req.Header[k] = vs
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			return nil, errNotServed
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &lostError{c.socket, err}
-	}
-	if daemon.IsOld(resp.StatusCode, resp.Header) {
-		// A daemon of an earlier turnback, which does not serve this:
-		// nothing ran. It gives the store up, which the call then opens.
-		resp.Body.Close()
-		daemon.RetireOld(c.socket)
+	hdr.Set(daemon.UnknownSessionHeader, "empty")
+	resp, err := c.conn.Send(ctx, method, path, q, data, hdr)
+	var lost *daemon.LostError
+	switch {
+	case errors.Is(err, daemon.ErrNotServed):
 		return nil, errNotServed
+	case errors.As(err, &lost):
+		return nil, &lostError{c.socket, lost.Err}
+	case err != nil && ctx.Err() != nil:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("turnback: api: %w", err)
 	}
 	if seen != nil {
 		seen(resp.Header)
@@ -254,7 +204,7 @@ var apiSentinels = map[string][]error{"busy": {ErrBusy}, "unknown_id": {ErrUnkno
 	"ambiguous_session": {ErrAmbiguousSession}, "unverified": {ErrUnverified}, "no_space": {ErrNoSpace}, "read_only": {ErrReadOnly},
 	"invalid_meta": {ErrInvalidMeta}, "verify": {ErrVerify}, "bad_path": {ErrPath},
 	"bad_ref": {ErrBadRef}, "no_turn": {ErrNoTurn, ErrUnknownID}, "open_turn": {ErrOpenTurn},
-	"diverged": {ErrDiverged}, "bad_session": {ErrBadSession}}
+	"diverged": {ErrDiverged}, "bad_session": {ErrBadSession}, "no_session": {ErrNoSession}}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,
@@ -285,7 +235,7 @@ func (e *ErrorResponse) kindErr() error {
 		if len(e.Sessions) > 0 {
 			ae := &AmbiguousSessionError{}
 			for _, s := range e.Sessions {
-				ae.Sessions = append(ae.Sessions, s.info())
+				ae.Sessions = append(ae.Sessions, s)
 			}
 			return ae
 		}

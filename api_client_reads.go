@@ -98,11 +98,11 @@ func (rm *remoteRepo) turns(ctx context.Context) (turns, redo []*Turn, err error
 		if err := rm.do(ctx, "GET", rm.sessionPath("turns"), nil, nil, &out); err != nil {
 			return nil, err
 		}
-		t, err := turnsOfJSON(out.Turns)
+		t, err := TurnsOfJSON(out.Turns)
 		if err != nil {
 			return nil, err
 		}
-		r, err := turnsOfJSON(out.Redo)
+		r, err := TurnsOfJSON(out.Redo)
 		return &turnsResult{t, r}, err
 	}, func(l *Repo) (*turnsResult, error) {
 		t, r, err := l.Turns(ctx)
@@ -132,7 +132,7 @@ func (rm *remoteRepo) show(ctx context.Context, id string) (*SnapshotInfo, error
 			}
 			info.Entries = append(info.Entries, PathEntry{Path: pe.Path, Entry: *e})
 		}
-		if info.Turns, err = turnsOfJSON(out.Turns); err != nil {
+		if info.Turns, err = TurnsOfJSON(out.Turns); err != nil {
 			return nil, err
 		}
 		return info, nil
@@ -145,12 +145,10 @@ func (rm *remoteRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
 		if err := rm.do(ctx, "GET", "/v1/sessions", nil, nil, &out); err != nil {
 			return nil, err
 		}
-		var list []SessionInfo
-		for _, s := range out.Sessions {
-			list = append(list, SessionInfo{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns, Redo: s.Redo,
-				Open: s.Open, LastTurn: s.LastTurn, LastMessage: s.LastMessage})
+		if len(out.Sessions) == 0 {
+			return nil, nil // none: nil
 		}
-		return list, nil
+		return out.Sessions, nil
 	}, func(l *Repo) ([]SessionInfo, error) { return l.Sessions(ctx) })
 }
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/daemons"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/watch/daemon"
 )
 

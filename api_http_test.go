@@ -78,7 +78,7 @@ func (c *apiClient) ok(t *testing.T, method, path, body string) map[string]any {
 func (c *apiClient) fails(t *testing.T, method, path, body string, status, code int) map[string]any {
 	t.Helper()
 	got, doc := c.call(t, method, path, body)
-	if got != status || doc["code"] != float64(code) || doc["error"] == nil || doc["kind"] == nil {
+	if got != status || doc["exit_code"] != float64(code) || doc["error"] == nil || doc["kind"] == nil {
 		t.Fatalf("%s %s %s: %d %v, want %d with code %d", c.name, method, path, got, doc, status, code)
 	}
 	return doc

@@ -3,50 +3,22 @@ package turnback
 // Operations other packages add to what a daemon serves (package
 // internal/daemonop): POST /v1/ops/{name}?session=NAME, on the daemon's
 // unix socket only, since a request may carry the caller's
-// credentials. They are not in the OpenAPI document.
+// credentials. They are not in the OpenAPI document. internal/daemon
+// serves them; this is the caller's side (daemonop.Call).
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net"
-	"net/http"
 	"net/url"
 
 	"github.com/turnback/turnback/internal/daemonop"
 )
-
-// opsRoute serves the operations registered in package daemonop.
-var opsRoute = apiRoute{"POST", "/v1/ops/{name}", (*apiServer).op}
 
 // errOpNotLocal: an operation asked of a Repo this process holds (Call
 // is for served Repos; the caller runs it itself).
 var errOpNotLocal = errors.New("turnback: the operation runs on a Repo a daemon serves")
 
 func init() { daemonop.Call = callOp }
-
-func (a *apiServer) op(w http.ResponseWriter, r *http.Request) (any, error) {
-	op, ok := daemonop.Lookup(r.PathValue("name"))
-	addr, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || addr == nil || addr.Network() != "unix" {
-		// Never on TCP: the same answer as for a path that is not served.
-		return nil, errNoEndpoint{r.URL.Path}
-	}
-	var body json.RawMessage
-	if err := decode(w, r, &body); err != nil {
-		return nil, err
-	}
-	v, err := a.view(r.URL.Query().Get("session"), "")
-	if err != nil {
-		return nil, err
-	}
-	return op(r.Context(), v, body)
-}
-
-// errNoEndpoint: 404, kind not_found.
-type errNoEndpoint struct{ path string }
-
-func (e errNoEndpoint) Error() string { return "turnback: api: no such endpoint: " + e.path }
 
 // callOp is daemonop.Call.
 func callOp(ctx context.Context, repo any, name string, body, out any, local func(repo any) error) error {

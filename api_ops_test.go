@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/internal/daemonop"
 )
 
@@ -41,7 +42,7 @@ func TestHTTPOpsSocketOnly(t *testing.T) {
 		ran++
 		return map[string]any{"session": r.(*turnback.Repo).Session(), "body": body}, nil
 	})
-	h := turnback.NewHandler(repo)
+	h := daemons.NewHandler(repo)
 
 	ln, err := net.Listen("unix", filepath.Join(base, "sock"))
 	if err != nil {

@@ -3,9 +3,10 @@ package turnback
 // A view whose session the daemon picks (PickLatest): the CLI's
 // commands that name no session work on the one LatestSession picks,
 // and through a daemon asking for the session list first costs a round
-// trip. The view's first request carries pickHeader instead: the daemon
-// picks the session, runs the request on it and names it in the answer
-// (pickedHeader). An ambiguous pick is that request's error.
+// trip. The view's first request carries daemon.PickHeader instead: the
+// daemon picks the session, runs the request on it and names it in the
+// answer (daemon.PickedHeader; internal/daemon serves both). An
+// ambiguous pick is that request's error.
 
 import (
 	"context"
@@ -13,17 +14,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-)
 
-const (
-	// pickHeader ("latest"), on a request, has the daemon run it on the
-	// session LatestSession picks, whatever session it names;
-	// "latest-reading" is the same, but another session working now is
-	// no error: the request runs on the session picked all the same.
-	pickHeader = "Turnback-Pick-Session"
-	// pickedHeader, on its answer, is that session: a SessionJSON,
-	// base64.
-	pickedHeader = "Turnback-Picked-Session"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // pickState is a PickLatest view's pick, shared by its backend.
@@ -82,14 +74,14 @@ func (rm *remoteRepo) pickPending() bool { return rm.pick != nil && !rm.pick.don
 
 // readPicked takes the picked session from an answer's header.
 func (rm *remoteRepo) readPicked(h http.Header) {
-	v := h.Get(pickedHeader)
+	v := h.Get(daemon.PickedHeader)
 	if v == "" || !rm.pickPending() {
 		return
 	}
 	data, err := base64.StdEncoding.DecodeString(v)
-	var s SessionJSON
+	var s SessionInfo
 	if err == nil && json.Unmarshal(data, &s) == nil && s.Name != "" {
-		rm.picked(s.info())
+		rm.picked(s)
 	}
 }
 
@@ -108,32 +100,4 @@ func (rm *remoteRepo) pickLocal(ctx context.Context, l *Repo) error {
 	}
 	rm.picked(s)
 	return nil
-}
-
-// pickFor has the request r run on the session LatestSession picks
-// when it asks for that, and names it in w's header.
-func (a *apiServer) pickFor(w http.ResponseWriter, r *http.Request) (*apiServer, error) {
-	mode := r.Header.Get(pickHeader)
-	if mode != "latest" && mode != "latest-reading" {
-		return a, nil
-	}
-	v, err := a.view(DefaultSession, "")
-	if err != nil {
-		return nil, err
-	}
-	s, err := v.LatestSession(r.Context())
-	if mode == "latest-reading" && errors.As(err, new(*AmbiguousSessionError)) {
-		err = nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	data, err := json.Marshal(sessionJSON(s))
-	if err != nil {
-		return nil, err
-	}
-	w.Header().Set(pickedHeader, base64.StdEncoding.EncodeToString(data))
-	c := *a
-	c.pick = s.Name
-	return &c, nil
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	daemons "github.com/turnback/turnback/internal/daemon"
 )
 
 // streamLines posts body to path with accept and returns the status,
@@ -65,7 +66,7 @@ func TestHTTPProgressStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	srv := httptest.NewServer(turnback.NewHandler(repo))
+	srv := httptest.NewServer(daemons.NewHandler(repo))
 	defer srv.Close()
 
 	// The outcome is the last line; every line before it is progress,
@@ -138,7 +139,7 @@ func TestHTTPProgressStream(t *testing.T) {
 	_, _, lines = streamLines(t, srv, "POST", "/v1/restore", `{"id":"abcdef0123"}`, "application/x-ndjson")
 	last, _ = outcome("restore", lines)
 	e, ok := last["error"].(map[string]any)
-	if !ok || last["status"] != float64(404) || e["kind"] != "unknown_id" || e["code"] != float64(1) {
+	if !ok || last["status"] != float64(404) || e["kind"] != "unknown_id" || e["exit_code"] != float64(1) {
 		t.Fatalf("restore of an unknown id: last line %v", last)
 	}
 	_, _, lines = streamLines(t, srv, "POST", "/v1/sessions/default/snap", `{"nope":1}`, "application/x-ndjson")
@@ -214,7 +215,7 @@ func TestHTTPWrongDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	srv := httptest.NewServer(turnback.NewHandler(repo))
+	srv := httptest.NewServer(daemons.NewHandler(repo))
 	defer srv.Close()
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	for _, tc := range []struct {

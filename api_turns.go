@@ -1,19 +1,19 @@
 package turnback
 
-// The routes of the HTTP API that serve what the CLI shows besides the
-// operations of api_server.go: every session's turns (log --all), what
+// The documents of the HTTP API's routes that serve what the CLI shows
+// besides the operations: every session's turns (log --all), what
 // one turn changed (show @N, diff @N), the changes an undo cannot revert
-// (log), and recover. api_client_turns.go reads them back.
+// (log), and recover: their documents, and the client side of them
+// (internal/daemon serves them).
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 )
 
 // SessionTurnsJSON is one session with its turns (GET /v1/turns).
 type SessionTurnsJSON struct {
-	Session SessionJSON `json:"session"`
+	Session SessionInfo `json:"session"`
 	Turns   []*TurnJSON `json:"turns"`
 	Redo    []*TurnJSON `json:"redo"`
 }
@@ -61,100 +61,6 @@ type RecoverResponse struct {
 	Kept       []PathNote `json:"kept"`
 }
 
-func sessionJSON(s SessionInfo) SessionJSON {
-	return SessionJSON{Name: s.Name, Short: s.Short, Agent: s.Agent, Turns: s.Turns, Redo: s.Redo, Open: s.Open,
-		LastTurn: s.LastTurn, LastMessage: s.LastMessage}
-}
-
-func (j SessionJSON) info() SessionInfo {
-	return SessionInfo{Name: j.Name, Short: j.Short, Agent: j.Agent, Turns: j.Turns, Redo: j.Redo, Open: j.Open,
-		LastTurn: j.LastTurn, LastMessage: j.LastMessage}
-}
-
-func (a *apiServer) allTurns(w http.ResponseWriter, r *http.Request) (any, error) {
-	v, err := a.view("", "")
-	if err != nil {
-		return nil, err
-	}
-	all, err := v.AllTurns(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	out := &AllTurnsResponse{Sessions: []SessionTurnsJSON{}}
-	for _, s := range all {
-		out.Sessions = append(out.Sessions, SessionTurnsJSON{Session: sessionJSON(s.SessionInfo), Turns: turnsJSON(s.Turns), Redo: turnsJSON(s.Redo)})
-	}
-	return out, nil
-}
-
-func (a *apiServer) turnChanges(w http.ResponseWriter, r *http.Request) (any, error) {
-	n, err := strconv.Atoi(r.PathValue("n"))
-	if err != nil || n < 1 {
-		return nil, badRequest{"turn number must be a positive number, got " + strconv.Quote(r.PathValue("n"))}
-	}
-	content := false
-	if c := r.URL.Query().Get("content"); c != "" {
-		if content, err = strconv.ParseBool(c); err != nil {
-			return nil, badRequest{`"content" must be true or false`}
-		}
-	}
-	v, err := a.view(r.PathValue("session"), "")
-	if err != nil {
-		return nil, err
-	}
-	var tc *TurnChanges
-	if content {
-		tc, err = v.DiffTurn(r.Context(), n)
-	} else {
-		tc, err = v.ShowTurn(r.Context(), n)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := &TurnChangesResponse{Turn: turnJSON(tc.Turn), Undone: tc.Undone, Files: []FileDiffJSON{}}
-	for _, d := range tc.Files {
-		out.Files = append(out.Files, FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
-	}
-	return out, nil
-}
-
-func (a *apiServer) unprotected(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req UnprotectedRequest
-	if err := decode(w, r, &req); err != nil {
-		return nil, err
-	}
-	turns, err := turnsOfJSON(req.Turns)
-	if err != nil {
-		return nil, badRequest{err.Error()}
-	}
-	v, err := a.view("", "")
-	if err != nil {
-		return nil, err
-	}
-	m, err := v.UnprotectedChanges(r.Context(), turns)
-	if err != nil {
-		return nil, err
-	}
-	return &UnprotectedResponse{Unprotected: m}, nil
-}
-
-func (a *apiServer) recover(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req RecoverRequest
-	if err := decode(w, r, &req); err != nil {
-		return nil, err
-	}
-	v, err := a.view("", "")
-	if err != nil {
-		return nil, err
-	}
-	res, err := v.Recover(r.Context(), req.Rollback)
-	if err != nil {
-		return nil, err
-	}
-	return &RecoverResponse{Found: res.Found, RolledBack: res.RolledBack, Restored: nonNil(res.Restored),
-		Deleted: nonNil(res.Deleted), Created: nonNil(res.Created), Kept: nonNil(res.Kept)}, nil
-}
-
 // The client side: a daemon-served Repo's methods.
 
 func (rm *remoteRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
@@ -165,12 +71,12 @@ func (rm *remoteRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
 		}
 		list := make([]SessionTurns, 0, len(out.Sessions))
 		for _, s := range out.Sessions {
-			st := SessionTurns{SessionInfo: s.Session.info()}
+			st := SessionTurns{SessionInfo: s.Session}
 			var err error
-			if st.Turns, err = turnsOfJSON(s.Turns); err != nil {
+			if st.Turns, err = TurnsOfJSON(s.Turns); err != nil {
 				return nil, err
 			}
-			if st.Redo, err = turnsOfJSON(s.Redo); err != nil {
+			if st.Redo, err = TurnsOfJSON(s.Redo); err != nil {
 				return nil, err
 			}
 			list = append(list, st)
@@ -210,7 +116,7 @@ func (rm *remoteRepo) turnChanges(ctx context.Context, n int, content bool) (*Tu
 func (rm *remoteRepo) unprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
 	return call(ctx, rm, func() (map[int][]string, error) {
 		var out UnprotectedResponse
-		req := UnprotectedRequest{Turns: turnsJSON(turns)}
+		req := UnprotectedRequest{Turns: NewTurnsJSON(turns)}
 		if err := rm.do(ctx, "POST", "/v1/unprotected", nil, req, &out); err != nil {
 			return nil, err
 		}

@@ -1,12 +1,13 @@
 package turnback
 
-// The documents of the HTTP API (api_server.go serves them, api_client.go
-// reads them back into this package's values; testdata/openapi.json
-// describes them). Snapshot ids are 64 hex digits, times RFC 3339.
+// The documents of the HTTP API: internal/daemon makes them from this
+// package's values and serves them, api_client.go reads them back
+// (NewTurnJSON, NewTurnsJSON and TurnsOfJSON serve both sides: a client
+// sends turns too); internal/daemon/openapi.json describes them.
+// Snapshot ids are 64 hex digits, times RFC 3339.
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -65,22 +66,23 @@ type GCRequest struct {
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
-// "bad_ref", "no_turn", "open_turn", "diverged", "bad_session",
-// "bad_request",
-// "too_large", "unauthorized", "not_found", "wrong_daemon",
-// "stopping", "error"). A conflict carries the result.
+// "bad_ref", "no_turn", "open_turn", "no_session", "diverged",
+// "bad_session", "bad_request", "too_large", "unauthorized",
+// "not_found", "wrong_daemon", "stopping", "error"). A conflict
+// carries the result. Its field names are those of the CLI's --json
+// errors.
 type ErrorResponse struct {
-	Error  string           `json:"error"`
-	Code   int              `json:"code"`
-	Kind   string           `json:"kind"`
-	Result *RestoreResponse `json:"result,omitempty"`
+	Error    string           `json:"error"`
+	ExitCode int              `json:"exit_code"`
+	Kind     string           `json:"kind"`
+	Result   *RestoreResponse `json:"result,omitempty"`
 	// Stopping: the daemon stopped at once, for this reason, and
 	// cancelled the operation.
 	Stopping string `json:"stopping,omitempty"`
 	// Sessions: with kind "ambiguous_session" for a request that asked
 	// the daemon to pick its session, the live sessions it could not
 	// choose between.
-	Sessions []SessionJSON `json:"sessions,omitempty"`
+	Sessions []SessionInfo `json:"sessions,omitempty"`
 }
 
 // TurnJSON is a turn.
@@ -100,7 +102,8 @@ type TurnJSON struct {
 	Deleted  int               `json:"deleted"`
 }
 
-func turnJSON(t *Turn) *TurnJSON {
+// NewTurnJSON is t as the API sends it (nil for nil).
+func NewTurnJSON(t *Turn) *TurnJSON {
 	if t == nil {
 		return nil
 	}
@@ -113,10 +116,11 @@ func turnJSON(t *Turn) *TurnJSON {
 	return j
 }
 
-func turnsJSON(ts []*Turn) []*TurnJSON {
+// NewTurnsJSON is ts as the API sends them (never nil).
+func NewTurnsJSON(ts []*Turn) []*TurnJSON {
 	out := []*TurnJSON{}
 	for _, t := range ts {
-		out = append(out, turnJSON(t))
+		out = append(out, NewTurnJSON(t))
 	}
 	return out
 }
@@ -138,7 +142,8 @@ func (j *TurnJSON) turn() (*Turn, error) {
 	return t, nil
 }
 
-func turnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
+// TurnsOfJSON reads turns the API sent back into Turns.
+func TurnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
 	var out []*Turn
 	for _, j := range js {
 		t, err := j.turn()
@@ -162,13 +167,6 @@ func parseDocID(s string) (cas.Hash, error) {
 	return h, nil
 }
 
-func idOrEmpty(h cas.Hash) string {
-	if h.IsZero() {
-		return ""
-	}
-	return h.String()
-}
-
 // SnapResponse answers snap and end.
 type SnapResponse struct {
 	Snapshot       string     `json:"snapshot,omitempty"`
@@ -185,15 +183,6 @@ type SnapResponse struct {
 	Watch          *WatchInfo `json:"watch,omitempty"`
 	RetentionError string     `json:"retention_error,omitempty"`
 	Notice         *Notice    `json:"notice,omitempty"`
-}
-
-func snapResponse(r *SnapResult) *SnapResponse {
-	out := &SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
-		Stats: r.Stats, Closed: turnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
-	if r.RetentionErr != nil {
-		out.RetentionError = r.RetentionErr.Error()
-	}
-	return out
 }
 
 func (s *SnapResponse) result() (*SnapResult, error) {
@@ -251,24 +240,6 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// restoreResponse describes res; op is "undo", "redo" or "restore".
-func restoreResponse(op string, res *RestoreResult) *RestoreResponse {
-	out := &RestoreResponse{Turns: turnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
-		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
-		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
-		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun, AfterDropped: res.AfterDropped}
-	switch op {
-	case "undo":
-		out.TurnsUndone = res.Turns
-	case "redo":
-		out.TurnsRedone = res.Turns
-	}
-	all := append(append(append([]string{}, res.Restored...), res.Deleted...), res.Created...)
-	sort.Strings(all)
-	out.FilesReverted = all
-	return out
-}
-
 func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
@@ -320,14 +291,6 @@ type EntryJSON struct {
 	LinkTo     string `json:"link_to,omitempty"`
 }
 
-func entryJSON(e *manifest.Entry) *EntryJSON {
-	if e == nil {
-		return nil
-	}
-	return &EntryJSON{Name: e.Name, Kind: e.Kind.String(), Mode: e.Mode, Size: e.Size, Hash: idOrEmpty(e.Hash), Target: e.Target,
-		Uncaptured: e.Uncaptured, Files: e.Files, Owned: e.Owned, UID: e.UID, GID: e.GID, LinkTo: e.LinkTo}
-}
-
 var entryKinds = map[string]manifest.Kind{"file": manifest.KindFile, "dir": manifest.KindDir,
 	"symlink": manifest.KindSymlink, "fifo": manifest.KindFIFO}
 
@@ -353,10 +316,6 @@ type ChangeJSON struct {
 	Change string     `json:"change"` // "added", "deleted", "modified", "mode", "type"
 	Old    *EntryJSON `json:"old,omitempty"`
 	New    *EntryJSON `json:"new,omitempty"`
-}
-
-func changeJSON(c Change) ChangeJSON {
-	return ChangeJSON{Path: c.Path, Change: c.What, Old: entryJSON(c.Old), New: entryJSON(c.New)}
 }
 
 func (j ChangeJSON) change() (Change, error) {
@@ -423,21 +382,9 @@ type ShowResponse struct {
 	Turns   []*TurnJSON     `json:"turns"`
 }
 
-// SessionJSON is one session of GET /v1/sessions.
-type SessionJSON struct {
-	Name        string    `json:"name"`
-	Short       string    `json:"short"`
-	Agent       string    `json:"agent,omitempty"`
-	Turns       int       `json:"turns"`
-	Redo        int       `json:"redo"`
-	Open        bool      `json:"open"`
-	LastTurn    time.Time `json:"last_turn,omitzero"`
-	LastMessage string    `json:"last_message,omitempty"`
-}
-
 // SessionsResponse answers GET /v1/sessions.
 type SessionsResponse struct {
-	Sessions []SessionJSON `json:"sessions"`
+	Sessions []SessionInfo `json:"sessions"`
 }
 
 // HealthResponse answers GET /v1/health.

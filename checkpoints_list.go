@@ -6,7 +6,6 @@ package turnback
 import (
 	"cmp"
 	"context"
-	"net/http"
 	"slices"
 	"time"
 )
@@ -45,18 +44,6 @@ func sortCheckpoints(list []Checkpoint) {
 // CheckpointsResponse answers GET /v1/checkpoints.
 type CheckpointsResponse struct {
 	Checkpoints []Checkpoint `json:"checkpoints"`
-}
-
-func (a *apiServer) checkpointList(_ http.ResponseWriter, r *http.Request) (any, error) {
-	v, err := a.view("", "")
-	if err != nil {
-		return nil, err
-	}
-	list, err := v.Checkpoints(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	return &CheckpointsResponse{Checkpoints: append([]Checkpoint{}, list...)}, nil
 }
 
 func (rm *remoteRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {

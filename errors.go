@@ -180,6 +180,6 @@ func (e *refError) Unwrap() []error { return e.is }
 // nothing was changed (see pullKeeps).
 var ErrDiverged = errors.New("turnback: the local session and the remote's have diverged")
 
-// ErrNoSession: ExportSessions was asked for a session the store does
-// not have.
+// ErrNoSession: ExportSessions, or a request to a daemon's HTTP API,
+// named a session the store does not have.
 var ErrNoSession = errors.New("turnback: no such session")

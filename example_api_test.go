@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -119,7 +120,7 @@ func ExampleRepo_Served() {
 	// undone: 1 [main.go] package main
 }
 
-func ExampleNewHandler() {
+func Example_httpAPI() {
 	workTree, store, cleanup := exProject(map[string]string{"main.go": "package main\n"})
 	defer cleanup()
 	repo := exOpen(workTree, store, "default")
@@ -127,7 +128,7 @@ func ExampleNewHandler() {
 
 	// The daemons serve this handler on their socket; a program can serve
 	// its own Repo the same way.
-	srv := httptest.NewServer(turnback.NewHandler(repo))
+	srv := httptest.NewServer(daemons.NewHandler(repo))
 	defer srv.Close()
 	post := func(path, body string) map[string]any {
 		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
@@ -149,7 +150,7 @@ func ExampleNewHandler() {
 	turn := undo["turns"].([]any)[0].(map[string]any)
 	fmt.Println(undo["status"], undo["turns_undone"], undo["files_reverted"], turn["meta"])
 	bad := post("/v1/sessions/chat-7/undo", `{"count":`)
-	fmt.Println(bad["status"], bad["code"], bad["kind"])
+	fmt.Println(bad["status"], bad["exit_code"], bad["kind"])
 	// Output:
 	// 200 1 [util.go] map[message_index:12]
 	// 400 2 bad_request

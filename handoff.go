@@ -2,20 +2,16 @@ package turnback
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/walker/gitindex"
-	"github.com/turnback/turnback/walker/ignore"
 	"github.com/turnback/turnback/watch"
 )
 
@@ -24,9 +20,10 @@ import (
 // capture over, so that the daemon, once it has the store, needs no
 // first capture of its own (Repo.Watch):
 //
-//   - The command arms its Repo (Repo.Handoff) before it captures. Each
-//     capture then notes, as it goes, the directories it lists before
-//     the daemon has said that it watches every directory (Handoff.Built).
+//   - The command arms its Repo (handoff.Arm, package internal/handoff)
+//     before it captures. Each capture then notes, as it goes, the
+//     directories it lists before the daemon has said that it watches
+//     every directory (Handoff.Built).
 //   - A directory listed after that was listed with its watch in place:
 //     whatever changed in it after the listing, the watcher reports
 //     (watch.Watcher.CountFromStart counts the events that came during
@@ -36,7 +33,7 @@ import (
 //     ignore files as they were when it was listed: a directory moved
 //     or replaced at its path, or rules that changed, before its watch
 //     was added, no event reports. So each early directory's print
-//     (dirPrint: its identity and ignore files) is taken when it is
+//     (handoff.DirPrint: its identity and ignore files) is taken when it is
 //     listed and again after the re-list (below): any difference, and
 //     no handoff is written.
 //   - After a capture, if the daemon has said so, the command writes the
@@ -66,128 +63,18 @@ const handoffVersion = 2
 // everything, and no handoff is written.
 const maxHandoffDirs = 1 << 16
 
-// Handoff is a command's side of the handoff of its capture to the watch
-// daemon it started while capturing (see Repo.Handoff). Its methods are
-// safe for concurrent use.
-type Handoff struct {
-	built  atomic.Bool
-	daemon atomic.Int64
-	mu     sync.Mutex
-	early  []string // of the running capture: listed before built
-	// prints: each early directory as it was when listed (see dirPrint).
-	prints map[string]dirPrint
-	wt     string // the running capture's work tree
-	// pace, set by tests, is called before each directory is listed.
-	pace func(rel string)
-}
-
-// dirPrint is what the capture's view of the directories below an
-// early directory depends on, beyond their own listings: which
-// directory is at its path (the capture opens its subdirectories
-// through its handle) and its ignore files.
-type dirPrint struct {
-	fi    os.FileInfo // nil: no directory there
-	rules cas.Hash    // of its ignore files (names, kinds, contents)
-}
-
-// print takes the print of directory rel of the running capture's work
-// tree. It goes by path (cheaper than through the capture's os.Root,
-// and the watcher knows directories by path too): a directory reached
-// through a symlink that replaced an ancestor is not one (an ancestor
-// of an early directory is early: its own print shows the symlink);
-// the ignore files are only hashed.
-func (h *Handoff) print(rel string) dirPrint {
-	if h.wt == "" {
-		return dirPrint{}
-	}
-	dir := filepath.Join(h.wt, filepath.FromSlash(rel))
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return dirPrint{}
-	}
-	var b []byte
-	for _, f := range ignore.FileNames {
-		p := filepath.Join(dir, f)
-		b = append(b, f...)
-		if ifi, err := os.Lstat(p); err == nil && ifi.Mode().IsRegular() {
-			if data, err := readIgnore(p); err == nil {
-				b = append(b, '=')
-				b = binary.AppendUvarint(b, uint64(len(data)))
-				b = append(b, data...)
-				continue
-			}
-		}
-		b = append(b, '-')
-	}
-	return dirPrint{fi: fi, rules: cas.Sum(b)}
-}
-
-// same reports whether p and q are prints of the same directory with
-// the same ignore files (two of no directory are the same).
-func (p dirPrint) same(q dirPrint) bool {
-	if p.fi == nil || q.fi == nil {
-		return p.fi == nil && q.fi == nil
-	}
-	return os.SameFile(p.fi, q.fi) && p.rules == q.rules
-}
-
-// readIgnore reads an ignore file as the walker does (4 MiB at most).
-func readIgnore(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 4<<20))
-}
-
-// Started records the daemon's process id: the handoff names it.
-func (h *Handoff) Started(pid int) { h.daemon.Store(int64(pid)) }
-
-// Built records that the daemon watches every directory (its
-// StartWatcher returned): a directory listed from now on is vouched for.
-func (h *Handoff) Built() { h.built.Store(true) }
-
-// listing is the capture's walker.Options.Listing.
-func (h *Handoff) listing(rel string) {
-	if h.pace != nil {
-		h.pace(rel)
-	}
-	if h.built.Load() {
-		return
-	}
-	// Taken before the capture opens it: a change after this is seen
-	// when writeHandoff takes the print again.
-	p := h.print(rel)
-	h.mu.Lock()
-	if h.prints != nil {
-		h.early = append(h.early, rel)
-		h.prints[rel] = p
-	}
-	h.mu.Unlock()
-}
-
-// begin starts the notes of a capture of workTree.
-func (h *Handoff) begin(workTree string) {
-	h.mu.Lock()
-	h.early, h.prints, h.wt = nil, map[string]dirPrint{}, workTree
-	h.mu.Unlock()
-}
-
-// Handoff arms r, a Repo of this process that holds the store (not a
-// daemon's view, not read-only, not watching), for handing its captures
-// over to a watch daemon it starts (see Handoff), and returns the
-// Handoff through which the caller says when the daemon started and
-// when it watches every directory. A capture that runs before both
-// hands nothing over.
-func (r *Repo) Handoff() *Handoff {
+// armHandoff is handoff.Arm: it arms r for handing its captures over
+// and returns the Handoff (see package internal/handoff).
+func (r *Repo) armHandoff() *handoff.Handoff {
 	r.hold()
 	defer r.unlock()
 	if r.handoff == nil {
-		r.handoff = &Handoff{}
+		r.handoff = &handoff.Handoff{}
 	}
 	return r.handoff
 }
+
+func init() { handoff.Arm = func(repo any) *handoff.Handoff { return repo.(*Repo).armHandoff() } }
 
 // handoffDoc is the handoff file.
 type handoffDoc struct {
@@ -215,19 +102,19 @@ type handoffDoc struct {
 // prepareHandoff sets opts up for a capture that may be handed over:
 // it notes the directories listed too early (with their prints) and
 // counts the trees.
-func (r *Repo) prepareHandoff(opts *walker.Options) *Handoff {
+func (r *Repo) prepareHandoff(opts *walker.Options) *handoff.Handoff {
 	h := r.handoff
 	if h == nil || r.watch != nil || r.readOnly {
 		return nil
 	}
-	h.begin(r.workTree)
+	h.Begin(r.workTree)
 	// A handoff left by an earlier capture (of this command, or of one
 	// whose daemon never took it: it died, or had a base already) is
 	// stale from now on: a daemon with that pid (pid reuse, or a
 	// process running both sides) would take a base older than changes
 	// its watcher never saw. This capture writes its own, or none.
 	_ = os.Remove(filepath.Join(r.storeDir, handoffName))
-	opts.Listing = h.listing
+	opts.Listing = h.Listing
 	opts.Totals = walker.NewTreeTotals()
 	return h
 }
@@ -240,15 +127,12 @@ func (r *Repo) prepareHandoff(opts *walker.Options) *Handoff {
 // directories, where the daemon's first answer would wait for it.
 // Failing to write it only leaves the daemon to make its first capture:
 // it is not an error.
-func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts walker.Options, res *walker.Result) {
-	pid := h.daemon.Load()
-	if pid == 0 || !h.built.Load() {
+func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *handoff.Handoff, opts walker.Options, res *walker.Result) {
+	pid := h.Daemon()
+	if pid == 0 || !h.IsBuilt() {
 		return
 	}
-	h.mu.Lock()
-	early, prints := h.early, h.prints
-	h.early, h.prints = nil, nil
-	h.mu.Unlock()
+	early, prints := h.Take()
 	if len(early) > 0 {
 		dirs := make(map[string]bool, len(early))
 		for _, d := range early {
@@ -273,19 +157,17 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts
 			// replaced there, or rules changed, before its watch was
 			// added, are seen by no event: the daemon must read
 			// everything.
-			if !prints[d].same(h.print(d)) {
+			if !prints[d].Same(h.Print(d)) {
 				return
 			}
 		}
-		h.mu.Lock()
-		early = h.early // none: listed once built
-		h.mu.Unlock()
+		early = h.Early() // none: listed once built
 		res = res2
 	}
 	if len(early) > maxHandoffDirs {
 		return
 	}
-	doc := handoffDoc{Version: handoffVersion, WorkTree: r.workTree, Daemon: int(pid), Root: res.Root.String(), Index: r.gitIdx.Stamps(res.Root), Skipped: res.Skipped,
+	doc := handoffDoc{Version: handoffVersion, WorkTree: r.workTree, Daemon: pid, Root: res.Root.String(), Index: r.gitIdx.Stamps(res.Root), Skipped: res.Skipped,
 		SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles, Early: early, Totals: opts.Totals.AppendPlain(nil)}
 	data, err := json.Marshal(doc)
 	if err != nil {
@@ -306,8 +188,9 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *Handoff, opts
 var errNoHandoff = errors.New("no handoff")
 
 // takeHandoff reads and removes the handoff file and, if it is this
-// daemon's and can be trusted (see Handoff), makes its capture ws's base
-// and returns how many directories the first capture reads again.
+// daemon's and can be trusted (see the top of this file), makes its
+// capture ws's base and returns how many directories the first capture
+// reads again.
 // ws's watcher was built by StartWatcher, and no capture took it yet.
 func (r *Repo) takeHandoff(ctx context.Context, ws *watchState) (int, error) {
 	p := filepath.Join(r.storeDir, handoffName)

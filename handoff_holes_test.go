@@ -124,11 +124,11 @@ func TestHandoffIgnoreChangedEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := cli.Handoff()
+	h := cli.armHandoff()
 	h.Started(os.Getpid())
 	var once sync.Once
 	var w *Watcher
-	h.pace = func(rel string) {
+	h.Pace = func(rel string) {
 		if rel != "sub" {
 			return
 		}
@@ -167,11 +167,11 @@ func TestHandoffEarlyDirReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := cli.Handoff()
+	h := cli.armHandoff()
 	h.Started(os.Getpid())
 	var once sync.Once
 	var w *Watcher
-	h.pace = func(rel string) {
+	h.Pace = func(rel string) {
 		if rel != "d/c" {
 			return
 		}
@@ -221,11 +221,11 @@ func TestHandoffLargeDirAgainstOwnCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := cli.Handoff()
+	h := cli.armHandoff()
 	h.Started(os.Getpid())
 	var w *Watcher
 	roots := 0
-	h.pace = func(rel string) {
+	h.Pace = func(rel string) {
 		switch rel {
 		case "p/q":
 			// "" and "p" were listed early; the watcher is built now.
@@ -278,7 +278,7 @@ func TestHandoffStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h1 := c1.Handoff()
+	h1 := c1.armHandoff()
 	h1.Started(os.Getpid())
 	h1.Built()
 	commandSnap(t, c1)
@@ -292,7 +292,7 @@ func TestHandoffStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2.Handoff().Started(os.Getpid())
+	c2.armHandoff().Started(os.Getpid())
 	commandSnap(t, c2)
 	w, err := StartWatcher(ctx, wt, store, WatchOptions{})
 	if err != nil {

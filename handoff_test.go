@@ -87,12 +87,12 @@ func runHandoff(t *testing.T, seed uint64) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := cli.Handoff()
+	h := cli.armHandoff()
 	h.Started(os.Getpid()) // the "daemon" is this process
 	if rng.IntN(3) > 0 {
 		// Slow the capture down so that the build ends during it.
 		max := 50 + rng.IntN(400)
-		h.pace = func(string) { time.Sleep(time.Duration(rng.IntN(max)) * time.Microsecond) }
+		h.Pace = func(string) { time.Sleep(time.Duration(rng.IntN(max)) * time.Microsecond) }
 	}
 	built := make(chan *Watcher, 1)
 	delay := time.Duration(rng.IntN(4000)) * time.Microsecond

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/sessname"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
@@ -150,8 +151,8 @@ type repoCore struct {
 	recover bool
 	// recovered: Open finished an interrupted restore (Recover says so).
 	recovered bool
-	watch     *watchState // set by Watch
-	handoff   *Handoff    // set by Repo.Handoff (handoff.go)
+	watch     *watchState      // set by Watch
+	handoff   *handoff.Handoff // set by handoff.Arm (handoff.go)
 	// after: work the operation holding the store lock left for its end
 	// (lock.go).
 	after []func()

@@ -55,31 +55,33 @@ const (
 )
 
 // SessionInfo describes one session of a store (see Repo.Sessions).
+// Its JSON is the HTTP API's session document (GET /v1/sessions).
 type SessionInfo struct {
-	Name string
+	Name string `json:"name"`
 	// Short is Name as people are shown it: Name itself, or for a name
 	// over 24 bytes its shortest prefix of at least 8 that no other
 	// session's name starts with, which FindSession accepts.
-	Short string
+	Short string `json:"short"`
 	// Agent names the agent whose hook recorded the session's first
 	// turn ("claude", "gemini", ...; see Options.Agent), "" for none
 	// (and for sessions recorded before agents were).
-	Agent string
+	Agent string `json:"agent,omitempty"`
 	// Turns counts the turns undo can revert (the open one included);
 	// Redo the undone turns redo can bring back.
-	Turns int
-	Redo  int
+	Turns int `json:"turns"`
+	Redo  int `json:"redo"`
 	// Open: the session's newest turn has not ended.
-	Open bool
+	Open bool `json:"open"`
 	// LastTurn is when the newest turn (undone or not) started or
 	// ended, whichever is later; zero when the session has no turn.
-	LastTurn time.Time
+	LastTurn time.Time `json:"last_turn,omitzero"`
 	// LastMessage is the newest turn's message.
-	LastMessage string
+	LastMessage string `json:"last_message,omitempty"`
 	// RedoCleared is when turn RedoClearedBy, which changed the folder,
 	// replaced the undone turns redo could bring back (zero: never).
-	RedoCleared   time.Time
-	RedoClearedBy int
+	// Neither is in the API's document.
+	RedoCleared   time.Time `json:"-"`
+	RedoClearedBy int       `json:"-"`
 }
 
 // hasTurns reports whether the session has a turn to undo or redo.

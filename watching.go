@@ -91,7 +91,7 @@ type WatchPhases struct {
 	// (each a full walk).
 	Commands int
 	// Handoff: the base is the capture of the command that started the
-	// daemon, handed over (see Handoff); HandoffDirs directories it
+	// daemon, handed over (handoff.go); HandoffDirs directories it
 	// listed before every directory was watched are read again by the
 	// first capture. NoHandoff says why a watcher built before the
 	// store was open (WatchOptions.Watcher) got no handoff.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnback/turnback/cmd/turnback/daemons"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/watch/daemon"
 )

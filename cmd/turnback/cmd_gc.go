@@ -6,9 +6,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	daemons "github.com/turnback/turnback/internal/daemon"
 )
 
 func newGCCmd(g *globals) *cobra.Command {

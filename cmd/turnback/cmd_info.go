@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/watch/daemon"
 )
 

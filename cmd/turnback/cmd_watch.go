@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cmd/turnback/daemons"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
+	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/watch/daemon"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/watch/daemon"
+	daemons "github.com/turnback/turnback/internal/daemon"
 )
 
 // TestWaiterGoesToStartingDaemon: a command that found no daemon and
@@ -132,8 +132,8 @@ func heldStore(t *testing.T) (base, wt, store string, env []string, repo *turnba
 // serveHeld makes this process the daemon of repo's store, with the
 // CLI's handler and the HTTP API, until cancel; served says how Serve
 // ended.
-func serveHeld(t *testing.T, repo *turnback.Repo) (d *daemon.Server, cancel context.CancelFunc, served chan error) {
-	d = daemon.New(daemon.Config{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: turnback.NewHandler(repo)})
+func serveHeld(t *testing.T, repo *turnback.Repo) (d *daemons.Server, cancel context.CancelFunc, served chan error) {
+	d = daemons.NewServer(daemons.ServerConfig{WorkTree: repo.WorkTree(), StoreDir: repo.StoreDir(), Store: repo, HTTP: daemons.NewHandler(repo)})
 	if err := d.Listen(); err != nil {
 		repo.Close()
 		t.Fatal(err)

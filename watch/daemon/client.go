@@ -102,7 +102,7 @@ func IsOld(status int, h http.Header) bool {
 // is false when the daemon said it stopped without closing the store
 // (its log says why).
 func AskStop(conn net.Conn) (closed bool, err error) {
-	var rep stopReply
+	var rep StopReply
 	err = roundTrip(conn, "POST", "/v1/daemon/stop", &rep)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return true, nil // gone without a word: nothing holds the store

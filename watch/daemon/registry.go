@@ -18,8 +18,8 @@ import (
 	"time"
 )
 
-// noteExt ends the name of a daemon's note: its pid, then noteExt.
-const noteExt = ".daemon"
+// NoteExt ends the name of a daemon's note: its pid, then NoteExt.
+const NoteExt = ".daemon"
 
 // Note is what a daemon says of itself in the registry. Paths are
 // carried byte for byte (JSON base64), whatever they hold.
@@ -34,42 +34,7 @@ type Note struct {
 	Socket   []byte    `json:"socket"`
 }
 
-func notePath(pid int) string { return filepath.Join(SocketDir(), strconv.Itoa(pid)+noteExt) }
-
-// writeNote notes the daemon in the registry.
-func (d *Server) writeNote() error {
-	dir := SocketDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("daemon: registry: %w", err)
-	}
-	if err := CheckSocketDir(dir); err != nil {
-		return fmt.Errorf("daemon: registry: %w", err)
-	}
-	n := Note{PID: os.Getpid(), Ticks: SelfTicks(), Since: d.since, WorkTree: []byte(d.c.WorkTree), Store: []byte(d.c.StoreDir),
-		Socket: []byte(d.sock)}
-	data, err := json.Marshal(n)
-	if err != nil {
-		return fmt.Errorf("daemon: registry: %w", err)
-	}
-	p := notePath(n.PID)
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("daemon: registry: %w", err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("daemon: registry: %w", err)
-	}
-	d.noted = true
-	return nil
-}
-
-// removeNote takes the daemon's note out of the registry.
-func (d *Server) removeNote() {
-	if d.noted {
-		_ = os.Remove(notePath(os.Getpid()))
-	}
-}
+func NotePath(pid int) string { return filepath.Join(SocketDir(), strconv.Itoa(pid)+NoteExt) }
 
 // Notes returns the daemons the registry notes. The notes of processes
 // that are gone are removed; those whose identity cannot be checked
@@ -88,7 +53,7 @@ func Notes() ([]Note, error) {
 	}
 	var out []Note
 	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), noteExt)
+		name, ok := strings.CutSuffix(e.Name(), NoteExt)
 		pid, err := strconv.Atoi(name)
 		if !ok || err != nil || !e.Type().IsRegular() {
 			continue

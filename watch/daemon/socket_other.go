@@ -6,5 +6,5 @@ package daemon
 // systems rely on the store directory's own protection.
 func CheckSocketDir(dir string) error { return nil }
 
-// privateUmask: no umask outside unix.
-func privateUmask() func() { return func() {} }
+// PrivateUmask: no umask outside unix.
+func PrivateUmask() func() { return func() {} }

@@ -27,10 +27,10 @@ func CheckSocketDir(dir string) error {
 	return nil
 }
 
-// privateUmask makes files created until the returned function runs
+// PrivateUmask makes files created until the returned function runs
 // private to their owner (the process is otherwise single-threaded in
 // what it creates then: the daemon before it serves).
-func privateUmask() func() {
+func PrivateUmask() func() {
 	old := syscall.Umask(0o077)
 	return func() { syscall.Umask(old) }
 }

@@ -3,8 +3,8 @@ package daemon
 import "time"
 
 // The daemon speaks HTTP only, on its socket (and, with a token, on
-// loopback TCP). Besides what Config.HTTP serves, the daemon answers
-// two requests itself (see routes):
+// loopback TCP). Besides what its handler serves, the daemon
+// (internal/daemon) answers two requests itself:
 //
 //	GET  /v1/daemon       its Info
 //	POST /v1/daemon/stop  stop; answered once the store is released,
@@ -15,8 +15,9 @@ import "time"
 // turnback send it; ping and stop need none, so any turnback can list
 // and stop any daemon.
 const (
-	// Version is the protocol's version.
-	Version = 2
+	// Version is the protocol's version (3: error documents name the
+	// exit code "exit_code"; an unknown session is a 404).
+	Version = 3
 	// ProtocolHeader names the Version a client speaks.
 	ProtocolHeader = "Turnback-Protocol"
 )
@@ -37,13 +38,13 @@ type Info struct {
 	IdleTimeout string  `json:"idle_timeout,omitempty"`
 	// RSSBytes: the daemon's resident memory (Linux; 0 elsewhere).
 	RSSBytes int64 `json:"rss_bytes,omitempty"`
-	// HTTP: the daemon serves the HTTP API (Config.HTTP); Listen is the
+	// HTTP: the daemon serves the HTTP API; Listen is the
 	// loopback TCP address it is served on too ("": none).
 	HTTP   bool   `json:"http,omitempty"`
 	Listen string `json:"listen,omitempty"`
 }
 
-// stopReply answers POST /v1/daemon/stop.
-type stopReply struct {
+// StopReply answers POST /v1/daemon/stop.
+type StopReply struct {
 	Closed bool `json:"closed"`
 }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package daemons
-
-import "syscall"
-
-// detachAttr: nothing to set outside unix.
-func detachAttr() *syscall.SysProcAttr { return nil }

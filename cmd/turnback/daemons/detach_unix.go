@@ -1,9 +1,0 @@
-//go:build unix
-
-package daemons
-
-import "syscall"
-
-// detachAttr puts the daemon in a session of its own, so that the
-// terminal's hangup and job-control signals do not reach it.
-func detachAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package daemon
+
+import "syscall"
+
+// detachAttr: nothing to set outside unix.
+func detachAttr() *syscall.SysProcAttr { return nil }
