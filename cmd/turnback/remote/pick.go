@@ -31,6 +31,9 @@ var errNoRemoteSessions = errors.New("turnback: the remote has no sessions")
 // picked) unless named, or unless the store has no turn.
 func (e *Env) pullSession(ctx context.Context, repo *turnback.Repo, c *s3.Client) (string, error) {
 	name := e.Session()
+	if err := e.checkName(name); err != nil {
+		return "", err
+	}
 	local, err := repo.Sessions(ctx)
 	if err != nil {
 		return "", err
@@ -61,6 +64,9 @@ func (e *Env) pullSession(ctx context.Context, repo *turnback.Repo, c *s3.Client
 
 // cloneSession returns the remote's session clone copies.
 func (e *Env) cloneSession(ctx context.Context, c *s3.Client) (string, error) {
+	if err := e.checkName(e.Session()); err != nil {
+		return "", err
+	}
 	remote, err := s3remote.Sessions(ctx, c)
 	if err != nil {
 		return "", err
@@ -70,6 +76,18 @@ func (e *Env) cloneSession(ctx context.Context, c *s3.Client) (string, error) {
 	}
 	s, err := e.newestRemote(remote, c)
 	return s.Name, err
+}
+
+// checkName refuses a --session NAME no session can have, as a usage
+// error and before the remote is asked.
+func (e *Env) checkName(name string) error {
+	if name == "" {
+		return nil
+	}
+	if err := turnback.ValidSession(name); err != nil {
+		return e.Usage(err)
+	}
+	return nil
 }
 
 // newestRemote picks the remote's session of the newest turn and says
