@@ -170,7 +170,7 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 		t.Fatal(err)
 	}
 	t.Logf("%d turns (%s file rewritten each) via %s in %v; store %s", turns, gcMiB(int64(big)), gcBuildVia(),
-		time.Since(start).Round(time.Millisecond), gcMiB(gcDU(t, pristine)))
+		time.Since(start).Round(time.Millisecond), gcMiB(treetest.DiskUsage(t, pristine)))
 
 	reset := func() {
 		if err := os.RemoveAll(store); err != nil {
@@ -196,8 +196,8 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 			full = d
 		}
 	}
-	final := gcDU(t, store)
-	t.Logf("uninterrupted gc --keep 3: %v, du %s -> %s", full.Round(time.Millisecond), gcMiB(gcDU(t, pristine)), gcMiB(final))
+	final := treetest.DiskUsage(t, store)
+	t.Logf("uninterrupted gc --keep 3: %v, du %s -> %s", full.Round(time.Millisecond), gcMiB(treetest.DiskUsage(t, pristine)), gcMiB(final))
 
 	plan(full, func(k int, delay time.Duration) {
 		reset()
@@ -262,7 +262,7 @@ func gcKillPhase(e *cliEnv, finished bool, final int64) string {
 		return "before the commit (open, mark)"
 	case dry.BlobsRemoved > 0 || dry.ChunkListsRemoved > 0:
 		return "after the commit, in the sweep"
-	case gcDU(e.t, e.store) > final*5/4+(8<<20):
+	case treetest.DiskUsage(e.t, e.store) > final*5/4+(8<<20):
 		return "after the sweep, in reclaim"
 	}
 	return "after reclaim, before exit"

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // Files over the size limit protected by reference (issue 14): Git LFS
@@ -119,7 +120,7 @@ func TestLargeLFS(t *testing.T) {
 	if strings.Contains(r.stderr, "unprotected") {
 		t.Fatalf("LFS files reported unprotected: %v", r)
 	}
-	before := gcDU(t, store)
+	before := treetest.DiskUsage(t, store)
 	e.rm("a.bin")
 	writeBytes(t, e.path("b.bin"), b2)
 	gitIn(t, e.dir, "add", "-A") // the agent stages its work: LFS stores the new object
@@ -137,7 +138,7 @@ func TestLargeLFS(t *testing.T) {
 	}
 	absent(t, e.path("a.bin"))
 	sameBytes(t, e.path("b.bin"), b2)
-	if grew := gcDU(t, store) - before; grew >= 1<<20 {
+	if grew := treetest.DiskUsage(t, store) - before; grew >= 1<<20 {
 		t.Fatalf("store grew by %d bytes for files held by LFS", grew)
 	}
 	e.ok("verify")
@@ -239,7 +240,7 @@ func TestLargeGit(t *testing.T) {
 	}
 	writeBytes(t, e.path("data.raw"), v1) // the older, deltified version
 	turn(v1)
-	if n := gcDU(t, store); n > 4<<20 {
+	if n := treetest.DiskUsage(t, store); n > 4<<20 {
 		t.Fatalf("store holds %d bytes for content git holds", n)
 	}
 }
