@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // SetRestoreHook sets a function every restore this Repo runs calls
@@ -27,7 +28,7 @@ func HostileSession(t *testing.T, name string) (*Repo, string) {
 	if _, err := r.Snap(ctx, "turn"); err != nil {
 		t.Fatal(err)
 	}
-	rtWrite(t, work, "a.txt", []byte("a after\n"))
+	treetest.Put(t, work, "a.txt", "a after\n")
 	s2, err := r.End(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -298,3 +298,18 @@ func MustWrite(t testing.TB, root string, tree Tree) {
 		t.Fatal(err)
 	}
 }
+
+// Put writes one file below root, making its parents: a test's edit. A
+// new file gets mode 0644, an existing one keeps its mode. rel is a
+// slash path.
+func Put(t testing.TB, root, rel, data string) {
+	t.Helper()
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	err := os.MkdirAll(filepath.Dir(abs), 0o755)
+	if err == nil {
+		err = os.WriteFile(abs, []byte(data), 0o644)
+	}
+	if err != nil {
+		t.Fatalf("treetest: %s: %v", rel, err)
+	}
+}

@@ -98,3 +98,22 @@ func TestMerge(t *testing.T) {
 		t.Errorf("Merge changed its receiver: %v", base)
 	}
 }
+
+func TestPutKeepsMode(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	Put(t, root, "d/e/new", "one")
+	MustWrite(t, root, Tree{"x": File("old", 0o700)})
+	Put(t, root, "x", "two")
+	Equal(t, "after Put", MustRead(t, root), Tree{"d": Dir(0o755), "d/e": Dir(0o755), "d/e/new": File("one", 0o644), "x": File("two", 0o700)})
+}
+
+func TestDiskUsageCountsFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	empty := DiskUsage(t, root)
+	Put(t, root, "big", strings.Repeat("x", 1<<20))
+	if grew := DiskUsage(t, root) - empty; grew < 1<<20 {
+		t.Errorf("DiskUsage grew by %d for a 1 MiB file", grew)
+	}
+}
