@@ -5,7 +5,6 @@ package turnback
 // (internal/remote).
 
 import (
-	"context"
 	"testing"
 
 	"github.com/turnback/turnback/cas"
@@ -49,19 +48,4 @@ func HostileSession(t *testing.T, name string) (*Repo, string) {
 		t.Fatal(err)
 	}
 	return r, work
-}
-
-// StripRevs takes Rev and Revs out of session's record, as a store
-// written before they existed has it.
-func StripRevs(ctx context.Context, r *Repo, session string) error {
-	if err := r.lock(ctx); err != nil {
-		return err
-	}
-	defer r.unlock()
-	s, err := r.loadSession(ctx, session)
-	if err != nil {
-		return err
-	}
-	s.Rev, s.Revs = "", nil
-	return r.commit(ctx, []cas.Entry{{Key: []byte(prefixSess + session), Value: encodeJSON(s)}}, nil)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -201,5 +202,44 @@ func TestRemotePullOwnPush(t *testing.T) {
 		if got := stacks(t, a); got != want {
 			t.Fatalf("step %d: %s after pull, %s before", i, got, want)
 		}
+	}
+}
+
+// TestRemotePullLegacyRecords: session records written before Rev (here:
+// B's, with Rev and Revs taken out) fall back on the turns: B's undo
+// over a remote with nothing B lacks is kept; with a new remote turn the
+// pull is refused.
+func TestRemotePullLegacyRecords(t *testing.T) {
+	f := newPullFixture(t, "bucket-legacy")
+	ctx := t.Context()
+	if _, err := f.b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	strip := func() {
+		t.Helper()
+		if err := testhook.StripRevs(ctx, f.b, "s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strip()
+	if pr, err := Pull(ctx, f.b, f.c, PullOptions{}); err != nil || !pr.NothingNew {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
+		t.Fatalf("after pull: %s", got)
+	}
+	f.turn(f.a, "six.txt", "six")
+	if _, err := Push(ctx, f.a, f.c, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, f.b, f.c, PullOptions{}); !errors.Is(err, turnback.ErrDiverged) {
+		t.Fatalf("pull: %v", err)
+	}
+	if _, err := f.b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	strip()
+	if pr, err := Pull(ctx, f.b, f.c, PullOptions{}); err != nil || pr.NothingNew || stacks(t, f.b) != "1 2 3 4 5 6 |" {
+		t.Fatalf("pull after redo: %+v %v %s", pr, err, stacks(t, f.b))
 	}
 }
