@@ -474,6 +474,39 @@ func (e *cliEnv) with(extra ...string) *cliEnv {
 	return &c
 }
 
+// newBinEnv: a user whose commands run exactly the arguments a test
+// gives (exec, execOut), from base, with automatic watch daemons as a
+// user gets them and a two-minute bound. For the daemon tests.
+func newBinEnv(t testing.TB) *cliEnv {
+	t.Helper()
+	e := newCLI(t, "wt")
+	e.autoWatch, e.timeout = true, 2*time.Minute
+	return e
+}
+
+// setenv sets k=v for e's commands and for the test process, whose
+// in-process calls may read it too; the test must not be parallel.
+func (e *cliEnv) setenv(k, v string) {
+	e.t.Setenv(k, v)
+	e.extra = append(e.extra, k+"="+v)
+}
+
+// execCommand prepares the binary to run exactly args from base, for
+// tests that start, signal or wait for it themselves.
+func (e *cliEnv) execCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(e.bin, args...)
+	cmd.Dir, cmd.Env = e.workDir(), e.environ()
+	return cmd
+}
+
+// execOut runs exactly args with stdin and returns stdout, stderr and
+// the exit code, for tests that check them one by one.
+func (e *cliEnv) execOut(stdin string, args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	r := e.exec("", []byte(stdin), args...)
+	return r.stdout, r.stderr, r.code
+}
+
 // snapStatsDoc is the --json document of snap with its statistics.
 type snapStatsDoc struct {
 	Snapshot string `json:"snapshot"`

@@ -313,3 +313,11 @@ func Put(t testing.TB, root, rel, data string) {
 		t.Fatalf("treetest: %s: %v", rel, err)
 	}
 }
+
+// PutAll is Put for each slash path and content of files.
+func PutAll(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, data := range files {
+		Put(t, root, rel, data)
+	}
+}
