@@ -494,7 +494,12 @@ func (e *cliEnv) setenv(k, v string) {
 // execCommand prepares the binary to run exactly args from base, for
 // tests that start, signal or wait for it themselves.
 func (e *cliEnv) execCommand(args ...string) *exec.Cmd {
-	cmd := exec.Command(e.bin, args...)
+	return e.execCommandContext(context.Background(), args...)
+}
+
+// execCommandContext is execCommand killed when ctx is done.
+func (e *cliEnv) execCommandContext(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, e.bin, args...)
 	cmd.Dir, cmd.Env = e.workDir(), e.environ()
 	return cmd
 }

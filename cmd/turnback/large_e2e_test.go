@@ -425,12 +425,12 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	if doc.Turns != 1 || !doc.Incomplete || !slices.Equal(doc.Restored, []string{"a.txt"}) || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
 		t.Fatalf("undo: %+v\n%v", doc, r)
 	}
-	e.same("after undo", fsTree{"a.txt": treeFile("one\n")})
+	e.same("after undo", treetest.Tree{"a.txt": treetest.File("one\n", 0o644)})
 	d := e.jsonOK("redo")
 	if d.Turns != 1 || !slices.Equal(d.Restored, []string{"a.txt"}) {
 		t.Fatalf("redo: %+v", d)
 	}
-	e.same("after redo", fsTree{"a.txt": treeFile("two\n")})
+	e.same("after redo", treetest.Tree{"a.txt": treetest.File("two\n", 0o644)})
 }
 
 // TestLargeGitStale: the git blob a reference names is gone (removed
