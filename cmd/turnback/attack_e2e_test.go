@@ -119,11 +119,11 @@ func TestAttackReferenceInsideWorkTree(t *testing.T) {
 	data := largeData(31, 64<<10)
 	sum := sha256.Sum256(data)
 	h := hex.EncodeToString(sum[:])
-	writeBytes(t, e.path("N.bin"), data)
+	e.write("N.bin", string(data))
 	if err := os.MkdirAll(e.path("lfsstore/objects/"+h[:2]+"/"+h[2:4]), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeBytes(t, e.path("lfsstore/objects/"+h[:2]+"/"+h[2:4]+"/"+h), data)
+	e.write("lfsstore/objects/"+h[:2]+"/"+h[2:4]+"/"+h, string(data))
 	r := e.ok("end")
 	if !strings.Contains(r.stderr, "N.bin (64.0 KiB) is unprotected") {
 		t.Errorf("end did not warn that N.bin is unprotected:\n%s", r.stderr)
@@ -183,7 +183,7 @@ func TestAttackReadOnlyStoreLargeFile(t *testing.T) {
 	if so, se, code := run("snap"); code != 0 {
 		t.Fatalf("snap: exit %d\n%s%s", code, so, se)
 	}
-	writeBytes(t, filepath.Join(wt, "big"), largeData(41, 8<<10))
+	treetest.PutPath(t, filepath.Join(wt, "big"), string(largeData(41, 8<<10)))
 	_ = filepath.Walk(store, func(p string, fi os.FileInfo, err error) error {
 		if err == nil {
 			_ = os.Chmod(p, fi.Mode().Perm()&^0o222)

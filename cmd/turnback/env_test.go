@@ -415,7 +415,7 @@ func (e *cliEnv) mkdir(rel string) {
 // cliWriteFile writes name (mode 0644), making its parents.
 func cliWriteFile(t testing.TB, name string, data []byte) {
 	t.Helper()
-	treetest.Put(t, filepath.Dir(name), filepath.Base(name), string(data))
+	treetest.PutPath(t, name, string(data))
 }
 
 // writeBytes is write for binary content.

@@ -321,3 +321,10 @@ func PutAll(t testing.TB, root string, files map[string]string) {
 		Put(t, root, rel, data)
 	}
 }
+
+// PutPath is Put for a file named by its whole path in the system's
+// spelling.
+func PutPath(t testing.TB, name, data string) {
+	t.Helper()
+	Put(t, filepath.Dir(name), filepath.ToSlash(filepath.Base(name)), data)
+}
