@@ -457,8 +457,10 @@ func (s *realSession) gone(after string) {
 	}
 }
 
-// realEach runs test for every client of agents as a parallel subtest.
+// realEach runs test for every client of agents as a parallel subtest,
+// in parallel with the other tests.
 func realEach(t *testing.T, agents []*realAgent, test func(t *testing.T, s *realSession)) {
+	t.Parallel()
 	for _, a := range agents {
 		t.Run(a.key, func(t *testing.T) {
 			t.Parallel()
