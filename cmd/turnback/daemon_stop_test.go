@@ -24,30 +24,12 @@ import (
 // stopBound is how soon a daemon must be gone after a reason to stop.
 const stopBound = 2 * time.Second
 
-// lockedBuffer collects a child's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // fgDaemon is "turnback watch" run in the foreground by the test, so
 // that its exit, exit code and stderr are seen.
 type fgDaemon struct {
 	cmd    *exec.Cmd
 	pid    int
-	stderr *lockedBuffer
+	stderr *syncBuffer
 	done   chan struct{} // closed once the process has exited (reaped)
 	code   int
 }
@@ -57,7 +39,7 @@ type fgDaemon struct {
 func startFG(t *testing.T, wt, store string, ready bool, args ...string) *fgDaemon {
 	t.Helper()
 	e := newBinEnv(t)
-	d := &fgDaemon{stderr: &lockedBuffer{}, done: make(chan struct{})}
+	d := &fgDaemon{stderr: &syncBuffer{}, done: make(chan struct{})}
 	d.cmd = e.with("TURNBACK_LOCK_WAIT=0").execCommand(append([]string{"-C", wt, "--store", store, "watch"}, args...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.stderr, d.stderr
 	if err := d.cmd.Start(); err != nil {
@@ -306,7 +288,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 			mustDo(t, os.WriteFile(p, append(data, byte(i), 'x'), 0o644))
 		}
 		snap := e.execCommand("-C", wt, "--store", store, "snap")
-		var so, se lockedBuffer
+		var so, se syncBuffer
 		snap.Stdout, snap.Stderr = &so, &se
 		mustDo(t, snap.Start())
 		t.Cleanup(func() { _ = snap.Process.Kill() })

@@ -256,10 +256,7 @@ type responsesModel struct {
 
 func (m *responsesModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
-		m.t.Logf("stand-in: unknown request %s %s (%d bytes): answered 404", r.Method, r.URL, len(body))
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`)
+	if !openAIPost(m.t, w, r, body, "/v1/responses") {
 		return
 	}
 	n := m.record(body)
@@ -309,6 +306,18 @@ func (m *responsesModel) item(body []byte, n int) map[string]any {
 		"content": []any{map[string]any{"type": "output_text", "text": text}}}
 }
 
+// openAIPost says whether r is a POST of path; any other request is
+// logged and answered 404 as OpenAI's APIs answer it.
+func openAIPost(t testing.TB, w http.ResponseWriter, r *http.Request, body []byte, path string) bool {
+	if r.Method == http.MethodPost && r.URL.Path == path {
+		return true
+	}
+	t.Logf("stand-in: unknown request %s %s (%d bytes): answered 404", r.Method, r.URL, len(body))
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = io.WriteString(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`)
+	return false
+}
+
 // chatModel stands in for an OpenAI-compatible Chat Completions API
 // (Qwen Code, and Copilot CLI with a custom provider).
 type chatModel struct {
@@ -320,10 +329,7 @@ type chatModel struct {
 
 func (m *chatModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		m.t.Logf("stand-in: unknown request %s %s (%d bytes): answered 404", r.Method, r.URL, len(body))
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`)
+	if !openAIPost(m.t, w, r, body, "/v1/chat/completions") {
 		return
 	}
 	n := m.record(body)

@@ -58,10 +58,7 @@ func (t Tree) Under(p string) Tree {
 // at most 25 lines, as an error.
 func Check(t testing.TB, what string, got, want Tree) {
 	t.Helper()
-	if d := Diff(got, want); len(d) > 0 {
-		if len(d) > 25 {
-			d = append(d[:25], fmt.Sprintf("... and %d more", len(d)-25))
-		}
+	if d := diffHead(got, want, 25); d != nil {
 		t.Errorf("%s: the tree differs:\n  %s", what, strings.Join(d, "\n  "))
 	}
 }

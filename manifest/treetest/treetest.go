@@ -236,12 +236,19 @@ func Diff(got, want Tree) []string {
 // names the moment checked ("after undo").
 func Equal(t testing.TB, what string, got, want Tree) {
 	t.Helper()
-	if d := Diff(got, want); len(d) > 0 {
-		if len(d) > 20 {
-			d = append(d[:20], fmt.Sprintf("... and %d more", len(d)-20))
-		}
+	if d := diffHead(got, want, 20); d != nil {
 		t.Fatalf("%s: the tree differs:\n%s", what, strings.Join(d, "\n"))
 	}
+}
+
+// diffHead is Diff cut to its first n lines and a count of the rest;
+// nil when the trees are equal.
+func diffHead(got, want Tree, n int) []string {
+	d := Diff(got, want)
+	if len(d) > n {
+		d = append(d[:n], fmt.Sprintf("... and %d more", len(d)-n))
+	}
+	return d
 }
 
 // Write creates tree below root: directories first (parents before
