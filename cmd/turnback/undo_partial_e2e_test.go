@@ -47,7 +47,7 @@ func TestE2EUndoPartial(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "undid 1 turn, only a.txt: 1 restored, 0 deleted, 0 brought back\n  M a.txt\n") {
 		t.Errorf("partial undo output:\n%s", r.stdout)
 	}
-	partial := cloneTree(after)
+	partial := after.With(nil)
 	partial["a.txt"] = before["a.txt"]
 	e.same("after undo --path a.txt", partial)
 	if r := e.ok("log"); !strings.Contains(r.stdout, "   1  ") {
@@ -77,14 +77,6 @@ func TestE2EUndoPartial(t *testing.T) {
 	if r := e.ok("redo"); r.stdout != "nothing to redo\n" {
 		t.Errorf("a third redo: %q", r.stdout)
 	}
-}
-
-func cloneTree(tr treetest.Tree) treetest.Tree {
-	out := treetest.Tree{}
-	for k, v := range tr {
-		out[k] = v
-	}
-	return out
 }
 
 // fifty is a 50-line file with the lines given replaced.
