@@ -3,14 +3,13 @@ package turnback
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // hostileConfig is what a hostile tree puts in .git/config: on a
@@ -46,8 +45,8 @@ func dgCraft(t *testing.T, r *Repo, root cas.Hash, name string) cas.Hash {
 func dgWork(t *testing.T) (*Repo, string) {
 	t.Helper()
 	work := filepath.Join(t.TempDir(), "work")
-	rtWrite(t, work, "a.txt", []byte("a before\n"))
-	rtWrite(t, work, "cfg.txt", []byte(hostileConfig))
+	treetest.Put(t, work, "a.txt", "a before\n")
+	treetest.Put(t, work, "cfg.txt", hostileConfig)
 	r, err := Open(t.Context(), work, Options{Store: filepath.Join(t.TempDir(), "store")})
 	if err != nil {
 		t.Fatal(err)
@@ -61,12 +60,12 @@ var dgSpellings = []string{".GIT", ".Git", ".git.", "git~1", ".g\u200cit", ".git
 
 // dgRefused checks that err refuses the crafted path by name and that
 // the folder is as it was.
-func dgRefused(t *testing.T, what string, err error, name, work string, before map[string]string) {
+func dgRefused(t *testing.T, what string, err error, name, work string, before treetest.Tree) {
 	t.Helper()
 	if !errors.Is(err, ErrDotGit) || !strings.Contains(err.Error(), fmt.Sprintf("refusing %q", name)) {
 		t.Errorf("%s of a tree with %q: %v; want ErrDotGit naming the path", what, name+"/config", err)
 	}
-	rtSame(t, what+" refused", rtTree(t, work), before)
+	treetest.Equal(t, what+" refused", treetest.MustRead(t, work), before)
 }
 
 // TestDotGitHostileRestore: restore to a crafted snapshot holding
@@ -84,7 +83,7 @@ func TestDotGitHostileRestore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rtWrite(t, work, "a.txt", []byte("a after\n"))
+			treetest.Put(t, work, "a.txt", "a after\n")
 			if _, err := r.End(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +91,7 @@ func TestDotGitHostileRestore(t *testing.T) {
 			if err := r.commit(ctx, []cas.Entry{snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{})}, nil); err != nil {
 				t.Fatal(err)
 			}
-			before := rtTree(t, work)
+			before := treetest.MustRead(t, work)
 			_, err = r.Restore(ctx, hostile.String(), RestoreOptions{})
 			dgRefused(t, "restore", err, name, work, before)
 
@@ -110,61 +109,5 @@ func TestDotGitHostileRestore(t *testing.T) {
 			_, err = r.Undo(ctx, 1, UndoOptions{Force: true, DryRun: true})
 			dgRefused(t, "undo --dry-run", err, name, work, before)
 		})
-	}
-}
-
-// rtTree reads a folder as path -> content ("->target" for a symlink,
-// "/" for a directory), for byte-for-byte comparison.
-func rtTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[rel] = "->" + target
-			return err
-		case d.IsDir():
-			out[rel] = "/"
-		default:
-			data, err := os.ReadFile(p)
-			info, _ := d.Info()
-			out[rel] = string(data) + "|" + info.Mode().Perm().String()
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func rtSame(t *testing.T, what string, got, want map[string]string) {
-	t.Helper()
-	for p, w := range want {
-		if g, ok := got[p]; !ok || g != w {
-			t.Errorf("%s: %s differs (present %v, %d bytes, want %d)", what, p, ok, len(g), len(w))
-		}
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			t.Errorf("%s: %s should not exist", what, p)
-		}
-	}
-}
-
-func rtWrite(t *testing.T, dir, name string, data []byte) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

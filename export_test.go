@@ -5,10 +5,10 @@ package turnback
 // (internal/remote).
 
 import (
-	"context"
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // SetRestoreHook sets a function every restore this Repo runs calls
@@ -27,7 +27,7 @@ func HostileSession(t *testing.T, name string) (*Repo, string) {
 	if _, err := r.Snap(ctx, "turn"); err != nil {
 		t.Fatal(err)
 	}
-	rtWrite(t, work, "a.txt", []byte("a after\n"))
+	treetest.Put(t, work, "a.txt", "a after\n")
 	s2, err := r.End(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -48,19 +48,4 @@ func HostileSession(t *testing.T, name string) (*Repo, string) {
 		t.Fatal(err)
 	}
 	return r, work
-}
-
-// StripRevs takes Rev and Revs out of session's record, as a store
-// written before they existed has it.
-func StripRevs(ctx context.Context, r *Repo, session string) error {
-	if err := r.lock(ctx); err != nil {
-		return err
-	}
-	defer r.unlock()
-	s, err := r.loadSession(ctx, session)
-	if err != nil {
-		return err
-	}
-	s.Rev, s.Revs = "", nil
-	return r.commit(ctx, []cas.Entry{{Key: []byte(prefixSess + session), Value: encodeJSON(s)}}, nil)
 }

@@ -11,8 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,6 +18,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // faultCounter fails the nth call of op (n == 0: only counts).
@@ -54,31 +53,6 @@ func faultContent(seed uint64, n int) []byte {
 		out[i] = byte(r.Uint32())
 	}
 	return out
-}
-
-// treeState lists every file under root with its content.
-func treeState(t *testing.T, root string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			lines = append(lines, fmt.Sprintf("%s %x", rel, cas.Sum(data)))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }
 
 // copyTree copies a directory tree (files, modes, mtimes).
@@ -229,7 +203,7 @@ func TestFaultInjectionAPI(t *testing.T) {
 					name := fmt.Sprintf("%s: %s#%d %s", o.name, fop, k, kind)
 					copyTree(t, tpl, run)
 					o.prep()
-					workBefore := treeState(t, work)
+					workBefore := treetest.MustRead(t, work)
 					plan := &faultCounter{op: fop, n: k, err: ferr}
 					remove := cas.SetFaults(plan.hook)
 					r := open()
@@ -246,8 +220,8 @@ func TestFaultInjectionAPI(t *testing.T) {
 						if kind == "ENOSPC" && !errors.Is(err, turnback.ErrNoSpace) {
 							t.Errorf("%s: %v is not ErrNoSpace", name, err)
 						}
-						if got := treeState(t, work); got != workBefore {
-							t.Errorf("%s failed (%v) but changed the work tree", name, err)
+						if d := treetest.Diff(treetest.MustRead(t, work), workBefore); len(d) > 0 {
+							t.Errorf("%s failed (%v) but changed the work tree: %q", name, err, d)
 						}
 						turnsAfter, _, terr := r.Turns(ctx)
 						// (gc forgets turns before it gives space back; a

@@ -18,6 +18,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // retFolder is a work tree and its store, in a test's temporary directory.
@@ -313,7 +314,7 @@ func TestRetentionAutoGCBoundsStore(t *testing.T) {
 		if res.RetentionErr != nil {
 			t.Fatalf("snap %d: automatic retention: %v", i, res.RetentionErr)
 		}
-		du := retDU(t, f.store)
+		du := treetest.DiskUsage(t, f.store)
 		peak = max(peak, du)
 		if i == 50 || i == 100 {
 			t.Logf("after snap %d: du %.1f MiB", i, float64(du)/(1<<20))
@@ -324,7 +325,7 @@ func TestRetentionAutoGCBoundsStore(t *testing.T) {
 		}
 	}
 	repo.Close()
-	du := retDU(t, f.store)
+	du := treetest.DiskUsage(t, f.store)
 	// After the gc at turn 100: the 5 kept turns (6 versions; 7 with the
 	// new one) plus a margin.
 	limit := int64(8*size + 32<<20)

@@ -19,7 +19,7 @@ import (
 func TestApplyPulledEditDuring(t *testing.T) {
 	for _, step := range []string{"stage 0", "place turn.txt"} {
 		t.Run(strings.ReplaceAll(step, " ", "_"), func(t *testing.T) {
-			f := newLegacyFixture(t, "bucket-apply-"+strings.ReplaceAll(strings.ReplaceAll(step, " ", "-"), ".", "-"))
+			f := newPullFixture(t, "bucket-apply-"+strings.ReplaceAll(strings.ReplaceAll(step, " ", "-"), ".", "-"))
 			ctx := t.Context()
 			f.turn(f.a, "turn.txt", "six")
 			if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {

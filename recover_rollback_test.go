@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestRecoverRollbackDeferred: an undo that failed after its commit point
@@ -45,7 +46,7 @@ func TestRecoverRollbackDeferred(t *testing.T) {
 			if _, err := r.End(ctx); err != nil {
 				t.Fatal(err)
 			}
-			after := treeState(t, work)
+			after := treetest.MustRead(t, work)
 			r.SetRestoreHook(func(step string) error {
 				if step == "place b.txt" {
 					return errors.New("injected fault")
@@ -74,9 +75,7 @@ func TestRecoverRollbackDeferred(t *testing.T) {
 			if err != nil || !res.Found || !res.RolledBack {
 				t.Fatalf("Recover(rollback): %+v, %v", res, err)
 			}
-			if got := treeState(t, work); got != after {
-				t.Errorf("after the rollback:\n%s\nwant:\n%s", got, after)
-			}
+			treetest.Check(t, "after the rollback", treetest.MustRead(t, work), after)
 			turns, redo, err := r.Turns(ctx)
 			if err != nil || len(turns) != 1 || len(redo) != 0 {
 				t.Fatalf("after the rollback: %d turns, %d undone, %v; want 1, 0", len(turns), len(redo), err)

@@ -5,12 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 const cacheDirTag = "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -28,58 +30,10 @@ func runGit(t *testing.T, dir string, args ...string) {
 	}
 }
 
-func writeAll(t *testing.T, dir string, files map[string]string) {
+// srcTree reads dir, every .git directory apart.
+func srcTree(t *testing.T, dir string) treetest.Tree {
 	t.Helper()
-	for p, data := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// srcTree maps every file below dir (.git apart) to its content.
-func srcTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if d.Type().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, p)
-			out[filepath.ToSlash(rel)] = string(data)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameTree(t *testing.T, got, want map[string]string) {
-	t.Helper()
-	for p, w := range want {
-		if g, ok := got[p]; !ok || g != w {
-			t.Errorf("%s: %q, want %q", p, g, w)
-		}
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			t.Errorf("%s: left over", p)
-		}
-	}
+	return treetest.MustRead(t, dir, treetest.SkipFunc(func(rel string) bool { return path.Base(rel) == ".git" }))
 }
 
 // editTurn snaps dir, applies edit, ends the turn and undoes it.
@@ -112,7 +66,7 @@ func editTurn(t *testing.T, dir string, edit func()) (*turnback.SnapResult, *tur
 // (left as the turn left it).
 func TestUndoTrackedBuildDist(t *testing.T) {
 	dir := t.TempDir()
-	writeAll(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"build/build.go":         "package build\n",
 		"build/run.sh":           "#!/bin/sh\n",
 		"dist/app.js":            "console.log(1)\n",
@@ -122,10 +76,10 @@ func TestUndoTrackedBuildDist(t *testing.T) {
 	runGit(t, dir, "init", "-q")
 	runGit(t, dir, "add", "-A")
 	runGit(t, dir, "commit", "-qm", "init")
-	writeAll(t, dir, map[string]string{"target/CACHEDIR.TAG": cacheDirTag, "target/debug/app": "v1"})
+	treetest.PutAll(t, dir, map[string]string{"target/CACHEDIR.TAG": cacheDirTag, "target/debug/app": "v1"})
 	before := srcTree(t, dir)
 	end, res := editTurn(t, dir, func() {
-		writeAll(t, dir, map[string]string{
+		treetest.PutAll(t, dir, map[string]string{
 			"build/build.go":         "package build // edited\n",
 			"build/new.go":           "package build\n",
 			"dist/app.js":            "console.log(2)\n",
@@ -140,26 +94,26 @@ func TestUndoTrackedBuildDist(t *testing.T) {
 	if len(res.Conflicts) != 0 {
 		t.Fatalf("conflicts %+v", res.Conflicts)
 	}
-	want := before
-	want["target/debug/app"] = "v2" // skipped: not the turn's to undo
-	sameTree(t, srcTree(t, dir), want)
+	// skipped: not the turn's to undo
+	want := before.With(treetest.Tree{"target/debug/app": treetest.File("v2", 0o644)})
+	treetest.Check(t, "after undo", srcTree(t, dir), want)
 }
 
 // TestUndoPlainBuild: outside git, a small hand-written build/ is
 // captured and its edit undone; a target/ with CACHEDIR.TAG is not.
 func TestUndoPlainBuild(t *testing.T) {
 	dir := t.TempDir()
-	writeAll(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"build/run.sh":        "#!/bin/sh\necho one\n",
 		"target/CACHEDIR.TAG": cacheDirTag,
 		"target/out.bin":      "1",
 	})
 	before := srcTree(t, dir)
 	_, _ = editTurn(t, dir, func() {
-		writeAll(t, dir, map[string]string{"build/run.sh": "#!/bin/sh\necho two\n", "target/out.bin": "2"})
+		treetest.PutAll(t, dir, map[string]string{"build/run.sh": "#!/bin/sh\necho two\n", "target/out.bin": "2"})
 	})
-	before["target/out.bin"] = "2"
-	sameTree(t, srcTree(t, dir), before)
+	before["target/out.bin"] = treetest.File("2", 0o644)
+	treetest.Check(t, "after undo", srcTree(t, dir), before)
 }
 
 // TestUndoGoSourceTree: the Go distribution's go/build and cmd/dist
@@ -194,7 +148,7 @@ func TestUndoGoSourceTree(t *testing.T) {
 		if end.Dropped {
 			t.Fatalf("git %v: the turn was dropped", withGit)
 		}
-		sameTree(t, srcTree(t, dir), before)
+		treetest.Check(t, "after undo", srcTree(t, dir), before)
 	}
 }
 

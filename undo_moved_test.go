@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // movedView prints RestoreResult.Moved as "N:message:meta" items; "nil"
@@ -28,24 +29,6 @@ func movedView(r *turnback.RestoreResult) string {
 		out = append(out, fmt.Sprintf("%d:%s:%v", t.N, t.Message, t.Meta))
 	}
 	return "[" + strings.Join(out, " ") + "]"
-}
-
-// movedTree lists the files of dir with their contents.
-func movedTree(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		fmt.Fprintf(&b, "%s=%q\n", filepath.ToSlash(strings.TrimPrefix(p, dir)), data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestRestoreResultMoved: Undo and Redo list the turns they moved in
@@ -84,7 +67,7 @@ func TestRestoreResultMoved(t *testing.T) {
 	}
 	turn("first", map[string]string{"message_index": "0"}, func() { put("a.txt", "two\n"); put("b.txt", "b\n") })
 	turn("second", map[string]string{"message_index": "2", "prompt_id": "p-2"}, func() { put("c.txt", "c\n") })
-	first := movedTree(t, dir)
+	first := treetest.MustRead(t, dir)
 	both := "[1:first:map[message_index:0] 2:second:map[message_index:2 prompt_id:p-2]]"
 
 	check := func(what string, res *turnback.RestoreResult, err error, turns int, moved string) {
@@ -98,7 +81,7 @@ func TestRestoreResultMoved(t *testing.T) {
 	}
 	res, err := repo.Undo(ctx, 2, turnback.UndoOptions{DryRun: true})
 	check("undo 2 --dry-run", res, err, 2, both)
-	if got := movedTree(t, dir); got != first {
+	if got := treetest.MustRead(t, dir); len(treetest.Diff(got, first)) > 0 {
 		t.Fatalf("the dry run changed the folder:\n%s", got)
 	}
 	res, err = repo.Undo(ctx, 2, turnback.UndoOptions{})
@@ -111,7 +94,7 @@ func TestRestoreResultMoved(t *testing.T) {
 	check("redo 1", res, err, 1, "[1:first:map[message_index:0]]")
 	res, err = repo.Redo(ctx, 2, turnback.RedoOptions{})
 	check("redo 2 (one left)", res, err, 1, "[2:second:map[message_index:2 prompt_id:p-2]]")
-	if got := movedTree(t, dir); got != first {
+	if got := treetest.MustRead(t, dir); len(treetest.Diff(got, first)) > 0 {
 		t.Fatalf("after undo and redo:\n%s\nwant:\n%s", got, first)
 	}
 

@@ -20,21 +20,10 @@ import (
 // now completes (the log's id is recorded: a log that comes back is not
 // folded again) and later writes go to the database.
 func TestDeferredUpgradeDirSyncFailKeepsLaterCommits(t *testing.T) {
-	if !canLockDir {
-		t.Skip("no deferred opens here")
-	}
 	ctx := t.Context()
 	dir := emptyStore(t)
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Set(ctx, Entry{Key: []byte("a"), Value: []byte("1")}); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Sync(); err != nil { // creates the log
-		t.Fatal(err)
-	}
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
+	mustCommit(t, d, "a", "1") // creates the log
 	remove := SetFaults(func(op, path string) error {
 		if op == "overlaysyncdir" && path == dir {
 			return syscall.EIO
@@ -58,10 +47,7 @@ func TestDeferredUpgradeDirSyncFailKeepsLaterCommits(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Logf("Close: %v", err)
 	}
-	r, err := OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir, BadgerOptions{ReadOnly: true})
 	defer r.Close()
 	mustGet(t, r, "a", "1")
 	mustGet(t, r, "b", "2") // Sync returned nil: b is committed
@@ -74,21 +60,10 @@ func TestDeferredUpgradeDirSyncFailKeepsLaterCommits(t *testing.T) {
 // too, and the step that upgrade committed came back half (its delete of
 // k undone by the older frame, its write of j kept).
 func TestDeferredRefoldAfterUpgradeKeepsStepWhole(t *testing.T) {
-	if !canLockDir {
-		t.Skip("no deferred opens here")
-	}
 	ctx := t.Context()
 	dir := emptyStore(t)
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Set(ctx, Entry{Key: []byte("k"), Value: []byte("v1")}); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Sync(); err != nil { // frame 1: k=v1
-		t.Fatal(err)
-	}
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
+	mustCommit(t, d, "k", "v1") // frame 1: k=v1
 	// The next step: delete k, write j (say, a journal removed and a
 	// head moved), committed by an upgrade.
 	if err := d.Update(ctx, []Entry{{Key: []byte("j"), Value: []byte("1")}}, [][]byte{[]byte("k")}); err != nil {
@@ -106,10 +81,7 @@ func TestDeferredRefoldAfterUpgradeKeepsStepWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	b, err := OpenBadger(ctx, dir, BadgerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustOpen(t, dir, BadgerOptions{})
 	defer b.Close()
 	v, kerr := b.Get(ctx, []byte("k"))
 	_, jerr := b.Get(ctx, []byte("j"))
@@ -124,22 +96,11 @@ func TestDeferredRefoldAfterUpgradeKeepsStepWhole(t *testing.T) {
 // read as a torn end: the frames after it, committed, were dropped
 // without ErrDamaged, and the next deferred open cut them off the file.
 func TestDeferredDamagedFrameLengthIsDamage(t *testing.T) {
-	if !canLockDir {
-		t.Skip("no deferred opens here")
-	}
 	ctx := t.Context()
 	dir := emptyStore(t)
-	d, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpen(t, dir, BadgerOptions{Deferred: true})
 	for _, k := range []string{"a", "b", "c"} {
-		if err := d.Set(ctx, Entry{Key: []byte(k), Value: []byte(k)}); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Sync(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, d, k, k)
 	}
 	d.Close()
 	path := filepath.Join(dir, overlayName)
@@ -174,23 +135,27 @@ func TestDeferredDamagedFrameLengthIsDamage(t *testing.T) {
 // succeeded (into memory, never committed) where a write-mode store's
 // fail with ErrClosed.
 func TestDeferredWriteAfterClose(t *testing.T) {
-	if !canLockDir {
-		t.Skip("no deferred opens here")
-	}
 	ctx := t.Context()
 	for _, o := range []BadgerOptions{{}, {Deferred: true}} {
-		dir := emptyStore(t)
-		d, err := OpenBadger(ctx, dir, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := mustOpen(t, emptyStore(t), o)
 		d.Close()
-		err = d.Set(ctx, Entry{Key: []byte("x"), Value: []byte("1")})
+		err := d.Set(ctx, Entry{Key: []byte("x"), Value: []byte("1")})
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%+v: Set after Close: %v, want ErrClosed", o, err)
 		}
 		if _, err := d.Get(ctx, []byte("x")); !errors.Is(err, ErrClosed) {
 			t.Errorf("%+v: Get after Close: %v, want ErrClosed", o, err)
 		}
+	}
+}
+
+// mustCommit sets key to val in d and syncs: one committed frame.
+func mustCommit(t *testing.T, d *Badger, key, val string) {
+	t.Helper()
+	if err := d.Set(t.Context(), Entry{Key: []byte(key), Value: []byte(val)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Sync(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 func atimeOf(t *testing.T, p string) int64 {
@@ -25,7 +27,7 @@ func atimeOf(t *testing.T, p string) int64 {
 func TestAtimeUntouched(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		".gitignore":        "*.log\nskipme/\n",
 		"a.txt":             "a",
 		"x.log":             "ignored",
@@ -43,7 +45,7 @@ func TestAtimeUntouched(t *testing.T) {
 	s := newStore(t)
 	prev := snap(t, dir, s, Options{})
 	// New since prev: the large-new-directory rule lists it to count.
-	writeFile(t, dir, "newdir/f.txt", "counted for the new-directory rule", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"newdir/f.txt": treetest.File("counted for the new-directory rule", 0o644)})
 
 	old := time.Now().Add(-time.Hour)
 	atimes := map[string]int64{}

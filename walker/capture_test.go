@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // long255 is a 255-byte name (the longest most filesystems allow) made
@@ -153,7 +154,7 @@ func TestCaptureEmptyWorkTree(t *testing.T) {
 func TestCaptureSpecialFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("a", 0o644)})
 	mkdirAll(t, dir, "sub")
 	for _, p := range []string{"fifo", "sub/fifo"} {
 		if err := syscall.Mkfifo(abs(dir, p), 0o640); err != nil {
@@ -223,9 +224,11 @@ func TestDeterminism(t *testing.T) {
 			chmod(t, dir, "a.txt", 0o600)
 			chmod(t, dir, "a.txt", 0o644)
 		}, true},
-		{"rewrite same content", func(t *testing.T, dir string) { writeFile(t, dir, "a.txt", "alpha", 0o644) }, true},
+		{"rewrite same content", func(t *testing.T, dir string) {
+			treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("alpha", 0o644)})
+		}, true},
 		{"replace by a copy (new inode)", func(t *testing.T, dir string) {
-			writeFile(t, dir, "a.tmp", "alpha", 0o644)
+			treetest.MustWrite(t, dir, treetest.Tree{"a.tmp": treetest.File("alpha", 0o644)})
 			if err := os.Rename(abs(dir, "a.tmp"), abs(dir, "a.txt")); err != nil {
 				t.Fatal(err)
 			}
@@ -236,8 +239,12 @@ func TestDeterminism(t *testing.T) {
 		}, true},
 		{"chmod file", func(t *testing.T, dir string) { chmod(t, dir, "a.txt", 0o640) }, false},
 		{"chmod dir", func(t *testing.T, dir string) { chmod(t, dir, "sub", 0o700) }, false},
-		{"edit same size", func(t *testing.T, dir string) { writeFile(t, dir, "a.txt", "ALPHA", 0o644) }, false},
-		{"append", func(t *testing.T, dir string) { writeFile(t, dir, "a.txt", "alpha!", 0o644) }, false},
+		{"edit same size", func(t *testing.T, dir string) {
+			treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("ALPHA", 0o644)})
+		}, false},
+		{"append", func(t *testing.T, dir string) {
+			treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("alpha!", 0o644)})
+		}, false},
 		{"rename", func(t *testing.T, dir string) {
 			if err := os.Rename(abs(dir, "a.txt"), abs(dir, "A.txt")); err != nil {
 				t.Fatal(err)
@@ -345,7 +352,7 @@ func TestSizeLimit(t *testing.T) {
 			t.Errorf("unchanged: root same %v, read %d, uncaptured %+v", again.Root == res.Root, again.Stats.HashedFiles, again.Stats.Uncaptured)
 		}
 		// A same-size edit changes the snapshot.
-		writeFile(t, dir, "sub/over", strings.Repeat("c", 101), 0o640)
+		treetest.MustWrite(t, dir, treetest.Tree{"sub/over": treetest.File(strings.Repeat("c", 101), 0o640)})
 		edited := snap(t, dir, s, Options{SizeLimit: 100, Cache: cache, Previous: res.Root})
 		if e := flatten(t, s, edited.Root)["sub/over"]; edited.Root == res.Root || e.Hash != cas.Sum([]byte(strings.Repeat("c", 101))) || !e.Uncaptured {
 			t.Errorf("same-size edit over the limit: root changed %v, entry %+v", edited.Root != res.Root, e)
@@ -367,7 +374,7 @@ func TestSizeLimit(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		data := strings.Repeat("0123456789abcdef", (DefaultSizeLimit+16)/16)[:DefaultSizeLimit+1]
-		writeFile(t, dir, "huge", data, 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"huge": treetest.File(data, 0o644)})
 		s := newStore(t)
 		res := snap(t, dir, s, Options{}) // 0: the default limit
 		e := flatten(t, s, res.Root)["huge"]
@@ -453,7 +460,7 @@ func TestWorkers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	n := genTree(t, dir, 40, 50)
-	writeFile(t, dir, "d00/.gitignore", "*1.txt\n", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"d00/.gitignore": treetest.File("*1.txt\n", 0o644)})
 	var roots []cas.Hash
 	var stats []Stats
 	ageTree(t, dir)

@@ -47,33 +47,6 @@ func linkNode(p, target string) node {
 
 func abs(dir, rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 
-// writeFile writes data at rel below dir (creating parents) and sets the
-// exact permission bits (umask-free).
-func writeFile(t testing.TB, dir, rel, data string, mode uint32) {
-	t.Helper()
-	p := abs(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, manifest.FileMode(mode)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// writeFiles writes each path -> content of files below dir with mode
-// 0o644, creating parents (through treetest.Write).
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	tr := treetest.Tree{}
-	for p, data := range files {
-		tr[p] = treetest.File(data, 0o644)
-	}
-	treetest.MustWrite(t, dir, tr)
-}
-
 func mkdirAll(t testing.TB, dir, rel string) {
 	t.Helper()
 	if err := os.MkdirAll(abs(dir, rel), 0o755); err != nil {
@@ -471,7 +444,7 @@ func genTree(t testing.TB, dir string, dirs, filesPerDir int) int {
 		for f := 0; f < filesPerDir; f++ {
 			var b [8]byte
 			binary.LittleEndian.PutUint64(b[:], uint64(d*100003+f))
-			writeFile(t, dir, fmt.Sprintf("%s/f%03d.txt", sub, f), fmt.Sprintf("file %d/%d %x\n", d, f, b), 0o644)
+			treetest.MustWrite(t, dir, treetest.Tree{fmt.Sprintf("%s/f%03d.txt", sub, f): treetest.File(fmt.Sprintf("file %d/%d %x\n", d, f, b), 0o644)})
 			n++
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestIgnoreRules checks which paths a capture sees under ignore files at
@@ -61,7 +63,7 @@ func TestIgnoreRules(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for p, data := range files {
-		writeFile(t, dir, p, data, 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{p: treetest.File(data, 0o644)})
 	}
 	if err := os.Symlink("real", abs(dir, "linked/.gitignore")); err != nil {
 		t.Fatal(err)
@@ -103,17 +105,17 @@ func TestIgnoredDirsNeverOpened(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, ".gitignore", "private/\n*.secret\n", 0o644)
-	writeFile(t, dir, "keep.txt", "k", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{".gitignore": treetest.File("private/\n*.secret\n", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"keep.txt": treetest.File("k", 0o644)})
 	s := newStore(t)
 	first := snap(t, dir, s, Options{})
 
 	locked := []string{"private", "node_modules", ".git", "sub/__pycache__", "fresh/node_modules", "fresh/cache"}
 	for _, p := range locked {
-		writeFile(t, dir, p+"/inner.txt", "inner", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{p + "/inner.txt": treetest.File("inner", 0o644)})
 	}
-	writeFile(t, dir, "x.secret", "unreadable and ignored", 0o000)
-	writeFiles(t, dir, map[string]string{
+	treetest.MustWrite(t, dir, treetest.Tree{"x.secret": treetest.File("unreadable and ignored", 0o000)})
+	treetest.PutAll(t, dir, map[string]string{
 		"sub/ok.txt":       "ok",
 		"fresh/.gitignore": "cache/\n",
 		"fresh/a.txt":      "a",

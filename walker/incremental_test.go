@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // incTree is the work tree of the incremental-capture tests.
@@ -62,8 +63,8 @@ func TestIncrementalReadsOnlyDirty(t *testing.T) {
 	if base.Stats.DirsRead != 0 || base.Stats.DirsReused != 0 {
 		t.Fatalf("a full capture sets the incremental counts: %+v", base.Stats)
 	}
-	writeFile(t, dir, "a/b/g.txt", "changed", 0o644)
-	writeFile(t, dir, "a/b/new.txt", "new", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a/b/g.txt": treetest.File("changed", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"a/b/new.txt": treetest.File("new", 0o644)})
 	full := snap(t, dir, s, opts)
 
 	inc := opts
@@ -90,8 +91,8 @@ func TestIncrementalTrustsDirty(t *testing.T) {
 	dir := incTree(t)
 	s := newStore(t)
 	base := snap(t, dir, s, Options{})
-	writeFile(t, dir, "c/d/e/i.txt", "changed unseen", 0o644)
-	writeFile(t, dir, "top.txt", "changed", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"c/d/e/i.txt": treetest.File("changed unseen", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"top.txt": treetest.File("changed", 0o644)})
 	res := snap(t, dir, s, Options{Base: base.Root, Dirty: dirtyOf("")})
 	got := flatten(t, s, res.Root)
 	old := flatten(t, s, base.Root)
@@ -159,7 +160,7 @@ func TestIncrementalBaseMissing(t *testing.T) {
 	}
 	// New directory, not dirty (a caller's mistake): read anyway.
 	mkdirAll(t, dir, "c/new/deeper")
-	writeFile(t, dir, "c/new/deeper/n.txt", "n", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"c/new/deeper/n.txt": treetest.File("n", 0o644)})
 	full2 := snap(t, dir, s, Options{})
 	res = snap(t, dir, s, Options{Base: full.Root, Dirty: dirtyOf("", "c")})
 	if res.Root != full2.Root {
@@ -173,7 +174,7 @@ func TestIncrementalDefaultUnchanged(t *testing.T) {
 	dir := incTree(t)
 	s := newStore(t)
 	base := snap(t, dir, s, Options{})
-	writeFile(t, dir, "c/d/e/i.txt", "changed", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"c/d/e/i.txt": treetest.File("changed", 0o644)})
 	full := snap(t, dir, s, Options{})
 	for _, o := range []Options{{Dirty: dirtyOf()}, {Base: base.Root}} {
 		res := snap(t, dir, s, o)
@@ -192,7 +193,7 @@ func TestIncrementalUncapturedDir(t *testing.T) {
 	opts := Options{LargeDirFiles: 3}
 	base := snap(t, dir, s, opts)
 	for _, n := range []string{"1", "2", "3", "4"} {
-		writeFile(t, dir, "c/large/f"+n, n, 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"c/large/f" + n: treetest.File(n, 0o644)})
 	}
 	opts.Previous = base.Root
 	full := snap(t, dir, s, opts)
@@ -231,7 +232,7 @@ func TestIncrementalRereads(t *testing.T) {
 	opts := Options{LargeDirFiles: 3}
 	prev := snap(t, dir, s, opts).Root
 	for _, n := range []string{"1", "2", "3", "4"} {
-		writeFile(t, dir, "c/d/large/f"+n, n, 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"c/d/large/f" + n: treetest.File(n, 0o644)})
 	}
 	opts.Previous = prev
 	prev = snap(t, dir, s, opts).Root
@@ -304,7 +305,7 @@ func TestIgnorerAgreesWithCapture(t *testing.T) {
 		t.Fatalf("only %d paths checked", n)
 	}
 	// Rules change: kept until Forget.
-	writeFile(t, dir, "src/.ignore", "", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"src/.ignore": treetest.File("", 0o644)})
 	if !ig.Ignored("src/gen/z", false) {
 		t.Fatal("forgot without Forget")
 	}
@@ -340,7 +341,7 @@ func TestFullCaptureCountsTrees(t *testing.T) {
 	opts := Options{SizeLimit: 100, LargeDirFiles: 3}
 	opts.Previous = snap(t, dir, s, opts).Root
 	for _, n := range []string{"1", "2", "3", "4"} {
-		writeFile(t, dir, "c/d/large/f"+n, n, 0o644) // a large new directory
+		treetest.MustWrite(t, dir, treetest.Tree{"c/d/large/f" + n: treetest.File(n, 0o644)}) // a large new directory
 	}
 	totals := NewTreeTotals()
 	opts.Totals = totals

@@ -2,7 +2,11 @@
 
 package walker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
+)
 
 // TestLargeNewDirMarkedNew: the capture that first leaves a large new
 // directory uncaptured marks it New, for the warning of snap and end;
@@ -10,7 +14,7 @@ import "testing"
 func TestLargeNewDirMarkedNew(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("a", 0o644)})
 	s := newStore(t)
 	empty := snap(t, dir, s, Options{})
 	addFiles(t, dir, "assets", 250)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // addFiles writes n small files below dir/rel, spread over rel and one
@@ -20,7 +21,7 @@ func addFiles(t *testing.T, dir, rel string, n int) {
 		if i%2 == 1 {
 			p = fmt.Sprintf("%s/inner/f%03d", rel, i)
 		}
-		writeFile(t, dir, p, fmt.Sprintf("%s #%d", rel, i), 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{p: treetest.File(fmt.Sprintf("%s #%d", rel, i), 0o644)})
 	}
 }
 
@@ -42,7 +43,7 @@ func findUncaptured(res *Result, p string) (Uncaptured, bool) {
 func TestLargeNewDirDefault(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("a", 0o644)})
 	s := newStore(t)
 	empty := snap(t, dir, s, Options{})
 	addFiles(t, dir, "big", 300)
@@ -83,8 +84,8 @@ func TestLargeNewDir(t *testing.T) {
 func testLargeNewDir(t *testing.T, cached bool) {
 	const limit = 20
 	dir := t.TempDir()
-	writeFile(t, dir, "keep/a.txt", "a", 0o644)
-	writeFile(t, dir, "wasfile", "a file at first", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"keep/a.txt": treetest.File("a", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"wasfile": treetest.File("a file at first", 0o644)})
 	addFiles(t, dir, "grows", limit-5)
 	s := newStore(t)
 	var cache *StatCache
@@ -98,17 +99,17 @@ func testLargeNewDir(t *testing.T, cached bool) {
 	// where a file was.
 	addFiles(t, dir, "new", limit+2)
 	// Ignored files are not counted: built-ins and the dir's own rules.
-	writeFile(t, dir, "new/.gitignore", "*.o\n", 0o644) // counts: 1 file
+	treetest.MustWrite(t, dir, treetest.Tree{"new/.gitignore": treetest.File("*.o\n", 0o644)}) // counts: 1 file
 	for i := range 30 {
-		writeFile(t, dir, fmt.Sprintf("new/x%02d.o", i), "obj", 0o644)
-		writeFile(t, dir, fmt.Sprintf("new/node_modules/m%02d", i), "dep", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{fmt.Sprintf("new/x%02d.o", i): treetest.File("obj", 0o644)})
+		treetest.MustWrite(t, dir, treetest.Tree{fmt.Sprintf("new/node_modules/m%02d", i): treetest.File("dep", 0o644)})
 	}
 	addFiles(t, dir, "exact", limit)
 	addFiles(t, dir, "small", limit-1)
-	writeFile(t, dir, "small2/.gitignore", "*.o\n", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"small2/.gitignore": treetest.File("*.o\n", 0o644)})
 	addFiles(t, dir, "small2", limit-2) // limit-1 with its .gitignore
 	for i := range 30 {
-		writeFile(t, dir, fmt.Sprintf("small2/y%02d.o", i), "obj", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{fmt.Sprintf("small2/y%02d.o", i): treetest.File("obj", 0o644)})
 	}
 	addFiles(t, dir, "keep/nested", limit+5)
 	removeAll(t, dir, "wasfile")

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestCaptureOwners: every entry records its numeric owner.
@@ -17,9 +19,9 @@ func TestCaptureOwners(t *testing.T) {
 		t.Skip("needs root to chown")
 	}
 	dir := t.TempDir()
-	writeFile(t, dir, "mine.txt", "m", 0o600)
+	treetest.MustWrite(t, dir, treetest.Tree{"mine.txt": treetest.File("m", 0o600)})
 	mkdirAll(t, dir, "d")
-	writeFile(t, dir, "d/theirs", "t", 0o4755)
+	treetest.MustWrite(t, dir, treetest.Tree{"d/theirs": treetest.File("t", manifest.FileMode(0o4755))})
 	must(t, os.Symlink("mine.txt", abs(dir, "ln")))
 	must(t, syscall.Mkfifo(abs(dir, "d/pipe"), 0o620))
 	for p, id := range map[string]int{"d/theirs": 1234, "d": 77, "d/pipe": 5} {
@@ -55,14 +57,14 @@ func TestCaptureOwners(t *testing.T) {
 func TestCaptureHardLinks(t *testing.T) {
 	build := func() string {
 		dir := t.TempDir()
-		writeFile(t, dir, "z.txt", "shared", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"z.txt": treetest.File("shared", 0o644)})
 		mkdirAll(t, dir, "a/b")
 		mkdirAll(t, dir, "node_modules")
 		must(t, os.Link(abs(dir, "z.txt"), abs(dir, "a/b/c")))
 		must(t, os.Link(abs(dir, "z.txt"), abs(dir, "a.txt")))
-		writeFile(t, dir, "solo", "solo", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"solo": treetest.File("solo", 0o644)})
 		must(t, os.Link(abs(dir, "solo"), abs(t.TempDir(), "outside")))
-		writeFile(t, dir, "ign", "ign", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"ign": treetest.File("ign", 0o644)})
 		must(t, os.Link(abs(dir, "ign"), abs(dir, "node_modules/ign")))
 		return dir
 	}
@@ -82,7 +84,7 @@ func TestCaptureHardLinks(t *testing.T) {
 	}
 	// Breaking a link changes the group, not the content.
 	must(t, os.Remove(abs(dir, "a/b/c")))
-	writeFile(t, dir, "a/b/c", "shared", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a/b/c": treetest.File("shared", 0o644)})
 	got = flatten(t, s, snap(t, dir, s, Options{}).Root)
 	for p, want := range map[string]string{"a/b/c": "", "a.txt": "a.txt", "z.txt": "a.txt"} {
 		if got[p].LinkTo != want {
@@ -98,7 +100,7 @@ func TestCaptureHardLinks(t *testing.T) {
 func TestIncrementalHardLinks(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"x/a":     "A",
 		"y/other": "o",
 		"w/keep":  "k",

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestListDirMatchesLstat: every entry listDir returns (whichever way
@@ -19,10 +22,10 @@ import (
 // cache miss for every file (a capture would re-read the whole tree).
 func TestListDirMatchesLstat(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "plain", "data", 0o644)
-	writeFile(t, dir, "exec", "#!/bin/sh", 0o755)
-	writeFile(t, dir, "suid", "x", 0o4755)
-	writeFile(t, dir, "sgid", "x", 0o2711)
+	treetest.MustWrite(t, dir, treetest.Tree{"plain": treetest.File("data", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"exec": treetest.File("#!/bin/sh", 0o755)})
+	treetest.MustWrite(t, dir, treetest.Tree{"suid": treetest.File("x", manifest.FileMode(0o4755))})
+	treetest.MustWrite(t, dir, treetest.Tree{"sgid": treetest.File("x", manifest.FileMode(0o2711))})
 	if err := os.Mkdir(filepath.Join(dir, "sticky"), 0o755); err != nil {
 		t.Fatal(err)
 	}

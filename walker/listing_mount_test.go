@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,20 +72,20 @@ func dirStatOf(t *testing.T, p string) [5]int64 {
 func TestListingOverlayLower(t *testing.T) {
 	top := t.TempDir()
 	lower, upper, work, mnt := abs(top, "lower"), abs(top, "upper"), abs(top, "work"), abs(top, "mnt")
-	writeFiles(t, lower, map[string]string{"d/a.txt": "a"})
+	treetest.PutAll(t, lower, map[string]string{"d/a.txt": "a"})
 	for _, d := range []string{upper, work, mnt} {
 		mkdirAll(t, d, ".")
 	}
 	opts := "lowerdir=" + lower + ",upperdir=" + upper + ",workdir=" + work
 	mountOn(t, mnt, "-t", "overlay", "overlay", "-o", opts)
-	writeFile(t, mnt, "d/b.txt", "b", 0o644) // d is merged now: its stat is its upper directory's
+	treetest.MustWrite(t, mnt, treetest.Tree{"d/b.txt": treetest.File("b", 0o644)}) // d is merged now: its stat is its upper directory's
 	time.Sleep(settle)
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())
 	r1 := snapClosed(t, mnt, s, Options{Cache: cache})
 	before := dirStatOf(t, abs(mnt, "d"))
 	unmount(t, mnt)
-	writeFile(t, lower, "d/c.txt", "c", 0o644)
+	treetest.MustWrite(t, lower, treetest.Tree{"d/c.txt": treetest.File("c", 0o644)})
 	mountOn(t, mnt, "-t", "overlay", "overlay", "-o", opts)
 	if after := dirStatOf(t, abs(mnt, "d")); after != before {
 		t.Skipf("the overlay mounted again shows d with another stat here (%v, was %v)", after, before)
@@ -170,7 +171,7 @@ func TestListingEncryptedNames(t *testing.T) {
 	if e != 0 {
 		t.Skipf("cannot set an fscrypt policy: %v", e)
 	}
-	writeFiles(t, tree, map[string]string{"enc/one.txt": "1", "enc/two.txt": "2", "plain.txt": "p"})
+	treetest.PutAll(t, tree, map[string]string{"enc/one.txt": "1", "enc/two.txt": "2", "plain.txt": "p"})
 	if _, flags, err := fscryptKey(mfd, nil, id, false); err != nil || flags != 0 {
 		t.Skipf("cannot remove the fscrypt key: %v (status %#x)", err, flags)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 	"golang.org/x/sys/unix"
 )
 
@@ -113,7 +114,7 @@ func sameSnapshot(t *testing.T, what string, got, want map[string]manifest.Entry
 func TestListingCache(t *testing.T) {
 	dir := t.TempDir()
 	genTree(t, dir, 4, 6)
-	writeFiles(t, dir, map[string]string{".gitignore": "*.log\n", "d00/skip.log": "ignored", "top.txt": "top"})
+	treetest.PutAll(t, dir, map[string]string{".gitignore": "*.log\n", "d00/skip.log": "ignored", "top.txt": "top"})
 	if err := os.Symlink("top.txt", abs(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestListingCache(t *testing.T) {
 		t.Fatalf("unchanged tree: listed %q (want none), root changed %v", got, r2.Root != r1.Root)
 	}
 
-	writeFile(t, dir, "d00/e0/added.txt", "added", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"d00/e0/added.txt": treetest.File("added", 0o644)})
 	removeAll(t, dir, "d01/e1/f000.txt")
 	if err := os.Rename(abs(dir, "d02/e2/f001.txt"), abs(dir, "d02/e2/renamed.txt")); err != nil {
 		t.Fatal(err)
@@ -141,8 +142,8 @@ func TestListingCache(t *testing.T) {
 	if err := os.Rename(abs(dir, "d03/e0/f002.txt"), abs(dir, "d02/e2/moved.txt")); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir, map[string]string{"d00/e0/f003.txt": "same size edit, no new name......."[:len("file 0/3 0300000000000000\n")]})
-	writeFile(t, dir, "d01/new/inside.txt", "new dir", 0o644)
+	treetest.PutAll(t, dir, map[string]string{"d00/e0/f003.txt": "same size edit, no new name......."[:len("file 0/3 0300000000000000\n")]})
+	treetest.MustWrite(t, dir, treetest.Tree{"d01/new/inside.txt": treetest.File("new dir", 0o644)})
 	removeAll(t, dir, "d00/skip.log") // ignored: still a change of d00's names
 	r3 := snap(t, dir, s, Options{Cache: cache, Previous: r2.Root})
 	// d01/new twice: the large-new-directory rule counts its files first.
@@ -161,7 +162,7 @@ func TestListingCache(t *testing.T) {
 // moved, and no one can set that back).
 func TestListingTimesSetBack(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a/one.txt": "1", "a/two.txt": "2", "b/three.txt": "3"})
+	treetest.PutAll(t, dir, map[string]string{"a/one.txt": "1", "a/two.txt": "2", "b/three.txt": "3"})
 	h := hookGetdents(t, dir)
 	time.Sleep(settle)
 	s := newStore(t)
@@ -172,7 +173,9 @@ func TestListingTimesSetBack(t *testing.T) {
 		dir    string
 		change func()
 	}{
-		{"a", func() { writeFile(t, dir, "a/new.txt", "new", 0o644) }},
+		{"a", func() {
+			treetest.MustWrite(t, dir, treetest.Tree{"a/new.txt": treetest.File("new", 0o644)})
+		}},
 		{"a", func() { removeAll(t, dir, "a/one.txt") }},
 		{"b", func() {
 			if err := os.Rename(abs(dir, "b/three.txt"), abs(dir, "b/four.txt")); err != nil {
@@ -209,8 +212,8 @@ func TestListingTimesSetBack(t *testing.T) {
 func TestListingHostileRecord(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "tree")
-	writeFiles(t, dir, map[string]string{"a/one.txt": "1", "two.txt": "2"})
-	writeFiles(t, base, map[string]string{"secret": "outside the work tree"})
+	treetest.PutAll(t, dir, map[string]string{"a/one.txt": "1", "two.txt": "2"})
+	treetest.PutAll(t, base, map[string]string{"secret": "outside the work tree"})
 	h := hookGetdents(t, dir)
 	time.Sleep(settle)
 	ctx := context.Background()
@@ -409,11 +412,11 @@ func TestListingRacyCoarse(t *testing.T) {
 		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
 		start := time.Now()
 		sub := filepath.Join(dir, fmt.Sprint(attempt))
-		writeFiles(t, sub, map[string]string{"a/one.txt": "1"})
+		treetest.PutAll(t, sub, map[string]string{"a/one.txt": "1"})
 		s := newStore(t)
 		cache := NewStatCache(s.Backend())
 		r1 := snap(t, sub, s, Options{Cache: cache})
-		writeFile(t, sub, "a/two.txt", "2", 0o644)
+		treetest.MustWrite(t, sub, treetest.Tree{"a/two.txt": treetest.File("2", 0o644)})
 		r2 := snap(t, sub, s, Options{Cache: cache, Previous: r1.Root})
 		if time.Since(start) > 800*time.Millisecond {
 			if attempt < 3 {

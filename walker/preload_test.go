@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestStatCachePreload: a full capture reads the stat cache in one scan;
@@ -18,7 +19,7 @@ import (
 func TestStatCachePreload(t *testing.T) {
 	dir := t.TempDir()
 	n := int64(genTree(t, dir, 10, 5))
-	writeFile(t, dir, "top.txt", "top", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"top.txt": treetest.File("top", 0o644)})
 	n++
 	time.Sleep(settle)
 	s := newStore(t)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestUnreadable: unreadable files and directories are reported and
@@ -24,7 +25,7 @@ func TestUnreadable(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"ok.txt":           "fine",
 		"secret.txt":       "no peeking",
 		"locked/inner.txt": "inner",
@@ -123,7 +124,7 @@ func TestUnreadable(t *testing.T) {
 // reported.
 func TestChangedWhileRead(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"flaky":   "flaky content",
 		"settles": "settles eventually",
 		"calm":    "calm",
@@ -168,8 +169,8 @@ func TestChangedWhileRead(t *testing.T) {
 // left out, without a problem.
 func TestVanishedFile(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a", 0o644)
-	writeFile(t, dir, "gone.txt", "soon gone", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("a", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"gone.txt": treetest.File("soon gone", 0o644)})
 	var once sync.Once
 	swapStat(t, func(fi fs.FileInfo) fileStat {
 		if fi.Name() == "gone.txt" {
@@ -200,8 +201,8 @@ func TestVanishedFile(t *testing.T) {
 // directory of that name would never be captured.
 func TestVanishedDir(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "a.txt", "a", 0o644) // listed before b/, sorted
-	writeFile(t, dir, "b/x.txt", "x", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("a", 0o644)}) // listed before b/, sorted
+	treetest.MustWrite(t, dir, treetest.Tree{"b/x.txt": treetest.File("x", 0o644)})
 	var once sync.Once
 	swapStat(t, func(fi fs.FileInfo) fileStat {
 		if fi.Name() == "a.txt" {
@@ -220,7 +221,7 @@ func TestVanishedDir(t *testing.T) {
 	}
 	// The consequence: b/ comes back with one small file and, with this
 	// snapshot as Previous, stays uncaptured.
-	writeFile(t, dir, "b/y.txt", "y", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"b/y.txt": treetest.File("y", 0o644)})
 	next := snap(t, dir, s, Options{Previous: res.Root})
 	if e := flatten(t, s, next.Root)["b"]; !e.IsCapturedDir() {
 		t.Errorf("recreated b/ (1 file) with the previous snapshot as Previous: %+v, want captured", e)
@@ -234,13 +235,13 @@ func TestNothingWritten(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	build(t, dir, captureNodes())
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		".gitignore":     "*.log\nignored/\n",
 		"x.log":          "ignored",
 		"ignored/y":      "ignored",
 		"node_modules/z": "ignored",
 	})
-	writeFile(t, dir, "huge", strings.Repeat("h", 2000), 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"huge": treetest.File(strings.Repeat("h", 2000), 0o644)})
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())
 	opts := Options{Cache: cache, SizeLimit: 1000, LargeDirFiles: 10}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestSkippedCarriedOver: an incremental capture lists in Result.Skipped
@@ -16,7 +18,7 @@ import (
 func TestSkippedCarriedOver(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"a/cache/CACHEDIR.TAG": cacheTag,
 		"a/cache/x":            "x",
 		"a/keep.txt":           "k",
@@ -39,7 +41,7 @@ func TestSkippedCarriedOver(t *testing.T) {
 	if got := list(full); !slices.Equal(got, want) {
 		t.Fatalf("full capture skipped %q, want %q", got, want)
 	}
-	writeFiles(t, dir, map[string]string{"b/main.js": "2"})
+	treetest.PutAll(t, dir, map[string]string{"b/main.js": "2"})
 	dirty := func(rel string) bool { return rel == "" || rel == "b" }
 	inc := snap(t, dir, s, Options{Index: idx, Base: full.Root, Dirty: dirty})
 	if inc.Stats.DirsReused == 0 {

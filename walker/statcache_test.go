@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestStatCacheSkipsUnchanged: once files are older than the racy
@@ -21,7 +22,7 @@ func TestStatCacheSkipsUnchanged(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	n := int64(genTree(t, dir, 4, 6))
-	writeFile(t, dir, "top.txt", "top", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"top.txt": treetest.File("top", 0o644)})
 	n++
 	time.Sleep(settle)
 	s := newStore(t)
@@ -42,7 +43,7 @@ func TestStatCacheSkipsUnchanged(t *testing.T) {
 
 	// Edit three files: one at the top, two in one directory, one of them
 	// keeping its size.
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"top.txt":         "TOP",
 		"d01/e1/f002.txt": "changed\n",
 		"d01/e1/f003.txt": "changed too, longer\n",
@@ -70,7 +71,7 @@ func TestStatCacheSkipsUnchanged(t *testing.T) {
 
 	// Add, delete, rename, chmod: only new names and changed stat data
 	// are read.
-	writeFile(t, dir, "added.txt", "new", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"added.txt": treetest.File("new", 0o644)})
 	removeAll(t, dir, "d02/e2/f000.txt")
 	if err := os.Rename(abs(dir, "d03/e0/f000.txt"), abs(dir, "d03/e0/renamed.txt")); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestStatCacheRacyEdit(t *testing.T) {
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())
 
-	writeFile(t, dir, "f.txt", "version-1", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"f.txt": treetest.File("version-1", 0o644)})
 	fi1, err := os.Lstat(p)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestStatCacheRacyEdit(t *testing.T) {
 		t.Fatal("a file written within the racy window was trusted by the stat cache")
 	}
 
-	writeFile(t, dir, "f.txt", "version-2", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"f.txt": treetest.File("version-2", 0o644)})
 	if err := os.Chtimes(p, fi1.ModTime(), fi1.ModTime()); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestStatCacheCtimeGuardsOldFiles(t *testing.T) {
 	run := func(t *testing.T) (before, after cas.Hash, hashed int64) {
 		dir := t.TempDir()
 		p := abs(dir, "old.txt")
-		writeFile(t, dir, "old.txt", "AAAA", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"old.txt": treetest.File("AAAA", 0o644)})
 		old := time.Now().Add(-time.Hour).Truncate(time.Second).Add(987654321)
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
@@ -152,7 +153,7 @@ func TestStatCacheCtimeGuardsOldFiles(t *testing.T) {
 		if r2.Stats.HashedFiles != 0 {
 			t.Fatalf("old file not trusted by the stat cache: read %d", r2.Stats.HashedFiles)
 		}
-		writeFile(t, dir, "old.txt", "BBBB", 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{"old.txt": treetest.File("BBBB", 0o644)})
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestStatCacheCtimeGuardsOldFiles(t *testing.T) {
 func TestRecord(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"a.txt":     "a1",
 		"sub/b.txt": "b1",
 		"sub/c.txt": "c1",
@@ -193,10 +194,10 @@ func TestRecord(t *testing.T) {
 
 	// A "restore" rewrites a.txt and sub/b.txt and waits before
 	// recording; it rewrites d.txt and records it at once.
-	writeFile(t, dir, "a.txt", "a2", 0o644)
-	writeFile(t, dir, "sub/b.txt", "b2", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"a.txt": treetest.File("a2", 0o644)})
+	treetest.MustWrite(t, dir, treetest.Tree{"sub/b.txt": treetest.File("b2", 0o644)})
 	time.Sleep(settle)
-	writeFile(t, dir, "d.txt", "d2", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"d.txt": treetest.File("d2", 0o644)})
 	var ws []Written
 	for p, data := range map[string]string{"a.txt": "a2", "sub/b.txt": "b2", "d.txt": "d2"} {
 		fi, err := os.Lstat(abs(dir, p))
@@ -233,7 +234,7 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "sub/b.txt", "b3", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"sub/b.txt": treetest.File("b3", 0o644)})
 	fi, err := os.Lstat(abs(dir, "sub/b.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +259,7 @@ func TestCacheNeverPointsAtMissingBlobs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for i := range 5 {
-		writeFile(t, dir, fmt.Sprintf("f%d.txt", i), fmt.Sprintf("content %d", i), 0o644)
+		treetest.MustWrite(t, dir, treetest.Tree{fmt.Sprintf("f%d.txt", i): treetest.File(fmt.Sprintf("content %d", i), 0o644)})
 	}
 	time.Sleep(settle)
 	b := newBufBackend()
@@ -299,13 +300,13 @@ func TestCacheNeverPointsAtMissingBlobs(t *testing.T) {
 func TestStatCacheHashes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"a.txt":     "a",
 		"sub/b.txt": "b",
 		"over.txt":  "over the limit: hashed, not stored",
 	})
 	time.Sleep(settle)
-	writeFile(t, dir, "racy.txt", "too new", 0o644)
+	treetest.MustWrite(t, dir, treetest.Tree{"racy.txt": treetest.File("too new", 0o644)})
 	s := newStore(t)
 	cache := NewStatCache(s.Backend())
 	snap(t, dir, s, Options{Cache: cache, SizeLimit: 10})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestSwappedForSymlink: a directory and a file that are replaced by
@@ -19,15 +20,15 @@ import (
 // instead), and nothing outside the work tree reaches the store.
 func TestSwappedForSymlink(t *testing.T) {
 	outside := t.TempDir()
-	writeFile(t, outside, "secret.txt", "outside secret", 0o644)
-	writeFile(t, outside, "dir/secret2.txt", "outside secret 2", 0o644)
+	treetest.MustWrite(t, outside, treetest.Tree{"secret.txt": treetest.File("outside secret", 0o644)})
+	treetest.MustWrite(t, outside, treetest.Tree{"dir/secret2.txt": treetest.File("outside secret 2", 0o644)})
 	for _, tc := range []struct{ name, dirTarget, fileTarget string }{
 		{"outside", abs(outside, "dir"), abs(outside, "secret.txt")},
 		{"inside", "keep", "keep/k.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{
+			treetest.PutAll(t, dir, map[string]string{
 				"a.txt":      "a",
 				"b/x.txt":    "x",
 				"c.txt":      "c",

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 const cacheTag = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag.\n"
@@ -40,7 +41,7 @@ func has(paths []string, p string) bool { return slices.Contains(paths, p) }
 func TestEvidencePlainFolder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"build/run.sh":              "#!/bin/sh\necho hi\n",
 		"dist/lib.js":               "export {}\n",
 		"target/CACHEDIR.TAG":       cacheTag,
@@ -103,7 +104,7 @@ func TestEvidencePlainFolder(t *testing.T) {
 func TestTrackedNeverSkipped(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"proj/build/build.go":         "package build\n",
 		"proj/dist/app.js":            "1",
 		"proj/node_modules/vend/x.js": "committed dependency",
@@ -112,7 +113,7 @@ func TestTrackedNeverSkipped(t *testing.T) {
 	})
 	git(t, dir, "init", "-q")
 	git(t, dir, "add", "-A")
-	writeFiles(t, dir, map[string]string{
+	treetest.PutAll(t, dir, map[string]string{
 		"proj/web/node_modules/y/z.js": "untracked: skipped",
 		"proj/other/CACHEDIR.TAG":      cacheTag,
 		"proj/other/x":                 "untracked, tagged: skipped",
@@ -121,10 +122,10 @@ func TestTrackedNeverSkipped(t *testing.T) {
 	for i := range 250 {
 		big[fmt.Sprintf("proj/gen/f%03d.go", i)] = "package gen\n"
 	}
-	writeFiles(t, dir, big)
+	treetest.PutAll(t, dir, big)
 	// A nested clone with its own index: its tracked node_modules kept.
 	nested := dir + "/proj/lib"
-	writeFiles(t, nested, map[string]string{"node_modules/m/i.js": "tracked in lib"})
+	treetest.PutAll(t, nested, map[string]string{"node_modules/m/i.js": "tracked in lib"})
 	git(t, nested, "init", "-q")
 	git(t, nested, "add", "-A")
 
@@ -156,7 +157,7 @@ func TestTrackedNeverSkipped(t *testing.T) {
 func TestIndexChangeWalksAgain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a.txt": "a", "node_modules/p/x.js": "x"})
+	treetest.PutAll(t, dir, map[string]string{"a.txt": "a", "node_modules/p/x.js": "x"})
 	git(t, dir, "init", "-q")
 	git(t, dir, "add", "a.txt")
 	s := newStore(t)

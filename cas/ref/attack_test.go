@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // within runs fn and fails the test if it has not returned after a few
@@ -65,7 +67,7 @@ func writeIdx(t *testing.T, p string, oid [20]byte) {
 	b = binary.BigEndian.AppendUint32(b, 0)  // crc
 	b = binary.BigEndian.AppendUint32(b, 12) // offset
 	b = append(b, make([]byte, 40)...)       // trailer
-	mkfile(t, p, string(b))
+	treetest.PutPath(t, p, string(b))
 }
 
 // TestFIFOsDoNotBlock: a hostile or damaged repository with a FIFO where
@@ -167,7 +169,7 @@ func TestRefDeltaCycle(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			d := t.TempDir()
 			pack := append([]byte("PACK\x00\x00\x00\x02\x00\x00\x00\x01"), obj...)
-			mkfile(t, filepath.Join(d, "pack", "p.pack"), string(pack))
+			treetest.PutPath(t, filepath.Join(d, "pack", "p.pack"), string(pack))
 			writeIdx(t, filepath.Join(d, "pack", "p.idx"), oid)
 			within(t, nil, func() {
 				rc, _, err := OpenODB(d).Open(oid)
@@ -208,7 +210,7 @@ func TestDamagedPack(t *testing.T) {
 		v = append([]byte(nil), v...)
 		copy(v[i*500:], fmt.Sprintf("edit %d", i))
 		oids = append(oids, gitOID(v))
-		mkfile(t, filepath.Join(d, "f"), string(v))
+		treetest.PutPath(t, filepath.Join(d, "f"), string(v))
 		gitRun(t, d, "add", "f")
 		gitRun(t, d, "commit", "-q", "-m", fmt.Sprint(i))
 	}
@@ -233,8 +235,8 @@ func TestDamagedPack(t *testing.T) {
 				(*target)[rng.IntN(len(*target))] ^= byte(1 + rng.IntN(255))
 			}
 		}
-		mkfile(t, filepath.Join(o, "pack", "p.idx"), string(ci))
-		mkfile(t, filepath.Join(o, "pack", "p.pack"), string(cp))
+		treetest.PutPath(t, filepath.Join(o, "pack", "p.idx"), string(ci))
+		treetest.PutPath(t, filepath.Join(o, "pack", "p.pack"), string(cp))
 		within(t, nil, func() {
 			odb := OpenODB(o)
 			for _, oid := range oids {
@@ -298,7 +300,7 @@ func TestCheckLFSSymlinkIntoWorkTree(t *testing.T) {
 	d := t.TempDir()
 	wt := filepath.Join(d, "w")
 	content := "the large file's content"
-	mkfile(t, filepath.Join(wt, "N.bin"), content)
+	treetest.PutPath(t, filepath.Join(wt, "N.bin"), content)
 	rec := &Record{Size: int64(len(content)), SHA256: sha256.Sum256([]byte(content))}
 	dir := filepath.Join(wt, ".git", "lfs", "objects")
 	obj := LFSPath(dir, rec.SHA256)
@@ -329,7 +331,7 @@ func TestCheckLFSHardLink(t *testing.T) {
 	rec := &Record{Size: int64(len(content)), SHA256: sha256.Sum256([]byte(content))}
 	dir := filepath.Join(d, ".git", "lfs", "objects")
 	obj := LFSPath(dir, rec.SHA256)
-	mkfile(t, obj, content)
+	treetest.PutPath(t, obj, content)
 	if err := NewFinder().Check(Ref{Kind: LFS, Dir: dir}, rec, ""); err != nil {
 		t.Fatalf("a plain LFS object: %v", err)
 	}

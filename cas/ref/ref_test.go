@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -79,25 +81,15 @@ func TestConfigValue(t *testing.T) {
 	}
 }
 
-func mkfile(t *testing.T, p, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFindRepo: a .git directory, a worktree's .git file with commondir,
 // a submodule's relative gitdir, lfs.storage, and no repository.
 func TestFindRepo(t *testing.T) {
 	d := t.TempDir()
-	mkfile(t, filepath.Join(d, "main/.git/config"), "[lfs]\n\tstorage = ../lfs-elsewhere\n")
-	mkfile(t, filepath.Join(d, "main/.git/worktrees/wt/commondir"), "../..\n")
-	mkfile(t, filepath.Join(d, "wt/.git"), "gitdir: "+filepath.Join(d, "main/.git/worktrees/wt")+"\n")
-	mkfile(t, filepath.Join(d, "main/sub/.git"), "gitdir: ../.git/modules/sub\n")
-	mkfile(t, filepath.Join(d, "main/.git/modules/sub/HEAD"), "ref: refs/heads/main\n")
+	treetest.PutPath(t, filepath.Join(d, "main/.git/config"), "[lfs]\n\tstorage = ../lfs-elsewhere\n")
+	treetest.PutPath(t, filepath.Join(d, "main/.git/worktrees/wt/commondir"), "../..\n")
+	treetest.PutPath(t, filepath.Join(d, "wt/.git"), "gitdir: "+filepath.Join(d, "main/.git/worktrees/wt")+"\n")
+	treetest.PutPath(t, filepath.Join(d, "main/sub/.git"), "gitdir: ../.git/modules/sub\n")
+	treetest.PutPath(t, filepath.Join(d, "main/.git/modules/sub/HEAD"), "ref: refs/heads/main\n")
 	if err := os.MkdirAll(filepath.Join(d, "main/a/b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +113,7 @@ func TestFindRepo(t *testing.T) {
 	if r, err := findRepo(filepath.Join(d, "plain")); err != nil || (r != nil && strings.HasPrefix(r.GitDir, d)) {
 		t.Fatalf("plain: %+v %v", r, err)
 	}
-	mkfile(t, filepath.Join(d, "bad/.git"), "nonsense\n")
+	treetest.PutPath(t, filepath.Join(d, "bad/.git"), "nonsense\n")
 	if _, err := findRepo(filepath.Join(d, "bad")); err == nil {
 		t.Fatal("a .git file without gitdir: accepted")
 	}
@@ -160,7 +152,7 @@ func TestODB(t *testing.T) {
 		v = append([]byte(nil), v...)
 		copy(v[i*1000:], fmt.Sprintf("edit %d", i))
 		versions = append(versions, v)
-		mkfile(t, filepath.Join(d, "f"), string(v))
+		treetest.PutPath(t, filepath.Join(d, "f"), string(v))
 		gitRun(t, d, "add", "f")
 		gitRun(t, d, "commit", "-q", "-m", fmt.Sprint(i))
 	}
@@ -204,7 +196,7 @@ func TestODB(t *testing.T) {
 	e := t.TempDir()
 	oid := gitOID([]byte("x"))
 	h := fmt.Sprintf("%x", oid)
-	mkfile(t, filepath.Join(e, h[:2], h[2:]), "not zlib")
+	treetest.PutPath(t, filepath.Join(e, h[:2], h[2:]), "not zlib")
 	if _, _, err := OpenODB(e).Open(oid); err == nil {
 		t.Fatal("damaged loose object opened")
 	}
@@ -222,7 +214,7 @@ func must[T any](v T, err error) T {
 func TestCloneUnsupported(t *testing.T) {
 	d := t.TempDir()
 	src := filepath.Join(d, "src")
-	mkfile(t, src, "content")
+	treetest.PutPath(t, src, "content")
 	f, err := os.Open(src)
 	if err != nil {
 		t.Fatal(err)
@@ -242,10 +234,10 @@ func TestCloneUnsupported(t *testing.T) {
 
 func TestWant(t *testing.T) {
 	d := t.TempDir()
-	mkfile(t, filepath.Join(d, "repo/.git/HEAD"), "ref: refs/heads/main\n")
-	mkfile(t, filepath.Join(d, "repo/.gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n"+
+	treetest.PutPath(t, filepath.Join(d, "repo/.git/HEAD"), "ref: refs/heads/main\n")
+	treetest.PutPath(t, filepath.Join(d, "repo/.gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n"+
 		"media/** filter=lfs\n/top.dat filter=lfs\n**/deep/*.iso filter=lfs\nkeep.bin -filter\n# *.txt filter=lfs\n")
-	mkfile(t, filepath.Join(d, "plain/x"), "")
+	treetest.PutPath(t, filepath.Join(d, "plain/x"), "")
 	f := NewFinder()
 	for _, c := range []struct {
 		path string
@@ -276,9 +268,9 @@ func TestWant(t *testing.T) {
 // nothing is found, nothing panics, and nothing outside is written.
 func TestHostileRepo(t *testing.T) {
 	d := t.TempDir()
-	mkfile(t, filepath.Join(d, "a/.git"), "gitdir: /nonexistent/turnback-test\n")
-	mkfile(t, filepath.Join(d, "b/.git/commondir"), "../../../../../../../../..\n")
-	mkfile(t, filepath.Join(d, "c/.git/config"), "[lfs]\n\tstorage = /proc/self\n")
+	treetest.PutPath(t, filepath.Join(d, "a/.git"), "gitdir: /nonexistent/turnback-test\n")
+	treetest.PutPath(t, filepath.Join(d, "b/.git/commondir"), "../../../../../../../../..\n")
+	treetest.PutPath(t, filepath.Join(d, "c/.git/config"), "[lfs]\n\tstorage = /proc/self\n")
 	f := NewFinder()
 	rec := &Record{Size: 5, SHA256: [32]byte{1}, GitOID: [20]byte{2}}
 	for _, dir := range []string{"a", "b", "c"} {

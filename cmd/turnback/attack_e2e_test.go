@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // Adversarial scenarios through the binary (the "attack" helper's tests).
@@ -30,20 +30,20 @@ func TestAttackDetachFreshStore(t *testing.T) {
 	if !isLinux() {
 		t.Skip("inotify")
 	}
-	bin := testBinary(t)
+	e := newBinEnv(t)
 	for _, viaXDG := range []bool{false, true} {
 		base := t.TempDir()
 		wt := filepath.Join(base, "wt")
-		writeTree(t, wt, map[string]string{"f": "x"})
-		t.Setenv("TURNBACK_LOCK_WAIT", "5s")
-		t.Setenv("TURNBACK_AUTO_WATCH", "0")
-		t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+		treetest.PutAll(t, wt, map[string]string{"f": "x"})
+		e.setenv("TURNBACK_LOCK_WAIT", "5s")
+		e.setenv("TURNBACK_AUTO_WATCH", "0")
+		e.setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
 		args := []string{"-C", wt}
 		if !viaXDG {
 			args = append(args, "--store", filepath.Join(base, "st"))
 		}
 		tb := func(a ...string) (string, string, int) {
-			return binRun(t, bin, "", append(append([]string{}, args...), a...)...)
+			return e.execOut("", append(append([]string{}, args...), a...)...)
 		}
 		t.Cleanup(func() { tb("watch", "--stop") })
 		so, se, code := tb("--json", "watch", "--detach")
@@ -76,22 +76,22 @@ func TestAttackWatchQuotesWorkTree(t *testing.T) {
 	if !isLinux() {
 		t.Skip("inotify, and names with control characters")
 	}
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	wt := filepath.Join(base, "w\x1b[2Jx\ny")
-	writeTree(t, wt, map[string]string{"f": "x"})
-	t.Setenv("TURNBACK_LOCK_WAIT", "5s")
-	t.Setenv("TURNBACK_AUTO_WATCH", "0")
-	t.Setenv("TURNBACK_STORE", filepath.Join(base, "st"))
+	treetest.PutAll(t, wt, map[string]string{"f": "x"})
+	e.setenv("TURNBACK_LOCK_WAIT", "5s")
+	e.setenv("TURNBACK_AUTO_WATCH", "0")
+	e.setenv("TURNBACK_STORE", filepath.Join(base, "st"))
 	tb := func(a ...string) string {
 		t.Helper()
-		so, se, code := binRun(t, bin, "", append([]string{"-C", wt}, a...)...)
+		so, se, code := e.execOut("", append([]string{"-C", wt}, a...)...)
 		if code != 0 {
 			t.Fatalf("turnback %v: exit %d\n%s%s", a, code, so, se)
 		}
 		return so + se
 	}
-	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
+	t.Cleanup(func() { e.execOut("", "-C", wt, "watch", "--stop") })
 	for _, args := range [][]string{{"snap"}, {"watch", "--detach"}, {"watch", "--status"}, {"watch", "--stop"}, {"watch", "--stop"}} {
 		out := tb(args...)
 		if strings.ContainsAny(out, "\x1b") || strings.Count(strings.TrimSuffix(out, "\n"), "\n") > 1 {
@@ -119,11 +119,11 @@ func TestAttackReferenceInsideWorkTree(t *testing.T) {
 	data := largeData(31, 64<<10)
 	sum := sha256.Sum256(data)
 	h := hex.EncodeToString(sum[:])
-	writeBytes(t, e.path("N.bin"), data)
+	e.write("N.bin", string(data))
 	if err := os.MkdirAll(e.path("lfsstore/objects/"+h[:2]+"/"+h[2:4]), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeBytes(t, e.path("lfsstore/objects/"+h[:2]+"/"+h[2:4]+"/"+h), data)
+	e.write("lfsstore/objects/"+h[:2]+"/"+h[2:4]+"/"+h, string(data))
 	r := e.ok("end")
 	if !strings.Contains(r.stderr, "N.bin (64.0 KiB) is unprotected") {
 		t.Errorf("end did not warn that N.bin is unprotected:\n%s", r.stderr)
@@ -146,26 +146,27 @@ func TestAttackReadOnlyStoreLargeFile(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the binary as another user")
 	}
-	src := testBinary(t)
-	base := t.TempDir()
+	e := newCLI(t, "w")
+	base := e.base
 	for _, d := range []string{filepath.Dir(base), base} {
 		if err := os.Chmod(d, 0o777); err != nil {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(base, "turnback")
-	data, err := os.ReadFile(src)
+	// A copy of the binary that the other user can run.
+	data, err := os.ReadFile(e.bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
+	e.bin = filepath.Join(base, "turnback")
+	if err := os.WriteFile(e.bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
+	e = e.with("TURNBACK_SIZE_LIMIT=1K", "HOME="+base)
+	wt, store := e.dir, filepath.Join(base, "s")
 	run := func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"-C", wt, "--store", store}, args...)...)
-		cmd.Env = append(os.Environ(), "TURNBACK_AUTO_WATCH=0", "TURNBACK_SIZE_LIMIT=1K", "HOME="+base)
+		cmd := e.execCommand(append([]string{"-C", wt, "--store", store}, args...)...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		var so, se strings.Builder
 		cmd.Stdout, cmd.Stderr = &so, &se
@@ -178,11 +179,11 @@ func TestAttackReadOnlyStoreLargeFile(t *testing.T) {
 	if err := os.MkdirAll(wt, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, wt, map[string]string{"a": "a\n"})
+	treetest.PutAll(t, wt, map[string]string{"a": "a\n"})
 	if so, se, code := run("snap"); code != 0 {
 		t.Fatalf("snap: exit %d\n%s%s", code, so, se)
 	}
-	writeBytes(t, filepath.Join(wt, "big"), largeData(41, 8<<10))
+	treetest.PutPath(t, filepath.Join(wt, "big"), string(largeData(41, 8<<10)))
 	_ = filepath.Walk(store, func(p string, fi os.FileInfo, err error) error {
 		if err == nil {
 			_ = os.Chmod(p, fi.Mode().Perm()&^0o222)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -24,14 +25,14 @@ import (
 // enough: it is read and hashed, not stored.)
 func TestAutoWatchEarly(t *testing.T) {
 	testtier.Slow(t)
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	wt, store := filepath.Join(base, "wt"), filepath.Join(base, "store")
 	files := map[string]string{}
 	for i := range 40 {
 		files[fmt.Sprintf("d%d/e%d/f%d.txt", i%4, i%3, i)] = fmt.Sprintf("file %d\n", i)
 	}
-	writeTree(t, wt, files)
+	treetest.PutAll(t, wt, files)
 	big, err := os.Create(filepath.Join(wt, "big.bin"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,10 +41,10 @@ func TestAutoWatchEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	big.Close()
-	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "--store", store, "watch", "--stop") })
-	t.Setenv("TURNBACK_AUTO_WATCH", "5")
-	t.Setenv("TURNBACK_SIZE_LIMIT", "1M")
-	so, se, code := binRun(t, bin, "", "-C", wt, "--store", store, "snap", "-m", "first")
+	t.Cleanup(func() { e.execOut("", "-C", wt, "--store", store, "watch", "--stop") })
+	e.setenv("TURNBACK_AUTO_WATCH", "5")
+	e.setenv("TURNBACK_SIZE_LIMIT", "1M")
+	so, se, code := e.execOut("", "-C", wt, "--store", store, "snap", "-m", "first")
 	if code != 0 || len(strings.TrimSpace(so)) != 12 || !strings.Contains(se, "turn 1 of session default started: 41 files") {
 		t.Fatalf("snap: exit %d, %q / %q", code, so, se)
 	}
@@ -66,8 +67,8 @@ func TestAutoWatchEarly(t *testing.T) {
 	if strings.Count(string(log), "serving "+wt) != 1 {
 		t.Fatalf("want one daemon:\n%s", log)
 	}
-	writeTree(t, wt, map[string]string{"d0/new.txt": "new\n", "d1/e1/f1.txt": "changed\n"})
-	so, _, code = binRun(t, bin, "", "-C", wt, "--store", store, "--json", "status")
+	treetest.PutAll(t, wt, map[string]string{"d0/new.txt": "new\n", "d1/e1/f1.txt": "changed\n"})
+	so, _, code = e.execOut("", "-C", wt, "--store", store, "--json", "status")
 	got, _, incremental := statusDoc(so)
 	if code != 0 || !incremental {
 		t.Fatalf("status did not go through the ready daemon incrementally: exit %d, %s", code, so)

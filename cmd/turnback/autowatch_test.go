@@ -15,6 +15,7 @@ import (
 
 	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -59,24 +60,24 @@ func TestAutoWatch(t *testing.T) {
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	files := map[string]string{}
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/f%d.txt", i%2, i)] = fmt.Sprintf("file %d\n", i)
 	}
-	t.Setenv("TURNBACK_LOCK_WAIT", "10s")
+	e.setenv("TURNBACK_LOCK_WAIT", "10s")
 	type folder struct{ wt, store string }
 	newFolder := func(name string) folder {
 		f := folder{filepath.Join(base, name), filepath.Join(base, name+".store")}
-		writeTree(t, f.wt, files)
-		t.Cleanup(func() { binRun(t, bin, "", "-C", f.wt, "--store", f.store, "watch", "--stop") })
+		treetest.PutAll(t, f.wt, files)
+		t.Cleanup(func() { e.execOut("", "-C", f.wt, "--store", f.store, "watch", "--stop") })
 		return f
 	}
 	tb := func(f folder, env string, args ...string) (string, string, int) {
 		t.Helper()
-		t.Setenv("TURNBACK_AUTO_WATCH", env)
-		return binRun(t, bin, "", append([]string{"-C", f.wt, "--store", f.store}, args...)...)
+		e.setenv("TURNBACK_AUTO_WATCH", env)
+		return e.execOut("", append([]string{"-C", f.wt, "--store", f.store}, args...)...)
 	}
 	must := func(f folder, env string, args ...string) (string, string) {
 		t.Helper()
@@ -124,7 +125,7 @@ func TestAutoWatch(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(f.store, "watch.log")); !strings.Contains(string(log), "serving "+f.wt) {
 		t.Errorf("watch.log of the automatic daemon:\n%s", log)
 	}
-	writeTree(t, f.wt, map[string]string{"d0/new.txt": "new\n", "d1/f1.txt": "changed\n"})
+	treetest.PutAll(t, f.wt, map[string]string{"d0/new.txt": "new\n", "d1/f1.txt": "changed\n"})
 	so, _ = must(f, "5", "--json", "status")
 	got, watched, _ := statusDoc(so)
 	if !watched {
@@ -185,8 +186,8 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 	if !isLinux() {
 		t.Skip("automatic daemons are started on Linux only")
 	}
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	wt := filepath.Join(base, "wt")
 	// 3,000 files of 8 KiB: a cold capture takes some 100 ms, opening
 	// the store a fraction of that.
@@ -199,19 +200,19 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 		}
 		files[fmt.Sprintf("d%02d/f%04d.txt", i%30, i)] = hex.EncodeToString(b)
 	}
-	writeTree(t, wt, files)
+	treetest.PutAll(t, wt, files)
 	// Only the timeout can start a daemon here.
-	t.Setenv("TURNBACK_AUTO_WATCH", "1000000")
-	t.Setenv("HOME", filepath.Join(base, "home"))
-	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	e.setenv("TURNBACK_AUTO_WATCH", "1000000")
+	e.setenv("HOME", filepath.Join(base, "home"))
+	e.setenv("CLAUDE_PROJECT_DIR", "")
 	payload := string(hookPayload(t, "claude_user_prompt_submit.json", wt))
 	// The budget must let the store open and stop the capture: try a few.
 	for i, budget := range []string{"25ms", "50ms", "80ms", "120ms", "200ms"} {
 		store := filepath.Join(base, fmt.Sprintf("store%d", i))
-		t.Setenv("TURNBACK_STORE", store)
-		t.Setenv("TURNBACK_HOOK_TIMEOUT", budget)
-		t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "--store", store, "watch", "--stop") })
-		so, se, code := binRun(t, bin, payload, "hook", "claude")
+		e.setenv("TURNBACK_STORE", store)
+		e.setenv("TURNBACK_HOOK_TIMEOUT", budget)
+		t.Cleanup(func() { e.execOut("", "-C", wt, "--store", store, "watch", "--stop") })
+		so, se, code := e.execOut(payload, "hook", "claude")
 		if code != 0 || so != "" {
 			t.Fatalf("hook: exit %d, stdout %q, stderr %q", code, so, se)
 		}
@@ -225,11 +226,11 @@ func TestAutoWatchHookTimeout(t *testing.T) {
 		}
 		waitFor(t, "the daemon started by the timed-out hook is ready", func() bool { i, ok := daemon.Ping(store); return ok && i.Ready })
 		// The next hook goes through it and records the turn.
-		t.Setenv("TURNBACK_HOOK_TIMEOUT", "30s")
-		if so, se, code := binRun(t, bin, payload, "hook", "claude"); code != 0 || so != "" || se != "" {
+		e.setenv("TURNBACK_HOOK_TIMEOUT", "30s")
+		if so, se, code := e.execOut(payload, "hook", "claude"); code != 0 || so != "" || se != "" {
 			t.Fatalf("hook through the daemon: exit %d, stdout %q, stderr %q", code, so, se)
 		}
-		out, se, code := binRun(t, bin, "", "-C", wt, "--store", store, "--session", payloadSession(t, []byte(payload)), "--json", "log")
+		out, se, code := e.execOut("", "-C", wt, "--store", store, "--session", payloadSession(t, []byte(payload)), "--json", "log")
 		if code != 0 || !strings.Contains(out, `"turn": 1`) {
 			t.Fatalf("log after the hook through the daemon: exit %d\n%s%s", code, out, se)
 		}

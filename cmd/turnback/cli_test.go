@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -27,16 +26,18 @@ func TestHelpEveryCommand(t *testing.T) {
 	if len(paths) < 8 {
 		t.Fatalf("found only the commands %q", paths)
 	}
+	// In-process: a help text needs no store, daemon or environment.
+	e := newCLI(t, "work")
+	e.inProcess = true
 	for _, p := range paths {
 		for _, flag := range []string{"--help", "-h"} {
 			args := append(append([]string(nil), p...), flag)
-			var stdout, stderr bytes.Buffer
-			code := run(t.Context(), args, &stdout, &stderr)
+			r := e.exec("", nil, args...)
 			name := "turnback " + strings.Join(args, " ")
-			if code != 0 || stderr.Len() != 0 {
-				t.Errorf("%s: exit %d, stderr %q", name, code, stderr.String())
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("%s: exit %d, stderr %q", name, r.code, r.stderr)
 			}
-			out := stdout.String()
+			out := r.stdout
 			if !strings.Contains(out, "\nUsage:\n  turnback") || !strings.Contains(out, "\nExamples:\n  ") {
 				t.Errorf("%s: no Usage or Examples section:\n%s", name, out)
 			}

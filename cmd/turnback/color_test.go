@@ -18,15 +18,13 @@ func TestColorOnTerminalOnly(t *testing.T) {
 	if err != nil {
 		t.Skip("script(1) not available to provide a terminal")
 	}
-	bin := testBinary(t)
-	dir := t.TempDir()
 	// The pager is cat: this test is about colour, and less writes
 	// terminal control sequences of its own.
-	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir(), "TURNBACK_PAGER=cat")
+	e := newCLI(t, "work").with("TURNBACK_PAGER=cat")
+	bin, dir := e.bin, e.dir
 	run := func(extraEnv []string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(append([]string{}, env...), extraEnv...)
+		cmd := e.with(extraEnv...).execCommand(append([]string{"-C", dir}, args...)...)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -44,7 +42,7 @@ func TestColorOnTerminalOnly(t *testing.T) {
 		t.Helper()
 		line := bin + " -C " + dir + " status; " + bin + " -C " + dir + " diff"
 		cmd := exec.Command(scriptBin, "-qec", line, "/dev/null")
-		cmd.Env = append(append([]string{}, env...), extra...)
+		cmd.Env = e.with(extra...).environ()
 		out, err := cmd.Output()
 		if err != nil {
 			t.Skipf("script could not run a terminal here: %v", err)

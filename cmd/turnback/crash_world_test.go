@@ -28,7 +28,7 @@ import (
 // crashScan records the state of the tree at root (its own mode under
 // "."), and lists the staging files (names starting with ".turnback-")
 // found anywhere in it.
-func crashScan(root string) (fsTree, []string, error) {
+func crashScan(root string) (treetest.Tree, []string, error) {
 	tr, err := treetest.Read(root)
 	if err != nil {
 		return nil, nil, err
@@ -37,7 +37,7 @@ func crashScan(root string) (fsTree, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	st := fsTree(tr)
+	st := treetest.Tree(tr)
 	st["."] = treetest.Dir(fi.Mode())
 	var staging []string
 	for p := range st {
@@ -50,7 +50,7 @@ func crashScan(root string) (fsTree, []string, error) {
 }
 
 // crashDiff lists how got differs from want, path by path, sorted.
-func crashDiff(got, want fsTree) []string {
+func crashDiff(got, want treetest.Tree) []string {
 	return treetest.Diff(treetest.Tree(got), treetest.Tree(want))
 }
 
@@ -67,7 +67,7 @@ type crashWorld struct {
 	wt, xdg, home    string
 	pristineNew      string // {wt,xdg} after `end`: the tree is NEW
 	pristineUndone   string // {wt,xdg} after a full `undo`: the tree is OLD
-	old, new         fsTree
+	old, new         treetest.Tree
 	oldID, newID     string
 	undoSteps        []string
 	redoSteps        []string
@@ -90,15 +90,17 @@ func (r crashRun) lastStep() string {
 	return r.steps[len(r.steps)-1]
 }
 
-func (w *crashWorld) environ(extra ...string) []string {
-	return cliEnviron(w.home, w.xdg, append([]string{"TURNBACK_LOCK_WAIT=60s", "TURNBACK_AUTO_WATCH=0"}, extra...)...)
+// user is the world's user of the CLI harness: its home, data
+// directory and work tree, and commands that wait a minute for the store.
+func (w *crashWorld) user() *cliEnv {
+	return &cliEnv{bin: w.bin, base: w.base, home: w.home, xdg: w.xdg, dir: w.wt, wd: w.base,
+		extra: []string{"TURNBACK_LOCK_WAIT=60s"}}
 }
 
+// command prepares a command on the world's work tree, with extra
+// environment.
 func (w *crashWorld) command(ctx context.Context, extra []string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, w.bin, append([]string{"-C", w.wt}, args...)...)
-	cmd.Env = w.environ(extra...)
-	cmd.Dir = w.base
-	return cmd
+	return w.user().with(extra...).execCommandContext(ctx, append([]string{"-C", w.wt}, args...)...)
 }
 
 func crashParseSteps(stderr string) []string {
@@ -164,10 +166,10 @@ func (w *crashWorld) reset(t testing.TB, dir string) {
 			t.Fatal(err)
 		}
 	}
-	if err := copyTree(filepath.Join(dir, "wt"), w.wt); err != nil {
+	if err := treetest.Copy(filepath.Join(dir, "wt"), w.wt); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyTree(filepath.Join(dir, "xdg"), w.xdg); err != nil {
+	if err := treetest.Copy(filepath.Join(dir, "xdg"), w.xdg); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -177,16 +179,16 @@ func (w *crashWorld) save(t testing.TB, dir string) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyTree(w.wt, filepath.Join(dir, "wt")); err != nil {
+	if err := treetest.Copy(w.wt, filepath.Join(dir, "wt")); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyTree(w.xdg, filepath.Join(dir, "xdg")); err != nil {
+	if err := treetest.Copy(w.xdg, filepath.Join(dir, "xdg")); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // state scans the work tree and fails on staging files left in it.
-func (w *crashWorld) state(t testing.TB) fsTree {
+func (w *crashWorld) state(t testing.TB) treetest.Tree {
 	t.Helper()
 	st, staging, err := crashScan(w.wt)
 	if err != nil {

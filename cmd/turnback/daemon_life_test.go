@@ -4,15 +4,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -21,37 +18,9 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
-
-// binRun runs the built binary with the test's environment.
-func binRun(t *testing.T, bin string, stdin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	cmd.Stdin = strings.NewReader(stdin)
-	err := cmd.Run()
-	if cmd.ProcessState == nil {
-		t.Fatalf("turnback %s: %v", strings.Join(args, " "), err)
-	}
-	return so.String(), se.String(), cmd.ProcessState.ExitCode()
-}
-
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, data := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestDaemonSameOutput runs one script of commands on two identical
 // folders, one served by a watch daemon and one not, and compares what
@@ -84,10 +53,10 @@ func TestDaemonSameOutput(t *testing.T) {
 		{args: []string{"--session", "other", "status"}, sameStderr: true},
 		{args: []string{"--session", "bad name", "status"}, sameStderr: true}, // exit 2
 	}
-	bin := testBinary(t)
-	base := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
-	t.Setenv("TURNBACK_LOCK_WAIT", "0")
+	e := newBinEnv(t)
+	base := e.base
+	e.setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+	e.setenv("TURNBACK_LOCK_WAIT", "0")
 	type result struct {
 		stdout, stderr string
 		code           int
@@ -97,20 +66,20 @@ func TestDaemonSameOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		if daemon {
-			if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
+			if so, se, code := e.execOut("", "-C", wt, "watch", "--detach"); code != 0 {
 				t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 			}
-			t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
+			t.Cleanup(func() { e.execOut("", "-C", wt, "watch", "--stop") })
 		}
 		var out []result
 		for _, s := range steps {
-			writeTree(t, wt, s.edit)
+			treetest.PutAll(t, wt, s.edit)
 			for _, rel := range s.del {
 				if err := os.Remove(filepath.Join(wt, rel)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			so, se, code := binRun(t, bin, "", append([]string{"-C", wt}, s.args...)...)
+			so, se, code := e.execOut("", append([]string{"-C", wt}, s.args...)...)
 			out = append(out, result{so, se, code})
 		}
 		return out
@@ -145,28 +114,27 @@ func TestDaemonSameOutput(t *testing.T) {
 
 // daemonLifeFolder skips the test off Linux (inotify) and makes a work
 // tree with one file and a store for it, which TURNBACK_STORE names, with
-// TURNBACK_LOCK_WAIT set to lockWait; it returns the binary, the work
+// TURNBACK_LOCK_WAIT set to lockWait; it returns the user, the work
 // tree and the store.
-func daemonLifeFolder(t *testing.T, lockWait string) (bin, wt, store string) {
+func daemonLifeFolder(t *testing.T, lockWait string) (e *cliEnv, wt, store string) {
 	t.Helper()
 	if !isLinux() {
 		t.Skip("inotify")
 	}
-	bin = testBinary(t)
-	base := t.TempDir()
-	wt, store = filepath.Join(base, "wt"), filepath.Join(base, "st")
-	writeTree(t, wt, map[string]string{"f": "x"})
-	t.Setenv("TURNBACK_STORE", store)
-	t.Setenv("TURNBACK_LOCK_WAIT", lockWait)
-	return bin, wt, store
+	e = newBinEnv(t)
+	wt, store = e.dir, filepath.Join(e.base, "st")
+	treetest.PutAll(t, wt, map[string]string{"f": "x"})
+	e.setenv("TURNBACK_STORE", store)
+	e.setenv("TURNBACK_LOCK_WAIT", lockWait)
+	return e, wt, store
 }
 
 // TestDaemonLifecycle: --detach, the socket's mode, a second daemon,
 // --stop, the idle timeout, and a socket left by a killed daemon.
 func TestDaemonLifecycle(t *testing.T) {
-	bin, wt, store := daemonLifeFolder(t, "0")
+	e, wt, store := daemonLifeFolder(t, "0")
 	tb := func(args ...string) (string, string, int) {
-		return binRun(t, bin, "", append([]string{"-C", wt}, args...)...)
+		return e.execOut("", append([]string{"-C", wt}, args...)...)
 	}
 	must := func(args ...string) string {
 		t.Helper()
@@ -280,16 +248,16 @@ func isLinux() bool { return runtime.GOOS == "linux" }
 // TestDaemonHook: agent hooks reach the daemon; stdout stays the agent's.
 func TestDaemonHook(t *testing.T) {
 	w := newDaemonWorld(t)
-	writeTree(t, w.wt, map[string]string{"main.go": "package main\n"})
+	treetest.PutAll(t, w.wt, map[string]string{"main.go": "package main\n"})
 	payload := func(event string) string {
 		b, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": w.wt, "hook_event_name": event, "prompt": "-m looks like a flag"})
 		return string(b)
 	}
-	if so, se, code := binRun(t, w.bin, payload("UserPromptSubmit"), "hook", "claude"); code != 0 || so != "" || se != "" {
+	if so, se, code := w.e.execOut(payload("UserPromptSubmit"), "hook", "claude"); code != 0 || so != "" || se != "" {
 		t.Fatalf("hook claude UserPromptSubmit: exit %d, stdout %q, stderr %q", code, so, se)
 	}
-	writeTree(t, w.wt, map[string]string{"main.go": "package main // changed\n"})
-	if so, se, code := binRun(t, w.bin, payload("AfterAgent"), "hook", "gemini"); code != 0 || so != "{}\n" || se != "" {
+	treetest.PutAll(t, w.wt, map[string]string{"main.go": "package main // changed\n"})
+	if so, se, code := w.e.execOut(payload("AfterAgent"), "hook", "gemini"); code != 0 || so != "{}\n" || se != "" {
 		t.Fatalf("hook gemini AfterAgent: exit %d, stdout %q, stderr %q", code, so, se)
 	}
 	so, se, code := w.cli("--session", "s1", "--json", "log")
@@ -374,16 +342,16 @@ func TestSocketPath(t *testing.T) {
 // client that speaks another protocol: it runs nothing, stops, and the
 // client's command runs by itself.
 func TestDaemonOtherProtocol(t *testing.T) {
-	bin, wt, store := daemonLifeFolder(t, "10s")
-	t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "watch", "--stop") })
-	if so, se, code := binRun(t, bin, "", "-C", wt, "watch", "--detach"); code != 0 {
+	e, wt, store := daemonLifeFolder(t, "10s")
+	t.Cleanup(func() { e.execOut("", "-C", wt, "watch", "--stop") })
+	if so, se, code := e.execOut("", "-C", wt, "watch", "--detach"); code != 0 {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 	}
 	info, ok := daemon.Ping(store)
 	if !ok {
 		t.Fatal("no daemon after watch --detach")
 	}
-	if so, _, code := binRun(t, bin, "", "-C", wt, "watch", "--status"); code != 0 || so != fmt.Sprintf("watching %s (pid %d)\n", wt, info.PID) {
+	if so, _, code := e.execOut("", "-C", wt, "watch", "--status"); code != 0 || so != fmt.Sprintf("watching %s (pid %d)\n", wt, info.PID) {
 		t.Errorf("watch --status with a daemon: exit %d, %q", code, so)
 	}
 	conn, ok := daemon.Dial(store)
@@ -404,14 +372,14 @@ func TestDaemonOtherProtocol(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(store, "watch.log")); !strings.Contains(string(log), fmt.Sprintf("a client speaks protocol %d", daemon.Version+1)) {
 		t.Errorf("watch.log does not say why the daemon stopped:\n%s", log)
 	}
-	if so, _, code := binRun(t, bin, "", "-C", wt, "watch", "--status"); code != 0 || so != "no watch daemon for "+wt+"\n" {
+	if so, _, code := e.execOut("", "-C", wt, "watch", "--status"); code != 0 || so != "no watch daemon for "+wt+"\n" {
 		t.Errorf("watch --status without a daemon: exit %d, %q", code, so)
 	}
-	if so, _, _ := binRun(t, bin, "", "-C", wt, "--json", "watch", "--status"); so != fmt.Sprintf("{\n  \"running\": false,\n  \"work_tree\": %q\n}\n", wt) {
+	if so, _, _ := e.execOut("", "-C", wt, "--json", "watch", "--status"); so != fmt.Sprintf("{\n  \"running\": false,\n  \"work_tree\": %q\n}\n", wt) {
 		t.Errorf("watch --status --json without a daemon: %q", so)
 	}
 	// The store is free again: a command runs here.
-	if so, se, code := binRun(t, bin, "", "-C", wt, "--json", "status"); code != 0 || strings.Contains(so, `"watch"`) {
+	if so, se, code := e.execOut("", "-C", wt, "--json", "status"); code != 0 || strings.Contains(so, `"watch"`) {
 		t.Errorf("status after the daemon gave up: exit %d\n%s%s", code, so, se)
 	}
 }
@@ -420,14 +388,14 @@ func TestDaemonOtherProtocol(t *testing.T) {
 // command (gzip-compressed protobuf) and leaves its output unchanged; a
 // path that cannot be created is reported and the command still runs.
 func TestCPUProfile(t *testing.T) {
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	wt := filepath.Join(base, "wt")
-	writeTree(t, wt, map[string]string{"a.txt": "a\n"})
-	t.Setenv("TURNBACK_STORE", filepath.Join(base, "st"))
+	treetest.PutAll(t, wt, map[string]string{"a.txt": "a\n"})
+	e.setenv("TURNBACK_STORE", filepath.Join(base, "st"))
 	prof := filepath.Join(base, "cpu.pprof")
-	t.Setenv("TURNBACK_CPUPROFILE", prof)
-	so, se, code := binRun(t, bin, "", "-C", wt, "snap", "-m", "one")
+	e.setenv("TURNBACK_CPUPROFILE", prof)
+	so, se, code := e.execOut("", "-C", wt, "snap", "-m", "one")
 	if code != 0 || len(strings.TrimSpace(so)) != 12 || !strings.HasPrefix(se, "turn 1 of session default started: 1 files") {
 		t.Fatalf("snap with a profile: exit %d, %q, %q", code, so, se)
 	}
@@ -435,8 +403,8 @@ func TestCPUProfile(t *testing.T) {
 	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
 		t.Fatalf("profile %s: %v, %d bytes; want a gzip stream", prof, err, len(data))
 	}
-	t.Setenv("TURNBACK_CPUPROFILE", filepath.Join(base, "no", "such", "dir", "p"))
-	_, se, code = binRun(t, bin, "", "-C", wt, "status")
+	e.setenv("TURNBACK_CPUPROFILE", filepath.Join(base, "no", "such", "dir", "p"))
+	_, se, code = e.execOut("", "-C", wt, "status")
 	if code != 0 || !strings.Contains(se, "turnback: cpu profile: ") {
 		t.Errorf("status with an impossible profile path: exit %d, %q", code, se)
 	}

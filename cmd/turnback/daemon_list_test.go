@@ -16,6 +16,7 @@ import (
 
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -25,8 +26,8 @@ import (
 // answer over their sockets and the third by SIGTERM, and nothing is
 // left.
 func TestWatchListStopAll(t *testing.T) {
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	start := time.Now().Add(-time.Second)
 	type dm struct {
 		wt, store string
@@ -35,12 +36,12 @@ func TestWatchListStopAll(t *testing.T) {
 	var ds []dm
 	for _, name := range []string{"a", "b", "c"} {
 		d := dm{wt: filepath.Join(base, name), store: filepath.Join(base, name+".store")}
-		writeTree(t, d.wt, map[string]string{"f": name})
+		treetest.PutAll(t, d.wt, map[string]string{"f": name})
 		d.pid = detachDaemon(t, d.wt, d.store, "--idle-timeout", "10m")
 		ds = append(ds, d)
 	}
 	// info names the daemon serving the folder, with its memory.
-	so, _, _ := binRun(t, bin, "", "-C", ds[0].wt, "--store", ds[0].store, "info")
+	so, _, _ := e.execOut("", "-C", ds[0].wt, "--store", ds[0].store, "info")
 	infoLine := regexp.MustCompile(fmt.Sprintf(`\nwatched:    by pid %d since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(1 commands served, \d+\.\d MiB of memory; socket %s\)\n`,
 		ds[0].pid, regexp.QuoteMeta(daemon.SocketPath(ds[0].store))))
 	if !infoLine.MatchString(so) {
@@ -51,7 +52,7 @@ func TestWatchListStopAll(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(c.pid, syscall.SIGKILL) })
 	mustDo(t, os.RemoveAll(c.store))
 
-	so, se, code := binRun(t, bin, "", "--json", "watch", "--list", "--under", base)
+	so, se, code := e.execOut("", "--json", "watch", "--list", "--under", base)
 	if code != 0 {
 		t.Fatalf("watch --list: exit %d\n%s%s", code, so, se)
 	}
@@ -93,7 +94,7 @@ func TestWatchListStopAll(t *testing.T) {
 	}
 
 	// The table, field by field where the values are stable.
-	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
+	so, _, code = e.execOut("", "watch", "--list", "--under", base)
 	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
 	if code != 0 || len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "PID SINCE IDLE MEMORY FOLDER STORE NOTE" {
 		t.Fatalf("watch --list: exit %d\n%s", code, so)
@@ -113,20 +114,20 @@ func TestWatchListStopAll(t *testing.T) {
 	}
 
 	from := time.Now()
-	so, se, code = binRun(t, bin, "", "watch", "--stop-all", "--under", base)
+	so, se, code = e.execOut("", "watch", "--stop-all", "--under", base)
 	want := fmt.Sprintf("stopped pid %d (socket) of %s\nstopped pid %d (socket) of %s\nstopped pid %d (SIGTERM) of %s\n",
 		ds[0].pid, ds[0].wt, ds[1].pid, ds[1].wt, c.pid, c.wt)
 	if code != 0 || so != want || se != "" {
 		t.Errorf("watch --stop-all: exit %d\nstdout %q\nwant   %q\nstderr %q", code, so, want, se)
 	}
 	waitGone(t, from, "watch --stop-all", ds[0].pid, ds[1].pid, c.pid)
-	if so, _, code := binRun(t, bin, "", "watch", "--list", "--under", base); code != 0 || so != "no watch daemons\n" {
+	if so, _, code := e.execOut("", "watch", "--list", "--under", base); code != 0 || so != "no watch daemons\n" {
 		t.Errorf("watch --list after --stop-all: exit %d, %q", code, so)
 	}
-	if so, _, code := binRun(t, bin, "", "--json", "watch", "--stop-all", "--under", base); code != 0 || so != "{\n  \"stopped\": [],\n  \"survivors\": []\n}\n" {
+	if so, _, code := e.execOut("", "--json", "watch", "--stop-all", "--under", base); code != 0 || so != "{\n  \"stopped\": [],\n  \"survivors\": []\n}\n" {
 		t.Errorf("watch --stop-all --json with none left: exit %d, %q", code, so)
 	}
-	if _, se, code := binRun(t, bin, "", "watch", "--under", base); code != exitUsage || !strings.Contains(se, "--under goes with --list or --stop-all") {
+	if _, se, code := e.execOut("", "watch", "--under", base); code != exitUsage || !strings.Contains(se, "--under goes with --list or --stop-all") {
 		t.Errorf("watch --under alone: exit %d, %q", code, se)
 	}
 }
@@ -136,13 +137,13 @@ func TestWatchListStopAll(t *testing.T) {
 // frozen daemon, which would otherwise keep the store locked).
 func TestGCStoresStopsDaemon(t *testing.T) {
 	testtier.Slow(t)
-	bin := testBinary(t)
-	base := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
-	t.Setenv("TURNBACK_STORE", "")
+	e := newBinEnv(t)
+	base := e.base
+	e.setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+	e.setenv("TURNBACK_STORE", "")
 	wt := filepath.Join(base, "w")
-	writeTree(t, wt, map[string]string{"f": "1"})
-	so, se, code := binRun(t, bin, "", "-C", wt, "--json", "watch", "--detach")
+	treetest.PutAll(t, wt, map[string]string{"f": "1"})
+	so, se, code := e.execOut("", "-C", wt, "--json", "watch", "--detach")
 	var info daemon.Info
 	if code != 0 || json.Unmarshal([]byte(so), &info) != nil {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
@@ -151,11 +152,11 @@ func TestGCStoresStopsDaemon(t *testing.T) {
 	mustDo(t, syscall.Kill(info.PID, syscall.SIGSTOP))
 	mustDo(t, os.RemoveAll(wt))
 
-	so, _, code = binRun(t, bin, "", "gc", "--stores")
+	so, _, code = e.execOut("", "gc", "--stores")
 	if code != 0 || !strings.Contains(so, fmt.Sprintf("%s  (folder %s is gone; watch daemon pid %d)\n", info.Store, wt, info.PID)) {
 		t.Errorf("gc --stores: exit %d\n%s", code, so)
 	}
-	so, se, code = binRun(t, bin, "", "gc", "--stores", "--yes")
+	so, se, code = e.execOut("", "gc", "--stores", "--yes")
 	if code != 0 || se != fmt.Sprintf("turnback: stopped the watch daemon of %s (pid %d, SIGTERM)\n", info.Store, info.PID) ||
 		!strings.Contains(so, "deleted 1 stores") {
 		t.Errorf("gc --stores --yes: exit %d\nstdout %q\nstderr %q", code, so, se)
@@ -171,17 +172,19 @@ func TestGCStoresStopsDaemon(t *testing.T) {
 // TestWatchListDeletedBinary: a daemon whose executable was deleted (an
 // upgrade, a temporary build) is still listed and stopped.
 func TestWatchListDeletedBinary(t *testing.T) {
-	bin := testBinary(t)
-	base := t.TempDir()
-	data, err := os.ReadFile(bin)
+	e := newBinEnv(t)
+	base := e.base
+	data, err := os.ReadFile(e.bin)
 	mustDo(t, err)
 	old := filepath.Join(base, "old", "turnback")
 	mustDo(t, os.MkdirAll(filepath.Dir(old), 0o755))
 	mustDo(t, os.WriteFile(old, data, 0o755))
 	// A folder name that would forge a line of the table, printed quoted.
 	wt, store := filepath.Join(base, "w\nforged \x1b[2J\xff"), filepath.Join(base, "s")
-	writeTree(t, wt, map[string]string{"f": "1"})
-	so, se, code := binRun(t, old, "", "-C", wt, "--store", store, "--json", "watch", "--detach")
+	treetest.PutAll(t, wt, map[string]string{"f": "1"})
+	oldUser := e.with()
+	oldUser.bin = old
+	so, se, code := oldUser.execOut("", "-C", wt, "--store", store, "--json", "watch", "--detach")
 	var info daemon.Info
 	if code != 0 || json.Unmarshal([]byte(so), &info) != nil {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
@@ -191,12 +194,12 @@ func TestWatchListDeletedBinary(t *testing.T) {
 	if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", info.PID)); !strings.HasSuffix(target, " (deleted)") {
 		t.Fatalf("the daemon's executable is %q; want it deleted", target)
 	}
-	so, _, code = binRun(t, bin, "", "watch", "--list", "--under", base)
+	so, _, code = e.execOut("", "watch", "--list", "--under", base)
 	lines := strings.Split(strings.TrimSuffix(so, "\n"), "\n")
 	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprint(info.PID)+" ") || !strings.HasSuffix(lines[1], "  "+termout.QuotePath(wt)+"  "+store+"  -") || !strings.Contains(lines[1], `/w\nforged \033[2J\377"`) {
 		t.Errorf("watch --list: exit %d\n%s", code, so)
 	}
-	so, _, _ = binRun(t, bin, "", "--json", "watch", "--list", "--under", base)
+	so, _, _ = e.execOut("", "--json", "watch", "--list", "--under", base)
 	var doc struct {
 		Daemons []struct {
 			WorkTreeBytes string `json:"work_tree_bytes"`
@@ -208,7 +211,7 @@ func TestWatchListDeletedBinary(t *testing.T) {
 		t.Errorf("watch --list --json of a folder whose name is not UTF-8: %v\n%s", err, so)
 	}
 	from := time.Now()
-	if so, _, code := binRun(t, bin, "", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, termout.QuotePath(wt)) {
+	if so, _, code := e.execOut("", "watch", "--stop-all", "--under", base); code != 0 || so != fmt.Sprintf("stopped pid %d (socket) of %s\n", info.PID, termout.QuotePath(wt)) {
 		t.Errorf("watch --stop-all: exit %d, %q", code, so)
 	}
 	waitGone(t, from, "watch --stop-all", info.PID)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -22,28 +21,22 @@ import (
 // then serves it with the CLI's own handler.
 func TestWaiterGoesToStartingDaemon(t *testing.T) {
 	t.Parallel()
-	base, wt, store, env, repo := heldStore(t)
-	cmd, out, _ := tbCommand(t, wt, tbEnv(base, "TURNBACK_LOCK_WAIT=10m"), "--store", store, "snap", "-m", "waited")
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "waiting for the store"); {
+	e, store, repo := heldStore(t)
+	p := e.with("TURNBACK_LOCK_WAIT=10m").start("--store", store, "snap", "-m", "waited")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(p.stderr.String(), "waiting for the store"); {
 		if time.Now().After(deadline) {
-			t.Fatalf("the snap does not say it waits: %q", stderr.String())
+			t.Fatalf("the snap does not say it waits: %q", p.stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	d, cancel, served := serveHeld(t, repo)
 	// Without the daemon, the snap would wait ten minutes: a generous
 	// bound turns that into a failure that says so.
-	guard := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
-	r := tbFinish(t, cmd, out, &bytes.Buffer{}, cmd.Wait())
+	guard := time.AfterFunc(2*time.Minute, func() { _ = p.cmd.Process.Kill() })
+	r := p.wait()
 	if !guard.Stop() {
 		t.Errorf("the snap still waited for the store 2 minutes after the daemon listened (killed)")
 	}
-	r.stderr = stderr.String()
 	requests := d.Requests()
 	cancel()
 	if err := <-served; err != nil {
@@ -52,7 +45,7 @@ func TestWaiterGoesToStartingDaemon(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "turn 2 of session default started") || requests != 1 {
 		t.Fatalf("snap that waited for a starting daemon: %v\ndaemon ran %d commands; want exit 0, run by the daemon", r, requests)
 	}
-	if l := tbOK(t, wt, env, "--store", store, "log"); !strings.Contains(l.stdout, "waited") {
+	if l := e.ok("--store", store, "log"); !strings.Contains(l.stdout, "waited") {
 		t.Errorf("log after the forwarded snap:\n%s", l.stdout)
 	}
 }
@@ -63,7 +56,8 @@ func TestWaiterGoesToStartingDaemon(t *testing.T) {
 // methods run there.
 func TestAPIWaiterGoesToStartingDaemon(t *testing.T) {
 	t.Parallel()
-	_, wt, store, env, repo := heldStore(t)
+	e, store, repo := heldStore(t)
+	wt := e.dir
 	waiting := make(chan struct{})
 	type opened struct {
 		r   *turnback.Repo
@@ -107,26 +101,24 @@ func TestAPIWaiterGoesToStartingDaemon(t *testing.T) {
 		t.Errorf("Snap through the daemon: turn %d, want 2", res.Turn)
 	}
 	t.Logf("Open returned %v after the daemon listened", o.at.Sub(listened).Round(time.Millisecond))
-	if l := tbOK(t, wt, env, "--store", store, "log"); !strings.Contains(l.stdout, "api waited") {
+	if l := e.ok("--store", store, "log"); !strings.Contains(l.stdout, "api waited") {
 		t.Errorf("log after the API's snap:\n%s", l.stdout)
 	}
 }
 
 // heldStore makes a work tree base/wt with one snap in base/store, and
 // opens that store in this process as a starting daemon does (holding
-// it, not listening yet). env is the environment of the CLI's commands.
-func heldStore(t *testing.T) (base, wt, store string, env []string, repo *turnback.Repo) {
-	base = t.TempDir()
-	wt = filepath.Join(base, "wt")
-	store = filepath.Join(base, "store")
-	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
-	env = tbEnv(base)
-	tbOK(t, wt, env, "--store", store, "snap")
-	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
+// it, not listening yet). e runs the CLI's commands in base/wt.
+func heldStore(t *testing.T) (e *cliEnv, store string, repo *turnback.Repo) {
+	e = newDirEnv(t, "wt")
+	store = filepath.Join(e.base, "store")
+	e.write("a.txt", "a\n")
+	e.ok("--store", store, "snap")
+	repo, err := turnback.Open(t.Context(), e.dir, turnback.Options{Store: store, Holder: "a starting daemon", Local: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return base, wt, store, env, repo
+	return e, store, repo
 }
 
 // serveHeld makes this process the daemon of repo's store, with the

@@ -17,36 +17,19 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
 // stopBound is how soon a daemon must be gone after a reason to stop.
 const stopBound = 2 * time.Second
 
-// lockedBuffer collects a child's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // fgDaemon is "turnback watch" run in the foreground by the test, so
 // that its exit, exit code and stderr are seen.
 type fgDaemon struct {
 	cmd    *exec.Cmd
 	pid    int
-	stderr *lockedBuffer
+	stderr *syncBuffer
 	done   chan struct{} // closed once the process has exited (reaped)
 	code   int
 }
@@ -55,11 +38,10 @@ type fgDaemon struct {
 // it answers on its socket (ready: and has made its first capture).
 func startFG(t *testing.T, wt, store string, ready bool, args ...string) *fgDaemon {
 	t.Helper()
-	bin := testBinary(t)
-	d := &fgDaemon{stderr: &lockedBuffer{}, done: make(chan struct{})}
-	d.cmd = exec.Command(bin, append([]string{"-C", wt, "--store", store, "watch"}, args...)...)
+	e := newBinEnv(t)
+	d := &fgDaemon{stderr: &syncBuffer{}, done: make(chan struct{})}
+	d.cmd = e.with("TURNBACK_LOCK_WAIT=0").execCommand(append([]string{"-C", wt, "--store", store, "watch"}, args...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.stderr, d.stderr
-	d.cmd.Env = append(os.Environ(), "TURNBACK_LOCK_WAIT=0")
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +129,8 @@ func waitGone(t *testing.T, from time.Time, what string, pids ...int) {
 // the test kills it at the end if it still runs.
 func detachDaemon(t *testing.T, wt, store string, args ...string) int {
 	t.Helper()
-	bin := testBinary(t)
-	so, se, code := binRun(t, bin, "", append([]string{"-C", wt, "--store", store, "--json", "watch", "--detach"}, args...)...)
+	e := newBinEnv(t)
+	so, se, code := e.execOut("", append([]string{"-C", wt, "--store", store, "--json", "watch", "--detach"}, args...)...)
 	var info daemon.Info
 	if code != 0 || json.Unmarshal([]byte(so), &info) != nil || info.PID == 0 {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
@@ -194,11 +176,11 @@ func TestDaemonStopsWhenStoreGoes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
 			wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
-			writeTree(t, wt, map[string]string{"a": "1\n", "d/b": "2\n"})
+			treetest.PutAll(t, wt, map[string]string{"a": "1\n", "d/b": "2\n"})
 			d := startFG(t, wt, store, true)
 			// Something in the memtable, which Badger's Close would
 			// try to flush.
-			if so, se, code := binRun(t, testBinary(t), "", "-C", wt, "--store", store, "snap"); code != 0 {
+			if so, se, code := newBinEnv(t).execOut("", "-C", wt, "--store", store, "snap"); code != 0 {
 				t.Fatalf("snap: exit %d\n%s%s", code, so, se)
 			}
 			from := time.Now()
@@ -231,11 +213,11 @@ func mustDo(t *testing.T, err error) {
 func TestDaemonStopsWhenFolderReplaced(t *testing.T) {
 	base := t.TempDir()
 	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
-	writeTree(t, wt, map[string]string{"a": "1\n"})
+	treetest.PutAll(t, wt, map[string]string{"a": "1\n"})
 	d := startFG(t, wt, store, true)
 	from := time.Now()
 	mustDo(t, os.Rename(wt, wt+".old"))
-	writeTree(t, wt, map[string]string{"a": "other\n"})
+	treetest.PutAll(t, wt, map[string]string{"a": "other\n"})
 	select {
 	case <-d.done:
 	case <-time.After(time.Until(from.Add(stopBound))):
@@ -253,11 +235,11 @@ func TestDaemonStopsWhenFolderReplaced(t *testing.T) {
 // removed (exit 1, saying why).
 func TestDaemonSIGTERM(t *testing.T) {
 	testtier.Slow(t)
-	bin := testBinary(t)
+	e := newBinEnv(t)
 	t.Run("idle", func(t *testing.T) {
 		base := t.TempDir()
 		wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
-		writeTree(t, wt, map[string]string{"a": "1\n"})
+		treetest.PutAll(t, wt, map[string]string{"a": "1\n"})
 		d := startFG(t, wt, store, true)
 		from := time.Now()
 		mustDo(t, syscall.Kill(d.pid, syscall.SIGTERM))
@@ -269,8 +251,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 			t.Errorf("socket left behind: %v", err)
 		}
 		// The store is free: this runs here at once (TURNBACK_LOCK_WAIT=0).
-		cmd := exec.Command(bin, "-C", wt, "--store", store, "--json", "status")
-		cmd.Env = append(os.Environ(), "TURNBACK_LOCK_WAIT=0")
+		cmd := e.with("TURNBACK_LOCK_WAIT=0").execCommand("-C", wt, "--store", store, "--json", "status")
 		if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), `"watch"`) {
 			t.Errorf("status after the daemon stopped: %v\n%s", err, out)
 		}
@@ -306,8 +287,8 @@ func TestDaemonSIGTERM(t *testing.T) {
 			p := filepath.Join(wt, fmt.Sprintf("d%03d", i/100), strconv.Itoa(i))
 			mustDo(t, os.WriteFile(p, append(data, byte(i), 'x'), 0o644))
 		}
-		snap := exec.Command(bin, "-C", wt, "--store", store, "snap")
-		var so, se lockedBuffer
+		snap := e.execCommand("-C", wt, "--store", store, "snap")
+		var so, se syncBuffer
 		snap.Stdout, snap.Stderr = &so, &se
 		mustDo(t, snap.Start())
 		t.Cleanup(func() { _ = snap.Process.Kill() })
@@ -333,7 +314,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 	t.Run("detached, its log removed", func(t *testing.T) {
 		base := t.TempDir()
 		wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
-		writeTree(t, wt, map[string]string{"a": "1\n"})
+		treetest.PutAll(t, wt, map[string]string{"a": "1\n"})
 		pid := detachDaemon(t, wt, store)
 		mustDo(t, os.Remove(filepath.Join(store, "watch.log")))
 		from := time.Now()
@@ -346,7 +327,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 	t.Run("store removed", func(t *testing.T) {
 		base := t.TempDir()
 		wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
-		writeTree(t, wt, map[string]string{"a": "1\n"})
+		treetest.PutAll(t, wt, map[string]string{"a": "1\n"})
 		d := startFG(t, wt, store, true)
 		// Frozen, so that SIGTERM, not its own look at the store, is
 		// what it finds when it runs again.
@@ -368,7 +349,7 @@ func TestDaemonIdleDespiteChanges(t *testing.T) {
 	testtier.Slow(t)
 	base := t.TempDir()
 	wt, store := filepath.Join(base, "w"), filepath.Join(base, "s")
-	writeTree(t, wt, map[string]string{"a": "1\n"})
+	treetest.PutAll(t, wt, map[string]string{"a": "1\n"})
 	const idle = 2 * time.Second
 	d := startFG(t, wt, store, true, "--idle-timeout", idle.String())
 	stop := make(chan struct{})
@@ -392,7 +373,7 @@ func TestDaemonIdleDespiteChanges(t *testing.T) {
 		}
 	}()
 	// The last command: the idle time counts from its end.
-	if so, se, code := binRun(t, testBinary(t), "", "-C", wt, "--store", store, "status"); code != 0 {
+	if so, se, code := newBinEnv(t).execOut("", "-C", wt, "--store", store, "status"); code != 0 {
 		t.Fatalf("status: exit %d\n%s%s", code, so, se)
 	}
 	last := time.Now()
@@ -417,7 +398,7 @@ func TestDaemonsOfRemovedFolders(t *testing.T) {
 	for i := range 20 {
 		dir := filepath.Join(base, fmt.Sprintf("job%02d", i))
 		wt := filepath.Join(dir, "w")
-		writeTree(t, wt, map[string]string{"a": strconv.Itoa(i), "src/b": "b\n"})
+		treetest.PutAll(t, wt, map[string]string{"a": strconv.Itoa(i), "src/b": "b\n"})
 		pids = append(pids, detachDaemon(t, wt, filepath.Join(dir, "s")))
 	}
 	from := time.Now()

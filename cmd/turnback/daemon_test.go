@@ -28,7 +28,7 @@ import (
 // binary, in the foreground) serving it.
 type daemonWorld struct {
 	t     *testing.T
-	bin   string
+	e     *cliEnv // runs the binary: the daemon and hooks
 	wt    string
 	store string
 	proc  *exec.Cmd
@@ -40,16 +40,13 @@ func newDaemonWorld(t *testing.T, watchArgs ...string) *daemonWorld {
 	if runtime.GOOS != "linux" {
 		t.Skip("the watch daemon's tests are written for inotify")
 	}
-	base := t.TempDir()
-	w := &daemonWorld{t: t, bin: testBinary(t), wt: filepath.Join(base, "wt"), store: filepath.Join(base, "st")}
-	if err := os.Mkdir(w.wt, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	e := newBinEnv(t)
+	w := &daemonWorld{t: t, e: e, wt: e.dir, store: filepath.Join(e.base, "st")}
 	// The in-process client (run) and the daemon share this environment;
 	// a command that fails to reach the daemon must fail at once.
-	t.Setenv("TURNBACK_STORE", w.store)
-	t.Setenv("TURNBACK_LOCK_WAIT", "0")
-	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+	e.setenv("TURNBACK_STORE", w.store)
+	e.setenv("TURNBACK_LOCK_WAIT", "0")
+	e.setenv("XDG_DATA_HOME", e.xdg)
 	w.start(watchArgs...)
 	return w
 }
@@ -59,7 +56,7 @@ func (w *daemonWorld) start(args ...string) {
 	t := w.t
 	t.Helper()
 	w.log = &bytes.Buffer{}
-	w.proc = exec.Command(w.bin, append([]string{"-C", w.wt, "watch"}, args...)...)
+	w.proc = w.e.execCommand(append([]string{"-C", w.wt, "watch"}, args...)...)
 	w.proc.Stdout, w.proc.Stderr = w.log, w.log
 	if err := w.proc.Start(); err != nil {
 		t.Fatal(err)

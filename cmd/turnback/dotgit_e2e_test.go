@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // dgSpellings are names of git's directory on some filesystem that a
@@ -70,7 +72,7 @@ func TestDotGitSpellingsNotCaptured(t *testing.T) {
 			}
 			before := e.tree()
 			e.ok("undo")
-			want := before.with(fsTree{"a.txt": treeFile("a\n")})
+			want := before.With(treetest.Tree{"a.txt": treetest.File("a\n", 0o644)})
 			e.same("after undo", want)
 		})
 	}

@@ -36,6 +36,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/cmd/turnback/diag"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // cliInheritedEnv is the test process's environment minus everything
@@ -70,6 +73,7 @@ type cliResult struct {
 	args           []string
 	stdout, stderr string
 	code           int
+	maxRSSKiB      int64 // peak resident set of the process (Linux: KiB; 0 in-process)
 }
 
 func (r cliResult) String() string {
@@ -85,16 +89,81 @@ func cliWait(t testing.TB, cmd *exec.Cmd, stdin []byte, args []string) cliResult
 	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	r := cliResult{args: args, stdout: stdout.String(), stderr: stderr.String()}
+	return cliOutcome(t, cmd, args, err, stdout.String(), stderr.String())
+}
+
+// cliOutcome is what the finished cmd did, given its error from Run or
+// Wait and its output.
+func cliOutcome(t testing.TB, cmd *exec.Cmd, args []string, err error, stdout, stderr string) cliResult {
+	t.Helper()
+	r := cliResult{args: args, stdout: stdout, stderr: stderr}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee) && ee.Exited():
 		r.code = ee.ExitCode()
 	default:
-		t.Fatalf("turnback %s: %v\nstderr:\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("turnback %s: %v\nstderr:\n%s", strings.Join(args, " "), err, stderr)
+	}
+	r.maxRSSKiB = childMaxRSS(cmd.ProcessState)
+	// rusage's maxrss of a child started by vfork counts the parent's
+	// memory before exec; the process's own high-water mark, when it
+	// reports one (TURNBACK_TEST_PEAK_RSS), is the true figure.
+	if i := strings.LastIndex(r.stderr, diag.PeakRSSLine); i >= 0 {
+		var kb int64
+		if _, err := fmt.Sscanf(r.stderr[i+len(diag.PeakRSSLine):], "%d", &kb); err == nil {
+			r.maxRSSKiB = kb
+		}
 	}
 	return r
+}
+
+// cliProc is a command started in the background: its output can be
+// read while it runs.
+type cliProc struct {
+	t              testing.TB
+	cmd            *exec.Cmd
+	args           []string
+	stdout, stderr syncBuffer
+}
+
+// start starts a command on the work tree (and store) of e, with stdin
+// empty, and does not wait for it.
+func (e *cliEnv) start(args ...string) *cliProc {
+	e.t.Helper()
+	p := &cliProc{t: e.t, cmd: e.command(args...)}
+	p.args = p.cmd.Args[1:]
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// wait waits for the command to exit and returns what it did.
+func (p *cliProc) wait() cliResult {
+	p.t.Helper()
+	err := p.cmd.Wait()
+	return cliOutcome(p.t, p.cmd, p.args, err, p.stdout.String(), p.stderr.String())
+}
+
+// syncBuffer is a bytes.Buffer that a test may read while a process
+// writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // cliEnv is one user of turnback on private temporary folders.
@@ -280,7 +349,7 @@ func (e *cliEnv) path(rel string) string { return filepath.Join(e.dir, filepath.
 // write writes a file of the work tree (mode 0644), making its parents.
 func (e *cliEnv) write(rel, data string) {
 	e.t.Helper()
-	cliWriteFile(e.t, e.path(rel), []byte(data))
+	treetest.Put(e.t, e.dir, rel, data)
 }
 
 func (e *cliEnv) read(rel string) []byte {
@@ -346,18 +415,13 @@ func (e *cliEnv) mkdir(rel string) {
 // cliWriteFile writes name (mode 0644), making its parents.
 func cliWriteFile(t testing.TB, name string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	treetest.PutPath(t, name, string(data))
 }
 
 // writeBytes is write for binary content.
 func (e *cliEnv) writeBytes(rel string, data []byte) {
 	e.t.Helper()
-	cliWriteFile(e.t, e.path(rel), data)
+	treetest.Put(e.t, e.dir, rel, string(data))
 }
 
 // The three ways the tests set a user up.
@@ -390,6 +454,90 @@ func newUndoEnv(t testing.TB) *cliEnv {
 	e := newCLI(t, "work")
 	e.wd, e.autoWatch = e.home, true
 	return e
+}
+
+// newDirEnv: a work tree base/work in which commands run without -C,
+// from the folder itself, as a user's shell runs them; no timeout. The
+// store is in its default location unless a command names one.
+func newDirEnv(t testing.TB, work string) *cliEnv {
+	t.Helper()
+	e := newCLI(t, work)
+	e.inDir, e.timeout = true, 0
+	return e
+}
+
+// with is a copy of e whose commands get extra environment as well
+// (later entries win).
+func (e *cliEnv) with(extra ...string) *cliEnv {
+	c := *e
+	c.extra = append(append([]string(nil), e.extra...), extra...)
+	return &c
+}
+
+// newBinEnv: a user whose commands run exactly the arguments a test
+// gives (exec, execOut), from base, with automatic watch daemons as a
+// user gets them and a two-minute bound. For the daemon tests.
+func newBinEnv(t testing.TB) *cliEnv {
+	t.Helper()
+	e := newCLI(t, "wt")
+	e.autoWatch, e.timeout = true, 2*time.Minute
+	return e
+}
+
+// setenv sets k=v for e's commands and for the test process, whose
+// in-process calls may read it too; the test must not be parallel.
+func (e *cliEnv) setenv(k, v string) {
+	e.t.Setenv(k, v)
+	e.extra = append(e.extra, k+"="+v)
+}
+
+// execCommand prepares the binary to run exactly args from base, for
+// tests that start, signal or wait for it themselves.
+func (e *cliEnv) execCommand(args ...string) *exec.Cmd {
+	return e.execCommandContext(context.Background(), args...)
+}
+
+// execCommandContext is execCommand killed when ctx is done.
+func (e *cliEnv) execCommandContext(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, e.bin, args...)
+	cmd.Dir, cmd.Env = e.workDir(), e.environ()
+	return cmd
+}
+
+// execOut runs exactly args with stdin and returns stdout, stderr and
+// the exit code, for tests that check them one by one.
+func (e *cliEnv) execOut(stdin string, args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	r := e.exec("", []byte(stdin), args...)
+	return r.stdout, r.stderr, r.code
+}
+
+// snapStatsDoc is the --json document of snap with its statistics.
+type snapStatsDoc struct {
+	Snapshot string `json:"snapshot"`
+	Session  string `json:"session"`
+	Turn     int    `json:"turn"`
+	Files    int64  `json:"files"`
+	Bytes    int64  `json:"bytes"`
+	Stats    struct {
+		Files       int64 `json:"files"`
+		Bytes       int64 `json:"bytes"`
+		HashedFiles int64 `json:"hashed_files"`
+		HashedBytes int64 `json:"hashed_bytes"`
+		NewBlobs    int64 `json:"new_blobs"`
+		NewBytes    int64 `json:"new_bytes"`
+		Uncaptured  []any `json:"uncaptured"`
+		Problems    []any `json:"problems"`
+	} `json:"stats"`
+}
+
+// snapJSON runs a command with --json, wants exit 0 and decodes its
+// snap document.
+func (e *cliEnv) snapJSON(args ...string) snapStatsDoc {
+	e.t.Helper()
+	var d snapStatsDoc
+	e.okJSON(&d, args...)
+	return d
 }
 
 // newHookEnv: a project folder base/my-project in which commands run

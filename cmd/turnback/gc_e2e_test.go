@@ -16,6 +16,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // gcResultDoc is the JSON of "gc".
@@ -171,11 +172,11 @@ func TestGCReclaimsDiskSpace(t *testing.T) {
 	e.gcHistory(turns, func(i int) { e.writeBytes("big.bin", version(i)) })
 	build := time.Since(start)
 
-	duBefore := gcDU(t, e.store)
+	duBefore := treetest.DiskUsage(t, e.store)
 	start = time.Now()
 	res := e.gcJSON("--keep", "10")
 	took := time.Since(start)
-	duAfter := gcDU(t, e.store)
+	duAfter := treetest.DiskUsage(t, e.store)
 	const keep = 10
 	live := int64(keep+1) * size
 	limit := live*3/2 + 16<<20
@@ -251,7 +252,7 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 	e.gcSmallHistory(8)
 	v0 := e.verify()
 	turns0 := e.turns()
-	du0 := gcDU(t, e.store)
+	du0 := treetest.DiskUsage(t, e.store)
 
 	dry := e.gcJSON("--dry-run", "--keep", "2")
 	t.Logf("dry run: %+v; du %d before", dry, du0)
@@ -267,7 +268,7 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 		t.Errorf("gc --dry-run prints:\n%s\nwant it to start with %q and give the store size before and after", r.stdout, want)
 	}
 
-	if du1 := gcDU(t, e.store); du1 != du0 {
+	if du1 := treetest.DiskUsage(t, e.store); du1 != du0 {
 		t.Errorf("gc --dry-run changed the store's disk use: %d -> %d bytes", du0, du1)
 	}
 	if v1 := e.verify(); v1 != v0 {
@@ -283,7 +284,7 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 		res.BlobsRemoved != dry.BlobsRemoved || res.ChunkListsRemoved != dry.ChunkListsRemoved || res.BlobsKept != dry.BlobsKept {
 		t.Errorf("gc --keep 2: %+v; the dry run counted %+v", res, dry)
 	}
-	if du2 := gcDU(t, e.store); du2 >= du0 {
+	if du2 := treetest.DiskUsage(t, e.store); du2 >= du0 {
 		t.Errorf("gc --keep 2 gave nothing back: du %d -> %d", du0, du2)
 	}
 	if v := e.verify(); v.Snapshots != 3 {

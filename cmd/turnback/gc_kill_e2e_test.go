@@ -20,7 +20,7 @@ import (
 )
 
 // gcApply makes the work tree go from state from to state to.
-func (e *cliEnv) gcApply(from, to fsTree) {
+func (e *cliEnv) gcApply(from, to treetest.Tree) {
 	e.t.Helper()
 	for p, n := range to {
 		if n.Kind != treetest.KindFile {
@@ -45,9 +45,9 @@ func (e *cliEnv) gcApply(from, to fsTree) {
 
 // wantTree fails the test unless the work tree holds exactly want's
 // files (byte for byte) and directories; modes are not compared.
-func (e *cliEnv) wantTree(what string, want fsTree) {
+func (e *cliEnv) wantTree(what string, want treetest.Tree) {
 	e.t.Helper()
-	treetest.Equal(e.t, what, treetest.Tree(readTree(e.t, e.dir, treetest.NoModes())), treetest.Tree(want))
+	treetest.Equal(e.t, what, treetest.Tree(treetest.MustRead(e.t, e.dir, treetest.NoModes())), treetest.Tree(want))
 }
 
 // gcKillState is the work tree after turn i of the kill test (0: before
@@ -56,10 +56,10 @@ func (e *cliEnv) wantTree(what string, want fsTree) {
 // which is deleted two turns later (its directory with it), and 600
 // small files of which each turn rewrites a quarter (many blobs for gc
 // to sweep).
-func gcKillState(i, big int) fsTree {
+func gcKillState(i, big int) treetest.Tree {
 	file := func(data []byte) treetest.Entry { return treetest.Entry{Kind: treetest.KindFile, Data: string(data)} }
 	dir := treetest.Entry{Kind: treetest.KindDir}
-	s := fsTree{
+	s := treetest.Tree{
 		"README":      file([]byte("kill test\n")),
 		"big.bin":     file(gcRandom(uint64(2000+i), big)),
 		"mid.bin":     file(gcRandom(uint64(5000+i/2), 300<<10)),
@@ -160,8 +160,8 @@ func gcKillDelay(k, n int, full time.Duration) time.Duration {
 // each kill. It returns the calibrated duration.
 func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yield func(k int, delay time.Duration)), count func(phase string)) time.Duration {
 	e := newStoreEnv(t)
-	state := func(i int) fsTree { return gcKillState(i, big) }
-	e.gcApply(fsTree{}, state(0))
+	state := func(i int) treetest.Tree { return gcKillState(i, big) }
+	e.gcApply(treetest.Tree{}, state(0))
 	start := time.Now()
 	e.gcHistory(turns, func(i int) { e.gcApply(state(i-1), state(i)) })
 	pristine := filepath.Join(e.base, "pristine")
@@ -170,19 +170,19 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 		t.Fatal(err)
 	}
 	t.Logf("%d turns (%s file rewritten each) via %s in %v; store %s", turns, gcMiB(int64(big)), gcBuildVia(),
-		time.Since(start).Round(time.Millisecond), gcMiB(gcDU(t, pristine)))
+		time.Since(start).Round(time.Millisecond), gcMiB(treetest.DiskUsage(t, pristine)))
 
 	reset := func() {
 		if err := os.RemoveAll(store); err != nil {
 			t.Fatal(err)
 		}
-		if err := copyTree(pristine, store); err != nil {
+		if err := treetest.Copy(pristine, store); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.RemoveAll(e.dir); err != nil {
 			t.Fatal(err)
 		}
-		e.gcApply(fsTree{}, state(turns))
+		e.gcApply(treetest.Tree{}, state(turns))
 	}
 
 	// Calibrate: how long does an uninterrupted gc take (the shortest of
@@ -196,8 +196,8 @@ func gcKillWorker(t *testing.T, turns, big int, plan func(full time.Duration, yi
 			full = d
 		}
 	}
-	final := gcDU(t, store)
-	t.Logf("uninterrupted gc --keep 3: %v, du %s -> %s", full.Round(time.Millisecond), gcMiB(gcDU(t, pristine)), gcMiB(final))
+	final := treetest.DiskUsage(t, store)
+	t.Logf("uninterrupted gc --keep 3: %v, du %s -> %s", full.Round(time.Millisecond), gcMiB(treetest.DiskUsage(t, pristine)), gcMiB(final))
 
 	plan(full, func(k int, delay time.Duration) {
 		reset()
@@ -262,7 +262,7 @@ func gcKillPhase(e *cliEnv, finished bool, final int64) string {
 		return "before the commit (open, mark)"
 	case dry.BlobsRemoved > 0 || dry.ChunkListsRemoved > 0:
 		return "after the commit, in the sweep"
-	case gcDU(e.t, e.store) > final*5/4+(8<<20):
+	case treetest.DiskUsage(e.t, e.store) > final*5/4+(8<<20):
 		return "after the sweep, in reclaim"
 	}
 	return "after reclaim, before exit"

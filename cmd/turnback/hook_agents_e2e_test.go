@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // agentSettingsPath is where init --NAME writes, in the folder.
@@ -273,9 +275,9 @@ func TestHookCursorUndo(t *testing.T) {
 		}
 	}
 	prompt("cursor_undo.json", `{"continue":false,"user_message":"undid 1 turn: 1 restored, 1 deleted, 0 brought back\n  M a.txt\n  D b.txt\ncheckpoint ID\n/redo brings it back."}`+"\n")
-	sameTree(t, "after /undo", e.tree(), before)
+	treetest.Check(t, "after /undo", e.tree(), before)
 	prompt("cursor_redo.json", `{"continue":false,"user_message":"redid 1 turn: 1 restored, 0 deleted, 1 brought back\n  M a.txt\n  A b.txt\ncheckpoint ID\n/undo takes it back again."}`+"\n")
-	sameTree(t, "after /redo 1", e.tree(), after)
+	treetest.Check(t, "after /redo 1", e.tree(), after)
 	prompt("cursor_redo.json", `{"continue":false,"user_message":"nothing to redo"}`+"\n")
 	if doc := e.log(sid); len(doc.Turns) != 1 || doc.Turns[0].Open || doc.Turns[0].Undone {
 		t.Errorf("want the one turn, closed and redone: %+v", doc)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -14,19 +15,19 @@ import (
 // --take-notice), which the hook prints once.
 func TestDaemonHookNotice(t *testing.T) {
 	w := newDaemonWorld(t)
-	writeTree(t, w.wt, map[string]string{"main.go": "package main\n"})
+	treetest.PutAll(t, w.wt, map[string]string{"main.go": "package main\n"})
 	payload := func(event, prompt string) string {
 		b, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": w.wt, "hook_event_name": event, "prompt": prompt})
 		return string(b)
 	}
 	hook := func(event, prompt, want string) {
 		t.Helper()
-		if so, se, code := binRun(t, w.bin, payload(event, prompt), "hook", "claude"); code != 0 || so != want || se != "" {
+		if so, se, code := w.e.execOut(payload(event, prompt), "hook", "claude"); code != 0 || so != want || se != "" {
 			t.Fatalf("hook claude %s %q: exit %d, stdout %q, stderr %q; want stdout %q", event, prompt, code, so, se, want)
 		}
 	}
 	hook("UserPromptSubmit", "change main", "")
-	writeTree(t, w.wt, map[string]string{"main.go": "package main // changed\n"})
+	treetest.PutAll(t, w.wt, map[string]string{"main.go": "package main // changed\n"})
 	hook("Stop", "", "")
 	hook("UserPromptSubmit", "/undo", "")
 	if _, se, code := w.cli("--session", "s1", "undo"); code != 0 {

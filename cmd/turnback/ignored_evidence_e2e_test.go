@@ -93,7 +93,7 @@ func TestUndoKeepsEvidenceSkippedDirs(t *testing.T) {
 				}
 				want := before
 				for _, p := range c.left {
-					want = want.without(p).with(after.under(p))
+					want = want.Without(p).With(after.Under(p))
 				}
 				e.same("after "+how, want)
 				if !strings.Contains(r.stdout, "M src/main.go") {

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestUndoKeepsUnignoredFiles: a turn that rewrites .gitignore so that
@@ -25,7 +27,7 @@ func TestUndoKeepsUnignoredFiles(t *testing.T) {
 			e.write("a.txt", "a2\n")
 			e.write("x.tmp", "scratch\n")
 			e.ok("end")
-			want := e.tree().with(fsTree{".gitignore": treeFile("secrets.txt\nlocal/\n"), "a.txt": treeFile("a1\n")}).without("x.tmp")
+			want := e.tree().With(treetest.Tree{".gitignore": treetest.File("secrets.txt\nlocal/\n", 0o644), "a.txt": treetest.File("a1\n", 0o644)}).Without("x.tmp")
 			var r cliResult
 			if how == "undo" {
 				r = e.ok("undo")
@@ -34,7 +36,7 @@ func TestUndoKeepsUnignoredFiles(t *testing.T) {
 			}
 			// x.tmp is ignored in the state after the turn (the one the
 			// command starts from): never seen, kept.
-			want = want.with(fsTree{"x.tmp": treeFile("scratch\n")})
+			want = want.With(treetest.Tree{"x.tmp": treetest.File("scratch\n", 0o644)})
 			e.same("after "+how, want)
 			for _, p := range []string{"secrets.txt", "local/notes.md"} {
 				if !strings.Contains(r.stdout, "not restored: "+p+" (ignored in the state") {

@@ -5,13 +5,10 @@ package main
 // the model's next request holds turnback's conflict report with the
 // commands that go on, as the user types them in the agent; in a new
 // conversation, /undo undoes the folder's newest turn and says whose.
-// Each client runs against its stand-in model (the *_real_e2e_test.go
-// files of each agent) and skips when it is not installed.
+// Each client runs against its stand-in model (real_agents_test.go)
+// and skips when it is not installed.
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // iaMine is what the user writes into hello.txt after the agent's turn.
 const iaMine = "my own words\n"
@@ -23,22 +20,6 @@ var iaConflictReport = []string{
 	"hello.txt: modified since",
 	"/undo --merge",
 	"/undo --force",
-}
-
-// iaTold fails the test unless one of the requests holds every one of
-// want.
-func iaTold(t *testing.T, what string, reqs []string, want []string) {
-	t.Helper()
-	for _, body := range reqs {
-		all := true
-		for _, w := range want {
-			all = all && strings.Contains(body, w)
-		}
-		if all {
-			return
-		}
-	}
-	t.Errorf("%s: no request to the model holds %q; %d requests:\n%s", what, want, len(reqs), strings.Join(reqs, "\n---\n"))
 }
 
 // iaKept fails the test unless hello.txt holds the user's edit and the
@@ -74,95 +55,41 @@ func iaNewConversation(session string) []string {
 	return []string{"this conversation has no turns: using session " + session[:8], "undid 1 turn", "D hello.txt", "/redo brings it back."}
 }
 
-func TestClaudeRealSlashUndoConflict(t *testing.T) {
-	t.Parallel()
-	claude := claudeRealProgram(t)
-	e, model, base := claudeRealSetup(t)
-	sid := claudeRealTurn(t, e, claude, base)
-	e.write("hello.txt", iaMine)
-	before := len(model.received())
-	claudeRealRun(t, e, claude, base, "/undo", "--resume", sid)
-	iaKept(t, e, sid)
-	iaTold(t, "claude /undo", model.received()[before:], iaConflictReport)
+// TestRealSlashUndoConflict: /undo over the user's edit of hello.txt
+// keeps the edit and tells the model the conflict. Codex CLI has no
+// project commands; its prompt hook carries out a typed /undo. A client
+// without resume (qwen -p starts a new conversation each time) meets the
+// edit with the /undo of a conversation without turns: it works on the
+// folder's newest turn and says so.
+func TestRealSlashUndoConflict(t *testing.T) {
+	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent, qwenAgent}, func(t *testing.T, s *realSession) {
+		sid := s.turn()
+		s.e.write("hello.txt", iaMine)
+		before := len(s.model.received())
+		want := iaConflictReport
+		if s.a.resume == nil {
+			s.run("/undo")
+			want = append(append([]string(nil), want...), "this conversation has no turns: using session "+sid[:8])
+		} else {
+			s.run("/undo", s.a.resume(sid)...)
+		}
+		iaKept(t, s.e, sid)
+		realTold(t, s.a.prog+" /undo", s.since(before), want)
+		if s.a.resume == nil {
+			iaOneSession(t, s.e)
+		}
+	})
 }
 
-func TestClaudeRealSlashUndoNewConversation(t *testing.T) {
-	t.Parallel()
-	claude := claudeRealProgram(t)
-	e, model, base := claudeRealSetup(t)
-	sid := claudeRealTurn(t, e, claude, base)
-	before := len(model.received())
-	claudeRealRun(t, e, claude, base, "/undo") // claude -p starts a new conversation
-	realTurnGone(t, e, "/undo in a new conversation")
-	iaTold(t, "claude /undo in a new conversation", model.received()[before:], iaNewConversation(sid))
-	iaOneSession(t, e)
-}
-
-func TestGeminiRealSlashUndoConflict(t *testing.T) {
-	t.Parallel()
-	gemini := geminiRealProgram(t)
-	e, model, base := geminiRealSetup(t)
-	geminiRealRun(t, e, gemini, base, geminiRealPrompt, "--session-id", geminiRealSession)
-	e.write("hello.txt", iaMine)
-	before := len(model.received())
-	geminiRealRun(t, e, gemini, base, "/undo", "--resume", geminiRealSession)
-	iaKept(t, e, geminiRealSession)
-	iaTold(t, "gemini /undo", model.received()[before:], iaConflictReport)
-}
-
-func TestGeminiRealSlashUndoNewConversation(t *testing.T) {
-	t.Parallel()
-	gemini := geminiRealProgram(t)
-	e, model, base := geminiRealSetup(t)
-	geminiRealRun(t, e, gemini, base, geminiRealPrompt, "--session-id", geminiRealSession)
-	before := len(model.received())
-	geminiRealRun(t, e, gemini, base, "/undo")
-	realTurnGone(t, e, "/undo in a new conversation")
-	iaTold(t, "gemini /undo in a new conversation", model.received()[before:], iaNewConversation(geminiRealSession))
-	iaOneSession(t, e)
-}
-
-// TestCodexRealSlashUndoConflict: Codex CLI has no project commands; its
-// prompt hook carries out a typed /undo and gives the model the report.
-func TestCodexRealSlashUndoConflict(t *testing.T) {
-	t.Parallel()
-	codex := codexRealProgram(t)
-	e, model := codexRealSetup(t)
-	codexRealRun(t, e, codex, codexRealPrompt)
-	sid := e.log("").Session
-	e.write("hello.txt", iaMine)
-	before := len(model.received())
-	codexRealRun(t, e, codex, "resume", sid, "/undo")
-	iaKept(t, e, sid)
-	iaTold(t, "codex /undo", model.received()[before:], iaConflictReport)
-}
-
-func TestCodexRealSlashUndoNewConversation(t *testing.T) {
-	t.Parallel()
-	codex := codexRealProgram(t)
-	e, model := codexRealSetup(t)
-	codexRealRun(t, e, codex, codexRealPrompt)
-	sid := e.log("").Session
-	before := len(model.received())
-	codexRealRun(t, e, codex, "/undo")
-	realTurnGone(t, e, "/undo in a new conversation")
-	iaTold(t, "codex /undo in a new conversation", model.received()[before:], iaNewConversation(sid))
-	iaOneSession(t, e)
-}
-
-// TestQwenRealSlashUndoConflict: qwen -p starts a new conversation each
-// time, so its /undo is also the one of a conversation without turns:
-// it works on the folder's newest turn, and meets the user's edit.
-func TestQwenRealSlashUndoConflict(t *testing.T) {
-	t.Parallel()
-	qwen := qwenRealProgram(t)
-	e, model, base := qwrSetup(t)
-	qwenRealRun(t, e, qwen, base, qwenRealPrompt)
-	sid := e.log("").Session
-	e.write("hello.txt", iaMine)
-	before := len(model.received())
-	qwenRealRun(t, e, qwen, base, "/undo")
-	iaKept(t, e, sid)
-	iaTold(t, "qwen /undo", model.received()[before:], append(iaConflictReport, "this conversation has no turns: using session "+sid[:8]))
-	iaOneSession(t, e)
+// TestRealSlashUndoNewConversation: /undo in a new conversation undoes
+// the folder's newest turn, tells the model whose, and makes no session.
+func TestRealSlashUndoNewConversation(t *testing.T) {
+	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent}, func(t *testing.T, s *realSession) {
+		sid := s.turn()
+		before := len(s.model.received())
+		s.run("/undo")
+		s.gone("/undo in a new conversation")
+		realTold(t, s.a.prog+" /undo in a new conversation", s.since(before), iaNewConversation(sid))
+		iaOneSession(t, s.e)
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // gcInfoDoc is the JSON of "info".
@@ -52,7 +53,7 @@ func TestInfoReportsStore(t *testing.T) {
 	e.ok("end")
 
 	in := e.info()
-	du := gcDU(t, e.store)
+	du := treetest.DiskUsage(t, e.store)
 	t.Logf("info: %+v; du %d", in, du)
 	want := gcInfoDoc{WorkTree: e.dir, Store: e.store, DiskBytes: in.DiskBytes, Sessions: 1, Turns: 1, Redoable: 0, Snapshots: 2,
 		UniqueBytes: 1<<20 + 1 + 2, LogicalBytes: 2*(1<<20) + 1 + 2,

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 var updateInitGolden = flag.Bool("update-init-golden", false, "rewrite testdata/init/*.golden from what init writes")
@@ -97,7 +99,7 @@ func TestInitRoundTrip(t *testing.T) {
 			if !strings.Contains(r.stdout, "deleted") {
 				t.Errorf("init --remove of the file init made:\n%s", r)
 			}
-			sameTree(t, "after init and init --remove", e.tree(), before)
+			treetest.Check(t, "after init and init --remove", e.tree(), before)
 		})
 	}
 }

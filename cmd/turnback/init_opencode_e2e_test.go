@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // ocArtefacts are the files OpenCode writes into a config folder when it
@@ -86,7 +88,7 @@ func TestInitOpenCode(t *testing.T) {
 				t.Errorf("init --remove:\n%s", r)
 			}
 			want := maps.Clone(before)
-			withOC := fsTree(readTree(t, e.dir))
+			withOC := treetest.Tree(treetest.MustRead(t, e.dir))
 			for rel, ent := range withOC {
 				if strings.HasPrefix(rel, ".opencode/.gitignore") || strings.HasPrefix(rel, ".opencode/package.json") ||
 					strings.HasPrefix(rel, ".opencode/bun.lock") || strings.HasPrefix(rel, ".opencode/node_modules") || rel == ".opencode" {
@@ -150,7 +152,7 @@ func TestInitOpenCodeGlobal(t *testing.T) {
 		{[]string{"XDG_CONFIG_HOME=" + xdgConfig}, filepath.Join(xdgConfig, "opencode")},
 	} {
 		e.extra = c.extra
-		home := readTree(t, e.home)
+		home := treetest.MustRead(t, e.home)
 		r := e.ok("init", "--opencode", "--global")
 		plugin := filepath.Join(c.root, "plugins", "turnback.js")
 		if !strings.Contains(r.stdout, plugin) || !strings.Contains(r.stdout, filepath.Join(c.root, "commands", "tb-undo.md")) {
@@ -163,6 +165,6 @@ func TestInitOpenCodeGlobal(t *testing.T) {
 		if _, err := os.Stat(c.root); !os.IsNotExist(err) {
 			t.Errorf("--remove --global left %s (%v)", c.root, err)
 		}
-		sameTree(t, "home after init and --remove", readTree(t, e.home), home)
+		treetest.Check(t, "home after init and --remove", treetest.MustRead(t, e.home), home)
 	}
 }

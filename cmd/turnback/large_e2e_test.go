@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // Files over the size limit protected by reference (issue 14): Git LFS
@@ -71,13 +72,6 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-func writeBytes(t *testing.T, p string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func sameBytes(t *testing.T, p string, want []byte) {
 	t.Helper()
 	got, err := os.ReadFile(p)
@@ -109,8 +103,8 @@ func TestLargeLFS(t *testing.T) {
 	gitIn(t, e.dir, "lfs", "install", "--local")
 	gitIn(t, e.dir, "lfs", "track", "*.bin")
 	a, b, b2 := largeData(1, 15<<20), largeData(2, 60<<20), largeData(3, 60<<20)
-	writeBytes(t, e.path("a.bin"), a)
-	writeBytes(t, e.path("b.bin"), b)
+	e.write("a.bin", string(a))
+	e.write("b.bin", string(b))
 	e.write("notes.txt", "hello\n")
 	gitIn(t, e.dir, "add", "-A")
 	gitIn(t, e.dir, "commit", "-q", "-m", "v1")
@@ -119,9 +113,9 @@ func TestLargeLFS(t *testing.T) {
 	if strings.Contains(r.stderr, "unprotected") {
 		t.Fatalf("LFS files reported unprotected: %v", r)
 	}
-	before := gcDU(t, store)
+	before := treetest.DiskUsage(t, store)
 	e.rm("a.bin")
-	writeBytes(t, e.path("b.bin"), b2)
+	e.write("b.bin", string(b2))
 	gitIn(t, e.dir, "add", "-A") // the agent stages its work: LFS stores the new object
 	e.ok("end")
 
@@ -137,7 +131,7 @@ func TestLargeLFS(t *testing.T) {
 	}
 	absent(t, e.path("a.bin"))
 	sameBytes(t, e.path("b.bin"), b2)
-	if grew := gcDU(t, store) - before; grew >= 1<<20 {
+	if grew := treetest.DiskUsage(t, store) - before; grew >= 1<<20 {
 		t.Fatalf("store grew by %d bytes for files held by LFS", grew)
 	}
 	e.ok("verify")
@@ -157,7 +151,7 @@ func TestLargeLFSStale(t *testing.T) {
 	gitIn(t, e.dir, "lfs", "install", "--local")
 	gitIn(t, e.dir, "lfs", "track", "*.bin")
 	a := largeData(4, 15<<20)
-	writeBytes(t, e.path("a.bin"), a)
+	e.write("a.bin", string(a))
 	gitIn(t, e.dir, "add", "-A")
 	gitIn(t, e.dir, "commit", "-q", "-m", "v1")
 	e.ok("snap")
@@ -168,7 +162,7 @@ func TestLargeLFSStale(t *testing.T) {
 		t.Fatalf("LFS objects: %q", objs)
 	}
 	_ = os.Chmod(objs[0], 0o644)
-	writeBytes(t, objs[0], largeData(5, 15<<20))
+	treetest.PutPath(t, objs[0], string(largeData(5, 15<<20)))
 	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		Incomplete    bool              `json:"incomplete"`
@@ -200,10 +194,10 @@ func TestLargeGit(t *testing.T) {
 	v1 := largeData(6, 12<<20)
 	v2 := slices.Clone(v1)
 	copy(v2[5<<20:], []byte("an edit in the middle of the file"))
-	writeBytes(t, e.path("data.raw"), v1)
+	e.write("data.raw", string(v1))
 	gitIn(t, e.dir, "add", "-A")
 	gitIn(t, e.dir, "commit", "-q", "-m", "v1")
-	writeBytes(t, e.path("data.raw"), v2)
+	e.write("data.raw", string(v2))
 	gitIn(t, e.dir, "commit", "-q", "-am", "v2")
 
 	turn := func(want []byte) {
@@ -237,9 +231,9 @@ func TestLargeGit(t *testing.T) {
 	if !deltified {
 		t.Fatalf("fixture: v1 is not stored as a delta after git gc:\n%s", vp)
 	}
-	writeBytes(t, e.path("data.raw"), v1) // the older, deltified version
+	e.write("data.raw", string(v1)) // the older, deltified version
 	turn(v1)
-	if n := gcDU(t, store); n > 4<<20 {
+	if n := treetest.DiskUsage(t, store); n > 4<<20 {
 		t.Fatalf("store holds %d bytes for content git holds", n)
 	}
 }
@@ -252,7 +246,7 @@ func TestLargeUnprotected(t *testing.T) {
 	t.Parallel()
 	e, _ := newLargeEnv(t)
 	big := largeData(7, 60<<20)
-	writeBytes(t, e.path("big.bin"), big)
+	e.write("big.bin", string(big))
 	e.write("small.txt", "x\n")
 	r := e.ok("snap")
 	if !strings.Contains(r.stderr, "big.bin (60.0 MiB) is unprotected") || !strings.Contains(r.stderr, "TURNBACK_SIZE_LIMIT") || !strings.Contains(r.stderr, ".turnbackignore") {
@@ -331,7 +325,7 @@ func TestLargeReflink(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := largeData(8, 60<<20)
-	writeBytes(t, e.path("big.bin"), big)
+	e.write("big.bin", string(big))
 	r := e.ok("snap")
 	if strings.Contains(r.stderr, "unprotected") {
 		t.Fatalf("a cloned file reported unprotected: %v", r)
@@ -405,7 +399,7 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	t.Parallel()
 	e, _ := newLargeEnv(t)
 	e.extra = append(e.extra, "TURNBACK_SIZE_LIMIT=1M")
-	writeBytes(t, e.path("big.bin"), largeData(9, 2<<20))
+	e.write("big.bin", string(largeData(9, 2<<20)))
 	e.write("a.txt", "one\n")
 	e.ok("snap")
 	e.rm("big.bin")
@@ -424,12 +418,12 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 	if doc.Turns != 1 || !doc.Incomplete || !slices.Equal(doc.Restored, []string{"a.txt"}) || !slices.Equal(doc.NotRestorable, []string{"big.bin"}) {
 		t.Fatalf("undo: %+v\n%v", doc, r)
 	}
-	e.same("after undo", fsTree{"a.txt": treeFile("one\n")})
+	e.same("after undo", treetest.Tree{"a.txt": treetest.File("one\n", 0o644)})
 	d := e.jsonOK("redo")
 	if d.Turns != 1 || !slices.Equal(d.Restored, []string{"a.txt"}) {
 		t.Fatalf("redo: %+v", d)
 	}
-	e.same("after redo", fsTree{"a.txt": treeFile("two\n")})
+	e.same("after redo", treetest.Tree{"a.txt": treetest.File("two\n", 0o644)})
 }
 
 // TestLargeGitStale: the git blob a reference names is gone (removed
@@ -438,8 +432,8 @@ func TestLargeIncompleteTurnMoves(t *testing.T) {
 func TestLargeGitStale(t *testing.T) {
 	t.Parallel()
 	e := newGitLargeEnv(t, "1M")
-	writeBytes(t, e.path("a.raw"), largeData(10, 2<<20))
-	writeBytes(t, e.path("b.raw"), largeData(11, 2<<20))
+	e.write("a.raw", string(largeData(10, 2<<20)))
+	e.write("b.raw", string(largeData(11, 2<<20)))
 	gitIn(t, e.dir, "add", "-A")
 	gitIn(t, e.dir, "commit", "-q", "-m", "v1")
 	e.ok("snap")
@@ -460,14 +454,14 @@ func TestLargeGitStale(t *testing.T) {
 	}
 	_ = os.Chmod(ob, 0o644)
 	// b's object file now holds a valid blob of other content, same size.
-	writeBytes(t, e.path("c.raw"), largeData(12, 2<<20))
+	e.write("c.raw", string(largeData(12, 2<<20)))
 	cOID := strings.TrimSpace(gitIn(t, e.dir, "hash-object", "-w", "c.raw"))
 	os.Remove(e.path("c.raw"))
 	cData, err := os.ReadFile(e.path(".git/objects/" + cOID[:2] + "/" + cOID[2:]))
 	if err != nil || bytes.Equal(cData, other) {
 		t.Fatalf("fixture: %v", err)
 	}
-	writeBytes(t, ob, cData)
+	treetest.PutPath(t, ob, string(cData))
 	r := e.expect(exitIncomplete, "--json", "undo")
 	var doc struct {
 		NotRestorable []string          `json:"not_restorable"`

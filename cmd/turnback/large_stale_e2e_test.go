@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // lfsObject writes data as the Git LFS object of the repository at dir
@@ -21,7 +23,7 @@ func lfsObject(t *testing.T, dir string, data []byte) string {
 	if err := os.MkdirAll(filepath.Dir(obj), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeBytes(t, obj, data)
+	treetest.PutPath(t, obj, string(data))
 	return obj
 }
 
@@ -40,8 +42,8 @@ func TestLargeStaleFirstReference(t *testing.T) {
 	t.Parallel()
 	e := newGitLargeEnv(t, "1K")
 	data := largeData(21, 64<<10)
-	writeBytes(t, e.path(".gitattributes"), []byte("*.bin filter=lfs diff=lfs merge=lfs -text\n"))
-	writeBytes(t, e.path("big.bin"), data)
+	e.write(".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+	e.write("big.bin", string(data))
 	e.ok("snap")
 	e.rm(".gitattributes")
 	gitIn(t, e.dir, "add", "big.bin")
@@ -50,7 +52,7 @@ func TestLargeStaleFirstReference(t *testing.T) {
 	e.ok("snap")
 	e.rm("big.bin")
 	e.ok("end")
-	writeBytes(t, obj, largeData(22, 64<<10)) // stale: same size, other bytes
+	treetest.PutPath(t, obj, string(largeData(22, 64<<10))) // stale: same size, other bytes
 	doc := e.jsonOK("undo")
 	if !slices.Equal(doc.Created, []string{"big.bin"}) {
 		t.Fatalf("undo: %+v", doc)
@@ -73,15 +75,15 @@ func TestLargeVerifyStaleReference(t *testing.T) {
 	t.Parallel()
 	e := newGitLargeEnv(t, "1K")
 	data := largeData(31, 64<<10)
-	writeBytes(t, e.path(".gitattributes"), []byte("*.bin filter=lfs diff=lfs merge=lfs -text\n"))
-	writeBytes(t, e.path("big.bin"), data)
+	e.write(".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+	e.write("big.bin", string(data))
 	obj := lfsObject(t, e.dir, data)
 	snap := e.snapID("snap")
 	r := e.ok("verify")
 	if !strings.Contains(r.stdout, "(1 read back by reference)") {
 		t.Fatalf("verify: %v", r)
 	}
-	writeBytes(t, obj, largeData(32, 64<<10))
+	treetest.PutPath(t, obj, string(largeData(32, 64<<10)))
 	r = e.expect(1, "verify")
 	want := "turnback: snapshot " + snap[:12] + ": big.bin: over the size limit, held by reference: "
 	if !strings.Contains(r.stderr, want) {
@@ -103,6 +105,6 @@ func TestLargeVerifyStaleReference(t *testing.T) {
 		!strings.Contains(doc.Problems[0].Err, "held by reference") || doc.References != 1 {
 		t.Fatalf("verify --json: %+v\n%v", doc, r)
 	}
-	writeBytes(t, obj, data)
+	treetest.PutPath(t, obj, string(data))
 	e.ok("verify")
 }

@@ -201,7 +201,7 @@ func TestMCPUndo(t *testing.T) {
 	if fmt.Sprint(part["paths"], part["deleted"], part["restored"], part["created"]) != "[c] [c c/d.txt] [] []" {
 		t.Errorf("undo of c: %v", part)
 	}
-	e.same("after undoing c", afterSecond.without("c"))
+	e.same("after undoing c", afterSecond.Without("c"))
 	if _, text := mcpCall(t, cs, true, "turnback_undo", map[string]any{"paths": []string{"../x"}}); !strings.Contains(text, "not inside the work tree") {
 		t.Errorf("undo of ../x: %s", text)
 	}

@@ -4,7 +4,7 @@ package main
 // Claude Code and Gemini CLI start turnback mcp from them and connect
 // to it (their "mcp list" health check), Codex lists it from a trusted
 // project's .codex/config.toml. Each test skips when its CLI is not
-// found (see claudeRealProgram, geminiRealProgram, codexRealProgram).
+// found (realAgent.program).
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func mcpRealList(t *testing.T, e *cliEnv, prog string, env ...string) string {
 // TestMCPRealClaude: Claude Code connects to the server .mcp.json names
 // (approved in the user's settings, as the approval prompt would).
 func TestMCPRealClaude(t *testing.T) {
-	claude := claudeRealProgram(t)
+	claude := claudeAgent.program(t)
 	e := newHookEnv(t)
 	e.putOnPath()
 	e.write(".mcp.json", "{\n  \"mcpServers\": {}\n}\n")
@@ -51,7 +51,7 @@ func TestMCPRealClaude(t *testing.T) {
 // TestMCPRealGemini: Gemini CLI connects to the server
 // .gemini/settings.json names (next to the hooks and another server).
 func TestMCPRealGemini(t *testing.T) {
-	gemini := geminiRealProgram(t)
+	gemini := geminiAgent.program(t)
 	e := newHookEnv(t)
 	e.putOnPath()
 	e.write(".gemini/settings.json", "{\n  // the team's\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"true\"}\n  }\n}\n")
@@ -65,7 +65,7 @@ func TestMCPRealGemini(t *testing.T) {
 // TestMCPRealCodex: Codex lists the server of a trusted project's
 // .codex/config.toml.
 func TestMCPRealCodex(t *testing.T) {
-	codex := codexRealProgram(t)
+	codex := codexAgent.program(t)
 	e := newHookEnv(t)
 	e.putOnPath()
 	e.write(".codex/config.toml", "[mcp_servers.docs]\ncommand = \"true\"\n")

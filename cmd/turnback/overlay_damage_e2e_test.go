@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // fiveTurnsInTheLog makes five turns without a daemon (their records in
@@ -140,7 +142,7 @@ func TestDamagedLogRecover(t *testing.T) {
 	orig := e.store
 	for i, args := range [][]string{{"recover"}, {"recover", "--rollback"}} {
 		e.store = filepath.Join(e.base, fmt.Sprintf("store%d", i))
-		if err := copyTree(orig, e.store); err != nil {
+		if err := treetest.Copy(orig, e.store); err != nil {
 			t.Fatal(err)
 		}
 		p := filepath.Join(e.store, "db", filepath.Base(path))
@@ -174,7 +176,7 @@ func TestDamagedLogRandomFlips(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for i := range 4 {
 		e.store = filepath.Join(e.base, fmt.Sprintf("copy%d", i))
-		if err := copyTree(orig, e.store); err != nil {
+		if err := treetest.Copy(orig, e.store); err != nil {
 			t.Fatal(err)
 		}
 		at := rng.IntN(int(info.Size()))

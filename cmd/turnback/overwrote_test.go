@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestUndoForceNamesOnlyChangedPaths: undo --force lists as overwritten
@@ -33,5 +35,5 @@ func TestUndoForceNamesOnlyChangedPaths(t *testing.T) {
 	if !strings.Contains(r.stdout, "  not restored: k (") {
 		t.Errorf("k is not listed as not restored:\n%v", r)
 	}
-	e.same("after undo --force", fsTree{"k": treeDir(), "k/mine.txt": treeFile("the user's\n"), "m": treeFile("m1\n")})
+	e.same("after undo --force", treetest.Tree{"k": treetest.Dir(0o755), "k/mine.txt": treetest.File("the user's\n", 0o644), "m": treetest.File("m1\n", 0o644)})
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // rbDoc is the --json document of recover.
@@ -24,7 +26,7 @@ type rbDoc struct {
 // rbHalfUndo sets up a turn (a, b, c modified, gone.txt deleted, new.txt
 // created) and an undo of it that fails part way: b.txt is immutable.
 // It returns the trees before and after the turn.
-func rbHalfUndo(t *testing.T, daemon bool) (*cliEnv, fsTree, fsTree) {
+func rbHalfUndo(t *testing.T, daemon bool) (*cliEnv, treetest.Tree, treetest.Tree) {
 	e := newUndoEnv(t)
 	e.shortXDG()
 	for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
@@ -110,7 +112,7 @@ func TestRollbackKeepsEdits(t *testing.T) {
 	if !doc.RolledBack {
 		t.Errorf("not rolled back: %+v", doc)
 	}
-	e.same("after the rollback", after.with(fsTree{"a.txt": treeFile("user edit of a\n"), "c.txt": treeFile("user edit of c\n")}))
+	e.same("after the rollback", after.With(treetest.Tree{"a.txt": treetest.File("user edit of a\n", 0o644), "c.txt": treetest.File("user edit of c\n", 0o644)}))
 	if strings.Join(doc.NotRestorable, " ") != "a.txt c.txt" || doc.Reasons["a.txt"] == "" {
 		t.Errorf("the edited paths are not listed as left as is: %+v", doc)
 	}

@@ -13,13 +13,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // twoTurnsUndone: turn 1 sets a.txt to "a1", turn 2 b.txt to "b1"; both
 // are undone. It returns the folder after the two turns.
-func twoTurnsUndone(t *testing.T) (*cliEnv, fsTree) {
+func twoTurnsUndone(t *testing.T) (*cliEnv, treetest.Tree) {
 	e := newStoreEnv(t)
-	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n")})
+	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "b.txt": treetest.File("b0\n", 0o644)})
 	e.ok("snap", "-m", "turn 1")
 	e.write("a.txt", "a1\n")
 	e.ok("snap", "-m", "turn 2")
@@ -97,8 +99,8 @@ func TestE2ERedoLaterEdit(t *testing.T) {
 			t.Errorf("the first redo: %+v, want turn 1 redone without conflicts", d)
 		}
 		between := e.tree()
-		if want := (fsTree{"a.txt": treeFile("a1\n"), "b.txt": treeFile("the user's edit\n")}); !reflect.DeepEqual(between, want) {
-			sameTree(t, "after the first redo", between, want)
+		if want := (treetest.Tree{"a.txt": treetest.File("a1\n", 0o644), "b.txt": treetest.File("the user's edit\n", 0o644)}); !reflect.DeepEqual(between, want) {
+			treetest.Check(t, "after the first redo", between, want)
 		}
 		refused(t, e, "b.txt", "redo")
 		d = e.jsonOK("redo", "--force")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // remoteEnv is a user whose commands reach srv through the AWS_*
@@ -109,7 +110,7 @@ func TestRemoteCLIClone(t *testing.T) {
 	for i := range 30 {
 		a.write(fmt.Sprintf("src/d%d/f%d.txt", i%4, i), strings.Repeat(fmt.Sprintf("line %d\n", i), 20+i))
 	}
-	var states []fsTree
+	var states []treetest.Tree
 	for turn := 1; turn <= 5; turn++ {
 		a.ok("snap")
 		a.write("notes.txt", strings.Repeat("turn ", turn))
@@ -260,7 +261,7 @@ func TestRemoteCLIConcurrentPush(t *testing.T) {
 		if err := os.Remove(u.dir); err != nil {
 			t.Fatal(err)
 		}
-		if err := copyTree(base, u.dir); err != nil {
+		if err := treetest.Copy(base, u.dir); err != nil {
 			t.Fatal(err)
 		}
 		s := fmt.Sprintf("agent-%d", i)
@@ -297,7 +298,7 @@ func TestRemoteCLIConcurrentPush(t *testing.T) {
 	users[0].ok("remote", "verify")
 	for i, u := range users {
 		b := remoteClone(t, srv, "s3://tb-fleet/all", fmt.Sprintf("agent-%d", i))
-		sameTree(t, fmt.Sprintf("clone of agent-%d", i), b.tree(), u.tree())
+		treetest.Check(t, fmt.Sprintf("clone of agent-%d", i), b.tree(), u.tree())
 		b.ok("verify")
 	}
 }
@@ -347,7 +348,7 @@ func TestRemoteCLIKilledPush(t *testing.T) {
 			t.Fatalf("kill %d: %+v", k, v)
 		}
 		b := remoteClone(t, srv, url, "default")
-		sameTree(t, fmt.Sprintf("clone after kill %d", k), b.tree(), want)
+		treetest.Check(t, fmt.Sprintf("clone after kill %d", k), b.tree(), want)
 		if v.Incomplete > 0 || k == kills-1 {
 			var g1, g2 struct {
 				PacksDeleted int `json:"packs_deleted"`
@@ -363,7 +364,7 @@ func TestRemoteCLIKilledPush(t *testing.T) {
 				t.Fatalf("kill %d: after gc %+v", k, v)
 			}
 			b := remoteClone(t, srv, url, "default")
-			sameTree(t, fmt.Sprintf("clone after gc %d", k), b.tree(), want)
+			treetest.Check(t, fmt.Sprintf("clone after gc %d", k), b.tree(), want)
 		}
 	}
 }

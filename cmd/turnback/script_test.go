@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -25,58 +25,67 @@ import (
 	"github.com/zeebo/blake3"
 )
 
-// tbBuildingM removes the binary after the test run. testscript.Main
-// calls its Run only in the top-level test process, never in the
-// re-executed script commands.
-type tbBuildingM struct{ m *testing.M }
-
-func (b tbBuildingM) Run() int {
-	code := b.m.Run()
-	if testBinDir != "" {
-		os.RemoveAll(testBinDir)
-	}
-	return code
-}
-
 func TestMain(m *testing.M) {
 	// Fixed permission bits for files the tests create, so snapshot ids
-	// and golden listings do not depend on the caller's umask.
+	// and golden listings do not depend on the caller's umask. The
+	// binary the tests run inherits it.
 	setTestUmask()
 	// No test starts a watch daemon it did not ask for (autowatch_test.go
 	// sets the variable itself).
 	os.Setenv("TURNBACK_AUTO_WATCH", "0")
-	testscript.Main(tbBuildingM{m}, map[string]func(){
-		// turnback runs the real CLI (main, hence run) in a subprocess.
-		"turnback": main,
-		// exitcode N turnback ARGS... runs the CLI and exits 0 when its
-		// exit code is N, 1 otherwise; its output passes through.
-		"exitcode": tbExitCodeMain,
-	})
+	code := m.Run()
+	if testBinDir != "" {
+		os.RemoveAll(testBinDir)
+	}
+	os.Exit(code)
 }
 
-func tbExitCodeMain() {
-	args := os.Args[1:]
-	if len(args) < 2 || args[1] != "turnback" {
-		fmt.Fprintln(os.Stderr, "usage: exitcode N turnback [ARGS...]")
-		os.Exit(1)
+// scriptTurnback is the scripts' turnback command: the built binary
+// (testBinary), as every other test runs it.
+func scriptTurnback(bin string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		err := ts.Exec(bin, args...)
+		if err != nil {
+			ts.Logf("[%v]", err)
+		}
+		switch {
+		case err != nil && !neg:
+			ts.Fatalf("unexpected command failure")
+		case err == nil && neg:
+			ts.Fatalf("unexpected command success")
+		}
 	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "exitcode: bad code", args[0])
-		os.Exit(1)
+}
+
+// scriptExitCode is "exitcode N turnback ARGS...": it runs the built
+// binary and succeeds when its exit code is N; its output passes through.
+func scriptExitCode(bin string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 || args[1] != "turnback" {
+			ts.Fatalf("usage: exitcode N turnback [ARGS...]")
+		}
+		want, err := strconv.Atoi(args[0])
+		if err != nil {
+			ts.Fatalf("exitcode: bad code %s", args[0])
+		}
+		got := 0
+		var ee *exec.ExitError
+		if err := ts.Exec(bin, args[2:]...); errors.As(err, &ee) {
+			got = ee.ExitCode()
+		} else if err != nil {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		if got != want {
+			ts.Fatalf("exitcode: turnback exited %d, want %d", got, want)
+		}
 	}
-	got := run(context.Background(), args[2:], os.Stdout, os.Stderr)
-	if got != want {
-		fmt.Fprintf(os.Stderr, "exitcode: turnback exited %d, want %d\n", got, want)
-		os.Exit(1)
-	}
-	os.Exit(0)
 }
 
 // scriptLongName is a 255-byte file name (the usual NAME_MAX).
 var scriptLongName = strings.Repeat("n", 251) + ".txt"
 
 func TestScripts(t *testing.T) {
+	bin := testBinary(t)
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		// Report every failing section of a script, not only the first.
@@ -95,10 +104,13 @@ func TestScripts(t *testing.T) {
 				"TURNBACK_LARGE_DIR_FILES", "TURNBACK_LOCK_WAIT"} {
 				env.Setenv(v, "")
 			}
+			env.Setenv("TURNBACK_AUTO_WATCH", "0")
 			env.Setenv("LONGNAME", scriptLongName)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"turnback":  scriptTurnback(bin),
+			"exitcode":  scriptExitCode(bin),
 			"sleep":     cmdSleep,
 			"listing":   cmdListing,
 			"chtimes":   cmdChtimes,

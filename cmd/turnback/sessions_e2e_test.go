@@ -149,7 +149,7 @@ func TestSessionsFoundWithoutName(t *testing.T) {
 	}
 	// Naming one still works, by a prefix.
 	e.ok("--session", "3f1c", "undo")
-	e.same("claude's turn undone beside gemini's edit", busy.without("src/style.css"))
+	e.same("claude's turn undone beside gemini's edit", busy.Without("src/style.css"))
 	// A command run for an agent (as the hooks run theirs, also through a
 	// daemon) never picks another session, nor takes a prefix: an end
 	// event without a session id must not end Gemini's turn.

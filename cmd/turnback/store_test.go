@@ -12,13 +12,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // A process that finds the store held past its wait exits 4 and names the
@@ -26,12 +26,11 @@ import (
 // the same command succeeds, also while it is waiting.
 func TestBusyStoreExitsFour(t *testing.T) {
 	t.Parallel()
-	base := t.TempDir()
-	wt := filepath.Join(base, "wt")
+	e := newDirEnv(t, "wt")
+	base, wt := e.base, e.dir
 	store := filepath.Join(base, "store")
-	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("a\n"))
-	env := tbEnv(base)
-	tbOK(t, wt, env, "--store", store, "snap")
+	e.writeBytes("a.txt", []byte("a\n"))
+	e.ok("--store", store, "snap")
 
 	repo, err := turnback.Open(t.Context(), wt, turnback.Options{Store: store, Holder: "test holder"})
 	if err != nil {
@@ -40,7 +39,7 @@ func TestBusyStoreExitsFour(t *testing.T) {
 	defer repo.Close()
 
 	start := time.Now()
-	r := tbRun(t, wt, tbEnv(base, "TURNBACK_LOCK_WAIT=300ms"), "--store", store, "snap")
+	r := e.with("TURNBACK_LOCK_WAIT=300ms").run("--store", store, "snap")
 	waited := time.Since(start)
 	if r.code != 4 {
 		t.Fatalf("snap while the store is held: %v; want exit 4", r)
@@ -61,7 +60,7 @@ func TestBusyStoreExitsFour(t *testing.T) {
 
 	// --json: one document with the error; TURNBACK_LOCK_WAIT=0: no wait.
 	for _, wait := range []string{"0", "10ms"} {
-		r = tbRun(t, wt, tbEnv(base, "TURNBACK_LOCK_WAIT="+wait), "--store", store, "--json", "status")
+		r = e.with("TURNBACK_LOCK_WAIT="+wait).run("--store", store, "--json", "status")
 		if r.code != 4 {
 			t.Fatalf("TURNBACK_LOCK_WAIT=%s: %v; want exit 4", wait, r)
 		}
@@ -76,45 +75,20 @@ func TestBusyStoreExitsFour(t *testing.T) {
 	}
 
 	// A waiting process proceeds when the holder lets go.
-	cmd, out, _ := tbCommand(t, wt, tbEnv(base, "TURNBACK_LOCK_WAIT=60s"), "--store", store, "snap")
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "waiting for the store"); {
+	p := e.with("TURNBACK_LOCK_WAIT=60s").start("--store", store, "snap")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(p.stderr.String(), "waiting for the store"); {
 		if time.Now().After(deadline) {
-			t.Fatalf("the second snap does not say it waits: %q", stderr.String())
+			t.Fatalf("the second snap does not say it waits: %q", p.stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if err := repo.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r = tbFinish(t, cmd, out, &bytes.Buffer{}, cmd.Wait())
-	r.stderr = stderr.String()
+	r = p.wait()
 	if r.code != 0 || !strings.Contains(r.stderr, "held by test holder") {
 		t.Errorf("snap waiting for the holder: %v; want exit 0 after a wait", r)
 	}
-}
-
-// syncBuffer is a bytes.Buffer that a test may read while a process
-// writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A flipped byte in a stored blob (a small file's, or one chunk of a large
@@ -122,26 +96,26 @@ func (s *syncBuffer) String() string {
 // stderr and in the --json document.
 func TestVerifyFindsFlippedByte(t *testing.T) {
 	t.Parallel()
-	base := t.TempDir()
-	wt := filepath.Join(base, "wt")
+	e := newDirEnv(t, "wt")
+	base := e.base
 	store := filepath.Join(base, "store")
-	env := tbEnv(base, "TURNBACK_STORE="+store)
+	e = e.with("TURNBACK_STORE=" + store)
 	secret := make([]byte, 4096)
 	if _, err := rand.Read(secret); err != nil {
 		t.Fatal(err)
 	}
-	tbWriteFile(t, filepath.Join(wt, "data", "random.bin"), secret)
-	tbWriteFile(t, filepath.Join(wt, "a.txt"), []byte("alpha\n"))
-	tbWriteFile(t, filepath.Join(wt, "copy", "same.bin"), secret) // same content, second path
+	e.writeBytes("data/random.bin", secret)
+	e.writeBytes("a.txt", []byte("alpha\n"))
+	e.writeBytes("copy/same.bin", secret) // same content, second path
 	// A file large enough to be split into chunks; a 4 KiB piece from its
 	// middle is damaged below as well.
 	big := make([]byte, 3<<20)
 	if _, err := rand.Read(big); err != nil {
 		t.Fatal(err)
 	}
-	tbWriteFile(t, filepath.Join(wt, "big.bin"), big)
-	snap := tbSnapJSON(t, wt, env, "snap")
-	if r := tbRun(t, wt, env, "verify"); r.code != 0 {
+	e.writeBytes("big.bin", big)
+	snap := e.snapJSON("snap")
+	if r := e.run("verify"); r.code != 0 {
 		t.Fatalf("verify before the damage: %v", r)
 	}
 
@@ -205,7 +179,7 @@ func TestVerifyFindsFlippedByte(t *testing.T) {
 		t.Fatalf("the damaged contents are not in the files under %s (found %v)", dbDir, found)
 	}
 
-	r := tbRun(t, wt, env, "verify")
+	r := e.run("verify")
 	if r.code != 1 {
 		t.Fatalf("verify of a damaged store: %v; want exit 1", r)
 	}
@@ -222,7 +196,7 @@ func TestVerifyFindsFlippedByte(t *testing.T) {
 		t.Errorf("stderr names the undamaged a.txt:\n%s", r.stderr)
 	}
 
-	r = tbRun(t, wt, env, "--json", "verify")
+	r = e.run("--json", "verify")
 	if r.code != 1 {
 		t.Fatalf("--json verify of a damaged store: %v; want exit 1", r)
 	}
@@ -250,37 +224,15 @@ func TestVerifyFindsFlippedByte(t *testing.T) {
 		t.Errorf("problems name %v; want data/random.bin, copy/same.bin and big.bin", paths)
 	}
 	// Reading the damaged file for a diff fails too, naming it.
-	tbWriteFile(t, filepath.Join(wt, "data", "random.bin"), []byte("changed\n"))
-	r = tbRun(t, wt, env, "diff")
+	e.writeBytes("data/random.bin", []byte("changed\n"))
+	r = e.run("diff")
 	if r.code != 1 || !strings.Contains(r.stderr, "data/random.bin") {
 		t.Errorf("diff against a damaged blob: %v; want exit 1 naming data/random.bin", r)
 	}
 }
 
-// tbDiskUsage sums the allocated bytes of every file under dir.
-func tbDiskUsage(t *testing.T, dir string) int64 {
-	t.Helper()
-	var n int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			n += st.Blocks * 512
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-func tbStoreListing(t *testing.T, dir string) string {
+// storeListing lists the store's files with their sizes, for a message.
+func storeListing(t *testing.T, dir string) string {
 	var b strings.Builder
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -310,10 +262,10 @@ func TestSparse2GBFile(t *testing.T) {
 		maxRSS      = 200 << 10 // KiB
 		maxAddition = 10 << 20
 	)
-	base := t.TempDir()
-	wt := filepath.Join(base, "wt")
+	e := newDirEnv(t, "wt")
+	base, wt := e.base, e.dir
 	store := filepath.Join(base, "store")
-	env := tbEnv(base, "TURNBACK_STORE="+store, "TURNBACK_SIZE_LIMIT=0")
+	e = e.with("TURNBACK_STORE="+store, "TURNBACK_SIZE_LIMIT=0")
 	if err := os.MkdirAll(wt, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -328,11 +280,11 @@ func TestSparse2GBFile(t *testing.T) {
 
 	// The process reports its own high-water mark (rusage of a vforked
 	// child can count the test process's memory).
-	env = append(env, "TURNBACK_TEST_PEAK_RSS=1")
+	e = e.with("TURNBACK_TEST_PEAK_RSS=1")
 	start := time.Now()
-	r := tbOK(t, wt, env, "--json", "snap")
+	r := e.ok("--json", "snap")
 	t.Logf("first snap: %v, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), r.maxRSSKiB>>10)
-	var first tbSnapDoc
+	var first snapStatsDoc
 	cliOneJSON(t, r.stdout, &first)
 	if first.Bytes != size || len(first.Stats.Uncaptured) != 0 {
 		t.Fatalf("first snap: %d bytes, uncaptured %v; want %d captured", first.Bytes, first.Stats.Uncaptured, size)
@@ -340,8 +292,8 @@ func TestSparse2GBFile(t *testing.T) {
 	if r.maxRSSKiB > maxRSS {
 		t.Errorf("first snap: peak RSS %d KiB, want under %d KiB", r.maxRSSKiB, maxRSS)
 	}
-	before := tbDiskUsage(t, store)
-	listBefore := tbStoreListing(t, store)
+	before := treetest.DiskUsage(t, store)
+	listBefore := storeListing(t, store)
 
 	patch := make([]byte, 1<<20)
 	if _, err := rand.Read(patch); err != nil {
@@ -355,9 +307,9 @@ func TestSparse2GBFile(t *testing.T) {
 	}
 
 	start = time.Now()
-	r = tbOK(t, wt, env, "--json", "snap")
+	r = e.ok("--json", "snap")
 	t.Logf("second snap: %v, peak RSS %d MiB", time.Since(start).Round(time.Millisecond), r.maxRSSKiB>>10)
-	var second tbSnapDoc
+	var second snapStatsDoc
 	cliOneJSON(t, r.stdout, &second)
 	if second.Snapshot == first.Snapshot || second.Bytes != size {
 		t.Errorf("second snap: id %s, %d bytes; want a new id and %d bytes", second.Snapshot, second.Bytes, size)
@@ -365,14 +317,14 @@ func TestSparse2GBFile(t *testing.T) {
 	if r.maxRSSKiB > maxRSS {
 		t.Errorf("second snap: peak RSS %d KiB, want under %d KiB", r.maxRSSKiB, maxRSS)
 	}
-	after := tbDiskUsage(t, store)
+	after := treetest.DiskUsage(t, store)
 	t.Logf("store: %d KiB allocated after the first snap, %d KiB after the second (+%d KiB); new_bytes %d",
 		before>>10, after>>10, (after-before)>>10, second.Stats.NewBytes)
 	if after-before >= maxAddition {
 		t.Errorf("a 1 MiB change added %d bytes to the store, want under %d\nbefore:\n%safter:\n%s",
-			after-before, maxAddition, listBefore, tbStoreListing(t, store))
+			after-before, maxAddition, listBefore, storeListing(t, store))
 	}
-	d := tbOK(t, wt, env, "--json", "diff", first.Snapshot, second.Snapshot)
+	d := e.ok("--json", "diff", first.Snapshot, second.Snapshot)
 	var doc struct {
 		Files []map[string]any `json:"files"`
 	}
@@ -388,15 +340,13 @@ func TestSparse2GBFile(t *testing.T) {
 // more works, in either case.
 func TestShowAmbiguousID(t *testing.T) {
 	t.Parallel()
-	base := t.TempDir()
-	wt := filepath.Join(base, "wt")
-	env := tbEnv(base)
+	e := newDirEnv(t, "wt")
 	byFirst := map[byte][]string{}
 	var ids []string
 	// 17 different snapshots: two of them share a first hex digit.
 	for i := 0; i < 17; i++ {
-		tbWriteFile(t, filepath.Join(wt, "f.txt"), fmt.Appendf(nil, "version %d\n", i))
-		d := tbSnapJSON(t, wt, env, "snap")
+		e.writeBytes("f.txt", fmt.Appendf(nil, "version %d\n", i))
+		d := e.snapJSON("snap")
 		byFirst[d.Snapshot[0]] = append(byFirst[d.Snapshot[0]], d.Snapshot)
 		ids = append(ids, d.Snapshot)
 	}
@@ -412,11 +362,11 @@ func TestShowAmbiguousID(t *testing.T) {
 		}
 	}
 	short := prefix[:min(len(prefix), 3)]
-	r := tbRun(t, wt, env, "show", short)
+	r := e.run("show", short)
 	if r.code != 2 || !strings.Contains(r.stderr, "at least 4 hex digits") || r.stdout != "" {
 		t.Errorf("show %s (shared by %v): %v; want exit 2 naming the rule", short, twins, r)
 	}
-	r = tbRun(t, wt, env, "--json", "show", short)
+	r = e.run("--json", "show", short)
 	var doc map[string]any
 	cliOneJSON(t, r.stdout, &doc)
 	if r.code != 2 || doc["exit_code"] != json.Number("2") && doc["exit_code"] != float64(2) {
@@ -425,11 +375,11 @@ func TestShowAmbiguousID(t *testing.T) {
 	// One more digit than the shared prefix, and at least 4, is unique.
 	for _, id := range twins[:2] {
 		unique := id[:max(len(prefix)+1, 4)]
-		r = tbOK(t, wt, env, "show", unique)
+		r = e.ok("show", unique)
 		if !strings.HasPrefix(r.stdout, "snapshot "+id+"\n") {
 			t.Errorf("show %s: %s", unique, r.stdout)
 		}
-		r = tbOK(t, wt, env, "show", strings.ToUpper(id))
+		r = e.ok("show", strings.ToUpper(id))
 		if !strings.HasPrefix(r.stdout, "snapshot "+id+"\n") {
 			t.Errorf("show %s: %s", strings.ToUpper(id), r.stdout)
 		}

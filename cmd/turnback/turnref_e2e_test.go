@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // trGolden compares got with testdata/turn/name (or rewrites it with
@@ -128,7 +130,7 @@ func TestTurnRestore(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
 	e.write("a.txt", "zero\n")
-	var states []fsTree // states[n]: after turn n
+	var states []treetest.Tree // states[n]: after turn n
 	states = append(states, e.tree())
 	digit := ""
 	for n := 1; n <= 3 || (digit == "" && n <= 40); n++ {

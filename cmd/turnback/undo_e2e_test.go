@@ -3,7 +3,7 @@ package main
 // End-to-end tests of undo, redo and restore: the built binary runs on
 // real temporary folders (cliEnv, env_test.go); every outcome is checked
 // by reading the whole tree back (kind, permission bits, content, link
-// target) and comparing it byte for byte (fsTree, tree_test.go). The
+// target) and comparing it byte for byte (treetest.Tree, tree_test.go). The
 // --json document's checks are in undo_e2e_helpers_test.go; restore and
 // subfolder work trees in undo_restore_e2e_test.go, type flips in
 // undo_flips_e2e_test.go.
@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestE2EUndoBasics: a created file is deleted, a modified one comes
@@ -19,11 +21,11 @@ import (
 func TestE2EUndoBasics(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
-	makeTree(t, e.dir, fsTree{
-		"keep.txt":        treeFile("keep\n"),
-		"mod.txt":         treeFile("old content\n"),
-		"del.txt":         treeFile("to be deleted\n"),
-		"src/old-name.go": treeFile("package src\n"),
+	treetest.MustWrite(t, e.dir, treetest.Tree{
+		"keep.txt":        treetest.File("keep\n", 0o644),
+		"mod.txt":         treetest.File("old content\n", 0o644),
+		"del.txt":         treetest.File("to be deleted\n", 0o644),
+		"src/old-name.go": treetest.File("package src\n", 0o644),
 	})
 	before := e.tree()
 	e.ok("snap", "-m", "agent turn")
@@ -60,10 +62,10 @@ func TestE2EUndoBasics(t *testing.T) {
 // threeTurns records three turns on e and returns the four states,
 // before the first turn to after the third. With end false, each turn is
 // closed by the next snap (the last one by the undo itself).
-func threeTurns(t *testing.T, e *cliEnv, end bool) []fsTree {
+func threeTurns(t *testing.T, e *cliEnv, end bool) []treetest.Tree {
 	t.Helper()
-	makeTree(t, e.dir, fsTree{"base.txt": treeFile("base 0\n"), "docs/readme.md": treeFile("# readme\n")})
-	states := []fsTree{e.tree()}
+	treetest.MustWrite(t, e.dir, treetest.Tree{"base.txt": treetest.File("base 0\n", 0o644), "docs/readme.md": treetest.File("# readme\n", 0o644)})
+	states := []treetest.Tree{e.tree()}
 	turns := []func(){
 		func() {
 			e.write("a.txt", "a from turn 1\n")
@@ -180,7 +182,7 @@ func TestE2EConflict(t *testing.T) {
 	g := newSubtestGroup(t)
 	g.run("after end", func(t *testing.T) {
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "other.txt": treeFile("other\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"f.txt": treetest.File("orig\n", 0o644), "other.txt": treetest.File("other\n", 0o644)})
 		before := e.tree()
 		e.ok("snap")
 		e.write("f.txt", "agent\n")
@@ -211,7 +213,7 @@ func TestE2EConflict(t *testing.T) {
 
 	g.run("between turns", func(t *testing.T) {
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n"), "g.txt": treeFile("g0\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"f.txt": treetest.File("orig\n", 0o644), "g.txt": treetest.File("g0\n", 0o644)})
 		before := e.tree()
 		e.ok("snap", "-m", "turn 1")
 		e.write("f.txt", "turn 1\n")
@@ -237,7 +239,7 @@ func TestE2EConflict(t *testing.T) {
 
 	g.run("redo over an edit", func(t *testing.T) {
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"f.txt": treeFile("orig\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"f.txt": treetest.File("orig\n", 0o644)})
 		e.ok("snap")
 		e.write("f.txt", "agent\n")
 		e.ok("end")
@@ -265,11 +267,11 @@ func TestE2EConflict(t *testing.T) {
 func TestE2EUserChangesKept(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
-	makeTree(t, e.dir, fsTree{
-		"a.txt":        treeFile("a0\n"),
-		"u.txt":        treeFile("u0\n"),
-		"user-del.txt": treeFile("the user deletes me\n"),
-		"mode.sh":      treeFile("#!/bin/sh\n"),
+	treetest.MustWrite(t, e.dir, treetest.Tree{
+		"a.txt":        treetest.File("a0\n", 0o644),
+		"u.txt":        treetest.File("u0\n", 0o644),
+		"user-del.txt": treetest.File("the user deletes me\n", 0o644),
+		"mode.sh":      treetest.File("#!/bin/sh\n", 0o644),
 	})
 	before := e.tree()
 	e.ok("snap")
@@ -287,9 +289,9 @@ func TestE2EUserChangesKept(t *testing.T) {
 
 	d := e.jsonOK("undo")
 	checkRestoreDoc(t, "undo", d, 1, []string{"a.txt"}, []string{"agentdir/file.txt"}, nil, nil, []string{"agentdir"})
-	e.same("after undo", user.with(fsTree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
+	e.same("after undo", user.With(treetest.Tree{"a.txt": before["a.txt"], "agentdir/file.txt": {}}))
 	e.ok("redo")
-	e.same("after redo", user.with(fsTree{"a.txt": agent["a.txt"]}))
+	e.same("after redo", user.With(treetest.Tree{"a.txt": agent["a.txt"]}))
 }
 
 // TestE2EIgnored: ignored paths (.gitignore'd files, built-in directory
@@ -298,20 +300,20 @@ func TestE2EUserChangesKept(t *testing.T) {
 func TestE2EIgnored(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
-	makeTree(t, e.dir, fsTree{
-		".gitignore":              treeFile("*.log\n/secret/\n"),
-		".git/HEAD":               treeFile("ref: refs/heads/main\n"),
-		".git/config":             treeFile("[core]\n"),
-		".env":                    treeFile("SECRET=1\n"), // a file: captured
-		"src.txt":                 treeFile("src v1\n"),
-		"old.log":                 treeFile("old log\n"),
-		"nested/.git/HEAD":        treeFile("nested head\n"),
-		"nested/.gitignore":       treeFile("generated.txt\n"),
-		"nested/code.txt":         treeFile("nested code v1\n"),
-		"node_modules/pre/i.js":   treeFile("pre\n"),
-		"lib/__pycache__/m.pyc":   treeFile("pyc\n"),
-		"lib/m.py":                treeFile("print(1)\n"),
-		"lib/deep/.git/objects/x": treeFile("deep repo object\n"),
+	treetest.MustWrite(t, e.dir, treetest.Tree{
+		".gitignore":              treetest.File("*.log\n/secret/\n", 0o644),
+		".git/HEAD":               treetest.File("ref: refs/heads/main\n", 0o644),
+		".git/config":             treetest.File("[core]\n", 0o644),
+		".env":                    treetest.File("SECRET=1\n", 0o644), // a file: captured
+		"src.txt":                 treetest.File("src v1\n", 0o644),
+		"old.log":                 treetest.File("old log\n", 0o644),
+		"nested/.git/HEAD":        treetest.File("nested head\n", 0o644),
+		"nested/.gitignore":       treetest.File("generated.txt\n", 0o644),
+		"nested/code.txt":         treetest.File("nested code v1\n", 0o644),
+		"node_modules/pre/i.js":   treetest.File("pre\n", 0o644),
+		"lib/__pycache__/m.pyc":   treetest.File("pyc\n", 0o644),
+		"lib/m.py":                treetest.File("print(1)\n", 0o644),
+		"lib/deep/.git/objects/x": treetest.File("deep repo object\n", 0o644),
 	})
 	before := e.tree()
 	e.ok("snap")
@@ -344,7 +346,7 @@ func TestE2EIgnored(t *testing.T) {
 	checkPathList(t, "undo created", d.Created)
 	// Created directories that still hold ignored paths stay.
 	checkPathList(t, "undo not_restorable", d.NotRestorable, "newdir", "py")
-	want := agent.with(fsTree{
+	want := agent.With(treetest.Tree{
 		"src.txt":         before["src.txt"],
 		".env":            before[".env"],
 		"nested/code.txt": before["nested/code.txt"],
@@ -365,12 +367,12 @@ func TestE2EUncaptured(t *testing.T) {
 	g.run("preexisting files over the size limit", func(t *testing.T) {
 		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-		makeTree(t, e.dir, fsTree{
-			"big.bin":   treeFile(pseudoRandom(100<<10, 1)),
-			"grown.bin": treeFile(pseudoRandom(100<<10, 2)),
-			"gone.bin":  treeFile(pseudoRandom(100<<10, 3)),
-			"small.txt": treeFile("small\n"),
-			"grow.txt":  treeFile("small for now\n"),
+		treetest.MustWrite(t, e.dir, treetest.Tree{
+			"big.bin":   treetest.File(pseudoRandom(100<<10, 1), 0o644),
+			"grown.bin": treetest.File(pseudoRandom(100<<10, 2), 0o644),
+			"gone.bin":  treetest.File(pseudoRandom(100<<10, 3), 0o644),
+			"small.txt": treetest.File("small\n", 0o644),
+			"grow.txt":  treetest.File("small for now\n", 0o644),
 		})
 		before := e.tree()
 		e.ok("snap")
@@ -388,21 +390,21 @@ func TestE2EUncaptured(t *testing.T) {
 		checkPathList(t, "undo deleted", d.Deleted)
 		checkPathList(t, "undo created", d.Created)
 		checkPathList(t, "undo not_restorable", d.NotRestorable, "gone.bin", "grown.bin")
-		e.same("after undo", agent.with(fsTree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
+		e.same("after undo", agent.With(treetest.Tree{"small.txt": before["small.txt"], "grow.txt": before["grow.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("large directory that appeared before the turn", func(t *testing.T) {
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"src.txt": treeFile("v1\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"src.txt": treetest.File("v1\n", 0o644)})
 		e.ok("snap") // a previous snapshot: the directory below is new
 		e.ok("end")  // (dropped: nothing changed)
-		big := fsTree{}
+		big := treetest.Tree{}
 		for i := 0; i < 200; i++ {
-			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = treeFile(fmt.Sprintf("package p // %d\n", i))
+			big[fmt.Sprintf("vendor/pkg%02d/f%03d.go", i%7, i)] = treetest.File(fmt.Sprintf("package p // %d\n", i), 0o644)
 		}
-		makeTree(t, e.dir, big)
+		treetest.MustWrite(t, e.dir, big)
 		before := e.tree()
 		e.ok("snap")
 		e.write("src.txt", "v2\n")
@@ -414,22 +416,22 @@ func TestE2EUncaptured(t *testing.T) {
 		d := e.jsonOK("undo")
 		checkPathList(t, "undo restored", d.Restored, "src.txt")
 		checkPathList(t, "undo deleted", d.Deleted)
-		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
+		e.same("after undo", agent.With(treetest.Tree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("large directory the agent created", func(t *testing.T) {
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"src.txt": treeFile("v1\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"src.txt": treetest.File("v1\n", 0o644)})
 		before := e.tree()
 		e.ok("snap")
 		e.write("src.txt", "v2\n")
-		gen := fsTree{}
+		gen := treetest.Tree{}
 		for i := 0; i < 250; i++ {
-			gen[fmt.Sprintf("gen/%03d.txt", i)] = treeFile(fmt.Sprintf("generated %d\n", i))
+			gen[fmt.Sprintf("gen/%03d.txt", i)] = treetest.File(fmt.Sprintf("generated %d\n", i), 0o644)
 		}
-		makeTree(t, e.dir, gen)
+		treetest.MustWrite(t, e.dir, gen)
 		e.ok("end")
 		agent := e.tree()
 
@@ -439,14 +441,14 @@ func TestE2EUncaptured(t *testing.T) {
 		checkPathList(t, "undo restored", d.Restored, "src.txt")
 		checkPathList(t, "undo deleted", d.Deleted)
 		checkPathList(t, "undo not_restorable", d.NotRestorable, "gen")
-		e.same("after undo", agent.with(fsTree{"src.txt": before["src.txt"]}))
+		e.same("after undo", agent.With(treetest.Tree{"src.txt": before["src.txt"]}))
 		e.ok("redo")
 		e.same("after redo", agent)
 	})
 
 	g.run("agent-created 12 MB file", func(t *testing.T) {
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"keep.txt": treetest.File("keep\n", 0o644)})
 		before := e.tree()
 		e.ok("snap")
 		e.write("big.bin", pseudoRandom(12<<20, 4))
@@ -483,7 +485,7 @@ func TestE2EUncaptured(t *testing.T) {
 	g.run("same-size edit of an agent-created file over the size limit", func(t *testing.T) {
 		e := newUndoEnv(t)
 		e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"keep.txt": treetest.File("keep\n", 0o644)})
 		e.ok("snap")
 		big := []byte(pseudoRandom(100<<10, 9))
 		e.write("big.bin", string(big))
@@ -503,11 +505,11 @@ func TestE2EUncaptured(t *testing.T) {
 func TestE2EJSON(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
-	makeTree(t, e.dir, fsTree{
-		"keep.txt":         treeFile("keep\n"),
-		"mod.txt":          treeFile("mod 0\n"),
-		"del.txt":          treeFile("del\n"),
-		"dir/deep/old.txt": treeFile("old\n"),
+	treetest.MustWrite(t, e.dir, treetest.Tree{
+		"keep.txt":         treetest.File("keep\n", 0o644),
+		"mod.txt":          treetest.File("mod 0\n", 0o644),
+		"del.txt":          treetest.File("del\n", 0o644),
+		"dir/deep/old.txt": treetest.File("old\n", 0o644),
 	})
 	before := e.tree()
 	id0 := e.snapID("snap")
@@ -584,7 +586,7 @@ func TestE2EJSON(t *testing.T) {
 	t.Run("odd names", func(t *testing.T) {
 		t.Parallel()
 		e := newUndoEnv(t)
-		makeTree(t, e.dir, fsTree{"keep.txt": treeFile("keep\n")})
+		treetest.MustWrite(t, e.dir, treetest.Tree{"keep.txt": treetest.File("keep\n", 0o644)})
 		before := e.tree()
 		names := []string{"sp ace.txt", "ünïcødé.txt", `quo"te.txt`, "-rf", `back\slash`, "new\nline", "dir with space/日本.txt", "tab\tname"}
 		e.ok("snap")
@@ -607,7 +609,7 @@ func TestE2EJSON(t *testing.T) {
 func TestE2ESessions(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
-	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")})
+	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "b.txt": treetest.File("b0\n", 0o644), "shared.txt": treetest.File("s0\n", 0o644)})
 	s := func(name string, args ...string) cliResult {
 		t.Helper()
 		return e.ok(append([]string{"--session", name}, args...)...)
@@ -624,14 +626,14 @@ func TestE2ESessions(t *testing.T) {
 	all := e.tree()
 
 	s("b", "undo")
-	e.same("b undo", all.with(fsTree{"b.txt": treeFile("b0\n")}))
+	e.same("b undo", all.With(treetest.Tree{"b.txt": treetest.File("b0\n", 0o644)}))
 	s("a", "undo")
-	e.same("a undo", all.with(fsTree{"b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")}))
+	e.same("a undo", all.With(treetest.Tree{"b.txt": treetest.File("b0\n", 0o644), "shared.txt": treetest.File("s0\n", 0o644)}))
 	// TURNBACK_SESSION selects a session too.
 	e.extra = []string{"TURNBACK_SESSION=a"}
 	e.ok("undo")
 	e.extra = nil
-	e.same("a undo 2", all.with(fsTree{"a.txt": treeFile("a0\n"), "b.txt": treeFile("b0\n"), "shared.txt": treeFile("s0\n")}))
+	e.same("a undo 2", all.With(treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "b.txt": treetest.File("b0\n", 0o644), "shared.txt": treetest.File("s0\n", 0o644)}))
 	if r := s("a", "undo"); r.stdout != "nothing to undo\n" {
 		t.Errorf("a: third undo: %q", r.stdout)
 	}
@@ -647,7 +649,7 @@ func TestE2ESessions(t *testing.T) {
 		t.Errorf("undo without a session:\n%s", r)
 	}
 	s("b", "redo")
-	e.same("b redo", all.with(fsTree{"a.txt": treeFile("a0\n"), "shared.txt": treeFile("s0\n")}))
+	e.same("b redo", all.With(treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "shared.txt": treetest.File("s0\n", 0o644)}))
 	if r := s("b", "redo"); r.stdout != "nothing to redo\n" {
 		t.Errorf("b: second redo: %q", r.stdout)
 	}

@@ -6,6 +6,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestE2EUndoEmptyPath: undo --path "" (alone, with another path, in
@@ -15,7 +17,7 @@ import (
 func TestE2EUndoEmptyPath(t *testing.T) {
 	t.Parallel()
 	e := newCLI(t, "work")
-	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a before\n"), "sub/x.txt": treeFile("x before\n")})
+	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a before\n", 0o644), "sub/x.txt": treetest.File("x before\n", 0o644)})
 	before := e.tree()
 	e.ok("snap", "-m", "agent turn")
 	e.write("a.txt", "a after\n")
@@ -53,7 +55,7 @@ func TestE2EUndoEmptyPath(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "only sub:") {
 		t.Fatalf("undo --path . in sub: %v", r)
 	}
-	partial := cloneTree(after)
+	partial := after.With(nil)
 	partial["sub/x.txt"] = before["sub/x.txt"]
 	e.same("after undo --path . in sub", partial)
 	e.ok("redo")

@@ -6,71 +6,73 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // typeFlip is one type, mode or target change a turn makes, and its tree
 // before the turn.
 type typeFlip struct {
 	name   string
-	before fsTree
+	before treetest.Tree
 	change func(e *cliEnv, p func(string) string)
 }
 
 var typeFlips = []typeFlip{
-	{"file to dir", fsTree{"x": treeFile("a file\n")}, func(e *cliEnv, p func(string) string) {
+	{"file to dir", treetest.Tree{"x": treetest.File("a file\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x/inner.txt"), "inside\n")
 	}},
-	{"dir to file", fsTree{"x/a": treeFile("a\n"), "x/sub/b": treeFile("b\n"), "x/empty": treeDir()}, func(e *cliEnv, p func(string) string) {
+	{"dir to file", treetest.Tree{"x/a": treetest.File("a\n", 0o644), "x/sub/b": treetest.File("b\n", 0o644), "x/empty": treetest.Dir(0o755)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x"), "a file now\n")
 	}},
-	{"file to symlink", fsTree{"x": treeFile("a file\n"), "t.txt": treeFile("target\n")}, func(e *cliEnv, p func(string) string) {
+	{"file to symlink", treetest.Tree{"x": treetest.File("a file\n", 0o644), "t.txt": treetest.File("target\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.link("t.txt", p("x"))
 	}},
-	{"symlink to file", fsTree{"x": treeLink("t.txt"), "t.txt": treeFile("target\n")}, func(e *cliEnv, p func(string) string) {
+	{"symlink to file", treetest.Tree{"x": treetest.Symlink("t.txt"), "t.txt": treetest.File("target\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x"), "a file now\n")
 	}},
-	{"dir to symlink", fsTree{"x/a": treeFile("a\n")}, func(e *cliEnv, p func(string) string) {
+	{"dir to symlink", treetest.Tree{"x/a": treetest.File("a\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.link("elsewhere", p("x"))
 	}},
-	{"symlink to dir", fsTree{"x": treeLink("nowhere")}, func(e *cliEnv, p func(string) string) {
+	{"symlink to dir", treetest.Tree{"x": treetest.Symlink("nowhere")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.write(p("x/a"), "a\n")
 	}},
-	{"file to empty dir", fsTree{"x": treeFile("a file\n")}, func(e *cliEnv, p func(string) string) {
+	{"file to empty dir", treetest.Tree{"x": treetest.File("a file\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("x"))
 		e.mkdir(p("x"))
 	}},
-	{"file mode only", fsTree{"run.sh": treeFile("#!/bin/sh\necho hi\n")}, func(e *cliEnv, p func(string) string) {
+	{"file mode only", treetest.Tree{"run.sh": treetest.File("#!/bin/sh\necho hi\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.chmod(p("run.sh"), 0o755)
 	}},
-	{"file mode removed", fsTree{"run.sh": treeFileMode("#!/bin/sh\n", 0o750)}, func(e *cliEnv, p func(string) string) {
+	{"file mode removed", treetest.Tree{"run.sh": treetest.File("#!/bin/sh\n", 0o750)}, func(e *cliEnv, p func(string) string) {
 		e.chmod(p("run.sh"), 0o600)
 	}},
-	{"dir mode only", fsTree{"d": treeDir(), "d/a": treeFile("a\n")}, func(e *cliEnv, p func(string) string) {
+	{"dir mode only", treetest.Tree{"d": treetest.Dir(0o755), "d/a": treetest.File("a\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.chmod(p("d"), 0o700)
 	}},
-	{"content and mode", fsTree{"f": treeFile("one\n")}, func(e *cliEnv, p func(string) string) {
+	{"content and mode", treetest.Tree{"f": treetest.File("one\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.write(p("f"), "two\n")
 		e.chmod(p("f"), 0o640)
 	}},
-	{"symlink target", fsTree{"l": treeLink("a"), "a": treeFile("a\n"), "b": treeFile("b\n")}, func(e *cliEnv, p func(string) string) {
+	{"symlink target", treetest.Tree{"l": treetest.Symlink("a"), "a": treetest.File("a\n", 0o644), "b": treetest.File("b\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("l"))
 		e.link("b", p("l"))
 	}},
-	{"symlink target outside", fsTree{"l": treeLink("/etc/passwd")}, func(e *cliEnv, p func(string) string) {
+	{"symlink target outside", treetest.Tree{"l": treetest.Symlink("/etc/passwd")}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("l"))
 		e.link("../../../outside", p("l"))
 	}},
-	{"empty dirs created", fsTree{"a": treeFile("a\n")}, func(e *cliEnv, p func(string) string) {
+	{"empty dirs created", treetest.Tree{"a": treetest.File("a\n", 0o644)}, func(e *cliEnv, p func(string) string) {
 		e.mkdir(p("e"))
 		e.mkdir(p("e2/sub/subsub"))
 	}},
-	{"empty dirs deleted", fsTree{"a": treeFile("a\n"), "e": treeDir(), "e2/sub/subsub": treeDir(), "e3": treeDirMode(0o700)}, func(e *cliEnv, p func(string) string) {
+	{"empty dirs deleted", treetest.Tree{"a": treetest.File("a\n", 0o644), "e": treetest.Dir(0o755), "e2/sub/subsub": treetest.Dir(0o755), "e3": treetest.Dir(0o700)}, func(e *cliEnv, p func(string) string) {
 		e.rm(p("e"))
 		e.rm(p("e2"))
 		e.rm(p("e3"))
@@ -87,7 +89,7 @@ func TestE2ETypeFlips(t *testing.T) {
 	// its stat data behind.
 	run := func(t *testing.T, flips []typeFlip, prefixed, twice bool) {
 		e := newUndoEnv(t)
-		before := fsTree{}
+		before := treetest.Tree{}
 		prefix := func(f typeFlip) func(string) string {
 			if !prefixed {
 				return func(s string) string { return s }
@@ -100,7 +102,7 @@ func TestE2ETypeFlips(t *testing.T) {
 				before[prefix(f)(path)] = n
 			}
 		}
-		makeTree(t, e.dir, before)
+		treetest.MustWrite(t, e.dir, before)
 		before = e.tree()
 		e.ok("snap")
 		for _, f := range flips {

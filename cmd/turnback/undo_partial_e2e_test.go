@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestE2EUndoPartial: a turn changed a.txt and b.txt and created c.txt;
@@ -23,7 +25,7 @@ import (
 func TestE2EUndoPartial(t *testing.T) {
 	t.Parallel()
 	e := newCLI(t, "work")
-	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a before\n"), "b.txt": treeFile("b before\n"), "sub/x.txt": treeFile("x\n")})
+	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a before\n", 0o644), "b.txt": treetest.File("b before\n", 0o644), "sub/x.txt": treetest.File("x\n", 0o644)})
 	before := e.tree()
 	e.ok("snap", "-m", "agent turn")
 	e.write("a.txt", "a after\n")
@@ -45,7 +47,7 @@ func TestE2EUndoPartial(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "undid 1 turn, only a.txt: 1 restored, 0 deleted, 0 brought back\n  M a.txt\n") {
 		t.Errorf("partial undo output:\n%s", r.stdout)
 	}
-	partial := cloneTree(after)
+	partial := after.With(nil)
 	partial["a.txt"] = before["a.txt"]
 	e.same("after undo --path a.txt", partial)
 	if r := e.ok("log"); !strings.Contains(r.stdout, "   1  ") {
@@ -75,14 +77,6 @@ func TestE2EUndoPartial(t *testing.T) {
 	if r := e.ok("redo"); r.stdout != "nothing to redo\n" {
 		t.Errorf("a third redo: %q", r.stdout)
 	}
-}
-
-func cloneTree(tr fsTree) fsTree {
-	out := fsTree{}
-	for k, v := range tr {
-		out[k] = v
-	}
-	return out
 }
 
 // fifty is a 50-line file with the lines given replaced.
@@ -274,7 +268,7 @@ func dryThenReal(t *testing.T, e *cliEnv, store string, code int, args ...string
 func TestE2EDryRun(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
-	makeTree(t, e.dir, fsTree{"a.txt": treeFile("a\n"), "b.txt": treeFile("b\n"), "gone.txt": treeFile("gone\n"), "m.txt": treeFile(fifty(nil))})
+	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a\n", 0o644), "b.txt": treetest.File("b\n", 0o644), "gone.txt": treetest.File("gone\n", 0o644), "m.txt": treetest.File(fifty(nil), 0o644)})
 	first := strings.TrimSpace(e.ok("snap").stdout)
 	e.write("a.txt", "a2\n")
 	e.write("c.txt", "c\n")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestE2ERestore: bad ids fail and touch nothing; restore ID makes the
@@ -17,8 +19,8 @@ func TestE2ERestore(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
 	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
-	makeTree(t, e.dir, fsTree{".gitignore": treeFile("*.log\n"), "a.txt": treeFile("a0\n"), "d/b.txt": treeFile("b0\n"),
-		"pre.bin": treeFile(pseudoRandom(100<<10, 7))}) // uncaptured at every snapshot
+	treetest.MustWrite(t, e.dir, treetest.Tree{".gitignore": treetest.File("*.log\n", 0o644), "a.txt": treetest.File("a0\n", 0o644), "d/b.txt": treetest.File("b0\n", 0o644),
+		"pre.bin": treetest.File(pseudoRandom(100<<10, 7), 0o644)}) // uncaptured at every snapshot
 	s0 := e.tree()
 	id0 := e.snapID("snap")
 	e.write("a.txt", "a1\n")
@@ -36,7 +38,7 @@ func TestE2ERestore(t *testing.T) {
 	e.write("extra/dir/f.txt", "deep\n")
 	e.write("huge.bin", pseudoRandom(100<<10, 6))  // over the size limit, not at id0
 	e.write("pre.bin", pseudoRandom(100<<10+1, 8)) // over the size limit, also at id0
-	ignored := e.tree().under("node_modules").with(e.tree().under("run.log"))
+	ignored := e.tree().Under("node_modules").With(e.tree().Under("run.log"))
 	now := e.tree()
 	stamps := stampTree(t, e.dir)
 
@@ -96,7 +98,7 @@ func TestE2ERestore(t *testing.T) {
 		t.Errorf("restore output: %q", r.stdout)
 	}
 	// pre.bin was uncaptured at id0: it stays as it is.
-	e.same("after restore id0", s0.with(ignored).with(now.under("pre.bin")))
+	e.same("after restore id0", s0.With(ignored).With(now.Under("pre.bin")))
 	if !strings.Contains(r.stdout, "not restored: pre.bin") {
 		t.Errorf("restore should name pre.bin as not restored:\n%s", r.stdout)
 	}
@@ -115,7 +117,7 @@ func TestE2ERestore(t *testing.T) {
 		[]string{"a.txt"},
 		[]string{"d/e.txt", "extra", "extra/dir", "extra/dir/f.txt", "extra.txt", "huge.bin"},
 		[]string{"d/b.txt"}, nil, []string{"pre.bin"})
-	e.same("after restore id1", s1.with(ignored).with(now.under("pre.bin")))
+	e.same("after restore id1", s1.With(ignored).With(now.Under("pre.bin")))
 	if d.Checkpoint == "" {
 		t.Fatal("restore --json: empty checkpoint")
 	}
@@ -125,7 +127,7 @@ func TestE2ERestore(t *testing.T) {
 	// Restoring id2 removes the user's files; a second time, nothing
 	// is left to change.
 	e.expect(exitIncomplete, "restore", id2) // pre.bin: exit 5
-	at2 := now.without("extra", "extra.txt", "huge.bin")
+	at2 := now.Without("extra", "extra.txt", "huge.bin")
 	e.same("after restore id2", at2)
 	d = e.jsonIncomplete("restore", id2)
 	checkRestoreDoc(t, "restore id2 again", d, 0, nil, nil, nil, nil, []string{"pre.bin"})
@@ -139,17 +141,17 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 	e := newUndoEnv(t)
 	project := e.dir
 	e.dir = filepath.Join(project, "sub")
-	makeTree(t, project, fsTree{
-		"parent.txt":         treeFile("parent\n"),
-		"sibling/s.txt":      treeFile("sibling\n"),
-		"sibling/deep/d.txt": treeFile("deep\n"),
-		".gitignore":         treeFile("*.txt\n"), // not the work tree's: must not apply
-		"sub/in.txt":         treeFile("in 0\n"),
+	treetest.MustWrite(t, project, treetest.Tree{
+		"parent.txt":         treetest.File("parent\n", 0o644),
+		"sibling/s.txt":      treetest.File("sibling\n", 0o644),
+		"sibling/deep/d.txt": treetest.File("deep\n", 0o644),
+		".gitignore":         treetest.File("*.txt\n", 0o644), // not the work tree's: must not apply
+		"sub/in.txt":         treetest.File("in 0\n", 0o644),
 	})
 	outsideWrite := func(p, data string) { cliWriteFile(t, filepath.Join(project, p), []byte(data)) }
-	outside := func() fsTree { return readTree(t, project).without("sub") }
+	outside := func() treetest.Tree { return treetest.MustRead(t, project).Without("sub") }
 
-	states := []fsTree{e.tree()}
+	states := []treetest.Tree{e.tree()}
 	id0 := e.snapID("snap")
 	e.write("in.txt", "in 1\n")
 	e.write("new.txt", "new 1\n")
@@ -179,11 +181,11 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 	e.ok("end")
 	states = append(states, e.tree())
 
-	check := func(what string, want fsTree, args ...string) string {
+	check := func(what string, want treetest.Tree, args ...string) string {
 		t.Helper()
 		out, stamps := outside(), stampOutside(t, project)
 		r := e.ok(args...)
-		sameTree(t, what+" (outside)", outside(), out)
+		treetest.Check(t, what+" (outside)", outside(), out)
 		sameStamps(t, what+" (outside)", stampOutside(t, project), stamps)
 		e.same(what, want)
 		return r.stdout
@@ -196,7 +198,7 @@ func TestE2ESubdirWorkTree(t *testing.T) {
 	check("redo 3", states[3], "redo", "3")
 	out := check("restore id0", states[0], "restore", id0)
 	check("restore the checkpoint", states[3], "restore", shortCheckpoint(t, cliResult{stdout: out}))
-	if got := readTree(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
+	if got := treetest.MustRead(t, project)["parent.txt"].Data; got != "parent, changed during turn 3\n" {
 		t.Errorf("parent.txt: %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestRemoteBadSessionNames: push, pull and clone refuse a name the
@@ -126,7 +127,7 @@ func TestRemoteGCHostileHead(t *testing.T) {
 		if _, err := Clone(ctx, c, srv.Config("bucket-h", prefix), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
 			t.Fatalf("%s: %v", hostile.key, err)
 		}
-		rtSame(t, "clone", rtTree(t, dir), states[4])
+		treetest.Equal(t, "clone", treetest.MustRead(t, dir), states[4])
 	}
 }
 
@@ -140,11 +141,11 @@ func TestRemoteCaseSessions(t *testing.T) {
 	ctx := t.Context()
 	up, upStates, _ := rtSession(t, "Foo")
 	low, _, _ := rtSession(t, "foo")
-	rtWrite(t, low.WorkTree(), "only-low.txt", []byte("low"))
+	treetest.Put(t, low.WorkTree(), "only-low.txt", "low")
 	if _, err := low.Snap(ctx, "low"); err != nil {
 		t.Fatal(err)
 	}
-	lowState := rtTree(t, low.WorkTree())
+	lowState := treetest.MustRead(t, low.WorkTree())
 	c := srv.Client(t, "bucket-c", "")
 	for _, r := range []*turnback.Repo{up, low} {
 		if _, err := Push(ctx, r, c, PushOptions{}); err != nil {
@@ -163,15 +164,15 @@ func TestRemoteCaseSessions(t *testing.T) {
 	if len(dirs) != 2 {
 		t.Fatalf("head folders fold to one: %v", heads)
 	}
-	clone := func(session string) map[string]string {
+	clone := func(session string) treetest.Tree {
 		dir := t.TempDir()
 		if _, err := Clone(ctx, c, srv.Config("bucket-c", ""), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: session}); err != nil {
 			t.Fatalf("clone %s: %v", session, err)
 		}
-		return rtTree(t, dir)
+		return treetest.MustRead(t, dir)
 	}
-	rtSame(t, "Foo", clone("Foo"), upStates[4])
-	rtSame(t, "foo", clone("foo"), lowState)
+	treetest.Equal(t, "Foo", clone("Foo"), upStates[4])
+	treetest.Equal(t, "foo", clone("foo"), lowState)
 	// The old spelling: the head of "Foo" under heads/Foo/.
 	for _, h := range heads {
 		if s, _, _, _ := s3.ParseHeadKey(h.Key); s != "Foo" {
@@ -189,7 +190,7 @@ func TestRemoteCaseSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rtSame(t, "Foo, old spelling", clone("Foo"), upStates[4])
+	treetest.Equal(t, "Foo, old spelling", clone("Foo"), upStates[4])
 	if v, err := Verify(ctx, c); err != nil || v.Heads != 2 {
 		t.Fatalf("verify: %+v %v", v, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/internal/testhook"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // pullFixture: A records 5 turns of session "s" and pushes; B clones.
@@ -18,7 +20,7 @@ type pullFixture struct {
 	srv    *s3test.Server
 	c      *s3.Client
 	a, b   *turnback.Repo
-	states []map[string]string
+	states []treetest.Tree
 }
 
 func newPullFixture(t *testing.T, bucket string) *pullFixture {
@@ -66,7 +68,7 @@ func (f *pullFixture) turn(r *turnback.Repo, name, data string) {
 	if _, err := r.Snap(ctx, ""); err != nil {
 		f.t.Fatal(err)
 	}
-	rtWrite(f.t, r.WorkTree(), name, []byte(data))
+	treetest.Put(f.t, r.WorkTree(), name, data)
 	if _, err := r.End(ctx); err != nil {
 		f.t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func (f *pullFixture) turn(r *turnback.Repo, name, data string) {
 func TestRemotePullKeepsUndo(t *testing.T) {
 	f := newPullFixture(t, "bucket-keep")
 	ctx := t.Context()
-	rtWrite(t, f.b.WorkTree(), "src/turn.txt", []byte("B's edit"))
+	treetest.Put(t, f.b.WorkTree(), "src/turn.txt", "B's edit")
 	if _, err := f.b.Undo(ctx, 1, turnback.UndoOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +99,8 @@ func TestRemotePullKeepsUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Redo puts back the state the undo replaced: turn 5's, with B's edit.
-	want := map[string]string{}
-	for k, v := range f.states[4] {
-		want[k] = v
-	}
-	want["src/turn.txt"] = "B's edit|-rw-r--r--"
-	rtSame(t, "redo after pull", rtTree(t, f.b.WorkTree()), want)
+	want := f.states[4].Merge(treetest.Tree{"src/turn.txt": treetest.File("B's edit", 0o644)})
+	treetest.Equal(t, "redo after pull", treetest.MustRead(t, f.b.WorkTree()), want)
 }
 
 // TestRemotePullAfterLocalUndo: B undoes turn 5 while A records turn 6
@@ -118,7 +116,7 @@ func TestRemotePullAfterLocalUndo(t *testing.T) {
 	if _, err := Push(ctx, f.a, f.c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tree := rtTree(t, f.b.WorkTree())
+	tree := treetest.MustRead(t, f.b.WorkTree())
 	_, err := Pull(ctx, f.b, f.c, PullOptions{})
 	const want = "turnback: the local session and the remote's have diverged: session s: turn 5 is undone here, " +
 		"turn 6 is only on the remote; nothing was changed (redo, then pull; or push to replace the remote's " +
@@ -129,7 +127,7 @@ func TestRemotePullAfterLocalUndo(t *testing.T) {
 	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
 		t.Fatalf("after a refused pull: %s", got)
 	}
-	rtSame(t, "refused pull", rtTree(t, f.b.WorkTree()), tree)
+	treetest.Equal(t, "refused pull", treetest.MustRead(t, f.b.WorkTree()), tree)
 	if _, err := f.b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -204,5 +202,44 @@ func TestRemotePullOwnPush(t *testing.T) {
 		if got := stacks(t, a); got != want {
 			t.Fatalf("step %d: %s after pull, %s before", i, got, want)
 		}
+	}
+}
+
+// TestRemotePullLegacyRecords: session records written before Rev (here:
+// B's, with Rev and Revs taken out) fall back on the turns: B's undo
+// over a remote with nothing B lacks is kept; with a new remote turn the
+// pull is refused.
+func TestRemotePullLegacyRecords(t *testing.T) {
+	f := newPullFixture(t, "bucket-legacy")
+	ctx := t.Context()
+	if _, err := f.b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	strip := func() {
+		t.Helper()
+		if err := testhook.StripRevs(ctx, f.b, "s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strip()
+	if pr, err := Pull(ctx, f.b, f.c, PullOptions{}); err != nil || !pr.NothingNew {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	if got := stacks(t, f.b); got != "1 2 3 4 | 5" {
+		t.Fatalf("after pull: %s", got)
+	}
+	f.turn(f.a, "six.txt", "six")
+	if _, err := Push(ctx, f.a, f.c, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, f.b, f.c, PullOptions{}); !errors.Is(err, turnback.ErrDiverged) {
+		t.Fatalf("pull: %v", err)
+	}
+	if _, err := f.b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	strip()
+	if pr, err := Pull(ctx, f.b, f.c, PullOptions{}); err != nil || pr.NothingNew || stacks(t, f.b) != "1 2 3 4 5 6 |" {
+		t.Fatalf("pull after redo: %+v %v %s", pr, err, stacks(t, f.b))
 	}
 }

@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"math/rand"
@@ -15,91 +14,36 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/manifest/treetest"
 )
-
-// rtTree reads a folder as path -> content ("->target" for a symlink,
-// "/" for a directory), for byte-for-byte comparison.
-func rtTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[rel] = "->" + target
-			return err
-		case d.IsDir():
-			out[rel] = "/"
-		default:
-			data, err := os.ReadFile(p)
-			info, _ := d.Info()
-			out[rel] = string(data) + "|" + info.Mode().Perm().String()
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func rtSame(t *testing.T, what string, got, want map[string]string) {
-	t.Helper()
-	for p, w := range want {
-		if g, ok := got[p]; !ok || g != w {
-			t.Errorf("%s: %s differs (present %v, %d bytes, want %d)", what, p, ok, len(g), len(w))
-		}
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			t.Errorf("%s: %s should not exist", what, p)
-		}
-	}
-}
-
-func rtWrite(t *testing.T, dir, name string, data []byte) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // rtSession records 5 turns in a new folder and returns the repo, the
 // folder's tree after each turn and the turns.
-func rtSession(t *testing.T, session string) (*turnback.Repo, []map[string]string, []*turnback.Turn) {
+func rtSession(t *testing.T, session string) (*turnback.Repo, []treetest.Tree, []*turnback.Turn) {
 	t.Helper()
 	ctx := t.Context()
 	dir, store := t.TempDir(), t.TempDir()
 	rng := rand.New(rand.NewSource(1))
 	big := make([]byte, 3<<20) // chunked content
 	rng.Read(big)
-	rtWrite(t, dir, "big.bin", big)
+	treetest.Put(t, dir, "big.bin", string(big))
 	for i := range 40 {
-		rtWrite(t, dir, filepath.Join("src", "pkg"+string(rune('a'+i%5)), "f"+string(rune('a'+i))+".go"),
-			bytes.Repeat([]byte("package x // "+string(rune('a'+i))+"\n"), 50+i))
+		treetest.Put(t, dir, "src/pkg"+string(rune('a'+i%5))+"/f"+string(rune('a'+i))+".go",
+			strings.Repeat("package x // "+string(rune('a'+i))+"\n", 50+i))
 	}
 	r, err := turnback.Open(ctx, dir, turnback.Options{Store: store, Session: session})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	var states []map[string]string
+	var states []treetest.Tree
 	for turn := 1; turn <= 5; turn++ {
 		if _, err := r.Snap(ctx, "turn"); err != nil {
 			t.Fatal(err)
 		}
-		rtWrite(t, dir, "src/turn.txt", []byte(strings.Repeat("turn ", turn)))
+		treetest.Put(t, dir, "src/turn.txt", strings.Repeat("turn ", turn))
 		big[turn*100000] ^= 0xff
-		rtWrite(t, dir, "big.bin", big)
+		treetest.Put(t, dir, "big.bin", string(big))
 		if turn == 2 {
 			if err := os.Symlink("src/turn.txt", filepath.Join(dir, "link")); err != nil {
 				t.Fatal(err)
@@ -113,7 +57,7 @@ func rtSession(t *testing.T, session string) (*turnback.Repo, []map[string]strin
 		if _, err := r.End(ctx); err != nil {
 			t.Fatal(err)
 		}
-		states = append(states, rtTree(t, dir))
+		states = append(states, treetest.MustRead(t, dir))
 	}
 	turns, _, err := r.Turns(ctx)
 	if err != nil || len(turns) != 5 {
@@ -150,7 +94,7 @@ func TestRemoteCloneExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "clone", rtTree(t, dirB), states[4])
+	treetest.Equal(t, "clone", treetest.MustRead(t, dirB), states[4])
 	var recordBytes int64
 	for h, n := range res.Pull.Fetched {
 		if n != 1 {
@@ -169,11 +113,11 @@ func TestRemoteCloneExact(t *testing.T) {
 	if _, err := b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "undo", rtTree(t, dirB), states[3])
+	treetest.Equal(t, "undo", treetest.MustRead(t, dirB), states[3])
 	if _, err := b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "redo", rtTree(t, dirB), states[4])
+	treetest.Equal(t, "redo", treetest.MustRead(t, dirB), states[4])
 	var t3 *turnback.Turn
 	for _, x := range turns {
 		if x.N == 3 {
@@ -183,7 +127,7 @@ func TestRemoteCloneExact(t *testing.T) {
 	if _, err := b.Restore(ctx, t3.AfterID, turnback.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "restore turn 3", rtTree(t, dirB), states[2])
+	treetest.Equal(t, "restore turn 3", treetest.MustRead(t, dirB), states[2])
 	if v, err := b.Verify(ctx); err != nil {
 		t.Fatalf("verify B: %+v %v", v, err)
 	}
@@ -287,7 +231,7 @@ func TestRemotePullDivergedGC(t *testing.T) {
 		if _, err := r.Snap(ctx, ""); err != nil {
 			t.Fatal(err)
 		}
-		rtWrite(t, r.WorkTree(), name, []byte(data))
+		treetest.Put(t, r.WorkTree(), name, data)
 		if _, err := r.End(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +242,7 @@ func TestRemotePullDivergedGC(t *testing.T) {
 		return turns[0] // newest first
 	}
 	t6 := turn(a, "six.txt", "six")
-	want6 := rtTree(t, a.WorkTree())
+	want6 := treetest.MustRead(t, a.WorkTree())
 	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -306,11 +250,11 @@ func TestRemotePullDivergedGC(t *testing.T) {
 	if err != nil || pr.Turns != 6 {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
-	rtSame(t, "after pull", rtTree(t, dirB), states[4])
+	treetest.Equal(t, "after pull", treetest.MustRead(t, dirB), states[4])
 	if _, err := b.Restore(ctx, t6.AfterID, turnback.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "turn 6", rtTree(t, dirB), want6)
+	treetest.Equal(t, "turn 6", treetest.MustRead(t, dirB), want6)
 	turn(b, "seven.txt", "B's")
 	turn(a, "seven.txt", "A's")
 	if _, err := Push(ctx, a, c, PushOptions{}); err != nil {
@@ -351,7 +295,7 @@ func TestRemotePullDivergedGC(t *testing.T) {
 	if _, err := Clone(ctx, c, srv.Config("bucket-p", ""), dirC, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "clone after gc", rtTree(t, dirC), rtTree(t, a.WorkTree()))
+	treetest.Equal(t, "clone after gc", treetest.MustRead(t, dirC), treetest.MustRead(t, a.WorkTree()))
 }
 
 // TestRemotePushAvoidsPendingPacks: packs on a gc pending list (here:
@@ -413,5 +357,5 @@ func TestRemotePushAvoidsPendingPacks(t *testing.T) {
 	if _, err := Clone(ctx, c, srv.Config("bucket-g", "x"), dir, turnback.Options{Store: filepath.Join(t.TempDir(), "s"), Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	rtSame(t, "clone", rtTree(t, dir), states[4])
+	treetest.Equal(t, "clone", treetest.MustRead(t, dir), states[4])
 }

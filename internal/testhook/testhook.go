@@ -1,7 +1,15 @@
 package testhook
 
+import "context"
+
 // SetRestoreHook sets a function every restore repo (a *turnback.Repo)
 // runs calls before each named step (see restore.Options.Hook); an error
 // from it fails the step. Package turnback sets it when it is loaded.
 // repo is an any because this package cannot import turnback.
 var SetRestoreHook func(repo any, h func(step string) error)
+
+// StripRevs takes Rev and Revs out of a session's record in repo (a
+// *turnback.Repo), as a store written before they existed has it. The
+// remote's tests use it to pull into such a store. Package turnback sets
+// it when it is loaded.
+var StripRevs func(ctx context.Context, repo any, session string) error

@@ -9,7 +9,12 @@
 //     bits, a symlink with its target, or KindOther with its type.
 //   - Mode bits: permission bits plus setuid, setgid and sticky
 //     (ModeMask). Timestamps, owners and inodes are not part of a Tree.
-//   - Diff: every way two trees differ, as sorted readable lines.
+//   - Diff: every way two trees differ, as sorted readable lines. Equal
+//     stops the test on a difference, Check reports it and goes on.
+//   - Put, PutAll, PutPath: a test's edits, one file or a few, with
+//     their parents. An existing file keeps its mode.
+//   - With, Without, Under: a wanted tree made from another.
+//   - Copy: a folder copied with its modes. DiskUsage: what du reports.
 //
 // # Failure behaviour
 //

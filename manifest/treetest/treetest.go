@@ -236,12 +236,19 @@ func Diff(got, want Tree) []string {
 // names the moment checked ("after undo").
 func Equal(t testing.TB, what string, got, want Tree) {
 	t.Helper()
-	if d := Diff(got, want); len(d) > 0 {
-		if len(d) > 20 {
-			d = append(d[:20], fmt.Sprintf("... and %d more", len(d)-20))
-		}
+	if d := diffHead(got, want, 20); d != nil {
 		t.Fatalf("%s: the tree differs:\n%s", what, strings.Join(d, "\n"))
 	}
+}
+
+// diffHead is Diff cut to its first n lines and a count of the rest;
+// nil when the trees are equal.
+func diffHead(got, want Tree, n int) []string {
+	d := Diff(got, want)
+	if len(d) > n {
+		d = append(d[:n], fmt.Sprintf("... and %d more", len(d)-n))
+	}
+	return d
 }
 
 // Write creates tree below root: directories first (parents before
@@ -297,4 +304,34 @@ func MustWrite(t testing.TB, root string, tree Tree) {
 	if err := Write(root, tree); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Put writes one file below root, making its parents: a test's edit. A
+// new file gets mode 0644, an existing one keeps its mode. rel is a
+// slash path.
+func Put(t testing.TB, root, rel, data string) {
+	t.Helper()
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	err := os.MkdirAll(filepath.Dir(abs), 0o755)
+	if err == nil {
+		err = os.WriteFile(abs, []byte(data), 0o644)
+	}
+	if err != nil {
+		t.Fatalf("treetest: %s: %v", rel, err)
+	}
+}
+
+// PutAll is Put for each slash path and content of files.
+func PutAll(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, data := range files {
+		Put(t, root, rel, data)
+	}
+}
+
+// PutPath is Put for a file named by its whole path in the system's
+// spelling.
+func PutPath(t testing.TB, name, data string) {
+	t.Helper()
+	Put(t, filepath.Dir(name), filepath.ToSlash(filepath.Base(name)), data)
 }

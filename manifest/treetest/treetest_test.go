@@ -98,3 +98,36 @@ func TestMerge(t *testing.T) {
 		t.Errorf("Merge changed its receiver: %v", base)
 	}
 }
+
+func TestPutKeepsMode(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	Put(t, root, "d/e/new", "one")
+	MustWrite(t, root, Tree{"x": File("old", 0o700)})
+	Put(t, root, "x", "two")
+	Equal(t, "after Put", MustRead(t, root), Tree{"d": Dir(0o755), "d/e": Dir(0o755), "d/e/new": File("one", 0o644), "x": File("two", 0o700)})
+}
+
+func TestDiskUsageCountsFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	empty := DiskUsage(t, root)
+	Put(t, root, "big", strings.Repeat("x", 1<<20))
+	if grew := DiskUsage(t, root) - empty; grew < 1<<20 {
+		t.Errorf("DiskUsage grew by %d for a 1 MiB file", grew)
+	}
+}
+
+func TestEdits(t *testing.T) {
+	t.Parallel()
+	tr := Tree{"a": File("1", 0o644), "d": Dir(0o755), "d/b": File("2", 0o600), "d/c": Symlink("b")}
+	Equal(t, "With", tr.With(Tree{"a": {}, "e": File("3", 0o644)}), Tree{"d": Dir(0o755), "d/b": File("2", 0o600), "d/c": Symlink("b"), "e": File("3", 0o644)})
+	Equal(t, "Without", tr.Without("d"), Tree{"a": File("1", 0o644)})
+	Equal(t, "Under", tr.Under("d"), Tree{"d": Dir(0o755), "d/b": File("2", 0o600), "d/c": Symlink("b")})
+	root := t.TempDir()
+	MustWrite(t, filepath.Join(root, "src"), tr)
+	if err := Copy(filepath.Join(root, "src"), filepath.Join(root, "dst")); err != nil {
+		t.Fatal(err)
+	}
+	Equal(t, "Copy", MustRead(t, filepath.Join(root, "dst")), tr)
+}

@@ -26,13 +26,13 @@ func TestPayloads(t *testing.T) {
 		"gemini_real_before_agent": Snap, "gemini_real_after_agent": End, "gemini_real_session_end": End, "gemini_real_before_agent_undo": Snap,
 		"codex_user_prompt_submit": Snap, "codex_stop": End, "codex_pre_tool_use": None,
 		"codex_cwd_gone": Snap, "codex_no_cwd": Snap, "codex_no_session_id": Snap,
-		// Recorded from Codex CLI 0.171.0 running TestCodexRealTurn's turn.
+		// Recorded from Codex CLI 0.171.0 running TestRealTurn/codex's turn.
 		"codex_real_user_prompt_submit": Snap, "codex_real_stop": End,
 		"copilot_user_prompt_submitted": Snap, "copilot_agent_stop": End,
 		"copilot_vscode_user_prompt_submit": Snap, "copilot_vscode_stop": End,
 		"copilot_cli_user_prompt_submit": Snap, "copilot_cli_stop": End,
 		"copilot_cwd_gone": Snap, "copilot_no_cwd": Snap, "copilot_no_session_id": Snap,
-		// Recorded from Copilot CLI 1.0.102 running TestCopilotRealTurn's turn:
+		// Recorded from Copilot CLI 1.0.102 running TestRealTurn/copilot's turn:
 		// for one prompt it fires both spellings of each event.
 		"copilot_real_user_prompt_submitted": Snap, "copilot_real_user_prompt_submit": Snap,
 		"copilot_real_agent_stop": End, "copilot_real_stop": End,
@@ -41,7 +41,7 @@ func TestPayloads(t *testing.T) {
 		"cursor_undo": Run, "cursor_redo": Run,
 		"qwen_user_prompt_submit": Snap, "qwen_continuation": None, "qwen_stop": End, "qwen_session_end": End,
 		"qwen_pre_tool_use": None, "qwen_cwd_gone": Snap, "qwen_no_cwd": Snap, "qwen_no_session_id": Snap,
-		// Recorded from Qwen Code 0.24.4 running TestQwenRealTurn's turn: the
+		// Recorded from Qwen Code 0.24.4 running TestRealTurn/qwen's turn: the
 		// tool result going back to the model fires UserPromptSubmit with "".
 		"qwen_real_user_prompt_submit": Snap, "qwen_real_continuation": None, "qwen_real_stop": End,
 		// turnback's own commands are prompts too (Plan does not snap for them).

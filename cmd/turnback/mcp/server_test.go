@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -51,46 +50,12 @@ func TestDescribe(t *testing.T) {
 // transport.
 func TestServeInMemory(t *testing.T) {
 	ctx := context.Background()
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := repo.Snap(ctx, "hostile\x1b[2J"); err != nil {
-		t.Fatal(err)
-	}
 	names := []string{"new\nline.txt", "quote\".txt", "café.txt"}
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := repo.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	repo.Close()
+	base, dir, store := testFolder(t, "hostile\x1b[2J", names...)
 
 	// No wait for a busy store: calls at once must not contend (below).
 	env := func(k string) string { return map[string]string{"TURNBACK_LOCK_WAIT": "0"}[k] }
-	srv, err := NewServer(Config{Cwd: base, Dir: "work", Store: store, Getenv: env})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := testConnect(t, Config{Cwd: base, Dir: "work", Store: store, Getenv: env})
 	call := func(name string, args map[string]any, out any) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})

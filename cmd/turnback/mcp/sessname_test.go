@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,37 +15,10 @@ import (
 // result saying so; nothing is recorded.
 func TestSessionNames(t *testing.T) {
 	ctx := context.Background()
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := repo.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	repo.Close()
+	base, dir, store := testFolder(t, "")
 	connect := func(session string) *sdk.ClientSession {
-		srv, err := NewServer(Config{Cwd: base, Dir: "work", Store: store, Session: session,
+		return testConnect(t, Config{Cwd: base, Dir: "work", Store: store, Session: session,
 			Getenv: func(string) string { return "" }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, ct := sdk.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ss.Close() })
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
 	}
 	refused := func(cs *sdk.ClientSession, tool string, args map[string]any) {
 		t.Helper()

@@ -1,4 +1,4 @@
-package main
+package treetest
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// gcDU is what du reports for dir: the space allocated to everything
-// under it (files and directories), in bytes (apparent sizes where the
-// system does not tell; see allocatedBytes). Entries that vanish during
-// the walk are skipped.
-func gcDU(t testing.TB, dir string) int64 {
+// DiskUsage is what du reports for dir: the space allocated to everything
+// under it, files and directories, in bytes. Where the system gives no
+// block counts it is the apparent size. Entries that vanish during the
+// walk are skipped; any other error fails the test.
+func DiskUsage(t testing.TB, dir string) int64 {
 	t.Helper()
 	var total int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package turnback_test
-
-import "io/fs"
-
-// allocatedBytes: no block counts here, the apparent size.
-func allocatedBytes(fi fs.FileInfo) int64 { return fi.Size() }
