@@ -67,6 +67,16 @@ For every tree and engine it measures:
   undo      undo of that turn; the tree is then verified byte for byte
   size      the store's disk use after the whole sequence
 
+Not run by default (--scenarios b2b,first):
+
+  b2b       back-to-back: cold, no-change, turn capture and undo one right
+            after the other on the cached tree (cli, cli-nowatch, git)
+  first     first captures without a daemon (cli-nowatch and git only):
+            per repetition and engine a fresh 'cp -a' copy of the tree
+            (of GOROOT/src for the go tree), then at once the cold
+            capture, a no-change capture, the turn and its undo, each
+            timed; the engines alternate, so each repetition is a pair
+
 and the peak RSS of every turnback CLI process and of the watch daemons
 (cli's and daemon's; VmHWM, read before each is stopped). Engines alternate run by
 run; medians and pairwise turnback/git ratios go to OUT/results.md (also
@@ -109,7 +119,7 @@ func defineFlags(fs *flag.FlagSet, bd string) *flags {
 		trees:      fs.String("trees", "go,10k,100k", "comma-separated trees: go (a copy of $(go env GOROOT)/src), or a synthetic monorepo size such as 10k, 100k, 1m (any count works: 2k, 250k)"),
 		inPlace:    fs.Bool("in-place", false, "benchmark --tree folders where they are instead of a scratch copy (the turn is applied to them and undone; the harness puts them back if an engine fails to)"),
 		engines:    fs.String("engines", "cli,cli-nowatch,api,git,restic", "comma-separated engines: cli (the turnback binary as users get it, process start included: its first capture of a folder of 2000+ files starts a watch daemon in the background, and later commands are forwarded to it; cold capture = that plain snap alone, the daemon's background start-up is waited for untimed and reported apart), cli-nowatch (the same binary with TURNBACK_AUTO_WATCH=0: no daemon, every command reads the tree), daemon (the same binary with a daemon started explicitly: cold capture = watch --detach + first snap, timed together), api (turnback Go API in process), git (shadow git: add -A + write-tree; restore), restic (skipped when not on PATH)"),
-		scenarios:  fs.String("scenarios", strings.Join(report.Scenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together); b2b (back-to-back: cold, no-change, turn capture and undo one right after the other; not run by default)"),
+		scenarios:  fs.String("scenarios", strings.Join(report.Scenarios, ","), "comma-separated scenarios: cold, nochange, turn, undo, size (turn and undo run together); b2b (back-to-back: cold, no-change, turn capture and undo one right after the other; not run by default); first (first captures of a fresh cp -a copy without a daemon: cold, no-change, turn, undo; cli-nowatch and git; not run by default)"),
 		reps:       fs.Int("reps", 5, "measured repetitions per scenario, tree and engine"),
 		warmup:     fs.Int("warmup", 1, "unmeasured warm-up repetitions before them"),
 		out:        fs.String("out", filepath.Join(bd, "out"), "output directory (results.md, results.json, chart.svg)"),

@@ -13,6 +13,7 @@ func TestTrusted(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 500_000_000) // x.5 s
 	ns := func(d time.Duration) int64 { return t0.Add(d).UnixNano() }
 	old := ns(-time.Hour + 1)
+	oldSec := ns(-time.Hour - 500*time.Millisecond) // a whole second
 	cases := []struct {
 		name         string
 		mtime, ctime int64
@@ -26,8 +27,14 @@ func TestTrusted(t *testing.T) {
 		{"mtime in the future", ns(time.Second), old, false},
 		{"ctime in the future", old, ns(time.Second), false},
 		{"no ctime (platform without it)", ns(-200 * time.Millisecond), 0, true},
-		{"whole-second mtime within 2 s", ns(-1500 * time.Millisecond), old, false},
-		{"whole-second mtime past 2 s", ns(-2500 * time.Millisecond), old, true},
+		{"whole-second mtime within 2 s", ns(-1500 * time.Millisecond), oldSec, false},
+		{"whole-second mtime past 2 s", ns(-2500 * time.Millisecond), oldSec, true},
+		{"whole-second mtime and ctime within 2 s", ns(-1500 * time.Millisecond), ns(-1500 * time.Millisecond), false},
+		{"whole-second mtime, no ctime, within 2 s", ns(-1500 * time.Millisecond), 0, false},
+		// cp -a or tar set a whole-second mtime on a filesystem whose
+		// sub-second ctime shows it keeps fine timestamps.
+		{"whole-second mtime, sub-second ctime 1.4 s ago", ns(-1500 * time.Millisecond), ns(-1400 * time.Millisecond), true},
+		{"whole-second mtime, sub-second ctime in the window", ns(-1500 * time.Millisecond), ns(-50 * time.Millisecond), false},
 		{"sub-second mtime 1.4 s ago", ns(-1400 * time.Millisecond), old, true},
 	}
 	for _, tc := range cases {

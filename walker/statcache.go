@@ -231,10 +231,12 @@ func (r *dirRecord) lookup(name string) *cacheEntry {
 // trusted reports whether st was far enough from the capture start t0
 // that a later change could not share its timestamps (git's "racily
 // clean" rule). Entries that are not trusted are left out of the cache
-// and so re-read next time.
+// and so re-read next time. The wide window is for filesystems with
+// whole-second timestamps: a whole-second mtime with a sub-second ctime
+// only says the mtime was set (cp -a, tar), not that the clock is coarse.
 func trusted(st fileStat, t0 time.Time) bool {
 	w := racyWindow
-	if st.mtime%int64(time.Second) == 0 {
+	if st.mtime%int64(time.Second) == 0 && st.ctime%int64(time.Second) == 0 {
 		w = coarseRacyWindow
 	}
 	limit := t0.Add(-w).UnixNano()

@@ -72,6 +72,9 @@ func runTree(ctx context.Context, cfg *report.Config, t *trees.Tree, engines []e
 	if err := r.backToBack(); err != nil {
 		return err
 	}
+	if err := r.firstCapturesScenario(); err != nil {
+		return err
+	}
 	return t.Save()
 }
 
@@ -175,6 +178,9 @@ func (r *treeRun) step(name string, start time.Time) {
 func (r *treeRun) cold() error {
 	start := time.Now()
 	if !r.cfg.Scenarios["cold"] {
+		if !r.steady() {
+			return nil // only b2b or first: they make their own stores
+		}
 		return r.firstCaptures()
 	}
 	err := r.repeat(false, func(e engine.Engine, rep int) error {
@@ -199,6 +205,17 @@ func (r *treeRun) cold() error {
 	r.step("cold", start)
 	r.countGitFiles()
 	return nil
+}
+
+// steady reports whether a scenario that needs the engines' stores of
+// the tree runs (any but b2b and first).
+func (r *treeRun) steady() bool {
+	for _, s := range report.Scenarios {
+		if r.cfg.Scenarios[s] {
+			return true
+		}
+	}
+	return false
 }
 
 // firstCaptures makes each engine's untimed first capture, when the cold

@@ -66,4 +66,9 @@ var scenarioLabels = map[string]string{
 	"b2b-nochange": "back-to-back: no-change capture",
 	"b2b-turn":     "back-to-back: turn capture",
 	"b2b-undo":     "back-to-back: undo",
+
+	"first-cold":     "first captures: cold capture of a fresh copy",
+	"first-nochange": "first captures: no-change capture right after",
+	"first-turn":     "first captures: turn capture",
+	"first-undo":     "first captures: undo",
 }

@@ -124,6 +124,10 @@ func (v *view) mainTable(res *Results, cols []string) {
 		row = append(row, Verdict(c, "turnback-cli"))
 		if v.NoWatch {
 			r := ratioCell(c.Ratio, "turnback-cli-nowatch")
+			if strings.HasPrefix(c.Scenario, "first-") {
+				// The first-captures targets are for the CLI without a daemon.
+				r = Verdict(c, "turnback-cli-nowatch")
+			}
 			if f := c.Failed["turnback-cli-nowatch"]; f > 0 && r != "—" {
 				r += fmt.Sprintf(" (%d failed)", f)
 			}

@@ -36,7 +36,7 @@ var Scenarios = []string{"cold", "nochange", "turn", "undo", "size"}
 
 // Optional lists the scenarios --scenarios accepts that do not run by
 // default.
-var Optional = []string{"b2b"}
+var Optional = []string{"b2b", "first"}
 
 // B2BSteps are the steps of the back-to-back scenario ("b2b"), in order:
 // the engine step and the scenario name of its samples.
@@ -44,11 +44,20 @@ var B2BSteps = []struct{ Step, Scenario string }{
 	{"cold", "b2b-cold"}, {"nochange", "b2b-nochange"}, {"turn", "b2b-turn"}, {"undo", "b2b-undo"},
 }
 
+// FirstSteps are the steps of the first-captures scenario ("first"), in
+// order: the engine step and the scenario name of its samples.
+var FirstSteps = []struct{ Step, Scenario string }{
+	{"cold", "first-cold"}, {"nochange", "first-nochange"}, {"turn", "first-turn"}, {"undo", "first-undo"},
+}
+
 // summarized is every scenario name of samples, in the order of the
 // report.
 func summarized() []string {
 	out := append([]string(nil), Scenarios...)
 	for _, s := range B2BSteps {
+		out = append(out, s.Scenario)
+	}
+	for _, s := range FirstSteps {
 		out = append(out, s.Scenario)
 	}
 	return out

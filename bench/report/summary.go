@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Peer is the engine every ratio is taken against.
@@ -41,7 +42,7 @@ func PairRatios(engine, peer map[int]float64) []float64 {
 // scenario on a tree of files files (0: none).
 func Target(scenario string, files int) float64 {
 	switch scenario {
-	case "cold", "b2b-cold":
+	case "cold", "b2b-cold", "first-cold":
 		if files >= 500_000 {
 			return 0.3
 		}
@@ -50,6 +51,10 @@ func Target(scenario string, files int) float64 {
 		return 0.7
 	case "undo", "b2b-undo":
 		return 0.5
+	case "first-nochange", "first-turn", "first-undo":
+		// Issue #34: every capture after the first, the turn and its
+		// undo, without a daemon.
+		return 0.7
 	}
 	return 0
 }
@@ -174,8 +179,12 @@ func summarizeCell(samples []*Sample, sc string, tr *TreeResult) *Cell {
 	}
 	if t := Target(sc, tr.Files); t > 0 {
 		c.Target = t
-		if _, ok := c.Ratio["turnback-cli"]; ok {
-			p := Pass(c, "turnback-cli")
+		judged := "turnback-cli"
+		if strings.HasPrefix(sc, "first-") {
+			judged = "turnback-cli-nowatch" // the scenario runs no daemon
+		}
+		if _, ok := c.Ratio[judged]; ok {
+			p := Pass(c, judged)
 			c.Pass = &p
 		}
 	}
