@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // copiedTree writes n files whose mtimes are whole seconds an hour ago,
@@ -23,7 +24,7 @@ func copiedTree(t *testing.T, dir string, n int) time.Time {
 	mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
 	for i := range n {
 		rel := fmt.Sprintf("d%d/f%03d.txt", i%7, i)
-		writeFile(t, dir, rel, fmt.Sprintf("content %03d v0", i), 0o644)
+		treetest.Put(t, dir, rel, fmt.Sprintf("content %03d v0", i))
 		if err := os.Chtimes(abs(dir, rel), mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func editAttack(t *testing.T) {
 				i := r.IntN(n)
 				rel := fmt.Sprintf("d%d/f%03d.txt", i%7, i)
 				version[i] = (version[i] + 1) % 10
-				writeFile(t, dir, rel, fmt.Sprintf("content %03d v%d", i, version[i]), 0o644)
+				treetest.Put(t, dir, rel, fmt.Sprintf("content %03d v%d", i, version[i]))
 				if err := os.Chtimes(abs(dir, rel), mtime, mtime); err != nil {
 					t.Error(err)
 					return
