@@ -39,7 +39,7 @@ func newLogCmd(g *globals) *cobra.Command {
 						return err // every recent session, newest first (log_recent.go)
 					}
 				}
-				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.Log(g.stdout, s, turns, redo, lost, g.location()) })
+				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.LogColor(g.stdout, s, turns, redo, lost, g.location(), g.useColor()) })
 			})
 		},
 	}

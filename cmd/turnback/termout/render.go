@@ -20,6 +20,12 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) { RestoreLis
 // is one line ("D pkg/ (100 files)"). A dry run's report is labelled a
 // plan.
 func RestoreList(w io.Writer, verb string, res *turnback.RestoreResult, verbose bool) {
+	RestoreListColor(w, verb, res, verbose, false)
+}
+
+// RestoreListColor is RestoreList with the marks coloured as status
+// colours them, when color is true.
+func RestoreListColor(w io.Writer, verb string, res *turnback.RestoreResult, verbose, color bool) {
 	p, overwrote, notRestored := res.DryRun, "overwrote", "not restored"
 	turns := ""
 	if verb != "restored" {
@@ -54,13 +60,13 @@ func RestoreList(w io.Writer, verb string, res *turnback.RestoreResult, verbose 
 		merged[q] = " (merged with conflict markers: edit them out)"
 	}
 	for _, q := range p.Restored {
-		fmt.Fprintf(w, "  M %s%s\n", QuotePath(q), merged[q])
+		fmt.Fprintf(w, "  %s %s%s\n", Mark(color, "M"), QuotePath(q), merged[q])
 	}
 	for _, l := range collapse(p.Deleted, verbose) {
-		fmt.Fprintf(w, "  D %s\n", l)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "D"), l)
 	}
 	for _, l := range collapse(p.Created, verbose) {
-		fmt.Fprintf(w, "  A %s\n", l)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "A"), l)
 	}
 	if !p.Stopped {
 		for _, n := range p.Conflicts {

@@ -246,6 +246,6 @@ func LogAll(w io.Writer, all []turnback.SessionTurns, lost map[string]map[int][]
 	pad := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
 	fmt.Fprintln(w, pad("SESSION")+"  "+fmt.Sprintf("%4s  %-12s  %-12s  %-19s  %-16s %s", "TURN", "BEFORE", "AFTER", "STARTED", "CHANGES", "MESSAGE"))
 	for _, r := range rows {
-		fmt.Fprintln(w, pad(QuotePath(r.s.Short))+"  "+logLine(r.t, r.undone, lost[r.s.Name][r.t.N], loc))
+		fmt.Fprintln(w, pad(QuotePath(r.s.Short))+"  "+logLine(r.t, r.undone, lost[r.s.Name][r.t.N], loc, false))
 	}
 }
