@@ -89,7 +89,7 @@ func newShowCmd(g *globals) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return g.print(termout.TurnShowDoc(tc, repo.Session()), func() { termout.ShowTurn(g.stdout, tc, repo.Session(), g.location()) })
+					return g.print(termout.TurnShowDoc(tc, repo.Session()), func() { termout.ShowTurnColor(g.stdout, tc, repo.Session(), g.location(), g.useColor()) })
 				}
 				info, err := repo.Show(cmd.Context(), args[0])
 				if err != nil {

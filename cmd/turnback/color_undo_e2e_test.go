@@ -48,7 +48,7 @@ func runStdoutTTY(t *testing.T, bin string, env []string, args ...string) (strin
 }
 
 // TestColorUndoLog: on a terminal, undo's list marks a path as status
-// does and log colours the counts alike; piped, NO_COLOR or TERM=dumb,
+// does, and log and show colour the counts (show its marks too) alike; piped, NO_COLOR or TERM=dumb,
 // neither writes a colour code.
 func TestColorUndoLog(t *testing.T) {
 	bin := testBinary(t)
@@ -78,6 +78,9 @@ func TestColorUndoLog(t *testing.T) {
 	counts := termout.AnsiGreen + "+0" + termout.AnsiReset + " " + termout.AnsiYellow + "~1" + termout.AnsiReset + " " + termout.AnsiRed + "-0" + termout.AnsiReset
 	if got, code := runStdoutTTY(t, bin, env, "-C", dir, "log"); code != 0 || !strings.Contains(got, counts) {
 		t.Errorf("log on a terminal: exit %d, %q; want the counts %q", code, got, counts)
+	}
+	if got, code := runStdoutTTY(t, bin, env, "-C", dir, "show"); code != 0 || !strings.Contains(got, "\n"+termout.AnsiYellow+"M"+termout.AnsiReset+" ") || !strings.Contains(got, counts) {
+		t.Errorf("show on a terminal: exit %d, %q; want the mark and counts coloured as log's", code, got)
 	}
 	if got, code := runStdoutTTY(t, bin, env, "-C", dir, "undo"); code != 0 || !strings.Contains(got, "  "+mark) {
 		t.Errorf("undo on a terminal: exit %d, %q; want the mark %q", code, got, mark)

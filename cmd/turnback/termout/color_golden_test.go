@@ -57,6 +57,15 @@ func TestColorGolden(t *testing.T) {
 			RestoreListColor(&b, "redid", plan, false, color)
 			return b.String()
 		}},
+		{"show", func(color bool) string {
+			var b bytes.Buffer
+			ShowTurnColor(&b, &turnback.TurnChanges{Turn: turns[1], Files: []turnback.FileDiff{
+				{Change: turnback.Change{Path: "new.go", Kind: turnback.Added, New: file(3)}},
+				{Change: turnback.Change{Path: "main.go", Kind: turnback.Modified, Old: file(3), New: file(4)}},
+				{Change: turnback.Change{Path: "old.go", Kind: turnback.Deleted, Old: file(3)}},
+			}}, "s1", time.UTC, color)
+			return b.String()
+		}},
 		{"log", func(color bool) string {
 			var b bytes.Buffer
 			LogColor(&b, turnback.SessionInfo{Name: "s1", Agent: "claude"}, turns, nil, nil, time.UTC, color)
