@@ -106,7 +106,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 				g.ownAgent().Conflict(g.stdout, g.own, g.args, r)
 				return codedError{exitConflict, reported{err}}
 			}
-			termout.Conflicts(g.stderr, map[string]string{"undid": "undo", "redid": "redo"}[verb], g.cliStart(), agent.MergeArg(g.args), r)
+			termout.ConflictsColor(g.stderr, map[string]string{"undid": "undo", "redid": "redo"}[verb], g.cliStart(), agent.MergeArg(g.args), r, g.useColorErr())
 			return codedError{exitConflict, reported{err}} // said once, above
 		}
 		return codedError{exitConflict, docError{err, termout.RestoreDoc(r)}}

@@ -95,3 +95,32 @@ func TestColorUndoLog(t *testing.T) {
 		t.Errorf("log piped: %q; want no colour", got)
 	}
 }
+
+// TestColorConflictReport: an undo stopped by a conflict reports it on
+// stderr with "conflict" in red when stderr is a terminal, plain when
+// piped.
+func TestColorConflictReport(t *testing.T) {
+	bin := testBinary(t)
+	base := t.TempDir()
+	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TURNBACK_AUTO_WATCH", "0")
+	g := []string{"-C", dir, "--store", store}
+	writeTree(t, dir, map[string]string{"a.txt": "one\n"})
+	for _, args := range [][]string{{"snap"}, {"end"}} {
+		if args[0] == "end" {
+			writeTree(t, dir, map[string]string{"a.txt": "two\n"})
+		}
+		if so, se, code := binRun(t, bin, "", append(g, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, so, se)
+		}
+	}
+	writeTree(t, dir, map[string]string{"a.txt": "the user's edit\n"})
+	_, term, code := runStderrTTY(t, bin, append(g, "undo")...)
+	if want := "turnback: " + termout.ConflictColor + "conflict" + termout.AnsiReset + ": undo changed nothing"; code != exitConflict || !strings.Contains(term, want) {
+		t.Errorf("conflicted undo, stderr on a terminal: exit %d, %q; want %q", code, term, want)
+	}
+	if _, se, code := binRun(t, bin, "", append(g, "undo")...); code != exitConflict || !strings.HasPrefix(se, "turnback: conflict: undo changed nothing") {
+		t.Errorf("conflicted undo, piped: exit %d, stderr %q; want the plain report", code, se)
+	}
+}

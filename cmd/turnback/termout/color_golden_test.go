@@ -19,8 +19,9 @@ var updateColorGolden = flag.Bool("update-color-golden", false, "rewrite testdat
 var ansi = regexp.MustCompile("\033\\[[0-9;]*m")
 
 // TestColorGolden: with colour on, each command's rendering colours the
-// same thing alike (a mark A, M, D in status, the lists of undo, redo
-// and restore, and log's counts; diff's lines), as in the golden files;
+// same thing alike (a mark A, M, D in status, show, the lists of undo,
+// redo and restore, log's and show's counts; a conflict; diff's lines),
+// as in the golden files;
 // with colour off it writes the same text without any code.
 func TestColorGolden(t *testing.T) {
 	file := func(size int64) *turnback.Entry {
@@ -50,6 +51,20 @@ func TestColorGolden(t *testing.T) {
 		{"undo", func(color bool) string {
 			var b bytes.Buffer
 			RestoreListColor(&b, "undid", undo, false, color)
+			return b.String()
+		}},
+		{"undo-force", func(color bool) string {
+			var b bytes.Buffer
+			forced := &turnback.RestoreResult{Turns: 1, Restored: []string{"main.go"}, Checkpoint: h2,
+				Conflicts:     []turnback.PathNote{{Path: "main.go", Reason: "edited after the turn"}},
+				NotRestorable: []turnback.PathNote{{Path: "lib.so", Reason: "permission denied"}}}
+			RestoreListColor(&b, "undid", forced, false, color)
+			return b.String()
+		}},
+		{"conflict", func(color bool) string {
+			var b bytes.Buffer
+			ConflictsColor(&b, "undo", "turnback", "", &turnback.RestoreResult{Turns: 1,
+				Conflicts: []turnback.PathNote{{Path: "main.go", Reason: "edited after the turn"}}}, color)
 			return b.String()
 		}},
 		{"redo-plan", func(color bool) string {

@@ -70,11 +70,11 @@ func RestoreListColor(w io.Writer, verb string, res *turnback.RestoreResult, ver
 	}
 	if !p.Stopped {
 		for _, n := range p.Conflicts {
-			fmt.Fprintf(w, "  %s %s (%s)\n", overwrote, QuotePath(n.Path), SafeText(n.Reason))
+			fmt.Fprintf(w, "  %s %s (%s)\n", Paint(color, ConflictColor, overwrote), QuotePath(n.Path), SafeText(n.Reason))
 		}
 	}
 	for _, n := range p.NotRestorable {
-		fmt.Fprintf(w, "  %s: %s (%s)\n", notRestored, QuotePath(n.Path), SafeText(n.Reason))
+		fmt.Fprintf(w, "  %s: %s (%s)\n", Paint(color, ConflictColor, notRestored), QuotePath(n.Path), SafeText(n.Reason))
 	}
 	for _, n := range p.NotRestorable {
 		if n.Reason == restore.UncapturedDirInTheWay {
@@ -288,12 +288,18 @@ func Incomplete(res *turnback.RestoreResult) string {
 // go on. cli is the command line's start ("turnback", with -C and
 // --session when given); merge the --merge argument given ("" none).
 func Conflicts(w io.Writer, own, cli, merge string, r *turnback.RestoreResult) {
+	ConflictsColor(w, own, cli, merge, r, false)
+}
+
+// ConflictsColor is Conflicts with the word "conflict" in ConflictColor
+// when color is true.
+func ConflictsColor(w io.Writer, own, cli, merge string, r *turnback.RestoreResult, color bool) {
 	since := "after the turns"
 	if own == "redo" {
 		since = "since the undo"
 	}
 	n := len(r.Conflicts)
-	fmt.Fprintf(w, "turnback: conflict: %s changed nothing: %d path%s %s edited %s:\n", own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], since)
+	fmt.Fprintf(w, "turnback: %s: %s changed nothing: %d path%s %s edited %s:\n", Paint(color, ConflictColor, "conflict"), own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], since)
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "  %s: %s\n", QuotePath(c.Path), SafeText(c.Reason))
 	}
