@@ -65,7 +65,7 @@ func (g *globals) logAll(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	return g.print(termout.LogAllDoc(all, lost), func() { termout.LogAll(g.stdout, all, lost, g.location()) })
+	return g.print(termout.LogAllDoc(all, lost), func() { termout.LogAllColor(g.stdout, all, lost, g.location(), g.useColor()) })
 }
 
 func newShowCmd(g *globals) *cobra.Command {

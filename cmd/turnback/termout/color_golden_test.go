@@ -81,6 +81,17 @@ func TestColorGolden(t *testing.T) {
 			}}, "s1", time.UTC, color)
 			return b.String()
 		}},
+		{"recover", func(color bool) string {
+			var b bytes.Buffer
+			RecoverColor(&b, &turnback.RecoverResult{Found: true, RolledBack: true, Restored: []string{"main.go"}, Deleted: []string{"new.go"},
+				Created: []string{"old.go"}, Kept: []turnback.PathNote{{Path: "lib.so", Reason: "permission denied"}}}, color)
+			return b.String()
+		}},
+		{"log-all", func(color bool) string {
+			var b bytes.Buffer
+			LogAllColor(&b, []turnback.SessionTurns{{SessionInfo: turnback.SessionInfo{Name: "s1", Short: "s1"}, Turns: turns}}, nil, time.UTC, color)
+			return b.String()
+		}},
 		{"log", func(color bool) string {
 			var b bytes.Buffer
 			LogColor(&b, turnback.SessionInfo{Name: "s1", Agent: "claude"}, turns, nil, nil, time.UTC, color)

@@ -100,7 +100,11 @@ func Problems(w io.Writer, res *turnback.SnapResult) {
 }
 
 // Recover writes the human summary of recover.
-func Recover(w io.Writer, res *turnback.RecoverResult) {
+func Recover(w io.Writer, res *turnback.RecoverResult) { RecoverColor(w, res, false) }
+
+// RecoverColor is Recover with the marks, and what it kept, coloured as
+// undo colours them when color is true.
+func RecoverColor(w io.Writer, res *turnback.RecoverResult, color bool) {
 	switch {
 	case !res.Found:
 		fmt.Fprintln(w, "nothing to recover")
@@ -111,16 +115,16 @@ func Recover(w io.Writer, res *turnback.RecoverResult) {
 	}
 	fmt.Fprintf(w, "rolled back the interrupted operation: %d restored, %d deleted, %d brought back\n", len(res.Restored), len(res.Deleted), len(res.Created))
 	for _, p := range res.Restored {
-		fmt.Fprintf(w, "  M %s\n", p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "M"), p)
 	}
 	for _, p := range res.Deleted {
-		fmt.Fprintf(w, "  D %s\n", p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "D"), p)
 	}
 	for _, p := range res.Created {
-		fmt.Fprintf(w, "  A %s\n", p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "A"), p)
 	}
 	for _, n := range res.Kept {
-		fmt.Fprintf(w, "  not restored: %s (%s)\n", n.Path, n.Reason)
+		fmt.Fprintf(w, "  %s: %s (%s)\n", Paint(color, ConflictColor, "not restored"), n.Path, n.Reason)
 	}
 }
 
