@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,13 +53,19 @@ func openPTY(t *testing.T) (ctl, tty *os.File) {
 // exit code.
 func runStderrTTY(t *testing.T, bin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runStderrTTYIn(t, bin, "", args...)
+}
+
+// runStderrTTYIn is runStderrTTY with stdin.
+func runStderrTTYIn(t *testing.T, bin, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	ctl, tty := openPTY(t)
 	defer ctl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var so bytes.Buffer
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = &so, tty, nil
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = &so, tty, strings.NewReader(stdin)
 	if err := cmd.Start(); err != nil {
 		tty.Close()
 		t.Fatal(err)
@@ -145,4 +152,13 @@ func TestAutoWatchAnnounced(t *testing.T) {
 		t.Errorf("auto-start under --json: exit %d, terminal %q; want no line", code, term)
 	}
 	started(g, "snap --json")
+
+	// An agent's hook on a terminal: no line.
+	g = newFolder("hook")
+	payload, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": g[1], "hook_event_name": "UserPromptSubmit", "prompt": "add a form"})
+	_, term, code = runStderrTTYIn(t, bin, string(payload), append(g, "hook", "claude")...)
+	if code != 0 || strings.Contains(term, "watch daemon") {
+		t.Errorf("auto-start in a hook: exit %d, terminal %q; want no line", code, term)
+	}
+	started(g, "hook claude")
 }
