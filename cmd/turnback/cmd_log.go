@@ -39,7 +39,7 @@ func newLogCmd(g *globals) *cobra.Command {
 						return err // every recent session, newest first (log_recent.go)
 					}
 				}
-				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.Log(g.stdout, s, turns, redo, lost, g.location()) })
+				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.LogColor(g.stdout, s, turns, redo, lost, g.location(), g.useColor()) })
 			})
 		},
 	}
@@ -65,7 +65,7 @@ func (g *globals) logAll(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	return g.print(termout.LogAllDoc(all, lost), func() { termout.LogAll(g.stdout, all, lost, g.location()) })
+	return g.print(termout.LogAllDoc(all, lost), func() { termout.LogAllColor(g.stdout, all, lost, g.location(), g.useColor()) })
 }
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -89,7 +89,7 @@ func newShowCmd(g *globals) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return g.print(termout.TurnShowDoc(tc, repo.Session()), func() { termout.ShowTurn(g.stdout, tc, repo.Session(), g.location()) })
+					return g.print(termout.TurnShowDoc(tc, repo.Session()), func() { termout.ShowTurnColor(g.stdout, tc, repo.Session(), g.location(), g.useColor()) })
 				}
 				info, err := repo.Show(cmd.Context(), args[0])
 				if err != nil {

@@ -28,7 +28,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.print(termout.RecoverDoc(res), func() { termout.Recover(g.stdout, res) })
+			return g.print(termout.RecoverDoc(res), func() { termout.RecoverColor(g.stdout, res, g.useColor()) })
 		},
 	}
 	cmd.Flags().BoolVar(&rollback, "rollback", false, "put back the state before the interrupted operation instead of finishing it")

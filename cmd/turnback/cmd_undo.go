@@ -100,13 +100,13 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		r := ce.Result
 		if !g.json {
 			if r.Turns > 0 {
-				termout.RestoreList(g.stdout, verb, r, verbose)
+				termout.RestoreListColor(g.stdout, verb, r, verbose, g.useColor())
 			}
 			if g.own != "" {
 				g.ownAgent().Conflict(g.stdout, g.own, g.args, r)
 				return codedError{exitConflict, reported{err}}
 			}
-			termout.Conflicts(g.stderr, map[string]string{"undid": "undo", "redid": "redo"}[verb], g.cliStart(), agent.MergeArg(g.args), r)
+			termout.ConflictsColor(g.stderr, map[string]string{"undid": "undo", "redid": "redo"}[verb], g.cliStart(), agent.MergeArg(g.args), r, g.useColorErr())
 			return codedError{exitConflict, reported{err}} // said once, above
 		}
 		return codedError{exitConflict, docError{err, termout.RestoreDoc(r)}}
@@ -124,7 +124,7 @@ func (g *globals) handleRestore(verb, nothing string, res *turnback.RestoreResul
 		fmt.Fprintln(g.stdout, nothing)
 		return nil
 	}
-	g.print(termout.RestoreDoc(res), func() { termout.RestoreList(g.stdout, verb, res, verbose) })
+	g.print(termout.RestoreDoc(res), func() { termout.RestoreListColor(g.stdout, verb, res, verbose, g.useColor()) })
 	if g.own != "" && res.DryRun == nil {
 		fmt.Fprintln(g.stdout, g.ownAgent().Done(g.own))
 	}

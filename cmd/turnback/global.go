@@ -306,6 +306,14 @@ func (g *globals) endProgress() {
 func (g *globals) autoWatch() {
 	if err := daemons.Start(g.local, g.getenv, g.force); err != nil {
 		fmt.Fprintf(g.stderr, "turnback: warning: could not start a watch daemon (TURNBACK_AUTO_WATCH=0 stops trying): %v\n", err)
+		return
+	}
+	// Said once per store, to a person at a terminal: never in --json,
+	// an agent's hook or an agent's own command.
+	if g.errTTY && !g.json && g.agent == "" && g.own == "" {
+		if line := daemons.Announce(g.local); line != "" {
+			fmt.Fprint(g.stderr, line)
+		}
 	}
 }
 

@@ -62,6 +62,9 @@ func TestInitRoundTrip(t *testing.T) {
 				trust = "Codex runs a project's hooks only in a project you trust, and a hook only once you trust it: " +
 					"start codex in the folder, trust it, and trust turnback's hooks in /hooks (codex exec skips hooks not yet trusted without a word)\n"
 			}
+			if agent == "copilot" {
+				trust = copilotUndoHow
+			}
 			if r.stdout != "added turnback hooks for "+agent+" to "+e.path(rel)+"\n"+trust+cmdLines("added the turnback command /%s: %s\n") {
 				t.Errorf("init:\n%s", r)
 			}

@@ -47,7 +47,7 @@ func (g *globals) recentLog(ctx context.Context, repo *turnback.Repo, list []tur
 		if i > 0 {
 			fmt.Fprintln(g.stdout)
 		}
-		termout.Log(g.stdout, s, turns, redo, lost, g.location())
+		termout.LogColor(g.stdout, s, turns, redo, lost, g.location(), g.useColor())
 	}
 	return true, nil
 }

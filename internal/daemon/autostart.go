@@ -64,6 +64,7 @@ type Local struct {
 	Captured           int64 // files of the largest capture, -1: none
 	Dirs               int64 // directories of the largest capture
 	TimedOut           bool  // a capture ran out of its time budget
+	Started            bool  // Start started a daemon, or kept Early's
 
 	// early: the daemon Early started, if any; stop and done end and
 	// wait for its watch of the capture's progress.
@@ -114,6 +115,7 @@ func Start(l *Local, getenv func(string) string, force bool) error {
 			_ = l.early.Process.Signal(syscall.SIGTERM)
 		}
 		_ = l.early.Process.Release()
+		l.Started = want
 		return nil
 	}
 	if !want {
@@ -128,6 +130,7 @@ func Start(l *Local, getenv func(string) string, force bool) error {
 	}
 	// Not waited for: the daemon lives on in its own session.
 	_ = c.Process.Release()
+	l.Started = true
 	return nil
 }
 

@@ -75,6 +75,10 @@ type Agent struct {
 	ShowsUser bool
 	// parse normalises one payload.
 	parse func(data []byte) (Event, error)
+	// promptTwice: the agent (Copilot CLI) may run the prompt hook
+	// twice for one prompt (twice.go), and a prompt that starts with
+	// "!" is its shell escape, never a turn (plan.go).
+	promptTwice bool
 
 	// Global is the user-level settings file (init --global), relative
 	// to the home directory ("": Settings), or to $HomeEnv without its
@@ -94,6 +98,9 @@ type Agent struct {
 	// Trust, when set, is what the user must do before the agent runs
 	// hooks init added (init prints it).
 	Trust string
+	// UndoHow, when set, says how to undo from the agent's session when
+	// it has no turnback commands (init prints it).
+	UndoHow string
 	// An agent without command hooks (OpenCode) gets a plugin file
 	// instead of a settings file: plugin is its content, running bin
 	// (Settings and Global are its path). GlobalCommandDir is

@@ -9,8 +9,8 @@ import "strings"
 // and agentStop (end), entries {type, bash, powershell, timeoutSec};
 // VS Code runs UserPromptSubmit and Stop, entries {type, command,
 // timeout}: the file holds both, one set for each. Copilot CLI 1.0 runs
-// both sets for one prompt (at once): the second snap closes the first
-// one's turn, which changed nothing. Copilot CLI's
+// both sets for one prompt (at once): the second prompt event keeps the
+// first one's turn open (twice.go). Copilot CLI's
 // camel-case events send sessionId and no event name (an event with a
 // prompt is the prompt's, one without is agentStop: init installs no
 // other); PascalCase events send hook_event_name, and session_id or
@@ -24,6 +24,12 @@ var copilot = &Agent{
 	HomeEnv:  "COPILOT_HOME",
 	Events:   []string{"userPromptSubmitted", "agentStop", "UserPromptSubmit", "Stop"},
 	version:  1,
+	// Copilot CLI runs both spellings of the prompt hook for one prompt.
+	promptTwice: true,
+	// It runs no project commands and shows the user nothing a prompt
+	// hook prints; its "!" runs a shell command.
+	UndoHow: "Copilot has no turnback commands: in Copilot CLI type ! turnback undo (its shell escape; ! turnback turns lists the turns), " +
+		"or run turnback undo in another terminal in the folder. The model is not told of it.",
 	element: func(event, command string) any {
 		if event[0] >= 'A' && event[0] <= 'Z' { // VS Code's spelling
 			return hookEntry{Type: "command", Command: command, Timeout: 30}

@@ -169,6 +169,9 @@ func (r InitResult) Print(w io.Writer, asJSON bool) {
 	if r.Agent.Trust != "" && r.Changed && !r.Remove {
 		fmt.Fprintln(w, r.Agent.Trust)
 	}
+	if r.Agent.UndoHow != "" && r.Changed && !r.Remove {
+		fmt.Fprintln(w, r.Agent.UndoHow)
+	}
 	if r.OffPath && r.Changed {
 		fmt.Fprintf(w, "turnback is not on PATH: the hooks run %s (run init again if you move it)\n", termout.SafeText(r.Command))
 	}

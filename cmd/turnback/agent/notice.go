@@ -142,6 +142,9 @@ func (a *Agent) Skip(stderr io.Writer, store, warning string, logged error) {
 // notice of undo and redo (SnapResult.Notice).
 func (a *Agent) Capture(ctx context.Context, repo *turnback.Repo, ev Event) (*turnback.SnapResult, error) {
 	if ev.Action == Snap {
+		if res, err := a.secondFiring(ctx, repo, ev); res != nil || err != nil {
+			return res, err
+		}
 		return repo.SnapNotice(ctx, ev.Prompt, a.Context)
 	}
 	return repo.End(ctx)

@@ -44,6 +44,11 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 			ev.Action, run = Run, CommandArgs(name, args)
 		}
 	}
+	if a.promptTwice && ev.Action == Snap && strings.HasPrefix(strings.TrimSpace(ev.Prompt), "!") {
+		// Copilot CLI's shell escape: the user's command, never the
+		// agent's turn (UndoHow tells users to undo this way).
+		ev.Action = None
+	}
 	p.Event = ev
 	if ev.Action == None {
 		return p, nil

@@ -34,6 +34,17 @@ func MarkColor(mark string) string {
 	return AnsiYellow
 }
 
+// ConflictColor is the colour of a conflict, and of what a command
+// overwrote or could not restore, in every command's report.
+const ConflictColor = AnsiRed
+
+// Mark is a change's mark (A, M, D, I) in its colour when color is true:
+// the same in status, diff's summary and the lists of undo, redo and
+// restore.
+func Mark(color bool, mark string) string {
+	return Paint(color, MarkColor(mark), mark)
+}
+
 // ColorDiff colours a unified diff line by line.
 func ColorDiff(text string) string {
 	var b strings.Builder

@@ -20,6 +20,12 @@ func Restore(w io.Writer, verb string, res *turnback.RestoreResult) { RestoreLis
 // is one line ("D pkg/ (100 files)"). A dry run's report is labelled a
 // plan.
 func RestoreList(w io.Writer, verb string, res *turnback.RestoreResult, verbose bool) {
+	RestoreListColor(w, verb, res, verbose, false)
+}
+
+// RestoreListColor is RestoreList with the marks coloured as status
+// colours them, when color is true.
+func RestoreListColor(w io.Writer, verb string, res *turnback.RestoreResult, verbose, color bool) {
 	p, overwrote, notRestored := res.DryRun, "overwrote", "not restored"
 	turns := ""
 	if verb != "restored" {
@@ -54,21 +60,21 @@ func RestoreList(w io.Writer, verb string, res *turnback.RestoreResult, verbose 
 		merged[q] = " (merged with conflict markers: edit them out)"
 	}
 	for _, q := range p.Restored {
-		fmt.Fprintf(w, "  M %s%s\n", QuotePath(q), merged[q])
+		fmt.Fprintf(w, "  %s %s%s\n", Mark(color, "M"), QuotePath(q), merged[q])
 	}
 	for _, l := range collapse(p.Deleted, verbose) {
-		fmt.Fprintf(w, "  D %s\n", l)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "D"), l)
 	}
 	for _, l := range collapse(p.Created, verbose) {
-		fmt.Fprintf(w, "  A %s\n", l)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "A"), l)
 	}
 	if !p.Stopped {
 		for _, n := range p.Conflicts {
-			fmt.Fprintf(w, "  %s %s (%s)\n", overwrote, QuotePath(n.Path), SafeText(n.Reason))
+			fmt.Fprintf(w, "  %s %s (%s)\n", Paint(color, ConflictColor, overwrote), QuotePath(n.Path), SafeText(n.Reason))
 		}
 	}
 	for _, n := range p.NotRestorable {
-		fmt.Fprintf(w, "  %s: %s (%s)\n", notRestored, QuotePath(n.Path), SafeText(n.Reason))
+		fmt.Fprintf(w, "  %s: %s (%s)\n", Paint(color, ConflictColor, notRestored), QuotePath(n.Path), SafeText(n.Reason))
 	}
 	for _, n := range p.NotRestorable {
 		if n.Reason == restore.UncapturedDirInTheWay {
@@ -94,7 +100,11 @@ func Problems(w io.Writer, res *turnback.SnapResult) {
 }
 
 // Recover writes the human summary of recover.
-func Recover(w io.Writer, res *turnback.RecoverResult) {
+func Recover(w io.Writer, res *turnback.RecoverResult) { RecoverColor(w, res, false) }
+
+// RecoverColor is Recover with the marks, and what it kept, coloured as
+// undo colours them when color is true.
+func RecoverColor(w io.Writer, res *turnback.RecoverResult, color bool) {
 	switch {
 	case !res.Found:
 		fmt.Fprintln(w, "nothing to recover")
@@ -105,16 +115,16 @@ func Recover(w io.Writer, res *turnback.RecoverResult) {
 	}
 	fmt.Fprintf(w, "rolled back the interrupted operation: %d restored, %d deleted, %d brought back\n", len(res.Restored), len(res.Deleted), len(res.Created))
 	for _, p := range res.Restored {
-		fmt.Fprintf(w, "  M %s\n", p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "M"), p)
 	}
 	for _, p := range res.Deleted {
-		fmt.Fprintf(w, "  D %s\n", p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "D"), p)
 	}
 	for _, p := range res.Created {
-		fmt.Fprintf(w, "  A %s\n", p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "A"), p)
 	}
 	for _, n := range res.Kept {
-		fmt.Fprintf(w, "  not restored: %s (%s)\n", n.Path, n.Reason)
+		fmt.Fprintf(w, "  %s: %s (%s)\n", Paint(color, ConflictColor, "not restored"), n.Path, n.Reason)
 	}
 }
 
@@ -282,12 +292,18 @@ func Incomplete(res *turnback.RestoreResult) string {
 // go on. cli is the command line's start ("turnback", with -C and
 // --session when given); merge the --merge argument given ("" none).
 func Conflicts(w io.Writer, own, cli, merge string, r *turnback.RestoreResult) {
+	ConflictsColor(w, own, cli, merge, r, false)
+}
+
+// ConflictsColor is Conflicts with the word "conflict" in ConflictColor
+// when color is true.
+func ConflictsColor(w io.Writer, own, cli, merge string, r *turnback.RestoreResult, color bool) {
 	since := "after the turns"
 	if own == "redo" {
 		since = "since the undo"
 	}
 	n := len(r.Conflicts)
-	fmt.Fprintf(w, "turnback: conflict: %s changed nothing: %d path%s %s edited %s:\n", own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], since)
+	fmt.Fprintf(w, "turnback: %s: %s changed nothing: %d path%s %s edited %s:\n", Paint(color, ConflictColor, "conflict"), own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], since)
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "  %s: %s\n", QuotePath(c.Path), SafeText(c.Reason))
 	}

@@ -234,6 +234,12 @@ func LogAllDoc(all []turnback.SessionTurns, lost map[string]map[int][]string) ma
 // session, newest first by start time, after a session column (short
 // names); times in loc.
 func LogAll(w io.Writer, all []turnback.SessionTurns, lost map[string]map[int][]string, loc *time.Location) {
+	LogAllColor(w, all, lost, loc, false)
+}
+
+// LogAllColor is LogAll with the counts coloured as log colours them,
+// when color is true.
+func LogAllColor(w io.Writer, all []turnback.SessionTurns, lost map[string]map[int][]string, loc *time.Location, color bool) {
 	rows := allRows(all)
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "no turns in any session")
@@ -246,6 +252,6 @@ func LogAll(w io.Writer, all []turnback.SessionTurns, lost map[string]map[int][]
 	pad := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
 	fmt.Fprintln(w, pad("SESSION")+"  "+fmt.Sprintf("%4s  %-12s  %-12s  %-19s  %-16s %s", "TURN", "BEFORE", "AFTER", "STARTED", "CHANGES", "MESSAGE"))
 	for _, r := range rows {
-		fmt.Fprintln(w, pad(QuotePath(r.s.Short))+"  "+logLine(r.t, r.undone, lost[r.s.Name][r.t.N], loc))
+		fmt.Fprintln(w, pad(QuotePath(r.s.Short))+"  "+logLine(r.t, r.undone, lost[r.s.Name][r.t.N], loc, color))
 	}
 }

@@ -78,6 +78,12 @@ func LogDoc(s turnback.SessionInfo, turns, redo []*turnback.Turn, lost map[int][
 // Log writes what log prints for people, times in loc: a header naming
 // the session (and its agent), then a line per turn.
 func Log(w io.Writer, s turnback.SessionInfo, turns, redo []*turnback.Turn, lost map[int][]string, loc *time.Location) {
+	LogColor(w, s, turns, redo, lost, loc, false)
+}
+
+// LogColor is Log with each turn's counts in the colours of the marks
+// (+ as A, ~ as M, - as D) when color is true.
+func LogColor(w io.Writer, s turnback.SessionInfo, turns, redo []*turnback.Turn, lost map[int][]string, loc *time.Location, color bool) {
 	if len(turns)+len(redo) == 0 {
 		fmt.Fprintf(w, "no turns in session %s\n", QuotePath(s.Name))
 		return
@@ -88,25 +94,30 @@ func Log(w io.Writer, s turnback.SessionInfo, turns, redo []*turnback.Turn, lost
 	}
 	fmt.Fprintln(w, header)
 	for _, t := range redo {
-		fmt.Fprintln(w, logLine(t, true, lost[t.N], loc))
+		fmt.Fprintln(w, logLine(t, true, lost[t.N], loc, color))
 	}
 	for _, t := range turns {
-		fmt.Fprintln(w, logLine(t, false, lost[t.N], loc))
+		fmt.Fprintln(w, logLine(t, false, lost[t.N], loc, color))
 	}
 }
 
 // logLine is one turn as log shows it: number, the snapshots before and
 // after it ("-" while open), start time, counts (or "(open)"; "undone"
 // when undone), message, and what undo cannot bring back (lost).
-func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location) string {
-	after, counts := "-", "(open)"
+func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location, color bool) string {
+	after, counts, painted := "-", "(open)", "(open)"
 	if !t.Open() {
 		after, counts = t.After.Short(), fmt.Sprintf("+%d ~%d -%d", t.Added, t.Modified, t.Deleted)
+		painted = fmt.Sprintf("%s %s %s", Paint(color, MarkColor("A"), fmt.Sprintf("+%d", t.Added)),
+			Paint(color, MarkColor("M"), fmt.Sprintf("~%d", t.Modified)), Paint(color, MarkColor("D"), fmt.Sprintf("-%d", t.Deleted)))
 	}
 	if undone {
 		counts += " undone"
+		painted += " undone"
 	}
-	l := fmt.Sprintf("%4d  %s  %-12s  %s  %-16s %s", t.N, t.Before.Short(), after, stamp(t.Started, loc), counts, SafeText(t.Message))
+	// Padded as the plain text, so colour keeps the columns.
+	painted += strings.Repeat(" ", max(0, 16-len(counts)))
+	l := fmt.Sprintf("%4d  %s  %-12s  %s  %s %s", t.N, t.Before.Short(), after, stamp(t.Started, loc), painted, SafeText(t.Message))
 	return strings.TrimRight(l+partlyNote(t.PartlyUndone)+UnprotectedNote(lost), " ")
 }
 

@@ -1,0 +1,124 @@
+package termout
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
+)
+
+var updateColorGolden = flag.Bool("update-color-golden", false, "rewrite testdata/color/*.golden")
+
+// ansi matches the colour codes termout writes.
+var ansi = regexp.MustCompile("\033\\[[0-9;]*m")
+
+// TestColorGolden: with colour on, each command's rendering colours the
+// same thing alike (a mark A, M, D in status, show, the lists of undo,
+// redo and restore, log's and show's counts; a conflict; diff's lines),
+// as in the golden files;
+// with colour off it writes the same text without any code.
+func TestColorGolden(t *testing.T) {
+	file := func(size int64) *turnback.Entry {
+		return &turnback.Entry{Kind: turnback.KindFile, Mode: 0o644, Size: size}
+	}
+	h1, h2 := cas.Sum([]byte("one")), cas.Sum([]byte("two"))
+	status := &turnback.StatusResult{Base: h1, Changes: []turnback.Change{
+		{Path: "new.go", Kind: turnback.Added, New: file(3)},
+		{Path: "main.go", Kind: turnback.Modified, Old: file(3), New: file(4)},
+		{Path: "old.go", Kind: turnback.Deleted, Old: file(3)},
+	}}
+	diffs := []turnback.FileDiff{{Change: turnback.Change{Path: "main.go", Kind: turnback.Modified, Old: file(4), New: file(4)},
+		OldData: []byte("one\ntwo\n"), NewData: []byte("one\nTWO\n")}}
+	undo := &turnback.RestoreResult{Turns: 1, Restored: []string{"main.go"}, Deleted: []string{"new.go"}, Created: []string{"old.go"}, Checkpoint: h2}
+	plan := &turnback.RestoreResult{Turns: 2, DryRun: &turnback.Preview{Turns: 2, Restored: []string{"main.go"}, Deleted: []string{"new.go"}, Created: []string{"old.go"}}}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	turns := []*turnback.Turn{
+		{N: 2, Before: h2, Started: t0.Add(time.Minute), Message: "still open"},
+		{N: 1, Before: h1, After: h2, Started: t0, Ended: t0, ClosedBy: "end", Added: 1, Modified: 2, Deleted: 3, Message: "add a form"},
+	}
+	for _, c := range []struct {
+		name   string
+		render func(color bool) string
+	}{
+		{"status", func(color bool) string { var b bytes.Buffer; Status(&b, status, "s1", color); return b.String() }},
+		{"diff", func(color bool) string { var b bytes.Buffer; Diff(&b, diffs, color); return b.String() }},
+		{"undo", func(color bool) string {
+			var b bytes.Buffer
+			RestoreListColor(&b, "undid", undo, false, color)
+			return b.String()
+		}},
+		{"undo-force", func(color bool) string {
+			var b bytes.Buffer
+			forced := &turnback.RestoreResult{Turns: 1, Restored: []string{"main.go"}, Checkpoint: h2,
+				Conflicts:     []turnback.PathNote{{Path: "main.go", Reason: "edited after the turn"}},
+				NotRestorable: []turnback.PathNote{{Path: "lib.so", Reason: "permission denied"}}}
+			RestoreListColor(&b, "undid", forced, false, color)
+			return b.String()
+		}},
+		{"conflict", func(color bool) string {
+			var b bytes.Buffer
+			ConflictsColor(&b, "undo", "turnback", "", &turnback.RestoreResult{Turns: 1,
+				Conflicts: []turnback.PathNote{{Path: "main.go", Reason: "edited after the turn"}}}, color)
+			return b.String()
+		}},
+		{"redo-plan", func(color bool) string {
+			var b bytes.Buffer
+			RestoreListColor(&b, "redid", plan, false, color)
+			return b.String()
+		}},
+		{"show", func(color bool) string {
+			var b bytes.Buffer
+			ShowTurnColor(&b, &turnback.TurnChanges{Turn: turns[1], Files: []turnback.FileDiff{
+				{Change: turnback.Change{Path: "new.go", Kind: turnback.Added, New: file(3)}},
+				{Change: turnback.Change{Path: "main.go", Kind: turnback.Modified, Old: file(3), New: file(4)}},
+				{Change: turnback.Change{Path: "old.go", Kind: turnback.Deleted, Old: file(3)}},
+			}}, "s1", time.UTC, color)
+			return b.String()
+		}},
+		{"recover", func(color bool) string {
+			var b bytes.Buffer
+			RecoverColor(&b, &turnback.RecoverResult{Found: true, RolledBack: true, Restored: []string{"main.go"}, Deleted: []string{"new.go"},
+				Created: []string{"old.go"}, Kept: []turnback.PathNote{{Path: "lib.so", Reason: "permission denied"}}}, color)
+			return b.String()
+		}},
+		{"log-all", func(color bool) string {
+			var b bytes.Buffer
+			LogAllColor(&b, []turnback.SessionTurns{{SessionInfo: turnback.SessionInfo{Name: "s1", Short: "s1"}, Turns: turns}}, nil, time.UTC, color)
+			return b.String()
+		}},
+		{"log", func(color bool) string {
+			var b bytes.Buffer
+			LogColor(&b, turnback.SessionInfo{Name: "s1", Agent: "claude"}, turns, nil, nil, time.UTC, color)
+			return b.String()
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			colored, plain := c.render(true), c.render(false)
+			golden := filepath.Join("testdata", "color", c.name+".golden")
+			if *updateColorGolden {
+				if err := os.WriteFile(golden, []byte(colored), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil || colored != string(want) {
+				t.Errorf("colour on (want %s, -update-color-golden rewrites it; %v):\n%q\nwant\n%q", golden, err, colored, want)
+			}
+			if ansi.FindString(plain) != "" {
+				t.Errorf("colour off writes codes: %q", plain)
+			}
+			if got := ansi.ReplaceAllString(colored, ""); got != plain {
+				t.Errorf("colour changes the text:\n%q\nplain\n%q", got, plain)
+			}
+			if colored == plain {
+				t.Errorf("colour on writes no colour: %q", colored)
+			}
+		})
+	}
+}
