@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,6 +20,7 @@ import (
 
 	daemons "github.com/turnback/turnback/internal/daemon"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -51,19 +51,19 @@ func openPTY(t *testing.T) (ctl, tty *os.File) {
 // runStderrTTY runs the binary with stderr on a pseudo-terminal and
 // returns stdout, what reached the terminal (with \r\n as \n) and the
 // exit code.
-func runStderrTTY(t *testing.T, bin string, args ...string) (string, string, int) {
+func runStderrTTY(t *testing.T, e *cliEnv, args ...string) (string, string, int) {
 	t.Helper()
-	return runStderrTTYIn(t, bin, "", args...)
+	return runStderrTTYIn(t, e, "", args...)
 }
 
 // runStderrTTYIn is runStderrTTY with stdin.
-func runStderrTTYIn(t *testing.T, bin, stdin string, args ...string) (string, string, int) {
+func runStderrTTYIn(t *testing.T, e *cliEnv, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	ctl, tty := openPTY(t)
 	defer ctl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := e.execCommandContext(ctx, args...)
 	var so bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &so, tty, strings.NewReader(stdin)
 	if err := cmd.Start(); err != nil {
@@ -90,10 +90,10 @@ func runStderrTTYIn(t *testing.T, bin, stdin string, args ...string) (string, st
 // piped, under --json or in a hook it says nothing.
 func TestAutoWatchAnnounced(t *testing.T) {
 	testtier.Slow(t)
-	bin := testBinary(t)
-	base := t.TempDir()
-	t.Setenv("TURNBACK_AUTO_WATCH", "5")
-	t.Setenv("TURNBACK_LOCK_WAIT", "10s")
+	e := newBinEnv(t)
+	base := e.base
+	e.setenv("TURNBACK_AUTO_WATCH", "5")
+	e.setenv("TURNBACK_LOCK_WAIT", "10s")
 	const line = "turnback: started a watch daemon for this folder (5 files), it stops after 30 idle minutes; stop it now: turnback watch --stop; never start one: TURNBACK_AUTO_WATCH=0\n"
 	newFolder := func(name string) []string {
 		wt, store := filepath.Join(base, name), filepath.Join(base, name+".store")
@@ -101,8 +101,8 @@ func TestAutoWatchAnnounced(t *testing.T) {
 		for i := range 5 {
 			files[fmt.Sprintf("d%d/f%d.txt", i%2, i)] = fmt.Sprintf("file %d\n", i)
 		}
-		writeTree(t, wt, files)
-		t.Cleanup(func() { binRun(t, bin, "", "-C", wt, "--store", store, "watch", "--stop") })
+		treetest.PutAll(t, wt, files)
+		t.Cleanup(func() { e.execOut("", "-C", wt, "--store", store, "watch", "--stop") })
 		return []string{"-C", wt, "--store", store}
 	}
 	started := func(g []string, why string) {
@@ -114,7 +114,7 @@ func TestAutoWatchAnnounced(t *testing.T) {
 	}
 	stop := func(g []string) {
 		t.Helper()
-		if so, se, code := binRun(t, bin, "", append(g, "watch", "--stop")...); code != 0 {
+		if so, se, code := e.execOut("", append(g, "watch", "--stop")...); code != 0 {
 			t.Fatalf("watch --stop: exit %d\n%s%s", code, so, se)
 		}
 		waitFor(t, "the daemon stopped", func() bool { _, ok := daemon.Ping(g[3]); return !ok })
@@ -122,13 +122,13 @@ func TestAutoWatchAnnounced(t *testing.T) {
 
 	// On a terminal: the line, once, after the command's own output.
 	g := newFolder("tty")
-	_, term, code := runStderrTTY(t, bin, append(g, "snap", "-m", "one")...)
+	_, term, code := runStderrTTY(t, e, append(g, "snap", "-m", "one")...)
 	if code != 0 || strings.Count(term, line) != 1 || !strings.HasSuffix(term, line) {
 		t.Fatalf("first auto-start on a terminal: exit %d, terminal %q; want it to end with %q", code, term, line)
 	}
 	started(g, "snap on a terminal")
 	stop(g)
-	_, term, code = runStderrTTY(t, bin, append(g, "status")...)
+	_, term, code = runStderrTTY(t, e, append(g, "status")...)
 	if code != 0 || strings.Contains(term, "watch daemon") {
 		t.Errorf("second auto-start for the store: exit %d, terminal %q; want no line", code, term)
 	}
@@ -136,7 +136,7 @@ func TestAutoWatchAnnounced(t *testing.T) {
 
 	// Piped: no line, and no marker, so a terminal later is told.
 	g = newFolder("pipe")
-	so, se, code := binRun(t, bin, "", append(g, "snap", "-m", "one")...)
+	so, se, code := e.execOut("", append(g, "snap", "-m", "one")...)
 	if code != 0 || strings.Contains(se, "watch daemon") {
 		t.Errorf("auto-start with stderr piped: exit %d, stderr %q; want no line\n%s", code, se, so)
 	}
@@ -147,7 +147,7 @@ func TestAutoWatchAnnounced(t *testing.T) {
 
 	// --json on a terminal: no line.
 	g = newFolder("json")
-	_, term, code = runStderrTTY(t, bin, append(g, "--json", "snap", "-m", "one")...)
+	_, term, code = runStderrTTY(t, e, append(g, "--json", "snap", "-m", "one")...)
 	if code != 0 || strings.Contains(term, "watch daemon") {
 		t.Errorf("auto-start under --json: exit %d, terminal %q; want no line", code, term)
 	}
@@ -156,7 +156,7 @@ func TestAutoWatchAnnounced(t *testing.T) {
 	// An agent's hook on a terminal: no line.
 	g = newFolder("hook")
 	payload, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": g[1], "hook_event_name": "UserPromptSubmit", "prompt": "add a form"})
-	_, term, code = runStderrTTYIn(t, bin, string(payload), append(g, "hook", "claude")...)
+	_, term, code = runStderrTTYIn(t, e, string(payload), append(g, "hook", "claude")...)
 	if code != 0 || strings.Contains(term, "watch daemon") {
 		t.Errorf("auto-start in a hook: exit %d, terminal %q; want no line", code, term)
 	}

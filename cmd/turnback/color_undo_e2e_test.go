@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,19 +14,20 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // runStdoutTTY runs the binary with stdout on a pseudo-terminal and
 // returns what reached it (with \r\n as \n) and the exit code.
-func runStdoutTTY(t *testing.T, bin string, env []string, args ...string) (string, int) {
+func runStdoutTTY(t *testing.T, e *cliEnv, env []string, args ...string) (string, int) {
 	t.Helper()
 	ctl, tty := openPTY(t)
 	defer ctl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := e.execCommandContext(ctx, args...)
 	var se bytes.Buffer
-	cmd.Stdout, cmd.Stderr, cmd.Env = tty, &se, env
+	cmd.Stdout, cmd.Stderr, cmd.Env = tty, &se, append(cmd.Env, env...)
 	if err := cmd.Start(); err != nil {
 		tty.Close()
 		t.Fatal(err)
@@ -51,13 +50,13 @@ func runStdoutTTY(t *testing.T, bin string, env []string, args ...string) (strin
 // does, and log and show colour the counts (show its marks too) alike; piped, NO_COLOR or TERM=dumb,
 // neither writes a colour code.
 func TestColorUndoLog(t *testing.T) {
-	bin := testBinary(t)
-	dir := t.TempDir()
-	env := append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir(), "TURNBACK_PAGER=cat", "TURNBACK_AUTO_WATCH=0", "TERM=xterm", "NO_COLOR=")
+	e := newBinEnv(t)
+	dir := e.dir
+	env := []string{"TURNBACK_PAGER=cat", "TURNBACK_AUTO_WATCH=0", "TERM=xterm", "NO_COLOR="}
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"-C", dir}, args...)...)
-		cmd.Env = env
+		cmd := e.execCommand(append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -66,9 +65,7 @@ func TestColorUndoLog(t *testing.T) {
 	}
 	write := func(s string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		treetest.Put(t, dir, "a.txt", s)
 	}
 	write("one\n")
 	run("snap")
@@ -76,16 +73,16 @@ func TestColorUndoLog(t *testing.T) {
 	run("end")
 	mark := termout.AnsiYellow + "M" + termout.AnsiReset + " a.txt\n"
 	counts := termout.AnsiGreen + "+0" + termout.AnsiReset + " " + termout.AnsiYellow + "~1" + termout.AnsiReset + " " + termout.AnsiRed + "-0" + termout.AnsiReset
-	if got, code := runStdoutTTY(t, bin, env, "-C", dir, "log"); code != 0 || !strings.Contains(got, counts) {
+	if got, code := runStdoutTTY(t, e, env, "-C", dir, "log"); code != 0 || !strings.Contains(got, counts) {
 		t.Errorf("log on a terminal: exit %d, %q; want the counts %q", code, got, counts)
 	}
-	if got, code := runStdoutTTY(t, bin, env, "-C", dir, "show"); code != 0 || !strings.Contains(got, "\n"+termout.AnsiYellow+"M"+termout.AnsiReset+" ") || !strings.Contains(got, counts) {
+	if got, code := runStdoutTTY(t, e, env, "-C", dir, "show"); code != 0 || !strings.Contains(got, "\n"+termout.AnsiYellow+"M"+termout.AnsiReset+" ") || !strings.Contains(got, counts) {
 		t.Errorf("show on a terminal: exit %d, %q; want the mark and counts coloured as log's", code, got)
 	}
-	if got, code := runStdoutTTY(t, bin, env, "-C", dir, "undo"); code != 0 || !strings.Contains(got, "  "+mark) {
+	if got, code := runStdoutTTY(t, e, env, "-C", dir, "undo"); code != 0 || !strings.Contains(got, "  "+mark) {
 		t.Errorf("undo on a terminal: exit %d, %q; want the mark %q", code, got, mark)
 	}
-	if got, code := runStdoutTTY(t, bin, append(env, "NO_COLOR=1"), "-C", dir, "redo"); code != 0 || strings.Contains(got, "\033[") || !strings.Contains(got, "  M a.txt\n") {
+	if got, code := runStdoutTTY(t, e, append(env, "NO_COLOR=1"), "-C", dir, "redo"); code != 0 || strings.Contains(got, "\033[") || !strings.Contains(got, "  M a.txt\n") {
 		t.Errorf("redo on a terminal with NO_COLOR: exit %d, %q; want no colour", code, got)
 	}
 	if got := run("undo"); strings.Contains(got, "\033[") || !strings.Contains(got, "  M a.txt\n") {
@@ -100,27 +97,27 @@ func TestColorUndoLog(t *testing.T) {
 // stderr with "conflict" in red when stderr is a terminal, plain when
 // piped.
 func TestColorConflictReport(t *testing.T) {
-	bin := testBinary(t)
-	base := t.TempDir()
+	e := newBinEnv(t)
+	base := e.base
 	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	t.Setenv("NO_COLOR", "")
-	t.Setenv("TURNBACK_AUTO_WATCH", "0")
+	e.setenv("NO_COLOR", "")
+	e.setenv("TURNBACK_AUTO_WATCH", "0")
 	g := []string{"-C", dir, "--store", store}
-	writeTree(t, dir, map[string]string{"a.txt": "one\n"})
+	treetest.PutAll(t, dir, map[string]string{"a.txt": "one\n"})
 	for _, args := range [][]string{{"snap"}, {"end"}} {
 		if args[0] == "end" {
-			writeTree(t, dir, map[string]string{"a.txt": "two\n"})
+			treetest.PutAll(t, dir, map[string]string{"a.txt": "two\n"})
 		}
-		if so, se, code := binRun(t, bin, "", append(g, args...)...); code != 0 {
+		if so, se, code := e.execOut("", append(g, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, so, se)
 		}
 	}
-	writeTree(t, dir, map[string]string{"a.txt": "the user's edit\n"})
-	_, term, code := runStderrTTY(t, bin, append(g, "undo")...)
+	treetest.PutAll(t, dir, map[string]string{"a.txt": "the user's edit\n"})
+	_, term, code := runStderrTTY(t, e, append(g, "undo")...)
 	if want := "turnback: " + termout.ConflictColor + "conflict" + termout.AnsiReset + ": undo changed nothing"; code != exitConflict || !strings.Contains(term, want) {
 		t.Errorf("conflicted undo, stderr on a terminal: exit %d, %q; want %q", code, term, want)
 	}
-	if _, se, code := binRun(t, bin, "", append(g, "undo")...); code != exitConflict || !strings.HasPrefix(se, "turnback: conflict: undo changed nothing") {
+	if _, se, code := e.execOut("", append(g, "undo")...); code != exitConflict || !strings.HasPrefix(se, "turnback: conflict: undo changed nothing") {
 		t.Errorf("conflicted undo, piped: exit %d, stderr %q; want the plain report", code, se)
 	}
 }
