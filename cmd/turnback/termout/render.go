@@ -115,16 +115,16 @@ func RecoverColor(w io.Writer, res *turnback.RecoverResult, color bool) {
 	}
 	fmt.Fprintf(w, "rolled back the interrupted operation: %d restored, %d deleted, %d brought back\n", len(res.Restored), len(res.Deleted), len(res.Created))
 	for _, p := range res.Restored {
-		fmt.Fprintf(w, "  %s %s\n", Mark(color, "M"), p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "M"), QuotePath(p))
 	}
 	for _, p := range res.Deleted {
-		fmt.Fprintf(w, "  %s %s\n", Mark(color, "D"), p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "D"), QuotePath(p))
 	}
 	for _, p := range res.Created {
-		fmt.Fprintf(w, "  %s %s\n", Mark(color, "A"), p)
+		fmt.Fprintf(w, "  %s %s\n", Mark(color, "A"), QuotePath(p))
 	}
 	for _, n := range res.Kept {
-		fmt.Fprintf(w, "  %s: %s (%s)\n", Paint(color, ConflictColor, "not restored"), n.Path, n.Reason)
+		fmt.Fprintf(w, "  %s: %s (%s)\n", Paint(color, ConflictColor, "not restored"), QuotePath(n.Path), SafeText(n.Reason))
 	}
 }
 
