@@ -233,13 +233,6 @@ type RestoreResponse struct {
 	DryRun *Preview `json:"dry_run,omitempty"`
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func (r *RestoreResponse) result() (*RestoreResult, error) {
 	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,

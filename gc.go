@@ -29,21 +29,6 @@ type GCOptions struct {
 	DryRun bool
 }
 
-// GCResult reports a GC.
-type GCResult struct {
-	TurnsForgotten     int   `json:"turns_forgotten"`
-	SnapshotsForgotten int   `json:"snapshots_forgotten"`
-	BlobsRemoved       int64 `json:"blobs_removed"`
-	ChunkListsRemoved  int64 `json:"chunk_lists_removed"`
-	BlobsKept          int64 `json:"blobs_kept"`
-	SizeBefore         int64 `json:"size_before"`
-	SizeAfter          int64 `json:"size_after"`
-	DryRun             bool  `json:"dry_run"`
-	// Checkpoints lists the checkpoints dropped (or, in a dry run, that
-	// would be), oldest first; they count in SnapshotsForgotten too.
-	Checkpoints []Checkpoint `json:"checkpoints_forgotten"`
-}
-
 func (o GCOptions) withDefaults() GCOptions {
 	if o.Keep == 0 {
 		o.Keep = DefaultKeepTurns

@@ -4,7 +4,6 @@ package turnback
 // what a dry run returns.
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -80,27 +79,6 @@ type RedoOptions struct {
 type RestoreOptions struct {
 	// DryRun changes nothing (see RestoreResult.DryRun).
 	DryRun bool `json:"dry_run,omitempty"`
-}
-
-// Preview is what an undo, redo or restore run with DryRun found it
-// would do: the lists the same command run now would return in its
-// RestoreResult, or, when it would stop at a conflict (without Force),
-// the conflicts alone. Nothing was written to the work tree or recorded
-// in the store; see the package doc (Dry runs) for what a dry run on a
-// writable Repo may still store.
-type Preview struct {
-	Turns         int        `json:"turns"`          // turns it would undo or redo
-	Paths         []string   `json:"paths"`          // a partial undo's or its redo's paths (UndoOptions.Paths)
-	Restored      []string   `json:"restored"`       // would be rewritten
-	Deleted       []string   `json:"deleted"`        // would be removed
-	Created       []string   `json:"created"`        // would be brought back
-	Merged        []string   `json:"merged"`         // rewritten with a merge (also in Restored)
-	Markers       []string   `json:"markers"`        // merged with conflict markers (also in Merged)
-	Conflicts     []PathNote `json:"conflicts"`      // edits in the way
-	NotRestorable []PathNote `json:"not_restorable"` // would be left as they are
-	// Stopped: the command would stop at the conflicts (no Force) and
-	// change nothing (redo: after the turns counted in Turns).
-	Stopped bool `json:"stopped"`
 }
 
 // errEmptyPath: an empty path given to a partial undo (an unset shell
@@ -193,16 +171,4 @@ func relInside(dir, p string) (string, bool) {
 		rel = ""
 	}
 	return filepath.ToSlash(rel), true
-}
-
-// MarshalJSON writes p with every list as [] rather than null, whatever
-// path built it (a dry run with nothing to do, or one that stops at its
-// conflicts, fills only some of them).
-func (p Preview) MarshalJSON() ([]byte, error) {
-	type plain Preview // without this method
-	q := plain(p)
-	q.Paths, q.Restored, q.Deleted, q.Created = nonNil(q.Paths), nonNil(q.Restored), nonNil(q.Deleted), nonNil(q.Created)
-	q.Merged, q.Markers = nonNil(q.Merged), nonNil(q.Markers)
-	q.Conflicts, q.NotRestorable = nonNil(q.Conflicts), nonNil(q.NotRestorable)
-	return json.Marshal(q)
 }

@@ -20,16 +20,6 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// PathNote is a path with what happened to it.
-type PathNote struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-	// Kept: left as it is on purpose (a directory that still holds
-	// something, a path ignored in either state), so not a reason to
-	// call the command incomplete.
-	Kept bool `json:"kept,omitempty"`
-}
-
 // RestoreResult reports undo, redo and restore.
 type RestoreResult struct {
 	Turns         int        // turns undone or redone
