@@ -23,19 +23,6 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	return r.SnapWith(ctx, SnapOptions{Message: message})
 }
 
-// SnapOptions are what SnapWith records with the new turn.
-type SnapOptions struct {
-	// Message is a note for the turn; its first line is kept.
-	Message string
-	// Meta is stored with the turn and returned with it (Turn.Meta):
-	// at most MaxMetaPairs pairs of MaxMetaBytes in all, keys as
-	// CheckMeta says. Never interpreted.
-	Meta map[string]string
-	// TakeNotice takes the session's notice in the same commit (see
-	// SnapNotice).
-	TakeNotice bool
-}
-
 // SnapWith is Snap with a message, metadata and the notice to take
 // (SnapOptions). Metadata CheckMeta refuses is an error wrapping
 // ErrInvalidMeta, and nothing is recorded.

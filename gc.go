@@ -18,18 +18,7 @@ const (
 	DefaultKeepAge   = 30 * 24 * time.Hour
 )
 
-// GCOptions set what GC keeps. Zero values mean the defaults.
-type GCOptions struct {
-	// Keep: turns to keep per session (newest first). Negative keeps all.
-	Keep int
-	// OlderThan: turns that started longer ago are forgotten. Negative
-	// keeps them regardless of age.
-	OlderThan time.Duration
-	// DryRun counts without deleting anything.
-	DryRun bool
-}
-
-func (o GCOptions) withDefaults() GCOptions {
+func gcDefaults(o GCOptions) GCOptions {
 	if o.Keep == 0 {
 		o.Keep = DefaultKeepTurns
 	}
@@ -109,7 +98,7 @@ func (l localRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	if o.OlderThan == 0 {
 		o.OlderThan = r.opts.KeepAge
 	}
-	return r.gc(ctx, o.withDefaults())
+	return r.gc(ctx, gcDefaults(o))
 }
 
 // gc runs one collection, in steps: trim the sessions' turns (roots:
@@ -427,7 +416,7 @@ type gcRecord struct {
 // passed 256 MiB) since the last one. Failures are returned; callers
 // report them as warnings (the snap itself is already recorded).
 func (r *Repo) autoRetain(ctx context.Context, turn int) error {
-	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
+	o := gcDefaults(GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge})
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return err

@@ -12,13 +12,6 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// StatusOptions say what Status lists besides the changes.
-type StatusOptions struct {
-	// Ignored: list what the capture skipped, and why (the capture then
-	// reads every directory).
-	Ignored bool
-}
-
 // lastSnapshot returns the newest state the session recorded: the state
 // its last undo or redo left, the open turn's before-state, or the newest
 // closed turn's after-state.
@@ -293,7 +286,7 @@ func (l localRepo) info(ctx context.Context) (*Info, error) {
 		return nil, err
 	}
 	defer r.unlock()
-	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
+	o := gcDefaults(GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge})
 	in := &Info{WorkTree: r.workTree, Store: r.storeDir, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
 		KeepTurns: o.Keep, KeepAgeDays: int(o.OlderThan.Hours() / 24)}
 	if in.SizeLimit == 0 {

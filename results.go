@@ -48,6 +48,30 @@ type (
 	VerifyProblem = model.VerifyProblem
 	// RecoverResult is what recover found and did.
 	RecoverResult = model.RecoverResult
+	// RestoreResult reports undo, redo and restore.
+	RestoreResult = model.RestoreResult
+
+	// SnapOptions say what a snap records (Repo.SnapWith).
+	SnapOptions = model.SnapOptions
+	// StatusOptions say what Repo.StatusWith lists.
+	StatusOptions = model.StatusOptions
+	// UndoOptions say how Undo reverts the turns.
+	UndoOptions = model.UndoOptions
+	// MergeMode says whether and how Undo merges (UndoOptions.Merge).
+	MergeMode = model.MergeMode
+	// RedoOptions say how Redo re-applies turns.
+	RedoOptions = model.RedoOptions
+	// RestoreOptions say how Restore works.
+	RestoreOptions = model.RestoreOptions
+	// GCOptions say what GC forgets.
+	GCOptions = model.GCOptions
+)
+
+// The merge modes (UndoOptions.Merge).
+const (
+	MergeNone    = model.MergeNone
+	MergeClean   = model.MergeClean
+	MergeMarkers = model.MergeMarkers
 )
 
 // OpenWindow is how recent an open turn's start must be for its
