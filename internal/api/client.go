@@ -186,7 +186,7 @@ var apiSentinels = map[string][]error{"busy": {model.ErrBusy}, "unknown_id": {mo
 	"ambiguous_session": {model.ErrAmbiguousSession}, "unverified": {model.ErrUnverified}, "no_space": {model.ErrNoSpace}, "read_only": {model.ErrReadOnly},
 	"invalid_meta": {model.ErrInvalidMeta}, "verify": {model.ErrVerify}, "bad_path": {model.ErrPath},
 	"bad_ref": {model.ErrBadRef}, "no_turn": {model.ErrNoTurn, model.ErrUnknownID}, "open_turn": {model.ErrOpenTurn},
-	"diverged": {model.ErrDiverged}, "bad_session": {model.ErrBadSession}, "no_session": {model.ErrNoSession}}
+	"diverged": {model.ErrDiverged}, "not_applied": {model.ErrNotApplied}, "bad_session": {model.ErrBadSession}, "no_session": {model.ErrNoSession}}
 
 // err makes the error the daemon described into the error the method
 // returns here: a *ConflictError with its result, an *UnfinishedError,

@@ -68,7 +68,7 @@ type GCRequest struct {
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
-// "bad_ref", "no_turn", "open_turn", "no_session", "diverged",
+// "bad_ref", "no_turn", "open_turn", "no_session", "diverged", "not_applied",
 // "bad_session", "bad_request", "too_large", "unauthorized",
 // "not_found", "wrong_daemon", "stopping", "error"). A conflict
 // carries the result. Its field names are those of the CLI's --json
@@ -102,6 +102,9 @@ type TurnJSON struct {
 	Added    int               `json:"added"`
 	Modified int               `json:"modified"`
 	Deleted  int               `json:"deleted"`
+	// PartlyUndone: the paths partial undos reverted of a turn still on
+	// the undo stack (Turn.PartlyUndone).
+	PartlyUndone []string `json:"partly_undone,omitempty"`
 }
 
 // NewTurnJSON is t as the API sends it (nil for nil).
@@ -111,7 +114,7 @@ func NewTurnJSON(t *model.Turn) *TurnJSON {
 	}
 	j := &TurnJSON{Session: t.Session, Turn: t.N, Message: t.Message, Meta: t.Meta, Before: t.Before.String(),
 		Open: t.Open(), Started: t.Started, Ended: t.Ended, ClosedBy: t.ClosedBy,
-		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
+		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, PartlyUndone: t.PartlyUndone}
 	if !t.Open() {
 		j.After = t.After.String()
 	}
@@ -133,7 +136,7 @@ func (j *TurnJSON) turn() (*model.Turn, error) {
 	}
 	t := &model.Turn{Version: turnVersion, Session: j.Session, N: j.Turn, Message: j.Message, Meta: j.Meta, BeforeID: j.Before,
 		AfterID: j.After, Started: j.Started, Ended: j.Ended, ClosedBy: j.ClosedBy,
-		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted}
+		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted, PartlyUndone: j.PartlyUndone}
 	var err error
 	if t.Before, err = parseDocID(j.Before); err != nil {
 		return nil, err

@@ -73,6 +73,8 @@ func apiErrorDoc(err error) (int, *api.ErrorResponse) {
 		status, doc.ExitCode, doc.Kind = http.StatusNotFound, 2, "not_found"
 	case errors.Is(err, turnback.ErrDiverged):
 		status, doc.ExitCode, doc.Kind = http.StatusConflict, 3, "diverged"
+	case errors.Is(err, turnback.ErrNotApplied):
+		status, doc.Kind = http.StatusConflict, "not_applied" // the CLI exits 1: nothing to resolve by force
 	case errors.Is(err, turnback.ErrBadSession):
 		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_session"
 	case errors.Is(err, errWrongDaemon):

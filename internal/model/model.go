@@ -291,9 +291,8 @@ type SessionInfo struct {
 	LastMessage string `json:"last_message,omitempty"`
 	// RedoCleared is when turn RedoClearedBy, which changed the folder,
 	// replaced the undone turns redo could bring back (zero: never).
-	// Neither is in the API's document.
-	RedoCleared   time.Time `json:"-"`
-	RedoClearedBy int       `json:"-"`
+	RedoCleared   time.Time `json:"redo_cleared,omitzero"`
+	RedoClearedBy int       `json:"redo_cleared_by,omitempty"`
 }
 
 // TurnChanges is what one turn changed (ShowTurn, DiffTurn).
