@@ -9,8 +9,8 @@ package turnback
 import (
 	"context"
 	"errors"
-	"net/url"
 
+	"github.com/turnback/turnback/internal/api"
 	"github.com/turnback/turnback/internal/daemonop"
 )
 
@@ -28,7 +28,7 @@ func callOp(ctx context.Context, repo any, name string, body, out any, local fun
 		return errOpNotLocal
 	}
 	_, err := call(ctx, rm, func() (struct{}, error) {
-		return struct{}{}, rm.c.do(ctx, "POST", "/v1/ops/"+url.PathEscape(name), url.Values{"session": {rm.opts.Session}}, body, out, nil, nil)
+		return struct{}{}, rm.c.api.Op(ctx, api.Call{Session: rm.opts.Session}, name, body, out)
 	}, func(l *Repo) (struct{}, error) { return struct{}{}, local(l) })
 	return err
 }

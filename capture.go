@@ -13,42 +13,6 @@ import (
 	"github.com/turnback/turnback/watch"
 )
 
-// SnapResult reports a snap or an end.
-type SnapResult struct {
-	Snapshot cas.Hash
-	Session  string
-	// Turn is the session's turn number the snapshot belongs to (0 when
-	// End found no open turn).
-	Turn  int
-	Files int64
-	Bytes int64
-	Stats walker.Stats
-	// Closed is the turn this command closed, if any, and Dropped says
-	// that it changed nothing and was therefore dropped.
-	Closed  *Turn
-	Dropped bool
-	// IgnoredChanged: for a dropped turn, the skipped paths whose stat
-	// data changed during it (ignoredchange.go): the turn changed only
-	// paths turnback does not capture. Nil when none was seen.
-	IgnoredChanged []Ignored
-	// NoOpenTurn: End was called with no open turn; nothing was recorded.
-	NoOpenTurn bool
-	// Kept: Snap found the session's open turn unchanged, and neither
-	// that turn nor this snap has a message or metadata, so the turn
-	// stays open as Turn (started when it was) and nothing is recorded:
-	// closing it at the same state and opening another just like it
-	// would differ only in number and start time.
-	Kept bool
-	// Watch says how the capture read the tree when the Repo watches it
-	// (see Repo.Watch); nil otherwise.
-	Watch *WatchInfo
-	// RetentionErr reports a failure of the automatic retention that ran
-	// after the snap (the snap itself was recorded).
-	RetentionErr error
-	// Notice is what SnapNotice took (nil: nothing, or not taken).
-	Notice *Notice
-}
-
 // Snap captures the work tree as the before-state of a new turn. The
 // session's open turn, if any, is closed at the same state (and dropped
 // if it changed nothing), except that an unchanged open turn without a
@@ -57,19 +21,6 @@ type SnapResult struct {
 // a turn that changed the folder closes (closeOpen).
 func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 	return r.SnapWith(ctx, SnapOptions{Message: message})
-}
-
-// SnapOptions are what SnapWith records with the new turn.
-type SnapOptions struct {
-	// Message is a note for the turn; its first line is kept.
-	Message string
-	// Meta is stored with the turn and returned with it (Turn.Meta):
-	// at most MaxMetaPairs pairs of MaxMetaBytes in all, keys as
-	// CheckMeta says. Never interpreted.
-	Meta map[string]string
-	// TakeNotice takes the session's notice in the same commit (see
-	// SnapNotice).
-	TakeNotice bool
 }
 
 // SnapWith is Snap with a message, metadata and the notice to take

@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"time"
 )
 
 // Checkpoints lists the checkpoints the store keeps, the newest first:
@@ -39,22 +38,4 @@ func sortCheckpoints(list []Checkpoint) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-}
-
-// CheckpointsResponse answers GET /v1/checkpoints.
-type CheckpointsResponse struct {
-	Checkpoints []Checkpoint `json:"checkpoints"`
-}
-
-func (rm *remoteRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {
-	return call(ctx, rm, func() ([]Checkpoint, error) {
-		var out CheckpointsResponse
-		if err := rm.do(ctx, "GET", "/v1/checkpoints", nil, nil, &out); err != nil {
-			return nil, err
-		}
-		for i := range out.Checkpoints {
-			out.Checkpoints[i].Time = out.Checkpoints[i].Time.In(time.Local)
-		}
-		return out.Checkpoints, nil
-	}, func(l *Repo) ([]Checkpoint, error) { return l.Checkpoints(ctx) })
 }

@@ -18,33 +18,7 @@ const (
 	DefaultKeepAge   = 30 * 24 * time.Hour
 )
 
-// GCOptions set what GC keeps. Zero values mean the defaults.
-type GCOptions struct {
-	// Keep: turns to keep per session (newest first). Negative keeps all.
-	Keep int
-	// OlderThan: turns that started longer ago are forgotten. Negative
-	// keeps them regardless of age.
-	OlderThan time.Duration
-	// DryRun counts without deleting anything.
-	DryRun bool
-}
-
-// GCResult reports a GC.
-type GCResult struct {
-	TurnsForgotten     int   `json:"turns_forgotten"`
-	SnapshotsForgotten int   `json:"snapshots_forgotten"`
-	BlobsRemoved       int64 `json:"blobs_removed"`
-	ChunkListsRemoved  int64 `json:"chunk_lists_removed"`
-	BlobsKept          int64 `json:"blobs_kept"`
-	SizeBefore         int64 `json:"size_before"`
-	SizeAfter          int64 `json:"size_after"`
-	DryRun             bool  `json:"dry_run"`
-	// Checkpoints lists the checkpoints dropped (or, in a dry run, that
-	// would be), oldest first; they count in SnapshotsForgotten too.
-	Checkpoints []Checkpoint `json:"checkpoints_forgotten"`
-}
-
-func (o GCOptions) withDefaults() GCOptions {
+func gcDefaults(o GCOptions) GCOptions {
 	if o.Keep == 0 {
 		o.Keep = DefaultKeepTurns
 	}
@@ -124,7 +98,7 @@ func (l localRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	if o.OlderThan == 0 {
 		o.OlderThan = r.opts.KeepAge
 	}
-	return r.gc(ctx, o.withDefaults())
+	return r.gc(ctx, gcDefaults(o))
 }
 
 // gc runs one collection, in steps: trim the sessions' turns (roots:
@@ -442,7 +416,7 @@ type gcRecord struct {
 // passed 256 MiB) since the last one. Failures are returned; callers
 // report them as warnings (the snap itself is already recorded).
 func (r *Repo) autoRetain(ctx context.Context, turn int) error {
-	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
+	o := gcDefaults(GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge})
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return err

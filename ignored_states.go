@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker/ignore"
@@ -205,7 +206,7 @@ func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions 
 			continue
 		}
 		dropped[a.Path] = true
-		if res == nil || !res.parents[a.Path] {
+		if res == nil || !model.Parents(res)[a.Path] {
 			notes = append(notes, PathNote{Path: a.Path, Reason: why, Kept: true})
 		}
 	}

@@ -7,28 +7,10 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
-
-// Incomplete reports whether the command left paths not restorable (the
-// CLI exits 5: done, but incomplete). Paths left on purpose (Kept: a
-// directory that still holds ignored or uncaptured entries, a path ignored
-// in either state) do not count: keeping them is the rule (nothing is
-// lost), not a failure to restore.
-func (r *RestoreResult) Incomplete() bool { return len(r.Unrestored()) > 0 }
-
-// Unrestored returns the paths of NotRestorable that the command could
-// not bring to their target state (all but those Kept).
-func (r *RestoreResult) Unrestored() []PathNote {
-	var out []PathNote
-	for _, n := range r.NotRestorable {
-		if !n.Kept {
-			out = append(out, n)
-		}
-	}
-	return out
-}
 
 func addPath(m map[string]bool, p string) map[string]bool {
 	if m == nil {
@@ -45,10 +27,10 @@ func addPath(m map[string]bool, p string) map[string]bool {
 // not been asked for. nums are the undone turns, perTurn the paths each
 // changed.
 func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []int, perTurn [][]string) error {
-	if len(out.noContent) == 0 {
+	if len(model.NoContent(out)) == 0 {
 		return nil
 	}
-	stuck := stuckTurns(perTurn, out.noContent)
+	stuck := stuckTurns(perTurn, model.NoContent(out))
 	out.Turns = len(nums) - stuck
 	if stuck < len(nums) {
 		return nil

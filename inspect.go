@@ -12,34 +12,6 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// Change is one path that differs between two states.
-type Change struct {
-	Path string              `json:"path"`
-	Kind manifest.ChangeKind `json:"-"`
-	What string              `json:"change"` // Kind as text
-	Old  *manifest.Entry     `json:"-"`
-	New  *manifest.Entry     `json:"-"`
-}
-
-// StatusResult lists the changes since the session's last snapshot.
-type StatusResult struct {
-	Base    cas.Hash // the session's last snapshot (zero if none)
-	Current cas.Hash // the work tree now
-	Changes []Change
-	Stats   walker.Stats
-	Watch   *WatchInfo // how the capture read the tree (watching Repos only)
-	// Ignored: with StatusOptions.Ignored, every path the capture
-	// skipped (outermost only, ".git" apart) and why; nil otherwise.
-	Ignored []Ignored
-}
-
-// StatusOptions say what Status lists besides the changes.
-type StatusOptions struct {
-	// Ignored: list what the capture skipped, and why (the capture then
-	// reads every directory).
-	Ignored bool
-}
-
 // lastSnapshot returns the newest state the session recorded: the state
 // its last undo or redo left, the open turn's before-state, or the newest
 // closed turn's after-state.
@@ -121,21 +93,6 @@ func (r *Repo) changes(ctx context.Context, a, b cas.Hash) ([]Change, error) {
 	return out, err
 }
 
-// SnapshotInfo describes one snapshot for Show.
-type SnapshotInfo struct {
-	ID      cas.Hash
-	Files   int64
-	Bytes   int64
-	Entries []PathEntry
-	Turns   []*Turn // turns of this session that start or end at it
-}
-
-// PathEntry is one path of a snapshot.
-type PathEntry struct {
-	Path  string
-	Entry manifest.Entry
-}
-
 // Show describes the snapshot with the given id (any unique prefix of
 // MinIDPrefix digits or more, or a turn reference: see TurnRef).
 func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) { return r.be.show(ctx, id) }
@@ -173,13 +130,6 @@ func (l localRepo) show(ctx context.Context, id string) (*SnapshotInfo, error) {
 		}
 	}
 	return info, nil
-}
-
-// FileDiff is the difference of one path between two states, with the
-// contents needed to show it.
-type FileDiff struct {
-	Change
-	OldData, NewData []byte // nil when not a captured regular file or too large
 }
 
 // maxDiffBytes bounds the content Diff loads for one side of one file.
@@ -271,13 +221,6 @@ func (l localRepo) turns(ctx context.Context) (turns, redo []*Turn, err error) {
 	return r.turnsOf(ctx, sess)
 }
 
-// SessionTurns is one session and its turns (see Repo.AllTurns).
-type SessionTurns struct {
-	SessionInfo
-	// Turns and Redo are the session's turns, as Turns returns them.
-	Turns, Redo []*Turn
-}
-
 // AllTurns returns every session of the store with its turns, the
 // sessions in the order of Sessions.
 func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) { return r.be.allTurns(ctx) }
@@ -334,34 +277,6 @@ func (r *Repo) turnsOf(ctx context.Context, sess *sessionRecord) (turns, redo []
 	return turns, redo, nil
 }
 
-// Info describes a store.
-type Info struct {
-	WorkTree  string `json:"work_tree"`
-	Store     string `json:"store"`
-	DiskBytes int64  `json:"disk_bytes"`
-	Sessions  int    `json:"sessions"`
-	Turns     int    `json:"turns"`
-	Redoable  int    `json:"redoable_turns"`
-	Snapshots int    `json:"snapshots"`
-	// UniqueBytes is the size of the distinct file contents the snapshots
-	// hold; LogicalBytes what they would take as plain copies, one per
-	// snapshot.
-	UniqueBytes   int64 `json:"unique_bytes"`
-	LogicalBytes  int64 `json:"logical_bytes"`
-	SizeLimit     int64 `json:"size_limit"`
-	LargeDirFiles int   `json:"large_dir_files"`
-	KeepTurns     int   `json:"keep_turns"`
-	KeepAgeDays   int   `json:"keep_age_days"`
-
-	// Distinct file contents of the snapshots by how they are protected:
-	// copied into the store (UniqueBytes), held by a reference (a Git
-	// LFS object, a git blob or a copy-on-write clone), or neither (over
-	// the size limit with no reference: not restorable).
-	BytesByCopy      int64 `json:"bytes_by_copy"`
-	BytesByReference int64 `json:"bytes_by_reference"`
-	BytesUnprotected int64 `json:"bytes_unprotected"`
-}
-
 // Info reports the store's location, size and contents.
 func (r *Repo) Info(ctx context.Context) (*Info, error) { return r.be.info(ctx) }
 
@@ -371,7 +286,7 @@ func (l localRepo) info(ctx context.Context) (*Info, error) {
 		return nil, err
 	}
 	defer r.unlock()
-	o := GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge}.withDefaults()
+	o := gcDefaults(GCOptions{Keep: r.opts.KeepTurns, OlderThan: r.opts.KeepAge})
 	in := &Info{WorkTree: r.workTree, Store: r.storeDir, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
 		KeepTurns: o.Keep, KeepAgeDays: int(o.OlderThan.Hours() / 24)}
 	if in.SizeLimit == 0 {

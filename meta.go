@@ -8,7 +8,6 @@ package turnback
 // which messages to drop. turnback never interprets them.
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -24,11 +23,6 @@ const (
 	// MaxMetaKey bounds one key.
 	MaxMetaKey = 64
 )
-
-// ErrInvalidMeta: metadata CheckMeta refuses; nothing was recorded.
-// (Declared here with the rules it enforces; errors.go lists the
-// package's other errors.)
-var ErrInvalidMeta = errors.New("turnback: invalid turn metadata")
 
 // CheckMeta checks a turn's metadata: at most MaxMetaPairs pairs and
 // MaxMetaBytes of keys and values in all; each key 1 to MaxMetaKey

@@ -28,21 +28,6 @@ const NoticePaths = 20
 // noticeEntries is how many entries a notice keeps (the oldest go).
 const noticeEntries = 20
 
-// Notice is what undo and redo changed in a session since it was last
-// taken (SnapNotice), oldest first.
-type Notice struct {
-	Version int           `json:"v"`
-	Entries []NoticeEntry `json:"entries"`
-}
-
-// NoticeEntry is one undo or redo.
-type NoticeEntry struct {
-	Op    string   `json:"op"`    // "undo" or "redo"
-	Turns []int    `json:"turns"` // the turns undone or redone
-	Paths []string `json:"paths"` // the paths it changed (a directory only when nothing below it is listed), sorted, at most NoticePaths
-	More  int      `json:"more"`  // paths changed beyond Paths
-}
-
 func noticeKey(session string) []byte { return []byte(prefixNotice + session) }
 
 // noticeEntry returns the record of the session's notice with one entry

@@ -4,104 +4,12 @@ package turnback
 // what a dry run returns.
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 )
-
-// UndoOptions say how Undo reverts the turns. The zero value is a whole
-// undo that stops at any conflict.
-type UndoOptions struct {
-	// Force overwrites edits made outside the turns (what is overwritten
-	// stays in the checkpoint).
-	Force bool `json:"force,omitempty"`
-	// Paths, if not empty, makes the undo partial: only the paths the
-	// turns changed at or below one of these are reverted, and the
-	// turns stay on the undo stack with the rest of their changes. Each
-	// is slash-separated and relative to the work tree ("." is all of
-	// it); one that is empty, outside it, or that names nothing the
-	// turns changed, is an error wrapping ErrPath and nothing is done.
-	Paths []string `json:"paths,omitempty"`
-	// Dir, if set, is the directory relative Paths start from (as a
-	// command line gives them; see TreePaths); "" is the work tree.
-	Dir string `json:"-"`
-	// DryRun changes nothing (see RestoreResult.DryRun).
-	DryRun bool `json:"dry_run,omitempty"`
-	// Merge keeps the user's edits in text files the turns changed and
-	// the user edited since, by a three-way merge (package
-	// restore/merge), instead of calling them conflicts.
-	Merge MergeMode `json:"merge,omitempty"`
-}
-
-// MergeMode says whether and how Undo merges (UndoOptions.Merge). It is
-// a command-line flag value (Set, String, Type).
-type MergeMode string
-
-// Set sets m from s: "clean" or "markers" ("" is MergeNone).
-func (m *MergeMode) Set(s string) error {
-	switch v := MergeMode(s); v {
-	case MergeNone, MergeClean, MergeMarkers:
-		*m = v
-		return nil
-	}
-	return fmt.Errorf("turnback: merge mode must be %q or %q, not %q", MergeClean, MergeMarkers, s)
-}
-
-func (m *MergeMode) String() string { return string(*m) }
-
-// Type names the flag value's type.
-func (m *MergeMode) Type() string { return "mode" }
-
-// The merge modes.
-const (
-	// MergeNone: an edited path is a conflict.
-	MergeNone MergeMode = ""
-	// MergeClean: an edited text file gets the turns' hunks reverted
-	// and keeps the user's; where they overlap it is a conflict.
-	MergeClean MergeMode = "clean"
-	// MergeMarkers is MergeClean where overlaps are written between
-	// conflict markers instead (RestoreResult.Markers).
-	MergeMarkers MergeMode = "markers"
-)
-
-// RedoOptions say how Redo re-applies turns.
-type RedoOptions struct {
-	// Force overwrites edits made since the undo (kept in the
-	// checkpoint).
-	Force bool `json:"force,omitempty"`
-	// DryRun changes nothing (see RestoreResult.DryRun).
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-// RestoreOptions say how Restore works.
-type RestoreOptions struct {
-	// DryRun changes nothing (see RestoreResult.DryRun).
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-// Preview is what an undo, redo or restore run with DryRun found it
-// would do: the lists the same command run now would return in its
-// RestoreResult, or, when it would stop at a conflict (without Force),
-// the conflicts alone. Nothing was written to the work tree or recorded
-// in the store; see the package doc (Dry runs) for what a dry run on a
-// writable Repo may still store.
-type Preview struct {
-	Turns         int        `json:"turns"`          // turns it would undo or redo
-	Paths         []string   `json:"paths"`          // a partial undo's or its redo's paths (UndoOptions.Paths)
-	Restored      []string   `json:"restored"`       // would be rewritten
-	Deleted       []string   `json:"deleted"`        // would be removed
-	Created       []string   `json:"created"`        // would be brought back
-	Merged        []string   `json:"merged"`         // rewritten with a merge (also in Restored)
-	Markers       []string   `json:"markers"`        // merged with conflict markers (also in Merged)
-	Conflicts     []PathNote `json:"conflicts"`      // edits in the way
-	NotRestorable []PathNote `json:"not_restorable"` // would be left as they are
-	// Stopped: the command would stop at the conflicts (no Force) and
-	// change nothing (redo: after the turns counted in Turns).
-	Stopped bool `json:"stopped"`
-}
 
 // errEmptyPath: an empty path given to a partial undo (an unset shell
 // variable, most likely) names nothing; it never means "everything".
@@ -193,16 +101,4 @@ func relInside(dir, p string) (string, bool) {
 		rel = ""
 	}
 	return filepath.ToSlash(rel), true
-}
-
-// MarshalJSON writes p with every list as [] rather than null, whatever
-// path built it (a dry run with nothing to do, or one that stops at its
-// conflicts, fills only some of them).
-func (p Preview) MarshalJSON() ([]byte, error) {
-	type plain Preview // without this method
-	q := plain(p)
-	q.Paths, q.Restored, q.Deleted, q.Created = nonNil(q.Paths), nonNil(q.Restored), nonNil(q.Deleted), nonNil(q.Created)
-	q.Merged, q.Markers = nonNil(q.Merged), nonNil(q.Markers)
-	q.Conflicts, q.NotRestorable = nonNil(q.Conflicts), nonNil(q.NotRestorable)
-	return json.Marshal(q)
 }

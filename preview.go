@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -57,7 +58,7 @@ func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *Resto
 	}
 	var noContent map[string]bool
 	for _, s := range plan.Blocked {
-		if res.parents[s.Path] {
+		if model.Parents(res)[s.Path] {
 			continue
 		}
 		reason := s.Reason

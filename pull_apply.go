@@ -20,15 +20,12 @@ import (
 	"slices"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 )
 
 // prefixPulled + session name -> pulledRecord.
 const prefixPulled = "m/pulled/"
-
-// ErrNotApplied: undo or redo of a session whose newest turns were
-// pulled and are not in the folder.
-var ErrNotApplied = errors.New("turnback: the pulled turns are not in the folder")
 
 // errServedPull: Pulled or ApplyPulled asked of a Repo a daemon serves
 // (they run where the store is held: package internal/daemonop).
@@ -301,7 +298,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	}
 	// The session's last state stays the pulled one: status then shows
 	// the edits made in the folder, which the apply kept.
-	out, err := r.execute(ctx, "pull --apply", now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		return nil, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
 	})
 	if err != nil {

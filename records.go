@@ -79,37 +79,6 @@ type sessionRecord struct {
 // maxRevs bounds sessionRecord.Revs.
 const maxRevs = 32
 
-// Turn is what an agent did between a snap and its end.
-type Turn struct {
-	Version  int       `json:"v"`
-	Session  string    `json:"session"`
-	N        int       `json:"turn"`
-	Message  string    `json:"message,omitempty"`
-	Before   cas.Hash  `json:"-"`
-	After    cas.Hash  `json:"-"`
-	BeforeID string    `json:"before"`
-	AfterID  string    `json:"after,omitempty"`
-	Started  time.Time `json:"started"`
-	Ended    time.Time `json:"ended,omitzero"`
-	// ClosedBy says what closed the turn: "end", "snap", "undo" or
-	// "redo"; empty while the turn is open.
-	ClosedBy string `json:"closed_by,omitempty"`
-	Added    int    `json:"added"`
-	Modified int    `json:"modified"`
-	Deleted  int    `json:"deleted"`
-	// Meta is what the snap that began the turn was given
-	// (SnapOptions.Meta): small string pairs turnback stores and
-	// returns, never interprets (meta.go). Nil for none.
-	Meta map[string]string `json:"meta,omitempty"`
-	// PartlyUndone lists the paths partial undos (undo --path) of this
-	// turn reverted while it stays on the undo stack: filled by Turns,
-	// not stored.
-	PartlyUndone []string `json:"-"`
-}
-
-// Open reports whether the turn has no after-state yet.
-func (t *Turn) Open() bool { return t.ClosedBy == "" }
-
 func turnKey(session string, n int) []byte {
 	return []byte(prefixTurn + session + "/" + fmt.Sprintf(turnNumFmt, n))
 }
@@ -304,22 +273,6 @@ type checkpointRecord struct {
 
 // checkpointPaths is how many paths a checkpoint record names.
 const checkpointPaths = 50
-
-// Checkpoint describes a recorded checkpoint (GCResult lists the ones gc
-// drops).
-type Checkpoint struct {
-	ID      string    `json:"id"`
-	Time    time.Time `json:"time"`
-	Session string    `json:"session"`
-	// Turn is the session's newest turn number when it was made: the
-	// checkpoint sits between turn Turn and turn Turn+1.
-	Turn int `json:"turn"`
-	// Command, Paths and More: what made it and the paths it changed
-	// (see checkpointRecord; "" and none for older records).
-	Command string   `json:"command"`
-	Paths   []string `json:"paths"`
-	More    int      `json:"more"`
-}
 
 func checkpointKey(h cas.Hash) []byte { return []byte(prefixCheckpoint + h.String()) }
 

@@ -21,18 +21,6 @@ func unfinished(err error) error {
 	return &UnfinishedError{Err: err}
 }
 
-// RecoverResult reports Recover.
-type RecoverResult struct {
-	// Found: there was an interrupted operation.
-	Found bool
-	// RolledBack: it was rolled back (else finished).
-	RolledBack bool
-	// Paths the rollback put back (rewritten, removed, recreated), and
-	// those it left as they are.
-	Restored, Deleted, Created []string
-	Kept                       []PathNote
-}
-
 // ErrNothingToRollBack: Recover was asked to roll back an interrupted
 // operation that an earlier operation of this process (a watch daemon)
 // had finished already.

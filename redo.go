@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -336,7 +337,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, opName("redo", st.turns), snap.Root, st.actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, opName("redo", st.turns), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		if err := r.redone(ctx, sess, st, result); err != nil {
 			return nil, nil, err
 		}

@@ -14,65 +14,12 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
 )
-
-// PathNote is a path with what happened to it.
-type PathNote struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-	// Kept: left as it is on purpose (a directory that still holds
-	// something, a path ignored in either state), so not a reason to
-	// call the command incomplete.
-	Kept bool `json:"kept,omitempty"`
-}
-
-// RestoreResult reports undo, redo and restore.
-type RestoreResult struct {
-	Turns         int        // turns undone or redone
-	Restored      []string   // rewritten
-	Deleted       []string   // removed
-	Created       []string   // brought back
-	Conflicts     []PathNote // edits in the way (nothing changed unless forced)
-	NotRestorable []PathNote // left as they are
-	Checkpoint    cas.Hash   // the state the command replaced
-	Result        cas.Hash   // the state it left
-	// Nothing: there was nothing to undo or redo.
-	Nothing bool
-	// Paths: the paths of a partial undo (UndoOptions.Paths), or of the
-	// partial undos a redo brought back; empty for whole turns.
-	Paths []string
-	// Merged: paths of Restored whose content is a merge (undo with
-	// UndoOptions.Merge); Markers: those of them written with conflict
-	// markers (MergeMarkers).
-	Merged, Markers []string
-	// DryRun is set by a dry run (UndoOptions.DryRun and the like),
-	// which changes nothing: what the command would do. Of the other
-	// fields only Nothing, Turns (the preview's), Moved (the turns it
-	// would move) and, when the preview stops at conflicts (returned
-	// with a *ConflictError), Conflicts are set.
-	DryRun *Preview
-	// Moved lists the turns the undo or redo moved (a dry run: would
-	// move), each once, oldest first, as their records are (number,
-	// message, Meta): the turns Turns counts. A partial undo's are its
-	// last N turns, whose changes at its paths it reverted (they stay
-	// on the undo stack); its redo's the same. Empty, never nil, from Undo,
-	// Redo and Restore (which moves no turns), and when nothing moved
-	// (nothing to do, a conflict).
-	Moved []*Turn `json:"moved"`
-	// AfterDropped: the session's latest turn changed nothing turnback
-	// captures and was dropped, so this undo undid an older one (Moved):
-	// that turn's number. 0 otherwise.
-	AfterDropped int
-
-	parents map[string]bool // directories recreated only for a path below
-	// noContent: paths not restorable because their content is neither
-	// stored nor held by a reference (refsource.go).
-	noContent map[string]bool
-}
 
 // metaBatch is the metadata a restore commits together with its files.
 type metaBatch struct {
@@ -272,7 +219,7 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 		reason := s.Reason
 		if why, ok := notes[s.Path]; ok {
 			reason = why
-			out.noContent = addPath(out.noContent, s.Path)
+			model.AddNoContent(out, s.Path)
 		}
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}

@@ -31,17 +31,6 @@ import (
 // one.
 const ActiveWindow = 10 * time.Minute
 
-// OpenWindow is how recent an open turn's start must be for its
-// session to count as working right now (LatestSession). An older open
-// turn was left by an agent that stopped without ending it.
-const OpenWindow = time.Hour
-
-// Working reports whether the session has a turn open right now, at
-// now: one that started within OpenWindow and has not ended.
-func (s SessionInfo) Working(now time.Time) bool {
-	return s.Open && s.hasTurns() && now.Sub(s.LastTurn) < OpenWindow
-}
-
 // DefaultSession is the session of a Repo opened without a name.
 const DefaultSession = "default"
 
@@ -54,38 +43,8 @@ const (
 	shortMin  = 8
 )
 
-// SessionInfo describes one session of a store (see Repo.Sessions).
-// Its JSON is the HTTP API's session document (GET /v1/sessions).
-type SessionInfo struct {
-	Name string `json:"name"`
-	// Short is Name as people are shown it: Name itself, or for a name
-	// over 24 bytes its shortest prefix of at least 8 that no other
-	// session's name starts with, which FindSession accepts.
-	Short string `json:"short"`
-	// Agent names the agent whose hook recorded the session's first
-	// turn ("claude", "gemini", ...; see Options.Agent), "" for none
-	// (and for sessions recorded before agents were).
-	Agent string `json:"agent,omitempty"`
-	// Turns counts the turns undo can revert (the open one included);
-	// Redo the undone turns redo can bring back.
-	Turns int `json:"turns"`
-	Redo  int `json:"redo"`
-	// Open: the session's newest turn has not ended.
-	Open bool `json:"open"`
-	// LastTurn is when the newest turn (undone or not) started or
-	// ended, whichever is later; zero when the session has no turn.
-	LastTurn time.Time `json:"last_turn,omitzero"`
-	// LastMessage is the newest turn's message.
-	LastMessage string `json:"last_message,omitempty"`
-	// RedoCleared is when turn RedoClearedBy, which changed the folder,
-	// replaced the undone turns redo could bring back (zero: never).
-	// Neither is in the API's document.
-	RedoCleared   time.Time `json:"-"`
-	RedoClearedBy int       `json:"-"`
-}
-
 // hasTurns reports whether the session has a turn to undo or redo.
-func (s SessionInfo) hasTurns() bool { return s.Turns+s.Redo > 0 }
+func hasTurns(s SessionInfo) bool { return s.Turns+s.Redo > 0 }
 
 // Sessions lists the store's sessions, the most recently active (by
 // LastTurn) first, then by name. A store without sessions gives none.
@@ -262,11 +221,11 @@ func latestSession(list []SessionInfo, now time.Time) (SessionInfo, error) {
 	for i, s := range list {
 		switch {
 		case ValidSession(s.Name) != nil: // made before the rule: it cannot be opened
-		case s.Name == DefaultSession && !s.hasTurns():
+		case s.Name == DefaultSession && !hasTurns(s):
 			pick = s
 		case s.Name == DefaultSession:
 			newest = &list[i]
-		case s.hasTurns() && newest == nil:
+		case hasTurns(s) && newest == nil:
 			newest = &list[i]
 		}
 		if newest != nil && newest.Name == DefaultSession {

@@ -165,16 +165,6 @@ func (r *Repo) findTurn(ctx context.Context, n int) (t *Turn, undone bool, err e
 	return nil, false, &refError{fmt.Sprintf("turnback: no turn %d in session %q: %s", n, r.session, has), []error{ErrNoTurn, ErrUnknownID}}
 }
 
-// TurnChanges is what one turn changed (ShowTurn, DiffTurn).
-type TurnChanges struct {
-	Turn *Turn
-	// Undone says the turn is undone, waiting on the redo stack.
-	Undone bool
-	// Files are the paths the turn changed, from its before-state to its
-	// after-state; OldData and NewData are set by DiffTurn only.
-	Files []FileDiff
-}
-
 // ShowTurn returns what turn n of the session changed: the paths with
 // their entries before and after. An open turn is ErrOpenTurn, a turn
 // the session does not have ErrNoTurn.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -168,7 +169,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if partial {
 		verb += " --path"
 	}
-	out, err := r.execute(ctx, opName(verb, nums), now, actions, res.parents, force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, opName(verb, nums), now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
@@ -181,7 +182,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	out.AfterDropped = afterDropped
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	out.Merged, out.Markers = merged.lists(out.Restored)
-	out.Moved = movedTurns(turns, perTurn, out.noContent, partial)
+	out.Moved = movedTurns(turns, perTurn, model.NoContent(out), partial)
 	if partial {
 		out.Paths = specs
 		return out, r.keepEmptyPartial(ctx, out)
@@ -329,10 +330,7 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 			}
 			parents = append(parents, restore.Action{Path: q, New: want})
 			planned[q] = true
-			if res.parents == nil {
-				res.parents = map[string]bool{}
-			}
-			res.parents[q] = true
+			model.AddParent(res, q)
 		}
 	}
 	return append(actions, parents...), nil

@@ -52,24 +52,6 @@ func (r *Repo) verifyHeld(ctx context.Context, h cas.Hash) (checked, byRef bool,
 	return true, true, why, nil
 }
 
-// VerifyProblem is one damaged path found by Verify.
-type VerifyProblem struct {
-	Snapshot string `json:"snapshot"`
-	Path     string `json:"path"`
-	Err      string `json:"error"`
-}
-
-// VerifyResult reports a Verify run.
-type VerifyResult struct {
-	Snapshots int `json:"snapshots"`
-	Trees     int `json:"trees"`
-	Contents  int `json:"contents"`
-	// References counts the contents above (of files over the size
-	// limit) checked by reading them back from a recorded reference.
-	References int             `json:"references"`
-	Problems   []VerifyProblem `json:"problems"`
-}
-
 // Verify re-reads and re-hashes every tree and content reachable from
 // every recorded snapshot, including content over the size limit held by
 // reference (read back from a recorded reference: see verifyHeld).

@@ -115,18 +115,6 @@ func (p WatchPhases) String() string {
 		p.Build.Round(time.Millisecond), p.Yielded.Round(time.Millisecond), first, p.Count.Round(time.Millisecond), p.Commands)
 }
 
-// WatchInfo says how a capture of a watching Repo read the tree.
-type WatchInfo struct {
-	// Incremental: only directories the watcher reported were read.
-	Incremental bool `json:"incremental"`
-	// FullWalk says why the whole tree was read instead.
-	FullWalk string `json:"full_walk,omitempty"`
-	// DirsRead and DirsReused count the directories listed and those
-	// taken unread from the previous capture.
-	DirsRead   int64 `json:"dirs_read"`
-	DirsReused int64 `json:"dirs_reused"`
-}
-
 // watchState is the bookkeeping of a watching Repo, guarded by the
 // store's mutex.
 type watchState struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/api"
 )
 
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
@@ -28,7 +29,7 @@ func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(data, '\n'))
 }
 
-func writeAPIError(w http.ResponseWriter, status int, e *turnback.ErrorResponse) {
+func writeAPIError(w http.ResponseWriter, status int, e *api.ErrorResponse) {
 	writeAPIJSON(w, status, e)
 }
 
@@ -52,8 +53,8 @@ var errTooLarge = fmt.Errorf("turnback: api: the request body is over %d bytes",
 
 // apiErrorDoc maps an error to its status and document: the exit code
 // is the one the CLI exits with for it.
-func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
-	doc := &turnback.ErrorResponse{Error: err.Error(), ExitCode: 1, Kind: "error"}
+func apiErrorDoc(err error) (int, *api.ErrorResponse) {
+	doc := &api.ErrorResponse{Error: err.Error(), ExitCode: 1, Kind: "error"}
 	var ce *turnback.ConflictError
 	var br badRequest
 	status := http.StatusInternalServerError
@@ -72,6 +73,8 @@ func apiErrorDoc(err error) (int, *turnback.ErrorResponse) {
 		status, doc.ExitCode, doc.Kind = http.StatusNotFound, 2, "not_found"
 	case errors.Is(err, turnback.ErrDiverged):
 		status, doc.ExitCode, doc.Kind = http.StatusConflict, 3, "diverged"
+	case errors.Is(err, turnback.ErrNotApplied):
+		status, doc.Kind = http.StatusConflict, "not_applied" // the CLI exits 1: nothing to resolve by force
 	case errors.Is(err, turnback.ErrBadSession):
 		status, doc.ExitCode, doc.Kind = http.StatusBadRequest, 2, "bad_session"
 	case errors.Is(err, errWrongDaemon):

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/api"
 )
 
 // FuzzAPIRequest: the API's request decoding never panics, refuses with
@@ -23,7 +23,7 @@ func FuzzAPIRequest(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, v := range []any{&turnback.UndoRequest{}, &turnback.SnapRequest{}, &turnback.RestoreRequest{}, &turnback.GCRequest{}} {
+		for _, v := range []any{&api.UndoRequest{}, &api.SnapRequest{}, &api.RestoreRequest{}, &api.GCRequest{}} {
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest("POST", "/v1/x", strings.NewReader(body))
 			err := decode(w, r, v)

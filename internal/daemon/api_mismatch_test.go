@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/api"
 )
 
 // TestTypeMismatch: a body value of the wrong JSON type is said in
@@ -17,17 +17,17 @@ func TestTypeMismatch(t *testing.T) {
 		v          any
 		body, want string
 	}{
-		{&turnback.UndoRequest{}, `{"count":"2"}`, `field "count": want a whole number, got a string`},
-		{&turnback.UndoRequest{}, `{"count":true}`, `field "count": want a whole number, got true or false`},
-		{&turnback.UndoRequest{}, `{"count":{}}`, `field "count": want a whole number, got an object`},
-		{&turnback.UndoRequest{}, `{"count":1e400}`, `field "count": want a whole number, got 1e400`},
-		{&turnback.UndoRequest{}, `{"paths":[[]]}`, `field "paths": want an array of strings, got an array in it`},
-		{&turnback.UndoRequest{}, `{"merge":1}`, `field "merge": want a string, got a number`},
-		{&turnback.SnapRequest{}, `{"take_notice":"yes"}`, `field "take_notice": want true or false, got a string`},
-		{&turnback.SnapRequest{}, `{"meta":"k=v"}`, `field "meta": want an object of strings, got a string`},
-		{&turnback.GCRequest{}, `{"keep":-0.5}`, `field "keep": want a whole number, got -0.5`},
-		{&turnback.RestoreRequest{}, `{"id":7}`, `field "id": want a string, got a number`},
-		{&turnback.RestoreRequest{}, `7`, `want an object, got a number`},
+		{&api.UndoRequest{}, `{"count":"2"}`, `field "count": want a whole number, got a string`},
+		{&api.UndoRequest{}, `{"count":true}`, `field "count": want a whole number, got true or false`},
+		{&api.UndoRequest{}, `{"count":{}}`, `field "count": want a whole number, got an object`},
+		{&api.UndoRequest{}, `{"count":1e400}`, `field "count": want a whole number, got 1e400`},
+		{&api.UndoRequest{}, `{"paths":[[]]}`, `field "paths": want an array of strings, got an array in it`},
+		{&api.UndoRequest{}, `{"merge":1}`, `field "merge": want a string, got a number`},
+		{&api.SnapRequest{}, `{"take_notice":"yes"}`, `field "take_notice": want true or false, got a string`},
+		{&api.SnapRequest{}, `{"meta":"k=v"}`, `field "meta": want an object of strings, got a string`},
+		{&api.GCRequest{}, `{"keep":-0.5}`, `field "keep": want a whole number, got -0.5`},
+		{&api.RestoreRequest{}, `{"id":7}`, `field "id": want a string, got a number`},
+		{&api.RestoreRequest{}, `7`, `want an object, got a number`},
 	} {
 		err := json.Unmarshal([]byte(tc.body), tc.v)
 		var te *json.UnmarshalTypeError

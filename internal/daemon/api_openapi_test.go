@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/api"
 )
 
 // TestOpenAPIRoutes checks openapi.json against the running
@@ -97,7 +98,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e turnback.ErrorResponse
+		var e api.ErrorResponse
 		_ = json.NewDecoder(resp.Body).Decode(&e)
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusMethodNotAllowed || e.Kind == "not_found" {

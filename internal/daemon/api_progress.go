@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/api"
 	wd "github.com/turnback/turnback/watch/daemon"
 )
 
@@ -29,11 +30,11 @@ const progressEvery = 100 * time.Millisecond
 
 // streamEvent is one line of the stream.
 type streamEvent struct {
-	Progress *wd.StreamProgress      `json:"progress,omitempty"`
-	Step     string                  `json:"step,omitempty"`
-	Result   any                     `json:"result,omitempty"`
-	Error    *turnback.ErrorResponse `json:"error,omitempty"`
-	Status   int                     `json:"status,omitempty"`
+	Progress *wd.StreamProgress `json:"progress,omitempty"`
+	Step     string             `json:"step,omitempty"`
+	Result   any                `json:"result,omitempty"`
+	Error    *api.ErrorResponse `json:"error,omitempty"`
+	Status   int                `json:"status,omitempty"`
 }
 
 // wantsStream reports whether r asks for the progress stream.
@@ -146,7 +147,7 @@ func (a *apiServer) stream(rt apiRoute, w http.ResponseWriter, r *http.Request) 
 
 // requestErrorDoc is apiErrorDoc for the error of request r: one that a
 // hard stop of the daemon caused says why it stopped.
-func requestErrorDoc(r *http.Request, err error) (int, *turnback.ErrorResponse) {
+func requestErrorDoc(r *http.Request, err error) (int, *api.ErrorResponse) {
 	status, doc := apiErrorDoc(err)
 	if why, ok := Stopping(r.Context()); ok {
 		doc.Stopping = why

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/api"
 	wd "github.com/turnback/turnback/watch/daemon"
 )
 
@@ -127,7 +128,7 @@ func NewHandler(repo *turnback.Repo) http.Handler {
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != rt.method && !(rt.method == "GET" && r.Method == "HEAD") {
 				w.Header().Set("Allow", rt.method)
-				writeAPIError(w, http.StatusMethodNotAllowed, &turnback.ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, ExitCode: 2, Kind: "bad_request"})
+				writeAPIError(w, http.StatusMethodNotAllowed, &api.ErrorResponse{Error: "turnback: api: " + r.Method + " not allowed; use " + rt.method, ExitCode: 2, Kind: "bad_request"})
 				return
 			}
 			if rt.serve == nil {
@@ -158,7 +159,7 @@ func NewHandler(repo *turnback.Repo) http.Handler {
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeAPIError(w, http.StatusNotFound, &turnback.ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, ExitCode: 2, Kind: "not_found"})
+		writeAPIError(w, http.StatusNotFound, &api.ErrorResponse{Error: "turnback: api: no such endpoint: " + r.URL.Path, ExitCode: 2, Kind: "not_found"})
 	})
 	return mux
 }
@@ -226,7 +227,7 @@ func (a *apiServer) lockSession(name string) func() {
 }
 
 func (a *apiServer) snap(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req turnback.SnapRequest
+	var req api.SnapRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -273,8 +274,8 @@ func (a *apiServer) redo(w http.ResponseWriter, r *http.Request) (any, error) {
 // undoRedo runs an undo or redo and reports the turns it moved
 // (turnback.RestoreResult.Moved; a dry run's: would move).
 func (a *apiServer) undoRedo(w http.ResponseWriter, r *http.Request, op string) (any, error) {
-	var ureq turnback.UndoRequest
-	var rreq turnback.RedoRequest
+	var ureq api.UndoRequest
+	var rreq api.RedoRequest
 	var err error
 	if op == "undo" {
 		err = decode(w, r, &ureq)
@@ -328,7 +329,7 @@ func (a *apiServer) turns(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &turnback.TurnsResponse{Session: v.Session(), Turns: turnback.NewTurnsJSON(turns), Redo: turnback.NewTurnsJSON(redo)}, nil
+	return &api.TurnsResponse{Session: v.Session(), Turns: api.NewTurnsJSON(turns), Redo: api.NewTurnsJSON(redo)}, nil
 }
 
 func (a *apiServer) sessions(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -340,11 +341,11 @@ func (a *apiServer) sessions(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return &turnback.SessionsResponse{Sessions: nonNil(list)}, nil
+	return &api.SessionsResponse{Sessions: nonNil(list)}, nil
 }
 
 func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req turnback.RestoreRequest
+	var req api.RestoreRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -382,7 +383,7 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := &turnback.StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []turnback.ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
+	out := &api.StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []api.ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
 	for _, c := range st.Changes {
 		out.Changes = append(out.Changes, changeJSON(c))
 	}
@@ -402,9 +403,9 @@ func (a *apiServer) diff(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &turnback.DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []turnback.FileDiffJSON{}}
+	out := &api.DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []api.FileDiffJSON{}}
 	for _, d := range diffs {
-		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
+		out.Files = append(out.Files, api.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}
 	return out, nil
 }
@@ -418,9 +419,9 @@ func (a *apiServer) show(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &turnback.ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []turnback.PathEntryJSON{}, Turns: turnback.NewTurnsJSON(info.Turns)}
+	out := &api.ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []api.PathEntryJSON{}, Turns: api.NewTurnsJSON(info.Turns)}
 	for _, e := range info.Entries {
-		out.Entries = append(out.Entries, turnback.PathEntryJSON{Path: e.Path, Entry: *entryJSON(&e.Entry)})
+		out.Entries = append(out.Entries, api.PathEntryJSON{Path: e.Path, Entry: *entryJSON(&e.Entry)})
 	}
 	return out, nil
 }
@@ -443,7 +444,7 @@ func (a *apiServer) verify(w http.ResponseWriter, r *http.Request) (any, error) 
 }
 
 func (a *apiServer) gc(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req turnback.GCRequest
+	var req api.GCRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -468,5 +469,5 @@ func (a *apiServer) info(w http.ResponseWriter, r *http.Request) (any, error) {
 }
 
 func (a *apiServer) health(w http.ResponseWriter, r *http.Request) (any, error) {
-	return &turnback.HealthResponse{OK: true, API: "v1", WorkTree: a.repo.WorkTree(), Store: a.repo.StoreDir(), PID: os.Getpid()}, nil
+	return &api.HealthResponse{OK: true, API: "v1", WorkTree: a.repo.WorkTree(), Store: a.repo.StoreDir(), PID: os.Getpid()}, nil
 }

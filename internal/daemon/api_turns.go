@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/api"
 )
 
 func (a *apiServer) allTurns(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -21,9 +22,9 @@ func (a *apiServer) allTurns(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := &turnback.AllTurnsResponse{Sessions: []turnback.SessionTurnsJSON{}}
+	out := &api.AllTurnsResponse{Sessions: []api.SessionTurnsJSON{}}
 	for _, s := range all {
-		out.Sessions = append(out.Sessions, turnback.SessionTurnsJSON{Session: s.SessionInfo, Turns: turnback.NewTurnsJSON(s.Turns), Redo: turnback.NewTurnsJSON(s.Redo)})
+		out.Sessions = append(out.Sessions, api.SessionTurnsJSON{Session: s.SessionInfo, Turns: api.NewTurnsJSON(s.Turns), Redo: api.NewTurnsJSON(s.Redo)})
 	}
 	return out, nil
 }
@@ -55,19 +56,19 @@ func (a *apiServer) turnChanges(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	out := &turnback.TurnChangesResponse{Turn: turnback.NewTurnJSON(tc.Turn), Undone: tc.Undone, Files: []turnback.FileDiffJSON{}}
+	out := &api.TurnChangesResponse{Turn: api.NewTurnJSON(tc.Turn), Undone: tc.Undone, Files: []api.FileDiffJSON{}}
 	for _, d := range tc.Files {
-		out.Files = append(out.Files, turnback.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
+		out.Files = append(out.Files, api.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}
 	return out, nil
 }
 
 func (a *apiServer) unprotected(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req turnback.UnprotectedRequest
+	var req api.UnprotectedRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
-	turns, err := turnback.TurnsOfJSON(req.Turns)
+	turns, err := api.TurnsOfJSON(req.Turns)
 	if err != nil {
 		return nil, badRequest{err.Error()}
 	}
@@ -79,11 +80,11 @@ func (a *apiServer) unprotected(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return &turnback.UnprotectedResponse{Unprotected: m}, nil
+	return &api.UnprotectedResponse{Unprotected: m}, nil
 }
 
 func (a *apiServer) recover(w http.ResponseWriter, r *http.Request) (any, error) {
-	var req turnback.RecoverRequest
+	var req api.RecoverRequest
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func (a *apiServer) recover(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return &turnback.RecoverResponse{Found: res.Found, RolledBack: res.RolledBack, Restored: nonNil(res.Restored),
+	return &api.RecoverResponse{Found: res.Found, RolledBack: res.RolledBack, Restored: nonNil(res.Restored),
 		Deleted: nonNil(res.Deleted), Created: nonNil(res.Created), Kept: nonNil(res.Kept)}, nil
 }
 
@@ -108,5 +109,5 @@ func (a *apiServer) checkpointList(_ http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	return &turnback.CheckpointsResponse{Checkpoints: append([]turnback.Checkpoint{}, list...)}, nil
+	return &api.CheckpointsResponse{Checkpoints: append([]turnback.Checkpoint{}, list...)}, nil
 }

@@ -9,8 +9,8 @@
 //
 // It imports the root package and serves its API as the CLI uses it;
 // the root package never imports it. The root's client (a Repo a daemon
-// serves) and this server speak one protocol: the documents are the
-// root's (api_types.go), the headers and the progress stream's counters
+// serves) and this server speak one protocol: the documents are
+// internal/api's, the headers and the progress stream's counters
 // are watch/daemon's (api.go), and openapi.json describes the routes.
 // Nothing outside the module imports it: the HTTP API is the daemon's
 // public face.
@@ -23,7 +23,7 @@
 //     session it names (turnback.Repo.View).
 //   - Stream: a request that accepts application/x-ndjson gets its
 //     progress and restore steps as lines before its outcome.
-//   - Error document: turnback.ErrorResponse, with the exit code the
+//   - Error document: internal/api's ErrorResponse, with the exit code the
 //     CLI exits with for the same error.
 //   - Server: the serving side (NewServer, server.go): the socket, HTTP
 //     on it and on loopback TCP (ServerConfig.Listen, with the bearer

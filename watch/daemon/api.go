@@ -1,8 +1,8 @@
 package daemon
 
 // The HTTP API's headers and its progress stream, shared by the root
-// package's client and the server (internal/daemon). The documents
-// themselves are the root package's (api_types.go).
+// package's client (internal/api) and the server (internal/daemon).
+// The documents themselves are internal/api's.
 
 const (
 	// StoreHeader and WorkTreeHeader, on a request, name (base64) the

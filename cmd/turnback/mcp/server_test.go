@@ -76,7 +76,7 @@ func TestServeInMemory(t *testing.T) {
 	call("turnback_show", map[string]any{"turn": 1}, &show)
 	var got []string
 	for _, c := range show.Changes {
-		got = append(got, c.Change+" "+c.Path)
+		got = append(got, c.What+" "+c.Path)
 	}
 	if strings.Join(got, "|") != "added café.txt|added new\nline.txt|added quote\".txt" {
 		t.Errorf("show: %q", got)

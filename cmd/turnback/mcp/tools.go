@@ -224,7 +224,7 @@ func changeList(diffs []turnback.FileDiff) ([]Change, int) {
 		if len(out) == maxPaths {
 			return out, len(diffs) - maxPaths
 		}
-		out = append(out, Change{Path: d.Path, Change: d.What})
+		out = append(out, Change{Path: d.Path, What: d.What})
 	}
 	return out, 0
 }
@@ -305,7 +305,7 @@ func (s *server) status(ctx context.Context, in StatusIn) (StatusOut, error) {
 			out.More = len(st.Changes) - i
 			break
 		}
-		out.Changes = append(out.Changes, Change{Path: ch.Path, Change: ch.What})
+		out.Changes = append(out.Changes, Change{Path: ch.Path, What: ch.What})
 	}
 	return out, nil
 }

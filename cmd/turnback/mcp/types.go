@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/turnback/turnback"
+
 // The tools' arguments: every tool takes folder and session. The
 // jsonschema tags are the descriptions the client's model reads.
 
@@ -67,11 +69,9 @@ type Turn struct {
 	Deleted  int    `json:"deleted"`
 }
 
-// Change is one changed path.
-type Change struct {
-	Path   string `json:"path"`
-	Change string `json:"change"`
-}
+// Change is one changed path: the library's Change, whose JSON is
+// {"path", "change"}.
+type Change = turnback.Change
 
 // TurnsOut is turnback_turns' result.
 type TurnsOut struct {

@@ -1,7 +1,7 @@
-package turnback
+package api
 
-// The documents of the HTTP API: internal/daemon makes them from this
-// package's values and serves them, api_client.go reads them back
+// The documents of the HTTP API: internal/daemon makes them from the
+// model's values and serves them, the client reads them back
 // (NewTurnJSON, NewTurnsJSON and TurnsOfJSON serve both sides: a client
 // sends turns too); internal/daemon/openapi.json describes them.
 // Snapshot ids are 64 hex digits, times RFC 3339.
@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker"
 )
 
 // SnapRequest is the body of POST /v1/sessions/{session}/snap.
@@ -36,7 +38,7 @@ type UndoRequest struct {
 	// DryRun changes nothing: the answer's dry_run says what would be.
 	DryRun bool `json:"dry_run,omitempty"`
 	// Merge: "clean" or "markers" merges text files edited since.
-	Merge MergeMode `json:"merge,omitempty"`
+	Merge model.MergeMode `json:"merge,omitempty"`
 }
 
 // RedoRequest is the body of POST /v1/sessions/{session}/redo (see
@@ -66,7 +68,7 @@ type GCRequest struct {
 // exits with for it, and what it is (Kind: "conflict", "busy",
 // "unknown_id", "ambiguous_id", "ambiguous_session", "unfinished",
 // "unverified", "no_space", "read_only", "invalid_meta", "bad_path",
-// "bad_ref", "no_turn", "open_turn", "no_session", "diverged",
+// "bad_ref", "no_turn", "open_turn", "no_session", "diverged", "not_applied",
 // "bad_session", "bad_request", "too_large", "unauthorized",
 // "not_found", "wrong_daemon", "stopping", "error"). A conflict
 // carries the result. Its field names are those of the CLI's --json
@@ -82,7 +84,7 @@ type ErrorResponse struct {
 	// Sessions: with kind "ambiguous_session" for a request that asked
 	// the daemon to pick its session, the live sessions it could not
 	// choose between.
-	Sessions []SessionInfo `json:"sessions,omitempty"`
+	Sessions []model.SessionInfo `json:"sessions,omitempty"`
 }
 
 // TurnJSON is a turn.
@@ -100,16 +102,19 @@ type TurnJSON struct {
 	Added    int               `json:"added"`
 	Modified int               `json:"modified"`
 	Deleted  int               `json:"deleted"`
+	// PartlyUndone: the paths partial undos reverted of a turn still on
+	// the undo stack (Turn.PartlyUndone).
+	PartlyUndone []string `json:"partly_undone,omitempty"`
 }
 
 // NewTurnJSON is t as the API sends it (nil for nil).
-func NewTurnJSON(t *Turn) *TurnJSON {
+func NewTurnJSON(t *model.Turn) *TurnJSON {
 	if t == nil {
 		return nil
 	}
 	j := &TurnJSON{Session: t.Session, Turn: t.N, Message: t.Message, Meta: t.Meta, Before: t.Before.String(),
 		Open: t.Open(), Started: t.Started, Ended: t.Ended, ClosedBy: t.ClosedBy,
-		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted}
+		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, PartlyUndone: t.PartlyUndone}
 	if !t.Open() {
 		j.After = t.After.String()
 	}
@@ -117,7 +122,7 @@ func NewTurnJSON(t *Turn) *TurnJSON {
 }
 
 // NewTurnsJSON is ts as the API sends them (never nil).
-func NewTurnsJSON(ts []*Turn) []*TurnJSON {
+func NewTurnsJSON(ts []*model.Turn) []*TurnJSON {
 	out := []*TurnJSON{}
 	for _, t := range ts {
 		out = append(out, NewTurnJSON(t))
@@ -125,13 +130,13 @@ func NewTurnsJSON(ts []*Turn) []*TurnJSON {
 	return out
 }
 
-func (j *TurnJSON) turn() (*Turn, error) {
+func (j *TurnJSON) turn() (*model.Turn, error) {
 	if j == nil {
 		return nil, nil
 	}
-	t := &Turn{Version: metaVersion, Session: j.Session, N: j.Turn, Message: j.Message, Meta: j.Meta, BeforeID: j.Before,
+	t := &model.Turn{Version: turnVersion, Session: j.Session, N: j.Turn, Message: j.Message, Meta: j.Meta, BeforeID: j.Before,
 		AfterID: j.After, Started: j.Started, Ended: j.Ended, ClosedBy: j.ClosedBy,
-		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted}
+		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted, PartlyUndone: j.PartlyUndone}
 	var err error
 	if t.Before, err = parseDocID(j.Before); err != nil {
 		return nil, err
@@ -143,8 +148,8 @@ func (j *TurnJSON) turn() (*Turn, error) {
 }
 
 // TurnsOfJSON reads turns the API sent back into Turns.
-func TurnsOfJSON(js []*TurnJSON) ([]*Turn, error) {
-	var out []*Turn
+func TurnsOfJSON(js []*TurnJSON) ([]*model.Turn, error) {
+	var out []*model.Turn
 	for _, j := range js {
 		t, err := j.turn()
 		if err != nil {
@@ -169,24 +174,24 @@ func parseDocID(s string) (cas.Hash, error) {
 
 // SnapResponse answers snap and end.
 type SnapResponse struct {
-	Snapshot       string     `json:"snapshot,omitempty"`
-	Session        string     `json:"session"`
-	Turn           int        `json:"turn"`
-	Files          int64      `json:"files"`
-	Bytes          int64      `json:"bytes"`
-	Stats          Stats      `json:"stats"`
-	Closed         *TurnJSON  `json:"closed,omitempty"`
-	Dropped        bool       `json:"dropped,omitempty"`
-	IgnoredChanged []Ignored  `json:"ignored_changed,omitempty"`
-	NoOpenTurn     bool       `json:"no_open_turn,omitempty"`
-	Kept           bool       `json:"kept,omitempty"`
-	Watch          *WatchInfo `json:"watch,omitempty"`
-	RetentionError string     `json:"retention_error,omitempty"`
-	Notice         *Notice    `json:"notice,omitempty"`
+	Snapshot       string           `json:"snapshot,omitempty"`
+	Session        string           `json:"session"`
+	Turn           int              `json:"turn"`
+	Files          int64            `json:"files"`
+	Bytes          int64            `json:"bytes"`
+	Stats          walker.Stats     `json:"stats"`
+	Closed         *TurnJSON        `json:"closed,omitempty"`
+	Dropped        bool             `json:"dropped,omitempty"`
+	IgnoredChanged []walker.Ignored `json:"ignored_changed,omitempty"`
+	NoOpenTurn     bool             `json:"no_open_turn,omitempty"`
+	Kept           bool             `json:"kept,omitempty"`
+	Watch          *model.WatchInfo `json:"watch,omitempty"`
+	RetentionError string           `json:"retention_error,omitempty"`
+	Notice         *model.Notice    `json:"notice,omitempty"`
 }
 
-func (s *SnapResponse) result() (*SnapResult, error) {
-	out := &SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
+func (s *SnapResponse) result() (*model.SnapResult, error) {
+	out := &model.SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
 		Dropped: s.Dropped, IgnoredChanged: s.IgnoredChanged, NoOpenTurn: s.NoOpenTurn, Kept: s.Kept, Watch: s.Watch, Notice: s.Notice}
 	var err error
 	if out.Snapshot, err = parseDocID(s.Snapshot); err != nil {
@@ -208,18 +213,18 @@ func (s *SnapResponse) result() (*SnapResult, error) {
 // FilesReverted is every path the command changed (Restored, Deleted
 // and Created, sorted); SnapshotRestored the state it left.
 type RestoreResponse struct {
-	TurnsUndone      int         `json:"turns_undone"`
-	TurnsRedone      int         `json:"turns_redone"`
-	Turns            []*TurnJSON `json:"turns"`
-	FilesReverted    []string    `json:"files_reverted"`
-	Restored         []string    `json:"restored"`
-	Deleted          []string    `json:"deleted"`
-	Created          []string    `json:"created"`
-	SnapshotRestored string      `json:"snapshot_restored"`
-	Checkpoint       string      `json:"checkpoint"`
-	Conflicts        []PathNote  `json:"conflicts"`
-	NotRestorable    []PathNote  `json:"not_restorable"`
-	Nothing          bool        `json:"nothing,omitempty"`
+	TurnsUndone      int              `json:"turns_undone"`
+	TurnsRedone      int              `json:"turns_redone"`
+	Turns            []*TurnJSON      `json:"turns"`
+	FilesReverted    []string         `json:"files_reverted"`
+	Restored         []string         `json:"restored"`
+	Deleted          []string         `json:"deleted"`
+	Created          []string         `json:"created"`
+	SnapshotRestored string           `json:"snapshot_restored"`
+	Checkpoint       string           `json:"checkpoint"`
+	Conflicts        []model.PathNote `json:"conflicts"`
+	NotRestorable    []model.PathNote `json:"not_restorable"`
+	Nothing          bool             `json:"nothing,omitempty"`
 	// AfterDropped: the session's latest turn was dropped (it changed
 	// nothing captured), so the undo undid an older one: its number.
 	AfterDropped int  `json:"after_dropped,omitempty"`
@@ -230,21 +235,14 @@ type RestoreResponse struct {
 	Merged  []string `json:"merged"`
 	Markers []string `json:"markers"`
 	// DryRun: what a dry run found it would do (nothing was changed).
-	DryRun *Preview `json:"dry_run,omitempty"`
+	DryRun *model.Preview `json:"dry_run,omitempty"`
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-func (r *RestoreResponse) result() (*RestoreResult, error) {
-	out := &RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
+func (r *RestoreResponse) result() (*model.RestoreResult, error) {
+	out := &model.RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
 		Markers: r.Markers, DryRun: r.DryRun, AfterDropped: r.AfterDropped}
-	out.Moved = make([]*Turn, 0, len(r.Turns))
+	out.Moved = make([]*model.Turn, 0, len(r.Turns))
 	for _, j := range r.Turns {
 		t, err := j.turn()
 		if err != nil {
@@ -318,9 +316,9 @@ type ChangeJSON struct {
 	New    *EntryJSON `json:"new,omitempty"`
 }
 
-func (j ChangeJSON) change() (Change, error) {
-	c := Change{Path: j.Path, What: j.Change}
-	for _, k := range []ChangeKind{Added, Deleted, Modified, ModeChanged, TypeChanged} {
+func (j ChangeJSON) change() (model.Change, error) {
+	c := model.Change{Path: j.Path, What: j.Change}
+	for _, k := range []manifest.ChangeKind{manifest.Added, manifest.Deleted, manifest.Modified, manifest.ModeChanged, manifest.TypeChanged} {
 		if k.String() == j.Change {
 			c.Kind = k
 		}
@@ -335,13 +333,13 @@ func (j ChangeJSON) change() (Change, error) {
 
 // StatusResponse answers GET /v1/status.
 type StatusResponse struct {
-	Base    string       `json:"base"`
-	Current string       `json:"current"`
-	Changes []ChangeJSON `json:"changes"`
-	Stats   Stats        `json:"stats"`
-	Watch   *WatchInfo   `json:"watch,omitempty"`
+	Base    string           `json:"base"`
+	Current string           `json:"current"`
+	Changes []ChangeJSON     `json:"changes"`
+	Stats   walker.Stats     `json:"stats"`
+	Watch   *model.WatchInfo `json:"watch,omitempty"`
 	// Ignored: with ?ignored=true, what the capture skipped and why.
-	Ignored []Ignored `json:"ignored,omitempty"`
+	Ignored []walker.Ignored `json:"ignored,omitempty"`
 }
 
 // FileDiffJSON is one path of a diff, with both contents (base64; absent
@@ -384,7 +382,7 @@ type ShowResponse struct {
 
 // SessionsResponse answers GET /v1/sessions.
 type SessionsResponse struct {
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions []model.SessionInfo `json:"sessions"`
 }
 
 // HealthResponse answers GET /v1/health.
@@ -394,4 +392,59 @@ type HealthResponse struct {
 	WorkTree string `json:"work_tree"`
 	Store    string `json:"store"`
 	PID      int    `json:"pid"`
+}
+
+// SessionTurnsJSON is one session with its turns (GET /v1/turns).
+type SessionTurnsJSON struct {
+	Session model.SessionInfo `json:"session"`
+	Turns   []*TurnJSON       `json:"turns"`
+	Redo    []*TurnJSON       `json:"redo"`
+}
+
+// AllTurnsResponse answers GET /v1/turns: every session, as
+// GET /v1/sessions orders them, with its turns newest first.
+type AllTurnsResponse struct {
+	Sessions []SessionTurnsJSON `json:"sessions"`
+}
+
+// TurnChangesResponse answers GET /v1/sessions/{session}/turns/{n}:
+// the paths the turn changed, with both contents when asked for
+// (?content=true, base64 as in a diff).
+type TurnChangesResponse struct {
+	Turn   *TurnJSON      `json:"turn"`
+	Undone bool           `json:"undone"`
+	Files  []FileDiffJSON `json:"files"`
+}
+
+// UnprotectedRequest is the body of POST /v1/unprotected: turns as the
+// API returns them (only "turn", "before" and "after" are read).
+type UnprotectedRequest struct {
+	Turns []*TurnJSON `json:"turns"`
+}
+
+// UnprotectedResponse answers POST /v1/unprotected: per turn number,
+// the paths the turn changed whose earlier content no copy or
+// reference holds (an undo cannot bring them back).
+type UnprotectedResponse struct {
+	Unprotected map[int][]string `json:"unprotected"`
+}
+
+// RecoverRequest is the body of POST /v1/recover.
+type RecoverRequest struct {
+	Rollback bool `json:"rollback,omitempty"`
+}
+
+// RecoverResponse answers POST /v1/recover (see RecoverResult).
+type RecoverResponse struct {
+	Found      bool             `json:"found"`
+	RolledBack bool             `json:"rolled_back"`
+	Restored   []string         `json:"restored"`
+	Deleted    []string         `json:"deleted"`
+	Created    []string         `json:"created"`
+	Kept       []model.PathNote `json:"kept"`
+}
+
+// CheckpointsResponse answers GET /v1/checkpoints.
+type CheckpointsResponse struct {
+	Checkpoints []model.Checkpoint `json:"checkpoints"`
 }

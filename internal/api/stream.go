@@ -1,7 +1,7 @@
-package turnback
+package api
 
 // The client side of the HTTP API's progress stream (the server,
-// internal/daemon, says what it carries): a request whose Options ask
+// internal/daemon, says what it carries): a request whose Call asks
 // for counters or restore steps is sent for the stream, and the
 // counters and steps the daemon reports are added here as they come.
 
@@ -14,35 +14,16 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"time"
 
+	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch/daemon"
 )
-
-// do sends one request of this view: over the progress stream when its
-// Options ask for counters, else for one document.
-func (rm *remoteRepo) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
-	hdr := http.Header{}
-	if rm.opts.Now != nil {
-		hdr.Set(daemon.TestNowHeader, rm.opts.Now().Format(time.RFC3339Nano))
-	}
-	var seen func(http.Header)
-	if rm.pickPending() {
-		hdr.Set(daemon.PickHeader, map[bool]string{false: "latest", true: "latest-reading"}[rm.pick.reading])
-		seen = rm.readPicked
-	}
-	p, rp, hook := rm.opts.Progress, rm.opts.RestoreProgress, rm.r.hook
-	if p == nil && rp == nil && hook == nil {
-		return rm.c.do(ctx, method, path, q, body, out, hdr, seen)
-	}
-	hdr.Set("Accept", daemon.StreamType)
-	return rm.c.doStream(ctx, method, path, q, body, out, p, rp, hook, hdr, seen)
-}
 
 // doStream is do over the progress stream: what the daemon's counters
 // gain is added to p and rp (either may be nil) as the lines come, and
 // hook (if set) is called with each step of the daemon's restore.
-func (c *remoteConn) doStream(ctx context.Context, method, path string, q url.Values, body, out any, p *Progress, rp *RestoreProgress,
+func (c *Client) doStream(ctx context.Context, method, path string, q url.Values, body, out any, p *walker.Progress, rp *restore.Progress,
 	hook func(string) error, hdr http.Header, seen func(http.Header)) error {
 	resp, err := c.send(ctx, method, path, q, body, hdr, seen)
 	if err != nil {
@@ -53,10 +34,10 @@ func (c *remoteConn) doStream(ctx context.Context, method, path string, q url.Va
 		return c.answer(resp, out) // a daemon that does not stream
 	}
 	if p == nil {
-		p = &Progress{}
+		p = &walker.Progress{}
 	}
 	if rp == nil {
-		rp = &RestoreProgress{}
+		rp = &restore.Progress{}
 	}
 	dec := json.NewDecoder(resp.Body)
 	var last daemon.StreamProgress
