@@ -311,3 +311,16 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	return out, nil
 }
+
+// keepPulled is gc's pulled record of session s, still valid after gc
+// rewrote s (a trim is not a change of the folder), and marks live the
+// state the folder was at: the apply's conflict check reads it.
+func keepPulled(m *pulledRecord, s *sessionRecord, live map[cas.Hash]bool) (cas.Entry, error) {
+	base, err := cas.ParseHash(m.Base)
+	if err != nil {
+		return cas.Entry{}, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, s.Name, err)
+	}
+	live[base] = true
+	m.Rev = s.Rev
+	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: encodeJSON(m)}, nil
+}
