@@ -15,6 +15,9 @@ import (
 const (
 	journalName = "journal" // the commit point: present = roll forward
 	stagingName = "staging" // staged files of a restore not yet committed
+	// committedName holds the journal's ID from just before the caller's
+	// metadata is committed: that restore can only be finished.
+	committedName = "committed"
 )
 
 type jEntry struct {
