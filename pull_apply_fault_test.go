@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/remote"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // applyWorld is a folder b that pulled turns 6 and 7 of session s and
@@ -180,6 +180,7 @@ func applySteps(t *testing.T) []string {
 // after kill -9) or rolls back: the folder is then exactly before or
 // exactly after, the pulled record says the same, and verify passes.
 func TestApplyPulledFaults(t *testing.T) {
+	testtier.Slow(t)
 	steps := applySteps(t)
 	errs := []error{syscall.EIO, syscall.ENOSPC, syscall.EPERM}
 	for k, step := range steps {
@@ -233,4 +234,3 @@ func TestApplyPulledFaults(t *testing.T) {
 	}
 }
 
-var _ = cas.Sum
