@@ -233,4 +233,3 @@ func TestApplyPulledFaults(t *testing.T) {
 		}
 	}
 }
-
