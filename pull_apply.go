@@ -279,7 +279,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	loader := manifest.NewCachingLoader(r.loader())
 	left := map[string]*manifest.Entry{}
 	err = manifest.Diff(ctx, loader, base, last, func(c manifest.Change) error {
-		left[c.Path] = c.Old // what the folder held at the pull
+		left[c.Path] = foreignOwner(c.Old) // what the folder held at the pull
 		return nil
 	})
 	if err != nil {
@@ -287,7 +287,8 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	}
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
-		return manifest.Find(ctx, loader, last, p)
+		e, err := manifest.Find(ctx, loader, last, p)
+		return foreignOwner(e), err
 	}, res, force)
 	if err != nil {
 		return nil, err
@@ -323,4 +324,18 @@ func keepPulled(m *pulledRecord, s *sessionRecord, live map[cas.Hash]bool) (cas.
 	live[base] = true
 	m.Rev = s.Rev
 	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: encodeJSON(m)}, nil
+}
+
+// foreignOwner is e without its owner: the pulled trees record the
+// owners of the machine that captured them, which mean nothing here. A
+// restore as root then keeps the owner of what the path holds (else
+// takes its directory's) and sets no setuid, setgid or sticky bit, and
+// an owner changed in the folder is no conflict.
+func foreignOwner(e *manifest.Entry) *manifest.Entry {
+	if e == nil || !e.Owned {
+		return e
+	}
+	c := *e
+	c.Owned, c.UID, c.GID = false, 0, 0
+	return &c
 }
