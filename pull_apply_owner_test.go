@@ -3,6 +3,7 @@
 package turnback_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,15 +14,21 @@ import (
 )
 
 // TestApplyPulledKeepsOwners: root applies pulled turns to a folder a
-// user owns. The remote's trees record another machine's owners (here
-// root's): the files the user owns stay theirs, new ones take the owner
-// of the directory they go in, and no setuid or setgid file appears.
+// user (or root) owns. The remote's trees record another machine's
+// owners (here root's, and a setuid, setgid file): the files stay their
+// owner's, new ones take the owner of the directory they go in, and no
+// setuid or setgid file appears.
 func TestApplyPulledKeepsOwners(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
-	const user = 4321
-	f := newLegacyFixture(t, "bucket-apply-owner")
+	for _, user := range []uint32{4321, 0} {
+		t.Run(fmt.Sprint(user), func(t *testing.T) { applyOwned(t, user) })
+	}
+}
+
+func applyOwned(t *testing.T, user uint32) {
+	f := newLegacyFixture(t, fmt.Sprintf("bucket-apply-owner-%d", user))
 	ctx := t.Context()
 	wa := f.a.WorkTree()
 	if _, err := f.a.Snap(ctx, ""); err != nil {
@@ -42,7 +49,7 @@ func TestApplyPulledKeepsOwners(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, user, user)
+		return os.Lchown(p, int(user), int(user))
 	}))
 	// The folder's new owner is not an edit of the pulled paths: a
 	// capture records it.
