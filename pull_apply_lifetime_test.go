@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/turnback/turnback"
@@ -101,5 +102,25 @@ func TestApplyPulledNewTurnFirst(t *testing.T) {
 	e, err := manifest.Find(ctx, manifest.NewStoreLoader(f.b.Content()), res.Checkpoint, "turn.txt")
 	if err != nil || e == nil || e.Hash != cas.Sum([]byte("my edit")) {
 		t.Fatalf("the checkpoint lacks the edit: %+v %v", e, err)
+	}
+}
+
+// TestPullUnknownSession: a pull of a session the remote does not have
+// fails naming it, and leaves no pulled record: undo works as before.
+func TestPullUnknownSession(t *testing.T) {
+	testtier.Slow(t)
+	ctx := t.Context()
+	f := newLegacyFixture(t, "bucket-pull-unknown")
+	_, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{Session: "nosuch"})
+	if !errors.Is(err, remote.ErrRemoteSession) || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("pull of a session the remote lacks: %v", err)
+	}
+	for _, s := range []string{"", "nosuch"} {
+		if p, err := f.b.Pulled(ctx, s); err != nil || p != nil {
+			t.Fatalf("pulled %q after a failed pull: %+v %v", s, p, err)
+		}
+	}
+	if _, err := f.b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
+		t.Fatalf("undo after a failed pull: %v", err)
 	}
 }
