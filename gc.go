@@ -202,7 +202,9 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 			if err != nil {
 				return err
 			}
-			g.writes = append(g.writes, e)
+			if len(dead) > 0 {
+				g.writes = append(g.writes, e)
+			}
 		}
 		if err := r.sessionRoots(ctx, s, g.live); err != nil {
 			return err
