@@ -169,7 +169,7 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	if !j.Rollback {
 		// From here on the caller's metadata may be recorded: a
 		// rollback would leave it saying the restore happened.
-		if err := writeDurable(opts.JournalDir, committedName, j.ID); err != nil {
+		if err := markCommitted(opts.JournalDir, j); err != nil {
 			return nil, err
 		}
 		meta := opts.Meta

@@ -31,10 +31,10 @@ func Rollback(ctx context.Context, root *os.Root, opts Options) (*Result, bool, 
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	var done string
-	if ok, err := readJSON(joinPath(opts.JournalDir, committedName), &done); err != nil {
+	done := &journal{}
+	if ok, err := readJSON(joinPath(opts.JournalDir, committedName), done); err != nil {
 		return nil, true, err
-	} else if ok && done == j.ID && !j.Rollback {
+	} else if ok && done.ID == j.ID && !j.Rollback {
 		// The caller's metadata may say it happened: finish it.
 		if _, err := Recover(ctx, root, opts); err != nil {
 			return nil, true, err
