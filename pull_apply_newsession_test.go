@@ -13,7 +13,8 @@ import (
 // TestApplyPulledNewSession: a pull brings a session this store never
 // had (another agent's, from another copy of the folder). pull --apply
 // brings in what its turns changed, and leaves every other path as it
-// is: files the session's turns never touched are not deleted.
+// is: files the session's turns never touched are not deleted, also
+// after a second pull of it.
 func TestApplyPulledNewSession(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
@@ -33,11 +34,19 @@ func TestApplyPulledNewSession(t *testing.T) {
 	if pr, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{Session: "x"}); err != nil || pr.Pending == nil {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
+	// A second turn of x, pulled before the apply.
+	f.turn(x, "x2.txt", "x's second")
+	if _, err := remote.Push(ctx, x, f.c, remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{Session: "x"}); err != nil || pr.Pending == nil || len(pr.Pending.Turns) != 2 {
+		t.Fatalf("second pull: %+v %v", pr, err)
+	}
 	res, err := f.b.ApplyPulled(ctx, "x", false)
 	if err != nil {
 		t.Fatalf("apply: %+v %v", res, err)
 	}
-	for p, want := range map[string]string{"x.txt": "made by x", "mine.txt": "mine", "turn.txt": "turn turn turn turn turn "} {
+	for p, want := range map[string]string{"x.txt": "made by x", "x2.txt": "x's second", "mine.txt": "mine", "turn.txt": "turn turn turn turn turn "} {
 		if data, err := os.ReadFile(filepath.Join(wb, p)); err != nil || string(data) != want {
 			t.Errorf("%s after the apply: %q %v, want %q", p, data, err, want)
 		}
