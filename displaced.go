@@ -109,6 +109,11 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		if bytes.HasPrefix(e.Key, []byte(prefixSess)) {
 			e.Value = bytes.ReplaceAll(e.Value, old, now)
 		}
+		// The checkpoint record names the way back the command prints:
+		// checkpoints lists it and gc keeps it.
+		if bytes.Equal(e.Key, checkpointKey(cp)) {
+			e.Key = checkpointKey(amended)
+		}
 		out.Writes = append(out.Writes, e)
 	}
 	out.Writes = append(out.Writes, snapshotEntry(amended, kindCheckpoint, 0, 0, skip))

@@ -158,6 +158,10 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 		return err
 	}
 	for _, s := range g.sessions {
+		pulled, err := r.validPulled(ctx, s)
+		if err != nil {
+			return err
+		}
 		dead, err := forget(ctx, r, s, g.o, g.now)
 		if err != nil {
 			return err
@@ -166,6 +170,15 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 		g.deletes = append(g.deletes, dead...)
 		if len(dead) > 0 { // an unchanged record keeps its revision (see sessionEntry)
 			g.writes = append(g.writes, sessionEntry(s))
+		}
+		if pulled != nil {
+			e, err := keepPulled(pulled, s, g.live)
+			if err != nil {
+				return err
+			}
+			if len(dead) > 0 {
+				g.writes = append(g.writes, e)
+			}
 		}
 		if err := r.sessionRoots(ctx, s, g.live); err != nil {
 			return err

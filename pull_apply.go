@@ -41,6 +41,10 @@ type pulledRecord struct {
 	Base string `json:"base"`
 	// Turns are the turns pulled, oldest first.
 	Turns []int `json:"turns"`
+	// Fresh: the store had no record of the session, so Base is the
+	// store's latest capture, unrelated to the session's states: only
+	// the paths the pulled turns changed are applied.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // Pulled describes the turns of a session a pull brought that the
@@ -122,9 +126,11 @@ func (r *Repo) pulledEntry(ctx context.Context, remote *sessionRecord) (e cas.En
 	if prev, err := r.validPulled(ctx, local); err != nil {
 		return e, false, err
 	} else if prev != nil {
-		m.Base, had = prev.Base, slices.DeleteFunc(had, func(n int) bool { return slices.Contains(prev.Turns, n) })
+		m.Base, m.Fresh = prev.Base, prev.Fresh
+		had = slices.DeleteFunc(had, func(n int) bool { return slices.Contains(prev.Turns, n) })
 	}
 	if m.Base == "" {
+		m.Fresh = true
 		h, err := r.latest(ctx)
 		if err != nil {
 			return e, false, err
@@ -222,7 +228,8 @@ func (r *Repo) pulledDeletes(ctx context.Context) ([][]byte, error) {
 // ApplyPulled brings into the folder what the session's pulled turns
 // changed (Pulled): every path that differs between the folder's state
 // at the pull and the session's last state is set to the latter, as
-// undo sets a turn's paths. A path edited since (its content is not
+// undo sets a turn's paths (for a session the store had no record of,
+// only the paths its pulled turns changed). A path edited since (its content is not
 // what the pull found) is a conflict: nothing is changed, unless force
 // (the edits then stay in the checkpoint). Paths no pulled turn changed
 // stay as they are. Nothing pulled: Nothing. It runs in the process
@@ -274,9 +281,17 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	}
 	now := snap.Root
 	loader := manifest.NewCachingLoader(r.loader())
+	var only map[string]bool
+	if m.Fresh {
+		if only, err = r.pulledPaths(ctx, loader, sess.Name, m.Turns, last); err != nil {
+			return nil, err
+		}
+	}
 	left := map[string]*manifest.Entry{}
 	err = manifest.Diff(ctx, loader, base, last, func(c manifest.Change) error {
-		left[c.Path] = c.Old // what the folder held at the pull
+		if only == nil || only[c.Path] {
+			left[c.Path] = foreignOwner(c.Old) // what the folder held at the pull
+		}
 		return nil
 	})
 	if err != nil {
@@ -284,7 +299,8 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	}
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
-		return manifest.Find(ctx, loader, last, p)
+		e, err := manifest.Find(ctx, loader, last, p)
+		return foreignOwner(e), err
 	}, res, force)
 	if err != nil {
 		return nil, err
@@ -307,4 +323,55 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	out.Turns, out.Conflicts = len(m.Turns), overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	return out, nil
+}
+
+// keepPulled is gc's pulled record of session s, still valid after gc
+// rewrote s (a trim is not a change of the folder), and marks live the
+// state the folder was at: the apply's conflict check reads it.
+func keepPulled(m *pulledRecord, s *sessionRecord, live map[cas.Hash]bool) (cas.Entry, error) {
+	base, err := cas.ParseHash(m.Base)
+	if err != nil {
+		return cas.Entry{}, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, s.Name, err)
+	}
+	live[base] = true
+	m.Rev = s.Rev
+	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: encodeJSON(m)}, nil
+}
+
+// foreignOwner is e without its owner: the pulled trees record the
+// owners of the machine that captured them, which mean nothing here. A
+// restore as root then keeps the owner of what the path holds (else
+// takes its directory's) and sets no setuid, setgid or sticky bit, and
+// an owner changed in the folder is no conflict.
+func foreignOwner(e *manifest.Entry) *manifest.Entry {
+	if e == nil || !e.Owned {
+		return e
+	}
+	c := *e
+	c.Owned, c.UID, c.GID = false, 0, 0
+	return &c
+}
+
+// pulledPaths are the paths the turns nums of session changed (an open
+// turn: up to last).
+func (r *Repo) pulledPaths(ctx context.Context, loader manifest.Loader, session string, nums []int, last cas.Hash) (map[string]bool, error) {
+	paths := map[string]bool{}
+	for _, n := range nums {
+		t, err := r.loadTurn(ctx, session, n)
+		if err != nil {
+			return nil, fmt.Errorf("turnback: pulled turn %d of session %s: %w", n, session, err)
+		}
+		after := t.After
+		if t.Open() {
+			after = last
+		}
+		err = manifest.Diff(ctx, loader, t.Before, after, func(c manifest.Change) error {
+			paths[c.Path] = true
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
 }

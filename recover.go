@@ -26,6 +26,15 @@ func unfinished(err error) error {
 // had finished already.
 var ErrNothingToRollBack = errors.New("turnback: nothing to roll back: the interrupted undo, redo or restore was finished by an earlier command; undo, redo or restore reverse it like any other")
 
+// errFinishedNotRolledBack: the interrupted operation had begun to
+// record its result, so Recover finished it rather than roll it back.
+var errFinishedNotRolledBack = finishedError("turnback: nothing to roll back: the interrupted undo, redo or restore had recorded its result, so it was finished; undo, redo or restore reverse it like any other")
+
+type finishedError string
+
+func (e finishedError) Error() string        { return string(e) }
+func (e finishedError) Is(target error) bool { return target == ErrNothingToRollBack }
+
 // Recover finishes an undo, redo or restore that stopped part way (a
 // crash, or a step that failed after its commit point), or, with
 // rollback, puts back everything it changed: the work tree returns to
@@ -71,6 +80,10 @@ func (l localRepo) recover(ctx context.Context, rollback bool) (*RecoverResult, 
 	}
 	opts.Hook = r.hook
 	res, found, err := restore.Rollback(ctx, root, opts)
+	if errors.Is(err, restore.ErrCommitted) {
+		r.recover, r.recovered = false, false
+		return nil, errFinishedNotRolledBack
+	}
 	if err != nil {
 		r.recover = true
 		return nil, unfinished(err)

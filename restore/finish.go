@@ -167,6 +167,11 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 		return nil, err
 	}
 	if !j.Rollback {
+		// From here on the caller's metadata may be recorded: a
+		// rollback would leave it saying the restore happened.
+		if err := markCommitted(opts.JournalDir, j); err != nil {
+			return nil, err
+		}
 		meta := opts.Meta
 		if len(displaced) > 0 && opts.Amend != nil {
 			if meta, err = opts.Amend(ctx, meta, displaced); err != nil {
@@ -183,6 +188,7 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 	if err := removeDurable(opts.JournalDir, journalName); err != nil {
 		return nil, err
 	}
+	_ = removeName(opts.JournalDir, committedName) // stale: another ID than the next journal's
 	res.Displaced = displaced
 	for i := range acts {
 		if why := skip[i]; why != "" {

@@ -15,6 +15,9 @@ import (
 const (
 	journalName = "journal" // the commit point: present = roll forward
 	stagingName = "staging" // staged files of a restore not yet committed
+	// committedName is the journal again, from just before the caller's
+	// metadata is committed: that restore can only be finished.
+	committedName = "committed"
 )
 
 type jEntry struct {
@@ -176,4 +179,17 @@ func removeName(dir, name string) error {
 		return fmt.Errorf("restore: remove %s: %w", name, err)
 	}
 	return nil
+}
+
+// markCommitted makes committedName the journal j: a hard link, which
+// needs no free space (a full disk must not keep a restore from
+// finishing), else a copy.
+func markCommitted(dir string, j *journal) error {
+	if err := removeName(dir, committedName); err != nil {
+		return err
+	}
+	if err := os.Link(filepath.Join(dir, journalName), filepath.Join(dir, committedName)); err != nil {
+		return writeDurable(dir, committedName, j)
+	}
+	return syncDir(dir)
 }

@@ -73,22 +73,27 @@ func ownedAsRecorded(h metaHandle, e *manifest.Entry) bool {
 	return ok && uid == int(e.UID) && gid == int(e.GID)
 }
 
-// currentOwnerInfo returns what is at path now, or else its parent
-// directory, whose owner an entry recorded without one takes.
+// currentOwnerInfo returns what is at path now, or else its nearest
+// directory on disk (a new directory takes that one's owner too), whose
+// owner an entry recorded without one takes.
 func currentOwnerInfo(d *dirs, path string) fs.FileInfo {
 	if fi, err := d.lstat(path); err == nil {
 		return fi
 	}
 	dir, _ := manifest.SplitPath(path)
-	r, err := d.get(dir)
-	if err != nil {
-		return nil
+	for {
+		if r, err := d.get(dir); err == nil {
+			fi, err := r.Stat(".")
+			if err != nil {
+				return nil
+			}
+			return fi
+		}
+		if dir == "" {
+			return nil
+		}
+		dir, _ = manifest.SplitPath(dir)
 	}
-	fi, err := r.Stat(".")
-	if err != nil {
-		return nil
-	}
-	return fi
 }
 
 // userExists and groupExists ask the system's user database (files

@@ -19,12 +19,27 @@ import (
 // happened. Rollback is itself all or nothing: it plans the way back and
 // applies it as a restore whose journal replaces the interrupted one (a
 // crash during it is finished by Recover). It reports whether there was
-// a journal.
+// a journal. A restore stopped after it began to commit the caller's
+// metadata is finished instead, and Rollback returns ErrCommitted.
+// ErrCommitted: Rollback found the interrupted restore past the commit
+// of the caller's metadata; it finished the restore instead.
+var ErrCommitted = errors.New("restore: the interrupted restore had recorded its result: it was finished, not rolled back")
+
 func Rollback(ctx context.Context, root *os.Root, opts Options) (*Result, bool, error) {
 	j := &journal{}
 	ok, err := readJSON(joinPath(opts.JournalDir, journalName), j)
 	if err != nil || !ok {
 		return nil, false, err
+	}
+	done := &journal{}
+	if ok, err := readJSON(joinPath(opts.JournalDir, committedName), done); err != nil {
+		return nil, true, err
+	} else if ok && done.ID == j.ID && !j.Rollback {
+		// The caller's metadata may say it happened: finish it.
+		if _, err := Recover(ctx, root, opts); err != nil {
+			return nil, true, err
+		}
+		return nil, true, ErrCommitted
 	}
 	if j.Rollback {
 		// A rollback interrupted in turn: finish it.

@@ -84,3 +84,25 @@ func TestRollbackKeepsLaterEdits(t *testing.T) {
 		t.Errorf("kept %v, want mod", res.Kept)
 	}
 }
+
+// TestRollbackAfterCommit: a restore stopped after it committed the
+// caller's metadata (before its journal went) is finished by Rollback,
+// never rolled back: the metadata says it happened.
+func TestRollbackAfterCommit(t *testing.T) {
+	steps := recordSteps(t, crashOld, crashNew)
+	k := len(steps) - 1
+	if steps[k] != "clear journal" {
+		t.Fatalf("last step %q", steps[k])
+	}
+	e := newEnv(t)
+	crashedApply(t, e, k)
+	if e.commitCount() == 0 {
+		t.Fatal("the crashed restore committed nothing")
+	}
+	_, found, err := Rollback(context.Background(), openRoot(t, e.dir), e.opts())
+	if !found || !errors.Is(err, ErrCommitted) {
+		t.Fatalf("Rollback: %v %v, want ErrCommitted", found, err)
+	}
+	checkTree(t, e.dir, crashNew)
+	checkClean(t, e)
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/diag"
 	"github.com/turnback/turnback/cmd/turnback/termout"
 	s3remote "github.com/turnback/turnback/internal/remote"
 )
@@ -112,6 +113,7 @@ func turnsText(nums []int) string {
 // way, nothing (exit 3, as restore's and undo's conflicts).
 func (e *Env) applyPulled(ctx context.Context, repo *turnback.Repo, res *s3remote.PullResult, next string) error {
 	force := e.Force != nil && e.Force()
+	diag.InstallFaults(repo, e.Getenv, e.Stderr) // the tests' crashes and faults
 	out, err := onStore(ctx, repo, "pull-apply", applyRequest{Session: res.Session, Force: force}, applyHere)
 	var ce *turnback.ConflictError
 	if asConflict(err, &ce) {

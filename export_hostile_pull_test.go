@@ -1,0 +1,31 @@
+package turnback
+
+import (
+	"testing"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// HostileLast makes the newest turn of r's session end in a crafted
+// tree: its after-state plus name/config holding cfg.txt's content (see
+// dgCraft), as a hostile remote's store holds. The session's last state
+// becomes that tree.
+func HostileLast(t *testing.T, r *Repo, name string) {
+	t.Helper()
+	ctx := t.Context()
+	sess, err := r.loadSession(ctx, r.session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := r.loadTurn(ctx, r.session, sess.Turns[len(sess.Turns)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := dgCraft(t, r, turn.After, name)
+	turn.After, sess.Last = hostile, hostile.String()
+	err = r.commit(ctx, []cas.Entry{turnEntry(turn), sessionEntry(sess), snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{}),
+		{Key: []byte(keyLatest), Value: []byte(hostile.String())}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
