@@ -20,9 +20,9 @@ import (
 // file is afterwards in the folder or in the checkpoint the apply names.
 func TestApplyPulledDirRemovedEdit(t *testing.T) {
 	testtier.Slow(t)
-	world := func(t *testing.T, bucket string) *legacyFixture {
+	world := func(t *testing.T, bucket string) *pullFixture {
 		ctx := t.Context()
-		f := newLegacyFixture(t, bucket)
+		f := newPullFixture(t, bucket)
 		wa := f.a.WorkTree()
 		if _, err := f.a.Snap(ctx, ""); err != nil {
 			t.Fatal(err)

@@ -21,15 +21,15 @@ import (
 // has not applied them: turn 6 deleted turn.txt and made a.txt, d/new.txt
 // and the link ln; turn 7 changed a.txt and made d/e/deep.txt.
 type applyWorld struct {
-	*legacyFixture
+	*pullFixture
 	before, after string // folder states without and with the pulled turns
 }
 
 func newApplyWorld(t *testing.T, bucket string) *applyWorld {
 	t.Helper()
 	ctx := t.Context()
-	f := newLegacyFixture(t, bucket)
-	w := &applyWorld{legacyFixture: f}
+	f := newPullFixture(t, bucket)
+	w := &applyWorld{pullFixture: f}
 	wa := f.a.WorkTree()
 	step := func(fn func()) {
 		if _, err := f.a.Snap(ctx, ""); err != nil {

@@ -14,7 +14,7 @@ import (
 // (the apply's conflict check reads it), also when no turn it keeps and
 // no later capture holds that state any more.
 func TestApplyPulledAfterGC(t *testing.T) {
-	f := newLegacyFixture(t, "bucket-apply-gc")
+	f := newPullFixture(t, "bucket-apply-gc")
 	ctx := t.Context()
 	f.turn(f.a, "turn.txt", "six")
 	f.turn(f.a, "turn.txt", "seven")

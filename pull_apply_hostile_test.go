@@ -20,7 +20,7 @@ func TestApplyPulledHostileDotGit(t *testing.T) {
 	for _, name := range []string{".git", ".GIT", "git~1"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
-			f := newLegacyFixture(t, "bucket-hostile-"+map[string]string{".git": "dot", ".GIT": "upper", "git~1": "short"}[name])
+			f := newPullFixture(t, "bucket-hostile-"+map[string]string{".git": "dot", ".GIT": "upper", "git~1": "short"}[name])
 			if _, err := f.a.Snap(ctx, ""); err != nil {
 				t.Fatal(err)
 			}

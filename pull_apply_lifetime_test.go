@@ -21,7 +21,7 @@ import (
 func TestApplyPulledTwice(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
-	f := newLegacyFixture(t, "bucket-apply-twice")
+	f := newPullFixture(t, "bucket-apply-twice")
 	f.turn(f.a, "six.txt", "six")
 	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestApplyPulledTwice(t *testing.T) {
 func TestApplyPulledNewTurnFirst(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
-	f := newLegacyFixture(t, "bucket-apply-newturn")
+	f := newPullFixture(t, "bucket-apply-newturn")
 	f.turn(f.a, "turn.txt", "six")
 	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestApplyPulledNewTurnFirst(t *testing.T) {
 func TestPullUnknownSession(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
-	f := newLegacyFixture(t, "bucket-pull-unknown")
+	f := newPullFixture(t, "bucket-pull-unknown")
 	_, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{Session: "nosuch"})
 	if !errors.Is(err, remote.ErrRemoteSession) || !strings.Contains(err.Error(), "nosuch") {
 		t.Fatalf("pull of a session the remote lacks: %v", err)

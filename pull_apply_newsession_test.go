@@ -18,7 +18,7 @@ import (
 func TestApplyPulledNewSession(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
-	f := newLegacyFixture(t, "bucket-apply-newsession")
+	f := newPullFixture(t, "bucket-apply-newsession")
 	// On a: session x edits turn.txt once.
 	x, err := f.a.View(turnback.Options{Session: "x"})
 	if err != nil {

@@ -28,7 +28,7 @@ func TestApplyPulledKeepsOwners(t *testing.T) {
 }
 
 func applyOwned(t *testing.T, user uint32) {
-	f := newLegacyFixture(t, fmt.Sprintf("bucket-apply-owner-%d", user))
+	f := newPullFixture(t, fmt.Sprintf("bucket-apply-owner-%d", user))
 	ctx := t.Context()
 	wa := f.a.WorkTree()
 	if _, err := f.a.Snap(ctx, ""); err != nil {

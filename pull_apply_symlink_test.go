@@ -21,7 +21,7 @@ import (
 func TestApplyPulledSymlinkOut(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
-	f := newLegacyFixture(t, "bucket-apply-symlink")
+	f := newPullFixture(t, "bucket-apply-symlink")
 	wa, wb := f.a.WorkTree(), f.b.WorkTree()
 	if _, err := f.a.Snap(ctx, ""); err != nil {
 		t.Fatal(err)

@@ -7,11 +7,12 @@ import (
 
 	"github.com/turnback/turnback/cas/s3/s3test"
 	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // applyKillWorld is a's two turns pushed, b cloned at the first with the
 // second pulled: pull --apply is what is left to run.
-func applyKillWorld(t *testing.T, srv *s3test.Server, k int) (b *cliEnv, before, after fsTree) {
+func applyKillWorld(t *testing.T, srv *s3test.Server, k int) (b *cliEnv, before, after treetest.Tree) {
 	t.Helper()
 	url := fmt.Sprintf("s3://tb-apply-kill/k%d", k)
 	a := remoteEnv(t, srv, fmt.Sprintf("a%d", k))
