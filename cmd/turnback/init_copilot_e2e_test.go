@@ -33,7 +33,8 @@ func TestInitCopilotSkills(t *testing.T) {
 		t.Errorf("init --copilot:\n%s\nwant it to end:\n%s", r, want)
 	}
 	undo := string(e.read(".github/skills/tb-undo/SKILL.md"))
-	for _, w := range []string{"\nname: tb-undo\n", "\n```sh\nturnback --agent copilot --session \"${COPILOT_AGENT_SESSION_ID:-default}\" undo\n```\n"} {
+	// Quoted: Copilot CLI skips a skill whose front matter is not YAML.
+	for _, w := range []string{"\nname: tb-undo\n", "\ndescription: \"Undo the file changes of this conversation's last turn (turnback; /tb-undo N: the last N). Use when the user types /tb-undo.\"\n", "\n```sh\nturnback --agent copilot --session \"${COPILOT_AGENT_SESSION_ID:-default}\" undo\n```\n"} {
 		if !strings.Contains(undo, w) {
 			t.Errorf("tb-undo/SKILL.md lacks %q:\n%s", w, undo)
 		}

@@ -17,7 +17,9 @@ import (
 // copilotPrefix begins the names of turnback's Copilot skills.
 const copilotPrefix = "tb-"
 
-// copilotSkill is the skill file of /tb-name, running bin.
+// copilotSkill is the skill file of /tb-name, running bin. Its
+// description is quoted: Copilot skips a skill whose front matter is
+// not YAML, as a plain value holding ": " is not.
 func copilotSkill(name, bin string) (string, []byte) {
 	line := CopilotCommandLine(name, bin)
 	args := "Add what the user typed after /" + copilotPrefix + name + " (a number N, --merge or --force) to the command line as it is; add nothing else."
@@ -27,7 +29,7 @@ func copilotSkill(name, bin string) (string, []byte) {
 	return copilotPrefix + name + "/SKILL.md", fmt.Appendf(nil, `---
 # %s: turnback's /%s%s for this conversation's session
 name: %s%s
-description: %s. Use when the user types /%s%s.
+description: %q
 ---
 Run this command with the bash tool. %s
 
@@ -35,7 +37,7 @@ Run this command with the bash tool. %s
 
 %s
 `, commandMark, copilotPrefix, name, copilotPrefix, name,
-		strings.TrimSuffix(strings.Replace(commandSummary[name], "/"+name, "/"+copilotPrefix+name, 1), "."), copilotPrefix, name,
+		strings.Replace(commandSummary[name], "/"+name, "/"+copilotPrefix+name, 1)+". Use when the user types /"+copilotPrefix+name+".",
 		args, line, copilotAsk(name))
 }
 
