@@ -10,7 +10,8 @@ import (
 // and run the turnback command it names with the bash tool: the turn is
 // undone for the conversation's session, /tb-undo makes no turn, and the
 // model's next request holds turnback's report. /tb-redo brings the file
-// back, and /tb-turns gives the model the list of turns.
+// back, /tb-turns gives the model the list of turns, and /tb-undo
+// --force passes --force on.
 func TestCopilotRealSkillUndo(t *testing.T) {
 	t.Parallel()
 	s := realStart(t, copilotAgent)
@@ -43,4 +44,12 @@ func TestCopilotRealSkillUndo(t *testing.T) {
 		t.Errorf("after /tb-redo and /tb-turns, want the one turn, done: %+v", doc)
 	}
 	s.noHookLog(" after /tb-turns")
+
+	// What the user types after the command reaches turnback: --force
+	// undoes over the user's edit.
+	s.e.write("hello.txt", iaMine)
+	before = len(s.model.received())
+	s.run("/tb-undo --force", s.a.resume(sid)...)
+	s.gone("/tb-undo --force")
+	realTold(t, "/tb-undo --force", s.since(before), []string{"undid 1 turn", "D hello.txt"})
 }

@@ -60,7 +60,8 @@ func iaNewConversation(session string) []string {
 // project commands; its prompt hook carries out a typed /undo. A client
 // without resume (qwen -p starts a new conversation each time) meets the
 // edit with the /undo of a conversation without turns: it works on the
-// folder's newest turn and says so.
+// folder's newest turn and says so. Copilot CLI's user types /tb-undo,
+// a skill whose command its model runs.
 func TestRealSlashUndoConflict(t *testing.T) {
 	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent, qwenAgent, copilotAgent}, func(t *testing.T, s *realSession) {
 		sid := s.turn()
