@@ -31,6 +31,6 @@ func TestCopilotPromptTwiceKeepsTurn(t *testing.T) {
 }
 
 // copilotUndoHow is what init --copilot says about undoing from a
-// Copilot session, which has no turnback commands.
-const copilotUndoHow = "Copilot has no turnback commands: in Copilot CLI type ! turnback undo (its shell escape; ! turnback turns lists the turns), " +
-	"or run turnback undo in another terminal in the folder. The model is not told of it.\n"
+// Copilot session: its skills /tb-undo, /tb-redo, /tb-turns.
+const copilotUndoHow = "In Copilot CLI type /tb-undo, /tb-redo or /tb-turns: skills that have the model run turnback for the conversation (its bash tool asks first unless allowed). " +
+	"Or type ! turnback undo (its shell escape), or run turnback undo in another terminal in the folder.\n"

@@ -60,21 +60,22 @@ func iaNewConversation(session string) []string {
 // project commands; its prompt hook carries out a typed /undo. A client
 // without resume (qwen -p starts a new conversation each time) meets the
 // edit with the /undo of a conversation without turns: it works on the
-// folder's newest turn and says so.
+// folder's newest turn and says so. Copilot CLI's user types /tb-undo,
+// a skill whose command its model runs.
 func TestRealSlashUndoConflict(t *testing.T) {
-	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent, qwenAgent}, func(t *testing.T, s *realSession) {
+	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent, qwenAgent, copilotAgent}, func(t *testing.T, s *realSession) {
 		sid := s.turn()
 		s.e.write("hello.txt", iaMine)
 		before := len(s.model.received())
-		want := iaConflictReport
+		want := s.a.slashAll(iaConflictReport)
 		if s.a.resume == nil {
 			s.run("/undo")
 			want = append(append([]string(nil), want...), "this conversation has no turns: using session "+sid[:8])
 		} else {
-			s.run("/undo", s.a.resume(sid)...)
+			s.run(s.a.slash("/undo"), s.a.resume(sid)...)
 		}
 		iaKept(t, s.e, sid)
-		realTold(t, s.a.prog+" /undo", s.since(before), want)
+		realTold(t, s.a.prog+" "+s.a.slash("/undo"), s.since(before), want)
 		if s.a.resume == nil {
 			iaOneSession(t, s.e)
 		}
@@ -84,12 +85,12 @@ func TestRealSlashUndoConflict(t *testing.T) {
 // TestRealSlashUndoNewConversation: /undo in a new conversation undoes
 // the folder's newest turn, tells the model whose, and makes no session.
 func TestRealSlashUndoNewConversation(t *testing.T) {
-	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent}, func(t *testing.T, s *realSession) {
+	realEach(t, []*realAgent{claudeAgent, geminiAgent, codexAgent, copilotAgent}, func(t *testing.T, s *realSession) {
 		sid := s.turn()
 		before := len(s.model.received())
-		s.run("/undo")
+		s.run(s.a.slash("/undo"))
 		s.gone("/undo in a new conversation")
-		realTold(t, s.a.prog+" /undo in a new conversation", s.since(before), iaNewConversation(sid))
+		realTold(t, s.a.prog+" /undo in a new conversation", s.since(before), s.a.slashAll(iaNewConversation(sid)))
 		iaOneSession(t, s.e)
 	})
 }

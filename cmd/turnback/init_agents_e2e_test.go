@@ -44,14 +44,19 @@ func TestInitRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.writeBytes(rel, orig)
-			// Claude Code, Gemini CLI and Qwen Code also get the slash commands.
+			// Claude Code, Gemini CLI and Qwen Code also get the slash
+			// commands, Copilot the skills /tb-undo, /tb-redo, /tb-turns.
 			cmdLines := func(format string) string {
-				ext := map[string]string{"claude": ".md", "gemini": ".toml", "qwen": ".toml"}[agent]
+				ext := map[string]string{"claude": ".md", "gemini": ".toml", "qwen": ".toml", "copilot": "/SKILL.md"}[agent]
 				if ext == "" {
 					return ""
 				}
 				var b strings.Builder
 				for _, c := range []string{"undo", "redo", "turns"} {
+					if agent == "copilot" {
+						fmt.Fprintf(&b, format, "tb-"+c, e.path(".github/skills/tb-"+c+ext))
+						continue
+					}
 					fmt.Fprintf(&b, format, c, e.path(filepath.Dir(rel)+"/commands/"+c+ext))
 				}
 				return b.String()

@@ -67,6 +67,9 @@ type realAgent struct {
 	turn func(t *testing.T, s *realSession, doc hookLogDoc)
 	// failLogs is a glob under XDG_DATA_HOME of logs shown when a run fails.
 	failLogs string
+	// cmdPrefix begins the names of turnback's commands in the client
+	// ("tb-": Copilot's skills /tb-undo, ...).
+	cmdPrefix string
 }
 
 // realAgents is every real client the tests run.
@@ -207,7 +210,8 @@ var qwenAgent = &realAgent{
 // provider (BYOK) that is the Chat Completions stand-in, creating
 // hello.txt with Copilot's create tool. It fires both spellings of each
 // event (userPromptSubmitted and UserPromptSubmit, agentStop and Stop)
-// for one prompt, and the two hooks still make one turn.
+// for one prompt, and the two hooks still make one turn. turnback's
+// commands are the skills /tb-undo, /tb-redo and /tb-turns.
 var copilotAgent = &realAgent{
 	key: "copilot", name: "GitHub Copilot CLI", envVar: "TURNBACK_TEST_COPILOT", prog: "copilot", pkg: "@github/copilot",
 	model: func(t testing.TB, file string) realModel {
@@ -220,7 +224,9 @@ var copilotAgent = &realAgent{
 			"COPILOT_PROVIDER_API_KEY=dummy", "COPILOT_MODEL=gpt-4.1", "COPILOT_ALLOW_ALL=true", "COPILOT_AUTO_UPDATE=false",
 			"COPILOT_GITHUB_TOKEN=", "GH_TOKEN=", "GITHUB_TOKEN="}
 	},
-	args: func(prompt string, flags []string) []string { return append([]string{"-p", prompt}, flags...) },
+	args:      func(prompt string, flags []string) []string { return append([]string{"-p", prompt}, flags...) },
+	resume:    func(sid string) []string { return []string{"--resume=" + sid} },
+	cmdPrefix: "tb-",
 }
 
 // opencodeAgent: "opencode run" with the stand-in named in the project's

@@ -365,6 +365,9 @@ func (m *chatModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"function": map[string]any{"name": m.tool.name, "arguments": string(args)}}}}
 		finish = "tool_calls"
 	}
+	if d := skillStep(body, n); d != nil { // Copilot CLI's skills
+		delta, finish = d, "tool_calls"
+	}
 	usage := map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")

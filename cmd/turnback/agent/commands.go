@@ -173,6 +173,9 @@ func (a *Agent) removeCommands(cdir string) ([]string, error) {
 			made = made || bytes.Contains(old, []byte(dirMark))
 			err = os.Remove(path)
 		}
+		if err == nil && filepath.Dir(path) != cdir {
+			os.Remove(filepath.Dir(path)) // a skill's own folder, only if empty
+		}
 		if err != nil {
 			return removed, fmt.Errorf("turnback init: %w", err)
 		}
@@ -186,6 +189,9 @@ func (a *Agent) removeCommands(cdir string) ([]string, error) {
 
 // commandName is the slash command a command file stands for.
 func commandName(path string) string {
+	if filepath.Base(path) == "SKILL.md" { // a skill: its folder's name
+		return filepath.Base(filepath.Dir(path))
+	}
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 

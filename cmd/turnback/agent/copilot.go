@@ -15,7 +15,7 @@ import "strings"
 // prompt is the prompt's, one without is agentStop: init installs no
 // other); PascalCase events send hook_event_name, and session_id or
 // sessionId. Copilot ignores what a prompt hook prints: the hook prints
-// nothing.
+// nothing, and turnback's commands are skills (copilot_skill.go).
 var copilot = &Agent{
 	Name:     "copilot",
 	Title:    "GitHub Copilot (CLI and VS Code)",
@@ -27,9 +27,14 @@ var copilot = &Agent{
 	// Copilot CLI runs both spellings of the prompt hook for one prompt.
 	promptTwice: true,
 	// It runs no project commands and shows the user nothing a prompt
-	// hook prints; its "!" runs a shell command.
-	UndoHow: "Copilot has no turnback commands: in Copilot CLI type ! turnback undo (its shell escape; ! turnback turns lists the turns), " +
-		"or run turnback undo in another terminal in the folder. The model is not told of it.",
+	// hook prints: turnback's commands are skills the model carries out
+	// (copilot_skill.go); its "!" runs a shell command.
+	CommandDir:       ".github/skills",
+	GlobalCommandDir: ".copilot/skills",
+	commandFile:      copilotSkill,
+	cmdPrefix:        copilotPrefix,
+	UndoHow: "In Copilot CLI type /tb-undo, /tb-redo or /tb-turns: skills that have the model run turnback for the conversation (its bash tool asks first unless allowed). " +
+		"Or type ! turnback undo (its shell escape), or run turnback undo in another terminal in the folder.",
 	element: func(event, command string) any {
 		if event[0] >= 'A' && event[0] <= 'Z' { // VS Code's spelling
 			return hookEntry{Type: "command", Command: command, Timeout: 30}

@@ -15,7 +15,9 @@
 //   - Action: Snap when a turn starts, End when it ends, None otherwise.
 //     Run is a prompt that is turnback's own command, which the hook
 //     carries out.
-//   - Own command: /undo, /redo or /turns. It never starts a turn.
+//   - Own command: /undo, /redo or /turns (/tb-undo ... in OpenCode
+//     and Copilot). It never starts a turn. Copilot's are skills whose
+//     text has the model run turnback (copilot_skill.go).
 //   - RunsCommands: the agent's prompt hook carries out own commands
 //     (Gemini CLI, Codex CLI, Qwen Code, Cursor).
 //   - Report: what an own command prints inside an agent, whatever its
@@ -33,8 +35,8 @@
 //   - Init changes only turnback's entries. Every other byte of the file
 //     stays as written. Init then Init with Remove gives the file back.
 //   - A hook is never added twice.
-//   - Command files not marked as turnback's are never overwritten or
-//     deleted.
+//   - Command files (and Copilot skills) not marked as turnback's are
+//     never overwritten or deleted.
 //   - A settings file Init cannot read is left untouched. The error says
 //     why and what to merge by hand.
 //   - A hook never blocks the agent. It exits 1, never 2, and writes

@@ -38,7 +38,7 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 		return p, fmt.Errorf("turnback hook %s: the event on stdin is not JSON: %w", a.Name, bad.Err)
 	}
 	var run []string // turnback's own command the hook carries out
-	if name, args, ok := OwnCommand(ev.Prompt); ok && (ev.Action == Snap || ev.Action == Run) {
+	if name, args, ok := OwnCommand(a.unprefixed(ev.Prompt)); ok && (ev.Action == Snap || ev.Action == Run) {
 		ev.Action = None // never a turn: see OwnCommand
 		if a.RunsCommands {
 			ev.Action, run = Run, CommandArgs(name, args)
