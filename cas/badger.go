@@ -235,7 +235,11 @@ func (b *Badger) unpack(ptr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.packs.read(p)
+	v, err := b.packs.read(p)
+	if err != nil || !p.member {
+		return v, err
+	}
+	return memberValue(p.memOff, p.memLen, v), nil
 }
 
 func (b *Badger) wrap(op string, err error) error {
