@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"sync"
 )
 
@@ -123,7 +124,12 @@ func memberValue(off, n int64, block []byte) []byte {
 
 // decodeBlockMember returns the content of the member whose stored form
 // (after its codec byte) is rest.
-func (s *Store) decodeBlockMember(h Hash, rest []byte) ([]byte, error) {
+func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
+	return s.decodeMember(h, stored, true)
+}
+
+func (s *Store) decodeMember(h Hash, stored []byte, useCache bool) ([]byte, error) {
+	rest := stored
 	bad := func(what string) error {
 		return fmt.Errorf("%w: blob %s: block member %s", ErrCorrupt, h.Short(), what)
 	}
@@ -140,21 +146,93 @@ func (s *Store) decodeBlockMember(h Hash, rest []byte) ([]byte, error) {
 	if len(rest) == 0 {
 		return nil, bad("block missing")
 	}
-	var content []byte
-	switch rest[0] {
-	case codecRaw:
-		content = rest[1:]
-	case codecZstd:
-		var err error
-		content, err = s.dec.DecodeAll(rest[1:], nil)
-		if err != nil {
-			return nil, fmt.Errorf("%w: blob %s: block: %v", ErrCorrupt, h.Short(), err)
-		}
-	default:
-		return nil, bad(fmt.Sprintf("block codec %d unknown", rest[0]))
+	content, cached, err := s.blockContent(h, rest, useCache)
+	if err != nil {
+		return nil, err
 	}
 	if off > uint64(len(content)) || size > uint64(len(content))-off {
 		return nil, bad("span past the block's end")
 	}
-	return bytes.Clone(content[off : off+size]), nil
+	out := bytes.Clone(content[off : off+size])
+	if cached && Sum(out) != h {
+		// The cache's key is a checksum, not the block: decode afresh.
+		s.blocks.forget(rest)
+		return s.decodeMember(h, stored, false)
+	}
+	return out, nil
+}
+
+// blockContent returns the content of a block from its stored form, and
+// whether it came from the cache of recently decoded blocks.
+func (s *Store) blockContent(h Hash, stored []byte, useCache bool) ([]byte, bool, error) {
+	if useCache {
+		if content, ok := s.blocks.get(stored); ok {
+			return content, true, nil
+		}
+	}
+	var content []byte
+	switch stored[0] {
+	case codecRaw:
+		return stored[1:], false, nil
+	case codecZstd:
+		var err error
+		content, err = s.dec.DecodeAll(stored[1:], nil)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: blob %s: block: %v", ErrCorrupt, h.Short(), err)
+		}
+	default:
+		return nil, false, fmt.Errorf("%w: blob %s: block member block codec %d unknown", ErrCorrupt, h.Short(), stored[0])
+	}
+	s.blocks.put(stored, content)
+	return content, false, nil
+}
+
+// blockCache keeps the last few blocks decoded: files read one after
+// another (a restore of files captured together, verify) often share a
+// block. Keyed by a checksum of the stored block; a member read from it
+// is checked against its address before use.
+type blockCache struct {
+	mu   sync.Mutex
+	ents [4]cachedBlock
+	next int
+}
+
+type cachedBlock struct {
+	key     uint64
+	content []byte
+}
+
+func blockKey(stored []byte) uint64 {
+	return uint64(crc32.Checksum(stored, castagnoli))<<32 | uint64(uint32(len(stored)))
+}
+
+func (c *blockCache) get(stored []byte) ([]byte, bool) {
+	k := blockKey(stored)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.ents {
+		if e.content != nil && e.key == k {
+			return e.content, true
+		}
+	}
+	return nil, false
+}
+
+func (c *blockCache) put(stored, content []byte) {
+	k := blockKey(stored)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ents[c.next] = cachedBlock{key: k, content: content}
+	c.next = (c.next + 1) % len(c.ents)
+}
+
+func (c *blockCache) forget(stored []byte) {
+	k := blockKey(stored)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.ents {
+		if c.ents[i].key == k {
+			c.ents[i] = cachedBlock{}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package cas
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -310,4 +311,74 @@ func FuzzDecodePackPtr(f *testing.F) {
 			t.Fatalf("%+v encodes to what decodes as %+v, %v", p, q, err)
 		}
 	})
+}
+
+// TestBlocksDeferred: a deferred store's Writer stores blocks too; its
+// members read back from the overlay log (read-only open) and once the
+// log is folded into Badger.
+func TestBlocksDeferred(t *testing.T) {
+	if !canLockDir {
+		t.Skip("no deferred opens here")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	openTestBadger(t, dir).Close()
+	b, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestStore(t, b)
+	files := blockFiles(40)
+	hs := putFiles(t, s, files)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store, when string) {
+		t.Helper()
+		for i, h := range hs {
+			if got, err := s.GetBlob(ctx, h); err != nil || !bytes.Equal(got, files[i]) {
+				t.Fatalf("%s: file %d: %v", when, i, err)
+			}
+		}
+	}
+	ro, err := OpenBadger(ctx, dir, BadgerOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(newTestStore(t, ro), "read-only, from the log")
+	ro.Close()
+	wb := openTestBadger(t, dir) // folds the log
+	if _, members := countPointers(t, wb); members < 35 {
+		t.Errorf("%d members in Badger after the fold, want the small files'", members)
+	}
+	check(newTestStore(t, wb), "folded")
+}
+
+// TestBlockCacheChecked: a cached block that is not the block read (its
+// checksum collides) never gives wrong bytes: the member is checked
+// against its address and the block decoded afresh.
+func TestBlockCacheChecked(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t, openTestBadger(t, t.TempDir()))
+	files := blockFiles(30)[:30]
+	hs := putFiles(t, s, files)
+	stored, err := s.Backend().Get(ctx, BlobKey(hs[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored[0] != codecBlock {
+		t.Fatalf("file 3 stored with codec %d, want a block member", stored[0])
+	}
+	// The block's stored form follows the codec byte and the span.
+	rest := stored[1:]
+	for range 2 {
+		_, n := binary.Uvarint(rest)
+		rest = rest[n:]
+	}
+	s.blocks.put(rest, bytes.Repeat([]byte{'z'}, 200<<10))
+	for i, h := range hs {
+		if got, err := s.GetBlob(ctx, h); err != nil || !bytes.Equal(got, files[i]) {
+			t.Fatalf("file %d with a forged cache entry: %d bytes, %v", i, len(got), err)
+		}
+	}
 }

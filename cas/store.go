@@ -55,6 +55,7 @@ type Store struct {
 	enc      *zstd.Encoder
 	encBlock *zstd.Encoder // blocks of small files (block.go)
 	dec      *zstd.Decoder
+	blocks   blockCache // blocks decoded lately (block.go)
 }
 
 // NewStore returns a Store over b.
