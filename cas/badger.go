@@ -236,6 +236,10 @@ func (b *Badger) unpack(ptr []byte) ([]byte, error) {
 		return nil, err
 	}
 	v, err := b.packs.read(p)
+	var dmg *damagedBlockError
+	if errors.As(err, &dmg) {
+		return memberValue(p.memOff, p.memLen, v), nil
+	}
 	if err != nil || !p.member {
 		return v, err
 	}

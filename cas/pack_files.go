@@ -88,10 +88,26 @@ func (p *packs) read(ptr packPtr) ([]byte, error) {
 		return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
 	}
 	if crc32.Checksum(out, castagnoli) != ptr.crc {
-		return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) fails its checksum", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+		err := fmt.Errorf("%w: pack %s: value at %d (%d bytes) fails its checksum", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+		if ptr.member {
+			// The damage may lie outside this member's bytes: the
+			// value goes on with the error, for the member's own
+			// check (see Badger.unpack).
+			return out, &damagedBlockError{err: err}
+		}
+		return nil, err
 	}
 	return out, nil
 }
+
+// damagedBlockError: a block failed its checksum. Its members are still
+// read, each checked against its address: damage elsewhere in a block
+// that is stored raw, or past a member in a zstd one, costs only the
+// members it touches.
+type damagedBlockError struct{ err error }
+
+func (e *damagedBlockError) Error() string { return e.err.Error() }
+func (e *damagedBlockError) Unwrap() error { return e.err }
 
 func (p *packs) reader(id uint64) (*packReader, error) {
 	p.rmu.RLock()
