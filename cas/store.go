@@ -53,7 +53,6 @@ func IndexKey(h Hash) []byte { return append(bytes.Clone(prefixIndex), h[:]...) 
 type Store struct {
 	b        Backend
 	enc      *zstd.Encoder
-	encBlock *zstd.Encoder // blocks of small files (block.go)
 	dec      *zstd.Decoder
 	blocks   blockCache // blocks decoded lately (block.go)
 }
@@ -61,15 +60,6 @@ type Store struct {
 // NewStore returns a Store over b.
 func NewStore(b Backend) (*Store, error) {
 	enc, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithWindowSize(1<<20),
-		zstd.WithEncoderCRC(false),
-		zstd.WithLowerEncoderMem(true))
-	if err != nil {
-		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
-	}
-	encBlock, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(zstd.SpeedDefault),
 		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithWindowSize(1<<20),
@@ -85,7 +75,7 @@ func NewStore(b Backend) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
 	}
-	return &Store{b: b, enc: enc, encBlock: encBlock, dec: dec}, nil
+	return &Store{b: b, enc: enc, dec: dec}, nil
 }
 
 // Backend returns the backend underneath s.
@@ -95,7 +85,6 @@ func (s *Store) Backend() Backend { return s.b }
 func (s *Store) Close() error {
 	s.dec.Close()
 	_ = s.enc.Close()
-	_ = s.encBlock.Close()
 	return s.b.Close()
 }
 
