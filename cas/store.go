@@ -51,10 +51,10 @@ func IndexKey(h Hash) []byte { return append(bytes.Clone(prefixIndex), h[:]...) 
 // Store is a content-addressed store of blobs and chunked files over a
 // Backend. It is safe for concurrent use.
 type Store struct {
-	b        Backend
-	enc      *zstd.Encoder
-	dec      *zstd.Decoder
-	blocks   blockCache // blocks decoded lately (block.go)
+	b      Backend
+	enc    *zstd.Encoder
+	dec    *zstd.Decoder
+	blocks blockCache // blocks decoded lately (block.go)
 }
 
 // NewStore returns a Store over b.
