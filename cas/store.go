@@ -32,6 +32,12 @@ const (
 // PutBlob) is stored raw, so that everything written can be read back.
 const maxZstdBlob = 4 << 20
 
+// smallValue: a value of its own this small (a tree, mostly; small
+// files go into blocks) is compressed at zstd's fastest level. The
+// default level clears about a megabyte of tables per call: on the 40
+// trees a turn writes, that cost more than it saved.
+const smallValue = 64 << 10
+
 // indexVersion starts every chunk-list record.
 const indexVersion byte = 1
 
@@ -52,7 +58,8 @@ func IndexKey(h Hash) []byte { return append(bytes.Clone(prefixIndex), h[:]...) 
 // Backend. It is safe for concurrent use.
 type Store struct {
 	b      Backend
-	enc    *zstd.Encoder
+	enc    *zstd.Encoder // zstd's default level: blocks, and values over smallValue
+	fast   *zstd.Encoder // its fastest level: smaller values (trees mostly)
 	dec    *zstd.Decoder
 	blocks blockCache // blocks decoded lately (block.go)
 }
@@ -68,6 +75,15 @@ func NewStore(b Backend) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
 	}
+	fast, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+		zstd.WithWindowSize(1<<20),
+		zstd.WithEncoderCRC(false),
+		zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
+	}
 	dec, err := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(0),
 		zstd.WithDecoderMaxMemory(maxZstdBlob),
@@ -75,7 +91,7 @@ func NewStore(b Backend) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
 	}
-	return &Store{b: b, enc: enc, dec: dec}, nil
+	return &Store{b: b, enc: enc, fast: fast, dec: dec}, nil
 }
 
 // Backend returns the backend underneath s.
@@ -85,6 +101,7 @@ func (s *Store) Backend() Backend { return s.b }
 func (s *Store) Close() error {
 	s.dec.Close()
 	_ = s.enc.Close()
+	_ = s.fast.Close()
 	return s.b.Close()
 }
 
@@ -107,7 +124,11 @@ func encodedMax(n int) int { return 1 + n + 64 }
 func (s *Store) encodeTo(dst, data []byte) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
 		out := append(dst[:0], codecZstd)
-		out = s.enc.EncodeAll(data, out)
+		enc := s.enc
+		if len(data) <= smallValue {
+			enc = s.fast
+		}
+		out = enc.EncodeAll(data, out)
 		if len(out)-1 < len(data)-len(data)/32 {
 			return out
 		}
