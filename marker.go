@@ -27,10 +27,13 @@ const markerName = "turnback-store.json"
 // version this turnback writes and the newest it opens. Version 2 added
 // the overlay log (db/turnback-overlay.log, see cas.BadgerOptions.Deferred),
 // which a turnback reading version 1 would not see: a version-1 store is
-// marked 2 by the first command that opens it for writing.
+// marked 2 by the first command that opens it for writing. Version 3
+// added blocks of small files (cas/block.go), whose pointers a turnback
+// reading version 2 would take for damage; an older store is marked 3
+// the same way, before a block is written.
 const (
 	markerFormat = "turnback store"
-	storeVersion = 2
+	storeVersion = 3
 )
 
 // storeMarker is the marker's content.

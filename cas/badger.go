@@ -235,7 +235,15 @@ func (b *Badger) unpack(ptr []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.packs.read(p)
+	v, err := b.packs.read(p)
+	var dmg *damagedBlockError
+	if errors.As(err, &dmg) {
+		return memberValue(p.memOff, p.memLen, v), nil
+	}
+	if err != nil || !p.member {
+		return v, err
+	}
+	return memberValue(p.memOff, p.memLen, v), nil
 }
 
 func (b *Badger) wrap(op string, err error) error {

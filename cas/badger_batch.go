@@ -67,15 +67,42 @@ func (w *badgerBatch) Put(key, value []byte) error {
 	if err != nil {
 		return err
 	}
+	return w.addPending(pendingPtr{key: key, ptr: ptr.encode(), pack: ptr.pack})
+}
+
+// putBlock implements blockPutter: the block goes to a pack as one
+// value, and each member gets a pointer to its span of it.
+func (w *badgerBatch) putBlock(stored []byte, members []blockMember) error {
+	if w.wb == nil || w.db.IsClosed() {
+		return ErrClosed
+	}
+	ptr, err := w.packs.add(stored)
+	if err != nil {
+		return err
+	}
+	ps := make([]pendingPtr, len(members))
+	for i, m := range members {
+		mp := ptr
+		mp.member, mp.memOff, mp.memLen = true, int64(m.off), int64(m.len)
+		ps[i] = pendingPtr{key: m.key, ptr: mp.encode(), pack: ptr.pack}
+	}
+	return w.addPending(ps...)
+}
+
+// addPending queues pointers into packs, to be written once their packs
+// are durable.
+func (w *badgerBatch) addPending(ps ...pendingPtr) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.pending) == 0 || ptr.pack < w.minPack {
-		w.minPack = ptr.pack
+	for _, p := range ps {
+		if len(w.pending) == 0 || p.pack < w.minPack {
+			w.minPack = p.pack
+		}
+		w.pending = append(w.pending, p)
 	}
-	w.pending = append(w.pending, pendingPtr{key: key, ptr: ptr.encode(), pack: ptr.pack})
 	if w.minPack < w.packs.sealedBelow() {
 		// A pack was sealed (synced) since: its pointers can go.
 		return w.release(false)

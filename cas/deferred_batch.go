@@ -61,6 +61,47 @@ func (w *deferBatch) put(key, value []byte, copies bool) error {
 	return inner.Put(key, value)
 }
 
+// putBlock implements blockPutter: while the store is deferred, the
+// block goes to a pack at once and its members' pointers wait for
+// Flush, as a large value's; afterwards, to Badger's batch.
+func (w *deferBatch) putBlock(stored []byte, members []blockMember) error {
+	w.mu.Lock()
+	done := w.done
+	w.mu.Unlock()
+	if done {
+		return errBatchDone
+	}
+	if w.b.commitsLater() {
+		ptr, err := w.b.packs.add(stored)
+		if err != nil {
+			return err
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.done {
+			return errBatchDone
+		}
+		for _, m := range members {
+			mp := ptr
+			mp.member, mp.memOff, mp.memLen = true, int64(m.off), int64(m.len)
+			w.pending = append(w.pending, pendingPtr{key: bytes.Clone(m.key), ptr: mp.encode(), pack: ptr.pack})
+		}
+		return nil
+	}
+	inner := w.innerBatch()
+	if bp, ok := inner.(blockPutter); ok {
+		return bp.putBlock(stored, members)
+	}
+	// Not expected (a write-mode store's batch stores blocks): each
+	// member as a value of its own, the block with it.
+	for _, m := range members {
+		if err := inner.Put(m.key, memberValue(int64(m.off), int64(m.len), stored)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *deferBatch) innerBatch() Batch {
 	w.mu.Lock()
 	defer w.mu.Unlock()

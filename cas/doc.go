@@ -8,7 +8,9 @@
 //   - Address, Hash: BLAKE3-256 of the content. It does not depend on how
 //     the content is stored. People see 12 hex digits (Hash.Short).
 //   - Blob: a record under b/<hash>: one codec byte, then the payload.
-//   - Codec: 0 is raw, 1 is one zstd frame. Content is compressed only
+//   - Codec: 0 is raw, 1 is one zstd frame, 2 a member of a block
+//     (block.go: small files compressed together, one pack value per
+//     block). Content is compressed only
 //     when that saves at least 1/32 of it.
 //   - Chunk, chunk list: content over SmallFileMax is cut into
 //     content-defined chunks of about 256 KiB. Its chunk list, under

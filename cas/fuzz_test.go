@@ -79,6 +79,16 @@ func FuzzDecodeBlob(f *testing.F) {
 	}
 	f.Add([]byte("x"), []byte{})
 	f.Add([]byte("x"), []byte{7, 'x'})
+	// Block members (codecBlock): a span of a raw or zstd block.
+	block := append(textBytes(4, 2000), textBytes(5, 700)...)
+	for _, stored := range [][]byte{s.encodeBlock(block), append([]byte{codecRaw}, block...)} {
+		m := memberValue(2000, 700, stored)
+		f.Add(textBytes(5, 700), m)
+		f.Add(textBytes(5, 700), m[:len(m)/2])
+		f.Add(textBytes(5, 700), memberValue(2000, 701, stored))
+		f.Add(textBytes(5, 700), memberValue(1<<62, 700, stored))
+	}
+	f.Add([]byte("x"), memberValue(0, 1, memberValue(0, 1, []byte{codecRaw, 'x'})))
 
 	f.Fuzz(func(t *testing.T, content, stored []byte) {
 		h := Sum(content)

@@ -182,7 +182,14 @@ func (b *Badger) repack(ctx context.Context) error {
 	// Packs created from here on (the copies) are not candidates.
 	limit := list[len(list)-1].id + 1
 	live := make(map[uint64]int64)
+	blocks := make(map[[2]int64]bool) // a block counts once, however many members it has
 	if err := b.scanPacked(ctx, func(_ []byte, p packPtr, _ []byte) error {
+		if p.member {
+			if blocks[p.loc()] {
+				return nil
+			}
+			blocks[p.loc()] = true
+		}
 		live[p.pack] += p.size
 		return nil
 	}); err != nil {
@@ -241,19 +248,25 @@ func (b *Badger) repack(ctx context.Context) error {
 			moves = moves[:0]
 			return nil
 		}
+		copied := make(map[[2]int64]packPtr) // blocks copied: each once, for all its members
 		err := b.scanPacked(ctx, func(key []byte, p packPtr, raw []byte) error {
 			if !rewrite[p.pack] || p.pack >= limit {
 				return nil
 			}
-			val, err := b.packs.read(p)
-			if err != nil {
-				return fmt.Errorf("cas: repack %s: %w", key, err)
+			np, ok := copied[p.loc()]
+			if !ok || !p.member {
+				val, err := b.packs.read(p)
+				if err != nil {
+					return fmt.Errorf("cas: repack %s: %w", key, err)
+				}
+				if np, err = b.packs.add(val); err != nil {
+					return err
+				}
+				if p.member {
+					copied[p.loc()] = np
+				}
 			}
-			np, err := b.packs.add(val)
-			if err != nil {
-				return err
-			}
-			moves = append(moves, move{key: bytes.Clone(key), old: bytes.Clone(raw), new: np.encode()})
+			moves = append(moves, move{key: bytes.Clone(key), old: bytes.Clone(raw), new: p.moved(np).encode()})
 			return nil
 		})
 		if err != nil {

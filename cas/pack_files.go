@@ -88,10 +88,26 @@ func (p *packs) read(ptr packPtr) ([]byte, error) {
 		return nil, fmt.Errorf("cas: read pack %s: %w", packName(ptr.pack), err)
 	}
 	if crc32.Checksum(out, castagnoli) != ptr.crc {
-		return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) fails its checksum", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+		err := fmt.Errorf("%w: pack %s: value at %d (%d bytes) fails its checksum", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
+		if ptr.member {
+			// The damage may lie outside this member's bytes: the
+			// value goes on with the error, for the member's own
+			// check (see Badger.unpack).
+			return out, &damagedBlockError{err: err}
+		}
+		return nil, err
 	}
 	return out, nil
 }
+
+// damagedBlockError: a block failed its checksum. Its members are still
+// read, each checked against its address: damage elsewhere in a block
+// that is stored raw, or past a member in a zstd one, costs only the
+// members it touches.
+type damagedBlockError struct{ err error }
+
+func (e *damagedBlockError) Error() string { return e.err.Error() }
+func (e *damagedBlockError) Unwrap() error { return e.err }
 
 func (p *packs) reader(id uint64) (*packReader, error) {
 	p.rmu.RLock()
@@ -128,29 +144,47 @@ func (p *packs) dropReader(id uint64) {
 	}
 }
 
-// packPtr locates one value in a pack file.
+// packPtr locates one value in a pack file, or one member of a block
+// (block.go) stored as one value.
 type packPtr struct {
 	pack uint64 // pack id
 	off  int64  // offset of the value in the file
 	size int64  // length of the value
 	crc  uint32 // CRC-32C of the value
+
+	member         bool  // the value is a block; the pointer names one member
+	memOff, memLen int64 // the member's span in the block's content
 }
 
 func (p packPtr) encode() []byte {
-	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+4)
-	b = append(b, packPointerTag)
+	b := make([]byte, 0, 1+5*binary.MaxVarintLen64+4)
+	tag := packPointerTag
+	if p.member {
+		tag = packMemberTag
+	}
+	b = append(b, tag)
 	b = binary.AppendUvarint(b, p.pack)
 	b = binary.AppendUvarint(b, uint64(p.off))
 	b = binary.AppendUvarint(b, uint64(p.size))
-	return binary.LittleEndian.AppendUint32(b, p.crc)
+	b = binary.LittleEndian.AppendUint32(b, p.crc)
+	if p.member {
+		b = binary.AppendUvarint(b, uint64(p.memOff))
+		b = binary.AppendUvarint(b, uint64(p.memLen))
+	}
+	return b
 }
+
+// packMemberTag starts the pointer to a block member: a pack pointer's
+// fields, then the member's offset and length as uvarints.
+const packMemberTag byte = 0xfd
 
 func decodePackPtr(b []byte) (packPtr, error) {
 	bad := fmt.Errorf("%w: malformed pack pointer", ErrCorrupt)
-	if len(b) < 1+3+4 || b[0] != packPointerTag {
+	if len(b) < 1+3+4 || (b[0] != packPointerTag && b[0] != packMemberTag) {
 		return packPtr{}, bad
 	}
 	var p packPtr
+	p.member = b[0] == packMemberTag
 	r := b[1:]
 	var vals [3]uint64
 	for i := range vals {
@@ -160,10 +194,37 @@ func decodePackPtr(b []byte) (packPtr, error) {
 		}
 		vals[i], r = v, r[n:]
 	}
-	if len(r) != 4 || vals[1] > 1<<62 || vals[2] > 1<<40 {
+	if len(r) < 4 || vals[1] > 1<<62 || vals[2] > 1<<40 {
 		return packPtr{}, bad
 	}
 	p.pack, p.off, p.size = vals[0], int64(vals[1]), int64(vals[2])
 	p.crc = binary.LittleEndian.Uint32(r)
+	r = r[4:]
+	if !p.member {
+		if len(r) != 0 {
+			return packPtr{}, bad
+		}
+		return p, nil
+	}
+	for _, v := range []*int64{&p.memOff, &p.memLen} {
+		u, n := binary.Uvarint(r)
+		if n <= 0 || u > 1<<40 {
+			return packPtr{}, bad
+		}
+		*v, r = int64(u), r[n:]
+	}
+	if len(r) != 0 {
+		return packPtr{}, bad
+	}
 	return p, nil
 }
+
+// moved returns p pointing at np, where its value was copied; a member
+// keeps its span.
+func (p packPtr) moved(np packPtr) packPtr {
+	np.member, np.memOff, np.memLen = p.member, p.memOff, p.memLen
+	return np
+}
+
+// loc is where p's value lies, whichever member it names.
+func (p packPtr) loc() [2]int64 { return [2]int64{int64(p.pack), p.off} }

@@ -32,6 +32,12 @@ const (
 // PutBlob) is stored raw, so that everything written can be read back.
 const maxZstdBlob = 4 << 20
 
+// smallValue: a value of its own this small (a tree, mostly; small
+// files go into blocks) is compressed at zstd's fastest level. The
+// default level clears about a megabyte of tables per call: on the 40
+// trees a turn writes, that cost more than it saved.
+const smallValue = 64 << 10
+
 // indexVersion starts every chunk-list record.
 const indexVersion byte = 1
 
@@ -51,14 +57,25 @@ func IndexKey(h Hash) []byte { return append(bytes.Clone(prefixIndex), h[:]...) 
 // Store is a content-addressed store of blobs and chunked files over a
 // Backend. It is safe for concurrent use.
 type Store struct {
-	b   Backend
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	b      Backend
+	enc    *zstd.Encoder // zstd's default level: blocks, and values over smallValue
+	fast   *zstd.Encoder // its fastest level: smaller values (trees mostly)
+	dec    *zstd.Decoder
+	blocks blockCache // blocks decoded lately (block.go)
 }
 
 // NewStore returns a Store over b.
 func NewStore(b Backend) (*Store, error) {
 	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+		zstd.WithWindowSize(1<<20),
+		zstd.WithEncoderCRC(false),
+		zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
+	}
+	fast, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithWindowSize(1<<20),
@@ -74,7 +91,7 @@ func NewStore(b Backend) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
 	}
-	return &Store{b: b, enc: enc, dec: dec}, nil
+	return &Store{b: b, enc: enc, fast: fast, dec: dec}, nil
 }
 
 // Backend returns the backend underneath s.
@@ -84,6 +101,7 @@ func (s *Store) Backend() Backend { return s.b }
 func (s *Store) Close() error {
 	s.dec.Close()
 	_ = s.enc.Close()
+	_ = s.fast.Close()
 	return s.b.Close()
 }
 
@@ -106,7 +124,11 @@ func encodedMax(n int) int { return 1 + n + 64 }
 func (s *Store) encodeTo(dst, data []byte) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
 		out := append(dst[:0], codecZstd)
-		out = s.enc.EncodeAll(data, out)
+		enc := s.enc
+		if len(data) <= smallValue {
+			enc = s.fast
+		}
+		out = enc.EncodeAll(data, out)
 		if len(out)-1 < len(data)-len(data)/32 {
 			return out
 		}
@@ -130,6 +152,11 @@ func (s *Store) decode(h Hash, stored []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: blob %s: %v", ErrCorrupt, h.Short(), err)
 		}
+	case codecBlock:
+		var err error
+		if data, err = s.decodeBlockMember(h, stored[1:]); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%w: blob %s: unknown codec %d", ErrCorrupt, h.Short(), stored[0])
 	}
@@ -149,6 +176,7 @@ type Writer struct {
 	stats WriteStats
 	mu    chan struct{}
 	fresh freshStore
+	block block // small files gathered for a block (block.go)
 }
 
 // WriteStats counts what a Writer added.
@@ -180,10 +208,12 @@ func (w *Writer) Stats() WriteStats {
 // PutBlob stores data as one blob and returns its address.
 func (w *Writer) PutBlob(ctx context.Context, data []byte) (Hash, error) {
 	h := Sum(data)
-	return h, w.putHashed(ctx, h, data)
+	return h, w.putHashed(ctx, h, data, false)
 }
 
-func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte) error {
+// putHashed stores data, whose address is h. A small file's content
+// (inBlock) goes into a block when the batch stores blocks.
+func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock bool) error {
 	if len(data) == 0 {
 		return nil
 	}
@@ -194,6 +224,13 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte) error {
 	}
 	if ok {
 		w.count(func(s *WriteStats) { s.ReusedBlobs++ })
+		return nil
+	}
+	if bp, ok := w.batch.(blockPutter); ok && inBlock && len(data) <= blockMemberMax {
+		if err := w.addToBlock(bp, key, data); err != nil {
+			return err
+		}
+		w.count(func(s *WriteStats) { s.NewBlobs++ })
 		return nil
 	}
 	// The stored form is built in a recycled buffer when the batch copies
@@ -231,6 +268,10 @@ type copyPutter interface {
 // a deferred Badger, with the next commit (its next Sync or Close), in
 // the same frame as the records that name them.
 func (w *Writer) Flush() error {
+	if err := w.flushBlock(); err != nil {
+		w.batch.Cancel()
+		return err
+	}
 	if err := w.batch.Flush(); err != nil {
 		return err
 	}
@@ -242,7 +283,12 @@ func (w *Writer) Flush() error {
 }
 
 // Cancel drops pending writes.
-func (w *Writer) Cancel() { w.batch.Cancel() }
+func (w *Writer) Cancel() {
+	w.block.mu.Lock()
+	w.block.content, w.block.members = nil, nil
+	w.block.mu.Unlock()
+	w.batch.Cancel()
+}
 
 // PutFile streams r into the store: content up to SmallFileMax becomes one
 // blob; larger content is split into content-defined chunks plus a chunk
@@ -259,8 +305,8 @@ func (w *Writer) PutFile(ctx context.Context, r io.Reader, sizeHint int64) (Hash
 	defer putBuf(head)
 	n, err := io.ReadFull(r, head)
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		h, err := w.PutBlob(ctx, head[:n])
-		return h, int64(n), err
+		h := Sum(head[:n])
+		return h, int64(n), w.putHashed(ctx, h, head[:n], true)
 	}
 	if err != nil {
 		return Hash{}, 0, err
@@ -297,7 +343,7 @@ func (w *Writer) PutFile(ctx context.Context, r io.Reader, sizeHint int64) (Hash
 		_, _ = full.Write(chunk)
 		size += int64(len(chunk))
 		ck := Sum(chunk)
-		if err := w.putHashed(ctx, ck, chunk); err != nil {
+		if err := w.putHashed(ctx, ck, chunk, false); err != nil {
 			return Hash{}, 0, err
 		}
 		index = append(index, ck[:]...)

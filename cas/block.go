@@ -1,0 +1,238 @@
+package cas
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"sync"
+)
+
+// Blocks: small files compressed together (issue #34). One zstd frame
+// per small file pays the frame's tables and finds no match in the
+// files around it; on the Go source tree, files of up to 64 KiB
+// compressed in blocks of 64 to 128 KiB take 12% less room than one
+// frame each. Reading one decodes its block: the bound on the block
+// keeps that to about 0.1 ms.
+//
+// A Writer into a Badger store gathers the content of small files in a
+// block. A full block (or the last one, at Flush) is encoded as one
+// blob's stored form would be (codec byte, then raw or zstd) and goes
+// to a pack file as one value. Each member gets its own pointer
+// (packMemberTag): the block's place in the pack, and the member's
+// offset and length in the block's content. Reading a member returns a
+// stored form of codec codecBlock (see decodeBlockMember), which
+// Store.decode decodes and checks against the member's address as any
+// other. Trees and the chunks of large files stay one value each.
+
+const (
+	// codecBlock: a member of a block. After the codec byte: uvarint
+	// offset and uvarint length of the member in the block's content,
+	// then the block's stored form (codecRaw or codecZstd).
+	codecBlock byte = 2
+	// blockTarget: a block is written once its content reaches this.
+	blockTarget = 64 << 10
+	// blockMemberMax: content up to this size goes into blocks.
+	blockMemberMax = 64 << 10
+)
+
+// blockPutter is a Batch that stores blocks: one stored value shared by
+// several keys, each naming its member's span of the block's content.
+type blockPutter interface {
+	putBlock(stored []byte, members []blockMember) error
+}
+
+// blockMember is one blob in a block.
+type blockMember struct {
+	key      []byte
+	off, len int
+}
+
+// block is a Writer's block being filled.
+type block struct {
+	mu      sync.Mutex
+	content []byte
+	members []blockMember
+}
+
+// addToBlock puts data, the content of blob key, into w's block, and
+// writes the block once it is full.
+func (w *Writer) addToBlock(bp blockPutter, key, data []byte) error {
+	b := &w.block
+	b.mu.Lock()
+	if b.content == nil {
+		b.content = make([]byte, 0, blockTarget+blockMemberMax)
+	}
+	b.members = append(b.members, blockMember{key: key, off: len(b.content), len: len(data)})
+	b.content = append(b.content, data...)
+	if len(b.content) < blockTarget {
+		b.mu.Unlock()
+		return nil
+	}
+	content, members := b.content, b.members
+	b.content, b.members = nil, nil
+	b.mu.Unlock()
+	return w.writeBlock(bp, content, members)
+}
+
+// flushBlock writes the block being filled, if any.
+func (w *Writer) flushBlock() error {
+	bp, ok := w.batch.(blockPutter)
+	if !ok {
+		return nil
+	}
+	b := &w.block
+	b.mu.Lock()
+	content, members := b.content, b.members
+	b.content, b.members = nil, nil
+	b.mu.Unlock()
+	if len(members) == 0 {
+		return nil
+	}
+	return w.writeBlock(bp, content, members)
+}
+
+func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMember) error {
+	stored := w.s.encodeBlock(content)
+	if err := bp.putBlock(stored, members); err != nil {
+		return err
+	}
+	w.count(func(s *WriteStats) { s.NewBytes += int64(len(stored)) })
+	return nil
+}
+
+// encodeBlock returns the stored form of a block's content, as encode.
+func (s *Store) encodeBlock(data []byte) []byte {
+	if len(data) >= 64 && len(data) <= maxZstdBlob {
+		out := s.enc.EncodeAll(data, append(make([]byte, 0, encodedMax(len(data))), codecZstd))
+		if len(out)-1 < len(data)-len(data)/32 {
+			return out
+		}
+	}
+	return append(append(make([]byte, 0, 1+len(data)), codecRaw), data...)
+}
+
+// memberValue is the stored form of a block member read from a pack:
+// codecBlock, the member's span, then the block's stored form.
+func memberValue(off, n int64, block []byte) []byte {
+	out := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(block))
+	out = append(out, codecBlock)
+	out = binary.AppendUvarint(out, uint64(off))
+	out = binary.AppendUvarint(out, uint64(n))
+	return append(out, block...)
+}
+
+// decodeBlockMember returns the content of the member whose stored form
+// (after its codec byte) is rest.
+func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
+	return s.decodeMember(h, stored, true)
+}
+
+func (s *Store) decodeMember(h Hash, stored []byte, useCache bool) ([]byte, error) {
+	rest := stored
+	bad := func(what string) error {
+		return fmt.Errorf("%w: blob %s: block member %s", ErrCorrupt, h.Short(), what)
+	}
+	off, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return nil, bad("offset unreadable")
+	}
+	rest = rest[n:]
+	size, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return nil, bad("length unreadable")
+	}
+	rest = rest[n:]
+	if len(rest) == 0 {
+		return nil, bad("block missing")
+	}
+	content, cached, err := s.blockContent(h, rest, useCache)
+	if err != nil {
+		return nil, err
+	}
+	if off > uint64(len(content)) || size > uint64(len(content))-off {
+		return nil, bad("span past the block's end")
+	}
+	out := bytes.Clone(content[off : off+size])
+	if cached && Sum(out) != h {
+		// The cache's key is a checksum, not the block: decode afresh.
+		s.blocks.forget(rest)
+		return s.decodeMember(h, stored, false)
+	}
+	return out, nil
+}
+
+// blockContent returns the content of a block from its stored form, and
+// whether it came from the cache of recently decoded blocks.
+func (s *Store) blockContent(h Hash, stored []byte, useCache bool) ([]byte, bool, error) {
+	if useCache {
+		if content, ok := s.blocks.get(stored); ok {
+			return content, true, nil
+		}
+	}
+	var content []byte
+	switch stored[0] {
+	case codecRaw:
+		return stored[1:], false, nil
+	case codecZstd:
+		var err error
+		content, err = s.dec.DecodeAll(stored[1:], nil)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: blob %s: block: %v", ErrCorrupt, h.Short(), err)
+		}
+	default:
+		return nil, false, fmt.Errorf("%w: blob %s: block member block codec %d unknown", ErrCorrupt, h.Short(), stored[0])
+	}
+	s.blocks.put(stored, content)
+	return content, false, nil
+}
+
+// blockCache keeps the last few blocks decoded: files read one after
+// another (a restore of files captured together, verify) often share a
+// block. Keyed by a checksum of the stored block; a member read from it
+// is checked against its address before use.
+type blockCache struct {
+	mu   sync.Mutex
+	ents [4]cachedBlock
+	next int
+}
+
+type cachedBlock struct {
+	key     uint64
+	content []byte
+}
+
+func blockKey(stored []byte) uint64 {
+	return uint64(crc32.Checksum(stored, castagnoli))<<32 | uint64(uint32(len(stored)))
+}
+
+func (c *blockCache) get(stored []byte) ([]byte, bool) {
+	k := blockKey(stored)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.ents {
+		if e.content != nil && e.key == k {
+			return e.content, true
+		}
+	}
+	return nil, false
+}
+
+func (c *blockCache) put(stored, content []byte) {
+	k := blockKey(stored)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ents[c.next] = cachedBlock{key: k, content: content}
+	c.next = (c.next + 1) % len(c.ents)
+}
+
+func (c *blockCache) forget(stored []byte) {
+	k := blockKey(stored)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.ents {
+		if c.ents[i].key == k {
+			c.ents[i] = cachedBlock{}
+		}
+	}
+}
