@@ -2,6 +2,7 @@ package cas
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -235,4 +236,26 @@ func (c *blockCache) forget(stored []byte) {
 			c.ents[i] = cachedBlock{}
 		}
 	}
+}
+
+// Record returns the stored record under key in a form that stands
+// alone: codec raw or zstd for a blob, as stores before blocks wrote
+// them. A block member is decoded, checked against its hash and encoded
+// alone, so a copy elsewhere (a push) never carries a whole block or a
+// codec other stores cannot read. Other records come back as stored.
+func (s *Store) Record(ctx context.Context, key []byte) ([]byte, error) {
+	stored, err := s.b.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if len(stored) == 0 || stored[0] != codecBlock || !bytes.HasPrefix(key, prefixBlob) || len(key) != len(prefixBlob)+HashSize {
+		return stored, nil
+	}
+	var h Hash
+	copy(h[:], key[len(prefixBlob):])
+	data, err := s.decode(h, stored)
+	if err != nil {
+		return nil, err
+	}
+	return s.encode(data), nil
 }

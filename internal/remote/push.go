@@ -386,7 +386,7 @@ func (p *pusher) tree(ctx context.Context, h cas.Hash, deps map[int]bool, seen m
 	if err := p.gctx.Err(); err != nil {
 		return p.g.Wait()
 	}
-	ref, err := p.place(h, s3.KindTree, func() ([]byte, error) { return p.store.Backend().Get(ctx, cas.BlobKey(h)) })
+	ref, err := p.place(h, s3.KindTree, func() ([]byte, error) { return p.store.Record(ctx, cas.BlobKey(h)) })
 	if err != nil {
 		return fmt.Errorf("turnback: push: tree %s: %w", h.Short(), err)
 	}
@@ -424,7 +424,7 @@ func (p *pusher) content(ctx context.Context, h cas.Hash, deps map[int]bool) err
 		return fmt.Errorf("turnback: push: content %s: %w", h.Short(), err)
 	}
 	get := func(key []byte) func() ([]byte, error) {
-		return func() ([]byte, error) { return p.store.Backend().Get(ctx, key) }
+		return func() ([]byte, error) { return p.store.Record(ctx, key) }
 	}
 	if !chunked {
 		ref, err := p.place(h, s3.KindBlob, get(cas.BlobKey(h)))
