@@ -32,7 +32,6 @@ const (
 // hasTurns reports whether the session has a turn to undo or redo.
 func HasTurns(s SessionInfo) bool { return s.Turns+s.Redo > 0 }
 
-
 // SortSessions orders list newest LastTurn first, then by name, and
 // fills in the short names.
 func SortSessions(list []SessionInfo) {
