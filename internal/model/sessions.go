@@ -29,7 +29,7 @@ const (
 	shortMin  = 8
 )
 
-// hasTurns reports whether the session has a turn to undo or redo.
+// HasTurns reports whether the session has a turn to undo or redo.
 func HasTurns(s SessionInfo) bool { return s.Turns+s.Redo > 0 }
 
 // SortSessions orders list newest LastTurn first, then by name, and
