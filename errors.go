@@ -58,15 +58,3 @@ func (e *storeInWorkTreeError) Error() string {
 }
 
 func (e *storeInWorkTreeError) Is(target error) bool { return target == ErrStoreInWorkTree }
-
-// refError is the error of a snapshot id or turn reference: its message,
-// and the sentinels it matches.
-type refError struct {
-	msg string
-	is  []error
-}
-
-func (e *refError) Error() string { return e.msg }
-
-// Unwrap makes errors.Is true for each sentinel of the error.
-func (e *refError) Unwrap() []error { return e.is }

@@ -77,7 +77,7 @@ func (r *Repo) keepEmptyPartial(ctx context.Context, out *RestoreResult) error {
 		return err
 	}
 	n := len(sess.Redo)
-	if n == 0 || !sess.Redo[n-1].partial() || sess.Redo[n-1].Checkpoint != out.Checkpoint.String() {
+	if n == 0 || !sess.Redo[n-1].IsPartial() || sess.Redo[n-1].Checkpoint != out.Checkpoint.String() {
 		return nil
 	}
 	sess.Redo = sess.Redo[:n-1]

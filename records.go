@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/restore"
 )
 
@@ -18,11 +19,11 @@ import (
 // transaction per command, after every blob and tree they refer to is
 // flushed, so a crash leaves at most unreferenced blobs behind.
 const (
-	keyLatest   = "m/latest" // hex id of the newest recorded snapshot, any session
-	prefixSnap  = "m/snap/"  // + hex id -> snapshotRecord
-	prefixSess  = "m/sess/"  // + session name -> sessionRecord
-	prefixTurn  = "m/turn/"  // + session + "/" + %012d -> Turn
-	turnNumFmt  = "%012d"
+	keyLatest   = model.KeyLatest  // hex id of the newest recorded snapshot, any session
+	prefixSnap  = model.PrefixSnap // + hex id -> snapshotRecord
+	prefixSess  = model.PrefixSess // + session name -> sessionRecord
+	prefixTurn  = model.PrefixTurn // + session + "/" + %012d -> Turn
+	turnNumFmt  = model.TurnNumFmt
 	metaVersion = 1
 )
 
@@ -42,39 +43,8 @@ type snapshotRecord struct {
 	Generated []string `json:"generated,omitempty"`
 }
 
-// sessionRecord is one session's stacks.
-type sessionRecord struct {
-	Version  int    `json:"v"`
-	Name     string `json:"name"`
-	NextTurn int    `json:"next_turn"`
-	// Turns is the undo stack, oldest first; the last one may be open.
-	Turns []int `json:"turns"`
-	// Redo holds the undos that can be redone, the most recent last.
-	Redo []undoGroup `json:"redo,omitempty"`
-	// Last is the newest state the session recorded (snap, end, undo,
-	// redo), what status and diff compare with.
-	Last string `json:"last,omitempty"`
-	// Forgotten is the highest turn number retention has forgotten
-	// (0: none); checkpoints made before it go with those turns.
-	Forgotten int `json:"forgotten,omitempty"`
-	// Agent names the agent whose hook recorded the session's first turn
-	// (Options.Agent); absent for none and in stores written before it.
-	Agent string `json:"agent,omitempty"`
-	// RedoCleared is when a turn that changed the folder (RedoClearedBy)
-	// replaced the redo stack, started a new timeline; zero if never.
-	RedoCleared   time.Time `json:"redo_cleared,omitzero"`
-	RedoClearedBy int       `json:"redo_cleared_by,omitempty"`
-	// Rev names this version of the record: every write gives it a new
-	// random one and appends the one before to Revs (the last maxRevs,
-	// oldest first). A pull compares them to tell which of two records
-	// came from the other (pull_merge.go). Absent in stores written before.
-	Rev  string   `json:"rev,omitempty"`
-	Revs []string `json:"revs,omitempty"`
-	// Dropped is the number of the session's latest closed turn when
-	// it changed nothing and was dropped (0: the latest was kept, or an
-	// undo has since said so): the next undo names the turn it undoes.
-	Dropped int `json:"dropped,omitempty"`
-}
+// sessionRecord is one session's stacks (model.SessionRecord).
+type sessionRecord = model.SessionRecord
 
 // maxRevs bounds sessionRecord.Revs.
 const maxRevs = 32
@@ -252,7 +222,7 @@ var errStop = errors.New("stop")
 // forgot), or when it is older than the age limit, exactly as turns older
 // than the limit go. The newest checkpoint of the store is kept regardless,
 // as the newest turn is.
-const prefixCheckpoint = "m/cp/" // + hex id -> checkpointRecord
+const prefixCheckpoint = model.PrefixCheckpoint // + hex id -> checkpointRecord
 
 // checkpointRecord is one checkpoint's place in history.
 type checkpointRecord struct {

@@ -170,7 +170,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 		return nil, nil
 	}
 	g := &sess.Redo[len(sess.Redo)-1]
-	if len(g.Turns) == 0 && !g.partial() {
+	if len(g.Turns) == 0 && !g.IsPartial() {
 		return nil, fmt.Errorf("%w: session %s: empty redo entry", cas.ErrCorrupt, r.session)
 	}
 	expected, err := cas.ParseHash(g.Expected)
@@ -184,7 +184,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	loader := manifest.NewCachingLoader(r.loader())
 	left := map[string]*manifest.Entry{}
 	st := &redoStep{res: &RestoreResult{}}
-	if g.partial() {
+	if g.IsPartial() {
 		st.turns, st.paths = g.Partial, g.Paths
 		for _, n := range g.Partial {
 			t, err := r.loadTurn(ctx, r.session, n)
@@ -241,7 +241,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 // and the next step would overwrite it without a conflict).
 func (r *Repo) redone(ctx context.Context, sess *sessionRecord, st *redoStep, result cas.Hash) error {
 	g := &sess.Redo[len(sess.Redo)-1]
-	if !g.partial() {
+	if !g.IsPartial() {
 		sess.Turns = append(sess.Turns, g.Turns[0])
 		g.Turns = g.Turns[1:]
 		if len(g.Turns) > 0 {

@@ -12,23 +12,8 @@ import (
 	"github.com/turnback/turnback/restore"
 )
 
-// undoGroup is one undo on a session's redo stack: a whole undo (Turns)
-// or a partial one (Partial and Paths).
-type undoGroup struct {
-	Turns      []int  `json:"turns"`      // undone turns still to redo, oldest first
-	Checkpoint string `json:"checkpoint"` // the state the undo replaced
-	Expected   string `json:"expected"`   // the state the last undo or redo left
-	// A partial undo (UndoOptions.Paths): Turns is empty, the turns it
-	// reverted paths of (Partial) stayed on the undo stack, and Paths
-	// are the paths given (clean, relative to the work tree). Its redo
-	// puts every path that differs between Expected and Checkpoint
-	// back to what Checkpoint holds: exactly the paths the undo changed.
-	Partial []int    `json:"partial,omitempty"`
-	Paths   []string `json:"paths,omitempty"`
-}
-
-// partial reports whether g is a partial undo.
-func (g *undoGroup) partial() bool { return len(g.Partial) > 0 }
+// undoGroup is one undo on a session's redo stack (model.UndoGroup).
+type undoGroup = model.UndoGroup
 
 // Undo closes the open turn at the current state and reverts the last n
 // turns of the session: every path they changed goes back to its content

@@ -153,13 +153,13 @@ var ErrNoTurn = errors.New("turnback: no such turn")
 // (@N^, its before-state, works).
 var ErrOpenTurn = errors.New("turnback: the turn is open")
 
-// ErrDiverged: the local session and the copy ImportSession was given
+// ErrDiverged: the local session and the copy exchange.Import was given
 // (a remote's) both changed since they last matched, or number
 // different turns alike: taking the copy would lose local state, so
 // nothing was changed (see pullKeeps).
 var ErrDiverged = errors.New("turnback: the local session and the remote's have diverged")
 
-// ErrNoSession: ExportSessions, or a request to a daemon's HTTP API,
+// ErrNoSession: exchange.Export, or a request to a daemon's HTTP API,
 // named a session the store does not have.
 var ErrNoSession = errors.New("turnback: no such session")
 

@@ -1,15 +1,15 @@
 // Package remote is turnback's S3 remote: push, pull and clone of
 // sessions, and the remote's verify and gc. It moves a store's records
 // and the content they reach to and from a bucket laid out as package
-// cas/s3 says. The root package keeps what the records mean
-// (Repo.ExportSessions, Repo.ImportSession); this package moves bytes.
+// cas/s3 says. Package internal/exchange keeps what the records mean
+// (exchange.Export, exchange.Import); this package moves bytes.
 // It lives apart so that a program using the library does not link an
 // S3 client. The CLI's commands are in cmd/turnback/remote.
 //
 // # Terms
 //
 //   - Remote: a bucket and prefix, recorded in the store by Set
-//     (Repo.SetRemoteConfig holds it as JSON).
+//     (exchange.SetRemoteConfig holds it as JSON).
 //   - Push: a session's records and everything they reach that the
 //     remote lacks, packed, then the session's head.
 //   - Staged push: StagePush writes the packs to a directory, so the
@@ -18,7 +18,7 @@
 //     what the folder then lacks is the result's Pending
 //     (turnback.Repo.Pulled; Repo.ApplyPulled brings it in).
 //   - Sessions: the remote's sessions, each summarised from its
-//     newest head (turnback.SessionOf).
+//     newest head (exchange.SessionOf).
 //   - Clone: an empty folder made a copy of a remote session.
 //
 // # Invariants

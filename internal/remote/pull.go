@@ -10,6 +10,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/exchange"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -77,7 +78,7 @@ type PullOptions struct {
 // state: a local session that holds everything the remote's does is
 // kept as it is (NothingNew), and one that changed since the two last
 // matched, where the remote's changed too, is turnback.ErrDiverged
-// (see Repo.ImportSession); the work tree is not touched.
+// (see exchange.Import); the work tree is not touched.
 func Pull(ctx context.Context, r *turnback.Repo, c *s3.Client, o PullOptions) (*PullResult, error) {
 	if o.Session == "" {
 		o.Session = r.Session()
@@ -87,7 +88,7 @@ func Pull(ctx context.Context, r *turnback.Repo, c *s3.Client, o PullOptions) (*
 	}
 	recv0, req0 := c.Received.Load(), c.Requests.Load()
 	h := &headSource{c: c, par: o.Parallel}
-	imp, err := r.ImportSession(ctx, o.Session, h)
+	imp, err := exchange.Import(ctx, r, o.Session, h)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +102,7 @@ func Pull(ctx context.Context, r *turnback.Repo, c *s3.Client, o PullOptions) (*
 	return res, nil
 }
 
-// headSource gives Repo.ImportSession a session's newest head.
+// headSource gives exchange.Import a session's newest head.
 type headSource struct {
 	c    *s3.Client
 	par  int
@@ -110,7 +111,7 @@ type headSource struct {
 }
 
 // Records reads the session's newest head.
-func (h *headSource) Records(ctx context.Context, session string) ([]turnback.Record, string, error) {
+func (h *headSource) Records(ctx context.Context, session string) ([]exchange.Record, string, error) {
 	c := h.c
 	heads, err := listHeads(ctx, c, session)
 	if err != nil {

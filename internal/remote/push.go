@@ -15,6 +15,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/exchange"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -158,7 +159,7 @@ type pushJob struct {
 // only meanwhile: the upload that follows reads content (which only gc
 // removes: then the push fails and is run again) while agents go on.
 func pushJobs(ctx context.Context, r *turnback.Repo, o PushOptions) ([]pushJob, error) {
-	exp, err := r.ExportSessions(ctx, o.Sessions, o.All)
+	exp, err := exchange.Export(ctx, r, o.Sessions, o.All)
 	if errors.Is(err, turnback.ErrBadSession) {
 		return nil, fmt.Errorf("%w (push cannot name it on the remote)", err)
 	}

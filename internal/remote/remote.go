@@ -14,6 +14,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/exchange"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -37,13 +38,13 @@ func Set(ctx context.Context, r *turnback.Repo, cfg s3.Config) error {
 	if _, _, err := s3.ParseURL(cfg.URL); err != nil {
 		return err
 	}
-	return r.SetRemoteConfig(ctx, encodeJSON(cfg))
+	return exchange.SetRemoteConfig(ctx, r, encodeJSON(cfg))
 }
 
 // Config returns r's store's remote, or ErrNoRemote.
 func Config(ctx context.Context, r *turnback.Repo) (s3.Config, error) {
 	var cfg s3.Config
-	data, ok, err := r.RemoteConfig(ctx)
+	data, ok, err := exchange.RemoteConfig(ctx, r)
 	if err != nil {
 		return cfg, err
 	}
@@ -66,10 +67,10 @@ func encodeJSON(v any) []byte {
 }
 
 // records converts a head's records to the root package's.
-func records(recs []s3.Record) []turnback.Record {
-	out := make([]turnback.Record, len(recs))
+func records(recs []s3.Record) []exchange.Record {
+	out := make([]exchange.Record, len(recs))
 	for i, r := range recs {
-		out[i] = turnback.Record(r)
+		out[i] = exchange.Record(r)
 	}
 	return out
 }

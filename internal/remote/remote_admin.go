@@ -12,6 +12,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/exchange"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -137,7 +138,7 @@ func Verify(ctx context.Context, c *s3.Client) (*VerifyResult, error) {
 		head, err := s3.DecodeHead(data)
 		var roots []cas.Hash
 		if err == nil {
-			roots, err = turnback.RecordRoots(head.Session, records(head.Records))
+			roots, err = exchange.RecordRoots(head.Session, records(head.Records))
 		}
 		if err != nil {
 			problem("s3://%s/%s: %v", c.Bucket, key, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/s3"
+	"github.com/turnback/turnback/internal/exchange"
 )
 
 // Session is one session of a remote: its newest head, summarised.
@@ -71,7 +72,7 @@ func Sessions(ctx context.Context, c *s3.Client) ([]Session, error) {
 		}
 		var info turnback.SessionInfo
 		if err == nil {
-			info, err = turnback.SessionOf(name, records(head.Records))
+			info, err = exchange.SessionOf(name, records(head.Records))
 		}
 		if err != nil {
 			return fmt.Errorf("%w (%s)", err, addr)
@@ -94,7 +95,7 @@ func Sessions(ctx context.Context, c *s3.Client) ([]Session, error) {
 	for i := range out {
 		infos[i] = out[i].SessionInfo
 	}
-	turnback.SortSessions(infos)
+	exchange.SortSessions(infos)
 	byName := map[string]Session{}
 	for _, s := range out {
 		byName[s.Name] = s

@@ -9,11 +9,12 @@ import (
 	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/internal/exchange"
 	s3remote "github.com/turnback/turnback/internal/remote"
 )
 
 // Which session pull and clone work on: the rule of every command
-// (turnback.MatchSession, turnback.NewestSession), applied to the
+// (exchange.MatchSession, exchange.NewestSession), applied to the
 // remote's sessions too.
 //
 //   - pull --session NAME: NAME among the store's sessions and the
@@ -56,7 +57,7 @@ func (e *Env) pullSession(ctx context.Context, repo *turnback.Repo, c *s3.Client
 				list = append(list, s)
 			}
 		}
-		return turnback.MatchSession(list, name)
+		return exchange.MatchSession(list, name)
 	}
 	s, err := e.newestRemote(remote, c)
 	return s.Name, err
@@ -72,7 +73,7 @@ func (e *Env) cloneSession(ctx context.Context, c *s3.Client) (string, error) {
 		return "", err
 	}
 	if name := e.Session(); name != "" {
-		return turnback.MatchSession(s3remote.SessionInfos(remote), name)
+		return exchange.MatchSession(s3remote.SessionInfos(remote), name)
 	}
 	s, err := e.newestRemote(remote, c)
 	return s.Name, err
@@ -98,7 +99,7 @@ func (e *Env) newestRemote(remote []s3remote.Session, c *s3.Client) (turnback.Se
 		return turnback.SessionInfo{}, fmt.Errorf("%w (s3://%s/%s): push one first", errNoRemoteSessions, c.Bucket, c.Prefix)
 	}
 	now := envopt.Now(e.Getenv)
-	s, err := turnback.NewestSession(s3remote.SessionInfos(remote), now)
+	s, err := exchange.NewestSession(s3remote.SessionInfos(remote), now)
 	if err != nil && !errors.As(err, new(*turnback.AmbiguousSessionError)) {
 		return s, err
 	}

@@ -1,4 +1,4 @@
-package turnback
+package exchange
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/turnback/turnback/internal/model"
 )
 
 // pullKeeps decides what a pull does with the local record of the
 // remote's session (remote, with turns its head's turn records): keep
 // the local one (true), take the remote's (false), or neither
-// (ErrDiverged, saying why and what to do). Taking the remote's must
+// (model.ErrDiverged, saying why and what to do). Taking the remote's must
 // lose nothing of the local session: its turns, its undos, its redos.
 //
 //   - The remote's record is one the local one was (its Rev is among
@@ -25,15 +27,15 @@ import (
 //     local session holds every turn and every undo of the remote's.
 //
 // A turn number that names different turns here and there is always
-// ErrDiverged.
-func (r *Repo) pullKeeps(ctx context.Context, remote *sessionRecord, turns map[int]*Turn) (bool, error) {
-	local, err := r.loadSession(ctx, remote.Name)
+// model.ErrDiverged.
+func pullKeeps(ctx context.Context, st Store, remote *model.SessionRecord, turns map[int]*model.Turn) (bool, error) {
+	local, err := st.LoadSession(ctx, remote.Name)
 	if err != nil {
 		return false, err
 	}
-	here := map[int]*Turn{}
-	for _, n := range sessionTurns(local) {
-		t, err := r.loadTurn(ctx, local.Name, n)
+	here := map[int]*model.Turn{}
+	for _, n := range local.AllTurns() {
+		t, err := st.LoadTurn(ctx, local.Name, n)
 		if err != nil {
 			return false, err
 		}
@@ -42,7 +44,7 @@ func (r *Repo) pullKeeps(ctx context.Context, remote *sessionRecord, turns map[i
 	for n, t := range here {
 		if rt, ok := turns[n]; ok && (rt.Before != t.Before || !t.Open() && !rt.Open() && rt.After != t.After) {
 			return false, fmt.Errorf("%w: session %s: turn %d is another turn here than on the remote "+
-				"(nothing was changed; push replaces the remote's session, or clone it into another folder)", ErrDiverged, remote.Name, n)
+				"(nothing was changed; push replaces the remote's session, or clone it into another folder)", model.ErrDiverged, remote.Name, n)
 		}
 	}
 	switch {
@@ -53,7 +55,7 @@ func (r *Repo) pullKeeps(ctx context.Context, remote *sessionRecord, turns map[i
 		len(local.Turns) == 0 && len(local.Redo) == 0 && local.NextTurn <= remote.NextTurn:
 		return false, nil
 	}
-	holds := func(a, b map[int]*Turn, nums []int, remoteOpenOK bool) bool {
+	holds := func(a, b map[int]*model.Turn, nums []int, remoteOpenOK bool) bool {
 		for _, n := range nums {
 			t, ok := a[n]
 			bt := b[n]
@@ -70,23 +72,14 @@ func (r *Repo) pullKeeps(ctx context.Context, remote *sessionRecord, turns map[i
 	}
 	// Keep: every turn and undo of the remote's is here (a remote turn
 	// still open may have been closed here since).
-	if remote.NextTurn <= local.NextTurn && holds(here, turns, sessionTurns(remote), true) && groupsIn(remote.Redo, local.Redo) {
+	if remote.NextTurn <= local.NextTurn && holds(here, turns, remote.AllTurns(), true) && groupsIn(remote.Redo, local.Redo) {
 		return true, nil
 	}
 	return false, divergedError(local, remote, turns)
 }
 
-// sessionTurns returns the numbers of s's turns: done, then undone.
-func sessionTurns(s *sessionRecord) []int {
-	nums := append([]int(nil), s.Turns...)
-	for _, g := range s.Redo {
-		nums = append(nums, g.Turns...)
-	}
-	return nums
-}
-
 // sameStacks reports whether a and b hold the same turns and undos.
-func sameStacks(a, b *sessionRecord) bool {
+func sameStacks(a, b *model.SessionRecord) bool {
 	return a.NextTurn == b.NextTurn && slices.Equal(a.Turns, b.Turns) && a.Last == b.Last &&
 		(len(a.Redo) == 0 && len(b.Redo) == 0 || reflect.DeepEqual(a.Redo, b.Redo))
 }
@@ -101,9 +94,9 @@ func subset(a, b []int) bool {
 }
 
 // groupsIn reports whether every undo of gs is in of.
-func groupsIn(gs, of []undoGroup) bool {
+func groupsIn(gs, of []model.UndoGroup) bool {
 	for _, g := range gs {
-		if !slices.ContainsFunc(of, func(h undoGroup) bool { return reflect.DeepEqual(g, h) }) {
+		if !slices.ContainsFunc(of, func(h model.UndoGroup) bool { return reflect.DeepEqual(g, h) }) {
 			return false
 		}
 	}
@@ -111,10 +104,10 @@ func groupsIn(gs, of []undoGroup) bool {
 }
 
 // divergedError says how the two sessions differ and what to do.
-func divergedError(local, remote *sessionRecord, turns map[int]*Turn) error {
+func divergedError(local, remote *model.SessionRecord, turns map[int]*model.Turn) error {
 	var why, todo []string
 	if len(local.Redo) > 0 && !groupsIn(local.Redo, remote.Redo) {
-		why = append(why, turnsAre(sessionTurns(&sessionRecord{Redo: local.Redo}))+" undone here")
+		why = append(why, turnsAre((&model.SessionRecord{Redo: local.Redo}).AllTurns())+" undone here")
 		todo = append(todo, "redo, then pull")
 	}
 	var onlyHere, onlyThere []int
@@ -123,13 +116,13 @@ func divergedError(local, remote *sessionRecord, turns map[int]*Turn) error {
 			onlyHere = append(onlyHere, n)
 		}
 	}
-	for _, n := range sessionTurns(remote) {
-		if !slices.Contains(sessionTurns(local), n) && n > local.Forgotten {
+	for _, n := range remote.AllTurns() {
+		if !slices.Contains(local.AllTurns(), n) && n > local.Forgotten {
 			onlyThere = append(onlyThere, n)
 		}
 	}
 	if len(remote.Redo) > 0 && !groupsIn(remote.Redo, local.Redo) {
-		why = append(why, turnsAre(sessionTurns(&sessionRecord{Redo: remote.Redo}))+" undone on the remote")
+		why = append(why, turnsAre((&model.SessionRecord{Redo: remote.Redo}).AllTurns())+" undone on the remote")
 	}
 	if len(onlyHere) > 0 {
 		why = append(why, turnsAre(onlyHere)+" only here")
@@ -141,7 +134,7 @@ func divergedError(local, remote *sessionRecord, turns map[int]*Turn) error {
 		why = append(why, "the two changed since they last matched")
 	}
 	todo = append(todo, "or push to replace the remote's session with this one", "or clone the remote's into another folder")
-	return fmt.Errorf("%w: session %s: %s; nothing was changed (%s)", ErrDiverged, remote.Name,
+	return fmt.Errorf("%w: session %s: %s; nothing was changed (%s)", model.ErrDiverged, remote.Name,
 		strings.Join(why, ", "), strings.Join(todo, "; "))
 }
 

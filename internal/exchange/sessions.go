@@ -1,4 +1,4 @@
-package turnback
+package exchange
 
 // Sessions kept elsewhere (a remote's heads): the session rules of
 // sessions.go applied to a list the caller made, so push, pull and clone
@@ -7,17 +7,19 @@ package turnback
 import (
 	"slices"
 	"time"
+
+	"github.com/turnback/turnback/internal/model"
 )
 
 // SessionOf summarises session from its records as ExportSessions makes
 // them (a copy kept elsewhere), as Sessions summarises a store's. Records
 // that do not decode wrap cas.ErrCorrupt.
-func SessionOf(session string, recs []Record) (SessionInfo, error) {
+func SessionOf(session string, recs []Record) (model.SessionInfo, error) {
 	sess, turns, _, err := parseSessionRecords(session, recs)
 	if err != nil {
-		return SessionInfo{}, err
+		return model.SessionInfo{}, err
 	}
-	info := SessionInfo{Name: sess.Name, Short: sess.Name, Agent: sess.Agent, Turns: len(sess.Turns),
+	info := model.SessionInfo{Name: sess.Name, Short: sess.Name, Agent: sess.Agent, Turns: len(sess.Turns),
 		RedoCleared: sess.RedoCleared, RedoClearedBy: sess.RedoClearedBy}
 	newest := 0
 	if n := len(sess.Turns); n > 0 {
@@ -40,22 +42,22 @@ func SessionOf(session string, recs []Record) (SessionInfo, error) {
 
 // SortSessions orders list as Sessions does (newest LastTurn first,
 // then by name) and fills in the short names among them.
-func SortSessions(list []SessionInfo) { sortSessions(list) }
+func SortSessions(list []model.SessionInfo) { model.SortSessions(list) }
 
 // MatchSession applies FindSession's rule to list: the session named
 // exactly, else the one whose name starts with name, else name itself;
 // several are an *AmbiguousSessionError.
-func MatchSession(list []SessionInfo, name string) (string, error) {
-	if err := ValidSession(name); err != nil {
+func MatchSession(list []model.SessionInfo, name string) (string, error) {
+	if err := validSession(name); err != nil {
 		return "", err
 	}
-	return findSession(list, name)
+	return model.FindSession(list, name)
 }
 
 // NewestSession applies LatestSession's rule to list at now: the
 // session an operation that names none works on.
-func NewestSession(list []SessionInfo, now time.Time) (SessionInfo, error) {
+func NewestSession(list []model.SessionInfo, now time.Time) (model.SessionInfo, error) {
 	list = slices.Clone(list)
-	sortSessions(list)
-	return latestSession(list, now.UTC())
+	model.SortSessions(list)
+	return model.LatestSession(list, now.UTC())
 }
