@@ -72,6 +72,9 @@ func execute(ctx context.Context, g *globals) int {
 		g.stderr = g.stdout // one report, in order (inagent.go)
 	}
 	stopPager := g.startPager(root, args) // diff, log, show on a terminal (pager.go)
+	if g.errTTY && g.own == "" {
+		g.stderr = termout.WarnColorWriter(g.stderr, g.useColorErr) // "warning" in colour
+	}
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)

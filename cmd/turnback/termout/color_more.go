@@ -1,0 +1,79 @@
+package termout
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The colours of what is named in several commands' reports: the same
+// thing has the same colour in each.
+const (
+	// TurnColor is a turn's number: log, log --all, show, pull.
+	TurnColor = AnsiCyan
+	// SessionColor is a session's name: sessions, remote sessions,
+	// checkpoints, log, log --all, show, pull.
+	SessionColor = AnsiBold
+	// WarnColor is the word "warning" of a "turnback: warning:" line.
+	WarnColor = AnsiYellow
+)
+
+// warnPrefix begins every warning line the commands write on stderr.
+const warnPrefix = "turnback: warning:"
+
+// WarnColorWriter writes to w what it is given, with the word "warning"
+// of each line that begins "turnback: warning:" in WarnColor while on
+// reports true. A warning is written in one Write, as fmt.Fprintf does.
+func WarnColorWriter(w io.Writer, on func() bool) io.Writer {
+	return &warnWriter{w: w, on: on, bol: true}
+}
+
+type warnWriter struct {
+	w   io.Writer
+	on  func() bool
+	bol bool // the next byte begins a line
+}
+
+func (ww *warnWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !ww.on() || !bytes.Contains(p, []byte(warnPrefix)) {
+		ww.bol = p[len(p)-1] == '\n'
+		return ww.w.Write(p)
+	}
+	var b bytes.Buffer
+	bol := ww.bol
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if bol && bytes.HasPrefix(line, []byte(warnPrefix)) {
+			b.WriteString("turnback: " + WarnColor + "warning" + AnsiReset + ":")
+			line = line[len(warnPrefix):]
+		}
+		b.Write(line)
+		bol = line[len(line)-1] == '\n'
+	}
+	ww.bol = bol
+	if _, err := ww.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// colorsIf is colors when color is true, else none.
+func colorsIf(color bool, colors map[int]string) map[int]string {
+	if !color {
+		return nil
+	}
+	return colors
+}
+
+// turnNum is turn n's number right-aligned in width, the digits in
+// TurnColor when color is true.
+func turnNum(color bool, n, width int) string {
+	s := strconv.Itoa(n)
+	return strings.Repeat(" ", max(0, width-len(s))) + Paint(color, TurnColor, s)
+}
