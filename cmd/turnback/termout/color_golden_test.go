@@ -111,7 +111,11 @@ func TestColorGolden(t *testing.T) {
 				{ID: h1.String(), Time: t0, Session: "gone"}}, sessions, time.UTC, color)
 			return b.String()
 		}},
-		{"sessions", func(color bool) string { var b bytes.Buffer; SessionsColor(&b, sessions, time.UTC, color); return b.String() }},
+		{"sessions", func(color bool) string {
+			var b bytes.Buffer
+			SessionsColor(&b, sessions, time.UTC, color)
+			return b.String()
+		}},
 		{"remote-sessions", func(color bool) string {
 			var b bytes.Buffer
 			RemoteSessionsColor(&b, "s3://b/p", sessions, []int64{2048, 0}, time.UTC, color)
