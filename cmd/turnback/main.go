@@ -178,6 +178,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newUICmd(g),
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
+		Color: g.useColor, ColorErr: g.useColorErr,
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },
 		Force: func() bool { return g.force }, Exit: remoteExit, Ambiguous: g.ambiguous,
 		Store:   func() string { return cmp.Or(g.store, g.getenv("TURNBACK_STORE")) },

@@ -181,7 +181,7 @@ func (e *Env) pullCmd() *cobra.Command {
 					termout.WriteJSON(e.Stdout, map[string]any{"pull": res, "apply": nil})
 					return nil
 				}
-				e.print(res, pulledText(res, next, apply))
+				e.print(res, pulledText(res, next, apply, e.color()))
 				return nil
 			})
 		},
