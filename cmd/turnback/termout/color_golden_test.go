@@ -132,6 +132,9 @@ func TestColorGolden(t *testing.T) {
 			Problems(w, &turnback.SnapResult{Stats: walker.Stats{Problems: []walker.Problem{{Path: "lib.so", Err: "permission denied"}}}})
 			fmt.Fprint(w, "turnback: not a warning: turnback: warning: mid-line\n")
 			fmt.Fprint(w, "turnback: conflict: a\nturnback: warning: two lines\nturnback: warning: in one write\n")
+			fmt.Fprint(w, "\rturnback: 3 files scanned ")
+			fmt.Fprint(w, "\r\033[K")
+			fmt.Fprint(w, "turnback: warning: after the progress line\n")
 			return b.String()
 		}},
 	} {

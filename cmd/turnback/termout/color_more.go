@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The colours of what is named in several commands' reports: the same
@@ -30,17 +31,28 @@ func WarnColorWriter(w io.Writer, on func() bool) io.Writer {
 }
 
 type warnWriter struct {
+	mu  sync.Mutex // the progress line writes from its own goroutine
 	w   io.Writer
 	on  func() bool
 	bol bool // the next byte begins a line
+}
+
+// atLineStart reports whether what follows p begins a line: p ends a
+// line, or returns to its start (as the progress line does, and its
+// "\r\033[K" that clears it).
+func atLineStart(p []byte) bool {
+	p = bytes.TrimSuffix(p, []byte("\033[K"))
+	return len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r')
 }
 
 func (ww *warnWriter) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	ww.mu.Lock()
+	defer ww.mu.Unlock()
 	if !ww.on() || !bytes.Contains(p, []byte(warnPrefix)) {
-		ww.bol = p[len(p)-1] == '\n'
+		ww.bol = atLineStart(p)
 		return ww.w.Write(p)
 	}
 	var b bytes.Buffer
@@ -54,7 +66,7 @@ func (ww *warnWriter) Write(p []byte) (int, error) {
 			line = line[len(warnPrefix):]
 		}
 		b.Write(line)
-		bol = line[len(line)-1] == '\n'
+		bol = atLineStart(line)
 	}
 	ww.bol = bol
 	if _, err := ww.w.Write(b.Bytes()); err != nil {
