@@ -27,7 +27,7 @@ func newCheckpointsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.print(termout.CheckpointsDoc(list), func() { termout.Checkpoints(g.stdout, list, sessions, g.location()) })
+			return g.print(termout.CheckpointsDoc(list), func() { termout.CheckpointsColor(g.stdout, list, sessions, g.location(), g.useColor()) })
 		},
 	}
 }

@@ -21,7 +21,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.print(termout.SessionsDoc(list), func() { termout.Sessions(g.stdout, list, g.location()) })
+			return g.print(termout.SessionsDoc(list), func() { termout.SessionsColor(g.stdout, list, g.location(), g.useColor()) })
 		},
 	}
 }

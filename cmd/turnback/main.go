@@ -72,6 +72,9 @@ func execute(ctx context.Context, g *globals) int {
 		g.stderr = g.stdout // one report, in order (inagent.go)
 	}
 	stopPager := g.startPager(root, args) // diff, log, show on a terminal (pager.go)
+	if g.errTTY && g.own == "" {
+		g.stderr = termout.WarnColorWriter(g.stderr, g.useColorErr) // "warning" in colour
+	}
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
@@ -175,6 +178,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newUICmd(g),
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,
+		Color: g.useColor, ColorErr: g.useColorErr,
 		Getenv: g.getenv, WithRepo: g.withRepo, Getwd: g.getwd, Usage: func(err error) error { return usageError{err} },
 		Force: func() bool { return g.force }, Exit: remoteExit, Ambiguous: g.ambiguous,
 		Store:   func() string { return cmp.Or(g.store, g.getenv("TURNBACK_STORE")) },

@@ -53,29 +53,31 @@ func (e *Env) nextCommand(ctx context.Context, repo *turnback.Repo, session stri
 }
 
 // pulledText is pull's human report: what it brought and, when the
-// folder lacks it, the commands that bring it in.
-func pulledText(res *s3remote.PullResult, next string, applying bool) string {
+// folder lacks it, the commands that bring it in. With color, the
+// session's name and the turns' numbers are in their colours.
+func pulledText(res *s3remote.PullResult, next string, applying, color bool) string {
+	session := termout.Paint(color, termout.SessionColor, termout.SafeText(res.Session))
 	var b strings.Builder
 	switch p := res.Pending; {
 	case res.NothingNew:
-		fmt.Fprintf(&b, "nothing to pull: session %s here holds everything the remote's does; kept as it is\n", termout.SafeText(res.Session))
+		fmt.Fprintf(&b, "nothing to pull: session %s here holds everything the remote's does; kept as it is\n", session)
 	case p != nil:
-		fmt.Fprintf(&b, "pulled %s: %s, %d objects, %s received\n", termout.SafeText(res.Session), turnsText(p.Turns),
+		fmt.Fprintf(&b, "pulled %s: %s, %d objects, %s received\n", session, turnsText(p.Turns, color),
 			res.Objects, termout.HumanBytes(res.BytesReceived))
 	default:
-		fmt.Fprintf(&b, "pulled %s: %d turn%s, %d objects, %s received\n", termout.SafeText(res.Session), res.Turns,
+		fmt.Fprintf(&b, "pulled %s: %d turn%s, %d objects, %s received\n", session, res.Turns,
 			termout.Plural(res.Turns), res.Objects, termout.HumanBytes(res.BytesReceived))
 	}
 	if p := res.Pending; p != nil && !applying {
-		writeNext(&b, p, next)
+		writeNext(&b, p, next, color)
 	}
 	return b.String()
 }
 
 // writeNext says that the folder lacks the pulled turns and how to
 // bring them in.
-func writeNext(w io.Writer, p *s3remote.Pending, next string) {
-	fmt.Fprintf(w, "the folder is unchanged: it lacks %s (status and diff show only the edits made in it); next:\n", turnsText(p.Turns))
+func writeNext(w io.Writer, p *s3remote.Pending, next string, color bool) {
+	fmt.Fprintf(w, "the folder is unchanged: it lacks %s (status and diff show only the edits made in it); next:\n", turnsText(p.Turns, color))
 	apply, restore := next+" pull --apply", next+" restore "+restoreArg(p)
 	width := max(len(apply), len(restore))
 	fmt.Fprintf(w, "  %-*s   bring in what they changed; edits made in the folder stay (exit 3 if one is in the way)\n", width, apply)
@@ -91,19 +93,21 @@ func restoreArg(p *s3remote.Pending) string {
 	return p.State[:12]
 }
 
-// turnsText names turns: "turn 3", "turns 2 to 4", "turns 2, 5".
-func turnsText(nums []int) string {
+// turnsText names turns: "turn 3", "turns 2 to 4", "turns 2, 5"; with
+// color, the numbers in TurnColor.
+func turnsText(nums []int, color bool) string {
+	num := func(n int) string { return termout.Paint(color, termout.TurnColor, fmt.Sprint(n)) }
 	switch n := len(nums); {
 	case n == 0:
 		return "no turn"
 	case n == 1:
-		return fmt.Sprintf("turn %d", nums[0])
+		return "turn " + num(nums[0])
 	case nums[n-1]-nums[0] == n-1:
-		return fmt.Sprintf("turns %d to %d", nums[0], nums[n-1])
+		return "turns " + num(nums[0]) + " to " + num(nums[n-1])
 	}
 	s := make([]string, len(nums))
 	for i, t := range nums {
-		s[i] = fmt.Sprint(t)
+		s[i] = num(t)
 	}
 	return "turns " + strings.Join(s, ", ")
 }
@@ -123,8 +127,8 @@ func (e *Env) applyPulled(ctx context.Context, repo *turnback.Repo, res *s3remot
 		if e.json() {
 			return e.Exit(3, errors.New(msg), map[string]any{"pull": res, "apply": termout.RestoreDoc(ce.Result)})
 		}
-		fmt.Fprint(e.Stdout, pulledText(res, next, true))
-		fmt.Fprintln(e.Stderr, msg+":")
+		fmt.Fprint(e.Stdout, pulledText(res, next, true, e.color()))
+		fmt.Fprintln(e.Stderr, strings.Replace(msg, "conflict", termout.Paint(e.colorErr(), termout.ConflictColor, "conflict"), 1)+":")
 		for _, c := range ce.Result.Conflicts {
 			fmt.Fprintf(e.Stderr, "  %s: %s\n", termout.QuotePath(c.Path), termout.SafeText(c.Reason))
 		}
@@ -150,8 +154,8 @@ func (e *Env) applyPulled(ctx context.Context, repo *turnback.Repo, res *s3remot
 		termout.WriteJSON(e.Stdout, doc)
 		return nil
 	}
-	fmt.Fprint(e.Stdout, pulledText(res, next, true))
-	termout.RestoreList(e.Stdout, "applied", out, false)
+	fmt.Fprint(e.Stdout, pulledText(res, next, true, e.color()))
+	termout.RestoreListColor(e.Stdout, "applied", out, false, e.color())
 	return incomplete
 }
 

@@ -32,6 +32,9 @@ type Env struct {
 	// Ambiguous makes an ambiguous session name exit 2, listing the
 	// sessions (as WithRepo does); other errors stay as they are.
 	Ambiguous func(err error) error
+	// Color and ColorErr report whether stdout and stderr take colour
+	// (a terminal, no --json, NO_COLOR unset, TERM not dumb); nil: no.
+	Color, ColorErr func() bool
 	// Force is --force.
 	Force func() bool
 	// Exit gives err the exit code code; with doc, --json's error

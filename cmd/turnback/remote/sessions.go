@@ -34,7 +34,7 @@ func (e *Env) sessionsCmd() *cobra.Command {
 					termout.WriteJSON(e.Stdout, termout.RemoteSessionsDoc(cfg.URL, infos, heads, bytes))
 					return nil
 				}
-				termout.RemoteSessions(e.Stdout, cfg.URL, infos, bytes, time.Local)
+				termout.RemoteSessionsColor(e.Stdout, cfg.URL, infos, bytes, time.Local, e.color())
 				return nil
 			})
 		},

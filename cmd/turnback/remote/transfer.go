@@ -181,7 +181,7 @@ func (e *Env) pullCmd() *cobra.Command {
 					termout.WriteJSON(e.Stdout, map[string]any{"pull": res, "apply": nil})
 					return nil
 				}
-				e.print(res, pulledText(res, next, apply))
+				e.print(res, pulledText(res, next, apply, e.color()))
 				return nil
 			})
 		},
@@ -237,7 +237,7 @@ func (e *Env) cloneCmd() *cobra.Command {
 				doc["not_restorable"] = res.Restore.NotRestorable
 			}
 			e.print(doc, fmt.Sprintf("cloned %s into %s: %d turn%s, %d objects, %s received\n",
-				session, termout.SafeText(folder), res.Pull.Turns, termout.Plural(res.Pull.Turns), res.Pull.Objects, termout.HumanBytes(res.Pull.BytesReceived)))
+				termout.Paint(e.color(), termout.SessionColor, termout.SafeText(session)), termout.SafeText(folder), res.Pull.Turns, termout.Plural(res.Pull.Turns), res.Pull.Objects, termout.HumanBytes(res.Pull.BytesReceived)))
 			return nil
 		},
 	}

@@ -39,6 +39,12 @@ func CheckpointsDoc(list []turnback.Checkpoint) map[string]any {
 // that made it and in which session, the paths it holds), then how to
 // bring one back. sessions gives the short names.
 func Checkpoints(w io.Writer, list []turnback.Checkpoint, sessions []turnback.SessionInfo, loc *time.Location) {
+	CheckpointsColor(w, list, sessions, loc, false)
+}
+
+// CheckpointsColor is Checkpoints with, when color is true, the
+// sessions' names in SessionColor.
+func CheckpointsColor(w io.Writer, list []turnback.Checkpoint, sessions []turnback.SessionInfo, loc *time.Location, color bool) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no checkpoints: undo, redo and restore make one of the state they replace")
 		return
@@ -51,7 +57,7 @@ func Checkpoints(w io.Writer, list []turnback.Checkpoint, sessions []turnback.Se
 		}
 		rows = append(rows, []string{c.ID[:12], stamp(c.Time, loc), QuotePath(SessionOf(sessions, c.Session).Short), made, checkpointPaths(c)})
 	}
-	table(w, rows)
+	tableColor(w, rows, colorsIf(color, map[int]string{2: SessionColor}))
 	fmt.Fprintf(w, "turnback restore %s brings the folder back to a checkpoint (itself making one of the state it replaces)\n", list[0].ID[:12])
 }
 

@@ -3,6 +3,7 @@ package termout
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/walker"
 )
 
 var updateColorGolden = flag.Bool("update-color-golden", false, "rewrite testdata/color/*.golden")
@@ -20,8 +22,9 @@ var ansi = regexp.MustCompile("\033\\[[0-9;]*m")
 
 // TestColorGolden: with colour on, each command's rendering colours the
 // same thing alike (a mark A, M, D in status, show, the lists of undo,
-// redo and restore, log's and show's counts; a conflict; diff's lines),
-// as in the golden files;
+// redo and restore, log's and show's counts; a conflict; diff's lines;
+// a turn's number; a session's name in every table; a warning), as in
+// the golden files;
 // with colour off it writes the same text without any code.
 func TestColorGolden(t *testing.T) {
 	file := func(size int64) *turnback.Entry {
@@ -41,6 +44,10 @@ func TestColorGolden(t *testing.T) {
 	turns := []*turnback.Turn{
 		{N: 2, Before: h2, Started: t0.Add(time.Minute), Message: "still open"},
 		{N: 1, Before: h1, After: h2, Started: t0, Ended: t0, ClosedBy: "end", Added: 1, Modified: 2, Deleted: 3, Message: "add a form"},
+	}
+	sessions := []turnback.SessionInfo{
+		{Name: "s1-long-name", Short: "s1", Agent: "claude", Turns: 2, Redo: 1, LastTurn: t0, LastMessage: "add a form"},
+		{Name: "s2", Short: "s2"},
 	}
 	for _, c := range []struct {
 		name   string
@@ -95,6 +102,39 @@ func TestColorGolden(t *testing.T) {
 		{"log", func(color bool) string {
 			var b bytes.Buffer
 			LogColor(&b, turnback.SessionInfo{Name: "s1", Agent: "claude"}, turns, nil, nil, time.UTC, color)
+			return b.String()
+		}},
+		{"checkpoints", func(color bool) string {
+			var b bytes.Buffer
+			CheckpointsColor(&b, []turnback.Checkpoint{
+				{ID: h2.String(), Time: t0, Session: "s1", Turn: 1, Command: "undo", Paths: []string{"main.go", "new.go"}},
+				{ID: h1.String(), Time: t0, Session: "gone"}}, sessions, time.UTC, color)
+			return b.String()
+		}},
+		{"sessions", func(color bool) string {
+			var b bytes.Buffer
+			SessionsColor(&b, sessions, time.UTC, color)
+			return b.String()
+		}},
+		{"remote-sessions", func(color bool) string {
+			var b bytes.Buffer
+			RemoteSessionsColor(&b, "s3://b/p", sessions, []int64{2048, 0}, time.UTC, color)
+			return b.String()
+		}},
+		{"show-undone", func(color bool) string {
+			var b bytes.Buffer
+			ShowTurnColor(&b, &turnback.TurnChanges{Turn: turns[1], Undone: true}, "s 1", time.UTC, color)
+			return b.String()
+		}},
+		{"warnings", func(color bool) string {
+			var b bytes.Buffer
+			w := WarnColorWriter(&b, func() bool { return color })
+			Problems(w, &turnback.SnapResult{Stats: walker.Stats{Problems: []walker.Problem{{Path: "lib.so", Err: "permission denied"}}}})
+			fmt.Fprint(w, "turnback: not a warning: turnback: warning: mid-line\n")
+			fmt.Fprint(w, "turnback: conflict: a\nturnback: warning: two lines\nturnback: warning: in one write\n")
+			fmt.Fprint(w, "\rturnback: 3 files scanned ")
+			fmt.Fprint(w, "\r\033[K")
+			fmt.Fprint(w, "turnback: warning: after the progress line\n")
 			return b.String()
 		}},
 	} {

@@ -30,6 +30,12 @@ func RemoteSessionsDoc(url string, list []turnback.SessionInfo, heads []string, 
 // RemoteSessions writes what remote sessions prints for people: a
 // table, times in loc, "-" for what a session lacks.
 func RemoteSessions(w io.Writer, url string, list []turnback.SessionInfo, bytes []int64, loc *time.Location) {
+	RemoteSessionsColor(w, url, list, bytes, loc, false)
+}
+
+// RemoteSessionsColor is RemoteSessions with, when color is true, the
+// names in SessionColor.
+func RemoteSessionsColor(w io.Writer, url string, list []turnback.SessionInfo, bytes []int64, loc *time.Location, color bool) {
 	if len(list) == 0 {
 		fmt.Fprintf(w, "no sessions on %s\n", SafeText(url))
 		return
@@ -39,5 +45,5 @@ func RemoteSessions(w io.Writer, url string, list []turnback.SessionInfo, bytes 
 		rows = append(rows, []string{QuotePath(s.Short), orDash(SafeText(s.Agent)), fmt.Sprint(s.Turns),
 			orDash(stamp(s.LastTurn, loc)), HumanBytes(bytes[i])})
 	}
-	table(w, rows, 2, 4)
+	tableColor(w, rows, colorsIf(color, map[int]string{0: SessionColor}), 2, 4)
 }

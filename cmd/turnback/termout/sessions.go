@@ -50,6 +50,12 @@ func SessionsDoc(list []turnback.SessionInfo) map[string]any {
 // Sessions writes what sessions prints for people: a table, times in
 // loc, "-" for what a session lacks.
 func Sessions(w io.Writer, list []turnback.SessionInfo, loc *time.Location) {
+	SessionsColor(w, list, loc, false)
+}
+
+// SessionsColor is Sessions with, when color is true, the names in
+// SessionColor.
+func SessionsColor(w io.Writer, list []turnback.SessionInfo, loc *time.Location, color bool) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no sessions")
 		return
@@ -59,22 +65,31 @@ func Sessions(w io.Writer, list []turnback.SessionInfo, loc *time.Location) {
 		rows = append(rows, []string{QuotePath(s.Short), orDash(SafeText(s.Agent)), fmt.Sprint(s.Turns),
 			orDash(countOrEmpty(s.Redo)), orDash(stamp(s.LastTurn, loc)), SafeText(s.LastMessage)})
 	}
-	table(w, rows, 2, 3)
+	tableColor(w, rows, colorsIf(color, map[int]string{0: SessionColor}), 2, 3)
 }
 
 // table writes rows in columns two spaces apart, the columns right
 // (numbers) right-aligned, the last one unpadded.
 func table(w io.Writer, rows [][]string, right ...int) {
+	tableColor(w, rows, nil, right...)
+}
+
+// tableColor is table with each cell below the header of column i in
+// colors[i] (none: no colour), padded as the plain text.
+func tableColor(w io.Writer, rows [][]string, colors map[int]string, right ...int) {
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
-	for _, r := range rows {
+	for n, r := range rows {
 		var b strings.Builder
 		for i, c := range r {
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if n > 0 && colors[i] != "" && c != "-" {
+				c = Paint(true, colors[i], c)
+			}
 			switch {
 			case i == len(r)-1:
 				b.WriteString(c)
@@ -250,8 +265,11 @@ func LogAllColor(w io.Writer, all []turnback.SessionTurns, lost map[string]map[i
 		width = max(width, utf8.RuneCountInString(QuotePath(r.s.Short)))
 	}
 	pad := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
+	name := func(s string) string {
+		return Paint(color, SessionColor, s) + strings.Repeat(" ", width-utf8.RuneCountInString(s))
+	}
 	fmt.Fprintln(w, pad("SESSION")+"  "+fmt.Sprintf("%4s  %-12s  %-12s  %-19s  %-16s %s", "TURN", "BEFORE", "AFTER", "STARTED", "CHANGES", "MESSAGE"))
 	for _, r := range rows {
-		fmt.Fprintln(w, pad(QuotePath(r.s.Short))+"  "+logLine(r.t, r.undone, lost[r.s.Name][r.t.N], loc, color))
+		fmt.Fprintln(w, name(QuotePath(r.s.Short))+"  "+logLine(r.t, r.undone, lost[r.s.Name][r.t.N], loc, color))
 	}
 }

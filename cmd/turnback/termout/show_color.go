@@ -24,10 +24,16 @@ func ShowTurnColor(w io.Writer, tc *turnback.TurnChanges, session string, loc *t
 	var b bytes.Buffer
 	ShowTurn(&b, tc, session, loc)
 	files := false // past the blank line: one file a line, mark first
-	for _, line := range strings.SplitAfter(b.String(), "\n") {
+	for i, line := range strings.SplitAfter(b.String(), "\n") {
 		body := strings.TrimSuffix(line, "\n")
 		nl := line[len(body):]
 		switch m := showCounts.FindStringSubmatch(body); {
+		case i == 0:
+			undone := ""
+			if tc.Undone {
+				undone = " (undone)"
+			}
+			body = fmt.Sprintf("turn %s of session %s%s", turnNum(true, tc.Turn.N, 0), Paint(true, SessionColor, QuotePath(session)), undone)
 		case body == "" && nl != "":
 			files = true
 		case m != nil && !files:

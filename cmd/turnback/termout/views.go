@@ -88,7 +88,7 @@ func LogColor(w io.Writer, s turnback.SessionInfo, turns, redo []*turnback.Turn,
 		fmt.Fprintf(w, "no turns in session %s\n", QuotePath(s.Name))
 		return
 	}
-	header := "session " + QuotePath(s.Name)
+	header := "session " + Paint(color, SessionColor, QuotePath(s.Name))
 	if s.Agent != "" {
 		header += " (" + SafeText(s.Agent) + ")"
 	}
@@ -117,7 +117,7 @@ func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location, c
 	}
 	// Padded as the plain text, so colour keeps the columns.
 	painted += strings.Repeat(" ", max(0, 16-len(counts)))
-	l := fmt.Sprintf("%4d  %s  %-12s  %s  %s %s", t.N, t.Before.Short(), after, stamp(t.Started, loc), painted, SafeText(t.Message))
+	l := fmt.Sprintf("%s  %s  %-12s  %s  %s %s", turnNum(color, t.N, 4), t.Before.Short(), after, stamp(t.Started, loc), painted, SafeText(t.Message))
 	return strings.TrimRight(l+partlyNote(t.PartlyUndone)+UnprotectedNote(lost), " ")
 }
 
