@@ -77,3 +77,44 @@ func TestRemoteCLIPullEndedWarns(t *testing.T) {
 		t.Fatalf("restore @2: f.txt %q", got)
 	}
 }
+
+// TestHookPullEndedTellsModel: an agent's prompt hook whose snap ends a
+// pull's pending apply says so: on stderr, to the user as the hook's
+// message, and to the model after what undo and redo changed.
+func TestHookPullEndedTellsModel(t *testing.T) {
+	srv := s3test.Start(t)
+	const url = "s3://tb-pull-ended-hook/p"
+	b := newHookEnv(t)
+	b.extra = srv.Env()
+	prompt := hookPayload(t, "codex_user_prompt_submit.json", b.dir)
+	sid := sessionInPayload(t, prompt)
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url, "--create")
+	a.ok("--session", sid, "snap")
+	a.write("f.txt", "one\n")
+	a.ok("--session", sid, "end")
+	a.ok("--session", sid, "push")
+
+	b.write("g.txt", "mine\n")
+	b.ok("snap")
+	b.ok("remote", "set", url)
+	b.ok("--session", sid, "pull")
+	r := b.exec("", prompt, "hook", "codex")
+	warn := "turnback: warning: session " + sid + ": turn 1 was pulled and never brought into the folder, and turn 2 started without it: " +
+		"pull --apply no longer brings it in; turnback -C " + b.dir + " --session " + sid + " restore @1" +
+		" still does (the whole folder becomes that state; what it holds goes into a checkpoint)"
+	var out struct {
+		SystemMessage      string `json:"systemMessage"`
+		HookSpecificOutput struct {
+			HookEventName, AdditionalContext string
+		}
+	}
+	cliOneJSON(t, r.stdout, &out)
+	if r.code != 0 || r.stderr != warn+"\n" || out.SystemMessage != warn ||
+		out.HookSpecificOutput.HookEventName != "UserPromptSubmit" || out.HookSpecificOutput.AdditionalContext != warn {
+		t.Fatalf("the prompt hook after a pull: %+v\n%s", out, r)
+	}
+	if r := b.exec("", prompt, "hook", "codex"); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("the next prompt hook: %s", r)
+	}
+}
