@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestRemoteCLIPullEndedWarns: a turn started after a pull and before
@@ -15,6 +16,7 @@ import (
 // that still brings it in; --json carries it as "pull_ended". The next
 // snap says nothing, and the named restore does bring the turn in.
 func TestRemoteCLIPullEndedWarns(t *testing.T) {
+	testtier.Slow(t)
 	srv := s3test.Start(t)
 	const url = "s3://tb-pull-ended/p"
 	a := remoteEnv(t, srv, "a")
@@ -82,6 +84,7 @@ func TestRemoteCLIPullEndedWarns(t *testing.T) {
 // pull's pending apply says so: on stderr, to the user as the hook's
 // message, and to the model after what undo and redo changed.
 func TestHookPullEndedTellsModel(t *testing.T) {
+	testtier.Slow(t)
 	srv := s3test.Start(t)
 	const url = "s3://tb-pull-ended-hook/p"
 	b := newHookEnv(t)
@@ -116,5 +119,50 @@ func TestHookPullEndedTellsModel(t *testing.T) {
 	}
 	if r := b.exec("", prompt, "hook", "codex"); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("the next prompt hook: %s", r)
+	}
+}
+
+// TestRemoteCLIPullEndedThroughDaemon: with a watch daemon serving the
+// store, the snap runs in it and its answer still carries the warning
+// and "pull_ended".
+func TestRemoteCLIPullEndedThroughDaemon(t *testing.T) {
+	testtier.Slow(t)
+	srv := s3test.Start(t)
+	const url = "s3://tb-pull-ended-daemon/x"
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url, "--create")
+	a.write("f.txt", "one\n")
+	a.ok("--session", "s", "snap")
+	a.write("f.txt", "two\n")
+	a.ok("--session", "s", "end")
+	a.ok("--session", "s", "push")
+	b := remoteClone(t, srv, url, "s")
+	creds := b.extra
+	b.extra = nil // the daemon has no credentials of its own
+	b.ok("watch", "--detach")
+	b.extra = creds
+	t.Cleanup(func() { b.run("watch", "--stop") })
+	a.ok("--session", "s", "snap")
+	a.write("f.txt", "three\n")
+	a.ok("--session", "s", "end")
+	a.ok("--session", "s", "push")
+	b.ok("--session", "s", "pull")
+	var doc struct {
+		PullEnded *struct {
+			Session string `json:"session"`
+			Turns   []int  `json:"turns"`
+			Restore string `json:"restore"`
+		} `json:"pull_ended"`
+	}
+	r := b.okJSON(&doc, "--session", "s", "snap")
+	cli := "turnback"
+	if len(b.flags()) > 0 {
+		cli += " -C " + b.dir
+	}
+	want := "turnback: warning: session s: turn 2 was pulled and never brought into the folder, and turn 3 started without it: " +
+		"pull --apply no longer brings it in; " + cli + " --session s restore @2" +
+		" still does (the whole folder becomes that state; what it holds goes into a checkpoint)\n"
+	if r.stderr != want || doc.PullEnded == nil || doc.PullEnded.Restore != "@2" || len(doc.PullEnded.Turns) != 1 {
+		t.Fatalf("snap through the daemon: %+v\nwant stderr %q\n%s", doc.PullEnded, want, r)
 	}
 }
