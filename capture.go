@@ -63,6 +63,9 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 		out.Turn, out.Kept = n, true
 		return out, nil
 	}
+	if out.PullEnded, err = r.pullEnding(ctx, sess); err != nil {
+		return nil, err
+	}
 	var writes []cas.Entry
 	var deletes [][]byte
 	closed, dropped, w, d, err := r.closeOpen(ctx, sess, res.Root, "snap")
@@ -166,6 +169,9 @@ func (l localRepo) end(ctx context.Context) (*SnapResult, error) {
 		return nil, err
 	}
 	out.Snapshot, out.Files, out.Bytes, out.Stats, out.Watch = res.Root, res.Stats.Files, res.Stats.Bytes, res.Stats, res.Watch
+	if out.PullEnded, err = r.pullEnding(ctx, sess); err != nil {
+		return nil, err
+	}
 	closed, dropped, writes, deletes, err := r.closeOpen(ctx, sess, res.Root, "end")
 	if err != nil {
 		return nil, err

@@ -314,14 +314,23 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	}
 	// The session's last state stays the pulled one: status then shows
 	// the edits made in the folder, which the apply kept.
+	foreign, err := r.foreignEntry(ctx, sess.Name, m.Turns)
+	if err != nil {
+		return nil, err
+	}
 	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
-		return nil, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
+		return []cas.Entry{foreign}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
 	}
 	out.Turns, out.Conflicts = len(m.Turns), overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
+	// The folder is as the apply made it: the pulled states take its
+	// owners (pull_owners.go). A failure leaves them as pulled.
+	if err := r.localizeLast(ctx, sess.Name, m); err != nil {
+		return out, fmt.Errorf("turnback: pull --apply done; recording the folder's owners in the pulled states: %w", err)
+	}
 	return out, nil
 }
 

@@ -223,8 +223,19 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	for p := range left {
 		st.scope = append(st.scope, p)
 	}
+	// A goal another machine captured (a pulled turn's state) keeps
+	// each path's owner here (pull_owners.go).
+	foreign, err := r.foreignTurns(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	pulledGoal := !g.partial() && len(g.Turns) > 1 && foreign[g.Turns[1]]
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
-		return manifest.Find(ctx, loader, goal, p)
+		e, err := manifest.Find(ctx, loader, goal, p)
+		if pulledGoal {
+			e = foreignOwner(e)
+		}
+		return e, err
 	}, st.res, force)
 	if err != nil {
 		return nil, err

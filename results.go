@@ -34,6 +34,8 @@ type (
 	Preview = model.Preview
 	// Notice is what undo and redo left for an agent to be told.
 	Notice = model.Notice
+	// PullEnded is a pull's pending apply a snap or end ended.
+	PullEnded = model.PullEnded
 	// NoticeEntry is one undo or redo of a Notice.
 	NoticeEntry = model.NoticeEntry
 	// WatchInfo tells how a watching Repo's capture read the folder.

@@ -94,7 +94,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	base := turns[0].Before
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
-		return manifest.Find(ctx, loader, base, p)
+		e, err := manifest.Find(ctx, loader, base, p)
+		if sc.foreign[turns[0].N] {
+			e = foreignOwner(e) // a pulled state: the path keeps its owner here
+		}
+		return e, err
 	}, res, force)
 	if err != nil {
 		return nil, err
@@ -197,6 +201,7 @@ type undoScope struct {
 	turns   []*Turn
 	left    map[string]*manifest.Entry // what the newest turn touching a path left there
 	perTurn [][]string                 // the paths each turn changed (of those given)
+	foreign map[int]bool               // turns pull --apply brought in (pull_owners.go)
 }
 
 // scopeOf loads the turns nums (closed is the one the undo just
@@ -217,6 +222,11 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 		sc.turns = append(sc.turns, t)
 	}
 	matched := make([]bool, len(specs))
+	foreign, err := r.foreignTurns(ctx, r.session)
+	if err != nil {
+		return nil, err
+	}
+	sc.foreign = foreign
 	for i, t := range sc.turns {
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			hit := len(specs) == 0
@@ -227,6 +237,9 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 			}
 			if hit {
 				sc.left[c.Path] = c.New
+				if foreign[t.N] {
+					sc.left[c.Path] = foreignOwner(c.New) // another machine's owner: not compared
+				}
 				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
 			}
 			return nil

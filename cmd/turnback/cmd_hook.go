@@ -80,7 +80,7 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 	ctx, cancel := context.WithTimeout(cmd.Context(), budget)
 	defer cancel()
 	cmd.SetContext(ctx)
-	notice, err := h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
+	notice, pulled, err := h.hookCapture(cmd, a, p.Event, p.LogDir, budget)
 	h.endProgress()
 	if err == nil {
 		h.autoWatch()
@@ -90,7 +90,7 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 	} else {
 		h.local.Abandon()
 	}
-	if tell := a.Tell(p.Event, notice, g.getenv); tell != nil {
+	if tell := a.TellPull(p.Event, notice, pulled, g.getenv); tell != nil {
 		*out = string(tell)
 	}
 	return err
@@ -98,17 +98,18 @@ func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error
 
 // hookCapture is the hook's snap or end, on h (the command it stands
 // for; through a watch daemon, if one serves the store). A snap takes
-// the session's notice of undo and redo.
-func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) (*turnback.Notice, error) {
+// the session's notice of undo and redo. pulled is the warning of a
+// capture that ended a pull's pending apply (also said on stderr).
+func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event, logDir string, budget time.Duration) (notice *turnback.Notice, pulled string, err error) {
 	ctx := cmd.Context()
 	action := ev.Action.String()
 	repo, err := h.openRepo(cmd, turnback.AccessWrite)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, turnback.ErrBusy) {
 			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s: %s", action, termout.SafeText(err.Error())), fmt.Errorf("skipped %s: %w", action, err))
-			return nil, nil
+			return nil, "", nil
 		}
-		return nil, failHook(a, logDir, err)
+		return nil, "", failHook(a, logDir, err)
 	}
 	defer repo.Close()
 	res, err := a.Capture(ctx, repo, ev)
@@ -122,13 +123,21 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 		// watch daemon is for: its first capture runs in the background,
 		// and once it is done the hooks cost only what changed.
 		h.local.NoteTimedOut()
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, failHook(a, repo.StoreDir(), err)
+		return nil, "", failHook(a, repo.StoreDir(), err)
 	}
 	if note := agent.DroppedNote(nil, res); ev.Action == agent.End && note != "" {
 		fmt.Fprintln(h.stderr, note)
 	}
-	return res.Notice, nil
+	if p := res.PullEnded; p != nil {
+		op := "started"
+		if ev.Action == agent.End {
+			op = "ended"
+		}
+		pulled = termout.PullEnded(p, res.Turn, op, h.cliStart())
+		fmt.Fprintln(h.stderr, pulled)
+	}
+	return res.Notice, pulled, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -76,6 +77,13 @@ func (g *globals) runCapture(cmd *cobra.Command, capture func(*turnback.Repo) (*
 		}
 		g.local.Note(res.Files, res.Stats.Dirs)
 		termout.Problems(g.stderr, res)
+		if p := res.PullEnded; p != nil {
+			op := "started"
+			if res.Closed != nil && res.Closed.ClosedBy == "end" {
+				op = "ended"
+			}
+			fmt.Fprintln(g.stderr, termout.PullEnded(p, res.Turn, op, g.cliStart()))
+		}
 		return g.print(termout.SnapDoc(res), func() { print(g.stdout, g.stderr, res) })
 	})
 }

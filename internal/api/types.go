@@ -188,11 +188,12 @@ type SnapResponse struct {
 	Watch          *model.WatchInfo `json:"watch,omitempty"`
 	RetentionError string           `json:"retention_error,omitempty"`
 	Notice         *model.Notice    `json:"notice,omitempty"`
+	PullEnded      *model.PullEnded `json:"pull_ended,omitempty"`
 }
 
 func (s *SnapResponse) result() (*model.SnapResult, error) {
 	out := &model.SnapResult{Session: s.Session, Turn: s.Turn, Files: s.Files, Bytes: s.Bytes, Stats: s.Stats,
-		Dropped: s.Dropped, IgnoredChanged: s.IgnoredChanged, NoOpenTurn: s.NoOpenTurn, Kept: s.Kept, Watch: s.Watch, Notice: s.Notice}
+		Dropped: s.Dropped, IgnoredChanged: s.IgnoredChanged, NoOpenTurn: s.NoOpenTurn, Kept: s.Kept, Watch: s.Watch, Notice: s.Notice, PullEnded: s.PullEnded}
 	var err error
 	if out.Snapshot, err = parseDocID(s.Snapshot); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 // snapResponse is the answer of a snap or end that returned r.
 func snapResponse(r *turnback.SnapResult) *api.SnapResponse {
 	out := &api.SnapResponse{Snapshot: idOrEmpty(r.Snapshot), Session: r.Session, Turn: r.Turn, Files: r.Files, Bytes: r.Bytes,
-		Stats: r.Stats, Closed: api.NewTurnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice}
+		Stats: r.Stats, Closed: api.NewTurnJSON(r.Closed), Dropped: r.Dropped, IgnoredChanged: r.IgnoredChanged, NoOpenTurn: r.NoOpenTurn, Kept: r.Kept, Watch: r.Watch, Notice: r.Notice, PullEnded: r.PullEnded}
 	if r.RetentionErr != nil {
 		out.RetentionError = r.RetentionErr.Error()
 	}

@@ -43,6 +43,9 @@ type SnapResult struct {
 	RetentionErr error
 	// Notice is what SnapNotice took (nil: nothing, or not taken).
 	Notice *Notice
+	// PullEnded: this command ended a pull's pending apply (Repo.Pulled
+	// held before it, not after). Nil otherwise.
+	PullEnded *PullEnded
 }
 
 // GCResult reports a GC.
@@ -143,6 +146,18 @@ type Info struct {
 type Notice struct {
 	Version int           `json:"v"`
 	Entries []NoticeEntry `json:"entries"`
+}
+
+// PullEnded is a pull's pending apply that a snap or end ended: pull
+// --apply has nothing to do after it, and Restore still brings in the
+// pulled turns (the whole folder becomes that state).
+type PullEnded struct {
+	Session string `json:"session"`
+	// Turns are the pulled turns the folder lacks, oldest first.
+	Turns []int `json:"turns"`
+	// Restore is the argument of restore that brings them in: "@N",
+	// "@N^" or a snapshot id (full length).
+	Restore string `json:"restore"`
 }
 
 // NoticeEntry is one undo or redo.

@@ -25,10 +25,13 @@ type SnapJSON struct {
 	// IgnoredChanged: the turn was dropped, and these skipped paths
 	// changed during it (SnapResult.IgnoredChanged).
 	IgnoredChanged []turnback.Ignored `json:"ignored_changed,omitempty"`
+	// PullEnded: this command ended a pull's pending apply
+	// (SnapResult.PullEnded).
+	PullEnded *turnback.PullEnded `json:"pull_ended,omitempty"`
 }
 
 func SnapDoc(res *turnback.SnapResult) SnapJSON {
-	d := SnapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes, Kept: res.Kept, Notice: res.Notice}
+	d := SnapJSON{Session: res.Session, Turn: res.Turn, Files: res.Files, Bytes: res.Bytes, Kept: res.Kept, Notice: res.Notice, PullEnded: res.PullEnded}
 	if !res.Snapshot.IsZero() {
 		d.Snapshot = res.Snapshot.String()
 		d.Stats = StatsDoc(res.Stats, res.Watch)

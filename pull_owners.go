@@ -1,0 +1,124 @@
+package turnback
+
+// Owners of pulled states. The trees a pull brings record the owners of
+// the machine that captured them, which mean nothing here: the apply
+// keeps each path's owner (foreignOwner). Left as they are, those owners
+// would read as owner changes to status and as conflicts to undo, run
+// as root, and undo or redo would hand paths to the remote's uid. So
+// the apply records, store-locally (never pushed), which turns of the
+// session were pulled (m/foreign/<session>): undo and redo read their
+// states without owners, as the apply does. And it gives the session's
+// last state, which status compares with, the folder's owners. The turn
+// records stay the remote's: a later pull matches them.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
+
+// prefixForeign + session name -> foreignRecord.
+const prefixForeign = "m/foreign/"
+
+// foreignRecord lists the turns of a session whose states another
+// machine captured, applied here by pull --apply.
+type foreignRecord struct {
+	Turns []int `json:"turns"`
+}
+
+// foreignEntry is the session's foreign record with turns added.
+func (r *Repo) foreignEntry(ctx context.Context, session string, turns []int) (cas.Entry, error) {
+	f := &foreignRecord{}
+	if _, err := r.getJSON(ctx, []byte(prefixForeign+session), f); err != nil {
+		return cas.Entry{}, err
+	}
+	for _, n := range turns {
+		if !slices.Contains(f.Turns, n) {
+			f.Turns = append(f.Turns, n)
+		}
+	}
+	slices.Sort(f.Turns)
+	return cas.Entry{Key: []byte(prefixForeign + session), Value: encodeJSON(f)}, nil
+}
+
+// foreignTurns are the session's turns that pull --apply brought in.
+func (r *Repo) foreignTurns(ctx context.Context, session string) (map[int]bool, error) {
+	f := &foreignRecord{}
+	if _, err := r.getJSON(ctx, []byte(prefixForeign+session), f); err != nil {
+		return nil, err
+	}
+	out := map[int]bool{}
+	for _, n := range f.Turns {
+		out[n] = true
+	}
+	return out, nil
+}
+
+// localizeLast gives the session's last state, which pull --apply just
+// brought in as m recorded it, the folder's owners (withOwners), so
+// that status shows no owner change the folder did not make. It runs
+// after an apply, holding the store. Not as root, owners are neither
+// set nor compared, and nothing is done.
+func (r *Repo) localizeLast(ctx context.Context, session string, m *pulledRecord) error {
+	if !ownersMatter {
+		return nil
+	}
+	sess, err := r.loadSession(ctx, session)
+	if err != nil || sess.Last != m.Last {
+		return err
+	}
+	last, err := cas.ParseHash(m.Last)
+	if err != nil {
+		return err
+	}
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return err
+	}
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	n, err := withOwners(ctx, manifest.NewCachingLoader(r.loader()), w, last, snap.Root)
+	if err != nil || n == last {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	rec := &snapshotRecord{}
+	if ok, err := r.getJSON(ctx, snapKey(last), rec); err != nil {
+		return err
+	} else if !ok {
+		rec = &snapshotRecord{Version: metaVersion, Kind: kindSnap}
+	}
+	sess.Last = n.String()
+	return r.commit(ctx, []cas.Entry{{Key: snapKey(n), Value: encodeJSON(rec)}, sessionEntry(sess)}, nil)
+}
+
+// withOwners is state s with the owners of the folder's state folder:
+// a path both hold gets the folder's owner, a path only s holds none.
+func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash) (cas.Hash, error) {
+	edits := map[string]*manifest.Entry{}
+	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
+		o := c.Old
+		if o == nil || !o.Owned {
+			return nil
+		}
+		e := *o
+		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
+			if n.UID == o.UID && n.GID == o.GID {
+				return nil
+			}
+			e.UID, e.GID = n.UID, n.GID
+		} else {
+			e.Owned, e.UID, e.GID = false, 0, 0
+		}
+		edits[c.Path] = &e
+		return nil
+	})
+	if err != nil || len(edits) == 0 {
+		return s, err
+	}
+	return manifest.Edit(ctx, l, w, s, edits)
+}
