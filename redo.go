@@ -229,7 +229,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	if err != nil {
 		return nil, err
 	}
-	pulledGoal := !g.partial() && len(g.Turns) > 1 && foreign[g.Turns[1]]
+	pulledGoal := !g.IsPartial() && len(g.Turns) > 1 && foreign[g.Turns[1]]
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {
