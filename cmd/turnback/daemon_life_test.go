@@ -229,6 +229,9 @@ func TestDaemonLifecycle(t *testing.T) {
 	if err := syscall.Kill(info.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	// The signal is delivered later: a command meanwhile may still be
+	// served, leaving the socket in place. Wait until nothing answers.
+	waitFor(t, "the killed daemon stops answering", func() bool { _, ok := daemon.Ping(store); return !ok })
 	for i := 0; ; i++ {
 		// The killed daemon's lock goes with the process.
 		if _, _, code := tb("status"); code == 0 {
