@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/internal/testtier"
-	"github.com/turnback/turnback/manifest/treetest"
 )
 
 // TestDaemonPartlyUndoneRedoCleared: through a watch daemon the CLI
@@ -22,11 +21,7 @@ func TestDaemonPartlyUndoneRedoCleared(t *testing.T) {
 	if !isLinux() {
 		t.Skip("inotify")
 	}
-	type step struct {
-		args []string
-		edit map[string]string // written before the command
-	}
-	steps := []step{
+	steps := []scriptStep{
 		{args: []string{"snap", "-m", "first"}, edit: map[string]string{"a.txt": "a\n", "b.txt": "b\n"}},
 		{args: []string{"end"}, edit: map[string]string{"a.txt": "a2\n", "b.txt": "b2\n"}},
 		{args: []string{"undo", "--path", "a.txt"}},
@@ -49,30 +44,8 @@ func TestDaemonPartlyUndoneRedoCleared(t *testing.T) {
 	e.setenv("TURNBACK_LOCK_WAIT", "0")
 	e.setenv("TURNBACK_TEST_NOW", "2026-11-22T09:00:00Z")
 	e.setenv("TZ", "UTC")
-	type result struct {
-		stdout, stderr string
-		code           int
-	}
-	runAll := func(wt string, daemon bool) []result {
-		if err := os.MkdirAll(wt, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if daemon {
-			if so, se, code := e.execOut("", "-C", wt, "watch", "--detach"); code != 0 {
-				t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
-			}
-			t.Cleanup(func() { e.execOut("", "-C", wt, "watch", "--stop") })
-		}
-		var out []result
-		for _, s := range steps {
-			treetest.PutAll(t, wt, s.edit)
-			so, se, code := e.execOut("", append([]string{"-C", wt}, s.args...)...)
-			out = append(out, result{so, se, code})
-		}
-		return out
-	}
-	plain := runAll(filepath.Join(base, "plain", "proj"), false)
-	served := runAll(filepath.Join(base, "served", "proj"), true)
+	plain := runScript(t, e, filepath.Join(base, "plain", "proj"), false, steps)
+	served := runScript(t, e, filepath.Join(base, "served", "proj"), true, steps)
 	norm := func(s string) string {
 		s = strings.ReplaceAll(s, filepath.Join(base, "plain"), "BASE")
 		return strings.ReplaceAll(s, filepath.Join(base, "served"), "BASE")

@@ -57,36 +57,13 @@ func TestDaemonSameOutput(t *testing.T) {
 	base := e.base
 	e.setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
 	e.setenv("TURNBACK_LOCK_WAIT", "0")
-	type result struct {
-		stdout, stderr string
-		code           int
-	}
-	runAll := func(wt string, daemon bool) []result {
-		if err := os.MkdirAll(wt, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if daemon {
-			if so, se, code := e.execOut("", "-C", wt, "watch", "--detach"); code != 0 {
-				t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
-			}
-			t.Cleanup(func() { e.execOut("", "-C", wt, "watch", "--stop") })
-		}
-		var out []result
-		for _, s := range steps {
-			treetest.PutAll(t, wt, s.edit)
-			for _, rel := range s.del {
-				if err := os.Remove(filepath.Join(wt, rel)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			so, se, code := e.execOut("", append([]string{"-C", wt}, s.args...)...)
-			out = append(out, result{so, se, code})
-		}
-		return out
+	script := make([]scriptStep, len(steps))
+	for i, s := range steps {
+		script[i] = scriptStep{args: s.args, edit: s.edit, del: s.del}
 	}
 	// The same folder name, so that messages naming it match.
-	plain := runAll(filepath.Join(base, "plain", "proj"), false)
-	served := runAll(filepath.Join(base, "served", "proj"), true)
+	plain := runScript(t, e, filepath.Join(base, "plain", "proj"), false, script)
+	served := runScript(t, e, filepath.Join(base, "served", "proj"), true, script)
 	norm := func(s string) string {
 		s = strings.ReplaceAll(s, filepath.Join(base, "plain"), "BASE")
 		return strings.ReplaceAll(s, filepath.Join(base, "served"), "BASE")
@@ -411,4 +388,45 @@ func TestCPUProfile(t *testing.T) {
 	if code != 0 || !strings.Contains(se, "turnback: cpu profile: ") {
 		t.Errorf("status with an impossible profile path: exit %d, %q", code, se)
 	}
+}
+
+// scriptStep is one command of a script: the files written and the
+// files removed before it, then its arguments.
+type scriptStep struct {
+	args []string
+	edit map[string]string
+	del  []string
+}
+
+// scriptResult is what one command of a script printed and its exit code.
+type scriptResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// runScript makes the folder wt, serves it by a watch daemon if daemon
+// is set (stopped at cleanup), and runs steps in it in order.
+func runScript(t *testing.T, e *cliEnv, wt string, daemon bool, steps []scriptStep) []scriptResult {
+	t.Helper()
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if daemon {
+		if so, se, code := e.execOut("", "-C", wt, "watch", "--detach"); code != 0 {
+			t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
+		}
+		t.Cleanup(func() { e.execOut("", "-C", wt, "watch", "--stop") })
+	}
+	var out []scriptResult
+	for _, s := range steps {
+		treetest.PutAll(t, wt, s.edit)
+		for _, rel := range s.del {
+			if err := os.Remove(filepath.Join(wt, rel)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		so, se, code := e.execOut("", append([]string{"-C", wt}, s.args...)...)
+		out = append(out, scriptResult{so, se, code})
+	}
+	return out
 }
