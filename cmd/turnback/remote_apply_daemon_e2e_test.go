@@ -23,22 +23,10 @@ func TestRemoteCLIPullApplyThroughDaemon(t *testing.T) {
 	a.ok("remote", "set", url, "--create")
 	a.write("f.txt", "one\n")
 	a.write("g.txt", "g\n")
-	a.ok("snap")
-	a.write("f.txt", "two\n")
-	a.ok("end")
-	a.ok("push")
-	b := remoteClone(t, srv, url, "default")
-	creds := b.extra
-	b.extra = nil // the daemon has no credentials of its own
-	b.ok("watch", "--detach")
-	b.extra = creds
-	t.Cleanup(func() { b.run("watch", "--stop") })
+	pushTurn(a, map[string]string{"f.txt": "two\n"})
+	b := remoteCloneDaemon(t, srv, url, "default")
 
-	a.ok("snap")
-	a.write("f.txt", "three\n")
-	a.write("new.txt", "new\n")
-	a.ok("end")
-	a.ok("push")
+	pushTurn(a, map[string]string{"f.txt": "three\n", "new.txt": "new\n"})
 	b.write("g.txt", "mine\n")
 	b.write("f.txt", "B's edit\n")
 	if r := b.run("pull", "--apply"); r.code != 3 || !strings.Contains(r.stderr, "  f.txt: modified since\n") {

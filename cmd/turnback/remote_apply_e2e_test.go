@@ -23,16 +23,9 @@ func TestRemoteCLIPullApply(t *testing.T) {
 	a.ok("remote", "set", url, "--create")
 	a.write("f.txt", "zero\n")
 	a.write("g.txt", "base\n")
-	a.ok("--session", "s", "snap")
-	a.write("f.txt", "one\n")
-	a.ok("--session", "s", "end")
-	a.ok("--session", "s", "push")
+	pushTurn(a, map[string]string{"f.txt": "one\n"}, "--session", "s")
 	b := remoteClone(t, srv, url, "s")
-	a.ok("--session", "s", "snap")
-	a.write("f.txt", "two\n")
-	a.write("h.txt", "new\n")
-	a.ok("--session", "s", "end")
-	a.ok("--session", "s", "push")
+	pushTurn(a, map[string]string{"f.txt": "two\n", "h.txt": "new\n"}, "--session", "s")
 
 	b.write("g.txt", "mine\n") // the user's edit, on a path no turn changed
 	const note = "using session s (last turn just now)\n"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -367,4 +368,55 @@ func TestRemoteCLIKilledPush(t *testing.T) {
 			treetest.Check(t, fmt.Sprintf("clone after gc %d", k), b.tree(), want)
 		}
 	}
+}
+
+// pushTurn runs one turn in a's folder and pushes it: snap, the files
+// written, end, then push, each after the global flags pre.
+func pushTurn(a *cliEnv, files map[string]string, pre ...string) {
+	a.ok(slices.Concat(pre, []string{"snap"})...)
+	for name, data := range files {
+		a.write(name, data)
+	}
+	a.ok(slices.Concat(pre, []string{"end"})...)
+	a.ok(slices.Concat(pre, []string{"push"})...)
+}
+
+// remoteCloneDaemon clones as remoteClone does, then serves the clone
+// by a watch daemon started without credentials and stopped at cleanup.
+func remoteCloneDaemon(t *testing.T, srv *s3test.Server, url, session string) *cliEnv {
+	t.Helper()
+	b := remoteClone(t, srv, url, session)
+	creds := b.extra
+	b.extra = nil // the daemon has no credentials of its own
+	b.ok("watch", "--detach")
+	b.extra = creds
+	t.Cleanup(func() { b.run("watch", "--stop") })
+	return b
+}
+
+// pullEndedDoc holds the "pull_ended" of a snap's --json answer.
+type pullEndedDoc struct {
+	PullEnded *struct {
+		Session string `json:"session"`
+		Turns   []int  `json:"turns"`
+		Restore string `json:"restore"`
+	} `json:"pull_ended"`
+}
+
+// cliName is how b's messages name turnback: with -C and the folder
+// when b's commands pass flags.
+func cliName(b *cliEnv) string {
+	if len(b.flags()) > 0 {
+		return "turnback -C " + b.dir
+	}
+	return "turnback"
+}
+
+// pullEndedWarn is the warning, without its newline, of a snap that
+// starts turn in session after turns were pulled and not applied.
+func pullEndedWarn(cli, session, turns string, turn int, restore string) string {
+	return "turnback: warning: session " + session + ": " + turns + " was pulled and never brought into the folder, and turn " +
+		fmt.Sprint(turn) + " started without it: pull --apply no longer brings it in; " +
+		cli + " --session " + session + " restore " + restore +
+		" still does (the whole folder becomes that state; what it holds goes into a checkpoint)"
 }

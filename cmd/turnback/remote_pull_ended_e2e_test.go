@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,30 +21,14 @@ func TestRemoteCLIPullEndedWarns(t *testing.T) {
 	a := remoteEnv(t, srv, "a")
 	a.ok("remote", "set", url, "--create")
 	a.write("f.txt", "zero\n")
-	a.ok("--session", "s", "snap")
-	a.write("f.txt", "one\n")
-	a.ok("--session", "s", "end")
-	a.ok("--session", "s", "push")
+	pushTurn(a, map[string]string{"f.txt": "one\n"}, "--session", "s")
 	b := remoteClone(t, srv, url, "s")
-	a.ok("--session", "s", "snap")
-	a.write("f.txt", "two\n")
-	a.ok("--session", "s", "end")
-	a.ok("--session", "s", "push")
-	a.ok("--session", "t", "snap")
-	a.write("t.txt", "tee\n")
-	a.ok("--session", "t", "end")
-	a.ok("--session", "t", "push")
+	pushTurn(a, map[string]string{"f.txt": "two\n"}, "--session", "s")
+	pushTurn(a, map[string]string{"t.txt": "tee\n"}, "--session", "t")
 
 	b.ok("--session", "s", "pull")
-	cli := "turnback"
-	if f := b.flags(); len(f) > 0 {
-		cli += " -C " + b.dir
-	}
 	warn := func(session, turns string, turn int, restore string) string {
-		return "turnback: warning: session " + session + ": " + turns + " was pulled and never brought into the folder, and turn " +
-			fmt.Sprint(turn) + " started without it: pull --apply no longer brings it in; " +
-			cli + " --session " + session + " restore " + restore +
-			" still does (the whole folder becomes that state; what it holds goes into a checkpoint)\n"
+		return pullEndedWarn(cliName(b), session, turns, turn, restore) + "\n"
 	}
 	r := b.ok("--session", "s", "snap")
 	want := warn("s", "turn 2", 3, "@2")
@@ -56,13 +39,7 @@ func TestRemoteCLIPullEndedWarns(t *testing.T) {
 	if r := b.ok("--session", "s", "snap", "-m", "again"); strings.Contains(r.stderr, "warning") {
 		t.Fatalf("the second snap warns again: %s", r)
 	}
-	var doc struct {
-		PullEnded *struct {
-			Session string `json:"session"`
-			Turns   []int  `json:"turns"`
-			Restore string `json:"restore"`
-		} `json:"pull_ended"`
-	}
+	var doc pullEndedDoc
 	// A session the store did not have: its pulled turn 1, then turn 2
 	// started here.
 	b.ok("--session", "t", "pull")
@@ -93,19 +70,14 @@ func TestHookPullEndedTellsModel(t *testing.T) {
 	sid := sessionInPayload(t, prompt)
 	a := remoteEnv(t, srv, "a")
 	a.ok("remote", "set", url, "--create")
-	a.ok("--session", sid, "snap")
-	a.write("f.txt", "one\n")
-	a.ok("--session", sid, "end")
-	a.ok("--session", sid, "push")
+	pushTurn(a, map[string]string{"f.txt": "one\n"}, "--session", sid)
 
 	b.write("g.txt", "mine\n")
 	b.ok("snap")
 	b.ok("remote", "set", url)
 	b.ok("--session", sid, "pull")
 	r := b.exec("", prompt, "hook", "codex")
-	warn := "turnback: warning: session " + sid + ": turn 1 was pulled and never brought into the folder, and turn 2 started without it: " +
-		"pull --apply no longer brings it in; turnback -C " + b.dir + " --session " + sid + " restore @1" +
-		" still does (the whole folder becomes that state; what it holds goes into a checkpoint)"
+	warn := pullEndedWarn("turnback -C "+b.dir, sid, "turn 1", 2, "@1")
 	var out struct {
 		SystemMessage      string `json:"systemMessage"`
 		HookSpecificOutput struct {
@@ -132,36 +104,13 @@ func TestRemoteCLIPullEndedThroughDaemon(t *testing.T) {
 	a := remoteEnv(t, srv, "a")
 	a.ok("remote", "set", url, "--create")
 	a.write("f.txt", "one\n")
-	a.ok("--session", "s", "snap")
-	a.write("f.txt", "two\n")
-	a.ok("--session", "s", "end")
-	a.ok("--session", "s", "push")
-	b := remoteClone(t, srv, url, "s")
-	creds := b.extra
-	b.extra = nil // the daemon has no credentials of its own
-	b.ok("watch", "--detach")
-	b.extra = creds
-	t.Cleanup(func() { b.run("watch", "--stop") })
-	a.ok("--session", "s", "snap")
-	a.write("f.txt", "three\n")
-	a.ok("--session", "s", "end")
-	a.ok("--session", "s", "push")
+	pushTurn(a, map[string]string{"f.txt": "two\n"}, "--session", "s")
+	b := remoteCloneDaemon(t, srv, url, "s")
+	pushTurn(a, map[string]string{"f.txt": "three\n"}, "--session", "s")
 	b.ok("--session", "s", "pull")
-	var doc struct {
-		PullEnded *struct {
-			Session string `json:"session"`
-			Turns   []int  `json:"turns"`
-			Restore string `json:"restore"`
-		} `json:"pull_ended"`
-	}
+	var doc pullEndedDoc
 	r := b.okJSON(&doc, "--session", "s", "snap")
-	cli := "turnback"
-	if len(b.flags()) > 0 {
-		cli += " -C " + b.dir
-	}
-	want := "turnback: warning: session s: turn 2 was pulled and never brought into the folder, and turn 3 started without it: " +
-		"pull --apply no longer brings it in; " + cli + " --session s restore @2" +
-		" still does (the whole folder becomes that state; what it holds goes into a checkpoint)\n"
+	want := pullEndedWarn(cliName(b), "s", "turn 2", 3, "@2") + "\n"
 	if r.stderr != want || doc.PullEnded == nil || doc.PullEnded.Restore != "@2" || len(doc.PullEnded.Turns) != 1 {
 		t.Fatalf("snap through the daemon: %+v\nwant stderr %q\n%s", doc.PullEnded, want, r)
 	}
