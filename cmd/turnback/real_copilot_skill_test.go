@@ -25,17 +25,7 @@ var skillContext = regexp.MustCompile("(?s)^<skill-context name=\"(tb-[a-z]+)\">
 // in a skill's course (nil: none): the skill tool for a prompt naming
 // a skill, the bash tool for the skill's text.
 func skillStep(body []byte, n int) map[string]any {
-	var req struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
+	var req chatRequest
 	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
 		return nil
 	}

@@ -318,6 +318,20 @@ func openAIPost(t testing.TB, w http.ResponseWriter, r *http.Request, body []byt
 	return false
 }
 
+// chatRequest is what the stand-ins read of a Chat Completions request.
+type chatRequest struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
 // chatModel stands in for an OpenAI-compatible Chat Completions API
 // (Qwen Code, and Copilot CLI with a custom provider).
 type chatModel struct {
@@ -333,18 +347,7 @@ func (m *chatModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := m.record(body)
-	var req struct {
-		Stream   bool `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
+	var req chatRequest
 	_ = json.Unmarshal(body, &req)
 	hasWrite := false
 	for _, tool := range req.Tools {
