@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnback/turnback/cas/s3/s3test"
 	"github.com/turnback/turnback/internal/testtier"
 )
 
@@ -17,10 +16,8 @@ import (
 // then work through the daemon.
 func TestRemoteCLIPullApplyThroughDaemon(t *testing.T) {
 	testtier.Slow(t)
-	srv := s3test.Start(t)
 	const url = "s3://tb-apply-daemon/x"
-	a := remoteEnv(t, srv, "a")
-	a.ok("remote", "set", url, "--create")
+	srv, a := remoteOrigin(t, url)
 	a.write("f.txt", "one\n")
 	a.write("g.txt", "g\n")
 	pushTurn(a, map[string]string{"f.txt": "two\n"})

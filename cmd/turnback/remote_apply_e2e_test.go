@@ -4,8 +4,6 @@ import (
 	"os"
 	"regexp"
 	"testing"
-
-	"github.com/turnback/turnback/cas/s3/s3test"
 )
 
 // TestRemoteCLIPullApply (issue 36 item 6): after a pull the folder is
@@ -17,10 +15,8 @@ import (
 // Without it in the way, pull --apply brings the turn in and keeps the
 // user's other edit; status and undo then work as after any turn.
 func TestRemoteCLIPullApply(t *testing.T) {
-	srv := s3test.Start(t)
 	const url = "s3://tb-pull-apply/p"
-	a := remoteEnv(t, srv, "a")
-	a.ok("remote", "set", url, "--create")
+	srv, a := remoteOrigin(t, url)
 	a.write("f.txt", "zero\n")
 	a.write("g.txt", "base\n")
 	pushTurn(a, map[string]string{"f.txt": "one\n"}, "--session", "s")

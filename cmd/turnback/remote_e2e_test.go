@@ -420,3 +420,13 @@ func pullEndedWarn(cli, session, turns string, turn int, restore string) string 
 		cli + " --session " + session + " restore " + restore +
 		" still does (the whole folder becomes that state; what it holds goes into a checkpoint)"
 }
+
+// remoteOrigin starts an S3 server and returns it with user a, whose
+// folder has url as its remote, created there.
+func remoteOrigin(t *testing.T, url string) (*s3test.Server, *cliEnv) {
+	t.Helper()
+	srv := s3test.Start(t)
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url, "--create")
+	return srv, a
+}

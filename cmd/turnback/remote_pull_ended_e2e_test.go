@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnback/turnback/cas/s3/s3test"
 	"github.com/turnback/turnback/internal/testtier"
 )
 
@@ -16,10 +15,8 @@ import (
 // snap says nothing, and the named restore does bring the turn in.
 func TestRemoteCLIPullEndedWarns(t *testing.T) {
 	testtier.Slow(t)
-	srv := s3test.Start(t)
 	const url = "s3://tb-pull-ended/p"
-	a := remoteEnv(t, srv, "a")
-	a.ok("remote", "set", url, "--create")
+	srv, a := remoteOrigin(t, url)
 	a.write("f.txt", "zero\n")
 	pushTurn(a, map[string]string{"f.txt": "one\n"}, "--session", "s")
 	b := remoteClone(t, srv, url, "s")
@@ -62,14 +59,12 @@ func TestRemoteCLIPullEndedWarns(t *testing.T) {
 // message, and to the model after what undo and redo changed.
 func TestHookPullEndedTellsModel(t *testing.T) {
 	testtier.Slow(t)
-	srv := s3test.Start(t)
 	const url = "s3://tb-pull-ended-hook/p"
+	srv, a := remoteOrigin(t, url)
 	b := newHookEnv(t)
 	b.extra = srv.Env()
 	prompt := hookPayload(t, "codex_user_prompt_submit.json", b.dir)
 	sid := sessionInPayload(t, prompt)
-	a := remoteEnv(t, srv, "a")
-	a.ok("remote", "set", url, "--create")
 	pushTurn(a, map[string]string{"f.txt": "one\n"}, "--session", sid)
 
 	b.write("g.txt", "mine\n")
@@ -99,10 +94,8 @@ func TestHookPullEndedTellsModel(t *testing.T) {
 // and "pull_ended".
 func TestRemoteCLIPullEndedThroughDaemon(t *testing.T) {
 	testtier.Slow(t)
-	srv := s3test.Start(t)
 	const url = "s3://tb-pull-ended-daemon/x"
-	a := remoteEnv(t, srv, "a")
-	a.ok("remote", "set", url, "--create")
+	srv, a := remoteOrigin(t, url)
 	a.write("f.txt", "one\n")
 	pushTurn(a, map[string]string{"f.txt": "two\n"}, "--session", "s")
 	b := remoteCloneDaemon(t, srv, url, "s")
