@@ -64,15 +64,18 @@ type anthropicModel struct {
 	tool writeTool
 }
 
+// standinMessage is one message of a request to a stand-in model.
+type standinMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
 // anthropicRequest is the part of a Messages API request the stand-in reads.
 type anthropicRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
+	Model    string           `json:"model"`
+	Stream   bool             `json:"stream"`
+	Messages []standinMessage `json:"messages"`
+	Tools    []struct {
 		Name string `json:"name"`
 	} `json:"tools"`
 }
@@ -320,12 +323,9 @@ func openAIPost(t testing.TB, w http.ResponseWriter, r *http.Request, body []byt
 
 // chatRequest is what the stand-ins read of a Chat Completions request.
 type chatRequest struct {
-	Stream   bool `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
+	Stream   bool             `json:"stream"`
+	Messages []standinMessage `json:"messages"`
+	Tools    []struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
