@@ -30,9 +30,15 @@ func blockFiles(n int) [][]byte {
 // putFiles stores files with PutFile in one Writer and flushes it.
 func putFiles(t *testing.T, s *Store, files [][]byte) []Hash {
 	t.Helper()
-	ctx := context.Background()
 	w := s.NewWriter()
 	defer w.Cancel()
+	return writeFiles(t, w, files)
+}
+
+// writeFiles puts files through w, flushes it and returns their hashes.
+func writeFiles(t *testing.T, w *Writer, files [][]byte) []Hash {
+	t.Helper()
+	ctx := context.Background()
 	var hs []Hash
 	for _, f := range files {
 		h, _, err := w.PutFile(ctx, bytesReader(f), int64(len(f)))
@@ -123,26 +129,11 @@ func TestBlocksSmaller(t *testing.T) {
 	files := blockFiles(400)
 	s := newTestStore(t, openTestBadger(t, t.TempDir()))
 	w := s.NewWriter()
-	ctx := context.Background()
-	for _, f := range files {
-		if _, _, err := w.PutFile(ctx, bytes.NewReader(f), int64(len(f))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, w, files)
 	blocked := w.Stats().NewBytes
 	m := newTestStore(t, NewMemory())
 	w = m.NewWriter()
-	for _, f := range files {
-		if _, _, err := w.PutFile(ctx, bytes.NewReader(f), int64(len(f))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, w, files)
 	alone := w.Stats().NewBytes
 	if blocked >= alone*9/10 {
 		t.Errorf("blocks stored %d bytes, one frame each %d: want at least 10%% less", blocked, alone)
