@@ -65,13 +65,7 @@ func pullOwned(t *testing.T, bucket string, user uint32, edit func(wa string)) (
 	t.Helper()
 	f := newPullFixture(t, bucket)
 	ctx := t.Context()
-	if _, err := f.a.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	edit(f.a.WorkTree())
-	if _, err := f.a.End(ctx); err != nil {
-		t.Fatal(err)
-	}
+	f.turnBy(f.a, edit)
 	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
