@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -35,10 +34,7 @@ const blockKillFiles = 60
 // a Writer (small ones go into blocks), flushes it, then commits the
 // record naming them (seq), and prints the step's number; until killed.
 func TestHelperBlockKill(t *testing.T) {
-	dir := os.Getenv(blockKillEnv)
-	if dir == "" {
-		t.Skip("helper process for TestBlocksKilled")
-	}
+	dir := helperDir(t, blockKillEnv, "TestBlocksKilled")
 	ctx := context.Background()
 	fail := helperFail
 	b, err := OpenBadger(ctx, dir, BadgerOptions{LockWait: 10 * time.Second})

@@ -53,6 +53,28 @@ func writeFiles(t *testing.T, w *Writer, files [][]byte) []Hash {
 	return hs
 }
 
+// damagedPack puts files into a new Badger store, lets damage change
+// the bytes of its first pack file, and opens the store again.
+func damagedPack(t *testing.T, files [][]byte, damage func(data []byte)) (*Store, []Hash) {
+	t.Helper()
+	dir := t.TempDir()
+	s := newTestStore(t, openTestBadger(t, dir))
+	hs := putFiles(t, s, files)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, packName(1))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage(data)
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return newTestStore(t, openTestBadger(t, dir)), hs
+}
+
 // countPointers counts the pack pointers of a Badger store by kind.
 func countPointers(t *testing.T, b *Badger) (single, members int) {
 	t.Helper()
@@ -144,23 +166,8 @@ func TestBlocksSmaller(t *testing.T) {
 // ErrCorrupt, never wrong bytes.
 func TestBlockDamage(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	s := newTestStore(t, openTestBadger(t, dir))
 	files := blockFiles(60)[:60]
-	hs := putFiles(t, s, files)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(dir, packName(1))
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(packMagic)+100] ^= 0x40
-	if err := os.WriteFile(name, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s = newTestStore(t, openTestBadger(t, dir))
+	s, hs := damagedPack(t, files, func(data []byte) { data[len(packMagic)+100] ^= 0x40 })
 	bad := 0
 	for i, h := range hs {
 		got, err := s.GetBlob(ctx, h)
@@ -390,30 +397,17 @@ func TestBlockCacheChecked(t *testing.T) {
 // still read, each checked against its address.
 func TestRawBlockDamageLocal(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	s := newTestStore(t, openTestBadger(t, dir))
 	var files [][]byte
 	for i := range 20 {
 		files = append(files, randBytes(uint64(100+i), 3000))
 	}
-	hs := putFiles(t, s, files)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(dir, packName(1))
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := bytes.Index(data, files[7])
-	if i < 0 {
-		t.Fatal("file 7 is not stored raw in the pack")
-	}
-	data[i+1500] ^= 1
-	if err := os.WriteFile(name, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s = newTestStore(t, openTestBadger(t, dir))
+	s, hs := damagedPack(t, files, func(data []byte) {
+		i := bytes.Index(data, files[7])
+		if i < 0 {
+			t.Fatal("file 7 is not stored raw in the pack")
+		}
+		data[i+1500] ^= 1
+	})
 	for i, h := range hs {
 		got, err := s.GetBlob(ctx, h)
 		if i == 7 {

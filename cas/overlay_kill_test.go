@@ -34,10 +34,7 @@ func killPayload(i int) []byte {
 // its Sync returned, and now and then closes and opens the store again,
 // until killed.
 func TestHelperOverlayKill(t *testing.T) {
-	dir := os.Getenv(killEnv)
-	if dir == "" {
-		t.Skip("helper process for TestOverlayKilled")
-	}
+	dir := helperDir(t, killEnv, "TestOverlayKilled")
 	ctx := context.Background()
 	fail := helperFail
 	deferMax, overlayMax = 200<<10, 600<<10
@@ -124,6 +121,16 @@ func TestOverlayKilled(t *testing.T) {
 		reported = s
 		t.Logf("round %d: killed after %v at step %d", round, wait, s)
 	}
+}
+
+// helperDir is the directory env names, or skips t: only the test
+// named runs a helper process.
+func helperDir(t *testing.T, env, test string) string {
+	dir := os.Getenv(env)
+	if dir == "" {
+		t.Skip("helper process for " + test)
+	}
+	return dir
 }
 
 // helperFail ends a helper process, printing the error for the test
