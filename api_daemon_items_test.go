@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,16 +22,7 @@ import (
 func TestDaemonPartlyUndoneAndRedoCleared(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
-	var ws [2]*twin
-	for i, name := range []string{"local", "served"} {
-		w := &twin{name: name, dir: filepath.Join(base, name, "work"), store: filepath.Join(base, name, "store")}
-		if err := os.MkdirAll(w.dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		w.write(t, "a.txt", "a\n")
-		w.write(t, "b.txt", "b\n")
-		ws[i] = w
-	}
+	ws := newTwins(t, base, "a.txt", "a\n", "b.txt", "b\n")
 	startDaemon(t, ws[1].dir, ws[1].store, "")
 	for _, w := range ws {
 		r, err := turnback.Open(ctx, w.dir, turnback.Options{Store: w.store, LockWait: -1, KeepTurns: -1, KeepAge: -1})

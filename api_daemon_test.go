@@ -32,6 +32,24 @@ func (w *twin) write(t *testing.T, name, data string) {
 	}
 }
 
+// newTwins makes the folders of a "local" and a "served" twin below
+// base, each holding the files given as name, data pairs.
+func newTwins(t *testing.T, base string, files ...string) [2]*twin {
+	t.Helper()
+	var ws [2]*twin
+	for i, name := range []string{"local", "served"} {
+		w := &twin{name: name, dir: filepath.Join(base, name, "work"), store: filepath.Join(base, name, "store")}
+		if err := os.MkdirAll(w.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j+1 < len(files); j += 2 {
+			w.write(t, files[j], files[j+1])
+		}
+		ws[i] = w
+	}
+	return ws
+}
+
 // turnView is what must agree of a turn (times differ).
 func turnView(ts []*turnback.Turn) []string {
 	var out []string
@@ -87,16 +105,7 @@ func errView(err error) string {
 func TestDaemonRepoSameResults(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
-	var ws [2]*twin
-	for i, name := range []string{"local", "served"} {
-		w := &twin{name: name, dir: filepath.Join(base, name, "work"), store: filepath.Join(base, name, "store")}
-		if err := os.MkdirAll(w.dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		w.write(t, "a.txt", "one\n")
-		w.write(t, "keep.txt", "kept\n")
-		ws[i] = w
-	}
+	ws := newTwins(t, base, "a.txt", "one\n", "keep.txt", "kept\n")
 	_, stop := startDaemon(t, ws[1].dir, ws[1].store, "")
 	for _, w := range ws {
 		r, err := turnback.Open(ctx, w.dir, turnback.Options{Store: w.store, LockWait: -1, KeepTurns: -1, KeepAge: -1})

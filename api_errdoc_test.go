@@ -7,8 +7,6 @@ package turnback_test
 // CLI's --json field names and never a Go type name.
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,14 +19,7 @@ import (
 // client (a served Repo) keeps the library's rule: an unknown session
 // is one without turns.
 func TestHTTPUnknownSession(t *testing.T) {
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "a.txt", "one\n")
-	info, _ := startDaemon(t, dir, store, "")
-	c := unixClient(info.Socket)
+	dir, store, c := serveFolder(t, "a.txt", "one\n")
 	for _, rq := range []struct{ method, path, body string }{
 		{"POST", "/v1/sessions/nosuch/undo", `{"count":1}`},
 		{"POST", "/v1/sessions/nosuch/redo", ``},
@@ -71,13 +62,7 @@ func TestHTTPUnknownSession(t *testing.T) {
 // --json does), not "code"; a body of the wrong JSON type names the
 // field and the type wanted in JSON's words, never Go's.
 func TestHTTPErrorDocument(t *testing.T) {
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	info, _ := startDaemon(t, dir, store, "")
-	c := unixClient(info.Socket)
+	_, _, c := serveFolder(t)
 	c.ok(t, "POST", "/v1/sessions/s/snap", `{}`)
 	for _, tc := range []struct{ path, body, want string }{
 		{"/v1/sessions/s/undo", `{"count":"2"}`, `turnback: api: malformed JSON: field "count": want a whole number, got a string`},

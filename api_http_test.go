@@ -28,6 +28,22 @@ type apiClient struct {
 	token  string
 }
 
+// serveFolder starts a daemon on a new folder holding the files given
+// as name, data pairs, and returns the folder, its store and a client.
+func serveFolder(t *testing.T, files ...string) (dir, store string, c *apiClient) {
+	t.Helper()
+	base := t.TempDir()
+	dir, store = filepath.Join(base, "work"), filepath.Join(base, "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j+1 < len(files); j += 2 {
+		write(t, dir, files[j], files[j+1])
+	}
+	info, _ := startDaemon(t, dir, store, "")
+	return dir, store, unixClient(info.Socket)
+}
+
 func unixClient(sock string) *apiClient {
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -302,15 +318,7 @@ func strs(v any) []string {
 // end; undo count 2 answers turns_undone 2, the reverted files and both
 // metas, and the folder is byte-identical to before the first turn.
 func TestHTTPUndoSeedScenario(t *testing.T) {
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "main.go", "package main\n")
-	write(t, dir, "notes.md", "notes\n")
-	info, _ := startDaemon(t, dir, store, "")
-	c := unixClient(info.Socket)
+	dir, _, c := serveFolder(t, "main.go", "package main\n", "notes.md", "notes\n")
 	start := readTree(t, dir)
 	s := "/v1/sessions/conversation-1"
 	c.ok(t, "POST", s+"/snap", `{"message":"add a test","meta":{"message_index":"0"}}`)

@@ -7,8 +7,6 @@ package turnback_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,14 +14,7 @@ import (
 // a dry run) is a 400 naming it; a request with a key given twice is
 // a 400. Neither changes the folder or the session's turns.
 func TestHTTPRefusedInput(t *testing.T) {
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "a.txt", "one\n")
-	info, _ := startDaemon(t, dir, store, "")
-	c := unixClient(info.Socket)
+	dir, _, c := serveFolder(t, "a.txt", "one\n")
 	s := "/v1/sessions/s"
 	c.ok(t, "POST", s+"/snap", `{"message":"turn"}`)
 	write(t, dir, "a.txt", "two\n")

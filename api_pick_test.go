@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,15 +24,7 @@ func TestDaemonRepoPickLatest(t *testing.T) {
 	base := t.TempDir()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := func() time.Time { return now }
-	var ws [2]*twin
-	for i, name := range []string{"local", "served"} {
-		w := &twin{name: name, dir: filepath.Join(base, name, "work"), store: filepath.Join(base, name, "store")}
-		if err := os.MkdirAll(w.dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		w.write(t, "a.txt", "one\n")
-		ws[i] = w
-	}
+	ws := newTwins(t, base, "a.txt", "one\n")
 	startDaemon(t, ws[1].dir, ws[1].store, "")
 	for _, w := range ws {
 		r, err := turnback.Open(ctx, w.dir, turnback.Options{Store: w.store, LockWait: -1, Now: clock})

@@ -3,8 +3,6 @@
 package turnback_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -13,14 +11,7 @@ import (
 // control, a byte that is not UTF-8, a bidi override) is a 400 with
 // code 2, and no session is made.
 func TestHTTPSessionNames(t *testing.T) {
-	base := t.TempDir()
-	dir, store := filepath.Join(base, "work"), filepath.Join(base, "store")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "a.txt", "one\n")
-	info, _ := startDaemon(t, dir, store, "")
-	c := unixClient(info.Socket)
+	_, _, c := serveFolder(t, "a.txt", "one\n")
 	for _, esc := range []string{"%2e%2e", "%2E%2E", "%2e", "a%5Cb", "a%C2%85", "%FF", "a%E2%80%AEb"} {
 		for _, op := range []string{"snap", "end", "undo", "redo"} {
 			c.fails(t, "POST", "/v1/sessions/"+esc+"/"+op, "", 400, 2)

@@ -21,15 +21,7 @@ import (
 func TestDaemonRepoTurnsAndRecover(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
-	var ws [2]*twin
-	for i, name := range []string{"local", "served"} {
-		w := &twin{name: name, dir: filepath.Join(base, name, "work"), store: filepath.Join(base, name, "store")}
-		if err := os.MkdirAll(w.dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		w.write(t, "a.txt", "one\n")
-		ws[i] = w
-	}
+	ws := newTwins(t, base, "a.txt", "one\n")
 	t.Setenv(envDaemonSizeLimit, "16") // as the local twin's
 	startDaemon(t, ws[1].dir, ws[1].store, "")
 	for _, w := range ws {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cas"
-	"github.com/turnback/turnback/internal/remote"
 	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest"
 )
@@ -21,40 +20,18 @@ import (
 func TestApplyPulledDirRemovedEdit(t *testing.T) {
 	testtier.Slow(t)
 	world := func(t *testing.T, bucket string) *pullFixture {
-		ctx := t.Context()
 		f := newPullFixture(t, bucket)
-		wa := f.a.WorkTree()
-		if _, err := f.a.Snap(ctx, ""); err != nil {
+		f.turnBy(f.a, func(wa string) {
+			must(t, os.MkdirAll(filepath.Join(wa, "old", "sub"), 0o755))
+			must(t, os.WriteFile(filepath.Join(wa, "old", "a.txt"), []byte("a"), 0o644))
+			must(t, os.WriteFile(filepath.Join(wa, "old", "sub", "b.txt"), []byte("b"), 0o644))
+		})
+		f.pushPull()
+		if _, err := f.b.ApplyPulled(t.Context(), "", false); err != nil {
 			t.Fatal(err)
 		}
-		must(t, os.MkdirAll(filepath.Join(wa, "old", "sub"), 0o755))
-		must(t, os.WriteFile(filepath.Join(wa, "old", "a.txt"), []byte("a"), 0o644))
-		must(t, os.WriteFile(filepath.Join(wa, "old", "sub", "b.txt"), []byte("b"), 0o644))
-		if _, err := f.a.End(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.b.ApplyPulled(ctx, "", false); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.a.Snap(ctx, ""); err != nil {
-			t.Fatal(err)
-		}
-		must(t, os.RemoveAll(filepath.Join(wa, "old")))
-		if _, err := f.a.End(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		f.turnBy(f.a, func(wa string) { must(t, os.RemoveAll(filepath.Join(wa, "old"))) })
+		f.pushPull()
 		return f
 	}
 	f := world(t, "bucket-dirgone-steps")

@@ -23,12 +23,7 @@ func TestApplyPulledTwice(t *testing.T) {
 	ctx := t.Context()
 	f := newPullFixture(t, "bucket-apply-twice")
 	f.turn(f.a, "six.txt", "six")
-	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	f.pushPull()
 	f.turn(f.a, "turn.txt", "seven")
 	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
 		t.Fatal(err)
@@ -72,12 +67,7 @@ func TestApplyPulledNewTurnFirst(t *testing.T) {
 	ctx := t.Context()
 	f := newPullFixture(t, "bucket-apply-newturn")
 	f.turn(f.a, "turn.txt", "six")
-	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	f.pushPull()
 	wb := f.b.WorkTree()
 	must(t, os.WriteFile(filepath.Join(wb, "turn.txt"), []byte("my edit"), 0o644))
 	f.turn(f.b, "mine.txt", "mine")

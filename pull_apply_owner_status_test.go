@@ -23,35 +23,12 @@ func TestApplyPulledOwnersLocal(t *testing.T) {
 		t.Skip("needs root")
 	}
 	const user = 4321
-	f := newPullFixture(t, "bucket-apply-owner-local")
+	f, wb := pullOwned(t, "bucket-apply-owner-local", user, func(wa string) {
+		must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
+		must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
+		must(t, os.WriteFile(filepath.Join(wa, "sub", "new.txt"), []byte("new\n"), 0o644))
+	})
 	ctx := t.Context()
-	wa := f.a.WorkTree()
-	if _, err := f.a.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
-	must(t, os.WriteFile(filepath.Join(wa, "sub", "new.txt"), []byte("new\n"), 0o644))
-	if _, err := f.a.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	wb := f.b.WorkTree()
-	must(t, filepath.WalkDir(wb, func(p string, _ os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, user, user)
-	}))
-	// A capture records the folder's owner.
-	if _, err := f.b.Status(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	if res, err := f.b.ApplyPulled(ctx, "", false); err != nil {
 		t.Fatalf("apply: %+v %v", res, err)
 	}

@@ -28,37 +28,13 @@ func TestApplyPulledKeepsOwners(t *testing.T) {
 }
 
 func applyOwned(t *testing.T, user uint32) {
-	f := newPullFixture(t, fmt.Sprintf("bucket-apply-owner-%d", user))
+	f, wb := pullOwned(t, fmt.Sprintf("bucket-apply-owner-%d", user), user, func(wa string) {
+		must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
+		must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
+		must(t, os.WriteFile(filepath.Join(wa, "sub", "tool"), []byte("#!/bin/sh\n"), 0o755))
+		must(t, os.Chmod(filepath.Join(wa, "sub", "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	})
 	ctx := t.Context()
-	wa := f.a.WorkTree()
-	if _, err := f.a.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
-	must(t, os.WriteFile(filepath.Join(wa, "sub", "tool"), []byte("#!/bin/sh\n"), 0o755))
-	must(t, os.Chmod(filepath.Join(wa, "sub", "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
-	if _, err := f.a.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	wb := f.b.WorkTree()
-	must(t, filepath.WalkDir(wb, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, int(user), int(user))
-	}))
-	// The folder's new owner is not an edit of the pulled paths: a
-	// capture records it.
-	if _, err := f.b.Status(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	res, err := f.b.ApplyPulled(ctx, "", false)
 	if err != nil {
 		t.Fatalf("apply: %+v %v", res, err)
@@ -80,4 +56,33 @@ func applyOwned(t *testing.T, user uint32) {
 			t.Errorf("%s: owner %d:%d mode %v, want %d:%d %v", c.path, st.Uid, st.Gid, fi.Mode(), user, user, c.mode)
 		}
 	}
+}
+
+// pullOwned pushes a turn that edit makes in a new fixture's first
+// folder, gives every path of the second folder to user, lets a capture
+// record that, and pulls into it. It returns the fixture and that folder.
+func pullOwned(t *testing.T, bucket string, user uint32, edit func(wa string)) (*pullFixture, string) {
+	t.Helper()
+	f := newPullFixture(t, bucket)
+	ctx := t.Context()
+	f.turnBy(f.a, edit)
+	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wb := f.b.WorkTree()
+	must(t, filepath.WalkDir(wb, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(user), int(user))
+	}))
+	// The folder's new owner is not an edit of the pulled paths: a
+	// capture records it.
+	if _, err := f.b.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return f, wb
 }

@@ -22,21 +22,12 @@ func TestApplyPulledSymlinkOut(t *testing.T) {
 	testtier.Slow(t)
 	ctx := t.Context()
 	f := newPullFixture(t, "bucket-apply-symlink")
-	wa, wb := f.a.WorkTree(), f.b.WorkTree()
-	if _, err := f.a.Snap(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
-	must(t, os.WriteFile(filepath.Join(wa, "sub", "a.txt"), []byte("a"), 0o644))
-	if _, err := f.a.End(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	wb := f.b.WorkTree()
+	f.turnBy(f.a, func(wa string) {
+		must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
+		must(t, os.WriteFile(filepath.Join(wa, "sub", "a.txt"), []byte("a"), 0o644))
+	})
+	f.pushPull()
 	if _, err := f.b.ApplyPulled(ctx, "", false); err != nil {
 		t.Fatal(err)
 	}

@@ -61,3 +61,28 @@ func (f *pullFixture) turn(r *turnback.Repo, name, data string) {
 		f.t.Fatal(err)
 	}
 }
+
+// turnBy records one turn of r whose changes edit makes in its folder.
+func (f *pullFixture) turnBy(r *turnback.Repo, edit func(dir string)) {
+	f.t.Helper()
+	ctx := f.t.Context()
+	if _, err := r.Snap(ctx, ""); err != nil {
+		f.t.Fatal(err)
+	}
+	edit(r.WorkTree())
+	if _, err := r.End(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// pushPull pushes A's turns and pulls them into B.
+func (f *pullFixture) pushPull() {
+	f.t.Helper()
+	ctx := f.t.Context()
+	if _, err := remote.Push(ctx, f.a, f.c, remote.PushOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := remote.Pull(ctx, f.b, f.c, remote.PullOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}

@@ -1,15 +1,11 @@
 package cas
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,15 +34,9 @@ const blockKillFiles = 60
 // a Writer (small ones go into blocks), flushes it, then commits the
 // record naming them (seq), and prints the step's number; until killed.
 func TestHelperBlockKill(t *testing.T) {
-	dir := os.Getenv(blockKillEnv)
-	if dir == "" {
-		t.Skip("helper process for TestBlocksKilled")
-	}
+	dir := helperDir(t, blockKillEnv, "TestBlocksKilled")
 	ctx := context.Background()
-	fail := func(err error) {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
+	fail := helperFail
 	b, err := OpenBadger(ctx, dir, BadgerOptions{LockWait: 10 * time.Second})
 	if err != nil {
 		fail(err)
@@ -55,12 +45,7 @@ func TestHelperBlockKill(t *testing.T) {
 	if err != nil {
 		fail(err)
 	}
-	start := 1
-	if v, err := b.Get(ctx, []byte("seq")); err == nil {
-		start, _ = strconv.Atoi(string(v))
-		start++
-	}
-	for i := start; ; i++ {
+	for i := helperNextStep(ctx, b); ; i++ {
 		w := s.NewWriter()
 		for j := range blockKillFiles {
 			f := blockKillFile(i, j)
@@ -91,45 +76,8 @@ func TestBlocksKilled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
 	ctx := context.Background()
 	for round := range 10 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBlockKill$", "-test.count=1")
-		cmd.Env = append(os.Environ(), blockKillEnv+"="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		wait := time.Duration(20+rng.IntN(400)) * time.Millisecond
-		timer := time.After(wait)
-		reported := 0
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				if strings.HasPrefix(l, "error:") {
-					t.Fatalf("round %d: helper: %s", round, l)
-				}
-				if n, err := strconv.Atoi(l); err == nil {
-					reported = n
-				}
-			case <-timer:
-				_ = cmd.Process.Kill()
-				timer = nil
-			}
-		}
-		_ = cmd.Wait()
+		reported := runKillHelper(t, round, "TestHelperBlockKill", blockKillEnv, dir, wait, 0)
 		b := openTestBadger(t, dir)
 		s, err := NewStore(b)
 		if err != nil {

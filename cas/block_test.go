@@ -30,9 +30,15 @@ func blockFiles(n int) [][]byte {
 // putFiles stores files with PutFile in one Writer and flushes it.
 func putFiles(t *testing.T, s *Store, files [][]byte) []Hash {
 	t.Helper()
-	ctx := context.Background()
 	w := s.NewWriter()
 	defer w.Cancel()
+	return writeFiles(t, w, files)
+}
+
+// writeFiles puts files through w, flushes it and returns their hashes.
+func writeFiles(t *testing.T, w *Writer, files [][]byte) []Hash {
+	t.Helper()
+	ctx := context.Background()
 	var hs []Hash
 	for _, f := range files {
 		h, _, err := w.PutFile(ctx, bytesReader(f), int64(len(f)))
@@ -45,6 +51,28 @@ func putFiles(t *testing.T, s *Store, files [][]byte) []Hash {
 		t.Fatal(err)
 	}
 	return hs
+}
+
+// damagedPack puts files into a new Badger store, lets damage change
+// the bytes of its first pack file, and opens the store again.
+func damagedPack(t *testing.T, files [][]byte, damage func(data []byte)) (*Store, []Hash) {
+	t.Helper()
+	dir := t.TempDir()
+	s := newTestStore(t, openTestBadger(t, dir))
+	hs := putFiles(t, s, files)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, packName(1))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage(data)
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return newTestStore(t, openTestBadger(t, dir)), hs
 }
 
 // countPointers counts the pack pointers of a Badger store by kind.
@@ -123,26 +151,11 @@ func TestBlocksSmaller(t *testing.T) {
 	files := blockFiles(400)
 	s := newTestStore(t, openTestBadger(t, t.TempDir()))
 	w := s.NewWriter()
-	ctx := context.Background()
-	for _, f := range files {
-		if _, _, err := w.PutFile(ctx, bytes.NewReader(f), int64(len(f))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, w, files)
 	blocked := w.Stats().NewBytes
 	m := newTestStore(t, NewMemory())
 	w = m.NewWriter()
-	for _, f := range files {
-		if _, _, err := w.PutFile(ctx, bytes.NewReader(f), int64(len(f))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, w, files)
 	alone := w.Stats().NewBytes
 	if blocked >= alone*9/10 {
 		t.Errorf("blocks stored %d bytes, one frame each %d: want at least 10%% less", blocked, alone)
@@ -153,23 +166,8 @@ func TestBlocksSmaller(t *testing.T) {
 // ErrCorrupt, never wrong bytes.
 func TestBlockDamage(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	s := newTestStore(t, openTestBadger(t, dir))
 	files := blockFiles(60)[:60]
-	hs := putFiles(t, s, files)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(dir, packName(1))
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(packMagic)+100] ^= 0x40
-	if err := os.WriteFile(name, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s = newTestStore(t, openTestBadger(t, dir))
+	s, hs := damagedPack(t, files, func(data []byte) { data[len(packMagic)+100] ^= 0x40 })
 	bad := 0
 	for i, h := range hs {
 		got, err := s.GetBlob(ctx, h)
@@ -399,30 +397,17 @@ func TestBlockCacheChecked(t *testing.T) {
 // still read, each checked against its address.
 func TestRawBlockDamageLocal(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	s := newTestStore(t, openTestBadger(t, dir))
 	var files [][]byte
 	for i := range 20 {
 		files = append(files, randBytes(uint64(100+i), 3000))
 	}
-	hs := putFiles(t, s, files)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(dir, packName(1))
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := bytes.Index(data, files[7])
-	if i < 0 {
-		t.Fatal("file 7 is not stored raw in the pack")
-	}
-	data[i+1500] ^= 1
-	if err := os.WriteFile(name, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s = newTestStore(t, openTestBadger(t, dir))
+	s, hs := damagedPack(t, files, func(data []byte) {
+		i := bytes.Index(data, files[7])
+		if i < 0 {
+			t.Fatal("file 7 is not stored raw in the pack")
+		}
+		data[i+1500] ^= 1
+	})
 	for i, h := range hs {
 		got, err := s.GetBlob(ctx, h)
 		if i == 7 {

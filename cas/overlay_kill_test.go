@@ -34,15 +34,9 @@ func killPayload(i int) []byte {
 // its Sync returned, and now and then closes and opens the store again,
 // until killed.
 func TestHelperOverlayKill(t *testing.T) {
-	dir := os.Getenv(killEnv)
-	if dir == "" {
-		t.Skip("helper process for TestOverlayKilled")
-	}
+	dir := helperDir(t, killEnv, "TestOverlayKilled")
 	ctx := context.Background()
-	fail := func(err error) {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
+	fail := helperFail
 	deferMax, overlayMax = 200<<10, 600<<10
 	open := func() *Badger {
 		b, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true, LockWait: 10 * time.Second})
@@ -52,12 +46,7 @@ func TestHelperOverlayKill(t *testing.T) {
 		return b
 	}
 	b := open()
-	start := 1
-	if v, err := b.Get(ctx, []byte("seq")); err == nil {
-		start, _ = strconv.Atoi(string(v))
-		start++
-	}
-	for i := start; ; i++ {
+	for i := helperNextStep(ctx, b); ; i++ {
 		// The blob first, then the record that names it (as a capture
 		// and its commit do): once the store opened Badger for writing,
 		// each is committed by itself.
@@ -105,44 +94,8 @@ func TestOverlayKilled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	reported := 0
 	for round := range 12 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOverlayKill$", "-test.count=1")
-		cmd.Env = append(os.Environ(), killEnv+"="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		wait := time.Duration(5+rng.IntN(120)) * time.Millisecond
-		timer := time.After(wait)
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				if strings.HasPrefix(l, "error:") {
-					t.Fatalf("round %d: helper: %s", round, l)
-				}
-				if n, err := strconv.Atoi(l); err == nil {
-					reported = n
-				}
-			case <-timer:
-				_ = cmd.Process.Kill()
-				timer = nil
-			}
-		}
-		_ = cmd.Wait()
+		reported = runKillHelper(t, round, "TestHelperOverlayKill", killEnv, dir, wait, reported)
 		ro, err := OpenBadger(t.Context(), dir, BadgerOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatalf("round %d: open after the kill: %v", round, err)
@@ -167,5 +120,75 @@ func TestOverlayKilled(t *testing.T) {
 		ro.Close()
 		reported = s
 		t.Logf("round %d: killed after %v at step %d", round, wait, s)
+	}
+}
+
+// helperDir is the directory env names, or skips t: only the test
+// named runs a helper process.
+func helperDir(t *testing.T, env, test string) string {
+	dir := os.Getenv(env)
+	if dir == "" {
+		t.Skip("helper process for " + test)
+	}
+	return dir
+}
+
+// helperFail ends a helper process, printing the error for the test
+// that runs it.
+func helperFail(err error) {
+	fmt.Println("error:", err)
+	os.Exit(1)
+}
+
+// helperNextStep is the step after the one "seq" in b names, or 1.
+func helperNextStep(ctx context.Context, b *Badger) int {
+	start := 1
+	if v, err := b.Get(ctx, []byte("seq")); err == nil {
+		start, _ = strconv.Atoi(string(v))
+		start++
+	}
+	return start
+}
+
+// runKillHelper runs the test binary's helper test (env=dir) and kills
+// it (SIGKILL) after wait. It returns the last step number the helper
+// printed, or reported if it printed none; an "error:" line fails t.
+func runKillHelper(t *testing.T, round int, helper, env, dir string, wait time.Duration, reported int) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timer := time.After(wait)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				_ = cmd.Wait()
+				return reported
+			}
+			if strings.HasPrefix(l, "error:") {
+				t.Fatalf("round %d: helper: %s", round, l)
+			}
+			if n, err := strconv.Atoi(l); err == nil {
+				reported = n
+			}
+		case <-timer:
+			_ = cmd.Process.Kill()
+			timer = nil
+		}
 	}
 }
