@@ -33,13 +33,13 @@ func claudeCommand(name, bin string) (string, []byte) {
 	}
 	return name + ".md", fmt.Appendf(nil, `---
 # %s: turnback's /%s for this conversation's session
-description: %s
-%sallowed-tools: Bash(%s:*)
+description: %q
+%sallowed-tools: %q
 ---
 !`+"`%s`"+`
 
 %s
-`, commandMark, name, commandSummary[name], hint, bin, ClaudeCommandLine(name, bin), commandAsk(name))
+`, commandMark, name, commandSummary[name], hint, "Bash("+bin+":*)", ClaudeCommandLine(name, bin), commandAsk(name))
 }
 
 // ClaudeCommandLine is the shell command a Claude Code command file

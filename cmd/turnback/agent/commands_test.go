@@ -125,7 +125,7 @@ func TestInstallCommands(t *testing.T) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, ".claude", "commands", "undo.md"))
 	if err != nil || !strings.Contains(string(data), "\n!`/opt/bin/turnback --agent claude --session \"${CLAUDE_SESSION_ID}\" undo $ARGUMENTS`\n") ||
-		!strings.Contains(string(data), "allowed-tools: Bash(/opt/bin/turnback:*)\n") {
+		!strings.Contains(string(data), "allowed-tools: \"Bash(/opt/bin/turnback:*)\"\n") {
 		t.Errorf("undo.md:\n%s (%v)", data, err)
 	}
 	again, err := claude.InstallCommands(dir, "/opt/bin/turnback hook claude")

@@ -67,7 +67,7 @@ func opencodeCommand(name, _ string) (string, []byte) {
 	}
 	return opencodePrefix + name + ".md", fmt.Appendf(nil, `---
 # %s: turnback's /%s%s for this conversation's session
-description: %s
+description: %q
 ---
 /%s%s%s
 `, commandMark, opencodePrefix, name, strings.Replace(commandSummary[name], "/"+name, "/"+opencodePrefix+name, 1), opencodePrefix, name, args)
