@@ -27,10 +27,10 @@ func (r *Repo) Snap(ctx context.Context, message string) (*SnapResult, error) {
 // (SnapOptions). Metadata CheckMeta refuses is an error wrapping
 // ErrInvalidMeta, and nothing is recorded.
 func (r *Repo) SnapWith(ctx context.Context, o SnapOptions) (*SnapResult, error) {
-	return r.be.snap(ctx, o)
+	return r.be.Snap(ctx, o)
 }
 
-func (l localRepo) snap(ctx context.Context, o SnapOptions) (*SnapResult, error) {
+func (l localRepo) Snap(ctx context.Context, o SnapOptions) (*SnapResult, error) {
 	r := l.r
 	if err := CheckMeta(o.Meta); err != nil {
 		return nil, err
@@ -142,9 +142,9 @@ func (r *Repo) keepOpen(ctx context.Context, sess *sessionRecord, root cas.Hash,
 
 // End captures the after-state of the session's open turn. With no open
 // turn it records nothing and sets NoOpenTurn.
-func (r *Repo) End(ctx context.Context) (*SnapResult, error) { return r.be.end(ctx) }
+func (r *Repo) End(ctx context.Context) (*SnapResult, error) { return r.be.End(ctx) }
 
-func (l localRepo) end(ctx context.Context) (*SnapResult, error) {
+func (l localRepo) End(ctx context.Context) (*SnapResult, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err

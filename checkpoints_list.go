@@ -13,10 +13,10 @@ import (
 // the states undo, redo and restore replaced, each a way back for
 // Restore (see records.go for how long they are kept).
 func (r *Repo) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
-	return r.be.checkpointList(ctx)
+	return r.be.CheckpointList(ctx)
 }
 
-func (l localRepo) checkpointList(ctx context.Context) ([]Checkpoint, error) {
+func (l localRepo) CheckpointList(ctx context.Context) ([]Checkpoint, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err

@@ -83,9 +83,9 @@ func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
 // tree and blob no remaining turn, redo entry, kept checkpoint or the
 // latest state needs, and makes the store give the disk space back. A
 // checkpoint is kept while the turns around it are (see records.go).
-func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) { return r.be.gc(ctx, o) }
+func (r *Repo) GC(ctx context.Context, o GCOptions) (*GCResult, error) { return r.be.GC(ctx, o) }
 
-func (l localRepo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
+func (l localRepo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err

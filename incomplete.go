@@ -94,10 +94,10 @@ type Uncaptured = walker.Uncaptured
 // directories it made that were left uncaptured (their paths end in
 // "/"): the changes an undo cannot revert.
 func (r *Repo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
-	return r.be.unprotectedChanges(ctx, turns)
+	return r.be.UnprotectedChanges(ctx, turns)
 }
 
-func (l localRepo) unprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
+func (l localRepo) UnprotectedChanges(ctx context.Context, turns []*Turn) (map[int][]string, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err

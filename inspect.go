@@ -58,10 +58,10 @@ func (r *Repo) Status(ctx context.Context) (*StatusResult, error) {
 
 // StatusWith is Status with options.
 func (r *Repo) StatusWith(ctx context.Context, o StatusOptions) (*StatusResult, error) {
-	return r.be.status(ctx, o)
+	return r.be.Status(ctx, o)
 }
 
-func (l localRepo) status(ctx context.Context, o StatusOptions) (*StatusResult, error) {
+func (l localRepo) Status(ctx context.Context, o StatusOptions) (*StatusResult, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
@@ -95,9 +95,9 @@ func (r *Repo) changes(ctx context.Context, a, b cas.Hash) ([]Change, error) {
 
 // Show describes the snapshot with the given id (any unique prefix of
 // MinIDPrefix digits or more, or a turn reference: see TurnRef).
-func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) { return r.be.show(ctx, id) }
+func (r *Repo) Show(ctx context.Context, id string) (*SnapshotInfo, error) { return r.be.Show(ctx, id) }
 
-func (l localRepo) show(ctx context.Context, id string) (*SnapshotInfo, error) {
+func (l localRepo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
 	r := l.r
 	h, err := r.lockResolve(ctx, id)
 	if err != nil {
@@ -141,10 +141,10 @@ const maxDiffBytes = 8 << 20
 // unique prefix of MinIDPrefix digits or more, or turn references (@N,
 // @N^; see TurnRef).
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
-	return r.be.diff(ctx, a, b)
+	return r.be.Diff(ctx, a, b)
 }
 
-func (l localRepo) diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+func (l localRepo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return from, to, nil, err
@@ -206,9 +206,9 @@ func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {
 
 // Turns returns the session's turns, newest first, and the undone turns
 // waiting on its redo stack.
-func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) { return r.be.turns(ctx) }
+func (r *Repo) Turns(ctx context.Context) (turns, redo []*Turn, err error) { return r.be.Turns(ctx) }
 
-func (l localRepo) turns(ctx context.Context) (turns, redo []*Turn, err error) {
+func (l localRepo) Turns(ctx context.Context) (turns, redo []*Turn, err error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, nil, err
@@ -223,9 +223,9 @@ func (l localRepo) turns(ctx context.Context) (turns, redo []*Turn, err error) {
 
 // AllTurns returns every session of the store with its turns, the
 // sessions in the order of Sessions.
-func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) { return r.be.allTurns(ctx) }
+func (r *Repo) AllTurns(ctx context.Context) ([]SessionTurns, error) { return r.be.AllTurns(ctx) }
 
-func (l localRepo) allTurns(ctx context.Context) ([]SessionTurns, error) {
+func (l localRepo) AllTurns(ctx context.Context) ([]SessionTurns, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
@@ -278,9 +278,9 @@ func (r *Repo) turnsOf(ctx context.Context, sess *sessionRecord) (turns, redo []
 }
 
 // Info reports the store's location, size and contents.
-func (r *Repo) Info(ctx context.Context) (*Info, error) { return r.be.info(ctx) }
+func (r *Repo) Info(ctx context.Context) (*Info, error) { return r.be.Info(ctx) }
 
-func (l localRepo) info(ctx context.Context) (*Info, error) {
+func (l localRepo) Info(ctx context.Context) (*Info, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func (r *Repo) lock(ctx context.Context) error {
 // lockOnly takes the store without finishing an interrupted restore
 // (Recover does that itself).
 func (r *Repo) lockOnly(ctx context.Context) error {
-	if r.be != nil && r.be.served() {
+	if r.be != nil && r.be.Served() {
 		return errRemote // a method the daemon does not run for others
 	}
 	if err := r.acquire(ctx); err != nil {

@@ -45,10 +45,10 @@ func (e finishedError) Is(target error) bool { return target == ErrNothingToRoll
 // the store with Options.DeferRecovery for that. If one did (in this
 // process), Recover with rollback fails with ErrNothingToRollBack.
 func (r *Repo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
-	return r.be.recover(ctx, rollback)
+	return r.be.Recover(ctx, rollback)
 }
 
-func (l localRepo) recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
+func (l localRepo) Recover(ctx context.Context, rollback bool) (*RecoverResult, error) {
 	r := l.r
 	if err := r.lockOnly(ctx); err != nil {
 		return nil, err

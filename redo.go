@@ -24,10 +24,10 @@ import (
 // stop it after the steps already done.) With o.DryRun nothing is
 // changed and the result's DryRun says what would be.
 func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
-	return r.be.redo(ctx, n, o)
+	return r.be.Redo(ctx, n, o)
 }
 
-func (l localRepo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
+func (l localRepo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	res, err := l.r.redo(ctx, n, o)
 	if res != nil {
 		res.Moved = oldestOnce(res.Moved)

@@ -123,8 +123,8 @@ type Repo struct {
 	hook    func(step string) error
 	view    bool // made by View: Close leaves the store open
 	// be runs the methods: here (localRepo) or, when a daemon holds
-	// the store, in the daemon (remoteRepo, api_client.go; repoCore is
-	// then an empty one). Open chooses it (backend.go).
+	// the store, in the daemon (internal/served; repoCore is then an
+	// empty one). Open chooses it (backend.go).
 	be backend
 }
 
@@ -472,9 +472,9 @@ func (r *Repo) Session() string { return r.session }
 
 // Close releases the store (and stops watching, see Watch). Closing a
 // view (see View) does nothing.
-func (r *Repo) Close() error { return r.be.close(r.view) }
+func (r *Repo) Close() error { return r.be.Close(r.view) }
 
-func (l localRepo) close(view bool) error {
+func (l localRepo) Close(view bool) error {
 	r := l.r
 	if view {
 		return nil
@@ -504,7 +504,7 @@ func (r *Repo) View(o Options) (*Repo, error) {
 		return nil, err
 	}
 	v := &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, hook: r.hook}
-	v.be = r.be.viewOf(v)
+	v.be = r.viewOf(v)
 	return v, nil
 }
 

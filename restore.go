@@ -235,7 +235,7 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 // session's turns. With o.DryRun nothing is changed and the result's
 // DryRun says what would be.
 func (r *Repo) Restore(ctx context.Context, id string, o RestoreOptions) (*RestoreResult, error) {
-	return withMoved(r.be.restore(ctx, id, o))
+	return withMoved(r.be.Restore(ctx, id, o))
 }
 
 // withMoved makes a result's Moved empty rather than nil (JSON: [], not

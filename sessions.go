@@ -41,9 +41,9 @@ func hasTurns(s SessionInfo) bool { return model.HasTurns(s) }
 
 // Sessions lists the store's sessions, the most recently active (by
 // LastTurn) first, then by name. A store without sessions gives none.
-func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) { return r.be.sessions(ctx) }
+func (r *Repo) Sessions(ctx context.Context) ([]SessionInfo, error) { return r.be.Sessions(ctx) }
 
-func (l localRepo) sessions(ctx context.Context) ([]SessionInfo, error) {
+func (l localRepo) Sessions(ctx context.Context) ([]SessionInfo, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
@@ -61,10 +61,10 @@ func (r *Repo) FindSession(ctx context.Context, name string) (string, error) {
 	if err := ValidSession(name); err != nil {
 		return "", err
 	}
-	return r.be.findSession(ctx, name)
+	return r.be.FindSession(ctx, name)
 }
 
-func (l localRepo) findSession(ctx context.Context, name string) (string, error) {
+func (l localRepo) FindSession(ctx context.Context, name string) (string, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return "", err
@@ -88,10 +88,10 @@ func (l localRepo) findSession(ctx context.Context, name string) (string, error)
 // first, then those sessions; the pick is returned with it, for an
 // operation that only reads.
 func (r *Repo) LatestSession(ctx context.Context) (SessionInfo, error) {
-	return r.be.latestSession(ctx)
+	return r.be.LatestSession(ctx)
 }
 
-func (l localRepo) latestSession(ctx context.Context) (SessionInfo, error) {
+func (l localRepo) LatestSession(ctx context.Context) (SessionInfo, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return SessionInfo{}, err

@@ -92,15 +92,15 @@ func (r *Repo) findTurn(ctx context.Context, n int) (t *Turn, undone bool, err e
 // their entries before and after. An open turn is ErrOpenTurn, a turn
 // the session does not have ErrNoTurn.
 func (r *Repo) ShowTurn(ctx context.Context, n int) (*TurnChanges, error) {
-	return r.be.turnChanges(ctx, n, false)
+	return r.be.TurnChanges(ctx, n, false)
 }
 
 // DiffTurn is ShowTurn with the contents Diff loads, for a unified diff.
 func (r *Repo) DiffTurn(ctx context.Context, n int) (*TurnChanges, error) {
-	return r.be.turnChanges(ctx, n, true)
+	return r.be.TurnChanges(ctx, n, true)
 }
 
-func (l localRepo) turnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error) {
+func (l localRepo) TurnChanges(ctx context.Context, n int, content bool) (*TurnChanges, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err

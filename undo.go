@@ -24,7 +24,7 @@ type undoGroup = model.UndoGroup
 // turns stay on the undo stack; with o.DryRun nothing is changed and the
 // result's DryRun says what would be.
 func (r *Repo) Undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {
-	return withMoved(r.be.undo(ctx, n, o))
+	return withMoved(r.be.Undo(ctx, n, o))
 }
 
 func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, error) {

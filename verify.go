@@ -56,9 +56,9 @@ func (r *Repo) verifyHeld(ctx context.Context, h cas.Hash) (checked, byRef bool,
 // every recorded snapshot, including content over the size limit held by
 // reference (read back from a recorded reference: see verifyHeld).
 // Damage is listed by snapshot and path.
-func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) { return r.be.verify(ctx) }
+func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) { return r.be.Verify(ctx) }
 
-func (l localRepo) verify(ctx context.Context) (*VerifyResult, error) {
+func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
 		return nil, err
