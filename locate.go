@@ -9,7 +9,8 @@ import (
 // Where stores live and how a directory is known as one: package
 // internal/storedir. These names are the library's API for it.
 
-// DefaultLockWait is how long Open waits for another process by default.
+// DefaultLockWait is how long Open waits for another process by
+// default: 10 seconds.
 const DefaultLockWait = storedir.DefaultLockWait
 
 // OrphanStore is a store under the default location whose work tree no

@@ -9,7 +9,9 @@ import (
 	"github.com/turnback/turnback/cas"
 )
 
-// DefaultLockWait is how long Open waits for another process by default.
+// DefaultLockWait is how long opening a store waits for another
+// process by default (turnback.Open, and Inspect's look at a legacy
+// store's database).
 const DefaultLockWait = 10 * time.Second
 
 // WorkTreeNote is the file in the store directory that records the work
