@@ -4,11 +4,7 @@ package turnback
 // internal/model (with the API's other values) and named here: callers
 // branch on these with errors.Is and errors.As, never on message text.
 
-import (
-	"fmt"
-
-	"github.com/turnback/turnback/internal/model"
-)
+import "github.com/turnback/turnback/internal/model"
 
 // Error types; see each in internal/model.
 type (
@@ -48,13 +44,3 @@ var (
 	ErrInvalidMeta      = model.ErrInvalidMeta      // metadata CheckMeta refuses
 	ErrNotApplied       = model.ErrNotApplied       // pulled turns are not in the folder
 )
-
-// storeInWorkTreeError is the error Open and CheckLocation return for a
-// store inside the work tree.
-type storeInWorkTreeError struct{ store, workTree string }
-
-func (e *storeInWorkTreeError) Error() string {
-	return fmt.Sprintf("turnback: store %s is inside the work tree %s", e.store, e.workTree)
-}
-
-func (e *storeInWorkTreeError) Is(target error) bool { return target == ErrStoreInWorkTree }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/turnback/turnback/internal/storedir"
 )
 
 // errEmptyPath: an empty path given to a partial undo (an unset shell
@@ -74,7 +76,7 @@ func (r *Repo) TreePaths(dir string, paths []string) ([]string, error) {
 		rel, ok := relInside(r.workTree, abs)
 		if !ok {
 			wt, err1 := filepath.EvalSymlinks(r.workTree)
-			real, err2 := resolveExisting(abs)
+			real, err2 := storedir.ResolveExisting(abs)
 			if err1 == nil && err2 == nil {
 				rel, ok = relInside(wt, real)
 			}

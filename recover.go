@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/restore"
 )
 
@@ -54,7 +55,7 @@ func (l localRepo) Recover(ctx context.Context, rollback bool) (*RecoverResult, 
 		return nil, err
 	}
 	defer r.unlock()
-	if restorePending(r.storeDir) {
+	if storedir.RestorePending(r.storeDir) {
 		// As execute: the records are committed after the files changed.
 		if err := r.backend.Upgrade(); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/storedir"
 )
 
 // RepairResult reports Repair: what was rebuilt (nil Store when the
@@ -25,26 +26,26 @@ type RepairResult struct {
 // content is still damaged or missing after the rebuild (the result says
 // which snapshots and paths).
 func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, error) {
-	wt, err := canonical(workTree)
+	wt, err := storedir.Canonical(workTree)
 	if err != nil {
 		return nil, err
 	}
-	storeDir, err := storeDirOf(wt, opts.Store)
+	storeDir, err := storedir.DirOf(wt, opts.Store)
 	if err != nil {
 		return nil, err
 	}
-	state, _, err := inspectStore(ctx, storeDir)
+	state, _, err := storedir.Inspect(ctx, storeDir)
 	if errors.Is(err, cas.ErrDamaged) {
 		// An earlier turnback's store, recognised by its note, whose
 		// database is what needs the repair.
-		if _, ok := recordedWorkTree(storeDir); ok {
-			err, state = nil, storeLegacy
+		if _, ok := storedir.RecordedWorkTree(storeDir); ok {
+			err, state = nil, storedir.Legacy
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if state == storeAbsent {
+	if state == storedir.Absent {
 		return nil, fmt.Errorf("turnback: no store at %s: nothing to repair", storeDir)
 	}
 	out := &RepairResult{}

@@ -13,14 +13,12 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/sessname"
+	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch/daemon"
 )
-
-// DefaultLockWait is how long Open waits for another process by default.
-const DefaultLockWait = 10 * time.Second
 
 // Options configure Open. The zero value is usable.
 type Options struct {
@@ -168,18 +166,6 @@ type repoCore struct {
 	proved provedRefs
 }
 
-// worktreeNote is the file in the store directory that records the work
-// tree, readable without opening (and locking) the database.
-const worktreeNote = "worktree"
-
-func recordedWorkTree(storeDir string) (string, bool) {
-	data, err := os.ReadFile(filepath.Join(storeDir, worktreeNote))
-	if err != nil {
-		return "", false
-	}
-	return strings.TrimSpace(string(data)), true
-}
-
 // ValidSession checks a session name against the one rule every layer
 // uses (package sessname): 1 to 200 bytes of UTF-8, not "." or "..", no
 // slash, backslash, space or control character. A refusal wraps
@@ -202,8 +188,8 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	// answers soon after: Open then goes to it at once rather than wait
 	// out LockWait (a daemon that was stopping is waited for again).
 	storeDir := ""
-	if wt, err := canonical(workTree); err == nil {
-		storeDir, _ = storeDirOf(wt, opts.Store)
+	if wt, err := storedir.Canonical(workTree); err == nil {
+		storeDir, _ = storedir.DirOf(wt, opts.Store)
 	}
 	user := opts.StopWaiting
 	for try := 0; ; try++ {
@@ -224,12 +210,12 @@ func Open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 }
 
 func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
-	wt, err := canonical(workTree)
+	wt, err := storedir.Canonical(workTree)
 	if err != nil {
 		return nil, err
 	}
 	if !opts.Force {
-		if err := checkScope(wt); err != nil {
+		if err := storedir.CheckScope(wt); err != nil {
 			return nil, err
 		}
 	}
@@ -239,7 +225,7 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if err := ValidSession(opts.Session); err != nil {
 		return nil, err
 	}
-	storeDir, err := storeDirOf(wt, opts.Store)
+	storeDir, err := storedir.DirOf(wt, opts.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -251,25 +237,25 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	}
 	// Check before creating anything: a refused store must leave no trace
 	// in the work tree.
-	realStore, err := resolveExisting(storeDir)
+	realStore, err := storedir.ResolveExisting(storeDir)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: store %s: %w", storeDir, err)
 	}
-	if within(wt, realStore) {
-		return nil, &storeInWorkTreeError{store: storeDir, workTree: wt}
+	if storedir.Within(wt, realStore) {
+		return nil, &storedir.InWorkTreeError{Store: storeDir, WorkTree: wt}
 	}
 	// A store is a store: an absent or empty directory, or one with the
 	// marker (or an earlier turnback's store); anything else is refused
 	// before anything is written there.
-	state, marker, err := inspectStore(ctx, storeDir)
+	state, marker, err := storedir.Inspect(ctx, storeDir)
 	if err != nil {
 		return nil, err
 	}
-	if rec, ok := recordedWorkTree(storeDir); ok && rec != wt {
+	if rec, ok := storedir.RecordedWorkTree(storeDir); ok && rec != wt {
 		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, rec, wt)
 	}
-	if marker != nil && marker.workTree() != "" && marker.workTree() != wt {
-		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, marker.workTree(), wt)
+	if marker != nil && marker.ExactWorkTree() != "" && marker.ExactWorkTree() != wt {
+		return nil, fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", storeDir, marker.ExactWorkTree(), wt)
 	}
 	wait := opts.LockWait
 	if wait == 0 {
@@ -279,9 +265,9 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	}
 	readOnly := opts.Access == AccessRead
 	if opts.Access == AccessReadPreferWrite {
-		readOnly = state == storeAbsent || !storeWritable(storeDir)
+		readOnly = state == storedir.Absent || !storedir.Writable(storeDir)
 	}
-	if readOnly && state != storeAbsent && restorePending(storeDir) && storeWritable(storeDir) {
+	if readOnly && state != storedir.Absent && storedir.RestorePending(storeDir) && storedir.Writable(storeDir) {
 		// An interrupted undo, redo or restore is finished (or its staged
 		// files removed) by the next command, whatever it is, before it
 		// answers: a reading command too (DESIGN: all or nothing).
@@ -340,11 +326,11 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 	if readOnly {
 		// A read-only open cannot finish an interrupted restore; it must
 		// not answer as if the folder were in a known state either.
-		if restorePending(storeDir) {
+		if storedir.RestorePending(storeDir) {
 			r.Close()
 			return nil, &UnfinishedError{Err: fmt.Errorf("%w: its journal is in %s and the store cannot be written here", restore.ErrUnfinished, storeDir)}
 		}
-	} else if opts.DeferRecovery && restorePending(storeDir) {
+	} else if opts.DeferRecovery && storedir.RestorePending(storeDir) {
 		// Left for Recover; any other operation finishes it first (lock).
 		r.recover = true
 	} else if err := r.recoverRestore(ctx); err != nil {
@@ -361,20 +347,20 @@ func open(ctx context.Context, workTree string, opts Options) (*Repo, error) {
 
 // openWritable opens the store for writing, creating it (marker first)
 // when absent, and marking an earlier turnback's store.
-func openWritable(ctx context.Context, storeDir, wt string, state storeState, marker *storeMarker, bo cas.BadgerOptions) (database, error) {
+func openWritable(ctx context.Context, storeDir, wt string, state storedir.State, marker *storedir.Marker, bo cas.BadgerOptions) (database, error) {
 	// On a full disk, fail before the marker or the directory is written.
 	if err := cas.CheckRoom(filepath.Join(storeDir, "db"), storeDir); err != nil {
 		return nil, err
 	}
-	if state == storeAbsent {
+	if state == storedir.Absent {
 		if err := os.MkdirAll(storeDir, 0o700); err != nil {
 			return nil, fmt.Errorf("turnback: create store: %w", err)
 		}
 	}
-	if state == storeAbsent {
+	if state == storedir.Absent {
 		// A new store: the marker goes first, so whatever a crash
 		// leaves in the directory is known to be ours.
-		if err := writeMarker(storeDir, wt); err != nil {
+		if err := storedir.WriteMarker(storeDir, wt); err != nil {
 			return nil, err
 		}
 	}
@@ -382,18 +368,18 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, ma
 	if err != nil {
 		return nil, err
 	}
-	if state == storeLegacy || marker != nil && marker.Version < storeVersion {
+	if state == storedir.Legacy || marker != nil && marker.Version < storedir.FormatVersion {
 		// An earlier turnback's store is marked only once its database
 		// opened: one refused (damaged metadata, say) stays untouched.
 		// One of an earlier version is marked with this one before
 		// anything of this version (the overlay log) is written.
-		if err := writeMarker(storeDir, wt); err != nil {
+		if err := storedir.WriteMarker(storeDir, wt); err != nil {
 			b.Close()
 			return nil, err
 		}
 	}
-	if _, ok := recordedWorkTree(storeDir); !ok {
-		if err := writeFileAtomic(filepath.Join(storeDir, worktreeNote), []byte(wt+"\n")); err != nil {
+	if _, ok := storedir.RecordedWorkTree(storeDir); !ok {
+		if err := storedir.RecordWorkTree(storeDir, wt); err != nil {
 			b.Close()
 			return nil, fmt.Errorf("turnback: record work tree: %w", err)
 		}
@@ -403,8 +389,8 @@ func openWritable(ctx context.Context, storeDir, wt string, state storeState, ma
 
 // openReadOnly opens the store without writing; a folder without a
 // store (or whose store has no database yet) reads as an empty one.
-func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas.BadgerOptions) (database, error) {
-	if state != storeAbsent {
+func openReadOnly(ctx context.Context, storeDir string, state storedir.State, bo cas.BadgerOptions) (database, error) {
+	if state != storedir.Absent {
 		b, err := cas.OpenBadger(ctx, filepath.Join(storeDir, "db"), bo)
 		if err == nil {
 			return b, nil
@@ -416,50 +402,8 @@ func openReadOnly(ctx context.Context, storeDir string, state storeState, bo cas
 	return cas.OpenBadgerEmpty()
 }
 
-// storeWritable reports whether the store's database can be written
-// with the reserve free (see cas.NoSpaceError).
-func storeWritable(storeDir string) bool {
-	db := filepath.Join(storeDir, "db")
-	if !dirWritable(storeDir) || !dirWritable(db) {
-		return false
-	}
-	return cas.HasRoom(db)
-}
-
 // ReadOnly reports whether r was opened read-only (see AccessRead).
 func (r *Repo) ReadOnly() bool { return r.readOnly }
-
-// resolveExisting resolves symlinks in the longest existing prefix of p
-// and appends the rest unchanged.
-func resolveExisting(p string) (string, error) {
-	var rest []string
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				real = filepath.Join(real, rest[i])
-			}
-			return real, nil
-		}
-		if !os.IsNotExist(err) {
-			return "", err
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", err
-		}
-		rest = append(rest, filepath.Base(p))
-		p = parent
-	}
-}
-
-func writeFileAtomic(name string, data []byte) error {
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
-}
 
 // WorkTree returns the absolute path of the work tree.
 func (r *Repo) WorkTree() string { return r.workTree }
@@ -506,18 +450,6 @@ func (r *Repo) View(o Options) (*Repo, error) {
 	v := &Repo{repoCore: r.repoCore, session: o.Session, opts: o, view: true, hook: r.hook}
 	v.be = r.viewOf(v)
 	return v, nil
-}
-
-// restorePending reports whether storeDir holds the journal or the
-// staging list of an undo, redo or restore that did not finish (see
-// restore.Recover).
-func restorePending(storeDir string) bool {
-	for _, name := range []string{"journal", "staging"} {
-		if _, err := os.Lstat(filepath.Join(storeDir, name)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // loader reads trees from the store through the process's tree cache:

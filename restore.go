@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
@@ -43,7 +44,7 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 
 // recoverRestore finishes or rolls back a restore a crash interrupted.
 func (r *Repo) recoverRestore(ctx context.Context) error {
-	if !restorePending(r.storeDir) {
+	if !storedir.RestorePending(r.storeDir) {
 		return nil
 	}
 	// As execute: the records are committed after the files changed.

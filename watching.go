@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
 )
@@ -46,7 +47,7 @@ type Watcher struct {
 // is a valid base (see Repo.Watch). The caller closes the Watcher if it
 // does not hand it over.
 func StartWatcher(ctx context.Context, workTree, storeDir string, o WatchOptions) (*Watcher, error) {
-	wt, err := canonical(workTree)
+	wt, err := storedir.Canonical(workTree)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package turnback
+package storedir
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package turnback
+package storedir
 
 // dirWritable cannot be asked cheaply here; a failed write reports it.
 func dirWritable(string) bool { return true }

@@ -1,4 +1,4 @@
-package turnback
+package storedir
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // A store directory carries a format marker, written when turnback
@@ -20,10 +21,10 @@ import (
 // directory is refused before anything is written (ErrNotStore), so that
 // --store pointed at another program's folder changes nothing there.
 
-// markerName is the marker file in a store directory.
-const markerName = "turnback-store.json"
+// MarkerName is the marker file in a store directory.
+const MarkerName = "turnback-store.json"
 
-// markerFormat names the format in the marker; storeVersion is the
+// markerFormat names the format in the marker; FormatVersion is the
 // version this turnback writes and the newest it opens. Version 2 added
 // the overlay log (db/turnback-overlay.log, see cas.BadgerOptions.Deferred),
 // which a turnback reading version 1 would not see: a version-1 store is
@@ -32,12 +33,12 @@ const markerName = "turnback-store.json"
 // reading version 2 would take for damage; an older store is marked 3
 // the same way, before a block is written.
 const (
-	markerFormat = "turnback store"
-	storeVersion = 3
+	markerFormat  = "turnback store"
+	FormatVersion = 3
 )
 
-// storeMarker is the marker's content.
-type storeMarker struct {
+// Marker is the marker's content.
+type Marker struct {
 	Format   string `json:"format"`
 	Version  int    `json:"version"`
 	WorkTree string `json:"work_tree"`
@@ -46,29 +47,29 @@ type storeMarker struct {
 	WorkTreeBytes []byte `json:"work_tree_bytes,omitempty"`
 }
 
-// workTree returns the recorded work tree's path, exactly.
-func (m *storeMarker) workTree() string {
+// ExactWorkTree returns the recorded work tree's path, exactly.
+func (m *Marker) ExactWorkTree() string {
 	if len(m.WorkTreeBytes) > 0 {
 		return string(m.WorkTreeBytes)
 	}
 	return m.WorkTree
 }
 
-// storeState is what a look at a store directory found.
-type storeState int
+// State is what a look at a store directory found.
+type State int
 
 const (
-	storeAbsent storeState = iota // no directory, or an empty one
-	storeMarked                   // has our marker
-	storeLegacy                   // a store of an earlier turnback, without the marker
+	Absent State = iota // no directory, or an empty one
+	Marked              // has our marker
+	Legacy              // a store of an earlier turnback, without the marker
 )
 
-// inspectStore classifies dir without writing anything. A directory that
-// is neither empty nor ours is ErrNotStore.
-func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, error) {
+// Inspect classifies dir without writing anything. A directory that
+// is neither empty nor ours is model.ErrNotStore.
+func Inspect(ctx context.Context, dir string) (State, *Marker, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return storeAbsent, nil, nil
+		return Absent, nil, nil
 	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("turnback: store %s: %w", dir, err)
@@ -77,7 +78,7 @@ func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, er
 	fresh := true // only files turnback writes beside a store before its database
 	for _, e := range ents {
 		n := e.Name()
-		if strings.HasPrefix(n, markerName+".") && strings.HasSuffix(n, ".tmp") {
+		if strings.HasPrefix(n, MarkerName+".") && strings.HasSuffix(n, ".tmp") {
 			continue // a marker whose writing was interrupted
 		}
 		names = append(names, n)
@@ -86,18 +87,18 @@ func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, er
 		}
 	}
 	if len(names) == 0 || fresh {
-		return storeAbsent, nil, nil
+		return Absent, nil, nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, markerName))
+	data, err := os.ReadFile(filepath.Join(dir, MarkerName))
 	if err == nil {
-		var m storeMarker
+		var m Marker
 		if json.Unmarshal(data, &m) != nil || m.Format != markerFormat || m.Version < 1 {
-			return 0, nil, fmt.Errorf("%w: %s has a %s that is not turnback's; refusing to write there", ErrNotStore, dir, markerName)
+			return 0, nil, fmt.Errorf("%w: %s has a %s that is not turnback's; refusing to write there", model.ErrNotStore, dir, MarkerName)
 		}
-		if m.Version > storeVersion {
-			return 0, nil, fmt.Errorf("turnback: store %s has format version %d; this turnback reads up to %d: upgrade turnback", dir, m.Version, storeVersion)
+		if m.Version > FormatVersion {
+			return 0, nil, fmt.Errorf("turnback: store %s has format version %d; this turnback reads up to %d: upgrade turnback", dir, m.Version, FormatVersion)
 		}
-		return storeMarked, &m, nil
+		return Marked, &m, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return 0, nil, fmt.Errorf("turnback: store %s: %w", dir, err)
@@ -105,7 +106,7 @@ func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, er
 	if err := recognizeLegacy(ctx, dir, names); err != nil {
 		return 0, nil, err
 	}
-	return storeLegacy, nil, nil
+	return Legacy, nil, nil
 }
 
 // recognizeLegacy accepts a store written by a turnback from before the
@@ -115,11 +116,11 @@ func inspectStore(ctx context.Context, dir string) (storeState, *storeMarker, er
 // turnback's metadata (m/...), read through a read-only open.
 func recognizeLegacy(ctx context.Context, dir string, names []string) error {
 	refuse := func(why string) error {
-		return fmt.Errorf("%w: %s %s; refusing to write there (choose an empty or new directory for the store)", ErrNotStore, dir, why)
+		return fmt.Errorf("%w: %s %s; refusing to write there (choose an empty or new directory for the store)", model.ErrNotStore, dir, why)
 	}
-	wt, ok := recordedWorkTree(dir)
+	wt, ok := RecordedWorkTree(dir)
 	if !ok || !filepath.IsAbs(wt) {
-		return refuse(fmt.Sprintf("holds files turnback did not write (%s) and no %s", sampleNames(names), markerName))
+		return refuse(fmt.Sprintf("holds files turnback did not write (%s) and no %s", sampleNames(names), MarkerName))
 	}
 	for _, n := range names {
 		if !legacyName(n) {
@@ -174,7 +175,7 @@ func freshName(n string) bool {
 // file of this name.
 func legacyName(n string) bool {
 	switch {
-	case n == "db", n == worktreeNote, n == worktreeNote+".tmp":
+	case n == "db", n == WorkTreeNote, n == WorkTreeNote+".tmp":
 		return true
 	case strings.HasPrefix(n, "watch"), strings.HasPrefix(n, "journal"), strings.HasPrefix(n, "restore"),
 		strings.HasPrefix(n, "daemon"), strings.HasSuffix(n, ".sock"), strings.HasSuffix(n, ".log"),
@@ -191,17 +192,17 @@ func sampleNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// writeMarker records dir as a store of workTree.
-func writeMarker(dir, workTree string) error {
+// WriteMarker records dir as a store of workTree.
+func WriteMarker(dir, workTree string) error {
 	data, err := json.MarshalIndent(newMarker(workTree), "", "  ")
 	if err != nil {
 		return err
 	}
 	// A temporary name of its own: concurrent first commands each write
 	// the same marker.
-	f, err := os.CreateTemp(dir, markerName+".*.tmp")
+	f, err := os.CreateTemp(dir, MarkerName+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
+		return fmt.Errorf("turnback: store %s: write %s: %w", dir, MarkerName, err)
 	}
 	_, err = f.Write(append(data, '\n'))
 	if err == nil {
@@ -211,18 +212,18 @@ func writeMarker(dir, workTree string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, markerName))
+		err = os.Rename(f.Name(), filepath.Join(dir, MarkerName))
 	}
 	if err != nil {
 		_ = os.Remove(f.Name())
-		return fmt.Errorf("turnback: store %s: write %s: %w", dir, markerName, err)
+		return fmt.Errorf("turnback: store %s: write %s: %w", dir, MarkerName, err)
 	}
 	return nil
 }
 
 // newMarker returns the marker of a store of workTree.
-func newMarker(workTree string) storeMarker {
-	m := storeMarker{Format: markerFormat, Version: storeVersion, WorkTree: workTree}
+func newMarker(workTree string) Marker {
+	m := Marker{Format: markerFormat, Version: FormatVersion, WorkTree: workTree}
 	if !utf8.ValidString(workTree) {
 		m.WorkTreeBytes = []byte(workTree)
 	}

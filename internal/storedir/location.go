@@ -1,4 +1,4 @@
-package turnback
+package storedir
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
-// canonical returns the absolute, symlink-free form of dir.
-func canonical(dir string) (string, error) {
+// Canonical returns the absolute, symlink-free form of dir.
+func Canonical(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("turnback: %s: %w", dir, err)
@@ -58,7 +59,7 @@ func DefaultStoreDir(workTree string) (string, error) {
 // $TURNBACK_STORE), the work tree that store records is used when dir
 // lies inside it.
 func Locate(dir, storeDir string) (workTree, store string, err error) {
-	dir, err = canonical(dir)
+	dir, err = Canonical(dir)
 	if err != nil {
 		return "", "", err
 	}
@@ -70,7 +71,7 @@ func Locate(dir, storeDir string) (workTree, store string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if wt, ok := recordedWorkTree(storeDir); ok && within(wt, dir) {
+		if wt, ok := RecordedWorkTree(storeDir); ok && Within(wt, dir) {
 			return wt, storeDir, nil
 		}
 		return dir, storeDir, nil
@@ -80,7 +81,7 @@ func Locate(dir, storeDir string) (workTree, store string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if wt, ok := recordedWorkTree(s); ok && wt == d {
+		if wt, ok := RecordedWorkTree(s); ok && wt == d {
 			return d, s, nil
 		}
 		parent := filepath.Dir(d)
@@ -93,8 +94,8 @@ func Locate(dir, storeDir string) (workTree, store string, err error) {
 	return dir, s, err
 }
 
-// within reports whether p is dir or inside it.
-func within(dir, p string) bool {
+// Within reports whether p is dir or inside it.
+func Within(dir, p string) bool {
 	if p == dir {
 		return true
 	}
@@ -102,14 +103,14 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// checkScope refuses the filesystem root and the home directory.
-func checkScope(workTree string) error {
+// CheckScope refuses the filesystem root and the home directory.
+func CheckScope(workTree string) error {
 	if filepath.Dir(workTree) == workTree {
-		return ErrScope
+		return model.ErrScope
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		if h, err := filepath.EvalSymlinks(home); err == nil && h == workTree {
-			return ErrScope
+			return model.ErrScope
 		}
 	}
 	return nil
@@ -120,29 +121,29 @@ func checkScope(workTree string) error {
 // directory), the store is not inside it, and the store does not belong
 // to another work tree. It creates nothing.
 func CheckLocation(workTree, store string, force bool) error {
-	wt, err := canonical(workTree)
+	wt, err := Canonical(workTree)
 	if err != nil {
 		return err
 	}
 	if !force {
-		if err := checkScope(wt); err != nil {
+		if err := CheckScope(wt); err != nil {
 			return err
 		}
 	}
-	if store, err = storeDirOf(wt, store); err != nil {
+	if store, err = DirOf(wt, store); err != nil {
 		return err
 	}
-	real, err := resolveExisting(store)
+	real, err := ResolveExisting(store)
 	if err != nil {
 		return fmt.Errorf("turnback: store %s: %w", store, err)
 	}
-	if within(wt, real) {
-		return &storeInWorkTreeError{store: store, workTree: wt}
+	if Within(wt, real) {
+		return &InWorkTreeError{Store: store, WorkTree: wt}
 	}
-	if rec, ok := recordedWorkTree(store); ok && rec != wt {
+	if rec, ok := RecordedWorkTree(store); ok && rec != wt {
 		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, rec, wt)
 	}
-	if _, m, err := inspectStore(context.Background(), store); err != nil {
+	if _, m, err := Inspect(context.Background(), store); err != nil {
 		return err
 	} else if m != nil && m.WorkTree != "" && m.WorkTree != wt {
 		return fmt.Errorf("turnback: store %s belongs to work tree %s, not %s", store, m.WorkTree, wt)
@@ -163,9 +164,9 @@ func dataHome() (string, error) {
 	return filepath.Join(home, ".local", "share"), nil
 }
 
-// storeDirOf returns the absolute store directory of work tree wt: store,
+// DirOf returns the absolute store directory of work tree wt: store,
 // or DefaultStoreDir(wt) when store is empty.
-func storeDirOf(wt, store string) (string, error) {
+func DirOf(wt, store string) (string, error) {
 	dir := store
 	if dir == "" {
 		var err error
@@ -179,3 +180,37 @@ func storeDirOf(wt, store string) (string, error) {
 	}
 	return abs, nil
 }
+
+// ResolveExisting resolves symlinks in the longest existing prefix of p
+// and appends the rest unchanged.
+func ResolveExisting(p string) (string, error) {
+	var rest []string
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				real = filepath.Join(real, rest[i])
+			}
+			return real, nil
+		}
+		if !os.IsNotExist(err) {
+			return "", err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", err
+		}
+		rest = append(rest, filepath.Base(p))
+		p = parent
+	}
+}
+
+// InWorkTreeError is the error Open and CheckLocation return for a
+// store inside the work tree.
+type InWorkTreeError struct{ Store, WorkTree string }
+
+func (e *InWorkTreeError) Error() string {
+	return fmt.Sprintf("turnback: store %s is inside the work tree %s", e.Store, e.WorkTree)
+}
+
+func (e *InWorkTreeError) Is(target error) bool { return target == model.ErrStoreInWorkTree }

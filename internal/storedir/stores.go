@@ -1,4 +1,4 @@
-package turnback
+package storedir
 
 import (
 	"context"
@@ -17,8 +17,8 @@ type OrphanStore struct {
 	Bytes    int64  `json:"bytes"`
 }
 
-// DefaultStoreRoot returns the directory holding the default stores.
-func DefaultStoreRoot() (string, error) {
+// DefaultRoot returns the directory holding the default stores.
+func DefaultRoot() (string, error) {
 	base, err := dataHome()
 	if err != nil {
 		return "", fmt.Errorf("turnback: no home directory: %w", err)
@@ -30,7 +30,7 @@ func DefaultStoreRoot() (string, error) {
 // tree is gone. With remove, it deletes them (each is first checked not
 // to be in use: a store held by another process is skipped).
 func OrphanStores(ctx context.Context, remove bool) ([]OrphanStore, error) {
-	root, err := DefaultStoreRoot()
+	root, err := DefaultRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func OrphanStores(ctx context.Context, remove bool) ([]OrphanStore, error) {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
-		wt, ok := recordedWorkTree(dir)
+		wt, ok := RecordedWorkTree(dir)
 		if !ok {
 			continue // not a store we made
 		}
