@@ -328,7 +328,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	// The folder is as the apply made it: the pulled states take its
 	// owners (pull_owners.go). A failure leaves them as pulled.
-	if err := r.localizeLast(ctx, sess.Name, m); err != nil {
+	if err := r.localizeLast(ctx, sess.Name, last); err != nil {
 		return out, fmt.Errorf("turnback: pull --apply done; recording the folder's owners in the pulled states: %w", err)
 	}
 	return out, nil

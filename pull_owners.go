@@ -56,21 +56,29 @@ func (r *Repo) foreignTurns(ctx context.Context, session string) (map[int]bool, 
 	return out, nil
 }
 
-// localizeLast gives the session's last state, which pull --apply just
-// brought in as m recorded it, the folder's owners (withOwners), so
-// that status shows no owner change the folder did not make. It runs
-// after an apply, holding the store. Not as root, owners are neither
-// set nor compared, and nothing is done.
-func (r *Repo) localizeLast(ctx context.Context, session string, m *pulledRecord) error {
+// foreignState reports whether a pull brought state h, which another
+// machine captured (its snapshot record says so: the import marks it).
+// Not as root, owners are neither set nor compared, and it is false.
+func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
+	if !ownersMatter || h.IsZero() {
+		return false, nil
+	}
+	rec := &snapshotRecord{}
+	_, err := r.getJSON(ctx, snapKey(h), rec)
+	return rec.Foreign, err
+}
+
+// localizeLast gives the session's last state, which pull --apply (or
+// a restore of a pulled state) just brought in as last, the folder's
+// owners (withOwners), so that status shows no owner change the folder
+// did not make. It runs after the restore, holding the store. Not as
+// root, owners are neither set nor compared, and nothing is done.
+func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) error {
 	if !ownersMatter {
 		return nil
 	}
 	sess, err := r.loadSession(ctx, session)
-	if err != nil || sess.Last != m.Last {
-		return err
-	}
-	last, err := cas.ParseHash(m.Last)
-	if err != nil {
+	if err != nil || sess.Last != last.String() {
 		return err
 	}
 	snap, err := r.capture(ctx)
@@ -92,6 +100,7 @@ func (r *Repo) localizeLast(ctx context.Context, session string, m *pulledRecord
 	} else if !ok {
 		rec = &snapshotRecord{Version: metaVersion, Kind: kindSnap}
 	}
+	rec.Foreign = false // the folder's owners
 	sess.Last = n.String()
 	return r.commit(ctx, []cas.Entry{{Key: snapKey(n), Value: encodeJSON(rec)}, sessionEntry(sess)}, nil)
 }
@@ -107,12 +116,17 @@ func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, fol
 		}
 		e := *o
 		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
-			if n.UID == o.UID && n.GID == o.GID {
-				return nil
-			}
 			e.UID, e.GID = n.UID, n.GID
+			// The restore left off the setuid, setgid and sticky bits
+			// (foreignOwner): the folder's mode is the state's.
+			if n.Mode == o.Mode&^manifest.ModeSpecial {
+				e.Mode = n.Mode
+			}
 		} else {
 			e.Owned, e.UID, e.GID = false, 0, 0
+		}
+		if e == *o {
+			return nil
 		}
 		edits[c.Path] = &e
 		return nil

@@ -41,6 +41,9 @@ type snapshotRecord struct {
 	// before, or for a state whose skips are unknown.
 	Rules     int      `json:"rules,omitempty"`
 	Generated []string `json:"generated,omitempty"`
+	// Foreign: a pull brought the state, which another machine
+	// captured; its owners are that machine's (pull_owners.go).
+	Foreign bool `json:"foreign,omitempty"`
 }
 
 // sessionRecord is one session's stacks (model.SessionRecord).

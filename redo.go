@@ -230,6 +230,11 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 		return nil, err
 	}
 	pulledGoal := !g.IsPartial() && len(g.Turns) > 1 && foreign[g.Turns[1]]
+	if !pulledGoal && !g.IsPartial() {
+		if pulledGoal, err = r.foreignState(ctx, goal); err != nil {
+			return nil, err
+		}
+	}
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {

@@ -258,10 +258,22 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	if err != nil {
 		return nil, err
 	}
+	// A state another machine captured keeps each path's owner here,
+	// as pull --apply does (pull_owners.go).
+	foreign, err := r.foreignState(ctx, h)
+	if err != nil {
+		return nil, err
+	}
 	var actions []restore.Action
 	loader := manifest.NewCachingLoader(r.loader())
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
-		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: c.New})
+		n := c.New
+		if foreign {
+			if n = foreignOwner(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
+				return nil // only the owner differs
+			}
+		}
+		actions = append(actions, restore.Action{Path: c.Path, Old: c.Old, New: n})
 		return nil
 	})
 	if err != nil {
@@ -286,5 +298,12 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		return nil, err
 	}
 	out.NotRestorable = append(out.NotRestorable, ignored...)
+	if foreign {
+		// The session's last state, if it is h (a clone), takes the
+		// folder's owners: status then shows no owner change.
+		if err := r.localizeLast(ctx, r.session, h); err != nil {
+			return out, fmt.Errorf("turnback: restore done; recording the folder's owners in state %s: %w", h.Short(), err)
+		}
+	}
 	return out, nil
 }

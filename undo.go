@@ -92,10 +92,14 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	nums, turns, left, perTurn := sc.nums, sc.turns, sc.left, sc.perTurn
 	specs = sortedUnique(specs)
 	base := turns[0].Before
+	foreignBase, err := r.foreignState(ctx, base)
+	if err != nil {
+		return nil, err
+	}
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, base, p)
-		if sc.foreign[turns[0].N] {
+		if sc.foreign[turns[0].N] || foreignBase {
 			e = foreignOwner(e) // a pulled state: the path keeps its owner here
 		}
 		return e, err
@@ -228,6 +232,11 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 	}
 	sc.foreign = foreign
 	for i, t := range sc.turns {
+		if !foreign[t.N] {
+			if foreign[t.N], err = r.foreignState(ctx, t.After); err != nil {
+				return nil, err
+			}
+		}
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			hit := len(specs) == 0
 			for k, s := range specs {

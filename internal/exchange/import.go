@@ -90,7 +90,13 @@ func Import(ctx context.Context, repo any, session string, src SessionSource) (*
 		} else if ok && (strings.HasPrefix(rec.Key, model.PrefixSnap) || strings.HasPrefix(rec.Key, model.PrefixCheckpoint)) {
 			continue // the local record of a state stays as it is
 		}
-		writes = append(writes, cas.Entry{Key: k, Value: rec.Value})
+		v := rec.Value
+		if strings.HasPrefix(rec.Key, model.PrefixSnap) {
+			if v, err = markForeign(v); err != nil {
+				return nil, fmt.Errorf("%w (%s: %s)", err, from, rec.Key)
+			}
+		}
+		writes = append(writes, cas.Entry{Key: k, Value: v})
 	}
 	err = st.Records().Scan(ctx, []byte(model.PrefixTurn+session+"/"), true, func(k, _ []byte) error {
 		for _, rec := range recs {
@@ -203,4 +209,17 @@ func parseSessionRecords(session string, recs []Record) (*model.SessionRecord, m
 		roots = append(roots, id)
 	}
 	return sess, turns, roots, nil
+}
+
+// markForeign is a snapshot record another machine wrote, marked as
+// such ("foreign"): its state's owners are that machine's, which a
+// restore as root must not give the folder (the root's
+// pull_owners.go). The record's other fields stay as they are.
+func markForeign(v []byte) ([]byte, error) {
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal(v, &rec); err != nil || rec == nil {
+		return nil, fmt.Errorf("%w: snapshot record is not a JSON object", cas.ErrCorrupt)
+	}
+	rec["foreign"] = json.RawMessage("true")
+	return json.Marshal(rec)
 }
