@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,17 @@ func TestMCPUndo(t *testing.T) {
 		got := list[i].(map[string]any)
 		if got["turn"] != want.n || got["message"] != want.msg || got["added"] != want.added || got["modified"] != want.modified || got["deleted"] != want.deleted || got["undone"] != nil {
 			t.Errorf("turn %d: %v", i, got)
+		}
+	}
+
+	// A turn has one shape: turnback_turns gives log --json's document.
+	var logDoc struct {
+		Turns []map[string]any `json:"turns"`
+	}
+	e.okJSON(&logDoc, "log", "--json")
+	for i := range list {
+		if i >= len(logDoc.Turns) || !reflect.DeepEqual(list[i], logDoc.Turns[i]) {
+			t.Errorf("turn %d: turnback_turns gives %v, log --json %v", i, list[i], logDoc.Turns)
 		}
 	}
 

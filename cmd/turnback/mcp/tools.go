@@ -138,9 +138,7 @@ func (s *server) turns(ctx context.Context, in TurnsIn) (TurnsOut, error) {
 }
 
 func turnOf(t *turnback.Turn, undone bool) Turn {
-	d := termout.TurnDoc(t, undone)
-	return Turn{Turn: d.Turn, Message: d.Message, Started: d.Started, Ended: d.Ended, Open: d.Open, Undone: d.Undone,
-		Before: d.Before, After: d.After, Added: d.Added, Modified: d.Modified, Deleted: d.Deleted}
+	return termout.TurnDoc(t, undone)
 }
 
 // findTurn returns turn n of the session (0: the newest on the undo

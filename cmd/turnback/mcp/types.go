@@ -1,6 +1,9 @@
 package mcp
 
-import "github.com/turnback/turnback"
+import (
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cmd/turnback/termout"
+)
 
 // The tools' arguments: every tool takes folder and session. The
 // jsonschema tags are the descriptions the client's model reads.
@@ -54,20 +57,9 @@ type RedoIn struct {
 	Force   bool   `json:"force,omitempty" jsonschema:"overwrite edits made since the undo (they are kept in the checkpoint); only when the user asked for it"`
 }
 
-// Turn is one turn in the results.
-type Turn struct {
-	Turn     int    `json:"turn"`
-	Message  string `json:"message"`
-	Started  string `json:"started"`
-	Ended    string `json:"ended,omitempty"`
-	Open     bool   `json:"open,omitempty"`
-	Undone   bool   `json:"undone,omitempty"`
-	Before   string `json:"before"`
-	After    string `json:"after,omitempty"`
-	Added    int    `json:"added"`
-	Modified int    `json:"modified"`
-	Deleted  int    `json:"deleted"`
-}
+// Turn is one turn in the results: the document log --json gives for
+// it (termout.TurnDoc), so a turn has one shape for users and agents.
+type Turn = termout.TurnJSON
 
 // Change is one changed path: the library's Change, whose JSON is
 // {"path", "change"}.
