@@ -132,3 +132,29 @@ func TestCloneAsRootKeepsOwners(t *testing.T) {
 		t.Errorf("theirs.txt: %q %v", data, err)
 	}
 }
+
+// TestRestorePulledNoRecordsKeepsOwners: as TestRestorePulledKeepsOwners,
+// from a remote that sent no snapshot records: the states it brought
+// are still another machine's.
+func TestRestorePulledNoRecordsKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	f := newPullFixture(t, "bucket-restore-norecords")
+	ctx := t.Context()
+	f.turnBy(f.a, func(wa string) {
+		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
+		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	})
+	turnback.DropSnapRecords(t, f.a)
+	f.pushPull()
+	if _, err := f.b.Restore(ctx, "@6", turnback.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	uid := uint32(os.Getuid())
+	fi, err := os.Stat(f.b.WorkTree())
+	if err == nil {
+		uid = fi.Sys().(*syscall.Stat_t).Uid
+	}
+	checkOwned(t, f.b.WorkTree(), ownedTree{"tool": {uid, 0o755}})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/turnback/turnback/cas"
@@ -97,6 +98,19 @@ func Import(ctx context.Context, repo any, session string, src SessionSource) (*
 			}
 		}
 		writes = append(writes, cas.Entry{Key: k, Value: v})
+	}
+	// A state the source sent no record of (a hostile remote) is
+	// another machine's too: it gets a record that says so.
+	for _, h := range roots {
+		k := model.SnapKey(h)
+		if slices.ContainsFunc(writes, func(e cas.Entry) bool { return string(e.Key) == string(k) }) {
+			continue
+		}
+		if ok, err := st.Records().Has(ctx, k); err != nil {
+			return nil, err
+		} else if !ok {
+			writes = append(writes, cas.Entry{Key: k, Value: []byte(`{"v":1,"kind":"snap","foreign":true}`)})
+		}
 	}
 	err = st.Records().Scan(ctx, []byte(model.PrefixTurn+session+"/"), true, func(k, _ []byte) error {
 		for _, rec := range recs {

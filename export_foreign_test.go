@@ -1,0 +1,23 @@
+package turnback
+
+import (
+	"testing"
+)
+
+// DropSnapRecords deletes every snapshot record of r's store, as a
+// hostile remote's store may lack them.
+func DropSnapRecords(t *testing.T, r *Repo) {
+	t.Helper()
+	ctx := t.Context()
+	var keys [][]byte
+	err := r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
+		keys = append(keys, append([]byte(nil), k...))
+		return nil
+	})
+	if err == nil {
+		err = r.commit(ctx, nil, keys)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
