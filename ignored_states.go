@@ -49,11 +49,11 @@ type treeIgnoreDir struct {
 	ignored bool
 }
 
-func newTreeIgnorer(loader manifest.Loader, src *cas.Store, root cas.Hash, skip *skipInfo) *treeIgnorer {
+func newTreeIgnorer(loader manifest.Loader, src *cas.Store, root cas.Hash, skip *model.SkipInfo) *treeIgnorer {
 	g := &treeIgnorer{loader: loader, src: src, root: root, dirs: map[string]*treeIgnoreDir{}}
 	if skip != nil {
 		g.generated = map[string]bool{}
-		for _, p := range skip.generated {
+		for _, p := range skip.Generated {
 			g.generated[p] = true
 		}
 	}

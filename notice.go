@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/restore"
 )
 
@@ -53,12 +54,12 @@ func (r *Repo) noticeEntry(ctx context.Context, op string, turns []int, actions 
 	if len(paths) > NoticePaths {
 		e.Paths, e.More = paths[:NoticePaths], len(paths)-NoticePaths
 	}
-	n.Version = metaVersion
+	n.Version = model.MetaVersion
 	n.Entries = append(n.Entries, e)
 	if k := len(n.Entries) - noticeEntries; k > 0 {
 		n.Entries = n.Entries[k:]
 	}
-	return cas.Entry{Key: noticeKey(r.session), Value: encodeJSON(n)}, nil
+	return cas.Entry{Key: noticeKey(r.session), Value: model.EncodeJSON(n)}, nil
 }
 
 // SnapNotice is Snap that, with take, also takes the session's notice:
