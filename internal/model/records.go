@@ -174,7 +174,7 @@ const SkipRules = 2
 
 // SkipInfo is what a state's capture skipped that its tree cannot tell:
 // the directories skipped for what they held. A restore needs it to
-// leave them alone (the root's ignored_states.go).
+// leave them alone (internal/stateignore).
 type SkipInfo struct {
 	Generated []string
 }
