@@ -78,11 +78,11 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		}
 	}
 	total := &RestoreResult{}
-	var steps []stepReport
+	var steps []model.StepReport
 	net := func() {
 		// Each path once, as the steps left it (a path two steps
 		// rewrote is one "restored").
-		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = netReport(steps)
+		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 		if len(total.Paths) > 0 {
 			total.Paths = sortedUnique(total.Paths)
 		}
@@ -105,7 +105,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		total.Turns += one.Turns
 		total.Moved = append(total.Moved, one.Moved...)
 		total.Paths = append(total.Paths, one.Paths...)
-		steps = append(steps, stepReport{one.Restored, one.Deleted, one.Created, one.Conflicts, one.NotRestorable})
+		steps = append(steps, model.StepReport{Restored: one.Restored, Deleted: one.Deleted, Created: one.Created, Conflicts: one.Conflicts, NotRestorable: one.NotRestorable})
 		if total.Checkpoint.IsZero() {
 			total.Checkpoint = one.Checkpoint
 		}
@@ -390,7 +390,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	}
 	total := &Preview{}
 	var moved []*Turn
-	var steps []stepReport
+	var steps []model.StepReport
 	for i := 0; i < n; i++ {
 		st, err := r.planRedo(ctx, sess, now, force)
 		if err != nil {
@@ -404,14 +404,14 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 			return nil, err
 		}
 		if p.Stopped {
-			steps = append(steps, stepReport{conflicts: p.Conflicts})
+			steps = append(steps, model.StepReport{Conflicts: p.Conflicts})
 			total.Stopped = true
 			break
 		}
 		total.Turns += len(st.turns)
 		moved = append(moved, st.moved...)
 		total.Paths = append(total.Paths, st.paths...)
-		steps = append(steps, stepReport{p.Restored, p.Deleted, p.Created, p.Conflicts, p.NotRestorable})
+		steps = append(steps, model.StepReport{Restored: p.Restored, Deleted: p.Deleted, Created: p.Created, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable})
 		if now, err = r.predict(ctx, now, plan); err != nil {
 			return nil, err
 		}
@@ -420,7 +420,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		}
 	}
 	// Each path once, as the steps would leave it (see Redo).
-	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = netReport(steps)
+	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 	if len(total.Paths) > 0 {
 		total.Paths = sortedUnique(total.Paths)
 	}
