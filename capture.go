@@ -96,11 +96,11 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(res.Root.String())})
 	if takeNotice {
 		n := &Notice{}
-		if ok, err := r.getJSON(ctx, noticeKey(r.session), n); err != nil {
+		if ok, err := r.getJSON(ctx, model.NoticeKey(r.session), n); err != nil {
 			return nil, err
 		} else if ok {
 			out.Notice = n
-			deletes = append(deletes, noticeKey(r.session))
+			deletes = append(deletes, model.NoticeKey(r.session))
 		}
 	}
 	if err := r.commit(ctx, writes, deletes); err != nil {
@@ -134,7 +134,7 @@ func (r *Repo) keepOpen(ctx context.Context, sess *model.SessionRecord, root cas
 		return 0, err
 	}
 	if o.TakeNotice {
-		if ok, err := r.getJSON(ctx, noticeKey(r.session), &Notice{}); err != nil || ok {
+		if ok, err := r.getJSON(ctx, model.NoticeKey(r.session), &Notice{}); err != nil || ok {
 			return 0, err
 		}
 	}

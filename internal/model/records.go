@@ -24,11 +24,12 @@ const MetaVersion = 1
 
 // Record keys.
 const (
-	KeyLatest        = "m/latest" // hex id of the newest recorded snapshot, any session
-	PrefixSnap       = "m/snap/"  // + hex id -> SnapshotRecord
-	PrefixSess       = "m/sess/"  // + session name -> SessionRecord
-	PrefixTurn       = "m/turn/"  // + session + "/" + %012d -> Turn
-	PrefixCheckpoint = "m/cp/"    // + hex id -> CheckpointRecord
+	KeyLatest        = "m/latest"  // hex id of the newest recorded snapshot, any session
+	PrefixSnap       = "m/snap/"   // + hex id -> SnapshotRecord
+	PrefixSess       = "m/sess/"   // + session name -> SessionRecord
+	PrefixTurn       = "m/turn/"   // + session + "/" + %012d -> Turn
+	PrefixCheckpoint = "m/cp/"     // + hex id -> CheckpointRecord
+	PrefixNotice     = "m/notice/" // + session name -> Notice
 	TurnNumFmt       = "%012d"
 )
 
