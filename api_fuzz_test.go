@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/turnback/turnback/internal/model"
 )
 
 // FuzzParseMeta: ParseMeta never panics; what it accepts CheckMeta
@@ -37,7 +39,7 @@ func FuzzParseMeta(f *testing.F) {
 			}
 		}
 		var back Turn
-		if err := json.Unmarshal(encodeJSON(&Turn{Meta: m}), &back); err != nil || !reflect.DeepEqual(back.Meta, m) {
+		if err := json.Unmarshal(model.EncodeJSON(&Turn{Meta: m}), &back); err != nil || !reflect.DeepEqual(back.Meta, m) {
 			t.Fatalf("%q: round trip %v %v", s, back.Meta, err)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
@@ -91,15 +92,15 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, stamps, turnEntry(t), sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes, skipInfoOf(res.Skipped)),
-		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
+	writes = append(writes, stamps, model.TurnEntry(t), model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)),
+		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(res.Root.String())})
 	if takeNotice {
 		n := &Notice{}
-		if ok, err := r.getJSON(ctx, noticeKey(r.session), n); err != nil {
+		if ok, err := r.getJSON(ctx, model.NoticeKey(r.session), n); err != nil {
 			return nil, err
 		} else if ok {
 			out.Notice = n
-			deletes = append(deletes, noticeKey(r.session))
+			deletes = append(deletes, model.NoticeKey(r.session))
 		}
 	}
 	if err := r.commit(ctx, writes, deletes); err != nil {
@@ -116,7 +117,7 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 // under a new number (SnapResult.Kept): the turn is open at root, it and
 // o carry no message or metadata, and the session, the store's newest
 // snapshot and the notice o takes (none) would not change. 0 otherwise.
-func (r *Repo) keepOpen(ctx context.Context, sess *sessionRecord, root cas.Hash, o SnapOptions) (int, error) {
+func (r *Repo) keepOpen(ctx context.Context, sess *model.SessionRecord, root cas.Hash, o SnapOptions) (int, error) {
 	n := len(sess.Turns)
 	if n == 0 || firstLine(o.Message) != "" || len(o.Meta) > 0 || sess.Last != root.String() ||
 		(sess.Agent == "" && r.opts.Agent != "") {
@@ -133,7 +134,7 @@ func (r *Repo) keepOpen(ctx context.Context, sess *sessionRecord, root cas.Hash,
 		return 0, err
 	}
 	if o.TakeNotice {
-		if ok, err := r.getJSON(ctx, noticeKey(r.session), &Notice{}); err != nil || ok {
+		if ok, err := r.getJSON(ctx, model.NoticeKey(r.session), &Notice{}); err != nil || ok {
 			return 0, err
 		}
 	}
@@ -186,8 +187,8 @@ func (l localRepo) End(ctx context.Context) (*SnapResult, error) {
 		}
 	}
 	sess.Last = res.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(res.Root, kindSnap, res.Stats.Files, res.Stats.Bytes, skipInfoOf(res.Skipped)),
-		cas.Entry{Key: []byte(keyLatest), Value: []byte(res.Root.String())})
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)),
+		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(res.Root.String())})
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func (l localRepo) End(ctx context.Context) (*SnapResult, error) {
 // turn whose after equals its before is dropped; one that changed the
 // folder starts a new timeline: the redo stack is cleared (its turns'
 // records go).
-func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Hash, by string) (*Turn, bool, []cas.Entry, [][]byte, error) {
+func (r *Repo) closeOpen(ctx context.Context, sess *model.SessionRecord, after cas.Hash, by string) (*Turn, bool, []cas.Entry, [][]byte, error) {
 	n := len(sess.Turns)
 	if n == 0 {
 		return nil, false, nil, nil, nil
@@ -215,7 +216,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 	if t.After == t.Before {
 		sess.Turns = sess.Turns[:n-1]
 		sess.Dropped = t.N
-		return t, true, nil, [][]byte{turnKey(sess.Name, t.N), skipsKey(sess.Name, t.N)}, nil
+		return t, true, nil, [][]byte{model.TurnKey(sess.Name, t.N), skipsKey(sess.Name, t.N)}, nil
 	}
 	sess.Dropped = 0
 	if err := r.countChanges(ctx, t); err != nil {
@@ -224,14 +225,14 @@ func (r *Repo) closeOpen(ctx context.Context, sess *sessionRecord, after cas.Has
 	var deletes [][]byte
 	for _, g := range sess.Redo {
 		for _, n := range g.Turns {
-			deletes = append(deletes, turnKey(sess.Name, n))
+			deletes = append(deletes, model.TurnKey(sess.Name, n))
 		}
 	}
 	if len(sess.Redo) > 0 {
 		sess.RedoCleared, sess.RedoClearedBy = t.Ended, t.N
 	}
 	sess.Redo = nil
-	return t, false, []cas.Entry{turnEntry(t)}, append(deletes, skipsKey(sess.Name, t.N)), nil
+	return t, false, []cas.Entry{model.TurnEntry(t)}, append(deletes, skipsKey(sess.Name, t.N)), nil
 }
 
 // countChanges fills the added/modified/deleted counts of a closed turn

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -96,27 +97,27 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	}
 	old, now := []byte(cp.String()), []byte(amended.String())
 	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
-	var skip *skipInfo
+	var skip *model.SkipInfo
 	for _, e := range m.Writes {
-		if bytes.Equal(e.Key, snapKey(cp)) {
-			var rec snapshotRecord
-			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= skipRules {
-				skip = &skipInfo{generated: rec.Generated}
+		if bytes.Equal(e.Key, model.SnapKey(cp)) {
+			var rec model.SnapshotRecord
+			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= model.SkipRules {
+				skip = &model.SkipInfo{Generated: rec.Generated}
 			}
 		}
 		// Session records name the checkpoint (the redo record's way
 		// back); turn records keep the states the turns had.
-		if bytes.HasPrefix(e.Key, []byte(prefixSess)) {
+		if bytes.HasPrefix(e.Key, []byte(model.PrefixSess)) {
 			e.Value = bytes.ReplaceAll(e.Value, old, now)
 		}
 		// The checkpoint record names the way back the command prints:
 		// checkpoints lists it and gc keeps it.
-		if bytes.Equal(e.Key, checkpointKey(cp)) {
-			e.Key = checkpointKey(amended)
+		if bytes.Equal(e.Key, model.CheckpointKey(cp)) {
+			e.Key = model.CheckpointKey(amended)
 		}
 		out.Writes = append(out.Writes, e)
 	}
-	out.Writes = append(out.Writes, snapshotEntry(amended, kindCheckpoint, 0, 0, skip))
+	out.Writes = append(out.Writes, model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip))
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("turnback: encode metadata: %w", err)

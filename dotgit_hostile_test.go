@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/manifest/treetest"
 )
@@ -88,7 +89,7 @@ func TestDotGitHostileRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			hostile := dgCraft(t, r, s1.Snapshot, name)
-			if err := r.commit(ctx, []cas.Entry{snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{})}, nil); err != nil {
+			if err := r.commit(ctx, []cas.Entry{model.SnapshotEntry(hostile, model.KindSnap, 0, 0, &model.SkipInfo{})}, nil); err != nil {
 				t.Fatal(err)
 			}
 			before := treetest.MustRead(t, work)
@@ -101,7 +102,7 @@ func TestDotGitHostileRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			turn.Before = hostile
-			if err := r.commit(ctx, []cas.Entry{turnEntry(turn)}, nil); err != nil {
+			if err := r.commit(ctx, []cas.Entry{model.TurnEntry(turn)}, nil); err != nil {
 				t.Fatal(err)
 			}
 			_, err = r.Undo(ctx, 1, UndoOptions{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/exchange"
+	"github.com/turnback/turnback/internal/model"
 )
 
 func init() { exchange.Open = func(repo any) exchange.Store { return exchangeStore{repo.(*Repo)} } }
@@ -34,11 +35,11 @@ func (s exchangeStore) Commit(ctx context.Context, writes []cas.Entry, deletes [
 	return s.r.commit(ctx, writes, deletes)
 }
 
-func (s exchangeStore) Sessions(ctx context.Context) ([]*sessionRecord, error) {
+func (s exchangeStore) Sessions(ctx context.Context) ([]*model.SessionRecord, error) {
 	return s.r.sessions(ctx)
 }
 
-func (s exchangeStore) LoadSession(ctx context.Context, name string) (*sessionRecord, error) {
+func (s exchangeStore) LoadSession(ctx context.Context, name string) (*model.SessionRecord, error) {
 	return s.r.loadSession(ctx, name)
 }
 
@@ -52,7 +53,7 @@ func (s exchangeStore) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 
 func (s exchangeStore) Latest(ctx context.Context) (cas.Hash, error) { return s.r.latest(ctx) }
 
-func (s exchangeStore) Pulled(ctx context.Context, remote *sessionRecord) (*cas.Entry, []byte, error) {
+func (s exchangeStore) Pulled(ctx context.Context, remote *model.SessionRecord) (*cas.Entry, []byte, error) {
 	e, del, err := s.r.pulledEntry(ctx, remote)
 	if err != nil || del {
 		return nil, []byte(prefixPulled + remote.Name), err
@@ -61,4 +62,4 @@ func (s exchangeStore) Pulled(ctx context.Context, remote *sessionRecord) (*cas.
 }
 
 // sessionTurns returns the numbers of s's turns: done, then undone.
-func sessionTurns(s *sessionRecord) []int { return s.AllTurns() }
+func sessionTurns(s *model.SessionRecord) []int { return s.AllTurns() }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // HostileLast makes the newest turn of r's session end in a crafted
@@ -23,8 +24,8 @@ func HostileLast(t *testing.T, r *Repo, name string) {
 	}
 	hostile := dgCraft(t, r, turn.After, name)
 	turn.After, sess.Last = hostile, hostile.String()
-	err = r.commit(ctx, []cas.Entry{turnEntry(turn), sessionEntry(sess), snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{}),
-		{Key: []byte(keyLatest), Value: []byte(hostile.String())}}, nil)
+	err = r.commit(ctx, []cas.Entry{model.TurnEntry(turn), model.SessionEntry(sess), model.SnapshotEntry(hostile, model.KindSnap, 0, 0, &model.SkipInfo{}),
+		{Key: []byte(model.KeyLatest), Value: []byte(hostile.String())}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

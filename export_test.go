@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -42,8 +43,8 @@ func HostileSession(t *testing.T, name string) (*Repo, string) {
 		t.Fatal(err)
 	}
 	turn.After, sess.Last = hostile, hostile.String()
-	err = r.commit(ctx, []cas.Entry{turnEntry(turn), sessionEntry(sess), snapshotEntry(hostile, kindSnap, 0, 0, &skipInfo{}),
-		{Key: []byte(keyLatest), Value: []byte(hostile.String())}}, nil)
+	err = r.commit(ctx, []cas.Entry{model.TurnEntry(turn), model.SessionEntry(sess), model.SnapshotEntry(hostile, model.KindSnap, 0, 0, &model.SkipInfo{}),
+		{Key: []byte(model.KeyLatest), Value: []byte(hostile.String())}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -31,7 +32,7 @@ func gcDefaults(o GCOptions) GCOptions {
 // forget drops the session's turns beyond the policy: all but the newest
 // Keep, and those that started more than OlderThan ago. The open turn and
 // the redo stack are never touched. It returns the keys to delete.
-func forget(ctx context.Context, r *Repo, sess *sessionRecord, o GCOptions, now time.Time) ([][]byte, error) {
+func forget(ctx context.Context, r *Repo, sess *model.SessionRecord, o GCOptions, now time.Time) ([][]byte, error) {
 	var dead [][]byte
 	keepFrom := 0
 	if o.Keep >= 0 && len(sess.Turns) > o.Keep {
@@ -56,7 +57,7 @@ func forget(ctx context.Context, r *Repo, sess *sessionRecord, o GCOptions, now 
 			drop = !t.Open()
 		}
 		if drop {
-			dead = append(dead, turnKey(sess.Name, n))
+			dead = append(dead, model.TurnKey(sess.Name, n))
 			sess.Forgotten = max(sess.Forgotten, n)
 		} else {
 			kept = append(kept, n)
@@ -66,10 +67,10 @@ func forget(ctx context.Context, r *Repo, sess *sessionRecord, o GCOptions, now 
 	return dead, nil
 }
 
-func (r *Repo) sessions(ctx context.Context) ([]*sessionRecord, error) {
-	var out []*sessionRecord
-	err := r.backend.Scan(ctx, []byte(prefixSess), false, func(k, v []byte) error {
-		s := &sessionRecord{}
+func (r *Repo) sessions(ctx context.Context) ([]*model.SessionRecord, error) {
+	var out []*model.SessionRecord
+	err := r.backend.Scan(ctx, []byte(model.PrefixSess), false, func(k, v []byte) error {
+		s := &model.SessionRecord{}
 		if err := json.Unmarshal(v, s); err != nil {
 			return fmt.Errorf("%w: record %s: %v", cas.ErrCorrupt, k, err)
 		}
@@ -142,7 +143,7 @@ type gcRun struct {
 	o        GCOptions
 	now      time.Time
 	res      *GCResult
-	sessions []*sessionRecord
+	sessions []*model.SessionRecord
 	// live: the snapshots that stay (the roots of the mark).
 	live map[cas.Hash]bool
 	// writes and deletes: the records the sweep commits first.
@@ -168,8 +169,8 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 		}
 		g.res.TurnsForgotten += len(dead)
 		g.deletes = append(g.deletes, dead...)
-		if len(dead) > 0 { // an unchanged record keeps its revision (see sessionEntry)
-			g.writes = append(g.writes, sessionEntry(s))
+		if len(dead) > 0 { // an unchanged record keeps its revision (see model.SessionEntry)
+			g.writes = append(g.writes, model.SessionEntry(s))
 		}
 		if pulled != nil {
 			e, err := keepPulled(pulled, s, g.live)
@@ -190,7 +191,7 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 // sessionRoots marks live the snapshots a (trimmed) session holds: its
 // last capture, its turns' before and after states, and its redo
 // stack's turns, checkpoints and expected states.
-func (r *Repo) sessionRoots(ctx context.Context, s *sessionRecord, live map[cas.Hash]bool) error {
+func (r *Repo) sessionRoots(ctx context.Context, s *model.SessionRecord, live map[cas.Hash]bool) error {
 	if s.Last != "" {
 		// What status and diff compare with, held by nothing else
 		// after a dropped turn.
@@ -242,18 +243,18 @@ func (r *Repo) processRoots(ctx context.Context, live map[cas.Hash]bool) error {
 // snapRec is a snapshot record with its id.
 type snapRec struct {
 	h   cas.Hash
-	rec snapshotRecord
+	rec model.SnapshotRecord
 }
 
 // snapshotRecords returns every snapshot record, newest first.
 func (r *Repo) snapshotRecords(ctx context.Context) ([]snapRec, error) {
 	var snaps []snapRec
-	err := r.backend.Scan(ctx, []byte(prefixSnap), false, func(k, v []byte) error {
-		h, err := cas.ParseHash(strings.TrimPrefix(string(k), prefixSnap))
+	err := r.backend.Scan(ctx, []byte(model.PrefixSnap), false, func(k, v []byte) error {
+		h, err := cas.ParseHash(strings.TrimPrefix(string(k), model.PrefixSnap))
 		if err != nil {
 			return fmt.Errorf("%w: snapshot key %q", cas.ErrCorrupt, k)
 		}
-		var rec snapshotRecord
+		var rec model.SnapshotRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return fmt.Errorf("%w: snapshot %s: %v", cas.ErrCorrupt, h.Short(), err)
 		}
@@ -278,7 +279,7 @@ func (r *Repo) trimSnapshots(ctx context.Context, g *gcRun) error {
 	for _, s := range snaps {
 		// The newest checkpoint stays whatever its age, as the newest
 		// turn does (also one made before checkpoints had records).
-		if s.rec.Kind == kindCheckpoint {
+		if s.rec.Kind == model.KindCheckpoint {
 			g.live[s.h] = true
 			break
 		}
@@ -288,7 +289,7 @@ func (r *Repo) trimSnapshots(ctx context.Context, g *gcRun) error {
 	}
 	for _, s := range snaps {
 		if !g.live[s.h] {
-			g.deletes = append(g.deletes, snapKey(s.h))
+			g.deletes = append(g.deletes, model.SnapKey(s.h))
 			g.res.SnapshotsForgotten++
 		}
 	}
@@ -296,7 +297,7 @@ func (r *Repo) trimSnapshots(ctx context.Context, g *gcRun) error {
 }
 
 // trimCheckpoints marks live the checkpoints retention keeps (see
-// keepCheckpoint) and deletes the records of the others that nothing
+// model.KeepCheckpoint) and deletes the records of the others that nothing
 // else keeps, listing them in the result, oldest first.
 func (r *Repo) trimCheckpoints(ctx context.Context, g *gcRun) error {
 	cps, err := r.checkpoints(ctx)
@@ -311,7 +312,7 @@ func (r *Repo) trimCheckpoints(ctx context.Context, g *gcRun) error {
 	var dropped []Checkpoint
 	for _, c := range cps {
 		h, _ := cas.ParseHash(c.ID) // checked by checkpoints
-		if keepCheckpoint(c, forgotten[c.Session], g.o, g.now) {
+		if model.KeepCheckpoint(c, forgotten[c.Session], g.o, g.now) {
 			g.live[h] = true
 		} else if !g.live[h] {
 			dropped = append(dropped, c)
@@ -322,7 +323,7 @@ func (r *Repo) trimCheckpoints(ctx context.Context, g *gcRun) error {
 		if g.live[h] {
 			continue // also the newest checkpoint, or needed otherwise
 		}
-		g.deletes = append(g.deletes, checkpointKey(h))
+		g.deletes = append(g.deletes, model.CheckpointKey(h))
 		g.res.Checkpoints = append(g.res.Checkpoints, c)
 	}
 	return nil
@@ -439,7 +440,7 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 		if err != nil {
 			return err
 		}
-		if err := r.commit(ctx, []cas.Entry{sessionEntry(sess)}, dead); err != nil {
+		if err := r.commit(ctx, []cas.Entry{model.SessionEntry(sess)}, dead); err != nil {
 			return err
 		}
 	}
@@ -461,5 +462,5 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 	if err != nil {
 		return err
 	}
-	return r.backend.Set(ctx, cas.Entry{Key: []byte(keyGC), Value: encodeJSON(gcRecord{Time: time.Now().UTC(), Size: res.SizeAfter})})
+	return r.backend.Set(ctx, cas.Entry{Key: []byte(keyGC), Value: model.EncodeJSON(gcRecord{Time: time.Now().UTC(), Size: res.SizeAfter})})
 }

@@ -2,66 +2,18 @@ package turnback
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/walker"
-	"github.com/turnback/turnback/walker/gitindex"
 	"github.com/turnback/turnback/watch"
 )
 
-// A command that starts a watch daemon while its own capture runs (the
-// daemon then builds its watcher meanwhile: StartWatcher) can hand that
-// capture over, so that the daemon, once it has the store, needs no
-// first capture of its own (Repo.Watch):
-//
-//   - The command arms its Repo (handoff.Arm, package internal/handoff)
-//     before it captures. Each capture then notes, as it goes, the
-//     directories it lists before the daemon has said that it watches
-//     every directory (Handoff.Built).
-//   - A directory listed after that was listed with its watch in place:
-//     whatever changed in it after the listing, the watcher reports
-//     (watch.Watcher.CountFromStart counts the events that came during
-//     the build). One listed before may have changed unseen.
-//   - The directories below an early one that the capture listed after
-//     that were reached through the early one's handle and under its
-//     ignore files as they were when it was listed: a directory moved
-//     or replaced at its path, or rules that changed, before its watch
-//     was added, no event reports. So each early directory's print
-//     (handoff.DirPrint: its identity and ignore files) is taken when it is
-//     listed and again after the re-list (below): any difference, and
-//     no handoff is written.
-//   - After a capture, if the daemon has said so, the command writes the
-//     handoff file in the store directory (atomically): the capture's
-//     root, its settings, the directories listed too early, the counts
-//     of its trees (walker.TreeTotals.AppendPlain) and the daemon's pid.
-//     Each armed capture first removes the file an earlier one left
-//     (and Watch removes it when a command's capture is its base
-//     already): a handoff nobody took must not wait for a later daemon
-//     that gets the same pid.
-//   - The daemon, in Watch, takes the file (and removes it). If it names
-//     this process and this work tree, was made with the same settings,
-//     its root is in the store and the watcher has not doubted, the root
-//     is the base and the directories listed too early are dirty, with
-//     everything the watcher reported since: the first capture reads
-//     those alone. Otherwise Watch makes its first capture as without a
-//     handoff.
-
-// handoffName is the handoff file in the store directory.
-const handoffName = "watch-handoff"
-
-// handoffVersion is the version of handoffDoc.
-const handoffVersion = 2
-
-// maxHandoffDirs bounds the directories listed too early that a handoff
-// carries: beyond it the daemon's first capture might as well read
-// everything, and no handoff is written.
-const maxHandoffDirs = 1 << 16
+// A command that starts a watch daemon while its own capture runs can
+// hand that capture over to it: the protocol and the handoff file are
+// in package internal/handoff. Here are the parts that need the Repo.
 
 // armHandoff is handoff.Arm: it arms r for handing its captures over
 // and returns the Handoff (see package internal/handoff).
@@ -75,29 +27,6 @@ func (r *Repo) armHandoff() *handoff.Handoff {
 }
 
 func init() { handoff.Arm = func(repo any) *handoff.Handoff { return repo.(*Repo).armHandoff() } }
-
-// handoffDoc is the handoff file.
-type handoffDoc struct {
-	Version       int    `json:"version"`
-	WorkTree      string `json:"work_tree"`
-	Daemon        int    `json:"daemon_pid"`
-	Root          string `json:"root"`
-	SizeLimit     int64  `json:"size_limit"`
-	LargeDirFiles int    `json:"large_dir_files"`
-	// Early: the directories the capture listed before every directory
-	// was watched.
-	Early []string `json:"early"`
-	// Totals: walker.TreeTotals.AppendPlain of the capture's trees.
-	Totals []byte `json:"totals"`
-	// Index: the git index versions the capture was made under
-	// (walker.GitIndexes.Stamps): the daemon's next capture reads only
-	// what changed if they are still current.
-	Index []gitindex.Stamp `json:"index,omitempty"`
-	// Skipped: what the capture skipped (walker.Result.Skipped), which
-	// the daemon's incremental captures carry over for directories they
-	// do not read.
-	Skipped []walker.Ignored `json:"skipped,omitempty"`
-}
 
 // prepareHandoff sets opts up for a capture that may be handed over:
 // it notes the directories listed too early (with their prints) and
@@ -113,7 +42,7 @@ func (r *Repo) prepareHandoff(opts *walker.Options) *handoff.Handoff {
 	// stale from now on: a daemon with that pid (pid reuse, or a
 	// process running both sides) would take a base older than changes
 	// its watcher never saw. This capture writes its own, or none.
-	_ = os.Remove(filepath.Join(r.storeDir, handoffName))
+	handoff.Remove(r.storeDir)
 	opts.Listing = h.Listing
 	opts.Totals = walker.NewTreeTotals()
 	return h
@@ -164,74 +93,37 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *handoff.Hando
 		early = h.Early() // none: listed once built
 		res = res2
 	}
-	if len(early) > maxHandoffDirs {
+	if len(early) > handoff.MaxDirs {
 		return
 	}
-	doc := handoffDoc{Version: handoffVersion, WorkTree: r.workTree, Daemon: pid, Root: res.Root.String(), Index: r.gitIdx.Stamps(res.Root), Skipped: res.Skipped,
-		SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles, Early: early, Totals: opts.Totals.AppendPlain(nil)}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return
-	}
-	p := filepath.Join(r.storeDir, handoffName)
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		_ = os.Remove(tmp)
-		return
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		_ = os.Remove(tmp)
-	}
+	handoff.Write(r.storeDir, handoff.Doc{WorkTree: r.workTree, Daemon: pid, Root: res.Root.String(), Index: r.gitIdx.Stamps(res.Root), Skipped: res.Skipped,
+		SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles, Early: early, Totals: opts.Totals.AppendPlain(nil)})
 }
 
-// errNoHandoff: no usable handoff (the reason is in the wrapping error).
-var errNoHandoff = errors.New("no handoff")
-
 // takeHandoff reads and removes the handoff file and, if it is this
-// daemon's and can be trusted (see the top of this file), makes its
+// daemon's and can be trusted (see package internal/handoff), makes its
 // capture ws's base and returns how many directories the first capture
 // reads again.
 // ws's watcher was built by StartWatcher, and no capture took it yet.
 func (r *Repo) takeHandoff(ctx context.Context, ws *watchState) (int, error) {
-	p := filepath.Join(r.storeDir, handoffName)
-	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("%w: the command left none", errNoHandoff)
-	}
-	_ = os.Remove(p)
+	doc, err := handoff.Read(r.storeDir, r.workTree, r.opts.SizeLimit, r.opts.LargeDirFiles)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", errNoHandoff, err)
-	}
-	var doc handoffDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", errNoHandoff, p, err)
-	}
-	switch {
-	case doc.Version != handoffVersion:
-		return 0, fmt.Errorf("%w: version %d", errNoHandoff, doc.Version)
-	case doc.Daemon != os.Getpid():
-		return 0, fmt.Errorf("%w: it is for process %d", errNoHandoff, doc.Daemon)
-	case doc.WorkTree != r.workTree:
-		return 0, fmt.Errorf("%w: it is for %s", errNoHandoff, doc.WorkTree)
-	case doc.SizeLimit != r.opts.SizeLimit || doc.LargeDirFiles != r.opts.LargeDirFiles:
-		return 0, fmt.Errorf("%w: capture settings (size limit or large-directory rule) differ", errNoHandoff)
-	case len(doc.Early) > maxHandoffDirs:
-		return 0, fmt.Errorf("%w: %d directories listed too early", errNoHandoff, len(doc.Early))
+		return 0, err
 	}
 	root, err := cas.ParseHash(doc.Root)
 	if err != nil {
-		return 0, fmt.Errorf("%w: root: %v", errNoHandoff, err)
+		return 0, fmt.Errorf("%w: root: %v", handoff.ErrNone, err)
 	}
 	if ok, err := r.store.HasContent(ctx, root); err != nil || !ok {
-		return 0, fmt.Errorf("%w: its root %s is not in the store (%v)", errNoHandoff, root.Short(), err)
+		return 0, fmt.Errorf("%w: its root %s is not in the store (%v)", handoff.ErrNone, root.Short(), err)
 	}
 	// Totals depend on a tree's content alone: loading them is harmless
 	// even if the handoff is not used after all.
 	if err := ws.totals.LoadPlain(doc.Totals); err != nil {
-		return 0, fmt.Errorf("%w: %v", errNoHandoff, err)
+		return 0, fmt.Errorf("%w: %v", handoff.ErrNone, err)
 	}
 	if !ws.w.CountFromStart() {
-		return 0, fmt.Errorf("%w: the watcher was in doubt", errNoHandoff)
+		return 0, fmt.Errorf("%w: the watcher was in doubt", handoff.ErrNone)
 	}
 	dirs := make(map[string]bool, len(doc.Early))
 	for _, d := range doc.Early {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -282,7 +283,7 @@ func TestHandoffStale(t *testing.T) {
 	h1.Started(os.Getpid())
 	h1.Built()
 	commandSnap(t, c1)
-	if _, err := os.Stat(filepath.Join(store, handoffName)); err != nil {
+	if _, err := os.Stat(filepath.Join(store, handoff.Name)); err != nil {
 		t.Fatalf("the first command wrote no handoff: %v", err)
 	}
 	// Later: a change, then a command whose daemon is built after its

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/testtier"
 )
 
@@ -108,7 +109,7 @@ func runHandoff(t *testing.T, seed uint64) bool {
 		built <- w
 	}()
 	commandSnap(t, cli)
-	_, statErr := os.Stat(filepath.Join(store, handoffName))
+	_, statErr := os.Stat(filepath.Join(store, handoff.Name))
 	w := <-built
 	if w == nil {
 		t.FailNow()
@@ -129,7 +130,7 @@ func runHandoff(t *testing.T, seed uint64) bool {
 	if ph.Handoff && statErr != nil {
 		t.Fatal("the handoff was used, but the command wrote none")
 	}
-	if _, err := os.Stat(filepath.Join(store, handoffName)); err == nil {
+	if _, err := os.Stat(filepath.Join(store, handoff.Name)); err == nil {
 		t.Error("the handoff file is still there after Watch")
 	}
 	view, err := d.View(Options{Session: "snaps", LargeDirFiles: -1})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -47,7 +48,7 @@ func TestHostileTreeCycle(t *testing.T) {
 	err = r.backend.Set(ctx,
 		cas.Entry{Key: cas.BlobKey(loop), Value: append([]byte{0}, enc...)},
 		cas.Entry{Key: cas.BlobKey(garbage), Value: []byte{0, 0xff, 0xfe, 0x01}},
-		snapshotEntry(loop, kindCheckpoint, 0, 0, nil), snapshotEntry(garbage, kindCheckpoint, 0, 0, nil))
+		model.SnapshotEntry(loop, model.KindCheckpoint, 0, 0, nil), model.SnapshotEntry(garbage, model.KindCheckpoint, 0, 0, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/walker"
 )
 
@@ -38,7 +39,7 @@ type skipStamp struct {
 }
 
 func skipsKey(session string, n int) []byte {
-	return []byte(prefixSkips + session + "/" + fmt.Sprintf(turnNumFmt, n))
+	return []byte(prefixSkips + session + "/" + fmt.Sprintf(model.TurnNumFmt, n))
 }
 
 // statStamp is what lstat says of rel, "" if it is not there.
@@ -74,7 +75,7 @@ func (r *Repo) skipStampsEntry(n int, skipped []walker.Ignored) (cas.Entry, erro
 	if err != nil {
 		return cas.Entry{}, err
 	}
-	return cas.Entry{Key: skipsKey(r.session, n), Value: encodeJSON(s)}, nil
+	return cas.Entry{Key: skipsKey(r.session, n), Value: model.EncodeJSON(s)}, nil
 }
 
 // ignoredChanged returns the skipped paths whose stat data differ from

@@ -44,7 +44,7 @@ func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []in
 	}
 	sess.Redo = sess.Redo[:len(sess.Redo)-1]
 	sess.Turns = append(sess.Turns, nums...)
-	return r.commit(ctx, []cas.Entry{sessionEntry(sess)}, nil)
+	return r.commit(ctx, []cas.Entry{model.SessionEntry(sess)}, nil)
 }
 
 // stuckTurns counts the turns whose every changed path (perTurn) is in
@@ -81,7 +81,7 @@ func (r *Repo) keepEmptyPartial(ctx context.Context, out *RestoreResult) error {
 		return nil
 	}
 	sess.Redo = sess.Redo[:n-1]
-	return r.commit(ctx, []cas.Entry{sessionEntry(sess)}, nil)
+	return r.commit(ctx, []cas.Entry{model.SessionEntry(sess)}, nil)
 }
 
 // Uncaptured is a path a capture noted without its content

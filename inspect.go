@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 )
@@ -250,7 +251,7 @@ func (l localRepo) AllTurns(ctx context.Context) ([]SessionTurns, error) {
 }
 
 // turnsOf loads the turns of sess as Turns returns them.
-func (r *Repo) turnsOf(ctx context.Context, sess *sessionRecord) (turns, redo []*Turn, err error) {
+func (r *Repo) turnsOf(ctx context.Context, sess *model.SessionRecord) (turns, redo []*Turn, err error) {
 	for i := len(sess.Turns) - 1; i >= 0; i-- {
 		t, err := r.loadTurn(ctx, sess.Name, sess.Turns[i])
 		if err != nil {
@@ -351,8 +352,8 @@ func (l localRepo) Info(ctx context.Context) (*Info, error) {
 		sizes[h] = n
 		return n, nil
 	}
-	err = r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
-		h, err := cas.ParseHash(strings.TrimPrefix(string(k), prefixSnap))
+	err = r.backend.Scan(ctx, []byte(model.PrefixSnap), true, func(k, _ []byte) error {
+		h, err := cas.ParseHash(strings.TrimPrefix(string(k), model.PrefixSnap))
 		if err != nil {
 			return nil
 		}

@@ -12,53 +12,29 @@ package turnback
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/restore"
 )
 
-const prefixNotice = "m/notice/" // + session name -> Notice
-
 // NoticePaths is how many paths a notice entry keeps; the rest are
 // counted in More.
-const NoticePaths = 20
-
-// noticeEntries is how many entries a notice keeps (the oldest go).
-const noticeEntries = 20
-
-func noticeKey(session string) []byte { return []byte(prefixNotice + session) }
+const NoticePaths = model.NoticePaths
 
 // noticeEntry returns the record of the session's notice with one entry
 // added: op of turns, changing the paths of actions.
 func (r *Repo) noticeEntry(ctx context.Context, op string, turns []int, actions []restore.Action) (cas.Entry, error) {
 	n := &Notice{}
-	if _, err := r.getJSON(ctx, noticeKey(r.session), n); err != nil {
+	if _, err := r.getJSON(ctx, model.NoticeKey(r.session), n); err != nil {
 		return cas.Entry{}, err
 	}
-	var all []string
+	var paths []string
 	for _, a := range actions {
-		all = append(all, a.Path)
+		paths = append(paths, a.Path)
 	}
-	slices.Sort(all)
-	var paths []string // without a directory whose contents are listed
-	for _, p := range all {
-		i, _ := slices.BinarySearch(all, p+"/")
-		if i == len(all) || !strings.HasPrefix(all[i], p+"/") {
-			paths = append(paths, p)
-		}
-	}
-	e := NoticeEntry{Op: op, Turns: slices.Clone(turns), Paths: paths}
-	if len(paths) > NoticePaths {
-		e.Paths, e.More = paths[:NoticePaths], len(paths)-NoticePaths
-	}
-	n.Version = metaVersion
-	n.Entries = append(n.Entries, e)
-	if k := len(n.Entries) - noticeEntries; k > 0 {
-		n.Entries = n.Entries[k:]
-	}
-	return cas.Entry{Key: noticeKey(r.session), Value: encodeJSON(n)}, nil
+	n.Add(op, turns, paths)
+	return cas.Entry{Key: model.NoticeKey(r.session), Value: model.EncodeJSON(n)}, nil
 }
 
 // SnapNotice is Snap that, with take, also takes the session's notice:

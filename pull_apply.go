@@ -102,7 +102,7 @@ func (r *Repo) Pulled(ctx context.Context, session string) (*Pulled, error) {
 
 // validPulled returns the session's pulled record while it holds: the
 // session record is still the one the pull wrote. nil otherwise.
-func (r *Repo) validPulled(ctx context.Context, sess *sessionRecord) (*pulledRecord, error) {
+func (r *Repo) validPulled(ctx context.Context, sess *model.SessionRecord) (*pulledRecord, error) {
 	m := &pulledRecord{}
 	ok, err := r.getJSON(ctx, []byte(prefixPulled+sess.Name), m)
 	if err != nil || !ok || m.Rev != sess.Rev || m.Last != sess.Last || m.Base == m.Last {
@@ -115,7 +115,7 @@ func (r *Repo) validPulled(ctx context.Context, sess *sessionRecord) (*pulledRec
 // written as it is) leaves, or delete true when it leaves none: the
 // folder already is at the remote's last state, or nothing is known of
 // the folder (a new store: clone restores it itself).
-func (r *Repo) pulledEntry(ctx context.Context, remote *sessionRecord) (e cas.Entry, del bool, err error) {
+func (r *Repo) pulledEntry(ctx context.Context, remote *model.SessionRecord) (e cas.Entry, del bool, err error) {
 	local, err := r.loadSession(ctx, remote.Name)
 	if err != nil {
 		return e, false, err
@@ -149,12 +149,12 @@ func (r *Repo) pulledEntry(ctx context.Context, remote *sessionRecord) (e cas.En
 		}
 	}
 	slices.Sort(m.Turns)
-	return cas.Entry{Key: key, Value: encodeJSON(m)}, false, nil
+	return cas.Entry{Key: key, Value: model.EncodeJSON(m)}, false, nil
 }
 
 // pulledBase returns the state status and diff compare the session
 // with: the folder's, while a pull's record holds (see validPulled).
-func (r *Repo) pulledBase(ctx context.Context, sess *sessionRecord) (cas.Hash, bool, error) {
+func (r *Repo) pulledBase(ctx context.Context, sess *model.SessionRecord) (cas.Hash, bool, error) {
 	m, err := r.validPulled(ctx, sess)
 	if err != nil || m == nil {
 		return cas.Hash{}, false, err
@@ -337,14 +337,14 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 // keepPulled is gc's pulled record of session s, still valid after gc
 // rewrote s (a trim is not a change of the folder), and marks live the
 // state the folder was at: the apply's conflict check reads it.
-func keepPulled(m *pulledRecord, s *sessionRecord, live map[cas.Hash]bool) (cas.Entry, error) {
+func keepPulled(m *pulledRecord, s *model.SessionRecord, live map[cas.Hash]bool) (cas.Entry, error) {
 	base, err := cas.ParseHash(m.Base)
 	if err != nil {
 		return cas.Entry{}, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, s.Name, err)
 	}
 	live[base] = true
 	m.Rev = s.Rev
-	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: encodeJSON(m)}, nil
+	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: model.EncodeJSON(m)}, nil
 }
 
 // foreignOwner is e without its owner: the pulled trees record the

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // pullEnding is what a snap or end that rewrites sess ends: the
 // session's pending apply (validPulled), with the restore that still
 // brings the pulled turns in. nil when no pull is pending.
-func (r *Repo) pullEnding(ctx context.Context, sess *sessionRecord) (*PullEnded, error) {
+func (r *Repo) pullEnding(ctx context.Context, sess *model.SessionRecord) (*PullEnded, error) {
 	m, err := r.validPulled(ctx, sess)
 	if err != nil || m == nil {
 		return nil, err

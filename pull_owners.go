@@ -16,6 +16,7 @@ import (
 	"slices"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -40,7 +41,7 @@ func (r *Repo) foreignEntry(ctx context.Context, session string, turns []int) (c
 		}
 	}
 	slices.Sort(f.Turns)
-	return cas.Entry{Key: []byte(prefixForeign + session), Value: encodeJSON(f)}, nil
+	return cas.Entry{Key: []byte(prefixForeign + session), Value: model.EncodeJSON(f)}, nil
 }
 
 // foreignTurns are the session's turns that pull --apply brought in.
@@ -63,8 +64,8 @@ func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
 	if !ownersMatter || h.IsZero() {
 		return false, nil
 	}
-	rec := &snapshotRecord{}
-	_, err := r.getJSON(ctx, snapKey(h), rec)
+	rec := &model.SnapshotRecord{}
+	_, err := r.getJSON(ctx, model.SnapKey(h), rec)
 	return rec.Foreign, err
 }
 
@@ -94,15 +95,15 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	rec := &snapshotRecord{}
-	if ok, err := r.getJSON(ctx, snapKey(last), rec); err != nil {
+	rec := &model.SnapshotRecord{}
+	if ok, err := r.getJSON(ctx, model.SnapKey(last), rec); err != nil {
 		return err
 	} else if !ok {
-		rec = &snapshotRecord{Version: metaVersion, Kind: kindSnap}
+		rec = &model.SnapshotRecord{Version: model.MetaVersion, Kind: model.KindSnap}
 	}
 	rec.Foreign = false // the folder's owners
 	sess.Last = n.String()
-	return r.commit(ctx, []cas.Entry{{Key: snapKey(n), Value: encodeJSON(rec)}, sessionEntry(sess)}, nil)
+	return r.commit(ctx, []cas.Entry{{Key: model.SnapKey(n), Value: model.EncodeJSON(rec)}, model.SessionEntry(sess)}, nil)
 }
 
 // withOwners is state s with the owners of the folder's state folder:

@@ -78,11 +78,11 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		}
 	}
 	total := &RestoreResult{}
-	var steps []stepReport
+	var steps []model.StepReport
 	net := func() {
 		// Each path once, as the steps left it (a path two steps
 		// rewrote is one "restored").
-		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = netReport(steps)
+		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 		if len(total.Paths) > 0 {
 			total.Paths = sortedUnique(total.Paths)
 		}
@@ -105,7 +105,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		total.Turns += one.Turns
 		total.Moved = append(total.Moved, one.Moved...)
 		total.Paths = append(total.Paths, one.Paths...)
-		steps = append(steps, stepReport{one.Restored, one.Deleted, one.Created, one.Conflicts, one.NotRestorable})
+		steps = append(steps, model.StepReport{Restored: one.Restored, Deleted: one.Deleted, Created: one.Created, Conflicts: one.Conflicts, NotRestorable: one.NotRestorable})
 		if total.Checkpoint.IsZero() {
 			total.Checkpoint = one.Checkpoint
 		}
@@ -142,8 +142,8 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id, and it is the session's newest.
 	sess.Last = snap.Root.String()
-	writes = append(writes, sessionEntry(sess), snapshotEntry(snap.Root, kindSnap, snap.Stats.Files, snap.Stats.Bytes, skipInfoOf(snap.Skipped)),
-		cas.Entry{Key: []byte(keyLatest), Value: []byte(snap.Root.String())})
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped)),
+		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(snap.Root.String())})
 	return r.commit(ctx, writes, deletes)
 }
 
@@ -165,7 +165,7 @@ type redoStep struct {
 // the last one to the undo's checkpoint. A partial undo is redone at
 // once: every path that differs between what it left and its
 // checkpoint goes back to the checkpoint.
-func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, force bool) (*redoStep, error) {
+func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.Hash, force bool) (*redoStep, error) {
 	if len(sess.Redo) == 0 {
 		return nil, nil
 	}
@@ -255,7 +255,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 // from result: a path the user changed after the undo that this step
 // did not set is still a change (taking all of result would hide it,
 // and the next step would overwrite it without a conflict).
-func (r *Repo) redone(ctx context.Context, sess *sessionRecord, st *redoStep, result cas.Hash) error {
+func (r *Repo) redone(ctx context.Context, sess *model.SessionRecord, st *redoStep, result cas.Hash) error {
 	g := &sess.Redo[len(sess.Redo)-1]
 	if !g.IsPartial() {
 		sess.Turns = append(sess.Turns, g.Turns[0])
@@ -353,11 +353,11 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, opName("redo", st.turns), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, model.OpName("redo", st.turns), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		if err := r.redone(ctx, sess, st, result); err != nil {
 			return nil, nil, err
 		}
-		return []cas.Entry{sessionEntry(sess), notice}, nil, nil
+		return []cas.Entry{model.SessionEntry(sess), notice}, nil, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
@@ -390,7 +390,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	}
 	total := &Preview{}
 	var moved []*Turn
-	var steps []stepReport
+	var steps []model.StepReport
 	for i := 0; i < n; i++ {
 		st, err := r.planRedo(ctx, sess, now, force)
 		if err != nil {
@@ -404,14 +404,14 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 			return nil, err
 		}
 		if p.Stopped {
-			steps = append(steps, stepReport{conflicts: p.Conflicts})
+			steps = append(steps, model.StepReport{Conflicts: p.Conflicts})
 			total.Stopped = true
 			break
 		}
 		total.Turns += len(st.turns)
 		moved = append(moved, st.moved...)
 		total.Paths = append(total.Paths, st.paths...)
-		steps = append(steps, stepReport{p.Restored, p.Deleted, p.Created, p.Conflicts, p.NotRestorable})
+		steps = append(steps, model.StepReport{Restored: p.Restored, Deleted: p.Deleted, Created: p.Created, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable})
 		if now, err = r.predict(ctx, now, plan); err != nil {
 			return nil, err
 		}
@@ -420,7 +420,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		}
 	}
 	// Each path once, as the steps would leave it (see Redo).
-	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = netReport(steps)
+	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 	if len(total.Paths) > 0 {
 		total.Paths = sortedUnique(total.Paths)
 	}

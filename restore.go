@@ -159,8 +159,8 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, cpRec, snapshotEntry(cp, kindCheckpoint, 0, 0, skip), snapshotEntry(result, kindResult, 0, 0, skip),
-		cas.Entry{Key: []byte(keyLatest), Value: []byte(result.String())})
+	writes = append(writes, cpRec, model.SnapshotEntry(cp, model.KindCheckpoint, 0, 0, skip), model.SnapshotEntry(result, model.KindResult, 0, 0, skip),
+		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(result.String())})
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)

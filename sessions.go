@@ -70,7 +70,7 @@ func (l localRepo) FindSession(ctx context.Context, name string) (string, error)
 		return "", err
 	}
 	defer r.unlock()
-	if ok, err := r.getJSON(ctx, []byte(prefixSess+name), &sessionRecord{}); err != nil || ok {
+	if ok, err := r.getJSON(ctx, []byte(model.PrefixSess+name), &model.SessionRecord{}); err != nil || ok {
 		return name, err
 	}
 	list, err := r.sessionInfos(ctx)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // Session ids as agents make them (UUIDs), two of them sharing 8
@@ -233,14 +234,14 @@ func TestSessionsOfAStore(t *testing.T) {
 	r = open(DefaultSession, "")
 	defer r.Close()
 	var rec map[string]any
-	if _, err := r.getJSON(ctx, []byte(prefixSess+tsClaude), &rec); err != nil {
+	if _, err := r.getJSON(ctx, []byte(model.PrefixSess+tsClaude), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec["agent"] != "claude" {
 		t.Fatalf("session record: %v, want agent claude", rec)
 	}
 	delete(rec, "agent")
-	if err := r.backend.Set(ctx, cas.Entry{Key: []byte(prefixSess + tsClaude), Value: encodeJSON(rec)}); err != nil {
+	if err := r.backend.Set(ctx, cas.Entry{Key: []byte(model.PrefixSess + tsClaude), Value: model.EncodeJSON(rec)}); err != nil {
 		t.Fatal(err)
 	}
 

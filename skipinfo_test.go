@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // TestUndoLegacyNamedDirKept: a snapshot recorded before the evidence
@@ -44,8 +45,8 @@ func TestUndoLegacyNamedDirKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The record as a release before the evidence rules wrote it.
-	rec := snapshotRecord{Version: metaVersion, Kind: kindSnap, Files: 1, Bytes: 13}
-	if err := r.commit(ctx, []cas.Entry{{Key: snapKey(snap.Snapshot), Value: encodeJSON(rec)}}, nil); err != nil {
+	rec := model.SnapshotRecord{Version: model.MetaVersion, Kind: model.KindSnap, Files: 1, Bytes: 13}
+	if err := r.commit(ctx, []cas.Entry{{Key: model.SnapKey(snap.Snapshot), Value: model.EncodeJSON(rec)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()

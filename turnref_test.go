@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // TestParseTurnRef: what is a turn reference, what is malformed, and
@@ -117,7 +118,7 @@ func TestResolveRules(t *testing.T) {
 	twin1, _ := cas.ParseHash("abcd" + strings.Repeat("1", 60))
 	twin2, _ := cas.ParseHash("abcd" + strings.Repeat("2", 60))
 	lone, _ := cas.ParseHash("7" + strings.Repeat("3", 63))
-	if err := r.commit(ctx, []cas.Entry{snapshotEntry(twin1, kindSnap, 0, 0, nil), snapshotEntry(twin2, kindSnap, 0, 0, nil), snapshotEntry(lone, kindSnap, 0, 0, nil)}, nil); err != nil {
+	if err := r.commit(ctx, []cas.Entry{model.SnapshotEntry(twin1, model.KindSnap, 0, 0, nil), model.SnapshotEntry(twin2, model.KindSnap, 0, 0, nil), model.SnapshotEntry(lone, model.KindSnap, 0, 0, nil)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

@@ -75,7 +75,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if closed == nil { // the session is as stored, or has no record: none is made
 			return &RestoreResult{Nothing: true}, nil
 		}
-		if err := r.commit(ctx, append(writes, sessionEntry(sess)), deletes); err != nil {
+		if err := r.commit(ctx, append(writes, model.SessionEntry(sess)), deletes); err != nil {
 			return nil, err
 		}
 		return &RestoreResult{Nothing: true}, nil
@@ -162,11 +162,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if partial {
 		verb += " --path"
 	}
-	out, err := r.execute(ctx, opName(verb, nums), now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, model.OpName(verb, nums), now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
-		return append(writes, sessionEntry(sess), notice), deletes, nil
+		return append(writes, model.SessionEntry(sess), notice), deletes, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -65,8 +66,8 @@ func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) {
 	}
 	defer r.unlock()
 	var snaps []cas.Hash
-	err := r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
-		h, err := cas.ParseHash(string(k[len(prefixSnap):]))
+	err := r.backend.Scan(ctx, []byte(model.PrefixSnap), true, func(k, _ []byte) error {
+		h, err := cas.ParseHash(string(k[len(model.PrefixSnap):]))
 		if err != nil {
 			return fmt.Errorf("%w: snapshot key %q", cas.ErrCorrupt, k)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
@@ -259,23 +260,23 @@ func (r *Repo) Watch(ctx context.Context, o WatchOptions) error {
 	}
 	ws.built = true
 	ph.Commands = ws.early
-	handoff := errNoHandoff
+	handErr := handoff.ErrNone
 	if o.Watcher != nil && !ws.took {
 		// Built before the store was open: the command that started
 		// this daemon may have handed its capture over (handoff.go).
-		ph.HandoffDirs, handoff = r.takeHandoff(ctx, ws)
-		if handoff != nil {
-			ph.NoHandoff = handoff.Error()
+		ph.HandoffDirs, handErr = r.takeHandoff(ctx, ws)
+		if handErr != nil {
+			ph.NoHandoff = handErr.Error()
 		}
 	} else if o.Watcher != nil {
 		// A command's capture is the base already: a handoff left for
 		// this daemon is of no use, and must not wait for another
 		// process that may get this pid (takeHandoff).
-		_ = os.Remove(filepath.Join(r.storeDir, handoffName))
+		handoff.Remove(r.storeDir)
 	}
 	if ws.took && !ws.pending.Full {
 		ph.ByCommand = true
-		ph.Handoff = handoff == nil
+		ph.Handoff = handErr == nil
 	} else {
 		// A first full capture now, so that the first command is
 		// incremental already. It records nothing.

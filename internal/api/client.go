@@ -22,7 +22,7 @@ import (
 )
 
 // turnVersion is the version of the turn records a client makes (the
-// root's metaVersion).
+// MetaVersion of internal/model).
 const turnVersion = 1
 
 // ErrNotServed: nothing ran; the daemon is gone or stopping.

@@ -242,7 +242,7 @@ type Checkpoint struct {
 	// checkpoint sits between turn Turn and turn Turn+1.
 	Turn int `json:"turn"`
 	// Command, Paths and More: what made it and the paths it changed
-	// (see checkpointRecord; "" and none for older records).
+	// (see CheckpointRecord; "" and none for older records).
 	Command string   `json:"command"`
 	Paths   []string `json:"paths"`
 	More    int      `json:"more"`

@@ -1,23 +1,35 @@
 package model
 
-// The store's session record, and the keys of the records a copy of a
-// session elsewhere carries. The root package reads and writes them
-// (its records.go); internal/exchange carries them to a remote.
+// The store's metadata records: their keys, their types and how each
+// is encoded into a cas.Entry. Records are small JSON documents written
+// in one transaction per command, after every blob and tree they refer
+// to is flushed, so a crash leaves at most unreferenced blobs behind.
+// The root package reads and writes them (its records.go);
+// internal/exchange carries a session's to a remote.
 
 import (
+	"crypto/rand"
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/walker"
 )
+
+// MetaVersion is the version every record is written with.
+const MetaVersion = 1
 
 // Record keys.
 const (
-	KeyLatest        = "m/latest" // hex id of the newest recorded snapshot, any session
-	PrefixSnap       = "m/snap/"  // + hex id -> snapshot record
-	PrefixSess       = "m/sess/"  // + session name -> SessionRecord
-	PrefixTurn       = "m/turn/"  // + session + "/" + %012d -> Turn
-	PrefixCheckpoint = "m/cp/"    // + hex id -> checkpoint record
+	KeyLatest        = "m/latest"  // hex id of the newest recorded snapshot, any session
+	PrefixSnap       = "m/snap/"   // + hex id -> SnapshotRecord
+	PrefixSess       = "m/sess/"   // + session name -> SessionRecord
+	PrefixTurn       = "m/turn/"   // + session + "/" + %012d -> Turn
+	PrefixCheckpoint = "m/cp/"     // + hex id -> CheckpointRecord
+	PrefixNotice     = "m/notice/" // + session name -> Notice
 	TurnNumFmt       = "%012d"
 )
 
@@ -55,7 +67,7 @@ type SessionRecord struct {
 	RedoCleared   time.Time `json:"redo_cleared,omitzero"`
 	RedoClearedBy int       `json:"redo_cleared_by,omitempty"`
 	// Rev names this version of the record: every write gives it a new
-	// random one and appends the one before to Revs (the last maxRevs,
+	// random one and appends the one before to Revs (the last MaxRevs,
 	// oldest first). A pull compares them to tell which of two records
 	// came from the other (internal/exchange). Absent in stores written before.
 	Rev  string   `json:"rev,omitempty"`
@@ -91,4 +103,184 @@ func (s *SessionRecord) AllTurns() []int {
 		nums = append(nums, g.Turns...)
 	}
 	return nums
+}
+
+// MaxRevs bounds SessionRecord.Revs.
+const MaxRevs = 32
+
+// EncodeJSON is v in JSON, for the plain structs records are.
+func EncodeJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// Only plain structs are marshalled here; this cannot fail.
+		return []byte("{}")
+	}
+	return data
+}
+
+// TurnEntry is the record of turn t; it sets t's Version and ids.
+func TurnEntry(t *Turn) cas.Entry {
+	t.Version = MetaVersion
+	t.BeforeID = t.Before.String()
+	t.AfterID = ""
+	if !t.Open() {
+		t.AfterID = t.After.String()
+	}
+	return cas.Entry{Key: TurnKey(t.Session, t.N), Value: EncodeJSON(t)}
+}
+
+// SessionEntry is the record of session s; it gives s a new Rev and
+// keeps the one before in Revs.
+func SessionEntry(s *SessionRecord) cas.Entry {
+	s.Version = MetaVersion
+	if s.Rev != "" {
+		s.Revs = append(s.Revs, s.Rev)
+		if len(s.Revs) > MaxRevs {
+			s.Revs = append([]string(nil), s.Revs[len(s.Revs)-MaxRevs:]...)
+		}
+	}
+	s.Rev = rand.Text()[:16]
+	return cas.Entry{Key: []byte(PrefixSess + s.Name), Value: EncodeJSON(s)}
+}
+
+// SnapshotRecord registers a snapshot so ids can be listed, resolved by
+// prefix and kept by gc.
+type SnapshotRecord struct {
+	Version int       `json:"v"`
+	Kind    string    `json:"kind"` // "snap" (snap, end) or "checkpoint" / "result" (undo, redo, restore)
+	Time    time.Time `json:"time"`
+	Files   int64     `json:"files"`
+	Bytes   int64     `json:"bytes"`
+	// Rules is SkipRules for a snapshot whose capture judged directories
+	// by evidence; then Generated lists the directories it skipped for
+	// what they held (walker.Ignored of rule "evidence"). 0: recorded
+	// before, or for a state whose skips are unknown.
+	Rules     int      `json:"rules,omitempty"`
+	Generated []string `json:"generated,omitempty"`
+	// Foreign: a pull brought the state, which another machine
+	// captured; its owners are that machine's (the root's pull_owners.go).
+	Foreign bool `json:"foreign,omitempty"`
+}
+
+// Kinds of snapshot record.
+const (
+	KindSnap       = "snap"
+	KindCheckpoint = "checkpoint"
+	KindResult     = "result"
+)
+
+// SkipRules is SnapshotRecord.Rules of a snapshot captured under the
+// rules that judge a directory by what it holds (CACHEDIR.TAG, ...).
+const SkipRules = 2
+
+// SkipInfo is what a state's capture skipped that its tree cannot tell:
+// the directories skipped for what they held. A restore needs it to
+// leave them alone (internal/stateignore).
+type SkipInfo struct {
+	Generated []string
+}
+
+// SkipInfoOf picks the directories skipped by evidence from a capture's
+// Result.Skipped.
+func SkipInfoOf(skipped []walker.Ignored) *SkipInfo {
+	s := &SkipInfo{}
+	for _, ig := range skipped {
+		if ig.Rule == "evidence" {
+			s.Generated = append(s.Generated, ig.Path)
+		}
+	}
+	return s
+}
+
+// SnapshotEntry is the record of snapshot h; skip says what its capture
+// skipped for what it held (nil: unknown).
+func SnapshotEntry(h cas.Hash, kind string, files, bytes int64, skip *SkipInfo) cas.Entry {
+	rec := SnapshotRecord{Version: MetaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes}
+	if skip != nil {
+		rec.Rules, rec.Generated = SkipRules, skip.Generated
+	}
+	return cas.Entry{Key: SnapKey(h), Value: EncodeJSON(rec)}
+}
+
+// Checkpoints are the states undo, redo and restore replaced, printed to
+// the user as the way back ("turnback restore <checkpoint>"). Each one
+// gets a record under PrefixCheckpoint saying when it was made and where
+// it sits in its session's history: after turn Turn (the session's newest
+// turn number at that moment, undone or not), before turn Turn+1.
+//
+// Retention treats a checkpoint like the turns around it: gc drops it only
+// once retention has forgotten the turn after it (a turn numbered above
+// Turn; SessionRecord.Forgotten remembers the highest turn retention ever
+// forgot), or when it is older than the age limit, exactly as turns older
+// than the limit go. The newest checkpoint of the store is kept regardless,
+// as the newest turn is.
+
+// CheckpointRecord is one checkpoint's place in history.
+type CheckpointRecord struct {
+	Version int       `json:"v"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	// Turn is the session's newest turn number when the checkpoint was
+	// made (0: the session had no turn yet).
+	Turn int `json:"turn"`
+	// Command says what made it ("undo turn 3", "redo turn 3", "restore
+	// 1a2b3c4d5e6f"); Paths are the paths the command changed, whose
+	// earlier content the checkpoint holds (at most CheckpointPaths,
+	// More counts the rest). Empty in records made before them.
+	Command string   `json:"command,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+	More    int      `json:"more,omitempty"`
+}
+
+// CheckpointPaths is how many paths a checkpoint record names.
+const CheckpointPaths = 50
+
+// AddPath notes path p as changed by the checkpoint's command.
+func (rec *CheckpointRecord) AddPath(p string) {
+	if len(rec.Paths) == CheckpointPaths {
+		rec.More++
+		return
+	}
+	rec.Paths = append(rec.Paths, p)
+}
+
+// CheckpointEntry is the record rec of checkpoint cp.
+func CheckpointEntry(cp cas.Hash, rec CheckpointRecord) cas.Entry {
+	return cas.Entry{Key: CheckpointKey(cp), Value: EncodeJSON(rec)}
+}
+
+// DecodeCheckpoint decodes the checkpoint record k, v.
+func DecodeCheckpoint(k, v []byte) (Checkpoint, error) {
+	id := strings.TrimPrefix(string(k), PrefixCheckpoint)
+	if _, err := cas.ParseHash(id); err != nil {
+		return Checkpoint{}, fmt.Errorf("%w: checkpoint key %q", cas.ErrCorrupt, k)
+	}
+	var rec CheckpointRecord
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return Checkpoint{}, fmt.Errorf("%w: checkpoint %s: %v", cas.ErrCorrupt, id, err)
+	}
+	return Checkpoint{ID: id, Time: rec.Time, Session: rec.Session, Turn: rec.Turn,
+		Command: rec.Command, Paths: append([]string{}, rec.Paths...), More: rec.More}, nil
+}
+
+// OpName is what a checkpoint record says made it: verb and the turns
+// ("undo turns 2, 3").
+func OpName(verb string, turns []int) string {
+	s := make([]string, len(turns))
+	for i, n := range turns {
+		s[i] = strconv.Itoa(n)
+	}
+	if len(turns) == 1 {
+		return verb + " turn " + s[0]
+	}
+	return verb + " turns " + strings.Join(s, ", ")
+}
+
+// KeepCheckpoint applies retention to one checkpoint: forgotten is the
+// highest turn number retention has forgotten in its session.
+func KeepCheckpoint(c Checkpoint, forgotten int, o GCOptions, now time.Time) bool {
+	if c.Turn < forgotten {
+		return false // the turn after it is gone
+	}
+	return o.OlderThan < 0 || now.Sub(c.Time) <= o.OlderThan
 }

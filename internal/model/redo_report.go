@@ -1,4 +1,4 @@
-package turnback
+package model
 
 // What a redo of several steps reports: each path once, as the redo
 // leaves it.
@@ -9,18 +9,18 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
-// stepReport is one redo step's lists (RestoreResult or Preview).
-type stepReport struct {
-	restored, deleted, created []string
-	conflicts, notRestorable   []PathNote
+// StepReport is one redo step's lists (RestoreResult or Preview).
+type StepReport struct {
+	Restored, Deleted, Created []string
+	Conflicts, NotRestorable   []PathNote
 }
 
-// netReport merges the lists of the steps of one redo, oldest first:
+// NetReport merges the lists of the steps of one redo, oldest first:
 // a path any step rewrote, removed or brought back is listed once, by
 // whether it existed before the first step that touched it and after
 // the last (made then removed: not listed); a note on a path keeps the
 // last step's.
-func netReport(steps []stepReport) (restored, deleted, created []string, conflicts, notRestorable []PathNote) {
+func NetReport(steps []StepReport) (restored, deleted, created []string, conflicts, notRestorable []PathNote) {
 	type life struct{ before, after bool }
 	paths := map[string]*life{}
 	touch := func(ps []string, before, after bool) {
@@ -33,9 +33,9 @@ func netReport(steps []stepReport) (restored, deleted, created []string, conflic
 		}
 	}
 	for _, s := range steps {
-		touch(s.restored, true, true)
-		touch(s.deleted, true, false)
-		touch(s.created, false, true)
+		touch(s.Restored, true, true)
+		touch(s.Deleted, true, false)
+		touch(s.Created, false, true)
 	}
 	for p, l := range paths {
 		switch {
@@ -52,7 +52,7 @@ func netReport(steps []stepReport) (restored, deleted, created []string, conflic
 	}
 	var cs, ns [][]PathNote
 	for _, s := range steps {
-		cs, ns = append(cs, s.conflicts), append(ns, s.notRestorable)
+		cs, ns = append(cs, s.Conflicts), append(ns, s.NotRestorable)
 	}
 	return restored, deleted, created, lastNotes(cs), lastNotes(ns)
 }

@@ -1,0 +1,21 @@
+// Package stateignore says which paths a stored state ignores, so that
+// undo, redo and restore leave them alone (Drop).
+//
+// A path that is ignored in the state an undo, redo or restore starts
+// from, or in the state it goes to, is never deleted or rewritten: a turn
+// that un-ignored files (rewrote .gitignore) must not make its undo
+// delete them. Each state's rules are its own ignore files, read from
+// the stored tree, with the built-in rules and "inside an ignored
+// directory is ignored", as capture applies them, and the directories
+// its capture skipped for what they held (a CACHEDIR.TAG, ...), which
+// its snapshot record lists (model.SkipInfo): a tree cannot tell them
+// from directories that did not exist.
+//
+// # Terms
+//
+//   - Generated directory: one the capture skipped for what it held
+//     (evidence), listed in the state's snapshot record.
+//   - Legacy state: one recorded before the evidence rules; its skips
+//     are unknown, so a directory of a name skipped by name then
+//     (legacyNamed) that the tree lacks counts as skipped.
+package stateignore
