@@ -2,6 +2,8 @@ package turnback
 
 import (
 	"testing"
+
+	"github.com/turnback/turnback/internal/model"
 )
 
 // DropSnapRecords deletes every snapshot record of r's store, as a
@@ -10,7 +12,7 @@ func DropSnapRecords(t *testing.T, r *Repo) {
 	t.Helper()
 	ctx := t.Context()
 	var keys [][]byte
-	err := r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
+	err := r.backend.Scan(ctx, []byte(model.PrefixSnap), true, func(k, _ []byte) error {
 		keys = append(keys, append([]byte(nil), k...))
 		return nil
 	})
