@@ -252,11 +252,16 @@ func (l localRepo) AllTurns(ctx context.Context) ([]SessionTurns, error) {
 
 // turnsOf loads the turns of sess as Turns returns them.
 func (r *Repo) turnsOf(ctx context.Context, sess *model.SessionRecord) (turns, redo []*Turn, err error) {
+	pulled, err := r.validPulled(ctx, sess)
+	if err != nil {
+		return nil, nil, err
+	}
 	for i := len(sess.Turns) - 1; i >= 0; i-- {
 		t, err := r.loadTurn(ctx, sess.Name, sess.Turns[i])
 		if err != nil {
 			return nil, nil, err
 		}
+		t.Pulled = pulled != nil && slices.Contains(pulled.Turns, t.N)
 		for _, g := range sess.Redo {
 			if slices.Contains(g.Partial, t.N) {
 				t.PartlyUndone = append(t.PartlyUndone, g.Paths...)

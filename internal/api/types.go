@@ -105,6 +105,9 @@ type TurnJSON struct {
 	// PartlyUndone: the paths partial undos reverted of a turn still on
 	// the undo stack (Turn.PartlyUndone).
 	PartlyUndone []string `json:"partly_undone,omitempty"`
+	// Pulled: a pull brought the turn and the folder lacks it
+	// (Turn.Pulled).
+	Pulled bool `json:"pulled,omitempty"`
 }
 
 // NewTurnJSON is t as the API sends it (nil for nil).
@@ -114,7 +117,7 @@ func NewTurnJSON(t *model.Turn) *TurnJSON {
 	}
 	j := &TurnJSON{Session: t.Session, Turn: t.N, Message: t.Message, Meta: t.Meta, Before: t.Before.String(),
 		Open: t.Open(), Started: t.Started, Ended: t.Ended, ClosedBy: t.ClosedBy,
-		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, PartlyUndone: t.PartlyUndone}
+		Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, PartlyUndone: t.PartlyUndone, Pulled: t.Pulled}
 	if !t.Open() {
 		j.After = t.After.String()
 	}
@@ -136,7 +139,7 @@ func (j *TurnJSON) turn() (*model.Turn, error) {
 	}
 	t := &model.Turn{Version: turnVersion, Session: j.Session, N: j.Turn, Message: j.Message, Meta: j.Meta, BeforeID: j.Before,
 		AfterID: j.After, Started: j.Started, Ended: j.Ended, ClosedBy: j.ClosedBy,
-		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted, PartlyUndone: j.PartlyUndone}
+		Added: j.Added, Modified: j.Modified, Deleted: j.Deleted, PartlyUndone: j.PartlyUndone, Pulled: j.Pulled}
 	var err error
 	if t.Before, err = parseDocID(j.Before); err != nil {
 		return nil, err

@@ -227,6 +227,9 @@ type Turn struct {
 	// turn reverted while it stays on the undo stack: filled by Turns,
 	// not stored.
 	PartlyUndone []string `json:"-"`
+	// Pulled: a pull brought the turn and the folder lacks it (pull
+	// --apply or restore brings it in): filled by Turns, not stored.
+	Pulled bool `json:"-"`
 }
 
 // Open reports whether the turn has no after-state yet.

@@ -156,12 +156,14 @@ type TurnJSON struct {
 	// PartlyUndone: the paths undo --path reverted of a turn still on
 	// the undo stack.
 	PartlyUndone []string `json:"partly_undone,omitempty"`
+	// Pulled: a pull brought the turn and the folder lacks it.
+	Pulled bool `json:"pulled,omitempty"`
 }
 
 func TurnDoc(t *turnback.Turn, undone bool) TurnJSON {
 	d := TurnJSON{Turn: t.N, Before: t.Before.String(), Open: t.Open(), Undone: undone, Started: t.Started.Format(time.RFC3339),
 		ClosedBy: t.ClosedBy, Message: t.Message, Added: t.Added, Modified: t.Modified, Deleted: t.Deleted, Meta: t.Meta,
-		PartlyUndone: t.PartlyUndone}
+		PartlyUndone: t.PartlyUndone, Pulled: t.Pulled}
 	if !t.Open() {
 		d.After = t.After.String()
 		d.Ended = t.Ended.Format(time.RFC3339)

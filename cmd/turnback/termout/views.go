@@ -118,7 +118,16 @@ func logLine(t *turnback.Turn, undone bool, lost []string, loc *time.Location, c
 	// Padded as the plain text, so colour keeps the columns.
 	painted += strings.Repeat(" ", max(0, 16-len(counts)))
 	l := fmt.Sprintf("%s  %s  %-12s  %s  %s %s", turnNum(color, t.N, 4), t.Before.Short(), after, stamp(t.Started, loc), painted, SafeText(t.Message))
-	return strings.TrimRight(l+partlyNote(t.PartlyUndone)+UnprotectedNote(lost), " ")
+	return strings.TrimRight(l+pulledNote(t.Pulled)+partlyNote(t.PartlyUndone)+UnprotectedNote(lost), " ")
+}
+
+// pulledNote marks a log line of a turn a pull brought that the folder
+// lacks.
+func pulledNote(pulled bool) string {
+	if !pulled {
+		return ""
+	}
+	return "  [pulled, not in the folder]"
 }
 
 // partlyNote marks a log line of a turn undo --path partly undid.
