@@ -70,6 +70,7 @@ var markHelp = [][2]string{
 	{"u", "undone: r brings it back"},
 	{"p", "partly undone (undo of some paths)"},
 	{"!", "unprotected: content over the size limit undo cannot bring back"},
+	{"n", "not in the folder: pulled; turnback pull --apply brings it in"},
 	{"*", "working tree: your edits since the last snapshot"},
 }
 

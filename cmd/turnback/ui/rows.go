@@ -89,6 +89,8 @@ func (r row) mark() string {
 		return "p"
 	case r.undone:
 		return "u"
+	case r.turn.Pulled:
+		return "n"
 	}
 	return " "
 }

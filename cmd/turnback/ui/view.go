@@ -228,6 +228,8 @@ func (m *Model) headerLines(w int) []string {
 			h[0] += " · partly undone"
 		case t.Open():
 			h[0] += " · open"
+		case t.Pulled:
+			h[0] += " · pulled, not in the folder"
 		}
 		h[1] = termout.SafeText(t.Message)
 		h[2] = t.Started.In(m.loc()).Format("2006-01-02 15:04:05") + " (" + termout.Ago(t.Started, now) + ") · " + counts(t)
