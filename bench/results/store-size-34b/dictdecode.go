@@ -62,7 +62,7 @@ func main() {
 		return out
 	}
 	plain := encode("plain")
-	withDict := encode("dict")
+	withDict := encode("dict", zstd.WithEncoderDict(d))
 	decP, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	decD, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderDicts(d))
 	run := func(dec *zstd.Decoder, fr [][]byte) time.Duration {
