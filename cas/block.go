@@ -49,48 +49,45 @@ type blockMember struct {
 	off, len int
 }
 
-// block is a Writer's block being filled.
+// block holds a Writer's blocks being filled: one per group (see
+// WithBlockGroup, block_group.go), the group "" for files without one.
 type block struct {
-	mu      sync.Mutex
+	mu   sync.Mutex
+	open map[string]*openBlock
+	tick uint64 // counts additions: an open block's age
+}
+
+// openBlock is one block being filled.
+type openBlock struct {
 	content []byte
 	members []blockMember
+	last    uint64 // the tick of its last addition
 }
 
-// addToBlock puts data, the content of blob key, into w's block, and
-// writes the block once it is full.
-func (w *Writer) addToBlock(bp blockPutter, key, data []byte) error {
-	b := &w.block
-	b.mu.Lock()
-	if b.content == nil {
-		b.content = make([]byte, 0, blockTarget+blockMemberMax)
+// addToBlock puts data, the content of blob key, into the block of its
+// group (from ctx), and writes the blocks that are full.
+func (w *Writer) addToBlock(ctx context.Context, bp blockPutter, key, data []byte) error {
+	full := w.block.add(blockGroup(ctx), key, data)
+	for _, ob := range full {
+		if err := w.writeBlock(bp, ob.content, ob.members); err != nil {
+			return err
+		}
 	}
-	b.members = append(b.members, blockMember{key: key, off: len(b.content), len: len(data)})
-	b.content = append(b.content, data...)
-	if len(b.content) < blockTarget {
-		b.mu.Unlock()
-		return nil
-	}
-	content, members := b.content, b.members
-	b.content, b.members = nil, nil
-	b.mu.Unlock()
-	return w.writeBlock(bp, content, members)
+	return nil
 }
 
-// flushBlock writes the block being filled, if any.
+// flushBlock writes the blocks being filled, if any.
 func (w *Writer) flushBlock() error {
 	bp, ok := w.batch.(blockPutter)
 	if !ok {
 		return nil
 	}
-	b := &w.block
-	b.mu.Lock()
-	content, members := b.content, b.members
-	b.content, b.members = nil, nil
-	b.mu.Unlock()
-	if len(members) == 0 {
-		return nil
+	for _, ob := range w.block.drain() {
+		if err := w.writeBlock(bp, ob.content, ob.members); err != nil {
+			return err
+		}
 	}
-	return w.writeBlock(bp, content, members)
+	return nil
 }
 
 func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMember) error {

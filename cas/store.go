@@ -227,7 +227,7 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock boo
 		return nil
 	}
 	if bp, ok := w.batch.(blockPutter); ok && inBlock && len(data) <= blockMemberMax {
-		if err := w.addToBlock(bp, key, data); err != nil {
+		if err := w.addToBlock(ctx, bp, key, data); err != nil {
 			return err
 		}
 		w.count(func(s *WriteStats) { s.NewBlobs++ })
@@ -284,9 +284,7 @@ func (w *Writer) Flush() error {
 
 // Cancel drops pending writes.
 func (w *Writer) Cancel() {
-	w.block.mu.Lock()
-	w.block.content, w.block.members = nil, nil
-	w.block.mu.Unlock()
+	w.block.drain()
 	w.batch.Cancel()
 }
 

@@ -224,7 +224,9 @@ func (c *capture) file(ctx context.Context, d *dirh, p, name string, e manifest.
 		var n int64
 		var sums *LargeSums
 		if store {
-			h, n, err = c.w.PutFile(ctx, &countingReader{f: f, prog: c.prog}, before.Size())
+			// Files of one directory share blocks (cas/block_group.go).
+			gctx := cas.WithBlockGroup(ctx, p[:len(p)-len(name)])
+			h, n, err = c.w.PutFile(gctx, &countingReader{f: f, prog: c.prog}, before.Size())
 		} else {
 			h, n, sums, err = c.hashLarge(ctx, p, &countingReader{f: f, prog: c.prog}, before.Size())
 		}
