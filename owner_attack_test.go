@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas/s3/s3test"
+	"github.com/turnback/turnback/internal/remote"
 )
 
 // ownerOf is the uid and mode of path.
@@ -62,5 +64,81 @@ func TestUndoMergePulledNoSpecialBits(t *testing.T) {
 	}
 	if uid, mode := ownerOf(t, tool); mode != 0o755 {
 		t.Errorf("tool after undo --merge: uid %d mode %v, want 0755", uid, mode)
+	}
+}
+
+// cloneOwned: A, as root, records what setup does and pushes; B clones
+// into a folder user owns. It returns B, opened.
+func cloneOwned(t *testing.T, bucket string, user int, setup func(a *turnback.Repo, wa string)) *turnback.Repo {
+	t.Helper()
+	srv := s3test.Start(t)
+	ctx := t.Context()
+	c := srv.Client(t, bucket, "")
+	a, err := turnback.Open(ctx, t.TempDir(), turnback.Options{Store: t.TempDir(), Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	setup(a, a.WorkTree())
+	if _, err := remote.Push(ctx, a, c, remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wb := filepath.Join(t.TempDir(), "b")
+	must(t, os.Mkdir(wb, 0o755))
+	must(t, os.Chown(wb, user, user))
+	storeB := filepath.Join(t.TempDir(), "store")
+	if _, err := remote.Clone(ctx, c, srv.Config(bucket, ""), wb, turnback.Options{Store: storeB, Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := turnback.Open(ctx, wb, turnback.Options{Store: storeB, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// suidTurn records a turn of a that writes note.txt and a root-owned
+// setuid, setgid tool.
+func suidTurn(t *testing.T, a *turnback.Repo, wa string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := a.Snap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(wa, "note.txt"), []byte("note"), 0o644))
+	must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
+	must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	if _, err := a.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCloneRedoRemoteUndoKeepsOwners: the remote's session ends in an
+// undo (whole, or partial: --path tool), so the clone's redo stack and
+// its goal come from the remote. Root's redo in the clone gives tool
+// the folder's owner and no setuid or setgid bit.
+func TestCloneRedoRemoteUndoKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 1234
+	for _, paths := range [][]string{nil, {"tool"}} {
+		t.Run(strings.Join(append([]string{"undo"}, paths...), " "), func(t *testing.T) {
+			b := cloneOwned(t, "bucket-redo-remote-"+strings.Join(append([]string{"undo"}, paths...), "-"), user, func(a *turnback.Repo, wa string) {
+				suidTurn(t, a, wa)
+				if _, err := a.Undo(t.Context(), 1, turnback.UndoOptions{Paths: paths}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			ctx := t.Context()
+			if _, err := os.Lstat(filepath.Join(b.WorkTree(), "tool")); !os.IsNotExist(err) {
+				t.Fatalf("tool after the clone: %v, want none", err)
+			}
+			if res, err := b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+				t.Fatalf("redo: %+v %v", res, err)
+			}
+			checkOwned(t, b.WorkTree(), ownedTree{"tool": {user, 0o755}, "note.txt": {user, 0o644}})
+		})
 	}
 }

@@ -230,7 +230,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 		return nil, err
 	}
 	pulledGoal := !g.IsPartial() && len(g.Turns) > 1 && foreign[g.Turns[1]]
-	if !pulledGoal && !g.IsPartial() {
+	if !pulledGoal {
 		if pulledGoal, err = r.foreignState(ctx, goal); err != nil {
 			return nil, err
 		}
