@@ -139,6 +139,63 @@ func TestCloneRedoRemoteUndoKeepsOwners(t *testing.T) {
 				t.Fatalf("redo: %+v %v", res, err)
 			}
 			checkOwned(t, b.WorkTree(), ownedTree{"tool": {user, 0o755}, "note.txt": {user, 0o644}})
+			if st, err := b.Status(ctx); err != nil || len(st.Changes) != 0 {
+				t.Errorf("status after the redo: %+v %v, want no change", st, err)
+			}
 		})
+	}
+}
+
+// TestCloneUndoRedoNoModeNoise: root clones a session whose last turn
+// wrote a setuid, setgid tool, and turn 1 of which changed it back to
+// 0755 (tool is 06755 in turn 2's before-state). Undo and redo of the
+// cloned turns leave the folder as status then sees it: no mode or
+// owner change the folder did not make.
+func TestCloneUndoRedoNoModeNoise(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 1234
+	b := cloneOwned(t, "bucket-clone-noise", user, func(a *turnback.Repo, wa string) {
+		suidTurn(t, a, wa)
+		ctx := t.Context()
+		if _, err := a.Snap(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\necho\n"), 0o755))
+		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755))
+		if _, err := a.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ctx := t.Context()
+	for _, step := range []struct {
+		name string
+		do   func() (*turnback.RestoreResult, error)
+	}{
+		{"undo", func() (*turnback.RestoreResult, error) { return b.Undo(ctx, 1, turnback.UndoOptions{}) }},
+		{"redo", func() (*turnback.RestoreResult, error) { return b.Redo(ctx, 1, turnback.RedoOptions{}) }},
+		{"undo --path tool", func() (*turnback.RestoreResult, error) {
+			return b.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"tool"}})
+		}},
+		{"redo of the partial undo", func() (*turnback.RestoreResult, error) { return b.Redo(ctx, 1, turnback.RedoOptions{}) }},
+		{"undo 2", func() (*turnback.RestoreResult, error) { return b.Undo(ctx, 2, turnback.UndoOptions{}) }},
+		{"redo 2", func() (*turnback.RestoreResult, error) { return b.Redo(ctx, 2, turnback.RedoOptions{}) }},
+	} {
+		if res, err := step.do(); err != nil {
+			t.Fatalf("%s: %+v %v", step.name, res, err)
+		}
+		if fi, err := os.Lstat(filepath.Join(b.WorkTree(), "tool")); err == nil {
+			if uid, mode := ownerOf(t, filepath.Join(b.WorkTree(), "tool")); uid != user || mode != 0o755 {
+				t.Errorf("%s: tool is %d's, %v (%v)", step.name, uid, mode, fi.Mode())
+			}
+		}
+		st, err := b.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range st.Changes {
+			t.Errorf("status after %s: %s %s (%+v -> %+v)", step.name, c.What, c.Path, *c.Old, *c.New)
+		}
 	}
 }

@@ -106,17 +106,21 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 }
 
 // withOwners is state s with the owners of the folder's state folder:
-// a path both hold gets the folder's owner, a path only s holds none.
+// a path both hold gets the folder's owner (one s records without an
+// owner keeps none), a path only s holds none. Special bits the folder
+// lacks (a restore left them off) go too.
 func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash) (cas.Hash, error) {
 	edits := map[string]*manifest.Entry{}
 	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
 		o := c.Old
-		if o == nil || !o.Owned {
+		if o == nil {
 			return nil
 		}
 		e := *o
 		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
-			e.UID, e.GID = n.UID, n.GID
+			if o.Owned {
+				e.UID, e.GID = n.UID, n.GID
+			}
 			// The restore left off the setuid, setgid and sticky bits
 			// (foreignOwner): the folder's mode is the state's.
 			if n.Mode == o.Mode&^manifest.ModeSpecial {
