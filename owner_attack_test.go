@@ -3,6 +3,7 @@
 package turnback_test
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -197,5 +198,57 @@ func TestCloneUndoRedoNoModeNoise(t *testing.T) {
 		for _, c := range st.Changes {
 			t.Errorf("status after %s: %s %s (%+v -> %+v)", step.name, c.What, c.Path, *c.Old, *c.New)
 		}
+	}
+}
+
+// TestRecoverPulledUndoKeepsOwners: root's undo of a cloned turn stops
+// after its commit point (a fault placing tool); the next Open
+// finishes it from the journal. tool is the folder's owner's, without
+// the remote's setuid, setgid bits, and status shows no change.
+func TestRecoverPulledUndoKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 1234
+	b := cloneOwned(t, "bucket-recover-owner", user, func(a *turnback.Repo, wa string) {
+		suidTurn(t, a, wa)
+		ctx := t.Context()
+		if _, err := a.Snap(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\necho\n"), 0o755))
+		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755))
+		must(t, os.WriteFile(filepath.Join(wa, "note.txt"), []byte("note 2"), 0o644))
+		if _, err := a.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ctx := t.Context()
+	b.SetRestoreHook(func(step string) error {
+		if step == "place tool" {
+			return errors.New("injected fault")
+		}
+		return nil
+	})
+	if _, err := b.Undo(ctx, 1, turnback.UndoOptions{}); !errors.Is(err, turnback.ErrUnfinished) {
+		t.Fatalf("undo with a fault at tool: %v, want ErrUnfinished", err)
+	}
+	wb, store := b.WorkTree(), b.StoreDir()
+	b.Close()
+	b, err := turnback.Open(ctx, wb, turnback.Options{Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	checkOwned(t, wb, ownedTree{"tool": {user, 0o755}, "note.txt": {user, 0o644}})
+	if data, err := os.ReadFile(filepath.Join(wb, "tool")); err != nil || string(data) != "#!/bin/sh\n" {
+		t.Errorf("tool: %q %v, want turn 1's", data, err)
+	}
+	st, err := b.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Changes {
+		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
 	}
 }
