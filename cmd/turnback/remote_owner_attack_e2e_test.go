@@ -1,0 +1,85 @@
+//go:build unix
+
+package main
+
+import (
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/turnback/turnback/cas/s3/s3test"
+)
+
+// TestRemoteCLIRootDaemonKeepsOwners: as TestRemoteCLIRootKeepsOwners,
+// with a watch daemon serving the clone's commands: pull --apply,
+// undo, undo --path, redo and restore of states another machine
+// captured (root-owned setuid, setgid tools) leave every file the
+// user's, 0755, and status clean after each.
+func TestRemoteCLIRootDaemonKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	srv := s3test.Start(t)
+	const url, user = "s3://tb-owners-daemon/x", 1234
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url, "--create")
+	a.write("notes.txt", "one")
+	tool := func(name, data string) {
+		a.ok("snap")
+		a.write(name, data)
+		a.chmod(name, 0o755|fs.ModeSetuid|fs.ModeSetgid)
+		a.ok("end")
+		a.ok("push")
+	}
+	tool("tool", "#!/bin/sh\n")
+	b := remoteEnv(t, srv, "b")
+	if err := os.Chown(b.dir, user, user); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.exec(b.base, nil, "clone", url, b.dir, "--session", "default"); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	t.Cleanup(func() { b.run("watch", "--stop") })
+	b.ok("watch", "--detach")
+	check := func(step string, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			fi, err := os.Lstat(b.path(p))
+			if err != nil {
+				t.Fatalf("%s: %v", step, err)
+			}
+			st := fi.Sys().(*syscall.Stat_t)
+			want := fs.FileMode(0o755)
+			if p == "notes.txt" {
+				want = 0o644
+			}
+			if st.Uid != user || st.Gid != user || fi.Mode() != want {
+				t.Errorf("%s: %s: owner %d:%d mode %v, want %d:%d %v", step, p, st.Uid, st.Gid, fi.Mode(), user, user, want)
+			}
+		}
+		if r := b.ok("status"); !strings.HasPrefix(r.stdout, "no changes since ") {
+			t.Errorf("status after %s:\n%s", step, r.stdout)
+		}
+		if r := b.ok("diff"); r.stdout != "" {
+			t.Errorf("diff after %s:\n%s", step, r.stdout)
+		}
+	}
+	check("clone", "notes.txt", "tool")
+	tool("tool2", "#!/bin/sh\n")
+	tool("tool", "#!/bin/sh\necho\n")
+	b.ok("pull", "--apply")
+	check("pull --apply", "notes.txt", "tool", "tool2")
+	b.ok("undo", "--path", "tool")
+	check("undo --path tool", "notes.txt", "tool", "tool2")
+	b.ok("redo")
+	check("redo", "notes.txt", "tool", "tool2")
+	b.ok("undo", "2")
+	check("undo 2", "notes.txt", "tool")
+	b.ok("redo", "2")
+	check("redo 2", "notes.txt", "tool", "tool2")
+	b.ok("restore", "@2") // tool as turn 1 left it: status shows it
+	b.ok("restore", "@3")
+	check("restore @2, restore @3", "notes.txt", "tool", "tool2")
+}
