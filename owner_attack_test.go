@@ -252,3 +252,84 @@ func TestRecoverPulledUndoKeepsOwners(t *testing.T) {
 		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
 	}
 }
+
+// TestRecoverPulledApplyKeepsOwners: root's pull --apply stops after
+// its commit point (a fault placing sub/tool); the next Open finishes
+// it. The files are the folder owner's, no setuid or setgid bit, and
+// status shows no change the folder did not make.
+func TestRecoverPulledApplyKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 4321
+	f, wb := pullOwned(t, "bucket-recover-apply-owner", user, func(wa string) {
+		must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
+		must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
+		must(t, os.WriteFile(filepath.Join(wa, "sub", "tool"), []byte("#!/bin/sh\n"), 0o755))
+		must(t, os.Chmod(filepath.Join(wa, "sub", "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	})
+	ctx := t.Context()
+	f.b.SetRestoreHook(func(step string) error {
+		if step == "place sub/tool" {
+			return errors.New("injected fault")
+		}
+		return nil
+	})
+	if _, err := f.b.ApplyPulled(ctx, "", false); !errors.Is(err, turnback.ErrUnfinished) {
+		t.Fatalf("apply with a fault at sub/tool: %v, want ErrUnfinished", err)
+	}
+	store := f.b.StoreDir()
+	f.b.Close()
+	b, err := turnback.Open(ctx, wb, turnback.Options{Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	checkOwned(t, wb, ownedTree{"turn.txt": {user, 0o644}, "sub": {user, fs.ModeDir | 0o755}, "sub/tool": {user, 0o755}})
+	st, err := b.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Changes {
+		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
+	}
+}
+
+// TestRecoverRestorePulledLastKeepsOwners: as a clone's restore, root's
+// restore of the pulled session's last state stops after its commit
+// point; the next Open finishes it, and status is clean.
+func TestRecoverRestorePulledLastKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 4321
+	f, wb := pullOwned(t, "bucket-recover-restore-owner", user, func(wa string) {
+		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
+		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	})
+	ctx := t.Context()
+	f.b.SetRestoreHook(func(step string) error {
+		if step == "place tool" {
+			return errors.New("injected fault")
+		}
+		return nil
+	})
+	if _, err := f.b.Restore(ctx, "@6", turnback.RestoreOptions{}); !errors.Is(err, turnback.ErrUnfinished) {
+		t.Fatalf("restore with a fault at tool: %v, want ErrUnfinished", err)
+	}
+	store := f.b.StoreDir()
+	f.b.Close()
+	b, err := turnback.Open(ctx, wb, turnback.Options{Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	checkOwned(t, wb, ownedTree{"turn.txt": {user, 0o644}, "tool": {user, 0o755}})
+	st, err := b.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Changes {
+		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
+	}
+}

@@ -319,7 +319,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return nil, err
 	}
 	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
-		return []cas.Entry{foreign}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
+		return []cas.Entry{foreign, localizeEntry(sess.Name, last)}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)

@@ -14,6 +14,7 @@ package turnback
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -66,6 +67,36 @@ func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
 	rec := &snapshotRecord{}
 	_, err := r.getJSON(ctx, snapKey(h), rec)
 	return rec.Foreign, err
+}
+
+// prefixLocalize + session name -> a state id: a pseudo-record a
+// restore of a pulled state puts in its metadata batch. It is never
+// stored: commitMeta runs localizeLast for it once the batch is
+// committed, so that a restore a recovery finishes localizes too.
+const prefixLocalize = "m/localize/"
+
+// localizeEntry asks commitMeta to localize session's last state, if
+// it is last, once the restore is committed.
+func localizeEntry(session string, last cas.Hash) cas.Entry {
+	return cas.Entry{Key: []byte(prefixLocalize + session), Value: []byte(last.String())}
+}
+
+// localizeLater takes the localizeEntry records out of writes.
+func localizeLater(writes []cas.Entry) (rest []cas.Entry, later map[string]cas.Hash) {
+	for _, e := range writes {
+		s, ok := strings.CutPrefix(string(e.Key), prefixLocalize)
+		if !ok {
+			rest = append(rest, e)
+			continue
+		}
+		if h, err := cas.ParseHash(string(e.Value)); err == nil {
+			if later == nil {
+				later = map[string]cas.Hash{}
+			}
+			later[s] = h
+		}
+	}
+	return rest, later
 }
 
 // localizeLast gives the session's last state, which pull --apply (or

@@ -39,7 +39,16 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
-	return r.commit(ctx, m.Writes, m.Deletes)
+	writes, later := localizeLater(m.Writes)
+	if err := r.commit(ctx, writes, m.Deletes); err != nil {
+		return err
+	}
+	// The folder is as the restore left it (pull_owners.go). Best
+	// effort: the command that made the batch tries again and says why.
+	for s, h := range later {
+		_ = r.localizeLast(ctx, s, h)
+	}
+	return nil
 }
 
 // recoverRestore finishes or rolls back a restore a crash interrupted.
@@ -299,6 +308,9 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	}
 	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
+		if foreign {
+			return []cas.Entry{localizeEntry(r.session, h)}, del, err
+		}
 		return nil, del, err
 	})
 	if err != nil {
