@@ -333,3 +333,94 @@ func TestRecoverRestorePulledLastKeepsOwners(t *testing.T) {
 		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
 	}
 }
+
+// TestRestorePulledByIDKeepsOwners: root restores, by hex id, states a
+// clone brought: the remote's undo checkpoint (tool root's, 06755 in
+// it), and turn 1's after-state after a gc. tool is the folder owner's
+// and 0755 each time.
+func TestRestorePulledByIDKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 1234
+	var cp, after string
+	b := cloneOwned(t, "bucket-restore-byid", user, func(a *turnback.Repo, wa string) {
+		suidTurn(t, a, wa)
+		ctx := t.Context()
+		turns, _, err := a.Turns(ctx)
+		if err != nil || len(turns) != 1 {
+			t.Fatalf("turns: %v %v", turns, err)
+		}
+		after = turns[0].After.String()
+		res, err := a.Undo(ctx, 1, turnback.UndoOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp = res.Checkpoint.String()
+	})
+	ctx := t.Context()
+	for _, step := range []struct{ name, id string }{{"checkpoint", cp}, {"after gc", after}} {
+		if step.name == "after gc" {
+			must(t, os.Remove(filepath.Join(b.WorkTree(), "tool")))
+			if _, err := b.GC(ctx, turnback.GCOptions{Keep: 1, OlderThan: -1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if res, err := b.Restore(ctx, step.id[:12], turnback.RestoreOptions{}); err != nil {
+			t.Fatalf("%s: restore %s: %+v %v", step.name, step.id, res, err)
+		}
+		checkOwned(t, b.WorkTree(), ownedTree{"tool": {user, 0o755}, "note.txt": {user, 0o644}})
+	}
+}
+
+// TestCloneHostileRecordsKeepOwners: a remote whose snapshot records
+// say "foreign": false (in several spellings) is another machine's
+// all the same; and a clone pushed on and cloned again (a third store)
+// still is. Root's clone and its redo leave tool the user's, 0755.
+func TestCloneHostileRecordsKeepOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const user = 1234
+	b := cloneOwned(t, "bucket-hostile-records", user, func(a *turnback.Repo, wa string) {
+		suidTurn(t, a, wa)
+		if _, err := a.Undo(t.Context(), 1, turnback.UndoOptions{Paths: []string{"tool"}}); err != nil {
+			t.Fatal(err)
+		}
+		turnback.SetSnapRecords(t, a, `{"v":1,"kind":"snap","foreign":false,"Foreign":false,"FOREIGN":false,"foreign":false}`)
+	})
+	ctx := t.Context()
+	if _, err := b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkOwned(t, b.WorkTree(), ownedTree{"tool": {user, 0o755}, "note.txt": {user, 0o644}})
+	// B's session, undone again, goes on to a third store.
+	if _, err := b.Undo(ctx, 1, turnback.UndoOptions{Paths: []string{"tool"}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t)
+	cl := srv.Client(t, "bucket-hostile-records-3", "")
+	if _, err := remote.Push(ctx, b, cl, remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const user3 = 4321
+	wc := filepath.Join(t.TempDir(), "c")
+	must(t, os.Mkdir(wc, 0o755))
+	must(t, os.Chown(wc, user3, user3))
+	storeC := filepath.Join(t.TempDir(), "store")
+	if _, err := remote.Clone(ctx, cl, srv.Config("bucket-hostile-records-3", ""), wc, turnback.Options{Store: storeC, Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := turnback.Open(ctx, wc, turnback.Options{Store: storeC, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkOwned(t, wc, ownedTree{"tool": {user3, 0o755}, "note.txt": {user3, 0o644}})
+	if st, err := c.Status(ctx); err != nil || len(st.Changes) != 0 {
+		t.Errorf("status in the third store: %+v %v, want no change", st, err)
+	}
+}
