@@ -135,7 +135,7 @@ func (r *Repo) mergeOne(ctx context.Context, ours, base, theirs *manifest.Entry,
 	// The file keeps ours' owner: setuid, setgid and sticky stay as
 	// they are unless theirs was recorded with that owner (a pulled
 	// state's owner is another machine's, and not recorded).
-	if ownersMatter && !(theirs.Owned && ours.Owned && theirs.SameOwner(ours)) {
+	if !(theirs.Owned && ours.Owned && theirs.SameOwner(ours)) {
 		mode = mode&^manifest.ModeSpecial | ours.Mode&manifest.ModeSpecial
 	}
 	var text [3][]byte

@@ -59,9 +59,8 @@ func (r *Repo) foreignTurns(ctx context.Context, session string) (map[int]bool, 
 
 // foreignState reports whether a pull brought state h, which another
 // machine captured (its snapshot record says so: the import marks it).
-// Not as root, owners are neither set nor compared, and it is false.
 func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
-	if !ownersMatter || h.IsZero() {
+	if h.IsZero() {
 		return false, nil
 	}
 	rec := &snapshotRecord{}
@@ -103,11 +102,8 @@ func localizeLater(writes []cas.Entry) (rest []cas.Entry, later map[string]cas.H
 // a restore of a pulled state) just brought in as last, the folder's
 // owners (withOwners), so that status shows no owner change the folder
 // did not make. It runs after the restore, holding the store. Not as
-// root, owners are neither set nor compared, and nothing is done.
+// root, owners are not compared, but the modes are (foreignOwner).
 func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) error {
-	if !ownersMatter {
-		return nil
-	}
 	sess, err := r.loadSession(ctx, session)
 	if err != nil || sess.Last != last.String() {
 		return err

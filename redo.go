@@ -240,7 +240,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {
-			e = foreignOwner(e)
+			e = foreignTarget(e)
 		}
 		return e, err
 	}, st.res, force)

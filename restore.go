@@ -285,7 +285,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		n := c.New
 		if foreign {
-			if n = foreignOwner(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
+			if n = foreignTarget(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
 				return nil // only the owner differs
 			}
 		}

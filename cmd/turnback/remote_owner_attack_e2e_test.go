@@ -5,6 +5,7 @@ package main
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,4 +83,98 @@ func TestRemoteCLIRootDaemonKeepsOwners(t *testing.T) {
 	b.ok("restore", "@2") // tool as turn 1 left it: status shows it
 	b.ok("restore", "@3")
 	check("restore @2, restore @3", "notes.txt", "tool", "tool2")
+}
+
+// TestRemoteCLIUnprivilegedNoSpecialBits: a user (uid 65534, not root)
+// clones, pulls --apply, undoes and redoes states another machine
+// captured with a setuid, setgid tool. Not as root, turnback sets no
+// owner, but the remote's setuid and setgid bits must not come either:
+// the tool would run as this user for anyone who can run it. Status is
+// clean after each.
+func TestRemoteCLIUnprivilegedNoSpecialBits(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the binary as another user")
+	}
+	srv := s3test.Start(t)
+	const url, nobody = "s3://tb-unpriv-suid/x", 65534
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url, "--create")
+	tool := func(name, data string) {
+		a.ok("snap")
+		a.write(name, data)
+		a.chmod(name, 0o755|fs.ModeSetuid|fs.ModeSetgid)
+		a.ok("end")
+		a.ok("push")
+	}
+	tool("tool", "#!/bin/sh\n")
+	b := remoteEnv(t, srv, "b")
+	for p := b.base; p != "/"; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o055 != 0o055 {
+			if err := os.Chmod(p, fi.Mode().Perm()|0o055); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err := filepath.WalkDir(b.base, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(b.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.bin = filepath.Join(b.base, "turnback")
+	if err := os.WriteFile(b.bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := b.execCommand(args...)
+		cmd.Dir = b.base
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("turnback %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	owned := func(step string, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			fi, err := os.Lstat(b.path(p))
+			if err != nil {
+				t.Fatalf("%s: %v", step, err)
+			}
+			if st := fi.Sys().(*syscall.Stat_t); st.Uid != nobody || fi.Mode() != 0o755 {
+				t.Errorf("%s: %s: owner %d mode %v, want %d -rwxr-xr-x", step, p, st.Uid, fi.Mode(), nobody)
+			}
+		}
+	}
+	check := func(step string, paths ...string) {
+		t.Helper()
+		owned(step, paths...)
+		if out := run("-C", b.dir, "status"); !strings.HasPrefix(out, "no changes since ") {
+			t.Errorf("status after %s:\n%s", step, out)
+		}
+	}
+	run("clone", url, b.dir, "--session", "default")
+	check("clone", "tool")
+	tool("tool2", "#!/bin/sh\n")
+	tool("tool", "#!/bin/sh\necho\n")
+	run("-C", b.dir, "pull", "--apply")
+	check("pull --apply", "tool", "tool2")
+	run("-C", b.dir, "undo")
+	check("undo", "tool", "tool2")
+	run("-C", b.dir, "redo")
+	check("redo", "tool", "tool2")
+	run("-C", b.dir, "undo", "--path", "tool")
+	run("-C", b.dir, "redo")
+	check("undo --path tool, redo", "tool", "tool2")
+	run("-C", b.dir, "restore", "@1") // tool as turn 1 left it: status shows it
+	owned("restore @1", "tool")
 }
