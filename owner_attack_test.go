@@ -4,6 +4,7 @@ package turnback_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,18 +36,32 @@ func TestUndoMergePulledNoSpecialBits(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
-	f := newPullFixture(t, "bucket-undo-merge-suid")
+	for _, local := range []bool{false, true} {
+		t.Run(map[bool]string{false: "remote", true: "local"}[local], func(t *testing.T) { undoMergeSuid(t, local) })
+	}
+}
+
+// undoMergeSuid: with local, the pulled turns leave the mode alone and
+// root sets the setuid bit in the folder: the merge brings the pulled
+// state's lines into the file, which then keeps no special bit either
+// (as undo --force would write it).
+func undoMergeSuid(t *testing.T, local bool) {
+	f := newPullFixture(t, fmt.Sprintf("bucket-undo-merge-suid-%v", local))
 	ctx := t.Context()
 	lines := []string{"#!/bin/sh", "echo 1", "echo 2", "echo 3", "echo 4", "echo 5", "echo 6", "echo 7", ""}
 	f.turnBy(f.a, func(wa string) {
 		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte(strings.Join(lines, "\n")), 0o755))
-		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+		if !local {
+			must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+		}
 	})
 	f.turnBy(f.a, func(wa string) {
 		l := append([]string(nil), lines...)
 		l[1] = "echo one"
 		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte(strings.Join(l, "\n")), 0o755))
-		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755))
+		if !local {
+			must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755))
+		}
 	})
 	f.pushPull()
 	if res, err := f.b.ApplyPulled(ctx, "", false); err != nil {
@@ -56,6 +71,9 @@ func TestUndoMergePulledNoSpecialBits(t *testing.T) {
 	l := append([]string(nil), lines...)
 	l[1], l[7] = "echo one", "echo seven"
 	must(t, os.WriteFile(tool, []byte(strings.Join(l, "\n")), 0o755))
+	if local {
+		must(t, os.Chmod(tool, 0o755|fs.ModeSetuid))
+	}
 	res, err := f.b.Undo(ctx, 1, turnback.UndoOptions{Merge: turnback.MergeClean})
 	if err != nil {
 		t.Fatalf("undo --merge: %+v %v", res, err)
