@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -177,4 +178,97 @@ func TestRemoteCLIUnprivilegedNoSpecialBits(t *testing.T) {
 	check("undo --path tool, redo", "tool", "tool2")
 	run("-C", b.dir, "restore", "@1") // tool as turn 1 left it: status shows it
 	owned("restore @1", "tool")
+}
+
+// TestRemoteCLIRootCrashKeepsOwners: root's restore of a pulled
+// session's last state (what clone does) and undo of a pulled turn are
+// killed at every step in turn; the next command finishes or rolls
+// them back. Every file is the user's, no setuid or setgid bit
+// appears, and once the command is finished status is clean.
+func TestRemoteCLIRootCrashKeepsOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	srv := s3test.Start(t)
+	// url1 holds turn 1, url2 turns 1 and 2: a clone of url1 pulls
+	// turn 2 from url2.
+	const url1, url2, user = "s3://tb-owners-crash/one", "s3://tb-owners-crash/two", 1234
+	one, two := "#!/bin/sh\n", "#!/bin/sh\necho two\n"
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url1, "--create")
+	a.write("notes.txt", "notes")
+	tool := func(data string) {
+		a.ok("snap")
+		a.write("tool", data)
+		a.chmod("tool", 0o755|fs.ModeSetuid|fs.ModeSetgid)
+		a.write("notes.txt", data)
+		a.ok("end")
+		a.ok("push")
+	}
+	tool(one)
+	a.ok("remote", "set", url2)
+	a.ok("push")
+	tool(two)
+	check := func(b *cliEnv, step string) {
+		t.Helper()
+		err := filepath.WalkDir(b.dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			st := fi.Sys().(*syscall.Stat_t)
+			if st.Uid != user || st.Gid != user || fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+				t.Errorf("%s: %s: owner %d:%d mode %v", step, p, st.Uid, st.Gid, fi.Mode())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		op   []string
+		pull []string
+		done string // notes.txt once op is done
+	}{
+		{[]string{"restore", "@2"}, []string{"pull"}, two},
+		{[]string{"undo"}, []string{"pull", "--apply"}, one},
+	} {
+		name := strings.Join(c.op, " ")
+		steps := 0
+		for n := 1; ; n++ {
+			b := remoteEnv(t, srv, "b")
+			if err := os.Chown(b.dir, user, user); err != nil {
+				t.Fatal(err)
+			}
+			if r := b.exec(b.base, nil, "clone", url1, b.dir, "--session", "default"); r.code != 0 {
+				t.Fatalf("%s", r)
+			}
+			b.ok("remote", "set", url2)
+			b.ok(c.pull...)
+			cmd := b.with(fmt.Sprintf("TURNBACK_TEST_CRASH_AT=%d", n)).command(c.op...)
+			out, err := cmd.CombinedOutput()
+			step := fmt.Sprintf("%s killed at step %d", name, n)
+			if cmd.ProcessState == nil || err != nil && cmd.ProcessState.Exited() {
+				t.Fatalf("%s: %v\n%s", step, err, out)
+			}
+			if err == nil {
+				steps = n - 1
+				check(b, name)
+				break
+			}
+			st := b.ok("status") // finishes or rolls back the killed command
+			check(b, step)
+			if string(b.read("notes.txt")) == c.done && !strings.HasPrefix(st.stdout, "no changes since ") {
+				t.Errorf("%s: status after the recovery:\n%s", step, st.stdout)
+			}
+		}
+		if steps < 3 {
+			t.Fatalf("%s: %d steps, want more", name, steps)
+		}
+		t.Logf("%s: killed at each of %d steps", name, steps)
+	}
 }
