@@ -102,7 +102,7 @@ func localizeLater(writes []cas.Entry) (rest []cas.Entry, later map[string]cas.H
 // a restore of a pulled state) just brought in as last, the folder's
 // owners (withOwners), so that status shows no owner change the folder
 // did not make. It runs after the restore, holding the store. Not as
-// root, owners are not compared, but the modes are (foreignOwner).
+// root, owners are not compared, but modes are (foreignTarget).
 func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) error {
 	sess, err := r.loadSession(ctx, session)
 	if err != nil || sess.Last != last.String() {
@@ -133,21 +133,17 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 }
 
 // withOwners is state s with the owners of the folder's state folder:
-// a path both hold gets the folder's owner (one s records without an
-// owner keeps none), a path only s holds none. Special bits the folder
-// lacks (a restore left them off) go too.
+// a path both hold gets the folder's owner, a path only s holds none.
 func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash) (cas.Hash, error) {
 	edits := map[string]*manifest.Entry{}
 	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
 		o := c.Old
-		if o == nil {
+		if o == nil || !o.Owned {
 			return nil
 		}
 		e := *o
 		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
-			if o.Owned {
-				e.UID, e.GID = n.UID, n.GID
-			}
+			e.UID, e.GID = n.UID, n.GID
 			// The restore left off the setuid, setgid and sticky bits
 			// (foreignOwner): the folder's mode is the state's.
 			if n.Mode == o.Mode&^manifest.ModeSpecial {

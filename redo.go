@@ -157,7 +157,6 @@ type redoStep struct {
 	actions []restore.Action
 	ignored []PathNote
 	res     *RestoreResult // conflicts and parent directories
-	foreign bool           // its goal is a pulled state (pull_owners.go)
 }
 
 // planRedo plans the redo of the top of sess's redo stack from the state
@@ -236,7 +235,6 @@ func (r *Repo) planRedo(ctx context.Context, sess *sessionRecord, now cas.Hash, 
 			return nil, err
 		}
 	}
-	st.foreign = pulledGoal
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {
@@ -367,13 +365,6 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, overwritten(out, res.Conflicts)
 	out.Moved = st.moved
 	out.NotRestorable = append(out.NotRestorable, st.ignored...)
-	if st.foreign {
-		// The state the redo left takes the folder's owners and the
-		// modes the redo left: status then shows no change.
-		if err := r.localizeLast(ctx, r.session, out.Result); err != nil {
-			return out, fmt.Errorf("turnback: redo done; recording the folder's owners: %w", err)
-		}
-	}
 	return out, nil
 }
 

@@ -176,13 +176,6 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	out.Merged, out.Markers = merged.lists(out.Restored)
 	out.Moved = movedTurns(turns, perTurn, model.NoContent(out), partial)
-	if sc.foreign[turns[0].N] || foreignBase {
-		// As for a redo of a pulled state (redo.go): no owner or mode
-		// change the folder did not make.
-		if err := r.localizeLast(ctx, r.session, out.Result); err != nil {
-			return out, fmt.Errorf("turnback: undo done; recording the folder's owners: %w", err)
-		}
-	}
 	if partial {
 		out.Paths = specs
 		return out, r.keepEmptyPartial(ctx, out)
