@@ -132,6 +132,12 @@ func (r *Repo) mergeOne(ctx context.Context, ours, base, theirs *manifest.Entry,
 	default:
 		return nil, nil, "its permissions changed on both sides", nil
 	}
+	// The file keeps ours' owner and gets theirs' lines: no setuid,
+	// setgid or sticky bit unless theirs was recorded with that owner
+	// (a pulled state's owner is another machine's, and not recorded).
+	if !(theirs.Owned && ours.Owned && theirs.SameOwner(ours)) {
+		mode &^= manifest.ModeSpecial
+	}
 	var text [3][]byte
 	for i, e := range []*manifest.Entry{base, ours, theirs} {
 		rd, err := r.store.Open(ctx, e.Hash)

@@ -300,7 +300,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, last, p)
-		return foreignOwner(e), err
+		return foreignTarget(e), err
 	}, res, force)
 	if err != nil {
 		return nil, err
@@ -319,7 +319,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return nil, err
 	}
 	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
-		return []cas.Entry{foreign}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
+		return []cas.Entry{foreign, localizeEntry(sess.Name, last)}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
@@ -358,6 +358,18 @@ func foreignOwner(e *manifest.Entry) *manifest.Entry {
 	}
 	c := *e
 	c.Owned, c.UID, c.GID = false, 0, 0
+	return &c
+}
+
+// foreignTarget is foreignOwner(e) for an entry of a pulled state that
+// a restore writes. Not as root, the restore sets the mode as given:
+// the setuid, setgid and sticky bits go here.
+func foreignTarget(e *manifest.Entry) *manifest.Entry {
+	if ownersMatter || e == nil || e.Mode&manifest.ModeSpecial == 0 {
+		return foreignOwner(e)
+	}
+	c := *foreignOwner(e)
+	c.Mode &^= manifest.ModeSpecial
 	return &c
 }
 

@@ -14,6 +14,7 @@ package turnback
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
@@ -59,9 +60,8 @@ func (r *Repo) foreignTurns(ctx context.Context, session string) (map[int]bool, 
 
 // foreignState reports whether a pull brought state h, which another
 // machine captured (its snapshot record says so: the import marks it).
-// Not as root, owners are neither set nor compared, and it is false.
 func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
-	if !ownersMatter || h.IsZero() {
+	if h.IsZero() {
 		return false, nil
 	}
 	rec := &model.SnapshotRecord{}
@@ -69,15 +69,42 @@ func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
 	return rec.Foreign, err
 }
 
+// prefixLocalize + session name -> a state id: a pseudo-record a
+// restore of a pulled state puts in its metadata batch. It is never
+// stored: commitMeta runs localizeLast for it once the batch is
+// committed, so that a restore a recovery finishes localizes too.
+const prefixLocalize = "m/localize/"
+
+// localizeEntry asks commitMeta to localize session's last state, if
+// it is last, once the restore is committed.
+func localizeEntry(session string, last cas.Hash) cas.Entry {
+	return cas.Entry{Key: []byte(prefixLocalize + session), Value: []byte(last.String())}
+}
+
+// localizeLater takes the localizeEntry records out of writes.
+func localizeLater(writes []cas.Entry) (rest []cas.Entry, later map[string]cas.Hash) {
+	for _, e := range writes {
+		s, ok := strings.CutPrefix(string(e.Key), prefixLocalize)
+		if !ok {
+			rest = append(rest, e)
+			continue
+		}
+		if h, err := cas.ParseHash(string(e.Value)); err == nil {
+			if later == nil {
+				later = map[string]cas.Hash{}
+			}
+			later[s] = h
+		}
+	}
+	return rest, later
+}
+
 // localizeLast gives the session's last state, which pull --apply (or
 // a restore of a pulled state) just brought in as last, the folder's
 // owners (withOwners), so that status shows no owner change the folder
 // did not make. It runs after the restore, holding the store. Not as
-// root, owners are neither set nor compared, and nothing is done.
+// root, owners are not compared, but modes are (foreignTarget).
 func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) error {
-	if !ownersMatter {
-		return nil
-	}
 	sess, err := r.loadSession(ctx, session)
 	if err != nil || sess.Last != last.String() {
 		return err

@@ -230,7 +230,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 		return nil, err
 	}
 	pulledGoal := !g.IsPartial() && len(g.Turns) > 1 && foreign[g.Turns[1]]
-	if !pulledGoal && !g.IsPartial() {
+	if !pulledGoal {
 		if pulledGoal, err = r.foreignState(ctx, goal); err != nil {
 			return nil, err
 		}
@@ -238,7 +238,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {
-			e = foreignOwner(e)
+			e = foreignTarget(e)
 		}
 		return e, err
 	}, st.res, force)

@@ -39,7 +39,16 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
-	return r.commit(ctx, m.Writes, m.Deletes)
+	writes, later := localizeLater(m.Writes)
+	if err := r.commit(ctx, writes, m.Deletes); err != nil {
+		return err
+	}
+	// The folder is as the restore left it (pull_owners.go). Best
+	// effort: the command that made the batch tries again and says why.
+	for s, h := range later {
+		_ = r.localizeLast(ctx, s, h)
+	}
+	return nil
 }
 
 // recoverRestore finishes or rolls back a restore a crash interrupted.
@@ -132,6 +141,13 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 	changes := map[string]*manifest.Entry{}
 	for _, a := range plan.Actions {
 		changes[a.Path] = a.New
+		if a.New != nil && restore.DroppedSpecial(a.New) != 0 {
+			// Recorded as written: without the special bits the
+			// restore leaves off (no owner, or one unknown here).
+			e := *a.New
+			e.Mode &^= restore.DroppedSpecial(a.New)
+			changes[a.Path] = &e
+		}
 		if e, ok := orig[a.Path]; ok {
 			changes[a.Path] = e // restored from a reference: still not stored
 		}
@@ -269,7 +285,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		n := c.New
 		if foreign {
-			if n = foreignOwner(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
+			if n = foreignTarget(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
 				return nil // only the owner differs
 			}
 		}
@@ -292,6 +308,9 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	}
 	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
+		if foreign {
+			return []cas.Entry{localizeEntry(r.session, h)}, del, err
+		}
 		return nil, del, err
 	})
 	if err != nil {

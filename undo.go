@@ -100,7 +100,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, base, p)
 		if sc.foreign[turns[0].N] || foreignBase {
-			e = foreignOwner(e) // a pulled state: the path keeps its owner here
+			e = foreignTarget(e) // a pulled state: the path keeps its owner here
 		}
 		return e, err
 	}, res, force)
@@ -247,7 +247,7 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 			if hit {
 				sc.left[c.Path] = c.New
 				if foreign[t.N] {
-					sc.left[c.Path] = foreignOwner(c.New) // another machine's owner: not compared
+					sc.left[c.Path] = foreignTarget(c.New) // another machine's owner: not compared
 				}
 				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
 			}
