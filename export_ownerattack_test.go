@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // SetSnapRecords replaces the value of every snapshot record of r's
@@ -12,7 +13,7 @@ func SetSnapRecords(t *testing.T, r *Repo, v string) {
 	t.Helper()
 	ctx := t.Context()
 	var writes []cas.Entry
-	err := r.backend.Scan(ctx, []byte(prefixSnap), true, func(k, _ []byte) error {
+	err := r.backend.Scan(ctx, []byte(model.PrefixSnap), true, func(k, _ []byte) error {
 		writes = append(writes, cas.Entry{Key: append([]byte(nil), k...), Value: []byte(v)})
 		return nil
 	})
