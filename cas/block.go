@@ -92,6 +92,7 @@ func (w *Writer) flushBlock() error {
 
 func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMember) error {
 	stored := w.s.encodeBlock(content)
+	putBlockBuf(content) // stored is a copy
 	if err := bp.putBlock(stored, members); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cas
 import (
 	"context"
 	"sort"
+	"sync"
 )
 
 // Block groups: a capture reads many directories at once, so the files
@@ -50,7 +51,7 @@ func (b *block) add(group string, key, data []byte) []*openBlock {
 	}
 	ob := b.open[group] // after the spill, which may have made group ""'s
 	if ob == nil {
-		ob = &openBlock{content: make([]byte, 0, min(blockTarget+blockMemberMax, 2*len(data)+4<<10))}
+		ob = &openBlock{content: getBlockBuf()}
 		b.open[group] = ob
 	}
 	b.tick++
@@ -105,6 +106,27 @@ func (ob *openBlock) merge(o *openBlock) {
 	}
 	ob.content = append(ob.content, o.content...)
 	ob.last = max(ob.last, o.last)
+	putBlockBuf(o.content)
+}
+
+// blockBufs recycles the content buffers of blocks: one of the largest
+// block's size per block would be allocated otherwise, and a capture of
+// a million files fills some 90,000.
+var blockBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, blockTarget+blockMemberMax)
+	return &b
+}}
+
+func getBlockBuf() []byte { return (*blockBufs.Get().(*[]byte))[:0] }
+
+// putBlockBuf recycles b, once nothing refers to it. Content grown past
+// the usual bound (not expected) is left to the collector.
+func putBlockBuf(b []byte) {
+	if cap(b) != blockTarget+blockMemberMax {
+		return
+	}
+	b = b[:0]
+	blockBufs.Put(&b)
 }
 
 // drain empties b and returns its blocks for writing: the open blocks,

@@ -284,7 +284,9 @@ func (w *Writer) Flush() error {
 
 // Cancel drops pending writes.
 func (w *Writer) Cancel() {
-	w.block.drain()
+	w.block.mu.Lock()
+	w.block.open = nil
+	w.block.mu.Unlock()
 	w.batch.Cancel()
 }
 

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"math/rand/v2"
 	"fmt"
 	"io/fs"
 	"os"
@@ -63,6 +64,7 @@ func main() {
 		only = os.Args[2]
 	}
 	largeLevel := zstd.SpeedDefault
+	groupDir := false
 	run := func(name string, lv zstd.EncoderLevel, byExt bool, d []byte, dictLarge bool) {
 		if only != "" && !strings.Contains(name, only) {
 			return
@@ -87,6 +89,8 @@ func main() {
 		var enct time.Duration
 		var frames [][]byte
 		cur := map[string][]byte{}
+		last := map[string]int{}
+		seq := 0
 		flush := func(k string) {
 			if len(cur[k]) == 0 {
 				return
@@ -116,6 +120,26 @@ func main() {
 				continue
 			}
 			k := ""
+			if groupDir {
+				k = filepath.Dir(f.path)
+				if cur[k] == nil && len(cur) >= 32 {
+					// evict the group appended to longest ago
+					old, oldAt := "", int(^uint(0)>>1)
+					for g := range cur {
+						if g != "spill" && last[g] < oldAt {
+							old, oldAt = g, last[g]
+						}
+					}
+					cur["spill"] = append(cur["spill"], cur[old]...)
+					delete(cur, old)
+					if len(cur["spill"]) >= blockTarget {
+						flush("spill")
+						delete(cur, "spill")
+					}
+				}
+				last[k] = seq
+				seq++
+			}
 			if byExt {
 				k = filepath.Ext(f.path)
 				if len(cur) > 16 && cur[k] == nil {
@@ -125,6 +149,9 @@ func main() {
 			cur[k] = append(cur[k], f.data...)
 			if len(cur[k]) >= blockTarget {
 				flush(k)
+				if groupDir {
+					delete(cur, k)
+				}
 			}
 		}
 		for k := range cur {
@@ -146,6 +173,25 @@ func main() {
 	}
 	run("base", zstd.SpeedDefault, false, nil, false)
 	run("ext", zstd.SpeedDefault, true, nil, false)
+	// Files arrive from 16 workers, not in walk order: shuffle within
+	// windows of w files to see what locality is worth.
+	for _, w := range []int{16, 64, 256} {
+		if only != "" && !strings.Contains("shuffle", only) {
+			break
+		}
+		orig := files
+		files = append([]file(nil), orig...)
+		rng := rand.New(rand.NewPCG(1, uint64(w)))
+		for i := 0; i < len(files); i += w {
+			part := files[i:min(len(files), i+w)]
+			rng.Shuffle(len(part), func(a, b int) { part[a], part[b] = part[b], part[a] })
+		}
+		run(fmt.Sprintf("shuffle%d", w), zstd.SpeedDefault, false, nil, false)
+		groupDir = true
+		run(fmt.Sprintf("shuffle%d+dirgroups", w), zstd.SpeedDefault, false, nil, false)
+		groupDir = false
+		files = orig
+	}
 	run("better", zstd.SpeedBetterCompression, false, nil, false)
 	largeLevel = zstd.SpeedBetterCompression
 	run("largebetter", zstd.SpeedDefault, false, nil, false)
