@@ -133,24 +133,29 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 	return r.commit(ctx, []cas.Entry{{Key: model.SnapKey(n), Value: model.EncodeJSON(rec)}, model.SessionEntry(sess)}, nil)
 }
 
-// withOwners is state s with the owners of the folder's state folder:
-// a path both hold gets the folder's owner, a path only s holds none.
+// withOwners is state s, which another machine captured, made the
+// folder's (the folder's state is folder), so that it can be recorded
+// as a local state: a path the folder holds with the same content
+// takes the folder's owner and mode; any other path takes the folder's
+// owner if it holds one of the same kind (else none) and loses the
+// setuid, setgid and sticky bits, which are the other machine's.
 func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash) (cas.Hash, error) {
 	edits := map[string]*manifest.Entry{}
 	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
 		o := c.Old
-		if o == nil || !o.Owned {
+		if o == nil || !o.Owned && o.Mode&manifest.ModeSpecial == 0 {
 			return nil
 		}
 		e := *o
+		e.Mode &^= manifest.ModeSpecial
 		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
-			e.UID, e.GID = n.UID, n.GID
-			// The restore left off the setuid, setgid and sticky bits
-			// (foreignOwner): the folder's mode is the state's.
-			if n.Mode == o.Mode&^manifest.ModeSpecial {
-				e.Mode = n.Mode
+			if o.Owned {
+				e.UID, e.GID = n.UID, n.GID
 			}
-		} else {
+			if n.Hash == o.Hash && n.Target == o.Target && n.Size == o.Size && n.Mode&^manifest.ModeSpecial == e.Mode {
+				e.Mode = n.Mode // the folder holds this content: its mode is the truth
+			}
+		} else if o.Owned {
 			e.Owned, e.UID, e.GID = false, 0, 0
 		}
 		if e == *o {

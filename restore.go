@@ -140,17 +140,18 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 	}
 	changes := map[string]*manifest.Entry{}
 	for _, a := range plan.Actions {
-		changes[a.Path] = a.New
-		if a.New != nil && restore.DroppedSpecial(a.New) != 0 {
+		e := a.New
+		if o, ok := orig[a.Path]; ok {
+			e = o // restored from a reference: still not stored
+		}
+		if e != nil && restore.DroppedSpecial(a.New) != 0 {
 			// Recorded as written: without the special bits the
 			// restore leaves off (no owner, or one unknown here).
-			e := *a.New
-			e.Mode &^= restore.DroppedSpecial(a.New)
-			changes[a.Path] = &e
+			c := *e
+			c.Mode &^= restore.DroppedSpecial(a.New)
+			e = &c
 		}
-		if e, ok := orig[a.Path]; ok {
-			changes[a.Path] = e // restored from a reference: still not stored
-		}
+		changes[a.Path] = e
 	}
 	result := cp
 	if len(changes) > 0 {
