@@ -7,9 +7,9 @@
 package main
 
 import (
-	"math/rand/v2"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
