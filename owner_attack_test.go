@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas/s3"
 	"github.com/turnback/turnback/cas/s3/s3test"
 	"github.com/turnback/turnback/internal/remote"
 )
@@ -102,6 +103,14 @@ func cloneOwned(t *testing.T, bucket string, user int, setup func(a *turnback.Re
 	if _, err := remote.Push(ctx, a, c, remote.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return cloneInto(t, srv, c, bucket, user)
+}
+
+// cloneInto clones session s of bucket into a new folder user owns and
+// returns it, opened.
+func cloneInto(t *testing.T, srv *s3test.Server, c *s3.Client, bucket string, user int) *turnback.Repo {
+	t.Helper()
+	ctx := t.Context()
 	wb := filepath.Join(t.TempDir(), "b")
 	must(t, os.Mkdir(wb, 0o755))
 	must(t, os.Chown(wb, user, user))
@@ -117,6 +126,26 @@ func cloneOwned(t *testing.T, bucket string, user int, setup func(a *turnback.Re
 	return b
 }
 
+// statusClean fails t unless r's status shows no change.
+func statusClean(t *testing.T, r *turnback.Repo, after string) {
+	t.Helper()
+	st, err := r.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Changes {
+		t.Errorf("status after %s: %s %s (%+v -> %+v)", after, c.What, c.Path, *c.Old, *c.New)
+	}
+}
+
+// writeSetuid writes a setuid, setgid script at path.
+func writeSetuid(t *testing.T, path, data string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	must(t, os.WriteFile(path, []byte(data), 0o755))
+	must(t, os.Chmod(path, 0o755|fs.ModeSetuid|fs.ModeSetgid))
+}
+
 // suidTurn records a turn of a that writes note.txt and a root-owned
 // setuid, setgid tool.
 func suidTurn(t *testing.T, a *turnback.Repo, wa string) {
@@ -126,8 +155,7 @@ func suidTurn(t *testing.T, a *turnback.Repo, wa string) {
 		t.Fatal(err)
 	}
 	must(t, os.WriteFile(filepath.Join(wa, "note.txt"), []byte("note"), 0o644))
-	must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
-	must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	writeSetuid(t, filepath.Join(wa, "tool"), "#!/bin/sh\n")
 	if _, err := a.End(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -262,13 +290,7 @@ func TestRecoverPulledUndoKeepsOwners(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(wb, "tool")); err != nil || string(data) != "#!/bin/sh\n" {
 		t.Errorf("tool: %q %v, want turn 1's", data, err)
 	}
-	st, err := b.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range st.Changes {
-		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
-	}
+	statusClean(t, b, "the recovery")
 }
 
 // TestRecoverPulledApplyKeepsOwners: root's pull --apply stops after
@@ -282,9 +304,7 @@ func TestRecoverPulledApplyKeepsOwners(t *testing.T) {
 	const user = 4321
 	f, wb := pullOwned(t, "bucket-recover-apply-owner", user, func(wa string) {
 		must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
-		must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
-		must(t, os.WriteFile(filepath.Join(wa, "sub", "tool"), []byte("#!/bin/sh\n"), 0o755))
-		must(t, os.Chmod(filepath.Join(wa, "sub", "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+		writeSetuid(t, filepath.Join(wa, "sub", "tool"), "#!/bin/sh\n")
 	})
 	ctx := t.Context()
 	f.b.SetRestoreHook(func(step string) error {
@@ -304,13 +324,7 @@ func TestRecoverPulledApplyKeepsOwners(t *testing.T) {
 	}
 	defer b.Close()
 	checkOwned(t, wb, ownedTree{"turn.txt": {user, 0o644}, "sub": {user, fs.ModeDir | 0o755}, "sub/tool": {user, 0o755}})
-	st, err := b.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range st.Changes {
-		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
-	}
+	statusClean(t, b, "the recovery")
 }
 
 // TestRecoverRestorePulledLastKeepsOwners: as a clone's restore, root's
@@ -322,8 +336,7 @@ func TestRecoverRestorePulledLastKeepsOwners(t *testing.T) {
 	}
 	const user = 4321
 	f, wb := pullOwned(t, "bucket-recover-restore-owner", user, func(wa string) {
-		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
-		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+		writeSetuid(t, filepath.Join(wa, "tool"), "#!/bin/sh\n")
 	})
 	ctx := t.Context()
 	f.b.SetRestoreHook(func(step string) error {
@@ -343,13 +356,7 @@ func TestRecoverRestorePulledLastKeepsOwners(t *testing.T) {
 	}
 	defer b.Close()
 	checkOwned(t, wb, ownedTree{"turn.txt": {user, 0o644}, "tool": {user, 0o755}})
-	st, err := b.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range st.Changes {
-		t.Errorf("status after the recovery: %s %s (%+v -> %+v)", c.What, c.Path, *c.Old, *c.New)
-	}
+	statusClean(t, b, "the recovery")
 }
 
 // TestRestorePulledByIDKeepsOwners: root restores, by hex id, states a
@@ -422,23 +429,10 @@ func TestCloneHostileRecordsKeepOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	const user3 = 4321
-	wc := filepath.Join(t.TempDir(), "c")
-	must(t, os.Mkdir(wc, 0o755))
-	must(t, os.Chown(wc, user3, user3))
-	storeC := filepath.Join(t.TempDir(), "store")
-	if _, err := remote.Clone(ctx, cl, srv.Config("bucket-hostile-records-3", ""), wc, turnback.Options{Store: storeC, Session: "s"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := turnback.Open(ctx, wc, turnback.Options{Store: storeC, Session: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := cloneInto(t, srv, cl, "bucket-hostile-records-3", user3)
 	if _, err := c.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	checkOwned(t, wc, ownedTree{"tool": {user3, 0o755}, "note.txt": {user3, 0o644}})
-	if st, err := c.Status(ctx); err != nil || len(st.Changes) != 0 {
-		t.Errorf("status in the third store: %+v %v, want no change", st, err)
-	}
+	checkOwned(t, c.WorkTree(), ownedTree{"tool": {user3, 0o755}, "note.txt": {user3, 0o644}})
+	statusClean(t, c, "the redo in the third store")
 }

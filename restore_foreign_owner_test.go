@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cas/s3/s3test"
-	"github.com/turnback/turnback/internal/remote"
 )
 
 // ownedTree is a wanted owner and mode of each path of a folder.
@@ -45,9 +43,7 @@ func TestRestorePulledKeepsOwners(t *testing.T) {
 	}
 	f, wb := pullOwned(t, "bucket-restore-owner", 4321, func(wa string) {
 		must(t, os.WriteFile(filepath.Join(wa, "turn.txt"), []byte("six"), 0o644))
-		must(t, os.MkdirAll(filepath.Join(wa, "sub"), 0o755))
-		must(t, os.WriteFile(filepath.Join(wa, "sub", "tool"), []byte("#!/bin/sh\n"), 0o755))
-		must(t, os.Chmod(filepath.Join(wa, "sub", "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+		writeSetuid(t, filepath.Join(wa, "sub", "tool"), "#!/bin/sh\n")
 	})
 	ctx := t.Context()
 	if _, err := f.b.Restore(ctx, "@6", turnback.RestoreOptions{}); err != nil {
@@ -57,9 +53,7 @@ func TestRestorePulledKeepsOwners(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(wb, "turn.txt")); err != nil || string(data) != "six" {
 		t.Errorf("turn.txt: %q %v, want the pulled turn's", data, err)
 	}
-	if st, err := f.b.Status(ctx); err != nil || len(st.Changes) != 0 {
-		t.Errorf("status after the restore: %+v %v, want no change", st, err)
-	}
+	statusClean(t, f.b, "the restore")
 }
 
 // TestCloneAsRootKeepsOwners: root clones a remote whose trees record
@@ -71,52 +65,16 @@ func TestCloneAsRootKeepsOwners(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
-	srv := s3test.Start(t)
-	ctx := t.Context()
-	c := srv.Client(t, "bucket-clone-owner", "")
-	a, err := turnback.Open(ctx, t.TempDir(), turnback.Options{Store: t.TempDir(), Session: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	wa := a.WorkTree()
-	must(t, os.WriteFile(filepath.Join(wa, "theirs.txt"), []byte("one"), 0o644))
-	must(t, os.Chown(filepath.Join(wa, "theirs.txt"), 4321, 4321))
-	for i, edit := range []func(){
-		func() {
-			must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
-			must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
-		},
-		func() { must(t, os.WriteFile(filepath.Join(wa, "theirs.txt"), []byte("two"), 0o644)) },
-	} {
-		if _, err := a.Snap(ctx, ""); err != nil {
-			t.Fatal(i, err)
-		}
-		edit()
-		if _, err := a.End(ctx); err != nil {
-			t.Fatal(i, err)
-		}
-	}
-	if _, err := remote.Push(ctx, a, c, remote.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	const user = 1234
-	wb := filepath.Join(t.TempDir(), "b")
-	must(t, os.Mkdir(wb, 0o755))
-	must(t, os.Chown(wb, user, user))
-	storeB := filepath.Join(t.TempDir(), "store")
-	if _, err := remote.Clone(ctx, c, srv.Config("bucket-clone-owner", ""), wb, turnback.Options{Store: storeB, Session: "s"}); err != nil {
-		t.Fatal(err)
-	}
+	b := cloneOwned(t, "bucket-clone-owner", user, func(a *turnback.Repo, wa string) {
+		must(t, os.WriteFile(filepath.Join(wa, "theirs.txt"), []byte("one"), 0o644))
+		must(t, os.Chown(filepath.Join(wa, "theirs.txt"), 4321, 4321))
+		turnOf(t, a, func() { writeSetuid(t, filepath.Join(wa, "tool"), "#!/bin/sh\n") })
+		turnOf(t, a, func() { must(t, os.WriteFile(filepath.Join(wa, "theirs.txt"), []byte("two"), 0o644)) })
+	})
+	ctx, wb := t.Context(), b.WorkTree()
 	checkOwned(t, wb, ownedTree{"theirs.txt": {user, 0o644}, "tool": {user, 0o755}})
-	b, err := turnback.Open(ctx, wb, turnback.Options{Store: storeB, Session: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if st, err := b.Status(ctx); err != nil || len(st.Changes) != 0 {
-		t.Fatalf("status after the clone: %+v %v, want no change", st, err)
-	}
+	statusClean(t, b, "the clone")
 	if _, err := b.Undo(ctx, 2, turnback.UndoOptions{}); err != nil {
 		t.Fatalf("undo: %v", err)
 	}
@@ -143,8 +101,7 @@ func TestRestorePulledNoRecordsKeepsOwners(t *testing.T) {
 	f := newPullFixture(t, "bucket-restore-norecords")
 	ctx := t.Context()
 	f.turnBy(f.a, func(wa string) {
-		must(t, os.WriteFile(filepath.Join(wa, "tool"), []byte("#!/bin/sh\n"), 0o755))
-		must(t, os.Chmod(filepath.Join(wa, "tool"), 0o755|fs.ModeSetuid|fs.ModeSetgid))
+		writeSetuid(t, filepath.Join(wa, "tool"), "#!/bin/sh\n")
 	})
 	turnback.DropSnapRecords(t, f.a)
 	f.pushPull()
@@ -157,4 +114,16 @@ func TestRestorePulledNoRecordsKeepsOwners(t *testing.T) {
 		uid = fi.Sys().(*syscall.Stat_t).Uid
 	}
 	checkOwned(t, f.b.WorkTree(), ownedTree{"tool": {uid, 0o755}})
+}
+
+// turnOf records a turn of r in which edit runs.
+func turnOf(t *testing.T, r *turnback.Repo, edit func()) {
+	t.Helper()
+	if _, err := r.Snap(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	edit()
+	if _, err := r.End(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 }

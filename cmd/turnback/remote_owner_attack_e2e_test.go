@@ -28,14 +28,7 @@ func TestRemoteCLIRootDaemonKeepsOwners(t *testing.T) {
 	a := remoteEnv(t, srv, "a")
 	a.ok("remote", "set", url, "--create")
 	a.write("notes.txt", "one")
-	tool := func(name, data string) {
-		a.ok("snap")
-		a.write(name, data)
-		a.chmod(name, 0o755|fs.ModeSetuid|fs.ModeSetgid)
-		a.ok("end")
-		a.ok("push")
-	}
-	tool("tool", "#!/bin/sh\n")
+	pushSetuid(a, "tool", "#!/bin/sh\n")
 	b := remoteEnv(t, srv, "b")
 	if err := os.Chown(b.dir, user, user); err != nil {
 		t.Fatal(err)
@@ -47,20 +40,7 @@ func TestRemoteCLIRootDaemonKeepsOwners(t *testing.T) {
 	b.ok("watch", "--detach")
 	check := func(step string, paths ...string) {
 		t.Helper()
-		for _, p := range paths {
-			fi, err := os.Lstat(b.path(p))
-			if err != nil {
-				t.Fatalf("%s: %v", step, err)
-			}
-			st := fi.Sys().(*syscall.Stat_t)
-			want := fs.FileMode(0o755)
-			if p == "notes.txt" {
-				want = 0o644
-			}
-			if st.Uid != user || st.Gid != user || fi.Mode() != want {
-				t.Errorf("%s: %s: owner %d:%d mode %v, want %d:%d %v", step, p, st.Uid, st.Gid, fi.Mode(), user, user, want)
-			}
-		}
+		ownedBy(t, b, user, step, paths...)
 		if r := b.ok("status"); !strings.HasPrefix(r.stdout, "no changes since ") {
 			t.Errorf("status after %s:\n%s", step, r.stdout)
 		}
@@ -69,8 +49,8 @@ func TestRemoteCLIRootDaemonKeepsOwners(t *testing.T) {
 		}
 	}
 	check("clone", "notes.txt", "tool")
-	tool("tool2", "#!/bin/sh\n")
-	tool("tool", "#!/bin/sh\necho\n")
+	pushSetuid(a, "tool2", "#!/bin/sh\n")
+	pushSetuid(a, "tool", "#!/bin/sh\necho\n")
 	b.ok("pull", "--apply")
 	check("pull --apply", "notes.txt", "tool", "tool2")
 	b.ok("undo", "--path", "tool")
@@ -100,14 +80,7 @@ func TestRemoteCLIUnprivilegedNoSpecialBits(t *testing.T) {
 	const url, nobody = "s3://tb-unpriv-suid/x", 65534
 	a := remoteEnv(t, srv, "a")
 	a.ok("remote", "set", url, "--create")
-	tool := func(name, data string) {
-		a.ok("snap")
-		a.write(name, data)
-		a.chmod(name, 0o755|fs.ModeSetuid|fs.ModeSetgid)
-		a.ok("end")
-		a.ok("push")
-	}
-	tool("tool", "#!/bin/sh\n")
+	pushSetuid(a, "tool", "#!/bin/sh\n")
 	b := remoteEnv(t, srv, "b")
 	for p := b.base; p != "/"; p = filepath.Dir(p) {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o055 != 0o055 {
@@ -165,8 +138,8 @@ func TestRemoteCLIUnprivilegedNoSpecialBits(t *testing.T) {
 	}
 	run("clone", url, b.dir, "--session", "default")
 	check("clone", "tool")
-	tool("tool2", "#!/bin/sh\n")
-	tool("tool", "#!/bin/sh\necho\n")
+	pushSetuid(a, "tool2", "#!/bin/sh\n")
+	pushSetuid(a, "tool", "#!/bin/sh\necho\n")
 	run("-C", b.dir, "pull", "--apply")
 	check("pull --apply", "tool", "tool2")
 	run("-C", b.dir, "undo")
