@@ -23,3 +23,11 @@ func DropSnapRecords(t *testing.T, r *Repo) {
 		t.Fatal(err)
 	}
 }
+
+// SetForeignUmask makes restores of pulled states mask modes with m, as
+// if the process umask were m, until t ends. Not for parallel tests.
+func SetForeignUmask(t *testing.T, m uint32) {
+	old := foreignUmask
+	foreignUmask = m
+	t.Cleanup(func() { foreignUmask = old })
+}

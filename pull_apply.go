@@ -362,14 +362,14 @@ func foreignOwner(e *manifest.Entry) *manifest.Entry {
 }
 
 // foreignTarget is foreignOwner(e) for an entry of a pulled state that
-// a restore writes. Not as root, the restore sets the mode as given:
-// the setuid, setgid and sticky bits go here.
+// a restore writes, with the mode a file made here would get
+// (foreignMode): no special bit, no permission the umask clears.
 func foreignTarget(e *manifest.Entry) *manifest.Entry {
-	if ownersMatter || e == nil || e.Mode&manifest.ModeSpecial == 0 {
+	if e == nil || foreignMode(e) == e.Mode {
 		return foreignOwner(e)
 	}
 	c := *foreignOwner(e)
-	c.Mode &^= manifest.ModeSpecial
+	c.Mode = foreignMode(e)
 	return &c
 }
 

@@ -138,22 +138,28 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 // as a local state: a path the folder holds with the same content
 // takes the folder's owner and mode; any other path takes the folder's
 // owner if it holds one of the same kind (else none) and loses the
-// setuid, setgid and sticky bits, which are the other machine's.
+// setuid, setgid and sticky bits, which are the other machine's, and
+// the permission bits the umask clears (foreignMode), unless the
+// folder holds that content, or that directory, with those permissions.
 func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash) (cas.Hash, error) {
 	edits := map[string]*manifest.Entry{}
 	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
 		o := c.Old
-		if o == nil || !o.Owned && o.Mode&manifest.ModeSpecial == 0 {
+		if o == nil || !o.Owned && o.Mode&manifest.ModeSpecial == 0 && foreignMode(o) == o.Mode {
 			return nil
 		}
 		e := *o
-		e.Mode &^= manifest.ModeSpecial
+		e.Mode = foreignMode(o) &^ manifest.ModeSpecial
 		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
 			if o.Owned {
 				e.UID, e.GID = n.UID, n.GID
 			}
-			if n.Hash == o.Hash && n.Target == o.Target && n.Size == o.Size && n.Mode&^manifest.ModeSpecial == e.Mode {
-				e.Mode = n.Mode // the folder holds this content: its mode is the truth
+			same := n.Hash == o.Hash && n.Target == o.Target && n.Size == o.Size
+			if p := n.Mode &^ manifest.ModeSpecial; p == e.Mode || p == o.Mode&^manifest.ModeSpecial && (same || o.Kind == manifest.KindDir) {
+				e.Mode = p // as a restore writes it, or as the folder holds it
+				if same {
+					e.Mode = n.Mode // the folder holds this content: its mode is the truth
+				}
 			}
 		} else if o.Owned {
 			e.Owned, e.UID, e.GID = false, 0, 0

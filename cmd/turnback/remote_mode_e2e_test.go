@@ -1,0 +1,129 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnback/turnback/cas/s3/s3test"
+)
+
+// TestRemoteCLIPulledModesMasked: another machine records a 0777
+// script, a 0666 file and a 0777 directory. Root clones, restores @N
+// and pulls --apply them with umask 022 and 002 (and, with 002,
+// through a watch daemon started with it): they land as files made
+// here would, never group or world writable beyond the umask, and
+// status is clean after each. undo and redo of the pulled turns do the
+// same. A 0777 script made here keeps its mode through undo and redo.
+func TestRemoteCLIPulledModesMasked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	srv := s3test.Start(t)
+	for _, c := range []struct {
+		umask  string
+		daemon bool
+		file   fs.FileMode // what 0666 lands as
+		exec   fs.FileMode // what 0777 lands as
+	}{
+		{"022", false, 0o644, 0o755},
+		{"002", false, 0o664, 0o775},
+		{"002", true, 0o664, 0o775},
+	} {
+		name := c.umask
+		if c.daemon {
+			name += "-daemon"
+		}
+		t.Run(name, func(t *testing.T) {
+			url := "s3://tb-modes-" + name + "/x"
+			a := remoteEnv(t, srv, "a")
+			a.ok("remote", "set", url, "--create")
+			wide := func(paths ...string) {
+				a.ok("snap")
+				for _, p := range paths {
+					if strings.HasSuffix(p, "/") {
+						if err := os.MkdirAll(a.path(p), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						a.chmod(p, fs.ModeDir|0o777)
+					} else if strings.HasSuffix(p, ".sh") {
+						a.write(p, "#!/bin/sh\necho "+p+"\n")
+						a.chmod(p, 0o777)
+					} else {
+						a.write(p, p+"\n")
+						a.chmod(p, 0o666)
+					}
+				}
+				a.ok("end")
+				a.ok("push")
+			}
+			wide("wide.sh", "open.txt", "pub/", "pub/p.txt")
+			b := remoteEnv(t, srv, "b")
+			b.bin = umaskBinary(t, b, c.umask)
+			if r := b.exec(b.base, nil, "clone", url, b.dir, "--session", "default"); r.code != 0 {
+				t.Fatalf("%s", r)
+			}
+			if c.daemon {
+				t.Cleanup(func() { b.run("watch", "--stop") })
+				b.ok("watch", "--detach")
+			}
+			want := map[string]fs.FileMode{"wide.sh": c.exec, "open.txt": c.file, "pub": fs.ModeDir | c.exec, "pub/p.txt": c.file}
+			check := func(step string) {
+				t.Helper()
+				for p, m := range want {
+					fi, err := os.Lstat(b.path(p))
+					if err != nil {
+						t.Fatalf("%s: %v", step, err)
+					}
+					if fi.Mode() != m {
+						t.Errorf("%s: %s is %v, want %v", step, p, fi.Mode(), m)
+					}
+				}
+				if r := b.ok("status"); !strings.HasPrefix(r.stdout, "no changes since ") {
+					t.Errorf("status after %s:\n%s", step, r.stdout)
+				}
+			}
+			check("clone")
+			wide("two.sh", "pub/two.txt")
+			b.ok("pull")
+			b.ok("restore", "@2")
+			want["two.sh"], want["pub/two.txt"] = c.exec, c.file
+			check("restore @2")
+			wide("three.sh", "open.txt")
+			b.ok("pull", "--apply")
+			want["three.sh"] = c.exec
+			check("pull --apply")
+			b.ok("undo")
+			delete(want, "three.sh")
+			check("undo")
+			b.ok("redo")
+			want["three.sh"] = c.exec
+			check("redo")
+			b.ok("snap")
+			b.write("mine.sh", "#!/bin/sh\n")
+			b.chmod("mine.sh", 0o777)
+			b.ok("end")
+			b.ok("undo")
+			b.ok("redo")
+			want["mine.sh"] = 0o777
+			check("undo and redo of a local turn")
+		})
+	}
+}
+
+// umaskBinary is a script that runs b's binary with umask mask, as a
+// user whose shell sets it.
+func umaskBinary(t *testing.T, b *cliEnv, mask string) string {
+	t.Helper()
+	p := filepath.Join(b.base, "turnback-umask")
+	script := fmt.Sprintf("#!/bin/sh\numask %s\nexec '%s' \"$@\"\n", mask, b.bin)
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

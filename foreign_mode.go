@@ -1,0 +1,30 @@
+package turnback
+
+// Permission bits of pulled states. A state another machine captured
+// records that machine's modes: a 0777 script there would land world
+// writable here. As git does on checkout, a restore of such a state
+// clears the permission bits the process umask clears, so a pull never
+// grants more than a file made here would get. Local states keep their
+// exact modes.
+
+import "github.com/turnback/turnback/manifest"
+
+// foreignUmask is the process umask, read once when the program starts.
+// A watch daemon serving the folder applies its own.
+var foreignUmask = readUmask()
+
+// foreignMode is the mode a restore here writes for entry e of a pulled
+// state: no permission bit the umask clears. Not as root, no setuid,
+// setgid or sticky bit either; as root the restore leaves them off, as
+// it does for any path whose owner the tree does not record. A
+// symlink's mode means nothing and stays.
+func foreignMode(e *manifest.Entry) uint32 {
+	m := e.Mode
+	if !ownersMatter {
+		m &^= manifest.ModeSpecial
+	}
+	if e.Kind == manifest.KindSymlink {
+		return m
+	}
+	return m &^ (foreignUmask & manifest.ModePerm)
+}
