@@ -7,7 +7,12 @@ package turnback
 // grants more than a file made here would get. Local states keep their
 // exact modes.
 
-import "github.com/turnback/turnback/manifest"
+import (
+	"context"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/manifest"
+)
 
 // foreignUmask is the process umask, read once when the program starts.
 // A watch daemon serving the folder applies its own.
@@ -27,4 +32,19 @@ func foreignMode(e *manifest.Entry) uint32 {
 		return m
 	}
 	return m &^ (foreignUmask & manifest.ModePerm)
+}
+
+// foreignLeft makes left, what state expected holds at some paths, what
+// a restore of expected here wrote, if another machine captured it (a
+// clone of a session that ends in an undo): the folder holds each path
+// with its own owner and the masked mode, which is no edit.
+func foreignLeft(ctx context.Context, r *Repo, expected cas.Hash, left map[string]*manifest.Entry) error {
+	foreign, err := r.foreignState(ctx, expected)
+	if err != nil || !foreign {
+		return err
+	}
+	for p, e := range left {
+		left[p] = foreignTarget(e)
+	}
+	return nil
 }

@@ -79,6 +79,19 @@ func TestRestorePulledMasksModes(t *testing.T) {
 				}
 				checkModes(t, op, f.b.WorkTree(), c.want)
 				statusClean(t, f.b, op)
+				// A second pulled turn changes the wide files: the folder
+				// holds them masked, which is no conflict.
+				f.turnBy(f.a, func(wa string) {
+					for _, p := range []string{"wide.sh", "open.txt", "pub/p.txt"} {
+						must(t, os.WriteFile(filepath.Join(wa, p), []byte("two\n"), 0o600))
+					}
+				})
+				f.pushPull()
+				if _, err := f.b.ApplyPulled(t.Context(), "", false); err != nil {
+					t.Fatalf("%s, then pull --apply: %v", op, err)
+				}
+				checkModes(t, op+", then pull --apply", f.b.WorkTree(), c.want)
+				statusClean(t, f.b, op+", then pull --apply")
 			}
 			b := cloneOwned(t, fmt.Sprintf("bucket-mode-clone-%03o", c.umask), os.Getuid(), func(a *turnback.Repo, wa string) {
 				turnOf(t, a, func() { writeWide(t, wa) })
@@ -248,4 +261,34 @@ func TestCloneRedoRemoteUndoMasksModes(t *testing.T) {
 			statusClean(t, b, "the redo")
 		})
 	}
+}
+
+// TestCloneRedoRemoteUndoModified: the remote's session ends in an undo
+// of a turn that changed the 0777 script (and the owner, root's there,
+// is not the clone's user). The clone holds the script masked and the
+// user's; its redo is no conflict, and writes the turn's content masked.
+func TestCloneRedoRemoteUndoModified(t *testing.T) {
+	testtier.Slow(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	turnback.SetForeignUmask(t, 0o022)
+	const user = 1234
+	b := cloneOwned(t, "bucket-redo-mode-modified", user, func(a *turnback.Repo, wa string) {
+		turnOf(t, a, func() { writeWide(t, wa) })
+		turnOf(t, a, func() { must(t, os.WriteFile(filepath.Join(wa, "wide.sh"), []byte("#!/bin/sh\necho two\n"), 0o777)) })
+		if _, err := a.Undo(t.Context(), 1, turnback.UndoOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	checkModes(t, "clone", b.WorkTree(), wideModes[0].want)
+	if res, err := b.Redo(t.Context(), 1, turnback.RedoOptions{}); err != nil {
+		t.Fatalf("redo: %+v %v", res, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(b.WorkTree(), "wide.sh")); err != nil || string(data) != "#!/bin/sh\necho two\n" {
+		t.Errorf("wide.sh after the redo: %q %v", data, err)
+	}
+	checkModes(t, "redo", b.WorkTree(), wideModes[0].want)
+	checkOwned(t, b.WorkTree(), ownedTree{"wide.sh": {user, 0o755}})
+	statusClean(t, b, "the redo")
 }

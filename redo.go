@@ -220,6 +220,9 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	if err != nil {
 		return nil, err
 	}
+	if err := foreignLeft(ctx, r, expected, left); err != nil {
+		return nil, err
+	}
 	for p := range left {
 		st.scope = append(st.scope, p)
 	}
