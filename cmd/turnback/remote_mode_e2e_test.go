@@ -127,3 +127,97 @@ func umaskBinary(t *testing.T, b *cliEnv, mask string) string {
 	}
 	return p
 }
+
+// TestRemoteCLICrashPulledModesMasked: root's restore of a pulled
+// state (@2, what clone does) and pull --apply, with umask 022, are
+// killed at every step in turn; the next command finishes or rolls them
+// back. No path of the folder is ever group or world writable (the
+// remote's files are 0777 and 0666), and once the command is done
+// status is clean.
+func TestRemoteCLICrashPulledModesMasked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	srv := s3test.Start(t)
+	// url1 holds turn 1, url2 turns 1 and 2: a clone of url1 pulls
+	// turn 2 from url2.
+	const url1, url2 = "s3://tb-modes-crash/one", "s3://tb-modes-crash/two"
+	a := remoteEnv(t, srv, "a")
+	a.ok("remote", "set", url1, "--create")
+	turn := func(data string) {
+		a.ok("snap")
+		a.write("tool.sh", data)
+		a.chmod("tool.sh", 0o777)
+		a.write("notes.txt", data)
+		a.chmod("notes.txt", 0o666)
+		a.write("new/"+fmt.Sprint(len(data))+".txt", data)
+		a.chmod("new", fs.ModeDir|0o777)
+		a.ok("end")
+		a.ok("push")
+	}
+	one, two := "#!/bin/sh\n", "#!/bin/sh\necho two\n"
+	turn(one)
+	a.ok("remote", "set", url2)
+	turn(two)
+	check := func(b *cliEnv, step string) {
+		t.Helper()
+		err := filepath.WalkDir(b.dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if fi.Mode().Perm()&0o022 != 0 {
+				t.Errorf("%s: %s is %v", step, p, fi.Mode())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		op   []string
+		pull []string
+	}{
+		{[]string{"restore", "@2"}, []string{"pull"}},
+		{[]string{"pull", "--apply"}, []string{"pull"}},
+	} {
+		name := strings.Join(c.op, " ")
+		steps := 0
+		for n := 1; ; n++ {
+			b := remoteEnv(t, srv, "b")
+			b.bin = umaskBinary(t, b, "022")
+			if r := b.exec(b.base, nil, "clone", url1, b.dir, "--session", "default"); r.code != 0 {
+				t.Fatalf("%s", r)
+			}
+			b.ok("remote", "set", url2)
+			b.ok(c.pull...)
+			cmd := b.with(fmt.Sprintf("TURNBACK_TEST_CRASH_AT=%d", n)).command(c.op...)
+			out, err := cmd.CombinedOutput()
+			step := fmt.Sprintf("%s killed at step %d", name, n)
+			if cmd.ProcessState == nil || err != nil && cmd.ProcessState.Exited() {
+				t.Fatalf("%s: %v\n%s", step, err, out)
+			}
+			if err == nil {
+				steps = n - 1
+				check(b, name)
+				if st := b.ok("status"); !strings.HasPrefix(st.stdout, "no changes since ") {
+					t.Errorf("%s: status:\n%s", name, st.stdout)
+				}
+				break
+			}
+			st := b.ok("status") // finishes or rolls back the killed command
+			check(b, step)
+			if string(b.read("notes.txt")) == two && !strings.HasPrefix(st.stdout, "no changes since ") {
+				t.Errorf("%s: status after the recovery:\n%s", step, st.stdout)
+			}
+		}
+		if steps < 3 {
+			t.Fatalf("%s: %d steps, want more", name, steps)
+		}
+		t.Logf("%s: killed at each of %d steps", name, steps)
+	}
+}
