@@ -91,14 +91,11 @@ func Inspect(ctx context.Context, dir string) (State, *Marker, error) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, MarkerName))
 	if err == nil {
-		var m Marker
-		if json.Unmarshal(data, &m) != nil || m.Format != markerFormat || m.Version < 1 {
-			return 0, nil, fmt.Errorf("%w: %s has a %s that is not turnback's; refusing to write there", model.ErrNotStore, dir, MarkerName)
+		m, err := parseMarker(dir, data)
+		if err != nil {
+			return 0, nil, err
 		}
-		if m.Version > FormatVersion {
-			return 0, nil, fmt.Errorf("turnback: store %s has format version %d; this turnback reads up to %d: upgrade turnback", dir, m.Version, FormatVersion)
-		}
-		return Marked, &m, nil
+		return Marked, m, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return 0, nil, fmt.Errorf("turnback: store %s: %w", dir, err)
@@ -107,6 +104,19 @@ func Inspect(ctx context.Context, dir string) (State, *Marker, error) {
 		return 0, nil, err
 	}
 	return Legacy, nil, nil
+}
+
+// parseMarker decodes the marker data of store dir. A marker that is not
+// turnback's is model.ErrNotStore; a newer format is refused too.
+func parseMarker(dir string, data []byte) (*Marker, error) {
+	var m Marker
+	if json.Unmarshal(data, &m) != nil || m.Format != markerFormat || m.Version < 1 {
+		return nil, fmt.Errorf("%w: %s has a %s that is not turnback's; refusing to write there", model.ErrNotStore, dir, MarkerName)
+	}
+	if m.Version > FormatVersion {
+		return nil, fmt.Errorf("turnback: store %s has format version %d; this turnback reads up to %d: upgrade turnback", dir, m.Version, FormatVersion)
+	}
+	return &m, nil
 }
 
 // recognizeLegacy accepts a store written by a turnback from before the
