@@ -38,13 +38,46 @@ func foreignMode(e *manifest.Entry) uint32 {
 // a restore of expected here wrote, if another machine captured it (a
 // clone of a session that ends in an undo): the folder holds each path
 // with its own owner and the masked mode, which is no edit.
-func foreignLeft(ctx context.Context, r *Repo, expected cas.Hash, left map[string]*manifest.Entry) error {
+func (r *Repo) foreignLeft(ctx context.Context, l manifest.Loader, expected, now cas.Hash, left map[string]*manifest.Entry) error {
 	foreign, err := r.foreignState(ctx, expected)
 	if err != nil || !foreign {
 		return err
 	}
+	pulled := map[string]*manifest.Entry{}
 	for p, e := range left {
-		left[p] = foreignTarget(e)
+		left[p], pulled[p] = foreignTarget(e), e
+	}
+	return heldAsPulled(ctx, l, now, left, pulled)
+}
+
+// heldAsPulled: left holds what a restore here writes (foreignTarget)
+// where pulled holds the pulled state's entry as recorded. A path the
+// folder (now) holds as a restore wrote it with another umask (a shell
+// and a watch daemon may differ) is no edit either: left takes it.
+func heldAsPulled(ctx context.Context, l manifest.Loader, now cas.Hash, left, pulled map[string]*manifest.Entry) error {
+	for p, e := range pulled {
+		if e == nil || sameState(e, left[p]) {
+			continue
+		}
+		cur, err := manifest.Find(ctx, l, now, p)
+		if err != nil {
+			return err
+		}
+		if writtenFrom(cur, e) {
+			left[p] = cur
+		}
 	}
 	return nil
+}
+
+// writtenFrom reports whether cur is what a restore here may have
+// written for entry e of a pulled state: e's content, owned by anyone,
+// with some of e's permission bits.
+func writtenFrom(cur, e *manifest.Entry) bool {
+	if cur == nil || cur.Kind != e.Kind || cur.Kind == manifest.KindSymlink || cur.Mode&^e.Mode != 0 {
+		return false
+	}
+	c := *cur
+	c.Mode = e.Mode
+	return sameState(&c, foreignOwner(e))
 }

@@ -292,3 +292,46 @@ func TestCloneRedoRemoteUndoModified(t *testing.T) {
 	checkOwned(t, b.WorkTree(), ownedTree{"wide.sh": {user, 0o755}})
 	statusClean(t, b, "the redo")
 }
+
+// TestPulledModesOtherUmask: a clone written with umask 002 (the user's
+// shell), then undo and redo with umask 022 (a watch daemon started
+// elsewhere). The folder holds the pulled files as a restore here wrote
+// them, with another umask: that is no edit, so no conflict. What the
+// undo and redo write has the umask of their process.
+func TestPulledModesOtherUmask(t *testing.T) {
+	testtier.Slow(t)
+	turnback.SetForeignUmask(t, 0o002)
+	b := cloneOwned(t, "bucket-mode-other-umask", os.Getuid(), func(a *turnback.Repo, wa string) {
+		turnOf(t, a, func() { writeWide(t, wa) })
+		turnOf(t, a, func() {
+			must(t, os.WriteFile(filepath.Join(wa, "wide.sh"), []byte("#!/bin/sh\necho two\n"), 0o777))
+			must(t, os.WriteFile(filepath.Join(wa, "pub", "p.txt"), []byte("two\n"), 0o666))
+		})
+		if _, err := a.Undo(t.Context(), 1, turnback.UndoOptions{Paths: []string{"pub/p.txt"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	checkModes(t, "clone", b.WorkTree(), wideModes[1].want)
+	turnback.SetForeignUmask(t, 0o022)
+	ctx := t.Context()
+	if res, err := b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+		t.Fatalf("redo of the remote's undo: %+v %v", res, err)
+	}
+	checkModes(t, "redo", b.WorkTree(), map[string]fs.FileMode{"pub/p.txt": 0o644, "wide.sh": 0o775})
+	// A bit the remote never gave is an edit made here.
+	wide := filepath.Join(b.WorkTree(), "wide.sh")
+	must(t, os.Chmod(wide, 0o775|fs.ModeSetgid))
+	if res, err := b.Undo(ctx, 1, turnback.UndoOptions{}); !errors.Is(err, turnback.ErrConflict) {
+		t.Fatalf("undo after a chmod g+s: %+v %v, want a conflict", res, err)
+	}
+	must(t, os.Chmod(wide, 0o775))
+	if res, err := b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
+		t.Fatalf("undo: %+v %v", res, err)
+	}
+	if data, err := os.ReadFile(wide); err != nil || string(data) != "#!/bin/sh\necho wide\n" {
+		t.Errorf("wide.sh after the undo: %q %v", data, err)
+	}
+	// What the undo did not write keeps the clone's umask.
+	checkModes(t, "undo", b.WorkTree(), map[string]fs.FileMode{"wide.sh": 0o755, "pub/p.txt": 0o644, "open.txt": 0o664, "pub": fs.ModeDir | 0o775})
+	statusClean(t, b, "the undo")
+}

@@ -220,7 +220,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	if err != nil {
 		return nil, err
 	}
-	if err := foreignLeft(ctx, r, expected, left); err != nil {
+	if err := r.foreignLeft(ctx, loader, expected, now, left); err != nil {
 		return nil, err
 	}
 	for p := range left {

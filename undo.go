@@ -90,6 +90,9 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	nums, turns, left, perTurn := sc.nums, sc.turns, sc.left, sc.perTurn
+	if err := heldAsPulled(ctx, loader, now, left, sc.pulled); err != nil {
+		return nil, err
+	}
 	specs = sortedUnique(specs)
 	base := turns[0].Before
 	foreignBase, err := r.foreignState(ctx, base)
@@ -206,6 +209,7 @@ type undoScope struct {
 	left    map[string]*manifest.Entry // what the newest turn touching a path left there
 	perTurn [][]string                 // the paths each turn changed (of those given)
 	foreign map[int]bool               // turns pull --apply brought in (pull_owners.go)
+	pulled  map[string]*manifest.Entry // left, as recorded, where a pulled turn left it
 }
 
 // scopeOf loads the turns nums (closed is the one the undo just
@@ -213,7 +217,7 @@ type undoScope struct {
 // (given: the paths as the caller gave them, for the error naming a
 // spec no turn changed: ErrPath).
 func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, closed *Turn, specs, given []string) (*undoScope, error) {
-	sc := &undoScope{nums: nums, left: map[string]*manifest.Entry{}, perTurn: make([][]string, len(nums))}
+	sc := &undoScope{nums: nums, left: map[string]*manifest.Entry{}, perTurn: make([][]string, len(nums)), pulled: map[string]*manifest.Entry{}}
 	for _, num := range nums {
 		if closed != nil && closed.N == num {
 			sc.turns = append(sc.turns, closed)
@@ -246,8 +250,10 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 			}
 			if hit {
 				sc.left[c.Path] = c.New
+				delete(sc.pulled, c.Path)
 				if foreign[t.N] {
 					sc.left[c.Path] = foreignTarget(c.New) // another machine's owner: not compared
+					sc.pulled[c.Path] = c.New
 				}
 				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
 			}
