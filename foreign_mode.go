@@ -11,12 +11,13 @@ import (
 	"context"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/umask"
 	"github.com/turnback/turnback/manifest"
 )
 
 // foreignUmask is the process umask, read once when the program starts.
 // A watch daemon serving the folder applies its own.
-var foreignUmask = readUmask()
+var foreignUmask = umask.Read()
 
 // foreignMode is the mode a restore here writes for entry e of a pulled
 // state: no permission bit the umask clears. Not as root, no setuid,

@@ -1,0 +1,48 @@
+//go:build unix
+
+package umask
+
+import (
+	"syscall"
+	"testing"
+)
+
+// TestRead: Read, and bySetting where /proc is missing, give the
+// process umask and leave it as it was.
+func TestRead(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	for _, read := range []struct {
+		name string
+		f    func() uint32
+	}{{"Read", Read}, {"bySetting", bySetting}} {
+		for _, m := range []int{0o027, 0o002, 0o077, 0} {
+			syscall.Umask(m)
+			if got := read.f(); got != uint32(m) {
+				t.Errorf("umask %03o: %s %03o", m, read.name, got)
+			}
+			if now := syscall.Umask(m); now != m {
+				t.Errorf("umask %03o: %03o after %s", m, now, read.name)
+			}
+		}
+	}
+}
+
+func TestFromStatus(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want uint32
+		ok   bool
+	}{
+		{"Name:\tx\nUmask:\t0022\nState:\tR\n", 0o022, true},
+		{"Umask:\t0002", 0o002, true},
+		{"Umask:\t0777\n", 0o777, true},
+		{"Name:\tx\nState:\tR\n", 0, false},
+		{"Umask:\tzz\n", 0, false},
+		{"", 0, false},
+	} {
+		if got, ok := fromStatus([]byte(c.text)); got != c.want || ok != c.ok {
+			t.Errorf("fromStatus(%q) = %03o %v, want %03o %v", c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
