@@ -142,8 +142,8 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id, and it is the session's newest.
 	sess.Last = snap.Root.String()
-	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped)),
-		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(snap.Root.String())})
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped)))
+	writes = append(writes, r.latestEntries(snap.Root, snap.Root)...)
 	return r.commit(ctx, writes, deletes)
 }
 
@@ -337,7 +337,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(sess.Redo) == 0 {
 		return &RestoreResult{Nothing: true}, nil
 	}
-	snap, err := r.capture(ctx)
+	snap, err := r.captureRedo(ctx, sess, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, model.OpName("redo", st.turns), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.executeIn(ctx, model.OpName("redo", st.turns), newVouch(st.scope), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		if err := r.redone(ctx, sess, st, result); err != nil {
 			return nil, nil, err
 		}
@@ -378,7 +378,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
-	snap, err := r.capture(ctx)
+	snap, err := r.captureRedo(ctx, sess, n)
 	if err != nil {
 		return nil, err
 	}
