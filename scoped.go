@@ -105,7 +105,15 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 			dirty[q] = true
 		}
 	}
-	return r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty})
+	res, err := r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty})
+	if err != nil {
+		return nil, err
+	}
+	if res.Stats.DirsReused > 0 {
+		// Stats count what was read: the folder's count is about the base's.
+		r.last.files = files
+	}
+	return res, nil
 }
 
 // scopedOff, set by tests, makes captureScope read everything.
@@ -121,6 +129,7 @@ type scopePlan struct {
 func (s *scopePlan) apply(opts *walker.Options) {
 	opts.Base, opts.Previous = s.base, s.base
 	opts.Dirty = func(rel string) bool { return s.dirty[rel] }
+	opts.Uncounted = true
 }
 
 // sortedScope returns the keys of set, sorted.
