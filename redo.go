@@ -88,7 +88,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		}
 	}
 	for i := 0; i < n; i++ {
-		one, err := r.redoOne(ctx, o.Force)
+		one, err := r.redoOne(ctx, o.Force, n-i)
 		if err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
@@ -329,7 +329,10 @@ func (r *Repo) nextExpected(ctx context.Context, prev string, scope []string, re
 	return h, w.Flush()
 }
 
-func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
+// redoOne redoes the next step; its checkpoint vouches for the paths of
+// the next steps steps (this one included), so that the checkpoint a
+// redo of several steps prints (its first) goes back for all of them.
+func (r *Repo) redoOne(ctx context.Context, force bool, steps int) (*RestoreResult, error) {
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return nil, err
@@ -337,7 +340,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(sess.Redo) == 0 {
 		return &RestoreResult{Nothing: true}, nil
 	}
-	snap, err := r.captureRedo(ctx, sess, 1)
+	snap, scope, err := r.captureRedo(ctx, sess, steps)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +356,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.executeIn(ctx, model.OpName("redo", st.turns), newVouch(st.scope), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.executeIn(ctx, model.OpName("redo", st.turns), newVouch(append(scope, st.scope...)), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		if err := r.redone(ctx, sess, st, result); err != nil {
 			return nil, nil, err
 		}
@@ -378,7 +381,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
-	snap, err := r.captureRedo(ctx, sess, n)
+	snap, _, err := r.captureRedo(ctx, sess, n)
 	if err != nil {
 		return nil, err
 	}

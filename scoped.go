@@ -222,18 +222,21 @@ func (r *Repo) redoScope(ctx context.Context, sess *model.SessionRecord, steps i
 }
 
 // captureRedo captures the work tree for the next steps redo steps of
-// sess: scoped to their paths, unless the session has an open turn or
-// nothing to redo.
-func (r *Repo) captureRedo(ctx context.Context, sess *model.SessionRecord, steps int) (*captured, error) {
+// sess: scoped to their paths (also returned), unless the session has
+// an open turn or nothing to redo.
+func (r *Repo) captureRedo(ctx context.Context, sess *model.SessionRecord, steps int) (*captured, []string, error) {
 	if len(sess.Redo) == 0 {
-		return r.capture(ctx)
+		snap, err := r.capture(ctx)
+		return snap, nil, err
 	}
 	scope, open, err := r.redoScope(ctx, sess, steps)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if open {
-		return r.capture(ctx)
+		snap, err := r.capture(ctx)
+		return snap, nil, err
 	}
-	return r.captureScope(ctx, scope)
+	snap, err := r.captureScope(ctx, scope)
+	return snap, scope, err
 }

@@ -175,7 +175,13 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if partial {
 		verb += " --path"
 	}
-	out, err := r.executeIn(ctx, model.OpName(verb, nums), newVouch(sc.paths()), now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	// The checkpoint vouches for the paths the undo may write; one that
+	// closed the open turn read everything (its turn's after-state).
+	scope := newVouch(sc.paths())
+	if closed != nil {
+		scope = nil
+	}
+	out, err := r.executeIn(ctx, model.OpName(verb, nums), scope, now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
