@@ -38,10 +38,9 @@ func (s *scopeModel) clone() scopeModel {
 	return c
 }
 
-// record notes state recorded whole (scope nil) or vouching for scope
-// (an undo's or redo's), as stateEntry does: a whole record stays
-// whole, partial ones add up; a whole record (snap, restore) replaces a
-// partial one.
+// record notes state recorded whole or vouching for scope (an undo's
+// or redo's), as stateEntry does: partial records add up, and either
+// kind replaces the other.
 func (s *scopeModel) record(state mtree, scope []string, partial bool) {
 	if s.whole == nil {
 		s.whole, s.part = map[string]bool{}, map[string][]string{}
@@ -51,8 +50,8 @@ func (s *scopeModel) record(state mtree, scope []string, partial bool) {
 	case !partial:
 		s.whole[c] = true
 		delete(s.part, c)
-	case s.whole[c]:
 	default:
+		delete(s.whole, c)
 		s.part[c] = uniquePaths(append(slices.Clone(s.part[c]), scope...))
 	}
 }

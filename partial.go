@@ -29,10 +29,13 @@ func newVouch(paths []string) *vouch {
 }
 
 // stateEntry is the snapshot record of state h of the kind given. With
-// scope it is partial, vouching for scope's paths, unless h is recorded
-// already as a whole state (a snap of the same tree, say): a tree the
-// whole folder once held stays whole. A partial record already there
-// adds its paths (each held the content in h when it was recorded).
+// scope it is partial, vouching for scope's paths, also when h is
+// recorded already as a whole state: an undo's scoped checkpoint is
+// often the tree of the newest snap, and restore of the checkpoint it
+// printed must not put back what the folder held then at other paths.
+// (A turn's states stay whole through @N: see restore.) A partial
+// record already there adds its paths (each held the content in h
+// when it was recorded).
 func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *model.SkipInfo, scope *vouch) (cas.Entry, error) {
 	e := model.SnapshotEntry(h, kind, 0, 0, skip)
 	if scope == nil {
@@ -43,11 +46,8 @@ func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *mo
 	if err != nil {
 		return cas.Entry{}, err
 	}
-	if ok && !old.Partial {
-		return e, nil
-	}
 	paths := scope.paths
-	if ok {
+	if ok && old.Partial {
 		paths = sortedUnique(append(append([]string(nil), paths...), old.Paths...))
 	}
 	return partialEntry(e, paths), nil

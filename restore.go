@@ -311,9 +311,13 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	if err != nil {
 		return nil, err
 	}
-	part, err := r.partialOf(ctx, h)
-	if err != nil {
-		return nil, err
+	// An undo's or redo's state puts back the paths it holds alone; a
+	// turn's state (@N, @N^) is a whole capture of the folder.
+	var part *PartialState
+	if _, isRef, _ := ParseTurnRef(id); !isRef {
+		if part, err = r.partialOf(ctx, h); err != nil {
+			return nil, err
+		}
 	}
 	if part != nil {
 		actions = keepVouched(actions, part.Paths)
