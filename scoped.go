@@ -88,7 +88,7 @@ func (r *Repo) scopeBase(ctx context.Context) (cas.Hash, int64, error) {
 // the rest is the base's. Otherwise, or when the scope is more than a
 // quarter of the folder's files, everything is read.
 func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, error) {
-	if r.watch != nil || r.handoff != nil || scopedOff {
+	if r.watch != nil || r.handoff != nil {
 		return r.capture(ctx)
 	}
 	base, files, err := r.scopeBase(ctx)
@@ -115,9 +115,6 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 	}
 	return res, nil
 }
-
-// scopedOff, set by tests, makes captureScope read everything.
-var scopedOff = false
 
 // scopePlan is the base and the directories of a scoped capture.
 type scopePlan struct {
