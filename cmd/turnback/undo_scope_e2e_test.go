@@ -204,3 +204,65 @@ func TestRedoScopedKeepsOutsideEdit(t *testing.T) {
 	}
 	e.same("after restore of the redo's checkpoint", undone.With(treetest.Tree{"b/9.txt": treetest.File("the user's second edit\n", 0o644)}))
 }
+
+// TestUndoScopedKilled: a scoped undo killed (SIGKILL) at each of its
+// restore steps is rolled back or finished by the next command, the
+// edit outside the turn made after the last capture stays, and a
+// finished undo's checkpoint puts back the turn's paths alone.
+func TestUndoScopedKilled(t *testing.T) {
+	t.Parallel()
+	for k := 1; ; k++ {
+		e := newScopeEnv(t)
+		e.ok("snap", "-m", "turn")
+		e.write("a/x.txt", "x by the agent\n")
+		e.rm("a/deep/y.txt")
+		e.write("a/z.txt", "z by the agent\n")
+		e.ok("end")
+		edit := treetest.Tree{"b/3.txt": treetest.File("the user's edit\n", 0o644)}
+		e.write("b/3.txt", "the user's edit\n")
+		agent := e.tree()
+		cmd := e.with(fmt.Sprintf("TURNBACK_TEST_CRASH_AT=%d", k)).command("undo")
+		err := cmd.Run()
+		if err == nil {
+			if k < 4 {
+				t.Fatalf("undo ran to its end with TURNBACK_TEST_CRASH_AT=%d", k)
+			}
+			return // past the last step
+		}
+		if cmd.ProcessState.Exited() {
+			t.Fatalf("undo with TURNBACK_TEST_CRASH_AT=%d: %v, want killed", k, err)
+		}
+		e.ok("status") // finishes or rolls back the undo
+		got := e.tree()
+		undone := treetest.Tree(nil)
+		if _, ok := got["a/z.txt"]; !ok {
+			undone = got
+		}
+		switch {
+		case undone == nil:
+			t.Logf("killed at step %d: rolled back", k)
+			treetest.Check(t, fmt.Sprintf("killed at step %d, rolled back", k), got, agent)
+			continue
+		default:
+			t.Logf("killed at step %d: finished", k)
+			want := agent.Without("a/z.txt").With(treetest.Tree{"a/x.txt": treetest.File("x before\n", 0o644),
+				"a/deep/y.txt": treetest.File("y before\n", 0o644)}).With(edit)
+			treetest.Check(t, fmt.Sprintf("killed at step %d, finished", k), got, want)
+		}
+		var cps struct {
+			Checkpoints []struct{ ID string } `json:"checkpoints"`
+		}
+		e.okJSON(&cps, "checkpoints")
+		if len(cps.Checkpoints) != 1 {
+			t.Fatalf("killed at step %d: checkpoints %+v", k, cps)
+		}
+		e.write("b/3.txt", "the user's second edit\n")
+		var res scopeRestoreDoc
+		e.okJSON(&res, "restore", cps.Checkpoints[0].ID)
+		if res.Partial == nil || len(res.Partial.Paths) != 3 {
+			t.Errorf("killed at step %d: restore of the checkpoint: partial %+v", k, res.Partial)
+		}
+		e.same(fmt.Sprintf("killed at step %d: after restore of the checkpoint", k),
+			agent.With(treetest.Tree{"b/3.txt": treetest.File("the user's second edit\n", 0o644)}))
+	}
+}
