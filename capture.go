@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
@@ -326,7 +327,15 @@ func (r *Repo) captureIn(ctx context.Context, listIgnored bool, scope *scopePlan
 	} else if scope != nil {
 		scope.apply(&opts)
 	}
-	hand := r.prepareHandoff(&opts)
+	var hand *handoff.Handoff
+	if scope == nil {
+		hand = r.prepareHandoff(&opts)
+	} else if r.handoff != nil && !r.readOnly {
+		// A scoped capture is never handed over: a daemon started
+		// meanwhile makes its own first capture. One an earlier capture
+		// left is stale from now on (see prepareHandoff).
+		handoff.Remove(r.storeDir)
+	}
 	if opts.Base.IsZero() {
 		if opts.Previous, err = r.latest(ctx); err != nil {
 			return nil, err

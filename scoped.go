@@ -82,13 +82,14 @@ func (r *Repo) scopeBase(ctx context.Context) (cas.Hash, int64, error) {
 }
 
 // captureScope captures the work tree for an undo or redo that may
-// write the paths scope: without a watcher, and when the latest state
+// write the paths scope: without a watcher (a command that may start a
+// daemon hands a scoped capture to none: captureIn), and when the latest state
 // can be trusted as a base, only the directories of those paths and
 // their ancestors are read (so ancestor ignore files are read again);
 // the rest is the base's. Otherwise, or when the scope is more than a
 // quarter of the folder's files, everything is read.
 func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, error) {
-	if r.watch != nil || r.handoff != nil {
+	if r.watch != nil {
 		return r.capture(ctx)
 	}
 	base, files, err := r.scopeBase(ctx)
