@@ -17,6 +17,7 @@ import (
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/walker/gitindex"
+	"github.com/turnback/turnback/walker/ignore"
 )
 
 // keyCaptureMemo holds the captureMemo of the state m/latest names.
@@ -109,6 +110,14 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 	res, err := r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty})
 	if err != nil {
 		return nil, err
+	}
+	if changed, err := r.rulesChanged(ctx, base, res.Root, dirty); err != nil || changed {
+		if err != nil {
+			return nil, err
+		}
+		// The directories taken from the base were judged by other
+		// rules: what they hold may be ignored now, or no longer.
+		return r.capture(ctx)
 	}
 	if res.Stats.DirsReused > 0 {
 		// Stats count what was read: the folder's count is about the base's.
@@ -237,4 +246,27 @@ func (r *Repo) captureRedo(ctx context.Context, sess *model.SessionRecord, steps
 	}
 	snap, err := r.captureScope(ctx, scope)
 	return snap, scope, err
+}
+
+// rulesChanged reports whether an ignore file of a directory of dirty
+// differs between the states base and now.
+func (r *Repo) rulesChanged(ctx context.Context, base, now cas.Hash, dirty map[string]bool) (bool, error) {
+	loader := r.loader()
+	for d := range dirty {
+		for _, name := range ignore.FileNames {
+			p := manifest.JoinPath(d, name)
+			a, err := manifest.Find(ctx, loader, base, p)
+			if err != nil {
+				return false, err
+			}
+			b, err := manifest.Find(ctx, loader, now, p)
+			if err != nil {
+				return false, err
+			}
+			if !a.Equal(b) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

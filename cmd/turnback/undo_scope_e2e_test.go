@@ -152,6 +152,24 @@ func TestUndoScopedIgnoreRules(t *testing.T) {
 	}
 }
 
+// TestUndoScopedRulesChanged: an ignore file of a directory the undo
+// reads that changed since the last capture changes what the rest of
+// the folder holds (b/3.txt and c/3.txt are ignored now): the undo
+// reads everything, so the state it leaves is the folder's and status
+// lists no change (it listed both as deleted).
+func TestUndoScopedRulesChanged(t *testing.T) {
+	t.Parallel()
+	e := newScopeEnv(t)
+	e.ok("snap", "-m", "turn")
+	e.write("a/x.txt", "x by the agent\n")
+	e.ok("end")
+	e.write(".gitignore", "3.txt\n")
+	e.ok("undo")
+	if r := e.ok("status"); !strings.HasPrefix(r.stdout, "no changes") {
+		t.Errorf("status after the undo:\n%s", r)
+	}
+}
+
 // TestUndoOpenTurnCapturesAll: an undo that closes the open turn reads
 // the whole folder, as before: its checkpoint is that turn's
 // after-state, whole, and restore of it puts back every path.
