@@ -251,19 +251,40 @@ func (r *Repo) captureRedo(ctx context.Context, sess *model.SessionRecord, steps
 // rulesChanged reports whether an ignore file of a directory of dirty
 // differs between the states base and now.
 func (r *Repo) rulesChanged(ctx context.Context, base, now cas.Hash, dirty map[string]bool) (bool, error) {
-	loader := r.loader()
+	loader := manifest.NewCachingLoader(r.loader())
+	tree := func(root cas.Hash, d string) (*manifest.Tree, error) {
+		h := root
+		if d != "" {
+			e, err := manifest.Find(ctx, loader, root, d)
+			if err != nil || e == nil || !e.IsCapturedDir() {
+				return nil, err
+			}
+			h = e.Hash
+		}
+		return loader.LoadTree(ctx, h)
+	}
 	for d := range dirty {
+		a, err := tree(base, d)
+		if err != nil {
+			return false, err
+		}
+		b, err := tree(now, d)
+		if err != nil {
+			return false, err
+		}
 		for _, name := range ignore.FileNames {
-			p := manifest.JoinPath(d, name)
-			a, err := manifest.Find(ctx, loader, base, p)
-			if err != nil {
-				return false, err
+			var ea, eb *manifest.Entry
+			if a != nil {
+				if e, ok := a.Lookup(name); ok {
+					ea = e
+				}
 			}
-			b, err := manifest.Find(ctx, loader, now, p)
-			if err != nil {
-				return false, err
+			if b != nil {
+				if e, ok := b.Lookup(name); ok {
+					eb = e
+				}
 			}
-			if !a.Equal(b) {
+			if !ea.Equal(eb) {
 				return true, nil
 			}
 		}
