@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
+	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
@@ -92,8 +93,8 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, stamps, model.TurnEntry(t), model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)),
-		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(res.Root.String())})
+	writes = append(writes, stamps, model.TurnEntry(t), model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)))
+	writes = append(writes, r.latestEntries(res.Root, res.Root)...)
 	if takeNotice {
 		n := &Notice{}
 		if ok, err := r.getJSON(ctx, model.NoticeKey(r.session), n); err != nil {
@@ -187,8 +188,8 @@ func (l localRepo) End(ctx context.Context) (*SnapResult, error) {
 		}
 	}
 	sess.Last = res.Root.String()
-	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)),
-		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(res.Root.String())})
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)))
+	writes = append(writes, r.latestEntries(res.Root, res.Root)...)
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
 	}
@@ -296,6 +297,12 @@ func (r *Repo) capture(ctx context.Context) (*captured, error) {
 // captureWith is capture; listIgnored makes it read every directory, so
 // that what it skipped is judged afresh (walker.Options.ListIgnored).
 func (r *Repo) captureWith(ctx context.Context, listIgnored bool) (*captured, error) {
+	return r.captureIn(ctx, listIgnored, nil)
+}
+
+// captureIn is captureWith; a scope plan (scoped.go) makes it read only
+// the plan's directories.
+func (r *Repo) captureIn(ctx context.Context, listIgnored bool, scope *scopePlan) (*captured, error) {
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
@@ -317,8 +324,18 @@ func (r *Repo) captureWith(ctx context.Context, listIgnored bool) (*captured, er
 	var info *WatchInfo
 	if ws != nil {
 		info = r.planWatched(ctx, ws, &opts)
+	} else if scope != nil {
+		scope.apply(&opts)
 	}
-	hand := r.prepareHandoff(&opts)
+	var hand *handoff.Handoff
+	if scope == nil {
+		hand = r.prepareHandoff(&opts)
+	} else if r.handoff != nil && !r.readOnly {
+		// A scoped capture is never handed over: a daemon started
+		// meanwhile makes its own first capture. One an earlier capture
+		// left is stale from now on (see prepareHandoff).
+		handoff.Remove(r.storeDir)
+	}
 	if opts.Base.IsZero() {
 		if opts.Previous, err = r.latest(ctx); err != nil {
 			return nil, err
@@ -339,5 +356,6 @@ func (r *Repo) captureWith(ctx context.Context, listIgnored bool) (*captured, er
 		ws.pending = watch.Changes{}
 		info.DirsRead, info.DirsReused = res.Stats.Dirs-res.Stats.DirsReused, res.Stats.DirsReused
 	}
+	r.last = lastCapture{root: res.Root, files: res.Stats.Files}
 	return &captured{Result: res, Watch: info}, nil
 }

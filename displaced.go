@@ -98,11 +98,15 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	old, now := []byte(cp.String()), []byte(amended.String())
 	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
 	var skip *model.SkipInfo
+	var part *model.SnapshotRecord // the checkpoint's record, if partial (partial.go)
 	for _, e := range m.Writes {
 		if bytes.Equal(e.Key, model.SnapKey(cp)) {
 			var rec model.SnapshotRecord
 			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= model.SkipRules {
 				skip = &model.SkipInfo{Generated: rec.Generated}
+			}
+			if rec.Partial {
+				part = &rec
 			}
 		}
 		// Session records name the checkpoint (the redo record's way
@@ -117,7 +121,12 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		}
 		out.Writes = append(out.Writes, e)
 	}
-	out.Writes = append(out.Writes, model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip))
+	amendedRec := model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip)
+	if part != nil {
+		// The edits it adds are at paths the command writes: its own.
+		amendedRec = partialEntry(amendedRec, part.Paths)
+	}
+	out.Writes = append(out.Writes, amendedRec)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("turnback: encode metadata: %w", err)

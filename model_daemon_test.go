@@ -30,6 +30,7 @@ func TestModelDaemon(t *testing.T) {
 	}
 	base := t.TempDir()
 	h := newHarness(t, seed, testing.Verbose(), base)
+	h.sc.off = true // the daemon watches: its captures are never scoped
 	if err := os.MkdirAll(h.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,8 @@ func (h *harness) apiSnap() {
 	h.sess.next++
 	h.sess.turns = append(h.sess.turns, t)
 	h.sess.last = now
+	h.sc.record(now, nil, false)
+	h.sc.setLatest(now, countFiles(now))
 	h.logf("Snap -> %s turn %d (closed %v, dropped %v)", res.Snapshot.Short(), res.Turn, closed != nil, dropped)
 	h.count(fmt.Sprintf("snap: closed %v dropped %v", closed != nil, dropped))
 	h.learn(res.Snapshot, now, "Snap")
@@ -72,6 +74,8 @@ func (h *harness) apiEnd() {
 	closed, dropped := h.sess.closeOpen(now, "end")
 	if closed != nil {
 		h.sess.last = now
+		h.sc.record(now, nil, false)
+		h.sc.setLatest(now, countFiles(now))
 	}
 	h.logf("End -> %s (no open turn %v, dropped %v)", res.Snapshot.Short(), res.NoOpenTurn, res.Dropped)
 	h.count(fmt.Sprintf("end: closed %v dropped %v", closed != nil, dropped))
@@ -113,8 +117,15 @@ func (h *harness) countPlan(what string, turns int, force bool, conflicts []stri
 // checkRestore compares a restore's result with the model's plan and
 // adopts the plan's result as the folder.
 func (h *harness) checkRestore(what string, res *turnback.RestoreResult, cur mtree, pl *mplan) {
-	h.learn(res.Checkpoint, cur, what+" checkpoint")
-	h.learn(res.Result, pl.result, what+" result")
+	h.checkRestoreAs(what, res, cur, pl.result, pl)
+}
+
+// checkRestoreAs is checkRestore for a command whose checkpoint and
+// result are the states cp and result (a scoped capture's: see
+// model_scope_test.go).
+func (h *harness) checkRestoreAs(what string, res *turnback.RestoreResult, cp, result mtree, pl *mplan) {
+	h.learn(res.Checkpoint, cp, what+" checkpoint")
+	h.learn(res.Result, result, what+" result")
 	if len(pl.madeParents) == 0 {
 		h.checkList(what+" restored", res.Restored, pl.restored)
 		h.checkList(what+" deleted", res.Deleted, pl.deleted)
@@ -200,11 +211,18 @@ func (h *harness) apiRestore() {
 	}
 	cur := h.fs.clone()
 	var actions []maction
-	for _, p := range changedPaths(cur, target) {
+	changed := changedPaths(cur, target)
+	// An undo's or redo's state puts back the paths it vouches for alone.
+	vouched, partial := h.sc.vouched(target)
+	if partial {
+		changed = keepVouchedModel(changed, vouched, cur, target)
+		h.count("restore: a partial state")
+	}
+	for _, p := range changed {
 		actions = append(actions, maction{path: p, old: cur.get(p), new: target.get(p)})
 	}
 	pl := planModel(cur, target, actions)
-	if pl.result.canon() != target.canon() {
+	if !partial && pl.result.canon() != target.canon() {
 		h.failf("model: restore plan does not reach its target:\n%s", diffTrees(target, pl.result))
 	}
 	if bug := h.avoid(pl); bug != "" {
@@ -226,7 +244,13 @@ func (h *harness) apiRestore() {
 		h.failf("Restore(%s): %v", arg, err)
 	}
 	h.logf("Restore(%s) -> restored %q deleted %q created %q not restorable %v", arg[:12], res.Restored, res.Deleted, res.Created, res.NotRestorable)
+	if (res.Partial != nil) != partial || partial && !slices.Equal(res.Partial.Paths, vouched) {
+		h.failf("Restore(%s): partial %+v, model vouches for %q (partial %v)", arg[:12], res.Partial, vouched, partial)
+	}
 	h.checkRestore("Restore", res, cur, pl)
+	h.sc.record(cur, nil, false)
+	h.sc.record(pl.result, nil, false)
+	h.sc.setLatest(pl.result, countFiles(cur))
 	h.untouched("Restore", stamps, touchedBy(pl))
 	h.countPlan("restore", 0, false, nil, pl)
 }

@@ -322,6 +322,8 @@ type harness struct {
 	// slow sequences pause now and then, so that files age past the
 	// stat cache's racy window and captures trust the cache.
 	slow bool
+	// sc: scoped captures and partial states (model_scope_test.go).
+	sc scopeModel
 }
 
 // modelStats counts outcomes, to show what a run exercised.

@@ -102,7 +102,8 @@ func (h *harness) apiUndoWith(n int, o turnback.UndoOptions) {
 	what := fmt.Sprintf("Undo(%d, force=%v paths=%q merge=%q dry=%v)", n, force, o.Paths, o.Merge, o.DryRun)
 	cur := h.fs.clone()
 	sess := h.sess.clone()
-	sess.closeOpen(cur, "undo")
+	closedTurn, _ := sess.closeOpen(cur, "undo")
+	var scope []string // the paths the undo may write
 	nothing := len(sess.turns) == 0
 	var specs []string
 	for _, p := range o.Paths {
@@ -138,6 +139,7 @@ func (h *harness) apiUndoWith(n int, o turnback.UndoOptions) {
 				}
 				if hit {
 					left[p] = t.after.get(p)
+					scope = append(scope, p)
 				}
 			}
 		}
@@ -238,7 +240,18 @@ func (h *harness) apiUndoWith(n int, o turnback.UndoOptions) {
 	h.checkList("Undo merged", res.Merged, changedOnly(merged, pl.restored))
 	h.checkList("Undo markers", res.Markers, changedOnly(marked, pl.restored))
 	h.checkList("Undo paths", res.Paths, sortedUnique(specs))
-	h.checkRestore("Undo", res, cur, pl)
+	// Its capture: scoped without an open turn (model_scope_test.go).
+	cpState, resState, files, scoped := cur, pl.result, countFiles(cur), false
+	if closedTurn == nil {
+		cpState, resState, files, scoped = h.sc.capture(cur, pl.result, uniquePaths(scope))
+	}
+	if scoped {
+		h.count("undo: scoped capture")
+	}
+	h.checkRestoreAs("Undo", res, cpState, resState, pl)
+	h.sc.record(cpState, uniquePaths(scope), closedTurn == nil)
+	h.sc.record(resState, uniquePaths(scope), closedTurn == nil)
+	h.sc.setLatest(resState, files)
 	h.untouched("Undo", stamps, touchedBy(pl))
 	h.countPlan("undo", k, force, conflicts, pl)
 	if len(merged) > 0 {
@@ -252,7 +265,7 @@ func (h *harness) apiUndoWith(n int, o turnback.UndoOptions) {
 		h.count("undo: partial")
 		sess.redo = append(sess.redo, &mgroup{partial: nums, paths: sortedUnique(specs), checkpoint: cur, expected: pl.result.clone()})
 	}
-	sess.last = pl.result.clone()
+	sess.last = resState.clone()
 	h.sess = sess
 }
 
@@ -318,12 +331,16 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 	// the redo stack).
 	sim := h.sess.clone()
 	fs := h.fs.clone()
+	sc := h.sc.clone()
 	if len(sim.redo) > 0 {
 		if closed, dropped := sim.closeOpen(fs, "redo"); closed != nil {
 			sim.last = fs.clone() // as an end's: the newest state recorded
+			sc.record(fs, nil, false)
+			sc.setLatest(fs, countFiles(fs))
 			h.count(fmt.Sprintf("redo: closed the open turn, dropped %v", dropped))
 		}
 	}
+	scClosed := sc.clone()
 	var (
 		plans               []*mplan
 		firstCP, lastResult mtree
@@ -339,6 +356,9 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 	simClosed, fsBefore := sim.clone(), fs
 	for i := 0; i < n && len(sim.redo) > 0; i++ {
 		g := sim.redo[len(sim.redo)-1]
+		// Its capture reads the paths of this step and of the ones
+		// after it (so that the first checkpoint goes back for all).
+		stepScope := redoScopeModel(sim, n-i)
 		var changed []string
 		var goal mtree
 		var t *mturn
@@ -387,10 +407,17 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 			break
 		}
 		plans = append(plans, pl)
-		if firstCP == nil {
-			firstCP = fs
+		cpState, resState, files, scoped := sc.capture(fs, pl.result, stepScope)
+		if scoped {
+			h.count("redo: scoped capture")
 		}
-		lastResult = pl.result
+		sc.record(cpState, stepScope, true)
+		sc.record(resState, stepScope, true)
+		sc.setLatest(resState, files)
+		if firstCP == nil {
+			firstCP = cpState
+		}
+		lastResult = resState
 		all.restored = append(all.restored, pl.restored...)
 		all.deleted = append(all.deleted, pl.deleted...)
 		all.made = append(all.made, pl.made...)
@@ -426,7 +453,7 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 				sim.redo = sim.redo[:len(sim.redo)-1]
 			}
 		}
-		sim.last = pl.result.clone()
+		sim.last = resState.clone()
 		done++
 	}
 	if calls == 0 {
@@ -468,7 +495,9 @@ func (h *harness) apiRedoWith(n int, o turnback.RedoOptions) {
 	}
 	if stopConflicts != nil {
 		sim, fs, done, turns, plans = simClosed, fsBefore, 0, 0, nil
+		sc = scClosed
 	}
+	h.sc = sc
 	h.logf("%s -> turns %d nothing %v paths %q restored %q deleted %q created %q conflicts %q not restorable %v (err %v)",
 		what, res.Turns, res.Nothing, res.Paths, res.Restored, res.Deleted, res.Created, notePaths(res.Conflicts), res.NotRestorable, err)
 	switch {

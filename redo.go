@@ -88,7 +88,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		}
 	}
 	for i := 0; i < n; i++ {
-		one, err := r.redoOne(ctx, o.Force)
+		one, err := r.redoOne(ctx, o.Force, n-i)
 		if err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
@@ -142,8 +142,8 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id, and it is the session's newest.
 	sess.Last = snap.Root.String()
-	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped)),
-		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(snap.Root.String())})
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped)))
+	writes = append(writes, r.latestEntries(snap.Root, snap.Root)...)
 	return r.commit(ctx, writes, deletes)
 }
 
@@ -332,7 +332,10 @@ func (r *Repo) nextExpected(ctx context.Context, prev string, scope []string, re
 	return h, w.Flush()
 }
 
-func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) {
+// redoOne redoes the next step; its checkpoint vouches for the paths of
+// the next steps steps (this one included), so that the checkpoint a
+// redo of several steps prints (its first) goes back for all of them.
+func (r *Repo) redoOne(ctx context.Context, force bool, steps int) (*RestoreResult, error) {
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return nil, err
@@ -340,7 +343,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if len(sess.Redo) == 0 {
 		return &RestoreResult{Nothing: true}, nil
 	}
-	snap, err := r.capture(ctx)
+	snap, scope, err := r.captureRedo(ctx, sess, steps)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +359,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool) (*RestoreResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, model.OpName("redo", st.turns), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.executeIn(ctx, model.OpName("redo", st.turns), newVouch(append(scope, st.scope...)), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		if err := r.redone(ctx, sess, st, result); err != nil {
 			return nil, nil, err
 		}
@@ -381,7 +384,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
-	snap, err := r.capture(ctx)
+	snap, _, err := r.captureRedo(ctx, sess, n)
 	if err != nil {
 		return nil, err
 	}

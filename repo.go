@@ -151,6 +151,7 @@ type repoCore struct {
 	recovered bool
 	watch     *watchState      // set by Watch
 	handoff   *handoff.Handoff // set by handoff.Arm (handoff.go)
+	last      lastCapture      // the last capture (scoped.go)
 	// after: work the operation holding the store lock left for its end
 	// (lock.go).
 	after []func()

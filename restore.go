@@ -90,6 +90,13 @@ func init() {
 // directories that actionsFor added (in res.parents): the path they were
 // added for says why it cannot be restored.
 func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
+	return r.executeIn(ctx, op, nil, current, actions, parents, force, meta)
+}
+
+// executeIn is execute; a scope (an undo's or redo's: the paths it may
+// write) is recorded with the checkpoint and the result as the paths
+// they vouch for (partial.go), nil for a state vouched for whole.
+func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
 	out := &RestoreResult{}
 	// The records of a restore are committed after its files changed:
 	// to the database opened for writing, never to the overlay log,
@@ -176,8 +183,16 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, cpRec, model.SnapshotEntry(cp, model.KindCheckpoint, 0, 0, skip), model.SnapshotEntry(result, model.KindResult, 0, 0, skip),
-		cas.Entry{Key: []byte(model.KeyLatest), Value: []byte(result.String())})
+	cpSnap, err := r.stateEntry(ctx, cp, model.KindCheckpoint, skip, scope)
+	if err != nil {
+		return nil, err
+	}
+	resSnap, err := r.stateEntry(ctx, result, model.KindResult, skip, scope)
+	if err != nil {
+		return nil, err
+	}
+	writes = append(writes, cpRec, cpSnap, resSnap)
+	writes = append(writes, r.latestEntries(result, current)...)
 	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
@@ -296,6 +311,17 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	if err != nil {
 		return nil, err
 	}
+	// An undo's or redo's state puts back the paths it holds alone; a
+	// turn's state (@N, @N^) is a whole capture of the folder.
+	var part *PartialState
+	if _, isRef, _ := ParseTurnRef(id); !isRef {
+		if part, err = r.partialOf(ctx, h); err != nil {
+			return nil, err
+		}
+	}
+	if part != nil {
+		actions = keepVouched(actions, part.Paths)
+	}
 	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
 	if err != nil {
 		return nil, err
@@ -305,7 +331,11 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		if err != nil {
 			return nil, err
 		}
-		return dryResult(p)
+		res, err := dryResult(p)
+		if res != nil {
+			res.Partial = part
+		}
+		return res, err
 	}
 	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
@@ -318,6 +348,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		return nil, err
 	}
 	out.NotRestorable = append(out.NotRestorable, ignored...)
+	out.Partial = part
 	if foreign {
 		// The session's last state, if it is h (a clone), takes the
 		// folder's owners: status then shows no owner change.

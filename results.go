@@ -52,6 +52,9 @@ type (
 	RecoverResult = model.RecoverResult
 	// RestoreResult reports undo, redo and restore.
 	RestoreResult = model.RestoreResult
+	// PartialState is an undo's or redo's state, which a restore put
+	// back only at the paths it holds (RestoreResult.Partial).
+	PartialState = model.PartialState
 
 	// SnapOptions say what a snap records (Repo.SnapWith).
 	SnapOptions = model.SnapOptions

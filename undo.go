@@ -53,15 +53,27 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err := r.refusePulled(ctx, "undo"); err != nil {
 		return nil, err
 	}
-	snap, err := r.capture(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now := snap.Root
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
 		return nil, err
 	}
+	loader := manifest.NewCachingLoader(r.loader())
+	// Without an open turn the turns to undo are known before the
+	// capture, which then reads only their paths' directories.
+	early, err := r.scopeFirst(ctx, loader, sess, n, specs, o.Paths)
+	if err != nil {
+		return nil, err
+	}
+	var snap *captured
+	if early != nil {
+		snap, err = r.captureScope(ctx, early.paths())
+	} else {
+		snap, err = r.capture(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := snap.Root
 	closed, _, writes, deletes, err := r.closeOpen(ctx, sess, now, "undo")
 	if err != nil {
 		return nil, err
@@ -84,10 +96,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nothing()
 	}
 	n = min(n, len(sess.Turns))
-	loader := manifest.NewCachingLoader(r.loader())
-	sc, err := r.scopeOf(ctx, loader, sess.Turns[len(sess.Turns)-n:], closed, specs, o.Paths)
-	if err != nil {
-		return nil, err
+	sc := early
+	if sc == nil {
+		if sc, err = r.scopeOf(ctx, loader, sess.Turns[len(sess.Turns)-n:], closed, specs, o.Paths); err != nil {
+			return nil, err
+		}
 	}
 	nums, turns, left, perTurn := sc.nums, sc.turns, sc.left, sc.perTurn
 	if err := heldAsPulled(ctx, loader, now, left, sc.pulled); err != nil {
@@ -165,7 +178,13 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if partial {
 		verb += " --path"
 	}
-	out, err := r.execute(ctx, model.OpName(verb, nums), now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	// The checkpoint vouches for the paths the undo may write; one that
+	// closed the open turn read everything (its turn's after-state).
+	scope := newVouch(sc.paths())
+	if closed != nil {
+		scope = nil
+	}
+	out, err := r.executeIn(ctx, model.OpName(verb, nums), scope, now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()

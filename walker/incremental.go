@@ -35,6 +35,14 @@ func (c *capture) reuse(ctx context.Context, p, name string, base *prevDir) (*pr
 	if c.opts.Dirty(p) {
 		return &prevDir{hash: be.Hash}, nil
 	}
+	if c.opts.Uncounted {
+		c.mu.Lock()
+		c.stats.Dirs++
+		c.stats.DirsReused++ // its subdirectories uncounted
+		c.mu.Unlock()
+		c.reusedDir(p)
+		return nil, be
+	}
 	tot, err := c.totalsOf(ctx, be.Hash)
 	if err != nil {
 		// Base is not readable here: read the directory instead.

@@ -42,6 +42,12 @@ type Options struct {
 	// Base's tree is reused for it (see "Incremental capture" in the
 	// package doc). Nil: every directory is read.
 	Dirty func(rel string) bool
+	// Uncounted: an incremental capture takes the directories Dirty
+	// leaves out from Base without loading their trees. Stats then
+	// count only the directories read, and a reused tree is taken even
+	// if it holds entries a capture would read again (see rereads): for
+	// a capture that vouches for the directories it reads alone.
+	Uncounted bool
 	// Totals, if set, remembers the file counts of Base's trees across
 	// captures, so that reused directories cost nothing to count. Without
 	// it every reused tree is loaded from the store to count it.

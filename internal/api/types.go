@@ -240,12 +240,15 @@ type RestoreResponse struct {
 	Markers []string `json:"markers"`
 	// DryRun: what a dry run found it would do (nothing was changed).
 	DryRun *model.Preview `json:"dry_run,omitempty"`
+	// Partial: restore went to an undo's or redo's state, and put back
+	// only the paths it holds.
+	Partial *model.PartialState `json:"partial,omitempty"`
 }
 
 func (r *RestoreResponse) result() (*model.RestoreResult, error) {
 	out := &model.RestoreResult{Turns: r.TurnsUndone + r.TurnsRedone, Restored: r.Restored, Deleted: r.Deleted, Created: r.Created,
 		Conflicts: r.Conflicts, NotRestorable: r.NotRestorable, Nothing: r.Nothing, Paths: r.Paths, Merged: r.Merged,
-		Markers: r.Markers, DryRun: r.DryRun, AfterDropped: r.AfterDropped}
+		Markers: r.Markers, DryRun: r.DryRun, AfterDropped: r.AfterDropped, Partial: r.Partial}
 	out.Moved = make([]*model.Turn, 0, len(r.Turns))
 	for _, j := range r.Turns {
 		t, err := j.turn()

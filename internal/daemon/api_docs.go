@@ -25,7 +25,8 @@ func restoreResponse(op string, res *turnback.RestoreResult) *api.RestoreRespons
 	out := &api.RestoreResponse{Turns: api.NewTurnsJSON(res.Moved), Restored: nonNil(res.Restored), Deleted: nonNil(res.Deleted),
 		Created: nonNil(res.Created), SnapshotRestored: idOrEmpty(res.Result), Checkpoint: idOrEmpty(res.Checkpoint),
 		Conflicts: nonNil(res.Conflicts), NotRestorable: nonNil(res.NotRestorable), Nothing: res.Nothing, Incomplete: res.Incomplete(),
-		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun, AfterDropped: res.AfterDropped}
+		Paths: nonNil(res.Paths), Merged: nonNil(res.Merged), Markers: nonNil(res.Markers), DryRun: res.DryRun, AfterDropped: res.AfterDropped,
+		Partial: res.Partial}
 	switch op {
 	case "undo":
 		out.TurnsUndone = res.Turns

@@ -228,12 +228,17 @@ func parseSessionRecords(session string, recs []Record) (*model.SessionRecord, m
 // markForeign is a snapshot record another machine wrote, marked as
 // such ("foreign"): its state's owners are that machine's, which a
 // restore as root must not give the folder (the root's
-// pull_owners.go). The record's other fields stay as they are.
+// pull_owners.go). An undo's partial state (model.SnapshotRecord's
+// Partial and Paths) vouched for that machine's folder: here, as the
+// remote's state, it is whole. The record's other fields stay as they
+// are.
 func markForeign(v []byte) ([]byte, error) {
 	var rec map[string]json.RawMessage
 	if err := json.Unmarshal(v, &rec); err != nil || rec == nil {
 		return nil, fmt.Errorf("%w: snapshot record is not a JSON object", cas.ErrCorrupt)
 	}
 	rec["foreign"] = json.RawMessage("true")
+	delete(rec, "partial")
+	delete(rec, "paths")
 	return json.Marshal(rec)
 }

@@ -160,6 +160,13 @@ type SnapshotRecord struct {
 	// Foreign: a pull brought the state, which another machine
 	// captured; its owners are that machine's (the root's pull_owners.go).
 	Foreign bool `json:"foreign,omitempty"`
+	// Partial: the state of an undo or redo (its checkpoint or result)
+	// vouches only for Paths, the paths that command could write, as
+	// they were; elsewhere it holds an earlier capture's content, which
+	// may be older than the folder was. Restore puts back Paths alone.
+	// Absent: the state is the whole folder's.
+	Partial bool     `json:"partial,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
 }
 
 // Kinds of snapshot record.

@@ -152,6 +152,10 @@ type RestoreResult struct {
 	// captures and was dropped, so this undo undid an older one (Moved):
 	// that turn's number. 0 otherwise.
 	AfterDropped int
+	// Partial: the state a restore went to is an undo's or redo's
+	// (its checkpoint or result), which holds the folder's content only
+	// at some paths: those alone were put back. Nil otherwise.
+	Partial *PartialState
 
 	parents map[string]bool // directories recreated only for a path below
 	// noContent: paths not restorable because their content is neither

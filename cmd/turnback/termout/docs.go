@@ -225,7 +225,7 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 	if p := res.DryRun; p != nil {
 		doc := RestoreDoc(&turnback.RestoreResult{Turns: p.Turns, Paths: p.Paths, Restored: p.Restored, Deleted: p.Deleted,
 			Created: p.Created, Merged: p.Merged, Markers: p.Markers, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable,
-			Moved: res.Moved})
+			Moved: res.Moved, Partial: res.Partial})
 		delete(doc, "checkpoint")
 		doc["dry_run"], doc["stopped"] = true, p.Stopped
 		return doc
@@ -250,6 +250,9 @@ func RestoreDoc(res *turnback.RestoreResult) map[string]any {
 	}
 	if !res.Checkpoint.IsZero() {
 		doc["checkpoint"] = res.Checkpoint.String()
+	}
+	if pt := res.Partial; pt != nil {
+		doc["partial"] = map[string]any{"of": pt.Of, "paths": NonNil(pt.Paths), "message": PartialLine(pt)}
 	}
 	if res.AfterDropped > 0 {
 		doc["after_dropped"] = res.AfterDropped

@@ -51,6 +51,9 @@ func RestoreListColor(w io.Writer, verb string, res *turnback.RestoreResult, ver
 	if s := UndidAfterDropped(res, time.Now()); s != "" {
 		fmt.Fprintln(w, s)
 	}
+	if s := PartialLine(res.Partial); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	fmt.Fprintf(w, "%s%s: %d restored, %d deleted, %d brought back\n", verb, turns, len(p.Restored), len(p.Deleted), len(p.Created))
 	merged := map[string]string{}
 	for _, q := range p.Merged {

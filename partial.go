@@ -1,0 +1,117 @@
+package turnback
+
+// Partial states: an undo's or redo's checkpoint (and its result) is
+// recorded with the paths it vouches for, the paths the command could
+// write. Without a watcher the command reads only their directories
+// (scoped.go), so elsewhere the state holds an earlier capture's
+// content. Restore of such a state puts back those paths alone.
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/restore"
+)
+
+// vouch is the set of paths a partial state vouches for.
+type vouch struct {
+	paths []string // sorted, each once
+}
+
+// newVouch returns the vouch for the paths given (any order, repeats
+// allowed).
+func newVouch(paths []string) *vouch {
+	return &vouch{paths: sortedUnique(append([]string(nil), paths...))}
+}
+
+// stateEntry is the snapshot record of state h of the kind given. With
+// scope it is partial, vouching for scope's paths, also when h is
+// recorded already as a whole state: an undo's scoped checkpoint is
+// often the tree of the newest snap, and restore of the checkpoint it
+// printed must not put back what the folder held then at other paths.
+// (A turn's states stay whole through @N: see restore.) A partial
+// record already there adds its paths (each held the content in h
+// when it was recorded).
+func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *model.SkipInfo, scope *vouch) (cas.Entry, error) {
+	e := model.SnapshotEntry(h, kind, 0, 0, skip)
+	if scope == nil {
+		return e, nil
+	}
+	var old model.SnapshotRecord
+	ok, err := r.getJSON(ctx, model.SnapKey(h), &old)
+	if err != nil {
+		return cas.Entry{}, err
+	}
+	paths := scope.paths
+	if ok && old.Partial {
+		paths = sortedUnique(append(append([]string(nil), paths...), old.Paths...))
+	}
+	return partialEntry(e, paths), nil
+}
+
+// partialEntry is the snapshot record e made partial, vouching for
+// paths.
+func partialEntry(e cas.Entry, paths []string) cas.Entry {
+	var rec model.SnapshotRecord
+	if err := json.Unmarshal(e.Value, &rec); err != nil {
+		return e
+	}
+	rec.Partial, rec.Paths = true, paths
+	if rec.Paths == nil {
+		rec.Paths = []string{}
+	}
+	return cas.Entry{Key: e.Key, Value: model.EncodeJSON(rec)}
+}
+
+// partialOf returns the partial state h is, nil if h is whole.
+func (r *Repo) partialOf(ctx context.Context, h cas.Hash) (*PartialState, error) {
+	var rec model.SnapshotRecord
+	ok, err := r.getJSON(ctx, model.SnapKey(h), &rec)
+	if err != nil || !ok || !rec.Partial {
+		return nil, err
+	}
+	of, err := r.partialOp(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	return &PartialState{Of: of, Paths: append([]string{}, rec.Paths...)}, nil
+}
+
+// keepVouched keeps of a restore's actions those at the paths a partial
+// state vouches for, and the directories above one of them that the
+// folder lacks and the state holds (so that the path can come back).
+func keepVouched(actions []restore.Action, paths []string) []restore.Action {
+	set := make(map[string]bool, len(paths))
+	above := map[string]bool{}
+	for _, p := range paths {
+		set[p] = true
+		for q := manifest.ParentPath(p); q != ""; q = manifest.ParentPath(q) {
+			above[q] = true
+		}
+	}
+	var out []restore.Action
+	for _, a := range actions {
+		switch {
+		case set[a.Path]:
+			out = append(out, a)
+		case above[a.Path] && a.Old == nil && a.New != nil && a.New.Kind == manifest.KindDir:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// partialOp names the command that made a partial state from its
+// checkpoint record ("undo turn 3"), "" if unknown.
+func (r *Repo) partialOp(ctx context.Context, h cas.Hash) (string, error) {
+	var rec model.CheckpointRecord
+	ok, err := r.getJSON(ctx, model.CheckpointKey(h), &rec)
+	if err != nil || !ok {
+		return "", err
+	}
+	return strings.TrimSpace(rec.Command), nil
+}

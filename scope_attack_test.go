@@ -1,0 +1,89 @@
+package turnback_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/turnback/turnback"
+)
+
+// scopeAttackTree is a folder of 40 files outside a/ and a closed turn
+// that rewrote a/x.txt, deleted a/y.txt and made a/z.txt: an undo of
+// it reads a/ alone (scoped.go).
+func scopeAttackTree(t *testing.T) *regressTree {
+	rt := newRegressTree(t)
+	for i := range 20 {
+		rt.write(fmt.Sprintf("b/%d.txt", i), "b")
+		rt.write(fmt.Sprintf("c/%d.txt", i), "c")
+	}
+	rt.write("a/x.txt", "x0")
+	rt.write("a/y.txt", "y0")
+	rt.snap()
+	rt.write("a/x.txt", "x by the agent")
+	must(t, os.Remove(rt.path("a/y.txt")))
+	rt.write("a/z.txt", "z by the agent")
+	rt.end()
+	return rt
+}
+
+// TestUndoScopedEditsDuringUndo: edits made at every step of a scoped
+// undo, to a path the undo rewrites and to one outside it, are never
+// lost: the outside one stays in its file, through the undo and through
+// restore of its checkpoint; the other is in its file or, overwritten,
+// in the checkpoint, which restore puts back.
+func TestUndoScopedEditsDuringUndo(t *testing.T) {
+	t.Parallel()
+	var steps []string
+	rt := scopeAttackTree(t)
+	rt.repo.SetRestoreHook(func(s string) error { steps = append(steps, s); return nil })
+	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if len(steps) < 4 {
+		t.Fatalf("restore steps %q", steps)
+	}
+	for k := range steps {
+		t.Run(fmt.Sprintf("%d_%s", k, steps[k]), func(t *testing.T) {
+			t.Parallel()
+			rt := scopeAttackTree(t)
+			inside, outside := fmt.Sprintf("typed at step %d", k), fmt.Sprintf("outside at step %d", k)
+			n := 0
+			rt.repo.SetRestoreHook(func(string) error {
+				if n == k {
+					rt.write("a/x.txt", inside)
+					rt.write("b/3.txt", outside)
+				}
+				n++
+				return nil
+			})
+			res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+			rt.repo.SetRestoreHook(nil)
+			var ce *turnback.ConflictError
+			if errors.As(err, &ce) {
+				if got := rt.read("a/x.txt"); got != inside && got != "x by the agent" {
+					t.Fatalf("after a refused undo a/x.txt holds %q", got)
+				}
+				if got := rt.read("b/3.txt"); got != outside {
+					t.Fatalf("after a refused undo b/3.txt holds %q, want %q", got, outside)
+				}
+				return
+			}
+			rt.do("undo", err)
+			if got := rt.read("b/3.txt"); got != outside {
+				t.Fatalf("after the undo b/3.txt holds %q, want %q", got, outside)
+			}
+			if rt.read("a/x.txt") == inside {
+				return
+			}
+			_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
+			rt.do("restore of the checkpoint", err)
+			if got := rt.read("a/x.txt"); got != inside {
+				t.Fatalf("the edit of a/x.txt is lost: the checkpoint gives %q, want %q", got, inside)
+			}
+			if got := rt.read("b/3.txt"); got != outside {
+				t.Fatalf("restore of the checkpoint rewrote b/3.txt: %q, want %q", got, outside)
+			}
+		})
+	}
+}
