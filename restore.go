@@ -97,6 +97,9 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 	if err := r.backend.Upgrade(); err != nil {
 		return nil, err
 	}
+	if err := r.noteUmask(ctx); err != nil {
+		return nil, err
+	}
 	orig, notes, byRef, err := r.refActions(ctx, actions)
 	if err != nil {
 		return nil, err
