@@ -10,8 +10,8 @@ import (
 
 // TestForeignTarget: what a restore writes for an entry of a pulled
 // state, as root and not, for several umasks. Never group or other
-// write or a bit the umask clears, never the remote's owner, nor more than the
-// remote recorded; a symlink's mode is left as recorded.
+// write nor a bit the umask clears, never the remote's owner, never
+// more than the remote recorded; a symlink's mode is left as recorded.
 func TestForeignTarget(t *testing.T) {
 	oldMask, oldOwners := foreignUmask, ownersMatter
 	defer func() { foreignUmask, ownersMatter = oldMask, oldOwners }()

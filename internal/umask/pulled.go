@@ -2,10 +2,6 @@ package umask
 
 import "slices"
 
-// Pulled is the mask restores of another machine's states use, for
-// process umask u: no group or other write, and no bit u clears.
-func Pulled(u uint32) uint32 { return u | 0o022 }
-
 // Masks are the masks restores have used, in the order first used.
 type Masks []uint32
 

@@ -2,14 +2,6 @@ package umask
 
 import "testing"
 
-func TestPulled(t *testing.T) {
-	for u, want := range map[uint32]uint32{0: 0o022, 0o002: 0o022, 0o022: 0o022, 0o027: 0o027, 0o077: 0o077, 0o007: 0o027} {
-		if got := Pulled(u); got != want {
-			t.Errorf("Pulled(%03o) = %03o, want %03o", u, got, want)
-		}
-	}
-}
-
 func TestMasks(t *testing.T) {
 	ms, added := Masks(nil).With(0o022)
 	if !added || len(ms) != 1 {
