@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(envDaemonDir); dir != "" {
 		os.Exit(runTestDaemon(dir, os.Getenv(envDaemonStore), os.Getenv(envDaemonListen)))
 	}
+	// The tests expect the modes files get with umask 022, whatever the
+	// shell's (SetForeignUmask for others).
+	syscall.Umask(0o022)
+	turnback.ReadForeignUmask()
 	os.Exit(m.Run())
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/umask"
 )
 
 // DropSnapRecords deletes every snapshot record of r's store, as a
@@ -24,10 +25,14 @@ func DropSnapRecords(t *testing.T, r *Repo) {
 	}
 }
 
-// SetForeignUmask makes restores of pulled states mask modes with m, as
-// if the process umask were m, until t ends. Not for parallel tests.
+// SetForeignUmask makes restores of pulled states mask modes as if the
+// process umask were m, until t ends. Not for parallel tests.
 func SetForeignUmask(t *testing.T, m uint32) {
 	old := foreignUmask
-	foreignUmask = m
+	foreignUmask = umask.Pulled(m)
 	t.Cleanup(func() { foreignUmask = old })
 }
+
+// ReadForeignUmask reads the process umask again, as at start: for a
+// TestMain that sets it.
+func ReadForeignUmask() { foreignUmask = umask.Pulled(umask.Read()) }

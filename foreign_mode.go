@@ -2,22 +2,41 @@ package turnback
 
 // Permission bits of pulled states. A state another machine captured
 // records that machine's modes: a 0777 script there would land world
-// writable here. As git does on checkout, a restore of such a state
-// clears the permission bits the process umask clears, so a pull never
-// grants more than a file made here would get. Local states keep their
-// exact modes.
+// writable here. A restore of such a state clears group and other
+// write, and the bits the process umask clears, whatever umask started
+// the process (a daemon's may be 000). Local states keep exact modes.
 
 import (
 	"context"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/internal/umask"
 	"github.com/turnback/turnback/manifest"
 )
 
-// foreignUmask is the process umask, read once when the program starts.
-// A watch daemon serving the folder applies its own.
-var foreignUmask = umask.Read()
+// foreignUmask is the mask of pulled states, from the process umask
+// read once at start (a watch daemon serving the folder reads its own).
+var foreignUmask = umask.Pulled(umask.Read())
+
+// keyUmasks -> the masks restores in this store have used (JSON list).
+const keyUmasks = "m/umasks"
+
+// usedUmasks: a pulled path held as one of them clears is no edit.
+func (r *Repo) usedUmasks(ctx context.Context) (ms umask.Masks, err error) {
+	_, err = r.getJSON(ctx, []byte(keyUmasks), &ms)
+	return ms, err
+}
+
+// noteUmask records foreignUmask before a restore writes anything.
+func (r *Repo) noteUmask(ctx context.Context) error {
+	ms, err := r.usedUmasks(ctx)
+	ms, add := ms.With(foreignUmask)
+	if err != nil || !add {
+		return err
+	}
+	return r.commit(ctx, []cas.Entry{{Key: []byte(keyUmasks), Value: model.EncodeJSON(ms)}}, nil)
+}
 
 // foreignMode is the mode a restore here writes for entry e of a pulled
 // state: no permission bit the umask clears. Not as root, no setuid,
@@ -38,9 +57,13 @@ func foreignMode(e *manifest.Entry) uint32 {
 // foreignLeft makes left, what state expected holds at some paths, what
 // a restore of expected here wrote, if another machine captured it (a
 // clone of a session that ends in an undo): the folder holds each path
-// with its own owner and the masked mode, which is no edit.
-func (r *Repo) foreignLeft(ctx context.Context, l manifest.Loader, expected, now cas.Hash, left map[string]*manifest.Entry) error {
+// with its own owner and the masked mode, which is no edit. A state a
+// redo step made has no record: the undo's checkpoint cp tells.
+func (r *Repo) foreignLeft(ctx context.Context, l manifest.Loader, expected, cp, now cas.Hash, left map[string]*manifest.Entry) error {
 	foreign, err := r.foreignState(ctx, expected)
+	if err == nil && !foreign {
+		foreign, err = r.foreignState(ctx, cp)
+	}
 	if err != nil || !foreign {
 		return err
 	}
@@ -48,14 +71,18 @@ func (r *Repo) foreignLeft(ctx context.Context, l manifest.Loader, expected, now
 	for p, e := range left {
 		left[p], pulled[p] = foreignTarget(e), e
 	}
-	return heldAsPulled(ctx, l, now, left, pulled)
+	return r.heldAsPulled(ctx, l, now, left, pulled)
 }
 
 // heldAsPulled: left holds what a restore here writes (foreignTarget)
 // where pulled holds the pulled state's entry as recorded. A path the
-// folder (now) holds as a restore wrote it with another umask (a shell
-// and a watch daemon may differ) is no edit either: left takes it.
-func heldAsPulled(ctx context.Context, l manifest.Loader, now cas.Hash, left, pulled map[string]*manifest.Entry) error {
+// folder (now) holds as a restore here wrote it with another mask (a
+// shell and a watch daemon may differ) is no edit either: left takes it.
+func (r *Repo) heldAsPulled(ctx context.Context, l manifest.Loader, now cas.Hash, left, pulled map[string]*manifest.Entry) error {
+	masks, err := r.usedUmasks(ctx)
+	if err != nil {
+		return err
+	}
 	for p, e := range pulled {
 		if e == nil || sameState(e, left[p]) {
 			continue
@@ -64,18 +91,18 @@ func heldAsPulled(ctx context.Context, l manifest.Loader, now cas.Hash, left, pu
 		if err != nil {
 			return err
 		}
-		if writtenFrom(cur, e) {
+		if writtenFrom(cur, e, masks) {
 			left[p] = cur
 		}
 	}
 	return nil
 }
 
-// writtenFrom reports whether cur is what a restore here may have
-// written for entry e of a pulled state: e's content, owned by anyone,
-// with some of e's permission bits.
-func writtenFrom(cur, e *manifest.Entry) bool {
-	if cur == nil || cur.Kind != e.Kind || cur.Kind == manifest.KindSymlink || cur.Mode&^e.Mode != 0 {
+// writtenFrom reports whether cur is what a restore here wrote, with
+// one of masks, for entry e of a pulled state: e's content, owned by
+// anyone, e's permission bits less the mask's, no bit e lacks.
+func writtenFrom(cur, e *manifest.Entry, masks umask.Masks) bool {
+	if cur == nil || cur.Kind != e.Kind || cur.Kind == manifest.KindSymlink || cur.Mode&^e.Mode != 0 || !masks.Masked(cur.Mode, e.Mode) {
 		return false
 	}
 	c := *cur

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/turnback/turnback/internal/umask"
 	"github.com/turnback/turnback/manifest"
 )
 
 // TestForeignTarget: what a restore writes for an entry of a pulled
-// state, as root and not, for several umasks. Never a permission bit
-// the umask clears, never the remote's owner, never more than the
-// remote recorded; a symlink's mode is left as recorded.
+// state, as root and not, for several umasks. Never group or other
+// write nor a bit the umask clears, never the remote's owner, never
+// more than the remote recorded; a symlink's mode is left as recorded.
 func TestForeignTarget(t *testing.T) {
 	oldMask, oldOwners := foreignUmask, ownersMatter
 	defer func() { foreignUmask, ownersMatter = oldMask, oldOwners }()
@@ -26,18 +27,19 @@ func TestForeignTarget(t *testing.T) {
 	}{
 		{true, 0o022, file, 0o6755}, // as root the restore leaves special bits off (unowned)
 		{false, 0o022, file, 0o755},
-		{false, 0o002, file, 0o775},
-		{false, 0, file, 0o777},
+		{false, 0o002, file, 0o755}, // never group or other write
+		{false, 0, file, 0o755},
+		{false, 0o027, file, 0o750},
 		{false, 0o077, file, 0o700},
 		{true, 0o022, dir, 0o1755},
-		{false, 0o002, dir, 0o775},
+		{false, 0o002, dir, 0o755},
 		{false, 0o077, link, 0o777},
 		{false, 0o022, fifo, 0o640},
 		{false, 0o027, fifo, 0o640},
 		{false, 0o077, fifo, 0o600},
 	} {
 		t.Run(fmt.Sprintf("%v-%03o-%s", c.root, c.umask, c.e.Name), func(t *testing.T) {
-			foreignUmask, ownersMatter = c.umask, c.root
+			foreignUmask, ownersMatter = umask.Pulled(c.umask), c.root
 			before := *c.e
 			got := foreignTarget(c.e)
 			if got.Mode != c.want || got.Owned || got.UID != 0 || got.GID != 0 {

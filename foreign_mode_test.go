@@ -15,14 +15,15 @@ import (
 	"github.com/turnback/turnback/internal/testtier"
 )
 
-// wideModes: what another machine recorded, and what a restore here
-// writes for each umask (the process umask, as git's checkout does).
+// wideModes: what a restore here writes, for each process umask, of
+// what another machine recorded: never group or other write.
 var wideModes = []struct {
 	umask uint32
 	want  map[string]fs.FileMode
 }{
 	{0o022, map[string]fs.FileMode{"wide.sh": 0o755, "open.txt": 0o644, "pub": fs.ModeDir | 0o755, "pub/p.txt": 0o644}},
-	{0o002, map[string]fs.FileMode{"wide.sh": 0o775, "open.txt": 0o664, "pub": fs.ModeDir | 0o775, "pub/p.txt": 0o664}},
+	{0o002, map[string]fs.FileMode{"wide.sh": 0o755, "open.txt": 0o644, "pub": fs.ModeDir | 0o755, "pub/p.txt": 0o644}},
+	{0o077, map[string]fs.FileMode{"wide.sh": 0o700, "open.txt": 0o600, "pub": fs.ModeDir | 0o700, "pub/p.txt": 0o600}},
 }
 
 // writeWide writes, in dir, a 0777 script, a 0666 file and a 0777
@@ -293,14 +294,14 @@ func TestCloneRedoRemoteUndoModified(t *testing.T) {
 	statusClean(t, b, "the redo")
 }
 
-// TestPulledModesOtherUmask: a clone written with umask 002 (the user's
+// TestPulledModesOtherUmask: a clone written with umask 077 (the user's
 // shell), then undo and redo with umask 022 (a watch daemon started
 // elsewhere). The folder holds the pulled files as a restore here wrote
 // them, with another umask: that is no edit, so no conflict. What the
 // undo and redo write has the umask of their process.
 func TestPulledModesOtherUmask(t *testing.T) {
 	testtier.Slow(t)
-	turnback.SetForeignUmask(t, 0o002)
+	turnback.SetForeignUmask(t, 0o077)
 	b := cloneOwned(t, "bucket-mode-other-umask", os.Getuid(), func(a *turnback.Repo, wa string) {
 		turnOf(t, a, func() { writeWide(t, wa) })
 		turnOf(t, a, func() {
@@ -311,20 +312,20 @@ func TestPulledModesOtherUmask(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	checkModes(t, "clone", b.WorkTree(), wideModes[1].want)
+	checkModes(t, "clone", b.WorkTree(), wideModes[2].want)
 	turnback.SetForeignUmask(t, 0o022)
 	ctx := t.Context()
 	if res, err := b.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
 		t.Fatalf("redo of the remote's undo: %+v %v", res, err)
 	}
-	checkModes(t, "redo", b.WorkTree(), map[string]fs.FileMode{"pub/p.txt": 0o644, "wide.sh": 0o775})
+	checkModes(t, "redo", b.WorkTree(), map[string]fs.FileMode{"pub/p.txt": 0o644, "wide.sh": 0o700})
 	// A bit the remote never gave is an edit made here.
 	wide := filepath.Join(b.WorkTree(), "wide.sh")
-	must(t, os.Chmod(wide, 0o775|fs.ModeSetgid))
+	must(t, os.Chmod(wide, 0o700|fs.ModeSetgid))
 	if res, err := b.Undo(ctx, 1, turnback.UndoOptions{}); !errors.Is(err, turnback.ErrConflict) {
 		t.Fatalf("undo after a chmod g+s: %+v %v, want a conflict", res, err)
 	}
-	must(t, os.Chmod(wide, 0o775))
+	must(t, os.Chmod(wide, 0o700))
 	if res, err := b.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
 		t.Fatalf("undo: %+v %v", res, err)
 	}
@@ -332,6 +333,6 @@ func TestPulledModesOtherUmask(t *testing.T) {
 		t.Errorf("wide.sh after the undo: %q %v", data, err)
 	}
 	// What the undo did not write keeps the clone's umask.
-	checkModes(t, "undo", b.WorkTree(), map[string]fs.FileMode{"wide.sh": 0o755, "pub/p.txt": 0o644, "open.txt": 0o664, "pub": fs.ModeDir | 0o775})
+	checkModes(t, "undo", b.WorkTree(), map[string]fs.FileMode{"wide.sh": 0o755, "pub/p.txt": 0o644, "open.txt": 0o600, "pub": fs.ModeDir | 0o700})
 	statusClean(t, b, "the undo")
 }

@@ -287,9 +287,15 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 			return nil, err
 		}
 	}
+	masks, err := r.usedUmasks(ctx)
+	if err != nil {
+		return nil, err
+	}
 	left := map[string]*manifest.Entry{}
 	err = manifest.Diff(ctx, loader, base, last, func(c manifest.Change) error {
-		if only == nil || only[c.Path] {
+		// Where the folder's state holds what a restore here wrote for
+		// last (its mode masked), no pulled turn changed the path.
+		if (only == nil || only[c.Path]) && (c.New == nil || !writtenFrom(c.Old, c.New, masks)) {
 			left[c.Path] = foreignOwner(c.Old) // what the folder held at the pull
 		}
 		return nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/umask"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -113,9 +114,13 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 	if err != nil {
 		return err
 	}
+	masks, err := r.usedUmasks(ctx)
+	if err != nil {
+		return err
+	}
 	w := r.store.NewWriter()
 	defer w.Cancel()
-	n, err := withOwners(ctx, manifest.NewCachingLoader(r.loader()), w, last, snap.Root)
+	n, err := withOwners(ctx, manifest.NewCachingLoader(r.loader()), w, last, snap.Root, masks)
 	if err != nil || n == last {
 		return err
 	}
@@ -140,8 +145,9 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 // owner if it holds one of the same kind (else none) and loses the
 // setuid, setgid and sticky bits, which are the other machine's, and
 // the permission bits the umask clears (foreignMode), unless the
-// folder holds that content, or that directory, with those permissions.
-func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash) (cas.Hash, error) {
+// folder holds that content, or that directory, with those permissions
+// or as a restore with one of masks wrote them.
+func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash, masks umask.Masks) (cas.Hash, error) {
 	edits := map[string]*manifest.Entry{}
 	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
 		o := c.Old
@@ -155,7 +161,7 @@ func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, fol
 				e.UID, e.GID = n.UID, n.GID
 			}
 			same := n.Hash == o.Hash && n.Target == o.Target && n.Size == o.Size
-			if p := n.Mode &^ manifest.ModeSpecial; p == e.Mode || p == o.Mode&^manifest.ModeSpecial && (same || o.Kind == manifest.KindDir) {
+			if p := n.Mode &^ manifest.ModeSpecial; p == e.Mode || (same || o.Kind == manifest.KindDir) && (p == o.Mode&^manifest.ModeSpecial || masks.Masked(p, o.Mode)) {
 				e.Mode = p // as a restore writes it, or as the folder holds it
 				if same {
 					e.Mode = n.Mode // the folder holds this content: its mode is the truth

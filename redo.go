@@ -220,7 +220,8 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	if err != nil {
 		return nil, err
 	}
-	if err := r.foreignLeft(ctx, loader, expected, now, left); err != nil {
+	cp, _ := cas.ParseHash(g.Checkpoint) // parsed above, as goal
+	if err := r.foreignLeft(ctx, loader, expected, cp, now, left); err != nil {
 		return nil, err
 	}
 	for p := range left {

@@ -104,6 +104,9 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	if err := r.backend.Upgrade(); err != nil {
 		return nil, err
 	}
+	if err := r.noteUmask(ctx); err != nil {
+		return nil, err
+	}
 	orig, notes, byRef, err := r.refActions(ctx, actions)
 	if err != nil {
 		return nil, err

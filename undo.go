@@ -103,7 +103,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		}
 	}
 	nums, turns, left, perTurn := sc.nums, sc.turns, sc.left, sc.perTurn
-	if err := heldAsPulled(ctx, loader, now, left, sc.pulled); err != nil {
+	if err := r.heldAsPulled(ctx, loader, now, left, sc.pulled); err != nil {
 		return nil, err
 	}
 	specs = sortedUnique(specs)

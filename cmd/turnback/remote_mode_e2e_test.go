@@ -16,9 +16,9 @@ import (
 // TestRemoteCLIPulledModesMasked: another machine records a 0777
 // script, a 0666 file and a 0777 directory. Root clones, restores @N
 // and pulls --apply them with umask 022 and 002 (and, with 002,
-// through a watch daemon started with it): they land as files made
-// here would, never group or world writable beyond the umask, and
-// status is clean after each. undo and redo of the pulled turns do the
+// through a watch daemon started with it): they land never group or
+// world writable, nor beyond the umask (0755, 0644), and status is
+// clean after each. undo and redo of the pulled turns do the
 // same. A 0777 script made here keeps its mode through undo and redo.
 func TestRemoteCLIPulledModesMasked(t *testing.T) {
 	if os.Geteuid() != 0 {
@@ -32,8 +32,8 @@ func TestRemoteCLIPulledModesMasked(t *testing.T) {
 		exec   fs.FileMode // what 0777 lands as
 	}{
 		{"022", false, 0o644, 0o755},
-		{"002", false, 0o664, 0o775},
-		{"002", true, 0o664, 0o775},
+		{"002", false, 0o644, 0o755},
+		{"002", true, 0o644, 0o755},
 	} {
 		name := c.umask
 		if c.daemon {
@@ -120,7 +120,7 @@ func TestRemoteCLIPulledModesMasked(t *testing.T) {
 // user whose shell sets it.
 func umaskBinary(t *testing.T, b *cliEnv, mask string) string {
 	t.Helper()
-	p := filepath.Join(b.base, "turnback-umask")
+	p := filepath.Join(b.base, "turnback-umask-"+mask)
 	script := fmt.Sprintf("#!/bin/sh\numask %s\nexec '%s' \"$@\"\n", mask, b.bin)
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)

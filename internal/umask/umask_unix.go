@@ -9,6 +9,10 @@ import (
 	"syscall"
 )
 
+// Pulled is the mask restores of another machine's states use, for
+// process umask u: no group or other write, and no bit u clears.
+func Pulled(u uint32) uint32 { return u | 0o022 }
+
 // Read is the process umask. Linux shows it in /proc/self/status;
 // elsewhere bySetting reads it.
 func Read() uint32 {

@@ -46,3 +46,11 @@ func TestFromStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestPulled(t *testing.T) {
+	for u, want := range map[uint32]uint32{0: 0o022, 0o002: 0o022, 0o022: 0o022, 0o027: 0o027, 0o077: 0o077, 0o007: 0o027} {
+		if got := Pulled(u); got != want {
+			t.Errorf("Pulled(%03o) = %03o, want %03o", u, got, want)
+		}
+	}
+}
