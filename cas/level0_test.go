@@ -115,6 +115,11 @@ func TestLevel0MergeBounded(t *testing.T) {
 // TestBaseLevel: the level Badger v4.9.6 compacts level 0 into
 // (levelsController.levelTargets), for level sizes.
 func TestBaseLevel(t *testing.T) {
+	o := badgerOptions(t.TempDir())
+	if o.MaxLevels != badgerLevels || o.BaseLevelSize != badgerBaseLevelSize || o.LevelSizeMultiplier != badgerLevelMultiple {
+		t.Fatalf("badgerOptions: %d levels, base level size %d, multiplier %d: update baseLevel's constants",
+			o.MaxLevels, o.BaseLevelSize, o.LevelSizeMultiplier)
+	}
 	const mb = 1 << 20
 	for _, c := range []struct {
 		sizes [badgerLevels]int64
