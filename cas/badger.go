@@ -492,6 +492,9 @@ func (b *Badger) Close() error {
 	if b.def != nil {
 		b.def.log.close()
 	}
+	if !b.readOnly && b.def == nil {
+		lastRead(b.db)
+	}
 	err := b.db.Close()
 	b.releaseLock()
 	if err != nil {

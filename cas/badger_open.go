@@ -129,6 +129,7 @@ func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Ba
 	opts := badgerOptions(dir)
 	opts.ReadOnly = o.ReadOnly
 	opts.BypassLockGuard = lock != nil
+	opts.CompactL0OnClose = !o.ReadOnly && l0Merge(dir)
 	db, err := badger.Open(opts)
 	if err != nil && isTornMemtable(err) {
 		// A process killed while creating a memtable file leaves it

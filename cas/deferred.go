@@ -262,6 +262,7 @@ func (b *Badger) upgradeLocked() error {
 	}
 	opts := badgerOptions(b.dir)
 	opts.BypassLockGuard = true
+	opts.CompactL0OnClose = l0Merge(b.dir)
 	db, err := badger.Open(opts)
 	if err != nil && isTornMemtable(err) {
 		db, err = badger.Open(opts)

@@ -51,6 +51,8 @@
 //     other damage costs its frame only: reads skip it and report it,
 //     writers refuse, and a salvage keeps the damaged log aside.
 //   - The overlay log is folded after 32 frames, 10 minutes or 512 KiB.
+//   - A write-mode Close merges level 0 once it would hold four tables,
+//     if the merge reads at most 16 MB (level0.go).
 //
 // # Errors
 //

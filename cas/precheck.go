@@ -31,6 +31,7 @@ var manifestMagic = []byte{'B', 'd', 'g', 'r', 0, 0, 0, 8}
 // manifestState is what checkManifest read from a MANIFEST.
 type manifestState struct {
 	live    map[uint64]bool // tables it lists
+	level   map[uint64]int  // the level of each table it lists
 	deleted map[uint64]bool // tables it created and deleted since
 	maxID   uint64          // highest table id it mentions
 	partial bool            // a record at the end is cut short
@@ -161,7 +162,7 @@ func parseManifest(buf []byte) (*manifestState, error) {
 	if !bytes.Equal(buf[:len(manifestMagic)], manifestMagic) {
 		return nil, fmt.Errorf("unsupported MANIFEST version %x", buf[4:8])
 	}
-	m := &manifestState{live: map[uint64]bool{}, deleted: map[uint64]bool{}}
+	m := &manifestState{live: map[uint64]bool{}, deleted: map[uint64]bool{}, level: map[uint64]int{}}
 	rest := buf[len(manifestMagic):]
 	crcTable := crc32.MakeTable(crc32.Castagnoli)
 	for len(rest) > 0 {
@@ -188,9 +189,11 @@ func parseManifest(buf []byte) (*manifestState, error) {
 			switch c.Op {
 			case pb.ManifestChange_CREATE:
 				m.live[c.Id] = true
+				m.level[c.Id] = int(c.Level)
 				delete(m.deleted, c.Id)
 			case pb.ManifestChange_DELETE:
 				delete(m.live, c.Id)
+				delete(m.level, c.Id)
 				m.deleted[c.Id] = true
 			default:
 				return nil, fmt.Errorf("record at %d: unknown change %d", len(buf)-len(rest), c.Op)
