@@ -96,7 +96,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		return nil, cas.Hash{}, err
 	}
 	old, now := []byte(cp.String()), []byte(amended.String())
-	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
+	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result, Scope: m.Scope}
 	var skip *model.SkipInfo
 	var part *model.SnapshotRecord // the checkpoint's record, if partial (partial.go)
 	for _, e := range m.Writes {
@@ -122,8 +122,13 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		out.Writes = append(out.Writes, e)
 	}
 	amendedRec := model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip)
-	if part != nil {
-		// The edits it adds are at paths the command writes: its own.
+	switch {
+	case m.Scope != nil:
+		// A scoped capture's checkpoint, even one that is the tree of
+		// a whole state: the amended tree holds an older capture's
+		// content elsewhere. The edits it adds are at paths it vouches for.
+		amendedRec = partialEntry(amendedRec, m.Scope)
+	case part != nil:
 		amendedRec = partialEntry(amendedRec, part.Paths)
 	}
 	out.Writes = append(out.Writes, amendedRec)

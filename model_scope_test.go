@@ -39,8 +39,8 @@ func (s *scopeModel) clone() scopeModel {
 }
 
 // record notes state recorded whole or vouching for scope (an undo's
-// or redo's), as stateEntry does: partial records add up, and either
-// kind replaces the other.
+// or redo's), as stateEntry does: a whole record stays whole, a partial
+// one takes the newest scope, and a whole one replaces a partial one.
 func (s *scopeModel) record(state mtree, scope []string, partial bool) {
 	if s.whole == nil {
 		s.whole, s.part = map[string]bool{}, map[string][]string{}
@@ -50,9 +50,9 @@ func (s *scopeModel) record(state mtree, scope []string, partial bool) {
 	case !partial:
 		s.whole[c] = true
 		delete(s.part, c)
+	case s.whole[c]:
 	default:
-		delete(s.whole, c)
-		s.part[c] = uniquePaths(append(slices.Clone(s.part[c]), scope...))
+		s.part[c] = uniquePaths(slices.Clone(scope))
 	}
 }
 

@@ -28,14 +28,21 @@ func newVouch(paths []string) *vouch {
 	return &vouch{paths: sortedUnique(append([]string(nil), paths...))}
 }
 
+// list returns the paths, nil for no vouch (a whole state).
+func (v *vouch) list() []string {
+	if v == nil {
+		return nil
+	}
+	return append([]string{}, v.paths...)
+}
+
 // stateEntry is the snapshot record of state h of the kind given. With
-// scope it is partial, vouching for scope's paths, also when h is
-// recorded already as a whole state: an undo's scoped checkpoint is
-// often the tree of the newest snap, and restore of the checkpoint it
-// printed must not put back what the folder held then at other paths.
-// (A turn's states stay whole through @N: see restore.) A partial
-// record already there adds its paths (each held the content in h
-// when it was recorded).
+// scope it is partial, vouching for scope's paths, unless h is
+// recorded already as a whole state: it stays whole, so that restore
+// by the id snap, end, log or restore gave puts back the whole folder. (An undo's scoped checkpoint is often the tree of the
+// turn's end, and its result the tree before the turn.) A partial
+// record already there is replaced: its paths may lie in directories
+// this capture took unread.
 func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *model.SkipInfo, scope *vouch) (cas.Entry, error) {
 	e := model.SnapshotEntry(h, kind, 0, 0, skip)
 	if scope == nil {
@@ -46,11 +53,10 @@ func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *mo
 	if err != nil {
 		return cas.Entry{}, err
 	}
-	paths := scope.paths
-	if ok && old.Partial {
-		paths = sortedUnique(append(append([]string(nil), paths...), old.Paths...))
+	if ok && !old.Partial {
+		return e, nil
 	}
-	return partialEntry(e, paths), nil
+	return partialEntry(e, scope.paths), nil
 }
 
 // partialEntry is the snapshot record e made partial, vouching for

@@ -29,6 +29,9 @@ type metaBatch struct {
 	// The checkpoint the writes refer to, and the result (see amendMeta).
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Result     string `json:"result,omitempty"`
+	// Scope: the paths a scoped undo or redo vouches for (partial.go),
+	// so that an amended checkpoint is partial too.
+	Scope []string `json:"scope,omitempty"`
 }
 
 func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
@@ -196,7 +199,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	}
 	writes = append(writes, cpRec, cpSnap, resSnap)
 	writes = append(writes, r.latestEntries(result, current)...)
-	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
+	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}

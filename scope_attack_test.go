@@ -87,3 +87,65 @@ func TestUndoScopedEditsDuringUndo(t *testing.T) {
 		})
 	}
 }
+
+// TestScopedUndoSnapIDStaysWhole: an undo's result is the tree of the
+// snap before its turn. That snap's record stays whole: restore by the
+// id snap printed puts back the whole folder, not the undo's paths
+// alone (review of the scoped undo, bug 2).
+func TestScopedUndoSnapIDStaysWhole(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	for i := range 20 {
+		rt.write(fmt.Sprintf("b/%d.txt", i), "b")
+	}
+	rt.write("a/x.txt", "x0")
+	s0 := rt.snap()
+	rt.write("a/x.txt", "x agent")
+	rt.end()
+	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	rt.write("b/1.txt", "user")
+	res, err := rt.repo.Restore(rt.ctx, s0, turnback.RestoreOptions{})
+	rt.do("restore", err)
+	if res.Partial != nil {
+		t.Errorf("restore %s: partial %+v", s0[:12], res.Partial)
+	}
+	if got := rt.read("b/1.txt"); got != "b" {
+		t.Fatalf("restore %s (the id snap printed) left b/1.txt %q: restored only the undo's paths", s0[:12], got)
+	}
+}
+
+// TestScopedCheckpointHandEditKept: a hand edit made between two
+// undos, at a path the second undo does not read, is never lost by
+// restore of the second undo's checkpoint: it stays, or restore's own
+// checkpoint holds it (review of the scoped undo, bug 1).
+func TestScopedCheckpointHandEditKept(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	for i := range 20 {
+		rt.write(fmt.Sprintf("b/%d.txt", i), "b")
+		rt.write(fmt.Sprintf("c/%d.txt", i), "c")
+	}
+	rt.write("a/x.txt", "x0")
+	rt.snap()
+	rt.write("c/1.txt", "c agent")
+	rt.end()
+	rt.snap()
+	rt.write("a/x.txt", "x agent")
+	rt.end()
+	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{}) // turn 2: a/x.txt
+	rt.do("undo", err)
+	rt.write("a/x.txt", "fixed by hand")
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{}) // turn 1: c/1.txt
+	rt.do("undo", err)
+	back, err := rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
+	rt.do("restore", err)
+	if got := rt.read("a/x.txt"); got == "fixed by hand" {
+		return
+	}
+	_, err = rt.repo.Restore(rt.ctx, back.Checkpoint.String(), turnback.RestoreOptions{})
+	rt.do("restore of restore's checkpoint", err)
+	if got := rt.read("a/x.txt"); got != "fixed by hand" {
+		t.Fatalf("the hand edit is lost: a/x.txt %q", got)
+	}
+}

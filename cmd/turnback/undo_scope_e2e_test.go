@@ -43,10 +43,10 @@ type scopeRestoreDoc struct {
 }
 
 // TestUndoScopedKeepsOutsideEdit: an edit outside the turn's paths made
-// after the last capture stays through the undo, and restore of the
-// undo's checkpoint puts back exactly the turn's paths, leaving what
-// the user did since elsewhere (before, it put the whole folder back
-// as the undo found it).
+// after the last capture stays through the undo. The undo read a/
+// alone, so its checkpoint is the turn's after-state, recorded whole:
+// restore of it puts back the whole folder, and the user's edits go
+// into restore's own checkpoint, which brings them back.
 func TestUndoScopedKeepsOutsideEdit(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
@@ -69,8 +69,44 @@ func TestUndoScopedKeepsOutsideEdit(t *testing.T) {
 	if r := e.ok("diff", "@2", undo.Checkpoint[:12]); r.stdout != "" {
 		t.Errorf("the undo's checkpoint differs from the turn's after-state (a full capture?):\n%s", r)
 	}
+	// The turn's before-state, the undo's result, stays whole too:
+	// restore by the id log gave it puts back the whole folder.
+	e.write("c/7.txt", "another edit\n")
+	now := e.tree()
+	var res scopeRestoreDoc
+	e.okJSON(&res, "restore", undo.Checkpoint)
+	if res.Partial != nil {
+		t.Errorf("restore of the undo's checkpoint, the tree of a whole state: partial %+v", res.Partial)
+	}
+	e.same("after restore of the undo's checkpoint", agent)
+	var back scopeRestoreDoc
+	e.okJSON(&back, "restore", res.Checkpoint)
+	if back.Partial != nil {
+		t.Errorf("restore of restore's checkpoint: partial %+v", back.Partial)
+	}
+	e.same("after restore of restore's checkpoint", now)
+}
 
-	// More edits after the undo, inside and outside the turn's paths.
+// TestUndoScopedPartialCheckpoint: when the undo's checkpoint is a new
+// state (an edit in a directory it read, beside the turn's paths), it
+// is recorded as vouching for the turn's paths alone, and restore of it
+// puts back those paths, leaving what the user did since elsewhere.
+func TestUndoScopedPartialCheckpoint(t *testing.T) {
+	t.Parallel()
+	e := newScopeEnv(t)
+	e.ok("snap", "-m", "turn")
+	e.write("a/x.txt", "x by the agent\n")
+	e.write("a/deep/new.txt", "new by the agent\n")
+	e.ok("end")
+	agent := e.tree()
+	e.write("a/other.txt", "the user's file\n") // in a/, which the undo reads
+	e.write("b/3.txt", "the user's edit\n")     // in b/, which it does not
+
+	var undo scopeRestoreDoc
+	e.okJSON(&undo, "undo")
+	if !slices.Equal(undo.Restored, []string{"a/x.txt"}) || undo.Checkpoint == "" {
+		t.Fatalf("undo --json: %+v", undo)
+	}
 	e.write("b/3.txt", "the user's second edit\n")
 	e.write("c/7.txt", "another edit\n")
 	e.write("a/x.txt", "x edited after the undo\n")
@@ -85,9 +121,8 @@ func TestUndoScopedKeepsOutsideEdit(t *testing.T) {
 		res.Partial.Message != "checkpoint of undo turn 2: restoring only the 2 paths it holds; other paths stay as they are" {
 		t.Errorf("restore --json of the undo's checkpoint: partial %+v", res.Partial)
 	}
-	e.same("after restore of the undo's checkpoint", now.With(agent.Under("a")))
-
-	// Restore's own checkpoint is whole: it goes back everywhere.
+	want := now.With(treetest.Tree{"a/x.txt": agent["a/x.txt"], "a/deep/new.txt": agent["a/deep/new.txt"]})
+	e.same("after restore of the undo's checkpoint", want)
 	var back scopeRestoreDoc
 	e.okJSON(&back, "restore", res.Checkpoint)
 	if back.Partial != nil {
@@ -195,8 +230,7 @@ func TestUndoOpenTurnCapturesAll(t *testing.T) {
 }
 
 // TestRedoScopedKeepsOutsideEdit: redo reads its turn's directories
-// only; an edit elsewhere made after the undo stays, and the redo's
-// checkpoint puts back the turn's paths alone.
+// only; an edit elsewhere made after the undo stays through the redo.
 func TestRedoScopedKeepsOutsideEdit(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
@@ -214,19 +248,24 @@ func TestRedoScopedKeepsOutsideEdit(t *testing.T) {
 	}
 	edit := treetest.Tree{"b/9.txt": treetest.File("the user's edit\n", 0o644)}
 	e.same("after the redo", agent.With(edit))
+	// The redo's checkpoint is the undo's result, the tree of the snap
+	// before the turn: recorded whole, restore of it puts back the
+	// whole folder, and restore's own checkpoint keeps the user's edit.
 	e.write("b/9.txt", "the user's second edit\n")
+	now := e.tree()
 	var res scopeRestoreDoc
 	e.okJSON(&res, "restore", redo.Checkpoint)
-	if res.Partial == nil || !slices.Equal(res.Partial.Paths, []string{"a/x.txt"}) {
+	if res.Partial != nil {
 		t.Errorf("restore of the redo's checkpoint: partial %+v", res.Partial)
 	}
-	e.same("after restore of the redo's checkpoint", undone.With(treetest.Tree{"b/9.txt": treetest.File("the user's second edit\n", 0o644)}))
+	e.same("after restore of the redo's checkpoint", undone)
+	e.ok("restore", res.Checkpoint)
+	e.same("after restore of restore's checkpoint", now)
 }
 
 // TestUndoScopedKilled: a scoped undo killed (SIGKILL) at each of its
-// restore steps is rolled back or finished by the next command, the
-// edit outside the turn made after the last capture stays, and a
-// finished undo's checkpoint puts back the turn's paths alone.
+// restore steps is rolled back or finished by the next command, and
+// the edit outside the turn made after the last capture stays.
 func TestUndoScopedKilled(t *testing.T) {
 	t.Parallel()
 	for k := 1; ; k++ {
@@ -277,10 +316,12 @@ func TestUndoScopedKilled(t *testing.T) {
 		e.write("b/3.txt", "the user's second edit\n")
 		var res scopeRestoreDoc
 		e.okJSON(&res, "restore", cps.Checkpoints[0].ID)
-		if res.Partial == nil || len(res.Partial.Paths) != 3 {
+		// The checkpoint is the turn's end, recorded whole: b/3.txt
+		// comes back as that capture found it.
+		if res.Partial != nil {
 			t.Errorf("killed at step %d: restore of the checkpoint: partial %+v", k, res.Partial)
 		}
 		e.same(fmt.Sprintf("killed at step %d: after restore of the checkpoint", k),
-			agent.With(treetest.Tree{"b/3.txt": treetest.File("the user's second edit\n", 0o644)}))
+			agent.With(treetest.Tree{"b/3.txt": treetest.File("b 3\n", 0o644)}))
 	}
 }
