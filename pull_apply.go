@@ -21,6 +21,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -295,8 +296,8 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	err = manifest.Diff(ctx, loader, base, last, func(c manifest.Change) error {
 		// Where the folder's state holds what a restore here wrote for
 		// last (its mode masked), no pulled turn changed the path.
-		if (only == nil || only[c.Path]) && (c.New == nil || !writtenFrom(c.Old, c.New, masks)) {
-			left[c.Path] = foreignOwner(c.Old) // what the folder held at the pull
+		if (only == nil || only[c.Path]) && (c.New == nil || !pathstate.WrittenFrom(c.Old, c.New, masks)) {
+			left[c.Path] = pathstate.ForeignOwner(c.Old) // what the folder held at the pull
 		}
 		return nil
 	})
@@ -306,7 +307,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, last, p)
-		return foreignTarget(e), err
+		return pathstate.ForeignTarget(e), err
 	}, res, force)
 	if err != nil {
 		return nil, err
@@ -351,32 +352,6 @@ func keepPulled(m *pulledRecord, s *model.SessionRecord, live map[cas.Hash]bool)
 	live[base] = true
 	m.Rev = s.Rev
 	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: model.EncodeJSON(m)}, nil
-}
-
-// foreignOwner is e without its owner: the pulled trees record the
-// owners of the machine that captured them, which mean nothing here. A
-// restore as root then keeps the owner of what the path holds (else
-// takes its directory's) and sets no setuid, setgid or sticky bit, and
-// an owner changed in the folder is no conflict.
-func foreignOwner(e *manifest.Entry) *manifest.Entry {
-	if e == nil || !e.Owned {
-		return e
-	}
-	c := *e
-	c.Owned, c.UID, c.GID = false, 0, 0
-	return &c
-}
-
-// foreignTarget is foreignOwner(e) for an entry of a pulled state that
-// a restore writes, with the mode a file made here would get
-// (foreignMode): no special bit, no permission the umask clears.
-func foreignTarget(e *manifest.Entry) *manifest.Entry {
-	if e == nil || foreignMode(e) == e.Mode {
-		return foreignOwner(e)
-	}
-	c := *foreignOwner(e)
-	c.Mode = foreignMode(e)
-	return &c
 }
 
 // pulledPaths are the paths the turns nums of session changed (an open

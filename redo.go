@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -242,7 +243,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {
-			e = foreignTarget(e)
+			e = pathstate.ForeignTarget(e)
 		}
 		return e, err
 	}, st.res, force)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/manifest"
@@ -304,7 +305,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		n := c.New
 		if foreign {
-			if n = foreignTarget(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
+			if n = pathstate.ForeignTarget(n); c.Old != nil && n != nil && n.Equal(pathstate.ForeignOwner(c.Old)) {
 				return nil // only the owner differs
 			}
 		}

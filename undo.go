@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -116,7 +117,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, base, p)
 		if sc.foreign[turns[0].N] || foreignBase {
-			e = foreignTarget(e) // a pulled state: the path keeps its owner here
+			e = pathstate.ForeignTarget(e) // a pulled state: the path keeps its owner here
 		}
 		return e, err
 	}, res, force)
@@ -271,7 +272,7 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 				sc.left[c.Path] = c.New
 				delete(sc.pulled, c.Path)
 				if foreign[t.N] {
-					sc.left[c.Path] = foreignTarget(c.New) // another machine's owner: not compared
+					sc.left[c.Path] = pathstate.ForeignTarget(c.New) // another machine's owner: not compared
 					sc.pulled[c.Path] = c.New
 				}
 				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
@@ -319,7 +320,7 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 		if err != nil {
 			return nil, err
 		}
-		if sameState(cur, want) {
+		if pathstate.Same(cur, want) {
 			continue // nothing to change here, so nothing to conflict with
 		}
 		why, err := r.conflictReason(ctx, p, cur, left[p])
