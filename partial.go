@@ -13,8 +13,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
-	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/internal/treepath"
 )
 
 // vouch is the set of paths a partial state vouches for.
@@ -25,7 +24,7 @@ type vouch struct {
 // newVouch returns the vouch for the paths given (any order, repeats
 // allowed).
 func newVouch(paths []string) *vouch {
-	return &vouch{paths: sortedUnique(append([]string(nil), paths...))}
+	return &vouch{paths: treepath.SortedUnique(append([]string(nil), paths...))}
 }
 
 // stateEntry is the snapshot record of state h of the kind given. With
@@ -48,7 +47,7 @@ func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *mo
 	}
 	paths := scope.paths
 	if ok && old.Partial {
-		paths = sortedUnique(append(append([]string(nil), paths...), old.Paths...))
+		paths = treepath.SortedUnique(append(append([]string(nil), paths...), old.Paths...))
 	}
 	return partialEntry(e, paths), nil
 }
@@ -79,30 +78,6 @@ func (r *Repo) partialOf(ctx context.Context, h cas.Hash) (*PartialState, error)
 		return nil, err
 	}
 	return &PartialState{Of: of, Paths: append([]string{}, rec.Paths...)}, nil
-}
-
-// keepVouched keeps of a restore's actions those at the paths a partial
-// state vouches for, and the directories above one of them that the
-// folder lacks and the state holds (so that the path can come back).
-func keepVouched(actions []restore.Action, paths []string) []restore.Action {
-	set := make(map[string]bool, len(paths))
-	above := map[string]bool{}
-	for _, p := range paths {
-		set[p] = true
-		for q := manifest.ParentPath(p); q != ""; q = manifest.ParentPath(q) {
-			above[q] = true
-		}
-	}
-	var out []restore.Action
-	for _, a := range actions {
-		switch {
-		case set[a.Path]:
-			out = append(out, a)
-		case above[a.Path] && a.Old == nil && a.New != nil && a.New.Kind == manifest.KindDir:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // partialOp names the command that made a partial state from its

@@ -12,6 +12,7 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/internal/pathstate"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -85,7 +86,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		// rewrote is one "restored").
 		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 		if len(total.Paths) > 0 {
-			total.Paths = sortedUnique(total.Paths)
+			total.Paths = treepath.SortedUnique(total.Paths)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -430,7 +431,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	// Each path once, as the steps would leave it (see Redo).
 	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 	if len(total.Paths) > 0 {
-		total.Paths = sortedUnique(total.Paths)
+		total.Paths = treepath.SortedUnique(total.Paths)
 	}
 	if total.Turns == 0 && !total.Stopped {
 		return &RestoreResult{Nothing: true, DryRun: total}, nil

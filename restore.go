@@ -18,6 +18,7 @@ import (
 	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/internal/testhook"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
@@ -324,7 +325,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		}
 	}
 	if part != nil {
-		actions = keepVouched(actions, part.Paths)
+		actions = treepath.KeepVouched(actions, part.Paths)
 	}
 	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
 	if err != nil {

@@ -10,10 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/walker/gitindex"
@@ -100,13 +100,7 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 	if base.IsZero() || int64(len(scope)) > files/4 {
 		return r.capture(ctx)
 	}
-	dirty := map[string]bool{"": true}
-	for _, p := range scope {
-		// The path itself, should it be a directory, and every directory above it.
-		for q := p; q != "." && q != "" && !dirty[q]; q = path.Dir(q) {
-			dirty[q] = true
-		}
-	}
+	dirty := treepath.Dirs(scope)
 	res, err := r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty})
 	if err != nil {
 		return nil, err
@@ -139,15 +133,6 @@ func (s *scopePlan) apply(opts *walker.Options) {
 	opts.Uncounted = true
 }
 
-// sortedScope returns the keys of set, sorted.
-func sortedScope[V any](set map[string]V) []string {
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	return sortedUnique(out)
-}
-
 // lastCapture is the root and file count of the Repo's last capture.
 type lastCapture struct {
 	root  cas.Hash
@@ -173,7 +158,7 @@ func (r *Repo) scopeFirst(ctx context.Context, loader manifest.Loader, sess *mod
 // paths returns every path the undo may write: what its turns changed
 // (of the paths given).
 func (sc *undoScope) paths() []string {
-	return sortedScope(sc.left)
+	return treepath.SortedKeys(sc.left)
 }
 
 // redoScope returns every path the next steps redo steps of sess's
@@ -225,7 +210,7 @@ func (r *Repo) redoScope(ctx context.Context, sess *model.SessionRecord, steps i
 			steps--
 		}
 	}
-	return sortedScope(set), false, nil
+	return treepath.SortedKeys(set), false, nil
 }
 
 // captureRedo captures the work tree for the next steps redo steps of

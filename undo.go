@@ -9,6 +9,7 @@ import (
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/internal/pathstate"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -42,7 +43,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 			return nil, err
 		}
 	}
-	specs, err := cleanPaths(specs)
+	specs, err := treepath.Clean(specs)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err := r.heldAsPulled(ctx, loader, now, left, sc.pulled); err != nil {
 		return nil, err
 	}
-	specs = sortedUnique(specs)
+	specs = treepath.SortedUnique(specs)
 	base := turns[0].Before
 	foreignBase, err := r.foreignState(ctx, base)
 	if err != nil {
@@ -264,7 +265,7 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			hit := len(specs) == 0
 			for k, s := range specs {
-				if underSpec(c.Path, s) {
+				if treepath.Under(c.Path, s) {
 					matched[k], hit = true, true
 				}
 			}
