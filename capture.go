@@ -217,7 +217,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *model.SessionRecord, after c
 	if t.After == t.Before {
 		sess.Turns = sess.Turns[:n-1]
 		sess.Dropped = t.N
-		return t, true, nil, [][]byte{model.TurnKey(sess.Name, t.N), skipsKey(sess.Name, t.N)}, nil
+		return t, true, nil, [][]byte{model.TurnKey(sess.Name, t.N), model.SkipsKey(sess.Name, t.N)}, nil
 	}
 	sess.Dropped = 0
 	if err := r.countChanges(ctx, t); err != nil {
@@ -233,7 +233,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *model.SessionRecord, after c
 		sess.RedoCleared, sess.RedoClearedBy = t.Ended, t.N
 	}
 	sess.Redo = nil
-	return t, false, []cas.Entry{model.TurnEntry(t)}, append(deletes, skipsKey(sess.Name, t.N)), nil
+	return t, false, []cas.Entry{model.TurnEntry(t)}, append(deletes, model.SkipsKey(sess.Name, t.N)), nil
 }
 
 // countChanges fills the added/modified/deleted counts of a closed turn

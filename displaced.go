@@ -41,7 +41,7 @@ func (r *Repo) saveDisplaced(ctx context.Context, rd io.Reader) (cas.Hash, int64
 // checkpoint. A batch without a checkpoint (older journals) is returned
 // as it is. It is deterministic in its result (recovery runs it again).
 func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.Displaced) ([]byte, cas.Hash, error) {
-	var m metaBatch
+	var m model.MetaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
@@ -96,7 +96,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 		return nil, cas.Hash{}, err
 	}
 	old, now := []byte(cp.String()), []byte(amended.String())
-	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
+	out := model.MetaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
 	var skip *model.SkipInfo
 	var part *model.SnapshotRecord // the checkpoint's record, if partial (partial.go)
 	for _, e := range m.Writes {

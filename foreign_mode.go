@@ -16,12 +16,9 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
-// keyUmasks -> the masks restores in this store have used (JSON list).
-const keyUmasks = "m/umasks"
-
 // usedUmasks: a pulled path held as one of them clears is no edit.
 func (r *Repo) usedUmasks(ctx context.Context) (ms umask.Masks, err error) {
-	_, err = r.getJSON(ctx, []byte(keyUmasks), &ms)
+	_, err = r.getJSON(ctx, []byte(model.KeyUmasks), &ms)
 	return ms, err
 }
 
@@ -32,7 +29,7 @@ func (r *Repo) noteUmask(ctx context.Context) error {
 	if err != nil || !add {
 		return err
 	}
-	return r.commit(ctx, []cas.Entry{{Key: []byte(keyUmasks), Value: model.EncodeJSON(ms)}}, nil)
+	return r.commit(ctx, []cas.Entry{{Key: []byte(model.KeyUmasks), Value: model.EncodeJSON(ms)}}, nil)
 }
 
 // foreignLeft makes left, what state expected holds at some paths, what

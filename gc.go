@@ -173,7 +173,7 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 			g.writes = append(g.writes, model.SessionEntry(s))
 		}
 		if pulled != nil {
-			e, err := keepPulled(pulled, s, g.live)
+			e, err := model.KeepPulled(pulled, s, g.live)
 			if err != nil {
 				return err
 			}
@@ -416,14 +416,6 @@ func (r *Repo) sweep(ctx context.Context, g *gcRun, set cas.LiveSet) error {
 // autoSlack snaps rather than on every one.
 const autoSlack = 10
 
-// keyGC records the store size after the last full gc.
-const keyGC = "m/gc"
-
-type gcRecord struct {
-	Time time.Time `json:"time"`
-	Size int64     `json:"size"`
-}
-
 // autoRetain applies the retention policy cheaply after a snap: it trims
 // the session's turn records when they exceed the limit by autoSlack, and
 // every 50th turn runs a full gc if the store has more than doubled (and
@@ -451,8 +443,8 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 	if err != nil {
 		return err
 	}
-	var last gcRecord
-	if _, err := r.getJSON(ctx, []byte(keyGC), &last); err != nil {
+	var last model.GCRecord
+	if _, err := r.getJSON(ctx, []byte(model.KeyGC), &last); err != nil {
 		return err
 	}
 	if size < 256<<20 || size < 2*last.Size {
@@ -462,5 +454,5 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 	if err != nil {
 		return err
 	}
-	return r.backend.Set(ctx, cas.Entry{Key: []byte(keyGC), Value: model.EncodeJSON(gcRecord{Time: time.Now().UTC(), Size: res.SizeAfter})})
+	return r.backend.Set(ctx, cas.Entry{Key: []byte(model.KeyGC), Value: model.EncodeJSON(model.GCRecord{Time: time.Now().UTC(), Size: res.SizeAfter})})
 }

@@ -25,28 +25,9 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
-// prefixPulled + session name -> pulledRecord.
-const prefixPulled = "m/pulled/"
-
 // errServedPull: Pulled or ApplyPulled asked of a Repo a daemon serves
 // (they run where the store is held: package internal/daemonop).
 var errServedPull = errors.New("turnback: pulled turns: the operation runs in the process that holds the store")
-
-// pulledRecord is what a pull brought that the folder lacks.
-type pulledRecord struct {
-	// Rev and Last are the session record's as the pull wrote it: the
-	// record is valid while they are the session's.
-	Rev  string `json:"rev"`
-	Last string `json:"last"`
-	// Base is the state the folder was at, as the store knew it.
-	Base string `json:"base"`
-	// Turns are the turns pulled, oldest first.
-	Turns []int `json:"turns"`
-	// Fresh: the store had no record of the session, so Base is the
-	// store's latest capture, unrelated to the session's states: only
-	// the paths the pulled turns changed are applied.
-	Fresh bool `json:"fresh,omitempty"`
-}
 
 // Pulled describes the turns of a session a pull brought that the
 // folder lacks (Repo.Pulled).
@@ -103,9 +84,9 @@ func (r *Repo) Pulled(ctx context.Context, session string) (*Pulled, error) {
 
 // validPulled returns the session's pulled record while it holds: the
 // session record is still the one the pull wrote. nil otherwise.
-func (r *Repo) validPulled(ctx context.Context, sess *model.SessionRecord) (*pulledRecord, error) {
-	m := &pulledRecord{}
-	ok, err := r.getJSON(ctx, []byte(prefixPulled+sess.Name), m)
+func (r *Repo) validPulled(ctx context.Context, sess *model.SessionRecord) (*model.PulledRecord, error) {
+	m := &model.PulledRecord{}
+	ok, err := r.getJSON(ctx, []byte(model.PrefixPulled+sess.Name), m)
 	if err != nil || !ok || m.Rev != sess.Rev || m.Last != sess.Last || m.Base == m.Last {
 		return nil, err
 	}
@@ -121,8 +102,8 @@ func (r *Repo) pulledEntry(ctx context.Context, remote *model.SessionRecord) (e 
 	if err != nil {
 		return e, false, err
 	}
-	key := []byte(prefixPulled + remote.Name)
-	m := &pulledRecord{Base: local.Last}
+	key := []byte(model.PrefixPulled + remote.Name)
+	m := &model.PulledRecord{Base: local.Last}
 	had := sessionTurns(local)
 	if prev, err := r.validPulled(ctx, local); err != nil {
 		return e, false, err
@@ -219,7 +200,7 @@ func turnsText(nums []int) string {
 // the folder another state, so none holds after it.
 func (r *Repo) pulledDeletes(ctx context.Context) ([][]byte, error) {
 	var out [][]byte
-	err := r.backend.Scan(ctx, []byte(prefixPulled), true, func(k, _ []byte) error {
+	err := r.backend.Scan(ctx, []byte(model.PrefixPulled), true, func(k, _ []byte) error {
 		out = append(out, append([]byte(nil), k...))
 		return nil
 	})
@@ -326,7 +307,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return nil, err
 	}
 	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
-		return []cas.Entry{foreign, localizeEntry(sess.Name, last)}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
+		return []cas.Entry{foreign, model.LocalizeEntry(sess.Name, last)}, [][]byte{[]byte(model.PrefixPulled + sess.Name)}, nil
 	})
 	if err != nil {
 		return conflictResult(res, err)
@@ -339,19 +320,6 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return out, fmt.Errorf("turnback: pull --apply done; recording the folder's owners in the pulled states: %w", err)
 	}
 	return out, nil
-}
-
-// keepPulled is gc's pulled record of session s, still valid after gc
-// rewrote s (a trim is not a change of the folder), and marks live the
-// state the folder was at: the apply's conflict check reads it.
-func keepPulled(m *pulledRecord, s *model.SessionRecord, live map[cas.Hash]bool) (cas.Entry, error) {
-	base, err := cas.ParseHash(m.Base)
-	if err != nil {
-		return cas.Entry{}, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, s.Name, err)
-	}
-	live[base] = true
-	m.Rev = s.Rev
-	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: model.EncodeJSON(m)}, nil
 }
 
 // pulledPaths are the paths the turns nums of session changed (an open

@@ -14,7 +14,6 @@ package turnback
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
@@ -22,19 +21,10 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
-// prefixForeign + session name -> foreignRecord.
-const prefixForeign = "m/foreign/"
-
-// foreignRecord lists the turns of a session whose states another
-// machine captured, applied here by pull --apply.
-type foreignRecord struct {
-	Turns []int `json:"turns"`
-}
-
 // foreignEntry is the session's foreign record with turns added.
 func (r *Repo) foreignEntry(ctx context.Context, session string, turns []int) (cas.Entry, error) {
-	f := &foreignRecord{}
-	if _, err := r.getJSON(ctx, []byte(prefixForeign+session), f); err != nil {
+	f := &model.ForeignRecord{}
+	if _, err := r.getJSON(ctx, []byte(model.PrefixForeign+session), f); err != nil {
 		return cas.Entry{}, err
 	}
 	for _, n := range turns {
@@ -43,13 +33,13 @@ func (r *Repo) foreignEntry(ctx context.Context, session string, turns []int) (c
 		}
 	}
 	slices.Sort(f.Turns)
-	return cas.Entry{Key: []byte(prefixForeign + session), Value: model.EncodeJSON(f)}, nil
+	return cas.Entry{Key: []byte(model.PrefixForeign + session), Value: model.EncodeJSON(f)}, nil
 }
 
 // foreignTurns are the session's turns that pull --apply brought in.
 func (r *Repo) foreignTurns(ctx context.Context, session string) (map[int]bool, error) {
-	f := &foreignRecord{}
-	if _, err := r.getJSON(ctx, []byte(prefixForeign+session), f); err != nil {
+	f := &model.ForeignRecord{}
+	if _, err := r.getJSON(ctx, []byte(model.PrefixForeign+session), f); err != nil {
 		return nil, err
 	}
 	out := map[int]bool{}
@@ -68,36 +58,6 @@ func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
 	rec := &model.SnapshotRecord{}
 	_, err := r.getJSON(ctx, model.SnapKey(h), rec)
 	return rec.Foreign, err
-}
-
-// prefixLocalize + session name -> a state id: a pseudo-record a
-// restore of a pulled state puts in its metadata batch. It is never
-// stored: commitMeta runs localizeLast for it once the batch is
-// committed, so that a restore a recovery finishes localizes too.
-const prefixLocalize = "m/localize/"
-
-// localizeEntry asks commitMeta to localize session's last state, if
-// it is last, once the restore is committed.
-func localizeEntry(session string, last cas.Hash) cas.Entry {
-	return cas.Entry{Key: []byte(prefixLocalize + session), Value: []byte(last.String())}
-}
-
-// localizeLater takes the localizeEntry records out of writes.
-func localizeLater(writes []cas.Entry) (rest []cas.Entry, later map[string]cas.Hash) {
-	for _, e := range writes {
-		s, ok := strings.CutPrefix(string(e.Key), prefixLocalize)
-		if !ok {
-			rest = append(rest, e)
-			continue
-		}
-		if h, err := cas.ParseHash(string(e.Value)); err == nil {
-			if later == nil {
-				later = map[string]cas.Hash{}
-			}
-			later[s] = h
-		}
-	}
-	return rest, later
 }
 
 // localizeLast gives the session's last state, which pull --apply (or

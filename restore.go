@@ -24,24 +24,15 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// metaBatch is the metadata a restore commits together with its files.
-type metaBatch struct {
-	Writes  []cas.Entry `json:"writes"`
-	Deletes [][]byte    `json:"deletes"`
-	// The checkpoint the writes refer to, and the result (see amendMeta).
-	Checkpoint string `json:"checkpoint,omitempty"`
-	Result     string `json:"result,omitempty"`
-}
-
 func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	var m metaBatch
+	var m model.MetaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
-	writes, later := localizeLater(m.Writes)
+	writes, later := model.LocalizeLater(m.Writes)
 	if err := r.commit(ctx, writes, m.Deletes); err != nil {
 		return err
 	}
@@ -198,7 +189,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	}
 	writes = append(writes, cpRec, cpSnap, resSnap)
 	writes = append(writes, r.latestEntries(result, current)...)
-	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
+	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
@@ -345,7 +336,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
 		if foreign {
-			return []cas.Entry{localizeEntry(r.session, h)}, del, err
+			return []cas.Entry{model.LocalizeEntry(r.session, h)}, del, err
 		}
 		return nil, del, err
 	})
