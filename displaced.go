@@ -124,7 +124,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	amendedRec := model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip)
 	if part != nil {
 		// The edits it adds are at paths the command writes: its own.
-		amendedRec = partialEntry(amendedRec, part.Paths)
+		amendedRec = model.PartialEntry(amendedRec, part.Paths)
 	}
 	out.Writes = append(out.Writes, amendedRec)
 	b, err := json.Marshal(out)
@@ -165,31 +165,6 @@ func changedConflict(err error, out *RestoreResult) error {
 	return &ConflictError{Result: out}
 }
 
-// overwritten keeps the conflicts (with --force) whose path the command
-// really changed, followed by what it displaced (already in out).
-func overwritten(out *RestoreResult, conflicts []PathNote) []PathNote {
-	changed := map[string]bool{}
-	for _, l := range [][]string{out.Restored, out.Deleted, out.Created} {
-		for _, p := range l {
-			changed[p] = true
-		}
-	}
-	var keep []PathNote
-	listed := map[string]bool{}
-	for _, c := range conflicts {
-		if changed[c.Path] {
-			keep = append(keep, c)
-			listed[c.Path] = true
-		}
-	}
-	for _, c := range out.Conflicts {
-		if !listed[c.Path] {
-			keep = append(keep, c)
-		}
-	}
-	return keep
-}
-
 // displacedNotes lists what a restore displaced as overwritten paths.
 func displacedNotes(ds []restore.Displaced) []PathNote {
 	var out []PathNote
@@ -197,25 +172,4 @@ func displacedNotes(ds []restore.Displaced) []PathNote {
 		out = append(out, PathNote{Path: d.Path, Reason: "changed while the command ran; what was there is in the checkpoint"})
 	}
 	return out
-}
-
-// conflictResult is what Undo and Redo return when execute failed: a
-// conflict found by the last look before the commit point is reported
-// with the command's other findings.
-func conflictResult(res *RestoreResult, err error) (*RestoreResult, error) {
-	var ce *ConflictError
-	if errors.As(err, &ce) {
-		res.Conflicts = append(res.Conflicts, ce.Result.Conflicts...)
-		return res, &ConflictError{Result: res}
-	}
-	return nil, err
-}
-
-// keptReason words why a restore left a path: a directory that still
-// holds something, or a path changed while (or after) the restore ran.
-func keptReason(why string) string {
-	if strings.HasPrefix(why, "changed ") {
-		return why
-	}
-	return "directory kept: " + why
 }

@@ -8,7 +8,6 @@ package turnback
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/turnback/turnback/cas"
@@ -49,21 +48,7 @@ func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *mo
 	if ok && old.Partial {
 		paths = treepath.SortedUnique(append(append([]string(nil), paths...), old.Paths...))
 	}
-	return partialEntry(e, paths), nil
-}
-
-// partialEntry is the snapshot record e made partial, vouching for
-// paths.
-func partialEntry(e cas.Entry, paths []string) cas.Entry {
-	var rec model.SnapshotRecord
-	if err := json.Unmarshal(e.Value, &rec); err != nil {
-		return e
-	}
-	rec.Partial, rec.Paths = true, paths
-	if rec.Paths == nil {
-		rec.Paths = []string{}
-	}
-	return cas.Entry{Key: e.Key, Value: model.EncodeJSON(rec)}
+	return model.PartialEntry(e, paths), nil
 }
 
 // partialOf returns the partial state h is, nil if h is whole.

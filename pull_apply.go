@@ -162,38 +162,12 @@ func (r *Repo) refusePulled(ctx context.Context, op string) error {
 	if err != nil || m == nil {
 		return err
 	}
-	what := turnsText(m.Turns) + " was"
+	what := model.TurnsText(m.Turns) + " was"
 	if len(m.Turns) > 1 {
-		what = turnsText(m.Turns) + " were"
+		what = model.TurnsText(m.Turns) + " were"
 	}
-	return notAppliedError(fmt.Sprintf("turnback: %s changed nothing: session %s: %s pulled and not brought into the folder; "+
+	return model.NotAppliedError(fmt.Sprintf("turnback: %s changed nothing: session %s: %s pulled and not brought into the folder; "+
 		"turnback pull --apply brings the pulled turns in first", op, sess.Name, what))
-}
-
-// notAppliedError is an ErrNotApplied saying which turns and what to do.
-type notAppliedError string
-
-func (e notAppliedError) Error() string        { return string(e) }
-func (e notAppliedError) Is(target error) bool { return target == ErrNotApplied }
-
-// turnsText names turns: "turn 3", "turns 2 to 4", "turns 2, 5".
-func turnsText(nums []int) string {
-	switch n := len(nums); {
-	case n == 0:
-		return "no turn"
-	case n == 1:
-		return fmt.Sprintf("turn %d", nums[0])
-	case nums[n-1]-nums[0] == n-1:
-		return fmt.Sprintf("turns %d to %d", nums[0], nums[n-1])
-	}
-	s := "turns "
-	for i, t := range nums {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprint(t)
-	}
-	return s
 }
 
 // pulledDeletes are the keys of every pulled record: a restore makes
@@ -310,9 +284,9 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return []cas.Entry{foreign, model.LocalizeEntry(sess.Name, last)}, [][]byte{[]byte(model.PrefixPulled + sess.Name)}, nil
 	})
 	if err != nil {
-		return conflictResult(res, err)
+		return model.ConflictResult(res, err)
 	}
-	out.Turns, out.Conflicts = len(m.Turns), overwritten(out, res.Conflicts)
+	out.Turns, out.Conflicts = len(m.Turns), model.Overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	// The folder is as the apply made it: the pulled states take its
 	// owners (pull_owners.go). A failure leaves them as pulled.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
@@ -32,24 +31,9 @@ func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 func (l localRepo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	res, err := l.r.redo(ctx, n, o)
 	if res != nil {
-		res.Moved = oldestOnce(res.Moved)
+		res.Moved = model.OldestOnce(res.Moved)
 	}
 	return res, err
-}
-
-// oldestOnce sorts turns by number, each once (a partial undo's redo
-// and a whole undo's may redo the same turn).
-func oldestOnce(turns []*Turn) []*Turn {
-	out := []*Turn{}
-	seen := map[int]bool{}
-	for _, t := range turns {
-		if !seen[t.N] {
-			seen[t.N] = true
-			out = append(out, t)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y *Turn) int { return x.N - y.N })
-	return out
 }
 
 func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
@@ -369,9 +353,9 @@ func (r *Repo) redoOne(ctx context.Context, force bool, steps int) (*RestoreResu
 		return []cas.Entry{model.SessionEntry(sess), notice}, nil, nil
 	})
 	if err != nil {
-		return conflictResult(res, err)
+		return model.ConflictResult(res, err)
 	}
-	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, overwritten(out, res.Conflicts)
+	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, model.Overwritten(out, res.Conflicts)
 	out.Moved = st.moved
 	out.NotRestorable = append(out.NotRestorable, st.ignored...)
 	return out, nil
@@ -436,7 +420,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	if total.Turns == 0 && !total.Stopped {
 		return &RestoreResult{Nothing: true, DryRun: total}, nil
 	}
-	res, err := dryResult(total)
+	res, err := model.DryResult(total)
 	res.Moved = moved
 	return res, err
 }

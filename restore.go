@@ -253,7 +253,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: model.KeptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
 	}
 	return out, nil
 }
@@ -327,7 +327,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		if err != nil {
 			return nil, err
 		}
-		res, err := dryResult(p)
+		res, err := model.DryResult(p)
 		if res != nil {
 			res.Partial = part
 		}

@@ -144,16 +144,16 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if !p.Stopped {
 			p.Turns = n
 			if !partial {
-				p.Turns = n - stuckTurns(perTurn, noContent)
+				p.Turns = n - model.StuckTurns(perTurn, noContent)
 			}
 			p.Merged, p.Markers = merged.lists(p.Restored)
 		}
 		if partial {
 			p.Paths = specs
 		}
-		res, err := dryResult(p)
+		res, err := model.DryResult(p)
 		if !p.Stopped {
-			res.Moved = movedTurns(turns, perTurn, noContent, partial)
+			res.Moved = model.MovedTurns(turns, perTurn, noContent, partial)
 		}
 		return res, err
 	}
@@ -193,13 +193,13 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return append(writes, model.SessionEntry(sess), notice), deletes, nil
 	})
 	if err != nil {
-		return conflictResult(res, err)
+		return model.ConflictResult(res, err)
 	}
-	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
+	out.Turns, out.Conflicts = n, model.Overwritten(out, res.Conflicts)
 	out.AfterDropped = afterDropped
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	out.Merged, out.Markers = merged.lists(out.Restored)
-	out.Moved = movedTurns(turns, perTurn, model.NoContent(out), partial)
+	out.Moved = model.MovedTurns(turns, perTurn, model.NoContent(out), partial)
 	if partial {
 		out.Paths = specs
 		return out, r.keepEmptyPartial(ctx, out)
@@ -208,19 +208,6 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	return out, nil
-}
-
-// movedTurns returns the turns an undo of turns moves: those it counts
-// (keepStuckTurns), all of a partial undo's (perTurn: the paths each
-// changed; noContent: paths not restorable for want of content).
-func movedTurns(turns []*Turn, perTurn [][]string, noContent map[string]bool, partial bool) []*Turn {
-	out := []*Turn{}
-	for i, t := range turns {
-		if partial || stuckTurns(perTurn[i:i+1], noContent) == 0 {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // undoScope is what an undo of some turns reverts.
