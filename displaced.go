@@ -1,7 +1,6 @@
 package turnback
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -95,38 +94,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	if err := w.Flush(); err != nil {
 		return nil, cas.Hash{}, err
 	}
-	old, now := []byte(cp.String()), []byte(amended.String())
-	out := model.MetaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
-	var skip *model.SkipInfo
-	var part *model.SnapshotRecord // the checkpoint's record, if partial (partial.go)
-	for _, e := range m.Writes {
-		if bytes.Equal(e.Key, model.SnapKey(cp)) {
-			var rec model.SnapshotRecord
-			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= model.SkipRules {
-				skip = &model.SkipInfo{Generated: rec.Generated}
-			}
-			if rec.Partial {
-				part = &rec
-			}
-		}
-		// Session records name the checkpoint (the redo record's way
-		// back); turn records keep the states the turns had.
-		if bytes.HasPrefix(e.Key, []byte(model.PrefixSess)) {
-			e.Value = bytes.ReplaceAll(e.Value, old, now)
-		}
-		// The checkpoint record names the way back the command prints:
-		// checkpoints lists it and gc keeps it.
-		if bytes.Equal(e.Key, model.CheckpointKey(cp)) {
-			e.Key = model.CheckpointKey(amended)
-		}
-		out.Writes = append(out.Writes, e)
-	}
-	amendedRec := model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip)
-	if part != nil {
-		// The edits it adds are at paths the command writes: its own.
-		amendedRec = model.PartialEntry(amendedRec, part.Paths)
-	}
-	out.Writes = append(out.Writes, amendedRec)
+	out := model.AmendBatch(m, cp, amended)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("turnback: encode metadata: %w", err)

@@ -5,6 +5,8 @@ package model
 // are their keys, types and encoding; the root reads and writes them.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -140,4 +142,45 @@ type MetaBatch struct {
 	// root's amendMeta).
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Result     string `json:"result,omitempty"`
+}
+
+// AmendBatch is the restore journal's batch m with its checkpoint cp
+// replaced by amended, cp with what the restore displaced (the root's
+// amendMeta): the session records and the checkpoint record name
+// amended, and amended gets a checkpoint's snapshot record, with cp's
+// skips, and partial when cp's is.
+func AmendBatch(m MetaBatch, cp, amended cas.Hash) MetaBatch {
+	old, now := []byte(cp.String()), []byte(amended.String())
+	out := MetaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result}
+	var skip *SkipInfo
+	var part *SnapshotRecord // the checkpoint's record, if partial (PartialEntry)
+	for _, e := range m.Writes {
+		if bytes.Equal(e.Key, SnapKey(cp)) {
+			var rec SnapshotRecord
+			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= SkipRules {
+				skip = &SkipInfo{Generated: rec.Generated}
+			}
+			if rec.Partial {
+				part = &rec
+			}
+		}
+		// Session records name the checkpoint (the redo record's way
+		// back); turn records keep the states the turns had.
+		if bytes.HasPrefix(e.Key, []byte(PrefixSess)) {
+			e.Value = bytes.ReplaceAll(e.Value, old, now)
+		}
+		// The checkpoint record names the way back the command prints:
+		// checkpoints lists it and gc keeps it.
+		if bytes.Equal(e.Key, CheckpointKey(cp)) {
+			e.Key = CheckpointKey(amended)
+		}
+		out.Writes = append(out.Writes, e)
+	}
+	amendedRec := SnapshotEntry(amended, KindCheckpoint, 0, 0, skip)
+	if part != nil {
+		// The edits it adds are at paths the command writes: its own.
+		amendedRec = PartialEntry(amendedRec, part.Paths)
+	}
+	out.Writes = append(out.Writes, amendedRec)
+	return out
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -62,5 +64,51 @@ func TestKeepPulled(t *testing.T) {
 func TestSkipsKey(t *testing.T) {
 	if got, want := string(SkipsKey("s", 12)), "m/skips/s/000000000012"; got != want {
 		t.Errorf("SkipsKey = %q, want %q", got, want)
+	}
+}
+
+// TestAmendBatch: session records and the checkpoint record name the
+// amended checkpoint, turn records and other writes stay as they are,
+// and the amended checkpoint gets a record with cp's skips, partial
+// when cp's is.
+func TestAmendBatch(t *testing.T) {
+	cp, amended, result := hashOf(5), hashOf(6), hashOf(7)
+	sess := &SessionRecord{Name: "s", Redo: []UndoGroup{{Turns: []int{1}, Checkpoint: cp.String(), Expected: result.String()}}}
+	turn := cas.Entry{Key: TurnKey("s", 1), Value: []byte(`{"before":"` + cp.String() + `"}`)}
+	cpRec := CheckpointEntry(cp, CheckpointRecord{Session: "s", Command: "undo turn 1"})
+	snap := PartialEntry(SnapshotEntry(cp, KindCheckpoint, 0, 0, &SkipInfo{Generated: []string{"node_modules"}}), []string{"a"})
+	m := MetaBatch{Writes: []cas.Entry{SessionEntry(sess), turn, cpRec, snap}, Deletes: [][]byte{[]byte("k")}, Checkpoint: cp.String(), Result: result.String()}
+	out := AmendBatch(m, cp, amended)
+	if out.Checkpoint != amended.String() || out.Result != result.String() || len(out.Deletes) != 1 || len(out.Writes) != 5 {
+		t.Fatalf("AmendBatch = %+v", out)
+	}
+	if bytes.Contains(out.Writes[0].Value, []byte(cp.String())) || !bytes.Contains(out.Writes[0].Value, []byte(amended.String())) {
+		t.Errorf("session record still names cp: %s", out.Writes[0].Value)
+	}
+	if !bytes.Equal(out.Writes[1].Value, turn.Value) {
+		t.Errorf("turn record changed: %s", out.Writes[1].Value)
+	}
+	if !bytes.Equal(out.Writes[2].Key, CheckpointKey(amended)) || !bytes.Equal(out.Writes[2].Value, cpRec.Value) {
+		t.Errorf("checkpoint record: %s = %s", out.Writes[2].Key, out.Writes[2].Value)
+	}
+	if !bytes.Equal(out.Writes[3].Key, SnapKey(cp)) {
+		t.Errorf("cp's snapshot record moved: %s", out.Writes[3].Key)
+	}
+	var rec SnapshotRecord
+	if err := json.Unmarshal(out.Writes[4].Value, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Writes[4].Key, SnapKey(amended)) || rec.Kind != KindCheckpoint || !rec.Partial ||
+		!reflect.DeepEqual(rec.Paths, []string{"a"}) || rec.Rules != SkipRules || !reflect.DeepEqual(rec.Generated, []string{"node_modules"}) {
+		t.Errorf("amended record %s = %s", out.Writes[4].Key, out.Writes[4].Value)
+	}
+	// A whole checkpoint's amendment is whole.
+	out = AmendBatch(MetaBatch{Writes: []cas.Entry{SnapshotEntry(cp, KindCheckpoint, 0, 0, nil)}}, cp, amended)
+	rec = SnapshotRecord{}
+	if err := json.Unmarshal(out.Writes[1].Value, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Partial || rec.Rules == SkipRules {
+		t.Errorf("amended record of a whole checkpoint: %s", out.Writes[1].Value)
 	}
 }
