@@ -43,7 +43,7 @@ func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest
 	if cur.Kind == manifest.KindSymlink && cur.Target != left.Target {
 		return "link target changed since", nil
 	}
-	if why, decided := pathstate.MetaReason(cur, left); decided { // owner, special bits (pathstate.MetaReason)
+	if why, decided := pathstate.MetaReason(cur, left); decided { // owner, special bits
 		return why, nil
 	}
 	return fmt.Sprintf("permissions changed since (%04o, was %04o)", cur.Mode, left.Mode), nil

@@ -22,7 +22,8 @@ func (r *Repo) usedUmasks(ctx context.Context) (ms umask.Masks, err error) {
 	return ms, err
 }
 
-// noteUmask records pathstate.ForeignUmask before a restore writes anything.
+// noteUmask records pathstate.ForeignUmask before a restore writes
+// anything.
 func (r *Repo) noteUmask(ctx context.Context) error {
 	ms, err := r.usedUmasks(ctx)
 	ms, add := ms.With(pathstate.ForeignUmask)
@@ -52,10 +53,11 @@ func (r *Repo) foreignLeft(ctx context.Context, l manifest.Loader, expected, cp,
 	return r.heldAsPulled(ctx, l, now, left, pulled)
 }
 
-// heldAsPulled: left holds what a restore here writes (pathstate.ForeignTarget)
-// where pulled holds the pulled state's entry as recorded. A path the
-// folder (now) holds as a restore here wrote it with another mask (a
-// shell and a watch daemon may differ) is no edit either: left takes it.
+// heldAsPulled: left holds what a restore here writes
+// (pathstate.ForeignTarget) where pulled holds the pulled state's entry
+// as recorded. A path the folder (now) holds as a restore here wrote it
+// with another mask (a shell and a watch daemon may differ) is no edit
+// either: left takes it.
 func (r *Repo) heldAsPulled(ctx context.Context, l manifest.Loader, now cas.Hash, left, pulled map[string]*manifest.Entry) error {
 	masks, err := r.usedUmasks(ctx)
 	if err != nil {

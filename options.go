@@ -1,7 +1,7 @@
 package turnback
 
-// The options of Undo, Redo and Restore, the paths of a partial undo, and
-// what a dry run returns.
+// The paths of a partial undo as a command line gives them (TreePaths);
+// the rules over them are in internal/treepath.
 
 import (
 	"fmt"

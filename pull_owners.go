@@ -2,14 +2,15 @@ package turnback
 
 // Owners of pulled states. The trees a pull brings record the owners of
 // the machine that captured them, which mean nothing here: the apply
-// keeps each path's owner (pathstate.ForeignOwner). Left as they are, those owners
-// would read as owner changes to status and as conflicts to undo, run
-// as root, and undo or redo would hand paths to the remote's uid. So
-// the apply records, store-locally (never pushed), which turns of the
-// session were pulled (m/foreign/<session>): undo and redo read their
-// states without owners, as the apply does. And it gives the session's
-// last state, which status compares with, the folder's owners. The turn
-// records stay the remote's: a later pull matches them.
+// keeps each path's owner (pathstate.ForeignOwner). Left as they are,
+// those owners would read as owner changes to status and as conflicts
+// to undo, run as root, and undo or redo would hand paths to the
+// remote's uid. So the apply records, store-locally (never pushed),
+// which turns of the session were pulled (m/foreign/<session>): undo
+// and redo read their states without owners, as the apply does. And it
+// gives the session's last state, which status compares with, the
+// folder's owners. The turn records stay the remote's: a later pull
+// matches them.
 
 import (
 	"context"
@@ -62,9 +63,10 @@ func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
 
 // localizeLast gives the session's last state, which pull --apply (or
 // a restore of a pulled state) just brought in as last, the folder's
-// owners (pathstate.WithOwners), so that status shows no owner change the folder
-// did not make. It runs after the restore, holding the store. Not as
-// root, owners are not compared, but modes are (pathstate.ForeignTarget).
+// owners (pathstate.WithOwners), so that status shows no owner change
+// the folder did not make. It runs after the restore, holding the
+// store. Not as root, owners are not compared, but modes are
+// (pathstate.ForeignTarget).
 func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) error {
 	sess, err := r.loadSession(ctx, session)
 	if err != nil || sess.Last != last.String() {
