@@ -29,22 +29,6 @@ import (
 // (they run where the store is held: package internal/daemonop).
 var errServedPull = errors.New("turnback: pulled turns: the operation runs in the process that holds the store")
 
-// Pulled describes the turns of a session a pull brought that the
-// folder lacks (Repo.Pulled).
-type Pulled struct {
-	Session string
-	// Base is the state the folder was at when it was pulled into;
-	// Last the session's last state, which the folder lacks.
-	Base, Last cas.Hash
-	// Turns are the turns pulled, oldest first.
-	Turns []int
-	// Newest is the session's newest turn on its undo stack (0: none);
-	// AtNewest: Last is its after-state, so restore @Newest makes the
-	// folder Last.
-	Newest   int
-	AtNewest bool
-}
-
 // Pulled returns what pulls brought into session (empty: the Repo's)
 // that the folder lacks, or nil when the folder is where the session
 // left it. It runs in the process that holds the store.
