@@ -29,44 +29,6 @@ func gcDefaults(o GCOptions) GCOptions {
 	return o
 }
 
-// forget drops the session's turns beyond the policy: all but the newest
-// Keep, and those that started more than OlderThan ago. The open turn and
-// the redo stack are never touched. It returns the keys to delete.
-func forget(ctx context.Context, r *Repo, sess *model.SessionRecord, o GCOptions, now time.Time) ([][]byte, error) {
-	var dead [][]byte
-	keepFrom := 0
-	if o.Keep >= 0 && len(sess.Turns) > o.Keep {
-		keepFrom = len(sess.Turns) - o.Keep
-	}
-	var kept []int
-	for i, n := range sess.Turns {
-		last := i == len(sess.Turns)-1
-		drop := i < keepFrom
-		if !drop && o.OlderThan >= 0 && !last {
-			t, err := r.loadTurn(ctx, sess.Name, n)
-			if err != nil {
-				return nil, err
-			}
-			drop = now.Sub(t.Started) > o.OlderThan
-		}
-		if drop && last {
-			t, err := r.loadTurn(ctx, sess.Name, n)
-			if err != nil {
-				return nil, err
-			}
-			drop = !t.Open()
-		}
-		if drop {
-			dead = append(dead, model.TurnKey(sess.Name, n))
-			sess.Forgotten = max(sess.Forgotten, n)
-		} else {
-			kept = append(kept, n)
-		}
-	}
-	sess.Turns = kept
-	return dead, nil
-}
-
 func (r *Repo) sessions(ctx context.Context) ([]*model.SessionRecord, error) {
 	var out []*model.SessionRecord
 	err := r.backend.Scan(ctx, []byte(model.PrefixSess), false, func(k, v []byte) error {
@@ -163,7 +125,7 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 		if err != nil {
 			return err
 		}
-		dead, err := forget(ctx, r, s, g.o, g.now)
+		dead, err := model.Forget(s, g.o, g.now, func(n int) (*Turn, error) { return r.loadTurn(ctx, s.Name, n) })
 		if err != nil {
 			return err
 		}
@@ -428,7 +390,7 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 		return err
 	}
 	if o.Keep >= 0 && len(sess.Turns) > o.Keep+autoSlack {
-		dead, err := forget(ctx, r, sess, o, time.Now())
+		dead, err := model.Forget(sess, o, time.Now(), func(n int) (*Turn, error) { return r.loadTurn(ctx, sess.Name, n) })
 		if err != nil {
 			return err
 		}
