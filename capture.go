@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/cas/ref"
@@ -81,7 +80,7 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 			return nil, err
 		}
 	}
-	t := &Turn{Session: r.session, N: sess.NextTurn, Message: firstLine(message), Before: res.Root, Started: r.now(), Meta: copyMeta(o.Meta)}
+	t := &Turn{Session: r.session, N: sess.NextTurn, Message: model.FirstLine(message), Before: res.Root, Started: r.now(), Meta: copyMeta(o.Meta)}
 	if sess.Agent == "" {
 		sess.Agent = r.opts.Agent // the first agent to record into the session
 	}
@@ -120,7 +119,7 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 // snapshot and the notice o takes (none) would not change. 0 otherwise.
 func (r *Repo) keepOpen(ctx context.Context, sess *model.SessionRecord, root cas.Hash, o SnapOptions) (int, error) {
 	n := len(sess.Turns)
-	if n == 0 || firstLine(o.Message) != "" || len(o.Meta) > 0 || sess.Last != root.String() ||
+	if n == 0 || model.FirstLine(o.Message) != "" || len(o.Meta) > 0 || sess.Last != root.String() ||
 		(sess.Agent == "" && r.opts.Agent != "") {
 		return 0, nil
 	}
@@ -217,7 +216,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *model.SessionRecord, after c
 	if t.After == t.Before {
 		sess.Turns = sess.Turns[:n-1]
 		sess.Dropped = t.N
-		return t, true, nil, [][]byte{model.TurnKey(sess.Name, t.N), skipsKey(sess.Name, t.N)}, nil
+		return t, true, nil, [][]byte{model.TurnKey(sess.Name, t.N), model.SkipsKey(sess.Name, t.N)}, nil
 	}
 	sess.Dropped = 0
 	if err := r.countChanges(ctx, t); err != nil {
@@ -233,7 +232,7 @@ func (r *Repo) closeOpen(ctx context.Context, sess *model.SessionRecord, after c
 		sess.RedoCleared, sess.RedoClearedBy = t.Ended, t.N
 	}
 	sess.Redo = nil
-	return t, false, []cas.Entry{model.TurnEntry(t)}, append(deletes, skipsKey(sess.Name, t.N)), nil
+	return t, false, []cas.Entry{model.TurnEntry(t)}, append(deletes, model.SkipsKey(sess.Name, t.N)), nil
 }
 
 // countChanges fills the added/modified/deleted counts of a closed turn
@@ -269,17 +268,6 @@ func (r *Repo) commit(ctx context.Context, writes []cas.Entry, deletes [][]byte)
 		return err
 	}
 	return r.backend.Sync()
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	if len(s) > 500 {
-		s = s[:500]
-	}
-	return s
 }
 
 // captured is a capture's result and, for a watching Repo, how it read.

@@ -6,38 +6,9 @@ import (
 	"os"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/restore"
 )
-
-// sameState reports whether a path holding cur needs no change to hold
-// want. Directories compare by kind and permission bits (their contents
-// are separate paths).
-func sameState(cur, want *manifest.Entry) bool {
-	if cur == nil || want == nil {
-		return cur == nil && want == nil
-	}
-	if cur.Kind != want.Kind || !ownersAgree(cur, want) {
-		return false
-	}
-	switch cur.Kind {
-	case manifest.KindFIFO:
-		return cur.Mode == want.Mode
-	case manifest.KindDir:
-		return cur.Mode == want.Mode && cur.Uncaptured == want.Uncaptured
-	case manifest.KindSymlink:
-		return cur.Target == want.Target
-	}
-	if cur.Mode != want.Mode || cur.Size != want.Size {
-		return false
-	}
-	if !cur.Hash.IsZero() && !want.Hash.IsZero() {
-		// Both contents known (a file over the size limit is hashed even
-		// though it is not stored).
-		return cur.Hash == want.Hash
-	}
-	return cur.Uncaptured && want.Uncaptured
-}
 
 // conflictReason says how the path's current state cur differs from the
 // state a turn (or undo) left there, or "" if it does not. A current file
@@ -63,7 +34,7 @@ func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest
 		}
 		return "modified since", nil
 	}
-	if sameState(cur, left) {
+	if pathstate.Same(cur, left) {
 		return "", nil
 	}
 	if cur.Kind == manifest.KindFile && (cur.Hash != left.Hash || cur.Size != left.Size) {
@@ -72,7 +43,7 @@ func (r *Repo) conflictReason(ctx context.Context, p string, cur, left *manifest
 	if cur.Kind == manifest.KindSymlink && cur.Target != left.Target {
 		return "link target changed since", nil
 	}
-	if why, decided := metaReason(cur, left); decided { // owner, special bits (metaReason, below)
+	if why, decided := pathstate.MetaReason(cur, left); decided { // owner, special bits
 		return why, nil
 	}
 	return fmt.Sprintf("permissions changed since (%04o, was %04o)", cur.Mode, left.Mode), nil
@@ -135,35 +106,3 @@ func (r *Repo) storeFile(ctx context.Context, p string, e *manifest.Entry) (*man
 	out.Uncaptured, out.Hash, out.Size = false, h, n
 	return &out, nil
 }
-
-// metaReason judges a path whose content is what was left there but
-// whose owner or mode is not (see conflictReason). An owner change is a
-// change made outside the turns. A path that lacks only setuid, setgid
-// or sticky bits that a restore leaves off (restore.DroppedSpecial: run
-// as root, for an owner unknown here or not recorded) is as a restore
-// left it, not a change; nothing is lost by setting them again. Any
-// other missing bit is a change made since.
-func metaReason(cur, left *manifest.Entry) (why string, decided bool) {
-	if !ownersAgree(cur, left) {
-		return fmt.Sprintf("owner changed since (%d:%d, was %d:%d)", cur.UID, cur.GID, left.UID, left.GID), true
-	}
-	const special = 0o7000
-	dropped := restore.DroppedSpecial(left)
-	if dropped == 0 || cur.Mode&special != left.Mode&special&^dropped {
-		return "", false
-	}
-	withBits := *cur
-	withBits.Mode = left.Mode
-	if sameState(&withBits, left) {
-		return "", true
-	}
-	return "", false
-}
-
-// ownersMatter: only a restore run as root sets owners (package
-// restore), so only then is a path's owner part of its state. Not as
-// root, a path the restore recreated is the user's whatever the tree
-// recorded, and that difference must not read as an edit.
-var ownersMatter = os.Geteuid() == 0
-
-func ownersAgree(a, b *manifest.Entry) bool { return !ownersMatter || a.SameOwner(b) }

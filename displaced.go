@@ -1,7 +1,6 @@
 package turnback
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,7 +40,7 @@ func (r *Repo) saveDisplaced(ctx context.Context, rd io.Reader) (cas.Hash, int64
 // checkpoint. A batch without a checkpoint (older journals) is returned
 // as it is. It is deterministic in its result (recovery runs it again).
 func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.Displaced) ([]byte, cas.Hash, error) {
-	var m metaBatch
+	var m model.MetaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
@@ -95,43 +94,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 	if err := w.Flush(); err != nil {
 		return nil, cas.Hash{}, err
 	}
-	old, now := []byte(cp.String()), []byte(amended.String())
-	out := metaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result, Scope: m.Scope}
-	var skip *model.SkipInfo
-	var part *model.SnapshotRecord // the checkpoint's record, if partial (partial.go)
-	for _, e := range m.Writes {
-		if bytes.Equal(e.Key, model.SnapKey(cp)) {
-			var rec model.SnapshotRecord
-			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= model.SkipRules {
-				skip = &model.SkipInfo{Generated: rec.Generated}
-			}
-			if rec.Partial {
-				part = &rec
-			}
-		}
-		// Session records name the checkpoint (the redo record's way
-		// back); turn records keep the states the turns had.
-		if bytes.HasPrefix(e.Key, []byte(model.PrefixSess)) {
-			e.Value = bytes.ReplaceAll(e.Value, old, now)
-		}
-		// The checkpoint record names the way back the command prints:
-		// checkpoints lists it and gc keeps it.
-		if bytes.Equal(e.Key, model.CheckpointKey(cp)) {
-			e.Key = model.CheckpointKey(amended)
-		}
-		out.Writes = append(out.Writes, e)
-	}
-	amendedRec := model.SnapshotEntry(amended, model.KindCheckpoint, 0, 0, skip)
-	switch {
-	case m.Scope != nil:
-		// A scoped capture's checkpoint, even one that is the tree of
-		// a whole state: the amended tree holds an older capture's
-		// content elsewhere. The edits it adds are at paths it vouches for.
-		amendedRec = partialEntry(amendedRec, m.Scope)
-	case part != nil:
-		amendedRec = partialEntry(amendedRec, part.Paths)
-	}
-	out.Writes = append(out.Writes, amendedRec)
+	out := model.AmendBatch(m, cp, amended)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, cas.Hash{}, fmt.Errorf("turnback: encode metadata: %w", err)
@@ -170,31 +133,6 @@ func changedConflict(err error, out *RestoreResult) error {
 	return &ConflictError{Result: out}
 }
 
-// overwritten keeps the conflicts (with --force) whose path the command
-// really changed, followed by what it displaced (already in out).
-func overwritten(out *RestoreResult, conflicts []PathNote) []PathNote {
-	changed := map[string]bool{}
-	for _, l := range [][]string{out.Restored, out.Deleted, out.Created} {
-		for _, p := range l {
-			changed[p] = true
-		}
-	}
-	var keep []PathNote
-	listed := map[string]bool{}
-	for _, c := range conflicts {
-		if changed[c.Path] {
-			keep = append(keep, c)
-			listed[c.Path] = true
-		}
-	}
-	for _, c := range out.Conflicts {
-		if !listed[c.Path] {
-			keep = append(keep, c)
-		}
-	}
-	return keep
-}
-
 // displacedNotes lists what a restore displaced as overwritten paths.
 func displacedNotes(ds []restore.Displaced) []PathNote {
 	var out []PathNote
@@ -202,25 +140,4 @@ func displacedNotes(ds []restore.Displaced) []PathNote {
 		out = append(out, PathNote{Path: d.Path, Reason: "changed while the command ran; what was there is in the checkpoint"})
 	}
 	return out
-}
-
-// conflictResult is what Undo and Redo return when execute failed: a
-// conflict found by the last look before the commit point is reported
-// with the command's other findings.
-func conflictResult(res *RestoreResult, err error) (*RestoreResult, error) {
-	var ce *ConflictError
-	if errors.As(err, &ce) {
-		res.Conflicts = append(res.Conflicts, ce.Result.Conflicts...)
-		return res, &ConflictError{Result: res}
-	}
-	return nil, err
-}
-
-// keptReason words why a restore left a path: a directory that still
-// holds something, or a path changed while (or after) the restore ran.
-func keptReason(why string) string {
-	if strings.HasPrefix(why, "changed ") {
-		return why
-	}
-	return "directory kept: " + why
 }

@@ -56,7 +56,7 @@ func (s exchangeStore) Latest(ctx context.Context) (cas.Hash, error) { return s.
 func (s exchangeStore) Pulled(ctx context.Context, remote *model.SessionRecord) (*cas.Entry, []byte, error) {
 	e, del, err := s.r.pulledEntry(ctx, remote)
 	if err != nil || del {
-		return nil, []byte(prefixPulled + remote.Name), err
+		return nil, []byte(model.PrefixPulled + remote.Name), err
 	}
 	return &e, nil, nil
 }

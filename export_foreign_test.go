@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/internal/umask"
 )
 
@@ -28,11 +29,11 @@ func DropSnapRecords(t *testing.T, r *Repo) {
 // SetForeignUmask makes restores of pulled states mask modes as if the
 // process umask were m, until t ends. Not for parallel tests.
 func SetForeignUmask(t *testing.T, m uint32) {
-	old := foreignUmask
-	foreignUmask = umask.Pulled(m)
-	t.Cleanup(func() { foreignUmask = old })
+	old := pathstate.ForeignUmask
+	pathstate.ForeignUmask = umask.Pulled(m)
+	t.Cleanup(func() { pathstate.ForeignUmask = old })
 }
 
 // ReadForeignUmask reads the process umask again, as at start: for a
 // TestMain that sets it.
-func ReadForeignUmask() { foreignUmask = umask.Pulled(umask.Read()) }
+func ReadForeignUmask() { pathstate.ForeignUmask = umask.Pulled(umask.Read()) }

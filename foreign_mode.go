@@ -11,47 +11,26 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/internal/umask"
 	"github.com/turnback/turnback/manifest"
 )
 
-// foreignUmask is the mask of pulled states, from the process umask
-// read once at start (a watch daemon serving the folder reads its own).
-var foreignUmask = umask.Pulled(umask.Read())
-
-// keyUmasks -> the masks restores in this store have used (JSON list).
-const keyUmasks = "m/umasks"
-
 // usedUmasks: a pulled path held as one of them clears is no edit.
 func (r *Repo) usedUmasks(ctx context.Context) (ms umask.Masks, err error) {
-	_, err = r.getJSON(ctx, []byte(keyUmasks), &ms)
+	_, err = r.getJSON(ctx, []byte(model.KeyUmasks), &ms)
 	return ms, err
 }
 
-// noteUmask records foreignUmask before a restore writes anything.
+// noteUmask records pathstate.ForeignUmask before a restore writes
+// anything.
 func (r *Repo) noteUmask(ctx context.Context) error {
 	ms, err := r.usedUmasks(ctx)
-	ms, add := ms.With(foreignUmask)
+	ms, add := ms.With(pathstate.ForeignUmask)
 	if err != nil || !add {
 		return err
 	}
-	return r.commit(ctx, []cas.Entry{{Key: []byte(keyUmasks), Value: model.EncodeJSON(ms)}}, nil)
-}
-
-// foreignMode is the mode a restore here writes for entry e of a pulled
-// state: no permission bit the umask clears. Not as root, no setuid,
-// setgid or sticky bit either; as root the restore leaves them off, as
-// it does for any path whose owner the tree does not record. A
-// symlink's mode means nothing and stays.
-func foreignMode(e *manifest.Entry) uint32 {
-	m := e.Mode
-	if !ownersMatter {
-		m &^= manifest.ModeSpecial
-	}
-	if e.Kind == manifest.KindSymlink {
-		return m
-	}
-	return m &^ (foreignUmask & manifest.ModePerm)
+	return r.commit(ctx, []cas.Entry{{Key: []byte(model.KeyUmasks), Value: model.EncodeJSON(ms)}}, nil)
 }
 
 // foreignLeft makes left, what state expected holds at some paths, what
@@ -69,43 +48,32 @@ func (r *Repo) foreignLeft(ctx context.Context, l manifest.Loader, expected, cp,
 	}
 	pulled := map[string]*manifest.Entry{}
 	for p, e := range left {
-		left[p], pulled[p] = foreignTarget(e), e
+		left[p], pulled[p] = pathstate.ForeignTarget(e), e
 	}
 	return r.heldAsPulled(ctx, l, now, left, pulled)
 }
 
-// heldAsPulled: left holds what a restore here writes (foreignTarget)
-// where pulled holds the pulled state's entry as recorded. A path the
-// folder (now) holds as a restore here wrote it with another mask (a
-// shell and a watch daemon may differ) is no edit either: left takes it.
+// heldAsPulled: left holds what a restore here writes
+// (pathstate.ForeignTarget) where pulled holds the pulled state's entry
+// as recorded. A path the folder (now) holds as a restore here wrote it
+// with another mask (a shell and a watch daemon may differ) is no edit
+// either: left takes it.
 func (r *Repo) heldAsPulled(ctx context.Context, l manifest.Loader, now cas.Hash, left, pulled map[string]*manifest.Entry) error {
 	masks, err := r.usedUmasks(ctx)
 	if err != nil {
 		return err
 	}
 	for p, e := range pulled {
-		if e == nil || sameState(e, left[p]) {
+		if e == nil || pathstate.Same(e, left[p]) {
 			continue
 		}
 		cur, err := manifest.Find(ctx, l, now, p)
 		if err != nil {
 			return err
 		}
-		if writtenFrom(cur, e, masks) {
+		if pathstate.WrittenFrom(cur, e, masks) {
 			left[p] = cur
 		}
 	}
 	return nil
-}
-
-// writtenFrom reports whether cur is what a restore here wrote, with
-// one of masks, for entry e of a pulled state: e's content, owned by
-// anyone, e's permission bits less the mask's, no bit e lacks.
-func writtenFrom(cur, e *manifest.Entry, masks umask.Masks) bool {
-	if cur == nil || cur.Kind != e.Kind || cur.Kind == manifest.KindSymlink || cur.Mode&^e.Mode != 0 || !masks.Masked(cur.Mode, e.Mode) {
-		return false
-	}
-	c := *cur
-	c.Mode = e.Mode
-	return sameState(&c, foreignOwner(e))
 }

@@ -29,44 +29,6 @@ func gcDefaults(o GCOptions) GCOptions {
 	return o
 }
 
-// forget drops the session's turns beyond the policy: all but the newest
-// Keep, and those that started more than OlderThan ago. The open turn and
-// the redo stack are never touched. It returns the keys to delete.
-func forget(ctx context.Context, r *Repo, sess *model.SessionRecord, o GCOptions, now time.Time) ([][]byte, error) {
-	var dead [][]byte
-	keepFrom := 0
-	if o.Keep >= 0 && len(sess.Turns) > o.Keep {
-		keepFrom = len(sess.Turns) - o.Keep
-	}
-	var kept []int
-	for i, n := range sess.Turns {
-		last := i == len(sess.Turns)-1
-		drop := i < keepFrom
-		if !drop && o.OlderThan >= 0 && !last {
-			t, err := r.loadTurn(ctx, sess.Name, n)
-			if err != nil {
-				return nil, err
-			}
-			drop = now.Sub(t.Started) > o.OlderThan
-		}
-		if drop && last {
-			t, err := r.loadTurn(ctx, sess.Name, n)
-			if err != nil {
-				return nil, err
-			}
-			drop = !t.Open()
-		}
-		if drop {
-			dead = append(dead, model.TurnKey(sess.Name, n))
-			sess.Forgotten = max(sess.Forgotten, n)
-		} else {
-			kept = append(kept, n)
-		}
-	}
-	sess.Turns = kept
-	return dead, nil
-}
-
 func (r *Repo) sessions(ctx context.Context) ([]*model.SessionRecord, error) {
 	var out []*model.SessionRecord
 	err := r.backend.Scan(ctx, []byte(model.PrefixSess), false, func(k, v []byte) error {
@@ -163,7 +125,7 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 		if err != nil {
 			return err
 		}
-		dead, err := forget(ctx, r, s, g.o, g.now)
+		dead, err := model.Forget(s, g.o, g.now, func(n int) (*Turn, error) { return r.loadTurn(ctx, s.Name, n) })
 		if err != nil {
 			return err
 		}
@@ -173,7 +135,7 @@ func (r *Repo) trimSessions(ctx context.Context, g *gcRun) error {
 			g.writes = append(g.writes, model.SessionEntry(s))
 		}
 		if pulled != nil {
-			e, err := keepPulled(pulled, s, g.live)
+			e, err := model.KeepPulled(pulled, s, g.live)
 			if err != nil {
 				return err
 			}
@@ -416,14 +378,6 @@ func (r *Repo) sweep(ctx context.Context, g *gcRun, set cas.LiveSet) error {
 // autoSlack snaps rather than on every one.
 const autoSlack = 10
 
-// keyGC records the store size after the last full gc.
-const keyGC = "m/gc"
-
-type gcRecord struct {
-	Time time.Time `json:"time"`
-	Size int64     `json:"size"`
-}
-
 // autoRetain applies the retention policy cheaply after a snap: it trims
 // the session's turn records when they exceed the limit by autoSlack, and
 // every 50th turn runs a full gc if the store has more than doubled (and
@@ -436,7 +390,7 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 		return err
 	}
 	if o.Keep >= 0 && len(sess.Turns) > o.Keep+autoSlack {
-		dead, err := forget(ctx, r, sess, o, time.Now())
+		dead, err := model.Forget(sess, o, time.Now(), func(n int) (*Turn, error) { return r.loadTurn(ctx, sess.Name, n) })
 		if err != nil {
 			return err
 		}
@@ -451,8 +405,8 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 	if err != nil {
 		return err
 	}
-	var last gcRecord
-	if _, err := r.getJSON(ctx, []byte(keyGC), &last); err != nil {
+	var last model.GCRecord
+	if _, err := r.getJSON(ctx, []byte(model.KeyGC), &last); err != nil {
 		return err
 	}
 	if size < 256<<20 || size < 2*last.Size {
@@ -462,5 +416,5 @@ func (r *Repo) autoRetain(ctx context.Context, turn int) error {
 	if err != nil {
 		return err
 	}
-	return r.backend.Set(ctx, cas.Entry{Key: []byte(keyGC), Value: model.EncodeJSON(gcRecord{Time: time.Now().UTC(), Size: res.SizeAfter})})
+	return r.backend.Set(ctx, cas.Entry{Key: []byte(model.KeyGC), Value: model.EncodeJSON(model.GCRecord{Time: time.Now().UTC(), Size: res.SizeAfter})})
 }

@@ -22,25 +22,8 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// prefixSkips + session + "/" + %012d -> skipStamps of the open turn.
-const prefixSkips = "m/skips/"
-
 // maxSkipStamps bounds the skipped paths a snap notes (one lstat each).
 const maxSkipStamps = 4096
-
-type skipStamps struct {
-	Turn    int         `json:"turn"`
-	Entries []skipStamp `json:"entries"`
-}
-
-type skipStamp struct {
-	Ignored walker.Ignored `json:"ignored"`
-	Stat    string         `json:"stat"` // "" absent
-}
-
-func skipsKey(session string, n int) []byte {
-	return []byte(prefixSkips + session + "/" + fmt.Sprintf(model.TurnNumFmt, n))
-}
 
 // statStamp is what lstat says of rel, "" if it is not there.
 func statStamp(root *os.Root, rel string) string {
@@ -53,18 +36,18 @@ func statStamp(root *os.Root, rel string) string {
 
 // stampSkipped notes the stat data of skipped paths (at most
 // maxSkipStamps).
-func (r *Repo) stampSkipped(turn int, skipped []walker.Ignored) (*skipStamps, error) {
+func (r *Repo) stampSkipped(turn int, skipped []walker.Ignored) (*model.SkipStamps, error) {
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	s := &skipStamps{Turn: turn, Entries: []skipStamp{}}
+	s := &model.SkipStamps{Turn: turn, Entries: []model.SkipStamp{}}
 	for i, ig := range skipped {
 		if i == maxSkipStamps {
 			break
 		}
-		s.Entries = append(s.Entries, skipStamp{Ignored: ig, Stat: statStamp(root, ig.Path)})
+		s.Entries = append(s.Entries, model.SkipStamp{Ignored: ig, Stat: statStamp(root, ig.Path)})
 	}
 	return s, nil
 }
@@ -75,15 +58,15 @@ func (r *Repo) skipStampsEntry(n int, skipped []walker.Ignored) (cas.Entry, erro
 	if err != nil {
 		return cas.Entry{}, err
 	}
-	return cas.Entry{Key: skipsKey(r.session, n), Value: model.EncodeJSON(s)}, nil
+	return cas.Entry{Key: model.SkipsKey(r.session, n), Value: model.EncodeJSON(s)}, nil
 }
 
 // ignoredChanged returns the skipped paths whose stat data differ from
 // what the snap of turn n noted (skipped: what the capture closing the
 // turn skipped), nil if none or if the snap noted nothing.
 func (r *Repo) ignoredChanged(ctx context.Context, n int, skipped []walker.Ignored) ([]walker.Ignored, error) {
-	var before skipStamps
-	ok, err := r.getJSON(ctx, skipsKey(r.session, n), &before)
+	var before model.SkipStamps
+	ok, err := r.getJSON(ctx, model.SkipsKey(r.session, n), &before)
 	if err != nil || !ok || before.Turn != n {
 		return nil, err
 	}
@@ -91,7 +74,7 @@ func (r *Repo) ignoredChanged(ctx context.Context, n int, skipped []walker.Ignor
 	if err != nil {
 		return nil, err
 	}
-	old := map[string]skipStamp{}
+	old := map[string]model.SkipStamp{}
 	for _, e := range before.Entries {
 		old[e.Ignored.Path] = e
 	}

@@ -30,7 +30,7 @@ func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []in
 	if len(model.NoContent(out)) == 0 {
 		return nil
 	}
-	stuck := stuckTurns(perTurn, model.NoContent(out))
+	stuck := model.StuckTurns(perTurn, model.NoContent(out))
 	out.Turns = len(nums) - stuck
 	if stuck < len(nums) {
 		return nil
@@ -45,25 +45,6 @@ func (r *Repo) keepStuckTurns(ctx context.Context, out *RestoreResult, nums []in
 	sess.Redo = sess.Redo[:len(sess.Redo)-1]
 	sess.Turns = append(sess.Turns, nums...)
 	return r.commit(ctx, []cas.Entry{model.SessionEntry(sess)}, nil)
-}
-
-// stuckTurns counts the turns whose every changed path (perTurn) is in
-// noContent.
-func stuckTurns(perTurn [][]string, noContent map[string]bool) int {
-	stuck := 0
-	for _, paths := range perTurn {
-		all := len(paths) > 0
-		for _, p := range paths {
-			if !noContent[p] {
-				all = false
-				break
-			}
-		}
-		if all {
-			stuck++
-		}
-	}
-	return stuck
 }
 
 // keepEmptyPartial: a partial undo that changed nothing (every path not

@@ -23,6 +23,7 @@ import (
 	"sort"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/restore/merge"
@@ -90,7 +91,7 @@ func (r *Repo) mergeConflicts(ctx context.Context, actions []restore.Action, lef
 				return nil, nil, err
 			}
 		}
-		if sameState(a.Old, e) {
+		if pathstate.Same(a.Old, e) {
 			drop[c.Path] = true // the merge is what is there
 			continue
 		}
@@ -121,7 +122,7 @@ func (r *Repo) mergeOne(ctx context.Context, ours, base, theirs *manifest.Entry,
 			return nil, nil, fmt.Sprintf("larger than %d bytes", merge.MaxSize), nil
 		}
 	}
-	if !ownersAgree(ours, base) {
+	if !pathstate.OwnersAgree(ours, base) {
 		return nil, nil, "its owner changed", nil
 	}
 	mode := theirs.Mode

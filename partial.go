@@ -8,13 +8,11 @@ package turnback
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
-	"github.com/turnback/turnback/manifest"
-	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/internal/treepath"
 )
 
 // vouch is the set of paths a partial state vouches for.
@@ -25,7 +23,7 @@ type vouch struct {
 // newVouch returns the vouch for the paths given (any order, repeats
 // allowed).
 func newVouch(paths []string) *vouch {
-	return &vouch{paths: sortedUnique(append([]string(nil), paths...))}
+	return &vouch{paths: treepath.SortedUnique(append([]string(nil), paths...))}
 }
 
 // list returns the paths, nil for no vouch (a whole state).
@@ -39,10 +37,11 @@ func (v *vouch) list() []string {
 // stateEntry is the snapshot record of state h of the kind given. With
 // scope it is partial, vouching for scope's paths, unless h is
 // recorded already as a whole state: it stays whole, so that restore
-// by the id snap, end, log or restore gave puts back the whole folder. (An undo's scoped checkpoint is often the tree of the
-// turn's end, and its result the tree before the turn.) A partial
-// record already there is replaced: its paths may lie in directories
-// this capture took unread.
+// by the id snap, end, log or restore gave puts back the whole folder.
+// (An undo's scoped checkpoint is often the tree of the turn's end,
+// and its result the tree before the turn.) A partial record already
+// there is replaced: its paths may lie in directories this capture
+// took unread.
 func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *model.SkipInfo, scope *vouch) (cas.Entry, error) {
 	e := model.SnapshotEntry(h, kind, 0, 0, skip)
 	if scope == nil {
@@ -56,21 +55,7 @@ func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *mo
 	if ok && !old.Partial {
 		return e, nil
 	}
-	return partialEntry(e, scope.paths), nil
-}
-
-// partialEntry is the snapshot record e made partial, vouching for
-// paths.
-func partialEntry(e cas.Entry, paths []string) cas.Entry {
-	var rec model.SnapshotRecord
-	if err := json.Unmarshal(e.Value, &rec); err != nil {
-		return e
-	}
-	rec.Partial, rec.Paths = true, paths
-	if rec.Paths == nil {
-		rec.Paths = []string{}
-	}
-	return cas.Entry{Key: e.Key, Value: model.EncodeJSON(rec)}
+	return model.PartialEntry(e, scope.paths), nil
 }
 
 // partialOf returns the partial state h is, nil if h is whole.
@@ -85,30 +70,6 @@ func (r *Repo) partialOf(ctx context.Context, h cas.Hash) (*PartialState, error)
 		return nil, err
 	}
 	return &PartialState{Of: of, Paths: append([]string{}, rec.Paths...)}, nil
-}
-
-// keepVouched keeps of a restore's actions those at the paths a partial
-// state vouches for, and the directories above one of them that the
-// folder lacks and the state holds (so that the path can come back).
-func keepVouched(actions []restore.Action, paths []string) []restore.Action {
-	set := make(map[string]bool, len(paths))
-	above := map[string]bool{}
-	for _, p := range paths {
-		set[p] = true
-		for q := manifest.ParentPath(p); q != ""; q = manifest.ParentPath(q) {
-			above[q] = true
-		}
-	}
-	var out []restore.Action
-	for _, a := range actions {
-		switch {
-		case set[a.Path]:
-			out = append(out, a)
-		case above[a.Path] && a.Old == nil && a.New != nil && a.New.Kind == manifest.KindDir:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // partialOp names the command that made a partial state from its

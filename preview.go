@@ -18,7 +18,7 @@ import (
 
 // preview plans actions as execute would and returns what it would
 // report, the paths not restorable for want of content (for
-// stuckTurns), and the plan. res holds the command's conflicts and
+// model.StuckTurns), and the plan. res holds the command's conflicts and
 // parent directories: with conflicts and no force the preview is the
 // conflicts alone (Stopped), as the command would change nothing.
 func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *RestoreResult, ignored []PathNote, force bool) (*Preview, map[string]bool, *restore.Plan, error) {
@@ -69,33 +69,11 @@ func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *Resto
 		p.NotRestorable = append(p.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range plan.Kept {
-		p.NotRestorable = append(p.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
+		p.NotRestorable = append(p.NotRestorable, PathNote{Path: s.Path, Reason: model.KeptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
 	}
 	p.NotRestorable = append(p.NotRestorable, ignored...)
-	p.Conflicts = overwritten(&RestoreResult{Restored: p.Restored, Deleted: p.Deleted, Created: p.Created}, res.Conflicts)
+	p.Conflicts = model.Overwritten(&RestoreResult{Restored: p.Restored, Deleted: p.Deleted, Created: p.Created}, res.Conflicts)
 	return p, noContent, plan, nil
-}
-
-// dryResult is the result of a dry run that found p: a preview that
-// stops at conflicts is returned with the *ConflictError the command
-// would return, its conflicts also in the result's Conflicts.
-func dryResult(p *Preview) (*RestoreResult, error) {
-	for _, l := range []*[]string{&p.Paths, &p.Restored, &p.Deleted, &p.Created, &p.Merged, &p.Markers} {
-		if *l == nil {
-			*l = []string{} // JSON: [], not null
-		}
-	}
-	for _, l := range []*[]PathNote{&p.Conflicts, &p.NotRestorable} {
-		if *l == nil {
-			*l = []PathNote{}
-		}
-	}
-	res := &RestoreResult{Turns: p.Turns, DryRun: p}
-	if p.Stopped {
-		res.Conflicts = p.Conflicts
-		return res, &ConflictError{Result: res}
-	}
-	return res, nil
 }
 
 // predict returns the state a restore of plan from current would leave

@@ -21,47 +21,13 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 )
-
-// prefixPulled + session name -> pulledRecord.
-const prefixPulled = "m/pulled/"
 
 // errServedPull: Pulled or ApplyPulled asked of a Repo a daemon serves
 // (they run where the store is held: package internal/daemonop).
 var errServedPull = errors.New("turnback: pulled turns: the operation runs in the process that holds the store")
-
-// pulledRecord is what a pull brought that the folder lacks.
-type pulledRecord struct {
-	// Rev and Last are the session record's as the pull wrote it: the
-	// record is valid while they are the session's.
-	Rev  string `json:"rev"`
-	Last string `json:"last"`
-	// Base is the state the folder was at, as the store knew it.
-	Base string `json:"base"`
-	// Turns are the turns pulled, oldest first.
-	Turns []int `json:"turns"`
-	// Fresh: the store had no record of the session, so Base is the
-	// store's latest capture, unrelated to the session's states: only
-	// the paths the pulled turns changed are applied.
-	Fresh bool `json:"fresh,omitempty"`
-}
-
-// Pulled describes the turns of a session a pull brought that the
-// folder lacks (Repo.Pulled).
-type Pulled struct {
-	Session string
-	// Base is the state the folder was at when it was pulled into;
-	// Last the session's last state, which the folder lacks.
-	Base, Last cas.Hash
-	// Turns are the turns pulled, oldest first.
-	Turns []int
-	// Newest is the session's newest turn on its undo stack (0: none);
-	// AtNewest: Last is its after-state, so restore @Newest makes the
-	// folder Last.
-	Newest   int
-	AtNewest bool
-}
 
 // Pulled returns what pulls brought into session (empty: the Repo's)
 // that the folder lacks, or nil when the folder is where the session
@@ -102,9 +68,9 @@ func (r *Repo) Pulled(ctx context.Context, session string) (*Pulled, error) {
 
 // validPulled returns the session's pulled record while it holds: the
 // session record is still the one the pull wrote. nil otherwise.
-func (r *Repo) validPulled(ctx context.Context, sess *model.SessionRecord) (*pulledRecord, error) {
-	m := &pulledRecord{}
-	ok, err := r.getJSON(ctx, []byte(prefixPulled+sess.Name), m)
+func (r *Repo) validPulled(ctx context.Context, sess *model.SessionRecord) (*model.PulledRecord, error) {
+	m := &model.PulledRecord{}
+	ok, err := r.getJSON(ctx, []byte(model.PrefixPulled+sess.Name), m)
 	if err != nil || !ok || m.Rev != sess.Rev || m.Last != sess.Last || m.Base == m.Last {
 		return nil, err
 	}
@@ -120,8 +86,8 @@ func (r *Repo) pulledEntry(ctx context.Context, remote *model.SessionRecord) (e 
 	if err != nil {
 		return e, false, err
 	}
-	key := []byte(prefixPulled + remote.Name)
-	m := &pulledRecord{Base: local.Last}
+	key := []byte(model.PrefixPulled + remote.Name)
+	m := &model.PulledRecord{Base: local.Last}
 	had := sessionTurns(local)
 	if prev, err := r.validPulled(ctx, local); err != nil {
 		return e, false, err
@@ -180,45 +146,19 @@ func (r *Repo) refusePulled(ctx context.Context, op string) error {
 	if err != nil || m == nil {
 		return err
 	}
-	what := turnsText(m.Turns) + " was"
+	what := model.TurnsText(m.Turns) + " was"
 	if len(m.Turns) > 1 {
-		what = turnsText(m.Turns) + " were"
+		what = model.TurnsText(m.Turns) + " were"
 	}
-	return notAppliedError(fmt.Sprintf("turnback: %s changed nothing: session %s: %s pulled and not brought into the folder; "+
+	return model.NotAppliedError(fmt.Sprintf("turnback: %s changed nothing: session %s: %s pulled and not brought into the folder; "+
 		"turnback pull --apply brings the pulled turns in first", op, sess.Name, what))
-}
-
-// notAppliedError is an ErrNotApplied saying which turns and what to do.
-type notAppliedError string
-
-func (e notAppliedError) Error() string        { return string(e) }
-func (e notAppliedError) Is(target error) bool { return target == ErrNotApplied }
-
-// turnsText names turns: "turn 3", "turns 2 to 4", "turns 2, 5".
-func turnsText(nums []int) string {
-	switch n := len(nums); {
-	case n == 0:
-		return "no turn"
-	case n == 1:
-		return fmt.Sprintf("turn %d", nums[0])
-	case nums[n-1]-nums[0] == n-1:
-		return fmt.Sprintf("turns %d to %d", nums[0], nums[n-1])
-	}
-	s := "turns "
-	for i, t := range nums {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprint(t)
-	}
-	return s
 }
 
 // pulledDeletes are the keys of every pulled record: a restore makes
 // the folder another state, so none holds after it.
 func (r *Repo) pulledDeletes(ctx context.Context) ([][]byte, error) {
 	var out [][]byte
-	err := r.backend.Scan(ctx, []byte(prefixPulled), true, func(k, _ []byte) error {
+	err := r.backend.Scan(ctx, []byte(model.PrefixPulled), true, func(k, _ []byte) error {
 		out = append(out, append([]byte(nil), k...))
 		return nil
 	})
@@ -295,8 +235,8 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	err = manifest.Diff(ctx, loader, base, last, func(c manifest.Change) error {
 		// Where the folder's state holds what a restore here wrote for
 		// last (its mode masked), no pulled turn changed the path.
-		if (only == nil || only[c.Path]) && (c.New == nil || !writtenFrom(c.Old, c.New, masks)) {
-			left[c.Path] = foreignOwner(c.Old) // what the folder held at the pull
+		if (only == nil || only[c.Path]) && (c.New == nil || !pathstate.WrittenFrom(c.Old, c.New, masks)) {
+			left[c.Path] = pathstate.ForeignOwner(c.Old) // what the folder held at the pull
 		}
 		return nil
 	})
@@ -306,7 +246,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	res := &RestoreResult{}
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, last, p)
-		return foreignTarget(e), err
+		return pathstate.ForeignTarget(e), err
 	}, res, force)
 	if err != nil {
 		return nil, err
@@ -325,12 +265,12 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return nil, err
 	}
 	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
-		return []cas.Entry{foreign, localizeEntry(sess.Name, last)}, [][]byte{[]byte(prefixPulled + sess.Name)}, nil
+		return []cas.Entry{foreign, model.LocalizeEntry(sess.Name, last)}, [][]byte{[]byte(model.PrefixPulled + sess.Name)}, nil
 	})
 	if err != nil {
-		return conflictResult(res, err)
+		return model.ConflictResult(res, err)
 	}
-	out.Turns, out.Conflicts = len(m.Turns), overwritten(out, res.Conflicts)
+	out.Turns, out.Conflicts = len(m.Turns), model.Overwritten(out, res.Conflicts)
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	// The folder is as the apply made it: the pulled states take its
 	// owners (pull_owners.go). A failure leaves them as pulled.
@@ -338,45 +278,6 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 		return out, fmt.Errorf("turnback: pull --apply done; recording the folder's owners in the pulled states: %w", err)
 	}
 	return out, nil
-}
-
-// keepPulled is gc's pulled record of session s, still valid after gc
-// rewrote s (a trim is not a change of the folder), and marks live the
-// state the folder was at: the apply's conflict check reads it.
-func keepPulled(m *pulledRecord, s *model.SessionRecord, live map[cas.Hash]bool) (cas.Entry, error) {
-	base, err := cas.ParseHash(m.Base)
-	if err != nil {
-		return cas.Entry{}, fmt.Errorf("%w: pulled record of session %s: %v", cas.ErrCorrupt, s.Name, err)
-	}
-	live[base] = true
-	m.Rev = s.Rev
-	return cas.Entry{Key: []byte(prefixPulled + s.Name), Value: model.EncodeJSON(m)}, nil
-}
-
-// foreignOwner is e without its owner: the pulled trees record the
-// owners of the machine that captured them, which mean nothing here. A
-// restore as root then keeps the owner of what the path holds (else
-// takes its directory's) and sets no setuid, setgid or sticky bit, and
-// an owner changed in the folder is no conflict.
-func foreignOwner(e *manifest.Entry) *manifest.Entry {
-	if e == nil || !e.Owned {
-		return e
-	}
-	c := *e
-	c.Owned, c.UID, c.GID = false, 0, 0
-	return &c
-}
-
-// foreignTarget is foreignOwner(e) for an entry of a pulled state that
-// a restore writes, with the mode a file made here would get
-// (foreignMode): no special bit, no permission the umask clears.
-func foreignTarget(e *manifest.Entry) *manifest.Entry {
-	if e == nil || foreignMode(e) == e.Mode {
-		return foreignOwner(e)
-	}
-	c := *foreignOwner(e)
-	c.Mode = foreignMode(e)
-	return &c
 }
 
 // pulledPaths are the paths the turns nums of session changed (an open

@@ -2,39 +2,30 @@ package turnback
 
 // Owners of pulled states. The trees a pull brings record the owners of
 // the machine that captured them, which mean nothing here: the apply
-// keeps each path's owner (foreignOwner). Left as they are, those owners
-// would read as owner changes to status and as conflicts to undo, run
-// as root, and undo or redo would hand paths to the remote's uid. So
-// the apply records, store-locally (never pushed), which turns of the
-// session were pulled (m/foreign/<session>): undo and redo read their
-// states without owners, as the apply does. And it gives the session's
-// last state, which status compares with, the folder's owners. The turn
-// records stay the remote's: a later pull matches them.
+// keeps each path's owner (pathstate.ForeignOwner). Left as they are,
+// those owners would read as owner changes to status and as conflicts
+// to undo, run as root, and undo or redo would hand paths to the
+// remote's uid. So the apply records, store-locally (never pushed),
+// which turns of the session were pulled (m/foreign/<session>): undo
+// and redo read their states without owners, as the apply does. And it
+// gives the session's last state, which status compares with, the
+// folder's owners. The turn records stay the remote's: a later pull
+// matches them.
 
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
-	"github.com/turnback/turnback/internal/umask"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 )
 
-// prefixForeign + session name -> foreignRecord.
-const prefixForeign = "m/foreign/"
-
-// foreignRecord lists the turns of a session whose states another
-// machine captured, applied here by pull --apply.
-type foreignRecord struct {
-	Turns []int `json:"turns"`
-}
-
 // foreignEntry is the session's foreign record with turns added.
 func (r *Repo) foreignEntry(ctx context.Context, session string, turns []int) (cas.Entry, error) {
-	f := &foreignRecord{}
-	if _, err := r.getJSON(ctx, []byte(prefixForeign+session), f); err != nil {
+	f := &model.ForeignRecord{}
+	if _, err := r.getJSON(ctx, []byte(model.PrefixForeign+session), f); err != nil {
 		return cas.Entry{}, err
 	}
 	for _, n := range turns {
@@ -43,13 +34,13 @@ func (r *Repo) foreignEntry(ctx context.Context, session string, turns []int) (c
 		}
 	}
 	slices.Sort(f.Turns)
-	return cas.Entry{Key: []byte(prefixForeign + session), Value: model.EncodeJSON(f)}, nil
+	return cas.Entry{Key: []byte(model.PrefixForeign + session), Value: model.EncodeJSON(f)}, nil
 }
 
 // foreignTurns are the session's turns that pull --apply brought in.
 func (r *Repo) foreignTurns(ctx context.Context, session string) (map[int]bool, error) {
-	f := &foreignRecord{}
-	if _, err := r.getJSON(ctx, []byte(prefixForeign+session), f); err != nil {
+	f := &model.ForeignRecord{}
+	if _, err := r.getJSON(ctx, []byte(model.PrefixForeign+session), f); err != nil {
 		return nil, err
 	}
 	out := map[int]bool{}
@@ -70,41 +61,12 @@ func (r *Repo) foreignState(ctx context.Context, h cas.Hash) (bool, error) {
 	return rec.Foreign, err
 }
 
-// prefixLocalize + session name -> a state id: a pseudo-record a
-// restore of a pulled state puts in its metadata batch. It is never
-// stored: commitMeta runs localizeLast for it once the batch is
-// committed, so that a restore a recovery finishes localizes too.
-const prefixLocalize = "m/localize/"
-
-// localizeEntry asks commitMeta to localize session's last state, if
-// it is last, once the restore is committed.
-func localizeEntry(session string, last cas.Hash) cas.Entry {
-	return cas.Entry{Key: []byte(prefixLocalize + session), Value: []byte(last.String())}
-}
-
-// localizeLater takes the localizeEntry records out of writes.
-func localizeLater(writes []cas.Entry) (rest []cas.Entry, later map[string]cas.Hash) {
-	for _, e := range writes {
-		s, ok := strings.CutPrefix(string(e.Key), prefixLocalize)
-		if !ok {
-			rest = append(rest, e)
-			continue
-		}
-		if h, err := cas.ParseHash(string(e.Value)); err == nil {
-			if later == nil {
-				later = map[string]cas.Hash{}
-			}
-			later[s] = h
-		}
-	}
-	return rest, later
-}
-
 // localizeLast gives the session's last state, which pull --apply (or
 // a restore of a pulled state) just brought in as last, the folder's
-// owners (withOwners), so that status shows no owner change the folder
-// did not make. It runs after the restore, holding the store. Not as
-// root, owners are not compared, but modes are (foreignTarget).
+// owners (pathstate.WithOwners), so that status shows no owner change
+// the folder did not make. It runs after the restore, holding the
+// store. Not as root, owners are not compared, but modes are
+// (pathstate.ForeignTarget).
 func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) error {
 	sess, err := r.loadSession(ctx, session)
 	if err != nil || sess.Last != last.String() {
@@ -120,7 +82,7 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 	}
 	w := r.store.NewWriter()
 	defer w.Cancel()
-	n, err := withOwners(ctx, manifest.NewCachingLoader(r.loader()), w, last, snap.Root, masks)
+	n, err := pathstate.WithOwners(ctx, manifest.NewCachingLoader(r.loader()), w, last, snap.Root, masks)
 	if err != nil || n == last {
 		return err
 	}
@@ -136,48 +98,4 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 	rec.Foreign = false // the folder's owners
 	sess.Last = n.String()
 	return r.commit(ctx, []cas.Entry{{Key: model.SnapKey(n), Value: model.EncodeJSON(rec)}, model.SessionEntry(sess)}, nil)
-}
-
-// withOwners is state s, which another machine captured, made the
-// folder's (the folder's state is folder), so that it can be recorded
-// as a local state: a path the folder holds with the same content
-// takes the folder's owner and mode; any other path takes the folder's
-// owner if it holds one of the same kind (else none) and loses the
-// setuid, setgid and sticky bits, which are the other machine's, and
-// the permission bits the umask clears (foreignMode), unless the
-// folder holds that content, or that directory, with those permissions
-// or as a restore with one of masks wrote them.
-func withOwners(ctx context.Context, l manifest.Loader, w manifest.Saver, s, folder cas.Hash, masks umask.Masks) (cas.Hash, error) {
-	edits := map[string]*manifest.Entry{}
-	err := manifest.Diff(ctx, l, s, folder, func(c manifest.Change) error {
-		o := c.Old
-		if o == nil || !o.Owned && o.Mode&manifest.ModeSpecial == 0 && foreignMode(o) == o.Mode {
-			return nil
-		}
-		e := *o
-		e.Mode = foreignMode(o) &^ manifest.ModeSpecial
-		if n := c.New; n != nil && n.Kind == o.Kind && n.Owned {
-			if o.Owned {
-				e.UID, e.GID = n.UID, n.GID
-			}
-			same := n.Hash == o.Hash && n.Target == o.Target && n.Size == o.Size
-			if p := n.Mode &^ manifest.ModeSpecial; p == e.Mode || (same || o.Kind == manifest.KindDir) && (p == o.Mode&^manifest.ModeSpecial || masks.Masked(p, o.Mode)) {
-				e.Mode = p // as a restore writes it, or as the folder holds it
-				if same {
-					e.Mode = n.Mode // the folder holds this content: its mode is the truth
-				}
-			}
-		} else if o.Owned {
-			e.Owned, e.UID, e.GID = false, 0, 0
-		}
-		if e == *o {
-			return nil
-		}
-		edits[c.Path] = &e
-		return nil
-	})
-	if err != nil || len(edits) == 0 {
-		return s, err
-	}
-	return manifest.Edit(ctx, l, w, s, edits)
 }

@@ -7,10 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -30,24 +31,9 @@ func (r *Repo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 func (l localRepo) Redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
 	res, err := l.r.redo(ctx, n, o)
 	if res != nil {
-		res.Moved = oldestOnce(res.Moved)
+		res.Moved = model.OldestOnce(res.Moved)
 	}
 	return res, err
-}
-
-// oldestOnce sorts turns by number, each once (a partial undo's redo
-// and a whole undo's may redo the same turn).
-func oldestOnce(turns []*Turn) []*Turn {
-	out := []*Turn{}
-	seen := map[int]bool{}
-	for _, t := range turns {
-		if !seen[t.N] {
-			seen[t.N] = true
-			out = append(out, t)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y *Turn) int { return x.N - y.N })
-	return out
 }
 
 func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, error) {
@@ -84,7 +70,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		// rewrote is one "restored").
 		total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 		if len(total.Paths) > 0 {
-			total.Paths = sortedUnique(total.Paths)
+			total.Paths = treepath.SortedUnique(total.Paths)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -242,7 +228,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	st.actions, err = r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, goal, p)
 		if pulledGoal {
-			e = foreignTarget(e)
+			e = pathstate.ForeignTarget(e)
 		}
 		return e, err
 	}, st.res, force)
@@ -367,9 +353,9 @@ func (r *Repo) redoOne(ctx context.Context, force bool, steps int) (*RestoreResu
 		return []cas.Entry{model.SessionEntry(sess), notice}, nil, nil
 	})
 	if err != nil {
-		return conflictResult(res, err)
+		return model.ConflictResult(res, err)
 	}
-	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, overwritten(out, res.Conflicts)
+	out.Turns, out.Paths, out.Conflicts = len(st.turns), st.paths, model.Overwritten(out, res.Conflicts)
 	out.Moved = st.moved
 	out.NotRestorable = append(out.NotRestorable, st.ignored...)
 	return out, nil
@@ -429,12 +415,12 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	// Each path once, as the steps would leave it (see Redo).
 	total.Restored, total.Deleted, total.Created, total.Conflicts, total.NotRestorable = model.NetReport(steps)
 	if len(total.Paths) > 0 {
-		total.Paths = sortedUnique(total.Paths)
+		total.Paths = treepath.SortedUnique(total.Paths)
 	}
 	if total.Turns == 0 && !total.Stopped {
 		return &RestoreResult{Nothing: true, DryRun: total}, nil
 	}
-	res, err := dryResult(total)
+	res, err := model.DryResult(total)
 	res.Moved = moved
 	return res, err
 }

@@ -15,34 +15,24 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/internal/storedir"
 	"github.com/turnback/turnback/internal/testhook"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 	"github.com/turnback/turnback/walker"
 )
 
-// metaBatch is the metadata a restore commits together with its files.
-type metaBatch struct {
-	Writes  []cas.Entry `json:"writes"`
-	Deletes [][]byte    `json:"deletes"`
-	// The checkpoint the writes refer to, and the result (see amendMeta).
-	Checkpoint string `json:"checkpoint,omitempty"`
-	Result     string `json:"result,omitempty"`
-	// Scope: the paths a scoped undo or redo vouches for (partial.go),
-	// so that an amended checkpoint is partial too.
-	Scope []string `json:"scope,omitempty"`
-}
-
 func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	var m metaBatch
+	var m model.MetaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
-	writes, later := localizeLater(m.Writes)
+	writes, later := model.LocalizeLater(m.Writes)
 	if err := r.commit(ctx, writes, m.Deletes); err != nil {
 		return err
 	}
@@ -199,7 +189,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	}
 	writes = append(writes, cpRec, cpSnap, resSnap)
 	writes = append(writes, r.latestEntries(result, current)...)
-	data, err := json.Marshal(metaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
+	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
@@ -263,7 +253,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: reason})
 	}
 	for _, s := range append(plan.Kept, res.Kept...) {
-		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: keptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
+		out.NotRestorable = append(out.NotRestorable, PathNote{Path: s.Path, Reason: model.KeptReason(s.Reason), Kept: !strings.HasPrefix(s.Reason, "changed ")})
 	}
 	return out, nil
 }
@@ -307,7 +297,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	err = manifest.Diff(ctx, loader, snap.Root, h, func(c manifest.Change) error {
 		n := c.New
 		if foreign {
-			if n = foreignTarget(n); c.Old != nil && n != nil && n.Equal(foreignOwner(c.Old)) {
+			if n = pathstate.ForeignTarget(n); c.Old != nil && n != nil && n.Equal(pathstate.ForeignOwner(c.Old)) {
 				return nil // only the owner differs
 			}
 		}
@@ -326,7 +316,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		}
 	}
 	if part != nil {
-		actions = keepVouched(actions, part.Paths)
+		actions = treepath.KeepVouched(actions, part.Paths)
 	}
 	actions, ignored, err := r.dropIgnored(ctx, loader, actions, snap.Root, h, nil)
 	if err != nil {
@@ -337,7 +327,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		if err != nil {
 			return nil, err
 		}
-		res, err := dryResult(p)
+		res, err := model.DryResult(p)
 		if res != nil {
 			res.Partial = part
 		}
@@ -346,7 +336,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
 		if foreign {
-			return []cas.Entry{localizeEntry(r.session, h)}, del, err
+			return []cas.Entry{model.LocalizeEntry(r.session, h)}, del, err
 		}
 		return nil, del, err
 	})

@@ -36,6 +36,8 @@ type (
 	Notice = model.Notice
 	// PullEnded is a pull's pending apply a snap or end ended.
 	PullEnded = model.PullEnded
+	// Pulled is what pulls brought that the folder lacks (Repo.Pulled).
+	Pulled = model.Pulled
 	// NoticeEntry is one undo or redo of a Notice.
 	NoticeEntry = model.NoticeEntry
 	// WatchInfo tells how a watching Repo's capture read the folder.

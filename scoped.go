@@ -10,45 +10,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/stateignore"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/walker/gitindex"
-	"github.com/turnback/turnback/walker/ignore"
 )
-
-// keyCaptureMemo holds the captureMemo of the state m/latest names.
-const keyCaptureMemo = "m/capture"
-
-// captureMemo says how the state m/latest names was captured, so that a
-// later process can take it as the base of a scoped capture: the work
-// tree and settings, the git index versions, and what it skipped.
-type captureMemo struct {
-	Root          string           `json:"root"`
-	WorkTree      string           `json:"work_tree"`
-	SizeLimit     int64            `json:"size_limit"`
-	LargeDirFiles int              `json:"large_dir_files"`
-	Files         int64            `json:"files"`
-	Index         []gitindex.Stamp `json:"index,omitempty"`
-	Skipped       []walker.Ignored `json:"skipped,omitempty"`
-}
 
 // latestEntries are the records that make root the newest recorded
 // state: m/latest, and the memo of the capture it comes from (captured:
 // the root this process captured; root itself, or the checkpoint a
 // restore's result was made from, which skips what the result skips).
 func (r *Repo) latestEntries(root, captured cas.Hash) []cas.Entry {
-	m := captureMemo{Root: root.String(), WorkTree: r.workTree, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
+	m := model.CaptureMemo{Root: root.String(), WorkTree: r.workTree, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
 		Index: r.gitIdx.Stamps(captured)}
 	m.Skipped, _ = r.gitIdx.Skipped(captured)
 	if r.last.root == captured {
 		m.Files = r.last.files
 	}
 	return []cas.Entry{{Key: []byte(model.KeyLatest), Value: []byte(root.String())},
-		{Key: []byte(keyCaptureMemo), Value: model.EncodeJSON(m)}}
+		{Key: []byte(model.KeyCaptureMemo), Value: model.EncodeJSON(m)}}
 }
 
 // scopeBase returns the state a scoped capture can start from and its
@@ -60,14 +44,14 @@ func (r *Repo) scopeBase(ctx context.Context) (cas.Hash, int64, error) {
 	if err != nil || latest.IsZero() {
 		return cas.Hash{}, 0, err
 	}
-	data, err := r.backend.Get(ctx, []byte(keyCaptureMemo))
+	data, err := r.backend.Get(ctx, []byte(model.KeyCaptureMemo))
 	if errors.Is(err, cas.ErrNotFound) {
 		return cas.Hash{}, 0, nil
 	}
 	if err != nil {
 		return cas.Hash{}, 0, err
 	}
-	var m captureMemo
+	var m model.CaptureMemo
 	if json.Unmarshal(data, &m) != nil || m.Root != latest.String() || m.WorkTree != r.workTree ||
 		m.SizeLimit != r.opts.SizeLimit || m.LargeDirFiles != r.opts.LargeDirFiles {
 		return cas.Hash{}, 0, nil
@@ -100,18 +84,12 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 	if base.IsZero() || int64(len(scope)) > files/4 {
 		return r.capture(ctx)
 	}
-	dirty := map[string]bool{"": true}
-	for _, p := range scope {
-		// The path itself, should it be a directory, and every directory above it.
-		for q := p; q != "." && q != "" && !dirty[q]; q = path.Dir(q) {
-			dirty[q] = true
-		}
-	}
+	dirty := treepath.Dirs(scope)
 	res, err := r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty})
 	if err != nil {
 		return nil, err
 	}
-	if changed, err := r.rulesChanged(ctx, base, res.Root, dirty); err != nil || changed {
+	if changed, err := stateignore.RulesChanged(ctx, manifest.NewCachingLoader(r.loader()), base, res.Root, dirty); err != nil || changed {
 		if err != nil {
 			return nil, err
 		}
@@ -139,15 +117,6 @@ func (s *scopePlan) apply(opts *walker.Options) {
 	opts.Uncounted = true
 }
 
-// sortedScope returns the keys of set, sorted.
-func sortedScope[V any](set map[string]V) []string {
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	return sortedUnique(out)
-}
-
 // lastCapture is the root and file count of the Repo's last capture.
 type lastCapture struct {
 	root  cas.Hash
@@ -173,7 +142,7 @@ func (r *Repo) scopeFirst(ctx context.Context, loader manifest.Loader, sess *mod
 // paths returns every path the undo may write: what its turns changed
 // (of the paths given).
 func (sc *undoScope) paths() []string {
-	return sortedScope(sc.left)
+	return treepath.SortedKeys(sc.left)
 }
 
 // redoScope returns every path the next steps redo steps of sess's
@@ -225,7 +194,7 @@ func (r *Repo) redoScope(ctx context.Context, sess *model.SessionRecord, steps i
 			steps--
 		}
 	}
-	return sortedScope(set), false, nil
+	return treepath.SortedKeys(set), false, nil
 }
 
 // captureRedo captures the work tree for the next steps redo steps of
@@ -246,48 +215,4 @@ func (r *Repo) captureRedo(ctx context.Context, sess *model.SessionRecord, steps
 	}
 	snap, err := r.captureScope(ctx, scope)
 	return snap, scope, err
-}
-
-// rulesChanged reports whether an ignore file of a directory of dirty
-// differs between the states base and now.
-func (r *Repo) rulesChanged(ctx context.Context, base, now cas.Hash, dirty map[string]bool) (bool, error) {
-	loader := manifest.NewCachingLoader(r.loader())
-	tree := func(root cas.Hash, d string) (*manifest.Tree, error) {
-		h := root
-		if d != "" {
-			e, err := manifest.Find(ctx, loader, root, d)
-			if err != nil || e == nil || !e.IsCapturedDir() {
-				return nil, err
-			}
-			h = e.Hash
-		}
-		return loader.LoadTree(ctx, h)
-	}
-	for d := range dirty {
-		a, err := tree(base, d)
-		if err != nil {
-			return false, err
-		}
-		b, err := tree(now, d)
-		if err != nil {
-			return false, err
-		}
-		for _, name := range ignore.FileNames {
-			var ea, eb *manifest.Entry
-			if a != nil {
-				if e, ok := a.Lookup(name); ok {
-					ea = e
-				}
-			}
-			if b != nil {
-				if e, ok := b.Lookup(name); ok {
-					eb = e
-				}
-			}
-			if !ea.Equal(eb) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/pathstate"
+	"github.com/turnback/turnback/internal/treepath"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
 )
@@ -41,7 +43,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 			return nil, err
 		}
 	}
-	specs, err := cleanPaths(specs)
+	specs, err := treepath.Clean(specs)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err := r.heldAsPulled(ctx, loader, now, left, sc.pulled); err != nil {
 		return nil, err
 	}
-	specs = sortedUnique(specs)
+	specs = treepath.SortedUnique(specs)
 	base := turns[0].Before
 	foreignBase, err := r.foreignState(ctx, base)
 	if err != nil {
@@ -116,7 +118,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	actions, err := r.actionsFor(ctx, loader, left, now, func(p string) (*manifest.Entry, error) {
 		e, err := manifest.Find(ctx, loader, base, p)
 		if sc.foreign[turns[0].N] || foreignBase {
-			e = foreignTarget(e) // a pulled state: the path keeps its owner here
+			e = pathstate.ForeignTarget(e) // a pulled state: the path keeps its owner here
 		}
 		return e, err
 	}, res, force)
@@ -142,16 +144,16 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if !p.Stopped {
 			p.Turns = n
 			if !partial {
-				p.Turns = n - stuckTurns(perTurn, noContent)
+				p.Turns = n - model.StuckTurns(perTurn, noContent)
 			}
 			p.Merged, p.Markers = merged.lists(p.Restored)
 		}
 		if partial {
 			p.Paths = specs
 		}
-		res, err := dryResult(p)
+		res, err := model.DryResult(p)
 		if !p.Stopped {
-			res.Moved = movedTurns(turns, perTurn, noContent, partial)
+			res.Moved = model.MovedTurns(turns, perTurn, noContent, partial)
 		}
 		return res, err
 	}
@@ -191,13 +193,13 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return append(writes, model.SessionEntry(sess), notice), deletes, nil
 	})
 	if err != nil {
-		return conflictResult(res, err)
+		return model.ConflictResult(res, err)
 	}
-	out.Turns, out.Conflicts = n, overwritten(out, res.Conflicts)
+	out.Turns, out.Conflicts = n, model.Overwritten(out, res.Conflicts)
 	out.AfterDropped = afterDropped
 	out.NotRestorable = append(out.NotRestorable, ignored...)
 	out.Merged, out.Markers = merged.lists(out.Restored)
-	out.Moved = movedTurns(turns, perTurn, model.NoContent(out), partial)
+	out.Moved = model.MovedTurns(turns, perTurn, model.NoContent(out), partial)
 	if partial {
 		out.Paths = specs
 		return out, r.keepEmptyPartial(ctx, out)
@@ -206,19 +208,6 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	return out, nil
-}
-
-// movedTurns returns the turns an undo of turns moves: those it counts
-// (keepStuckTurns), all of a partial undo's (perTurn: the paths each
-// changed; noContent: paths not restorable for want of content).
-func movedTurns(turns []*Turn, perTurn [][]string, noContent map[string]bool, partial bool) []*Turn {
-	out := []*Turn{}
-	for i, t := range turns {
-		if partial || stuckTurns(perTurn[i:i+1], noContent) == 0 {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // undoScope is what an undo of some turns reverts.
@@ -263,7 +252,7 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 		err := manifest.Diff(ctx, loader, t.Before, t.After, func(c manifest.Change) error {
 			hit := len(specs) == 0
 			for k, s := range specs {
-				if underSpec(c.Path, s) {
+				if treepath.Under(c.Path, s) {
 					matched[k], hit = true, true
 				}
 			}
@@ -271,7 +260,7 @@ func (r *Repo) scopeOf(ctx context.Context, loader manifest.Loader, nums []int, 
 				sc.left[c.Path] = c.New
 				delete(sc.pulled, c.Path)
 				if foreign[t.N] {
-					sc.left[c.Path] = foreignTarget(c.New) // another machine's owner: not compared
+					sc.left[c.Path] = pathstate.ForeignTarget(c.New) // another machine's owner: not compared
 					sc.pulled[c.Path] = c.New
 				}
 				sc.perTurn[i] = append(sc.perTurn[i], c.Path)
@@ -319,7 +308,7 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 		if err != nil {
 			return nil, err
 		}
-		if sameState(cur, want) {
+		if pathstate.Same(cur, want) {
 			continue // nothing to change here, so nothing to conflict with
 		}
 		why, err := r.conflictReason(ctx, p, cur, left[p])

@@ -169,3 +169,9 @@ var ErrInvalidMeta = errors.New("turnback: invalid turn metadata")
 // ErrNotApplied: undo or redo of a session whose newest turns were
 // pulled and are not in the folder.
 var ErrNotApplied = errors.New("turnback: the pulled turns are not in the folder")
+
+// NotAppliedError is an ErrNotApplied saying which turns and what to do.
+type NotAppliedError string
+
+func (e NotAppliedError) Error() string        { return string(e) }
+func (e NotAppliedError) Is(target error) bool { return target == ErrNotApplied }

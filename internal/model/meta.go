@@ -93,3 +93,16 @@ func CopyMeta(m map[string]string) map[string]string {
 	}
 	return maps.Clone(m)
 }
+
+// FirstLine is the message a turn keeps of message s: its first line,
+// trimmed, at most 500 bytes.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if len(s) > 500 {
+		s = s[:500]
+	}
+	return s
+}

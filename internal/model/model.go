@@ -160,6 +160,22 @@ type PullEnded struct {
 	Restore string `json:"restore"`
 }
 
+// Pulled describes the turns of a session a pull brought that the
+// folder lacks (the root's Repo.Pulled).
+type Pulled struct {
+	Session string
+	// Base is the state the folder was at when it was pulled into;
+	// Last the session's last state, which the folder lacks.
+	Base, Last cas.Hash
+	// Turns are the turns pulled, oldest first.
+	Turns []int
+	// Newest is the session's newest turn on its undo stack (0: none);
+	// AtNewest: Last is its after-state, so restore @Newest makes the
+	// folder Last.
+	Newest   int
+	AtNewest bool
+}
+
 // NoticeEntry is one undo or redo.
 type NoticeEntry struct {
 	Op    string   `json:"op"`    // "undo" or "redo"

@@ -1,5 +1,7 @@
 // Package stateignore says which paths a stored state ignores, so that
-// undo, redo and restore leave them alone (Drop).
+// undo, redo and restore leave them alone (Drop), and whether the
+// ignore files of some directories differ between two states
+// (RulesChanged: a scoped capture then reads everything).
 //
 // A path that is ignored in the state an undo, redo or restore starts
 // from, or in the state it goes to, is never deleted or rewritten: a turn
