@@ -6,7 +6,11 @@ package turnback
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 )
 
 // Checkpoints lists the checkpoints the store keeps, the newest first:
@@ -26,8 +30,28 @@ func (l localRepo) CheckpointList(ctx context.Context) ([]Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range list {
+		if list[i].Partial, err = r.partialCount(ctx, list[i].ID); err != nil {
+			return nil, err
+		}
+	}
 	sortCheckpoints(list)
 	return list, nil
+}
+
+// partialCount marks checkpoint id when it is a partial state, as
+// restore of it finds it (partialOf); nil when it is whole.
+func (r *Repo) partialCount(ctx context.Context, id string) (*PartialCount, error) {
+	h, err := cas.ParseHash(id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: checkpoint %q: %v", cas.ErrCorrupt, id, err)
+	}
+	var rec model.SnapshotRecord
+	ok, err := r.getJSON(ctx, model.SnapKey(h), &rec)
+	if err != nil || !ok || !rec.Partial {
+		return nil, err
+	}
+	return &PartialCount{Paths: len(rec.Paths)}, nil
 }
 
 // sortCheckpoints orders list newest first, then by id.

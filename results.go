@@ -57,6 +57,8 @@ type (
 	// PartialState is an undo's or redo's state, which a restore put
 	// back only at the paths it holds (RestoreResult.Partial).
 	PartialState = model.PartialState
+	// PartialCount marks a partial checkpoint in Repo.Checkpoints.
+	PartialCount = model.PartialCount
 
 	// SnapOptions say what a snap records (Repo.SnapWith).
 	SnapOptions = model.SnapOptions

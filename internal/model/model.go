@@ -265,6 +265,10 @@ type Checkpoint struct {
 	Command string   `json:"command"`
 	Paths   []string `json:"paths"`
 	More    int      `json:"more"`
+	// Partial: the checkpoint is a partial state, which restore puts
+	// back only at the paths it holds. Nil for a whole state, and in
+	// gc's lists.
+	Partial *PartialCount `json:"partial,omitempty"`
 }
 
 // RecoverResult reports Recover.

@@ -15,6 +15,12 @@ type PartialState struct {
 	Paths []string `json:"paths"`
 }
 
+// PartialCount marks a partial state in a listing (Checkpoint.Partial):
+// how many paths it holds.
+type PartialCount struct {
+	Paths int `json:"paths"`
+}
+
 // PartialEntry is the snapshot record e made partial, vouching for
 // paths.
 func PartialEntry(e cas.Entry, paths []string) cas.Entry {
