@@ -201,7 +201,16 @@ func (m *Model) checkpointModal() *modal {
 // checkpointLine is one checkpoint in w cells.
 func (m *Model) checkpointLine(c turnback.Checkpoint) string {
 	return fmt.Sprintf("%s  %-16s  %-14s  after turn %d of %s", termout.ShortID(c.ID), c.Time.In(m.loc()).Format("2006-01-02 15:04"),
-		termout.Ago(c.Time, m.cfg.Now()), c.Turn, termout.SafeText(c.Session))
+		termout.Ago(c.Time, m.cfg.Now()), c.Turn, termout.SafeText(c.Session)) + termout.PartialNote(c.Partial)
+}
+
+// restoreWhat names the restore of checkpoint c in its plan.
+func restoreWhat(c turnback.Checkpoint) string {
+	what := "restore checkpoint " + termout.ShortID(c.ID)
+	if p := c.Partial; p != nil {
+		return fmt.Sprintf("%s (only the %d path%s it holds)", what, p.Paths, termout.Plural(p.Paths))
+	}
+	return what + " (the whole folder)"
 }
 
 // modalKey handles a key while a box is open.
@@ -274,7 +283,7 @@ func (m *Model) modalKey(k tea.KeyPressMsg) tea.Cmd {
 				c := d.cps[d.cur]
 				m.modal = nil
 				return m.planCmd(action{kind: "restore", session: m.cfg.Session, id: c.ID,
-					what: "restore checkpoint " + termout.ShortID(c.ID) + " (the whole folder)"})
+					what: restoreWhat(c)})
 			}
 		}
 	}
