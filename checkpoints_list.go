@@ -31,7 +31,11 @@ func (l localRepo) CheckpointList(ctx context.Context) ([]Checkpoint, error) {
 		return nil, err
 	}
 	for i := range list {
-		if list[i].Partial, err = r.partialCount(ctx, list[i].ID); err != nil {
+		h, err := cas.ParseHash(list[i].ID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: checkpoint %q: %v", cas.ErrCorrupt, list[i].ID, err)
+		}
+		if list[i].Partial, err = r.partialCount(ctx, h); err != nil {
 			return nil, err
 		}
 	}
@@ -39,13 +43,9 @@ func (l localRepo) CheckpointList(ctx context.Context) ([]Checkpoint, error) {
 	return list, nil
 }
 
-// partialCount marks checkpoint id when it is a partial state, as
-// restore of it finds it (partialOf); nil when it is whole.
-func (r *Repo) partialCount(ctx context.Context, id string) (*PartialCount, error) {
-	h, err := cas.ParseHash(id)
-	if err != nil {
-		return nil, fmt.Errorf("%w: checkpoint %q: %v", cas.ErrCorrupt, id, err)
-	}
+// partialCount marks state h when it is a partial state, as restore
+// of it finds it (partialOf); nil when it is whole.
+func (r *Repo) partialCount(ctx context.Context, h cas.Hash) (*PartialCount, error) {
 	var rec model.SnapshotRecord
 	ok, err := r.getJSON(ctx, model.SnapKey(h), &rec)
 	if err != nil || !ok || !rec.Partial {

@@ -13,7 +13,7 @@ import (
 // partial state (a scoped undo's, with an edit beside the turn's
 // paths) with the number of paths it holds, as restore of it finds
 // it, and leaves a whole one (an undo's that closed the open turn)
-// unmarked; the same through a daemon.
+// unmarked; Show says the same; both through a daemon too.
 func TestCheckpointsMarkPartial(t *testing.T) {
 	t.Parallel()
 	rt := scopeAttackTree(t)
@@ -39,8 +39,25 @@ func TestCheckpointsMarkPartial(t *testing.T) {
 			t.Errorf("%s: the checkpoint of the undo that closed the turn, a whole state: partial %+v", how, list[1].Partial)
 		}
 	}
+	// Show says the same of each.
+	show := func(how string, r *turnback.Repo) {
+		t.Helper()
+		for _, c := range []struct {
+			id   string
+			want *turnback.PartialCount
+		}{{part.Checkpoint.String(), &turnback.PartialCount{Paths: 3}}, {whole.Checkpoint.String(), nil}} {
+			info, err := r.Show(rt.ctx, c.id)
+			if err != nil {
+				t.Fatalf("%s: show %s: %v", how, c.id[:12], err)
+			}
+			if !reflect.DeepEqual(info.Partial, c.want) {
+				t.Errorf("%s: show %s: partial %+v, want %+v", how, c.id[:12], info.Partial, c.want)
+			}
+		}
+	}
 	list, err := rt.repo.Checkpoints(rt.ctx)
 	check("local", list, err)
+	show("local", rt.repo)
 	rt.repo.Close()
 
 	_, stop := startDaemon(t, rt.dir, rt.store, "")
@@ -55,6 +72,7 @@ func TestCheckpointsMarkPartial(t *testing.T) {
 	}
 	list, err = r.Checkpoints(rt.ctx)
 	check("served", list, err)
+	show("served", r)
 	// Restore finds the listed paths.
 	res, err := r.Restore(rt.ctx, part.Checkpoint.String(), turnback.RestoreOptions{DryRun: true})
 	if err != nil {

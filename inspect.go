@@ -130,6 +130,9 @@ func (l localRepo) Show(ctx context.Context, id string) (*SnapshotInfo, error) {
 			info.Turns = append(info.Turns, t)
 		}
 	}
+	if info.Partial, err = r.partialCount(ctx, h); err != nil {
+		return nil, err
+	}
 	return info, nil
 }
 

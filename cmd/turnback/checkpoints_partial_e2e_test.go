@@ -10,8 +10,8 @@ import (
 // TestCheckpointsListPartial: checkpoints marks a partial checkpoint (a
 // scoped undo's, with an edit beside the turn's paths) with the number
 // of paths it holds and says what restore of it does; --json gives it
-// "partial": {"paths": N}. A whole checkpoint (an undo's that closed
-// the open turn) has no mark and no "partial".
+// "partial": {"paths": N}; show says the same. A whole checkpoint (an
+// undo's that closed the open turn) has no mark and no "partial".
 func TestCheckpointsListPartial(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
@@ -51,6 +51,27 @@ $`)
 	}
 	if got, ok := doc.Checkpoints[1]["partial"]; ok {
 		t.Errorf(`checkpoints --json: the whole checkpoint has "partial": %s`, got)
+	}
+
+	// show says so too.
+	showLine := "partial: restore of it puts back only the 2 paths it holds; the others listed are an earlier capture's\n"
+	if r := e.ok("show", m[1]); !regexp.MustCompile(`^snapshot [0-9a-f]{64}\n\d+ files, \d+ B\n` + regexp.QuoteMeta(showLine) + "\n").MatchString(r.stdout) {
+		t.Errorf("show of the partial checkpoint: want its third line %q\n%s", showLine, r)
+	}
+	if r := e.ok("show", m[2]); regexp.MustCompile(`(?m)^partial`).MatchString(r.stdout) {
+		t.Errorf("show of the whole checkpoint says partial:\n%s", r)
+	}
+	var shown map[string]json.RawMessage
+	e.okJSON(&shown, "show", m[1])
+	compact.Reset()
+	_ = json.Compact(&compact, shown["partial"])
+	if got := compact.String(); got != `{"paths":2}` {
+		t.Errorf(`show --json of the partial checkpoint: "partial" is %s, want {"paths":2}`, got)
+	}
+	shown = nil
+	e.okJSON(&shown, "show", m[2])
+	if got, ok := shown["partial"]; ok {
+		t.Errorf(`show --json of the whole checkpoint has "partial": %s`, got)
 	}
 
 	// The listing agrees with restore.

@@ -161,7 +161,7 @@ func (c *Client) Show(ctx context.Context, cl Call, id string) (*model.SnapshotI
 	if err != nil {
 		return nil, err
 	}
-	info := &model.SnapshotInfo{ID: h, Files: out.Files, Bytes: out.Bytes}
+	info := &model.SnapshotInfo{ID: h, Files: out.Files, Bytes: out.Bytes, Partial: out.Partial}
 	for _, pe := range out.Entries {
 		e, err := pe.Entry.entry()
 		if err != nil {

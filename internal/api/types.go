@@ -385,6 +385,8 @@ type ShowResponse struct {
 	Bytes   int64           `json:"bytes"`
 	Entries []PathEntryJSON `json:"entries"`
 	Turns   []*TurnJSON     `json:"turns"`
+	// Partial: a partial state (SnapshotInfo.Partial).
+	Partial *model.PartialCount `json:"partial,omitempty"`
 }
 
 // SessionsResponse answers GET /v1/sessions.

@@ -419,7 +419,8 @@ func (a *apiServer) show(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &api.ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []api.PathEntryJSON{}, Turns: api.NewTurnsJSON(info.Turns)}
+	out := &api.ShowResponse{ID: info.ID.String(), Files: info.Files, Bytes: info.Bytes, Entries: []api.PathEntryJSON{}, Turns: api.NewTurnsJSON(info.Turns),
+		Partial: info.Partial}
 	for _, e := range info.Entries {
 		out.Entries = append(out.Entries, api.PathEntryJSON{Path: e.Path, Entry: *entryJSON(&e.Entry)})
 	}

@@ -91,6 +91,9 @@ type SnapshotInfo struct {
 	Bytes   int64
 	Entries []PathEntry
 	Turns   []*Turn // turns of this session that start or end at it
+	// Partial: the snapshot is a partial state (an undo's or redo's),
+	// which restore puts back only at the paths it holds.
+	Partial *PartialCount
 }
 
 // PathEntry is one path of a snapshot.

@@ -147,13 +147,20 @@ func ShowDoc(info *turnback.SnapshotInfo) map[string]any {
 	for _, t := range info.Turns {
 		turns = append(turns, TurnDoc(t, false))
 	}
-	return map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents}
+	doc := map[string]any{"snapshot": info.ID.String(), "files": info.Files, "bytes": info.Bytes, "turns": turns, "entries": ents}
+	if info.Partial != nil {
+		doc["partial"] = info.Partial
+	}
+	return doc
 }
 
-// Show writes what show prints for people: the snapshot, the turns
-// that start or end at it, and every path it holds.
+// Show writes what show prints for people: the snapshot, whether it is
+// partial, the turns that start or end at it, and every path it holds.
 func Show(w io.Writer, info *turnback.SnapshotInfo) {
 	fmt.Fprintf(w, "snapshot %s\n%d files, %s\n", info.ID.String(), info.Files, HumanBytes(info.Bytes))
+	if p := info.Partial; p != nil {
+		fmt.Fprintf(w, "partial: restore of it puts back only the %d path%s it holds; the others listed are an earlier capture's\n", p.Paths, Plural(p.Paths))
+	}
 	for _, t := range info.Turns {
 		role := "before"
 		if !t.Open() && t.After == info.ID {
