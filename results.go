@@ -57,7 +57,7 @@ type (
 	// PartialState is an undo's or redo's state, which a restore put
 	// back only at the paths it holds (RestoreResult.Partial).
 	PartialState = model.PartialState
-	// PartialCount marks a partial checkpoint in Repo.Checkpoints.
+	// PartialCount marks a partial state (Checkpoints, Show).
 	PartialCount = model.PartialCount
 
 	// SnapOptions say what a snap records (Repo.SnapWith).

@@ -15,8 +15,9 @@ type PartialState struct {
 	Paths []string `json:"paths"`
 }
 
-// PartialCount marks a partial state in a listing (Checkpoint.Partial):
-// how many paths it holds.
+// PartialCount marks a partial state where checkpoints and snapshots
+// are listed or shown (Checkpoint.Partial, SnapshotInfo.Partial): how
+// many paths it holds.
 type PartialCount struct {
 	Paths int `json:"paths"`
 }
