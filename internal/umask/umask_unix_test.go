@@ -3,6 +3,8 @@
 package umask
 
 import (
+	"bytes"
+	"os"
 	"syscall"
 	"testing"
 )
@@ -52,5 +54,16 @@ func TestPulled(t *testing.T) {
 		if got := Pulled(u); got != want {
 			t.Errorf("Pulled(%03o) = %03o, want %03o", u, got, want)
 		}
+	}
+}
+
+// TestReadCheap: Read runs in every process at start (pathstate's
+// ForeignUmask), so it must not allocate buffers for /proc's text.
+func TestReadCheap(t *testing.T) {
+	if b, err := os.ReadFile("/proc/self/status"); err != nil || !bytes.Contains(b, []byte("\nUmask:")) {
+		t.Skip("no Umask line in /proc/self/status here")
+	}
+	if n := testing.AllocsPerRun(20, func() { Read() }); n > 2 {
+		t.Errorf("Read: %v allocations, want at most 2", n)
 	}
 }
