@@ -5,6 +5,8 @@ package umask
 import (
 	"bytes"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -66,4 +68,27 @@ func TestReadCheap(t *testing.T) {
 	if n := testing.AllocsPerRun(20, func() { Read() }); n > 2 {
 		t.Errorf("Read: %v allocations, want at most 2", n)
 	}
+}
+
+// FuzzFromStatus: fromStatus, which scans the bytes in place, reads
+// what the line-splitting parser it replaced read from any text.
+func FuzzFromStatus(f *testing.F) {
+	f.Add([]byte("Name:\tx\nUmask:\t0022\nState:\tR\n"))
+	f.Add([]byte("Umask:\t0777"))
+	f.Add([]byte("Umask: 12\r\nUmask:\t0002\n"))
+	f.Add([]byte("\n\nUmask:\t\t 0027 \n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		wantM, wantOK := uint32(0), false
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					wantM, wantOK = uint32(m)&0o777, true
+					break
+				}
+			}
+		}
+		if m, ok := fromStatus(b); m != wantM || ok != wantOK {
+			t.Errorf("fromStatus(%q) = %03o %v, want %03o %v", b, m, ok, wantM, wantOK)
+		}
+	})
 }
