@@ -211,6 +211,7 @@ func prepareTree(cfg *report.Config, name, path string) (*trees.Tree, error) {
 func buildCLI(ctx context.Context, bin string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/turnback")
 	cmd.Dir = filepath.Dir(BenchDir())
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README installs it
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%v: %s", err, out)

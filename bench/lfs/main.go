@@ -71,7 +71,9 @@ func run(before, out string, keep bool) error {
 		defer os.RemoveAll(scratch)
 	}
 	after := filepath.Join(scratch, "turnback")
-	if b, err := exec.Command("go", "build", "-o", after, "./cmd/turnback").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", after, "./cmd/turnback")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README installs it
+	if b, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build (run from the module root): %v\n%s", err, b)
 	}
 	bins := []string{after}

@@ -30,7 +30,10 @@ func testBinary(t testing.TB) string {
 			exe += ".exe"
 		}
 		p := filepath.Join(testBinDir, exe)
-		if out, err := exec.Command("go", "build", "-o", p, ".").CombinedOutput(); err != nil {
+		// Static, as the README installs it (CGO_ENABLED=0).
+		build := exec.Command("go", "build", "-o", p, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
 			testBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 			return
 		}

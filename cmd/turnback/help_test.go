@@ -13,6 +13,7 @@ import (
 // (long help or examples) belongs to a command.
 func TestHelpTexts(t *testing.T) {
 	root := newRootCmd(&globals{stdout: io.Discard, stderr: io.Discard})
+	help.Fill(root) // as showing help does
 	used := map[string]bool{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -184,6 +184,5 @@ func newRootCmd(g *globals) *cobra.Command {
 		Store:   func() string { return cmp.Or(g.store, g.getenv("TURNBACK_STORE")) },
 		Session: func() string { return cmp.Or(g.session, g.getenv("TURNBACK_SESSION")) }})...)
 	help.Finish(root, func(err error) error { return usageError{err} })
-	remote.Refill(root)
 	return root
 }

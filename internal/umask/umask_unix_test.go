@@ -3,6 +3,10 @@
 package umask
 
 import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -53,4 +57,38 @@ func TestPulled(t *testing.T) {
 			t.Errorf("Pulled(%03o) = %03o, want %03o", u, got, want)
 		}
 	}
+}
+
+// TestReadCheap: Read runs in every process at start (pathstate's
+// ForeignUmask), so it must not allocate buffers for /proc's text.
+func TestReadCheap(t *testing.T) {
+	if b, err := os.ReadFile("/proc/self/status"); err != nil || !bytes.Contains(b, []byte("\nUmask:")) {
+		t.Skip("no Umask line in /proc/self/status here")
+	}
+	if n := testing.AllocsPerRun(20, func() { Read() }); n > 2 {
+		t.Errorf("Read: %v allocations, want at most 2", n)
+	}
+}
+
+// FuzzFromStatus: fromStatus, which scans the bytes in place, reads
+// what the line-splitting parser it replaced read from any text.
+func FuzzFromStatus(f *testing.F) {
+	f.Add([]byte("Name:\tx\nUmask:\t0022\nState:\tR\n"))
+	f.Add([]byte("Umask:\t0777"))
+	f.Add([]byte("Umask: 12\r\nUmask:\t0002\n"))
+	f.Add([]byte("\n\nUmask:\t\t 0027 \n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		wantM, wantOK := uint32(0), false
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					wantM, wantOK = uint32(m)&0o777, true
+					break
+				}
+			}
+		}
+		if m, ok := fromStatus(b); m != wantM || ok != wantOK {
+			t.Errorf("fromStatus(%q) = %03o %v, want %03o %v", b, m, ok, wantM, wantOK)
+		}
+	})
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -19,6 +21,11 @@ func Dial(storeDir string) (net.Conn, bool) {
 	if CheckSocketDir(filepath.Dir(p)) != nil {
 		// Never talk to a socket in a directory another user could
 		// have put it in.
+		return nil, false
+	}
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		// No daemon, the usual case: one system call, not a socket's
+		// several (every command asks at start).
 		return nil, false
 	}
 	conn, err := net.DialTimeout("unix", p, 5*time.Second)

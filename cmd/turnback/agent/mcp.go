@@ -16,10 +16,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/turnback/turnback/cmd/turnback/termout"
+	"github.com/turnback/turnback/internal/lazyre"
 )
 
 // mcpServer is the name turnback's server is registered under.
@@ -337,33 +337,33 @@ func jsonRemove(data []byte) ([]byte, error) {
 // spelling of turnback's table), tomlDotted a top-level
 // mcp_servers.turnback key, and tomlAnyTable any table's header.
 var (
-	tomlHeader   = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*("turnback"|'turnback'|turnback)[ \t]*\][ \t]*(#.*)?\r?$`)
-	tomlServers  = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*mcp_servers[ \t]*\][ \t]*(#.*)?\r?$`)
-	tomlKey      = regexp.MustCompile(`(?m)^[ \t]*("turnback"|'turnback'|turnback)[ \t]*[=.]`)
-	tomlDotted   = regexp.MustCompile(`(?m)^[ \t]*mcp_servers[ \t]*\.[ \t]*("turnback"|'turnback'|turnback)[ \t]*[=.]`)
-	tomlAnyTable = regexp.MustCompile(`(?m)^[ \t]*\[`)
+	tomlHeader   = lazyre.New(`(?m)^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*("turnback"|'turnback'|turnback)[ \t]*\][ \t]*(#.*)?\r?$`)
+	tomlServers  = lazyre.New(`(?m)^[ \t]*\[[ \t]*mcp_servers[ \t]*\][ \t]*(#.*)?\r?$`)
+	tomlKey      = lazyre.New(`(?m)^[ \t]*("turnback"|'turnback'|turnback)[ \t]*[=.]`)
+	tomlDotted   = lazyre.New(`(?m)^[ \t]*mcp_servers[ \t]*\.[ \t]*("turnback"|'turnback'|turnback)[ \t]*[=.]`)
+	tomlAnyTable = lazyre.New(`(?m)^[ \t]*\[`)
 )
 
 // tomlHas reports whether config.toml defines a "turnback" MCP server
 // in any spelling: its table, a key of [mcp_servers], or a top-level
 // dotted key (before the first table).
 func tomlHas(data []byte) bool {
-	if tomlHeader.Match(data) {
+	if tomlHeader().Match(data) {
 		return true
 	}
 	first := len(data)
-	if m := tomlAnyTable.FindIndex(data); m != nil {
+	if m := tomlAnyTable().FindIndex(data); m != nil {
 		first = m[0]
 	}
-	if tomlDotted.Match(data[:first]) {
+	if tomlDotted().Match(data[:first]) {
 		return true
 	}
-	for _, m := range tomlServers.FindAllIndex(data, -1) {
+	for _, m := range tomlServers().FindAllIndex(data, -1) {
 		section := data[m[1]:]
-		if n := tomlAnyTable.FindIndex(section); n != nil {
+		if n := tomlAnyTable().FindIndex(section); n != nil {
 			section = section[:n[0]]
 		}
-		if tomlKey.Match(section) {
+		if tomlKey().Match(section) {
 			return true
 		}
 	}
@@ -410,13 +410,13 @@ func tomlAdd(data []byte, prog []string) ([]byte, error) {
 // tomlRemove cuts turnback's table (up to the next table that is not
 // one of its subtables) and the separator tomlAdd put before it.
 func tomlRemove(data []byte) []byte {
-	loc := tomlHeader.FindIndex(data)
+	loc := tomlHeader().FindIndex(data)
 	if loc == nil {
 		return data
 	}
 	start, end := loc[0], len(data)
 	rest := data[loc[1]:]
-	for _, m := range tomlAnyTable.FindAllIndex(rest, -1) {
+	for _, m := range tomlAnyTable().FindAllIndex(rest, -1) {
 		line := rest[m[0]:]
 		if !bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("[mcp_servers."+mcpServer+".")) {
 			end = loc[1] + m[0]

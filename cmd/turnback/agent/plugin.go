@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
+
+	"github.com/turnback/turnback/internal/lazyre"
 )
 
 // A plugin file is the whole of what init writes for an agent that
@@ -22,11 +23,11 @@ import (
 func madeLine(n int) string { return fmt.Sprintf("// turnback init made %d folders for it\n", n) }
 
 // madeRe finds madeLine in a plugin file.
-var madeRe = regexp.MustCompile(`(?m)^// turnback init made ([0-9]+) folders for it\n`)
+var madeRe = lazyre.New(`(?m)^// turnback init made ([0-9]+) folders for it\n`)
 
 // made is the number of folders the plugin file data notes.
 func made(data []byte) int {
-	m := madeRe.FindSubmatch(data)
+	m := madeRe().FindSubmatch(data)
 	if m == nil {
 		return 0
 	}
@@ -47,7 +48,7 @@ func (a *Agent) installPlugin(path, command string) (bool, error) {
 		return false, fmt.Errorf("%w: %s was not written by turnback init; it was left untouched (move it away and run init again)", ErrNotOurs, path)
 	case err == nil:
 		n := made(old)
-		if bytes.Equal(madeRe.ReplaceAll(old, nil), data) {
+		if bytes.Equal(madeRe().ReplaceAll(old, nil), data) {
 			return false, nil
 		}
 		fi, err := os.Stat(path)

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -32,25 +33,30 @@ func file(name string) string {
 }
 
 // Fill gives c and every command below it the long help and the
-// examples this package has for it.
+// examples this package has for it, except to a command that already
+// has a long help: remote's commands bring their own texts, and
+// "remote show" must not get those of show.
 func Fill(c *cobra.Command) {
-	if text := Long(c.Name()); text != "" {
-		c.Long = text
-	}
-	if text := Example(c.Name()); text != "" {
-		c.Example = text
+	if c.Long == "" {
+		if text := Long(c.Name()); text != "" {
+			c.Long = text
+		}
+		if text := Example(c.Name()); text != "" {
+			c.Example = text
+		}
 	}
 	for _, sub := range c.Commands() {
 		Fill(sub)
 	}
 }
 
-// Finish readies the command tree rooted at root: the long help and
-// examples (Fill), cobra's help and completion commands with their
-// examples, and argument-count errors of every command turned into
-// usage errors by usage.
+// Finish readies the command tree rooted at root: cobra's help and
+// completion commands with their examples, argument-count errors of
+// every command turned into usage errors by usage, and the long help
+// and examples (Fill) filled in when help or usage is first shown.
+// Reading them all costs every process, hook or command, 0.1 ms, and
+// few ever show them.
 func Finish(root *cobra.Command, usage func(error) error) {
-	Fill(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -65,6 +71,16 @@ func Finish(root *cobra.Command, usage func(error) error) {
 		}
 	}
 	wrapAllArgs(root, usage)
+	fill := sync.OnceFunc(func() { Fill(root) })
+	helpFunc, usageFunc := root.HelpFunc(), root.UsageFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		fill()
+		helpFunc(c, args)
+	})
+	root.SetUsageFunc(func(c *cobra.Command) error {
+		fill()
+		return usageFunc(c)
+	})
 }
 
 // wrapAllArgs makes argument-count errors of c and every command below it

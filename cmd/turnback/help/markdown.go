@@ -13,6 +13,7 @@ import (
 // long help, examples and flags of every command. Hidden commands and
 // cobra's help and completion commands are left out.
 func Markdown(root *cobra.Command) []byte {
+	Fill(root)
 	var cmds []*cobra.Command
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

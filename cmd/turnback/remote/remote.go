@@ -55,17 +55,6 @@ func Commands(e *Env) []*cobra.Command {
 	return cmds
 }
 
-// Refill gives the remote commands their own help again after a filler
-// by name (help.Fill) gave "remote show", "remote verify" and "remote
-// gc" the texts of show, verify and gc.
-func Refill(root *cobra.Command) {
-	for _, c := range root.Commands() {
-		if c.Name() == "remote" {
-			fill(c)
-		}
-	}
-}
-
 func fill(c *cobra.Command) {
 	key := c.Name()
 	if c.HasParent() && c.Parent().Name() == "remote" {

@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/lazyre"
 )
 
 // showCounts is the counts line of ShowTurn.
-var showCounts = regexp.MustCompile(`^changes  \+(\d+) ~(\d+) -(\d+)$`)
+var showCounts = lazyre.New(`^changes  \+(\d+) ~(\d+) -(\d+)$`)
 
 // ShowTurnColor is ShowTurn with, when color is true, the counts and
 // each file's mark in the colours status and log give them.
@@ -27,7 +27,7 @@ func ShowTurnColor(w io.Writer, tc *turnback.TurnChanges, session string, loc *t
 	for i, line := range strings.SplitAfter(b.String(), "\n") {
 		body := strings.TrimSuffix(line, "\n")
 		nl := line[len(body):]
-		switch m := showCounts.FindStringSubmatch(body); {
+		switch m := showCounts().FindStringSubmatch(body); {
 		case i == 0:
 			undone := ""
 			if tc.Undone {

@@ -3,6 +3,7 @@ package ui
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Scanning modes beyond plain code.
@@ -40,8 +41,18 @@ func words(s string) map[string]bool {
 	return m
 }
 
-var (
-	langGo = &lang{
+// langTables is what langFor looks up.
+type langTables struct {
+	byExt  map[string]*lang // by lower-case file extension
+	byName map[string]*lang // by whole lower-case base name, without extension
+}
+
+// langs builds the tables on first use: most processes never highlight.
+var langs = sync.OnceValue(newLangTables)
+
+// newLangTables makes the languages and the tables that find them.
+func newLangTables() langTables {
+	langGo := &lang{
 		keywords: words(`break case chan const continue default defer else fallthrough for func go goto
 			if import interface map package range return select struct switch type var`),
 		builtins: words(`append cap clear close complex copy delete imag len make max min new panic print
@@ -53,7 +64,7 @@ var (
 		blockOpen:    "/*", blockClose: "*/",
 		quotes: "\"'`", raw: "`",
 	}
-	langC = &lang{
+	langC := &lang{
 		keywords: words(`abstract as async await auto base break case catch class const constexpr
 			continue default delete do else enum export extends extern final finally fn for foreach
 			friend from function goto if impl implements import in inline instanceof interface let
@@ -70,8 +81,8 @@ var (
 		blockOpen:    "/*", blockClose: "*/",
 		quotes: "\"'`", dollar: true,
 	}
-	langRust   = rust()
-	langPython = &lang{
+	langRust := rust(langC)
+	langPython := &lang{
 		keywords: words(`and as assert async await break class continue def del elif else except
 			finally for from global if import in is lambda match nonlocal not or pass raise return
 			try while with yield case`),
@@ -81,7 +92,7 @@ var (
 		lineComments: []string{"#"},
 		quotes:       "\"'", triple: true,
 	}
-	langShell = &lang{
+	langShell := &lang{
 		keywords: words(`if then else elif fi for while until do done case esac in function return
 			break continue local export readonly declare set unset shift exit source alias trap eval exec`),
 		builtins:       words(`echo printf cd test read true false`),
@@ -90,7 +101,7 @@ var (
 		hashAfterSpace: true,
 		quotes:         "\"'`", raw: "'",
 	}
-	langRuby = &lang{
+	langRuby := &lang{
 		keywords: words(`alias and begin break case class def defined? do else elsif end ensure false
 			for if in module next nil not or redo rescue retry return self super then true undef
 			unless until when while yield require require_relative attr_reader attr_accessor`),
@@ -100,18 +111,18 @@ var (
 		hashAfterSpace: true,
 		quotes:         "\"'`",
 	}
-	langJSON = &lang{
+	langJSON := &lang{
 		keywords: words(`true false null`),
 		quotes:   "\"",
 	}
-	langYAML = &lang{
+	langYAML := &lang{
 		mode:           modeKeys,
 		keywords:       words(`true false null yes no on off True False Null`),
 		lineComments:   []string{"#"},
 		hashAfterSpace: true,
 		quotes:         "\"'", raw: "'",
 	}
-	langTOML = &lang{
+	langTOML := &lang{
 		mode:           modeKeys,
 		keywords:       words(`true false`),
 		lineComments:   []string{"#"},
@@ -119,17 +130,17 @@ var (
 		quotes:         "\"'", raw: "'", triple: true,
 		tomlKeys: true,
 	}
-	langMarkdown = &lang{
+	langMarkdown := &lang{
 		mode:      modeMarkdown,
 		blockOpen: "<!--", blockClose: "-->",
 		quotes: "`", raw: "`",
 		noNumbers: true,
 	}
-	langMarkup = &lang{
+	langMarkup := &lang{
 		mode:      modeMarkup,
 		blockOpen: "<!--", blockClose: "-->",
 	}
-	langSQL = &lang{
+	langSQL := &lang{
 		keywords: words(`select from where and or not insert into values update set delete create
 			table index view drop alter add primary key foreign references join left right inner
 			outer on as group by order having limit offset union all distinct null is in like
@@ -142,48 +153,47 @@ var (
 		blockOpen:    "/*", blockClose: "*/",
 		quotes: "'\"",
 	}
-)
+	return langTables{
+		byExt: map[string]*lang{
+			".go": langGo,
+			".c":  langC, ".h": langC, ".cc": langC, ".cpp": langC, ".cxx": langC, ".hpp": langC,
+			".hh": langC, ".m": langC, ".java": langC, ".js": langC, ".jsx": langC, ".mjs": langC,
+			".cjs": langC, ".ts": langC, ".tsx": langC, ".mts": langC, ".cts": langC, ".rs": langRust,
+			".cs": langC, ".kt": langC, ".kts": langC, ".swift": langC, ".scala": langC,
+			".dart": langC, ".php": langC, ".zig": langC, ".proto": langC, ".groovy": langC,
+			".gradle": langC, ".css": langC, ".scss": langC, ".less": langC,
+			".py": langPython, ".pyi": langPython,
+			".sh": langShell, ".bash": langShell, ".zsh": langShell, ".ksh": langShell,
+			".rb": langRuby, ".rake": langRuby, ".gemspec": langRuby,
+			".json": langJSON, ".jsonl": langJSON, ".ndjson": langJSON,
+			".yaml": langYAML, ".yml": langYAML,
+			".toml": langTOML, ".ini": langTOML, ".cfg": langTOML, ".conf": langTOML,
+			".md": langMarkdown, ".markdown": langMarkdown,
+			".html": langMarkup, ".htm": langMarkup, ".xml": langMarkup, ".svg": langMarkup,
+			".xhtml": langMarkup, ".vue": langMarkup, ".plist": langMarkup,
+			".sql": langSQL,
+		},
+		byName: map[string]*lang{
+			"makefile": langShell, "gnumakefile": langShell, "dockerfile": langShell,
+			".bashrc": langShell, ".zshrc": langShell, ".profile": langShell, ".envrc": langShell,
+			"gemfile": langRuby, "rakefile": langRuby, "go.mod": langGo, "go.work": langGo,
+			".gitignore": langShell, ".gitattributes": langShell, ".editorconfig": langTOML,
+		},
+	}
+}
 
-func rust() *lang {
-	l := *langC
+func rust(c *lang) *lang {
+	l := *c
 	l.lifetimes = true
 	return &l
 }
 
-// byExt maps a lower-case file extension to its language.
-var byExt = map[string]*lang{
-	".go": langGo,
-	".c":  langC, ".h": langC, ".cc": langC, ".cpp": langC, ".cxx": langC, ".hpp": langC,
-	".hh": langC, ".m": langC, ".java": langC, ".js": langC, ".jsx": langC, ".mjs": langC,
-	".cjs": langC, ".ts": langC, ".tsx": langC, ".mts": langC, ".cts": langC, ".rs": langRust,
-	".cs": langC, ".kt": langC, ".kts": langC, ".swift": langC, ".scala": langC,
-	".dart": langC, ".php": langC, ".zig": langC, ".proto": langC, ".groovy": langC,
-	".gradle": langC, ".css": langC, ".scss": langC, ".less": langC,
-	".py": langPython, ".pyi": langPython,
-	".sh": langShell, ".bash": langShell, ".zsh": langShell, ".ksh": langShell,
-	".rb": langRuby, ".rake": langRuby, ".gemspec": langRuby,
-	".json": langJSON, ".jsonl": langJSON, ".ndjson": langJSON,
-	".yaml": langYAML, ".yml": langYAML,
-	".toml": langTOML, ".ini": langTOML, ".cfg": langTOML, ".conf": langTOML,
-	".md": langMarkdown, ".markdown": langMarkdown,
-	".html": langMarkup, ".htm": langMarkup, ".xml": langMarkup, ".svg": langMarkup,
-	".xhtml": langMarkup, ".vue": langMarkup, ".plist": langMarkup,
-	".sql": langSQL,
-}
-
-// byName maps whole lower-case base names that carry no extension.
-var byName = map[string]*lang{
-	"makefile": langShell, "gnumakefile": langShell, "dockerfile": langShell,
-	".bashrc": langShell, ".zshrc": langShell, ".profile": langShell, ".envrc": langShell,
-	"gemfile": langRuby, "rakefile": langRuby, "go.mod": langGo, "go.work": langGo,
-	".gitignore": langShell, ".gitattributes": langShell, ".editorconfig": langTOML,
-}
-
 // langFor picks the language of a path by its base name, then its extension.
 func langFor(path string) *lang {
+	t := langs()
 	base := strings.ToLower(filepath.Base(filepath.FromSlash(path)))
-	if l := byName[base]; l != nil {
+	if l := t.byName[base]; l != nil {
 		return l
 	}
-	return byExt[filepath.Ext(base)]
+	return t.byExt[filepath.Ext(base)]
 }
