@@ -33,7 +33,7 @@ func (p *partialDir) read(name string) bool {
 // a capture would read again (see rereads: an unreadable file, a hard
 // link whose group may have changed) or a directory Dirty calls dirty.
 func (c *capture) partialOf(ctx context.Context, rel string, probe ignore.Probe, base *prevDir) *partialDir {
-	if c.opts.Names == nil || !c.opts.Uncounted || !c.incremental() || base == nil {
+	if !readByName || c.opts.Names == nil || !c.opts.Uncounted || !c.incremental() || base == nil {
 		return nil
 	}
 	want, ok := c.opts.Names(rel)
@@ -121,6 +121,40 @@ func (c *capture) takeUnnamed(rel string, p *partialDir, read []manifest.Entry) 
 	}
 	c.partial[rel] = p
 	return out
+}
+
+// probeNames returns a few names Base's tree held beside the names
+// read, for exactNames to probe when no name read is there.
+func (p *partialDir) probeNames() []string {
+	var out []string
+	for i := 0; i < len(p.unnamed) && len(out) < 3; i++ {
+		out = append(out, p.unnamed[i].Name)
+	}
+	return out
+}
+
+// isASCII reports whether s is ASCII only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// swapCase returns s with the case of its ASCII letters swapped.
+func swapCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
 }
 
 // skippedUnread reports whether Base's skipped entry at path s lies

@@ -243,9 +243,10 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	}
 	ents, err := d.list(sc, names)
-	if err != nil && part != nil {
+	if part != nil && (err != nil || !d.exactNames(ents, part.probeNames())) {
 		// A directory read by name fails as a listing would, but for
-		// an empty one: the listing decides.
+		// an empty one: the listing decides. So it does where a name
+		// found may not be the one stored (names.go).
 		part = nil
 		ents, err = d.list(sc, nil)
 	}
