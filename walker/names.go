@@ -123,16 +123,6 @@ func (c *capture) takeUnnamed(rel string, p *partialDir, read []manifest.Entry) 
 	return out
 }
 
-// probeNames returns a few names Base's tree held beside the names
-// read, for exactNames to probe when no name read is there.
-func (p *partialDir) probeNames() []string {
-	var out []string
-	for i := 0; i < len(p.unnamed) && len(out) < 3; i++ {
-		out = append(out, p.unnamed[i].Name)
-	}
-	return out
-}
-
 // isASCII reports whether s is ASCII only.
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

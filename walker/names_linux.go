@@ -12,38 +12,33 @@ const readByName = true
 // carry the names a listing would give. Not when the directory folds
 // case (a casefold directory, a case-insensitive filesystem: an lstat
 // of "a" finds "A"), nor when an entry found has a name that a
-// filesystem could normalise (a non-ASCII one). One name is probed
-// with its case swapped: an entry found (else one of others, names the
-// directory held) that has ASCII letters. No name to probe, or any
-// doubt: false.
-func (d *dirh) exactNames(ents []dirEnt, others []string) bool {
-	probe, id := "", inodeID{}
+// filesystem could normalise (a non-ASCII one). The first entry found
+// with ASCII letters is probed with their case swapped; with none,
+// no name found has another spelling. Any doubt: false.
+func (d *dirh) exactNames(ents []dirEnt) bool {
 	for _, de := range ents {
 		if de.err != nil || !isASCII(de.name) {
 			return false
 		}
-		if si, ok := de.fi.(*statInfo); ok && probe == "" && swapCase(de.name) != de.name {
-			probe, id = de.name, inodeID{si.st.Dev, si.st.Ino}
-		}
 	}
-	var st unix.Stat_t
-	var cname []byte
-	for _, n := range others {
-		if probe != "" {
-			break
+	for _, de := range ents {
+		swapped := swapCase(de.name)
+		if swapped == de.name {
+			continue
 		}
-		if isASCII(n) && swapCase(n) != n && fstatatBuf(d.fd, n, &st, &cname, d.raw) == nil {
-			probe, id = n, inodeID{st.Dev, st.Ino}
+		si, ok := de.fi.(*statInfo)
+		if !ok {
+			return false
 		}
-	}
-	if probe == "" {
+		var st unix.Stat_t
+		var cname []byte
+		switch err := fstatatBuf(d.fd, swapped, &st, &cname, d.raw); err {
+		case unix.ENOENT:
+			return true
+		case nil: // two files, or one file under both spellings
+			return st.Dev != si.st.Dev || st.Ino != si.st.Ino
+		}
 		return false
 	}
-	switch err := fstatatBuf(d.fd, swapCase(probe), &st, &cname, d.raw); err {
-	case unix.ENOENT:
-		return true
-	case nil:
-		return (inodeID{st.Dev, st.Ino}) != id // two files: case counts
-	}
-	return false
+	return true
 }

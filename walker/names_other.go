@@ -7,4 +7,4 @@ package walker
 // filesystem, short names) is not checked on these systems.
 const readByName = false
 
-func (d *dirh) exactNames([]dirEnt, []string) bool { return false }
+func (d *dirh) exactNames([]dirEnt) bool { return false }
