@@ -224,6 +224,11 @@ func TestNamesCapture(t *testing.T) {
 			removeAll(t, dir, "d/f2.txt")
 			hardlink(t, dir, "d/f1.txt", "d/f2.txt")
 		}, readNames},
+		{"control characters and spaces", []string{"d/a\tb\nc d.txt", "d/-x", "d/sub/ .."}, func(t *testing.T, dir string) {
+			write(t, dir, "d/a\tb\nc d.txt", "odd")
+			write(t, dir, "d/-x", "dash")
+			write(t, dir, "d/sub/ ..", "dots")
+		}, readNames},
 		{"non-ASCII path", []string{"d/é.txt"}, func(t *testing.T, dir string) {
 			write(t, dir, "d/é.txt", "é")
 		}, readDir},
@@ -534,6 +539,30 @@ func TestNamesRandom(t *testing.T) {
 				}
 			}
 			t.Fatalf("iteration %d, scope %q: by name root %s, full walk %s", iter, scope, got.Root.Short(), want.Root.Short())
+		}
+	}
+}
+
+// TestNamesInvalid: a name that is not one path component ("..", a
+// slash, NUL, "") makes the directory read whole: nothing outside it is
+// ever lstat'ed.
+func TestNamesInvalid(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"..", ".", "sub/g.txt", "", "a\x00b"} {
+		dir := namesTree(t)
+		s := newStore(t)
+		base := snap(t, dir, s, Options{})
+		write(t, dir, "d/f7.txt", "beside")
+		want := snap(t, dir, s, Options{Previous: base.Root})
+		opts := byName(Options{}, base.Root, []string{"d/f1.txt"})
+		opts.Names = func(rel string) ([]string, bool) {
+			if rel == "d" {
+				return []string{bad, "f1.txt"}, true
+			}
+			return []string{"d"}, true
+		}
+		if got := snap(t, dir, s, opts); got.Root != want.Root {
+			t.Errorf("name %q: by name root %s, full walk %s: d/ was not read whole", bad, got.Root.Short(), want.Root.Short())
 		}
 	}
 }
