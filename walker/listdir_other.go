@@ -49,20 +49,18 @@ func (d *dirh) stat() (dirStat, bool) { return dirStat{}, false }
 // list lists the directory, sorted by name, and lstats every entry
 // through its root (never following a symlink, never leaving the
 // directory). Entries that vanish before their lstat are left out.
-// names, if not nil, are lstat'ed without reading the directory: here
-// only those of a directory read by name (stat vouches for no listing).
-func (d *dirh) list(_ *dirScratch, names []string) ([]dirEnt, error) {
-	if names == nil {
-		f, err := openNoAtime(d.r, ".")
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if names, err = f.Readdirnames(-1); err != nil {
-			return nil, err
-		}
-		sort.Strings(names)
+// names is always nil here (stat vouches for none).
+func (d *dirh) list(_ *dirScratch, _ []string) ([]dirEnt, error) {
+	f, err := openNoAtime(d.r, ".")
+	if err != nil {
+		return nil, err
 	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
 	ents := make([]dirEnt, 0, len(names))
 	for _, n := range names {
 		fi, err := d.r.Lstat(n)
