@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -142,6 +143,9 @@ func TestUndoScopedPartialCheckpoint(t *testing.T) {
 // state holding the edits.) Restore of the checkpoint then puts back
 // the whole folder, and its own checkpoint brings the edits back.
 func TestUndoScopedSameDirEdit(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skip("directories are read by name on Linux only (walker's readByName)")
+	}
 	t.Parallel()
 	e := newScopeEnv(t)
 	e.ok("snap", "-m", "turn")
