@@ -11,6 +11,7 @@ package turnback_test
 
 import (
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -95,6 +96,9 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 	}
 	for p := range given {
 		delete(names, p) // a path of the scope is read whole
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		names = nil // directories are read whole (walker's readByName)
 	}
 	cp, reused := overlay(s.latest, cur, dirty, names)
 	res, _ = overlay(s.latest, after, dirty, names)
