@@ -113,9 +113,9 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 // directories as x has them; what is below a directory in one of them
 // that is not dirty as l has it, if l has it as a directory, else as x
 // has it (the directory's own entry is x's). A dirty directory with
-// names that l has as a directory is read by name: the entries of
-// those names as x has them, the others (and what is below them) as l
-// has them.
+// names that l has as a directory is read by name, unless x has one of
+// those names and it is not ASCII: the entries of those names as x has
+// them, the others (and what is below them) as l has them.
 // reused says whether l gave any directory.
 func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool) (mtree, bool) {
 	out := mtree{}
@@ -125,6 +125,11 @@ func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool
 		named, byName := names[dir]
 		if b := l.get(dir); dir != "" && (b == nil || b.kind != mDir) {
 			byName = false
+		}
+		for n := range named {
+			if x.get(path.Join(dir, n)) != nil && !modelASCII(n) {
+				byName = false // a name a filesystem could normalise: listed
+			}
 		}
 		if byName {
 			for _, p := range l.paths() {
@@ -165,6 +170,16 @@ func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool
 	}
 	walk("")
 	return out, reused
+}
+
+// modelASCII reports whether s is ASCII only (walker's isASCII).
+func modelASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func parentPath(p string) string {
