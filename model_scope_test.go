@@ -2,14 +2,16 @@ package turnback_test
 
 // The model of scoped captures (scoped.go) and partial states
 // (partial.go). Without a watcher an undo or redo with no open turn
-// reads only the directories of the paths it may write, and their
-// ancestors, taking the rest from the newest recorded state: its
+// reads only the paths it may write and the directories on the way to
+// them (in those, only the names on the way), taking the rest from
+// the newest recorded state: its
 // checkpoint and result hold that state's content elsewhere. Both are
 // recorded as vouching for those paths only, and restore of such a
 // state puts back those paths alone.
 
 import (
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -71,24 +73,38 @@ func (s *scopeModel) setLatest(state mtree, files int) {
 // capture returns what a capture for an undo or redo that may write
 // scope makes of the folder cur (and of after, the folder the command
 // leaves, for its result), and the file count the next record says:
-// scoped (cur's content in the directories of scope and above, the
-// newest recorded state's elsewhere) when captureScope would, else cur
-// and after themselves.
+// scoped (cur's content at the paths of scope and on the way to them,
+// the newest recorded state's elsewhere) when captureScope would, else
+// cur and after themselves.
 func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, files int, scoped bool) {
 	if s.off || s.latest == nil || len(scope) > s.files/4 {
 		return cur, after, countFiles(cur), false
 	}
 	dirty := map[string]bool{"": true}
+	given := map[string]bool{}
+	names := map[string]map[string]bool{}
 	for _, p := range scope {
-		for q := p; q != "." && q != "" && !dirty[q]; q = path.Dir(q) {
+		given[p] = true
+		for q := p; q != "." && q != ""; q = path.Dir(q) {
 			dirty[q] = true
+			d := parentPath(q)
+			if names[d] == nil {
+				names[d] = map[string]bool{}
+			}
+			names[d][path.Base(q)] = true
 		}
 	}
-	cp, reused := overlay(s.latest, cur, dirty)
-	res, _ = overlay(s.latest, after, dirty)
+	for p := range given {
+		delete(names, p) // a path of the scope is read whole
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		names = nil // directories are read whole (walker's readByName)
+	}
+	cp, reused := overlay(s.latest, cur, dirty, names)
+	res, _ = overlay(s.latest, after, dirty, names)
 	files = s.files
 	if !reused {
-		files = countFiles(cur) // every directory was read
+		files = countFiles(cp) // every directory was read, some by name
 	}
 	return cp, res, files, true
 }
@@ -96,15 +112,40 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 // overlay is a scoped capture of folder x with base l: the dirty
 // directories as x has them; what is below a directory in one of them
 // that is not dirty as l has it, if l has it as a directory, else as x
-// has it (the directory's own entry is x's).
+// has it (the directory's own entry is x's). A dirty directory with
+// names that l has as a directory is read by name, unless x has one of
+// those names and it is not ASCII: the entries of those names as x has
+// them, the others (and what is below them) as l has them.
 // reused says whether l gave any directory.
-func overlay(l, x mtree, dirty map[string]bool) (mtree, bool) {
+func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool) (mtree, bool) {
 	out := mtree{}
 	reused := false
 	var walk func(dir string)
 	walk = func(dir string) {
+		named, byName := names[dir]
+		if b := l.get(dir); dir != "" && (b == nil || b.kind != mDir) {
+			byName = false
+		}
+		for n := range named {
+			if x.get(path.Join(dir, n)) != nil && !modelASCII(n) {
+				byName = false // a name a filesystem could normalise: listed
+			}
+		}
+		if byName {
+			for _, p := range l.paths() {
+				if parentPath(p) != dir || named[path.Base(p)] {
+					continue
+				}
+				for q, m := range l {
+					if q == p || isUnder(q, p) {
+						out[q] = m
+					}
+				}
+				reused = reused || l[p].kind == mDir
+			}
+		}
 		for _, p := range x.paths() {
-			if parentPath(p) != dir {
+			if parentPath(p) != dir || byName && !named[path.Base(p)] {
 				continue
 			}
 			n := x[p]
@@ -129,6 +170,16 @@ func overlay(l, x mtree, dirty map[string]bool) (mtree, bool) {
 	}
 	walk("")
 	return out, reused
+}
+
+// modelASCII reports whether s is ASCII only (walker's isASCII).
+func modelASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func parentPath(p string) string {

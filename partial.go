@@ -2,9 +2,9 @@ package turnback
 
 // Partial states: an undo's or redo's checkpoint (and its result) is
 // recorded with the paths it vouches for, the paths the command could
-// write. Without a watcher the command reads only their directories
-// (scoped.go), so elsewhere the state holds an earlier capture's
-// content. Restore of such a state puts back those paths alone.
+// write. Without a watcher the command reads only those paths and the
+// names on the way to them (scoped.go), so elsewhere the state holds
+// an earlier capture's content. Restore of such a state puts back those paths alone.
 
 import (
 	"context"

@@ -1,7 +1,8 @@
 package turnback
 
 // Scoped capture: an undo or redo without a watcher reads only the
-// directories of the paths it may write (issue #34). The rest of the
+// paths it may write, the directories on the way to them and what
+// decides those directories' ignore rules (issue #34). The rest of the
 // folder is taken from its latest capture unread, so the checkpoint
 // vouches for those paths only (partial.go).
 
@@ -69,9 +70,10 @@ func (r *Repo) scopeBase(ctx context.Context) (cas.Hash, int64, error) {
 // captureScope captures the work tree for an undo or redo that may
 // write the paths scope: without a watcher (a command that may start a
 // daemon hands a scoped capture to none: captureIn), and when the latest state
-// can be trusted as a base, only the directories of those paths and
-// their ancestors are read (so ancestor ignore files are read again);
-// the rest is the base's. Otherwise, or when the scope is more than a
+// can be trusted as a base, only those paths and the directories above
+// them are read, and in those directories only the names on the way
+// and the ignore files (so ancestor ignore files are read again); the
+// rest is the base's. Otherwise, or when the scope is more than a
 // quarter of the folder's files, everything is read.
 func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, error) {
 	if r.watch != nil {
@@ -85,7 +87,7 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 		return r.capture(ctx)
 	}
 	dirty := treepath.Dirs(scope)
-	res, err := r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty})
+	res, err := r.captureIn(ctx, false, &scopePlan{base: base, dirty: dirty, names: treepath.Names(scope)})
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +106,13 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 	return res, nil
 }
 
-// scopePlan is the base and the directories of a scoped capture.
+// scopePlan is the base and the directories of a scoped capture, and
+// the names read in each of them that is not itself a path of the
+// scope (see walker.Options.Names).
 type scopePlan struct {
 	base  cas.Hash
 	dirty map[string]bool
+	names map[string][]string
 }
 
 // apply sets opts up for the scoped capture.
@@ -115,6 +120,12 @@ func (s *scopePlan) apply(opts *walker.Options) {
 	opts.Base, opts.Previous = s.base, s.base
 	opts.Dirty = func(rel string) bool { return s.dirty[rel] }
 	opts.Uncounted = true
+	if s.names != nil {
+		opts.Names = func(rel string) ([]string, bool) {
+			n, ok := s.names[rel]
+			return n, ok
+		}
+	}
 }
 
 // lastCapture is the root and file count of the Repo's last capture.

@@ -22,6 +22,9 @@
 //     again, but each name is still lstat'ed.
 //   - Incremental capture: with Options.Base and Options.Dirty, only dirty
 //     directories are read. Others take Base's tree as it is.
+//   - Read by name: with Options.Names, a dirty directory is not listed.
+//     Only the names given and those that decide its ignore rules are
+//     lstat'ed; its other entries are Base's. No record is written.
 //   - Uncaptured: a file over Options.SizeLimit, or a new directory with
 //     Options.LargeDirFiles files or more. Kind, size and count are kept,
 //     not the content.

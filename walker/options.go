@@ -48,6 +48,14 @@ type Options struct {
 	// if it holds entries a capture would read again (see rereads): for
 	// a capture that vouches for the directories it reads alone.
 	Uncounted bool
+	// Names, if set with Base, Dirty and Uncounted, says which names of
+	// directory rel matter (ok false: all of them, the default). Only
+	// those are lstat'ed, with the names that decide the directory's
+	// ignore judgement (its ignore files, ".git", the markers Evidence
+	// looks for); every other entry is Base's, taken unread (see
+	// names.go). Such a directory writes no stat cache record. Every
+	// directory Dirty calls dirty below rel must be among the names.
+	Names func(rel string) (names []string, ok bool)
 	// Totals, if set, remembers the file counts of Base's trees across
 	// captures, so that reused directories cost nothing to count. Without
 	// it every reused tree is loaded from the store to count it.

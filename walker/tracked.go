@@ -288,9 +288,15 @@ func (c *capture) reusedDir(p string) {
 // read, and Base's in those it reused (what opts.Index remembers).
 func (c *capture) allSkipped() []Ignored {
 	out := c.skipped
-	if len(c.reused) > 0 {
+	if len(c.reused) > 0 || len(c.partial) > 0 {
 		base, _ := c.opts.Index.skippedOf(c.opts.Base)
 		for _, s := range base {
+			if skip, in := c.skippedUnread(s.Path); in {
+				if skip {
+					out = append(out, s)
+				}
+				continue
+			}
 			for d := path.Dir(s.Path); ; d = path.Dir(d) {
 				if d == "." {
 					d = ""

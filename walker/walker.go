@@ -55,6 +55,8 @@ type capture struct {
 	// directories taken from Base unread (both under mu).
 	skipped []Ignored
 	reused  map[string]bool
+	// partial: the directories read by name (names.go), under mu.
+	partial map[string]*partialDir
 	// stored: the trees this capture stored, for Options.Trees once
 	// they are flushed, up to maxStored bytes (storedBytes so far).
 	stored      []storedTree
@@ -167,7 +169,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	ws := c.w.Stats()
 	c.stats.NewBlobs, c.stats.NewBytes = ws.NewBlobs, ws.NewBytes
 	newRoot := ent.Hash
-	if edits, complete := linkEdits(c.links); !complete && c.incremental() && c.stats.DirsReused > 0 {
+	if edits, complete := linkEdits(c.links); !complete && c.incremental() && (c.stats.DirsReused > 0 || len(c.partial) > 0) {
 		// A link this capture did not see may sit in a directory it
 		// reused: only a full walk can tell the group.
 		opts.Base, opts.Dirty = cas.Hash{}, nil
@@ -219,11 +221,20 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		// record, which prev may still name for its subs) once done.
 		defer func() { sc.old, oldRec.entries = oldRec.entries, nil }()
 	}
+	// Read by name: only some names are lstat'ed, and no record is
+	// written (it would vouch for names not read).
+	part := c.partialOf(ctx, rel, probe, base)
 	// The directory's stat, taken before it is listed, vouches for the
 	// listing its record holds, and for the one this capture records.
-	dst, statted := d.stat()
+	var dst dirStat
+	var statted bool
+	if part == nil {
+		dst, statted = d.stat()
+	}
 	var names []string
-	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
+	if part != nil {
+		names = slices.Clone(part.lookup) // list keeps it as scratch
+	} else if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
 		if n, ok := oldRec.listingNames(sc.names); ok {
 			names = n
 			if names == nil {
@@ -232,6 +243,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	}
 	ents, err := d.list(sc, names)
+	if part != nil && (err != nil || !d.exactNames(ents)) {
+		// A directory read by name fails as a listing would, but for
+		// an empty one: the listing decides. So it does where a name
+		// found may not be the one stored (names.go).
+		part = nil
+		ents, err = d.list(sc, nil)
+	}
 	if err != nil {
 		return manifest.Entry{}, err
 	}
@@ -403,6 +421,9 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
 		}
 	}
+	if part != nil {
+		tree.Entries = c.takeUnnamed(rel, part, tree.Entries)
+	}
 	if statted && trusted(dst.fileStat, c.start) {
 		newRec.listed, newRec.lst = true, dst
 		newRec.extra = listingExtra(sc.names, newRec, sc.extra)
@@ -432,7 +453,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	}
 	c.noteTotals(h, tree) // Options.Totals: counted as written (incremental.go)
-	if c.opts.Cache != nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0 && len(newRec.subs) == 0 && !newRec.listed) {
+	if c.opts.Cache != nil && part == nil && !sameRecord(oldRec, newRec) && !(oldRec == nil && len(newRec.entries) == 0 && len(newRec.subs) == 0 && !newRec.listed) {
 		c.mu.Lock()
 		c.cacheWrites = append(c.cacheWrites, cas.Entry{Key: cacheKey(rel), Value: encodeRecord(newRec)})
 		c.mu.Unlock()

@@ -1,13 +1,15 @@
 package main
 
-// Undo and redo without a daemon read only the directories of the paths
-// they may write (issue #34): their checkpoint vouches for those paths,
+// Undo and redo without a daemon read only the paths they may write and
+// the names on the way to them (issue #34): their checkpoint vouches
+// for those paths,
 // and restore of it puts back those alone. These run the binary, no
 // daemon, on folders large enough for the scoped capture (its scope at
 // most a quarter of the files).
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -34,6 +36,7 @@ func newScopeEnv(t *testing.T) *cliEnv {
 type scopeRestoreDoc struct {
 	Checkpoint string   `json:"checkpoint"`
 	Restored   []string `json:"restored"`
+	Deleted    []string `json:"deleted"`
 	Conflicts  []string `json:"conflicts"`
 	Partial    *struct {
 		Of      string   `json:"of"`
@@ -88,7 +91,7 @@ func TestUndoScopedKeepsOutsideEdit(t *testing.T) {
 }
 
 // TestUndoScopedPartialCheckpoint: when the undo's checkpoint is a new
-// state (an edit in a directory it read, beside the turn's paths), it
+// state (a change on the way to the turn's paths, which it reads), it
 // is recorded as vouching for the turn's paths alone, and restore of it
 // puts back those paths, leaving what the user did since elsewhere.
 func TestUndoScopedPartialCheckpoint(t *testing.T) {
@@ -99,8 +102,9 @@ func TestUndoScopedPartialCheckpoint(t *testing.T) {
 	e.write("a/deep/new.txt", "new by the agent\n")
 	e.ok("end")
 	agent := e.tree()
-	e.write("a/other.txt", "the user's file\n") // in a/, which the undo reads
-	e.write("b/3.txt", "the user's edit\n")     // in b/, which it does not
+	e.chmod("a/deep", 0o700)                    // on the way to a/deep/new.txt: read
+	e.write("a/other.txt", "the user's file\n") // beside a/x.txt: not read
+	e.write("b/3.txt", "the user's edit\n")     // in b/: not read
 
 	var undo scopeRestoreDoc
 	e.okJSON(&undo, "undo")
@@ -129,6 +133,53 @@ func TestUndoScopedPartialCheckpoint(t *testing.T) {
 		t.Errorf("restore of restore's checkpoint: partial %+v", back.Partial)
 	}
 	e.same("after restore of restore's checkpoint", now)
+}
+
+// TestUndoScopedSameDirEdit: the user's edits made after the last
+// capture in the turn's own directories, beside its paths, stay through
+// the undo byte for byte, and the undo does not read them: its
+// checkpoint is the turn's after-state, recorded whole. (Before, the
+// undo read those directories whole, and its checkpoint was a new
+// state holding the edits.) Restore of the checkpoint then puts back
+// the whole folder, and its own checkpoint brings the edits back.
+func TestUndoScopedSameDirEdit(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skip("directories are read by name on Linux only (walker's readByName)")
+	}
+	t.Parallel()
+	e := newScopeEnv(t)
+	e.ok("snap", "-m", "turn")
+	e.write("a/x.txt", "x by the agent\n")
+	e.write("a/deep/new.txt", "new by the agent\n")
+	e.ok("end")
+	agent := e.tree()
+	e.write("a/deep/y.txt", "y edited by the user\n") // beside a/deep/new.txt
+	e.write("a/mine.txt", "the user's file\n")        // created beside a/x.txt
+	e.rm("b/4.txt")
+	edits := e.tree()
+
+	var undo scopeRestoreDoc
+	e.okJSON(&undo, "undo")
+	if !slices.Equal(undo.Restored, []string{"a/x.txt"}) || !slices.Equal(undo.Deleted, []string{"a/deep/new.txt"}) || undo.Partial != nil {
+		t.Fatalf("undo --json: %+v", undo)
+	}
+	e.same("after the undo", edits.Without("a/deep/new.txt").With(treetest.Tree{"a/x.txt": treetest.File("x before\n", 0o644)}))
+	if r := e.ok("diff", "@2", undo.Checkpoint[:12]); r.stdout != "" {
+		t.Errorf("the undo's checkpoint differs from the turn's after-state (it read a/ or a/deep/ whole?):\n%s", r)
+	}
+	now := e.tree()
+	var res scopeRestoreDoc
+	e.okJSON(&res, "restore", undo.Checkpoint)
+	if res.Partial != nil {
+		t.Errorf("restore of the undo's checkpoint, the tree of a whole state: partial %+v", res.Partial)
+	}
+	e.same("after restore of the undo's checkpoint", agent)
+	var back scopeRestoreDoc
+	e.okJSON(&back, "restore", res.Checkpoint)
+	e.same("after restore of restore's checkpoint", now)
+	if got := string(e.read("a/deep/y.txt")); got != "y edited by the user\n" {
+		t.Errorf("a/deep/y.txt = %q", got)
+	}
 }
 
 // TestUndoScopedConflict: an edit to a turn path made after the turn

@@ -1,0 +1,10 @@
+//go:build !(linux && (amd64 || arm64))
+
+package walker
+
+// readByName: directories are always listed here. Whether a name found
+// by lstat is the one stored (a case-insensitive or normalising
+// filesystem, short names) is not checked on these systems.
+const readByName = false
+
+func (d *dirh) exactNames([]dirEnt) bool { return false }
