@@ -3,6 +3,7 @@
 package turnback_test
 
 import (
+	"os"
 	"reflect"
 	"testing"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // TestCheckpointsMarkPartial: Checkpoints marks a checkpoint that is a
-// partial state (a scoped undo's, with an edit beside the turn's
-// paths) with the number of paths it holds, as restore of it finds
+// partial state (a scoped undo's, with a change on the way to the
+// turn's paths) with the number of paths it holds, as restore of it finds
 // it, and leaves a whole one (an undo's that closed the open turn)
 // unmarked; Show says the same; both through a daemon too.
 func TestCheckpointsMarkPartial(t *testing.T) {
@@ -21,7 +22,9 @@ func TestCheckpointsMarkPartial(t *testing.T) {
 	rt.write("c/1.txt", "c by the agent") // the turn stays open
 	whole, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo of the open turn", err)
-	rt.write("a/other.txt", "the user's file") // in a/, which the next undo reads
+	// A change on the way to the turn's paths, which the next undo
+	// reads: its checkpoint is a new state.
+	must(t, os.Chmod(rt.path("a"), 0o700))
 	part, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("scoped undo", err)
 	check := func(how string, list []turnback.Checkpoint, err error) {

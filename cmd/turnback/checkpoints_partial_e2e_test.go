@@ -8,7 +8,7 @@ import (
 )
 
 // TestCheckpointsListPartial: checkpoints marks a partial checkpoint (a
-// scoped undo's, with an edit beside the turn's paths) with the number
+// scoped undo's, with a change on the way to the turn's paths) with the number
 // of paths it holds and says what restore of it does; --json gives it
 // "partial": {"paths": N}; show says the same. A whole checkpoint (an
 // undo's that closed the open turn) has no mark and no "partial".
@@ -22,7 +22,7 @@ func TestCheckpointsListPartial(t *testing.T) {
 	e.write("a/x.txt", "x by the agent\n")
 	e.write("a/deep/new.txt", "new by the agent\n")
 	e.ok("end")
-	e.write("a/other.txt", "the user's file\n") // in a/, which the undo reads
+	e.chmod("a", 0o700) // on the way to the turn's paths, which the undo reads: a new state
 	e.ok("undo")
 
 	r := e.ok("checkpoints")
