@@ -2,7 +2,7 @@
 """Alternated undo/redo CPU of the bench's turn on a Go tree copy, no daemon.
 usage: ur.py setup 1 NAME=BIN        copy GOROOT/src, snap, apply turn.json, end
        ur.py run REPS NAME=BIN ...   per rep, each binary in rotated order: undo, redo
-Each command is timed with wait4 (user+sys). turn.json is the turn of
+Each command is timed with wait4 (user+sys, and user alone). turn.json is the turn of
 bench/results/speed-34c/go-final (20 modified, 5 created, 2 deleted).
 """
 import os, sys, time, subprocess, shutil, statistics, json
@@ -14,7 +14,7 @@ def run(argv, env):
     _, st, ru = os.wait4(p.pid, 0)
     w=time.perf_counter()-t0; err=p.stderr.read(); p.stderr.close()
     if os.waitstatus_to_exitcode(st)!=0: raise SystemExit("%s: %s"%(argv, err.decode()[-500:]))
-    return w, ru.ru_utime+ru.ru_stime
+    return w, ru.ru_utime+ru.ru_stime, ru.ru_utime
 def env():
     e={k:v for k,v in os.environ.items() if not k.startswith("TURNBACK_")}
     e["TURNBACK_AUTO_WATCH"]="0"; return e
@@ -41,11 +41,12 @@ def main():
             res[n]["undo"].append(u); res[n]["redo"].append(r)
     print("load", os.getloadavg())
     for n,_ in eng:
-        print("%-8s"%n, " ".join("%s wall %.1f cpu %.1f"%(s, statistics.median(x[0] for x in res[n][s])*1000, statistics.median(x[1] for x in res[n][s])*1000) for s in ("undo","redo")))
+        print("%-8s"%n, " ".join("%s wall %.1f cpu %.1f user %.1f"%(s, statistics.median(x[0] for x in res[n][s])*1000, statistics.median(x[1] for x in res[n][s])*1000, statistics.median(x[2] for x in res[n][s])*1000) for s in ("undo","redo")))
     if len(eng)>1:
         a=eng[0][0]
         for n,_ in eng[1:]:
             for s in ("undo","redo"):
                 rat=[y[1]/x[1] for x,y in zip(res[a][s],res[n][s])]
-                print("%s/%s %s cpu ratio median %.3f"%(n,a,s,statistics.median(rat)))
+                ru=[y[2]/x[2] for x,y in zip(res[a][s],res[n][s])]
+                print("%s/%s %s cpu ratio median %.3f, user ratio median %.3f"%(n,a,s,statistics.median(rat),statistics.median(ru)))
 main()
