@@ -73,6 +73,7 @@ func (l localRepo) GC(ctx context.Context, o GCOptions) (*GCResult, error) {
 func (r *Repo) gc(ctx context.Context, o GCOptions) (*GCResult, error) {
 	res := &GCResult{DryRun: o.DryRun, Checkpoints: []Checkpoint{}}
 	defer r.trees.Clear() // the sweep may take trees out of the store
+	defer r.forgetOpTrees()
 	var err error
 	if res.SizeBefore, err = cas.DiskUsage(r.storeDir); err != nil {
 		return nil, err

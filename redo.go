@@ -44,6 +44,7 @@ func (r *Repo) redo(ctx context.Context, n int, o RedoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	defer r.unlock()
+	defer r.shareTrees()()
 	if err := r.refusePulled(ctx, "redo"); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -140,6 +141,9 @@ type repoCore struct {
 	// trees: the encodings of trees this process read or stored lately
 	// (loader); gc clears it.
 	trees *manifest.TreeCache
+	// opTrees: the decoded trees of the running undo, redo or restore
+	// (optrees.go), nil between them.
+	opTrees atomic.Pointer[manifest.CachingLoader]
 	// gitIdx: the git indexes captures read, kept by their stat.
 	gitIdx *walker.GitIndexes
 	closed bool
@@ -455,7 +459,11 @@ func (r *Repo) View(o Options) (*Repo, error) {
 
 // loader reads trees from the store through the process's tree cache:
 // what every operation uses, except those whose point is to read the
-// store itself (verify, verifyUse, gc).
-func (r *Repo) loader() *manifest.StoreLoader {
+// store itself (verify, verifyUse, gc). During an undo, redo or restore
+// it is that operation's shared decoded trees (optrees.go).
+func (r *Repo) loader() manifest.Loader {
+	if c := r.opTrees.Load(); c != nil {
+		return c
+	}
 	return manifest.NewCachedStoreLoader(r.store, r.trees)
 }

@@ -282,6 +282,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		return nil, err
 	}
 	defer r.unlock()
+	defer r.shareTrees()()
 	snap, err := r.capture(ctx)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		return nil, err
 	}
 	defer r.unlock()
+	defer r.shareTrees()()
 	if err := r.refusePulled(ctx, "undo"); err != nil {
 		return nil, err
 	}

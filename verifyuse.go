@@ -31,7 +31,9 @@ func (r *Repo) verifyUse(ctx context.Context, checkpoint cas.Hash, actions []res
 	if skipVerifyUse {
 		return nil
 	}
-	loader := manifest.NewCachingLoader(manifest.NewStoreLoader(r.store))
+	// Every tree is read from the store here, even one the operation
+	// has loaded: only its decoding is shared (optrees.go).
+	loader := manifest.NewCachingLoader(manifest.NewReread(r.store, r.sharedTrees()))
 	seen := map[cas.Hash]bool{}
 	trees := map[cas.Hash]bool{}
 	var check func(p string, e *manifest.Entry) error

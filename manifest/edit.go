@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,8 @@ func Edit(ctx context.Context, l Loader, s Saver, root cas.Hash, changes map[str
 	return h, err
 }
 
+func editOrder(a, b Entry) int { return strings.Compare(a.Name, b.Name) }
+
 type editNode struct {
 	set   bool   // this path itself changes
 	entry *Entry // its new entry; nil removes it
@@ -74,20 +77,40 @@ func (n *editNode) apply(ctx context.Context, l Loader, s Saver, dir string, h c
 			return cas.Hash{}, false, fmt.Errorf("manifest: edit: load tree of %q: %w", dir, err)
 		}
 	}
-	byName := map[string]Entry{}
+	// The old entries merged in one pass with the changed names, both
+	// sorted: no map, no sort of a large tree. A decoded tree is sorted;
+	// one a Loader built otherwise is sorted here first.
+	var olds []Entry
 	if t != nil {
-		for _, e := range t.Entries {
-			byName[e.Name] = e
+		olds = t.Entries
+		if !slices.IsSortedFunc(olds, editOrder) {
+			olds = slices.SortedStableFunc(slices.Values(olds), editOrder)
 		}
 	}
-	for name, k := range n.kids {
+	names := make([]string, 0, len(n.kids))
+	for name := range n.kids {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := &Tree{Entries: make([]Entry, 0, len(olds)+len(names))}
+	i := 0
+	for _, name := range names {
+		for i < len(olds) && olds[i].Name < name {
+			out.Entries = append(out.Entries, olds[i])
+			i++
+		}
+		var old Entry
+		had := i < len(olds) && olds[i].Name == name
+		if had {
+			old = olds[i]
+			i++
+		}
+		k := n.kids[name]
 		p := name
 		if dir != "." {
 			p = dir + "/" + name
 		}
-		old, had := byName[name]
 		if k.set && k.entry == nil {
-			delete(byName, name)
 			continue
 		}
 		var e Entry
@@ -112,13 +135,9 @@ func (n *editNode) apply(ctx context.Context, l Loader, s Saver, dir string, h c
 		}
 		// Changes below an entry replaced by a file, symlink or uncaptured
 		// directory describe what the replacement removed: nothing to do.
-		byName[name] = e
-	}
-	out := &Tree{Entries: make([]Entry, 0, len(byName))}
-	for _, e := range byName {
 		out.Entries = append(out.Entries, e)
 	}
-	out.Sort()
+	out.Entries = append(out.Entries, olds[i:]...)
 	data, err := out.Encode()
 	if err != nil {
 		return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: %w", dir, err)
