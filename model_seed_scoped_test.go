@@ -2,12 +2,13 @@ package turnback_test
 
 import "testing"
 
-// TestModelSeedScopedUndoResult replays a model sequence the random
-// seed found on main after the pathscope merge (e9ddd3b): a same-size
-// rewrite of a/c keeping its mtime, after a restore wrote a/c, then an
-// undo of an earlier turn whose paths are a/é and é/b. The undo names
-// its result 9d2dc48132d0, the state before turn 1, while the disk has
-// the rewritten a/c. It passes on 2955494 (before the merge).
+// TestModelSeedScopedUndoResult replays a model sequence a random seed
+// found after the read-by-name merge (e9ddd3b): a restore wrote a/c and
+// deleted a/é, the user rewrote a/c with the same size and mtime, then
+// a forced undo of the turn whose paths are a/é and é/b recreated a/é.
+// The undo's capture found no a/é, so it read a/ by name and took a/c
+// from the base, unread; the model had decided from the folder after the
+// undo, where a/é exists, and expected a/ listed whole.
 func TestModelSeedScopedUndoResult(t *testing.T) {
 	if err := runModelSequence(t, 15378200854736950, 15, true); err != nil {
 		t.Fatal(err)
