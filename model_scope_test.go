@@ -100,10 +100,13 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
 		names = nil // directories are read whole (walker's readByName)
 	}
-	cp, reused := overlay(s.latest, cur, cur, dirty, names)
-	// The result is the checkpoint with the command's changes: its
-	// directories were read by name or listed as the capture found them.
-	res, _ = overlay(s.latest, after, cur, dirty, names)
+	cp, reused := overlay(s.latest, cur, dirty, names)
+	// The result is the checkpoint with the command's changes, and
+	// nothing else: what the capture took unread stays the base's.
+	res = cp.clone()
+	for _, p := range changedPaths(cur, after) {
+		res.set(p, after.get(p))
+	}
 	files = s.files
 	if !reused {
 		files = countFiles(cp) // every directory was read, some by name
@@ -116,11 +119,10 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 // that is not dirty as l has it, if l has it as a directory, else as x
 // has it (the directory's own entry is x's). A dirty directory with
 // names that l has as a directory is read by name, unless x has one of
-// those names and it is not ASCII (as seen has it: the folder the
-// capture found): the entries of those names as x has them, the others
-// (and what is below them) as l has them.
+// those names and it is not ASCII: the entries of those names as x has
+// them, the others (and what is below them) as l has them.
 // reused says whether l gave any directory.
-func overlay(l, x, seen mtree, dirty map[string]bool, names map[string]map[string]bool) (mtree, bool) {
+func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool) (mtree, bool) {
 	out := mtree{}
 	reused := false
 	var walk func(dir string)
@@ -130,7 +132,7 @@ func overlay(l, x, seen mtree, dirty map[string]bool, names map[string]map[strin
 			byName = false
 		}
 		for n := range named {
-			if seen.get(path.Join(dir, n)) != nil && !modelASCII(n) {
+			if x.get(path.Join(dir, n)) != nil && !modelASCII(n) {
 				byName = false // a name a filesystem could normalise: listed
 			}
 		}
