@@ -34,9 +34,29 @@ func scopeAttackTree(t *testing.T) *regressTree {
 // restore of its checkpoint; the other is in its file or, overwritten,
 // in the checkpoint, which restore puts back.
 func TestUndoScopedEditsDuringUndo(t *testing.T) {
+	editsDuringUndo(t, scopeAttackTree, func(t *testing.T, rt *regressTree, k int) func(string) {
+		outside := fmt.Sprintf("outside at step %d", k)
+		rt.write("b/3.txt", outside)
+		return func(when string) {
+			t.Helper()
+			if got := rt.read("b/3.txt"); got != outside {
+				t.Fatalf("%s b/3.txt holds %q, want %q", when, got, outside)
+			}
+		}
+	}, nil)
+}
+
+// editsDuringUndo runs an undo of tree's last turn once per step of its
+// restore. At that step it types into a/x.txt, a turn path, and makes
+// the edits edit makes, which returns the check that they are there. A
+// refused undo leaves every edit; an undo keeps the others, and when it
+// overwrote a/x.txt, restore of its checkpoint brings that edit back and
+// keeps the others. Then then, if any, runs with the check.
+func editsDuringUndo(t *testing.T, tree func(*testing.T) *regressTree,
+	edit func(t *testing.T, rt *regressTree, k int) func(when string), then func(t *testing.T, rt *regressTree, kept func(when string))) {
 	t.Parallel()
 	var steps []string
-	rt := scopeAttackTree(t)
+	rt := tree(t)
 	rt.repo.SetRestoreHook(func(s string) error { steps = append(steps, s); return nil })
 	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo", err)
@@ -46,43 +66,43 @@ func TestUndoScopedEditsDuringUndo(t *testing.T) {
 	for k := range steps {
 		t.Run(fmt.Sprintf("%d_%s", k, steps[k]), func(t *testing.T) {
 			t.Parallel()
-			rt := scopeAttackTree(t)
-			inside, outside := fmt.Sprintf("typed at step %d", k), fmt.Sprintf("outside at step %d", k)
+			rt := tree(t)
+			inside := fmt.Sprintf("typed at step %d", k)
 			n := 0
+			var kept func(string)
 			rt.repo.SetRestoreHook(func(string) error {
 				if n == k {
 					rt.write("a/x.txt", inside)
-					rt.write("b/3.txt", outside)
+					kept = edit(t, rt, k)
 				}
 				n++
 				return nil
 			})
 			res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 			rt.repo.SetRestoreHook(nil)
+			if kept == nil {
+				t.Fatalf("the undo stopped before step %d", k)
+			}
 			var ce *turnback.ConflictError
 			if errors.As(err, &ce) {
 				if got := rt.read("a/x.txt"); got != inside && got != "x by the agent" {
 					t.Fatalf("after a refused undo a/x.txt holds %q", got)
 				}
-				if got := rt.read("b/3.txt"); got != outside {
-					t.Fatalf("after a refused undo b/3.txt holds %q, want %q", got, outside)
-				}
+				kept("after a refused undo")
 				return
 			}
 			rt.do("undo", err)
-			if got := rt.read("b/3.txt"); got != outside {
-				t.Fatalf("after the undo b/3.txt holds %q, want %q", got, outside)
+			kept("after the undo")
+			if rt.read("a/x.txt") != inside {
+				_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
+				rt.do("restore of the checkpoint", err)
+				if got := rt.read("a/x.txt"); got != inside {
+					t.Fatalf("the edit of a/x.txt is lost: the checkpoint gives %q, want %q", got, inside)
+				}
+				kept("after restore of the checkpoint")
 			}
-			if rt.read("a/x.txt") == inside {
-				return
-			}
-			_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
-			rt.do("restore of the checkpoint", err)
-			if got := rt.read("a/x.txt"); got != inside {
-				t.Fatalf("the edit of a/x.txt is lost: the checkpoint gives %q, want %q", got, inside)
-			}
-			if got := rt.read("b/3.txt"); got != outside {
-				t.Fatalf("restore of the checkpoint rewrote b/3.txt: %q, want %q", got, outside)
+			if then != nil {
+				then(t, rt, kept)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package turnback_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -34,71 +33,31 @@ func namesAttackTree(t *testing.T) *regressTree {
 // snap holds them; the edit of the turn path is in its file or,
 // overwritten, in the checkpoint.
 func TestUndoByNameEditsDuringUndo(t *testing.T) {
-	t.Parallel()
-	var steps []string
-	rt := namesAttackTree(t)
-	rt.repo.SetRestoreHook(func(s string) error { steps = append(steps, s); return nil })
-	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
-	rt.do("undo", err)
-	if len(steps) < 4 {
-		t.Fatalf("restore steps %q", steps)
-	}
-	for k := range steps {
-		t.Run(fmt.Sprintf("%d_%s", k, steps[k]), func(t *testing.T) {
-			t.Parallel()
-			rt := namesAttackTree(t)
-			inside, beside := fmt.Sprintf("typed at step %d", k), fmt.Sprintf("beside at step %d", k)
-			n := 0
-			rt.repo.SetRestoreHook(func(string) error {
-				if n == k {
-					rt.write("a/x.txt", inside)
-					rt.write("a/7.txt", beside)
-					rt.write("a/user.txt", beside)
-					must(t, os.Remove(rt.path("a/8.txt")))
-				}
-				n++
-				return nil
-			})
-			res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
-			rt.repo.SetRestoreHook(nil)
-			besideKept := func(when string) {
-				t.Helper()
-				if got := rt.read("a/7.txt"); got != beside {
-					t.Fatalf("%s a/7.txt holds %q, want %q", when, got, beside)
-				}
-				if got := rt.read("a/user.txt"); got != beside {
-					t.Fatalf("%s a/user.txt holds %q, want %q", when, got, beside)
-				}
-				if _, err := os.Lstat(rt.path("a/8.txt")); !os.IsNotExist(err) {
-					t.Fatalf("%s a/8.txt: %v, want none (deleted by the user)", when, err)
-				}
+	editsDuringUndo(t, namesAttackTree, func(t *testing.T, rt *regressTree, k int) func(string) {
+		beside := fmt.Sprintf("beside at step %d", k)
+		rt.write("a/7.txt", beside)
+		rt.write("a/user.txt", beside)
+		must(t, os.Remove(rt.path("a/8.txt")))
+		return func(when string) {
+			t.Helper()
+			if got := rt.read("a/7.txt"); got != beside {
+				t.Fatalf("%s a/7.txt holds %q, want %q", when, got, beside)
 			}
-			var ce *turnback.ConflictError
-			if errors.As(err, &ce) {
-				if got := rt.read("a/x.txt"); got != inside && got != "x by the agent" {
-					t.Fatalf("after a refused undo a/x.txt holds %q", got)
-				}
-				besideKept("after a refused undo")
-				return
+			if got := rt.read("a/user.txt"); got != beside {
+				t.Fatalf("%s a/user.txt holds %q, want %q", when, got, beside)
 			}
-			rt.do("undo", err)
-			besideKept("after the undo")
-			if rt.read("a/x.txt") != inside {
-				_, err = rt.repo.Restore(rt.ctx, res.Checkpoint.String(), turnback.RestoreOptions{})
-				rt.do("restore of the checkpoint", err)
-				if got := rt.read("a/x.txt"); got != inside {
-					t.Fatalf("the edit of a/x.txt is lost: the checkpoint gives %q, want %q", got, inside)
-				}
-				besideKept("after restore of the checkpoint")
+			if _, err := os.Lstat(rt.path("a/8.txt")); !os.IsNotExist(err) {
+				t.Fatalf("%s a/8.txt: %v, want none (deleted by the user)", when, err)
 			}
-			// The next snap reads a/ whole: restore of it brings the
-			// edits beside back.
-			s := rt.snap()
-			rt.write("a/7.txt", "later")
-			must(t, os.Remove(rt.path("a/user.txt")))
-			_, err = rt.repo.Restore(rt.ctx, s, turnback.RestoreOptions{})
-			rt.do("restore of the snap", err)
-			besideKept("after restore of the next snap")
-		})
-	}
+		}
+	}, func(t *testing.T, rt *regressTree, kept func(string)) {
+		// The next snap reads a/ whole: restore of it brings the edits
+		// beside back.
+		s := rt.snap()
+		rt.write("a/7.txt", "later")
+		must(t, os.Remove(rt.path("a/user.txt")))
+		_, err := rt.repo.Restore(rt.ctx, s, turnback.RestoreOptions{})
+		rt.do("restore of the snap", err)
+		kept("after restore of the next snap")
+	})
 }
