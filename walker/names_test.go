@@ -115,22 +115,32 @@ func elsewhereEdits(t *testing.T, dir string) {
 	removeAll(t, dir, "e/empty")
 }
 
-// besideEdits change d/ (if still there) beside the turn's paths: a
-// capture reading d/ by name must not see them.
+// besideEdits change files of d/ (if still there) in place, beside the
+// turn's paths: a capture reading d/ by name must not see them.
 func besideEdits(t *testing.T, dir string) {
 	if fi, err := os.Lstat(abs(dir, "d")); err != nil || !fi.IsDir() {
 		return
 	}
 	write(t, dir, "d/f30.txt", "changed beside")
+	chmod(t, dir, "d/f32.txt", 0o600)
+}
+
+// besideNames create and delete names of d/ (if still there) beside
+// the turn's paths: a capture reading d/ by name lists d/, so it sees
+// them as a full walk does.
+func besideNames(t *testing.T, dir string) {
+	if fi, err := os.Lstat(abs(dir, "d")); err != nil || !fi.IsDir() {
+		return
+	}
 	write(t, dir, "d/beside.txt", "created beside")
 	removeAll(t, dir, "d/f31.txt")
 	write(t, dir, "d/beside.log", "ignored beside")
-	chmod(t, dir, "d/f32.txt", 0o600)
 }
 
 // TestNamesCapture: a capture reading d/ by name gives the root a full
 // walk gives once the turn's paths changed (and the names that decide
-// d's judgement), and leaves out what changed beside them. Where it
+// d's judgement, and the names created or deleted beside them), and
+// leaves out what changed in place beside them. Where it
 // must read d/ whole (a name a filesystem could normalise), it sees
 // what changed beside the paths there; where it must read everything
 // (a hard link whose group it cannot see), it gives the full walk's
@@ -247,6 +257,7 @@ func TestNamesCapture(t *testing.T) {
 			tt.edit(t, dir)
 			full := opts
 			full.Previous = base.Root
+			besideNames(t, dir)
 			if tt.whole >= readDir {
 				besideEdits(t, dir)
 			}
@@ -288,8 +299,8 @@ const (
 	readAll
 )
 
-// TestNamesReadsNamesOnly: a capture by name lists no directory it
-// reads by name, reads none of their unnamed files, leaves out a
+// TestNamesReadsNamesOnly: a capture by name lists the directories it
+// reads by name once each, reads none of their unnamed files, leaves out a
 // change to one of them, and writes no stat cache record for them (a
 // record would claim names it did not read).
 func TestNamesReadsNamesOnly(t *testing.T) {
@@ -316,8 +327,8 @@ func TestNamesReadsNamesOnly(t *testing.T) {
 	defer func() { testHookGetdents = nil }()
 	got := snap(t, dir, s, byName(opts, base.Root, []string{"d/f1.txt"}))
 	testHookGetdents = nil
-	if listed != 0 {
-		t.Errorf("listed %d directories, want none (the top and d/ are read by name)", listed)
+	if listed != 2 {
+		t.Errorf("listed %d directories, want 2 (the top and d/, read by name: names only)", listed)
 	}
 	// Read: d/f1.txt; .gitignore and the rest trusted from the cache.
 	if got.Stats.HashedFiles != 1 {
@@ -499,31 +510,49 @@ func TestNamesRandom(t *testing.T) {
 				}
 			}
 		}
-		full := opts
-		full.Previous = base.Root
-		want := snap(t, dir, s, full)
 		// Beside: neither a path nor above one nor below one, in a
 		// directory that is there, and was in base (one new is read
 		// whole).
 		inBase := flatten(t, s, base.Root)
-		for range 6 {
+		besideOf := func() (string, bool) {
 			q := randPath()
 			beside := !onWay[q]
 			for _, p := range scope {
 				beside = beside && q != p && !strings.HasPrefix(q, p+"/")
 			}
 			if d := path.Dir(q); d != "." && inBase[d].Kind != manifest.KindDir {
+				return "", false
+			}
+			return q, beside && realDir(q) // never through a symlink
+		}
+		// Names made or deleted beside, in a directory read by name:
+		// its listing shows them, as a full walk's does.
+		for range 3 {
+			q, ok := besideOf()
+			if d := path.Dir(q); !ok || d != "." && !onWay[d] {
 				continue
 			}
-			if !beside || !realDir(q) { // never through a symlink
-				continue
-			}
-			if fi, err := os.Lstat(abs(dir, q)); err == nil && fi.IsDir() {
+			if _, err := os.Lstat(abs(dir, q)); err == nil {
 				removeAll(t, dir, q)
 				continue
 			}
-			removeAll(t, dir, q)
-			write(t, dir, q, "beside")
+			if _, ok := inBase[q]; !ok { // a name base had is base's
+				write(t, dir, q, "beside, new")
+			}
+		}
+		full := opts
+		full.Previous = base.Root
+		want := snap(t, dir, s, full)
+		// Files of base changed in place beside: not read.
+		for range 6 {
+			q, ok := besideOf()
+			if !ok {
+				continue
+			}
+			if fi, err := os.Lstat(abs(dir, q)); err == nil && fi.Mode().IsRegular() && inBase[q].Kind == manifest.KindFile {
+				removeAll(t, dir, q)
+				write(t, dir, q, "beside")
+			}
 		}
 		got := snap(t, dir, s, byName(opts, base.Root, scope))
 		if got.Root != want.Root {
