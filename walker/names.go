@@ -77,17 +77,21 @@ func (c *capture) partialOf(ctx context.Context, rel string, probe ignore.Probe,
 	return p
 }
 
-// fit lists directory d (names only, no lstat) and fits p to the
-// listing: a name not listed is neither lstat'ed nor taken from Base,
-// and a name listed that Base lacks is lstat'ed. It returns the names
-// to lstat, a copy (list keeps it as scratch); nil: d could not be
-// listed so, and is read whole.
-func (p *partialDir) fit(d *dirh, sc *dirScratch) []string {
-	listed, ok := d.listNames(sc.names[:0])
-	if !ok {
-		return nil
+// fit fits p to directory d's listing: a name not listed is neither
+// lstat'ed nor taken from Base, and a name listed that Base lacks is
+// lstat'ed. known is the listing its record vouches for, if not nil;
+// else d is listed, names only. It returns the names to lstat, a copy
+// (list keeps it as scratch); nil: d could not be listed so, and is
+// read whole.
+func (p *partialDir) fit(d *dirh, sc *dirScratch, known []string) []string {
+	listed := known
+	if listed == nil {
+		var ok bool
+		if listed, ok = d.listNames(sc.names[:0]); !ok {
+			return nil
+		}
+		sc.names = listed
 	}
-	sc.names = listed
 	lookup := make([]string, 0, len(p.lookup))
 	unnamed := make([]manifest.Entry, 0, len(p.unnamed))
 	for _, n := range listed {

@@ -224,25 +224,25 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// Read by name: only some names are lstat'ed, and no record is
 	// written (it would vouch for names not read).
 	part := c.partialOf(ctx, rel, probe, base)
-	var names []string
-	if part != nil {
-		if names = part.fit(d, sc); names == nil {
-			part = nil
-		}
-	}
 	// The directory's stat, taken before it is listed, vouches for the
 	// listing its record holds, and for the one this capture records.
-	var dst dirStat
-	var statted bool
-	if part == nil {
-		dst, statted = d.stat()
-	}
-	if part == nil && statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
+	dst, statted := d.stat()
+	var names []string
+	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
 		if n, ok := oldRec.listingNames(sc.names); ok {
 			names = n
 			if names == nil {
 				names = noNames
 			}
+		}
+	}
+	if part != nil {
+		// Its names are those listed (or the record's), not all
+		// lstat'ed.
+		if n := part.fit(d, sc, names); n != nil {
+			names = n
+		} else {
+			part = nil
 		}
 	}
 	ents, err := d.list(sc, names)
