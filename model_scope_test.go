@@ -118,9 +118,10 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 // directories as x has them; what is below a directory in one of them
 // that is not dirty as l has it, if l has it as a directory, else as x
 // has it (the directory's own entry is x's). A dirty directory with
-// names that l has as a directory is read by name, unless x has one of
-// those names and it is not ASCII: the entries of those names as x has
-// them, the others (and what is below them) as l has them.
+// names that l has as a directory is read by name, unless a name it
+// lstats is not ASCII: it is listed; the entries of those names and of
+// names l lacks as x has them, the others x has (and what is below
+// them) as l has them, and none x lacks.
 // reused says whether l gave any directory.
 func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool) (mtree, bool) {
 	out := mtree{}
@@ -131,15 +132,19 @@ func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool
 		if b := l.get(dir); dir != "" && (b == nil || b.kind != mDir) {
 			byName = false
 		}
-		for n := range named {
-			if x.get(path.Join(dir, n)) != nil && !modelASCII(n) {
+		// lstated: whether a name x has in dir is lstat'ed when dir is
+		// read by name: a name named, or one l lacks (the listing shows
+		// it new).
+		lstated := func(p string) bool { return named[path.Base(p)] || l.get(p) == nil }
+		for _, p := range x.paths() {
+			if byName && parentPath(p) == dir && lstated(p) && !modelASCII(path.Base(p)) {
 				byName = false // a name a filesystem could normalise: listed
 			}
 		}
 		if byName {
 			for _, p := range l.paths() {
-				if parentPath(p) != dir || named[path.Base(p)] {
-					continue
+				if parentPath(p) != dir || named[path.Base(p)] || x.get(p) == nil {
+					continue // named, or gone from the listing
 				}
 				for q, m := range l {
 					if q == p || isUnder(q, p) {
@@ -150,7 +155,7 @@ func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool
 			}
 		}
 		for _, p := range x.paths() {
-			if parentPath(p) != dir || byName && !named[path.Base(p)] {
+			if parentPath(p) != dir || byName && !lstated(p) {
 				continue
 			}
 			n := x[p]

@@ -22,7 +22,8 @@
 //     again, but each name is still lstat'ed.
 //   - Incremental capture: with Options.Base and Options.Dirty, only dirty
 //     directories are read. Others take Base's tree as it is.
-//   - Read by name: with Options.Names, a dirty directory is not listed.
+//   - Read by name: with Options.Names, a dirty directory is listed
+//     (names only): a name gone is gone, a name new is read.
 //     Only the names given and those that decide its ignore rules are
 //     lstat'ed; its other entries are Base's. No record is written.
 //   - Uncaptured: a file over Options.SizeLimit, or a new directory with

@@ -1,5 +1,8 @@
-// Directories read by name (Options.Names): only some names of a
-// directory are lstat'ed, and Base's tree gives the rest unread.
+// Directories read by name (Options.Names): the directory is listed,
+// but only some names are lstat'ed, and Base's tree gives the rest
+// unread. The listing keeps the names themselves exact: a name Base has
+// and the directory no longer holds is gone, and a name Base lacks is
+// read.
 
 package walker
 
@@ -8,13 +11,15 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
 // partialDir is a directory read by name: lookup are the names
-// lstat'ed, unnamed Base's entries of every other name.
+// lstat'ed, unnamed Base's entries of every other name. Until fit, both
+// are what Base and Options.Names say; after it, only names listed.
 type partialDir struct {
 	lookup  []string         // sorted, each once
 	unnamed []manifest.Entry // sorted by name
@@ -70,6 +75,36 @@ func (c *capture) partialOf(ctx context.Context, rel string, probe ignore.Probe,
 		p.unnamed = append(p.unnamed, *e)
 	}
 	return p
+}
+
+// fit fits p to directory d's listing: a name not listed is neither
+// lstat'ed nor taken from Base, and a name listed that Base lacks is
+// lstat'ed. known is the listing its record vouches for, if not nil;
+// else d is listed, names only. It returns the names to lstat, a copy
+// (list keeps it as scratch); nil: d could not be listed so, and is
+// read whole.
+func (p *partialDir) fit(d *dirh, sc *dirScratch, known []string) []string {
+	listed := known
+	if listed == nil {
+		var ok bool
+		if listed, ok = d.listNames(sc.names[:0]); !ok {
+			return nil
+		}
+		sc.names = listed
+	}
+	lookup := make([]string, 0, len(p.lookup))
+	unnamed := make([]manifest.Entry, 0, len(p.unnamed))
+	for _, n := range listed {
+		if i, found := slices.BinarySearchFunc(p.unnamed, n, func(e manifest.Entry, n string) int {
+			return strings.Compare(e.Name, n)
+		}); found && !p.read(n) {
+			unnamed = append(unnamed, p.unnamed[i])
+			continue
+		}
+		lookup = append(lookup, n) // named, or new since Base
+	}
+	p.lookup, p.unnamed = lookup, unnamed
+	return append(make([]string, 0, len(lookup)), lookup...)
 }
 
 // takeUnnamed merges into read (the entries of the names read, sorted)

@@ -42,3 +42,10 @@ func (d *dirh) exactNames(ents []dirEnt) bool {
 	}
 	return true
 }
+
+// listNames appends the directory's names to buf, sorted, lstat'ing
+// none of them; false if it cannot be read so.
+func (d *dirh) listNames(buf []string) ([]string, bool) {
+	names, err := d.getdents(buf)
+	return names, err == nil
+}

@@ -115,22 +115,32 @@ func elsewhereEdits(t *testing.T, dir string) {
 	removeAll(t, dir, "e/empty")
 }
 
-// besideEdits change d/ (if still there) beside the turn's paths: a
-// capture reading d/ by name must not see them.
+// besideEdits change files of d/ (if still there) in place, beside the
+// turn's paths: a capture reading d/ by name must not see them.
 func besideEdits(t *testing.T, dir string) {
 	if fi, err := os.Lstat(abs(dir, "d")); err != nil || !fi.IsDir() {
 		return
 	}
 	write(t, dir, "d/f30.txt", "changed beside")
+	chmod(t, dir, "d/f32.txt", 0o600)
+}
+
+// besideNames create and delete names of d/ (if still there) beside
+// the turn's paths: a capture reading d/ by name lists d/, so it sees
+// them as a full walk does.
+func besideNames(t *testing.T, dir string) {
+	if fi, err := os.Lstat(abs(dir, "d")); err != nil || !fi.IsDir() {
+		return
+	}
 	write(t, dir, "d/beside.txt", "created beside")
 	removeAll(t, dir, "d/f31.txt")
 	write(t, dir, "d/beside.log", "ignored beside")
-	chmod(t, dir, "d/f32.txt", 0o600)
 }
 
 // TestNamesCapture: a capture reading d/ by name gives the root a full
 // walk gives once the turn's paths changed (and the names that decide
-// d's judgement), and leaves out what changed beside them. Where it
+// d's judgement, and the names created or deleted beside them), and
+// leaves out what changed in place beside them. Where it
 // must read d/ whole (a name a filesystem could normalise), it sees
 // what changed beside the paths there; where it must read everything
 // (a hard link whose group it cannot see), it gives the full walk's
@@ -237,47 +247,66 @@ func TestNamesCapture(t *testing.T) {
 		}, readAll},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := namesTree(t)
-			s := newStore(t)
-			idx := &GitIndexes{}
-			opts := Options{SizeLimit: 100, LargeDirFiles: 5, Index: idx}
-			base := snap(t, dir, s, opts)
-			tt.edit(t, dir)
-			full := opts
-			full.Previous = base.Root
-			if tt.whole >= readDir {
-				besideEdits(t, dir)
+		// records: with a stat cache whose records hold the listings
+		// (the top's is used where its stat still vouches for it).
+		for _, records := range []bool{false, true} {
+			name := tt.name
+			if records {
+				name += " records"
 			}
-			if tt.whole >= readAll {
-				elsewhereEdits(t, dir)
+			t.Run(name, func(t *testing.T) { namesCaptureCase(t, tt.scope, tt.edit, tt.whole, records) })
+		}
+	}
+}
+
+// namesCaptureCase is one case of TestNamesCapture.
+func namesCaptureCase(t *testing.T, scope []string, edit func(t *testing.T, dir string), whole int, records bool) {
+	t.Parallel()
+	dir := namesTree(t)
+	b := cas.NewMemory()
+	s := newStoreOn(t, b)
+	idx := &GitIndexes{}
+	opts := Options{SizeLimit: 100, LargeDirFiles: 5, Index: idx}
+	if records {
+		opts.Cache = NewStatCache(b)
+		ageTree(t, dir)
+		time.Sleep(settle)
+	}
+	base := snap(t, dir, s, opts)
+	edit(t, dir)
+	full := opts
+	full.Cache = nil // the records stay the base's
+	full.Previous = base.Root
+	besideNames(t, dir)
+	if whole >= readDir {
+		besideEdits(t, dir)
+	}
+	if whole >= readAll {
+		elsewhereEdits(t, dir)
+	}
+	want := snap(t, dir, s, full)
+	besideEdits(t, dir)
+	elsewhereEdits(t, dir)
+	got := snap(t, dir, s, byName(opts, base.Root, scope))
+	if got.Root != want.Root {
+		g, w := flatten(t, s, got.Root), flatten(t, s, want.Root)
+		for _, p := range sortedKeys(w) {
+			if !reflect.DeepEqual(g[p], w[p]) {
+				t.Errorf("%s: by name %+v, full walk %+v", p, g[p], w[p])
 			}
-			want := snap(t, dir, s, full)
-			besideEdits(t, dir)
-			elsewhereEdits(t, dir)
-			got := snap(t, dir, s, byName(opts, base.Root, tt.scope))
-			if got.Root != want.Root {
-				g, w := flatten(t, s, got.Root), flatten(t, s, want.Root)
-				for _, p := range sortedKeys(w) {
-					if !reflect.DeepEqual(g[p], w[p]) {
-						t.Errorf("%s: by name %+v, full walk %+v", p, g[p], w[p])
-					}
-				}
-				for _, p := range sortedKeys(g) {
-					if _, ok := w[p]; !ok {
-						t.Errorf("%s: by name %+v, full walk none", p, g[p])
-					}
-				}
-				t.Fatalf("by name root %s, full walk %s", got.Root.Short(), want.Root.Short())
+		}
+		for _, p := range sortedKeys(g) {
+			if _, ok := w[p]; !ok {
+				t.Errorf("%s: by name %+v, full walk none", p, g[p])
 			}
-			if !reflect.DeepEqual(got.Skipped, want.Skipped) {
-				t.Errorf("skipped: by name %+v\nfull walk %+v", got.Skipped, want.Skipped)
-			}
-			if !reflect.DeepEqual(problemPaths(got), problemPaths(want)) {
-				t.Errorf("problems: by name %v, full walk %v", problemPaths(got), problemPaths(want))
-			}
-		})
+		}
+		t.Fatalf("by name root %s, full walk %s", got.Root.Short(), want.Root.Short())
+	}
+	if !reflect.DeepEqual(got.Skipped, want.Skipped) {
+		t.Errorf("skipped: by name %+v\nfull walk %+v", got.Skipped, want.Skipped)
+	}
+	if !reflect.DeepEqual(problemPaths(got), problemPaths(want)) {
+		t.Errorf("problems: by name %v, full walk %v", problemPaths(got), problemPaths(want))
 	}
 }
 
@@ -289,7 +318,8 @@ const (
 )
 
 // TestNamesReadsNamesOnly: a capture by name lists no directory it
-// reads by name, reads none of their unnamed files, leaves out a
+// reads by name whose record's listing still holds, reads none of their
+// unnamed files, leaves out a
 // change to one of them, and writes no stat cache record for them (a
 // record would claim names it did not read).
 func TestNamesReadsNamesOnly(t *testing.T) {
@@ -317,7 +347,7 @@ func TestNamesReadsNamesOnly(t *testing.T) {
 	got := snap(t, dir, s, byName(opts, base.Root, []string{"d/f1.txt"}))
 	testHookGetdents = nil
 	if listed != 0 {
-		t.Errorf("listed %d directories, want none (the top and d/ are read by name)", listed)
+		t.Errorf("listed %d directories, want none (the records' listings of the top and d/ still hold)", listed)
 	}
 	// Read: d/f1.txt; .gitignore and the rest trusted from the cache.
 	if got.Stats.HashedFiles != 1 {
@@ -499,31 +529,49 @@ func TestNamesRandom(t *testing.T) {
 				}
 			}
 		}
-		full := opts
-		full.Previous = base.Root
-		want := snap(t, dir, s, full)
 		// Beside: neither a path nor above one nor below one, in a
 		// directory that is there, and was in base (one new is read
 		// whole).
 		inBase := flatten(t, s, base.Root)
-		for range 6 {
+		besideOf := func() (string, bool) {
 			q := randPath()
 			beside := !onWay[q]
 			for _, p := range scope {
 				beside = beside && q != p && !strings.HasPrefix(q, p+"/")
 			}
 			if d := path.Dir(q); d != "." && inBase[d].Kind != manifest.KindDir {
+				return "", false
+			}
+			return q, beside && realDir(q) // never through a symlink
+		}
+		// Names made or deleted beside, in a directory read by name:
+		// its listing shows them, as a full walk's does.
+		for range 3 {
+			q, ok := besideOf()
+			if d := path.Dir(q); !ok || d != "." && !onWay[d] {
 				continue
 			}
-			if !beside || !realDir(q) { // never through a symlink
-				continue
-			}
-			if fi, err := os.Lstat(abs(dir, q)); err == nil && fi.IsDir() {
+			if _, err := os.Lstat(abs(dir, q)); err == nil {
 				removeAll(t, dir, q)
 				continue
 			}
-			removeAll(t, dir, q)
-			write(t, dir, q, "beside")
+			if _, ok := inBase[q]; !ok { // a name base had is base's
+				write(t, dir, q, "beside, new")
+			}
+		}
+		full := opts
+		full.Previous = base.Root
+		want := snap(t, dir, s, full)
+		// Files of base changed in place beside: not read.
+		for range 6 {
+			q, ok := besideOf()
+			if !ok {
+				continue
+			}
+			if fi, err := os.Lstat(abs(dir, q)); err == nil && fi.Mode().IsRegular() && inBase[q].Kind == manifest.KindFile {
+				removeAll(t, dir, q)
+				write(t, dir, q, "beside")
+			}
 		}
 		got := snap(t, dir, s, byName(opts, base.Root, scope))
 		if got.Root != want.Root {

@@ -226,20 +226,23 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	part := c.partialOf(ctx, rel, probe, base)
 	// The directory's stat, taken before it is listed, vouches for the
 	// listing its record holds, and for the one this capture records.
-	var dst dirStat
-	var statted bool
-	if part == nil {
-		dst, statted = d.stat()
-	}
+	dst, statted := d.stat()
 	var names []string
-	if part != nil {
-		names = slices.Clone(part.lookup) // list keeps it as scratch
-	} else if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
+	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
 		if n, ok := oldRec.listingNames(sc.names); ok {
 			names = n
 			if names == nil {
 				names = noNames
 			}
+		}
+	}
+	if part != nil {
+		// Its names are those listed (or the record's), not all
+		// lstat'ed.
+		if n := part.fit(d, sc, names); n != nil {
+			names = n
+		} else {
+			part = nil
 		}
 	}
 	ents, err := d.list(sc, names)
