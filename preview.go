@@ -22,6 +22,13 @@ import (
 // parent directories: with conflicts and no force the preview is the
 // conflicts alone (Stopped), as the command would change nothing.
 func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *RestoreResult, ignored []PathNote, force bool) (*Preview, map[string]bool, *restore.Plan, error) {
+	return r.previewAfter(ctx, nil, actions, res, ignored, force)
+}
+
+// previewAfter is preview for a step that runs after the plans before
+// (a dry run of several redos): its plan sees the disk as they would
+// leave it.
+func (r *Repo) previewAfter(ctx context.Context, before []*restore.Plan, actions []restore.Action, res *RestoreResult, ignored []PathNote, force bool) (*Preview, map[string]bool, *restore.Plan, error) {
 	if len(res.Conflicts) > 0 && !force {
 		return &Preview{Conflicts: res.Conflicts, Stopped: true}, nil, nil, nil
 	}
@@ -36,7 +43,7 @@ func (r *Repo) preview(ctx context.Context, actions []restore.Action, res *Resto
 		return nil, nil, nil, fmt.Errorf("turnback: open work tree: %w", err)
 	}
 	defer root.Close()
-	plan, err := restore.NewPlan(ctx, root, acts)
+	plan, err := restore.NewPlanAfter(ctx, root, before, acts)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -366,7 +366,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool, steps int) (*RestoreResu
 // steps before would leave, and nothing is written but (on a writable
 // Repo) the capture and the trees of those states. The plan's look at
 // the disk (a path in the way, a directory that still holds something)
-// sees the disk as it is, not as the steps before would leave it.
+// sees the disk as the steps before would leave it.
 func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, error) {
 	sess, err := r.loadSession(ctx, r.session)
 	if err != nil {
@@ -385,6 +385,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 	total := &Preview{}
 	var moved []*Turn
 	var steps []model.StepReport
+	var plans []*restore.Plan // the steps before, whose changes each plan sees
 	for i := 0; i < n; i++ {
 		st, err := r.planRedo(ctx, sess, now, force)
 		if err != nil {
@@ -393,7 +394,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		if st == nil {
 			break
 		}
-		p, _, plan, err := r.preview(ctx, st.actions, st.res, st.ignored, force)
+		p, _, plan, err := r.previewAfter(ctx, plans, st.actions, st.res, st.ignored, force)
 		if err != nil {
 			return nil, err
 		}
@@ -406,6 +407,7 @@ func (r *Repo) redoDry(ctx context.Context, n int, force bool) (*RestoreResult, 
 		moved = append(moved, st.moved...)
 		total.Paths = append(total.Paths, st.paths...)
 		steps = append(steps, model.StepReport{Restored: p.Restored, Deleted: p.Deleted, Created: p.Created, Conflicts: p.Conflicts, NotRestorable: p.NotRestorable})
+		plans = append(plans, plan)
 		if now, err = r.predict(ctx, now, plan); err != nil {
 			return nil, err
 		}

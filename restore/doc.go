@@ -6,7 +6,8 @@
 //
 //   - Action: one path from Old, what a capture just saw, to New. A nil
 //     New removes the path.
-//   - Plan: the actions, checked against the disk by NewPlan.
+//   - Plan: the actions, checked against the disk by NewPlan, or by
+//     NewPlanAfter against the disk as earlier plans would leave it.
 //   - Blocked: an action whose content was never captured, or whose path
 //     holds something the snapshot does not know.
 //   - Kept: a directory to remove that still holds something. It stays.

@@ -92,6 +92,13 @@ func validPath(p string) error {
 // directory that holds anything the plan does not remove. Actions below
 // a blocked path are blocked too.
 func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error) {
+	d := newDirs(root)
+	defer d.close()
+	return newPlan(ctx, diskView{d}, actions)
+}
+
+// newPlan is NewPlan checking actions against the disk as v shows it.
+func newPlan(ctx context.Context, v view, actions []Action) (*Plan, error) {
 	as := append([]Action(nil), actions...)
 	for _, a := range as {
 		if err := validPath(a.Path); err != nil {
@@ -104,8 +111,6 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 			return nil, fmt.Errorf("restore: path %q planned twice", as[i].Path)
 		}
 	}
-	d := newDirs(root)
-	defer d.close()
 	p := &Plan{}
 	removed := map[string]bool{} // paths the plan takes away
 	for _, a := range as {
@@ -150,21 +155,21 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 			continue
 		}
 		if a.Old == nil && a.New != nil {
-			if why := parentProblem(d, a.Path, replaced); why != "" {
+			if why := parentProblem(v, a.Path, replaced); why != "" {
 				block(why)
 				continue
 			}
-			fi, err := d.lstat(a.Path)
+			m, err := v.lstat(a.Path)
 			switch {
-			case err == nil && !(a.New.Kind == manifest.KindDir && fi.IsDir()):
-				block(fmt.Sprintf("a %s not in the snapshot (ignored?) is in the way", kindOf(fi.Mode())))
+			case err == nil && !(a.New.Kind == manifest.KindDir && m.IsDir()):
+				block(fmt.Sprintf("a %s not in the snapshot (ignored?) is in the way", kindOf(m)))
 				continue
 			case err != nil && !errors.Is(err, fs.ErrNotExist):
 				return nil, fmt.Errorf("restore: %s: %w", a.Path, err)
 			}
 		}
 		if a.Old != nil && a.Old.Kind == manifest.KindDir && a.removes() {
-			extra, err := strangers(d, a.Path, removed)
+			extra, err := strangers(v, a.Path, removed)
 			if err != nil {
 				return nil, err
 			}
@@ -186,7 +191,7 @@ func NewPlan(ctx context.Context, root *os.Root, actions []Action) (*Plan, error
 // symlink or a file the snapshot does not know (writing through it would
 // follow a link, or fail after the commit point). Ancestors the plan
 // replaces with a new directory, and missing ones, are fine.
-func parentProblem(d *dirs, p string, replaced map[string]bool) string {
+func parentProblem(v view, p string, replaced map[string]bool) string {
 	names := strings.Split(p, "/")
 	q := ""
 	for _, name := range names[:len(names)-1] {
@@ -194,17 +199,12 @@ func parentProblem(d *dirs, p string, replaced map[string]bool) string {
 		if replaced[q] {
 			return ""
 		}
-		parent, leaf := manifest.SplitPath(q)
-		r, err := d.get(parent)
-		if err != nil {
-			return ""
-		}
-		fi, err := r.Lstat(leaf)
+		m, err := v.lstat(q)
 		if err != nil {
 			return "" // missing: the plan creates it
 		}
-		if !fi.IsDir() {
-			return fmt.Sprintf("%s on disk is a %s, not a directory", q, kindOf(fi.Mode()))
+		if !m.IsDir() {
+			return fmt.Sprintf("%s on disk is a %s, not a directory", q, kindOf(m))
 		}
 	}
 	return ""
@@ -212,42 +212,31 @@ func parentProblem(d *dirs, p string, replaced map[string]bool) string {
 
 // strangers returns the first entry inside directory rel that the plan
 // does not remove, or "" if there is none.
-func strangers(d *dirs, rel string, removed map[string]bool) (string, error) {
-	r, err := d.get(rel)
+func strangers(v view, rel string, removed map[string]bool) (string, error) {
+	names, err := v.list(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil
 		}
 		return "", fmt.Errorf("restore: %s: %w", rel, err)
 	}
-	f, err := r.Open(".")
-	if err != nil {
-		return "", fmt.Errorf("restore: %s: %w", rel, err)
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return "", fmt.Errorf("restore: %s: %w", rel, err)
-	}
 	sort.Strings(names)
-	// Stat every child before recursing: the recursion may close r (the
-	// handle cache is bounded).
 	var subdirs []string
 	for _, n := range names {
 		child := rel + "/" + n
 		if !removed[child] {
 			return child, nil
 		}
-		fi, err := r.Lstat(n)
+		m, err := v.lstat(child)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("restore: %s: %w", child, err)
 		}
-		if err == nil && fi.IsDir() {
+		if err == nil && m.IsDir() {
 			subdirs = append(subdirs, child)
 		}
 	}
 	for _, child := range subdirs {
-		if s, err := strangers(d, child, removed); err != nil || s != "" {
+		if s, err := strangers(v, child, removed); err != nil || s != "" {
 			return s, err
 		}
 	}
