@@ -120,8 +120,8 @@ func (s *scopeModel) capture(cur, after mtree, scope []string) (cp, res mtree, f
 // has it (the directory's own entry is x's). A dirty directory with
 // names that l has as a directory is read by name, unless a name it
 // lstats is not ASCII: it is listed; the entries of those names and of
-// names l lacks as x has them, the others x has (and what is below
-// them) as l has them, and none x lacks.
+// names l lacks or has as another kind as x has them, the others x has
+// (and what is below them) as l has them, and none x lacks.
 // reused says whether l gave any directory.
 func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool) (mtree, bool) {
 	out := mtree{}
@@ -133,9 +133,12 @@ func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool
 			byName = false
 		}
 		// lstated: whether a name x has in dir is lstat'ed when dir is
-		// read by name: a name named, or one l lacks (the listing shows
-		// it new).
-		lstated := func(p string) bool { return named[path.Base(p)] || l.get(p) == nil }
+		// read by name: a name named, or one l lacks or has as another
+		// kind (the listing shows it new, or its type).
+		lstated := func(p string) bool {
+			b := l.get(p)
+			return named[path.Base(p)] || b == nil || b.kind != x.get(p).kind
+		}
 		for _, p := range x.paths() {
 			if byName && parentPath(p) == dir && lstated(p) && !modelASCII(path.Base(p)) {
 				byName = false // a name a filesystem could normalise: listed
@@ -143,8 +146,8 @@ func overlay(l, x mtree, dirty map[string]bool, names map[string]map[string]bool
 		}
 		if byName {
 			for _, p := range l.paths() {
-				if parentPath(p) != dir || named[path.Base(p)] || x.get(p) == nil {
-					continue // named, or gone from the listing
+				if parentPath(p) != dir || x.get(p) == nil || lstated(p) {
+					continue // gone from the listing, or read
 				}
 				for q, m := range l {
 					if q == p || isUnder(q, p) {

@@ -216,6 +216,9 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 	sc.infos = infos
 	k := 0
 	for _, name := range names {
+		if testHookLstat != nil {
+			testHookLstat(name)
+		}
 		si := &infos[k]
 		err := fstatatBuf(d.fd, name, &si.st, &sc.cname, d.raw)
 		if err == unix.ENOENT {

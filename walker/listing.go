@@ -28,6 +28,9 @@ var noNames = []string{}
 // with getdents rather than from its record (fd: its descriptor).
 var testHookGetdents func(fd int)
 
+// testHookLstat, if set (tests), hears of every name list lstats.
+var testHookLstat func(name string)
+
 // validName reports whether s can be one name of a listing: one path
 // component, never "." or "..". A listing's names are opened and
 // lstat'ed relative to their directory, so a record (which a damaged or

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/ignore"
@@ -23,6 +24,7 @@ import (
 type partialDir struct {
 	lookup  []string         // sorted, each once
 	unnamed []manifest.Entry // sorted by name
+	listed  []string         // after fit: every name listed, sorted
 }
 
 // read reports whether name was lstat'ed.
@@ -78,33 +80,68 @@ func (c *capture) partialOf(ctx context.Context, rel string, probe ignore.Probe,
 }
 
 // fit fits p to directory d's listing: a name not listed is neither
-// lstat'ed nor taken from Base, and a name listed that Base lacks is
-// lstat'ed. known is the listing its record vouches for, if not nil;
-// else d is listed, names only. It returns the names to lstat, a copy
-// (list keeps it as scratch); nil: d could not be listed so, and is
-// read whole.
-func (p *partialDir) fit(d *dirh, sc *dirScratch, known []string) []string {
+// lstat'ed nor taken from Base, and a name listed that Base lacks, or
+// that Base has as another kind, is lstat'ed, but one Base skipped
+// (skipped: name to whether a directory), if still of that kind. The
+// rules that skipped it are unchanged (the caller checks them). known is the listing its
+// record vouches for, if not nil (no name was made, deleted or
+// replaced since); else d is listed, names and types only. It returns
+// the names to lstat, a copy (list keeps it as scratch); nil: d could
+// not be listed so, and is read whole.
+func (p *partialDir) fit(d *dirh, sc *dirScratch, known []string, skipped map[string]bool) []string {
 	listed := known
+	var types []uint8 // nil: known, the kinds are Base's
 	if listed == nil {
 		var ok bool
-		if listed, ok = d.listNames(sc.names[:0]); !ok {
+		if listed, types, ok = d.listNames(sc.names[:0]); !ok {
 			return nil
 		}
 		sc.names = listed
 	}
+	if len(listed) > 0 && !d.searchable() {
+		return nil // read whole, it fails as a listing does
+	}
 	lookup := make([]string, 0, len(p.lookup))
 	unnamed := make([]manifest.Entry, 0, len(p.unnamed))
-	for _, n := range listed {
-		if i, found := slices.BinarySearchFunc(p.unnamed, n, func(e manifest.Entry, n string) int {
+	for k, n := range listed {
+		i, found := slices.BinarySearchFunc(p.unnamed, n, func(e manifest.Entry, n string) int {
 			return strings.Compare(e.Name, n)
-		}); found && !p.read(n) {
+		})
+		if found && (types == nil || kindIs(types[k], p.unnamed[i].Kind)) {
 			unnamed = append(unnamed, p.unnamed[i])
 			continue
 		}
-		lookup = append(lookup, n) // named, or new since Base
+		if isDir, ok := skipped[n]; ok && !found && !p.read(n) && (types == nil || (types[k] == dtDir) == isDir) {
+			continue // skipped by Base, and still (see skippedUnread)
+		}
+		lookup = append(lookup, n) // named, new, or of another kind
 	}
 	p.lookup, p.unnamed = lookup, unnamed
+	p.listed = append(make([]string, 0, len(listed)), listed...)
 	return append(make([]string, 0, len(lookup)), lookup...)
+}
+
+// baseSkips are the names Base skipped, by directory, made once.
+type baseSkips struct {
+	once sync.Once
+	dirs map[string]map[string]bool // name to whether a directory
+}
+
+// in returns the names Base skipped in directory rel.
+func (b *baseSkips) in(c *capture, rel string) map[string]bool {
+	b.once.Do(func() {
+		list, _ := c.opts.Index.skippedOf(c.opts.Base)
+		b.dirs = map[string]map[string]bool{}
+		for _, s := range list {
+			dir, name := path.Split(s.Path)
+			dir = strings.TrimSuffix(dir, "/")
+			if b.dirs[dir] == nil {
+				b.dirs[dir] = map[string]bool{}
+			}
+			b.dirs[dir][name] = s.Dir
+		}
+	})
+	return b.dirs[rel]
 }
 
 // takeUnnamed merges into read (the entries of the names read, sorted)
@@ -183,8 +220,8 @@ func swapCase(s string) string {
 }
 
 // skippedUnread reports whether Base's skipped entry at path s lies
-// directly in a directory read by name, under a name not read: it is
-// skipped still, as far as this capture knows. in: its directory was
+// directly in a directory read by name, under a name listed and not
+// read: it is skipped still, as far as this capture knows. in: its directory was
 // read by name (else the caller looks further up).
 func (c *capture) skippedUnread(s string) (skip, in bool) {
 	dir := path.Dir(s)
@@ -195,5 +232,7 @@ func (c *capture) skippedUnread(s string) (skip, in bool) {
 	if !ok {
 		return false, false
 	}
-	return !p.read(path.Base(s)), true
+	name := path.Base(s)
+	_, listed := slices.BinarySearch(p.listed, name)
+	return listed && !p.read(name), true
 }

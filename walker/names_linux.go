@@ -2,7 +2,13 @@
 
 package walker
 
-import "golang.org/x/sys/unix"
+import (
+	"sort"
+
+	"github.com/turnback/turnback/manifest"
+	"github.com/turnback/turnback/walker/dirent"
+	"golang.org/x/sys/unix"
+)
 
 // readByName: directories may be read by name here (Options.Names):
 // exactNames can tell whether a name lstat'ed is the name stored.
@@ -43,9 +49,74 @@ func (d *dirh) exactNames(ents []dirEnt) bool {
 	return true
 }
 
-// listNames appends the directory's names to buf, sorted, lstat'ing
-// none of them; false if it cannot be read so.
-func (d *dirh) listNames(buf []string) ([]string, bool) {
-	names, err := d.getdents(buf)
-	return names, err == nil
+// listNames lists the directory, lstat'ing none of its names: the
+// names sorted, with their types (DT_*, DT_UNKNOWN where the
+// filesystem does not say); false if it cannot be read so.
+func (d *dirh) listNames(buf []string) ([]string, []uint8, bool) {
+	if testHookGetdents != nil {
+		testHookGetdents(d.fd)
+	}
+	if d.listed {
+		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+			return nil, nil, false
+		}
+	}
+	d.listed = true
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	var all []typedName
+	for {
+		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, *bp) })
+		if err != nil {
+			return nil, nil, false
+		}
+		if n <= 0 {
+			break
+		}
+		b := (*bp)[:n]
+		s := string(b) // the names share one copy of the buffer
+		dirent.Each(b, func(typ uint8, name []byte) {
+			at := cap(b) - cap(name) // name's offset in b
+			all = append(all, typedName{s[at : at+len(name)], typ})
+		})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
+	names, types := buf[:0], make([]uint8, len(all))
+	for i, tn := range all {
+		names = append(names, tn.name)
+		types[i] = tn.typ
+	}
+	return names, types, true
 }
+
+// typedName is a name listed and its type.
+type typedName struct {
+	name string
+	typ  uint8
+}
+
+// kindIs reports whether a listed type typ is certainly kind k.
+func kindIs(typ uint8, k manifest.Kind) bool {
+	switch typ {
+	case unix.DT_REG:
+		return k == manifest.KindFile
+	case unix.DT_DIR:
+		return k == manifest.KindDir
+	case unix.DT_LNK:
+		return k == manifest.KindSymlink
+	case unix.DT_FIFO:
+		return k == manifest.KindFIFO
+	}
+	return false
+}
+
+// searchable reports whether names in the directory can be looked up:
+// a directory readable but not searchable lists, but lstats nothing.
+func (d *dirh) searchable() bool {
+	var st unix.Stat_t
+	var cname []byte
+	return fstatatBuf(d.fd, ".", &st, &cname, d.raw) != unix.EACCES
+}
+
+// dtDir is the listed type of a directory.
+const dtDir = unix.DT_DIR

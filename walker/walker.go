@@ -55,8 +55,10 @@ type capture struct {
 	// directories taken from Base unread (both under mu).
 	skipped []Ignored
 	reused  map[string]bool
-	// partial: the directories read by name (names.go), under mu.
-	partial map[string]*partialDir
+	// partial: the directories read by name (names.go), under mu;
+	// baseSkips: Base's skipped names, for them.
+	partial   map[string]*partialDir
+	baseSkips baseSkips
 	// stored: the trees this capture stored, for Options.Trees once
 	// they are flushed, up to maxStored bytes (storedBytes so far).
 	stored      []storedTree
@@ -239,7 +241,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if part != nil {
 		// Its names are those listed (or the record's), not all
 		// lstat'ed.
-		if n := part.fit(d, sc, names); n != nil {
+		if n := part.fit(d, sc, names, c.baseSkips.in(c, rel)); n != nil {
 			names = n
 		} else {
 			part = nil
