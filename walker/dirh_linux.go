@@ -166,7 +166,7 @@ var emptyPath = [1]byte{}
 // directory (fscrypt), whose names are ciphertext while its key is
 // absent and plaintext once it is added, the stat unchanged either way
 // (a listing taken with the one would name nothing the other finds).
-func (d *dirh) stat() (dirStat, bool) {
+func (d *dirh) stat(si *statInfo) (dirStat, bool) {
 	if !d.vouch {
 		return dirStat{}, false
 	}
@@ -179,14 +179,15 @@ func (d *dirh) stat() (dirStat, bool) {
 	if e != 0 || stx.Attributes&unix.STATX_ATTR_ENCRYPTED != 0 || stx.Mask&need != need {
 		return dirStat{}, false
 	}
-	// As fstat would have it, for statFunc.
-	si := statInfo{st: unix.Stat_t{
+	// As fstat would have it, for statFunc; in the caller's memory (the
+	// call through statFunc would put a copy on the heap).
+	*si = statInfo{st: unix.Stat_t{
 		Dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), Ino: stx.Ino,
 		Mode: uint32(stx.Mode), Uid: stx.Uid, Gid: stx.Gid, Size: int64(stx.Size),
 		Mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
 		Ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
 	}}
-	return dirStat{fileStat: statFunc(&si), dev: si.st.Dev}, true
+	return dirStat{fileStat: statFunc(si), dev: si.st.Dev}, true
 }
 
 // list lists the directory, sorted by name, and lstats every entry with

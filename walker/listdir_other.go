@@ -44,7 +44,7 @@ func (d *dirh) readlink(name string) (string, error) { return d.r.Readlink(name)
 
 // stat: a directory's listing is vouched for by its stat on Linux only
 // (see listing.go).
-func (d *dirh) stat() (dirStat, bool) { return dirStat{}, false }
+func (d *dirh) stat(*statInfo) (dirStat, bool) { return dirStat{}, false }
 
 // list lists the directory, sorted by name, and lstats every entry
 // through its root (never following a symlink, never leaving the

@@ -130,7 +130,7 @@ func decodeListing(b *[]byte, r *dirRecord, name func(n uint64) string) bool {
 	if *b == nil || count > uint64(len(*b)) {
 		return false
 	}
-	r.extra = make([]string, 0, count)
+	r.extra = emptied(r.extra, int(count))
 	for i := uint64(0); i < count; i++ {
 		nl := uv()
 		if *b == nil || nl > uint64(len(*b)) {

@@ -208,7 +208,7 @@ func TestDirhStatAsFstat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	got, ok := d.stat()
+	got, ok := d.stat(&statInfo{})
 	if !ok {
 		t.Skip("listings are not cached here")
 	}
