@@ -181,13 +181,13 @@ func (d *dirh) stat(si *statInfo) (dirStat, bool) {
 	}
 	// As fstat would have it, for statFunc; in the caller's memory (the
 	// call through statFunc would put a copy on the heap).
-	*si = statInfo{st: unix.Stat_t{
-		Dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), Ino: stx.Ino,
-		Mode: uint32(stx.Mode), Uid: stx.Uid, Gid: stx.Gid, Size: int64(stx.Size),
-		Mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
-		Ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
-	}}
-	return dirStat{fileStat: statFunc(si), dev: si.st.Dev}, true
+	*si = statInfo{
+		dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), ino: stx.Ino,
+		mode: uint32(stx.Mode), uid: stx.Uid, gid: stx.Gid, size: int64(stx.Size),
+		mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
+		ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
+	}
+	return dirStat{fileStat: statFunc(si), dev: si.dev}, true
 }
 
 // list lists the directory, sorted by name, and lstats every entry with
@@ -212,13 +212,14 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 		}
 	}
 	sc.names = names
-	ents := sc.ents[:0]
+	ents := emptied(sc.ents, len(names)) // one array, not one per append that outgrows it
 	infos := sized(sc.infos, len(names))
 	sc.infos = infos
 	k := 0
+	var st unix.Stat_t
 	for _, name := range names {
 		si := &infos[k]
-		err := fstatatBuf(d.fd, name, &si.st, &sc.cname, d.raw)
+		err := fstatatBuf(d.fd, name, &st, &sc.cname, d.raw)
 		if err == unix.ENOENT {
 			continue
 		}
@@ -232,14 +233,14 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 			ents = append(ents, dirEnt{name: name, err: &fs.PathError{Op: "lstat", Path: name, Err: err}})
 			continue
 		}
-		si.name = name
+		si.setStat(name, &st)
 		ents = append(ents, dirEnt{name: name, fi: si})
 		k++
-		if si.st.Dev != d.dev && si.st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if si.dev != d.dev && si.mode&unix.S_IFMT == unix.S_IFDIR {
 			if d.mounts == nil {
 				d.mounts = map[string]uint64{}
 			}
-			d.mounts[name] = si.st.Dev
+			d.mounts[name] = si.dev
 		}
 	}
 	sc.ents = ents

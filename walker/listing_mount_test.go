@@ -212,11 +212,13 @@ func TestDirhStatAsFstat(t *testing.T) {
 	if !ok {
 		t.Skip("listings are not cached here")
 	}
-	var si statInfo
-	if err := unix.Fstat(d.fd, &si.st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
 		t.Fatal(err)
 	}
-	if want := (dirStat{fileStat: statFunc(&si), dev: si.st.Dev}); got != want {
+	var si statInfo
+	si.setStat("", &st)
+	if want := (dirStat{fileStat: statFunc(&si), dev: st.Dev}); got != want {
 		t.Errorf("stat %+v, fstat %+v", got, want)
 	}
 }
