@@ -229,6 +229,30 @@ func (r *dirRecord) lookup(name string) *cacheEntry {
 	return nil
 }
 
+// lookupFrom is lookup for names asked in increasing order: *cur is
+// where the previous one was looked for, and the search goes on from
+// there (a listing and a record are both sorted by name). A name asked
+// out of order is not found.
+func (r *dirRecord) lookupFrom(name string, cur *int) *cacheEntry {
+	if r == nil {
+		return nil
+	}
+	// Equality first: it is the usual case, and cheaper to test than
+	// order (lengths differ, or one memory compare).
+	i := *cur
+	for ; i < len(r.entries); i++ {
+		if r.entries[i].name == name {
+			*cur = i
+			return &r.entries[i]
+		}
+		if r.entries[i].name > name {
+			break
+		}
+	}
+	*cur = i
+	return nil
+}
+
 // trusted reports whether st was far enough from the capture start t0
 // that a later change could not share its timestamps (git's "racily
 // clean" rule). Entries that are not trusted are left out of the cache

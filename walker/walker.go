@@ -279,6 +279,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// Counted here and added to the stats once: a lock per directory,
 	// not one per file.
 	var nFiles, nBytes, nLinks, nFIFOs, nSkipped int64
+	cur := 0 // oldRec's entries before it are named before this entry
 	for i, de := range ents {
 		name := de.name
 		if de.err != nil {
@@ -356,7 +357,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			// same-size edit still changes the tree.
 			over := c.opts.SizeLimit > 0 && fi.Size() > c.opts.SizeLimit
 			st := statFunc(fi)
-			if ce := oldRec.lookup(name); ce != nil && ce.st == st && (ce.stored || over) {
+			if ce := oldRec.lookupFrom(name, &cur); ce != nil && ce.st == st && (ce.stored || over) {
 				e.Hash = ce.hash
 				e.Uncaptured = over
 				out[i] = e
