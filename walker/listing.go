@@ -44,7 +44,7 @@ func (r *dirRecord) listingNames(buf []string) ([]string, bool) {
 	if r == nil || !r.listed {
 		return buf, false
 	}
-	out := buf[:0]
+	out := emptied(buf, len(r.entries)+len(r.subs)+len(r.extra)) // their count when valid
 	i, j, k := 0, 0, 0
 	for i < len(r.entries) || j < len(r.subs) || k < len(r.extra) {
 		// The smallest of the three heads comes next.
