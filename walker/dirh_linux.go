@@ -166,7 +166,7 @@ var emptyPath = [1]byte{}
 // directory (fscrypt), whose names are ciphertext while its key is
 // absent and plaintext once it is added, the stat unchanged either way
 // (a listing taken with the one would name nothing the other finds).
-func (d *dirh) stat() (dirStat, bool) {
+func (d *dirh) stat(si *statInfo) (dirStat, bool) {
 	if !d.vouch {
 		return dirStat{}, false
 	}
@@ -179,14 +179,15 @@ func (d *dirh) stat() (dirStat, bool) {
 	if e != 0 || stx.Attributes&unix.STATX_ATTR_ENCRYPTED != 0 || stx.Mask&need != need {
 		return dirStat{}, false
 	}
-	// As fstat would have it, for statFunc.
-	si := statInfo{st: unix.Stat_t{
-		Dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), Ino: stx.Ino,
-		Mode: uint32(stx.Mode), Uid: stx.Uid, Gid: stx.Gid, Size: int64(stx.Size),
-		Mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
-		Ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
-	}}
-	return dirStat{fileStat: statFunc(&si), dev: si.st.Dev}, true
+	// As fstat would have it, for statFunc; in the caller's memory (the
+	// call through statFunc would put a copy on the heap).
+	*si = statInfo{
+		dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), ino: stx.Ino,
+		mode: uint32(stx.Mode), uid: stx.Uid, gid: stx.Gid, size: int64(stx.Size),
+		mtim: unix.Timespec{Sec: stx.Mtime.Sec, Nsec: int64(stx.Mtime.Nsec)},
+		ctim: unix.Timespec{Sec: stx.Ctime.Sec, Nsec: int64(stx.Ctime.Nsec)},
+	}
+	return dirStat{fileStat: statFunc(si), dev: si.dev}, true
 }
 
 // list lists the directory, sorted by name, and lstats every entry with
@@ -211,16 +212,17 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 		}
 	}
 	sc.names = names
-	ents := sc.ents[:0]
+	ents := emptied(sc.ents, len(names)) // one array, not one per append that outgrows it
 	infos := sized(sc.infos, len(names))
 	sc.infos = infos
 	k := 0
+	var st unix.Stat_t
 	for _, name := range names {
 		if testHookLstat != nil {
 			testHookLstat(name)
 		}
 		si := &infos[k]
-		err := fstatatBuf(d.fd, name, &si.st, &sc.cname, d.raw)
+		err := fstatatBuf(d.fd, name, &st, &sc.cname, d.raw)
 		if err == unix.ENOENT {
 			continue
 		}
@@ -234,14 +236,14 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 			ents = append(ents, dirEnt{name: name, err: &fs.PathError{Op: "lstat", Path: name, Err: err}})
 			continue
 		}
-		si.name = name
+		si.setStat(name, &st)
 		ents = append(ents, dirEnt{name: name, fi: si})
 		k++
-		if si.st.Dev != d.dev && si.st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if si.dev != d.dev && si.mode&unix.S_IFMT == unix.S_IFDIR {
 			if d.mounts == nil {
 				d.mounts = map[string]uint64{}
 			}
-			d.mounts[name] = si.st.Dev
+			d.mounts[name] = si.dev
 		}
 	}
 	sc.ents = ents

@@ -14,6 +14,13 @@ import (
 // infos stay empty.
 type statInfo struct{}
 
+// asStatInfo: no FileInfo here is a statInfo.
+func asStatInfo(fs.FileInfo) (*statInfo, bool) { return nil, false }
+
+func (*statInfo) fileStat() fileStat               { return fileStat{} }
+func (*statInfo) owner() (uid, gid uint32)         { return 0, 0 }
+func (*statInfo) link() (id inodeID, nlink uint64) { return inodeID{}, 0 }
+
 // dirh is one directory of the work tree, open as an os.Root: nothing
 // below it is reached by following a symlink out of it.
 type dirh struct {
@@ -44,7 +51,7 @@ func (d *dirh) readlink(name string) (string, error) { return d.r.Readlink(name)
 
 // stat: a directory's listing is vouched for by its stat on Linux only
 // (see listing.go).
-func (d *dirh) stat() (dirStat, bool) { return dirStat{}, false }
+func (d *dirh) stat(*statInfo) (dirStat, bool) { return dirStat{}, false }
 
 // list lists the directory, sorted by name, and lstats every entry
 // through its root (never following a symlink, never leaving the

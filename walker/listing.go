@@ -47,7 +47,7 @@ func (r *dirRecord) listingNames(buf []string) ([]string, bool) {
 	if r == nil || !r.listed {
 		return buf, false
 	}
-	out := buf[:0]
+	out := emptied(buf, len(r.entries)+len(r.subs)+len(r.extra)) // their count when valid
 	i, j, k := 0, 0, 0
 	for i < len(r.entries) || j < len(r.subs) || k < len(r.extra) {
 		// The smallest of the three heads comes next.
@@ -133,7 +133,7 @@ func decodeListing(b *[]byte, r *dirRecord, name func(n uint64) string) bool {
 	if *b == nil || count > uint64(len(*b)) {
 		return false
 	}
-	r.extra = make([]string, 0, count)
+	r.extra = emptied(r.extra, int(count))
 	for i := uint64(0); i < count; i++ {
 		nl := uv()
 		if *b == nil || nl > uint64(len(*b)) {

@@ -42,7 +42,7 @@ func (d *dirh) exactNames(ents []dirEnt) bool {
 		case unix.ENOENT:
 			return true
 		case nil: // two files, or one file under both spellings
-			return st.Dev != si.st.Dev || st.Ino != si.st.Ino
+			return st.Dev != si.dev || st.Ino != si.ino
 		}
 		return false
 	}

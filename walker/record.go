@@ -79,10 +79,23 @@ func decodeRecord(b []byte) (*dirRecord, error) { return decodeRecordInto(string
 // decoded into buf's array when it is large enough. The record's names
 // are substrings of all, not one string each.
 func decodeRecordInto(all string, buf []cacheEntry) (*dirRecord, error) {
+	r := &dirRecord{entries: buf}
+	if err := decodeRecordReuse(all, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeRecordReuse decodes the record all into r, reusing the arrays
+// of r's slices where they are large enough (a capture decodes one
+// record per directory into its scratch). On an error r is left
+// partly filled.
+func decodeRecordReuse(all string, r *dirRecord) error {
+	*r = dirRecord{entries: r.entries[:0], subs: r.subs[:0], extra: r.extra[:0]}
 	// Read through a byte view of all, never written.
 	b := unsafe.Slice(unsafe.StringData(all), len(all))
 	if len(b) == 0 || b[0] < cacheVersion || b[0] > cacheVersionListing {
-		return nil, errBadRecord
+		return errBadRecord
 	}
 	withTree, withListing := b[0] >= cacheVersionTree, b[0] == cacheVersionListing
 	total := len(b)
@@ -92,16 +105,13 @@ func decodeRecordInto(all string, buf []cacheEntry) (*dirRecord, error) {
 	sv := func() int64 { return varint(&b, binary.Varint) }
 	count := uv()
 	if b == nil || count > uint64(len(b)) {
-		return nil, errBadRecord
+		return errBadRecord
 	}
-	r := &dirRecord{entries: buf[:0]}
-	if uint64(cap(buf)) < count {
-		r.entries = make([]cacheEntry, 0, count)
-	}
+	r.entries = emptied(r.entries, int(count))
 	for i := uint64(0); i < count; i++ {
 		nl := uv()
 		if nl > uint64(len(b)) {
-			return nil, errBadRecord
+			return errBadRecord
 		}
 		e := cacheEntry{name: name(nl)}
 		b = b[nl:]
@@ -111,12 +121,12 @@ func decodeRecordInto(all string, buf []cacheEntry) (*dirRecord, error) {
 		e.st.ino = uv()
 		e.st.mode = uint32(uv())
 		if len(b) < cas.HashSize {
-			return nil, errBadRecord
+			return errBadRecord
 		}
 		copy(e.hash[:], b)
 		b = b[cas.HashSize:]
 		if len(b) < 1 || b[0] > 1 {
-			return nil, errBadRecord
+			return errBadRecord
 		}
 		e.stored = b[0] == 1
 		b = b[1:]
@@ -124,43 +134,43 @@ func decodeRecordInto(all string, buf []cacheEntry) (*dirRecord, error) {
 	}
 	if withTree {
 		if len(b) < cas.HashSize {
-			return nil, errBadRecord
+			return errBadRecord
 		}
 		copy(r.tree[:], b)
 		b = b[cas.HashSize:]
 		if r.tree.IsZero() {
-			return nil, errBadRecord
+			return errBadRecord
 		}
 		count := uv()
 		if b == nil || count > uint64(len(b)) {
-			return nil, errBadRecord
+			return errBadRecord
 		}
-		r.subs = make([]subEntry, 0, count)
+		r.subs = emptied(r.subs, int(count))
 		for i := uint64(0); i < count; i++ {
 			nl := uv()
 			if nl > uint64(len(b)) {
-				return nil, errBadRecord
+				return errBadRecord
 			}
 			e := subEntry{name: name(nl)}
 			b = b[nl:]
 			if len(b) < cas.HashSize+1 || b[cas.HashSize] > 1 {
-				return nil, errBadRecord
+				return errBadRecord
 			}
 			copy(e.hash[:], b)
 			e.uncaptured = b[cas.HashSize] == 1
 			b = b[cas.HashSize+1:]
 			e.files = sv()
 			if b == nil || i > 0 && r.subs[i-1].name >= e.name {
-				return nil, errBadRecord
+				return errBadRecord
 			}
 			r.subs = append(r.subs, e)
 		}
 	}
 	if withListing && !decodeListing(&b, r, name) {
-		return nil, errBadRecord
+		return errBadRecord
 	}
 	if len(b) != 0 {
-		return nil, errBadRecord
+		return errBadRecord
 	}
-	return r, nil
+	return nil
 }

@@ -16,19 +16,21 @@ import (
 // keeps once a directory is done may point into them (names are
 // strings, which the slices only refer to).
 type dirScratch struct {
-	names  []string
-	infos  []statInfo // the listing's lstat results (Linux)
-	ents   []dirEnt
-	out    []manifest.Entry
-	keep   []bool
-	fresh  []*cacheEntry
-	cached []cacheEntry
-	rec    []cacheEntry // the directory's new stat cache record
-	old    []cacheEntry // its record as the capture found it
-	extra  []string     // the new record's extra listed names
-	cname  []byte       // a name with its NUL, for fstatat
-	enc    []byte       // the directory's tree, encoded
-	path   []byte       // joined's buffer
+	names []string
+	infos []statInfo // the listing's lstat results (Linux)
+	ents  []dirEnt
+	out   []manifest.Entry
+	keep  []bool
+	fresh []*cacheEntry
+	rec   []cacheEntry // the directory's new stat cache record
+	extra []string     // the new record's extra listed names
+	cname []byte       // a name with its NUL, for fstatat
+	enc   []byte       // the directory's tree, encoded
+	path  []byte       // joined's buffer
+	// oldRec is the directory's record as the capture found it, newRec
+	// the one it builds (see dir for which arrays they hold).
+	oldRec, newRec dirRecord
+	dirInfo        statInfo // the directory's own stat (Linux)
 }
 
 // joined returns rel/name in s's buffer, valid only until the next call
@@ -66,4 +68,14 @@ func sized[T any](s []T, n int) []T {
 	s = s[:n]
 	clear(s)
 	return s
+}
+
+// emptied returns s emptied, reusing its array if it can hold n values.
+// (Arrays sized exactly: the live scratches are many, and a growth
+// margin cost more than the arrays made again.)
+func emptied[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
 }

@@ -92,18 +92,24 @@ func NewStatCache(b cas.Backend) *StatCache { return &StatCache{b: b} }
 func cacheKey(dir string) []byte { return []byte(cachePrefix + dir) }
 
 func (c *StatCache) load(ctx context.Context, dir string, buf []cacheEntry) *dirRecord {
-	if c == nil {
-		return nil
-	}
-	data, err := c.b.Get(ctx, cacheKey(dir))
-	if err != nil {
-		return nil
-	}
-	rec, err := decodeRecordInto(string(data), buf)
-	if err != nil {
+	rec := &dirRecord{entries: buf}
+	if !c.loadInto(ctx, dir, rec) {
 		return nil
 	}
 	return rec
+}
+
+// loadInto decodes the record of dir into rec (see decodeRecordReuse)
+// and reports whether there was one that decoded.
+func (c *StatCache) loadInto(ctx context.Context, dir string, rec *dirRecord) bool {
+	if c == nil {
+		return false
+	}
+	data, err := c.b.Get(ctx, cacheKey(dir))
+	if err != nil {
+		return false
+	}
+	return decodeRecordReuse(string(data), rec) == nil
 }
 
 // preloadLimit bounds the bytes of records preload holds at once; the
@@ -187,12 +193,11 @@ func (r *cacheRecords) close() {
 	}
 }
 
-// load returns the record of dir, or nil if there is none or it cannot
-// be decoded; its entries are decoded into buf's array when it is large
-// enough.
-func (r *cacheRecords) load(ctx context.Context, dir string, buf []cacheEntry) *dirRecord {
+// load decodes the record of dir into rec (see decodeRecordReuse) and
+// reports whether there was one that decoded.
+func (r *cacheRecords) load(ctx context.Context, dir string, rec *dirRecord) bool {
 	if r == nil {
-		return nil
+		return false
 	}
 	r.mu.Lock()
 	for !r.done && !(r.scanned && dir <= r.last) {
@@ -206,15 +211,11 @@ func (r *cacheRecords) load(ctx context.Context, dir string, buf []cacheEntry) *
 	r.mu.Unlock()
 	if !ok {
 		if known {
-			return nil
+			return false
 		}
-		return r.c.load(ctx, dir, buf)
+		return r.c.loadInto(ctx, dir, rec)
 	}
-	rec, err := decodeRecordInto(data, buf)
-	if err != nil {
-		return nil
-	}
-	return rec
+	return decodeRecordReuse(data, rec) == nil
 }
 
 func (r *dirRecord) lookup(name string) *cacheEntry {
@@ -225,6 +226,30 @@ func (r *dirRecord) lookup(name string) *cacheEntry {
 	if i < len(r.entries) && r.entries[i].name == name {
 		return &r.entries[i]
 	}
+	return nil
+}
+
+// lookupFrom is lookup for names asked in increasing order: *cur is
+// where the previous one was looked for, and the search goes on from
+// there (a listing and a record are both sorted by name). A name asked
+// out of order is not found.
+func (r *dirRecord) lookupFrom(name string, cur *int) *cacheEntry {
+	if r == nil {
+		return nil
+	}
+	// Equality first: it is the usual case, and cheaper to test than
+	// order (lengths differ, or one memory compare).
+	i := *cur
+	for ; i < len(r.entries); i++ {
+		if r.entries[i].name == name {
+			*cur = i
+			return &r.entries[i]
+		}
+		if r.entries[i].name > name {
+			break
+		}
+	}
+	*cur = i
 	return nil
 }
 

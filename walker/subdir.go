@@ -14,11 +14,12 @@ import (
 	"github.com/turnback/turnback/walker/ignore"
 )
 
-// subdir opens and captures child directory name of d (judged v by its
-// parent's matcher), applying the large-new-directory rule: not to a
-// directory git tracks paths in or an ignore file's "!" keeps. An
-// errGenerated says the directory shows it was generated.
-func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, v ignore.Verdict, parentPrev, base *prevDir) (manifest.Entry, error) {
+// subdir opens and captures child directory name of d (kept by its
+// parent's matcher as src says, probe left to evidence), applying the
+// large-new-directory rule: not to a directory git tracks paths in or an
+// ignore file's "!" keeps. An errGenerated says the directory shows it
+// was generated.
+func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, src ignore.Source, probe ignore.Probe, parentPrev, base *prevDir) (manifest.Entry, error) {
 	if c.opts.Listing != nil {
 		c.opts.Listing(p)
 	}
@@ -40,13 +41,13 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 		// (it has a file count) stays so; one that was unreadable is
 		// simply read again.
 		sticky := wasDir && pe.Uncaptured && pe.Files > 0
-		kept := v.Source == ignore.SourceTracked || v.Source == ignore.SourceFile
+		kept := src == ignore.SourceTracked || src == ignore.SourceFile
 		if kept {
 			if wasDir && !pe.Uncaptured {
 				subPrev = &prevDir{hash: pe.Hash}
 			}
 		} else if !wasDir || sticky {
-			n, ev, err := countFiles(ctx, sub, p, m, v.Probe, c.track)
+			n, ev, err := countFiles(ctx, sub, p, m, probe, c.track)
 			if err != nil {
 				return manifest.Entry{}, err
 			}
@@ -66,7 +67,7 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 			subPrev = &prevDir{hash: pe.Hash}
 		}
 	}
-	ent, err := c.dir(ctx, sub, p, m, v.Probe, subPrev, base)
+	ent, err := c.dir(ctx, sub, p, m, probe, subPrev, base)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && ctx.Err() == nil {
@@ -105,23 +106,26 @@ func (p *prevDir) know(rec *dirRecord) {
 // for the problem reported if the tree cannot be loaded). ok: the tree
 // holds name as a directory; known: p's tree could be read (false also
 // for a nil p).
-func (p *prevDir) child(ctx context.Context, c *capture, rel, name string) (e *manifest.Entry, ok, known bool) {
+func (p *prevDir) child(ctx context.Context, c *capture, rel, name string) (e manifest.Entry, ok, known bool) {
 	if p == nil {
-		return nil, false, false
+		return e, false, false
 	}
 	if p.rec != nil {
 		se, ok := p.rec.sub(name)
-		return &manifest.Entry{Name: se.name, Kind: manifest.KindDir, Hash: se.hash, Uncaptured: se.uncaptured, Files: se.files}, ok, true
+		return manifest.Entry{Name: se.name, Kind: manifest.KindDir, Hash: se.hash, Uncaptured: se.uncaptured, Files: se.files}, ok, true
 	}
 	if c.opts.LargeDirFiles <= 0 {
-		return nil, false, false
+		return e, false, false
 	}
 	t := p.load(ctx, c, rel)
 	if t == nil {
-		return nil, false, false
+		return e, false, false
 	}
-	e, ok = t.Lookup(name)
-	return e, ok && e.Kind == manifest.KindDir, true
+	te, ok := t.Lookup(name)
+	if !ok {
+		return e, false, true
+	}
+	return *te, te.Kind == manifest.KindDir, true
 }
 
 func (p *prevDir) load(ctx context.Context, c *capture, rel string) *manifest.Tree {

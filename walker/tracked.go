@@ -214,6 +214,9 @@ type errGenerated struct{ evidence string }
 func (e *errGenerated) Error() string { return "walker: generated: holds " + e.evidence }
 
 func generated(err error) (string, bool) {
+	if err == nil {
+		return "", false // no errors.As: its target would escape
+	}
 	var g *errGenerated
 	if errors.As(err, &g) {
 		return g.evidence, true

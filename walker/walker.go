@@ -212,23 +212,24 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	c.prog.Dirs.Add(1)
 	sc := getScratch()
 	defer sc.release()
+	// The record is decoded into the scratch: prev may name it for its
+	// subs (prevDir.know) only until this directory is done.
 	var oldRec *dirRecord
-	if c.records != nil {
-		oldRec = c.records.load(ctx, rel, sc.old)
-	} else if c.opts.Cache != nil {
-		oldRec = c.opts.Cache.load(ctx, rel, sc.old)
-	}
-	if oldRec != nil {
-		// Its entries are the scratch's: taken back (and out of the
-		// record, which prev may still name for its subs) once done.
-		defer func() { sc.old, oldRec.entries = oldRec.entries, nil }()
+	if c.records != nil && c.records.load(ctx, rel, &sc.oldRec) ||
+		c.records == nil && c.opts.Cache.loadInto(ctx, rel, &sc.oldRec) {
+		oldRec = &sc.oldRec
+		defer func() {
+			if prev != nil && prev.rec == oldRec {
+				prev.rec = nil
+			}
+		}()
 	}
 	// Read by name: only some names are lstat'ed, and no record is
 	// written (it would vouch for names not read).
 	part := c.partialOf(ctx, rel, probe, base)
 	// The directory's stat, taken before it is listed, vouches for the
 	// listing its record holds, and for the one this capture records.
-	dst, statted := d.stat()
+	dst, statted := d.stat(&sc.dirInfo)
 	var names []string
 	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
 		if n, ok := oldRec.listingNames(sc.names); ok {
@@ -268,9 +269,8 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	}
 	sc.out = sized(sc.out, len(ents))
 	sc.keep = sized(sc.keep, len(ents))
-	sc.fresh = sized(sc.fresh, len(ents))
-	sc.cached = sized(sc.cached, len(ents)) // fresh's entries trusted from oldRec
-	out, keep, fresh, cached := sc.out, sc.keep, sc.fresh, sc.cached
+	sc.fresh = sized(sc.fresh, len(ents)) // entries of oldRec where it is trusted
+	out, keep, fresh := sc.out, sc.keep, sc.fresh
 	var firstErr error
 	var errMu sync.Mutex
 	fail := func(err error) {
@@ -284,6 +284,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// Counted here and added to the stats once: a lock per directory,
 	// not one per file.
 	var nFiles, nBytes, nLinks, nFIFOs, nSkipped int64
+	cur := 0 // oldRec's entries before it are named before this entry
 	for i, de := range ents {
 		name := de.name
 		if de.err != nil {
@@ -313,25 +314,30 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				out[i] = e
 				continue
 			}
-			i, e, fi := i, e, fi // a copy per goroutine: e itself stays on the stack
+			// out[i] holds e until the goroutine replaces it. Its
+			// closure is made per subdirectory: it holds little (e, fi
+			// and name are out's and ents', of v only what subdir reads).
+			out[i] = e
+			i, src, probe := i, v.Source, v.Probe
 			c.spawn(&wg, func() {
-				sub, err := c.subdir(ctx, d, p, name, m, v, prev, subBase)
+				e := &out[i]
+				sub, err := c.subdir(ctx, d, p, e.Name, m, src, probe, prev, subBase)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
 					return
 				}
 				if ev, ok := generated(err); ok {
 					keep[i] = false
-					c.ignored(rel, name, fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev})
+					c.ignored(rel, e.Name, ents[i].fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev})
 					return
 				}
 				if err != nil {
 					fail(err)
 					return
 				}
-				sub.Name, sub.Mode = name, e.Mode
+				sub.Name, sub.Mode = e.Name, e.Mode
 				sub.Owned, sub.UID, sub.GID = e.Owned, e.UID, e.GID
-				out[i] = sub
+				*e = sub
 			})
 		case mode&fs.ModeSymlink != 0:
 			target, err := d.readlink(name)
@@ -356,12 +362,11 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			// same-size edit still changes the tree.
 			over := c.opts.SizeLimit > 0 && fi.Size() > c.opts.SizeLimit
 			st := statFunc(fi)
-			if ce := oldRec.lookup(name); ce != nil && ce.st == st && (ce.stored || over) {
+			if ce := oldRec.lookupFrom(name, &cur); ce != nil && ce.st == st && (ce.stored || over) {
 				e.Hash = ce.hash
 				e.Uncaptured = over
 				out[i] = e
-				cached[i] = cacheEntry{name: name, st: st, hash: ce.hash, stored: ce.stored}
-				fresh[i] = &cached[i]
+				fresh[i] = ce // ce.name == name, ce.st == st
 				if over {
 					c.uncaptured(manifest.JoinPath(rel, name), &out[i], c.overLimit())
 				} else {
@@ -412,19 +417,43 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// The tree's entries are out's kept ones, compacted in place (entry
 	// k is written only once entries 0..k of out have been read).
 	tree := &manifest.Tree{Entries: out[:0]}
-	newRec := &dirRecord{entries: sc.rec[:0]}
-	defer func() { sc.rec = newRec.entries }()
+	// The new record's entries: a prefix of the old record's own while
+	// they agree (an unchanged directory builds none), else sc.rec's.
+	newRec := &sc.newRec
+	*newRec = dirRecord{subs: newRec.subs[:0]}
+	var oldEntries []cacheEntry
+	if oldRec != nil {
+		oldEntries = oldRec.entries
+	}
+	same, own := 0, false
+	defer func() {
+		if own {
+			sc.rec = newRec.entries
+		}
+		newRec.entries = nil // never the old record's array once done
+	}()
 	for i := range ents {
 		if !keep[i] {
 			continue
 		}
 		tree.Entries = append(tree.Entries, out[i])
 		if ce := fresh[i]; ce != nil && trusted(ce.st, c.start) {
-			newRec.entries = append(newRec.entries, *ce)
+			switch {
+			case own:
+				newRec.entries = append(newRec.entries, *ce)
+			case same < len(oldEntries) && oldEntries[same] == *ce:
+				same++
+			default:
+				newRec.entries = append(append(sc.rec[:0], oldEntries[:same]...), *ce)
+				own = true
+			}
 		}
 		if e := &tree.Entries[len(tree.Entries)-1]; e.Kind == manifest.KindDir {
 			newRec.subs = append(newRec.subs, subEntry{name: e.Name, hash: e.Hash, uncaptured: e.Uncaptured, files: e.Files})
 		}
+	}
+	if !own {
+		newRec.entries = oldEntries[:same]
 	}
 	if part != nil {
 		tree.Entries = c.takeUnnamed(rel, part, tree.Entries)
