@@ -91,7 +91,7 @@ func (w *Writer) flushBlock() error {
 }
 
 func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMember) error {
-	stored := w.s.encodeBlockWith(content, w.bulk())
+	stored := w.s.encodeBlock(content)
 	putBlockBuf(content) // stored is a copy
 	if err := bp.putBlock(stored, members); err != nil {
 		return err
@@ -102,18 +102,8 @@ func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMembe
 
 // encodeBlock returns the stored form of a block's content, as encode.
 func (s *Store) encodeBlock(data []byte) []byte {
-	return s.encodeBlockWith(data, false)
-}
-
-// encodeBlockWith is encodeBlock, at zstd's fastest level with fast set
-// (see Writer.bulk).
-func (s *Store) encodeBlockWith(data []byte, fast bool) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
-		enc := s.enc
-		if fast {
-			enc = s.fast
-		}
-		out := enc.EncodeAll(data, append(make([]byte, 0, encodedMax(len(data))), codecZstd))
+		out := s.enc.EncodeAll(data, append(make([]byte, 0, encodedMax(len(data))), codecZstd))
 		if len(out)-1 < len(data)-len(data)/32 {
 			return out
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
@@ -123,16 +122,10 @@ func encodedMax(n int) int { return 1 + n + 64 }
 // most a few bytes per 128 KiB block and a frame header to content it
 // cannot compress) fits in the slack.
 func (s *Store) encodeTo(dst, data []byte) []byte {
-	return s.encodeToWith(dst, data, false)
-}
-
-// encodeToWith is encodeTo, at zstd's fastest level whatever the size
-// with fast set (see Writer.bulk).
-func (s *Store) encodeToWith(dst, data []byte, fast bool) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
 		out := append(dst[:0], codecZstd)
 		enc := s.enc
-		if len(data) <= smallValue || fast {
+		if len(data) <= smallValue {
 			enc = s.fast
 		}
 		out = enc.EncodeAll(data, out)
@@ -184,8 +177,6 @@ type Writer struct {
 	mu    chan struct{}
 	fresh freshStore
 	block block // small files gathered for a block (block.go)
-
-	added atomic.Int64 // new blobs stored so far (see bulk, level.go)
 }
 
 // WriteStats counts what a Writer added.
@@ -235,7 +226,6 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock boo
 		w.count(func(s *WriteStats) { s.ReusedBlobs++ })
 		return nil
 	}
-	n := w.added.Add(1)
 	if bp, ok := w.batch.(blockPutter); ok && inBlock && len(data) <= blockMemberMax {
 		if err := w.addToBlock(ctx, bp, key, data); err != nil {
 			return err
@@ -255,7 +245,7 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock boo
 	} else {
 		buf = make([]byte, 0, encodedMax(len(data)))
 	}
-	val := w.s.encodeToWith(buf, data, n > bulkBlobs)
+	val := w.s.encodeTo(buf, data)
 	if copies {
 		err = pc.putCopy(key, val)
 	} else {
