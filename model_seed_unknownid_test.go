@@ -55,10 +55,12 @@ func TestRegressUndoClosedTurnIsASnapshot(t *testing.T) {
 		rt.write("big.bin", big) // turn 2 makes an uncaptured file
 		_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 		rt.do("undo", err)
-		rt.wantClosedRestorable(mtree{
-			"a.txt":   {kind: mFile, mode: 0o644, data: "turn 1\n"},
-			"big.bin": {kind: mFile, mode: 0o644, data: big},
-		})
+		// The after-state holds big.bin uncaptured, and the undo
+		// deleted it: restore lists it as not restorable.
+		res := rt.wantClosedRestorable(mtree{"a.txt": {kind: mFile, mode: 0o644, data: "turn 1\n"}})
+		if got := notePaths(res.NotRestorable); len(got) != 1 || got[0] != "big.bin" {
+			t.Fatalf("restore: not restorable %q, want big.bin alone", got)
+		}
 	})
 }
 
@@ -80,7 +82,7 @@ func newRegressTreeWith(t *testing.T, o turnback.Options) *regressTree {
 // wantClosedRestorable checks that the newest turn, on the undo or
 // the redo stack, was closed by undo at state, and that restore of its
 // after-state gives state back after an edit.
-func (rt *regressTree) wantClosedRestorable(state mtree) {
+func (rt *regressTree) wantClosedRestorable(state mtree) *turnback.RestoreResult {
 	rt.t.Helper()
 	turns, redo, err := rt.repo.Turns(rt.ctx)
 	rt.do("turns", err)
@@ -99,7 +101,8 @@ func (rt *regressTree) wantClosedRestorable(state mtree) {
 	rt.do("show the closed turn's after-state "+id[:12], err)
 	rt.write("a.txt", "later\n")
 	rt.do("rm", os.RemoveAll(rt.path("b.txt")))
-	_, err = rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
+	res, err := rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
 	rt.do("restore the closed turn's after-state "+id[:12], err)
 	rt.want(state)
+	return res
 }

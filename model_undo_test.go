@@ -210,6 +210,13 @@ func (h *harness) apiUndoWith(n int, o turnback.UndoOptions) {
 		if err != nil || !res.Nothing {
 			h.failf("%s: model has nothing to undo, got %+v, %v", what, res, err)
 		}
+		if closedTurn != nil {
+			// As an end's: the closed turn's after-state is recorded
+			// whole, the newest state.
+			sess.last = cur.clone()
+			h.sc.record(cur, nil, false)
+			h.sc.setLatest(cur, countFiles(cur))
+		}
 		h.sess = sess
 		h.count("undo: nothing to undo")
 		h.untouched(what+" with nothing to undo", stamps, nil)
