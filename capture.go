@@ -347,3 +347,9 @@ func (r *Repo) captureIn(ctx context.Context, listIgnored bool, scope *scopePlan
 	r.last = lastCapture{root: res.Root, files: res.Stats.Files}
 	return &captured{Result: res, Watch: info}, nil
 }
+
+// closedSnapshot is the snapshot record of the state a command other
+// than end closed the open turn at, captured whole as end's is.
+func closedSnapshot(snap *captured) cas.Entry {
+	return model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped))
+}

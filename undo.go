@@ -90,6 +90,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		if closed == nil { // the session is as stored, or has no record: none is made
 			return &RestoreResult{Nothing: true}, nil
 		}
+		// The closed turn's after-state is a snapshot like any end's:
+		// it can be shown and restored by its id, and it is the newest.
+		sess.Last = now.String()
+		writes = append(writes, closedSnapshot(snap))
+		writes = append(writes, r.latestEntries(now, now)...)
 		if err := r.commit(ctx, append(writes, model.SessionEntry(sess)), deletes); err != nil {
 			return nil, err
 		}
@@ -191,7 +196,14 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
-		return append(writes, model.SessionEntry(sess), notice), deletes, nil
+		w := append(writes, model.SessionEntry(sess), notice)
+		if closed != nil && cp != now {
+			// The checkpoint holds content now lacks (a stored
+			// uncaptured file): now, the closed turn's after-state,
+			// gets its own record.
+			w = append(w, closedSnapshot(snap))
+		}
+		return w, deletes, nil
 	})
 	if err != nil {
 		return model.ConflictResult(res, err)
