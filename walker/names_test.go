@@ -289,17 +289,7 @@ func namesCaptureCase(t *testing.T, scope []string, edit func(t *testing.T, dir 
 	elsewhereEdits(t, dir)
 	got := snap(t, dir, s, byName(opts, base.Root, scope))
 	if got.Root != want.Root {
-		g, w := flatten(t, s, got.Root), flatten(t, s, want.Root)
-		for _, p := range sortedKeys(w) {
-			if !reflect.DeepEqual(g[p], w[p]) {
-				t.Errorf("%s: by name %+v, full walk %+v", p, g[p], w[p])
-			}
-		}
-		for _, p := range sortedKeys(g) {
-			if _, ok := w[p]; !ok {
-				t.Errorf("%s: by name %+v, full walk none", p, g[p])
-			}
-		}
+		diffRoots(t, s, got.Root, want.Root)
 		t.Fatalf("by name root %s, full walk %s", got.Root.Short(), want.Root.Short())
 	}
 	if !reflect.DeepEqual(got.Skipped, want.Skipped) {
@@ -575,17 +565,7 @@ func TestNamesRandom(t *testing.T) {
 		}
 		got := snap(t, dir, s, byName(opts, base.Root, scope))
 		if got.Root != want.Root {
-			g, w := flatten(t, s, got.Root), flatten(t, s, want.Root)
-			for _, p := range sortedKeys(w) {
-				if !reflect.DeepEqual(g[p], w[p]) {
-					t.Errorf("%s: by name %+v, full walk %+v", p, g[p], w[p])
-				}
-			}
-			for _, p := range sortedKeys(g) {
-				if _, ok := w[p]; !ok {
-					t.Errorf("%s: by name %+v, full walk none", p, g[p])
-				}
-			}
+			diffRoots(t, s, got.Root, want.Root)
 			t.Fatalf("iteration %d, scope %q: by name root %s, full walk %s", iter, scope, got.Root.Short(), want.Root.Short())
 		}
 	}
@@ -611,6 +591,23 @@ func TestNamesInvalid(t *testing.T) {
 		}
 		if got := snap(t, dir, s, opts); got.Root != want.Root {
 			t.Errorf("name %q: by name root %s, full walk %s: d/ was not read whole", bad, got.Root.Short(), want.Root.Short())
+		}
+	}
+}
+
+// diffRoots reports each path where the capture by name got and the
+// full walk want differ.
+func diffRoots(t *testing.T, s *cas.Store, got, want cas.Hash) {
+	t.Helper()
+	g, w := flatten(t, s, got), flatten(t, s, want)
+	for _, p := range sortedKeys(w) {
+		if !reflect.DeepEqual(g[p], w[p]) {
+			t.Errorf("%s: by name %+v, full walk %+v", p, g[p], w[p])
+		}
+	}
+	for _, p := range sortedKeys(g) {
+		if _, ok := w[p]; !ok {
+			t.Errorf("%s: by name %+v, full walk none", p, g[p])
 		}
 	}
 }
