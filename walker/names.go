@@ -83,11 +83,11 @@ func (c *capture) partialOf(ctx context.Context, rel string, probe ignore.Probe,
 // lstat'ed nor taken from Base, and a name listed that Base lacks, or
 // that Base has as another kind, is lstat'ed, but one Base skipped
 // (skipped: name to whether a directory), if still of that kind. The
-// rules that skipped it are unchanged (the caller checks them). known is the listing its
-// record vouches for, if not nil (no name was made, deleted or
-// replaced since); else d is listed, names and types only. It returns
-// the names to lstat, a copy (list keeps it as scratch); nil: d could
-// not be listed so, and is read whole.
+// rules that skipped it are unchanged (the caller checks them).
+// known is the listing its record vouches for, if not nil (no name was
+// made, deleted or replaced since); else d is listed, names and types
+// only. It returns the names to lstat, a copy (list keeps it as
+// scratch); nil: d could not be listed so, and is read whole.
 func (p *partialDir) fit(d *dirh, sc *dirScratch, known []string, skipped map[string]bool) []string {
 	listed := known
 	var types []uint8 // nil: known, the kinds are Base's
