@@ -58,37 +58,32 @@ func IndexKey(h Hash) []byte { return append(bytes.Clone(prefixIndex), h[:]...) 
 // Backend. It is safe for concurrent use.
 type Store struct {
 	b      Backend
-	enc    *zstd.Encoder // zstd's default level: blocks, and values over smallValue
-	fast   *zstd.Encoder // its fastest level: smaller values (trees mostly)
+	enc    *encoders // zstd's default level: blocks, and values over smallValue
+	fast   *encoders // its fastest level: smaller values (trees mostly)
 	dec    *zstd.Decoder
 	blocks blockCache // blocks decoded lately (block.go)
 }
 
 // NewStore returns a Store over b.
 func NewStore(b Backend) (*Store, error) {
-	enc, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstd.SpeedDefault),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithWindowSize(1<<20),
-		zstd.WithEncoderCRC(false),
-		zstd.WithLowerEncoderMem(true))
+	n := runtime.GOMAXPROCS(0)
+	common := []zstd.EOption{zstd.WithWindowSize(1 << 20), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true)}
+	enc, err := newEncoders(n, append(common, zstd.WithEncoderLevel(zstd.SpeedDefault))...)
 	if err != nil {
-		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
+		return nil, err
 	}
-	fast, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithWindowSize(1<<20),
-		zstd.WithEncoderCRC(false),
-		zstd.WithLowerEncoderMem(true))
+	fast, err := newEncoders(n, append(common, zstd.WithEncoderLevel(zstd.SpeedFastest))...)
 	if err != nil {
-		return nil, fmt.Errorf("cas: zstd encoder: %w", err)
+		enc.close()
+		return nil, err
 	}
 	dec, err := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(0),
 		zstd.WithDecoderMaxMemory(maxZstdBlob),
 		zstd.WithDecoderMaxWindow(1<<20))
 	if err != nil {
+		enc.close()
+		fast.close()
 		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
 	}
 	return &Store{b: b, enc: enc, fast: fast, dec: dec}, nil
@@ -100,8 +95,8 @@ func (s *Store) Backend() Backend { return s.b }
 // Close releases the codecs and closes the backend.
 func (s *Store) Close() error {
 	s.dec.Close()
-	_ = s.enc.Close()
-	_ = s.fast.Close()
+	s.enc.close()
+	s.fast.close()
 	return s.b.Close()
 }
 

@@ -1,0 +1,67 @@
+package cas
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// encoders is a pool of single-threaded zstd encoders of one level. It
+// hands out the encoder put back last, so encodes that do not overlap
+// in time all use one encoder. An encoder's first use touches its match
+// tables, over a megabyte at the default level: that costs more page
+// faults than a small turn's compression takes. zstd's own pool hands
+// its encoders out in turn, so sequential calls touched every one.
+// At most max encodes run at once.
+type encoders struct {
+	slots chan struct{} // a token per encode in progress
+	mu    sync.Mutex
+	free  []*zstd.Encoder // the last one put back is at the end
+	all   []*zstd.Encoder
+}
+
+// newEncoders makes a pool of max encoders with the options opts. The
+// encoders allocate their tables on first use.
+func newEncoders(max int, opts ...zstd.EOption) (*encoders, error) {
+	if max < 1 {
+		max = 1
+	}
+	p := &encoders{slots: make(chan struct{}, max)}
+	opts = append(opts[:len(opts):len(opts)], zstd.WithEncoderConcurrency(1))
+	for range max {
+		e, err := zstd.NewWriter(nil, opts...)
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("cas: zstd encoder: %w", err)
+		}
+		p.all = append(p.all, e)
+	}
+	// The first encoder handed out is all[0].
+	for i := len(p.all) - 1; i >= 0; i-- {
+		p.free = append(p.free, p.all[i])
+	}
+	return p, nil
+}
+
+// EncodeAll appends the zstd frame of src to dst, as zstd's EncodeAll.
+func (p *encoders) EncodeAll(src, dst []byte) []byte {
+	p.slots <- struct{}{}
+	p.mu.Lock()
+	e := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	p.mu.Unlock()
+	out := e.EncodeAll(src, dst)
+	p.mu.Lock()
+	p.free = append(p.free, e)
+	p.mu.Unlock()
+	<-p.slots
+	return out
+}
+
+// close releases the encoders.
+func (p *encoders) close() {
+	for _, e := range p.all {
+		_ = e.Close()
+	}
+}
