@@ -50,7 +50,7 @@
 //   - An overlay frame is all or nothing. A torn end is dropped. Any
 //     other damage costs its frame only: reads skip it and report it,
 //     writers refuse, and a salvage keeps the damaged log aside.
-//   - The overlay log is folded after 32 frames, 10 minutes or 512 KiB.
+//   - The overlay log is folded after 32 frames, 10 minutes or 1 MiB.
 //   - A write-mode Close merges level 0 once it would hold four tables,
 //     if the merge reads at most 16 MB (level0.go).
 //
