@@ -1,0 +1,135 @@
+package cas
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
+)
+
+// Attacks on the log's limits of 512 KiB a commit and 1 MiB a log:
+// commits of one large frame each, at the limits as shipped.
+
+const bigKillEnv = "CAS_TEST_OVERLAY_BIG_KILL"
+
+// bigPayload is the value of "big" at step i: 300 to 540 KiB, so that
+// a commit is a frame of up to deferMax, or now and then one past it
+// (which opens Badger for writing after appending it).
+func bigPayload(i int) []byte {
+	n := 300<<10 + (i*7919)%(240<<10)
+	return randBytes(uint64(i)<<20+5, n)
+}
+
+// TestHelperOverlayBigKill is not a test: TestOverlayBigFramesKilled
+// runs the test binary with it. Each step commits one Update: seq, big
+// and r/<i>, and the delete of r/<i-3>. It prints each step once its
+// Sync returned, and closes and opens the store now and then.
+func TestHelperOverlayBigKill(t *testing.T) {
+	dir := helperDir(t, bigKillEnv, "TestOverlayBigFramesKilled")
+	ctx := context.Background()
+	open := func() *Badger {
+		b, err := OpenBadger(ctx, dir, BadgerOptions{Deferred: true, LockWait: 10 * time.Second})
+		if err != nil {
+			helperFail(err)
+		}
+		return b
+	}
+	b := open()
+	for i := helperNextStep(ctx, b); ; i++ {
+		err := b.Update(ctx, []Entry{
+			{Key: []byte("seq"), Value: []byte(strconv.Itoa(i))},
+			{Key: []byte("big"), Value: bigPayload(i)},
+			{Key: []byte(fmt.Sprintf("r/%06d", i)), Value: []byte(fmt.Sprintf("record %d", i))},
+		}, [][]byte{[]byte(fmt.Sprintf("r/%06d", i-3))})
+		if err == nil {
+			err = b.Sync()
+		}
+		if err != nil {
+			helperFail(err)
+		}
+		fmt.Println(i)
+		if i%5 == 0 {
+			if err := b.Close(); err != nil {
+				helperFail(err)
+			}
+			b = open()
+		}
+	}
+}
+
+// TestOverlayBigFramesKilled: a process committing frames of 300 to
+// 540 KiB is killed (SIGKILL) at random moments, in an append most
+// often. After each kill a read-only open finds no damage (a torn end
+// is not damage), and the store holds the step the helper reported
+// last, or the one after, whole.
+func TestOverlayBigFramesKilled(t *testing.T) {
+	testtier.Slow(t)
+	if !canLockDir {
+		t.Skip("no deferred opens here")
+	}
+	dir := emptyStore(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	reported, torn := 0, 0
+	for round := range 30 {
+		wait := time.Duration(5+rng.IntN(150)) * time.Millisecond
+		reported = runKillHelper(t, round, "TestHelperOverlayBigKill", bigKillEnv, dir, wait, reported)
+		if data, err := os.ReadFile(filepath.Join(dir, overlayName)); err == nil {
+			if _, valid, _ := parseOverlay(data, func([]overlayOp) {}); valid < int64(len(data)) {
+				torn++
+			}
+		}
+		ro, err := OpenBadger(t.Context(), dir, BadgerOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("round %d: open after the kill: %v", round, err)
+		}
+		if err := ro.LogDamage(); err != nil {
+			t.Errorf("round %d: a kill left damage: %v", round, err)
+		}
+		s := checkBigStep(t, ro, round, reported)
+		ro.Close()
+		reported = s
+	}
+	t.Logf("%d of 30 kills left a torn end", torn)
+	// A write-mode open folds whatever the last kill left, whole.
+	w := mustOpen(t, dir, BadgerOptions{})
+	checkBigStep(t, w, 30, reported)
+	w.Close()
+}
+
+// checkBigStep checks that b holds step reported or the one after,
+// whole, and returns it.
+func checkBigStep(t *testing.T, b *Badger, round, reported int) int {
+	t.Helper()
+	ctx := t.Context()
+	v, err := b.Get(ctx, []byte("seq"))
+	if errors.Is(err, ErrNotFound) && reported == 0 {
+		return 0 // killed before its first step was committed
+	}
+	s, _ := strconv.Atoi(string(v))
+	if err != nil || s < reported || s > reported+1 {
+		t.Fatalf("round %d: seq %q, %v; the helper reported %d committed", round, v, err, reported)
+	}
+	if got, err := b.Get(ctx, []byte("big")); err != nil || !bytes.Equal(got, bigPayload(s)) {
+		t.Errorf("round %d: seq %d but big is %d bytes (want %d), %v", round, s, len(got), len(bigPayload(s)), err)
+	}
+	for j := max(1, s-6); j <= s; j++ {
+		got, err := b.Get(ctx, []byte(fmt.Sprintf("r/%06d", j)))
+		if j > s-3 && (err != nil || string(got) != fmt.Sprintf("record %d", j)) {
+			t.Errorf("round %d: seq %d but r/%06d is %q, %v", round, s, j, got, err)
+		}
+		if j <= s-3 && err == nil {
+			t.Errorf("round %d: seq %d but r/%06d, deleted at step %d, is there", round, s, j, j+3)
+		}
+	}
+	return s
+}
