@@ -45,18 +45,21 @@ func newEncoders(max int, opts ...zstd.EOption) (*encoders, error) {
 }
 
 // EncodeAll appends the zstd frame of src to dst, as zstd's EncodeAll.
+// The encoder goes back even if the encode panics, as in zstd's pool: a
+// recovered panic (the daemon's HTTP server) must not keep a slot.
 func (p *encoders) EncodeAll(src, dst []byte) []byte {
 	p.slots <- struct{}{}
 	p.mu.Lock()
 	e := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
 	p.mu.Unlock()
-	out := e.EncodeAll(src, dst)
-	p.mu.Lock()
-	p.free = append(p.free, e)
-	p.mu.Unlock()
-	<-p.slots
-	return out
+	defer func() {
+		p.mu.Lock()
+		p.free = append(p.free, e)
+		p.mu.Unlock()
+		<-p.slots
+	}()
+	return e.EncodeAll(src, dst)
 }
 
 // close releases the encoders.
