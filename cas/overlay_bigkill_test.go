@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -109,15 +110,21 @@ func TestOverlayBigFramesKilled(t *testing.T) {
 // checkBigStep checks that b holds step reported or the one after,
 // whole, and returns it.
 func checkBigStep(t *testing.T, b *Badger, round, reported int) int {
+	return checkBigSteps(t, b, round, reported, reported+1)
+}
+
+// checkBigSteps checks that b holds a step from lo to hi, whole, and
+// returns it.
+func checkBigSteps(t *testing.T, b *Badger, round, lo, hi int) int {
 	t.Helper()
 	ctx := t.Context()
 	v, err := b.Get(ctx, []byte("seq"))
-	if errors.Is(err, ErrNotFound) && reported == 0 {
+	if errors.Is(err, ErrNotFound) && lo == 0 {
 		return 0 // killed before its first step was committed
 	}
 	s, _ := strconv.Atoi(string(v))
-	if err != nil || s < reported || s > reported+1 {
-		t.Fatalf("round %d: seq %q, %v; the helper reported %d committed", round, v, err, reported)
+	if err != nil || s < lo || s > hi {
+		t.Fatalf("round %d: seq %q, %v; want %d to %d", round, v, err, lo, hi)
 	}
 	if got, err := b.Get(ctx, []byte("big")); err != nil || !bytes.Equal(got, bigPayload(s)) {
 		t.Errorf("round %d: seq %d but big is %d bytes (want %d), %v", round, s, len(got), len(bigPayload(s)), err)
@@ -132,4 +139,43 @@ func checkBigStep(t *testing.T, b *Badger, round, reported int) int {
 		}
 	}
 	return s
+}
+
+// TestOverlayBigFramesReadWhileAppending: read-only opens while another
+// process commits frames of 300 to 540 KiB (TestHelperOverlayBigKill)
+// see whole steps only, and no damage: a reader never reads a frame the
+// writer is still appending (Badger's shared lock keeps it out until the
+// writer closes the store).
+func TestOverlayBigFramesReadWhileAppending(t *testing.T) {
+	testtier.Slow(t)
+	dir := emptyStore(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOverlayBigKill$", "-test.count=1")
+	cmd.Env = append(os.Environ(), bigKillEnv+"="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	seen, last := 0, 0
+	deadline := time.Now().Add(8 * time.Second)
+	for time.Now().Before(deadline) {
+		ro, err := OpenBadger(t.Context(), dir, BadgerOptions{ReadOnly: true, LockWait: 10 * time.Second})
+		if err != nil {
+			t.Fatalf("read-only open: %v", err)
+		}
+		if err := ro.LogDamage(); err != nil {
+			t.Errorf("a reader saw damage: %v", err)
+		}
+		if s := checkBigSteps(t, ro, seen, last, 1<<30); s > last {
+			last, seen = s, seen+1
+		}
+		ro.Close()
+		time.Sleep(time.Millisecond)
+	}
+	t.Logf("%d reads saw a new step; the last was %d", seen, last)
+	if seen < 3 {
+		t.Errorf("only %d reads saw a new step", seen)
+	}
 }
