@@ -1,6 +1,7 @@
 package cas
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +53,7 @@ func TestHelperOverlayBigKill(t *testing.T) {
 			{Key: []byte(fmt.Sprintf("r/%06d", i)), Value: []byte(fmt.Sprintf("record %d", i))},
 		}, [][]byte{[]byte(fmt.Sprintf("r/%06d", i-3))})
 		if err == nil {
+			fmt.Println("sync", i) // for killAtSync
 			err = b.Sync()
 		}
 		if err != nil {
@@ -101,9 +104,31 @@ func TestOverlayBigFramesKilled(t *testing.T) {
 		reported = s
 	}
 	t.Logf("%d of 30 kills left a torn end", torn)
+	// Kills timed from the start of a Sync: in the frame's encoding and
+	// its write most often (a write killed part way is cut short).
+	for round := 30; round < 60; round++ {
+		wait := time.Duration(rng.IntN(3000)) * time.Microsecond
+		reported = killAtSync(t, round, dir, wait, reported)
+		if data, err := os.ReadFile(filepath.Join(dir, overlayName)); err == nil {
+			if _, valid, _ := parseOverlay(data, func([]overlayOp) {}); valid < int64(len(data)) {
+				torn++
+				t.Logf("round %d: killed %v into a Sync: a torn end of %d bytes", round, wait, int64(len(data))-valid)
+			}
+		}
+		ro, err := OpenBadger(t.Context(), dir, BadgerOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("round %d: open after the kill: %v", round, err)
+		}
+		if err := ro.LogDamage(); err != nil {
+			t.Errorf("round %d: a kill left damage: %v", round, err)
+		}
+		reported = checkBigStep(t, ro, round, reported)
+		ro.Close()
+	}
+	t.Logf("%d of 60 kills left a torn end", torn)
 	// A write-mode open folds whatever the last kill left, whole.
 	w := mustOpen(t, dir, BadgerOptions{})
-	checkBigStep(t, w, 30, reported)
+	checkBigStep(t, w, 60, reported)
 	w.Close()
 }
 
@@ -178,4 +203,40 @@ func TestOverlayBigFramesReadWhileAppending(t *testing.T) {
 	if seen < 3 {
 		t.Errorf("only %d reads saw a new step", seen)
 	}
+}
+
+// killAtSync runs TestHelperOverlayBigKill on dir and kills it (SIGKILL)
+// wait after it starts the Sync of its third step. It returns the last
+// step the helper reported committed, or reported.
+func killAtSync(t *testing.T, round int, dir string, wait time.Duration, reported int) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOverlayBigKill$", "-test.count=1")
+	cmd.Env = append(os.Environ(), bigKillEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	syncs := 0
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "error:") {
+			_ = cmd.Process.Kill()
+			t.Fatalf("round %d: helper: %s", round, l)
+		}
+		if n, err := strconv.Atoi(l); err == nil {
+			reported = n
+		}
+		if strings.HasPrefix(l, "sync ") {
+			if syncs++; syncs == 3 {
+				time.Sleep(wait)
+				_ = cmd.Process.Kill()
+			}
+		}
+	}
+	return reported
 }
