@@ -49,6 +49,7 @@ func (e codedError) Unwrap() error { return e.err }
 func main() {
 	diag.TuneGC() // none until 64 MiB, then the usual pacing under a soft cap
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	diag.BoostIO(ctx) // more Ps than CPUs while reading from the disk
 	stopProfile := diag.StartCPUProfile(os.Getenv("TURNBACK_CPUPROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
