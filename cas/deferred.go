@@ -329,8 +329,8 @@ func foldScratch(db *badger.DB, p *packs, guard *spaceGuard, s *scratch) error {
 			err = w.wb.SetEntry(badger.NewEntry([]byte(k), s.vals[k]).WithMeta(metaPacked))
 		} else if s.packed[k] {
 			err = w.Put([]byte(k), s.vals[k]) // large ones to a pack, as a batch would
-		} else if err = guard.check(int64(len(k) + len(s.vals[k]))); err == nil {
-			err = w.wb.Set([]byte(k), s.vals[k]) // a record stays in the LSM tree
+		} else {
+			err = w.putRecord([]byte(k), s.vals[k]) // a record stays in the LSM tree, unless large
 		}
 		if err != nil {
 			w.Cancel()

@@ -95,12 +95,31 @@ func Repair(ctx context.Context, dir string) (*RepairResult, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	fresh := false // packs written to from here on are new ones
 	for _, k := range keys {
 		r := recs[k]
 		if r.deleted {
 			continue
 		}
-		if err := wb.SetEntry(badger.NewEntry([]byte(k), r.value).WithMeta(r.userMeta)); err != nil {
+		e := badger.NewEntry([]byte(k), r.value).WithMeta(r.userMeta)
+		if r.userMeta == 0 && len(r.value) >= valueThreshold {
+			// A large record (from the overlay log) goes to a new pack:
+			// never appended to a linked one, which the copy aside shares.
+			if !fresh {
+				if err := b.packs.startFresh(); err != nil {
+					wb.Cancel()
+					return res, fmt.Errorf("cas: repair: %w", err)
+				}
+				fresh = true
+			}
+			set, err := b.setEntries([]Entry{{Key: []byte(k), Value: r.value}})
+			if err != nil {
+				wb.Cancel()
+				return res, fmt.Errorf("cas: repair: %w", err)
+			}
+			e = set[0]
+		}
+		if err := wb.SetEntry(e); err != nil {
 			wb.Cancel()
 			return res, fmt.Errorf("cas: repair: %w", err)
 		}

@@ -17,7 +17,8 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
-// Source yields stored content; *cas.Store fits.
+// Source yields stored content; *cas.Store fits. Open may be called
+// from several goroutines at once (staging reads ahead, prefetch.go).
 type Source interface {
 	Open(ctx context.Context, h cas.Hash) (io.Reader, error)
 }
@@ -176,7 +177,7 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 	// syncs of the files and of their directories run while check reads
 	// the tree; b.wait, before the journal, waits for them all.
 	b := newBatch(ctx, opts.syncFile)
-	if err := stageAll(ctx, d, b, plan, j, st, &opts); err != nil {
+	if err := stageAhead(ctx, d, b, plan, j, st, &opts); err != nil {
 		b.abort()
 		unstage(d, st.Files)
 		if rerr := removeDurable(opts.JournalDir, stagingName); rerr != nil {
@@ -261,6 +262,19 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		}
 	}
 	return res, nil
+}
+
+// stageAhead is stageAll with the content of small files read ahead
+// (prefetch.go).
+func stageAhead(ctx context.Context, d *dirs, b *batch, plan *Plan, j *journal, st *staging, opts *Options) error {
+	src := opts.Source
+	p := startPrefetch(ctx, src, plan.Actions)
+	if p == nil {
+		return stageAll(ctx, d, b, plan, j, st, opts)
+	}
+	opts.Source = p
+	defer func() { p.stop(); opts.Source = src }()
+	return stageAll(ctx, d, b, plan, j, st, opts)
 }
 
 // stageAll writes every new file to its staging name. A directory that

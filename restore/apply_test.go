@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/turnback/turnback/cas"
@@ -276,9 +277,9 @@ func TestApplyFailureBeforeJournal(t *testing.T) {
 	}
 	// The second content staged errors where it should end.
 	cases = append(cases, fault{"corrupt stream", func(e *env, o *Options, as []Action) error {
-		n := 0
+		var n atomic.Int32 // Open runs in staging and in its read-ahead
 		o.Source = faultSource{Source: e.store, wrap: func(h cas.Hash, r io.Reader) io.Reader {
-			if n++; n == 2 {
+			if n.Add(1) == 2 {
 				return errAtEOF{r, cas.ErrCorrupt}
 			}
 			return r
@@ -286,9 +287,9 @@ func TestApplyFailureBeforeJournal(t *testing.T) {
 		return cas.ErrCorrupt
 	}})
 	cases = append(cases, fault{"short content", func(e *env, o *Options, as []Action) error {
-		n := 0
+		var n atomic.Int32
 		o.Source = faultSource{Source: e.store, wrap: func(h cas.Hash, r io.Reader) io.Reader {
-			if n++; n == 1 {
+			if n.Add(1) == 1 {
 				return io.LimitReader(r, 1) // the first staged file has more than 1 byte
 			}
 			return r
