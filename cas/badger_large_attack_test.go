@@ -1,0 +1,220 @@
+package cas
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// packBytes returns the bytes of every pack file in dir, summed.
+func packBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	list, err := listPacks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(0)
+	for _, p := range list {
+		n += p.size
+	}
+	return n
+}
+
+// A record around the threshold (1 MiB - 1, 1 MiB, 1 MiB + 1, 3 MiB),
+// written, read back, replaced by a small one, deleted, and reclaimed
+// between each step: a live record's pack is never dropped, and a dead
+// one's space is given back.
+func TestLargeRecordReclaim(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{valueThreshold - 1, valueThreshold, valueThreshold + 1, 3 << 20} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "db")
+			b := mustOpen(t, dir, BadgerOptions{})
+			defer func() { b.Close() }()
+			reopen := func() {
+				t.Helper()
+				if err := b.Close(); err != nil {
+					t.Fatal(err)
+				}
+				b = mustOpen(t, dir, BadgerOptions{})
+			}
+			want := func(key string, v []byte) {
+				t.Helper()
+				got, err := b.Get(ctx, []byte(key))
+				if v == nil {
+					if !errors.Is(err, ErrNotFound) {
+						t.Fatalf("Get %s: %d bytes, err %v; want not found", key, len(got), err)
+					}
+					return
+				}
+				if err != nil || !bytes.Equal(got, v) {
+					t.Fatalf("Get %s: %d bytes, err %v; want %d bytes", key, len(got), err, len(v))
+				}
+			}
+			big, other := randBytes(uint64(n), n), randBytes(uint64(n)+1, n)
+			// Two large records, then the first replaced by a small one.
+			if err := b.Set(ctx, Entry{Key: []byte("rec/a"), Value: big}); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Update(ctx, []Entry{{Key: []byte("rec/b"), Value: other}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			reopen()
+			want("rec/a", big)
+			want("rec/b", other)
+			if err := b.Set(ctx, Entry{Key: []byte("rec/a"), Value: []byte("small")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Reclaim(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want("rec/a", []byte("small"))
+			want("rec/b", other) // moved to a new pack, or its pack kept
+			reopen()
+			want("rec/b", other)
+			if err := b.Reclaim(ctx); err != nil {
+				t.Fatal(err)
+			}
+			reopen()
+			want("rec/a", []byte("small"))
+			want("rec/b", other)
+			if n >= valueThreshold {
+				// A pack at least half live is kept (repack).
+				if got := packBytes(t, dir); got > 2*int64(n)+1024 {
+					t.Errorf("packs hold %d bytes after reclaim, want at most twice the live record's %d", got, n)
+				}
+			}
+			// Deleted: reclaim gives its space back.
+			if err := b.Delete(ctx, []byte("rec/b")); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Reclaim(ctx); err != nil {
+				t.Fatal(err)
+			}
+			reopen()
+			want("rec/a", []byte("small"))
+			want("rec/b", nil)
+			if got := packBytes(t, dir); got > 1024 {
+				t.Errorf("packs hold %d bytes with no live record in them", got)
+			}
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for name, sz := range vlogSizes(t, dir) {
+				if sz > vlogHeader {
+					t.Errorf("%s: %d bytes, want only its header", name, sz)
+				}
+			}
+			b = mustOpen(t, dir, BadgerOptions{ReadOnly: true})
+			want("rec/a", []byte("small"))
+		})
+	}
+}
+
+// A large record whose pack is mostly dead blobs is copied when the pack
+// is rewritten, and reads back whole after the switch.
+func TestLargeRecordRepacked(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	b := mustOpen(t, dir, BadgerOptions{})
+	defer func() { b.Close() }()
+	rec := randBytes(11, 2<<20)
+	w := b.NewBatch()
+	for i := range 8 {
+		if err := w.Put([]byte(fmt.Sprintf("blob/%d", i)), randBytes(uint64(100+i), 1<<20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Set(ctx, Entry{Key: []byte("rec/big"), Value: rec}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := listPacks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		if err := b.Delete(ctx, []byte(fmt.Sprintf("blob/%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Reclaim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := listPacks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) == len(after) && before[0].id == after[0].id {
+		t.Fatalf("packs %v before and %v after: nothing was rewritten", before, after)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b = mustOpen(t, dir, BadgerOptions{ReadOnly: true})
+	got, err := b.Get(ctx, []byte("rec/big"))
+	if err != nil || !bytes.Equal(got, rec) {
+		t.Fatalf("Get after the repack: %d bytes, err %v; want %d bytes", len(got), err, len(rec))
+	}
+}
+
+// An old store's value log (64 MiB files) holding two large records:
+// one is replaced, and a reclaim's value log GC rewrites the other,
+// still live, under the new 1 MiB file size. It reads back whole, and
+// the store goes on being written and reclaimed.
+func TestValueLogOldStoreReclaim(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := badger.Open(badgerOptions(dir).WithValueLogFileSize(64 << 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, live := randBytes(21, 6<<20), randBytes(22, 2<<20+3)
+	err = db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set([]byte("rec/dead"), dead); err != nil {
+			return err
+		}
+		return txn.Set([]byte("rec/live"), live)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := mustOpen(t, dir, BadgerOptions{})
+	defer func() { b.Close() }()
+	if err := b.Set(ctx, Entry{Key: []byte("rec/dead"), Value: []byte("small")}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := b.Reclaim(ctx); err != nil {
+			t.Fatalf("reclaim %d: %v", i, err)
+		}
+		for k, want := range map[string][]byte{"rec/dead": []byte("small"), "rec/live": live} {
+			got, err := b.Get(ctx, []byte(k))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("reclaim %d: Get %s: %d bytes, err %v; want %d bytes", i, k, len(got), err, len(want))
+			}
+		}
+		t.Logf("reclaim %d: value log files %v", i, vlogSizes(t, dir))
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b = mustOpen(t, dir, BadgerOptions{})
+		if err := b.Set(ctx, Entry{Key: []byte(fmt.Sprintf("rec/new%d", i)), Value: randBytes(uint64(30+i), 3<<20)}); err != nil {
+			t.Fatalf("reclaim %d: Set: %v", i, err)
+		}
+	}
+	got, err := b.Get(ctx, []byte("rec/live"))
+	if err != nil || !bytes.Equal(got, live) {
+		t.Fatalf("Get rec/live: %d bytes, err %v", len(got), err)
+	}
+}
