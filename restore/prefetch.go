@@ -125,6 +125,10 @@ func (p *prefetcher) Open(ctx context.Context, h cas.Hash) (io.Reader, error) {
 		<-p.slots
 		return f.r, f.err
 	case <-ctx.Done():
+		// No one takes what the read yields: stop closes it.
+		p.mu.Lock()
+		f.handed = false
+		p.mu.Unlock()
 		return nil, ctx.Err()
 	}
 }
