@@ -218,3 +218,49 @@ func TestValueLogOldStoreReclaim(t *testing.T) {
 		t.Fatalf("Get rec/live: %d bytes, err %v", len(got), err)
 	}
 }
+
+// An old store's value log record reads back through every kind of
+// open the new code makes: read-only, deferred (a read-only database
+// until the first write) and write mode; a deferred open then writes.
+func TestValueLogOldStoreOpens(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := badger.Open(badgerOptions(dir).WithValueLogFileSize(64 << 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := randBytes(41, 5<<20)
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("rec/old"), old) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []BadgerOptions{{ReadOnly: true}, {Deferred: true}, {}} {
+		b := mustOpen(t, dir, o)
+		got, err := b.Get(ctx, []byte("rec/old"))
+		if err != nil || !bytes.Equal(got, old) {
+			t.Fatalf("%+v: Get: %d bytes, err %v", o, len(got), err)
+		}
+		n := 0
+		if err := b.Scan(ctx, []byte("rec/old"), false, func(k, v []byte) error {
+			if n++; !bytes.Equal(v, old) {
+				t.Errorf("%+v: Scan %s: %d bytes", o, k, len(v))
+			}
+			return nil
+		}); err != nil || n != 1 {
+			t.Fatalf("%+v: Scan: %d records, err %v", o, n, err)
+		}
+		if o.Deferred {
+			if err := b.Set(ctx, Entry{Key: []byte("rec/new"), Value: randBytes(42, 2<<20)}); err != nil {
+				t.Fatalf("deferred Set: %v", err)
+			}
+			if got, err := b.Get(ctx, []byte("rec/old")); err != nil || !bytes.Equal(got, old) {
+				t.Fatalf("deferred, after a write: Get: %d bytes, err %v", len(got), err)
+			}
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
