@@ -19,6 +19,8 @@ import (
 
 // Source yields stored content; *cas.Store fits. Open may be called
 // from several goroutines at once (staging reads ahead, prefetch.go).
+// A reader that is an io.Closer is closed once staging is done with it,
+// read whole or not.
 type Source interface {
 	Open(ctx context.Context, h cas.Hash) (io.Reader, error)
 }

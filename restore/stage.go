@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -88,6 +89,11 @@ func stageFile(ctx context.Context, d *dirs, b *batch, stage, path string, e *ma
 	in, err := src.Open(ctx, e.Hash)
 	if err != nil {
 		return err
+	}
+	if c, ok := in.(io.Closer); ok {
+		// A reference's reader holds a file open until read to its
+		// end or closed: closed too when staging fails part way.
+		defer c.Close()
 	}
 	f, err := r.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
