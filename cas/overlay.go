@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 
 	"os"
 	"path/filepath"
@@ -287,9 +288,13 @@ type overlayRead struct {
 // only check it), unless skip says its id was folded already.
 func readOverlay(dir string, s *scratch, skip func(id []byte) bool) (overlayRead, error) {
 	path := filepath.Join(dir, overlayName)
-	data, err := os.ReadFile(path)
+	data, err := readLog(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return overlayRead{}, nil
+	}
+	if d := asLogDamage(err); d != nil {
+		d.Path = path
+		return overlayRead{present: true, size: d.Damaged[0].Length}, d
 	}
 	if err != nil {
 		return overlayRead{}, fmt.Errorf("cas: read %s: %w", path, err)
@@ -315,6 +320,44 @@ func readOverlay(dir string, s *scratch, skip func(id []byte) bool) (overlayRead
 		return overlayRead{}, fmt.Errorf("cas: %s: %w", path, err)
 	}
 	return r, nil
+}
+
+// overlayReadMax bounds the log a command reads into memory. turnback
+// never writes one past overlayMax and a frame of deferMax; a larger
+// file, or one that is not a regular file, is damage and is not read.
+const overlayReadMax = 64 << 20
+
+// readLog returns the content of the log at path, or a LogDamageError
+// naming all of it when it is not a regular file or is larger than
+// overlayReadMax: a hostile store's log, a symlink to /dev/zero or a
+// fifo must not exhaust memory or hang the command.
+func readLog(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	whole := func(n int64, why string) error {
+		return &LogDamageError{Damaged: []LogRange{{0, n, why}}}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, whole(0, "not a regular file")
+	}
+	if fi.Size() > overlayReadMax {
+		return nil, whole(fi.Size(), "larger than any log turnback writes")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, overlayReadMax+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > overlayReadMax {
+		return nil, whole(int64(len(data)), "larger than any log turnback writes")
+	}
+	return data, nil
 }
 
 // errFolded: readOverlay found a log already folded into the database.

@@ -138,7 +138,12 @@ func Repair(ctx context.Context, dir string) (*RepairResult, error) {
 // than any table's, over recs: every whole frame before any damage (a
 // log damaged past that is named with the bad memtables).
 func readOverlayInto(old string, recs map[string]*repairRec, res *RepairResult) {
-	data, err := os.ReadFile(filepath.Join(old, overlayName))
+	data, err := readLog(filepath.Join(old, overlayName))
+	if asLogDamage(err) != nil {
+		res.Memtables++
+		res.BadMems = append(res.BadMems, overlayName)
+		return
+	}
 	if err != nil {
 		return
 	}
