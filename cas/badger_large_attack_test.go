@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
 // packBytes returns the bytes of every pack file in dir, summed.
@@ -173,23 +171,8 @@ func TestLargeRecordRepacked(t *testing.T) {
 func TestValueLogOldStoreReclaim(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := badger.Open(badgerOptions(dir).WithValueLogFileSize(64 << 20))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dead, live := randBytes(21, 6<<20), randBytes(22, 2<<20+3)
-	err = db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set([]byte("rec/dead"), dead); err != nil {
-			return err
-		}
-		return txn.Set([]byte("rec/live"), live)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	oldValueLogStore(t, dir, map[string][]byte{"rec/dead": dead, "rec/live": live})
 	b := mustOpen(t, dir, BadgerOptions{})
 	defer func() { b.Close() }()
 	if err := b.Set(ctx, Entry{Key: []byte("rec/dead"), Value: []byte("small")}); err != nil {
@@ -226,17 +209,8 @@ func TestValueLogOldStoreReclaim(t *testing.T) {
 func TestValueLogOldStoreOpens(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := badger.Open(badgerOptions(dir).WithValueLogFileSize(64 << 20))
-	if err != nil {
-		t.Fatal(err)
-	}
 	old := randBytes(41, 5<<20)
-	if err := db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("rec/old"), old) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	oldValueLogStore(t, dir, map[string][]byte{"rec/old": old})
 	for _, o := range []BadgerOptions{{ReadOnly: true}, {Deferred: true}, {}} {
 		b := mustOpen(t, dir, o)
 		got, err := b.Get(ctx, []byte("rec/old"))

@@ -11,6 +11,31 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
+// oldValueLogStore writes recs into a new database in dir as turnback
+// did before records of 1 MiB or more went to packs: into a value log of
+// 64 MiB files.
+func oldValueLogStore(t *testing.T, dir string, recs map[string][]byte) {
+	t.Helper()
+	db, err := badger.Open(badgerOptions(dir).WithValueLogFileSize(64 << 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(txn *badger.Txn) error {
+		for k, v := range recs {
+			if err := txn.Set([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // vlogSizes returns the size of every value log file in dir.
 func vlogSizes(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
@@ -135,18 +160,8 @@ const vlogHeader = 20
 func TestValueLogOldStore(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	o := badgerOptions(dir).WithValueLogFileSize(64 << 20)
-	db, err := badger.Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	old := randBytes(7, 5<<20)
-	if err := db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("rec/old"), old) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	oldValueLogStore(t, dir, map[string][]byte{"rec/old": old})
 	if n := vlogSizes(t, dir)["000001.vlog"]; n <= vlogHeader {
 		t.Fatalf("000001.vlog: %d bytes: the record is not in the value log", n)
 	}
