@@ -28,8 +28,17 @@ import (
 // filesystem, where an lstat can take milliseconds and many should be in
 // flight) with an ordinary one. A subdirectory on another device (a
 // mount point, seen in its parent's listing) is judged by itself.
+//
+// A subdirectory's handle may be lazy (dirh_lazy_linux.go): not opened
+// until something needs its descriptor, its names lstat'ed by path
+// through an open ancestor meanwhile. Such a path never leaves the work
+// tree unless a directory on it is replaced by a symlink during the
+// capture; then the lstat may see a file outside, and nothing is read
+// from it (a read opens the directory, one component at a time, and
+// checks that it is the one lstat'ed).
 type dirh struct {
-	fd     int
+	fd     int // -1 while a lazy handle is not open
+	lazy   *lazy
 	listed bool
 	raw    bool              // entries lstat'ed with a raw system call
 	vouch  bool              // its stat may vouch for its names (see stat)
@@ -93,7 +102,11 @@ func openRootDir(root *os.Root) (*dirh, error) {
 	return d, nil
 }
 
-func (d *dirh) close() { unix.Close(d.fd) }
+func (d *dirh) close() {
+	if fd, prefix := d.statBase(); prefix == "" && fd >= 0 {
+		unix.Close(fd)
+	}
+}
 
 // openat opens name in the directory dirfd without updating its access
 // time where that is allowed (O_NOATIME needs the file's owner or
@@ -121,7 +134,11 @@ func retryEINTR(f func() (int, error)) (int, error) {
 // openDir opens subdirectory name (a symlink there is refused, ELOOP or
 // ENOTDIR, as is anything but a directory).
 func (d *dirh) openDir(name string) (*dirh, error) {
-	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY)
+	dfd, err := d.descriptor()
+	if err != nil {
+		return nil, err
+	}
+	fd, err := openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
@@ -135,7 +152,11 @@ func (d *dirh) openDir(name string) (*dirh, error) {
 
 // openFile opens file name for reading (never through a symlink).
 func (d *dirh) openFile(name string) (*os.File, error) {
-	fd, err := openat(d.fd, name, unix.O_RDONLY)
+	dfd, err := d.descriptor()
+	if err != nil {
+		return nil, err
+	}
+	fd, err := openat(dfd, name, unix.O_RDONLY)
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
@@ -144,9 +165,13 @@ func (d *dirh) openFile(name string) (*os.File, error) {
 
 // readlink returns the target of symlink name.
 func (d *dirh) readlink(name string) (string, error) {
+	dfd, err := d.descriptor()
+	if err != nil {
+		return "", err
+	}
 	for size := 256; ; size *= 2 {
 		buf := make([]byte, size)
-		n, err := retryEINTR(func() (int, error) { return unix.Readlinkat(d.fd, name, buf) })
+		n, err := retryEINTR(func() (int, error) { return unix.Readlinkat(dfd, name, buf) })
 		if err != nil {
 			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: err}
 		}
@@ -169,6 +194,13 @@ var emptyPath = [1]byte{}
 func (d *dirh) stat(si *statInfo) (dirStat, bool) {
 	if !d.vouch {
 		return dirStat{}, false
+	}
+	if l := d.lazy; l != nil {
+		// The lstat its parent took, before any of its names. An
+		// encrypted directory is not told apart here: its names, looked
+		// up by path, are not found (see errRelist).
+		*si = l.st
+		return dirStat{fileStat: statFunc(si), dev: si.dev}, true
 	}
 	const need = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME
 	var stx unix.Statx_t
@@ -205,11 +237,15 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 	if sc == nil {
 		sc = &dirScratch{}
 	}
+	fd, prefix := -1, ""
 	if names == nil {
 		var err error
 		if names, err = d.getdents(sc.names[:0]); err != nil {
 			return nil, err
 		}
+		fd = d.fd // open now
+	} else {
+		fd, prefix = d.statBase()
 	}
 	sc.names = names
 	ents := emptied(sc.ents, len(names)) // one array, not one per append that outgrows it
@@ -222,8 +258,11 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 			testHookLstat(name)
 		}
 		si := &infos[k]
-		err := fstatatBuf(d.fd, name, &st, &sc.cname, d.raw)
+		err := fstatatIn(fd, prefix, name, &st, &sc.cname, d.raw)
 		if err == unix.ENOENT {
+			if prefix != "" {
+				return nil, errRelist
+			}
 			continue
 		}
 		if err == unix.EACCES {
@@ -252,11 +291,15 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 
 // getdents appends the directory's names to names, sorted.
 func (d *dirh) getdents(names []string) ([]string, error) {
+	fd, err := d.descriptor()
+	if err != nil {
+		return nil, err
+	}
 	if testHookGetdents != nil {
-		testHookGetdents(d.fd)
+		testHookGetdents(fd)
 	}
 	if d.listed {
-		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+		if _, err := unix.Seek(fd, 0, 0); err != nil {
 			return nil, &fs.PathError{Op: "seek", Path: ".", Err: err}
 		}
 	}
@@ -265,7 +308,7 @@ func (d *dirh) getdents(names []string) ([]string, error) {
 	defer direntBufs.Put(bp)
 	buf := *bp
 	for {
-		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, buf) })
+		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(fd, buf) })
 		if err != nil {
 			return nil, &fs.PathError{Op: "readdirent", Path: ".", Err: err}
 		}

@@ -20,6 +20,9 @@
 //   - Listing cache: on a local Linux filesystem, the record also keeps
 //     the directory's names and stat. An unchanged directory is not listed
 //     again, but each name is still lstat'ed.
+//   - Lazy handle: there, a subdirectory is not opened until a listing,
+//     a file read or a symlink needs it. Meanwhile its names are
+//     lstat'ed by path through an open ancestor.
 //   - Incremental capture: with Options.Base and Options.Dirty, only dirty
 //     directories are read. Others take Base's tree as it is.
 //   - Read by name: with Options.Names, a dirty directory is listed
@@ -36,8 +39,13 @@
 //
 // # Invariants
 //
-//   - Nothing resolves outside the work tree. Symlinks are recorded with
-//     their target and never followed.
+//   - Nothing is opened or read outside the work tree. Symlinks are
+//     recorded with their target and never followed. Only an lstat by
+//     path may pass a directory replaced by a symlink during the capture;
+//     the file it finds is then read only after its directory is opened
+//     one component at a time, which refuses the symlink.
+//   - A name of a vouched listing that an lstat by path does not find
+//     makes the directory listed again.
 //   - Files are opened read-only, with O_NOATIME where the system allows.
 //   - An incremental capture gives the same root as a full walk.
 //   - A snapshot id depends on paths and content, never on inode numbers.

@@ -6,6 +6,7 @@ package walker
 import (
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/turnback/turnback/walker/ignore"
@@ -26,6 +27,24 @@ func listDir(root *os.Root) ([]dirEnt, error) {
 	}
 	defer d.close()
 	return d.list(nil, nil)
+}
+
+// readsFiles reports whether capturing a directory listed as ents reads
+// files of it besides those changed: its ignore files, a symlink's
+// target, or a file that shows it was generated (rel and probe as
+// evidence takes them).
+func readsFiles(rel string, probe ignore.Probe, ents []dirEnt) bool {
+	probed := rel != "" && probe != ignore.ProbeNone
+	for _, de := range ents {
+		if de.fi == nil {
+			continue
+		}
+		if de.fi.Mode()&fs.ModeSymlink != 0 || slices.Contains(ignore.FileNames, de.name) ||
+			probed && de.name == ignore.CacheDirTag {
+			return true
+		}
+	}
+	return false
 }
 
 // loadIgnores pushes the ignore files present in the directory, as

@@ -21,6 +21,11 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 func fstatatBuf(dirfd int, name string, st *unix.Stat_t, cname *[]byte, raw bool) error {
 	b := append(append((*cname)[:0], name...), 0)
 	*cname = b
+	return fstatatC(dirfd, b, st, raw)
+}
+
+// fstatatC is fstatat of the C string b.
+func fstatatC(dirfd int, b []byte, st *unix.Stat_t, raw bool) error {
 	call := unix.Syscall6
 	if raw {
 		call = unix.RawSyscall6

@@ -45,6 +45,16 @@ func (d *dirh) openDir(name string) (*dirh, error) {
 	return &dirh{r: r}, nil
 }
 
+// lazyDir opens subdirectory name: a handle here is always open (see
+// dirh_lazy_linux.go).
+func (d *dirh) lazyDir(name string, _ fs.FileInfo) (*dirh, error) { return d.openDir(name) }
+
+// openIfMany: a handle here is always open.
+func (d *dirh) openIfMany(int) error { return nil }
+
+// ensureOpen: a handle here is always open.
+func (d *dirh) ensureOpen() error { return nil }
+
 func (d *dirh) openFile(name string) (*os.File, error) { return openNoAtime(d.r, name) }
 
 func (d *dirh) readlink(name string) (string, error) { return d.r.Readlink(name) }

@@ -31,6 +31,10 @@ var testHookGetdents func(fd int)
 // testHookLstat, if set (tests), hears of every name list lstats.
 var testHookLstat func(name string)
 
+// testHookLazyOpen, if set, hears each lazy handle opened (Linux), by
+// its name in its parent.
+var testHookLazyOpen func(name string)
+
 // validName reports whether s can be one name of a listing: one path
 // component, never "." or "..". A listing's names are opened and
 // lstat'ed relative to their directory, so a record (which a damaged or

@@ -38,7 +38,8 @@ func (d *dirh) exactNames(ents []dirEnt) bool {
 		}
 		var st unix.Stat_t
 		var cname []byte
-		switch err := fstatatBuf(d.fd, swapped, &st, &cname, d.raw); err {
+		fd, prefix := d.statBase()
+		switch err := fstatatIn(fd, prefix, swapped, &st, &cname, d.raw); err {
 		case unix.ENOENT:
 			return true
 		case nil: // two files, or one file under both spellings
@@ -53,11 +54,15 @@ func (d *dirh) exactNames(ents []dirEnt) bool {
 // names sorted, with their types (DT_*, DT_UNKNOWN where the
 // filesystem does not say); false if it cannot be read so.
 func (d *dirh) listNames(buf []string) ([]string, []uint8, bool) {
+	fd, err := d.descriptor()
+	if err != nil {
+		return nil, nil, false
+	}
 	if testHookGetdents != nil {
-		testHookGetdents(d.fd)
+		testHookGetdents(fd)
 	}
 	if d.listed {
-		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+		if _, err := unix.Seek(fd, 0, 0); err != nil {
 			return nil, nil, false
 		}
 	}
@@ -66,7 +71,7 @@ func (d *dirh) listNames(buf []string) ([]string, []uint8, bool) {
 	defer direntBufs.Put(bp)
 	var all []typedName
 	for {
-		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(d.fd, *bp) })
+		n, err := retryEINTR(func() (int, error) { return unix.ReadDirent(fd, *bp) })
 		if err != nil {
 			return nil, nil, false
 		}
@@ -113,9 +118,13 @@ func kindIs(typ uint8, k manifest.Kind) bool {
 // searchable reports whether names in the directory can be looked up:
 // a directory readable but not searchable lists, but lstats nothing.
 func (d *dirh) searchable() bool {
+	fd, err := d.descriptor()
+	if err != nil {
+		return false
+	}
 	var st unix.Stat_t
 	var cname []byte
-	return fstatatBuf(d.fd, ".", &st, &cname, d.raw) != unix.EACCES
+	return fstatatBuf(fd, ".", &st, &cname, d.raw) != unix.EACCES
 }
 
 // dtDir is the listed type of a directory.

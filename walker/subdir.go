@@ -14,24 +14,19 @@ import (
 	"github.com/turnback/turnback/walker/ignore"
 )
 
-// subdir opens and captures child directory name of d (kept by its
-// parent's matcher as src says, probe left to evidence), applying the
+// subdir opens and captures child directory name of d (fi: its lstat
+// in d's listing; kept by its parent's matcher as src says, probe left
+// to evidence), applying the
 // large-new-directory rule: not to a directory git tracks paths in or an
 // ignore file's "!" keeps. An errGenerated says the directory shows it
 // was generated.
-func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore.Matcher, src ignore.Source, probe ignore.Probe, parentPrev, base *prevDir) (manifest.Entry, error) {
+func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.FileInfo, m *ignore.Matcher, src ignore.Source, probe ignore.Probe, parentPrev, base *prevDir) (manifest.Entry, error) {
 	if c.opts.Listing != nil {
 		c.opts.Listing(p)
 	}
-	sub, err := d.openDir(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return manifest.Entry{}, errVanished
-	}
+	sub, err := d.lazyDir(name, fi)
 	if err != nil {
-		c.problem(p, err)
-		e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
-		c.uncaptured(p, &e, "unreadable: "+err.Error())
-		return e, nil
+		return c.unopened(p, err)
 	}
 	defer sub.close()
 	var subPrev *prevDir
@@ -69,6 +64,10 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 	}
 	ent, err := c.dir(ctx, sub, p, m, probe, subPrev, base)
 	if err != nil {
+		var le *lazyOpenError
+		if errors.As(err, &le) && ctx.Err() == nil {
+			return c.unopened(p, le.err)
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) && ctx.Err() == nil {
 			c.problem(p, err)
@@ -79,6 +78,18 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, m *ignore
 		return manifest.Entry{}, err
 	}
 	return ent, nil
+}
+
+// unopened is the entry of directory p that could not be opened: none
+// if it vanished, else an unreadable one.
+func (c *capture) unopened(p string, err error) (manifest.Entry, error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return manifest.Entry{}, errVanished
+	}
+	c.problem(p, err)
+	e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
+	c.uncaptured(p, &e, "unreadable: "+err.Error())
+	return e, nil
 }
 
 // prevDir is a directory of the previous snapshot, loaded on first use
@@ -276,6 +287,19 @@ func (c *capture) file(ctx context.Context, d *dirh, p, name string, e manifest.
 // statFunc extracts change-detection data; tests replace it to simulate
 // platforms without ctime (where the racy rule alone must catch edits).
 var statFunc = statOf
+
+// lazyOpenError: a directory first lstat'ed by path could not be opened
+// later. Its parent treats it as a failed open of the directory.
+type lazyOpenError struct{ err error }
+
+func (e *lazyOpenError) Error() string { return e.err.Error() }
+func (e *lazyOpenError) Unwrap() error { return e.err }
+
+// errRelist: a name of the listing a record vouched for was not found
+// by path. The directory is listed again from its descriptor. (So an
+// encrypted directory is, whose names differ with its key present or
+// not while its stat does not.)
+var errRelist = errors.New("walker: vouched listing not found, list again")
 
 // errVanished: the file or directory was deleted between the listing and
 // the read; it is simply not part of the snapshot.

@@ -239,6 +239,11 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			}
 		}
 	}
+	if names != nil {
+		if err := d.openIfMany(len(names)); err != nil {
+			return manifest.Entry{}, err
+		}
+	}
 	if part != nil {
 		// Its names are those listed (or the record's), not all
 		// lstat'ed.
@@ -249,6 +254,9 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	}
 	ents, err := d.list(sc, names)
+	if err == errRelist && part == nil {
+		ents, err = d.list(sc, nil)
+	}
 	if part != nil && (err != nil || !d.exactNames(ents)) {
 		// A directory read by name fails as a listing would, but for
 		// an empty one: the listing decides. So it does where a name
@@ -258,6 +266,14 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	}
 	if err != nil {
 		return manifest.Entry{}, err
+	}
+	// Its ignore files, evidence and symlinks are read through its
+	// descriptor: a lazy handle that cannot be opened fails here, as
+	// its listing would have, not file by file.
+	if readsFiles(rel, probe, ents) {
+		if err := d.ensureOpen(); err != nil {
+			return manifest.Entry{}, err
+		}
 	}
 	if ev := evidence(d, rel, probe, ents); ev != "" {
 		return manifest.Entry{}, &errGenerated{ev}
@@ -321,7 +337,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			i, src, probe := i, v.Source, v.Probe
 			c.spawn(&wg, func() {
 				e := &out[i]
-				sub, err := c.subdir(ctx, d, p, e.Name, m, src, probe, prev, subBase)
+				sub, err := c.subdir(ctx, d, p, e.Name, ents[i].fi, m, src, probe, prev, subBase)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
 					return
