@@ -14,6 +14,10 @@ type database interface {
 	// Upgrade opens for writing a database opened deferred (see
 	// cas.BadgerOptions.Deferred), for work that records much.
 	Upgrade() error
+	// Reserve readies the database to commit the writes made so far and
+	// n more bytes of records after work that must not fail half way
+	// (cas.Badger.Reserve).
+	Reserve(n int64) error
 	// Reclaim makes the database give disk space back after gc
 	// deleted keys.
 	Reclaim(ctx context.Context) error

@@ -57,8 +57,9 @@ type Options struct {
 	Access Access
 	// WriteNow opens the store's database for writing at once rather
 	// than once an operation writes much (see AccessWrite): for work
-	// that always does, such as undo, redo, restore and gc. Only a
-	// matter of speed.
+	// that always does, such as gc. Only a matter of speed. (An undo,
+	// redo or restore writes little as a rule: it reserves the space
+	// of its commit, cas.Badger.Reserve.)
 	WriteNow bool
 	// Salvage: a store whose write log (cas: the overlay log) is damaged
 	// is opened for writing anyway, keeping every frame that checks out

@@ -44,6 +44,19 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
 	return nil
 }
 
+// commitSize is the bytes of keys and values a restore's commit writes:
+// its records, and room for those its displaced files add (Amend).
+func commitSize(writes []cas.Entry, deletes [][]byte) int64 {
+	n := int64(16 << 10)
+	for _, e := range writes {
+		n += int64(len(e.Key) + len(e.Value))
+	}
+	for _, k := range deletes {
+		n += int64(len(k))
+	}
+	return n
+}
+
 // recoverRestore finishes or rolls back a restore a crash interrupted.
 func (r *Repo) recoverRestore(ctx context.Context) error {
 	if !storedir.RestorePending(r.storeDir) {
@@ -91,12 +104,6 @@ func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions
 // they vouch for (partial.go), nil for a state vouched for whole.
 func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
 	out := &RestoreResult{}
-	// The records of a restore are committed after its files changed:
-	// to the database opened for writing, never to the overlay log,
-	// whose append could then fail on a full disk.
-	if err := r.backend.Upgrade(); err != nil {
-		return nil, err
-	}
 	if err := r.noteUmask(ctx); err != nil {
 		return nil, err
 	}
@@ -192,6 +199,11 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
+	}
+	// The records are committed after the files changed: the space
+	// they take is reserved now, or the database opened for writing.
+	if err := r.backend.Reserve(commitSize(writes, deletes)); err != nil {
+		return nil, err
 	}
 	amended := cp
 	opts := r.restoreOptions(&amended)

@@ -184,10 +184,17 @@ func (b *Badger) persistLocked() error {
 	}
 	sort.Slice(ops, func(i, j int) bool { return string(ops[i].key) < string(ops[j].key) })
 	frame := encodeFrame(ops)
-	if big || d.log.size+int64(len(overlayMagic)+len(frame)) > overlayMax || d.log.due() {
+	// A frame that fits the blocks reserved for it (reserve.go) is
+	// appended there whatever else holds: the caller's files may have
+	// changed already, and opening Badger could find the disk full.
+	reserved := int64(len(frame)) <= d.log.room()-d.log.headerLen()
+	if !reserved && (big || d.log.size+int64(len(overlayMagic)+len(frame)) > overlayMax || d.log.due()) {
 		return b.upgradeLocked()
 	}
-	err := b.space.check(int64(len(frame)))
+	var err error
+	if !reserved {
+		err = b.space.check(int64(len(frame)))
+	}
 	if err == nil {
 		if err = d.log.append(frame); err != nil {
 			err = wrapNoSpaceNamed(b.dir, "", err)

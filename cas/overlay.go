@@ -429,6 +429,25 @@ type overlayFile struct {
 	id     []byte   // the log's id (set by the append that creates it)
 	broken bool     // a failed append could not be cut back
 	frames int      // frames the log holds
+	// reserved: the file's blocks are allocated up to here (reserve.go);
+	// fresh: reserve created the file, whose directory the first append
+	// syncs.
+	reserved int64
+	fresh    bool
+}
+
+// open opens the log's file for appending, creating it if need be.
+func (o *overlayFile) open() error {
+	if o.f != nil {
+		return nil
+	}
+	path := filepath.Join(o.dir, overlayName)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("cas: open %s: %w", path, err)
+	}
+	o.f, o.fresh = f, o.size == 0
+	return nil
 }
 
 // cut makes the log end at its valid length, dropping a torn end so that
@@ -464,14 +483,10 @@ func (o *overlayFile) append(frame []byte) error {
 	if err := fault("overlay", path); err != nil {
 		return fmt.Errorf("cas: append to %s: %w", path, err)
 	}
-	created := false
-	if o.f == nil {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
-		if err != nil {
-			return fmt.Errorf("cas: open %s: %w", path, err)
-		}
-		o.f, created = f, o.size == 0
+	if err := o.open(); err != nil {
+		return err
 	}
+	created := o.fresh
 	data := frame
 	if o.size == 0 {
 		var err error
@@ -502,10 +517,12 @@ func (o *overlayFile) append(frame []byte) error {
 		} else if o.f.Truncate(o.size) != nil || o.f.Sync() != nil {
 			o.broken = true
 		}
+		o.reserved = 0 // the cut gave its blocks back
 		return fmt.Errorf("cas: append to %s: %w", path, err)
 	}
 	o.size += int64(len(data))
 	o.frames++
+	o.fresh, o.reserved = false, 0 // a reservation serves one commit
 	return nil
 }
 

@@ -260,7 +260,7 @@ func (g *globals) options(cmd *cobra.Command, access turnback.Access) (workTree,
 		Session:  session,
 		Force:    g.force,
 		Access:   access,
-		WriteNow: strings.Contains(" undo redo restore gc ", " "+cmd.Name()+" ") && (cmd.Flags().Lookup("dry-run") == nil || cmd.Flags().Lookup("dry-run").Value.String() != "true"),
+		WriteNow: cmd.Name() == "gc" && (cmd.Flags().Lookup("dry-run") == nil || cmd.Flags().Lookup("dry-run").Value.String() != "true"),
 		Holder:   "turnback " + cmd.Name() + " in " + workTree,
 		OnWait: func(holder string) {
 			fmt.Fprintf(g.stderr, "turnback: waiting for the store, held by %s\n", termout.SafeText(holder))

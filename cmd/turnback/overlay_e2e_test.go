@@ -13,8 +13,8 @@ import (
 // leave every file of the store's Badger database as it was (no
 // write-mode open, no flush at exit): their records go to
 // db/turnback-overlay.log and their new content to the pack files. log
-// reads them; an undo, which opens the database for writing, folds the
-// log in and removes it, and the folder is back byte for byte.
+// reads them. An undo and a redo commit there too (cas.Badger.Reserve),
+// and the folder is back byte for byte.
 func TestSnapWritesOnlyTheOverlayLog(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
@@ -62,7 +62,15 @@ func TestSnapWritesOnlyTheOverlayLog(t *testing.T) {
 	if _, err := os.Lstat(e.path("b.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after undo b.txt is still there: %v", err)
 	}
-	if _, err := os.Stat(overlay); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the undo left the overlay log: %v", err)
+	// The undo reserved its commit's space in the log, and wrote there.
+	if badgerFiles() != before {
+		t.Error("the undo changed the files of the Badger database")
+	}
+	if out := e.ok("log").stdout; !strings.Contains(out, "undone") {
+		t.Errorf("log does not show the undo the overlay log holds:\n%s", out)
+	}
+	e.ok("redo")
+	if got := string(e.read("a.txt")); got != "two\n" {
+		t.Errorf("after redo a.txt is %q", got)
 	}
 }

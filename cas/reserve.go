@@ -1,0 +1,89 @@
+package cas
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// Reserving a commit (see Badger.Reserve).
+//
+// A restore commits its records after the files changed. A deferred
+// store commits them as a frame of its overlay log; that append must not
+// find the disk full. So before the restore the log's next bytes are
+// allocated (fallocate, keeping the file's size): the append then writes
+// into blocks the file already has. Where that cannot be done, the
+// database is opened for writing before the restore, as Upgrade does.
+
+// errNoPrealloc: the filesystem cannot allocate a file's blocks ahead.
+var errNoPrealloc = errors.New("cas: cannot allocate ahead here")
+
+// Reserve readies the store to commit, after work that must not fail
+// half way, the writes made so far and n more bytes of keys and values:
+// a deferred store allocates its overlay log's next bytes for them, or,
+// where it cannot (they would pass the log's bounds, or the filesystem
+// cannot allocate ahead), opens its database for writing now. A store
+// open for writing does nothing. An error means the disk is (nearly)
+// full or the store failed; nothing was committed.
+func (b *Badger) Reserve(n int64) error {
+	b.swap.Lock()
+	defer b.swap.Unlock()
+	d := b.def
+	if d == nil || b.closed {
+		return nil
+	}
+	d.mu.Lock()
+	failed, dirty := d.failed, d.dirtyBytes
+	d.mu.Unlock()
+	if failed != nil {
+		return failed
+	}
+	need := frameBound(dirty+n) + d.log.headerLen()
+	if dirty+n > deferMax || d.log.size+need > overlayMax || d.log.due() {
+		return b.upgradeLocked()
+	}
+	if err := b.space.check(need); err != nil {
+		return err
+	}
+	if err := d.log.reserve(need); err != nil {
+		if errors.Is(err, errNoPrealloc) {
+			return b.upgradeLocked()
+		}
+		return wrapNoSpaceNamed(b.dir, "", err)
+	}
+	return nil
+}
+
+// frameBound bounds the frame whose keys and values take n bytes: an op
+// takes at most 21 bytes more than its key and value, and none is
+// shorter than 21 bytes (its key alone is 32 or more).
+func frameBound(n int64) int64 { return frameHeader + 10 + 2*n }
+
+// reserve allocates the log's next n bytes (its file created if need
+// be, and its directory synced then), keeping its size.
+func (o *overlayFile) reserve(n int64) error {
+	path := filepath.Join(o.dir, overlayName)
+	if err := fault("overlayreserve", path); err != nil {
+		return fmt.Errorf("cas: reserve in %s: %w", path, err)
+	}
+	if err := o.open(); err != nil {
+		return err
+	}
+	if err := preallocate(o.f, o.size, n); err != nil {
+		return fmt.Errorf("cas: reserve in %s: %w", path, err)
+	}
+	o.reserved = o.size + n
+	return nil
+}
+
+// room reports how many bytes past its end the log has allocated.
+func (o *overlayFile) room() int64 { return max(o.reserved-o.size, 0) }
+
+// headerLen is what the next append writes before its frame: the
+// header, if the log has none yet.
+func (o *overlayFile) headerLen() int64 {
+	if o.size == 0 {
+		return overlayHeader
+	}
+	return 0
+}
