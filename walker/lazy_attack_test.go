@@ -3,8 +3,10 @@
 package walker
 
 import (
+	"golang.org/x/sys/unix"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,4 +165,206 @@ func TestLazyAttackReplacedByFile(t *testing.T) {
 			sameSnapshot(t, "next capture", flatten(t, s, r3.Root), fullWalk(t, dir))
 		})
 	}
+}
+
+// lazyMutation is one change made to directory a/b of lazyRaceTree
+// while a capture reads it (outside: a directory outside the work tree
+// with files of b's names, and subdirectories sub and b like b's).
+type lazyMutation struct {
+	name string
+	do   func(t *testing.T, dir, outside string)
+}
+
+// likeB makes directory rel of dir with files of a/b's names, of other
+// content.
+func likeB(t *testing.T, dir, rel string) {
+	treetest.PutAll(t, dir, map[string]string{rel + "/x.txt": "other x", rel + "/y.txt": "other y", rel + "/sub/z.txt": "other z"})
+}
+
+func exchange(t *testing.T, dir, a, b string) {
+	if err := unix.Renameat2(unix.AT_FDCWD, abs(dir, a), unix.AT_FDCWD, abs(dir, b), unix.RENAME_EXCHANGE); err != nil {
+		t.Error(err)
+	}
+}
+
+var lazyMutations = []lazyMutation{
+	{"renamed away", func(t *testing.T, dir, _ string) {
+		if err := os.Rename(abs(dir, "a/b"), abs(dir, "a/gone")); err != nil {
+			t.Error(err)
+		}
+	}},
+	{"removed", func(t *testing.T, dir, _ string) { os.RemoveAll(abs(dir, "a/b")) }},
+	{"removed and recreated", func(t *testing.T, dir, _ string) {
+		os.RemoveAll(abs(dir, "a/b"))
+		likeB(t, dir, "a/b")
+	}},
+	{"replaced by a file", func(t *testing.T, dir, _ string) {
+		swapDir(t, dir, "a/b", func(p string) error { return os.WriteFile(p, []byte("file"), 0o644) })
+	}},
+	{"symlink inside", func(t *testing.T, dir, _ string) {
+		likeB(t, dir, "a/c")
+		swapDir(t, dir, "a/b", func(p string) error { return os.Symlink("c", p) })
+	}},
+	{"symlink outside", func(t *testing.T, dir, outside string) {
+		swapDir(t, dir, "a/b", func(p string) error { return os.Symlink(outside, p) })
+	}},
+	{"dangling symlink", func(t *testing.T, dir, _ string) {
+		swapDir(t, dir, "a/b", func(p string) error { return os.Symlink("nowhere", p) })
+	}},
+	{"exchanged with a sibling", func(t *testing.T, dir, _ string) {
+		likeB(t, dir, "a/c")
+		exchange(t, dir, "a/b", "a/c")
+	}},
+	{"parent exchanged", func(t *testing.T, dir, _ string) {
+		likeB(t, dir, "z/b")
+		exchange(t, dir, "a", "z")
+	}},
+	{"parent symlink outside", func(t *testing.T, dir, outside string) {
+		swapDir(t, dir, "a", func(p string) error { return os.Symlink(outside, p) })
+	}},
+	{"chmod 000", func(t *testing.T, dir, _ string) { chmod(t, dir, "a/b", 0o000) }},
+	{"chmod 0111", func(t *testing.T, dir, _ string) { chmod(t, dir, "a/b", 0o111) }},
+	{"chmod 0333", func(t *testing.T, dir, _ string) { chmod(t, dir, "a/b", 0o333) }},
+	{"parent chmod 000", func(t *testing.T, dir, _ string) { chmod(t, dir, "a", 0o000) }},
+}
+
+// lazyRaceTree: a/b is the attacked directory; its names are its own.
+var lazyRaceTree = map[string]string{
+	"a/b/x.txt": "x", "a/b/y.txt": "y", "a/b/sub/z.txt": "z", "a/b/sub/w.txt": "w",
+	"a/other.txt": "o", "top.txt": "top",
+}
+
+// lazyOutside is the directory outside the work tree the attacks link
+// to, with b's names, and subdirectories named as b's and as b.
+func lazyOutside(t *testing.T) (string, []string) {
+	outside, secrets := outsideTree(t, "x.txt", "y.txt")
+	for _, d := range []string{"sub", "b"} {
+		sub, s := outsideTree(t, "x.txt", "y.txt", "z.txt", "w.txt")
+		if err := os.Rename(sub, abs(outside, d)); err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, s...)
+	}
+	return outside, secrets
+}
+
+// lazyMoment is a moment of a capture when a mutation is made.
+type lazyMoment struct {
+	name string
+	open bool // a lazy open: only when a file of b is to be read
+	arm  func(t *testing.T, f func())
+}
+
+var lazyMoments = []lazyMoment{
+	{"lstat x.txt", false, func(t *testing.T, f func()) { hookLstatOnce(t, "x.txt", f) }},
+	{"lstat y.txt", false, func(t *testing.T, f func()) { hookLstatOnce(t, "y.txt", f) }},
+	{"lstat sub/z.txt", false, func(t *testing.T, f func()) { hookLstatOnce(t, "z.txt", f) }},
+	{"open b", true, func(t *testing.T, f func()) { hookLazyOpenOnce(t, "b", f) }},
+	{"open sub", true, func(t *testing.T, f func()) { hookLazyOpenOnce(t, "sub", f) }},
+}
+
+// TestLazyAttackRaces changes a/b at a moment of a second capture (the
+// first lstat of one of its names, of its subdirectory's, a lazy open),
+// with or without files of b and sub to read. Whatever the capture
+// records, no content from outside the work tree reaches a tree or the
+// store, the capture does not fail, and the next capture equals a full
+// walk. The trees are made and aged at once, to wait for the stat
+// cache's racy window once.
+func TestLazyAttackRaces(t *testing.T) { lazyRaces(t) }
+
+// TestLazyAttackRacesUnpriv is TestLazyAttackRaces run as user nobody,
+// to whom the chmod'ed directories are unreadable or unsearchable.
+func TestLazyAttackRacesUnpriv(t *testing.T) {
+	if rerunUnprivileged(t) {
+		return
+	}
+	lazyRaces(t)
+}
+
+func lazyRaces(t *testing.T) {
+	type tc struct {
+		name   string
+		mu     lazyMutation
+		mo     lazyMoment
+		edited bool
+		dir    string
+	}
+	var cases []*tc
+	for _, mu := range lazyMutations {
+		for _, mo := range lazyMoments {
+			for _, edited := range []bool{false, true} {
+				if mo.open && !edited {
+					continue
+				}
+				name := mu.name + "/" + mo.name
+				if edited {
+					name += "/edited"
+				}
+				cases = append(cases, &tc{name: name, mu: mu, mo: mo, edited: edited, dir: t.TempDir()})
+			}
+		}
+	}
+	for _, c := range cases {
+		treetest.PutAll(t, c.dir, lazyRaceTree)
+		ageTree(t, c.dir)
+	}
+	requireVouching(t, cases[0].dir)
+	time.Sleep(settle)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { lazyRace(t, c.dir, c.mu, c.mo, c.edited) })
+	}
+}
+
+func lazyRace(t *testing.T, dir string, mu lazyMutation, mo lazyMoment, edited bool) {
+	t.Cleanup(func() { chmodBack(dir) })
+	s := newStore(t)
+	opts := Options{Cache: NewStatCache(s.Backend())}
+	opts.Previous = snap(t, dir, s, opts).Root
+	outside, secrets := lazyOutside(t)
+	if edited {
+		// Files to read: b and sub are opened to read them.
+		treetest.PutAll(t, dir, map[string]string{"a/b/x.txt": "x2", "a/b/sub/z.txt": "z2"})
+	}
+	fired := false
+	mo.arm(t, func() {
+		fired = true
+		mu.do(t, dir, outside)
+	})
+	r2, err := Capture(t.Context(), openRoot(t, dir), s, opts)
+	testHookLstat, testHookLazyOpen = nil, nil
+	if err != nil {
+		t.Fatalf("capture during the change: %v", err)
+	}
+	if !fired {
+		t.Fatal("the change was not made: the moment never came")
+	}
+	got := flatten(t, s, r2.Root)
+	noOutsideContent(t, s, got, secrets)
+	chmodBack(dir)
+	opts.Previous = r2.Root
+	r3 := snap(t, dir, s, opts)
+	next := flatten(t, s, r3.Root)
+	noOutsideContent(t, s, next, secrets)
+	sameSnapshot(t, "next capture", next, fullWalk(t, dir))
+}
+
+// chmodBack makes every directory below dir readable and searchable.
+func chmodBack(dir string) {
+	for _, p := range []string{"a", "a/b", "z"} {
+		if fi, err := os.Lstat(abs(dir, p)); err == nil && fi.IsDir() {
+			os.Chmod(abs(dir, p), 0o755)
+		}
+	}
+}
+
+// hookLazyOpenOnce runs f once, just before the first lazy open of a
+// directory named name.
+func hookLazyOpenOnce(t *testing.T, name string, f func()) {
+	var once sync.Once
+	testHookLazyOpen = func(n string) {
+		if n == name {
+			once.Do(f)
+		}
+	}
+	t.Cleanup(func() { testHookLazyOpen = nil })
 }
