@@ -340,6 +340,13 @@ func lazyRace(t *testing.T, dir string, mu lazyMutation, mo lazyMoment, edited b
 	}
 	got := flatten(t, s, r2.Root)
 	noOutsideContent(t, s, got, secrets)
+	if os.Getenv("LAZYDEBUG") != "" {
+		for _, p := range pathsOf(got) {
+			e := got[p]
+			t.Logf("DBG %s %v size=%d mode=%o unc=%v", p, e.Kind, e.Size, e.Mode, e.Uncaptured)
+		}
+		t.Logf("DBG problems %+v", r2.Stats.Problems)
+	}
 	chmodBack(dir)
 	opts.Previous = r2.Root
 	r3 := snap(t, dir, s, opts)
@@ -368,3 +375,50 @@ func hookLazyOpenOnce(t *testing.T, name string, f func()) {
 	}
 	t.Cleanup(func() { testHookLazyOpen = nil })
 }
+
+// TestLazyAttackParentGone: a lazy directory renamed away or removed
+// when it is opened, its names already lstat'ed by path, to read a
+// changed file of it or to open its subdirectory. Its open fails, as
+// its own open (before its listing) used to. Then the whole directory
+// is gone, or uncaptured: its files to read and its subdirectories
+// must not be dropped one by one as if each had been deleted (they
+// were not), leaving the rest as a directory that never was, with no
+// problem reported.
+func TestLazyAttackParentGone(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edited map[string]string
+		gone   func(dir string) error
+	}{
+		{"renamed, file read", map[string]string{"a/b/x.txt": "x2"}, renameB},
+		{"renamed, subdirectory opened", map[string]string{"a/b/sub/z.txt": "z2"}, renameB},
+		{"removed, file read", map[string]string{"a/b/x.txt": "x2"}, removeB},
+		{"removed, subdirectory opened", map[string]string{"a/b/sub/z.txt": "z2"}, removeB},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, s, opts, _ := lazySetup(t, map[string]string{"a/b/x.txt": "x", "a/b/y.txt": "y", "a/b/sub/z.txt": "z", "top.txt": "top"})
+			treetest.PutAll(t, dir, tc.edited)
+			hookLazyOpenOnce(t, "b", func() {
+				if err := tc.gone(dir); err != nil {
+					t.Error(err)
+				}
+			})
+			r2 := snap(t, dir, s, opts)
+			testHookLazyOpen = nil
+			got := flatten(t, s, r2.Root)
+			if e, ok := got["a/b"]; ok && !e.Uncaptured {
+				for _, p := range []string{"a/b/x.txt", "a/b/y.txt", "a/b/sub", "a/b/sub/z.txt"} {
+					if _, ok := got[p]; !ok {
+						t.Errorf("a/b captured without %s (snapshot %q, problems %+v)", p, pathsOf(got), r2.Stats.Problems)
+					}
+				}
+			}
+			opts.Previous = r2.Root
+			r3 := snap(t, dir, s, opts)
+			sameSnapshot(t, "next capture", flatten(t, s, r3.Root), fullWalk(t, dir))
+		})
+	}
+}
+
+func renameB(dir string) error { return os.Rename(abs(dir, "a/b"), abs(dir, "a/gone")) }
+func removeB(dir string) error { return os.RemoveAll(abs(dir, "a/b")) }
