@@ -487,3 +487,68 @@ func TestLazyAttackConcurrentOpens(t *testing.T) {
 		// the racy window, so the records do not trust them.
 	}
 }
+
+// openFDs counts the process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count descriptors: %v", err)
+	}
+	return len(ents)
+}
+
+// TestLazyAttackNoLeak: many captures of a tree with lazy directories
+// never opened, opened to read a changed file, failing to open (gone,
+// replaced by another directory, by a symlink) and below one that
+// fails, leave the descriptors open as they were.
+func TestLazyAttackNoLeak(t *testing.T) {
+	files := map[string]string{"top.txt": "top"}
+	for _, d := range []string{"quiet/q", "read/r", "gone/g", "swap/s", "link/l"} {
+		files[d+"/one.txt"] = "1"
+		files[d+"/two.txt"] = "2"
+		files[path.Dir(d)+"/file.txt"] = "f"
+	}
+	dir, s, opts, _ := lazySetup(t, files)
+	failAt := map[string]func(p string){
+		"gone": func(p string) { os.Rename(p, p+".away") },
+		"swap": func(p string) { os.Rename(p, p+".away"); os.Mkdir(p, 0o755) },
+		"link": func(p string) { os.Rename(p, p+".away"); os.Symlink("quiet", p) },
+	}
+	testHookLazyOpen = func(name string) {
+		if f := failAt[name]; f != nil {
+			f(abs(dir, name))
+		}
+	}
+	defer func() { testHookLazyOpen = nil }()
+	capture := func(round int) *Result {
+		for _, d := range []string{"read/r", "gone/g", "swap/s", "link/l"} {
+			treetest.PutAll(t, dir, map[string]string{d + "/one.txt": fmt.Sprint(round)})
+		}
+		r := snapClosed(t, dir, s, opts)
+		opts.Previous = r.Root
+		for name := range failAt {
+			p := abs(dir, name)
+			if _, err := os.Lstat(p + ".away"); err == nil {
+				os.RemoveAll(p)
+				if err := os.Rename(p+".away", p); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return r
+	}
+	capture(0)
+	before := openFDs(t)
+	uncaptured := 0
+	for round := 1; round <= 30; round++ {
+		r := capture(round)
+		uncaptured += len(r.Stats.Uncaptured)
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open before 30 captures, %d after", before, after)
+	}
+	if uncaptured == 0 {
+		t.Error("no directory failed to open: the attack did not happen")
+	}
+}
