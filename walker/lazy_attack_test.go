@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -550,5 +551,74 @@ func TestLazyAttackNoLeak(t *testing.T) {
 	}
 	if uncaptured == 0 {
 		t.Error("no directory failed to open: the attack did not happen")
+	}
+}
+
+// TestLazyAttackRootOthers: run as root, a tree of another user's
+// directories without read or search permission (0000, 0111, 0333,
+// 0700) and files (0000, 0600). Unchanged, they stay unopened; a
+// changed file in one is read through its lazy directory; each capture
+// equals a full walk, owners included.
+func TestLazyAttackRootOthers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	const nobody = 65534
+	dir := t.TempDir()
+	var nodes []node
+	modes := map[string]uint32{"none": 0o000, "x": 0o111, "wx": 0o333, "own": 0o700}
+	for name, mode := range modes {
+		nodes = append(nodes,
+			fileNode("d/"+name+"/closed.txt", 0o000, "closed "+name),
+			fileNode("d/"+name+"/mine.txt", 0o600, "mine "+name),
+			fileNode("d/"+name+"/deeper/in.txt", 0o600, "in "+name),
+			dirNode("d/"+name+"/deeper", mode),
+			dirNode("d/"+name, mode))
+	}
+	build(t, dir, nodes)
+	for _, n := range nodes {
+		if err := os.Lchown(abs(dir, n.path), nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requireVouching(t, dir)
+	ageTree(t, dir)
+	time.Sleep(settle)
+	s := newStore(t)
+	opts := Options{Cache: NewStatCache(s.Backend())}
+	r1 := snap(t, dir, s, opts)
+	full := func() map[string]manifest.Entry {
+		fs := newStore(t)
+		return flattenOwned(t, fs, snap(t, dir, fs, Options{}).Root)
+	}
+	sameSnapshot(t, "first capture", flattenOwned(t, s, r1.Root), full())
+	opened := hookLazyOpens(t)
+	opts.Previous = r1.Root
+	r2 := snap(t, dir, s, opts)
+	if r2.Root != r1.Root {
+		t.Error("unchanged tree: root changed")
+	}
+	if o := opened(); len(o) != 0 {
+		t.Errorf("unchanged tree: opened %q", o)
+	}
+	write(t, dir, "d/none/deeper/in.txt", "changed by root")
+	if err := os.Chmod(abs(dir, "d/none/deeper/in.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(abs(dir, "d/none/deeper/in.txt"), nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	opts.Previous = r2.Root
+	r3 := snap(t, dir, s, opts)
+	if o := opened(); !slices.Equal(o, []string{"d", "deeper", "none"}) {
+		t.Errorf("one file changed: opened %q, want d, none, deeper", o)
+	}
+	got := flattenOwned(t, s, r3.Root)
+	if e := got["d/none/deeper/in.txt"]; e.Hash != cas.Sum([]byte("changed by root")) || e.UID != nobody {
+		t.Errorf("d/none/deeper/in.txt = %+v", e)
+	}
+	sameSnapshot(t, "after the change", got, full())
+	if len(r3.Stats.Problems) != 0 {
+		t.Errorf("problems: %+v", r3.Stats.Problems)
 	}
 }
