@@ -5,8 +5,10 @@ package walker
 import (
 	"fmt"
 	"golang.org/x/sys/unix"
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -620,5 +622,79 @@ func TestLazyAttackRootOthers(t *testing.T) {
 	sameSnapshot(t, "after the change", got, full())
 	if len(r3.Stats.Problems) != 0 {
 		t.Errorf("problems: %+v", r3.Stats.Problems)
+	}
+}
+
+// TestLazyAttackOtherUsersRecord: root captures a tree, filling the
+// stat cache; then user nobody captures it on those records. Directory
+// a/secret (root's, 0711) is searchable but not readable to nobody: a
+// full walk as nobody cannot open it, and leaves it uncaptured. A
+// capture on root's records lstats its names by path (search is
+// enough) and must not capture it whole either: it would differ from
+// the full walk, as it did not before lazy handles (its open failed).
+func TestLazyAttackOtherUsersRecord(t *testing.T) {
+	if work := os.Getenv("LAZY_ATTACK_WORK"); work != "" && os.Geteuid() != 0 {
+		b, err := cas.OpenBadger(t.Context(), os.Getenv("LAZY_ATTACK_STORE"), cas.BadgerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStoreOn(t, b)
+		prev, err := cas.ParseHash(os.Getenv("LAZY_ATTACK_PREV"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := snap(t, work, s, Options{Cache: NewStatCache(b), Previous: prev})
+		got, want := flatten(t, s, r.Root), fullWalk(t, work)
+		t.Logf("as nobody on root's records: %q; full walk %q", pathsOf(got), pathsOf(want))
+		sameSnapshot(t, "capture as nobody on root's records", got, want)
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to write the records nobody then uses")
+	}
+	base, err := os.MkdirTemp("", "walker-lazy-other-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work, store := abs(base, "work"), abs(base, "store")
+	build(t, work, []node{
+		fileNode("a/open/g.txt", 0o644, "g"),
+		fileNode("a/secret/f.txt", 0o644, "f"),
+		dirNode("a/secret", 0o711),
+		fileNode("top.txt", 0o644, "top"),
+	})
+	requireVouching(t, work)
+	ageTree(t, work)
+	time.Sleep(settle)
+	b, err := cas.OpenBadger(t.Context(), store, cas.BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cas.NewStore(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := snap(t, work, s, Options{Cache: NewStatCache(b)})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(store, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, 65534, 65534)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LAZY_ATTACK_WORK", work)
+	t.Setenv("LAZY_ATTACK_STORE", store)
+	t.Setenv("LAZY_ATTACK_PREV", r.Root.String())
+	if !rerunUnprivileged(t) {
+		t.Fatal("not re-run as nobody")
 	}
 }
