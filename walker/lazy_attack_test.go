@@ -345,13 +345,6 @@ func lazyRace(t *testing.T, dir string, mu lazyMutation, mo lazyMoment, edited b
 	}
 	got := flatten(t, s, r2.Root)
 	noOutsideContent(t, s, got, secrets)
-	if os.Getenv("LAZYDEBUG") != "" {
-		for _, p := range pathsOf(got) {
-			e := got[p]
-			t.Logf("DBG %s %v size=%d mode=%o unc=%v", p, e.Kind, e.Size, e.Mode, e.Uncaptured)
-		}
-		t.Logf("DBG problems %+v", r2.Stats.Problems)
-	}
 	chmodBack(dir)
 	opts.Previous = r2.Root
 	r3 := snap(t, dir, s, opts)
@@ -696,5 +689,99 @@ func TestLazyAttackOtherUsersRecord(t *testing.T) {
 	t.Setenv("LAZY_ATTACK_PREV", r.Root.String())
 	if !rerunUnprivileged(t) {
 		t.Fatal("not re-run as nobody")
+	}
+}
+
+// mountHere mounts (tmpfs, or a bind mount of src) on p, skipping the
+// test where that cannot be done; the test's end detaches it.
+func mountHere(t *testing.T, src, p string) {
+	t.Helper()
+	var err error
+	if src == "" {
+		err = unix.Mount("tmpfs", p, "tmpfs", 0, "size=1m")
+	} else {
+		err = unix.Mount(src, p, "", unix.MS_BIND, "")
+	}
+	if err != nil {
+		t.Skipf("cannot mount on %s: %v", p, err)
+	}
+	t.Cleanup(func() { unix.Unmount(p, unix.MNT_DETACH) })
+}
+
+// TestLazyAttackMounts: a tmpfs below a chain of lazy directories is
+// judged by itself, and a capture equals a full walk; a tmpfs or a bind
+// mount of a directory outside the work tree mounted on a lazy
+// directory after its parent lstat'ed it, while its names are lstat'ed
+// by path, gives no content from outside, and the next capture equals
+// a full walk.
+func TestLazyAttackMounts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting needs root")
+	}
+	t.Run("below a lazy chain", func(t *testing.T) {
+		dir := t.TempDir()
+		treetest.PutAll(t, dir, map[string]string{"a/b/c/one.txt": "1", "top.txt": "top"})
+		mkdirAll(t, dir, "a/b/c/m")
+		mountHere(t, "", abs(dir, "a/b/c/m"))
+		treetest.PutAll(t, dir, map[string]string{"a/b/c/m/in.txt": "in", "a/b/c/m/d/deep.txt": "deep"})
+		requireVouching(t, dir)
+		ageTree(t, dir)
+		time.Sleep(settle)
+		s := newStore(t)
+		opts := Options{Cache: NewStatCache(s.Backend())}
+		r1 := snapClosed(t, dir, s, opts)
+		opts.Previous = r1.Root
+		opened := hookLazyOpens(t)
+		r2 := snapClosed(t, dir, s, opts)
+		if r2.Root != r1.Root {
+			t.Error("unchanged tree: root changed")
+		}
+		// The mount point is opened through c, so is the chain.
+		if o := opened(); !slices.Equal(o, []string{"a", "b", "c"}) {
+			t.Errorf("opened %q, want a, b, c", o)
+		}
+		treetest.PutAll(t, dir, map[string]string{"a/b/c/m/d/deep.txt": "changed"})
+		opts.Previous = r2.Root
+		r3 := snapClosed(t, dir, s, opts)
+		got := flatten(t, s, r3.Root)
+		if got["a/b/c/m/d/deep.txt"].Hash != cas.Sum([]byte("changed")) {
+			t.Error("a change on the tmpfs below the chain was missed")
+		}
+		sameSnapshot(t, "after a change on the mount", got, fullWalk(t, dir))
+	})
+	for _, tc := range []struct {
+		name   string
+		bind   bool
+		filled bool
+	}{
+		{"tmpfs, empty", false, false},
+		{"tmpfs, with b's names", false, true},
+		{"bind mount from outside", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, s, opts, _ := lazySetup(t, map[string]string{"a/b/x.txt": "x", "a/b/y.txt": "y", "a/b/sub/z.txt": "z", "top.txt": "top"})
+			outside, secrets := lazyOutside(t)
+			hookLstatOnce(t, "x.txt", func() {
+				src := ""
+				if tc.bind {
+					src = outside
+				}
+				mountHere(t, src, abs(dir, "a/b"))
+				if tc.filled {
+					treetest.PutAll(t, dir, map[string]string{"a/b/x.txt": "tmp x", "a/b/y.txt": "tmp y", "a/b/sub/z.txt": "tmp z"})
+				}
+			})
+			r2 := snapClosed(t, dir, s, opts)
+			testHookLstat = nil
+			noOutsideContent(t, s, flatten(t, s, r2.Root), secrets)
+			if tc.bind {
+				if err := unix.Unmount(abs(dir, "a/b"), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opts.Previous = r2.Root
+			r3 := snapClosed(t, dir, s, opts)
+			sameSnapshot(t, "next capture", flatten(t, s, r3.Root), fullWalk(t, dir))
+		})
 	}
 }
