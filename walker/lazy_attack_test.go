@@ -785,3 +785,69 @@ func TestLazyAttackMounts(t *testing.T) {
 		})
 	}
 }
+
+// TestLazyAttackByName: a capture by name (Options.Base, Dirty, Names)
+// of a file deep in a chain of small lazy directories gives the root a
+// full walk gives; so it does with a name created beside it, or the
+// directory renamed away, at the open of a lazy directory on the way;
+// and the next full capture equals a full walk.
+func TestLazyAttackByName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		at   string // the lazy open that makes the change
+		do   func(dir string) error
+	}{
+		{"no race", "", nil},
+		{"name created beside", "r", func(dir string) error {
+			return os.WriteFile(abs(dir, "p/q/r/new.txt"), []byte("new"), 0o644)
+		}},
+		{"file renamed beside", "r", func(dir string) error {
+			return os.Rename(abs(dir, "p/q/r/f2.txt"), abs(dir, "p/q/r/f3.txt"))
+		}},
+		{"directory renamed away", "r", func(dir string) error {
+			return os.Rename(abs(dir, "p/q/r"), abs(dir, "p/q/gone"))
+		}},
+		{"parent renamed away", "q", func(dir string) error {
+			return os.Rename(abs(dir, "p/q"), abs(dir, "p/gone"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, s, opts, r1 := lazySetup(t, map[string]string{
+				"p/q/r/f1.txt": "1", "p/q/r/f2.txt": "2", "p/q/side.txt": "s", "other/o.txt": "o", "top.txt": "top",
+			})
+			write(t, dir, "p/q/r/f1.txt", "turn")
+			opts.Uncounted = true
+			fired := false
+			if tc.do != nil {
+				hookLazyOpenOnce(t, tc.at, func() {
+					fired = true
+					if err := tc.do(dir); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			got := snap(t, dir, s, byName(opts, r1.Root, []string{"p/q/r/f1.txt"}))
+			testHookLazyOpen = nil
+			if tc.do != nil && !fired {
+				t.Fatalf("%s was not opened lazily", tc.at)
+			}
+			if got.Stats.DirsReused == 0 {
+				t.Error("nothing reused: not a capture by name")
+			}
+			m := flatten(t, s, got.Root)
+			if tc.do == nil {
+				fs := newStore(t)
+				if want := snap(t, dir, fs, Options{}).Root; got.Root != want {
+					sameSnapshot(t, "by name", m, fullWalk(t, dir))
+				}
+			}
+			if e, ok := m["p/q/r/f1.txt"]; ok && e.Hash != cas.Sum([]byte("turn")) {
+				t.Errorf("p/q/r/f1.txt = %+v, not the turn's content", e)
+			}
+			opts.Previous = got.Root
+			opts.Uncounted = false
+			next := snap(t, dir, s, opts)
+			sameSnapshot(t, "next full capture", flatten(t, s, next.Root), fullWalk(t, dir))
+		})
+	}
+}
