@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"golang.org/x/sys/unix"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -849,5 +850,78 @@ func TestLazyAttackByName(t *testing.T) {
 			next := snap(t, dir, s, opts)
 			sameSnapshot(t, "next full capture", flatten(t, s, next.Root), fullWalk(t, dir))
 		})
+	}
+}
+
+// TestLazyAttackStress: a goroutine keeps changing a/b (exchanged with
+// a twin, replaced by a symlink outside the work tree or inside it,
+// chmod'ed, a file edited) while captures run, for about a second.
+// After each, with nothing changing, the next capture equals a full
+// walk, and no content from outside the work tree is ever stored.
+func TestLazyAttackStress(t *testing.T) {
+	files := map[string]string{"top.txt": "top"}
+	for _, d := range []string{"a/b", "a/twin"} {
+		for _, f := range []string{"x.txt", "y.txt", "sub/z.txt", "sub/deep/w.txt"} {
+			files[d+"/"+f] = d + f
+		}
+	}
+	dir, s, opts, _ := lazySetup(t, files)
+	outside, secrets := lazyOutside(t)
+	b, saved := abs(dir, "a/b"), abs(dir, "a/b.saved")
+	ops := []func(r *rand.Rand){
+		func(*rand.Rand) {
+			unix.Renameat2(unix.AT_FDCWD, b, unix.AT_FDCWD, abs(dir, "a/twin"), unix.RENAME_EXCHANGE)
+		},
+		func(r *rand.Rand) {
+			if os.Rename(b, saved) == nil {
+				os.Symlink([]string{outside, "twin", "b.saved"}[r.IntN(3)], b)
+			}
+		},
+		func(*rand.Rand) {
+			if fi, err := os.Lstat(saved); err == nil && fi.IsDir() {
+				os.Remove(b)
+				os.Rename(saved, b)
+			}
+		},
+		func(r *rand.Rand) { os.Chmod(b, []os.FileMode{0, 0o111, 0o333, 0o755}[r.IntN(4)]) },
+		func(r *rand.Rand) {
+			os.WriteFile(abs(dir, "a/b/sub/deep/w.txt"), fmt.Appendf(nil, "w%d", r.IntN(1000)), 0o644)
+		},
+	}
+	deadline := time.Now().Add(time.Second)
+	round := 0
+	defer func() { t.Logf("%d rounds", round) }()
+	for ; time.Now().Before(deadline); round++ {
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			r := rand.New(rand.NewPCG(uint64(round), 7))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ops[r.IntN(len(ops))](r)
+				time.Sleep(time.Duration(r.IntN(300)) * time.Microsecond)
+			}
+		}()
+		r2, err := Capture(t.Context(), openRoot(t, dir), s, opts)
+		close(stop)
+		<-done
+		if err != nil {
+			t.Fatalf("round %d: capture while changing: %v", round, err)
+		}
+		noOutsideContent(t, s, flatten(t, s, r2.Root), secrets)
+		os.Chmod(b, 0o755)
+		opts.Previous = r2.Root
+		r3 := snap(t, dir, s, opts)
+		next := flatten(t, s, r3.Root)
+		noOutsideContent(t, s, next, secrets)
+		sameSnapshot(t, fmt.Sprintf("round %d: next capture", round), next, fullWalk(t, dir))
+		opts.Previous = r3.Root
+		if t.Failed() {
+			return
+		}
 	}
 }
