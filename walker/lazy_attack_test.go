@@ -925,3 +925,60 @@ func TestLazyAttackStress(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyAttackLongPaths: a chain of 20 directories with names of 255
+// bytes, the last with a file. Its full path is past PATH_MAX, and so
+// would be a path below an open ancestor that no bound cut short: an
+// lstat by path would fail with ENAMETOOLONG. Unchanged, changed, each
+// capture equals a full walk, with no problem.
+func TestLazyAttackLongPaths(t *testing.T) {
+	dir := t.TempDir()
+	requireVouching(t, dir)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := range 20 {
+		name := fmt.Sprintf("%02d", i) + strings.Repeat("n", 253)
+		names = append(names, name)
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = sub
+	}
+	writeAt := func(data string) {
+		f, err := unix.Openat(fd, "bottom.txt", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.Write(f, []byte(data))
+		unix.Close(f)
+	}
+	writeAt("bottom")
+	defer unix.Close(fd)
+	time.Sleep(settle)
+	s := newStore(t)
+	opts := Options{Cache: NewStatCache(s.Backend())}
+	bottom := strings.Join(names, "/") + "/bottom.txt"
+	for round, data := range []string{"", "", "changed"} {
+		if data != "" {
+			writeAt(data)
+		}
+		r := snap(t, dir, s, opts)
+		opts.Previous = r.Root
+		if len(r.Stats.Problems) != 0 {
+			t.Errorf("round %d: problems %+v", round, r.Stats.Problems)
+		}
+		got := flatten(t, s, r.Root)
+		if data != "" && got[bottom].Hash != cas.Sum([]byte(data)) {
+			t.Errorf("round %d: the bottom file = %+v", round, got[bottom])
+		}
+		sameSnapshot(t, fmt.Sprintf("round %d", round), got, fullWalk(t, dir))
+	}
+}
