@@ -28,8 +28,11 @@ var errNoPrealloc = errors.New("cas: cannot allocate ahead here")
 func (b *Badger) Reserve(n int64) error {
 	b.swap.Lock()
 	defer b.swap.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
 	d := b.def
-	if d == nil || b.closed {
+	if d == nil {
 		return nil
 	}
 	d.mu.Lock()

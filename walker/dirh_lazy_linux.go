@@ -3,8 +3,9 @@
 package walker
 
 import (
-	"fmt"
+	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
@@ -34,7 +35,7 @@ type lazy struct {
 // anyway, and so it is: so is a mount point, which is judged by itself.
 func (d *dirh) lazyDir(name string, fi fs.FileInfo) (*dirh, error) {
 	si, ok := asStatInfo(fi)
-	if !ok || !d.vouch || si.dev != d.dev || si.mode&unix.S_IFMT != unix.S_IFDIR {
+	if !ok || !d.vouch || si.dev != d.dev || si.mode&unix.S_IFMT != unix.S_IFDIR || !mayList(si) {
 		return d.openDir(name)
 	}
 	sub := &dirh{fd: -1, dev: d.dev, raw: d.raw, vouch: d.vouch}
@@ -60,7 +61,7 @@ func (d *dirh) descriptor() (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if d.fd < 0 && l.err == nil {
-		d.fd, l.err = l.open()
+		d.fd, l.err = d.openLazy()
 	}
 	return d.fd, l.err
 }
@@ -86,10 +87,12 @@ func (d *dirh) ensureOpen() error {
 	return err
 }
 
-// open opens the directory through its parent, and checks that it is
-// still the one lstat'ed: one replaced since was not the one whose names
-// were read.
-func (l *lazy) open() (int, error) {
+// openLazy opens lazy handle d through its parent, and checks that it
+// is still the directory lstat'ed: one replaced since was not the one
+// whose names were read. A parent that cannot be opened gives its own
+// error (a *lazyOpenError naming the parent).
+func (d *dirh) openLazy() (int, error) {
+	l := d.lazy
 	pfd, err := l.parent.descriptor()
 	if err != nil {
 		return -1, err
@@ -97,24 +100,34 @@ func (l *lazy) open() (int, error) {
 	if testHookLazyOpen != nil {
 		testHookLazyOpen(l.name)
 	}
+	fail := func(op string, err error) (int, error) {
+		return -1, &lazyOpenError{d: d, err: &fs.PathError{Op: op, Path: l.name, Err: err}}
+	}
 	fd, err := openat(pfd, l.name, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
-		return -1, &lazyOpenError{&fs.PathError{Op: "openat", Path: l.name, Err: err}}
+		return fail("openat", err)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return -1, &lazyOpenError{&fs.PathError{Op: "fstat", Path: l.name, Err: err}}
+		return fail("fstat", err)
 	}
 	if st.Dev != l.st.dev || st.Ino != l.st.ino {
 		unix.Close(fd)
-		return -1, &lazyOpenError{&fs.PathError{Op: "openat", Path: l.name, Err: errReplaced}}
+		return fail("openat", errReplaced)
 	}
 	return fd, nil
 }
 
+// byPath reports whether d's names are lstat'ed by path (a lazy handle
+// not open).
+func (d *dirh) byPath() bool {
+	_, prefix := d.statBase()
+	return prefix != ""
+}
+
 // errReplaced: a directory was replaced by another while it was read.
-var errReplaced = fmt.Errorf("replaced by another directory while read")
+var errReplaced = errors.New("replaced by another directory while read")
 
 // statBase returns the descriptor and path prefix through which d's
 // names are lstat'ed: its own descriptor once open, else its open
@@ -142,3 +155,38 @@ func fstatatIn(dirfd int, prefix, name string, st *unix.Stat_t, cname *[]byte, r
 	*cname = b
 	return fstatatC(dirfd, b, st, raw)
 }
+
+// mayList reports whether this process may list directory si by its
+// permission bits: read and search for whoever it is to the directory.
+// A directory it may not list is opened at once (and fails as before):
+// its names, found by path, would be a listing another user's capture
+// recorded. (An ACL that denies what the bits allow is not seen.)
+func mayList(si *statInfo) bool {
+	ids := processIDs()
+	if ids.uid == 0 {
+		return true
+	}
+	shift := uint32(0) // other
+	switch {
+	case si.uid == ids.uid:
+		shift = 6
+	case slices.Contains(ids.gids, si.gid):
+		shift = 3
+	}
+	return (si.mode>>shift)&0o5 == 0o5
+}
+
+// processIDs are the effective uid and every gid of this process.
+var processIDs = sync.OnceValue(func() (ids struct {
+	uid  uint32
+	gids []uint32
+}) {
+	ids.uid = uint32(unix.Geteuid())
+	ids.gids = append(ids.gids, uint32(unix.Getegid()))
+	if gs, err := unix.Getgroups(); err == nil {
+		for _, g := range gs {
+			ids.gids = append(ids.gids, uint32(g))
+		}
+	}
+	return ids
+})

@@ -259,10 +259,13 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 		}
 		si := &infos[k]
 		err := fstatatIn(fd, prefix, name, &st, &sc.cname, d.raw)
+		if err != nil && prefix != "" {
+			// By path, a name not found, or found through something
+			// that is not this directory (ENOTDIR, ELOOP), says the
+			// listing is not this directory's any more.
+			return nil, errRelist
+		}
 		if err == unix.ENOENT {
-			if prefix != "" {
-				return nil, errRelist
-			}
 			continue
 		}
 		if err == unix.EACCES {

@@ -29,6 +29,28 @@ func listDir(root *os.Root) ([]dirEnt, error) {
 	return d.list(nil, nil)
 }
 
+// vouchedByRecord reports whether rec vouches for every entry of ents:
+// a subdirectory (its own record vouches for it), or a regular file
+// whose stat, inode included, is the one recorded.
+func vouchedByRecord(ents []dirEnt, rec *dirRecord) bool {
+	cur := 0
+	for _, de := range ents {
+		if de.err != nil {
+			return false
+		}
+		switch mode := de.fi.Mode(); {
+		case mode.IsDir():
+		case mode.IsRegular():
+			if ce := rec.lookupFrom(de.name, &cur); ce == nil || ce.st != statFunc(de.fi) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // readsFiles reports whether capturing a directory listed as ents reads
 // files of it besides those changed: its ignore files, a symlink's
 // target, or a file that shows it was generated (rel and probe as

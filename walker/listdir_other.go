@@ -52,6 +52,9 @@ func (d *dirh) lazyDir(name string, _ fs.FileInfo) (*dirh, error) { return d.ope
 // openIfMany: a handle here is always open.
 func (d *dirh) openIfMany(int) error { return nil }
 
+// byPath: a handle here is always open.
+func (d *dirh) byPath() bool { return false }
+
 // ensureOpen: a handle here is always open.
 func (d *dirh) ensureOpen() error { return nil }
 

@@ -26,6 +26,9 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 	}
 	sub, err := d.lazyDir(name, fi)
 	if err != nil {
+		if _, ok := asLazyOpenError(err); ok {
+			return manifest.Entry{}, err // d's, or an ancestor's: theirs
+		}
 		return c.unopened(p, err)
 	}
 	defer sub.close()
@@ -64,8 +67,10 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 	}
 	ent, err := c.dir(ctx, sub, p, m, probe, subPrev, base)
 	if err != nil {
-		var le *lazyOpenError
-		if errors.As(err, &le) && ctx.Err() == nil {
+		if le, ok := asLazyOpenError(err); ok && ctx.Err() == nil {
+			if le.d != sub {
+				return manifest.Entry{}, err // an ancestor's: theirs
+			}
 			return c.unopened(p, le.err)
 		}
 		var pe *fs.PathError
@@ -222,6 +227,9 @@ func (c *capture) file(ctx context.Context, d *dirh, p, name string, e manifest.
 			return e, nil, err
 		}
 		f, err := d.openFile(name)
+		if _, ok := asLazyOpenError(err); ok {
+			return e, nil, err // the directory's failure, not the file's
+		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return e, nil, errVanished
@@ -288,12 +296,25 @@ func (c *capture) file(ctx context.Context, d *dirh, p, name string, e manifest.
 // platforms without ctime (where the racy rule alone must catch edits).
 var statFunc = statOf
 
-// lazyOpenError: a directory first lstat'ed by path could not be opened
-// later. Its parent treats it as a failed open of the directory.
-type lazyOpenError struct{ err error }
+// lazyOpenError: directory d, first lstat'ed by path, could not be
+// opened later. It is reported as d's failed open; what fails below d
+// because of it returns it up to d.
+type lazyOpenError struct {
+	d   *dirh
+	err error
+}
 
 func (e *lazyOpenError) Error() string { return e.err.Error() }
 func (e *lazyOpenError) Unwrap() error { return e.err }
+
+// asLazyOpenError returns err's *lazyOpenError, if it has one.
+func asLazyOpenError(err error) (*lazyOpenError, bool) {
+	if err == nil {
+		return nil, false
+	}
+	var le *lazyOpenError
+	return le, errors.As(err, &le)
+}
 
 // errRelist: a name of the listing a record vouched for was not found
 // by path. The directory is listed again from its descriptor. (So an

@@ -257,6 +257,15 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if err == errRelist && part == nil {
 		ents, err = d.list(sc, nil)
 	}
+	if err == nil && d.byPath() && !vouchedByRecord(ents, oldRec) {
+		// Something changed: its names are read again through its own
+		// descriptor, checked to be the directory lstat'ed (a path may
+		// lead elsewhere by now), so that no stat found by path is
+		// recorded unless the record vouches for its inode.
+		if err = d.ensureOpen(); err == nil {
+			ents, err = d.list(sc, names)
+		}
+	}
 	if part != nil && (err != nil || !d.exactNames(ents)) {
 		// A directory read by name fails as a listing would, but for
 		// an empty one: the listing decides. So it does where a name
