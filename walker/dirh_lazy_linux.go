@@ -69,7 +69,8 @@ func (d *dirh) descriptor() (int, error) {
 // lazyMaxSteps bounds the path components a lazy handle's names cost:
 // each is a lookup more per lstat, which past about a dozen costs more
 // than opening the directory (and its subdirectories' names then cost
-// one more each, not their depth below an ancestor).
+// one more each, not their depth below an ancestor). It also keeps a
+// path below an open ancestor under PATH_MAX: 12 names of 255 bytes.
 const lazyMaxSteps = 12
 
 // openIfMany opens a lazy handle not open yet whose n names would cost

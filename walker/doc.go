@@ -41,11 +41,12 @@
 //
 //   - Nothing is opened or read outside the work tree. Symlinks are
 //     recorded with their target and never followed. Only an lstat by
-//     path may pass a directory replaced by a symlink during the capture;
-//     the file it finds is then read only after its directory is opened
-//     one component at a time, which refuses the symlink.
-//   - A name of a vouched listing that an lstat by path does not find
-//     makes the directory listed again.
+//     path may pass a directory replaced by a symlink during the capture.
+//     What it finds is recorded only where the record vouches for that
+//     inode. Otherwise the directory is opened one component at a time,
+//     which refuses the symlink, and its names are lstat'ed again there.
+//   - A name of a vouched listing that an lstat by path does not find,
+//     or finds with an error, makes the directory listed again.
 //   - Files are opened read-only, with O_NOATIME where the system allows.
 //   - An incremental capture gives the same root as a full walk.
 //   - A snapshot id depends on paths and content, never on inode numbers.
