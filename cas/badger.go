@@ -55,8 +55,19 @@ type BadgerOptions struct {
 // shortPauses: OpenBadger first waits 2, 4, 8, 16 ms for a holder.
 const shortPauses = 4
 
-// holderFile names the note beside the database saying who holds it.
-const holderFile = "HOLDER"
+// holderFile names the note saying who holds the database. It lives in
+// holderDir, a directory of its own inside the database's: creating and
+// removing it there leaves the database's directory unchanged, whose
+// fsyncs (Badger's at every open and close, even read-only) then find
+// nothing to commit. Turnback before 2026-11 kept it beside the
+// database; readHolder reads that note too.
+const (
+	holderDir  = "turnback-holder"
+	holderFile = "HOLDER"
+)
+
+// holderPath is the holder note of the database in dir.
+func holderPath(dir string) string { return filepath.Join(dir, holderDir, holderFile) }
 
 // valueThreshold: values this large or larger would live in Badger's
 // value log; turnback puts them in pack files instead (setEntries), and
@@ -500,7 +511,7 @@ func (b *Badger) Close() error {
 		derr = b.persistLocked()
 	}
 	if !b.readOnly {
-		_ = os.Remove(filepath.Join(b.dir, holderFile))
+		_ = os.Remove(holderPath(b.dir))
 	}
 	perr := b.packs.close()
 	if b.ro != nil {

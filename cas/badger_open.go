@@ -188,13 +188,21 @@ func (b *Badger) writeHolder(holder string) {
 	}
 	note := fmt.Sprintf("%s (pid %d, since %s)\n", holder, os.Getpid(), time.Now().Format(time.RFC3339))
 	// Best effort: the note only improves the busy message.
-	_ = os.WriteFile(filepath.Join(b.dir, holderFile), []byte(note), 0o600)
+	p := holderPath(b.dir)
+	if err := os.WriteFile(p, []byte(note), 0o600); errors.Is(err, os.ErrNotExist) {
+		if os.Mkdir(filepath.Dir(p), 0o700) == nil {
+			_ = os.WriteFile(p, []byte(note), 0o600)
+		}
+	}
 }
 
+// readHolder returns the holder note of the database in dir (see
+// holderFile), or "another process".
 func readHolder(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, holderFile))
-	if err != nil || len(data) == 0 {
-		return "another process"
+	for _, p := range []string{holderPath(dir), filepath.Join(dir, holderFile)} {
+		if data, err := os.ReadFile(p); err == nil && len(data) > 0 {
+			return strings.TrimSpace(string(data))
+		}
 	}
-	return strings.TrimSpace(string(data))
+	return "another process"
 }

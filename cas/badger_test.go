@@ -102,7 +102,7 @@ func TestBadgerLock(t *testing.T) {
 		if err := second.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, holderFile)); !os.IsNotExist(err) {
+		if _, err := os.Stat(holderPath(dir)); !os.IsNotExist(err) {
 			t.Errorf("holder note left after Close: %v", err)
 		}
 		third, err := OpenBadger(ctx, dir, BadgerOptions{})

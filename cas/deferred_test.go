@@ -45,7 +45,7 @@ func dbFiles(t *testing.T, dir string) map[string]int64 {
 	}
 	out := map[string]int64{}
 	for _, e := range ents {
-		if e.Name() == overlayName || e.Name() == holderFile || strings.HasSuffix(e.Name(), ".pack") {
+		if e.Name() == overlayName || e.Name() == holderFile || e.Name() == holderDir || strings.HasSuffix(e.Name(), ".pack") {
 			continue // ours, not Badger's
 		}
 		fi, err := e.Info()
