@@ -1,0 +1,164 @@
+package main
+
+// Attacks on the reserved commit of undo, redo and restore (cas.Reserve,
+// commit cc1c6ed): without a daemon a small restore keeps its records in
+// the deferred store's memory and commits them as one overlay frame after
+// the files changed. These tests kill the command at each of its restore
+// steps and check that the next command leaves a store that verifies and
+// a session that goes on working.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
+	"github.com/turnback/turnback/manifest/treetest"
+)
+
+// raKill runs args killed at restore step k; it reports whether the
+// command was killed (false: it ran to its end, k is past its steps).
+func raKill(t *testing.T, e *cliEnv, k int, args ...string) bool {
+	t.Helper()
+	cmd := e.with(fmt.Sprintf("TURNBACK_TEST_CRASH_AT=%d", k)).command(args...)
+	var se strings.Builder
+	cmd.Stderr = &se
+	err := cmd.Run()
+	if err == nil {
+		return false
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.Exited() {
+		t.Fatalf("turnback %s with TURNBACK_TEST_CRASH_AT=%d: %v, want killed\nstderr:\n%s", strings.Join(args, " "), k, err, se.String())
+	}
+	return true
+}
+
+// raVerify runs verify, which must pass.
+func raVerify(t *testing.T, e *cliEnv, what string) {
+	t.Helper()
+	if r := e.run("verify"); r.code != 0 {
+		t.Fatalf("%s: verify: %v", what, r)
+	}
+}
+
+// raWorld is a small folder with one ended turn in d/, and the user's
+// edit in d/ made after the turn ended (outside the turn): the undo's
+// result is a state no capture made, with trees of its own.
+type raWorld struct {
+	e                   *cliEnv
+	before, agent, edit treetest.Tree
+	undone              treetest.Tree // agent+edit after undo
+}
+
+func newRAWorld(t *testing.T) *raWorld {
+	t.Helper()
+	e := newStoreEnv(t)
+	w := &raWorld{e: e}
+	e.write("d/a.txt", "a before\n")
+	e.write("d/b.txt", "b before\n")
+	e.write("top.txt", "top\n")
+	e.ok("snap", "-m", "turn")
+	w.before = e.tree()
+	e.write("d/a.txt", "a by the agent\n")
+	e.write("d/n.txt", "new by the agent\n")
+	e.ok("end")
+	w.agent = e.tree()
+	e.write("d/b.txt", "the user's edit\n")
+	w.edit = e.tree()
+	w.undone = w.edit.Without("d/n.txt").With(treetest.Tree{"d/a.txt": treetest.File("a before\n", 0o644)})
+	return w
+}
+
+// TestReserveAttackKilledUndoVerifies: an undo of a small turn killed
+// at the first step after its journal (the commit point) is finished by
+// the next command; the store must then verify (the result's trees,
+// written before the journal, must be durable) and redo must work.
+func TestReserveAttackKilledUndoVerifies(t *testing.T) {
+	t.Parallel()
+	w := newRAWorld(t)
+	e := w.e
+	// Steps: 1 stage, 2 journal, 3 the first change after it.
+	if !raKill(t, e, 3, "undo") {
+		t.Fatal("undo ran to its end")
+	}
+	e.ok("status") // finishes the undo
+	e.same("after the recovered undo", w.undone)
+	raVerify(t, e, "after the recovered undo")
+	e.ok("redo")
+	e.same("after redo", w.edit)
+	raVerify(t, e, "after redo")
+}
+
+// TestReserveAttackKilledMatrix: undo, then redo (with another edit
+// outside the turn), then restore of the turn's before-state, each
+// killed at every restore step in turn. After the next command (status)
+// the folder is wholly before or wholly after the command, the store
+// verifies, log says which, and the inverse command brings the other
+// state back and verifies too.
+func TestReserveAttackKilledMatrix(t *testing.T) {
+	testtier.Slow(t)
+	t.Parallel()
+	type stage struct {
+		name   string
+		setup  func(w *raWorld) (pre, post treetest.Tree, args []string)
+		undone func(got, post treetest.Tree) bool
+		back   []string // the command that goes back from post
+	}
+	for _, st := range []stage{
+		{name: "undo", setup: func(w *raWorld) (treetest.Tree, treetest.Tree, []string) {
+			return w.edit, w.undone, []string{"undo"}
+		}, back: []string{"redo"}},
+		{name: "redo", setup: func(w *raWorld) (treetest.Tree, treetest.Tree, []string) {
+			w.e.ok("undo")
+			w.e.write("top.txt", "top, edited after the undo\n")
+			pre := w.e.tree()
+			post := w.edit.With(treetest.Tree{"top.txt": treetest.File("top, edited after the undo\n", 0o644)})
+			return pre, post, []string{"redo"}
+		}, back: []string{"undo"}},
+		{name: "restore", setup: func(w *raWorld) (treetest.Tree, treetest.Tree, []string) {
+			return w.edit, w.before, []string{"restore", "@1^"}
+		}},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			for k := 1; k < 40; k++ {
+				w := newRAWorld(t)
+				e := w.e
+				pre, post, args := st.setup(w)
+				if !raKill(t, e, k, args...) {
+					if k < 4 {
+						t.Fatalf("%s ran to its end at step %d", args[0], k)
+					}
+					return
+				}
+				what := fmt.Sprintf("%s killed at step %d", args[0], k)
+				e.ok("status")
+				got := e.tree()
+				var finished bool
+				switch {
+				case len(treetest.Diff(got, pre)) == 0:
+				case len(treetest.Diff(got, post)) == 0:
+					finished = true
+				default:
+					t.Fatalf("%s: the folder is neither before nor after:\n%s", what, strings.Join(treetest.Diff(got, post), "\n"))
+				}
+				raVerify(t, e, what)
+				if st.back == nil {
+					if finished {
+						e.ok("restore", "@1")
+						e.same(what+", restore @1", w.agent)
+						raVerify(t, e, what+", restore @1")
+					}
+					continue
+				}
+				if !finished {
+					e.ok(args...)
+					e.same(what+", run again", post)
+				}
+				e.ok(st.back...)
+				e.same(what+", then "+st.back[0], pre)
+				raVerify(t, e, what+", then "+st.back[0])
+			}
+		})
+	}
+}
