@@ -1,0 +1,179 @@
+package turnback_test
+
+// Attacks on the reserved commit of undo and redo (cas.Badger.Reserve,
+// commit cc1c6ed): faults injected on the overlay log's append and sync
+// once the restore passed its commit point. The next operation must
+// finish the restore from its journal; the store must verify, and the
+// undo must be recorded once.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
+)
+
+// raFiles writes name: data pairs into work.
+func raFiles(t *testing.T, work string, kv ...string) {
+	t.Helper()
+	for i := 0; i < len(kv); i += 2 {
+		p := filepath.Join(work, filepath.FromSlash(kv[i]))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(kv[i+1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// raRead returns the content of name in work ("-" if absent).
+func raRead(t *testing.T, work, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(name)))
+	if errors.Is(err, os.ErrNotExist) {
+		return "-"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// raState is d/a.txt, d/b.txt and d/n.txt of work.
+func raState(t *testing.T, work string) string {
+	return raRead(t, work, "d/a.txt") + "|" + raRead(t, work, "d/b.txt") + "|" + raRead(t, work, "d/n.txt")
+}
+
+// raTurn makes a folder with one ended turn in d/ and the user's edit
+// of d/b.txt after it (outside the turn), its store closed.
+func raTurn(t *testing.T) (work, store string) {
+	t.Helper()
+	ctx := t.Context()
+	base := t.TempDir()
+	work, store = filepath.Join(base, "work"), filepath.Join(base, "store")
+	raFiles(t, work, "d/a.txt", "a before\n", "d/b.txt", "b before\n", "top.txt", "top\n")
+	r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Snap(ctx, "turn"); err != nil {
+		t.Fatal(err)
+	}
+	raFiles(t, work, "d/a.txt", "a by the agent\n", "d/n.txt", "new\n")
+	if _, err := r.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raFiles(t, work, "d/b.txt", "the user's edit\n")
+	return work, store
+}
+
+const (
+	raEdited = "a by the agent\n|the user's edit\n|new\n"
+	raUndone = "a before\n|the user's edit\n|-"
+)
+
+// raFaultAfterCommit installs a fault hook that fails the first call of
+// op once the restore reached its "commit" step.
+func raFaultAfterCommit(r *turnback.Repo, op string, ferr error) (hit *atomic.Bool, remove func()) {
+	var armed atomic.Bool
+	hit = new(atomic.Bool)
+	r.SetRestoreHook(func(step string) error {
+		if step == "commit" {
+			armed.Store(true)
+		}
+		return nil
+	})
+	remove = cas.SetFaults(func(o, _ string) error {
+		if o == op && armed.Load() && hit.CompareAndSwap(false, true) {
+			return ferr
+		}
+		return nil
+	})
+	return hit, remove
+}
+
+// raCheckUndone checks that the folder is undone, the store verifies,
+// the undo is recorded once, and a redo brings the turn back.
+func raCheckUndone(t *testing.T, ctx context.Context, r *turnback.Repo, work, what string) {
+	t.Helper()
+	turns, redo, err := r.Turns(ctx)
+	if err != nil {
+		t.Fatalf("%s: turns: %v", what, err)
+	}
+	if got := raState(t, work); got != raUndone {
+		t.Fatalf("%s: the folder is %q, want %q", what, got, raUndone)
+	}
+	if len(turns) != 0 || len(redo) != 1 {
+		t.Errorf("%s: %d turns and %d to redo, want 0 and 1", what, len(turns), len(redo))
+	}
+	if res, err := r.Verify(ctx); err != nil {
+		t.Errorf("%s: verify: %v %+v", what, err, res.Problems)
+	}
+	if _, err := r.Redo(ctx, 1, turnback.RedoOptions{}); err != nil {
+		t.Fatalf("%s: redo: %v", what, err)
+	}
+	if got := raState(t, work); got != raEdited {
+		t.Errorf("%s: after redo the folder is %q, want %q", what, got, raEdited)
+	}
+	if res, err := r.Verify(ctx); err != nil {
+		t.Errorf("%s: verify after redo: %v %+v", what, err, res.Problems)
+	}
+}
+
+// TestReserveAttackCommitFault: an EIO or ENOSPC on the append of the
+// undo's commit frame, or on its sync, fails the undo after its files
+// changed. The next operation, in the same process or after a new
+// open, finishes the undo from the journal: the store must verify (the
+// trees the undo wrote before the journal must not be dropped with the
+// failed frame), the undo is recorded once, and redo works.
+func TestReserveAttackCommitFault(t *testing.T) {
+	ctx := t.Context() // not parallel: cas.SetFaults is process-wide
+	for _, op := range []string{"overlay", "overlaysync"} {
+		for _, ferr := range []error{syscall.EIO, syscall.ENOSPC} {
+			for _, reopen := range []bool{false, true} {
+				name := op + "/" + ferr.Error()
+				if reopen {
+					name += "/reopened"
+				}
+				t.Run(name, func(t *testing.T) {
+					work, store := raTurn(t)
+					r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer func() { r.Close() }()
+					hit, remove := raFaultAfterCommit(r, op, ferr)
+					_, err = r.Undo(ctx, 1, turnback.UndoOptions{})
+					remove()
+					r.SetRestoreHook(nil)
+					if !hit.Load() {
+						t.Fatalf("no %s after the commit step (undo: %v)", op, err)
+					}
+					if err == nil {
+						t.Fatalf("undo succeeded though its commit's %s failed", op)
+					}
+					if !errors.Is(err, ferr) {
+						t.Errorf("undo: %v, want %v", err, ferr)
+					}
+					if reopen {
+						r.Close()
+						if r, err = turnback.Open(ctx, work, turnback.Options{Store: store}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					raCheckUndone(t, ctx, r, work, name)
+				})
+			}
+		}
+	}
+}
