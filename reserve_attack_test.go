@@ -177,3 +177,78 @@ func TestReserveAttackCommitFault(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveAttackDisplacedThenCommitFault: the user rewrites d/a.txt
+// while the undo runs (at its "place d/a.txt" step); the undo saves
+// what it displaced (restore.Options.Save, which must be durable when
+// it returns) and amends its checkpoint with it. The commit frame then
+// fails (EIO). After the next operation finishes the undo, the
+// checkpoint must hold the user's edit, the store must verify, and
+// restore of the checkpoint must bring the edit back.
+func TestReserveAttackDisplacedThenCommitFault(t *testing.T) {
+	ctx := t.Context() // not parallel: cas.SetFaults is process-wide
+	for _, reopen := range []bool{false, true} {
+		t.Run(map[bool]string{false: "same process", true: "reopened"}[reopen], func(t *testing.T) {
+			work, store := raTurn(t)
+			r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { r.Close() }()
+			const mid = "the user's edit while the undo ran\n"
+			var armed, hit atomic.Bool
+			r.SetRestoreHook(func(step string) error {
+				switch step {
+				case "place d/a.txt":
+					raFiles(t, work, "d/a.txt", mid)
+				case "commit":
+					armed.Store(true)
+				}
+				return nil
+			})
+			remove := cas.SetFaults(func(o, _ string) error {
+				if o == "overlay" && armed.Load() && hit.CompareAndSwap(false, true) {
+					return syscall.EIO
+				}
+				return nil
+			})
+			_, err = r.Undo(ctx, 1, turnback.UndoOptions{})
+			remove()
+			r.SetRestoreHook(nil)
+			if !hit.Load() || err == nil {
+				t.Fatalf("the commit frame did not fail (hit %v): undo: %v", hit.Load(), err)
+			}
+			if reopen {
+				r.Close()
+				if r, err = turnback.Open(ctx, work, turnback.Options{Store: store}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := r.Status(ctx); err != nil { // finishes the undo
+				t.Fatal(err)
+			}
+			if got := raState(t, work); got != raUndone {
+				t.Fatalf("after the finished undo the folder is %q, want %q", got, raUndone)
+			}
+			if res, err := r.Verify(ctx); err != nil {
+				t.Errorf("verify: %v %+v", err, res.Problems)
+			}
+			cps, err := r.Checkpoints(ctx)
+			if err != nil || len(cps) == 0 {
+				t.Fatalf("checkpoints: %v %v", cps, err)
+			}
+			cp := cps[0]
+			for _, c := range cps {
+				if c.Time.After(cp.Time) {
+					cp = c
+				}
+			}
+			if _, err := r.Restore(ctx, cp.ID, turnback.RestoreOptions{}); err != nil {
+				t.Fatalf("restore of the undo's checkpoint %s: %v", cp.ID, err)
+			}
+			if got := raRead(t, work, "d/a.txt"); got != mid {
+				t.Errorf("after restore of the checkpoint d/a.txt is %q, want the edit made while the undo ran", got)
+			}
+		})
+	}
+}
