@@ -52,7 +52,17 @@ type raWorld struct {
 
 func newRAWorld(t *testing.T) *raWorld {
 	t.Helper()
+	return newRAWorldIn(t, "")
+}
+
+// newRAWorldIn is newRAWorld with its store in store ("": the default
+// of newStoreEnv).
+func newRAWorldIn(t *testing.T, store string) *raWorld {
+	t.Helper()
 	e := newStoreEnv(t)
+	if store != "" {
+		e.store = store
+	}
 	w := &raWorld{e: e}
 	e.write("d/a.txt", "a before\n")
 	e.write("d/b.txt", "b before\n")
