@@ -252,3 +252,58 @@ func TestReserveAttackDisplacedThenCommitFault(t *testing.T) {
 		})
 	}
 }
+
+// TestReserveAttackConflictThenUndo: the undo reserves its commit, then
+// its last look before the commit point finds d/a.txt changed (the user
+// wrote it while the undo staged): a conflict, nothing changed. The
+// reservation and the records it was for are not used. In this process
+// and after a new open, the store verifies, no undo is recorded, and
+// once the edit is gone an undo and a redo work.
+func TestReserveAttackConflictThenUndo(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, reopen := range []bool{false, true} {
+		t.Run(map[bool]string{false: "same process", true: "reopened"}[reopen], func(t *testing.T) {
+			work, store := raTurn(t)
+			r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { r.Close() }()
+			r.SetRestoreHook(func(step string) error {
+				if step == "stage 0" {
+					raFiles(t, work, "d/a.txt", "written while the undo staged\n")
+				}
+				return nil
+			})
+			_, err = r.Undo(ctx, 1, turnback.UndoOptions{})
+			r.SetRestoreHook(nil)
+			if !errors.Is(err, turnback.ErrConflict) {
+				t.Fatalf("undo: %v, want a conflict", err)
+			}
+			if got, want := raState(t, work), "written while the undo staged\n|the user's edit\n|new\n"; got != want {
+				t.Fatalf("after the conflict the folder is %q, want %q", got, want)
+			}
+			if reopen {
+				if err := r.Close(); err != nil {
+					t.Fatalf("close after the conflict: %v", err)
+				}
+				if r, err = turnback.Open(ctx, work, turnback.Options{Store: store}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if res, err := r.Verify(ctx); err != nil {
+				t.Errorf("verify after the conflict: %v %+v", err, res.Problems)
+			}
+			turns, redo, err := r.Turns(ctx)
+			if err != nil || len(turns) != 1 || len(redo) != 0 {
+				t.Fatalf("after the conflict: %d turns, %d to redo, %v; want 1, 0", len(turns), len(redo), err)
+			}
+			raFiles(t, work, "d/a.txt", "a by the agent\n")
+			if _, err := r.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
+				t.Fatalf("undo once the edit is gone: %v", err)
+			}
+			raCheckUndone(t, ctx, r, work, "undo after the conflict")
+		})
+	}
+}
