@@ -11,6 +11,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -304,6 +305,58 @@ func TestReserveAttackConflictThenUndo(t *testing.T) {
 				t.Fatalf("undo once the edit is gone: %v", err)
 			}
 			raCheckUndone(t, ctx, r, work, "undo after the conflict")
+		})
+	}
+}
+
+// TestReserveAttackReserveFault: EIO or ENOSPC allocating the commit's
+// room (before any file changed) fails the undo with that cause (a
+// full disk as cas.ErrNoSpace, naming the store), changes nothing, and
+// leaves a store that verifies; the undo then works.
+func TestReserveAttackReserveFault(t *testing.T) {
+	ctx := t.Context() // not parallel: cas.SetFaults is process-wide
+	for _, ferr := range []error{syscall.EIO, syscall.ENOSPC} {
+		t.Run(ferr.Error(), func(t *testing.T) {
+			work, store := raTurn(t)
+			r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { r.Close() }()
+			var hit atomic.Bool
+			remove := cas.SetFaults(func(o, _ string) error {
+				if o == "overlayreserve" && hit.CompareAndSwap(false, true) {
+					return ferr
+				}
+				return nil
+			})
+			_, err = r.Undo(ctx, 1, turnback.UndoOptions{})
+			remove()
+			if !hit.Load() {
+				t.Skip("the undo reserved nothing (the store's filesystem cannot allocate ahead)")
+			}
+			if !errors.Is(err, ferr) {
+				t.Fatalf("undo: %v, want %v", err, ferr)
+			}
+			if ferr == syscall.ENOSPC && (!errors.Is(err, cas.ErrNoSpace) || !strings.Contains(err.Error(), store)) {
+				t.Errorf("undo on a full disk: %q, want cas.ErrNoSpace naming the store %s", err, store)
+			}
+			if got := raState(t, work); got != raEdited {
+				t.Fatalf("the failed undo changed the folder: %q", got)
+			}
+			if err := r.Close(); err != nil {
+				t.Fatalf("close: %v", err)
+			}
+			if r, err = turnback.Open(ctx, work, turnback.Options{Store: store}); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := r.Verify(ctx); err != nil {
+				t.Errorf("verify: %v %+v", err, res.Problems)
+			}
+			if _, err := r.Undo(ctx, 1, turnback.UndoOptions{}); err != nil {
+				t.Fatalf("undo: %v", err)
+			}
+			raCheckUndone(t, ctx, r, work, "undo after the failed reserve")
 		})
 	}
 }
