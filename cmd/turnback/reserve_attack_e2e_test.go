@@ -263,3 +263,52 @@ func TestReserveAttackReadersDuringUndo(t *testing.T) {
 	e.same("after the undo/redo cycles", w.edit)
 	raVerify(t, e, "after the undo/redo cycles")
 }
+
+// TestReserveAttackKilledForcedRedoKeepsEdit: the user rewrote d/a.txt
+// after an undo; redo --force overwrites it, keeping the edit in its
+// checkpoint (invariant 1). Killed at the first step after its journal,
+// the redo is finished by the next command; the checkpoint it records
+// must then hold the edit, and restore of it must bring the edit back.
+func TestReserveAttackKilledForcedRedoKeepsEdit(t *testing.T) {
+	t.Parallel()
+	e := newStoreEnv(t)
+	e.write("d/a.txt", "a before\n")
+	e.write("d/b.txt", "b\n")
+	e.ok("snap", "-m", "turn")
+	e.write("d/a.txt", "a by the agent\n")
+	e.ok("end")
+	e.ok("undo")
+	const edit = "the user's precious edit\n"
+	e.write("d/a.txt", edit)
+	// Steps: 1 stage, 2 journal, 3 the first change after it.
+	if !raKill(t, e, 3, "--force", "redo") {
+		t.Fatal("redo ran to its end")
+	}
+	e.ok("status")
+	if got := string(e.read("d/a.txt")); got != "a by the agent\n" {
+		t.Fatalf("after the finished redo d/a.txt is %q", got)
+	}
+	var cps struct {
+		Checkpoints []struct {
+			ID      string `json:"id"`
+			Command string `json:"command"`
+		} `json:"checkpoints"`
+	}
+	e.okJSON(&cps, "checkpoints")
+	cp := ""
+	for _, c := range cps.Checkpoints {
+		if strings.HasPrefix(c.Command, "redo") {
+			cp = c.ID
+		}
+	}
+	if cp == "" {
+		t.Fatalf("no checkpoint of the redo: %+v", cps)
+	}
+	if r := e.run("restore", cp); r.code != 0 {
+		t.Fatalf("restore of the forced redo's checkpoint: %v", r)
+	}
+	if got := string(e.read("d/a.txt")); got != edit {
+		t.Errorf("after restore of the checkpoint d/a.txt is %q, want the user's edit", got)
+	}
+	raVerify(t, e, "after restore of the checkpoint")
+}
