@@ -158,6 +158,15 @@ func TestReserveAttackKilledMatrix(t *testing.T) {
 					t.Fatalf("%s: the folder is neither before nor after:\n%s", what, strings.Join(treetest.Diff(got, post), "\n"))
 				}
 				raVerify(t, e, what)
+				// log agrees with the folder: turn 1 is undone exactly
+				// when the folder is the undone state.
+				wantUndone := (st.name == "undo") == finished
+				if st.name == "restore" {
+					wantUndone = false
+				}
+				if got := strings.Contains(e.ok("log").stdout, "undone"); got != wantUndone {
+					t.Errorf("%s: log lists turn 1 undone=%v, want %v", what, got, wantUndone)
+				}
 				if st.back == nil {
 					if finished {
 						e.ok("restore", "@1")
