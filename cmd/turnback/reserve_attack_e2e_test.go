@@ -167,6 +167,23 @@ func TestReserveAttackKilledMatrix(t *testing.T) {
 				if got := strings.Contains(e.ok("log").stdout, "undone"); got != wantUndone {
 					t.Errorf("%s: log lists turn 1 undone=%v, want %v", what, got, wantUndone)
 				}
+				// The command's checkpoint is recorded once if it
+				// finished, not at all if it was rolled back.
+				var cps struct {
+					Checkpoints []struct {
+						Command string `json:"command"`
+					} `json:"checkpoints"`
+				}
+				e.okJSON(&cps, "checkpoints")
+				n := 0
+				for _, c := range cps.Checkpoints {
+					if strings.HasPrefix(c.Command, args[0]) {
+						n++
+					}
+				}
+				if want := map[bool]int{false: 0, true: 1}[finished]; n != want {
+					t.Errorf("%s: %d checkpoints of the %s, want %d: %+v", what, n, args[0], want, cps.Checkpoints)
+				}
 				if st.back == nil {
 					if finished {
 						e.ok("restore", "@1")
