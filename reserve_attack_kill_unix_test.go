@@ -1,0 +1,90 @@
+//go:build unix
+
+package turnback_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+
+	"github.com/turnback/turnback"
+)
+
+// TestReserveAttackKilledAfterDisplaced: the user rewrites d/a.txt
+// while an undo places it; the undo saves what it displaced
+// (restore.Options.Save: durable when it returns), removes it, and is
+// killed (SIGKILL) at its commit step, the journal written. The next
+// open finishes the undo; its checkpoint must hold the user's edit
+// (restore of it brings the edit back) and the store must verify.
+// The undo runs in a child process: this test binary run again.
+func TestReserveAttackKilledAfterDisplaced(t *testing.T) {
+	const mid = "the user's edit while the undo ran\n"
+	if work := os.Getenv("RA_CHILD_WORK"); work != "" {
+		raKilledChild(t, work, os.Getenv("RA_CHILD_STORE"), mid)
+		return
+	}
+	t.Parallel()
+	ctx := t.Context()
+	work, store := raTurn(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReserveAttackKilledAfterDisplaced$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "RA_CHILD_WORK="+work, "RA_CHILD_STORE="+store)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Exited() {
+		t.Fatalf("the child undo was not killed: %v\n%s", err, out)
+	}
+	r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Status(ctx); err != nil { // finishes the undo
+		t.Fatal(err)
+	}
+	if got := raState(t, work); got != raUndone {
+		t.Fatalf("after the finished undo the folder is %q, want %q", got, raUndone)
+	}
+	if res, err := r.Verify(ctx); err != nil {
+		t.Errorf("verify: %v %+v", err, res.Problems)
+	}
+	cps, err := r.Checkpoints(ctx)
+	if err != nil || len(cps) == 0 {
+		t.Fatalf("checkpoints: %v %v", cps, err)
+	}
+	cp := cps[0]
+	for _, c := range cps {
+		if c.Time.After(cp.Time) {
+			cp = c
+		}
+	}
+	if _, err := r.Restore(ctx, cp.ID, turnback.RestoreOptions{}); err != nil {
+		t.Fatalf("restore of the undo's checkpoint %s: %v", cp.ID, err)
+	}
+	if got := raRead(t, work, "d/a.txt"); got != mid {
+		t.Errorf("after restore of the checkpoint d/a.txt is %q, want the edit made while the undo ran", got)
+	}
+}
+
+// raKilledChild runs the undo of TestReserveAttackKilledAfterDisplaced
+// and kills its own process at the commit step.
+func raKilledChild(t *testing.T, work, store, mid string) {
+	ctx := t.Context()
+	r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetRestoreHook(func(step string) error {
+		switch step {
+		case "place d/a.txt":
+			raFiles(t, work, "d/a.txt", mid)
+		case "commit":
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+		return nil
+	})
+	_, err = r.Undo(ctx, 1, turnback.UndoOptions{})
+	t.Fatalf("the undo was not killed at its commit step: %v", err)
+}
