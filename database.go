@@ -14,10 +14,11 @@ type database interface {
 	// Upgrade opens for writing a database opened deferred (see
 	// cas.BadgerOptions.Deferred), for work that records much.
 	Upgrade() error
-	// Reserve readies the database to commit the writes made so far and
-	// n more bytes of records after work that must not fail half way
-	// (cas.Badger.Reserve).
+	// Reserve makes the writes so far durable and readies the database
+	// to commit n bytes of records after work that must not fail half
+	// way; Release ends that (cas.Badger.Reserve).
 	Reserve(n int64) error
+	Release()
 	// Reclaim makes the database give disk space back after gc
 	// deleted keys.
 	Reclaim(ctx context.Context) error

@@ -32,6 +32,11 @@ func (r *Repo) saveDisplaced(ctx context.Context, rd io.Reader) (cas.Hash, int64
 	if err := w.Flush(); err != nil {
 		return cas.Hash{}, 0, fmt.Errorf("turnback: save displaced content: %w", err)
 	}
+	// Durable when it returns (restore.Options.Save): a deferred store
+	// keeps flushed writes in memory until a Sync.
+	if err := r.backend.Sync(); err != nil {
+		return cas.Hash{}, 0, fmt.Errorf("turnback: save displaced content: %w", err)
+	}
 	return h, n, nil
 }
 

@@ -200,11 +200,13 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
-	// The records are committed after the files changed: the space
-	// they take is reserved now, or the database opened for writing.
+	// The records are committed after the files changed: what they
+	// name is made durable now, and the space they take reserved (or
+	// the database opened for writing).
 	if err := r.backend.Reserve(commitSize(writes, deletes)); err != nil {
 		return nil, err
 	}
+	defer r.backend.Release()
 	amended := cp
 	opts := r.restoreOptions(&amended)
 	opts.Meta, opts.Force = data, force

@@ -429,7 +429,8 @@ type overlayFile struct {
 	id     []byte   // the log's id (set by the append that creates it)
 	broken bool     // a failed append could not be cut back
 	frames int      // frames the log holds
-	// reserved: the file's blocks are allocated up to here (reserve.go);
+	// reserved: the file's blocks are allocated up to here, for frames
+	// until Release (reserve.go);
 	// fresh: reserve created the file, whose directory the first append
 	// syncs.
 	reserved int64
@@ -522,7 +523,7 @@ func (o *overlayFile) append(frame []byte) error {
 	}
 	o.size += int64(len(data))
 	o.frames++
-	o.fresh, o.reserved = false, 0 // a reservation serves one commit
+	o.fresh = false
 	return nil
 }
 

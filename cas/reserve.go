@@ -18,31 +18,33 @@ import (
 // errNoPrealloc: the filesystem cannot allocate a file's blocks ahead.
 var errNoPrealloc = errors.New("cas: cannot allocate ahead here")
 
-// Reserve readies the store to commit, after work that must not fail
-// half way, the writes made so far and n more bytes of keys and values:
-// a deferred store allocates its overlay log's next bytes for them, or,
-// where it cannot (they would pass the log's bounds, or the filesystem
-// cannot allocate ahead), opens its database for writing now. A store
-// open for writing does nothing. An error means the disk is (nearly)
-// full or the store failed; nothing was committed.
+// Reserve readies the store for work that must not fail half way and
+// commits n bytes of keys and values after it: a deferred store commits
+// the writes made so far (what the work's records will name must be
+// durable before it starts), then allocates its overlay log's next
+// bytes for n, or, where it cannot (past the log's bounds, or a
+// filesystem that cannot allocate ahead), opens its database for
+// writing now. Frames that fit the room are appended there, whatever
+// the space left, until Release. A store open for writing does nothing.
+// An error means the disk is (nearly) full or the store failed.
 func (b *Badger) Reserve(n int64) error {
 	b.swap.Lock()
 	defer b.swap.Unlock()
 	if b.closed {
 		return ErrClosed
 	}
+	if b.def == nil {
+		return nil // its writes are synced as they are flushed
+	}
+	if err := b.persistLocked(); err != nil {
+		return err
+	}
 	d := b.def
 	if d == nil {
-		return nil
+		return nil // persisting opened the database for writing
 	}
-	d.mu.Lock()
-	failed, dirty := d.failed, d.dirtyBytes
-	d.mu.Unlock()
-	if failed != nil {
-		return failed
-	}
-	need := frameBound(dirty+n) + d.log.headerLen()
-	if dirty+n > deferMax || d.log.size+need > overlayMax || d.log.due() {
+	need := frameBound(n) + d.log.headerLen()
+	if n > deferMax || d.log.size+need > overlayMax || d.log.due() {
 		return b.upgradeLocked()
 	}
 	if err := b.space.check(need); err != nil {
@@ -55,6 +57,16 @@ func (b *Badger) Reserve(n int64) error {
 		return wrapNoSpaceNamed(b.dir, "", err)
 	}
 	return nil
+}
+
+// Release ends a reservation (see Reserve): later frames are appended
+// by the usual rules. The blocks left past the log's end are its own.
+func (b *Badger) Release() {
+	b.swap.Lock()
+	defer b.swap.Unlock()
+	if b.def != nil {
+		b.def.log.reserved = 0
+	}
 }
 
 // frameBound bounds the frame whose keys and values take n bytes: an op

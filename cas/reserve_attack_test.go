@@ -135,7 +135,7 @@ func TestReserveAttackAgedLog(t *testing.T) {
 // TestReserveAttackDueBetween: a log not yet due when Reserve ran, but
 // due when the commit comes (its age passed overlayMaxAge meanwhile,
 // or it reached overlayMaxFrames - 1 frames before), takes the commit
-// in its reserved room on a full disk; the next commit, unreserved,
+// in its reserved room on a full disk; the next commit, after Release,
 // folds it.
 func TestReserveAttackDueBetween(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -173,6 +173,7 @@ func TestReserveAttackDueBetween(t *testing.T) {
 			if !b.commitsLater() {
 				t.Error("the reserved commit opened the database for writing")
 			}
+			b.Release() // as the restore does once it committed
 			if err := b.Set(t.Context(), Entry{Key: []byte("m/next"), Value: []byte("n")}); err != nil {
 				t.Fatal(err)
 			}
