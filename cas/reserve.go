@@ -60,12 +60,16 @@ func (b *Badger) Reserve(n int64) error {
 }
 
 // Release ends a reservation (see Reserve): later frames are appended
-// by the usual rules. The blocks left past the log's end are its own.
+// by the usual rules, and the blocks it left past the log's end are
+// given back.
 func (b *Badger) Release() {
 	b.swap.Lock()
 	defer b.swap.Unlock()
-	if b.def != nil {
-		b.def.log.reserved = 0
+	if d := b.def; d != nil {
+		if d.log.room() > 0 && d.log.f != nil {
+			_ = d.log.f.Truncate(d.log.size) // frees the blocks left past the end
+		}
+		d.log.reserved = 0
 	}
 }
 

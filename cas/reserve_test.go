@@ -176,3 +176,46 @@ func TestReserveFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseGivesBlocksBack: the blocks a reservation allocated past
+// the log's end, and no commit used, are given back by Release (a store's
+// size on disk counts them).
+func TestReleaseGivesBlocksBack(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux allocates ahead")
+	}
+	dir, b := deferredWithFrames(t, 2)
+	defer b.Close()
+	if err := b.Reserve(200 << 10); err != nil {
+		t.Fatal(err)
+	}
+	if !b.commitsLater() {
+		skipIfNoPrealloc(t, dir)
+		t.Fatal("Reserve opened the database for writing")
+	}
+	log := filepath.Join(dir, overlayName)
+	if got := allocatedOf(t, log); got < 400<<10 {
+		t.Fatalf("after Reserve the log has %d bytes allocated, want the room", got)
+	}
+	if err := b.Set(t.Context(), Entry{Key: []byte("m/commit"), Value: []byte("c")}); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	fi, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := allocatedOf(t, log); got > fi.Size()+8<<10 {
+		t.Errorf("after Release the log of %d bytes has %d allocated", fi.Size(), got)
+	}
+}
+
+// allocatedOf is the disk space file p takes.
+func allocatedOf(t *testing.T, p string) int64 {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return allocated(fi)
+}
