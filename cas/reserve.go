@@ -74,8 +74,10 @@ func (b *Badger) Release() {
 }
 
 // frameBound bounds the frame whose keys and values take n bytes: an op
-// takes at most 21 bytes more than its key and value, and none is
-// shorter than 21 bytes (its key alone is 32 or more).
+// takes at most 21 bytes more than its key and value, so twice n holds
+// while the ops average 21 bytes or more. (A restore's commit is a few
+// dozen records, most of them keyed by 32-byte hashes, and its n has a
+// pad of 16 KiB: see commitSize.)
 func frameBound(n int64) int64 { return frameHeader + 10 + 2*n }
 
 // reserve allocates the log's next n bytes (its file created if need
