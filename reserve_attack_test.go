@@ -225,31 +225,7 @@ func TestReserveAttackDisplacedThenCommitFault(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := r.Status(ctx); err != nil { // finishes the undo
-				t.Fatal(err)
-			}
-			if got := raState(t, work); got != raUndone {
-				t.Fatalf("after the finished undo the folder is %q, want %q", got, raUndone)
-			}
-			if res, err := r.Verify(ctx); err != nil {
-				t.Errorf("verify: %v %+v", err, res.Problems)
-			}
-			cps, err := r.Checkpoints(ctx)
-			if err != nil || len(cps) == 0 {
-				t.Fatalf("checkpoints: %v %v", cps, err)
-			}
-			cp := cps[0]
-			for _, c := range cps {
-				if c.Time.After(cp.Time) {
-					cp = c
-				}
-			}
-			if _, err := r.Restore(ctx, cp.ID, turnback.RestoreOptions{}); err != nil {
-				t.Fatalf("restore of the undo's checkpoint %s: %v", cp.ID, err)
-			}
-			if got := raRead(t, work, "d/a.txt"); got != mid {
-				t.Errorf("after restore of the checkpoint d/a.txt is %q, want the edit made while the undo ran", got)
-			}
+			raDisplacedKept(ctx, t, r, work, mid)
 		})
 	}
 }
@@ -358,5 +334,37 @@ func TestReserveAttackReserveFault(t *testing.T) {
 			}
 			raCheckUndone(t, ctx, r, work, "undo after the failed reserve")
 		})
+	}
+}
+
+// raDisplacedKept finishes an undo that an edit of d/a.txt (to mid)
+// displaced, through r's next command, and checks the folder is undone,
+// the store verifies, and the undo's checkpoint holds the edit.
+func raDisplacedKept(ctx context.Context, t *testing.T, r *turnback.Repo, work, mid string) {
+	t.Helper()
+	if _, err := r.Status(ctx); err != nil { // finishes the undo
+		t.Fatal(err)
+	}
+	if got := raState(t, work); got != raUndone {
+		t.Fatalf("after the finished undo the folder is %q, want %q", got, raUndone)
+	}
+	if res, err := r.Verify(ctx); err != nil {
+		t.Errorf("verify: %v %+v", err, res.Problems)
+	}
+	cps, err := r.Checkpoints(ctx)
+	if err != nil || len(cps) == 0 {
+		t.Fatalf("checkpoints: %v %v", cps, err)
+	}
+	cp := cps[0]
+	for _, c := range cps {
+		if c.Time.After(cp.Time) {
+			cp = c
+		}
+	}
+	if _, err := r.Restore(ctx, cp.ID, turnback.RestoreOptions{}); err != nil {
+		t.Fatalf("restore of the undo's checkpoint %s: %v", cp.ID, err)
+	}
+	if got := raRead(t, work, "d/a.txt"); got != mid {
+		t.Errorf("after restore of the checkpoint d/a.txt is %q, want the edit made while the undo ran", got)
 	}
 }

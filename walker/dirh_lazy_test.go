@@ -96,15 +96,9 @@ func requireVouching(t *testing.T, dir string) {
 // the files whose stat changed are reported, not captured, and the
 // outside content is in no tree and not in the store.
 func TestLazyDirSwappedForSymlink(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
-	treetest.PutAll(t, dir, map[string]string{"a/b/e1.txt": "orig e", "a/b/f1.txt": "orig f", "top.txt": "top"})
+	outside := t.TempDir()
 	treetest.PutAll(t, outside, map[string]string{"e1.txt": "SECRET e", "f1.txt": "SECRET f"})
-	requireVouching(t, dir)
-	ageTree(t, dir)
-	time.Sleep(settle)
-	s := newStore(t)
-	cache := NewStatCache(s.Backend())
-	r1 := snap(t, dir, s, Options{Cache: cache})
+	dir, s, opts, _ := lazySetup(t, map[string]string{"a/b/e1.txt": "orig e", "a/b/f1.txt": "orig f", "top.txt": "top"})
 	hookLstatOnce(t, "e1.txt", func() {
 		if err := os.Rename(abs(dir, "a/b"), abs(dir, "a/b.old")); err != nil {
 			t.Error(err)
@@ -113,7 +107,7 @@ func TestLazyDirSwappedForSymlink(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	r2 := snap(t, dir, s, Options{Cache: cache, Previous: r1.Root})
+	r2 := snap(t, dir, s, opts)
 	testHookLstat = nil
 	for _, secret := range []string{"SECRET e", "SECRET f"} {
 		h := cas.Sum([]byte(secret))
@@ -130,7 +124,8 @@ func TestLazyDirSwappedForSymlink(t *testing.T) {
 		t.Error("no problem reported for the files whose stat changed")
 	}
 	// The next capture sees the symlink.
-	r3 := snap(t, dir, s, Options{Cache: cache, Previous: r2.Root})
+	opts.Previous = r2.Root
+	r3 := snap(t, dir, s, opts)
 	sameSnapshot(t, "next capture", flatten(t, s, r3.Root), fullWalk(t, dir))
 }
 
@@ -139,21 +134,14 @@ func TestLazyDirSwappedForSymlink(t *testing.T) {
 // once its key comes or goes, its stat unchanged) makes the directory
 // listed again: the new name is captured at once.
 func TestLazyRelist(t *testing.T) {
-	dir := t.TempDir()
-	treetest.PutAll(t, dir, map[string]string{"a/b/x.txt": "x", "a/b/z.txt": "z", "top.txt": "top"})
-	requireVouching(t, dir)
-	ageTree(t, dir)
-	time.Sleep(settle)
-	s := newStore(t)
-	cache := NewStatCache(s.Backend())
-	r1 := snap(t, dir, s, Options{Cache: cache})
+	dir, s, opts, _ := lazySetup(t, map[string]string{"a/b/x.txt": "x", "a/b/z.txt": "z", "top.txt": "top"})
 	opened := hookLazyOpens(t)
 	hookLstatOnce(t, "x.txt", func() {
 		if err := os.Rename(abs(dir, "a/b/x.txt"), abs(dir, "a/b/y.txt")); err != nil {
 			t.Error(err)
 		}
 	})
-	r2 := snap(t, dir, s, Options{Cache: cache, Previous: r1.Root})
+	r2 := snap(t, dir, s, opts)
 	testHookLstat = nil
 	got := flatten(t, s, r2.Root)
 	if _, ok := got["a/b/y.txt"]; !ok {
@@ -172,14 +160,7 @@ func TestLazyRelist(t *testing.T) {
 // read is left out, as one removed before its open always was; the
 // capture does not fail.
 func TestLazyDirVanished(t *testing.T) {
-	dir := t.TempDir()
-	treetest.PutAll(t, dir, map[string]string{"a/b/x.txt": "x", "a/b/y.txt": "y", "top.txt": "top"})
-	requireVouching(t, dir)
-	ageTree(t, dir)
-	time.Sleep(settle)
-	s := newStore(t)
-	cache := NewStatCache(s.Backend())
-	r1 := snap(t, dir, s, Options{Cache: cache})
+	dir, s, opts, _ := lazySetup(t, map[string]string{"a/b/x.txt": "x", "a/b/y.txt": "y", "top.txt": "top"})
 	// x.txt changes, so it must be read; b goes before that.
 	treetest.PutAll(t, dir, map[string]string{"a/b/x.txt": "X"})
 	hookLstatOnce(t, "y.txt", func() {
@@ -187,12 +168,13 @@ func TestLazyDirVanished(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	r2 := snap(t, dir, s, Options{Cache: cache, Previous: r1.Root})
+	r2 := snap(t, dir, s, opts)
 	testHookLstat = nil
 	got := flatten(t, s, r2.Root)
 	if e, ok := got["a/b/x.txt"]; ok && e.Hash == cas.Sum([]byte("X")) {
 		t.Errorf("a/b/x.txt captured from a directory removed")
 	}
-	r3 := snap(t, dir, s, Options{Cache: cache, Previous: r2.Root})
+	opts.Previous = r2.Root
+	r3 := snap(t, dir, s, opts)
 	sameSnapshot(t, "next capture", flatten(t, s, r3.Root), fullWalk(t, dir))
 }
