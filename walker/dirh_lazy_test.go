@@ -178,3 +178,22 @@ func TestLazyDirVanished(t *testing.T) {
 	r3 := snap(t, dir, s, opts)
 	sameSnapshot(t, "next capture", flatten(t, s, r3.Root), fullWalk(t, dir))
 }
+
+// TestListingTakesTheStatAfter: a capture with Options.Listing (one a
+// watcher takes over) trusts what it read of a directory from the call
+// on. A name made in the directory after its parent's listing, but
+// before that call, must be in the capture: its stat is taken after
+// the call, not the parent's.
+func TestListingTakesTheStatAfter(t *testing.T) {
+	dir, s, opts, _ := lazySetup(t, map[string]string{"a/b/x.txt": "x", "top.txt": "top"})
+	var once sync.Once
+	opts.Listing = func(rel string) {
+		if rel == "a/b" {
+			once.Do(func() { treetest.PutAll(t, dir, map[string]string{"a/b/new.txt": "new"}) })
+		}
+	}
+	got := flatten(t, s, snap(t, dir, s, opts).Root)
+	if _, ok := got["a/b/new.txt"]; !ok {
+		t.Errorf("a/b/new.txt, made before the Listing call, not captured: %q", pathsOf(got))
+	}
+}

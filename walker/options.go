@@ -71,7 +71,8 @@ type Options struct {
 	// Listing, if set, is called with the slash-separated path of each
 	// directory ("" the root) before the capture opens it to read it,
 	// or to count the files of a new directory; from the capture's
-	// goroutines, so it must be safe for concurrent use.
+	// goroutines, so it must be safe for concurrent use. The directory's
+	// stat and names are then taken after the call (no lazy handles).
 	Listing func(rel string)
 	// Index, if set, keeps the git indexes read across the captures of
 	// this work tree (see GitIndexes); an incremental capture whose Base

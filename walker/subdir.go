@@ -24,7 +24,15 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 	if c.opts.Listing != nil {
 		c.opts.Listing(p)
 	}
-	sub, err := d.lazyDir(name, fi)
+	// A capture a watcher will take over (Options.Listing) trusts what
+	// it read of a directory from the moment Listing is called: the
+	// directory's stat must be taken after that, as its open takes it,
+	// not before, as its parent's listing did.
+	open := d.lazyDir
+	if c.opts.Listing != nil {
+		open = func(name string, _ fs.FileInfo) (*dirh, error) { return d.openDir(name) }
+	}
+	sub, err := open(name, fi)
 	if err != nil {
 		if _, ok := asLazyOpenError(err); ok {
 			return manifest.Entry{}, err // d's, or an ancestor's: theirs
