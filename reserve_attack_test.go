@@ -167,10 +167,7 @@ func TestReserveAttackCommitFault(t *testing.T) {
 						t.Errorf("undo: %v, want %v", err, ferr)
 					}
 					if reopen {
-						r.Close()
-						if r, err = turnback.Open(ctx, work, turnback.Options{Store: store}); err != nil {
-							t.Fatal(err)
-						}
+						r = raReopen(ctx, t, r, work, store)
 					}
 					raCheckUndone(t, ctx, r, work, name)
 				})
@@ -220,10 +217,7 @@ func TestReserveAttackDisplacedThenCommitFault(t *testing.T) {
 				t.Fatalf("the commit frame did not fail (hit %v): undo: %v", hit.Load(), err)
 			}
 			if reopen {
-				r.Close()
-				if r, err = turnback.Open(ctx, work, turnback.Options{Store: store}); err != nil {
-					t.Fatal(err)
-				}
+				r = raReopen(ctx, t, r, work, store)
 			}
 			raDisplacedKept(ctx, t, r, work, mid)
 		})
@@ -367,4 +361,16 @@ func raDisplacedKept(ctx context.Context, t *testing.T, r *turnback.Repo, work, 
 	if got := raRead(t, work, "d/a.txt"); got != mid {
 		t.Errorf("after restore of the checkpoint d/a.txt is %q, want the edit made while the undo ran", got)
 	}
+}
+
+// raReopen closes r and opens the store of work anew, as the next
+// command would.
+func raReopen(ctx context.Context, t *testing.T, r *turnback.Repo, work, store string) *turnback.Repo {
+	t.Helper()
+	r.Close()
+	r, err := turnback.Open(ctx, work, turnback.Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
