@@ -246,8 +246,14 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	}
 	if part != nil {
 		// Its names are those listed (or the record's), not all
-		// lstat'ed.
-		if n := part.fit(d, sc, names, c.baseSkips.in(c, rel)); n != nil {
+		// lstat'ed. The record's listing tells no kinds: it stands in
+		// for one only when written for Base's tree, whose kinds fit
+		// takes. A newer record (a capture Base is not) is listed.
+		known := names
+		if oldRec == nil || oldRec.tree.IsZero() || oldRec.tree != base.hash {
+			known = nil
+		}
+		if n := part.fit(d, sc, known, c.baseSkips.in(c, rel)); n != nil {
 			names = n
 		} else {
 			part = nil
