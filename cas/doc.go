@@ -53,7 +53,7 @@
 //   - The overlay log is folded after 32 frames, 10 minutes or 1 MiB.
 //   - After Reserve, a commit of the size reserved appends into blocks
 //     the log already has: it needs no free space.
-//   - A write-mode Close merges level 0 once it would hold four tables,
+//   - A write-mode Close merges level 0 once it would hold two tables,
 //     if the merge reads at most 16 MB (level0.go).
 //
 // # Errors

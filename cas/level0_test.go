@@ -102,7 +102,7 @@ func TestLevel0Merged(t *testing.T) {
 // l0MergeMaxBytes is left to Badger's compactors: level 0 grows.
 func TestLevel0MergeBounded(t *testing.T) {
 	defer func(v int64) { l0MergeMaxBytes = v }(l0MergeMaxBytes)
-	l0MergeMaxBytes = 300 << 10 // about two rounds' tables
+	l0MergeMaxBytes = 100 << 10 // less than one round's table
 	dir := t.TempDir()
 	for r := range 6 {
 		l0Round(t, dir, r, true)
