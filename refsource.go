@@ -76,7 +76,9 @@ func (r *Repo) openRef(ctx context.Context, h cas.Hash) (io.ReadCloser, string, 
 		return nil, "", err
 	}
 	if rec == nil || len(rec.Refs) == 0 {
-		return nil, "its content was never captured (over the size limit, and no Git LFS object, git blob or clone held it)", nil
+		// Content over the size limit without a reference never gets
+		// here (refActions notes it first): the store lost this.
+		return nil, "the store is missing it (damaged: turnback verify lists what else is)", nil
 	}
 	key := h.String()
 	refs := rec.Refs
