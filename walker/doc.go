@@ -29,6 +29,9 @@
 //     (names only): a name gone is gone, a name new is read.
 //     Only the names given and those that decide its ignore rules are
 //     lstat'ed; its other entries are Base's. No record is written.
+//     A name listed of another kind than Base's is read: the kinds come
+//     from getdents, or from a record's listing only when that record
+//     was written for Base's tree.
 //   - Uncaptured: a file over Options.SizeLimit, or a new directory with
 //     Options.LargeDirFiles files or more. Kind, size and count are kept,
 //     not the content.
