@@ -54,3 +54,33 @@ func TestScopedRedoAfterUndoUnignored(t *testing.T) {
 		t.Fatalf("redo's checkpoint %s lacks x, a file not ignored when it was captured", r.Checkpoint)
 	}
 }
+
+// TestScopedRedoAfterUndoIgnored is the other way round: the undo
+// makes x, captured in its checkpoint, ignored. Its result keeps x as
+// captured, and the redo's scoped capture took x from it unread: the
+// redo's checkpoint held a file ignored when it was captured.
+func TestScopedRedoAfterUndoIgnored(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	for i := range 20 {
+		rt.write(fmt.Sprintf("f%02d", i), "f")
+	}
+	rt.write(".gitignore", "x\n")
+	rt.snap()
+	rt.write(".gitignore", "")
+	rt.end()
+	rt.write("x", "made by the user, not ignored")
+	u, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if e := rt.entryIn(u.Checkpoint, "x"); e == nil {
+		t.Fatalf("undo's checkpoint lacks x, not ignored then")
+	}
+	r, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
+	rt.do("redo", err)
+	if e := rt.entryIn(r.Checkpoint, "x"); e != nil {
+		t.Fatalf("redo's checkpoint %s holds x, a file ignored when it was captured", r.Checkpoint)
+	}
+	if got := rt.read("x"); got != "made by the user, not ignored" {
+		t.Fatalf("x holds %q", got)
+	}
+}
