@@ -1,0 +1,27 @@
+package walker
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/turnback/turnback/walker/gitindex"
+)
+
+// newRepo reports whether directory rel, read by name and listed as
+// ents, holds a repository whose index Base was not captured under (a
+// "git init" since). What that index tracks (a node_modules, say) may
+// be a name Base skipped, which the by-name read leaves unread: the
+// directory is read whole instead.
+func (c *capture) newRepo(rel string, ents []dirEnt) bool {
+	if rel == "" || c.track.abs == "" {
+		return false
+	}
+	mode, ok := entsDir{ents: ents}.Lookup(".git")
+	if !ok || !mode.IsDir() && !mode.IsRegular() {
+		return false
+	}
+	stamps, _ := c.track.idx.current(c.opts.Base)
+	git := filepath.Join(c.track.abs, filepath.FromSlash(rel), ".git") + string(filepath.Separator)
+	return !slices.ContainsFunc(stamps, func(s gitindex.Stamp) bool { return strings.HasPrefix(s.Path, git) })
+}
