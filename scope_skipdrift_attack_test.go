@@ -84,3 +84,28 @@ func TestScopedRedoAfterUndoIgnored(t *testing.T) {
 		t.Fatalf("x holds %q", got)
 	}
 }
+
+// TestScopedUndoAfterGitInit: the folder was no git repository when
+// its newest state was captured, node_modules skipped by its built-in
+// name. A "git init" and "git add -f node_modules/x.js" since make it
+// tracked. The memo's index stamps were empty, so they looked current,
+// and the undo's scoped capture read the top by name and took
+// node_modules as skipped still: its checkpoint lacked a tracked file.
+func TestScopedUndoAfterGitInit(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	for i := range 20 {
+		rt.write(fmt.Sprintf("f%02d", i), "f")
+	}
+	rt.write("node_modules/x.js", "vendored")
+	rt.snap()
+	rt.write("f00", "the agent's")
+	rt.end()
+	runGit(t, rt.dir, "init", "-q")
+	runGit(t, rt.dir, "add", "-f", "node_modules/x.js")
+	u, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if e := rt.entryIn(u.Checkpoint, "node_modules/x.js"); e == nil {
+		t.Fatalf("undo's checkpoint %s lacks node_modules/x.js, tracked when it was captured", u.Checkpoint)
+	}
+}
