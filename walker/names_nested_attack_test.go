@@ -57,3 +57,26 @@ func TestNamesNestedRepoTracksSkipped(t *testing.T) {
 		})
 	}
 }
+
+// TestNamesKnownNestedRepoByName: a repository d/ already was when Base
+// was captured (its index among Base's stamps) does not make d/ read
+// whole: a change beside the turn's path stays unread.
+func TestNamesKnownNestedRepoByName(t *testing.T) {
+	t.Parallel()
+	dir := namesTree(t)
+	git(t, abs(dir, "d"), "init", "-q")
+	git(t, abs(dir, "d"), "add", "f1.txt")
+	s := newStore(t)
+	opts := Options{SizeLimit: 100, LargeDirFiles: 5, Index: &GitIndexes{}}
+	base := snap(t, dir, s, opts)
+	write(t, dir, "d/f1.txt", "the turn's")
+	write(t, dir, "d/f2.txt", "beside, unread")
+	got := snap(t, dir, s, byName(opts, base.Root, []string{"d/f1.txt"}))
+	m, bm := flatten(t, s, got.Root), flatten(t, s, base.Root)
+	if m["d/f2.txt"].Hash != bm["d/f2.txt"].Hash {
+		t.Error("d/f2.txt was read: d/ was read whole")
+	}
+	if m["d/f1.txt"].Hash == bm["d/f1.txt"].Hash {
+		t.Error("d/f1.txt, named, was not read")
+	}
+}

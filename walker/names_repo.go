@@ -3,7 +3,6 @@ package walker
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/turnback/turnback/walker/gitindex"
 )
@@ -21,7 +20,11 @@ func (c *capture) newRepo(rel string, ents []dirEnt) bool {
 	if !ok || !mode.IsDir() && !mode.IsRegular() {
 		return false
 	}
+	gitDir, ok, err := gitindex.GitDir(filepath.Join(c.track.abs, filepath.FromSlash(rel)))
+	if err != nil || !ok {
+		return true // tracking decides; Base's stamps cannot vouch
+	}
+	index := filepath.Join(gitDir, "index")
 	stamps, _ := c.track.idx.current(c.opts.Base)
-	git := filepath.Join(c.track.abs, filepath.FromSlash(rel), ".git") + string(filepath.Separator)
-	return !slices.ContainsFunc(stamps, func(s gitindex.Stamp) bool { return strings.HasPrefix(s.Path, git) })
+	return !slices.ContainsFunc(stamps, func(s gitindex.Stamp) bool { return s.Path == index })
 }
