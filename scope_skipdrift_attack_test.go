@@ -109,3 +109,30 @@ func TestScopedUndoAfterGitInit(t *testing.T) {
 		t.Fatalf("undo's checkpoint %s lacks node_modules/x.js, tracked when it was captured", u.Checkpoint)
 	}
 }
+
+// TestScopedUndoIgnoredIgnoreFile: .ignore is itself ignored (a
+// personal ripgrep file, listed in .gitignore), so no state holds it.
+// The user emptied it after the turn, and x, which it ignored, is a
+// file turnback captures now. The undo's scoped capture read .ignore
+// (an ignore file is always read), but RulesChanged compares the ignore
+// files the two states hold: none, so the rules looked unchanged, and
+// x, listed and skipped by the base, was taken as skipped still.
+func TestScopedUndoIgnoredIgnoreFile(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	for i := range 20 {
+		rt.write(fmt.Sprintf("f%02d", i), "f")
+	}
+	rt.write(".gitignore", ".ignore\n")
+	rt.write(".ignore", "x\n")
+	rt.write("x", "ignored, then not")
+	rt.snap()
+	rt.write("f00", "the agent's")
+	rt.end()
+	rt.write(".ignore", "")
+	u, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if e := rt.entryIn(u.Checkpoint, "x"); e == nil {
+		t.Fatalf("undo's checkpoint %s lacks x, not ignored when it was captured", u.Checkpoint)
+	}
+}

@@ -3,10 +3,12 @@ package turnback
 import (
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/restore"
+	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/walker/ignore"
 )
 
@@ -30,4 +32,15 @@ func (r *Repo) latestAfterRestore(result, current cas.Hash, actions []restore.Ac
 		return writes[:1], [][]byte{[]byte(model.KeyCaptureMemo)} // m/latest comes first
 	}
 	return writes, nil
+}
+
+// ignoredRules reports whether a scoped capture skipped an ignore file
+// in a directory of dirty: no state holds it, so RulesChanged cannot
+// tell whether it changed since the base, and what the base skipped
+// (or kept) by it is doubtful.
+func ignoredRules(skipped []walker.Ignored, dirty map[string]bool) bool {
+	return slices.ContainsFunc(skipped, func(s walker.Ignored) bool {
+		dir, name := path.Split(s.Path)
+		return !s.Dir && slices.Contains(ignore.FileNames, name) && dirty[strings.TrimSuffix(dir, "/")]
+	})
 }
