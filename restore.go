@@ -195,7 +195,8 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		return nil, err
 	}
 	writes = append(writes, cpRec, cpSnap, resSnap)
-	writes = append(writes, r.latestEntries(result, current)...)
+	latest, unmemo := r.latestAfterRestore(result, current, plan.Actions)
+	writes, deletes = append(writes, latest...), append(deletes, unmemo...)
 	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)

@@ -91,7 +91,7 @@ func (r *Repo) captureScope(ctx context.Context, scope []string) (*captured, err
 	if err != nil {
 		return nil, err
 	}
-	if changed, err := stateignore.RulesChanged(ctx, manifest.NewCachingLoader(r.loader()), base, res.Root, dirty); err != nil || changed {
+	if changed, err := stateignore.RulesChanged(ctx, manifest.NewCachingLoader(r.loader()), base, res.Root, dirty); err != nil || changed || ignoredRules(res.Skipped, dirty) {
 		if err != nil {
 			return nil, err
 		}

@@ -122,6 +122,11 @@ func (t *tracking) top(c *capture) *ignore.Matcher {
 	}
 	top, prefix, ok := gitindex.FindTop(t.abs)
 	if !ok {
+		// No repository: a zero stamp of the index a "git init" here
+		// would make, so that one made since is an index changed.
+		t.mu.Lock()
+		t.stamps = append(t.stamps, gitindex.Stamp{Path: filepath.Join(t.abs, ".git", "index")})
+		t.mu.Unlock()
 		return m
 	}
 	return m.Track("", t.load(c, top, prefix, ""))

@@ -272,7 +272,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			ents, err = d.list(sc, names)
 		}
 	}
-	if part != nil && (err != nil || !d.exactNames(ents)) {
+	if part != nil && (err != nil || !d.exactNames(ents) || c.newRepo(rel, ents)) {
 		// A directory read by name fails as a listing would, but for
 		// an empty one: the listing decides. So it does where a name
 		// found may not be the one stored (names.go).
