@@ -350,7 +350,7 @@ func readLog(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, overlayReadMax+1))
+	data, err := readAllSized(io.LimitReader(f, overlayReadMax+1), fi.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -358,6 +358,27 @@ func readLog(path string) ([]byte, error) {
 		return nil, whole(int64(len(data)), "larger than any log turnback writes")
 	}
 	return data, nil
+}
+
+// readAllSized is io.ReadAll into a buffer sized for size bytes first:
+// io.ReadAll's doubling from 512 bytes copied and faulted in about
+// twice the log, a millisecond per command for a log of 1 MiB. A file
+// that grew since its size was taken still reads whole.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size+512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // errFolded: readOverlay found a log already folded into the database.
