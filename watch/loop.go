@@ -225,6 +225,14 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 		w.doubt(w.curGen(), "ignore file "+rel+" changed", true)
 		return
 	}
+	if name := path.Base(rel); parent != "" && ignore.IsMarker(name) &&
+		(ev.Has(opCreate) || ev.Has(opRemove) || ev.Has(opRename) || name == ignore.CacheDirTag && ev.Has(opWrite)) {
+		// A marker of a generated directory came or went: whether
+		// parent is skipped may have changed, and with it which
+		// directories below it need watches. It is watched and listed
+		// again (a write counts only for a tag: its content decides).
+		w.rescan(ctx, parent, manifest.ParentPath(parent))
+	}
 	if ev.Has(opRemove) || ev.Has(opRename) {
 		known := w.tree.find(rel) != nil
 		if known {
