@@ -225,12 +225,13 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 		w.doubt(w.curGen(), "ignore file "+rel+" changed", true)
 		return
 	}
-	if name := path.Base(rel); parent != "" && ignore.IsMarker(name) &&
+	if name := path.Base(rel); parent != "" && (ignore.IsMarker(name) || name == ".git") &&
 		(ev.Has(opCreate) || ev.Has(opRemove) || ev.Has(opRename) || name == ignore.CacheDirTag && ev.Has(opWrite)) {
-		// A marker of a generated directory came or went: whether
-		// parent is skipped may have changed, and with it which
-		// directories below it need watches. It is watched and listed
-		// again (a write counts only for a tag: its content decides).
+		// A marker of a generated directory, or a repository, came or
+		// went: whether parent is skipped, or which paths below it git
+		// tracks, may have changed, and with it which directories
+		// below it need watches. It is watched and listed again (a
+		// write counts only for a tag: its content decides).
 		w.rescan(ctx, parent, manifest.ParentPath(parent))
 	}
 	if ev.Has(opRemove) || ev.Has(opRename) {
