@@ -3,6 +3,7 @@
 package turnback
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -74,5 +75,40 @@ func TestWatchEvidenceMarkerRemoved(t *testing.T) {
 					tc.dir, res.Watch, res.Snapshot.Short(), res.Files, want.Root.Short(), want.Stats.Files)
 			}
 		})
+	}
+}
+
+// TestWatchMarkerOfOtherNameNoRescan: a marker file that shows nothing
+// for its directory's name (CMakeCache.txt in src/: only build/, dist/,
+// target/ and out/ take it as evidence) does not make the watcher
+// list src/ and everything below it again: the next capture reads src/
+// and the root only.
+func TestWatchMarkerOfOtherNameNoRescan(t *testing.T) {
+	ctx := t.Context()
+	wt, store := t.TempDir(), t.TempDir()
+	for i := range 5 {
+		writeFile(t, filepath.Join(wt, "src", fmt.Sprint("p", i), "q", "f.go"), "go")
+	}
+	r, err := Open(ctx, wt, Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Watch(ctx, WatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Snap(ctx, "first"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wt, "src", "CMakeCache.txt"), "cache")
+	res, err := r.Snap(ctx, "cmake cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fullWalkOf(t, wt); res.Snapshot != want.Root {
+		t.Fatalf("snap = %s, full walk %s", res.Snapshot.Short(), want.Root.Short())
+	}
+	if res.Watch == nil || !res.Watch.Incremental || res.Watch.DirsRead != 2 {
+		t.Fatalf("snap after src/CMakeCache.txt: %+v; want incremental, 2 directories read", res.Watch)
 	}
 }

@@ -225,7 +225,8 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 		w.doubt(w.curGen(), "ignore file "+rel+" changed", true)
 		return
 	}
-	if name := path.Base(rel); parent != "" && (ignore.IsMarker(name) || name == ".git") &&
+	if name := path.Base(rel); parent != "" && (name == ".git" || ignore.IsMarker(name) &&
+		slices.Contains(ignore.MarkerNames(path.Base(parent), ignore.ProbeName), name)) &&
 		(ev.Has(opCreate) || ev.Has(opRemove) || ev.Has(opRename) || name == ignore.CacheDirTag && ev.Has(opWrite)) {
 		// A marker of a generated directory, or a repository, came or
 		// went: whether parent is skipped, or which paths below it git
