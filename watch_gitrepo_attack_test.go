@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-// knownBug skips a test that proves a bug not fixed yet, unless
-// TURNBACK_KNOWN_BUGS=1: then it runs, and fails.
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("TURNBACK_KNOWN_BUGS") != "1" {
-		t.Skip("known bug, not fixed yet (TURNBACK_KNOWN_BUGS=1 runs it): " + what)
-	}
-}
-
 // gitIn runs git in dir.
 func gitIn(t *testing.T, dir string, args ...string) {
 	t.Helper()
@@ -82,9 +73,10 @@ func TestWatchNestedRepoMade(t *testing.T) {
 // evidence-skipped directory made after that, but before the capture
 // that becomes its base read the index, leaves the base capturing that
 // directory, under an index that stays current, while the watcher never
-// watches it: a file made there later is never seen by the daemon.
+// watches it: a file made there later was never seen by the daemon.
+// The watcher now says which index versions it judged by, and a base
+// captured under others makes it doubt (and rebuild).
 func TestWatchIndexChangedUnderWatcher(t *testing.T) {
-	knownBug(t, "the watcher's ignore judgement may use an older git index than its base's")
 	t.Run("add during the build", func(t *testing.T) {
 		ctx := t.Context()
 		wt, store := t.TempDir(), t.TempDir()
