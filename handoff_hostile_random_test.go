@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,7 +201,16 @@ func runHandoffHostile(t *testing.T, seed uint64) bool {
 	h.Started(os.Getpid())
 	if rng.IntN(3) > 0 {
 		max := 50 + rng.IntN(400)
-		h.Pace = func(string) { time.Sleep(time.Duration(rng.IntN(max)) * time.Microsecond) }
+		// Its own generator: the capture's goroutines call Pace while
+		// this one goes on drawing from rng.
+		var mu sync.Mutex
+		pace := rand.New(rand.NewPCG(seed, uint64(max)))
+		h.Pace = func(string) {
+			mu.Lock()
+			d := time.Duration(pace.IntN(max)) * time.Microsecond
+			mu.Unlock()
+			time.Sleep(d)
+		}
 	}
 	built := make(chan *Watcher, 1)
 	delay := time.Duration(rng.IntN(4000)) * time.Microsecond
