@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,7 +94,16 @@ func runHandoff(t *testing.T, seed uint64) bool {
 	if rng.IntN(3) > 0 {
 		// Slow the capture down so that the build ends during it.
 		max := 50 + rng.IntN(400)
-		h.Pace = func(string) { time.Sleep(time.Duration(rng.IntN(max)) * time.Microsecond) }
+		// Its own generator: the capture's goroutines call Pace while
+		// this one goes on drawing from rng.
+		var mu sync.Mutex
+		pace := rand.New(rand.NewPCG(seed, uint64(max)))
+		h.Pace = func(string) {
+			mu.Lock()
+			d := time.Duration(pace.IntN(max)) * time.Microsecond
+			mu.Unlock()
+			time.Sleep(d)
+		}
 	}
 	built := make(chan *Watcher, 1)
 	delay := time.Duration(rng.IntN(4000)) * time.Microsecond

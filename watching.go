@@ -409,6 +409,11 @@ func (r *Repo) planWatched(ctx context.Context, ws *watchState, opts *walker.Opt
 		// A "git add" may have made an ignored directory tracked: the
 		// watcher, which never watched it, must judge it again.
 		ws.w.Doubt("git's index changed since the last capture: tracked directories may differ")
+	} else if !ws.base.IsZero() && !walker.SameIndexes(ws.w.IndexStamps(), r.gitIdx.Stamps(ws.base)) {
+		// The watcher chose what to watch by another version of an
+		// index than the last capture read (a "git add" in between):
+		// a directory that capture found tracked may be unwatched.
+		ws.w.Doubt("the watcher judged tracked directories by another version of git's index than the last capture")
 	}
 	if err := ws.w.Sync(ctx); err != nil {
 		// Without the marker, events of the last changes may still be

@@ -151,7 +151,9 @@ func (t *tracking) load(c *capture, dir, prefix, rel string) ignore.Tracked {
 	set, st, err := t.idx.cache.Load(dir, prefix)
 	if st.Path != "" {
 		t.mu.Lock()
-		t.stamps = append(t.stamps, st)
+		if !slices.Contains(t.stamps, st) {
+			t.stamps = append(t.stamps, st)
+		}
 		t.mu.Unlock()
 	}
 	if err != nil {

@@ -41,7 +41,11 @@
 //   - One watch per directory, known by device and inode, under its
 //     current path.
 //   - Ignored directories are never watched. A changed ignore file is a
-//     doubt.
+//     doubt. A marker that shows a directory was generated (a
+//     CACHEDIR.TAG...), or a ".git", that comes or goes rescans its
+//     directory.
+//   - IndexStamps says which git index versions the watch set was
+//     judged by: a base captured under others calls for a Doubt.
 //   - Doubt on: a kernel or queue overflow, the watch limit, any watcher
 //     error, the root removed or replaced, too many dirty directories.
 //

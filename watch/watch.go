@@ -14,6 +14,7 @@ import (
 
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/walker/gitindex"
 )
 
 // notTaken is the reason of the first Take's doubt.
@@ -111,9 +112,12 @@ type Watcher struct {
 	forget    func(rel string)
 	// listed, for the default Ignorer, hands it a directory's listing
 	// (walker.Ignorer.Listed) so it needs no lookups of its own.
-	listed    func(rel string, regular func(name string) bool)
-	osRoot    *os.Root // of the default Ignorer
-	ownIgnore bool     // ignored and forget are the default Ignorer's
+	listed func(rel string, regular func(name string) bool)
+	osRoot *os.Root // of the default Ignorer
+	// stamps, for the default Ignorer, gives the git index versions it
+	// judged by (walker.Ignorer.Stamps); set under mu.
+	stamps    func() []gitindex.Stamp
+	ownIgnore bool // ignored and forget are the default Ignorer's
 	cookieDir string
 	ownCookie bool
 	queue     chan item
@@ -225,6 +229,9 @@ func (w *Watcher) openIgnorer() error {
 	}
 	ig := walker.NewIgnorer(r)
 	w.osRoot, w.ignored, w.forget, w.listed = r, ig.Ignored, ig.Forget, ig.Listed
+	w.mu.Lock()
+	w.stamps = ig.Stamps
+	w.mu.Unlock()
 	return nil
 }
 
@@ -405,6 +412,20 @@ func (w *Watcher) Close() error {
 		w.mu.Unlock()
 	})
 	return nil
+}
+
+// IndexStamps returns the git index versions the watcher's default
+// Ignorer judged which directories to watch by (nil with
+// Options.Ignored): a base captured under other versions may hold
+// tracked directories the watcher never watched.
+func (w *Watcher) IndexStamps() []gitindex.Stamp {
+	w.mu.Lock()
+	f := w.stamps
+	w.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f()
 }
 
 // Doubt puts the watcher in doubt for a reason it cannot see itself

@@ -19,3 +19,24 @@ func MarkerNames(name string, p Probe) []string {
 	}
 	return out
 }
+
+// IsMarker reports whether Evidence may look up name in some directory:
+// a change to it may change whether that directory counts as generated.
+func IsMarker(name string) bool {
+	if name == CacheDirTag {
+		return true
+	}
+	for _, m := range anyMarkers {
+		if m.name == name {
+			return true
+		}
+	}
+	for _, ms := range nameMarkers {
+		for _, m := range ms {
+			if m.name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
