@@ -11,11 +11,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/testtier"
 	"golang.org/x/sys/unix"
 )
@@ -193,54 +191,8 @@ func runHandoffHostile(t *testing.T, seed uint64) bool {
 		}
 	}
 	defer stop()
-	cli, err := Open(ctx, wt, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := cli.armHandoff()
-	h.Started(os.Getpid())
-	if rng.IntN(3) > 0 {
-		max := 50 + rng.IntN(400)
-		// Its own generator: the capture's goroutines call Pace while
-		// this one goes on drawing from rng.
-		var mu sync.Mutex
-		pace := rand.New(rand.NewPCG(seed, uint64(max)))
-		h.Pace = func(string) {
-			mu.Lock()
-			d := time.Duration(pace.IntN(max)) * time.Microsecond
-			mu.Unlock()
-			time.Sleep(d)
-		}
-	}
-	built := make(chan *Watcher, 1)
-	delay := time.Duration(rng.IntN(4000)) * time.Microsecond
-	go func() {
-		time.Sleep(delay)
-		w, err := StartWatcher(ctx, wt, store, WatchOptions{})
-		if err != nil {
-			t.Error(err)
-			built <- nil
-			return
-		}
-		h.Built()
-		built <- w
-	}()
-	commandSnap(t, cli)
-	_, statErr := os.Stat(filepath.Join(store, handoff.Name))
-	w := <-built
-	if w == nil {
-		t.FailNow()
-	}
-	d, err := Open(ctx, wt, opts)
-	if err != nil {
-		w.Close()
-		t.Fatal(err)
-	}
+	d, ph, statErr := handoffAndWatch(t, rng, seed, wt, store, opts)
 	defer d.Close()
-	var ph WatchPhases
-	if err := d.Watch(ctx, WatchOptions{Watcher: w, Phases: &ph}); err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("handoff written: %v; phases: %s", statErr == nil, ph)
 	view, err := d.View(Options{Session: "snaps", LargeDirFiles: -1})
 	if err != nil {

@@ -84,6 +84,53 @@ func runHandoff(t *testing.T, seed uint64) bool {
 	}
 	defer stop()
 
+	d, ph, statErr := handoffAndWatch(t, rng, seed, wt, store, opts)
+	defer d.Close()
+	t.Logf("handoff written: %v; phases: %s", statErr == nil, ph)
+	if ph.Handoff && statErr != nil {
+		t.Fatal("the handoff was used, but the command wrote none")
+	}
+	if _, err := os.Stat(filepath.Join(store, handoff.Name)); err == nil {
+		t.Error("the handoff file is still there after Watch")
+	}
+	view, err := d.View(Options{Session: "snaps", LargeDirFiles: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 + rng.IntN(5) {
+		if rng.IntN(2) == 0 {
+			time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+		}
+		ed.mu.Lock()
+		res, err := view.Snap(ctx, fmt.Sprint("after ", i))
+		if err != nil {
+			ed.mu.Unlock()
+			t.Fatalf("snap %d: %v", i, err)
+		}
+		want := fullWalkOf(t, wt)
+		log := strings.Join(ed.log, "\n  ")
+		ed.mu.Unlock()
+		if res.Snapshot != want.Root || res.Files != want.Stats.Files || res.Bytes != want.Stats.Bytes ||
+			res.Stats.Dirs != want.Stats.Dirs || res.Stats.Symlinks != want.Stats.Symlinks {
+			t.Fatalf("snap %d (watch %+v, handoff %v) = %s (%d files, %d bytes, %d dirs, %d symlinks), full walk %s (%+v)\nlast edits:\n  %s",
+				i, res.Watch, ph.Handoff, res.Snapshot.Short(), res.Files, res.Bytes, res.Stats.Dirs, res.Stats.Symlinks,
+				want.Root.Short(), want.Stats, log)
+		}
+		if i == 0 && ph.Handoff && (res.Watch == nil || !res.Watch.Incremental) && !strings.Contains(res.Watch.FullWalk, "ignore file") {
+			t.Errorf("first snap after a handoff: %+v; want incremental", res.Watch)
+		}
+	}
+	return ph.Handoff
+}
+
+// handoffAndWatch runs the command's capture with the handoff armed
+// while a watcher is built after a random delay (the capture slowed at
+// random), then opens the daemon's Repo and has it take the watcher
+// over. It returns the daemon's Repo, to close, its phases, and
+// whether the command's handoff file was there after the capture.
+func handoffAndWatch(t *testing.T, rng *rand.Rand, seed uint64, wt, store string, opts Options) (*Repo, WatchPhases, error) {
+	t.Helper()
+	ctx := t.Context()
 	// The command: it captures while the daemon's watcher is built.
 	cli, err := Open(ctx, wt, opts)
 	if err != nil {
@@ -131,44 +178,10 @@ func runHandoff(t *testing.T, seed uint64) bool {
 		w.Close()
 		t.Fatal(err)
 	}
-	defer d.Close()
 	var ph WatchPhases
 	if err := d.Watch(ctx, WatchOptions{Watcher: w, Phases: &ph}); err != nil {
+		d.Close()
 		t.Fatal(err)
 	}
-	t.Logf("handoff written: %v; phases: %s", statErr == nil, ph)
-	if ph.Handoff && statErr != nil {
-		t.Fatal("the handoff was used, but the command wrote none")
-	}
-	if _, err := os.Stat(filepath.Join(store, handoff.Name)); err == nil {
-		t.Error("the handoff file is still there after Watch")
-	}
-	view, err := d.View(Options{Session: "snaps", LargeDirFiles: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 + rng.IntN(5) {
-		if rng.IntN(2) == 0 {
-			time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
-		}
-		ed.mu.Lock()
-		res, err := view.Snap(ctx, fmt.Sprint("after ", i))
-		if err != nil {
-			ed.mu.Unlock()
-			t.Fatalf("snap %d: %v", i, err)
-		}
-		want := fullWalkOf(t, wt)
-		log := strings.Join(ed.log, "\n  ")
-		ed.mu.Unlock()
-		if res.Snapshot != want.Root || res.Files != want.Stats.Files || res.Bytes != want.Stats.Bytes ||
-			res.Stats.Dirs != want.Stats.Dirs || res.Stats.Symlinks != want.Stats.Symlinks {
-			t.Fatalf("snap %d (watch %+v, handoff %v) = %s (%d files, %d bytes, %d dirs, %d symlinks), full walk %s (%+v)\nlast edits:\n  %s",
-				i, res.Watch, ph.Handoff, res.Snapshot.Short(), res.Files, res.Bytes, res.Stats.Dirs, res.Stats.Symlinks,
-				want.Root.Short(), want.Stats, log)
-		}
-		if i == 0 && ph.Handoff && (res.Watch == nil || !res.Watch.Incremental) && !strings.Contains(res.Watch.FullWalk, "ignore file") {
-			t.Errorf("first snap after a handoff: %+v; want incremental", res.Watch)
-		}
-	}
-	return ph.Handoff
+	return d, ph, statErr
 }
