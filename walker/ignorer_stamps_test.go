@@ -1,6 +1,7 @@
 package walker
 
 import (
+	"os"
 	"testing"
 
 	"github.com/turnback/turnback/walker/gitindex"
@@ -29,5 +30,26 @@ func TestSameIndexes(t *testing.T) {
 				t.Fatalf("SameIndexes = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestIgnorerStampsOnce: a watcher's Ignorer loads the top of a folder
+// that is no repository again after each Forget of it; the stamp of the
+// index it lacks is kept once, not once per load.
+func TestIgnorerStampsOnce(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	g := NewIgnorer(root)
+	for range 5 {
+		g.Ignored("a", true)
+		g.Forget("")
+	}
+	g.Ignored("a", true)
+	if st := g.Stamps(); len(st) != 1 {
+		t.Fatalf("stamps %v, want one", st)
 	}
 }

@@ -124,8 +124,12 @@ func (t *tracking) top(c *capture) *ignore.Matcher {
 	if !ok {
 		// No repository: a zero stamp of the index a "git init" here
 		// would make, so that one made since is an index changed.
+		// Once: a watcher's Ignorer loads the top again and again.
+		st := gitindex.Stamp{Path: filepath.Join(t.abs, ".git", "index")}
 		t.mu.Lock()
-		t.stamps = append(t.stamps, gitindex.Stamp{Path: filepath.Join(t.abs, ".git", "index")})
+		if !slices.Contains(t.stamps, st) {
+			t.stamps = append(t.stamps, st)
+		}
 		t.mu.Unlock()
 		return m
 	}
