@@ -2,6 +2,9 @@ package turnback
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/stateignore"
@@ -32,5 +35,18 @@ func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions 
 		return nil, nil, err
 	}
 	gFrom, gTo := stateignore.New(loader, r.store, from, skFrom), stateignore.New(loader, r.store, to, skTo)
-	return stateignore.Drop(ctx, gFrom, gTo, actions, res)
+	return stateignore.Drop(ctx, gFrom, gTo, actions, res, r.absent)
+}
+
+// absent reports whether nothing is at path p of the work tree now (an
+// lstat through the work tree's root finds nothing there). Any doubt,
+// an error other than not found included, says no.
+func (r *Repo) absent(p string) bool {
+	root, err := os.OpenRoot(r.workTree)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	_, err = root.Lstat(p)
+	return errors.Is(err, fs.ErrNotExist)
 }

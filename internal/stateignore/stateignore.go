@@ -155,8 +155,12 @@ func (g *Tree) load(ctx context.Context, rel string, m *ignore.Matcher) (*ignore
 // Drop removes from actions every path ignored in the state from
 // (what is there now) or the state to (where the command goes), and the
 // conflicts reported for them in res (nil: none); it returns the notes
-// saying so.
-func Drop(ctx context.Context, gFrom, gTo *Tree, actions []restore.Action, res *model.RestoreResult) ([]restore.Action, []model.PathNote, error) {
+// saying so. But for one: a path the state to holds and does not
+// ignore, which from ignores but neither holds nor has on disk (absent:
+// nothing there now), is made: a turn that deleted it and added a rule
+// for it is undone whole. The restore refuses if something is there by
+// the time it writes.
+func Drop(ctx context.Context, gFrom, gTo *Tree, actions []restore.Action, res *model.RestoreResult, absent func(path string) bool) ([]restore.Action, []model.PathNote, error) {
 	isDir := func(e, other *manifest.Entry) bool {
 		if e == nil {
 			e = other
@@ -176,7 +180,7 @@ func Drop(ctx context.Context, gFrom, gTo *Tree, actions []restore.Action, res *
 			why = "ignored in the state restored to; left as is"
 		} else if ig, err = gFrom.Ignored(ctx, a.Path, isDir(a.Old, a.New)); err != nil {
 			return nil, nil, err
-		} else if ig {
+		} else if ig && !(a.Old == nil && a.New != nil && absent != nil && absent(a.Path)) {
 			why = "ignored in the current state; left as is"
 		}
 		if why == "" {

@@ -92,7 +92,7 @@ func TestDrop(t *testing.T) {
 	file := &manifest.Entry{Kind: manifest.KindFile}
 	actions := []restore.Action{{Path: "a.log", New: file}, {Path: "b.tmp", Old: file}, {Path: "c.txt", Old: file, New: file}}
 	res := &model.RestoreResult{Conflicts: []model.PathNote{{Path: "a.log", Reason: "edited"}, {Path: "c.txt", Reason: "edited"}}}
-	keep, notes, err := Drop(ctx, New(loader, s, from, nil), New(loader, s, to, nil), actions, res)
+	keep, notes, err := Drop(ctx, New(loader, s, from, nil), New(loader, s, to, nil), actions, res, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
