@@ -48,7 +48,6 @@ func TestRestoreDeletedAndIgnored(t *testing.T) {
 	}
 }
 
-
 // TestUndoDeletedAndIgnoredUserMadeIt: as TestUndoDeletedAndIgnored,
 // but the user made x again after the turn, ignored now: the undo must
 // leave the user's x as it is, as it leaves any ignored path.
