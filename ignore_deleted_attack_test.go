@@ -70,3 +70,45 @@ func TestUndoDeletedAndIgnoredUserMadeIt(t *testing.T) {
 		t.Fatalf("undo: .gitignore holds %q, want it put back", got)
 	}
 }
+
+// TestUndoCacheDirTagRemoved: the turn removes build/CACHEDIR.TAG, so
+// build/ becomes captured. The undo cannot put back the tag (never
+// captured), and must leave build/ as it is. (It says so only as
+// "ignored in the state restored to; left as is", exit 0.)
+func TestUndoCacheDirTagRemoved(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write("build/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n")
+	rt.write("build/out.o", "object")
+	rt.write("a", "a")
+	rt.snap()
+	rt.do("rm", os.Remove(rt.path("build/CACHEDIR.TAG")))
+	rt.end()
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	t.Logf("undo: %+v", res)
+	if got := rt.read("build/out.o"); got != "object" {
+		t.Fatalf("build/out.o holds %q", got)
+	}
+}
+
+// TestUndoIgnoredIgnoreFileUserEdit: .ignore is itself ignored. The
+// turn adds a rule for secret to it, so secret leaves the after-state.
+// The user then edits secret, ignored now: its content is in no state.
+// The undo must not overwrite it: the edit would be lost.
+func TestUndoIgnoredIgnoreFileUserEdit(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", ".ignore\n")
+	rt.write(".ignore", "")
+	rt.write("secret", "v0")
+	rt.snap()
+	rt.write(".ignore", "secret\n")
+	rt.end()
+	rt.write("secret", "v1, the user's, in no state")
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	t.Logf("undo: %+v, %v", res, err)
+	if got := rt.read("secret"); got != "v1, the user's, in no state" {
+		t.Fatalf("the user's edit of secret is lost: it holds %q", got)
+	}
+}
