@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"time"
 	"unsafe"
 
 	"github.com/turnback/turnback/walker/dirent"
@@ -72,6 +73,16 @@ func fsTraits(fd int) (local, vouch bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// racyWindow returns the racy window of stat data read through d (see
+// trusted): the narrow one on a local filesystem, whose times come from
+// this kernel's clock, and the default elsewhere (a server's clock).
+func (d *dirh) racyWindow() time.Duration {
+	if d.raw {
+		return localRacyWindow
+	}
+	return racyWindow
 }
 
 // openRootDir opens the directory root names as a dirh of its own (the

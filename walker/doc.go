@@ -16,7 +16,8 @@
 //   - Stat cache: a record per directory with each file's stat data and
 //     content hash. A file with unchanged stat data is not read again.
 //   - Racy window: stat data newer than the capture's start minus 100 ms
-//     is not cached. A same-tick change is never missed.
+//     is not cached (20 ms on a local Linux filesystem, 2 s for
+//     whole-second times). A same-tick change is never missed.
 //   - Listing cache: on a local Linux filesystem, the record also keeps
 //     the directory's names and stat. An unchanged directory is not listed
 //     again, but each name is still lstat'ed.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"time"
 )
 
 // statInfo is Linux's allocation-free lstat result (listdir_linux.go);
@@ -54,6 +55,10 @@ func (d *dirh) openIfMany(int) error { return nil }
 
 // byPath: a handle here is always open.
 func (d *dirh) byPath() bool { return false }
+
+// racyWindow returns the racy window of stat data read through d (see
+// trusted): the default, as the clock behind these times is unknown.
+func (d *dirh) racyWindow() time.Duration { return racyWindow }
 
 // ensureOpen: a handle here is always open.
 func (d *dirh) ensureOpen() error { return nil }

@@ -77,6 +77,12 @@ const (
 	// need the wider window.
 	racyWindow       = 100 * time.Millisecond
 	coarseRacyWindow = 2 * time.Second
+	// localRacyWindow is racyWindow on a local Linux filesystem (see
+	// fsTraits). Its times come from the kernel's coarse clock, at most
+	// one tick (10 ms at the lowest HZ) behind the wall clock. A change
+	// after a capture's start then gets a later ctime than any older
+	// than this window. See docs/design.md, "The stat cache".
+	localRacyWindow = 20 * time.Millisecond
 )
 
 // StatCache maps work-tree paths to the stat data and content hash seen
@@ -259,8 +265,15 @@ func (r *dirRecord) lookupFrom(name string, cur *int) *cacheEntry {
 // and so re-read next time. The wide window is for filesystems with
 // whole-second timestamps: a whole-second mtime with a sub-second ctime
 // only says the mtime was set (cp -a, tar), not that the clock is coarse.
-func trusted(st fileStat, t0 time.Time) bool {
-	w := racyWindow
+func trusted(st fileStat, t0 time.Time) bool { return trustedWithin(st, t0, racyWindow) }
+
+// trustedWithin is trusted with the window w for sub-second timestamps.
+// Without a ctime (a platform that has none) it is never narrower than
+// racyWindow: a narrow window rests on a ctime, which cannot be set back.
+func trustedWithin(st fileStat, t0 time.Time, w time.Duration) bool {
+	if st.ctime == 0 {
+		w = max(w, racyWindow)
+	}
 	if st.mtime%int64(time.Second) == 0 && st.ctime%int64(time.Second) == 0 {
 		w = coarseRacyWindow
 	}

@@ -56,17 +56,20 @@ func TestStatCacheSkipsUnchanged(t *testing.T) {
 	if got["top.txt"].Hash != cas.Sum([]byte("TOP")) || got["d01/e1/f003.txt"].Hash != cas.Sum([]byte("changed too, longer\n")) {
 		t.Error("edits not captured")
 	}
-	// Just written, the edited files are racily clean: not trusted yet,
-	// so the next capture reads them again, and only them.
+	// Just written, the edited files are racily clean: those written
+	// within the racy window before r3 began are not trusted yet, so the
+	// next capture reads them again, and only them. How many that is
+	// depends on the machine's speed (TestTrustedWithinLocal has the
+	// window's bounds).
 	r4 := snap(t, dir, s, Options{Cache: cache, Previous: r3.Root})
-	if r4.Stats.HashedFiles != 3 || r4.Root != r3.Root {
-		t.Errorf("right after the edit: read %d files (want the 3 racy ones), root changed %v", r4.Stats.HashedFiles, r4.Root != r3.Root)
+	if r4.Stats.HashedFiles > 3 || r4.Root != r3.Root {
+		t.Errorf("right after the edit: read %d files (want at most the 3 racy ones), root changed %v", r4.Stats.HashedFiles, r4.Root != r3.Root)
 	}
 	time.Sleep(settle)
 	r5 := snap(t, dir, s, Options{Cache: cache, Previous: r4.Root})
 	r6 := snap(t, dir, s, Options{Cache: cache, Previous: r5.Root})
-	if r5.Stats.HashedFiles != 3 || r6.Stats.HashedFiles != 0 || r6.Root != r3.Root {
-		t.Errorf("after settling: read %d then %d files, want 3 then 0", r5.Stats.HashedFiles, r6.Stats.HashedFiles)
+	if r5.Stats.HashedFiles > 3 || r6.Stats.HashedFiles != 0 || r6.Root != r3.Root {
+		t.Errorf("after settling: read %d then %d files, want at most 3 then 0", r5.Stats.HashedFiles, r6.Stats.HashedFiles)
 	}
 
 	// Add, delete, rename, chmod: only new names and changed stat data

@@ -445,6 +445,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			c.noteLink(rel, ents[i].name, ents[i].fi, &out[i])
 		}
 	}
+	window := d.racyWindow()
 	// The tree's entries are out's kept ones, compacted in place (entry
 	// k is written only once entries 0..k of out have been read).
 	tree := &manifest.Tree{Entries: out[:0]}
@@ -468,7 +469,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			continue
 		}
 		tree.Entries = append(tree.Entries, out[i])
-		if ce := fresh[i]; ce != nil && trusted(ce.st, c.start) {
+		if ce := fresh[i]; ce != nil && trustedWithin(ce.st, c.start, window) {
 			switch {
 			case own:
 				newRec.entries = append(newRec.entries, *ce)
@@ -489,7 +490,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if part != nil {
 		tree.Entries = c.takeUnnamed(rel, part, tree.Entries)
 	}
-	if statted && trusted(dst.fileStat, c.start) {
+	if statted && trustedWithin(dst.fileStat, c.start, window) {
 		newRec.listed, newRec.lst = true, dst
 		newRec.extra = listingExtra(sc.names, newRec, sc.extra)
 		sc.extra = newRec.extra
