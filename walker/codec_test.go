@@ -136,6 +136,36 @@ func TestRecordCodec(t *testing.T) {
 	}
 }
 
+// TestRecordLegacy: records written before deltaVersions (each stat
+// field whole) still decode.
+func TestRecordLegacy(t *testing.T) {
+	h := cas.Sum([]byte("x"))
+	b := []byte{cacheVersion, 2,
+		1, 'a', 4, 6, 8, 5, 0xa4, 0x03} // a: size 2, mtime 3, ctime 4, ino 5, mode 0o644
+	b = append(append(b, h[:]...), 1)
+	b = append(b, 1, 'b', 2, 0x80, 0x01, 0x82, 0x01, 7, 0xed, 0x03) // b: size 1, mtime 64, ctime 65, ino 7, mode 0o755
+	b = append(append(b, h[:]...), 0)
+	r, err := decodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []cacheEntry{
+		{name: "a", st: fileStat{size: 2, mtime: 3, ctime: 4, ino: 5, mode: 0o644}, hash: h, stored: true},
+		{name: "b", st: fileStat{size: 1, mtime: 64, ctime: 65, ino: 7, mode: 0o755}, hash: h},
+	}
+	if !reflect.DeepEqual(r.entries, want) {
+		t.Fatalf("legacy record: %+v, want %+v", r.entries, want)
+	}
+	// Encoded again, it is a delta record of the same entries, smaller.
+	enc := encodeRecord(r)
+	if enc[0] != cacheVersion+deltaVersions || len(enc) >= len(b) {
+		t.Errorf("re-encoded: version %d, %d bytes (legacy %d)", enc[0], len(enc), len(b))
+	}
+	if r2, err := decodeRecord(enc); err != nil || !reflect.DeepEqual(r2.entries, want) {
+		t.Errorf("re-encoded record decodes to %+v, %v", r2, err)
+	}
+}
+
 func TestLookup(t *testing.T) {
 	r := sampleRecord()
 	for _, e := range r.entries {
