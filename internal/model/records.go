@@ -198,7 +198,7 @@ type SkipInfo struct {
 }
 
 // MaxRuleFiles is the most content of skipped ignore files a snapshot
-// record keeps, in bytes: the ones first by path are kept.
+// record keeps, in bytes: taken by path, each one that still fits.
 const MaxRuleFiles = 1 << 20
 
 // SkipInfoOf picks from a capture's Result.Skipped the directories
