@@ -8,10 +8,10 @@ import (
 )
 
 // skipInfoOfRoot returns what the capture of root skipped that its tree
-// cannot tell (model.SkipInfo):
-// from this process's memory of its recent captures, else from the
-// snapshot's record; nil when neither knows (a snapshot recorded before
-// these rules, or a state never recorded).
+// cannot tell (model.SkipInfo): from this process's memory of its
+// recent captures, else from the snapshot's record; nil when neither
+// knows (a snapshot recorded before these rules, or a state never
+// recorded).
 func (r *Repo) skipInfoOfRoot(ctx context.Context, root cas.Hash) (*model.SkipInfo, error) {
 	if sk, ok := r.gitIdx.Skipped(root); ok {
 		return model.SkipInfoOf(sk), nil
