@@ -83,10 +83,15 @@ func TestUndoIgnoredIgnoreFileRules(t *testing.T) {
 // TestRedoIgnoredIgnoreFileRules: the turn adds a rule for secret to
 // the ignored .ignore, so the turn's after-state ignores secret. After
 // the undo the user empties .ignore again. The redo goes to the
-// after-state, which ignores secret: it must leave secret alone.
+// after-state, which ignores secret: it must leave secret alone, and
+// not call it a conflict; with --force neither.
 func TestRedoIgnoredIgnoreFileRules(t *testing.T) {
-	for _, reopen := range []bool{false, true} {
-		t.Run(map[bool]string{false: "one process", true: "reopened"}[reopen], func(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		reopen, force bool
+	}{{"one process", false, false}, {"reopened", true, false}, {"forced", true, true}} {
+		reopen := c.reopen
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			rt := newRegressTree(t)
 			rt.write(".gitignore", ".ignore\n")
@@ -106,7 +111,7 @@ func TestRedoIgnoredIgnoreFileRules(t *testing.T) {
 			if reopen {
 				rt.reopen()
 			}
-			res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
+			res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{Force: c.force})
 			rt.do("redo", err)
 			if got := rt.read("secret"); got != "the user's" {
 				t.Fatalf("secret, ignored in the state redone to, holds %q after the redo (%+v)", got, res)
