@@ -7,6 +7,7 @@ package turnback_test
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/turnback/turnback"
@@ -173,5 +174,26 @@ func TestStatusIgnoredShowsNoRules(t *testing.T) {
 		`{"path":"secret","reason":"ignored by .ignore line 1: secret","rule":"file","file":".ignore","line":1}]`
 	if string(data) != want {
 		t.Fatalf("status lists ignored\n%s\nwant\n%s", data, want)
+	}
+}
+
+// TestUndoDeletedAndIgnoredByIgnoredFile: the turn deletes x and adds a
+// rule for it to the ignored .ignore. Nothing is at x now, so the undo
+// brings x back although the state it starts from ignores x.
+func TestUndoDeletedAndIgnoredByIgnoredFile(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", ".ignore\n")
+	rt.write(".ignore", "")
+	rt.write("x", "x before the turn")
+	rt.snap()
+	rt.do("rm", os.Remove(rt.path("x")))
+	rt.write(".ignore", "x\n")
+	rt.end()
+	rt.reopen()
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if got := rt.read("x"); got != "x before the turn" {
+		t.Fatalf("x holds %q after the undo (%+v)", got, res)
 	}
 }
