@@ -122,8 +122,25 @@ func readIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matc
 }
 
 // MaxRulesContent is the largest ignore file whose content a capture
-// keeps for a state's record when it skipped the file (Ignored.Content).
-const MaxRulesContent = 64 << 10
+// keeps for a state's record when it skipped the file (Ignored.Content);
+// MaxRulesTotal is the most it keeps of all of them.
+const (
+	MaxRulesContent = 64 << 10
+	MaxRulesTotal   = 1 << 20
+)
+
+// keepRules drops the Content of the entries of skipped (sorted by path)
+// beyond MaxRulesTotal: taken in order, each one that still fits stays.
+func keepRules(skipped []Ignored) {
+	budget := MaxRulesTotal
+	for i := range skipped {
+		if n := len(skipped[i].Content); n > budget {
+			skipped[i].Content = nil
+		} else {
+			budget -= n
+		}
+	}
+}
 
 // rulesContent returns what read (readIgnores) holds of the ignore file
 // name, a regular file by mode, for Ignored.Content: nil if it is no

@@ -53,3 +53,22 @@ func TestSkippedRulesContent(t *testing.T) {
 		t.Errorf("incremental capture skipped %q, want %q", got, want)
 	}
 }
+
+// TestKeepRules: past MaxRulesTotal bytes of content, taken by path,
+// an entry whose content no longer fits loses it; a smaller one after
+// it that fits keeps its own.
+func TestKeepRules(t *testing.T) {
+	big := make([]byte, MaxRulesContent)
+	var skipped []Ignored
+	for i := 0; i < MaxRulesTotal/MaxRulesContent; i++ {
+		skipped = append(skipped, Ignored{Path: fmt.Sprintf("d%02d/.ignore", i), Content: big})
+	}
+	skipped = append(skipped, Ignored{Path: "e/.ignore", Content: big}, Ignored{Path: "f/.ignore", Content: []byte{}}, Ignored{Path: "g"})
+	keepRules(skipped)
+	for i, ig := range skipped {
+		want := i < MaxRulesTotal/MaxRulesContent || ig.Path == "f/.ignore"
+		if (ig.Content != nil) != want {
+			t.Errorf("%s keeps content: %v, want %v", ig.Path, ig.Content != nil, want)
+		}
+	}
+}

@@ -327,5 +327,6 @@ func (c *capture) allSkipped() []Ignored {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	keepRules(out)
 	return out
 }

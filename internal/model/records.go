@@ -192,14 +192,10 @@ type SkipInfo struct {
 	Generated []string
 	// RuleFiles: what the capture read of each ignore file it applied
 	// but skipped, by path. One it did not keep (over
-	// walker.MaxRulesContent or MaxRuleFiles) is missing: its rules are
+	// walker.MaxRulesContent or MaxRulesTotal) is missing: its rules are
 	// unknown, as in a record made before this field.
 	RuleFiles map[string][]byte
 }
-
-// MaxRuleFiles is the most content of skipped ignore files a snapshot
-// record keeps, in bytes: taken by path, each one that still fits.
-const MaxRuleFiles = 1 << 20
 
 // SkipInfoOf picks from a capture's Result.Skipped the directories
 // skipped by evidence and the content of the ignore files skipped.
@@ -210,7 +206,7 @@ func SkipInfoOf(skipped []walker.Ignored) *SkipInfo {
 		switch {
 		case ig.Rule == "evidence":
 			s.Generated = append(s.Generated, ig.Path)
-		case ig.Content != nil && !ig.Dir && kept+len(ig.Content) <= MaxRuleFiles:
+		case ig.Content != nil && !ig.Dir && kept+len(ig.Content) <= walker.MaxRulesTotal:
 			if s.RuleFiles == nil {
 				s.RuleFiles = map[string][]byte{}
 			}

@@ -11,11 +11,11 @@ import (
 )
 
 // TestSkipInfoOfRuleFiles: SkipInfoOf keeps the content of the ignore
-// files a capture skipped while they fit in MaxRuleFiles bytes,
+// files a capture skipped while they fit in walker.MaxRulesTotal bytes,
 // and the record keeps it through JSON, an amendment included. A record
 // made before the evidence rules tells nothing.
 func TestSkipInfoOfRuleFiles(t *testing.T) {
-	big := bytes.Repeat([]byte("x\n"), MaxRuleFiles/2)
+	big := bytes.Repeat([]byte("x\n"), walker.MaxRulesTotal/2)
 	skipped := []walker.Ignored{
 		{Path: ".ignore", Rule: "file", Content: []byte("secret\n")},
 		{Path: "empty/.ignore", Rule: "file", Content: []byte{}},
