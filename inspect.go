@@ -79,6 +79,9 @@ func (l localRepo) Status(ctx context.Context, o StatusOptions) (*StatusResult, 
 	out := &StatusResult{Base: base, Current: res.Root, Stats: res.Stats, Watch: res.Watch}
 	if o.Ignored {
 		out.Ignored = append([]Ignored{}, res.Skipped...)
+		for i := range out.Ignored {
+			out.Ignored[i].Content = nil // kept for the state's record, not shown
+		}
 		out.Stats.Ignored = nil
 	}
 	out.Changes, err = r.changes(ctx, base, res.Root)

@@ -72,7 +72,14 @@ func readsFiles(rel string, probe ignore.Probe, ents []dirEnt) bool {
 // loadIgnores pushes the ignore files present in the directory, as
 // its listing ents shows them.
 func loadIgnores(d *dirh, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.Matcher {
-	return pushIgnores(d.openFile, rel, m, func(fname string) bool {
+	m, _ = loadIgnoresRead(d, rel, m, ents)
+	return m
+}
+
+// loadIgnoresRead is loadIgnores that also returns what it read of each
+// ignore file, by its index in ignore.FileNames (nil: not read).
+func loadIgnoresRead(d *dirh, rel string, m *ignore.Matcher, ents []dirEnt) (*ignore.Matcher, [][]byte) {
+	return readIgnores(d.openFile, rel, m, func(fname string) bool {
 		i := sort.Search(len(ents), func(i int) bool { return ents[i].name >= fname })
 		return i < len(ents) && ents[i].name == fname && ents[i].fi != nil && ents[i].fi.Mode().IsRegular()
 	})
@@ -82,8 +89,17 @@ func loadIgnores(d *dirh, rel string, m *ignore.Matcher, ents []dirEnt) *ignore.
 // slash path; open opens a file of it) that regular says are regular
 // files. One that cannot be read is passed over.
 func pushIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matcher, regular func(name string) bool) *ignore.Matcher {
+	m, _ = readIgnores(open, rel, m, regular)
+	return m
+}
+
+// readIgnores is pushIgnores that also returns what it read of each
+// ignore file, by its index in ignore.FileNames (nil: not read; nil
+// slice: none read).
+func readIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matcher, regular func(name string) bool) (*ignore.Matcher, [][]byte) {
 	var rules []*ignore.Rules
-	for _, fname := range ignore.FileNames {
+	var read [][]byte
+	for i, fname := range ignore.FileNames {
 		if !regular(fname) {
 			continue
 		}
@@ -91,9 +107,48 @@ func pushIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matc
 		if err != nil {
 			continue
 		}
+		if data == nil {
+			data = []byte{}
+		}
+		if read == nil {
+			read = make([][]byte, len(ignore.FileNames))
+		}
+		read[i] = data
 		r := ignore.Parse(rel, data)
 		r.File = fname
 		rules = append(rules, r)
 	}
-	return m.Push(rules...)
+	return m.Push(rules...), read
+}
+
+// MaxRulesContent is the largest ignore file whose content a capture
+// keeps for a state's record when it skipped the file (Ignored.Content);
+// MaxRulesTotal is the most it keeps of all of them.
+const (
+	MaxRulesContent = 64 << 10
+	MaxRulesTotal   = 1 << 20
+)
+
+// keepRules drops the Content of the entries of skipped (sorted by path)
+// beyond MaxRulesTotal: taken in order, each one that still fits stays.
+func keepRules(skipped []Ignored) {
+	budget := MaxRulesTotal
+	for i := range skipped {
+		if n := len(skipped[i].Content); n > budget {
+			skipped[i].Content = nil
+		} else {
+			budget -= n
+		}
+	}
+}
+
+// rulesContent returns what read (readIgnores) holds of the ignore file
+// name, a regular file by mode, for Ignored.Content: nil if it is no
+// ignore file, was not read, or is over MaxRulesContent.
+func rulesContent(read [][]byte, name string, mode fs.FileMode) []byte {
+	i := slices.Index(ignore.FileNames, name)
+	if i < 0 || read == nil || !mode.IsRegular() || len(read[i]) > MaxRulesContent {
+		return nil
+	}
+	return read[i]
 }

@@ -97,6 +97,10 @@ type Ignored struct {
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
+	// Content: for an ignore file, what the capture read of it and
+	// applied (at most MaxRulesContent bytes, else nil). No tree holds
+	// it, so a state's record keeps it (model.SkipInfo).
+	Content []byte `json:"content,omitempty"`
 }
 
 // Progress counters, safe to read from another goroutine while a capture

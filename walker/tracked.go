@@ -269,12 +269,13 @@ func (g *GitIndexes) isCurrent(root cas.Hash) bool {
 }
 
 // ignored notes entry name of directory rel, skipped by verdict v, for
-// Result.Skipped.
-func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict) {
+// Result.Skipped; content is what the capture applied of it, if it is
+// an ignore file (rulesContent).
+func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict, content []byte) {
 	if v.Source == ignore.SourceGit {
 		return
 	}
-	ig := Ignored{Path: path.Join(rel, name), Dir: fi.IsDir(), Reason: v.Reason()}
+	ig := Ignored{Path: path.Join(rel, name), Dir: fi.IsDir(), Reason: v.Reason(), Content: content}
 	switch v.Source {
 	case ignore.SourceName:
 		ig.Rule = "name"
@@ -326,5 +327,6 @@ func (c *capture) allSkipped() []Ignored {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	keepRules(out)
 	return out
 }

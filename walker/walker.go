@@ -293,7 +293,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if ev := evidence(d, rel, probe, ents); ev != "" {
 		return manifest.Entry{}, &errGenerated{ev}
 	}
-	m = loadIgnores(d, rel, m, ents)
+	m, rulesRead := loadIgnoresRead(d, rel, m, ents)
 	m = c.track.nested(c, rel, m, ents)
 	if c.knowPrev {
 		prev.know(oldRec)
@@ -326,7 +326,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		mode := fi.Mode()
 		v := m.Judge(sc.joined(rel, name), mode.IsDir())
 		if v.Ignored {
-			c.ignored(rel, name, fi, v)
+			c.ignored(rel, name, fi, v, rulesContent(rulesRead, name, mode))
 			continue
 		}
 		if isStagingName(name) {
@@ -359,7 +359,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				}
 				if ev, ok := generated(err); ok {
 					keep[i] = false
-					c.ignored(rel, e.Name, ents[i].fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev})
+					c.ignored(rel, e.Name, ents[i].fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev}, nil)
 					return
 				}
 				if err != nil {

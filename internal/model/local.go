@@ -160,8 +160,8 @@ func AmendBatch(m MetaBatch, cp, amended cas.Hash) MetaBatch {
 	for _, e := range m.Writes {
 		if bytes.Equal(e.Key, SnapKey(cp)) {
 			var rec SnapshotRecord
-			if json.Unmarshal(e.Value, &rec) == nil && rec.Rules >= SkipRules {
-				skip = &SkipInfo{Generated: rec.Generated}
+			if json.Unmarshal(e.Value, &rec) == nil {
+				skip = SkipInfoOfRecord(&rec)
 			}
 			if rec.Partial {
 				part = &rec

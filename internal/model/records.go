@@ -157,6 +157,10 @@ type SnapshotRecord struct {
 	// before, or for a state whose skips are unknown.
 	Rules     int      `json:"rules,omitempty"`
 	Generated []string `json:"generated,omitempty"`
+	// RuleFiles: the ignore files the capture applied but skipped, being
+	// ignored themselves (a .gitignore lists .ignore), by path, with
+	// what it read of each. No tree holds them (SkipInfo.RuleFiles).
+	RuleFiles map[string][]byte `json:"rule_files,omitempty"`
 	// Foreign: a pull brought the state, which another machine
 	// captured; its owners are that machine's (the root's pull_owners.go).
 	Foreign bool `json:"foreign,omitempty"`
@@ -181,30 +185,53 @@ const (
 const SkipRules = 2
 
 // SkipInfo is what a state's capture skipped that its tree cannot tell:
-// the directories skipped for what they held. A restore needs it to
-// leave them alone (internal/stateignore).
+// the directories skipped for what they held, and the rules of the
+// ignore files it skipped. A restore needs it to leave them alone
+// (internal/stateignore).
 type SkipInfo struct {
 	Generated []string
+	// RuleFiles: what the capture read of each ignore file it applied
+	// but skipped, by path. One it did not keep (over
+	// walker.MaxRulesContent or MaxRulesTotal) is missing: its rules are
+	// unknown, as in a record made before this field.
+	RuleFiles map[string][]byte
 }
 
-// SkipInfoOf picks the directories skipped by evidence from a capture's
-// Result.Skipped.
+// SkipInfoOf picks from a capture's Result.Skipped the directories
+// skipped by evidence and the content of the ignore files skipped.
 func SkipInfoOf(skipped []walker.Ignored) *SkipInfo {
 	s := &SkipInfo{}
+	kept := 0
 	for _, ig := range skipped {
-		if ig.Rule == "evidence" {
+		switch {
+		case ig.Rule == "evidence":
 			s.Generated = append(s.Generated, ig.Path)
+		case ig.Content != nil && !ig.Dir && kept+len(ig.Content) <= walker.MaxRulesTotal:
+			if s.RuleFiles == nil {
+				s.RuleFiles = map[string][]byte{}
+			}
+			s.RuleFiles[ig.Path] = ig.Content
+			kept += len(ig.Content)
 		}
 	}
 	return s
 }
 
+// SkipInfoOfRecord returns what rec says its capture skipped; nil when
+// unknown (a record made before the evidence rules).
+func SkipInfoOfRecord(rec *SnapshotRecord) *SkipInfo {
+	if rec.Rules < SkipRules {
+		return nil
+	}
+	return &SkipInfo{Generated: rec.Generated, RuleFiles: rec.RuleFiles}
+}
+
 // SnapshotEntry is the record of snapshot h; skip says what its capture
-// skipped for what it held (nil: unknown).
+// skipped that its tree cannot tell (nil: unknown).
 func SnapshotEntry(h cas.Hash, kind string, files, bytes int64, skip *SkipInfo) cas.Entry {
 	rec := SnapshotRecord{Version: MetaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes}
 	if skip != nil {
-		rec.Rules, rec.Generated = SkipRules, skip.Generated
+		rec.Rules, rec.Generated, rec.RuleFiles = SkipRules, skip.Generated, skip.RuleFiles
 	}
 	return cas.Entry{Key: SnapKey(h), Value: EncodeJSON(rec)}
 }

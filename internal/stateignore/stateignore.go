@@ -23,6 +23,9 @@ type Tree struct {
 	// generated: the directories skipped by evidence; nil for a state
 	// recorded before those rules (see legacyNamed).
 	generated map[string]bool
+	// ruleFiles: the ignore files its capture applied but skipped, with
+	// their content; one the record lacks is not applied.
+	ruleFiles map[string][]byte
 }
 
 // legacyNamed are the directory names that captures before the evidence
@@ -48,6 +51,7 @@ func New(loader manifest.Loader, src *cas.Store, root cas.Hash, skip *model.Skip
 		for _, p := range skip.Generated {
 			g.generated[p] = true
 		}
+		g.ruleFiles = skip.RuleFiles
 	}
 	return g
 }
@@ -122,7 +126,8 @@ func (g *Tree) dir(ctx context.Context, rel string) (*dirRules, error) {
 	return d, nil
 }
 
-// load pushes the ignore files the tree holds in directory rel.
+// load pushes the ignore files of directory rel: those the tree holds,
+// and those its capture skipped but applied (the record's).
 func (g *Tree) load(ctx context.Context, rel string, m *ignore.Matcher) (*ignore.Matcher, error) {
 	var rules []*ignore.Rules
 	for _, name := range ignore.FileNames {
@@ -130,6 +135,12 @@ func (g *Tree) load(ctx context.Context, rel string, m *ignore.Matcher) (*ignore
 		e, err := manifest.Find(ctx, g.loader, g.root, p)
 		if err != nil {
 			return nil, err
+		}
+		if data, ok := g.ruleFiles[p]; ok && e == nil {
+			ru := ignore.Parse(rel, data)
+			ru.File = name
+			rules = append(rules, ru)
+			continue
 		}
 		if e == nil || e.Kind != manifest.KindFile || e.Uncaptured || e.Hash.IsZero() {
 			continue
