@@ -197,7 +197,8 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	writes = append(writes, cpRec, cpSnap, resSnap)
 	latest, unmemo := r.latestAfterRestore(result, current, plan.Actions)
 	writes, deletes = append(writes, latest...), append(deletes, unmemo...)
-	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
+	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list(),
+		Recapture: rewritesRules(plan.Actions)})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
@@ -208,9 +209,10 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		return nil, err
 	}
 	defer r.backend.Release()
-	amended := cp
+	amended, settled := cp, result
 	opts := r.restoreOptions(&amended)
 	opts.Meta, opts.Force = data, force
+	opts.Commit = func(ctx context.Context, meta []byte) error { return r.commitSettled(ctx, meta, &settled) }
 	// While Apply stages the files, the checkpoint's content is checked
 	// (verifyUse); Apply waits for it before the commit point (Ready),
 	// and a failure changes nothing.
@@ -253,7 +255,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	// It is taught at the end of the operation (in the daemon, after
 	// the answer).
 	r.later(func() { _ = r.cache.Record(context.WithoutCancel(ctx), written, applied) })
-	out.Checkpoint, out.Result = amended, result
+	out.Checkpoint, out.Result = amended, settled
 	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
 	out.Conflicts = displacedNotes(res.Displaced)
 	for _, s := range plan.Blocked {

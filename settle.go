@@ -1,0 +1,151 @@
+package turnback
+
+// The result of a restore that rewrites ignore rules. Its planned
+// result, the checkpoint with the restore's changes, keeps the
+// checkpoint's skips: paths the new rules un-ignore are missing from
+// it, and paths they ignore are still in it. So once the files are in
+// place, before the records are committed, the folder is captured again
+// and the result becomes that capture, with the restore's own paths as
+// it wrote them (an edit made meanwhile stays a change). Recovery does
+// the same when it finishes such a restore.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/manifest"
+)
+
+// commitSettled settles the restore journal's batch data (settleMeta)
+// and commits it. settled, if not nil, receives the new result.
+func (r *Repo) commitSettled(ctx context.Context, data []byte, settled *cas.Hash) error {
+	data, h := r.settleMeta(ctx, data)
+	if settled != nil && !h.IsZero() {
+		*settled = h
+	}
+	return r.commitMeta(ctx, data)
+}
+
+// settleMeta returns batch data with its result captured again, when
+// the batch asks for it (MetaBatch.Recapture), and the new result.
+// Otherwise, or when the capture fails, data is returned as it is (the
+// planned result) and the hash is zero: the restore is done, and its
+// records are committed either way.
+func (r *Repo) settleMeta(ctx context.Context, data []byte) ([]byte, cas.Hash) {
+	var m model.MetaBatch
+	if json.Unmarshal(data, &m) != nil || !m.Recapture {
+		return data, cas.Hash{}
+	}
+	cp, err1 := cas.ParseHash(m.Checkpoint)
+	planned, err2 := cas.ParseHash(m.Result)
+	if err1 != nil || err2 != nil {
+		return data, cas.Hash{}
+	}
+	ctx = context.WithoutCancel(ctx) // the files changed: finish
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return data, cas.Hash{}
+	}
+	result, err := r.keepWritten(ctx, cp, planned, snap)
+	if err != nil || result == planned {
+		return data, cas.Hash{}
+	}
+	out, err := json.Marshal(resettle(m, cp, planned, result, model.SkipInfoOf(snap.Skipped)))
+	if err != nil {
+		return data, cas.Hash{}
+	}
+	return out, result
+}
+
+// keepWritten returns the capture snap with every file and symlink the
+// restore set (planned differs from cp there) as the restore wrote it,
+// where the capture saw something else (an edit made since). Paths the
+// capture skipped stay out, and directories are the capture's.
+func (r *Repo) keepWritten(ctx context.Context, cp, planned cas.Hash, snap *captured) (cas.Hash, error) {
+	loader := manifest.NewCachingLoader(r.loader())
+	skipped := map[string]bool{}
+	for _, s := range snap.Skipped {
+		skipped[s.Path] = true
+	}
+	under := func(p string) bool {
+		for q := p; q != ""; q = manifest.ParentPath(q) {
+			if skipped[q] {
+				return true
+			}
+		}
+		return false
+	}
+	isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
+	changes := map[string]*manifest.Entry{}
+	err := manifest.Diff(ctx, loader, cp, planned, func(c manifest.Change) error {
+		if isDir(c.New) || (c.New == nil && isDir(c.Old)) || under(c.Path) {
+			return nil
+		}
+		now, err := manifest.Find(ctx, loader, snap.Root, c.Path)
+		if err != nil || now.Equal(c.New) || isDir(now) {
+			return err
+		}
+		if c.New != nil {
+			if dir := manifest.ParentPath(c.Path); dir != "" {
+				d, err := manifest.Find(ctx, loader, snap.Root, dir)
+				if err != nil || d == nil || !d.IsCapturedDir() {
+					return err // its directory is gone: the capture's
+				}
+			}
+		}
+		changes[c.Path] = c.New
+		return nil
+	})
+	if err != nil || len(changes) == 0 {
+		return snap.Root, err
+	}
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	h, err := manifest.Edit(ctx, loader, w, snap.Root, changes)
+	if err != nil {
+		return h, err
+	}
+	return h, w.Flush()
+}
+
+// resettle is batch m with its planned result replaced by result, a
+// whole state captured with skips skip: the result's snapshot record,
+// m/latest, and the session's last state and the undo's expected state
+// that named it (a whole undo's: see below).
+func resettle(m model.MetaBatch, cp, planned, result cas.Hash, skip *model.SkipInfo) model.MetaBatch {
+	out := m
+	out.Result = result.String()
+	out.Writes = nil
+	old := planned.String()
+	for _, e := range m.Writes {
+		switch {
+		case bytes.Equal(e.Key, model.SnapKey(planned)) && planned != cp:
+			continue // the planned result's record: replaced below
+		case string(e.Key) == model.KeyLatest:
+			e.Value = []byte(result.String())
+		case strings.HasPrefix(string(e.Key), model.PrefixSess):
+			var s model.SessionRecord
+			if json.Unmarshal(e.Value, &s) != nil {
+				break
+			}
+			if s.Last == old {
+				s.Last = result.String()
+			}
+			// A partial undo's redo puts back what differs between
+			// Expected and its checkpoint: the undo's paths alone.
+			if n := len(s.Redo); n > 0 && s.Redo[n-1].Expected == old && !s.Redo[n-1].IsPartial() {
+				s.Redo[n-1].Expected = result.String()
+			}
+			e.Value = model.EncodeJSON(&s) // its Rev as planned
+		}
+		out.Writes = append(out.Writes, e)
+	}
+	if result != cp {
+		out.Writes = append(out.Writes, model.SnapshotEntry(result, model.KindResult, 0, 0, skip))
+	}
+	return out
+}
