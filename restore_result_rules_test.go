@@ -5,6 +5,7 @@ package turnback_test
 // under its new rules, not the checkpoint with the command's changes.
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -139,5 +140,45 @@ func TestRedoResultUnignored(t *testing.T) {
 	rt.do("restore of the redo's result", err)
 	if got := rt.read("x/b"); got != "the user's, ignored" {
 		t.Fatalf("restore of the state the redo left: x/b holds %q (%+v)", got, again)
+	}
+}
+
+// TestUndoResultUnignoredRecovered: as TestUndoResultUnignored, but
+// the undo stops after it changed the folder, before its records are
+// committed. The next operation finishes it: the state it records as
+// the session's last must hold x too.
+func TestUndoResultUnignoredRecovered(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "")
+	rt.write("x", "x before the turn")
+	rt.write("b", "b")
+	rt.snap()
+	rt.do("rm", os.Remove(rt.path("x")))
+	rt.write(".gitignore", "x\n")
+	rt.end()
+	rt.write("x", "the user's, ignored")
+	rt.repo.SetRestoreHook(func(step string) error {
+		if step == "commit" {
+			return errors.New("killed at the commit")
+		}
+		return nil
+	})
+	if _, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{}); err == nil {
+		t.Fatal("undo with a failing commit step succeeded")
+	}
+	rt.repo.SetRestoreHook(nil)
+	st, err := rt.repo.Status(rt.ctx)
+	rt.do("status", err)
+	if len(st.Changes) != 0 || rt.entryIn(st.Base, "x") == nil {
+		t.Errorf("status after the finished undo: base %s, changes %v; want x in the base, no change", st.Base.Short(), st.Changes)
+	}
+	if got := rt.read(".gitignore"); got != "" {
+		t.Fatalf(".gitignore holds %q", got)
+	}
+	_, err = rt.repo.Restore(rt.ctx, st.Base.String(), turnback.RestoreOptions{})
+	rt.do("restore of the undo's result", err)
+	if got := rt.read("x"); got != "the user's, ignored" {
+		t.Fatalf("restore of the state the undo left: x holds %q", got)
 	}
 }
