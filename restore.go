@@ -24,13 +24,21 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
+// commitMeta commits a restore journal's batch data, its result
+// captured again first when the batch asks for it (settle.go); settled,
+// if not nil, then receives the new result.
+func (r *Repo) commitMeta(ctx context.Context, data []byte, settled *cas.Hash) error {
 	if len(data) == 0 {
 		return nil
 	}
 	var m model.MetaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	if m.Recapture {
+		if h := r.settle(ctx, &m); settled != nil && !h.IsZero() {
+			*settled = h
+		}
 	}
 	writes, later := model.LocalizeLater(m.Writes)
 	if err := r.commit(ctx, writes, m.Deletes); err != nil {
@@ -212,7 +220,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	amended, settled := cp, result
 	opts := r.restoreOptions(&amended)
 	opts.Meta, opts.Force = data, force
-	opts.Commit = func(ctx context.Context, meta []byte) error { return r.commitSettled(ctx, meta, &settled) }
+	opts.Commit = func(ctx context.Context, meta []byte) error { return r.commitMeta(ctx, meta, &settled) }
 	// While Apply stages the files, the checkpoint's content is checked
 	// (verifyUse); Apply waits for it before the commit point (Ready),
 	// and a failure changes nothing.

@@ -182,3 +182,38 @@ func TestUndoResultUnignoredRecovered(t *testing.T) {
 		t.Fatalf("restore of the state the undo left: x holds %q", got)
 	}
 }
+
+// TestUndoPathResultUnignored: a partial undo (of .gitignore alone)
+// un-ignores x, which the user edited while it was ignored. Its result
+// holds x; its redo still puts back .gitignore alone, and x stays.
+func TestUndoPathResultUnignored(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "")
+	rt.write("x", "x0")
+	rt.write("b", "b0")
+	rt.snap()
+	rt.write(".gitignore", "x\n")
+	rt.write("b", "b1")
+	rt.end()
+	rt.write("x", "x1, edited while ignored")
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{Paths: []string{".gitignore"}})
+	rt.do("undo --path", err)
+	if got := rt.read(".gitignore"); got != "" {
+		t.Fatalf("undo --path: .gitignore holds %q", got)
+	}
+	if e := rt.entryIn(res.Result, "x"); e == nil {
+		t.Errorf("undo's result %s lacks x, on disk and not ignored", res.Result.Short())
+	}
+	redo, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
+	rt.do("redo", err)
+	if got := rt.read(".gitignore"); got != "x\n" {
+		t.Fatalf("redo: .gitignore holds %q (%+v)", got, redo)
+	}
+	if got, b := rt.read("x"), rt.read("b"); got != "x1, edited while ignored" || b != "b1" {
+		t.Fatalf("redo: x holds %q, b %q", got, b)
+	}
+	if len(redo.Restored)+len(redo.Deleted)+len(redo.Created) != 1 {
+		t.Errorf("redo changed more than .gitignore: %+v", redo)
+	}
+}

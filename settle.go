@@ -20,45 +20,28 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
-// commitSettled settles the restore journal's batch data (settleMeta)
-// and commits it. settled, if not nil, receives the new result.
-func (r *Repo) commitSettled(ctx context.Context, data []byte, settled *cas.Hash) error {
-	data, h := r.settleMeta(ctx, data)
-	if settled != nil && !h.IsZero() {
-		*settled = h
-	}
-	return r.commitMeta(ctx, data)
-}
-
-// settleMeta returns batch data with its result captured again, when
-// the batch asks for it (MetaBatch.Recapture), and the new result.
-// Otherwise, or when the capture fails, data is returned as it is (the
-// planned result) and the hash is zero: the restore is done, and its
+// settle replaces the planned result of batch m, which asks for it
+// (MetaBatch.Recapture), by the folder captured now, and returns the
+// new result. When the capture fails, or finds the planned result, m
+// is left as it is and the hash is zero: the restore is done, and its
 // records are committed either way.
-func (r *Repo) settleMeta(ctx context.Context, data []byte) ([]byte, cas.Hash) {
-	var m model.MetaBatch
-	if json.Unmarshal(data, &m) != nil || !m.Recapture {
-		return data, cas.Hash{}
-	}
+func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
 	cp, err1 := cas.ParseHash(m.Checkpoint)
 	planned, err2 := cas.ParseHash(m.Result)
 	if err1 != nil || err2 != nil {
-		return data, cas.Hash{}
+		return cas.Hash{}
 	}
 	ctx = context.WithoutCancel(ctx) // the files changed: finish
 	snap, err := r.capture(ctx)
 	if err != nil {
-		return data, cas.Hash{}
+		return cas.Hash{}
 	}
 	result, err := r.keepWritten(ctx, cp, planned, snap)
 	if err != nil || result == planned {
-		return data, cas.Hash{}
+		return cas.Hash{}
 	}
-	out, err := json.Marshal(resettle(m, cp, planned, result, model.SkipInfoOf(snap.Skipped)))
-	if err != nil {
-		return data, cas.Hash{}
-	}
-	return out, result
+	*m = resettle(*m, cp, planned, result, model.SkipInfoOf(snap.Skipped))
+	return result
 }
 
 // keepWritten returns the capture snap with every file and symlink the
@@ -113,18 +96,23 @@ func (r *Repo) keepWritten(ctx context.Context, cp, planned cas.Hash, snap *capt
 }
 
 // resettle is batch m with its planned result replaced by result, a
-// whole state captured with skips skip: the result's snapshot record,
-// m/latest, and the session's last state and the undo's expected state
-// that named it (a whole undo's: see below).
+// whole state captured with skips skip: in the result's snapshot
+// record, m/latest, the session's last state, and the expected state of
+// the undo that made it. A partial undo keeps its planned expected
+// state, and that state its record: its redo puts back what differs
+// between that state and its checkpoint, the undo's paths alone.
 func resettle(m model.MetaBatch, cp, planned, result cas.Hash, skip *model.SkipInfo) model.MetaBatch {
 	out := m
 	out.Result = result.String()
 	out.Writes = nil
 	old := planned.String()
+	named := false // a partial undo still names planned
+	var rec *cas.Entry
 	for _, e := range m.Writes {
 		switch {
 		case bytes.Equal(e.Key, model.SnapKey(planned)) && planned != cp:
-			continue // the planned result's record: replaced below
+			rec = &e
+			continue
 		case string(e.Key) == model.KeyLatest:
 			e.Value = []byte(result.String())
 		case strings.HasPrefix(string(e.Key), model.PrefixSess):
@@ -135,14 +123,19 @@ func resettle(m model.MetaBatch, cp, planned, result cas.Hash, skip *model.SkipI
 			if s.Last == old {
 				s.Last = result.String()
 			}
-			// A partial undo's redo puts back what differs between
-			// Expected and its checkpoint: the undo's paths alone.
-			if n := len(s.Redo); n > 0 && s.Redo[n-1].Expected == old && !s.Redo[n-1].IsPartial() {
-				s.Redo[n-1].Expected = result.String()
+			if n := len(s.Redo); n > 0 && s.Redo[n-1].Expected == old {
+				if s.Redo[n-1].IsPartial() {
+					named = true
+				} else {
+					s.Redo[n-1].Expected = result.String()
+				}
 			}
 			e.Value = model.EncodeJSON(&s) // its Rev as planned
 		}
 		out.Writes = append(out.Writes, e)
+	}
+	if rec != nil && named {
+		out.Writes = append(out.Writes, *rec)
 	}
 	if result != cp {
 		out.Writes = append(out.Writes, model.SnapshotEntry(result, model.KindResult, 0, 0, skip))
