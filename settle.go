@@ -40,7 +40,17 @@ func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
 	if err != nil || result == planned {
 		return cas.Hash{}
 	}
-	*m = resettle(*m, cp, planned, result, model.SkipInfoOf(snap.Skipped))
+	// Partial as the planned result was: an undo's or redo's result
+	// vouches for its paths (partial.go), whatever its capture read.
+	var scope *vouch
+	if m.Scope != nil {
+		scope = newVouch(m.Scope)
+	}
+	rec, err := r.stateEntry(ctx, result, model.KindResult, model.SkipInfoOf(snap.Skipped), scope)
+	if err != nil {
+		return cas.Hash{}
+	}
+	*m = resettle(*m, cp, planned, result, rec)
 	return result
 }
 
@@ -95,23 +105,23 @@ func (r *Repo) keepWritten(ctx context.Context, cp, planned cas.Hash, snap *capt
 	return h, w.Flush()
 }
 
-// resettle is batch m with its planned result replaced by result, a
-// whole state captured with skips skip: in the result's snapshot
-// record, m/latest, the session's last state, and the expected state of
-// the undo that made it. A partial undo keeps its planned expected
-// state, and that state its record: its redo puts back what differs
-// between that state and its checkpoint, the undo's paths alone.
-func resettle(m model.MetaBatch, cp, planned, result cas.Hash, skip *model.SkipInfo) model.MetaBatch {
+// resettle is batch m with its planned result replaced by result,
+// whose snapshot record is rec: in the result's record, m/latest, the
+// session's last state, and the expected state of the undo that made
+// it. A partial undo keeps its planned expected state, and that state
+// its record: its redo puts back what differs between that state and
+// its checkpoint, the undo's paths alone.
+func resettle(m model.MetaBatch, cp, planned, result cas.Hash, rec cas.Entry) model.MetaBatch {
 	out := m
 	out.Result = result.String()
 	out.Writes = nil
 	old := planned.String()
-	named := false // a partial undo still names planned
-	var rec *cas.Entry
+	named := false      // a partial undo still names planned
+	var kept *cas.Entry // planned's record
 	for _, e := range m.Writes {
 		switch {
 		case bytes.Equal(e.Key, model.SnapKey(planned)) && planned != cp:
-			rec = &e
+			kept = &e
 			continue
 		case string(e.Key) == model.KeyLatest:
 			e.Value = []byte(result.String())
@@ -134,11 +144,11 @@ func resettle(m model.MetaBatch, cp, planned, result cas.Hash, skip *model.SkipI
 		}
 		out.Writes = append(out.Writes, e)
 	}
-	if rec != nil && named {
-		out.Writes = append(out.Writes, *rec)
+	if kept != nil && named {
+		out.Writes = append(out.Writes, *kept)
 	}
 	if result != cp {
-		out.Writes = append(out.Writes, model.SnapshotEntry(result, model.KindResult, 0, 0, skip))
+		out.Writes = append(out.Writes, rec)
 	}
 	return out
 }
