@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/manifest"
 )
 
 // TestRestoreResultUnignored (review41): the restore un-ignores x/ as
@@ -215,5 +216,41 @@ func TestUndoPathResultUnignored(t *testing.T) {
 	}
 	if len(redo.Restored)+len(redo.Deleted)+len(redo.Created) != 1 {
 		t.Errorf("redo changed more than .gitignore: %+v", redo)
+	}
+}
+
+// TestUndoResultRulesEditMeanwhile: as TestUndoResultUnignored, and
+// the turn also edited b; the user edits b again right after the undo
+// wrote it, before its records are committed. The undo's result holds
+// b as the undo wrote it: status then lists the user's edit of b (and
+// nothing for x).
+func TestUndoResultRulesEditMeanwhile(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "")
+	rt.write("x", "x before the turn")
+	rt.write("b", "b0")
+	rt.snap()
+	rt.do("rm", os.Remove(rt.path("x")))
+	rt.write(".gitignore", "x\n")
+	rt.write("b", "b1")
+	rt.end()
+	rt.write("x", "the user's, ignored")
+	rt.repo.SetRestoreHook(func(step string) error {
+		if step == "commit" {
+			rt.write("b", "the user's edit, meanwhile")
+		}
+		return nil
+	})
+	_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	rt.repo.SetRestoreHook(nil)
+	st, err := rt.repo.Status(rt.ctx)
+	rt.do("status", err)
+	if len(st.Changes) != 1 || st.Changes[0].Path != "b" || st.Changes[0].Kind != manifest.Modified {
+		t.Errorf("status after the undo: %v; want b modified alone", st.Changes)
+	}
+	if e := rt.entryIn(st.Base, "x"); e == nil {
+		t.Errorf("the undo's result lacks x")
 	}
 }
