@@ -171,9 +171,14 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		}
 		changes[a.Path] = e
 	}
-	result := cp
+	result, recapture := cp, rewritesRules(plan.Actions)
 	if len(changes) > 0 {
-		if result, err = manifest.Edit(ctx, loader, w, cp, changes); err != nil {
+		if result, err = manifest.Edit(ctx, loader, w, cp, changes); errors.Is(err, manifest.ErrNoParent) {
+			// A path made in a directory the checkpoint skipped.
+			result, err = r.editSkippedParents(ctx, loader, w, root, cp, changes)
+			recapture = true
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +211,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	latest, unmemo := r.latestAfterRestore(result, current, plan.Actions)
 	writes, deletes = append(writes, latest...), append(deletes, unmemo...)
 	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list(),
-		Recapture: rewritesRules(plan.Actions)})
+		Recapture: recapture})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/turnback/turnback/cas"
@@ -151,4 +153,38 @@ func resettle(m model.MetaBatch, cp, planned, result cas.Hash, rec cas.Entry) mo
 		out.Writes = append(out.Writes, rec)
 	}
 	return out
+}
+
+// editSkippedParents is manifest.Edit of cp with changes, where a path
+// is made in a directory the checkpoint skipped (ignored in the state
+// the restore starts from, and on disk): each such directory is added
+// as it is on disk. The restore's result is then captured again: that
+// directory's other entries are the capture's to judge.
+func (r *Repo) editSkippedParents(ctx context.Context, loader manifest.Loader, w manifest.Saver, root *os.Root, cp cas.Hash, changes map[string]*manifest.Entry) (cas.Hash, error) {
+	seen := map[string]bool{}
+	var add []string
+	for p, e := range changes {
+		for q := manifest.ParentPath(p); e != nil && q != "" && !seen[q]; q = manifest.ParentPath(q) {
+			seen[q] = true
+			if _, ok := changes[q]; ok {
+				break
+			}
+			d, err := manifest.Find(ctx, loader, cp, q)
+			if err != nil {
+				return cas.Hash{}, err
+			}
+			if d != nil {
+				break
+			}
+			add = append(add, q)
+		}
+	}
+	for _, q := range add {
+		fi, err := root.Lstat(filepath.FromSlash(q))
+		if err != nil || !fi.IsDir() {
+			continue // Edit says which path lacks its directory
+		}
+		changes[q] = &manifest.Entry{Kind: manifest.KindDir, Mode: uint32(fi.Mode().Perm())}
+	}
+	return manifest.Edit(ctx, loader, w, cp, changes)
 }
