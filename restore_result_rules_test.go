@@ -254,3 +254,43 @@ func TestUndoResultRulesEditMeanwhile(t *testing.T) {
 		t.Errorf("the undo's result lacks x")
 	}
 }
+
+// TestRestoreResultUnignoredDisplaced: as TestRestoreResultUnignored,
+// and b, which the restore rewrites, is edited just before it is
+// replaced: that edit goes into the checkpoint (amended), and the
+// result is still captured again.
+func TestRestoreResultUnignoredDisplaced(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "x/\n")
+	rt.write("x/a", "a0")
+	rt.write("b", "b0")
+	rt.snap()
+	rt.write(".gitignore", "")
+	unignored := rt.snap()
+	rt.write(".gitignore", "x/\n")
+	rt.write("x/a", "a1, edited while ignored")
+	rt.write("b", "b1")
+	rt.snap()
+	rt.repo.SetRestoreHook(func(step string) error {
+		if step == "place b" {
+			rt.write("b", "b2, edited during the restore")
+		}
+		return nil
+	})
+	res, err := rt.repo.Restore(rt.ctx, unignored, turnback.RestoreOptions{})
+	rt.do("restore", err)
+	rt.repo.SetRestoreHook(nil)
+	if len(res.Conflicts) != 1 || res.Conflicts[0].Path != "b" {
+		t.Fatalf("restore: conflicts %v; want b, displaced", res.Conflicts)
+	}
+	if e := rt.entryIn(res.Result, "x/a"); e == nil {
+		t.Errorf("restore's result %s lacks x/a, on disk and not ignored", res.Result.Short())
+	}
+	if got := rt.read("b"); got != "b0" {
+		t.Fatalf("restore: b holds %q", got)
+	}
+	if now := rt.snap(); now != res.Result.String() {
+		t.Errorf("restore's result %s, but the folder it left is %s", res.Result.Short(), now[:12])
+	}
+}
