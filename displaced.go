@@ -112,7 +112,7 @@ func (r *Repo) amendMeta(ctx context.Context, data []byte, displaced []restore.D
 func (r *Repo) restoreOptions(amended *cas.Hash) restore.Options {
 	return restore.Options{
 		JournalDir: r.storeDir, WorkTree: r.workTree, Source: refSource{r},
-		Commit: r.commitMeta, Hook: r.hook, Progress: r.opts.RestoreProgress,
+		Commit: func(ctx context.Context, meta []byte) error { return r.commitMeta(ctx, meta, nil) }, Hook: r.hook, Progress: r.opts.RestoreProgress,
 		Save: r.saveDisplaced,
 		Amend: func(ctx context.Context, meta []byte, d []restore.Displaced) ([]byte, error) {
 			b, h, err := r.amendMeta(ctx, meta, d)

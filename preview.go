@@ -6,6 +6,7 @@ package turnback
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -97,6 +98,15 @@ func (r *Repo) predict(ctx context.Context, current cas.Hash, plan *restore.Plan
 	w := r.store.NewWriter()
 	defer w.Cancel()
 	h, err := manifest.Edit(ctx, r.loader(), w, current, changes)
+	if errors.Is(err, manifest.ErrNoParent) {
+		// A path made in a directory current skipped (see execute).
+		root, rerr := os.OpenRoot(r.workTree)
+		if rerr != nil {
+			return h, fmt.Errorf("turnback: open work tree: %w", rerr)
+		}
+		defer root.Close()
+		h, err = r.editSkippedParents(ctx, r.loader(), w, root, current, changes)
+	}
 	if err != nil {
 		return h, err
 	}

@@ -24,13 +24,21 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-func (r *Repo) commitMeta(ctx context.Context, data []byte) error {
+// commitMeta commits a restore journal's batch data, its result
+// captured again first when the batch asks for it (settle.go); settled,
+// if not nil, then receives the new result.
+func (r *Repo) commitMeta(ctx context.Context, data []byte, settled *cas.Hash) error {
 	if len(data) == 0 {
 		return nil
 	}
 	var m model.MetaBatch
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+	}
+	if m.Recapture {
+		if h := r.settle(ctx, &m); settled != nil && !h.IsZero() {
+			*settled = h
+		}
 	}
 	writes, later := model.LocalizeLater(m.Writes)
 	if err := r.commit(ctx, writes, m.Deletes); err != nil {
@@ -163,9 +171,14 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		}
 		changes[a.Path] = e
 	}
-	result := cp
+	result, recapture := cp, rewritesRules(plan.Actions)
 	if len(changes) > 0 {
-		if result, err = manifest.Edit(ctx, loader, w, cp, changes); err != nil {
+		if result, err = manifest.Edit(ctx, loader, w, cp, changes); errors.Is(err, manifest.ErrNoParent) {
+			// A path made in a directory the checkpoint skipped.
+			result, err = r.editSkippedParents(ctx, loader, w, root, cp, changes)
+			recapture = true
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -197,7 +210,8 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	writes = append(writes, cpRec, cpSnap, resSnap)
 	latest, unmemo := r.latestAfterRestore(result, current, plan.Actions)
 	writes, deletes = append(writes, latest...), append(deletes, unmemo...)
-	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list()})
+	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list(),
+		Recapture: recapture})
 	if err != nil {
 		return nil, fmt.Errorf("turnback: encode metadata: %w", err)
 	}
@@ -208,9 +222,10 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		return nil, err
 	}
 	defer r.backend.Release()
-	amended := cp
+	amended, settled := cp, result
 	opts := r.restoreOptions(&amended)
 	opts.Meta, opts.Force = data, force
+	opts.Commit = func(ctx context.Context, meta []byte) error { return r.commitMeta(ctx, meta, &settled) }
 	// While Apply stages the files, the checkpoint's content is checked
 	// (verifyUse); Apply waits for it before the commit point (Ready),
 	// and a failure changes nothing.
@@ -253,7 +268,7 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	// It is taught at the end of the operation (in the daemon, after
 	// the answer).
 	r.later(func() { _ = r.cache.Record(context.WithoutCancel(ctx), written, applied) })
-	out.Checkpoint, out.Result = amended, result
+	out.Checkpoint, out.Result = amended, settled
 	out.Restored, out.Deleted, out.Created = res.Restored, res.Deleted, res.Created
 	out.Conflicts = displacedNotes(res.Displaced)
 	for _, s := range plan.Blocked {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -16,6 +17,10 @@ import (
 type Saver interface {
 	PutBlob(ctx context.Context, data []byte) (cas.Hash, error)
 }
+
+// ErrNoParent is wrapped by Edit's error for a change whose parent
+// directory neither root nor the changes hold.
+var ErrNoParent = errors.New("parent directory does not exist")
 
 // Edit returns the root of a tree equal to root with the given changes:
 // each path maps to its new entry, or to nil to remove it (with
@@ -121,7 +126,7 @@ func (n *editNode) apply(ctx context.Context, l Loader, s Saver, dir string, h c
 		case had:
 			e = old
 		default:
-			return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: parent directory does not exist", p)
+			return cas.Hash{}, false, fmt.Errorf("manifest: edit %q: %w", p, ErrNoParent)
 		}
 		if e.Kind == KindDir && !e.Uncaptured {
 			keep := had && old.Kind == KindDir && !old.Uncaptured

@@ -145,6 +145,9 @@ type MetaBatch struct {
 	// Scope: the paths a scoped undo or redo vouches for (the root's
 	// partial.go), so that an amended checkpoint is partial too.
 	Scope []string `json:"scope,omitempty"`
+	// Recapture: the restore rewrote ignore rules, so its result is
+	// captured again once the files are in place (the root's settle.go).
+	Recapture bool `json:"recapture,omitempty"`
 }
 
 // AmendBatch is the restore journal's batch m with its checkpoint cp
@@ -154,7 +157,7 @@ type MetaBatch struct {
 // skips, and partial when cp's is.
 func AmendBatch(m MetaBatch, cp, amended cas.Hash) MetaBatch {
 	old, now := []byte(cp.String()), []byte(amended.String())
-	out := MetaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result, Scope: m.Scope}
+	out := MetaBatch{Deletes: m.Deletes, Checkpoint: amended.String(), Result: m.Result, Scope: m.Scope, Recapture: m.Recapture}
 	var skip *SkipInfo
 	var part *SnapshotRecord // the checkpoint's record, if partial (PartialEntry)
 	for _, e := range m.Writes {

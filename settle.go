@@ -1,0 +1,190 @@
+package turnback
+
+// The result of a restore that rewrites ignore rules. Its planned
+// result, the checkpoint with the restore's changes, keeps the
+// checkpoint's skips: paths the new rules un-ignore are missing from
+// it, and paths they ignore are still in it. So once the files are in
+// place, before the records are committed, the folder is captured again
+// and the result becomes that capture, with the restore's own paths as
+// it wrote them (an edit made meanwhile stays a change). Recovery does
+// the same when it finishes such a restore.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/manifest"
+)
+
+// settle replaces the planned result of batch m, which asks for it
+// (MetaBatch.Recapture), by the folder captured now, and returns the
+// new result. When the capture fails, or finds the planned result, m
+// is left as it is and the hash is zero: the restore is done, and its
+// records are committed either way.
+func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
+	cp, err1 := cas.ParseHash(m.Checkpoint)
+	planned, err2 := cas.ParseHash(m.Result)
+	if err1 != nil || err2 != nil {
+		return cas.Hash{}
+	}
+	ctx = context.WithoutCancel(ctx) // the files changed: finish
+	snap, err := r.capture(ctx)
+	if err != nil {
+		return cas.Hash{}
+	}
+	result, err := r.keepWritten(ctx, cp, planned, snap)
+	if err != nil || result == planned {
+		return cas.Hash{}
+	}
+	// Partial as the planned result was: an undo's or redo's result
+	// vouches for its paths (partial.go), whatever its capture read.
+	var scope *vouch
+	if m.Scope != nil {
+		scope = newVouch(m.Scope)
+	}
+	rec, err := r.stateEntry(ctx, result, model.KindResult, model.SkipInfoOf(snap.Skipped), scope)
+	if err != nil {
+		return cas.Hash{}
+	}
+	*m = resettle(*m, cp, planned, result, rec)
+	return result
+}
+
+// keepWritten returns the capture snap with every file and symlink the
+// restore set (planned differs from cp there) as the restore wrote it,
+// where the capture saw something else (an edit made since). Paths the
+// capture skipped stay out, and directories are the capture's.
+func (r *Repo) keepWritten(ctx context.Context, cp, planned cas.Hash, snap *captured) (cas.Hash, error) {
+	loader := manifest.NewCachingLoader(r.loader())
+	skipped := map[string]bool{}
+	for _, s := range snap.Skipped {
+		skipped[s.Path] = true
+	}
+	under := func(p string) bool {
+		for q := p; q != ""; q = manifest.ParentPath(q) {
+			if skipped[q] {
+				return true
+			}
+		}
+		return false
+	}
+	isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
+	changes := map[string]*manifest.Entry{}
+	err := manifest.Diff(ctx, loader, cp, planned, func(c manifest.Change) error {
+		if isDir(c.New) || (c.New == nil && isDir(c.Old)) || under(c.Path) {
+			return nil
+		}
+		now, err := manifest.Find(ctx, loader, snap.Root, c.Path)
+		if err != nil || now.Equal(c.New) || isDir(now) {
+			return err
+		}
+		if c.New != nil {
+			if dir := manifest.ParentPath(c.Path); dir != "" {
+				d, err := manifest.Find(ctx, loader, snap.Root, dir)
+				if err != nil || d == nil || !d.IsCapturedDir() {
+					return err // its directory is gone: the capture's
+				}
+			}
+		}
+		changes[c.Path] = c.New
+		return nil
+	})
+	if err != nil || len(changes) == 0 {
+		return snap.Root, err
+	}
+	w := r.store.NewWriter()
+	defer w.Cancel()
+	h, err := manifest.Edit(ctx, loader, w, snap.Root, changes)
+	if err != nil {
+		return h, err
+	}
+	return h, w.Flush()
+}
+
+// resettle is batch m with its planned result replaced by result,
+// whose snapshot record is rec: in the result's record, m/latest, the
+// session's last state, and the expected state of the undo that made
+// it. A partial undo keeps its planned expected state, and that state
+// its record: its redo puts back what differs between that state and
+// its checkpoint, the undo's paths alone.
+func resettle(m model.MetaBatch, cp, planned, result cas.Hash, rec cas.Entry) model.MetaBatch {
+	out := m
+	out.Result = result.String()
+	out.Writes = nil
+	old := planned.String()
+	named := false      // a partial undo still names planned
+	var kept *cas.Entry // planned's record
+	for _, e := range m.Writes {
+		switch {
+		case bytes.Equal(e.Key, model.SnapKey(planned)) && planned != cp:
+			kept = &e
+			continue
+		case string(e.Key) == model.KeyLatest:
+			e.Value = []byte(result.String())
+		case strings.HasPrefix(string(e.Key), model.PrefixSess):
+			var s model.SessionRecord
+			if json.Unmarshal(e.Value, &s) != nil {
+				break
+			}
+			if s.Last == old {
+				s.Last = result.String()
+			}
+			if n := len(s.Redo); n > 0 && s.Redo[n-1].Expected == old {
+				if s.Redo[n-1].IsPartial() {
+					named = true
+				} else {
+					s.Redo[n-1].Expected = result.String()
+				}
+			}
+			e.Value = model.EncodeJSON(&s) // its Rev as planned
+		}
+		out.Writes = append(out.Writes, e)
+	}
+	if kept != nil && named {
+		out.Writes = append(out.Writes, *kept)
+	}
+	if result != cp {
+		out.Writes = append(out.Writes, rec)
+	}
+	return out
+}
+
+// editSkippedParents is manifest.Edit of cp with changes, where a path
+// is made in a directory the checkpoint skipped (ignored in the state
+// the restore starts from, and on disk): each such directory is added
+// as it is on disk. The restore's result is then captured again: that
+// directory's other entries are the capture's to judge.
+func (r *Repo) editSkippedParents(ctx context.Context, loader manifest.Loader, w manifest.Saver, root *os.Root, cp cas.Hash, changes map[string]*manifest.Entry) (cas.Hash, error) {
+	seen := map[string]bool{}
+	var add []string
+	for p, e := range changes {
+		for q := manifest.ParentPath(p); e != nil && q != "" && !seen[q]; q = manifest.ParentPath(q) {
+			seen[q] = true
+			if _, ok := changes[q]; ok {
+				break
+			}
+			d, err := manifest.Find(ctx, loader, cp, q)
+			if err != nil {
+				return cas.Hash{}, err
+			}
+			if d != nil {
+				break
+			}
+			add = append(add, q)
+		}
+	}
+	for _, q := range add {
+		fi, err := root.Lstat(filepath.FromSlash(q))
+		if err != nil || !fi.IsDir() {
+			continue // Edit says which path lacks its directory
+		}
+		changes[q] = &manifest.Entry{Kind: manifest.KindDir, Mode: uint32(fi.Mode().Perm())}
+	}
+	return manifest.Edit(ctx, loader, w, cp, changes)
+}
