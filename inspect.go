@@ -80,7 +80,7 @@ func (l localRepo) Status(ctx context.Context, o StatusOptions) (*StatusResult, 
 	if o.Ignored {
 		out.Ignored = append([]Ignored{}, res.Skipped...)
 		for i := range out.Ignored {
-			out.Ignored[i].Content = nil // kept for the state's record, not shown
+			out.Ignored[i].Rules = "" // kept for the state's record, not shown
 		}
 		out.Stats.Ignored = nil
 	}

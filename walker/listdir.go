@@ -121,33 +121,12 @@ func readIgnores(open func(string) (*os.File, error), rel string, m *ignore.Matc
 	return m.Push(rules...), read
 }
 
-// MaxRulesContent is the largest ignore file whose content a capture
-// keeps for a state's record when it skipped the file (Ignored.Content);
-// MaxRulesTotal is the most it keeps of all of them.
-const (
-	MaxRulesContent = 64 << 10
-	MaxRulesTotal   = 1 << 20
-)
-
-// keepRules drops the Content of the entries of skipped (sorted by path)
-// beyond MaxRulesTotal: taken in order, each one that still fits stays.
-func keepRules(skipped []Ignored) {
-	budget := MaxRulesTotal
-	for i := range skipped {
-		if n := len(skipped[i].Content); n > budget {
-			skipped[i].Content = nil
-		} else {
-			budget -= n
-		}
-	}
-}
-
 // rulesContent returns what read (readIgnores) holds of the ignore file
-// name, a regular file by mode, for Ignored.Content: nil if it is no
-// ignore file, was not read, or is over MaxRulesContent.
+// name, a regular file by mode: nil if it is no ignore file or was not
+// read. It is all the capture applied of it (at most readSmall's 4 MiB).
 func rulesContent(read [][]byte, name string, mode fs.FileMode) []byte {
 	i := slices.Index(ignore.FileNames, name)
-	if i < 0 || read == nil || !mode.IsRegular() || len(read[i]) > MaxRulesContent {
+	if i < 0 || read == nil || !mode.IsRegular() {
 		return nil
 	}
 	return read[i]

@@ -97,10 +97,11 @@ type Ignored struct {
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
-	// Content: for an ignore file, what the capture read of it and
-	// applied (at most MaxRulesContent bytes, else nil). No tree holds
-	// it, so a state's record keeps it (model.SkipInfo).
-	Content []byte `json:"content,omitempty"`
+	// Rules: for an ignore file, the hex hash of what the capture read
+	// of it and applied, stored as a blob. No tree holds it, so a
+	// state's record names it (model.SkipInfo). Empty: not kept (not
+	// read, or not a regular file).
+	Rules string `json:"rules,omitempty"`
 }
 
 // Progress counters, safe to read from another goroutine while a capture

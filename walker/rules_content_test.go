@@ -8,17 +8,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
-// TestSkippedRulesContent: Result.Skipped gives the content of each
-// ignore file the capture skipped but applied, up to MaxRulesContent;
-// other skipped files and directories have none. An incremental capture
-// gives Base's for the directories it reused.
+// TestSkippedRulesContent: Result.Skipped names the blob of each ignore
+// file the capture skipped but applied, whatever its size (up to the
+// 4 MiB the capture reads of it); other skipped files and directories
+// name none. An incremental capture gives Base's for the directories
+// it reused.
 func TestSkippedRulesContent(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	big := strings.Repeat("#\n", MaxRulesContent/2+1)
+	big := strings.Repeat("#\n", 64<<10)      // over the 64 KiB once kept
+	huge := "y\n" + strings.Repeat("#\n", 2<<20) // past the 4 MiB read
 	treetest.PutAll(t, dir, map[string]string{
 		".gitignore":           ".ignore\n.turnbackignore\nnode_modules/\n",
 		".ignore":              "secret\n",
@@ -28,6 +31,8 @@ func TestSkippedRulesContent(t *testing.T) {
 		"a/f":                  "f",
 		"b/.turnbackignore":    big,
 		"b/g":                  "g",
+		"c/.ignore":            huge,
+		"c/y":                  "y",
 		"node_modules/.ignore": "y\n",
 	})
 	s := newStore(t)
@@ -35,11 +40,27 @@ func TestSkippedRulesContent(t *testing.T) {
 	list := func(r *Result) []string {
 		var out []string
 		for _, ig := range r.Skipped {
-			out = append(out, fmt.Sprintf("%s|%q", ig.Path, ig.Content))
+			content := "-"
+			if ig.Rules != "" {
+				h, err := cas.ParseHash(ig.Rules)
+				if err != nil {
+					t.Fatalf("%s: rules %q: %v", ig.Path, ig.Rules, err)
+				}
+				data := string(readContent(t, s, h))
+				switch data {
+				case big:
+					content = "big"
+				case huge[:4<<20]:
+					content = "huge's first 4 MiB"
+				default:
+					content = fmt.Sprintf("%q", data)
+				}
+			}
+			out = append(out, ig.Path+"|"+content)
 		}
 		return out
 	}
-	want := []string{`.ignore|"secret\n"`, `a/.ignore|"x\n"`, `a/x|""`, `b/.turnbackignore|""`, `node_modules|""`, `secret|""`}
+	want := []string{`.ignore|"secret\n"`, `a/.ignore|"x\n"`, `a/x|-`, `b/.turnbackignore|big`, `c/.ignore|huge's first 4 MiB`, `c/y|-`, `node_modules|-`, `secret|-`}
 	full := snap(t, dir, s, Options{Index: idx})
 	if got := list(full); !slices.Equal(got, want) {
 		t.Fatalf("full capture skipped %q, want %q", got, want)
@@ -51,24 +72,5 @@ func TestSkippedRulesContent(t *testing.T) {
 	}
 	if got := list(inc); !slices.Equal(got, want) {
 		t.Errorf("incremental capture skipped %q, want %q", got, want)
-	}
-}
-
-// TestKeepRules: past MaxRulesTotal bytes of content, taken by path,
-// an entry whose content no longer fits loses it; a smaller one after
-// it that fits keeps its own.
-func TestKeepRules(t *testing.T) {
-	big := make([]byte, MaxRulesContent)
-	var skipped []Ignored
-	for i := 0; i < MaxRulesTotal/MaxRulesContent; i++ {
-		skipped = append(skipped, Ignored{Path: fmt.Sprintf("d%02d/.ignore", i), Content: big})
-	}
-	skipped = append(skipped, Ignored{Path: "e/.ignore", Content: big}, Ignored{Path: "f/.ignore", Content: []byte{}}, Ignored{Path: "g"})
-	keepRules(skipped)
-	for i, ig := range skipped {
-		want := i < MaxRulesTotal/MaxRulesContent || ig.Path == "f/.ignore"
-		if (ig.Content != nil) != want {
-			t.Errorf("%s keeps content: %v, want %v", ig.Path, ig.Content != nil, want)
-		}
 	}
 }

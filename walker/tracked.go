@@ -269,13 +269,13 @@ func (g *GitIndexes) isCurrent(root cas.Hash) bool {
 }
 
 // ignored notes entry name of directory rel, skipped by verdict v, for
-// Result.Skipped; content is what the capture applied of it, if it is
-// an ignore file (rulesContent).
-func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict, content []byte) {
+// Result.Skipped; rules is the blob of what the capture applied of it,
+// if it is an ignore file (keepRules).
+func (c *capture) ignored(rel, name string, fi fs.FileInfo, v ignore.Verdict, rules string) {
 	if v.Source == ignore.SourceGit {
 		return
 	}
-	ig := Ignored{Path: path.Join(rel, name), Dir: fi.IsDir(), Reason: v.Reason(), Content: content}
+	ig := Ignored{Path: path.Join(rel, name), Dir: fi.IsDir(), Reason: v.Reason(), Rules: rules}
 	switch v.Source {
 	case ignore.SourceName:
 		ig.Rule = "name"
@@ -327,6 +327,5 @@ func (c *capture) allSkipped() []Ignored {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	keepRules(out)
 	return out
 }

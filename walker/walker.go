@@ -326,7 +326,12 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		mode := fi.Mode()
 		v := m.Judge(sc.joined(rel, name), mode.IsDir())
 		if v.Ignored {
-			c.ignored(rel, name, fi, v, rulesContent(rulesRead, name, mode))
+			rules, err := c.keepRules(ctx, rulesContent(rulesRead, name, mode))
+			if err != nil {
+				fail(err)
+				continue
+			}
+			c.ignored(rel, name, fi, v, rules)
 			continue
 		}
 		if isStagingName(name) {
@@ -359,7 +364,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				}
 				if ev, ok := generated(err); ok {
 					keep[i] = false
-					c.ignored(rel, e.Name, ents[i].fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev}, nil)
+					c.ignored(rel, e.Name, ents[i].fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev}, "")
 					return
 				}
 				if err != nil {

@@ -11,12 +11,16 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/walker"
+	"github.com/turnback/turnback/walker/ignore"
 )
 
 // MetaVersion is the version every record is written with.
@@ -157,9 +161,17 @@ type SnapshotRecord struct {
 	// before, or for a state whose skips are unknown.
 	Rules     int      `json:"rules,omitempty"`
 	Generated []string `json:"generated,omitempty"`
-	// RuleFiles: the ignore files the capture applied but skipped, being
+	// RuleBlobs: the ignore files the capture applied but skipped, being
 	// ignored themselves (a .gitignore lists .ignore), by path, with
-	// what it read of each. No tree holds them (SkipInfo.RuleFiles).
+	// the hex hash of the blob of what it read of each. No tree holds
+	// them (SkipInfo.RuleBlobs); gc, verify, push and pull take the
+	// blobs with the state.
+	RuleBlobs map[string]string `json:"rule_blobs,omitempty"`
+	// RulesUnknown: the directories an ignore file of which the capture
+	// skipped without keeping its rules (SkipInfo.RulesUnknown).
+	RulesUnknown []string `json:"rules_unknown,omitempty"`
+	// RuleFiles: records written before RuleBlobs held the content
+	// inline. Read, never written.
 	RuleFiles map[string][]byte `json:"rule_files,omitempty"`
 	// Foreign: a pull brought the state, which another machine
 	// captured; its owners are that machine's (the root's pull_owners.go).
@@ -190,31 +202,45 @@ const SkipRules = 2
 // (internal/stateignore).
 type SkipInfo struct {
 	Generated []string
-	// RuleFiles: what the capture read of each ignore file it applied
-	// but skipped, by path. One it did not keep (over
-	// walker.MaxRulesContent or MaxRulesTotal) is missing: its rules are
-	// unknown, as in a record made before this field.
+	// RuleBlobs: the blob of what the capture read of each ignore file
+	// it applied but skipped (walker.Ignored.Rules), by path.
+	RuleBlobs map[string]string
+	// RulesUnknown: the directories (slash paths, "" the top) of an
+	// ignore file the capture skipped whose rules it did not keep.
+	// Below them a path the state's tree lacks counts as ignored.
+	RulesUnknown []string
+	// RuleFiles: a record written before RuleBlobs: the content inline.
 	RuleFiles map[string][]byte
 }
 
 // SkipInfoOf picks from a capture's Result.Skipped the directories
-// skipped by evidence and the content of the ignore files skipped.
+// skipped by evidence and the blobs of the ignore files skipped; an
+// ignore file skipped without one makes its directory's rules unknown.
 func SkipInfoOf(skipped []walker.Ignored) *SkipInfo {
 	s := &SkipInfo{}
-	kept := 0
 	for _, ig := range skipped {
 		switch {
 		case ig.Rule == "evidence":
 			s.Generated = append(s.Generated, ig.Path)
-		case ig.Content != nil && !ig.Dir && kept+len(ig.Content) <= walker.MaxRulesTotal:
-			if s.RuleFiles == nil {
-				s.RuleFiles = map[string][]byte{}
+		case ig.Dir || !slices.Contains(ignore.FileNames, path.Base(ig.Path)):
+		case ig.Rules != "":
+			if s.RuleBlobs == nil {
+				s.RuleBlobs = map[string]string{}
 			}
-			s.RuleFiles[ig.Path] = ig.Content
-			kept += len(ig.Content)
+			s.RuleBlobs[ig.Path] = ig.Rules
+		default:
+			s.RulesUnknown = addDir(s.RulesUnknown, ParentDir(ig.Path))
 		}
 	}
 	return s
+}
+
+// addDir adds d to dirs, once.
+func addDir(dirs []string, d string) []string {
+	if slices.Contains(dirs, d) {
+		return dirs
+	}
+	return append(dirs, d)
 }
 
 // SkipInfoOfRecord returns what rec says its capture skipped; nil when
@@ -223,17 +249,28 @@ func SkipInfoOfRecord(rec *SnapshotRecord) *SkipInfo {
 	if rec.Rules < SkipRules {
 		return nil
 	}
-	return &SkipInfo{Generated: rec.Generated, RuleFiles: rec.RuleFiles}
+	return &SkipInfo{Generated: rec.Generated, RuleBlobs: rec.RuleBlobs, RulesUnknown: rec.RulesUnknown, RuleFiles: rec.RuleFiles}
 }
 
 // SnapshotEntry is the record of snapshot h; skip says what its capture
-// skipped that its tree cannot tell (nil: unknown).
+// skipped that its tree cannot tell (nil: unknown). Rules inline
+// (SkipInfo.RuleFiles, of an older record) are not copied: their
+// directories' rules become unknown, so no record grows with them.
 func SnapshotEntry(h cas.Hash, kind string, files, bytes int64, skip *SkipInfo) cas.Entry {
 	rec := SnapshotRecord{Version: MetaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes}
 	if skip != nil {
-		rec.Rules, rec.Generated, rec.RuleFiles = SkipRules, skip.Generated, skip.RuleFiles
+		rec.Rules, rec.Generated, rec.RuleBlobs, rec.RulesUnknown = SkipRules, skip.Generated, skip.RuleBlobs, skip.RulesUnknown
+		for _, p := range slices.Sorted(maps.Keys(skip.RuleFiles)) {
+			rec.RulesUnknown = addDir(rec.RulesUnknown, ParentDir(p))
+		}
 	}
 	return cas.Entry{Key: SnapKey(h), Value: EncodeJSON(rec)}
+}
+
+// ParentDir is the slash path of p's directory, "" for the top.
+func ParentDir(p string) string {
+	dir, _ := path.Split(p)
+	return strings.TrimSuffix(dir, "/")
 }
 
 // Checkpoints are the states undo, redo and restore replaced, printed to

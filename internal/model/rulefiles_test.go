@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -10,26 +9,31 @@ import (
 	"github.com/turnback/turnback/walker"
 )
 
-// TestSkipInfoOfRuleFiles: SkipInfoOf keeps the content of the ignore
-// files a capture skipped while they fit in walker.MaxRulesTotal bytes,
-// and the record keeps it through JSON, an amendment included. A record
-// made before the evidence rules tells nothing.
+// TestSkipInfoOfRuleFiles: SkipInfoOf keeps the blob of every ignore
+// file a capture skipped and kept; one skipped without a blob makes its
+// directory's rules unknown. The record keeps both through JSON, an
+// amendment included. Rules inline in an older record are not copied
+// into a new one: their directories become unknown. A record made
+// before the evidence rules tells nothing.
 func TestSkipInfoOfRuleFiles(t *testing.T) {
-	big := bytes.Repeat([]byte("x\n"), walker.MaxRulesTotal/2)
+	b1, b2 := hashOf(7).String(), hashOf(8).String()
 	skipped := []walker.Ignored{
-		{Path: ".ignore", Rule: "file", Content: []byte("secret\n")},
-		{Path: "empty/.ignore", Rule: "file", Content: []byte{}},
+		{Path: ".ignore", Rule: "file", Rules: b1},
+		{Path: "empty/.ignore", Rule: "file", Rules: cas.EmptyHash.String()},
 		{Path: "gen", Dir: true, Rule: "evidence"},
 		{Path: "notes.log", Rule: "file"},
-		{Path: "sub/.ignore", Rule: "file", Content: big[:len(big)-7]},
-		{Path: "sub/.turnbackignore", Rule: "file", Content: []byte("over the cap\n")},
+		{Path: "sub/.ignore", Rule: "file", Rules: b2},
+		{Path: "sub/.turnbackignore", Rule: "file"}, // not kept
+		{Path: "sub/deep/.gitignore", Rule: "file"}, // not kept
+		{Path: "sub/deep/.ignore", Rule: "file"},    // the same directory
+		{Path: "x/.ignore", Dir: true, Rule: "file"},
 	}
 	sk := SkipInfoOf(skipped)
-	want := &SkipInfo{Generated: []string{"gen"}, RuleFiles: map[string][]byte{
-		".ignore": []byte("secret\n"), "empty/.ignore": {}, "sub/.ignore": big[:len(big)-7],
-	}}
+	want := &SkipInfo{Generated: []string{"gen"}, RuleBlobs: map[string]string{
+		".ignore": b1, "empty/.ignore": cas.EmptyHash.String(), "sub/.ignore": b2,
+	}, RulesUnknown: []string{"sub", "sub/deep"}}
 	if !reflect.DeepEqual(sk, want) {
-		t.Fatalf("SkipInfoOf: generated %v, rule files %d", sk.Generated, len(sk.RuleFiles))
+		t.Fatalf("SkipInfoOf: %+v\nwant %+v", sk, want)
 	}
 	h, amended := hashOf(1), hashOf(2)
 	e := SnapshotEntry(h, KindSnap, 0, 0, sk)
@@ -37,20 +41,34 @@ func TestSkipInfoOfRuleFiles(t *testing.T) {
 	if err := json.Unmarshal(e.Value, &rec); err != nil {
 		t.Fatal(err)
 	}
-	got := SkipInfoOfRecord(&rec)
-	if string(got.RuleFiles[".ignore"]) != "secret\n" || !bytes.Equal(got.RuleFiles["sub/.ignore"], big[:len(big)-7]) ||
-		len(got.RuleFiles) != 3 || !reflect.DeepEqual(got.Generated, []string{"gen"}) {
-		t.Errorf("the record gives back %d rule files, generated %v", len(got.RuleFiles), got.Generated)
+	if got := SkipInfoOfRecord(&rec); !reflect.DeepEqual(got, want) {
+		t.Errorf("the record gives back %+v", got)
 	}
 	out := AmendBatch(MetaBatch{Writes: []cas.Entry{SnapshotEntry(h, KindCheckpoint, 0, 0, sk)}}, h, amended)
 	rec = SnapshotRecord{}
 	if err := json.Unmarshal(out.Writes[1].Value, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if string(rec.RuleFiles[".ignore"]) != "secret\n" {
+	if got := SkipInfoOfRecord(&rec); !reflect.DeepEqual(got, want) {
 		t.Errorf("amended record %s", out.Writes[1].Value)
 	}
-	if SkipInfoOfRecord(&SnapshotRecord{RuleFiles: rec.RuleFiles}) != nil {
+	if SkipInfoOfRecord(&SnapshotRecord{RuleBlobs: rec.RuleBlobs}) != nil {
 		t.Errorf("a record before the evidence rules tells skips")
+	}
+	// An older record's inline rules: read, and not copied on.
+	var old SnapshotRecord
+	if err := json.Unmarshal([]byte(`{"v":1,"kind":"checkpoint","rules":2,"rule_files":{"a/.ignore":"c2VjcmV0Cg=="}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	osk := SkipInfoOfRecord(&old)
+	if string(osk.RuleFiles["a/.ignore"]) != "secret\n" {
+		t.Fatalf("older record's rules %q", osk.RuleFiles)
+	}
+	rec = SnapshotRecord{}
+	if err := json.Unmarshal(SnapshotEntry(amended, KindCheckpoint, 0, 0, osk).Value, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.RuleFiles != nil || !reflect.DeepEqual(rec.RulesUnknown, []string{"a"}) {
+		t.Errorf("a record of an older one's skips: %+v", rec)
 	}
 }

@@ -2,6 +2,7 @@ package stateignore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -23,9 +24,13 @@ type Tree struct {
 	// generated: the directories skipped by evidence; nil for a state
 	// recorded before those rules (see legacyNamed).
 	generated map[string]bool
-	// ruleFiles: the ignore files its capture applied but skipped, with
-	// their content; one the record lacks is not applied.
+	// ruleFiles, ruleBlobs: the ignore files its capture applied but
+	// skipped, with their content inline (an older record) or its blob.
 	ruleFiles map[string][]byte
+	ruleBlobs map[string]string
+	// unknown: the directories whose rules the record lacks (one of
+	// their ignore files skipped and not kept, or its blob gone).
+	unknown map[string]bool
 }
 
 // legacyNamed are the directory names that captures before the evidence
@@ -40,6 +45,9 @@ var legacyNamed = map[string]bool{
 type dirRules struct {
 	m       *ignore.Matcher
 	ignored bool
+	// unknown: the rules of this directory or one above are unknown
+	// (Tree.unknown): a path below that the tree lacks counts as ignored.
+	unknown bool
 }
 
 // New returns the Tree of state root, read through loader and src;
@@ -51,7 +59,11 @@ func New(loader manifest.Loader, src *cas.Store, root cas.Hash, skip *model.Skip
 		for _, p := range skip.Generated {
 			g.generated[p] = true
 		}
-		g.ruleFiles = skip.RuleFiles
+		g.ruleFiles, g.ruleBlobs = skip.RuleFiles, skip.RuleBlobs
+		g.unknown = map[string]bool{}
+		for _, d := range skip.RulesUnknown {
+			g.unknown[d] = true
+		}
 	}
 	return g
 }
@@ -65,7 +77,14 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 	if d.ignored {
 		return true, nil
 	}
-	return g.judge(ctx, d.m, rel, isDir)
+	ig, err := g.judge(ctx, d.m, rel, isDir)
+	if err != nil || ig || !d.unknown {
+		return ig, err
+	}
+	// Rules unknown here: what the capture did not hold may have been
+	// ignored. Left alone: data safety beats a complete undo.
+	e, err := manifest.Find(ctx, g.loader, g.root, rel)
+	return e == nil, err
 }
 
 // judge applies m to rel as capture did in this state: a directory
@@ -100,11 +119,11 @@ func (g *Tree) dir(ctx context.Context, rel string) (*dirRules, error) {
 	}
 	d := &dirRules{}
 	if rel == "" {
-		m, err := g.load(ctx, "", ignore.New())
+		m, unknown, err := g.load(ctx, "", ignore.New())
 		if err != nil {
 			return nil, err
 		}
-		d.m = m
+		d.m, d.unknown = m, unknown
 	} else {
 		p, err := g.dir(ctx, manifest.ParentPath(rel))
 		if err != nil {
@@ -116,51 +135,73 @@ func (g *Tree) dir(ctx context.Context, rel string) (*dirRules, error) {
 				return nil, err
 			}
 		}
+		var unknown bool
 		if ig {
 			d.ignored = true
-		} else if d.m, err = g.load(ctx, rel, p.m); err != nil {
+		} else if d.m, unknown, err = g.load(ctx, rel, p.m); err != nil {
 			return nil, err
 		}
+		d.unknown = p.unknown || unknown
 	}
 	g.dirs[rel] = d
 	return d, nil
 }
 
 // load pushes the ignore files of directory rel: those the tree holds,
-// and those its capture skipped but applied (the record's).
-func (g *Tree) load(ctx context.Context, rel string, m *ignore.Matcher) (*ignore.Matcher, error) {
+// and those its capture skipped but applied (the record's). unknown:
+// the record lacks the rules of one (see Tree.unknown).
+func (g *Tree) load(ctx context.Context, rel string, m *ignore.Matcher) (_ *ignore.Matcher, unknown bool, _ error) {
 	var rules []*ignore.Rules
+	unknown = g.unknown[rel]
 	for _, name := range ignore.FileNames {
 		p := manifest.JoinPath(rel, name)
 		e, err := manifest.Find(ctx, g.loader, g.root, p)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if data, ok := g.ruleFiles[p]; ok && e == nil {
+		var h cas.Hash
+		switch data, inline := g.ruleFiles[p]; {
+		case inline && e == nil:
 			ru := ignore.Parse(rel, data)
 			ru.File = name
 			rules = append(rules, ru)
 			continue
+		case e == nil && g.ruleBlobs[p] != "":
+			if h, err = cas.ParseHash(g.ruleBlobs[p]); err != nil {
+				unknown = true
+				continue
+			}
+		case e == nil || e.Kind != manifest.KindFile || e.Uncaptured || e.Hash.IsZero():
+			continue
+		default:
+			h = e.Hash
 		}
-		if e == nil || e.Kind != manifest.KindFile || e.Uncaptured || e.Hash.IsZero() {
+		data, err := g.read(ctx, h)
+		if e == nil && errors.Is(err, cas.ErrNotFound) {
+			unknown = true // the record's blob is gone
 			continue
 		}
-		rd, err := g.src.Open(ctx, e.Hash)
 		if err != nil {
-			return nil, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
-		}
-		data, err := io.ReadAll(rd)
-		if c, ok := rd.(io.Closer); ok {
-			c.Close()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
+			return nil, false, fmt.Errorf("turnback: read %s of a stored state: %w", p, err)
 		}
 		ru := ignore.Parse(rel, data)
 		ru.File = name
 		rules = append(rules, ru)
 	}
-	return m.Push(rules...), nil
+	return m.Push(rules...), unknown, nil
+}
+
+// read returns content h.
+func (g *Tree) read(ctx context.Context, h cas.Hash) ([]byte, error) {
+	rd, err := g.src.Open(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(rd)
+	if c, ok := rd.(io.Closer); ok {
+		c.Close()
+	}
+	return data, err
 }
 
 // Drop removes from actions every path ignored in the state from
