@@ -20,7 +20,7 @@ import (
 func TestSkippedRulesContent(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	big := strings.Repeat("#\n", 64<<10)      // over the 64 KiB once kept
+	big := strings.Repeat("#\n", 64<<10)         // over the 64 KiB once kept
 	huge := "y\n" + strings.Repeat("#\n", 2<<20) // past the 4 MiB read
 	treetest.PutAll(t, dir, map[string]string{
 		".gitignore":           ".ignore\n.turnbackignore\nnode_modules/\n",
