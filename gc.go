@@ -303,6 +303,9 @@ func (r *Repo) mark(ctx context.Context, live map[cas.Hash]bool) (cas.LiveSet, e
 			return nil, err
 		}
 	}
+	if err := r.markRules(ctx, live, set); err != nil {
+		return nil, err
+	}
 	err := r.cache.Hashes(ctx, func(h cas.Hash) error {
 		// Content the stat cache vouches for may be missing (say, after a
 		// damaged store was repaired by hand): then it is simply not kept.

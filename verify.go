@@ -159,6 +159,9 @@ func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) {
 		if err := walk(s, ""); err != nil {
 			return nil, err
 		}
+		if err := r.verifyRules(ctx, s, seenContent, out); err != nil {
+			return nil, err
+		}
 	}
 	if len(out.Problems) > 0 {
 		return out, fmt.Errorf("%w: %d problems", ErrVerify, len(out.Problems))
