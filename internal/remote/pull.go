@@ -154,6 +154,9 @@ func (h *headSource) Fetch(ctx context.Context, content *cas.Store, roots []cas.
 	if err := f.run(ctx, roots); err != nil {
 		return err
 	}
+	if err := f.ruleBlobs(ctx, exchange.RuleBlobs(records(h.head.Records))); err != nil {
+		return err
+	}
 	if err := f.batch.Flush(); err != nil {
 		return err
 	}

@@ -132,6 +132,10 @@ func stagePush(ctx context.Context, r *turnback.Repo, c *s3.Client, o PushOption
 			p.seal(&p.trees)
 			p.seal(&p.blobs)
 		}
+		if err := p.ruleBlobs(ctx, j.blobs, deps, seen); err != nil {
+			p.cancel()
+			return nil, err
+		}
 		j.packs = deps
 	}
 	p.seal(&p.trees)
@@ -152,6 +156,8 @@ type pushJob struct {
 	name  string
 	recs  []s3.Record
 	roots []cas.Hash
+	// blobs: the rule blobs its states' records name (exchange.RuleBlobs).
+	blobs []cas.Hash
 	packs map[int]bool
 }
 
@@ -172,7 +178,7 @@ func pushJobs(ctx context.Context, r *turnback.Repo, o PushOptions) ([]pushJob, 
 		for j, rec := range e.Records {
 			recs[j] = s3.Record(rec)
 		}
-		jobs[i] = pushJob{name: e.Name, recs: recs, roots: e.Roots}
+		jobs[i] = pushJob{name: e.Name, recs: recs, roots: e.Roots, blobs: exchange.RuleBlobs(e.Records)}
 	}
 	return jobs, nil
 }
