@@ -47,6 +47,7 @@ func (r *Repo) stampSkipped(turn int, skipped []walker.Ignored) (*model.SkipStam
 		if i == maxSkipStamps {
 			break
 		}
+		ig.Rules = "" // the state's record keeps it; not shown (ignored_changed)
 		s.Entries = append(s.Entries, model.SkipStamp{Ignored: ig, Stat: statStamp(root, ig.Path)})
 	}
 	return s, nil
