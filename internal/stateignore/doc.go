@@ -12,9 +12,12 @@
 // its capture skipped for what they held (a CACHEDIR.TAG, ...), which
 // its snapshot record lists (model.SkipInfo): a tree cannot tell them
 // from directories that did not exist. An ignore file that is itself
-// ignored is in no tree, but its capture applied it: the record keeps
-// what the capture read of it (SkipInfo.RuleFiles), applied like the
-// tree's own. A record without it applies none of those rules.
+// ignored is in no tree, but its capture applied it: the record names
+// a blob of what the capture read of it (SkipInfo.RuleBlobs), applied
+// like the tree's own. A record made before those rules applies none.
+// Where the rules are unknown (the record says so, or the blob is gone)
+// a path below that directory the tree lacks counts as ignored: data
+// safety beats a complete undo.
 //
 // # Terms
 //
