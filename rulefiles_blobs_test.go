@@ -1,12 +1,14 @@
 package turnback_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestGCKeepsRuleBlobs: the rules of an ignored .ignore live in a blob
@@ -105,4 +107,44 @@ func TestLargestRuleSet(t *testing.T) {
 	check("restore", rs.Deleted)
 	rt.snap()
 	rt.end()
+}
+
+// TestManyIgnoredRuleFiles: 3,000 directories, each with an ignored
+// .ignore. The records of one command (the state's, the capture memo,
+// the skip stamps; for an undo the checkpoint's and the result's too)
+// each list them, and together passed what Badger takes in one
+// transaction: snap failed "Txn is too big". snap, end, undo and redo
+// must work and keep every secret.
+func TestManyIgnoredRuleFiles(t *testing.T) {
+	testtier.Slow(t) // 6,000 files, about 9 s
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", ".ignore\n")
+	const n = 3000
+	for i := range n {
+		d := fmt.Sprintf("d%04d", i)
+		rt.write(d+"/.ignore", "secret\n")
+		rt.write(d+"/secret", "the user's")
+	}
+	rt.write("a", "a")
+	rt.snap()
+	rt.write("a", "the agent's")
+	rt.write("d0000/.ignore", "")
+	rt.end()
+	u, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	rt.reopen()
+	r, err := rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
+	rt.do("redo", err)
+	if got := rt.read("a"); got != "the agent's" {
+		t.Fatalf("a holds %q after the redo", got)
+	}
+	for i := range n {
+		if p := fmt.Sprintf("d%04d/secret", i); rt.read(p) != "the user's" {
+			t.Fatalf("%s is gone (undo deleted %q, redo %q)", p, u.Deleted, r.Deleted)
+		}
+	}
+	if _, err := rt.repo.Status(rt.ctx); err != nil {
+		t.Fatalf("status: %v", err)
+	}
 }
