@@ -21,6 +21,7 @@ import (
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest/treetest"
+	"golang.org/x/sys/unix"
 )
 
 // legacyEncode is encodeRecord as it was before deltaVersions: each
@@ -269,4 +270,39 @@ func TestListingNameAddedDuringCapture(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookLstat = nil })
 	sameSnapshot(t, "at the end", flatten(t, s, prev), fullWalk(t, dir))
+}
+
+// TestCoarseClockLag checks localRacyWindow's premise where
+// TestLocalClockLag cannot: since Linux 6.13, a ctime read by a stat
+// makes the file's next change take a fine-grained time (multigrain
+// timestamps), so that test sees lags under 1 ms. Filesystems without
+// multigrain times (zfs, f2fs, bcachefs) and older kernels stamp changes
+// with CLOCK_REALTIME_COARSE: its lag behind the wall clock must stay
+// well within the window.
+func TestCoarseClockLag(t *testing.T) {
+	t.Parallel()
+	var res unix.Timespec
+	if err := unix.ClockGetres(unix.CLOCK_REALTIME_COARSE, &res); err != nil {
+		t.Skipf("no CLOCK_REALTIME_COARSE: %v", err)
+	}
+	var worst time.Duration
+	end := time.Now().Add(300 * time.Millisecond)
+	for i := 0; time.Now().Before(end); i++ {
+		var fine, coarse unix.Timespec
+		if err := unix.ClockGettime(unix.CLOCK_REALTIME, &fine); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &coarse); err != nil {
+			t.Fatal(err)
+		}
+		worst = max(worst, time.Duration(fine.Nano()-coarse.Nano()))
+		if i%1000 == 0 {
+			time.Sleep(time.Duration(i%7) * time.Millisecond)
+		}
+	}
+	if worst > localRacyWindow/2 {
+		t.Fatalf("the coarse clock lagged the wall clock by %v (its tick %v): localRacyWindow (%v) is too narrow here",
+			worst, time.Duration(res.Nano()), localRacyWindow)
+	}
+	t.Logf("coarse clock: tick %v, worst lag %v", time.Duration(res.Nano()), worst)
 }
