@@ -1,7 +1,6 @@
 package gitindex
 
 import (
-	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
@@ -15,8 +14,9 @@ const restartEvery = 16
 // the bytes it shares with the one before (a count) and the rest. Every
 // restartEvery-th path shares nothing and restarts holds its offset: a
 // lookup binary-searches them and decodes at most restartEvery paths.
-// A Bloom filter of 2 to 4 bytes a path answers most lookups of paths
-// absent (an ignored file's usual answer) with one memory read. An
+// A Bloom filter, sized by the index's size to at least 2 bytes a
+// path, answers most lookups of paths absent (an ignored file's usual
+// answer) with one memory read. An
 // index out of order (git never writes one) switches to a map.
 type fileList struct {
 	data     []byte
@@ -28,30 +28,43 @@ type fileList struct {
 	filter   []uint64 // a power of two of words; nil: none (no paths)
 }
 
+// init readies l for the paths of an index of size bytes: an entry
+// takes at least 62 of them, so the filter has at least 16 bits for
+// each path, and the list room for the usual 1 byte in 12.
+func (l *fileList) init(size int64) {
+	l.filter = make([]uint64, 1<<bits.Len64(uint64(max(size/62/4, 1)-1)))
+	l.seed = maphash.MakeSeed()
+	l.data = make([]byte, 0, size/12)
+}
+
 // add appends p, a path in index order.
 func (l *fileList) add(p []byte) {
 	if l.unsorted != nil {
 		l.unsorted[string(p)] = struct{}{}
 		return
 	}
-	if l.n > 0 {
-		switch c := bytes.Compare(p, l.last); {
-		case c == 0:
-			return // another stage of the same path
-		case c < 0:
-			l.unsorted = l.all()
-			l.unsorted[string(p)] = struct{}{}
-			l.data, l.restarts, l.last = nil, nil, nil
-			return
-		}
-	}
 	shared := 0
+	for shared < len(p) && shared < len(l.last) && p[shared] == l.last[shared] {
+		shared++
+	}
+	if l.n > 0 && (shared == len(p) || shared < len(l.last) && p[shared] < l.last[shared]) {
+		if shared == len(l.last) {
+			return // another stage of the same path
+		}
+		// Before the last one: out of order.
+		l.unsorted = l.all()
+		l.unsorted[string(p)] = struct{}{}
+		l.data, l.restarts, l.last, l.filter = nil, nil, nil, nil
+		return
+	}
+	if l.filter == nil {
+		l.init(0)
+	}
+	w, m := l.bloom(maphash.Bytes(l.seed, p))
+	l.filter[w] |= m
 	if l.n%restartEvery == 0 {
 		l.restarts = append(l.restarts, uint32(len(l.data)))
-	} else {
-		for shared < len(p) && shared < len(l.last) && p[shared] == l.last[shared] {
-			shared++
-		}
+		shared = 0
 	}
 	l.data = binary.AppendUvarint(l.data, uint64(shared))
 	l.data = binary.AppendUvarint(l.data, uint64(len(p)-shared))
@@ -60,24 +73,13 @@ func (l *fileList) add(p []byte) {
 	l.n++
 }
 
-// done drops what only building needs and makes the filter.
+// done drops what only building needs.
 func (l *fileList) done() {
 	l.last = nil
-	if l.unsorted != nil || l.n == 0 {
-		return
-	}
-	if cap(l.data)-len(l.data) > len(l.data)/8 {
+	if l.n == 0 {
+		l.data, l.filter = nil, nil
+	} else if cap(l.data)-len(l.data) > len(l.data)/4 {
 		l.data = append([]byte(nil), l.data...)
-	}
-	// 16 bits a path, 3 of them set in one word: under 1% of absent
-	// paths pass.
-	l.filter = make([]uint64, 1<<bits.Len(uint((l.n-1)/4)))
-	l.seed = maphash.MakeSeed()
-	var key []byte
-	for off := 0; off < len(l.data); {
-		key, off = l.next(key, off)
-		w, m := l.bloom(maphash.Bytes(l.seed, key))
-		l.filter[w] |= m
 	}
 }
 
@@ -125,7 +127,7 @@ func (l *fileList) has(rel string) bool {
 		_, ok := l.unsorted[rel]
 		return ok
 	}
-	if len(l.restarts) == 0 {
+	if l.n == 0 {
 		return false
 	}
 	if w, m := l.bloom(maphash.String(l.seed, rel)); l.filter[w]&m != m {

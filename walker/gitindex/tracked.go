@@ -56,6 +56,7 @@ func (s *Set) Len() int {
 // for all of it), relative to prefix.
 func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 	s := &Set{dirs: map[string]struct{}{}}
+	s.files.init(size)
 	pre := []byte(prefix)
 	if len(pre) > 0 {
 		pre = append(pre, '/')
