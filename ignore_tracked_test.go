@@ -4,6 +4,7 @@ package turnback_test
 // matches it, as git never ignores what it tracks ("git add -f").
 
 import (
+	"os"
 	"testing"
 
 	"github.com/turnback/turnback"
@@ -154,5 +155,65 @@ func TestUndoRuleAddedOverTrackedDir(t *testing.T) {
 		if got := rt.read(p); got != want {
 			t.Errorf("undo: %s holds %q, want %q (%+v)", p, got, want, res)
 		}
+	}
+}
+
+// TestRedoDeleteForceAdded: the turn deletes a.cfg and build/keep.txt,
+// which git tracks though .gitignore ignores them. The undo brings them
+// back; the redo deletes them again: the state it goes to lacks them,
+// but git tracks them now, so they are not ignored there.
+func TestRedoDeleteForceAdded(t *testing.T) {
+	t.Parallel()
+	rt := forcedTree(t)
+	rt.snap()
+	for _, p := range []string{"a.cfg", "build/keep.txt"} {
+		if err := os.Remove(rt.path(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt.end()
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if rt.read("a.cfg") != "tracked v0" || rt.read("build/keep.txt") != "keep v0" {
+		t.Fatalf("undo: a.cfg %q, build/keep.txt %q (%+v)", rt.read("a.cfg"), rt.read("build/keep.txt"), res)
+	}
+	res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
+	rt.do("redo", err)
+	for _, p := range []string{"a.cfg", "build/keep.txt"} {
+		if _, err := os.Lstat(rt.path(p)); err == nil {
+			t.Errorf("redo: %s is still there (%+v)", p, res)
+		}
+	}
+	if got := rt.read("build/other.o"); got != "the user's object" {
+		t.Errorf("redo: build/other.o holds %q", got)
+	}
+}
+
+// TestRestoreBeforeForceAdded: a.cfg and build/keep.txt are made and
+// added with git add -f after state S. Restoring S deletes them, as
+// any path S lacks that is not ignored; build/other.o, untracked, and
+// b.cfg stay.
+func TestRestoreBeforeForceAdded(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "*.cfg\nbuild/\n")
+	rt.write("b.cfg", "untracked")
+	rt.write("build/other.o", "the user's object")
+	rt.write("c", "c")
+	runGit(t, rt.dir, "init", "-q")
+	id := rt.snap()
+	rt.write("a.cfg", "new")
+	rt.write("build/keep.txt", "new keep")
+	runGit(t, rt.dir, "add", "-f", "a.cfg", "build/keep.txt")
+	rt.end()
+	res, err := rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
+	rt.do("restore", err)
+	for _, p := range []string{"a.cfg", "build/keep.txt"} {
+		if _, err := os.Lstat(rt.path(p)); err == nil {
+			t.Errorf("restore: %s is still there (%+v)", p, res)
+		}
+	}
+	if rt.read("build/other.o") != "the user's object" || rt.read("b.cfg") != "untracked" {
+		t.Errorf("restore: build/other.o %q, b.cfg %q", rt.read("build/other.o"), rt.read("b.cfg"))
 	}
 }

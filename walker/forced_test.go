@@ -128,3 +128,38 @@ func TestForcedIndexChange(t *testing.T) {
 		t.Fatal("a.cfg, untracked again, still captured")
 	}
 }
+
+// TestTrackedNow: what the index tracks now, by the repository a
+// capture would take: the one the work tree is in (here below its top),
+// or a nested one; outside any repository nothing is tracked.
+func TestTrackedNow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	treetest.PutAll(t, dir, map[string]string{
+		"wt/a.cfg": "tracked", "wt/b.cfg": "untracked", "wt/build/keep.txt": "tracked",
+		"wt/lib/x.o": "tracked in lib", "wt/lib/y.o": "untracked", "top.txt": "tracked",
+	})
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-f", "wt/a.cfg", "wt/build/keep.txt", "top.txt")
+	git(t, dir+"/wt/lib", "init", "-q")
+	git(t, dir+"/wt/lib", "add", "-f", "x.o")
+	tracked := (&GitIndexes{}).TrackedNow(dir + "/wt")
+	for _, c := range []struct {
+		rel   string
+		isDir bool
+		want  bool
+	}{
+		{"a.cfg", false, true}, {"b.cfg", false, false}, {"build", true, true},
+		{"build/keep.txt", false, true}, {"build", false, false}, {"a.cfg", true, false},
+		{"lib/x.o", false, true}, {"lib/y.o", false, false}, {"top.txt", false, false},
+		{"", true, false},
+	} {
+		if got := tracked(c.rel, c.isDir); got != c.want {
+			t.Errorf("tracked(%q, %v) = %v", c.rel, c.isDir, got)
+		}
+	}
+	none := (*GitIndexes)(nil).TrackedNow(t.TempDir())
+	if none("a", false) {
+		t.Error("outside a repository")
+	}
+}
