@@ -5,6 +5,7 @@ package walker
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,5 +162,21 @@ func TestTrackedNow(t *testing.T) {
 	none := (*GitIndexes)(nil).TrackedNow(t.TempDir())
 	if none("a", false) {
 		t.Error("outside a repository")
+	}
+}
+
+// TestTrackedNowSymlink: a parent that is a symlink now (to a
+// repository outside the work tree) is not followed to its index.
+func TestTrackedNowSymlink(t *testing.T) {
+	t.Parallel()
+	out, wt := t.TempDir(), t.TempDir()
+	treetest.PutAll(t, out, map[string]string{"x.cfg": "outside"})
+	git(t, out, "init", "-q")
+	git(t, out, "add", "-f", "x.cfg")
+	if err := os.Symlink(out, filepath.Join(wt, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if (&GitIndexes{}).TrackedNow(wt)("link/x.cfg", false) {
+		t.Fatal("followed a symlink out of the work tree to an index")
 	}
 }

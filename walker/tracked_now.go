@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker/gitindex"
 )
 
@@ -13,8 +12,8 @@ import (
 // now, tracks rel (slash-separated, relative to the work tree at
 // workTree): a file or symlink, or with isDir a directory holding
 // tracked paths. The repository is the one a capture would take: the
-// nearest directory of rel's parents holding ".git", else the one the
-// work tree is in. An index that cannot be read tracks nothing. Each
+// nearest directory of rel's parents holding ".git" (reached through
+// directories, not symlinks), else the one the work tree is in. An index that cannot be read tracks nothing. Each
 // index is read once, when first needed. For a restore judging a path
 // a stored state lacks (package stateignore): git never ignores what
 // it tracks. Safe for concurrent use.
@@ -50,11 +49,20 @@ func (g *GitIndexes) TrackedNow(workTree string) func(rel string, isDir bool) bo
 		if rel == "" {
 			return false
 		}
-		d := manifest.ParentPath(rel)
-		for ; d != ""; d = manifest.ParentPath(d) {
-			fi, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(d), ".git"))
-			if err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
+		// The nearest parent holding ".git", found from the top down
+		// through real directories only: a symlink on the way (a
+		// stored path that leads elsewhere now) is not followed.
+		d := ""
+		for i := 0; i < len(rel); i++ {
+			if rel[i] != '/' {
+				continue
+			}
+			p := filepath.Join(abs, filepath.FromSlash(rel[:i]))
+			if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 				break
+			}
+			if fi, err := os.Lstat(filepath.Join(p, ".git")); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
+				d = rel[:i]
 			}
 		}
 		set, sub := load(d), rel
