@@ -81,16 +81,16 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 	return ig, err
 }
 
-// judge applies m to rel as capture did in this state: a directory
-// skipped by its name alone (node_modules) that the tree holds was
-// captured (git tracked paths in it), so it was not ignored then; so
-// was a path an ignore file's pattern ignores that the tree holds (git
-// tracked it: a file added with "git add -f", or a directory holding
-// such paths), or, when the tree lacks it, one git tracks now. A
-// directory left to evidence was
-// skipped if the state's record says so; in a state recorded before the
-// evidence rules, if its name was one skipped by name then and the tree
-// lacks it.
+// judge applies m to rel as capture did in this state, with v its
+// verdict. A directory skipped by its name alone (node_modules) that
+// the tree holds was captured (git tracked paths in it), so it was not
+// ignored then. So was a path an ignore file's pattern ignores that the
+// tree holds (git tracked it: a file added with "git add -f", or a
+// directory holding such paths); one the tree lacks is not ignored if
+// git tracks it now. A directory left to evidence was skipped if the
+// state's record says so; in a state recorded before the evidence
+// rules, if its name was one skipped by name then and the tree lacks
+// it.
 func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (ignored bool, v ignore.Verdict, err error) {
 	v = m.Judge(rel, isDir)
 	switch {
