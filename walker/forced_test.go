@@ -180,3 +180,31 @@ func TestTrackedNowSymlink(t *testing.T) {
 		t.Fatal("followed a symlink out of the work tree to an index")
 	}
 }
+
+// TestForcedHostileNames: tracked files whose names hold a newline,
+// invalid UTF-8, glob characters or a backslash are captured though a
+// pattern ignores them; their untracked neighbours are not.
+func TestForcedHostileNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	names := []string{"a\nb.cfg", "\xff.cfg", "[x].cfg", "sp ace.cfg", `back\slash.cfg`, "*.cfg"}
+	files := map[string]string{".gitignore": "*.cfg\n"}
+	for _, n := range names {
+		files[n] = "tracked"
+		files["d/"+n] = "untracked"
+	}
+	treetest.PutAll(t, dir, files)
+	git(t, dir, "init", "-q")
+	args := []string{"add", "-f", "--"}
+	for _, n := range names {
+		args = append(args, ":(literal)"+n)
+	}
+	git(t, dir, args...)
+	s := newStore(t)
+	got := pathsOf(flatten(t, s, snap(t, dir, s, Options{}).Root))
+	want := append([]string{".gitignore", "d"}, names...)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("captured %q, want %q", got, want)
+	}
+}
