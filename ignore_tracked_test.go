@@ -5,6 +5,7 @@ package turnback_test
 
 import (
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/turnback/turnback"
@@ -160,8 +161,9 @@ func TestUndoRuleAddedOverTrackedDir(t *testing.T) {
 
 // TestRedoDeleteForceAdded: the turn deletes a.cfg and build/keep.txt,
 // which git tracks though .gitignore ignores them. The undo brings them
-// back; the redo deletes them again: the state it goes to lacks them,
-// but git tracks them now, so they are not ignored there.
+// back. The state the redo goes to lacks them, and cannot tell whether
+// they were absent or there untracked (ignored; see
+// TestRestoreStateWithIgnoredFile): the redo leaves them, and says so.
 func TestRedoDeleteForceAdded(t *testing.T) {
 	t.Parallel()
 	rt := forcedTree(t)
@@ -179,41 +181,56 @@ func TestRedoDeleteForceAdded(t *testing.T) {
 	}
 	res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 	rt.do("redo", err)
-	for _, p := range []string{"a.cfg", "build/keep.txt"} {
-		if _, err := os.Lstat(rt.path(p)); err == nil {
-			t.Errorf("redo: %s is still there (%+v)", p, res)
+	var kept []string
+	for _, n := range res.NotRestorable {
+		if n.Kept && n.Reason == "ignored in the state restored to; left as is" {
+			kept = append(kept, n.Path)
 		}
 	}
-	if got := rt.read("build/other.o"); got != "the user's object" {
-		t.Errorf("redo: build/other.o holds %q", got)
+	if rt.read("a.cfg") != "tracked v0" || rt.read("build/keep.txt") != "keep v0" || !slices.Equal(kept, []string{"a.cfg", "build/keep.txt"}) {
+		t.Fatalf("redo: a.cfg %q, build/keep.txt %q (%+v)", rt.read("a.cfg"), rt.read("build/keep.txt"), res)
 	}
 }
 
-// TestRestoreBeforeForceAdded: a.cfg and build/keep.txt are made and
-// added with git add -f after state S. Restoring S deletes them, as
-// any path S lacks that is not ignored; build/other.o, untracked, and
-// b.cfg stay.
-func TestRestoreBeforeForceAdded(t *testing.T) {
+// TestUndoForceAddedDuringTurn: a.cfg, the user's, is ignored and
+// untracked when the turn starts; during the turn it is added with git
+// add -f. The turn's before-state lacks it because it was ignored then,
+// so the undo must not delete it.
+func TestUndoForceAddedDuringTurn(t *testing.T) {
 	t.Parallel()
 	rt := newRegressTree(t)
-	rt.write(".gitignore", "*.cfg\nbuild/\n")
-	rt.write("b.cfg", "untracked")
-	rt.write("build/other.o", "the user's object")
-	rt.write("c", "c")
+	rt.write(".gitignore", "*.cfg\n")
+	rt.write("a.cfg", "the user's")
+	rt.write("b", "b")
+	runGit(t, rt.dir, "init", "-q")
+	rt.snap()
+	runGit(t, rt.dir, "add", "-f", "a.cfg")
+	rt.write("b", "the agent's b")
+	rt.end()
+	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if got := rt.read("a.cfg"); got != "the user's" || rt.read("b") != "b" {
+		t.Fatalf("undo: a.cfg holds %q, b %q (%+v)", got, rt.read("b"), res)
+	}
+}
+
+// TestRestoreStateWithIgnoredFile: at state S, a.cfg existed, ignored
+// and untracked, so S lacks it. It is added with git add -f later.
+// Restoring S must not delete it: it was there, ignored, in S.
+func TestRestoreStateWithIgnoredFile(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "*.cfg\n")
+	rt.write("a.cfg", "the user's")
+	rt.write("b", "b")
 	runGit(t, rt.dir, "init", "-q")
 	id := rt.snap()
-	rt.write("a.cfg", "new")
-	rt.write("build/keep.txt", "new keep")
-	runGit(t, rt.dir, "add", "-f", "a.cfg", "build/keep.txt")
+	runGit(t, rt.dir, "add", "-f", "a.cfg")
+	rt.write("b", "the agent's b")
 	rt.end()
 	res, err := rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
 	rt.do("restore", err)
-	for _, p := range []string{"a.cfg", "build/keep.txt"} {
-		if _, err := os.Lstat(rt.path(p)); err == nil {
-			t.Errorf("restore: %s is still there (%+v)", p, res)
-		}
-	}
-	if rt.read("build/other.o") != "the user's object" || rt.read("b.cfg") != "untracked" {
-		t.Errorf("restore: build/other.o %q, b.cfg %q", rt.read("build/other.o"), rt.read("b.cfg"))
+	if got := rt.read("a.cfg"); got != "the user's" || rt.read("b") != "b" {
+		t.Fatalf("restore: a.cfg holds %q, b %q (%+v)", got, rt.read("b"), res)
 	}
 }

@@ -35,9 +35,6 @@ func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions 
 		return nil, nil, err
 	}
 	gFrom, gTo := stateignore.New(loader, r.store, from, skFrom), stateignore.New(loader, r.store, to, skTo)
-	tracked := r.gitIdx.TrackedNow(r.workTree)
-	gFrom.TrackedNow(tracked)
-	gTo.TrackedNow(tracked)
 	return stateignore.Drop(ctx, gFrom, gTo, actions, res, r.absent)
 }
 

@@ -5,7 +5,6 @@ package walker
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,57 +126,6 @@ func TestForcedIndexChange(t *testing.T) {
 	removed := snap(t, dir, s, Options{Index: idx, Base: added.Root, Dirty: never})
 	if removed.Root != base.Root {
 		t.Fatal("a.cfg, untracked again, still captured")
-	}
-}
-
-// TestTrackedNow: what the index tracks now, by the repository a
-// capture would take: the one the work tree is in (here below its top),
-// or a nested one; outside any repository nothing is tracked.
-func TestTrackedNow(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	treetest.PutAll(t, dir, map[string]string{
-		"wt/a.cfg": "tracked", "wt/b.cfg": "untracked", "wt/build/keep.txt": "tracked",
-		"wt/lib/x.o": "tracked in lib", "wt/lib/y.o": "untracked", "top.txt": "tracked",
-	})
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", "-f", "wt/a.cfg", "wt/build/keep.txt", "top.txt")
-	git(t, dir+"/wt/lib", "init", "-q")
-	git(t, dir+"/wt/lib", "add", "-f", "x.o")
-	tracked := (&GitIndexes{}).TrackedNow(dir + "/wt")
-	for _, c := range []struct {
-		rel   string
-		isDir bool
-		want  bool
-	}{
-		{"a.cfg", false, true}, {"b.cfg", false, false}, {"build", true, true},
-		{"build/keep.txt", false, true}, {"build", false, false}, {"a.cfg", true, false},
-		{"lib/x.o", false, true}, {"lib/y.o", false, false}, {"top.txt", false, false},
-		{"", true, false},
-	} {
-		if got := tracked(c.rel, c.isDir); got != c.want {
-			t.Errorf("tracked(%q, %v) = %v", c.rel, c.isDir, got)
-		}
-	}
-	none := (*GitIndexes)(nil).TrackedNow(t.TempDir())
-	if none("a", false) {
-		t.Error("outside a repository")
-	}
-}
-
-// TestTrackedNowSymlink: a parent that is a symlink now (to a
-// repository outside the work tree) is not followed to its index.
-func TestTrackedNowSymlink(t *testing.T) {
-	t.Parallel()
-	out, wt := t.TempDir(), t.TempDir()
-	treetest.PutAll(t, out, map[string]string{"x.cfg": "outside"})
-	git(t, out, "init", "-q")
-	git(t, out, "add", "-f", "x.cfg")
-	if err := os.Symlink(out, filepath.Join(wt, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if (&GitIndexes{}).TrackedNow(wt)("link/x.cfg", false) {
-		t.Fatal("followed a symlink out of the work tree to an index")
 	}
 }
 

@@ -26,18 +26,6 @@ type Tree struct {
 	// ruleFiles: the ignore files its capture applied but skipped, with
 	// their content; one the record lacks is not applied.
 	ruleFiles map[string][]byte
-	// trackedNow, if set, says whether git tracks a path now (see
-	// TrackedNow).
-	trackedNow func(rel string, isDir bool) bool
-}
-
-// TrackedNow tells g what git's index tracks now: a path the tree lacks
-// that a pattern ignores is not ignored if git tracks it now (git never
-// ignores what it tracks; the state cannot tell). A restore may then
-// delete it: the state it starts from, captured under this index,
-// holds it, so nothing is lost.
-func (g *Tree) TrackedNow(f func(rel string, isDir bool) bool) {
-	g.trackedNow = f
 }
 
 // legacyNamed are the directory names that captures before the evidence
@@ -86,9 +74,9 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 // the tree holds was captured (git tracked paths in it), so it was not
 // ignored then. So was a path an ignore file's pattern ignores that the
 // tree holds (git tracked it: a file added with "git add -f", or a
-// directory holding such paths); one the tree lacks is not ignored if
-// git tracks it now. A directory left to evidence was skipped if the
-// state's record says so; in a state recorded before the evidence
+// directory holding such paths). One the tree lacks is ignored: it may
+// have existed, untracked. A directory left to evidence was skipped if
+// the state's record says so; in a state recorded before the evidence
 // rules, if its name was one skipped by name then and the tree lacks
 // it.
 func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (ignored bool, v ignore.Verdict, err error) {
@@ -96,9 +84,6 @@ func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir b
 	switch {
 	case v.Ignored && v.Source == ignore.SourceFile:
 		held, err := g.holds(ctx, rel, isDir)
-		if err == nil && !held && g.trackedNow != nil {
-			held = g.trackedNow(rel, isDir)
-		}
 		return !held, v, err
 	case v.Ignored && v.Source == ignore.SourceName:
 	case v.Ignored:
