@@ -85,7 +85,8 @@ func TestStoreMarkers(t *testing.T) {
 		{"v1-no-work-tree.json", "", false},
 		{"v2.json", "", false},
 		{"v3.json", "", false},
-		{"v4-newer.json", "has format version 4; this turnback reads up to 3: upgrade turnback", false},
+		{"v4.json", "", false},
+		{"v5-newer.json", "has format version 5; this turnback reads up to 4: upgrade turnback", false},
 		{"v0.json", "is not turnback's; refusing to write there", true},
 		{"foreign-format.json", "is not turnback's; refusing to write there", true},
 		{"garbage.json", "is not turnback's; refusing to write there", true},
@@ -118,8 +119,8 @@ func TestStoreMarkers(t *testing.T) {
 				// A store of an earlier version is marked with this
 				// one before anything of this version is written.
 				var m struct{ Version int }
-				if err := json.Unmarshal(readMarker(t, store), &m); err != nil || m.Version != 3 {
-					t.Errorf("marker after a snap: version %d, %v; want 3", m.Version, err)
+				if err := json.Unmarshal(readMarker(t, store), &m); err != nil || m.Version != 4 {
+					t.Errorf("marker after a snap: version %d, %v; want 4", m.Version, err)
 				}
 				return
 			}

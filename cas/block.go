@@ -91,7 +91,7 @@ func (w *Writer) flushBlock() error {
 }
 
 func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMember) error {
-	stored := w.s.encodeBlock(content)
+	stored := w.s.encodeBlock(w.encodersFor(len(content)), content)
 	putBlockBuf(content) // stored is a copy
 	if err := bp.putBlock(stored, members); err != nil {
 		return err
@@ -100,10 +100,11 @@ func (w *Writer) writeBlock(bp blockPutter, content []byte, members []blockMembe
 	return nil
 }
 
-// encodeBlock returns the stored form of a block's content, as encode.
-func (s *Store) encodeBlock(data []byte) []byte {
+// encodeBlock returns the stored form of a block's content, as encode
+// with enc.
+func (s *Store) encodeBlock(enc *encoders, data []byte) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
-		out := s.enc.EncodeAll(data, append(make([]byte, 0, encodedMax(len(data))), codecZstd))
+		out := enc.EncodeAll(data, append(make([]byte, 0, encodedMax(len(data))), codecZstd))
 		if len(out)-1 < len(data)-len(data)/32 {
 			return out
 		}

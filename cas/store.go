@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
@@ -62,6 +63,7 @@ type Store struct {
 	fast   *encoders // its fastest level: smaller values (trees mostly)
 	dec    *zstd.Decoder
 	blocks blockCache // blocks decoded lately (block.go)
+	budget int64      // a Writer's content at the default level (level.go)
 }
 
 // NewStore returns a Store over b.
@@ -86,7 +88,7 @@ func NewStore(b Backend) (*Store, error) {
 		fast.close()
 		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
 	}
-	return &Store{b: b, enc: enc, fast: fast, dec: dec}, nil
+	return &Store{b: b, enc: enc, fast: fast, dec: dec, budget: levelBudget}, nil
 }
 
 // Backend returns the backend underneath s.
@@ -116,10 +118,13 @@ func encodedMax(n int) int { return 1 + n + 64 }
 // kept when shorter than the content, and a longer one (zstd adds at
 // most a few bytes per 128 KiB block and a frame header to content it
 // cannot compress) fits in the slack.
-func (s *Store) encodeTo(dst, data []byte) []byte {
+func (s *Store) encodeTo(dst, data []byte) []byte { return s.encodeWith(s.enc, dst, data) }
+
+// encodeWith is encodeTo with enc for content over smallValue (see
+// Writer.encodersFor).
+func (s *Store) encodeWith(enc *encoders, dst, data []byte) []byte {
 	if len(data) >= 64 && len(data) <= maxZstdBlob {
 		out := append(dst[:0], codecZstd)
-		enc := s.enc
 		if len(data) <= smallValue {
 			enc = s.fast
 		}
@@ -172,6 +177,8 @@ type Writer struct {
 	mu    chan struct{}
 	fresh freshStore
 	block block // small files gathered for a block (block.go)
+	// encoded: bytes of content w gave to zstd (see encodersFor).
+	encoded atomic.Int64
 }
 
 // WriteStats counts what a Writer added.
@@ -240,7 +247,7 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock boo
 	} else {
 		buf = make([]byte, 0, encodedMax(len(data)))
 	}
-	val := w.s.encodeTo(buf, data)
+	val := w.s.encodeWith(w.encodersFor(len(data)), buf, data)
 	if copies {
 		err = pc.putCopy(key, val)
 	} else {

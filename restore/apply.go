@@ -104,6 +104,8 @@ type Result struct {
 	// Displaced: content found at a path when it was replaced or removed
 	// that the plan did not expect (an edit made meanwhile), saved.
 	Displaced []Displaced
+
+	placed map[string]fs.FileInfo // see run.placed
 }
 
 func (o *Options) step(name string) error {
@@ -253,12 +255,17 @@ func Apply(ctx context.Context, root *os.Root, plan *Plan, opts Options) (*Resul
 		if !a.writesFile() || sfi == nil {
 			continue
 		}
-		// Only the file we staged, as we staged it: an edit that replaced
+		// Only the file we staged, as we placed it: an edit that replaced
 		// or rewrote it since must not be recorded with our hash (the
-		// next capture would take the edit for our content).
+		// next capture would take the edit for our content). An edit
+		// that kept size and mtime still moved the ctime.
+		pfi := res.placed[a.Path]
+		if pfi == nil {
+			continue // placed by an earlier run: not seen placed
+		}
 		if r, name, err := d.leaf(a.Path); err == nil {
 			if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() && os.SameFile(fi, sfi) &&
-				fi.Size() == sfi.Size() && fi.ModTime().Equal(sfi.ModTime()) {
+				fi.Size() == sfi.Size() && fi.ModTime().Equal(sfi.ModTime()) && sameChange(fi, pfi) {
 				res.Written = append(res.Written, Written{Path: a.Path, Hash: a.New.Hash, Info: fi})
 			}
 		}

@@ -210,6 +210,7 @@ func finish(ctx context.Context, d *dirs, j *journal, opts *Options) (*Result, e
 			res.Restored = append(res.Restored, a.Path)
 		}
 	}
+	res.placed = x.placed
 	return res, nil
 }
 

@@ -58,6 +58,28 @@ type run struct {
 	d    *dirs
 	j    *journal
 	opts *Options
+	// placed: each file put in place, lstat'ed right after (see
+	// notePlaced); Apply records only files still exactly so.
+	placed map[string]fs.FileInfo
+}
+
+// notePlaced lstats the file action a just put at its path. A change
+// made to it later has another ctime, so Apply does not record it with
+// the restore's hash (Result.Written).
+func (x *run) notePlaced(a *Action) {
+	if a.New == nil || a.New.Kind != manifest.KindFile {
+		return
+	}
+	r, name, err := x.d.leaf(a.Path)
+	if err != nil {
+		return
+	}
+	if fi, err := r.Lstat(name); err == nil {
+		if x.placed == nil {
+			x.placed = map[string]fs.FileInfo{}
+		}
+		x.placed[a.Path] = fi
+	}
 }
 
 // sameContent reports whether found is e as far as data goes (files by
@@ -191,6 +213,7 @@ func (x *run) swapIn(src *os.Root, srcName, srcRel string, dst *os.Root, dstDir,
 		switch {
 		case err == nil:
 			// srcRel now holds what was at the path.
+			x.notePlaced(a)
 			if err := x.hook("settle " + a.Path); err != nil {
 				return err
 			}
@@ -211,7 +234,10 @@ func (x *run) swapIn(src *os.Root, srcName, srcRel string, dst *os.Root, dstDir,
 				continue
 			}
 			if errors.Is(err, errNoExchange) {
-				return writable(x.d, dstDir, func() error { return x.move(srcRel, a.Path) })
+				err = writable(x.d, dstDir, func() error { return x.move(srcRel, a.Path) })
+			}
+			if err == nil {
+				x.notePlaced(a)
 			}
 			return err
 		case errors.Is(err, errNoExchange):
@@ -234,6 +260,7 @@ func (x *run) swapAside(srcRel, dstDir string, a *Action, held string) error {
 	if err := writable(x.d, dstDir, func() error { return x.move(srcRel, a.Path) }); err != nil {
 		return err
 	}
+	x.notePlaced(a)
 	if err := x.hook("settle " + a.Path); err != nil {
 		return err
 	}

@@ -10,9 +10,11 @@
 //   - Ignored: matched by .gitignore, .ignore or .turnbackignore (package
 //     ignore), a built-in name, or a directory that shows it was generated
 //     (a CACHEDIR.TAG, pyvenv.cfg, ...). Ignored entries are in no tree.
-//   - Tracked: a directory holding paths git's index tracks (package
-//     gitindex). It is never skipped by a default rule, nor left
-//     uncaptured by the large-new-directory rule.
+//   - Tracked: a path git's index tracks, or a directory holding such
+//     paths (package gitindex). As in git, it is never skipped, not even
+//     by an ignore file's pattern, nor left uncaptured by the
+//     large-new-directory rule. Below a directory a pattern ignores, only
+//     tracked paths are captured.
 //   - Stat cache: a record per directory with each file's stat data and
 //     content hash. A file with unchanged stat data is not read again.
 //   - Racy window: stat data newer than the capture's start minus 100 ms

@@ -144,6 +144,9 @@ func (g *Ignorer) load(rel string, regular func(string) bool) *ignorerDir {
 			d.ignored = true
 		default:
 			d.m = p.m
+			if v.Source == ignore.SourceForced {
+				d.m = d.m.Exclude(v) // only its tracked paths
+			}
 			if mode, ok := rd.Lookup(".git"); ok && g.track.abs != "" && (mode.IsDir() || mode.IsRegular()) {
 				d.m = d.m.Track(rel, g.track.load(nil, filepath.Join(g.track.abs, rd.rel), "", rel))
 			}
@@ -151,7 +154,7 @@ func (g *Ignorer) load(rel string, regular func(string) bool) *ignorerDir {
 				break
 			}
 			if sub, err := g.root.OpenRoot(filepath.FromSlash(rel)); err == nil {
-				d.m = loadIgnoreFiles(sub, rel, p.m, regular)
+				d.m = loadIgnoreFiles(sub, rel, d.m, regular)
 				sub.Close()
 			}
 		}

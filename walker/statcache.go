@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -432,11 +433,17 @@ func (c *StatCache) writeBatch(records []cas.Entry) error {
 // and will refer to them without reading the files.
 // The tree hashes records name are not among them: a capture uses them
 // only where they are its previous snapshot's trees, which gc keeps.
+//
+// A record Hashes cannot decode is deleted: this turnback never trusts
+// it, but a newer one might read it and refer to content this gc does
+// not keep.
 func (c *StatCache) Hashes(ctx context.Context, fn func(cas.Hash) error) error {
-	return c.b.Scan(ctx, []byte(cachePrefix), false, func(_, v []byte) error {
+	var unread [][]byte
+	err := c.b.Scan(ctx, []byte(cachePrefix), false, func(k, v []byte) error {
 		rec, err := decodeRecord(v)
 		if err != nil {
-			return nil // an undecodable record is never trusted either
+			unread = append(unread, bytes.Clone(k))
+			return nil
 		}
 		for _, e := range rec.entries {
 			if !e.stored {
@@ -448,4 +455,11 @@ func (c *StatCache) Hashes(ctx context.Context, fn func(cas.Hash) error) error {
 		}
 		return nil
 	})
+	if err != nil || len(unread) == 0 {
+		return err
+	}
+	if err := c.deleteKeys(ctx, unread); err != nil {
+		return fmt.Errorf("walker: delete stat cache records it cannot read: %w", err)
+	}
+	return nil
 }

@@ -19,10 +19,18 @@ func (c *StatCache) Drop(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("walker: drop the stat cache: %w", err)
 	}
+	if err := c.deleteKeys(ctx, keys); err != nil {
+		return fmt.Errorf("walker: drop the stat cache: %w", err)
+	}
+	return nil
+}
+
+// deleteKeys deletes the records of keys, a thousand at a time.
+func (c *StatCache) deleteKeys(ctx context.Context, keys [][]byte) error {
 	for len(keys) > 0 {
 		n := min(len(keys), 1000)
 		if err := c.b.Delete(ctx, keys[:n]...); err != nil {
-			return fmt.Errorf("walker: drop the stat cache: %w", err)
+			return err
 		}
 		keys = keys[n:]
 	}

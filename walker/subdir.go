@@ -15,8 +15,8 @@ import (
 )
 
 // subdir opens and captures child directory name of d (fi: its lstat
-// in d's listing; kept by its parent's matcher as src says, probe left
-// to evidence), applying the
+// in d's listing; kept by its parent's matcher m as src says, probe left
+// to evidence; for SourceForced, m is the parent's Exclude), applying the
 // large-new-directory rule: not to a directory git tracks paths in or an
 // ignore file's "!" keeps. An errGenerated says the directory shows it
 // was generated.
@@ -47,7 +47,7 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 		// (it has a file count) stays so; one that was unreadable is
 		// simply read again.
 		sticky := wasDir && pe.Uncaptured && pe.Files > 0
-		kept := src == ignore.SourceTracked || src == ignore.SourceFile
+		kept := src == ignore.SourceTracked || src == ignore.SourceFile || src == ignore.SourceForced
 		if kept {
 			if wasDir && !pe.Uncaptured {
 				subPrev = &prevDir{hash: pe.Hash}
@@ -207,7 +207,11 @@ func countFiles(ctx context.Context, d *dirh, rel string, m *ignore.Matcher, pro
 			if err != nil {
 				continue
 			}
-			k, _, err := countFiles(ctx, sub, p, m, v.Probe, tr)
+			sm := m
+			if v.Source == ignore.SourceForced {
+				sm = m.Exclude(v)
+			}
+			k, _, err := countFiles(ctx, sub, p, sm, v.Probe, tr)
 			sub.close()
 			if err != nil {
 				return 0, "", err

@@ -354,10 +354,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			// closure is made per subdirectory: it holds little (e, fi
 			// and name are out's and ents', of v only what subdir reads).
 			out[i] = e
-			i, src, probe := i, v.Source, v.Probe
+			i, src, probe, sm := i, v.Source, v.Probe, m
+			if src == ignore.SourceForced {
+				sm = m.Exclude(v) // only its tracked paths
+			}
 			c.spawn(&wg, func() {
 				e := &out[i]
-				sub, err := c.subdir(ctx, d, p, e.Name, ents[i].fi, m, src, probe, prev, subBase)
+				sub, err := c.subdir(ctx, d, p, e.Name, ents[i].fi, sm, src, probe, prev, subBase)
 				if errors.Is(err, errVanished) {
 					keep[i] = false
 					return

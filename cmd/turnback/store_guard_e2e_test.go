@@ -243,7 +243,7 @@ func TestStoreMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"format": "turnback store"`, `"version": 3`, `"work_tree": ` + fmt.Sprintf("%q", e.dir)} {
+	for _, want := range []string{`"format": "turnback store"`, `"version": 4`, `"work_tree": ` + fmt.Sprintf("%q", e.dir)} {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("marker %s lacks %s", data, want)
 		}

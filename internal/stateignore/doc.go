@@ -11,13 +11,18 @@
 // directory is ignored", as capture applies them, and the directories
 // its capture skipped for what they held (a CACHEDIR.TAG, ...), which
 // its snapshot record lists (model.SkipInfo): a tree cannot tell them
-// from directories that did not exist. An ignore file that is itself
-// ignored is in no tree, but its capture applied it: the record names
-// a blob of what the capture read of it (SkipInfo.RuleBlobs), applied
-// like the tree's own. A record made before those rules applies none.
-// Where the rules are unknown (the record says so, or the blob is gone)
-// a path below that directory the tree lacks counts as ignored: data
-// safety beats a complete undo.
+// from directories that did not exist. A path the tree holds that a
+// pattern of its ignore files ignores was captured because git tracked
+// it ("git add -f"): it is not ignored in that state. In such a
+// directory only what the tree holds is not ignored. A path the tree
+// lacks is judged by the patterns: the state cannot tell whether it was
+// tracked, or there untracked. An ignore file that is itself ignored is
+// in no tree, but its capture applied it: the record names a blob of
+// what the capture read of it (SkipInfo.RuleBlobs), applied like the
+// tree's own. A record made before those rules applies none. Where the
+// rules are unknown (the record says so, or the blob is gone) a path
+// below that directory the tree lacks counts as ignored: data safety
+// beats a complete undo.
 //
 // # Terms
 //

@@ -77,7 +77,7 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 	if d.ignored {
 		return true, nil
 	}
-	ig, err := g.judge(ctx, d.m, rel, isDir)
+	ig, _, err := g.judge(ctx, d.m, rel, isDir)
 	if err != nil || ig || !d.unknown {
 		return ig, err
 	}
@@ -87,30 +87,44 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 	return e == nil, err
 }
 
-// judge applies m to rel as capture did in this state: a directory
-// skipped by its name alone (node_modules) that the tree holds was
-// captured (git tracked paths in it), so it was not ignored then. A
-// directory left to evidence was skipped if the state's record says so;
-// in a state recorded before the evidence rules, if its name was one
-// skipped by name then and the tree lacks it.
-func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (bool, error) {
-	v := m.Judge(rel, isDir)
+// judge applies m to rel as capture did in this state, with v its
+// verdict. A directory skipped by its name alone (node_modules) that
+// the tree holds was captured (git tracked paths in it), so it was not
+// ignored then. So was a path an ignore file's pattern ignores that the
+// tree holds (git tracked it: a file added with "git add -f", or a
+// directory holding such paths). One the tree lacks is ignored: it may
+// have existed, untracked. A directory left to evidence was skipped if
+// the state's record says so; in a state recorded before the evidence
+// rules, if its name was one skipped by name then and the tree lacks
+// it.
+func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (ignored bool, v ignore.Verdict, err error) {
+	v = m.Judge(rel, isDir)
 	switch {
+	case v.Ignored && v.Source == ignore.SourceFile:
+		held, err := g.holds(ctx, rel, isDir)
+		return !held, v, err
 	case v.Ignored && v.Source == ignore.SourceName:
 	case v.Ignored:
-		return true, nil
+		return true, v, nil
 	case !isDir:
-		return false, nil
+		return false, v, nil
 	case g.generated != nil:
-		return v.Probe != ignore.ProbeNone && g.generated[rel], nil
+		return v.Probe != ignore.ProbeNone && g.generated[rel], v, nil
 	case !legacyNamed[path.Base(rel)]:
-		return false, nil
+		return false, v, nil
 	}
+	held, err := g.holds(ctx, rel, true)
+	return !held, v, err
+}
+
+// holds reports whether the tree holds rel as a directory (isDir) or
+// as a file or symlink.
+func (g *Tree) holds(ctx context.Context, rel string, isDir bool) (bool, error) {
 	e, err := manifest.Find(ctx, g.loader, g.root, rel)
-	if err != nil {
+	if err != nil || e == nil {
 		return false, err
 	}
-	return e == nil || e.Kind != manifest.KindDir, nil
+	return (e.Kind == manifest.KindDir) == isDir, nil
 }
 
 func (g *Tree) dir(ctx context.Context, rel string) (*dirRules, error) {
@@ -129,16 +143,20 @@ func (g *Tree) dir(ctx context.Context, rel string) (*dirRules, error) {
 		if err != nil {
 			return nil, err
 		}
-		ig := p.ignored
+		ig, v := p.ignored, ignore.Verdict{}
 		if !ig {
-			if ig, err = g.judge(ctx, p.m, rel, true); err != nil {
+			if ig, v, err = g.judge(ctx, p.m, rel, true); err != nil {
 				return nil, err
 			}
+		}
+		m := p.m
+		if !ig && v.Ignored && v.Source == ignore.SourceFile {
+			m = m.Exclude(v) // held for its tracked paths: only those
 		}
 		var unknown bool
 		if ig {
 			d.ignored = true
-		} else if d.m, unknown, err = g.load(ctx, rel, p.m); err != nil {
+		} else if d.m, unknown, err = g.load(ctx, rel, m); err != nil {
 			return nil, err
 		}
 		d.unknown = p.unknown || unknown

@@ -31,10 +31,12 @@ const MarkerName = "turnback-store.json"
 // marked 2 by the first command that opens it for writing. Version 3
 // added blocks of small files (cas/block.go), whose pointers a turnback
 // reading version 2 would take for damage; an older store is marked 3
-// the same way, before a block is written.
+// the same way, before a block is written. Version 4 stores stat cache
+// records as deltas (walker/record.go), which a turnback reading version
+// 3 cannot decode: its gc would then not keep the blobs they name.
 const (
 	markerFormat  = "turnback store"
-	FormatVersion = 3
+	FormatVersion = 4
 )
 
 // Marker is the marker's content.

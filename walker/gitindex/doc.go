@@ -1,6 +1,7 @@
 // Package gitindex reads git's index file (.git/index) without the git
-// binary, to tell which directories of a work tree hold paths git
-// tracks. Package walker never skips such a directory by a default rule.
+// binary, to tell which files of a work tree git tracks and which
+// directories hold them. Package walker never skips those, as git never
+// ignores what it tracks.
 //
 // # Format
 //
@@ -28,7 +29,9 @@
 //
 // Load finds the git directory of a directory holding ".git" (a
 // directory, or the "gitdir:" file of a worktree or submodule) and
-// returns its Set of tracked directories. A Cache keeps each index's
+// returns its Set of tracked directories and files (the files' paths
+// prefix-compressed, with a Bloom filter for the lookups of untracked
+// ones). A Cache keeps each index's
 // Set by the index file's stat, so a process that captures again (the
 // watch daemon) reads an index only when git rewrote it.
 package gitindex

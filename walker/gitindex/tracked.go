@@ -18,10 +18,18 @@ import (
 const maxIndex = 1 << 30
 
 // Set is the directories of one work-tree scope that hold tracked paths
-// (at any depth), and the submodules, by slash path relative to the
-// scope. It is immutable and safe for concurrent use.
+// (at any depth), and the submodules, and the tracked files (symlinks
+// included), by slash path relative to the scope. It is immutable and
+// safe for concurrent use.
 type Set struct {
-	dirs map[string]struct{}
+	dirs  map[string]struct{}
+	files fileList
+}
+
+// HasFile reports whether git tracks rel as a file or symlink. A nil
+// Set holds nothing.
+func (s *Set) HasFile(rel string) bool {
+	return s != nil && s.files.has(rel)
 }
 
 // Has reports whether directory rel holds a tracked path or is a
@@ -43,11 +51,12 @@ func (s *Set) Len() int {
 	return len(s.dirs)
 }
 
-// Build decodes an index and returns the Set of its directories below
-// prefix (a slash path relative to the repository's top, "" for all of
-// it), relative to prefix.
+// Build decodes an index and returns the Set of its directories and
+// files below prefix (a slash path relative to the repository's top, ""
+// for all of it), relative to prefix.
 func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 	s := &Set{dirs: map[string]struct{}{}}
+	s.files.init(size)
 	pre := []byte(prefix)
 	if len(pre) > 0 {
 		pre = append(pre, '/')
@@ -61,6 +70,7 @@ func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 		p = bytes.TrimSuffix(p, []byte("/"))
 		dir := p
 		if !e.IsDir() {
+			s.files.add(p)
 			i := bytes.LastIndexByte(p, '/')
 			if i < 0 {
 				return nil
@@ -87,6 +97,7 @@ func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.files.done()
 	return s, nil
 }
 

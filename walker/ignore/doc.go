@@ -20,8 +20,11 @@
 //   - Evidence: a marker in a directory's listing that shows it was
 //     generated (CACHEDIR.TAG, pyvenv.cfg, CMakeCache.txt, ...). A name of
 //     EvidenceDirs (build, dist, target, venv, ...) is skipped only with it.
-//   - Tracked: a directory holding paths git's index tracks. It is never
-//     skipped by a built-in or by evidence.
+//   - Tracked: a path git's index tracks, or a directory holding such
+//     paths. It is never ignored, as in git: not by a built-in, not by
+//     evidence, not by an ignore file's pattern (SourceForced). Below a
+//     directory a pattern ignores but kept for what git tracks in it
+//     (Exclude), every untracked entry is ignored by that pattern.
 //   - Rules: the compiled lines of one ignore file, with Base, its
 //     directory relative to the root.
 //   - Anchored pattern: one that holds a '/'. It matches the path relative
@@ -34,9 +37,10 @@
 // ".git" comes first. Then the first matching line wins, read from the
 // deepest directory up, the last file first, the last line first. So
 // .turnbackignore beats .ignore, which beats .gitignore, and "!build/"
-// keeps a directory the defaults would skip. Without a match, a file is
-// kept; a tracked directory is kept; a built-in name is skipped; any
-// other directory is skipped only with evidence. Verdict names the rule.
+// keeps a directory the defaults would skip; a match that ignores a
+// tracked path keeps it anyway. Without a match, a file is kept; a
+// tracked directory is kept; a built-in name is skipped; any other
+// directory is skipped only with evidence. Verdict names the rule.
 //
 // # Invariants
 //

@@ -314,12 +314,18 @@ type Matcher struct {
 	// git tracks; it replaces any tracked set of the levels above.
 	tracked Tracked
 	tbase   string
+	// excl, if set, is the verdict of an ignore file's pattern on a
+	// directory at or above this level, kept for the tracked paths in
+	// it (see Exclude).
+	excl *Verdict
 }
 
-// Tracked is the set of directories, by slash path relative to where it
-// was given (Matcher.Track), that hold paths git tracks.
+// Tracked is what git tracks below where it was given (Matcher.Track),
+// by slash path relative to there: the directories that hold tracked
+// paths (Has), and the files and symlinks (HasFile).
 type Tracked interface {
 	Has(rel string) bool
+	HasFile(rel string) bool
 }
 
 // New returns a Matcher with nothing but the built-in rules.
@@ -342,7 +348,11 @@ func (m *Matcher) Push(rules ...*Rules) *Matcher {
 		}
 		return m
 	}
-	return &Matcher{parent: m, rules: keep}
+	n := &Matcher{parent: m, rules: keep}
+	if m != nil {
+		n.excl = m.excl
+	}
+	return n
 }
 
 // Track returns a Matcher for which the directories t holds below base
@@ -354,29 +364,41 @@ func (m *Matcher) Track(base string, t Tracked) *Matcher {
 	if t == nil {
 		t = noneTracked{}
 	}
-	return &Matcher{parent: m, tracked: t, tbase: cleanBase(base)}
+	var excl *Verdict
+	if m != nil {
+		excl = m.excl
+	}
+	return &Matcher{parent: m, tracked: t, tbase: cleanBase(base), excl: excl}
 }
 
 type noneTracked struct{}
 
-func (noneTracked) Has(string) bool { return false }
+func (noneTracked) Has(string) bool     { return false }
+func (noneTracked) HasFile(string) bool { return false }
 
 // isTracked reports whether directory rel holds tracked paths under the
 // nearest tracked set.
 func (m *Matcher) isTracked(rel string) bool {
+	t, sub := m.trackedSet(rel)
+	return t != nil && t.Has(sub)
+}
+
+// trackedSet returns the nearest tracked set of rel and rel's path
+// relative to it; nil if none holds rel.
+func (m *Matcher) trackedSet(rel string) (Tracked, string) {
 	for f := m; f != nil; f = f.parent {
 		if f.tracked == nil {
 			continue
 		}
 		if f.tbase == "" {
-			return f.tracked.Has(rel)
+			return f.tracked, rel
 		}
 		if len(rel) <= len(f.tbase) || rel[len(f.tbase)] != '/' || rel[:len(f.tbase)] != f.tbase {
 			continue // not below this set's repository
 		}
-		return f.tracked.Has(rel[len(f.tbase)+1:])
+		return f.tracked, rel[len(f.tbase)+1:]
 	}
-	return false
+	return nil, ""
 }
 
 // Ignored reports whether the entry at rel (slash-separated, relative to
@@ -402,12 +424,19 @@ func (m *Matcher) Judge(rel string, isDir bool) Verdict {
 	if isDotGit(name) {
 		return Verdict{Ignored: true, Source: SourceGit}
 	}
+	if m != nil && m.excl != nil {
+		return m.judgeExcluded(rel, isDir)
+	}
 	for f := m; f != nil; f = f.parent {
 		for i := len(f.rules) - 1; i >= 0; i-- {
 			r := f.rules[i]
 			if j := r.match(rel, isDir); j >= 0 {
 				p := &r.pats[j]
-				return Verdict{Ignored: !p.negate, Source: SourceFile, Rules: r, Line: int(p.line), Pattern: p.text}
+				v := Verdict{Ignored: !p.negate, Source: SourceFile, Rules: r, Line: int(p.line), Pattern: p.text}
+				if v.Ignored && m.trackedPath(rel, isDir) {
+					v.Ignored, v.Source = false, SourceForced
+				}
+				return v
 			}
 		}
 	}

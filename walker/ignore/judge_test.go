@@ -9,6 +9,8 @@ type setTracked map[string]bool
 
 func (s setTracked) Has(rel string) bool { return s[rel] }
 
+func (s setTracked) HasFile(string) bool { return false }
+
 // fakeDir is a directory listing for Evidence.
 type fakeDir map[string]string // name -> content; a name ending in "/" is a directory
 

@@ -17,6 +17,10 @@ const (
 	SourceTracked                // kept: git tracks paths in the directory
 	SourceName                   // a name of BuiltinDirs
 	SourceEvidence               // a file or directory inside (Verdict.Evidence)
+	// SourceForced: kept though a pattern of an ignore file ignores it
+	// (Verdict.Rules, Line, Pattern), as git keeps what it tracks: a
+	// tracked file, or a directory holding tracked paths (see Exclude).
+	SourceForced
 )
 
 // Probe says which evidence a directory that Judge keeps must be looked
@@ -51,10 +55,7 @@ func (v Verdict) Reason() string {
 	case SourceGit:
 		return "git's own directory"
 	case SourceFile:
-		f := v.Rules.File
-		if f == "" {
-			f = "ignore file"
-		}
+		f := ruleFile(v.Rules)
 		neg := "ignored by"
 		if !v.Ignored {
 			neg = "kept by"
@@ -62,6 +63,8 @@ func (v Verdict) Reason() string {
 		return fmt.Sprintf("%s %s line %d: %s", neg, path.Join(v.Rules.Base, f), v.Line, v.Pattern)
 	case SourceTracked:
 		return "kept: git tracks paths in it"
+	case SourceForced:
+		return fmt.Sprintf("kept: git tracks it, though %s line %d ignores it: %s", path.Join(v.Rules.Base, ruleFile(v.Rules)), v.Line, v.Pattern)
 	case SourceName:
 		return "built-in name (dependencies or a cache)"
 	case SourceEvidence:
@@ -136,4 +139,12 @@ func Evidence(name string, p Probe, d Dir) string {
 		}
 	}
 	return ""
+}
+
+// ruleFile names the file of r, "ignore file" if unknown.
+func ruleFile(r *Rules) string {
+	if r.File == "" {
+		return "ignore file"
+	}
+	return r.File
 }

@@ -1,0 +1,5 @@
+package restore
+
+import "syscall"
+
+func ctimeOf(st *syscall.Stat_t) syscall.Timespec { return st.Ctimespec }

@@ -1,0 +1,129 @@
+package gitindex
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFileList: random path lists, in index order (with repeated
+// stages) and out of it, answer as a map of them does, for every path
+// and for near misses (a prefix, one byte more, one byte changed).
+func TestFileList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"a", "b", "build", "go", "x.cfg", "é", "z"}
+	for round := range 200 {
+		n := rng.IntN(100)
+		if round%50 == 0 {
+			n = 3000
+		}
+		var ps []string
+		for range n {
+			var b strings.Builder
+			for d := rng.IntN(4); d >= 0; d-- {
+				if b.Len() > 0 {
+					b.WriteByte('/')
+				}
+				b.WriteString(names[rng.IntN(len(names))])
+			}
+			ps = append(ps, b.String())
+		}
+		sorted := round%7 != 0
+		if sorted {
+			slices.Sort(ps)
+		}
+		var l fileList
+		if round%3 != 0 { // else a filter of one word: all pass
+			l.init(int64(n) * 80)
+		}
+		want := map[string]bool{}
+		for _, p := range ps {
+			l.add([]byte(p))
+			want[p] = true
+		}
+		l.done()
+		if sorted != (l.unsorted == nil) && len(want) > 1 && !slices.IsSorted(ps) {
+			t.Fatalf("round %d: sorted %v, map %v", round, sorted, l.unsorted != nil)
+		}
+		for _, p := range ps {
+			for _, q := range []string{p, p[:len(p)-1], p + "x", p + "/a", strings.Replace(p, "a", "b", 1)} {
+				if l.has(q) != want[q] {
+					t.Fatalf("round %d (sorted %v): has(%q) = %v", round, sorted, q, !want[q])
+				}
+			}
+		}
+		if l.has("") || l.has("~") {
+			t.Fatalf("round %d: has an absent path", round)
+		}
+	}
+}
+
+// TestSetHasFile: the tracked files of a real index, by every version,
+// relative to a prefix; directories and untracked paths are no files.
+func TestSetHasFile(t *testing.T) {
+	for _, v := range []string{"2", "3", "4"} {
+		dir := gitRepo(t, files, v)
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Build(bytes.NewReader(data), int64(len(data)), false, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !s.HasFile(f) {
+				t.Errorf("v%s: HasFile(%q) = false", v, f)
+			}
+		}
+		for _, f := range []string{"go", "go/build", "READM", "README/x", "dist", "dist/app.j"} {
+			if s.HasFile(f) {
+				t.Errorf("v%s: HasFile(%q) = true", v, f)
+			}
+		}
+		sub, err := Build(bytes.NewReader(data), int64(len(data)), false, "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sub.HasFile("build/build.go") || sub.HasFile("go/build/build.go") || sub.HasFile("README") {
+			t.Errorf("v%s: prefix go: %v", v, sub.HasFile("build/build.go"))
+		}
+		var nilSet *Set
+		if nilSet.HasFile("README") {
+			t.Error("a nil Set has a file")
+		}
+	}
+}
+
+// BenchmarkHasFile looks up paths absent from a list of 100,000 (an
+// ignored file's usual answer).
+func BenchmarkHasFile(b *testing.B) {
+	var l fileList
+	var ps []string
+	for i := range 100000 {
+		ps = append(ps, fmt.Sprintf("src/pkg%03d/sub%02d/file%04d.c", i/1000, i/100%10, i))
+	}
+	slices.Sort(ps)
+	l.init(int64(len(ps)) * 100) // as an index of these paths
+	for _, p := range ps {
+		l.add([]byte(p))
+	}
+	l.done()
+	absent := make([]string, len(ps))
+	for i, p := range ps {
+		absent[i] = p + ".o"
+	}
+	i := 0
+	for b.Loop() {
+		if l.has(absent[i%len(ps)]) {
+			b.Fatal("found")
+		}
+		i += 7919
+	}
+	b.ReportMetric(float64(len(l.data)+4*len(l.restarts)+8*len(l.filter))/float64(len(ps)), "bytes/path")
+}

@@ -1,0 +1,42 @@
+package ignore
+
+// Git never ignores what it tracks: a tracked file is kept whatever
+// pattern matches it, and a directory an ignore file's pattern ignores
+// but that holds tracked paths is entered for them alone.
+
+// trackedPath reports whether git tracks rel: a file (or symlink), or
+// a directory holding tracked paths, under the nearest tracked set.
+func (m *Matcher) trackedPath(rel string, isDir bool) bool {
+	t, sub := m.trackedSet(rel)
+	if t == nil {
+		return false
+	}
+	if isDir {
+		return t.Has(sub)
+	}
+	return t.HasFile(sub)
+}
+
+// Exclude returns the Matcher for the entries of a directory that v, a
+// pattern of an ignore file, ignores, but that is kept for the tracked
+// paths it holds (v.Source is SourceForced; or, for a caller that
+// knows no tracked set, SourceFile). Below it every entry is ignored
+// by v's pattern unless the nearest tracked set holds it: ignore files
+// pushed below decide nothing, since git never un-ignores a path below
+// an ignored directory. ".git" stays ignored.
+func (m *Matcher) Exclude(v Verdict) *Matcher {
+	x := &Verdict{Ignored: true, Source: SourceFile, Rules: v.Rules, Line: v.Line, Pattern: v.Pattern}
+	if m == nil {
+		m = New()
+	}
+	return &Matcher{parent: m, excl: x}
+}
+
+// judgeExcluded is Judge below a directory Exclude gave.
+func (m *Matcher) judgeExcluded(rel string, isDir bool) Verdict {
+	x := *m.excl
+	if m.trackedPath(rel, isDir) {
+		x.Ignored, x.Source = false, SourceForced
+	}
+	return x
+}

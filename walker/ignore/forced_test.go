@@ -1,0 +1,81 @@
+package ignore
+
+import "testing"
+
+// trackedFiles is a Tracked of directories and files.
+type trackedFiles struct{ dirs, files map[string]bool }
+
+func (t trackedFiles) Has(rel string) bool     { return t.dirs[rel] }
+func (t trackedFiles) HasFile(rel string) bool { return t.files[rel] }
+
+// TestJudgeForced: git never ignores what it tracks. A tracked file a
+// pattern matches is kept (SourceForced), and so is a directory a
+// pattern matches that holds tracked paths; below it (Exclude) only
+// tracked paths are kept, whatever the ignore files there say. A nested
+// repository's set decides below it.
+func TestJudgeForced(t *testing.T) {
+	tr := trackedFiles{
+		dirs:  map[string]bool{"build": true, "build/sub": true, "sub": true},
+		files: map[string]bool{"a.cfg": true, "build/keep.txt": true, "build/sub/k.o": true, "sub/c.cfg": true, "link.cfg": true},
+	}
+	r := Parse("", []byte("*.cfg\nbuild/\n!keep.cfg\n"))
+	r.File = ".gitignore"
+	root := New().Track("", tr).Push(r)
+	in := root.Exclude(root.Judge("build", true))
+	deeper := Parse("build", []byte("!*\n"))
+	deeper.File = ".gitignore"
+	inPushed := in.Push(deeper)
+	for _, c := range []struct {
+		m       *Matcher
+		rel     string
+		isDir   bool
+		ignored bool
+		src     Source
+	}{
+		{root, "a.cfg", false, false, SourceForced},
+		{root, "link.cfg", false, false, SourceForced}, // a symlink: a file to the index
+		{root, "b.cfg", false, true, SourceFile},
+		{root, "keep.cfg", false, false, SourceFile},
+		{root, "sub/c.cfg", false, false, SourceForced},
+		{root, "sub/d.cfg", false, true, SourceFile},
+		{root, "a.cfg", true, true, SourceFile}, // a directory named a.cfg is not the file
+		{root, "build", true, false, SourceForced},
+		{root, "x/build", true, true, SourceFile},
+		{root, "sub/.git", true, true, SourceGit},
+		{in, "build/keep.txt", false, false, SourceForced},
+		{in, "build/other.o", false, true, SourceFile},
+		{in, "build/sub", true, false, SourceForced},
+		{in, "build/gen", true, true, SourceFile},
+		{in, "build/.git", true, true, SourceGit},
+		{inPushed, "build/other.o", false, true, SourceFile}, // "!*" below cannot un-ignore
+		{inPushed, "build/keep.txt", false, false, SourceForced},
+	} {
+		v := c.m.Judge(c.rel, c.isDir)
+		if v.Ignored != c.ignored || v.Source != c.src {
+			t.Errorf("Judge(%q, %v) = %+v", c.rel, c.isDir, v)
+		}
+	}
+	if got := root.Judge("a.cfg", false).Reason(); got != "kept: git tracks it, though .gitignore line 1 ignores it: *.cfg" {
+		t.Errorf("Reason = %q", got)
+	}
+	if got := in.Judge("build/other.o", false).Reason(); got != "ignored by .gitignore line 2: build/" {
+		t.Errorf("Reason below = %q", got)
+	}
+	// Without a tracked set (a stored state's matcher) nothing is kept
+	// below Exclude.
+	bare := New().Push(r)
+	v := bare.Judge("build", true)
+	if !v.Ignored || v.Source != SourceFile || !bare.Exclude(v).Ignored("build/keep.txt", false) {
+		t.Errorf("untracked: %+v", v)
+	}
+	// A nested repository below an excluded directory: its own set.
+	nested := in.Track("build/lib", trackedFiles{files: map[string]bool{"x.o": true}})
+	if nested.Ignored("build/lib/x.o", false) || !nested.Ignored("build/lib/y.o", false) || nested.Ignored("build/keep.txt", false) || !nested.Ignored("build/other.o", false) {
+		t.Error("nested set below an excluded directory")
+	}
+	// A nil Matcher's Exclude.
+	var none *Matcher
+	if !none.Exclude(v).Ignored("x", false) {
+		t.Error("nil Exclude")
+	}
+}
