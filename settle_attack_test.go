@@ -1,0 +1,64 @@
+package turnback_test
+
+// review43: attacks on the recaptured result of a restore, undo or
+// redo that rewrites ignore rules (settle.go).
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/turnback/turnback"
+)
+
+// TestSettleKeepsWrittenDirCaptured: a turn deletes x/ (250 files) and
+// ignores it; the undo writes every file of x/ back from the store and
+// un-ignores it. Its recapture judges x/ a new large directory (absent
+// from m/latest, the state before the undo) and records it uncaptured,
+// though the undo wrote each file. The next turn deletes x/ again: its
+// undo then cannot bring x/ back ("its content was never captured"),
+// while the store holds every file. Before settle (2867e0d^) the undo's
+// result held x/ whole, and the second undo made it again.
+func TestSettleKeepsWrittenDirCaptured(t *testing.T) {
+	t.Parallel()
+	const n = 250 // over walker.DefaultLargeDirFiles
+	for _, op := range []string{"undo", "restore"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			rt := newRegressTree(t)
+			rt.write(".gitignore", "")
+			rt.write("b", "b0")
+			for i := range n {
+				rt.write(fmt.Sprintf("x/f%03d", i), fmt.Sprintf("f%d", i))
+			}
+			before := rt.snap()
+			rt.do("rm", os.RemoveAll(rt.path("x")))
+			rt.write(".gitignore", "x/\n")
+			rt.write("b", "b1")
+			rt.end()
+			var res *turnback.RestoreResult
+			var err error
+			if op == "undo" {
+				res, err = rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+			} else {
+				res, err = rt.repo.Restore(rt.ctx, before, turnback.RestoreOptions{})
+			}
+			rt.do(op, err)
+			if got := rt.read("x/f001"); got != "f1" {
+				t.Fatalf("%s: x/f001 holds %q", op, got)
+			}
+			if e := rt.entryIn(res.Result, "x"); e == nil || e.Uncaptured {
+				t.Errorf("%s wrote all of x/, but its result %s records x as %+v", op, res.Result.Short(), e)
+			}
+			// The agent deletes x/ again; undo must bring it back.
+			rt.snap()
+			rt.do("rm", os.RemoveAll(rt.path("x")))
+			rt.end()
+			u, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+			rt.do("second undo", err)
+			if got := rt.read("x/f001"); got != "f1" {
+				t.Fatalf("undo of the turn that deleted x/ again: x/f001 holds %q; not restorable: %v", got, u.NotRestorable)
+			}
+		})
+	}
+}
