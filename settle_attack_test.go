@@ -62,3 +62,46 @@ func TestSettleKeepsWrittenDirCaptured(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRulesNoRecapture: an undo and a restore that rewrite no ignore
+// file keep the planned result (no capture after the files are in
+// place): c.txt, which the user makes just before the records are
+// committed, is not part of the result, and status lists it as added.
+// A recapture would take it into the result and hide it.
+func TestNoRulesNoRecapture(t *testing.T) {
+	t.Parallel()
+	for _, op := range []string{"undo", "restore"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			rt := newRegressTree(t)
+			rt.write(".gitignore", "*.log\n")
+			rt.write("a.txt", "one")
+			before := rt.snap()
+			rt.write("a.txt", "two")
+			rt.end()
+			rt.repo.SetRestoreHook(func(step string) error {
+				if step == "commit" {
+					rt.write("c.txt", "the user's, made meanwhile")
+				}
+				return nil
+			})
+			var res *turnback.RestoreResult
+			var err error
+			if op == "undo" {
+				res, err = rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+			} else {
+				res, err = rt.repo.Restore(rt.ctx, before, turnback.RestoreOptions{})
+			}
+			rt.do(op, err)
+			rt.repo.SetRestoreHook(nil)
+			if e := rt.entryIn(res.Result, "c.txt"); e != nil {
+				t.Errorf("%s's result %s holds c.txt, made after its files were in place", op, res.Result.Short())
+			}
+			st, err := rt.repo.Status(rt.ctx)
+			rt.do("status", err)
+			if op == "undo" && (len(st.Changes) != 1 || st.Changes[0].Path != "c.txt") {
+				t.Errorf("status after the undo: %v; want c.txt added", st.Changes)
+			}
+		})
+	}
+}
