@@ -105,3 +105,36 @@ func TestNoRulesNoRecapture(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleRedoIntoWrittenDir: turn 1 adds x/new.txt to x/ (250
+// files); turn 2 deletes x/ and ignores it. undo 2 writes x/ back and
+// un-ignores it; its recapture records x uncaptured (see
+// TestSettleKeepsWrittenDirCaptured). The redo of turn 1 then fails
+// with "manifest: edit "x": changes below a dir" (exit 1, nothing
+// changed), so turn 1 can no longer be redone. 2867e0d^ redoes it.
+func TestSettleRedoIntoWrittenDir(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "")
+	rt.write("b", "b0")
+	for i := range 250 {
+		rt.write(fmt.Sprintf("x/f%03d", i), fmt.Sprintf("f%d", i))
+	}
+	rt.snap()
+	rt.write("x/new.txt", "turn 1 made it")
+	rt.end()
+	rt.snap()
+	rt.do("rm", os.RemoveAll(rt.path("x")))
+	rt.write(".gitignore", "x/\n")
+	rt.end()
+	_, err := rt.repo.Undo(rt.ctx, 2, turnback.UndoOptions{})
+	rt.do("undo 2", err)
+	if got := rt.read("x/f001"); got != "f1" {
+		t.Fatalf("undo 2: x/f001 holds %q", got)
+	}
+	_, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
+	rt.do("redo of turn 1", err)
+	if got := rt.read("x/new.txt"); got != "turn 1 made it" {
+		t.Fatalf("redo of turn 1: x/new.txt holds %q", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,16 +35,29 @@ func TestSettleRandomNothingLost(t *testing.T) {
 	if testtier.Enabled() {
 		seqs = 40
 	}
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
+	seed := settleSeed()
+	t.Logf("seed %d (SETTLE_SEED reruns it)", seed)
 	for s := range seqs {
 		rng := rand.New(rand.NewPCG(seed, uint64(s)))
-		t.Run(fmt.Sprint(s), func(t *testing.T) { settleRandomSeq(t, rng, 24) })
+		t.Run(fmt.Sprint(s), func(t *testing.T) { settleRandomSeq(t, rng, 24, false) })
 	}
 }
 
-func settleRandomSeq(t *testing.T, rng *rand.Rand, steps int) {
+// settleSeed is $SETTLE_SEED, or a random seed.
+func settleSeed() uint64 {
+	if s, err := strconv.ParseUint(os.Getenv("SETTLE_SEED"), 10, 64); err == nil {
+		return s
+	}
+	return rand.Uint64()
+}
+
+// settleRandomSeq runs one sequence; with watch, the Repo watches the
+// folder (its captures are incremental).
+func settleRandomSeq(t *testing.T, rng *rand.Rand, steps int, watch bool) {
 	rt := newRegressTreeWith(t, turnback.Options{LargeDirFiles: 4})
+	if watch {
+		rt.do("watch", rt.repo.Watch(rt.ctx, turnback.WatchOptions{}))
+	}
 	files := []string{"a", "x/a", "x/b", "x/c", "y/c", "a.log", "x/d.log", "x/y/e"}
 	rules := []string{"", "x/\n", "*.log\n", "x/\ny/\n", "x/a\n", "*.log\n!x/d.log\n", "x/y/\n"}
 	nested := []string{"", "*\n!.gitignore\n", "b\n"}
