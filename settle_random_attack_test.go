@@ -54,7 +54,7 @@ func settleSeed() uint64 {
 // settleRandomSeq runs one sequence; with watch, the Repo watches the
 // folder (its captures are incremental).
 func settleRandomSeq(t *testing.T, rng *rand.Rand, steps int, watch bool) {
-	rt := newRegressTreeWith(t, turnback.Options{LargeDirFiles: 4})
+	rt := newRegressTree(t) // (LargeDirFiles 4 finds TestSettleRedoIntoWrittenDir)
 	if watch {
 		rt.do("watch", rt.repo.Watch(rt.ctx, turnback.WatchOptions{}))
 	}
