@@ -26,6 +26,32 @@ import (
 	"github.com/turnback/turnback/manifest"
 )
 
+// settleSafely settles batch m (settle), its checkpoint safe first: what
+// the store holds unsynced (the amended checkpoint's trees) is made
+// durable before the capture writes anything, since a write the store
+// fails (a full disk) drops every unsynced one. The capture's writes
+// are made durable apart from the records: failing that, m keeps its
+// planned result, whose records fit the room the commit reserved.
+// settled, if not nil, receives the new result.
+func (r *Repo) settleSafely(ctx context.Context, m *model.MetaBatch, settled *cas.Hash) error {
+	if err := r.backend.Sync(); err != nil {
+		return err
+	}
+	next := *m
+	h := r.settle(ctx, &next)
+	if h.IsZero() || r.backend.Sync() != nil {
+		return nil
+	}
+	if ok, err := r.store.HasContent(context.WithoutCancel(ctx), h); err != nil || !ok {
+		return nil
+	}
+	*m = next
+	if settled != nil {
+		*settled = h
+	}
+	return nil
+}
+
 // settle replaces the planned result of batch m, which asks for it
 // (MetaBatch.Recapture), by the folder captured now, and returns the
 // new result. When the capture fails, or finds the planned result, m
