@@ -53,8 +53,8 @@ func (r *Repo) settleSafely(ctx context.Context, m *model.MetaBatch, settled *ca
 }
 
 // settle replaces the planned result of batch m, which asks for it
-// (MetaBatch.Recapture), by the folder captured now, and returns the
-// new result. When the capture fails, or finds the planned result, m
+// (MetaBatch.Recapture), by the folder captured now where the rules
+// decide (byRules), and returns the new result. When the capture fails, or finds the planned result, m
 // is left as it is and the hash is zero: the restore is done, and its
 // records are committed either way.
 func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
