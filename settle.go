@@ -90,8 +90,9 @@ func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
 
 // byRules returns the capture snap with every path the rules do not
 // decide as planned: as the restore wrote it, or as it was before. The
-// rules decide a path the capture skipped or the checkpoint's rules
-// ignored: the capture's is the only word on it. So an edit made since
+// rules decide a path the capture skipped, and one the restore did not
+// write that the checkpoint's rules ignored: the capture's is the only
+// word on it. So an edit made since
 // the restore started, also after a crash and before its recovery,
 // stays a change. Directories keep the capture's owners (Diff leaves
 // them alone where a side has none), and one captured on one side only
@@ -107,6 +108,14 @@ func (r *Repo) byRules(ctx context.Context, m *model.MetaBatch, cp, planned cas.
 		return cas.Hash{}, err
 	}
 	before := stateignore.New(loader, r.store, cp, skip)
+	written := map[string]bool{} // the restore's paths: as planned, unless skipped now
+	err = manifest.Diff(ctx, loader, cp, planned, func(c manifest.Change) error {
+		written[c.Path] = true
+		return nil
+	})
+	if err != nil {
+		return cas.Hash{}, err
+	}
 	decided := map[string]bool{} // paths that are the capture's, with all below them
 	isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
 	capturedDir := func(e *manifest.Entry) bool { return e != nil && e.IsCapturedDir() }
@@ -118,6 +127,9 @@ func (r *Repo) byRules(ctx context.Context, m *model.MetaBatch, cp, planned cas.
 		}
 		if isDir(c.Old) && isDir(c.New) && (c.Old.Uncaptured || c.New.Uncaptured) {
 			return true, nil // content not kept on one side at least
+		}
+		if written[c.Path] {
+			return false, nil
 		}
 		e := c.New
 		if e == nil {

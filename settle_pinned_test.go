@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -91,5 +92,39 @@ func TestSettleKeepsEditsAsChanges(t *testing.T) {
 				t.Errorf(".gitignore %q after the undo", g)
 			}
 		})
+	}
+}
+
+// TestSettleKeepsEditInSkippedDir: as TestRestoreMakesInSkippedDir,
+// the restore puts back .gitignore and x/a in x/, which the state it
+// starts from skipped. The user rewrites x/a at the commit step, before
+// the recapture: x/a is the restore's, so status lists it as changed;
+// x/b, which the restore did not write, is the capture's.
+func TestSettleKeepsEditInSkippedDir(t *testing.T) {
+	t.Parallel()
+	rt, id := skippedParentTree(t, false)
+	rt.repo.SetRestoreHook(func(step string) error {
+		if step == "commit" {
+			rt.write("x/a", "the user's x/a")
+		}
+		return nil
+	})
+	res, err := rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
+	rt.repo.SetRestoreHook(nil)
+	rt.do("restore", err)
+	if e := rt.entryIn(res.Result, "x/b"); e == nil {
+		t.Errorf("restore's result %s lacks x/b", res.Result.Short())
+	}
+	// restore changes no session: compare its result with the folder.
+	now, err := cas.ParseHash(rt.snap())
+	rt.do("parse", err)
+	var diff []string
+	err = manifest.Diff(rt.ctx, manifest.NewStoreLoader(rt.repo.Content()), res.Result, now, func(c manifest.Change) error {
+		diff = append(diff, c.String())
+		return nil
+	})
+	rt.do("diff", err)
+	if len(diff) != 1 || diff[0] != "modified x/a" {
+		t.Errorf("the folder after the restore differs from its result by %v; want modified x/a", diff)
 	}
 }
