@@ -6,8 +6,9 @@ package turnback
 // it, and paths they ignore are still in it. So once the files are in
 // place, before the records are committed, the folder is captured again
 // (new directories judged against the planned result), and the result
-// takes from that capture what the rules decide: the paths it skipped
-// and those the checkpoint's rules ignored. Every other path is as
+// takes from that capture what the rules decide: the paths it skipped,
+// and those the restore did not write that the checkpoint's rules
+// ignored. Every other path is as
 // planned, so an edit made meanwhile stays a change. Recovery does the
 // same when it finishes such a restore, whatever the user did since.
 
