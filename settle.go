@@ -8,9 +8,9 @@ package turnback
 // (new directories judged against the planned result), and the result
 // takes from that capture what the rules decide: the paths it skipped,
 // and those the restore did not write that the checkpoint's rules
-// ignored. Every other path is as
-// planned, so an edit made meanwhile stays a change. Recovery does the
-// same when it finishes such a restore, whatever the user did since.
+// ignored. Every other path is as planned, so an edit made meanwhile
+// stays a change. Recovery does the same when it finishes such a
+// restore, whatever the user did since.
 
 import (
 	"bytes"
