@@ -291,6 +291,19 @@ func (r *Repo) captureWith(ctx context.Context, listIgnored bool) (*captured, er
 // captureIn is captureWith; a scope plan (scoped.go) makes it read only
 // the plan's directories.
 func (r *Repo) captureIn(ctx context.Context, listIgnored bool, scope *scopePlan) (*captured, error) {
+	return r.captureFrom(ctx, listIgnored, scope, cas.Hash{})
+}
+
+// captureSince is capture with previous as the state the large-new-
+// directory rule judges against (walker.Options.Previous), whether the
+// capture is watched or not.
+func (r *Repo) captureSince(ctx context.Context, previous cas.Hash) (*captured, error) {
+	return r.captureFrom(ctx, false, nil, previous)
+}
+
+// captureFrom is captureIn; previous, if not zero, is the capture's
+// Previous in place of the newest snapshot or the watcher's base.
+func (r *Repo) captureFrom(ctx context.Context, listIgnored bool, scope *scopePlan, previous cas.Hash) (*captured, error) {
 	root, err := os.OpenRoot(r.workTree)
 	if err != nil {
 		return nil, fmt.Errorf("turnback: open work tree: %w", err)
@@ -324,7 +337,9 @@ func (r *Repo) captureIn(ctx context.Context, listIgnored bool, scope *scopePlan
 		// left is stale from now on (see prepareHandoff).
 		handoff.Remove(r.storeDir)
 	}
-	if opts.Base.IsZero() {
+	if !previous.IsZero() {
+		opts.Previous = previous
+	} else if opts.Base.IsZero() {
 		if opts.Previous, err = r.latest(ctx); err != nil {
 			return nil, err
 		}

@@ -36,8 +36,8 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte, settled *cas.Hash) e
 		return fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
 	}
 	if m.Recapture {
-		if h := r.settle(ctx, &m); settled != nil && !h.IsZero() {
-			*settled = h
+		if err := r.settleSafely(ctx, &m, settled); err != nil {
+			return err
 		}
 	}
 	writes, later := model.LocalizeLater(m.Writes)

@@ -5,26 +5,57 @@ package turnback
 // checkpoint's skips: paths the new rules un-ignore are missing from
 // it, and paths they ignore are still in it. So once the files are in
 // place, before the records are committed, the folder is captured again
-// and the result becomes that capture, with the restore's own paths as
-// it wrote them (an edit made meanwhile stays a change). Recovery does
-// the same when it finishes such a restore.
+// (new directories judged against the planned result), and the result
+// takes from that capture what the rules decide: the paths it skipped,
+// and those the restore did not write that the checkpoint's rules
+// ignored. Every other path is as planned, so an edit made meanwhile
+// stays a change. Recovery does the same when it finishes such a
+// restore, whatever the user did since.
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/stateignore"
 	"github.com/turnback/turnback/manifest"
 )
 
+// settleSafely settles batch m (settle), its checkpoint safe first: what
+// the store holds unsynced (the amended checkpoint's trees) is made
+// durable before the capture writes anything, since a write the store
+// fails (a full disk) drops every unsynced one. The capture's writes
+// are made durable apart from the records: failing that, m keeps its
+// planned result, whose records fit the room the commit reserved.
+// settled, if not nil, receives the new result.
+func (r *Repo) settleSafely(ctx context.Context, m *model.MetaBatch, settled *cas.Hash) error {
+	if err := r.backend.Sync(); err != nil {
+		return err
+	}
+	next := *m
+	h := r.settle(ctx, &next)
+	if h.IsZero() || r.backend.Sync() != nil {
+		return nil
+	}
+	if ok, err := r.store.HasContent(context.WithoutCancel(ctx), h); err != nil || !ok {
+		return nil
+	}
+	*m = next
+	if settled != nil {
+		*settled = h
+	}
+	return nil
+}
+
 // settle replaces the planned result of batch m, which asks for it
-// (MetaBatch.Recapture), by the folder captured now, and returns the
-// new result. When the capture fails, or finds the planned result, m
+// (MetaBatch.Recapture), by the folder captured now where the rules
+// decide (byRules), and returns the new result. When the capture fails, or finds the planned result, m
 // is left as it is and the hash is zero: the restore is done, and its
 // records are committed either way.
 func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
@@ -34,11 +65,13 @@ func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
 		return cas.Hash{}
 	}
 	ctx = context.WithoutCancel(ctx) // the files changed: finish
-	snap, err := r.capture(ctx)
+	// New directories are judged against the planned result: one the
+	// restore wrote whole stays captured.
+	snap, err := r.captureSince(ctx, planned)
 	if err != nil {
 		return cas.Hash{}
 	}
-	result, err := r.keepWritten(ctx, cp, planned, snap)
+	result, err := r.byRules(ctx, m, cp, planned, snap)
 	if err != nil || result == planned {
 		return cas.Hash{}
 	}
@@ -56,39 +89,77 @@ func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
 	return result
 }
 
-// keepWritten returns the capture snap with every file and symlink the
-// restore set (planned differs from cp there) as the restore wrote it,
-// where the capture saw something else (an edit made since). Paths the
-// capture skipped stay out, and directories are the capture's.
-func (r *Repo) keepWritten(ctx context.Context, cp, planned cas.Hash, snap *captured) (cas.Hash, error) {
+// byRules returns the capture snap with every path the rules do not
+// decide as planned: as the restore wrote it, or as it was before. The
+// rules decide a path the capture skipped, and one the restore did not
+// write that the checkpoint's rules ignored: the capture's is the only
+// word on it. So an edit made since
+// the restore started, also after a crash and before its recovery,
+// stays a change. Directories keep the capture's owners (Diff leaves
+// them alone where a side has none), and one captured on one side only
+// is the capture's.
+func (r *Repo) byRules(ctx context.Context, m *model.MetaBatch, cp, planned cas.Hash, snap *captured) (cas.Hash, error) {
 	loader := manifest.NewCachingLoader(r.loader())
 	skipped := map[string]bool{}
 	for _, s := range snap.Skipped {
 		skipped[s.Path] = true
 	}
-	under := func(p string) bool {
-		for q := p; q != ""; q = manifest.ParentPath(q) {
-			if skipped[q] {
-				return true
+	skip, err := r.checkpointSkips(ctx, m, cp)
+	if err != nil {
+		return cas.Hash{}, err
+	}
+	before := stateignore.New(loader, r.store, cp, skip)
+	written := map[string]bool{} // the restore's paths: as planned, unless skipped now
+	err = manifest.Diff(ctx, loader, cp, planned, func(c manifest.Change) error {
+		written[c.Path] = true
+		return nil
+	})
+	if err != nil {
+		return cas.Hash{}, err
+	}
+	decided := map[string]bool{} // paths that are the capture's, with all below them
+	isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
+	capturedDir := func(e *manifest.Entry) bool { return e != nil && e.IsCapturedDir() }
+	byRule := func(c manifest.Change) (bool, error) {
+		for q := c.Path; q != ""; q = manifest.ParentPath(q) {
+			if skipped[q] || decided[q] {
+				return true, nil
 			}
 		}
-		return false
-	}
-	isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
-	changes := map[string]*manifest.Entry{}
-	err := manifest.Diff(ctx, loader, cp, planned, func(c manifest.Change) error {
-		if isDir(c.New) || (c.New == nil && isDir(c.Old)) || under(c.Path) {
-			return nil
+		if isDir(c.Old) && isDir(c.New) && (c.Old.Uncaptured || c.New.Uncaptured) {
+			return true, nil // content not kept on one side at least
 		}
-		now, err := manifest.Find(ctx, loader, snap.Root, c.Path)
-		if err != nil || now.Equal(c.New) || isDir(now) {
+		if written[c.Path] {
+			return false, nil
+		}
+		e := c.New
+		if e == nil {
+			e = c.Old
+		}
+		return before.Ignored(ctx, c.Path, isDir(e))
+	}
+	changes := map[string]*manifest.Entry{}
+	err = manifest.Diff(ctx, loader, snap.Root, planned, func(c manifest.Change) error {
+		ok, err := byRule(c)
+		if err != nil {
 			return err
 		}
+		if ok {
+			decided[c.Path] = true
+			return nil
+		}
 		if c.New != nil {
+			// Its directory must be in the result.
 			if dir := manifest.ParentPath(c.Path); dir != "" {
-				d, err := manifest.Find(ctx, loader, snap.Root, dir)
-				if err != nil || d == nil || !d.IsCapturedDir() {
-					return err // its directory is gone: the capture's
+				d, set := changes[dir]
+				if !set {
+					if d, err = manifest.Find(ctx, loader, snap.Root, dir); err != nil {
+						return err
+					}
+				}
+				if !capturedDir(d) {
+					decided[c.Path] = true
+					return nil
 				}
 			}
 		}
@@ -105,6 +176,22 @@ func (r *Repo) keepWritten(ctx context.Context, cp, planned cas.Hash, snap *capt
 		return h, err
 	}
 	return h, w.Flush()
+}
+
+// checkpointSkips is what the capture of checkpoint cp skipped, from
+// its record in batch m, else from the store.
+func (r *Repo) checkpointSkips(ctx context.Context, m *model.MetaBatch, cp cas.Hash) (*model.SkipInfo, error) {
+	for _, e := range m.Writes {
+		if !bytes.Equal(e.Key, model.SnapKey(cp)) {
+			continue
+		}
+		var rec model.SnapshotRecord
+		if err := json.Unmarshal(e.Value, &rec); err != nil {
+			return nil, fmt.Errorf("%w: restore journal metadata: %v", cas.ErrCorrupt, err)
+		}
+		return model.SkipInfoOfRecord(&rec), nil
+	}
+	return r.skipInfoOfRoot(ctx, cp)
 }
 
 // resettle is batch m with its planned result replaced by result,

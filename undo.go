@@ -312,6 +312,7 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 	sort.Strings(paths)
 	var actions []restore.Action
 	planned := map[string]bool{}
+	hidden := newUncapturedDirs(loader, now)
 	for _, p := range paths {
 		cur, err := manifest.Find(ctx, loader, now, p)
 		if err != nil {
@@ -320,6 +321,13 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 		want, err := target(p)
 		if err != nil {
 			return nil, err
+		}
+		if in, err := hidden.above(ctx, p, cur); err != nil {
+			return nil, err
+		} else if in != nil {
+			actions = append(actions, restore.Action{Path: p, Old: in, New: want})
+			planned[p] = true
+			continue
 		}
 		if pathstate.Same(cur, want) {
 			continue // nothing to change here, so nothing to conflict with
