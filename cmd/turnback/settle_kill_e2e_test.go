@@ -17,6 +17,7 @@ import (
 
 	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest/treetest"
+	"github.com/turnback/turnback/watch/daemon"
 )
 
 // settleKillGen is the user's generated output: 12 directories of 150
@@ -31,12 +32,15 @@ func settleKillGen() treetest.Tree {
 	return s
 }
 
-// settleKilled runs args with the trace on, SIGKILLs it d after its
-// trace reports the step named step, and returns the exit code (-1:
-// killed) and the steps it reported.
-func settleKilled(t *testing.T, e *cliEnv, step string, d time.Duration, args ...string) (int, []string) {
+// settleKilled runs args with the trace on, SIGKILLs it (or, with
+// kill, calls kill) d after its trace reports the step named step, and
+// returns the exit code (-1: killed) and the steps it reported.
+func settleKilled(t *testing.T, e *cliEnv, step string, d time.Duration, kill func(), args ...string) (int, []string) {
 	t.Helper()
 	cmd := e.with("TURNBACK_TEST_TRACE=1").command(args...)
+	if kill == nil {
+		kill = func() { _ = cmd.Process.Kill() }
+	}
 	pr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +49,8 @@ func settleKilled(t *testing.T, e *cliEnv, step string, d time.Duration, args ..
 		t.Fatal(err)
 	}
 	var steps []string
+	var timer *time.Timer
+	fired := make(chan struct{})
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		s, ok := crashParseStep(sc.Text())
@@ -52,11 +58,15 @@ func settleKilled(t *testing.T, e *cliEnv, step string, d time.Duration, args ..
 			continue
 		}
 		steps = append(steps, s)
-		if strings.HasSuffix(s, ": "+step) {
-			time.AfterFunc(d, func() { _ = cmd.Process.Kill() })
+		if strings.HasSuffix(s, ": "+step) && timer == nil {
+			timer = time.AfterFunc(d, func() { kill(); close(fired) })
 		}
 	}
 	_ = cmd.Wait()
+	// No kill once the command is over: the next one must not meet it.
+	if timer != nil && !timer.Stop() {
+		<-fired
+	}
 	return cmd.ProcessState.ExitCode(), steps
 }
 
@@ -69,6 +79,19 @@ func settleKilled(t *testing.T, e *cliEnv, step string, d time.Duration, args ..
 func TestSettleKilled(t *testing.T) {
 	testtier.Slow(t)
 	t.Parallel()
+	settleKillRounds(t, false)
+}
+
+// TestSettleKilledDaemon is TestSettleKilled with a watch daemon that
+// runs the commands: the daemon is the process killed, and the next
+// command, which finds its socket stale, finishes the command.
+func TestSettleKilledDaemon(t *testing.T) {
+	testtier.Slow(t)
+	t.Parallel()
+	settleKillRounds(t, true)
+}
+
+func settleKillRounds(t *testing.T, withDaemon bool) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 43))
@@ -102,7 +125,7 @@ func TestSettleKilled(t *testing.T) {
 		t.Helper()
 		e.ok("status")
 		e.wantTree(what, dirsOf(want))
-		for _, name := range []string{"journal", "staging", "committed"} {
+		for _, name := range []string{"journal", "staging"} { // a stale "committed" is harmless
 			if _, err := os.Stat(filepath.Join(e.store, name)); err == nil {
 				t.Fatalf("%s: %s left in the store", what, name)
 			}
@@ -120,13 +143,14 @@ func TestSettleKilled(t *testing.T) {
 		e.verify()
 	}
 	start := time.Now()
-	code, steps := settleKilled(t, e, "no such step", 0, "undo")
+	code, steps := settleKilled(t, e, "no such step", 0, nil, "undo")
 	if code != 0 {
 		t.Fatalf("undo: exit %d; steps %v", code, steps)
 	}
 	full := time.Since(start)
 	check("undo", undone, true)
-	if code, _ := settleKilled(t, e, "no such step", 0, "redo"); code != 0 {
+	code, rsteps := settleKilled(t, e, "no such step", 0, nil, "redo")
+	if code != 0 {
 		t.Fatalf("redo: exit %d", code)
 	}
 	check("redo", redone, false)
@@ -137,18 +161,76 @@ func TestSettleKilled(t *testing.T) {
 		if i%2 == 1 {
 			op, want, isUndone = "redo", redone, false
 		}
-		// The recapture and commit take some 20 ms of it.
-		d := time.Duration(rng.Int64N(int64(40 * time.Millisecond)))
-		code, steps := settleKilled(t, e, "commit", d, op)
+		// The recapture and commit take some 5 to 20 ms.
+		d := time.Duration(rng.Int64N(int64(12 * time.Millisecond)))
+		var kill func()
+		if withDaemon {
+			if _, ok := daemon.Ping(e.store); !ok {
+				if r := e.run("watch", "--detach", "--idle-timeout", "10m"); r.code != 0 {
+					t.Fatalf("watch --detach: %v", r)
+				}
+			}
+			info, ok := daemon.Ping(e.store)
+			if !ok {
+				t.Fatal("no daemon answers after watch --detach")
+			}
+			kill = func() {
+				if p, err := os.FindProcess(info.PID); err == nil {
+					_ = p.Kill()
+				}
+			}
+		}
+		code, steps := settleKilled(t, e, "commit", d, kill, op)
 		last := ""
 		if len(steps) > 0 {
 			last = steps[len(steps)-1]
 		}
-		if code == -1 {
+		mid := code == -1
+		if withDaemon {
+			// The client exits 1 when its daemon dies under it.
+			_, alive := daemon.Ping(e.store)
+			mid = !alive && code != 0
+		}
+		if mid {
 			kills++
 		}
-		t.Logf("%s killed %v after its commit step: exit %d, last step %q", op, d.Round(time.Microsecond), code, last)
+		t.Logf("%s killed %v after its commit step: exit %d (killed before the end: %v), last step %q", op, d.Round(time.Microsecond), code, mid, last)
 		check(fmt.Sprintf("%s killed after %v", op, d), want, isUndone)
 	}
 	t.Logf("%d of 16 killed before they exited", kills)
+	if withDaemon {
+		e.run("watch", "--stop")
+		return
+	}
+	// The command killed at its commit step, and the command that
+	// finishes it killed too, in its recapture; the next one finishes.
+	commitAt := func(steps []string) string {
+		for _, s := range steps {
+			if n, name, _ := strings.Cut(s, ": "); name == "commit" {
+				return n
+			}
+		}
+		t.Fatalf("no commit step in %v", steps)
+		return ""
+	}
+	for i := range 6 {
+		op, want, isUndone, at := "undo", undone, true, commitAt(steps)
+		if i%2 == 1 {
+			op, want, isUndone, at = "redo", redone, false, commitAt(rsteps)
+		}
+		crash := e.with("TURNBACK_TEST_CRASH_AT=" + at).command(op)
+		if _ = crash.Run(); crash.ProcessState.ExitCode() != -1 {
+			t.Fatalf("%s with TURNBACK_TEST_CRASH_AT=%s: exit %d, want killed", op, at, crash.ProcessState.ExitCode())
+		}
+		d := time.Duration(rng.Int64N(int64(30 * time.Millisecond)))
+		cmd := e.command("status")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(d)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Logf("%s killed at its commit step; status killed after %v: exit %d", op, d.Round(time.Microsecond), cmd.ProcessState.ExitCode())
+		check(fmt.Sprintf("%s, then its recovery killed after %v", op, d), want, isUndone)
+	}
 }
