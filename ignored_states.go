@@ -50,3 +50,31 @@ func (r *Repo) absent(p string) bool {
 	_, err = root.Lstat(p)
 	return errors.Is(err, fs.ErrNotExist)
 }
+
+// makesIgnored reports whether actions make a path that the state from
+// ignores (stateignore.Drop lets one through where nothing is on disk).
+// Unless the command also rewrites the rule, its result would hold a
+// path a capture skips: the folder is then captured again for the
+// result (settle.go).
+func (r *Repo) makesIgnored(ctx context.Context, loader manifest.Loader, from cas.Hash, actions []restore.Action) (bool, error) {
+	var made []restore.Action
+	for _, a := range actions {
+		if a.Old == nil && a.New != nil && a.New.Kind != manifest.KindDir {
+			made = append(made, a)
+		}
+	}
+	if len(made) == 0 {
+		return false, nil
+	}
+	sk, err := r.skipInfoOfRoot(ctx, from)
+	if err != nil {
+		return false, err
+	}
+	g := stateignore.New(loader, r.store, from, sk)
+	for _, a := range made {
+		if ig, err := g.Ignored(ctx, a.Path, false); err != nil || ig {
+			return ig, err
+		}
+	}
+	return false, nil
+}

@@ -172,6 +172,11 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 		changes[a.Path] = e
 	}
 	result, recapture := cp, rewritesRules(plan.Actions)
+	if !recapture {
+		if recapture, err = r.makesIgnored(ctx, loader, current, plan.Actions); err != nil {
+			return nil, err
+		}
+	}
 	if len(changes) > 0 {
 		if result, err = manifest.Edit(ctx, loader, w, cp, changes); errors.Is(err, manifest.ErrNoParent) {
 			// A path made in a directory the checkpoint skipped.

@@ -1,6 +1,7 @@
 package turnback
 
-// The result of a restore that rewrites ignore rules. Its planned
+// The result of a restore that rewrites ignore rules (or makes a path
+// the state it starts from ignores: ignored_states.go). Its planned
 // result, the checkpoint with the restore's changes, keeps the
 // checkpoint's skips: paths the new rules un-ignore are missing from
 // it, and paths they ignore are still in it. So once the files are in

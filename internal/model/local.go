@@ -145,8 +145,9 @@ type MetaBatch struct {
 	// Scope: the paths a scoped undo or redo vouches for (the root's
 	// partial.go), so that an amended checkpoint is partial too.
 	Scope []string `json:"scope,omitempty"`
-	// Recapture: the restore rewrote ignore rules, so its result is
-	// captured again once the files are in place (the root's settle.go).
+	// Recapture: the restore rewrote ignore rules, or made a path its
+	// start ignores, so its result is captured again once the files are
+	// in place (the root's settle.go).
 	Recapture bool `json:"recapture,omitempty"`
 }
 
