@@ -41,19 +41,11 @@ func (v *vouch) list() []string {
 // (An undo's scoped checkpoint is often the tree of the turn's end,
 // and its result the tree before the turn.) A partial record already
 // there is replaced: its paths may lie in directories this capture
-// took unread.
+// took unread. The skips are merged with the record's (mergeStored).
 func (r *Repo) stateEntry(ctx context.Context, h cas.Hash, kind string, skip *model.SkipInfo, scope *vouch) (cas.Entry, error) {
-	e := model.SnapshotEntry(h, kind, 0, 0, skip)
-	if scope == nil {
-		return e, nil
-	}
-	var old model.SnapshotRecord
-	ok, err := r.getJSON(ctx, model.SnapKey(h), &old)
-	if err != nil {
-		return cas.Entry{}, err
-	}
-	if ok && !old.Partial {
-		return e, nil
+	e, old, err := r.mergeStored(ctx, model.SnapshotEntry(h, kind, 0, 0, skip))
+	if err != nil || scope == nil || (old != nil && !old.Partial) {
+		return e, err
 	}
 	return model.PartialEntry(e, scope.paths), nil
 }

@@ -97,5 +97,9 @@ func (r *Repo) localizeLast(ctx context.Context, session string, last cas.Hash) 
 	}
 	rec.Foreign = false // the folder's owners
 	sess.Last = n.String()
-	return r.commit(ctx, []cas.Entry{{Key: model.SnapKey(n), Value: model.EncodeJSON(rec)}, model.SessionEntry(sess)}, nil)
+	e, _, err := r.mergeStored(ctx, cas.Entry{Key: model.SnapKey(n), Value: model.EncodeJSON(rec)})
+	if err != nil {
+		return err
+	}
+	return r.commit(ctx, []cas.Entry{e, model.SessionEntry(sess)}, nil)
 }

@@ -41,6 +41,17 @@ func (r *Repo) commitMeta(ctx context.Context, data []byte, settled *cas.Hash) e
 		}
 	}
 	writes, later := model.LocalizeLater(m.Writes)
+	// The snapshot records keep what earlier captures of their trees
+	// skipped: the amended checkpoint's too (model.AmendBatch).
+	for i, e := range writes {
+		if !strings.HasPrefix(string(e.Key), model.PrefixSnap) {
+			continue
+		}
+		var err error
+		if writes[i], _, err = r.mergeStored(ctx, e); err != nil {
+			return err
+		}
+	}
 	if err := r.commit(ctx, writes, m.Deletes); err != nil {
 		return err
 	}

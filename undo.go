@@ -93,7 +93,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 		// The closed turn's after-state is a snapshot like any end's:
 		// it can be shown and restored by its id, and it is the newest.
 		sess.Last = now.String()
-		writes = append(writes, closedSnapshot(snap))
+		rec, err := r.closedSnapshot(ctx, snap)
+		if err != nil {
+			return nil, err
+		}
+		writes = append(writes, rec)
 		writes = append(writes, r.latestEntries(now, now)...)
 		if err := r.commit(ctx, append(writes, model.SessionEntry(sess)), deletes); err != nil {
 			return nil, err
@@ -201,7 +205,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 			// The checkpoint holds content now lacks (a stored
 			// uncaptured file): now, the closed turn's after-state,
 			// gets its own record.
-			w = append(w, closedSnapshot(snap))
+			rec, err := r.closedSnapshot(ctx, snap)
+			if err != nil {
+				return nil, nil, err
+			}
+			w = append(w, rec)
 		}
 		return w, deletes, nil
 	})

@@ -148,7 +148,8 @@ func SessionEntry(s *SessionRecord) cas.Entry {
 }
 
 // SnapshotRecord registers a snapshot so ids can be listed, resolved by
-// prefix and kept by gc.
+// prefix and kept by gc. Captures of one tree share it: a write merges
+// their skips (MergeSnapshot).
 type SnapshotRecord struct {
 	Version int       `json:"v"`
 	Kind    string    `json:"kind"` // "snap" (snap, end) or "checkpoint" / "result" (undo, redo, restore)
