@@ -92,7 +92,7 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	if err != nil {
 		return nil, err
 	}
-	writes = append(writes, stamps, model.TurnEntry(t), model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)))
+	writes = append(writes, stamps, model.TurnEntry(t), model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOfResult(res.Result)))
 	writes = append(writes, r.latestEntries(res.Root, res.Root)...)
 	if takeNotice {
 		n := &Notice{}
@@ -187,7 +187,7 @@ func (l localRepo) End(ctx context.Context) (*SnapResult, error) {
 		}
 	}
 	sess.Last = res.Root.String()
-	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped)))
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOfResult(res.Result)))
 	writes = append(writes, r.latestEntries(res.Root, res.Root)...)
 	if err := r.commit(ctx, writes, deletes); err != nil {
 		return nil, err
@@ -366,5 +366,5 @@ func (r *Repo) captureFrom(ctx context.Context, listIgnored bool, scope *scopePl
 // closedSnapshot is the snapshot record of the state a command other
 // than end closed the open turn at, captured whole as end's is.
 func closedSnapshot(snap *captured) cas.Entry {
-	return model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped))
+	return model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOfResult(snap.Result))
 }

@@ -129,7 +129,7 @@ func (r *Repo) closeForRedo(ctx context.Context) error {
 	// The closed turn's after-state is a snapshot like any End's: it can
 	// be shown and restored by its id, and it is the session's newest.
 	sess.Last = snap.Root.String()
-	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped)))
+	writes = append(writes, model.SessionEntry(sess), model.SnapshotEntry(snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOfResult(snap.Result)))
 	writes = append(writes, r.latestEntries(snap.Root, snap.Root)...)
 	return r.commit(ctx, writes, deletes)
 }

@@ -14,7 +14,9 @@ import (
 // recorded).
 func (r *Repo) skipInfoOfRoot(ctx context.Context, root cas.Hash) (*model.SkipInfo, error) {
 	if sk, ok := r.gitIdx.Skipped(root); ok {
-		return model.SkipInfoOf(sk), nil
+		skip := model.SkipInfoOf(sk)
+		skip.TrackedIgnored, _ = r.gitIdx.TrackedIgnored(root)
+		return skip, nil
 	}
 	var rec model.SnapshotRecord
 	ok, err := r.getJSON(ctx, model.SnapKey(root), &rec)
