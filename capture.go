@@ -92,7 +92,7 @@ func (r *Repo) snapMeta(ctx context.Context, o SnapOptions) (*SnapResult, error)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := r.snapshotEntry(ctx, res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped))
+	rec, err := r.snapshotEntry(ctx, res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOfResult(res.Result))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (l localRepo) End(ctx context.Context) (*SnapResult, error) {
 		}
 	}
 	sess.Last = res.Root.String()
-	rec, err := r.snapshotEntry(ctx, res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOf(res.Skipped))
+	rec, err := r.snapshotEntry(ctx, res.Root, model.KindSnap, res.Stats.Files, res.Stats.Bytes, model.SkipInfoOfResult(res.Result))
 	if err != nil {
 		return nil, err
 	}
@@ -374,5 +374,5 @@ func (r *Repo) captureFrom(ctx context.Context, listIgnored bool, scope *scopePl
 // closedSnapshot is the snapshot record of the state a command other
 // than end closed the open turn at, captured whole as end's is.
 func (r *Repo) closedSnapshot(ctx context.Context, snap *captured) (cas.Entry, error) {
-	return r.snapshotEntry(ctx, snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOf(snap.Skipped))
+	return r.snapshotEntry(ctx, snap.Root, model.KindSnap, snap.Stats.Files, snap.Stats.Bytes, model.SkipInfoOfResult(snap.Result))
 }

@@ -97,7 +97,7 @@ func (r *Repo) writeHandoff(ctx context.Context, root *os.Root, h *handoff.Hando
 		return
 	}
 	handoff.Write(r.storeDir, handoff.Doc{WorkTree: r.workTree, Daemon: pid, Root: res.Root.String(), Index: r.gitIdx.Stamps(res.Root), Skipped: res.Skipped,
-		SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles, Early: early, Totals: opts.Totals.AppendPlain(nil)})
+		TrackedIgnored: res.TrackedIgnored, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles, Early: early, Totals: opts.Totals.AppendPlain(nil)})
 }
 
 // takeHandoff reads and removes the handoff file and, if it is this
@@ -133,5 +133,6 @@ func (r *Repo) takeHandoff(ctx context.Context, ws *watchState) (int, error) {
 	ws.pending = watch.Changes{Dirs: dirs}
 	ws.took = true
 	r.gitIdx.Adopt(root, doc.Index, doc.Skipped)
+	r.gitIdx.AdoptTrackedIgnored(root, doc.TrackedIgnored)
 	return len(dirs), nil
 }

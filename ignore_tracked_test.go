@@ -160,19 +160,16 @@ func TestUndoRuleAddedOverTrackedDir(t *testing.T) {
 }
 
 // TestRedoDeleteForceAdded: the turn deletes a.cfg and build/keep.txt,
-// which git tracks though .gitignore ignores them. The undo brings them
-// back. The state the redo goes to lacks them, and cannot tell whether
-// they were absent or there untracked (ignored; see
-// TestRestoreStateWithIgnoredFile): the redo leaves them, and says so.
+// which git tracks though .gitignore ignores them; the index keeps them.
+// The undo brings them back. The state the redo goes to lacks them,
+// and its record says git tracked them (tracked_ignored): absent, not
+// ignored. So the redo deletes them, and leaves build/other.o, ignored
+// and untracked, and so build/, as they are.
 func TestRedoDeleteForceAdded(t *testing.T) {
 	t.Parallel()
 	rt := forcedTree(t)
 	rt.snap()
-	for _, p := range []string{"a.cfg", "build/keep.txt"} {
-		if err := os.Remove(rt.path(p)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rt.remove("a.cfg", "build/keep.txt")
 	rt.end()
 	res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
 	rt.do("undo", err)
@@ -181,14 +178,97 @@ func TestRedoDeleteForceAdded(t *testing.T) {
 	}
 	res, err = rt.repo.Redo(rt.ctx, 1, turnback.RedoOptions{})
 	rt.do("redo", err)
-	var kept []string
-	for _, n := range res.NotRestorable {
-		if n.Kept && n.Reason == "ignored in the state restored to; left as is" {
-			kept = append(kept, n.Path)
+	rt.wantDeleted(res, "redo", "a.cfg", "build/keep.txt")
+}
+
+// TestRestoreDeleteForceAdded: restore of the state at the end of
+// such a turn, after an undo, deletes them as the redo does; so does a
+// restore to a state where the whole tracked build/ was deleted, and
+// the undo of that turn brings build/ back.
+func TestRestoreDeleteForceAdded(t *testing.T) {
+	t.Parallel()
+	t.Run("files", func(t *testing.T) {
+		t.Parallel()
+		rt := forcedTree(t)
+		rt.snap()
+		rt.remove("a.cfg", "build/keep.txt")
+		end := rt.end()
+		_, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+		rt.do("undo", err)
+		res, err := rt.repo.Restore(rt.ctx, end, turnback.RestoreOptions{})
+		rt.do("restore", err)
+		rt.wantDeleted(res, "restore", "a.cfg", "build/keep.txt")
+	})
+	t.Run("directory", func(t *testing.T) {
+		t.Parallel()
+		rt := forcedTree(t)
+		rt.snap()
+		if err := os.RemoveAll(rt.path("build")); err != nil {
+			t.Fatal(err)
+		}
+		end := rt.end()
+		res, err := rt.repo.Undo(rt.ctx, 1, turnback.UndoOptions{})
+		rt.do("undo", err)
+		if rt.read("build/keep.txt") != "keep v0" {
+			t.Fatalf("undo: build/keep.txt %q (%+v)", rt.read("build/keep.txt"), res)
+		}
+		rt.write("build/new.o", "the user's, made since")
+		res, err = rt.repo.Restore(rt.ctx, end, turnback.RestoreOptions{})
+		rt.do("restore", err)
+		if _, err := os.Stat(rt.path("build/keep.txt")); !os.IsNotExist(err) || rt.read("build/new.o") != "the user's, made since" {
+			t.Fatalf("restore: build/keep.txt %v, build/new.o %q (%+v)", err, rt.read("build/new.o"), res)
+		}
+	})
+}
+
+// TestRestoreListedOnlyTracked: at state S, c.cfg was tracked and
+// deleted (S's record lists it), a.cfg there, ignored and untracked (S
+// lacks it, and lists it not). Then c.cfg comes back and a.cfg is
+// force-added. Restoring S deletes c.cfg and leaves a.cfg: the list
+// speaks only for what git tracked at S.
+func TestRestoreListedOnlyTracked(t *testing.T) {
+	t.Parallel()
+	rt := newRegressTree(t)
+	rt.write(".gitignore", "*.cfg\n")
+	rt.write("a.cfg", "the user's")
+	rt.write("c.cfg", "tracked")
+	rt.write("b", "b")
+	runGit(t, rt.dir, "init", "-q")
+	runGit(t, rt.dir, "add", "-f", "c.cfg")
+	rt.remove("c.cfg")
+	id := rt.snap()
+	rt.write("c.cfg", "tracked, back")
+	runGit(t, rt.dir, "add", "-f", "a.cfg")
+	rt.write("b", "the agent's b")
+	rt.end()
+	res, err := rt.repo.Restore(rt.ctx, id, turnback.RestoreOptions{})
+	rt.do("restore", err)
+	if got := rt.read("a.cfg"); got != "the user's" || rt.read("b") != "b" || !slices.Contains(res.Deleted, "c.cfg") {
+		t.Fatalf("restore: a.cfg holds %q, b %q, c.cfg %q (%+v)", got, rt.read("b"), rt.read("c.cfg"), res)
+	}
+}
+
+// remove removes the files ps of the folder.
+func (rt *regressTree) remove(ps ...string) {
+	rt.t.Helper()
+	for _, p := range ps {
+		if err := os.Remove(rt.path(p)); err != nil {
+			rt.t.Fatal(err)
 		}
 	}
-	if rt.read("a.cfg") != "tracked v0" || rt.read("build/keep.txt") != "keep v0" || !slices.Equal(kept, []string{"a.cfg", "build/keep.txt"}) {
-		t.Fatalf("redo: a.cfg %q, build/keep.txt %q (%+v)", rt.read("a.cfg"), rt.read("build/keep.txt"), res)
+}
+
+// wantDeleted checks that the command (what) deleted exactly ps, and
+// left build/other.o, untracked and ignored, as it was.
+func (rt *regressTree) wantDeleted(res *turnback.RestoreResult, what string, ps ...string) {
+	rt.t.Helper()
+	for _, p := range ps {
+		if _, err := os.Lstat(rt.path(p)); !os.IsNotExist(err) {
+			rt.t.Errorf("%s: %s still there (%v)", what, p, err)
+		}
+	}
+	if !slices.Equal(res.Deleted, ps) || len(res.NotRestorable) != 0 || rt.read("build/other.o") != "the user's object" {
+		rt.t.Errorf("%s: deleted %q, want %q; build/other.o %q (%+v)", what, res.Deleted, ps, rt.read("build/other.o"), res)
 	}
 }
 

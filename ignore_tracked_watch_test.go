@@ -43,3 +43,35 @@ func TestForceAddedIgnoredWatched(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreDeleteForceAddedWatched: with a watcher, a turn deletes
+// a.cfg, build/keep.txt and sub/c.cfg, tracked though ignored; a second
+// turn writes other/x only, so its capture takes sub and build from the
+// first's, with what the first found tracked there. After both are
+// undone, restore of the second's end deletes the three again (and
+// brings other/x back).
+func TestRestoreDeleteForceAddedWatched(t *testing.T) {
+	t.Parallel()
+	rt := forcedTree(t)
+	rt.write("sub/c.cfg", "c v0")
+	rt.write("sub/d", "d")
+	runGit(t, rt.dir, "add", "-f", "sub/c.cfg")
+	rt.do("watch", rt.repo.Watch(rt.ctx, turnback.WatchOptions{}))
+	rt.snap()
+	rt.remove("a.cfg", "build/keep.txt", "sub/c.cfg")
+	rt.end()
+	rt.snap()
+	rt.write("other/x", "x")
+	end := rt.end()
+	_, err := rt.repo.Undo(rt.ctx, 2, turnback.UndoOptions{})
+	rt.do("undo", err)
+	if rt.read("sub/c.cfg") != "c v0" {
+		t.Fatalf("undo: sub/c.cfg holds %q", rt.read("sub/c.cfg"))
+	}
+	res, err := rt.repo.Restore(rt.ctx, end, turnback.RestoreOptions{})
+	rt.do("restore", err)
+	rt.wantDeleted(res, "restore", "a.cfg", "build/keep.txt", "sub/c.cfg")
+	if rt.read("other/x") != "x" {
+		t.Errorf("restore: other/x holds %q", rt.read("other/x"))
+	}
+}

@@ -29,6 +29,7 @@ func (r *Repo) latestEntries(root, captured cas.Hash) []cas.Entry {
 	m := model.CaptureMemo{Root: root.String(), WorkTree: r.workTree, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
 		Index: r.gitIdx.Stamps(captured)}
 	m.Skipped, _ = r.gitIdx.Skipped(captured)
+	m.TrackedIgnored, _ = r.gitIdx.TrackedIgnored(captured)
 	if r.last.root == captured {
 		m.Files = r.last.files
 	}
@@ -64,6 +65,7 @@ func (r *Repo) scopeBase(ctx context.Context) (cas.Hash, int64, error) {
 		return cas.Hash{}, 0, err
 	}
 	r.gitIdx.Adopt(latest, m.Index, m.Skipped)
+	r.gitIdx.AdoptTrackedIgnored(latest, m.TrackedIgnored)
 	return latest, m.Files, nil
 }
 

@@ -82,7 +82,7 @@ func (r *Repo) settle(ctx context.Context, m *model.MetaBatch) cas.Hash {
 	if m.Scope != nil {
 		scope = newVouch(m.Scope)
 	}
-	rec, err := r.stateEntry(ctx, result, model.KindResult, model.SkipInfoOf(snap.Skipped), scope)
+	rec, err := r.stateEntry(ctx, result, model.KindResult, model.SkipInfoOfResult(snap.Result), scope)
 	if err != nil {
 		return cas.Hash{}
 	}

@@ -25,7 +25,9 @@ func (r *Repo) skipInfoOfRoot(ctx context.Context, root cas.Hash) (*model.SkipIn
 		stored = model.SkipInfoOfRecord(&rec)
 	}
 	if sk, ok := r.gitIdx.Skipped(root); ok {
-		return model.MergeSkips(stored, model.SkipInfoOf(sk)), nil
+		skip := model.SkipInfoOf(sk)
+		skip.TrackedIgnored, _ = r.gitIdx.TrackedIgnored(root)
+		return model.MergeSkips(stored, skip), nil
 	}
 	return stored, nil
 }

@@ -66,7 +66,8 @@ func (c *capture) reuseRoot(ctx context.Context) (*Result, bool) {
 	c.addTotals("", tot)
 	sort.Slice(c.stats.Uncaptured, func(i, j int) bool { return c.stats.Uncaptured[i].Path < c.stats.Uncaptured[j].Path })
 	skipped, _ := c.opts.Index.skippedOf(c.opts.Base)
-	return &Result{Root: c.opts.Base, Stats: c.stats, Skipped: slices.Clone(skipped)}, true
+	tracked, _ := c.opts.Index.trackedOf(c.opts.Base)
+	return &Result{Root: c.opts.Base, Stats: c.stats, Skipped: slices.Clone(skipped), TrackedIgnored: slices.Clone(tracked)}, true
 }
 
 // addTotals counts a reused directory (path p) and everything below it.

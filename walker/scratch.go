@@ -27,6 +27,8 @@ type dirScratch struct {
 	cname []byte       // a name with its NUL, for fstatat
 	enc   []byte       // the directory's tree, encoded
 	path  []byte       // joined's buffer
+	// tracked: what git tracks in the directory (noteTrackedIgnored).
+	tracked []byte
 	// oldRec is the directory's record as the capture found it, newRec
 	// the one it builds (see dir for which arrays they hold).
 	oldRec, newRec dirRecord
@@ -53,7 +55,7 @@ const maxPooled = 1 << 14
 func getScratch() *dirScratch { return scratchPool.Get().(*dirScratch) }
 
 func (s *dirScratch) release() {
-	if cap(s.ents) > maxPooled || cap(s.out) > maxPooled || cap(s.names) > maxPooled || cap(s.enc) > maxPooled*64 {
+	if cap(s.ents) > maxPooled || cap(s.out) > maxPooled || cap(s.names) > maxPooled || cap(s.enc) > maxPooled*64 || cap(s.tracked) > maxPooled*64 {
 		return
 	}
 	scratchPool.Put(s)

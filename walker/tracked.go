@@ -35,16 +35,18 @@ type GitIndexes struct {
 }
 
 // rootMemo is what GitIndexes remembers of a captured root: the index
-// versions it was made under and the entries it skipped.
+// versions it was made under, the entries it skipped, and what git
+// tracked there that patterns ignore and it lacks (Result.TrackedIgnored).
 type rootMemo struct {
 	stamps  []gitindex.Stamp
 	skipped []Ignored
+	tracked []string
 }
 
 // maxRootStamps bounds the roots GitIndexes remembers.
 const maxRootStamps = 8
 
-func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp, skipped []Ignored) {
+func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp, skipped []Ignored, tracked []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.roots == nil {
@@ -57,7 +59,7 @@ func (g *GitIndexes) remember(root cas.Hash, st []gitindex.Stamp, skipped []Igno
 			g.order = g.order[1:]
 		}
 	}
-	g.roots[root] = rootMemo{stamps: st, skipped: skipped}
+	g.roots[root] = rootMemo{stamps: st, skipped: skipped, tracked: tracked}
 }
 
 // current reports whether root was captured under the indexes as they
@@ -78,6 +80,18 @@ func (g *GitIndexes) skippedOf(root cas.Hash) ([]Ignored, bool) {
 	defer g.mu.Unlock()
 	m, ok := g.roots[root]
 	return m.skipped, ok
+}
+
+// trackedOf returns Result.TrackedIgnored of the capture of root, if g
+// knows root.
+func (g *GitIndexes) trackedOf(root cas.Hash) ([]string, bool) {
+	if g == nil {
+		return nil, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m, ok := g.roots[root]
+	return m.tracked, ok
 }
 
 // Current reports whether root, captured by this process or adopted,
@@ -173,8 +187,9 @@ func (t *tracking) load(c *capture, dir, prefix, rel string) ignore.Tracked {
 }
 
 // done remembers the stamps root was captured under (with base's, for
-// the repositories in directories reused unread) and what it skipped.
-func (t *tracking) done(root, base cas.Hash, skipped []Ignored) {
+// the repositories in directories reused unread), what it skipped, and
+// its Result.TrackedIgnored.
+func (t *tracking) done(root, base cas.Hash, skipped []Ignored, tracked []string) {
 	t.mu.Lock()
 	st := slices.Clone(t.stamps)
 	t.mu.Unlock()
@@ -186,7 +201,7 @@ func (t *tracking) done(root, base cas.Hash, skipped []Ignored) {
 			}
 		}
 	}
-	t.idx.remember(root, st, skipped)
+	t.idx.remember(root, st, skipped, tracked)
 }
 
 // entsDir answers Evidence's questions from a directory's listing
@@ -256,11 +271,33 @@ func (g *GitIndexes) Stamps(root cas.Hash) []gitindex.Stamp {
 }
 
 // Adopt tells g that root was captured (by another process) under the
-// index versions stamps, skipping the entries skipped.
+// index versions stamps, skipping the entries skipped. What it tracked
+// that patterns ignore is unknown until AdoptTrackedIgnored.
 func (g *GitIndexes) Adopt(root cas.Hash, stamps []gitindex.Stamp, skipped []Ignored) {
 	if g != nil {
-		g.remember(root, slices.Clone(stamps), slices.Clone(skipped))
+		g.remember(root, slices.Clone(stamps), slices.Clone(skipped), nil)
 	}
+}
+
+// AdoptTrackedIgnored tells g the Result.TrackedIgnored of root, which
+// Adopt made known; nothing happens for a root g does not know.
+func (g *GitIndexes) AdoptTrackedIgnored(root cas.Hash, paths []string) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if m, ok := g.roots[root]; ok {
+		m.tracked = slices.Clone(paths)
+		g.roots[root] = m
+	}
+}
+
+// TrackedIgnored returns the Result.TrackedIgnored of the capture of
+// root, and whether g knows root.
+func (g *GitIndexes) TrackedIgnored(root cas.Hash) ([]string, bool) {
+	s, ok := g.trackedOf(root)
+	return slices.Clone(s), ok
 }
 
 func (g *GitIndexes) isCurrent(root cas.Hash) bool {

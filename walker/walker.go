@@ -52,9 +52,11 @@ type capture struct {
 	// track: the git indexes this capture reads (tracked.go).
 	track *tracking
 	// skipped: the entries skipped in the directories read; reused: the
-	// directories taken from Base unread (both under mu).
-	skipped []Ignored
-	reused  map[string]bool
+	// directories taken from Base unread; trackedIgn: what the
+	// directories read noted for Result.TrackedIgnored (all under mu).
+	skipped    []Ignored
+	reused     map[string]bool
+	trackedIgn []string
 	// partial: the directories read by name (names.go), under mu;
 	// baseSkips: Base's skipped names, for them.
 	partial   map[string]*partialDir
@@ -181,8 +183,8 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 			return nil, err
 		}
 	}
-	skipped := c.allSkipped()
-	c.track.done(newRoot, opts.Base, skipped)
+	skipped, tracked := c.allSkipped(), c.allTracked()
+	c.track.done(newRoot, opts.Base, skipped, tracked)
 	c.stats.HashedFiles = prog.HashedFiles.Load()
 	c.stats.HashedBytes = prog.HashedBytes.Load()
 	sort.Slice(c.stats.Problems, func(i, j int) bool { return c.stats.Problems[i].Path < c.stats.Problems[j].Path })
@@ -190,7 +192,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	if opts.ListIgnored {
 		c.stats.Ignored = skipped
 	}
-	return &Result{Root: newRoot, Stats: c.stats, Skipped: skipped}, nil
+	return &Result{Root: newRoot, Stats: c.stats, Skipped: skipped, TrackedIgnored: tracked}, nil
 }
 
 // dir captures the directory open at d (relative path rel) and returns
@@ -498,6 +500,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if part != nil {
 		tree.Entries = c.takeUnnamed(rel, part, tree.Entries)
 	}
+	c.noteTrackedIgnored(sc, rel, m, tree)
 	if statted && trustedWithin(dst.fileStat, c.start, window) {
 		newRec.listed, newRec.lst = true, dst
 		newRec.extra = listingExtra(sc.names, newRec, sc.extra)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -42,5 +43,69 @@ func TestUndoForceAddedFiles(t *testing.T) {
 		"I build/other.o  ignored by .gitignore line 2: build/\n"
 	if !strings.HasSuffix(r.stdout, want) || strings.Contains(r.stdout, "a.cfg") || strings.Contains(r.stdout, "keep.txt") {
 		t.Errorf("status --ignored:\n%s\nwant it to end with\n%s", r.stdout, want)
+	}
+}
+
+// TestRedoDeletesForceAdded: the built binary, without and with a watch
+// daemon (whose captures read only what changed). A turn deletes a.cfg and build/keep.txt, which git tracks
+// though .gitignore ignores them (the index keeps them). The undo
+// brings them back, the redo deletes them again and says so, exit 0,
+// and leaves build/other.o, ignored and untracked, as it is; so does
+// restore of the turn's end after another undo.
+func TestRedoDeletesForceAdded(t *testing.T) {
+	t.Parallel()
+	needTools(t, "git")
+	g := newSubtestGroup(t)
+	for _, env := range []string{"store", "watch"} {
+		g.run(env, func(t *testing.T) {
+			e := newStoreEnv(t)
+			e.write(".gitignore", "*.cfg\nbuild/\n")
+			e.write("a.cfg", "tracked v0\n")
+			e.write("build/keep.txt", "keep v0\n")
+			e.write("build/other.o", "the user's object\n")
+			gitIn(t, e.dir, "init", "-q")
+			gitIn(t, e.dir, "add", "-f", "a.cfg", "build/keep.txt")
+			if env == "watch" {
+				t.Cleanup(func() { e.run("watch", "--stop") })
+				e.ok("watch", "--detach")
+			}
+			e.ok("snap", "-m", "delete the config")
+			e.rm("a.cfg")
+			e.rm("build/keep.txt")
+			end := e.snapID("end")
+			if doc := e.jsonOK("undo"); !slices.Equal(doc.Created, []string{"a.cfg", "build/keep.txt"}) {
+				t.Fatalf("undo: %+v", doc)
+			}
+			r := e.ok("redo")
+			if !strings.HasPrefix(r.stdout, "redid 1 turn: 0 restored, 2 deleted, 0 brought back\n  D a.cfg\n  D build/keep.txt\n") ||
+				strings.Contains(r.stdout, "not restored") {
+				t.Errorf("redo printed:\n%s", r.stdout)
+			}
+			e.gone(t, "redo")
+			if env == "watch" && !strings.Contains(e.ok("info").stdout, "watched:    by pid") {
+				t.Error("no daemon watches the folder")
+			}
+			e.ok("undo")
+			doc := e.jsonOK("restore", end[:12])
+			if !slices.Equal(doc.Deleted, []string{"a.cfg", "build/keep.txt"}) || len(doc.NotRestorable) != 0 {
+				t.Errorf("restore: %+v", doc)
+			}
+			e.gone(t, "restore")
+		})
+	}
+	g.wait()
+}
+
+// gone checks that a.cfg and build/keep.txt are gone and build/other.o
+// is as it was.
+func (e *cliEnv) gone(t *testing.T, what string) {
+	t.Helper()
+	for _, p := range []string{"a.cfg", "build/keep.txt"} {
+		if _, err := os.Lstat(e.path(p)); !os.IsNotExist(err) {
+			t.Errorf("after %s %s is there (%v)", what, p, err)
+		}
+	}
+	if got := string(e.read("build/other.o")); got != "the user's object\n" {
+		t.Errorf("after %s build/other.o holds %q", what, got)
 	}
 }

@@ -43,6 +43,9 @@ type Doc struct {
 	// the daemon's incremental captures carry over for directories they
 	// do not read.
 	Skipped []walker.Ignored `json:"skipped,omitempty"`
+	// TrackedIgnored: the capture's walker.Result.TrackedIgnored,
+	// carried over the same way.
+	TrackedIgnored []string `json:"tracked_ignored,omitempty"`
 }
 
 // ErrNone: no usable handoff (the reason is in the wrapping error).

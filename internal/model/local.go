@@ -43,6 +43,8 @@ type CaptureMemo struct {
 	Files         int64            `json:"files"`
 	Index         []gitindex.Stamp `json:"index,omitempty"`
 	Skipped       []walker.Ignored `json:"skipped,omitempty"`
+	// TrackedIgnored: its walker.Result.TrackedIgnored.
+	TrackedIgnored []string `json:"tracked_ignored,omitempty"`
 }
 
 // PulledRecord is what a pull brought that the folder lacks.

@@ -184,6 +184,9 @@ type SnapshotRecord struct {
 	// Absent: the state is the whole folder's.
 	Partial bool     `json:"partial,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
+	// TrackedIgnored: what git tracked that an ignore file's pattern
+	// ignores and the state lacks (SkipInfo.TrackedIgnored).
+	TrackedIgnored []string `json:"tracked_ignored,omitempty"`
 }
 
 // Kinds of snapshot record.
@@ -212,6 +215,10 @@ type SkipInfo struct {
 	RulesUnknown []string
 	// RuleFiles: a record written before RuleBlobs: the content inline.
 	RuleFiles map[string][]byte
+	// TrackedIgnored: what the capture found git tracking that a
+	// pattern ignores and its tree lacks (walker.Result.TrackedIgnored):
+	// absent, not ignored. A directory ends in "/": all below was absent.
+	TrackedIgnored []string
 }
 
 // SkipInfoOf picks from a capture's Result.Skipped the directories
@@ -250,7 +257,8 @@ func SkipInfoOfRecord(rec *SnapshotRecord) *SkipInfo {
 	if rec.Rules < SkipRules {
 		return nil
 	}
-	return &SkipInfo{Generated: rec.Generated, RuleBlobs: rec.RuleBlobs, RulesUnknown: rec.RulesUnknown, RuleFiles: rec.RuleFiles}
+	return &SkipInfo{Generated: rec.Generated, RuleBlobs: rec.RuleBlobs, RulesUnknown: rec.RulesUnknown, RuleFiles: rec.RuleFiles,
+		TrackedIgnored: rec.TrackedIgnored}
 }
 
 // SnapshotEntry is the record of snapshot h; skip says what its capture
@@ -261,6 +269,7 @@ func SnapshotEntry(h cas.Hash, kind string, files, bytes int64, skip *SkipInfo) 
 	rec := SnapshotRecord{Version: MetaVersion, Kind: kind, Time: time.Now().UTC(), Files: files, Bytes: bytes}
 	if skip != nil {
 		rec.Rules, rec.Generated, rec.RuleBlobs, rec.RulesUnknown = SkipRules, skip.Generated, skip.RuleBlobs, skip.RulesUnknown
+		rec.TrackedIgnored = skip.TrackedIgnored
 		for _, p := range slices.Sorted(maps.Keys(skip.RuleFiles)) {
 			rec.RulesUnknown = addDir(rec.RulesUnknown, ParentDir(p))
 		}

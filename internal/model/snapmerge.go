@@ -19,7 +19,8 @@ import (
 // kept on the safe side. A rule blob stays where both kept the same
 // one; otherwise its directory's rules become unknown. Unknown
 // directories and generated ones are the union; inline rules
-// (RuleFiles) make their directories unknown. If either is nil
+// (RuleFiles) make their directories unknown. A path counts as tracked
+// and absent (TrackedIgnored) only if both say so. If either is nil
 // (unknown), it is now.
 func MergeSkips(old, now *SkipInfo) *SkipInfo {
 	if old == nil || now == nil {
@@ -28,6 +29,11 @@ func MergeSkips(old, now *SkipInfo) *SkipInfo {
 	out := &SkipInfo{
 		Generated:    union(now.Generated, old.Generated),
 		RulesUnknown: union(now.RulesUnknown, old.RulesUnknown),
+	}
+	for _, p := range now.TrackedIgnored {
+		if slices.Contains(old.TrackedIgnored, p) {
+			out.TrackedIgnored = append(out.TrackedIgnored, p)
+		}
 	}
 	paths := slices.Sorted(maps.Keys(now.RuleBlobs))
 	for _, p := range slices.Sorted(maps.Keys(old.RuleBlobs)) {
@@ -80,9 +86,10 @@ func MergeSnapshot(old *SnapshotRecord, e cas.Entry) cas.Entry {
 		return e
 	}
 	m := MergeSkips(was, now)
-	if rec.RuleFiles == nil && reflect.DeepEqual(*m, SkipInfo{Generated: now.Generated, RuleBlobs: now.RuleBlobs, RulesUnknown: now.RulesUnknown}) {
+	if rec.RuleFiles == nil && reflect.DeepEqual(*m, SkipInfo{Generated: now.Generated, RuleBlobs: now.RuleBlobs, RulesUnknown: now.RulesUnknown, TrackedIgnored: now.TrackedIgnored}) {
 		return e // nothing to add: e as it was encoded
 	}
 	rec.Generated, rec.RuleBlobs, rec.RulesUnknown, rec.RuleFiles = m.Generated, m.RuleBlobs, m.RulesUnknown, nil
+	rec.TrackedIgnored = m.TrackedIgnored
 	return cas.Entry{Key: e.Key, Value: EncodeJSON(rec)}
 }

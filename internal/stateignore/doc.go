@@ -15,8 +15,13 @@
 // pattern of its ignore files ignores was captured because git tracked
 // it ("git add -f"): it is not ignored in that state. In such a
 // directory only what the tree holds is not ignored. A path the tree
-// lacks is judged by the patterns: the state cannot tell whether it was
-// tracked, or there untracked. An ignore file that is itself ignored is
+// lacks is judged by the patterns, as the tree cannot tell whether it
+// was tracked, or there untracked. But the record lists what git
+// tracked then that the tree lacks (SkipInfo.TrackedIgnored: a file
+// deleted but still in git's index, or a directory deleted with all
+// it held). Such a path was absent, not ignored: a restore to the
+// state deletes it. One the list left out counts as ignored, the safe
+// side. An ignore file that is itself ignored is
 // in no tree, but its capture applied it: the record names a blob of
 // what the capture read of it (SkipInfo.RuleBlobs), applied like the
 // tree's own. A record made before those rules applies none. Where the

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
@@ -31,6 +33,8 @@ type Tree struct {
 	// unknown: the directories whose rules the record lacks (one of
 	// their ignore files skipped and not kept, or its blob gone).
 	unknown map[string]bool
+	// tracked: SkipInfo.TrackedIgnored, sorted (see listed).
+	tracked []string
 }
 
 // legacyNamed are the directory names that captures before the evidence
@@ -64,8 +68,37 @@ func New(loader manifest.Loader, src *cas.Store, root cas.Hash, skip *model.Skip
 		for _, d := range skip.RulesUnknown {
 			g.unknown[d] = true
 		}
+		g.tracked = slices.Sorted(slices.Values(skip.TrackedIgnored))
 	}
 	return g
+}
+
+// listed reports whether the state's record says git tracked rel, or
+// paths below directory rel, when it was captured (SkipInfo.TrackedIgnored):
+// rel is a file listed, or lies in a directory listed (absent with all
+// it held), or is a directory listed or above a path listed. Such a
+// path the tree lacks was absent, not ignored: git never ignores what
+// it tracks.
+func (g *Tree) listed(rel string, isDir bool) bool {
+	if len(g.tracked) == 0 || rel == "" {
+		return false
+	}
+	if _, ok := slices.BinarySearch(g.tracked, rel); ok && !isDir {
+		return true
+	}
+	for i := range len(rel) + 1 {
+		// A directory listed: rel below it, or rel itself if a directory.
+		if i < len(rel) && rel[i] == '/' || i == len(rel) && isDir {
+			if _, ok := slices.BinarySearch(g.tracked, rel[:i]+"/"); ok {
+				return true
+			}
+		}
+	}
+	if !isDir {
+		return false
+	}
+	i, _ := slices.BinarySearch(g.tracked, rel+"/")
+	return i < len(g.tracked) && strings.HasPrefix(g.tracked[i], rel+"/")
 }
 
 // Ignored reports whether rel is ignored in the tree.
@@ -78,7 +111,7 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 		return true, nil
 	}
 	ig, _, err := g.judge(ctx, d.m, rel, isDir)
-	if err != nil || ig || !d.unknown {
+	if err != nil || ig || !d.unknown || g.listed(rel, isDir) {
 		return ig, err
 	}
 	// Rules unknown here: what the capture did not hold may have been
@@ -92,17 +125,17 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 // the tree holds was captured (git tracked paths in it), so it was not
 // ignored then. So was a path an ignore file's pattern ignores that the
 // tree holds (git tracked it: a file added with "git add -f", or a
-// directory holding such paths). One the tree lacks is ignored: it may
-// have existed, untracked. A directory left to evidence was skipped if
-// the state's record says so; in a state recorded before the evidence
-// rules, if its name was one skipped by name then and the tree lacks
-// it.
+// directory holding such paths), or that the record lists (listed). One
+// the tree lacks is ignored: it may have existed, untracked. A
+// directory left to evidence was skipped if the state's record says
+// so; in a state recorded before the evidence rules, if its name was
+// one skipped by name then and the tree lacks it.
 func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir bool) (ignored bool, v ignore.Verdict, err error) {
 	v = m.Judge(rel, isDir)
 	switch {
 	case v.Ignored && v.Source == ignore.SourceFile:
 		held, err := g.holds(ctx, rel, isDir)
-		return !held, v, err
+		return !held && !g.listed(rel, isDir), v, err
 	case v.Ignored && v.Source == ignore.SourceName:
 	case v.Ignored:
 		return true, v, nil
@@ -114,7 +147,7 @@ func (g *Tree) judge(ctx context.Context, m *ignore.Matcher, rel string, isDir b
 		return false, v, nil
 	}
 	held, err := g.holds(ctx, rel, true)
-	return !held, v, err
+	return !held && !g.listed(rel, true), v, err
 }
 
 // holds reports whether the tree holds rel as a directory (isDir) or

@@ -1,9 +1,12 @@
 package gitindex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"maps"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -16,8 +19,9 @@ const restartEvery = 16
 // lookup binary-searches them and decodes at most restartEvery paths.
 // A Bloom filter, sized by the index's size to at least 2 bytes a
 // path, answers most lookups of paths absent (an ignored file's usual
-// answer) with one memory read. An
-// index out of order (git never writes one) switches to a map.
+// answer) with one memory read. An index out of order (git never
+// writes one) switches to a map for lookups; the list is then built
+// sorted once the index is read, for listings.
 type fileList struct {
 	data     []byte
 	restarts []uint32
@@ -73,8 +77,17 @@ func (l *fileList) add(p []byte) {
 	l.n++
 }
 
-// done drops what only building needs.
+// done drops what only building needs. A list out of order keeps its
+// map for lookups, and gets its paths sorted besides, for listings.
 func (l *fileList) done() {
+	if m := l.unsorted; m != nil {
+		l.unsorted, l.n, l.last = nil, 0, nil
+		l.init(int64(len(m)) * 62)
+		for _, p := range slices.Sorted(maps.Keys(m)) {
+			l.add([]byte(p))
+		}
+		l.unsorted = m
+	}
 	l.last = nil
 	if l.n == 0 {
 		l.data, l.filter = nil, nil
@@ -154,4 +167,56 @@ func (l *fileList) has(rel string) bool {
 		}
 	}
 	return false
+}
+
+// restartBefore returns the offset of the last restart whose path is
+// not after key, 0 if none: decoding from there passes key's place.
+func (l *fileList) restartBefore(key []byte) int {
+	i := sort.Search(len(l.restarts), func(i int) bool {
+		return string(l.whole(int(l.restarts[i]))) > string(key)
+	})
+	if i == 0 {
+		return 0
+	}
+	return int(l.restarts[i-1])
+}
+
+// appendChildren appends to buf each path directly in directory dir
+// ("" the top) by its name and a NUL, and once each subdirectory
+// holding paths by its name and a "/", in path order. A
+// subdirectory's paths are passed by a jump to the restart before the
+// first path after them.
+func (l *fileList) appendChildren(buf []byte, dir string) []byte {
+	if l.n == 0 {
+		return buf
+	}
+	var kb, fb [256]byte
+	key, from := kb[:0], append(fb[:0], dir...)
+	if dir != "" {
+		from = append(from, '/')
+	}
+	plen := len(from)
+	off := l.restartBefore(from)
+	for off < len(l.data) {
+		key, off = l.next(key, off)
+		if string(key) < string(from) {
+			continue
+		}
+		if len(key) < plen || string(key[:plen]) != string(from[:plen]) {
+			break // past dir's paths
+		}
+		rest := key[plen:]
+		i := bytes.IndexByte(rest, '/')
+		if i < 0 {
+			buf = append(append(buf, rest...), 0)
+			continue
+		}
+		buf = append(append(buf, rest[:i]...), '/')
+		// Next: the first path after the subdirectory's ('/' + 1 is '0').
+		from = append(append(from[:0], key[:plen+i]...), '0')
+		if r := l.restartBefore(from); r > off {
+			off, key = r, key[:0]
+		}
+	}
+	return buf
 }

@@ -60,7 +60,49 @@ func TestFileList(t *testing.T) {
 		if l.has("") || l.has("~") {
 			t.Fatalf("round %d: has an absent path", round)
 		}
+		dirs := map[string]bool{"": true, "none": true, "a/none": true}
+		for _, p := range ps {
+			for d := p; strings.Contains(d, "/"); {
+				d = d[:strings.LastIndexByte(d, '/')]
+				dirs[d] = true
+			}
+		}
+		for d := range dirs {
+			if got, want := string(l.appendChildren([]byte("x"), d)), "x"+children(want, d); got != want {
+				t.Fatalf("round %d (sorted %v): children of %q:\n%q\nwant\n%q", round, sorted, d, got, want)
+			}
+		}
 	}
+}
+
+// children is fileList.appendChildren of dir in a list of the paths
+// in set, the slow way.
+func children(set map[string]bool, dir string) string {
+	pre := dir + "/"
+	if dir == "" {
+		pre = ""
+	}
+	var ps []string
+	for p := range set {
+		if strings.HasPrefix(p, pre) {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	var b strings.Builder
+	last := ""
+	for _, p := range ps {
+		rest := p[len(pre):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			if rest[:i] != last {
+				last = rest[:i]
+				b.WriteString(last + "/")
+			}
+			continue
+		}
+		b.WriteString(rest + "\x00")
+	}
+	return b.String()
 }
 
 // TestSetHasFile: the tracked files of a real index, by every version,

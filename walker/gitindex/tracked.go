@@ -43,6 +43,18 @@ func (s *Set) Has(rel string) bool {
 	return ok
 }
 
+// AppendList appends to buf what git tracks directly in directory dir
+// ("" the top): each file or symlink by its name and a NUL, and once
+// each subdirectory holding tracked files by its name and a "/", in
+// the index's order. Submodules and a sparse index's directories hold
+// no files here: they are not listed.
+func (s *Set) AppendList(buf []byte, dir string) []byte {
+	if s == nil || dir != "" && !s.Has(dir) {
+		return buf
+	}
+	return s.files.appendChildren(buf, dir)
+}
+
 // Len is the number of directories in s.
 func (s *Set) Len() int {
 	if s == nil {

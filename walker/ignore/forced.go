@@ -40,3 +40,50 @@ func (m *Matcher) judgeExcluded(rel string, isDir bool) Verdict {
 	}
 	return x
 }
+
+// HasPatterns reports whether a pattern of an ignore file applies to
+// m's entries: without one, nothing tracked is ignored by a pattern.
+func (m *Matcher) HasPatterns() bool {
+	for f := m; f != nil; f = f.parent {
+		if len(f.rules) > 0 || f.excl != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Lister is a Tracked that lists what it tracks in one directory
+// (gitindex.Set): AppendList appends to buf each file directly in dir
+// ("" its top) by its name and a NUL, and once each subdirectory
+// holding tracked files by its name and a "/".
+type Lister interface {
+	AppendList(buf []byte, dir string) []byte
+}
+
+// AppendTracked appends to buf what the nearest tracked set of the
+// entries of directory rel tracks there, as Lister says; nothing if
+// that set is no Lister. A repository's top (Track's base) lists its
+// own set.
+func (m *Matcher) AppendTracked(buf []byte, rel string) []byte {
+	for f := m; f != nil; f = f.parent {
+		if f.tracked == nil {
+			continue
+		}
+		sub := rel
+		if f.tbase != "" {
+			switch {
+			case rel == f.tbase:
+				sub = ""
+			case len(rel) > len(f.tbase) && rel[len(f.tbase)] == '/' && rel[:len(f.tbase)] == f.tbase:
+				sub = rel[len(f.tbase)+1:]
+			default:
+				continue // not in this set's repository
+			}
+		}
+		if l, ok := f.tracked.(Lister); ok {
+			return l.AppendList(buf, sub)
+		}
+		return buf
+	}
+	return buf
+}

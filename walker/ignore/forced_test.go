@@ -79,3 +79,51 @@ func TestJudgeForced(t *testing.T) {
 		t.Error("nil Exclude")
 	}
 }
+
+// listing is a Tracked and Lister that appends its name and the
+// directory asked for.
+type listing struct {
+	trackedFiles
+	name string
+}
+
+func (l listing) AppendList(buf []byte, dir string) []byte {
+	return append(buf, l.name+":"+dir+"\x00"...)
+}
+
+// TestAppendTracked: a directory's tracked entries come from the
+// nearest set that holds the directory, asked relative to its base; a
+// repository's top asks its own set; a set that lists nothing, or none,
+// appends nothing.
+func TestAppendTracked(t *testing.T) {
+	top := New().Track("", listing{name: "top"})
+	nested := top.Push(Parse("", []byte("*.o\n"))).Track("lib/sub", listing{name: "sub"})
+	plain := New().Track("", trackedFiles{})
+	for _, c := range []struct {
+		m        *Matcher
+		rel, out string
+	}{
+		{top, "", "top:"},
+		{top, "build/x", "top:build/x"},
+		{nested, "lib", "top:lib"},
+		{nested, "lib/sub", "sub:"},
+		{nested, "lib/sub/a/b", "sub:a/b"},
+		{nested, "lib/subx", "top:lib/subx"},
+		{nested.Exclude(Verdict{Ignored: true, Source: SourceForced}), "lib/sub/a", "sub:a"},
+		{plain, "a", ""},
+		{New(), "a", ""},
+		{nil, "", ""},
+	} {
+		want := "x"
+		if c.out != "" {
+			want += c.out + "\x00"
+		}
+		if got := string(c.m.AppendTracked([]byte("x"), c.rel)); got != want {
+			t.Errorf("AppendTracked(%q) = %q, want %q", c.rel, got, want)
+		}
+	}
+	if top.HasPatterns() || New().HasPatterns() || !nested.HasPatterns() || !nested.Track("x", nil).HasPatterns() ||
+		!top.Exclude(Verdict{}).HasPatterns() || top.Push(Parse("", []byte("# none\n"))).HasPatterns() {
+		t.Error("HasPatterns")
+	}
+}
