@@ -70,8 +70,8 @@ func union(a, b []string) []string {
 }
 
 // MergeSnapshot is the snapshot record e to write where old is stored
-// (nil: none): e with its skips merged with old's (MergeSkips). The
-// rest is e's. If either side's skips are unknown, or e does not
+// (nil: none): e with its skips merged with old's (MergeSkips), except
+// that a result keeps old's TrackedIgnored. The rest is e's. If either side's skips are unknown, or e does not
 // decode, it is e.
 func MergeSnapshot(old *SnapshotRecord, e cas.Entry) cas.Entry {
 	if old == nil {
@@ -86,6 +86,11 @@ func MergeSnapshot(old *SnapshotRecord, e cas.Entry) cas.Entry {
 		return e
 	}
 	m := MergeSkips(was, now)
+	if rec.Kind == KindResult {
+		// A restore's result was planned, not captured: the list it
+		// carries is its start's. The tree's own capture knows better.
+		m.TrackedIgnored = was.TrackedIgnored
+	}
 	if rec.RuleFiles == nil && reflect.DeepEqual(*m, SkipInfo{Generated: now.Generated, RuleBlobs: now.RuleBlobs, RulesUnknown: now.RulesUnknown, TrackedIgnored: now.TrackedIgnored}) {
 		return e // nothing to add: e as it was encoded
 	}

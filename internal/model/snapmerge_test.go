@@ -97,6 +97,25 @@ func TestMergeSnapshot(t *testing.T) {
 			t.Errorf("%s: MergeSnapshot = %s; want the new record %s", c.name, got.Value, c.e.Value)
 		}
 	}
+	// TrackedIgnored: both must say a path is absent; a result, being
+	// planned, keeps what the tree's capture said.
+	listed := func(l ...string) *SkipInfo { return &SkipInfo{TrackedIgnored: l} }
+	for _, c := range []struct {
+		name     string
+		old, now *SkipInfo
+		kind     string
+		want     []string
+	}{
+		{"snap, both", listed("a.cfg", "b/"), listed("b/", "c"), KindSnap, []string{"b/"}},
+		{"checkpoint, old none", listed(), listed("a.cfg"), KindCheckpoint, nil},
+		{"result, carried none", listed("a.cfg"), listed(), KindResult, []string{"a.cfg"}},
+		{"result, carried other", listed("a.cfg"), listed("x"), KindResult, []string{"a.cfg"}},
+	} {
+		rec := decode(MergeSnapshot(decode(SnapshotEntry(h, KindSnap, 0, 0, c.old)), SnapshotEntry(h, c.kind, 0, 0, c.now)))
+		if !slices.Equal(rec.TrackedIgnored, c.want) {
+			t.Errorf("%s: tracked_ignored %q, want %q", c.name, rec.TrackedIgnored, c.want)
+		}
+	}
 	// A partial record stays partial; a foreign one is the new one's.
 	part := PartialEntry(SnapshotEntry(h, KindCheckpoint, 0, 0, second), []string{"a"})
 	old.Foreign = true
