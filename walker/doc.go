@@ -14,10 +14,10 @@
 //     paths (package gitindex). As in git, it is never skipped, not even
 //     by an ignore file's pattern, nor left uncaptured by the
 //     large-new-directory rule. Below a directory a pattern ignores, only
-//     tracked paths are captured. What git tracks that a pattern ignores
-//     and the tree lacks (deleted, still in the index) is listed in
-//     Result.TrackedIgnored: a stored state cannot tell it from a path
-//     there untracked.
+//     tracked paths are captured. What git tracks that a pattern or a
+//     built-in name ignores and the tree lacks (deleted, still in the
+//     index) is listed in Result.TrackedIgnored: a stored state cannot
+//     tell it from a path there untracked.
 //   - Stat cache: a record per directory with each file's stat data and
 //     content hash. A file with unchanged stat data is not read again.
 //   - Racy window: stat data newer than the capture's start minus 100 ms

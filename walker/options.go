@@ -172,9 +172,10 @@ type Result struct {
 	// Options.Index is set or the capture read everything).
 	Skipped []Ignored
 	// TrackedIgnored: what git's index tracks that a pattern of an
-	// ignore file ignores and the captured tree lacks (a file deleted
-	// but still in the index), as slash paths, sorted: a file by its
-	// path, a directory absent with all it held by its path and a "/".
+	// ignore file or a built-in name ignores and the captured tree
+	// lacks (a file deleted but still in the index), as slash paths,
+	// sorted: a file by its path, a directory absent with all it held
+	// by its path and a "/".
 	// At most MaxTrackedIgnored; for directories an incremental capture
 	// reused, Base's as Options.Index remembers them.
 	TrackedIgnored []string

@@ -29,6 +29,9 @@ type dirScratch struct {
 	path  []byte       // joined's buffer
 	// tracked: what git tracks in the directory (noteTrackedIgnored).
 	tracked []byte
+	// named: the directories there with a built-in name git tracks
+	// paths in (noteTrackedIgnored).
+	named []string
 	// oldRec is the directory's record as the capture found it, newRec
 	// the one it builds (see dir for which arrays they hold).
 	oldRec, newRec dirRecord

@@ -2,8 +2,10 @@ package walker
 
 // What git tracks that an ignore file's pattern ignores and the captured
 // tree lacks (Result.TrackedIgnored): a file deleted from the work tree
-// but still in the index. A stored state cannot tell such a path, absent,
-// from one there but ignored and untracked; its record can.
+// but still in the index. So is a directory of a built-in name
+// (node_modules) holding tracked paths, deleted with them. A stored
+// state cannot tell such a path, absent, from one there but ignored and
+// untracked; its record can.
 
 import (
 	"bytes"
@@ -21,16 +23,18 @@ const MaxTrackedIgnored = 1000
 
 // noteTrackedIgnored notes, for Result.TrackedIgnored, what git tracks
 // in directory rel (its entries judged by m) that tree lacks and a
-// pattern ignores. Only the index is read, into the scratch sc.
+// pattern or a built-in name ignores. Only the index is read, into the
+// scratch sc.
 func (c *capture) noteTrackedIgnored(sc *dirScratch, rel string, m *ignore.Matcher, tree *manifest.Tree) {
-	if !m.HasPatterns() {
-		return
+	var out []string
+	if m.HasPatterns() {
+		sc.tracked = m.AppendTracked(sc.tracked[:0], rel)
+		if len(sc.tracked) > 0 {
+			out = absentTracked(sc.tracked, rel, m, tree, nil)
+		}
 	}
-	sc.tracked = m.AppendTracked(sc.tracked[:0], rel)
-	if len(sc.tracked) == 0 {
-		return
-	}
-	out := absentTracked(sc.tracked, rel, m, tree, nil)
+	sc.named = m.AppendTrackedNamed(sc.named[:0], rel)
+	out = absentNamed(sc.named, rel, tree, out)
 	if len(out) == 0 {
 		return
 	}
@@ -79,6 +83,31 @@ func absentTracked(list []byte, rel string, m *ignore.Matcher, tree *manifest.Tr
 		case isDir && !v.Ignored:
 			out = absentTracked(m.AppendTracked(nil, p), p, m, nil, out)
 		}
+	}
+	return out
+}
+
+// absentNamed appends to out the directories of named (AppendTrackedNamed
+// of directory rel) that tree lacks, each by its path and a "/": git
+// tracks paths in them, so they were absent with all they held. Only
+// the outermost of nested ones is listed. A built-in name ignores such
+// a directory when it is not there, but git never ignores what it
+// tracks. It stops at MaxTrackedIgnored paths.
+func absentNamed(named []string, rel string, tree *manifest.Tree, out []string) []string {
+	last := ""
+	for _, p := range named {
+		if len(out) >= MaxTrackedIgnored {
+			break
+		}
+		if last != "" && strings.HasPrefix(p, last) {
+			continue // below the one listed
+		}
+		first, _, _ := strings.Cut(p, "/")
+		if treeHolds(tree, []byte(first)) {
+			continue
+		}
+		last = p + "/"
+		out = append(out, manifest.JoinPath(rel, p)+"/")
 	}
 	return out
 }

@@ -155,3 +155,52 @@ func TestTrackedIgnoredBounded(t *testing.T) {
 		t.Errorf("TrackedIgnored: %d paths, %q...", len(res.TrackedIgnored), res.TrackedIgnored[:min(3, len(res.TrackedIgnored))])
 	}
 }
+
+// TestTrackedIgnoredNamed: a directory of a built-in name (BuiltinDirs)
+// that git tracks paths in and the tree lacks is listed by its path
+// and a "/": at the top, below a directory deleted (web), inside one
+// there (lib/node_modules/p). One inside a directory listed is not
+// listed again. A tracked file deleted from one there, or one of that
+// name untracked, lists nothing; nor does the tree before the
+// deletions. An incremental capture that reuses a directory keeps
+// Base's list there.
+func TestTrackedIgnoredNamed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	treetest.PutAll(t, dir, map[string]string{
+		"a.c":                                  "a",
+		"node_modules/x.js":                    "x",
+		"node_modules/n/node_modules/y.js":     "y",
+		"keep/node_modules/k.js":               "k",
+		"keep/node_modules/gone.js":            "tracked, deleted",
+		"lib/node_modules/p/i.js":              "i",
+		"lib/node_modules/p/node_modules/z.js": "z",
+		"web/a.js":                             "a",
+		"web/node_modules/w.js":                "w",
+		"src/m.py":                             "m",
+		"src/__pycache__/m.pyc":                "c",
+	})
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", ".")
+	treetest.PutAll(t, dir, map[string]string{"other/node_modules/u.js": "untracked"})
+	s := newStore(t)
+	idx := &GitIndexes{}
+	if res := snap(t, dir, s, Options{Index: idx}); res.TrackedIgnored != nil {
+		t.Errorf("nothing deleted: TrackedIgnored %q", res.TrackedIgnored)
+	}
+	for _, p := range []string{"node_modules", "keep/node_modules/gone.js", "lib/node_modules/p/node_modules", "web", "src/__pycache__"} {
+		if err := os.RemoveAll(abs(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := snap(t, dir, s, Options{Index: idx})
+	want := []string{"lib/node_modules/p/node_modules/", "node_modules/", "src/__pycache__/", "web/node_modules/"}
+	if !slices.Equal(full.TrackedIgnored, want) {
+		t.Fatalf("TrackedIgnored %q, want %q", full.TrackedIgnored, want)
+	}
+	treetest.PutAll(t, dir, map[string]string{"a.c": "a, edited"})
+	inc := snap(t, dir, s, Options{Index: idx, Base: full.Root, Dirty: dirtyOf("")})
+	if inc.Stats.DirsReused == 0 || !slices.Equal(inc.TrackedIgnored, want) {
+		t.Errorf("incremental: TrackedIgnored %q, want %q (reused %d)", inc.TrackedIgnored, want, inc.Stats.DirsReused)
+	}
+}

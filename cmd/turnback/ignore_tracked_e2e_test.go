@@ -96,6 +96,56 @@ func TestRedoDeletesForceAdded(t *testing.T) {
 	g.wait()
 }
 
+// TestRedoDeletesTrackedNodeModules: the built binary, without and
+// with a watch daemon. git tracks node_modules/x.js, so node_modules
+// is captured though its name alone would skip it. A turn deletes
+// node_modules; the undo brings x.js back byte for byte, the redo
+// deletes it again and says so, exit 0. lib/node_modules, untracked,
+// stays skipped and as it is throughout.
+func TestRedoDeletesTrackedNodeModules(t *testing.T) {
+	t.Parallel()
+	needTools(t, "git")
+	g := newSubtestGroup(t)
+	for _, env := range []string{"store", "watch"} {
+		g.run(env, func(t *testing.T) {
+			e := newStoreEnv(t)
+			e.write("top.c", "top\n")
+			e.write("node_modules/x.js", "committed\x00 js\n")
+			e.write("lib/node_modules/u.js", "the user's\n")
+			gitIn(t, e.dir, "init", "-q")
+			gitIn(t, e.dir, "add", "top.c", "node_modules")
+			if env == "watch" {
+				t.Cleanup(func() { e.run("watch", "--stop") })
+				e.ok("watch", "--detach")
+			}
+			e.ok("snap", "-m", "reinstall")
+			e.rm("node_modules")
+			e.ok("end")
+			if r := e.ok("undo"); !strings.HasPrefix(r.stdout, "undid 1 turn: 0 restored, 0 deleted, 2 brought back\n  A node_modules\n  A node_modules/x.js\n") {
+				t.Fatalf("undo printed:\n%s", r.stdout)
+			}
+			if got := string(e.read("node_modules/x.js")); got != "committed\x00 js\n" {
+				t.Fatalf("after undo node_modules/x.js holds %q", got)
+			}
+			r := e.ok("redo")
+			if !strings.HasPrefix(r.stdout, "redid 1 turn: 0 restored, 2 deleted, 0 brought back\n  D node_modules\n  D node_modules/x.js\n") ||
+				strings.Contains(r.stdout, "not restored") || strings.Contains(r.stdout, "left as is") {
+				t.Errorf("redo printed:\n%s", r.stdout)
+			}
+			if _, err := os.Lstat(e.path("node_modules")); !os.IsNotExist(err) {
+				t.Errorf("after redo node_modules is there (%v)", err)
+			}
+			if got := string(e.read("lib/node_modules/u.js")); got != "the user's\n" {
+				t.Errorf("lib/node_modules/u.js holds %q", got)
+			}
+			if r := e.ok("status", "--ignored"); !strings.HasSuffix(r.stdout, "\nI lib/node_modules/  built-in name (dependencies or a cache)\n") {
+				t.Errorf("status --ignored:\n%s", r.stdout)
+			}
+		})
+	}
+	g.wait()
+}
+
 // gone checks that a.cfg and build/keep.txt are gone and build/other.o
 // is as it was.
 func (e *cliEnv) gone(t *testing.T, what string) {

@@ -185,7 +185,8 @@ type SnapshotRecord struct {
 	Partial bool     `json:"partial,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
 	// TrackedIgnored: what git tracked that an ignore file's pattern
-	// ignores and the state lacks (SkipInfo.TrackedIgnored).
+	// or a built-in name ignores and the state lacks
+	// (SkipInfo.TrackedIgnored).
 	TrackedIgnored []string `json:"tracked_ignored,omitempty"`
 }
 
@@ -216,8 +217,9 @@ type SkipInfo struct {
 	// RuleFiles: a record written before RuleBlobs: the content inline.
 	RuleFiles map[string][]byte
 	// TrackedIgnored: what the capture found git tracking that a
-	// pattern ignores and its tree lacks (walker.Result.TrackedIgnored):
-	// absent, not ignored. A directory ends in "/": all below was absent.
+	// pattern or a built-in name ignores and its tree lacks
+	// (walker.Result.TrackedIgnored): absent, not ignored. A directory
+	// ends in "/": all below was absent.
 	TrackedIgnored []string
 }
 

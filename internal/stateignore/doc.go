@@ -19,8 +19,8 @@
 // was tracked, or there untracked. But the record lists what git
 // tracked then that the tree lacks (SkipInfo.TrackedIgnored: a file
 // deleted but still in git's index, or a directory deleted with all
-// it held). Such a path was absent, not ignored: a restore to the
-// state deletes it. One the list left out counts as ignored, the safe
+// it held, node_modules too). Such a path was absent, not ignored: a
+// restore to the state deletes it. One the list left out counts as ignored, the safe
 // side. An ignore file that is itself ignored is
 // in no tree, but its capture applied it: the record names a blob of
 // what the capture read of it (SkipInfo.RuleBlobs), applied like the

@@ -123,7 +123,7 @@ func (g *Tree) Ignored(ctx context.Context, rel string, isDir bool) (bool, error
 // judge applies m to rel as capture did in this state, with v its
 // verdict. A directory skipped by its name alone (node_modules) that
 // the tree holds was captured (git tracked paths in it), so it was not
-// ignored then. So was a path an ignore file's pattern ignores that the
+// ignored then; nor was one the record lists (listed). So was a path an ignore file's pattern ignores that the
 // tree holds (git tracked it: a file added with "git add -f", or a
 // directory holding such paths), or that the record lists (listed). One
 // the tree lacks is ignored: it may have existed, untracked. A

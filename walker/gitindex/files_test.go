@@ -169,3 +169,44 @@ func BenchmarkHasFile(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(l.data)+4*len(l.restarts)+8*len(l.filter))/float64(len(ps)), "bytes/path")
 }
+
+// TestSetAppendNamed: the directories holding tracked paths that have
+// a built-in name, below a directory, relative to it, sorted; relative
+// to a prefix too. A file of such a name, or a name that only starts
+// like one, is none.
+func TestSetAppendNamed(t *testing.T) {
+	dir := gitRepo(t, []string{
+		"a.c", "node_modules.js", "node_modules/x.js", "node_modules/p/node_modules/y.js",
+		"web/node_modules/z.js", "web/node_modulesx/w", "src/__pycache__/m.pyc",
+	}, "2")
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Build(bytes.NewReader(data), int64(len(data)), false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, err := Build(bytes.NewReader(data), int64(len(data)), false, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var none *Set
+	for _, c := range []struct {
+		s    *Set
+		dir  string
+		want []string
+	}{
+		{s, "", []string{"node_modules", "node_modules/p/node_modules", "src/__pycache__", "web/node_modules"}},
+		{s, "node_modules", []string{"p/node_modules"}},
+		{s, "web", []string{"node_modules"}},
+		{s, "we", nil},
+		{s, "web/node_modules", nil},
+		{web, "", []string{"node_modules"}},
+		{none, "", nil},
+	} {
+		if got := c.s.AppendNamed(nil, c.dir); !slices.Equal(got, c.want) {
+			t.Errorf("AppendNamed(%q) = %q, want %q", c.dir, got, c.want)
+		}
+	}
+}

@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/turnback/turnback/walker/ignore"
 )
 
 // maxIndex bounds the index files read: 1 GiB, ten times a 1M-file
@@ -24,6 +27,9 @@ const maxIndex = 1 << 30
 type Set struct {
 	dirs  map[string]struct{}
 	files fileList
+	// named: the directories of dirs with a built-in name
+	// (ignore.IsBuiltin), sorted.
+	named []string
 }
 
 // HasFile reports whether git tracks rel as a file or symlink. A nil
@@ -53,6 +59,25 @@ func (s *Set) AppendList(buf []byte, dir string) []byte {
 		return buf
 	}
 	return s.files.appendChildren(buf, dir)
+}
+
+// AppendNamed appends to buf the directories below dir ("" the top)
+// that hold tracked paths and have a name a walker skips by name
+// alone (ignore.BuiltinDirs), by their paths relative to dir, sorted.
+// Few repositories track any: then it appends nothing, at once.
+func (s *Set) AppendNamed(buf []string, dir string) []string {
+	if s == nil || len(s.named) == 0 {
+		return buf
+	}
+	if dir == "" {
+		return append(buf, s.named...)
+	}
+	pre := dir + "/"
+	i, _ := slices.BinarySearch(s.named, pre)
+	for ; i < len(s.named) && strings.HasPrefix(s.named[i], pre); i++ {
+		buf = append(buf, s.named[i][len(pre):])
+	}
+	return buf
 }
 
 // Len is the number of directories in s.
@@ -98,6 +123,9 @@ func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 			}
 			s.dirs[string(d)] = struct{}{}
 			i := bytes.LastIndexByte(d, '/')
+			if ignore.IsBuiltin(string(d[i+1:]), true) {
+				s.named = append(s.named, string(d))
+			}
 			if i < 0 {
 				break
 			}
@@ -110,6 +138,7 @@ func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 		return nil, err
 	}
 	s.files.done()
+	slices.Sort(s.named)
 	return s, nil
 }
 

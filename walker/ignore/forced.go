@@ -60,11 +60,43 @@ type Lister interface {
 	AppendList(buf []byte, dir string) []byte
 }
 
+// NamedLister is a Tracked that lists the directories holding tracked
+// paths that have a name of BuiltinDirs (gitindex.Set): AppendNamed
+// appends to buf those below dir ("" its top), by their paths relative
+// to dir, sorted.
+type NamedLister interface {
+	AppendNamed(buf []string, dir string) []string
+}
+
 // AppendTracked appends to buf what the nearest tracked set of the
 // entries of directory rel tracks there, as Lister says; nothing if
 // that set is no Lister. A repository's top (Track's base) lists its
 // own set.
 func (m *Matcher) AppendTracked(buf []byte, rel string) []byte {
+	if t, sub := m.listerOf(rel); t != nil {
+		if l, ok := t.(Lister); ok {
+			return l.AppendList(buf, sub)
+		}
+	}
+	return buf
+}
+
+// AppendTrackedNamed appends to buf the directories below directory
+// rel that its nearest tracked set holds and that have a name of
+// BuiltinDirs, as NamedLister says, by their paths relative to rel;
+// nothing if that set is no NamedLister.
+func (m *Matcher) AppendTrackedNamed(buf []string, rel string) []string {
+	if t, sub := m.listerOf(rel); t != nil {
+		if l, ok := t.(NamedLister); ok {
+			return l.AppendNamed(buf, sub)
+		}
+	}
+	return buf
+}
+
+// listerOf returns the nearest tracked set of the entries of directory
+// rel, and rel relative to it: "" at a repository's top (Track's base).
+func (m *Matcher) listerOf(rel string) (Tracked, string) {
 	for f := m; f != nil; f = f.parent {
 		if f.tracked == nil {
 			continue
@@ -80,10 +112,7 @@ func (m *Matcher) AppendTracked(buf []byte, rel string) []byte {
 				continue // not in this set's repository
 			}
 		}
-		if l, ok := f.tracked.(Lister); ok {
-			return l.AppendList(buf, sub)
-		}
-		return buf
+		return f.tracked, sub
 	}
-	return buf
+	return nil, ""
 }

@@ -1,6 +1,9 @@
 package ignore
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // trackedFiles is a Tracked of directories and files.
 type trackedFiles struct{ dirs, files map[string]bool }
@@ -91,7 +94,12 @@ func (l listing) AppendList(buf []byte, dir string) []byte {
 	return append(buf, l.name+":"+dir+"\x00"...)
 }
 
-// TestAppendTracked: a directory's tracked entries come from the
+func (l listing) AppendNamed(buf []string, dir string) []string {
+	return append(buf, l.name+":"+dir)
+}
+
+// TestAppendTracked: a directory's tracked entries, and its tracked
+// directories of a built-in name (AppendTrackedNamed), come from the
 // nearest set that holds the directory, asked relative to its base; a
 // repository's top asks its own set; a set that lists nothing, or none,
 // appends nothing.
@@ -120,6 +128,13 @@ func TestAppendTracked(t *testing.T) {
 		}
 		if got := string(c.m.AppendTracked([]byte("x"), c.rel)); got != want {
 			t.Errorf("AppendTracked(%q) = %q, want %q", c.rel, got, want)
+		}
+		wantNamed := []string{"x"}
+		if c.out != "" {
+			wantNamed = append(wantNamed, c.out)
+		}
+		if got := c.m.AppendTrackedNamed([]string{"x"}, c.rel); !slices.Equal(got, wantNamed) {
+			t.Errorf("AppendTrackedNamed(%q) = %q, want %q", c.rel, got, wantNamed)
 		}
 	}
 	if top.HasPatterns() || New().HasPatterns() || !nested.HasPatterns() || !nested.Track("x", nil).HasPatterns() ||
