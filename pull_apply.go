@@ -264,7 +264,7 @@ func (r *Repo) applyPulled(ctx context.Context, session string, force bool) (*Re
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.execute(ctx, "pull --apply", now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, "pull --apply", now, last, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		return []cas.Entry{foreign, model.LocalizeEntry(sess.Name, last)}, [][]byte{[]byte(model.PrefixPulled + sess.Name)}, nil
 	})
 	if err != nil {

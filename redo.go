@@ -148,6 +148,7 @@ type redoStep struct {
 	actions []restore.Action
 	ignored []PathNote
 	res     *RestoreResult // conflicts and parent directories
+	goal    cas.Hash       // the state its paths go to
 }
 
 // planRedo plans the redo of the top of sess's redo stack from the state
@@ -240,6 +241,7 @@ func (r *Repo) planRedo(ctx context.Context, sess *model.SessionRecord, now cas.
 	if err != nil {
 		return nil, err
 	}
+	st.goal = goal
 	st.actions, st.ignored, err = r.dropIgnored(ctx, loader, st.actions, now, goal, st.res)
 	return st, err
 }
@@ -351,7 +353,7 @@ func (r *Repo) redoOne(ctx context.Context, force bool, steps int) (*RestoreResu
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.executeIn(ctx, model.OpName("redo", st.turns), newVouch(append(scope, st.scope...)), snap.Root, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.executeIn(ctx, model.OpName("redo", st.turns), newVouch(append(scope, st.scope...)), snap.Root, st.goal, st.actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		if err := r.redone(ctx, sess, st, result); err != nil {
 			return nil, nil, err
 		}

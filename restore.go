@@ -114,14 +114,14 @@ func init() {
 // Blocked actions are reported as not restorable, except the parent
 // directories that actionsFor added (in res.parents): the path they were
 // added for says why it cannot be restored.
-func (r *Repo) execute(ctx context.Context, op string, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
-	return r.executeIn(ctx, op, nil, current, actions, parents, force, meta)
+func (r *Repo) execute(ctx context.Context, op string, current, goal cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
+	return r.executeIn(ctx, op, nil, current, goal, actions, parents, force, meta)
 }
 
 // executeIn is execute; a scope (an undo's or redo's: the paths it may
 // write) is recorded with the checkpoint and the result as the paths
 // they vouch for (partial.go), nil for a state vouched for whole.
-func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
+func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current, goal cas.Hash, actions []restore.Action, parents map[string]bool, force bool, meta func(cp, res cas.Hash) ([]cas.Entry, [][]byte, error)) (*RestoreResult, error) {
 	out := &RestoreResult{}
 	if err := r.noteUmask(ctx); err != nil {
 		return nil, err
@@ -219,12 +219,16 @@ func (r *Repo) executeIn(ctx context.Context, op string, scope *vouch, current c
 	if err != nil {
 		return nil, err
 	}
-	resSnap, err := r.stateEntry(ctx, result, model.KindResult, skip, scope)
+	resSkip, resTracked, err := r.resultSkips(ctx, loader, result, goal, skip)
+	if err != nil {
+		return nil, err
+	}
+	resSnap, err := r.stateEntry(ctx, result, model.KindResult, resSkip, scope)
 	if err != nil {
 		return nil, err
 	}
 	writes = append(writes, cpRec, cpSnap, resSnap)
-	latest, unmemo := r.latestAfterRestore(result, current, plan.Actions)
+	latest, unmemo := r.latestAfterRestore(result, current, resTracked, plan.Actions)
 	writes, deletes = append(writes, latest...), append(deletes, unmemo...)
 	data, err := json.Marshal(model.MetaBatch{Writes: writes, Deletes: deletes, Checkpoint: cp.String(), Result: result.String(), Scope: scope.list(),
 		Recapture: recapture})
@@ -380,7 +384,7 @@ func (r *Repo) restore(ctx context.Context, id string, o RestoreOptions) (*Resto
 		}
 		return res, err
 	}
-	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.execute(ctx, "restore "+h.Short(), snap.Root, h, actions, nil, true, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		del, err := r.pulledDeletes(ctx) // the folder is no longer where a pull left it
 		if foreign {
 			return []cas.Entry{model.LocalizeEntry(r.session, h)}, del, err

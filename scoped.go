@@ -26,10 +26,18 @@ import (
 // the root this process captured; root itself, or the checkpoint a
 // restore's result was made from, which skips what the result skips).
 func (r *Repo) latestEntries(root, captured cas.Hash) []cas.Entry {
+	tracked, _ := r.gitIdx.TrackedIgnored(captured)
+	return r.latestEntriesTracked(root, captured, tracked)
+}
+
+// latestEntriesTracked is latestEntries with the memo's TrackedIgnored
+// given: a restore's result lacks what its start lacked, and what it
+// deleted (resultSkips).
+func (r *Repo) latestEntriesTracked(root, captured cas.Hash, tracked []string) []cas.Entry {
 	m := model.CaptureMemo{Root: root.String(), WorkTree: r.workTree, SizeLimit: r.opts.SizeLimit, LargeDirFiles: r.opts.LargeDirFiles,
 		Index: r.gitIdx.Stamps(captured)}
 	m.Skipped, _ = r.gitIdx.Skipped(captured)
-	m.TrackedIgnored, _ = r.gitIdx.TrackedIgnored(captured)
+	m.TrackedIgnored = tracked
 	if r.last.root == captured {
 		m.Files = r.last.files
 	}

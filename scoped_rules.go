@@ -26,8 +26,8 @@ func rewritesRules(actions []restore.Action) bool {
 // unless the restore rewrote ignore rules: then no memo fits the
 // result: the memo is deleted, and the next scoped capture reads
 // everything (scopeBase).
-func (r *Repo) latestAfterRestore(result, current cas.Hash, actions []restore.Action) ([]cas.Entry, [][]byte) {
-	writes := r.latestEntries(result, current)
+func (r *Repo) latestAfterRestore(result, current cas.Hash, tracked []string, actions []restore.Action) ([]cas.Entry, [][]byte) {
+	writes := r.latestEntriesTracked(result, current, tracked)
 	if rewritesRules(actions) {
 		return writes[:1], [][]byte{[]byte(model.KeyCaptureMemo)} // m/latest comes first
 	}

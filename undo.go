@@ -196,7 +196,7 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if closed != nil {
 		scope = nil
 	}
-	out, err := r.executeIn(ctx, model.OpName(verb, nums), scope, now, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
+	out, err := r.executeIn(ctx, model.OpName(verb, nums), scope, now, base, actions, model.Parents(res), force, func(cp, result cas.Hash) ([]cas.Entry, [][]byte, error) {
 		group.Checkpoint, group.Expected = cp.String(), result.String()
 		sess.Redo = append(sess.Redo, group)
 		sess.Last = result.String()
