@@ -117,3 +117,72 @@ func TestReview44UndoDiskFillsWriteModeCommit(t *testing.T) {
 		})
 	}
 }
+
+// r44Frames counts the frames of the store's write log (docs/design.md,
+// "The overlay log": a 24-byte header, then frames whose first four
+// bytes are the body's length, after a 12-byte frame header).
+func r44Frames(t *testing.T, store string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(store, "db", "turnback-overlay.log"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for off := 24; off+12 <= len(b); n++ {
+		off += 12 + int(binary.LittleEndian.Uint32(b[off:]))
+	}
+	return n
+}
+
+// TestReview44UndoDiskFillsAfterCommitCrashesAtClose: after about 30
+// commands the write log is due for a fold (32 frames), so an undo
+// opens the database for writing and folds the log into it. The undo
+// commits and prints that it undid the turn and its checkpoint; then
+// another process fills the disk (at the undo's last step, "clear
+// journal"). The command must still exit 0: the undo is done and
+// recorded. It exits 2 with "fatal error: fault": closing the store,
+// Badger writes its memtable out into a level-0 table (cas/badger.go
+// Close), on a disk whose reserve another process took, and the
+// mmapped write is a SIGBUS. An agent reading the exit code takes a
+// done undo for a usage error.
+func TestReview44UndoDiskFillsAfterCommitCrashesAtClose(t *testing.T) {
+	t.Parallel()
+	mnt := mountTmpfs(t, 100)
+	e := newStoreEnv(t)
+	e.store = filepath.Join(mnt, "store")
+	e.write("a.txt", "a\n")
+	e.ok("snap")
+	for i := 0; r44Frames(t, e.store) < 30; i++ {
+		if i > 100 {
+			t.Fatalf("the write log does not grow: %d frames", r44Frames(t, e.store))
+		}
+		e.write(fmt.Sprintf("x%d.txt", i), "x\n")
+		e.ok("snap")
+	}
+	for i := range 50 {
+		e.write(fmt.Sprintf("d/f%02d.txt", i), "by the agent\n")
+	}
+	e.ok("end")
+	if n := r44Frames(t, e.store); n < 31 {
+		t.Fatalf("%d frames in the write log before the undo, want 31 or more", n)
+	}
+	filler := filepath.Join(mnt, "filler")
+	r := e.with("TURNBACK_TEST_FILL_AT=clear journal=" + filler).run("undo")
+	if !strings.Contains(r.stdout, "undid 1 turn") {
+		t.Fatalf("the undo did not report its work: %v", r44Short(r))
+	}
+	if r.code != 0 || r44Crashed(r) {
+		t.Errorf("an undo done and recorded, the disk filled after its commit: %v", r44Short(r))
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("status")
+	if _, err := os.Stat(e.path("d")); !os.IsNotExist(err) {
+		t.Errorf("after the undo d/ is there: %v", err)
+	}
+	raVerify(t, e, "after the undo")
+	if out := e.ok("log").stdout; !strings.Contains(out, "undone") {
+		t.Errorf("log does not show the undo:\n%s", out)
+	}
+}
