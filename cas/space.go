@@ -115,6 +115,19 @@ func (g *spaceGuard) check(n int64) error {
 	return nil
 }
 
+// fresh is check with the free space measured now: for a commit into
+// Badger, which another process filling the disk since the last
+// measure must not surprise (a write into its memtable map is a SIGBUS).
+func (g *spaceGuard) fresh(n int64) error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	g.known = false
+	g.mu.Unlock()
+	return g.check(n)
+}
+
 func (g *spaceGuard) errorFor(need int64, err error) *NoSpaceError {
 	return &NoSpaceError{Device: deviceOf(g.dir), Store: g.name, Need: need, Err: err}
 }
