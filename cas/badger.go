@@ -183,6 +183,10 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 			o2 := o
 			o2.ReadOnly = false
 			w, werr := openBadger(ctx, dir, o2)
+			var ns *NoSpaceError
+			if errors.As(werr, &ns) {
+				return nil, werr // the repair needs space: say how much
+			}
 			if werr != nil {
 				return nil, err
 			}
@@ -315,7 +319,7 @@ func (b *Badger) Set(ctx context.Context, entries ...Entry) error {
 	if ok, err := b.deferWrite(entries, nil, false); ok {
 		return err
 	}
-	if err := b.space.check(entriesSize(entries, nil)); err != nil {
+	if err := b.space.fresh(entriesSize(entries, nil)); err != nil {
 		return err
 	}
 	set, err := b.setEntries(entries)
@@ -350,6 +354,9 @@ func (b *Badger) Delete(ctx context.Context, keys ...[]byte) error {
 	if ok, err := b.deferWrite(nil, keys, false); ok {
 		return err
 	}
+	if err := b.space.fresh(entriesSize(nil, keys)); err != nil {
+		return err
+	}
 	err := b.db.Update(func(txn *badger.Txn) error {
 		for _, k := range keys {
 			if err := txn.Delete(k); err != nil {
@@ -378,7 +385,7 @@ func (b *Badger) Update(ctx context.Context, entries []Entry, deletes [][]byte) 
 	if ok, err := b.deferWrite(entries, deletes, false); ok {
 		return err
 	}
-	if err := b.space.check(entriesSize(entries, deletes)); err != nil {
+	if err := b.space.fresh(entriesSize(entries, deletes)); err != nil {
 		return err
 	}
 	set, err := b.setEntries(entries)
@@ -523,6 +530,7 @@ func (b *Badger) Close() error {
 	}
 	if !b.readOnly && b.def == nil {
 		lastRead(b.db)
+		b.guardClose() // the flush at Close must not find the disk full
 	}
 	err := b.db.Close()
 	b.releaseLock()

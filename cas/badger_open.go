@@ -143,6 +143,12 @@ func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Ba
 		}
 		return nil, fmt.Errorf("cas: open store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 	}
+	if !o.ReadOnly {
+		if err := prepareMemtables(dir, o.Name); err != nil {
+			db.Close() // nothing written: its memtable is empty
+			return nil, err
+		}
+	}
 	b := &Badger{db: db, dir: dir, packs: newPacks(dir), space: guard, lock: lock}
 	if o.ReadOnly {
 		b.readOnly = true

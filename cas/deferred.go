@@ -35,6 +35,12 @@ type deferred struct {
 // overlay log read in. ok is false when the read-only open failed in a
 // way a write-mode open repairs (the caller then opens for writing).
 func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string, salvage bool) (*Badger, bool, error) {
+	if hasMemtables(dir) {
+		// Left by a crash, or by a Close on a full disk (guardClose):
+		// only a write-mode open replays it, and Badger's failed
+		// read-only open would leave it mapped.
+		return nil, false, nil
+	}
 	opts := badgerOptions(dir)
 	opts.ReadOnly, opts.BypassLockGuard = true, true
 	db, err := badger.Open(opts)
@@ -246,6 +252,14 @@ func (b *Badger) upgradeLocked() error {
 		d.mu.Unlock()
 		return err
 	}
+	// Measured now: the fold writes the log's records into Badger's
+	// memtable map, and the disk may have filled since the last measure.
+	d.mu.Lock()
+	dirty := d.dirtyBytes
+	d.mu.Unlock()
+	if err := b.space.fresh(d.log.size + 2*dirty); err != nil {
+		return drop(err)
+	}
 	if ops := b.scratch.ops(); len(ops) > 0 {
 		sort.Slice(ops, func(i, j int) bool { return string(ops[i].key) < string(ops[j].key) })
 		frame := encodeFrame(ops)
@@ -276,6 +290,10 @@ func (b *Badger) upgradeLocked() error {
 	}
 	if err != nil {
 		return fmt.Errorf("cas: open store %s for writing: %w", b.dir, wrapNoSpaceNamed(b.dir, "", err))
+	}
+	if err := prepareMemtables(b.dir, ""); err != nil {
+		db.Close() // nothing written: its memtable is empty
+		return err
 	}
 	if d.log.id != nil {
 		if err := foldLog(db, d.log.id, b.packs, b.space, d.committed); err != nil {

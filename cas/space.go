@@ -24,6 +24,13 @@ import (
 // *NoSpaceError otherwise. Badger's own writes (memtable files of
 // 2 x 8 MiB, the level-0 table a memtable is flushed to, compactions)
 // come out of the reserve.
+//
+// Another process may take the reserve while the store is open. So a
+// commit into Badger (Set, Update, Delete, the fold of the overlay
+// log) measures the free space anew (fresh), a write-mode open
+// allocates its memtable files' blocks where it can (prepareMemtables),
+// and Close skips the memtable's flush when it cannot fit: the log,
+// synced, is replayed at the next write-mode open (fullclose.go).
 
 // ErrNoSpace: the store's disk has too little free space. Errors wrapping
 // it are *NoSpaceError values; errors.Is(err, syscall.ENOSPC) also holds.
@@ -113,6 +120,19 @@ func (g *spaceGuard) check(n int64) error {
 	}
 	g.written += n
 	return nil
+}
+
+// fresh is check with the free space measured now: for a commit into
+// Badger, which another process filling the disk since the last
+// measure must not surprise (a write into its memtable map is a SIGBUS).
+func (g *spaceGuard) fresh(n int64) error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	g.known = false
+	g.mu.Unlock()
+	return g.check(n)
 }
 
 func (g *spaceGuard) errorFor(need int64, err error) *NoSpaceError {
