@@ -24,7 +24,7 @@ func r44Name(i int) string { return fmt.Sprintf("d/f%04d.txt", i) }
 // r44UserEdit is what the user writes to file i while the undo runs.
 func r44UserEdit(i int) string { return fmt.Sprintf("the user's edit %d\n", i) }
 
-// TestReview44RecoverOnFullDisk: a program holds a Repo (the Go API)
+// TestRecoverOnFullDisk: a program holds a Repo (the Go API)
 // on a store on a small tmpfs. It undoes a turn of 300 files; while
 // the undo runs, past its last check, the user saves every one of them
 // again (each is displaced: saved into the checkpoint), and at the
@@ -39,7 +39,7 @@ func r44UserEdit(i int) string { return fmt.Sprintf("the user's edit %d\n", i) }
 // SIGBUS. Once space is freed, a new open must finish the undo with
 // the user's edits in its checkpoint.
 // The undo runs in a child process: this test binary run again.
-func TestReview44RecoverOnFullDisk(t *testing.T) {
+func TestRecoverOnFullDisk(t *testing.T) {
 	if fsDir := os.Getenv("R44_CHILD_FS"); fsDir != "" {
 		r44Child(t, fsDir, os.Getenv("R44_CHILD_WORK"))
 		return
@@ -70,7 +70,7 @@ func TestReview44RecoverOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReview44RecoverOnFullDisk$", "-test.count=1", "-test.v")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRecoverOnFullDisk$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "R44_CHILD_FS="+fsDir, "R44_CHILD_WORK="+work)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
@@ -122,7 +122,7 @@ func TestReview44RecoverOnFullDisk(t *testing.T) {
 	}
 }
 
-// r44Child runs the undo of TestReview44RecoverOnFullDisk, then
+// r44Child runs the undo of TestRecoverOnFullDisk, then
 // the program's next call, on the full disk.
 func r44Child(t *testing.T, fsDir, work string) {
 	ctx := t.Context()

@@ -59,7 +59,7 @@ func r44AgeLog(t *testing.T, store string) {
 	}
 }
 
-// TestReview44UndoDiskFillsWriteModeCommit: an undo commits its records
+// TestUndoDiskFillsWriteModeCommit: an undo commits its records
 // to Badger when Reserve opened the database for writing: on a
 // filesystem without fallocate (ext2 here; btrfs and zfs alike), or on
 // tmpfs, ext4 and xfs once the write log is 10 minutes old. Another
@@ -74,7 +74,7 @@ func r44AgeLog(t *testing.T, store string) {
 // mmapped memtable, whose next page the full disk could not back:
 // SIGBUS, exit 2, and the reading commands crashed too (tmpfs) or
 // failed with Badger's "Log truncate required ... data loss" (ext2).
-func TestReview44UndoDiskFillsWriteModeCommit(t *testing.T) {
+func TestUndoDiskFillsWriteModeCommit(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name  string
@@ -142,7 +142,7 @@ func r44Frames(t *testing.T, store string) int {
 	return n
 }
 
-// TestReview44UndoDiskFillsAfterCommitAtClose: after about 30
+// TestUndoDiskFillsAfterCommitAtClose: after about 30
 // commands the write log is due for a fold (32 frames), so an undo
 // opens the database for writing and folds the log into it. The undo
 // commits and prints that it undid the turn and its checkpoint; then
@@ -156,7 +156,7 @@ func r44Frames(t *testing.T, store string) int {
 // map of a sparse file, on a disk whose reserve another process took.
 // Close now leaves the memtable in its synced log when the flush
 // cannot fit (cas guardClose); the next write-mode open replays it.
-func TestReview44UndoDiskFillsAfterCommitAtClose(t *testing.T) {
+func TestUndoDiskFillsAfterCommitAtClose(t *testing.T) {
 	t.Parallel()
 	mnt := mountTmpfs(t, 100)
 	e := newStoreEnv(t)

@@ -11,7 +11,7 @@ import (
 	"github.com/turnback/turnback"
 )
 
-// TestReview44OpenAfterKillUnmapsMemtable: a process that had the
+// TestOpenAfterKillUnmapsMemtable: a process that had the
 // database open for writing (a daemon, gc, an undo that opened it) is
 // killed; its memtable file (16 MiB) stays. A program using the Go API
 // then opens the store, as every command does: the store is opened for
@@ -21,7 +21,7 @@ import (
 // ("Log truncate required") left the memtable mapped: 16 MiB of a
 // deleted file whose blocks the disk got back only when the program
 // exited, and a filesystem holding the store could not be unmounted.
-func TestReview44OpenAfterKillUnmapsMemtable(t *testing.T) {
+func TestOpenAfterKillUnmapsMemtable(t *testing.T) {
 	if work := os.Getenv("R44_LEAK_WORK"); work != "" {
 		r, err := turnback.Open(t.Context(), work, turnback.Options{Store: os.Getenv("R44_LEAK_STORE"), WriteNow: true})
 		if err != nil {
@@ -37,7 +37,7 @@ func TestReview44OpenAfterKillUnmapsMemtable(t *testing.T) {
 	ctx := t.Context()
 	work, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
 	raFiles(t, work, "a.txt", "a\n")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReview44OpenAfterKillUnmapsMemtable$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenAfterKillUnmapsMemtable$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "R44_LEAK_WORK="+work, "R44_LEAK_STORE="+store)
 	if err := cmd.Run(); err == nil || cmd.ProcessState.Exited() {
 		t.Fatalf("the writer was not killed: %v", err)
