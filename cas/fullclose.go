@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/dgraph-io/badger/v4"
@@ -144,14 +145,18 @@ func prepareMemtables(dir, name string) error {
 			return fmt.Errorf("cas: allocate %s: %w", p, err)
 		}
 		fi, err := f.Stat()
-		if err == nil {
+		if err == nil && fi.Size() > 0 {
+			// An empty log (a writer killed as it made it) has no
+			// blocks to allocate: fallocate refuses a length of 0.
 			err = preallocate(f, 0, fi.Size())
 		}
 		f.Close()
 		if errors.Is(err, errNoPrealloc) {
 			return nil
 		}
-		if err != nil {
+		// Only a full disk stops the command: allocating ahead is a
+		// guard, and any other refusal leaves Badger as it was.
+		if errors.Is(err, syscall.ENOSPC) {
 			return fmt.Errorf("cas: allocate %s: %w", p, wrapNoSpaceNamed(dir, name, err))
 		}
 	}
