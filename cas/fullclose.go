@@ -142,7 +142,7 @@ func prepareMemtables(dir, name string) error {
 	for _, p := range mems {
 		f, err := os.OpenFile(p, os.O_RDWR, 0)
 		if err != nil {
-			return fmt.Errorf("cas: allocate %s: %w", p, err)
+			continue // gone since the listing: Badger flushed it
 		}
 		fi, err := f.Stat()
 		if err == nil && fi.Size() > 0 {
