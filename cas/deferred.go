@@ -35,12 +35,6 @@ type deferred struct {
 // overlay log read in. ok is false when the read-only open failed in a
 // way a write-mode open repairs (the caller then opens for writing).
 func openDeferred(dir string, lock *os.File, guard *spaceGuard, holder string, salvage bool) (*Badger, bool, error) {
-	if hasMemtables(dir) {
-		// Left by a crash, or by a Close on a full disk (guardClose):
-		// only a write-mode open replays it, and Badger's failed
-		// read-only open would leave it mapped.
-		return nil, false, nil
-	}
 	opts := badgerOptions(dir)
 	opts.ReadOnly, opts.BypassLockGuard = true, true
 	db, err := badger.Open(opts)
