@@ -64,6 +64,9 @@ func TestHelperOverlayBigKill(t *testing.T) {
 			if err := b.Close(); err != nil {
 				helperFail(err)
 			}
+			// A pause, as between two commands: a waiting reader
+			// gets its turn (the lock is not a queue).
+			time.Sleep(5 * time.Millisecond)
 			b = open()
 		}
 	}
@@ -184,8 +187,10 @@ func TestOverlayBigFramesReadWhileAppending(t *testing.T) {
 		_ = cmd.Wait()
 	}()
 	seen, last := 0, 0
-	deadline := time.Now().Add(8 * time.Second)
-	for time.Now().Before(deadline) {
+	// At least 8 s of reads; up to 40 s while fewer than 3 saw a new
+	// step (a slow machine, or the race detector).
+	start := time.Now()
+	for d := time.Since(start); d < 8*time.Second || (seen < 3 && d < 40*time.Second); d = time.Since(start) {
 		ro, err := OpenBadger(t.Context(), dir, BadgerOptions{ReadOnly: true, LockWait: 10 * time.Second})
 		if err != nil {
 			t.Fatalf("read-only open: %v", err)
