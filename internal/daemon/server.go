@@ -102,7 +102,9 @@ func (d *Server) Listen() error {
 		return fmt.Errorf("daemon: socket directory: %w", err)
 	}
 	_ = os.Remove(d.sock) // a dead daemon's: this process holds the store
-	tmp := fmt.Sprintf("%s.%d.tmp", d.sock, os.Getpid())
+	// The temporary name is no longer than the socket's plus 3 bytes, so
+	// it fits a socket address wherever SocketPath put the socket.
+	tmp := filepath.Join(filepath.Dir(d.sock), fmt.Sprintf(".w%d.tmp", os.Getpid()))
 	_ = os.Remove(tmp)
 	restore := wd.PrivateUmask() // no window with a socket others may open
 	ln, err := net.Listen("unix", tmp)
