@@ -143,6 +143,11 @@ func (r *Repo) undo(ctx context.Context, n int, o UndoOptions) (*RestoreResult, 
 	if err != nil {
 		return nil, err
 	}
+	// After the merge: reverting a path another session's turn changed
+	// too would revert that session's work, merged or not.
+	if err := r.overlapConflicts(ctx, loader, turns, left, now, actions, res); err != nil {
+		return nil, err
+	}
 	if partial && len(actions) == 0 && len(res.Conflicts) == 0 {
 		return nothing() // the paths already hold what they held before
 	}
