@@ -43,6 +43,10 @@ func newHookCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// hookEventMax bounds an event read from stdin. A prompt holds what the
+// user pasted: logs of tens of MB happen.
+const hookEventMax = 256 << 20
+
 // runHook reads the agent's event and, for one that starts or ends a
 // turn, runs snap or end on the folder as "turnback -C DIR snap" would,
 // with the agent's session, within the hook's time budget. *out is the
@@ -50,9 +54,12 @@ func newHookCmd(g *globals) *cobra.Command {
 // undo or redo the text that tells the model, or the result of one of
 // turnback's commands the hook carried out (agent.Run).
 func (g *globals) runHook(cmd *cobra.Command, a *agent.Agent, out *string) error {
-	data, err := io.ReadAll(io.LimitReader(g.stdin, 16<<20))
+	data, err := io.ReadAll(io.LimitReader(g.stdin, hookEventMax+1))
 	if err != nil {
 		return fmt.Errorf("turnback hook %s: read event: %w", a.Name, err)
+	}
+	if len(data) > hookEventMax {
+		return failHook(a, "", fmt.Errorf("turnback hook %s: the event on stdin is over %d MiB: not read", a.Name, hookEventMax>>20))
 	}
 	p, err := a.Plan(data, agent.Env{Getenv: g.getenv, Getwd: g.getwd, Dir: g.dir, Store: g.store, Session: g.session, Force: g.force})
 	if err != nil {

@@ -83,6 +83,9 @@ func (g *globals) locate() (workTree, storeDir, session string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
+	if d := g.ownProjectDir(); d != "" {
+		wd = d
+	}
 	workTree, storeDir, err = envopt.Locate(wd, g.dir, g.store, g.getenv)
 	return workTree, storeDir, session, err
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -139,4 +140,25 @@ func readsTurns(cmd *cobra.Command) bool {
 func (g *globals) ownAgent() *agent.Agent {
 	a, _ := agent.Lookup(g.agent)
 	return a
+}
+
+// ownProjectDir is where an own command without -C or --store starts
+// looking for its folder: the agent's project directory, as its hooks
+// do (agent.Folder), when the agent sets one. The agent's shell keeps a
+// cd made in a turn, so the current directory may be a subfolder with
+// a store of its own. "" means the current directory.
+func (g *globals) ownProjectDir() string {
+	if g.own == "" || g.dir != "" || g.store != "" {
+		return ""
+	}
+	a, ok := agent.Lookup(g.agent)
+	if !ok {
+		return ""
+	}
+	for _, v := range a.ProjectEnv {
+		if d := g.getenv(v); d != "" && filepath.IsAbs(d) {
+			return d
+		}
+	}
+	return ""
 }
