@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/watch/daemon"
@@ -420,7 +421,7 @@ func TestDaemonRepoConcurrentSessions(t *testing.T) {
 
 // concurrentSession is one program of TestDaemonRepoConcurrentSessions.
 func concurrentSession(ctx context.Context, dir, store, name string, rounds int, turnMu *sync.Mutex) error {
-	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store, Session: name, LockWait: -1})
+	repo, err := turnback.Open(ctx, dir, turnback.Options{Store: store, Session: name, LockWait: time.Minute}) // the others' turns in the daemon are waited for
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,13 @@ func openRemote(ctx context.Context, wt, storeDir string, opts Options) (*Repo, 
 
 // servedOptions are what r's requests to the daemon carry.
 func (r *Repo) servedOptions() served.Options {
-	return served.Options{Session: r.opts.Session, Agent: r.opts.Agent, ReadOnly: r.opts.Access == AccessRead,
+	wait := r.opts.LockWait // as Open waits for another process
+	if wait == 0 {
+		wait = DefaultLockWait
+	} else if wait < 0 {
+		wait = 0
+	}
+	return served.Options{Session: r.opts.Session, Agent: r.opts.Agent, ReadOnly: r.opts.Access == AccessRead, LockWait: wait,
 		Now: r.opts.Now, Progress: r.opts.Progress, RestoreProgress: r.opts.RestoreProgress, Hook: &r.hook,
 		Picked: func(s string) { r.session, r.opts.Session = s, s },
 		Local: func(l served.Local) (served.Backend, error) {

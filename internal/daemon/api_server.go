@@ -80,6 +80,9 @@ type apiServer struct {
 	// anySession: the request takes a session the store has no
 	// record of as one without turns (wd.UnknownSessionHeader).
 	anySession bool
+	// lockWait bounds the request's wait for another client's
+	// operation (wd.LockWaitHeader); 0 means apiLockWait.
+	lockWait time.Duration
 }
 
 // errWrongDaemon: the request is for another store or folder.
@@ -107,6 +110,17 @@ func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
 			return nil, badRequest{wd.TestNowHeader + ": want an RFC 3339 time, got " + strconv.Quote(v)}
 		}
 		s.now = func() time.Time { return t }
+	}
+	if v := r.Header.Get(wd.LockWaitHeader); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, badRequest{wd.LockWaitHeader + ": want a duration of 0 or more, got " + strconv.Quote(v)}
+		}
+		// A negative Options.LockWait fails at once.
+		s.lockWait = min(d, apiLockWait)
+		if d == 0 {
+			s.lockWait = -1
+		}
 	}
 	return &s, nil
 }
@@ -178,6 +192,9 @@ func (a *apiServer) view(name, agent string) (*turnback.Repo, error) {
 	}
 	o := a.repo.Options()
 	o.Session, o.LockWait, o.Holder, o.OnWait, o.Progress, o.RestoreProgress = name, apiLockWait, "turnback API request", nil, a.progress, a.restoreProgress
+	if a.lockWait != 0 {
+		o.LockWait = a.lockWait
+	}
 	if agent != "" {
 		o.Agent = agent
 	}

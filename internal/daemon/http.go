@@ -5,10 +5,12 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -168,6 +170,29 @@ func (d *Server) askedToStop(w http.ResponseWriter) {
 	d.Stop("asked by turnback watch --stop", false)
 }
 
+// bodyWait bounds how long a request's body may take to arrive. A body
+// is at most MaxRequestBody bytes, sent at once by every client.
+const bodyWait = 10 * time.Second
+
+// readBody reads r's body (up to one byte past MaxRequestBody, for the
+// handler's 413) within bodyWait, and puts it back in r. On a body that
+// does not arrive it answers 408 and returns false.
+func readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyWait))
+	data, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBody+1))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		writeJSONError(w, http.StatusRequestTimeout, fmt.Sprintf("turnback: the request's body did not arrive within %v: nothing was run", bodyWait), 2, "bad_request")
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	return true
+}
+
 // countHTTP makes every request but a health check count as work (the
 // daemon is not idle meanwhile, and a stop waits for it); once the
 // daemon stops, requests are refused with 503 (nothing ran: the client
@@ -176,6 +201,11 @@ func (d *Server) countHTTP(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/health" || r.URL.Path == "/v1/openapi.json" {
 			h.ServeHTTP(w, r)
+			return
+		}
+		// The body first, within bodyWait: a client that stalls in it
+		// is not work, and must not hold the daemon or a stop.
+		if !readBody(w, r) {
 			return
 		}
 		d.mu.Lock()

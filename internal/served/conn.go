@@ -72,8 +72,12 @@ type Store struct {
 
 // Options are what a view's requests carry from its Repo.
 type Options struct {
-	Session, Agent  string
-	ReadOnly        bool // opened with AccessRead
+	Session, Agent string
+	ReadOnly       bool // opened with AccessRead
+	// LockWait is how long a request waits for another client's
+	// operation in the daemon (daemon.LockWaitHeader); negative: the
+	// daemon's own wait.
+	LockWait        time.Duration
 	Now             func() time.Time
 	Progress        *walker.Progress
 	RestoreProgress *restore.Progress
@@ -214,6 +218,9 @@ func (v *View) req() api.Call {
 		RestoreProgress: v.opts.RestoreProgress, Hook: *v.opts.Hook}
 	if v.opts.Now != nil {
 		cl.Header.Set(daemon.TestNowHeader, v.opts.Now().Format(time.RFC3339Nano))
+	}
+	if v.opts.LockWait >= 0 {
+		cl.Header.Set(daemon.LockWaitHeader, v.opts.LockWait.String())
 	}
 	if v.pickPending() {
 		cl.Header.Set(daemon.PickHeader, map[bool]string{false: "latest", true: "latest-reading"}[v.pick.reading])

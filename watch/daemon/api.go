@@ -27,6 +27,10 @@ const (
 	// library's rule), where it would answer 404 (kind no_session). The
 	// root package's client sends it.
 	UnknownSessionHeader = "Turnback-Unknown-Session"
+	// LockWaitHeader, on a request, is a Go duration: how long it waits
+	// for another client's operation at most, as the client would wait
+	// for another process (TURNBACK_LOCK_WAIT). Without it, an hour.
+	LockWaitHeader = "Turnback-Lock-Wait"
 	// StreamType is the media type of the progress stream: a request
 	// that accepts it (and no application/json) gets one JSON document
 	// per line (StreamEvent).

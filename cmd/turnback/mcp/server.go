@@ -171,14 +171,9 @@ func (s *server) open(ctx context.Context, a common, access turnback.Access, lat
 	if err := envopt.Apply(s.c.Getenv, &opts); err != nil {
 		return nil, fmt.Errorf("turnback mcp: %w", err)
 	}
-	if storeDir != "" {
-		if _, ok := daemon.Ping(storeDir); ok {
-			// A watch daemon holds the store for as long as it runs:
-			// Open goes through it, and waiting for the lock is of no
-			// use should it not take the call.
-			opts.LockWait = -1
-		}
-	}
+	// With a watch daemon, Open goes through it, and the calls wait for
+	// other clients' operations there up to opts.LockWait, as they would
+	// for another process.
 	repo, err := turnback.Open(ctx, workTree, opts)
 	if err != nil {
 		if errors.Is(err, turnback.ErrBusy) && storeDir != "" {
