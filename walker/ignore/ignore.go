@@ -87,6 +87,8 @@ type Rules struct {
 	File string
 
 	pats []rule
+	// negates: a "!" pattern with a slash is among pats.
+	negates bool
 	// An index over pats, to avoid trying every line: a rule that is a
 	// plain name ("logs") is found by the name, an anchored plain path
 	// ("/build", "a/b") by the path below Base, a rule "*.ext" (one dot)
@@ -140,6 +142,7 @@ func Parse(base string, data []byte) *Rules {
 		if ru, ok := compileRule(string(l)); ok {
 			ru.line, ru.text = line, string(l)
 			r.pats = append(r.pats, ru)
+			r.negates = r.negates || ru.negate && !ru.basename
 		}
 	}
 	r.index()
@@ -446,6 +449,12 @@ func (m *Matcher) Judge(rel string, isDir bool) Verdict {
 	if m.isTracked(rel) {
 		return Verdict{Source: SourceTracked}
 	}
+	// A "!" pattern naming a path inside (build/* then !build/keep.c)
+	// is how a user keeps files in a directory its name or evidence
+	// would skip: the patterns decide its entries instead.
+	if r, p := m.negationBelow(rel); p != nil {
+		return Verdict{Source: SourceFile, Rules: r, Line: int(p.line), Pattern: p.text}
+	}
 	if _, ok := builtinSet[name]; ok {
 		return Verdict{Ignored: true, Source: SourceName}
 	}
@@ -453,4 +462,36 @@ func (m *Matcher) Judge(rel string, isDir bool) Verdict {
 		return Verdict{Probe: ProbeName}
 	}
 	return Verdict{Probe: ProbeTag}
+}
+
+// negationBelow returns the first "!" pattern in scope whose literal
+// start names a path strictly inside directory rel ("!build/keep.c",
+// "!node_modules/mylib/" for rel "build", "node_modules"). A pattern
+// without a slash, or whose first wildcard comes before rel's end,
+// names no such path.
+func (m *Matcher) negationBelow(rel string) (*Rules, *rule) {
+	for f := m; f != nil; f = f.parent {
+		for _, r := range f.rules {
+			if r == nil || !r.negates {
+				continue
+			}
+			for i := range r.pats {
+				p := &r.pats[i]
+				if !p.negate || p.basename {
+					continue
+				}
+				lit := p.g.prefix
+				if p.g.mode == midEmpty {
+					lit += p.g.suffix
+				}
+				if r.Base != "" {
+					lit = r.Base + "/" + lit
+				}
+				if len(lit) > len(rel)+1 && lit[len(rel)] == '/' && lit[:len(rel)] == rel {
+					return r, p
+				}
+			}
+		}
+	}
+	return nil, nil
 }

@@ -2,6 +2,7 @@ package ignore
 
 import (
 	"io/fs"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,39 @@ func (d fakeDir) Lookup(name string) (fs.FileMode, bool) {
 func (d fakeDir) Head(name string, n int) []byte {
 	b := []byte(d[name])
 	return b[:min(n, len(b))]
+}
+
+// TestJudgeNegationInside: a "!" pattern naming a path inside a
+// directory that its name or evidence would skip keeps the directory,
+// so the patterns decide its entries, as git does.
+func TestJudgeNegationInside(t *testing.T) {
+	rules := Parse("", []byte("build/*\n!build/keep.c\nnode_modules/*\n!node_modules/mylib/\n!*.keep\n!**/x.c\n!/dist*/a.c\n"))
+	sub := Parse("pkg", []byte("!target/keep.rs\n"))
+	m := New().Push(rules, sub)
+	for _, c := range []struct {
+		rel     string
+		ignored bool
+		src     Source
+		probe   Probe
+	}{
+		{"build", false, SourceFile, ProbeNone},
+		{"build/main.o", true, SourceFile, ProbeNone},
+		{"build/keep.c", false, SourceFile, ProbeNone},
+		{"node_modules", false, SourceFile, ProbeNone},
+		{"node_modules/dep", true, SourceFile, ProbeNone},
+		{"node_modules/mylib", false, SourceFile, ProbeNone},
+		{"x/node_modules", true, SourceName, ProbeNone}, // "!*.keep" and "!**/x.c" name no path inside
+		{"dist", false, SourceNone, ProbeName},          // the wildcard comes before the name ends
+		{"pkg/target", false, SourceFile, ProbeNone},
+		{"target", false, SourceNone, ProbeName},
+		{"build/sub", true, SourceFile, ProbeNone},
+	} {
+		isFile := strings.HasSuffix(c.rel, ".c") || strings.HasSuffix(c.rel, ".o")
+		v := m.Judge(c.rel, !isFile)
+		if v.Ignored != c.ignored || v.Source != c.src || v.Probe != c.probe {
+			t.Errorf("Judge(%q) = %+v", c.rel, v)
+		}
+	}
 }
 
 func TestJudge(t *testing.T) {
