@@ -12,7 +12,6 @@ import (
 	"github.com/turnback/turnback"
 	"github.com/turnback/turnback/cmd/turnback/envopt"
 	daemons "github.com/turnback/turnback/internal/daemon"
-	"github.com/turnback/turnback/watch/daemon"
 )
 
 func newWatchCmd(g *globals) *cobra.Command {
@@ -59,11 +58,7 @@ func newWatchCmd(g *globals) *cobra.Command {
 			}
 			switch {
 			case status:
-				if info, ok := daemon.Ping(storeDir); ok {
-					daemons.PrintInfo(g.stdout, info, "watching", g.json)
-				} else {
-					daemons.PrintNone(g.stdout, workTree, g.json)
-				}
+				daemons.PrintStatus(g.stdout, workTree, storeDir, g.json)
 				return nil
 			case stop:
 				return daemons.StopPrint(g.stdout, workTree, storeDir, g.json)

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,6 +58,64 @@ func daemonDetachPID(t *testing.T, e *cliEnv, wt string, args ...string) int {
 		e.execOut("", "-C", wt, "watch", "--stop")
 	})
 	return info.PID
+}
+
+// TestStoppedDaemonCommandBounded: a daemon suspended with Ctrl-Z or
+// SIGSTOP must not make a command wait forever (the kernel still queues
+// connections to its socket). The command waits for the store as for
+// any holder (TURNBACK_LOCK_WAIT) and then exits 4 naming it.
+func TestStoppedDaemonCommandBounded(t *testing.T) {
+	testtier.Slow(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("a stopped daemon is told by /proc")
+	}
+	e, wt, _ := daemonLifeFolder(t, "1s")
+	pid := daemonDetachPID(t, e, wt)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	out, code, took := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "status")
+	if code == -1 {
+		t.Fatalf("status with a suspended daemon and TURNBACK_LOCK_WAIT=1s was still waiting after %v (killed); "+
+			"want exit 4 naming the daemon\n%s", took.Round(time.Second), out)
+	}
+	if code != exitBusy || !strings.Contains(out, fmt.Sprint(pid)) {
+		t.Errorf("status with a suspended daemon: exit %d after %v; want 4 naming pid %d\n%s", code, took.Round(time.Millisecond), pid, out)
+	}
+}
+
+// TestStoppedDaemonWatchStatusTruthful: watch --status names a
+// suspended daemon as not answering, as watch --list does, and watch
+// --stop stops it: it must not say "no watch daemon" while that daemon
+// still holds the store.
+func TestStoppedDaemonWatchStatusTruthful(t *testing.T) {
+	testtier.Slow(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("a stopped daemon is told by /proc")
+	}
+	e, wt, _ := daemonLifeFolder(t, "0")
+	pid := daemonDetachPID(t, e, wt)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, _ := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "watch", "--list"); !strings.Contains(out, "not answering") {
+		t.Fatalf("watch --list does not see the suspended daemon:\n%s", out)
+	}
+	if out, code, _ := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "watch", "--status"); code != 0 ||
+		!strings.Contains(out, fmt.Sprintf("(pid %d) runs but does not answer", pid)) {
+		t.Errorf("watch --status with a suspended daemon (pid %d) holding the store: exit %d, %q; "+
+			"want it named as not answering, as watch --list does", pid, code, out)
+	}
+	if out, code, _ := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "watch", "--stop"); code != 0 ||
+		!strings.Contains(out, fmt.Sprintf("stopped the watch daemon of %s (pid %d)", wt, pid)) {
+		t.Errorf("watch --stop with a suspended daemon (pid %d) holding the store: exit %d, %q", pid, code, out)
+	}
+	if daemon.ProcAlive(pid, 0) { // a zombie counts as gone
+		t.Errorf("pid %d still runs after watch --stop", pid)
+	}
+	if out, code, _ := daemonRunLimited(e, 15*time.Second, []string{"TURNBACK_LOCK_WAIT=0"}, "-C", wt, "status"); code != 0 {
+		t.Errorf("status after watch --stop: exit %d\n%s", code, out)
+	}
 }
 
 // TestStalledClientDoesNotHoldDaemon: a client that sends a request's

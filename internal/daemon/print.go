@@ -118,7 +118,18 @@ func StopPrint(w io.Writer, workTree, storeDir string, asJSON bool) error {
 	case err != nil:
 		return err
 	case info == nil:
-		PrintNone(w, workTree, asJSON)
+		d, ok := silent(storeDir)
+		if !ok {
+			PrintNone(w, workTree, asJSON)
+			return nil
+		}
+		// A daemon that holds the store but does not answer (stopped
+		// with SIGSTOP or Ctrl-Z, or stuck): SIGTERM, then SIGCONT.
+		if Stop(d) == "" {
+			return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) does not answer and still runs after SIGTERM (kill -KILL %d ends it)",
+				termout.QuotePath(workTree), d.PID, d.PID)
+		}
+		PrintStopped(w, &wd.Info{PID: d.PID, WorkTree: workTree}, asJSON)
 	default:
 		PrintStopped(w, info, asJSON)
 	}
@@ -138,4 +149,39 @@ func DetachPrint(ctx context.Context, w io.Writer, workTree, storeDir string, fo
 	}
 	PrintInfo(w, info, what, asJSON)
 	return nil
+}
+
+// silent returns the daemon the registry notes for storeDir that runs
+// but does not answer, if any.
+func silent(storeDir string) (Listed, bool) {
+	list, err := Find()
+	if err != nil {
+		return Listed{}, false
+	}
+	for _, d := range OfStore(list, storeDir) {
+		if !d.Answering && d.PID > 0 {
+			return d, true
+		}
+	}
+	return Listed{}, false
+}
+
+// PrintStatus is watch --status: the daemon of storeDir that answers,
+// one that runs without answering, or none.
+func PrintStatus(w io.Writer, workTree, storeDir string, asJSON bool) {
+	if info, ok := wd.Ping(storeDir); ok {
+		PrintInfo(w, info, "watching", asJSON)
+		return
+	}
+	d, ok := silent(storeDir)
+	if !ok {
+		PrintNone(w, workTree, asJSON)
+		return
+	}
+	if asJSON {
+		termout.WriteJSON(w, map[string]any{"running": true, "answering": false, "pid": d.PID, "work_tree": workTree})
+		return
+	}
+	fmt.Fprintf(w, "watch daemon of %s (pid %d) runs but does not answer (stopped? kill -CONT %d resumes it); it holds the store: turnback watch --stop ends it\n",
+		termout.QuotePath(workTree), d.PID, d.PID)
 }

@@ -32,6 +32,13 @@ func Dial(storeDir string) (net.Conn, bool) {
 	if err != nil {
 		return nil, false
 	}
+	if PeerStopped(conn) {
+		// It would queue the request and answer nothing until it runs
+		// again: a caller waits for the store it holds instead, as
+		// for any holder, within its lock wait.
+		conn.Close()
+		return nil, false
+	}
 	return conn, true
 }
 

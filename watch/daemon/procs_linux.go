@@ -2,10 +2,13 @@ package daemon
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ProcsSupported: a process's identity (its start time) and memory
@@ -81,4 +84,31 @@ func procRSS(status []byte) int64 {
 		}
 	}
 	return 0
+}
+
+// PeerStopped reports whether the process listening at the other end of
+// conn, a unix socket connection, is stopped (SIGSTOP, a terminal's
+// Ctrl-Z) or traced: its kernel queues a connection, but it answers
+// nothing until it runs again.
+func PeerStopped(conn net.Conn) bool {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *unix.Ucred
+	if err := raw.Control(func(fd uintptr) {
+		cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil || cred == nil || cred.Pid <= 0 {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(int(cred.Pid)) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, _, ok := ParseProcStat(stat)
+	return ok && (state == 'T' || state == 't')
 }

@@ -3,6 +3,7 @@
 package daemon
 
 import (
+	"net"
 	"os"
 	"syscall"
 )
@@ -10,6 +11,9 @@ import (
 // ProcsSupported: without /proc, a process's identity (its start time)
 // and memory are not known.
 const ProcsSupported = false
+
+// PeerStopped: not known without /proc.
+func PeerStopped(net.Conn) bool { return false }
 
 // SelfTicks: not known without /proc.
 func SelfTicks() uint64 { return 0 }
