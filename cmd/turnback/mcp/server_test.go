@@ -31,6 +31,7 @@ func TestDescribe(t *testing.T) {
 		{&turnback.ConflictError{Result: res}, `turnback: conflict: nothing was changed: 2 paths were edited since: a.txt, "evil\n\033[2J.txt"; read them and ask the user`},
 		{&turnback.ConflictError{Result: &turnback.RestoreResult{Conflicts: res.Conflicts[:1]}}, "1 path was edited since: a.txt;"},
 		{fmt.Errorf("open: %w", turnback.ErrBusy), "; try again when it is done"},
+		{fmt.Errorf("undo: %w", turnback.ErrDaemonLost), "the outcome is not known: the next call finishes or rolls back"},
 		{&turnback.AmbiguousSessionError{Name: "4f", Sessions: []turnback.SessionInfo{{Name: "4f1"}, {Name: "4f2"}}}, "session 4f is ambiguous: 2 sessions start with it"},
 		{&turnback.AmbiguousSessionError{Sessions: []turnback.SessionInfo{{Name: "a"}, {Name: "b"}}}, "name one with the session argument"},
 		{errors.New("count must be 1 to 1000, got 0"), "turnback: count must be"},

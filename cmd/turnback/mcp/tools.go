@@ -93,6 +93,10 @@ func (s *server) describe(err error) error {
 	if errors.Is(err, turnback.ErrBusy) {
 		return fmt.Errorf("%v; try again when it is done", err)
 	}
+	if errors.Is(err, turnback.ErrDaemonLost) {
+		// The undo may have run: a retry could undo a second turn.
+		return fmt.Errorf("%v; the outcome is not known: the next call finishes or rolls back an interrupted undo, redo or restore, so call turns to see where the session stands before you try again", err)
+	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "turnback") {
 		msg = "turnback: " + msg
