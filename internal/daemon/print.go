@@ -152,15 +152,20 @@ func DetachPrint(ctx context.Context, w io.Writer, workTree, storeDir string, fo
 }
 
 // silent returns the daemon the registry notes for storeDir that runs
-// but does not answer, if any.
+// but did not answer a ping, if any: only a process known to be the one
+// that wrote its note (Linux), as Find lists them.
 func silent(storeDir string) (Listed, bool) {
-	list, err := Find()
+	notes, err := wd.Notes()
 	if err != nil {
 		return Listed{}, false
 	}
-	for _, d := range OfStore(list, storeDir) {
-		if !d.Answering && d.PID > 0 {
-			return d, true
+	for _, n := range notes {
+		store := string(n.Store)
+		if n.PID <= 0 || n.Ticks == 0 || store == "" || (store != storeDir && !SameDir(store, storeDir)) {
+			continue
+		}
+		if wd.ProcAlive(n.PID, n.Ticks) {
+			return Listed{PID: n.PID, WorkTree: string(n.WorkTree), Store: store, Socket: string(n.Socket), ticks: n.Ticks}, true
 		}
 	}
 	return Listed{}, false
