@@ -102,7 +102,7 @@ func TestStoppedDaemonWatchStatusTruthful(t *testing.T) {
 		t.Fatalf("watch --list does not see the suspended daemon:\n%s", out)
 	}
 	if out, code, _ := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "watch", "--status"); code != 0 ||
-		!strings.Contains(out, fmt.Sprintf("(pid %d) runs but does not answer", pid)) {
+		!strings.Contains(out, fmt.Sprintf("(pid %d) is stopped and does not answer", pid)) {
 		t.Errorf("watch --status with a suspended daemon (pid %d) holding the store: exit %d, %q; "+
 			"want it named as not answering, as watch --list does", pid, code, out)
 	}

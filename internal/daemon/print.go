@@ -123,8 +123,8 @@ func StopPrint(w io.Writer, workTree, storeDir string, asJSON bool) error {
 			PrintNone(w, workTree, asJSON)
 			return nil
 		}
-		// A daemon that holds the store but does not answer (stopped
-		// with SIGSTOP or Ctrl-Z, or stuck): SIGTERM, then SIGCONT.
+		// A daemon stopped with SIGSTOP or Ctrl-Z, which holds the
+		// store but answers nothing: SIGTERM, then SIGCONT.
 		if Stop(d) == "" {
 			return fmt.Errorf("turnback: watch --stop: the daemon of %s (pid %d) does not answer and still runs after SIGTERM (kill -KILL %d ends it)",
 				termout.QuotePath(workTree), d.PID, d.PID)
@@ -151,9 +151,9 @@ func DetachPrint(ctx context.Context, w io.Writer, workTree, storeDir string, fo
 	return nil
 }
 
-// silent returns the daemon the registry notes for storeDir that runs
-// but did not answer a ping, if any: only a process known to be the one
-// that wrote its note (Linux), as Find lists them.
+// silent returns the daemon the registry notes for storeDir that is
+// stopped (SIGSTOP, Ctrl-Z), so answers nothing while it holds the
+// store, if any (Linux). One that is stopping is not silent.
 func silent(storeDir string) (Listed, bool) {
 	notes, err := wd.Notes()
 	if err != nil {
@@ -164,7 +164,7 @@ func silent(storeDir string) (Listed, bool) {
 		if n.PID <= 0 || n.Ticks == 0 || store == "" || (store != storeDir && !SameDir(store, storeDir)) {
 			continue
 		}
-		if wd.ProcAlive(n.PID, n.Ticks) {
+		if wd.ProcStopped(n.PID, n.Ticks) {
 			return Listed{PID: n.PID, WorkTree: string(n.WorkTree), Store: store, Socket: string(n.Socket), ticks: n.Ticks}, true
 		}
 	}
@@ -187,6 +187,6 @@ func PrintStatus(w io.Writer, workTree, storeDir string, asJSON bool) {
 		termout.WriteJSON(w, map[string]any{"running": true, "answering": false, "pid": d.PID, "work_tree": workTree})
 		return
 	}
-	fmt.Fprintf(w, "watch daemon of %s (pid %d) runs but does not answer (stopped? kill -CONT %d resumes it); it holds the store: turnback watch --stop ends it\n",
+	fmt.Fprintf(w, "watch daemon of %s (pid %d) is stopped and does not answer (kill -CONT %d resumes it); it holds the store: turnback watch --stop ends it\n",
 		termout.QuotePath(workTree), d.PID, d.PID)
 }

@@ -112,3 +112,14 @@ func PeerStopped(conn net.Conn) bool {
 	state, _, ok := ParseProcStat(stat)
 	return ok && (state == 'T' || state == 't')
 }
+
+// ProcStopped reports whether pid, started at ticks, is stopped
+// (SIGSTOP, a terminal's Ctrl-Z) or traced.
+func ProcStopped(pid int, ticks uint64) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, t, ok := ParseProcStat(stat)
+	return ok && (state == 'T' || state == 't') && (ticks == 0 || t == ticks)
+}

@@ -15,6 +15,9 @@ const ProcsSupported = false
 // PeerStopped: not known without /proc.
 func PeerStopped(net.Conn) bool { return false }
 
+// ProcStopped: not known without /proc.
+func ProcStopped(int, uint64) bool { return false }
+
 // SelfTicks: not known without /proc.
 func SelfTicks() uint64 { return 0 }
 
