@@ -116,10 +116,14 @@ func (g *globals) ownSession(ctx context.Context, repo *turnback.Repo) (string, 
 	}
 	if which != nil {
 		var names []string
-		for _, s := range which {
+		first := which[0].Short
+		for i, s := range which {
 			names = append(names, termout.AboutSession(s, now))
+			if i > 0 && which[0].Working(now) && !s.Working(now) && first == which[0].Short {
+				first = s.Short // the example never names a conversation at work
+			}
 		}
-		fmt.Fprintln(g.stdout, g.ownAgent().WhichSession(g.own, names, which[0].Short))
+		fmt.Fprintln(g.stdout, g.ownAgent().WhichSession(g.own, names, first))
 		return "", codedError{exitUsage, reported{err}}
 	}
 	if err != nil || s.Turns+s.Redo == 0 {

@@ -114,10 +114,11 @@ func TestInAgentNewConversation(t *testing.T) {
 		t.Errorf("a new conversation's /undo made a session: %+v", list)
 	}
 
-	// Another agent works right now (its turn is open): nothing is picked.
+	// Another agent works right now (its turn is open): nothing is picked,
+	// and the example names the conversation that is not at work.
 	e.ok("--agent", "codex", "--session", "codex-1", "snap", "-m", "working")
 	iaOwn(t, e, "undo", fresh, "", "Nothing was changed: this conversation has no turns, and another one may be working on this folder right now, so /undo does not guess. "+
-		"Sessions with turns: codex-1 (codex, last turn just now), "+sid[:8]+" (claude, last turn 5 min ago). Type /undo --session codex-1 (a unique start of the name is enough) to work on one.\n")
+		"Sessions with turns: codex-1 (codex, last turn just now), "+sid[:8]+" (claude, last turn 5 min ago). Type /undo --session "+sid[:8]+" (a unique start of the name is enough) to work on one.\n")
 	// Naming one, by a prefix, works.
 	iaOwn(t, e, "undo", fresh, "--session "+sid[:4], "undid 1 turn: 0 restored, 1 deleted, 0 brought back\n  D login.html\n"+
 		"checkpoint ID (turnback restore ID goes back)\n/redo brings it back.\n")
