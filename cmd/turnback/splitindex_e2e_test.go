@@ -11,9 +11,9 @@ import (
 // and the tracked entries live in .git/sharedindex.<id>. git tracks a
 // committed node_modules/x.js and dist/app.js, force-added though
 // .gitignore ignores dist/. A turn edits both. What git tracks is always
-// captured, so the undo must put both back. turnback reads .git/index
-// alone, finds no entry, and skips both directories: the undo says
-// "nothing to undo" and the agent's edits stay.
+// captured, so the undo must put both back. A reader of .git/index
+// alone finds no entry there and skips both directories: the undo
+// would say "nothing to undo" and the agent's edits would stay.
 func TestUndoTrackedSplitIndex(t *testing.T) {
 	t.Parallel()
 	needTools(t, "git")
