@@ -19,7 +19,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Build(bytes.NewReader(data), int64(len(data)), false, ""); err != nil {
+		if _, err := Build(bytes.NewReader(data), int64(len(data)), false, nil, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 )
 
 // ErrFormat is returned for an index that is not one Decode can read.
@@ -42,105 +43,254 @@ func (e *Entry) IsDir() bool {
 
 // Decode reads an index of size bytes from r and calls fn for each
 // entry, in index order. sha256 says the repository's object ids and
-// checksum are SHA-256. It verifies the trailing checksum (unless it is
-// all zeros) and stops at fn's first error.
-func Decode(r io.Reader, size int64, sha256 bool, fn func(*Entry) error) error {
-	idLen := 20
-	var h hash.Hash = sha1.New()
-	if sha256 {
-		idLen, h = 32, newSHA256()
-	}
-	if size < 12+int64(idLen) {
-		return fmt.Errorf("%w: %d bytes", ErrFormat, size)
-	}
-	body := size - int64(idLen)
-	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, body), h), 64<<10)
-	d := decoder{r: br, left: body}
-	var hdr [12]byte
-	if err := d.full(hdr[:]); err != nil {
+// checksum are SHA-256. It verifies the trailing checksum, unless it is
+// all zeros, before the first call. It stops at fn's first error.
+//
+// A split index names its shared index, a file "sharedindex.<id>" that
+// Decode opens in gitDir (the repository's git directory); it reports
+// the entries of both merged, as git reads them. It verifies the
+// shared index's checksum by the end. A split index with a nil gitDir,
+// or whose shared index is missing or damaged, is an error.
+func Decode(r io.ReaderAt, size int64, sha256 bool, gitDir fs.FS, fn func(*Entry) error) error {
+	lay, err := scan(r, size, sha256)
+	if err != nil {
 		return err
 	}
-	if string(hdr[:4]) != "DIRC" {
-		return fmt.Errorf("%w: no DIRC signature", ErrFormat)
+	if lay.link != nil {
+		return merge(r, size, sha256, lay, gitDir, fn)
 	}
-	version := binary.BigEndian.Uint32(hdr[4:])
-	if version < 2 || version > 4 {
-		return fmt.Errorf("%w: version %d", ErrFormat, version)
+	// Read again, the checksum known good.
+	x, err := newReader(io.NewSectionReader(r, 0, size), size, sha256, false)
+	if err != nil {
+		return err
 	}
-	count := binary.BigEndian.Uint32(hdr[8:])
-	var path []byte
-	fixed := make([]byte, 40+idLen+2)
-	e := &Entry{}
-	for i := uint32(0); i < count; i++ {
-		if err := d.full(fixed); err != nil {
+	for {
+		e, err := x.next()
+		if err != nil || e == nil {
 			return err
 		}
-		e.Mode = binary.BigEndian.Uint32(fixed[24:])
-		flags := binary.BigEndian.Uint16(fixed[40+idLen:])
-		e.Stage = int(flags>>12) & 3
-		n := 40 + idLen + 2
-		if flags&0x4000 != 0 {
-			if version < 3 {
-				return fmt.Errorf("%w: extended flags in version %d", ErrFormat, version)
-			}
-			var ext [2]byte
-			if err := d.full(ext[:]); err != nil {
-				return err
-			}
-			n += 2
+		if !validPath(e.Path) {
+			return fmt.Errorf("%w: entry %d: path %q", ErrFormat, x.n-1, e.Path)
 		}
-		if version == 4 {
-			drop, err := d.varint()
-			if err != nil {
-				return err
-			}
-			if drop > uint64(len(path)) {
-				return fmt.Errorf("%w: entry %d drops %d bytes of a %d-byte path", ErrFormat, i, drop, len(path))
-			}
-			path = path[:len(path)-int(drop)]
-			if path, err = d.cstring(path); err != nil {
-				return err
-			}
-		} else {
-			var err error
-			if path, err = d.cstring(path[:0]); err != nil {
-				return err
-			}
-			n += len(path) + 1
-			// Padded with NULs to a multiple of 8 (at least one NUL,
-			// read by cstring).
-			if pad := (8 - n%8) % 8; pad > 0 {
-				if err := d.skip(int64(pad)); err != nil {
-					return err
-				}
-			}
-		}
-		if !validPath(path) {
-			return fmt.Errorf("%w: entry %d: path %q", ErrFormat, i, path)
-		}
-		e.Path = path
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
-	// Extensions: a signature and a size each, up to the checksum.
-	for d.left > 0 {
-		var eh [8]byte
-		if err := d.full(eh[:]); err != nil {
-			return err
+}
+
+// layout is what a first pass finds in an index: its entry count and
+// the link extension of a split index (nil for another).
+type layout struct {
+	count uint32
+	link  *link
+}
+
+// scan reads the index in r through, verifying its checksum, and
+// returns its layout.
+func scan(r io.ReaderAt, size int64, sha256 bool) (layout, error) {
+	x, err := newReader(io.NewSectionReader(r, 0, size), size, sha256, true)
+	if err != nil {
+		return layout{}, err
+	}
+	for {
+		e, err := x.next()
+		if err != nil {
+			return layout{}, err
 		}
-		if err := d.skip(int64(binary.BigEndian.Uint32(eh[4:]))); err != nil {
-			return err
+		if e == nil {
+			break
 		}
 	}
-	sum := make([]byte, idLen)
-	if _, err := io.ReadFull(r, sum); err != nil {
-		return fmt.Errorf("%w: checksum: %v", ErrFormat, err)
+	var lk *link
+	for {
+		sig, n, ok, err := x.ext()
+		if err != nil {
+			return layout{}, err
+		}
+		if !ok {
+			break
+		}
+		if sig != "link" {
+			if err := x.d.skip(n); err != nil {
+				return layout{}, err
+			}
+			continue
+		}
+		if lk != nil {
+			return layout{}, fmt.Errorf("%w: two link extensions", ErrFormat)
+		}
+		if lk, err = x.link(n); err != nil {
+			return layout{}, err
+		}
 	}
-	if !bytes.Equal(sum, make([]byte, idLen)) && !bytes.Equal(sum, h.Sum(nil)) {
-		return fmt.Errorf("%w: checksum mismatch", ErrFormat)
+	if _, err := x.sum(); err != nil {
+		return layout{}, err
 	}
-	return nil
+	if lk != nil && allZero(lk.id) {
+		lk = nil // git's "not split"
+	}
+	return layout{count: x.count, link: lk}, nil
+}
+
+// reader reads one index file as a stream: its header, then its
+// entries, its extensions and its checksum.
+type reader struct {
+	d       decoder
+	raw     io.Reader // the input, for the checksum after the body
+	h       hash.Hash // nil: the checksum is not verified
+	body    int64     // the size before the checksum
+	idLen   int
+	version uint32
+	count   uint32 // entries in the header
+	n       uint32 // entries read
+	path    []byte
+	fixed   []byte
+	e       Entry
+}
+
+// newReader reads the header of an index of size bytes from r. With
+// verify it hashes what it reads, for sum to check.
+func newReader(r io.Reader, size int64, sha256, verify bool) (*reader, error) {
+	x := &reader{raw: r, idLen: 20}
+	var h hash.Hash = sha1.New()
+	if sha256 {
+		x.idLen, h = 32, newSHA256()
+	}
+	if size < 12+int64(x.idLen) {
+		return nil, fmt.Errorf("%w: %d bytes", ErrFormat, size)
+	}
+	x.body = size - int64(x.idLen)
+	src := io.LimitReader(r, x.body)
+	if verify {
+		x.h = h
+		src = io.TeeReader(src, h)
+	}
+	x.d = decoder{r: bufio.NewReaderSize(src, 64<<10), left: x.body}
+	var hdr [12]byte
+	if err := x.d.full(hdr[:]); err != nil {
+		return nil, err
+	}
+	if string(hdr[:4]) != "DIRC" {
+		return nil, fmt.Errorf("%w: no DIRC signature", ErrFormat)
+	}
+	x.version = binary.BigEndian.Uint32(hdr[4:])
+	if x.version < 2 || x.version > 4 {
+		return nil, fmt.Errorf("%w: version %d", ErrFormat, x.version)
+	}
+	x.count = binary.BigEndian.Uint32(hdr[8:])
+	x.fixed = make([]byte, 40+x.idLen+2)
+	return x, nil
+}
+
+// next reads the next entry; nil after the last. Its path is not
+// checked: a split index's replacements have none.
+func (x *reader) next() (*Entry, error) {
+	if x.n == x.count {
+		return nil, nil
+	}
+	i := x.n
+	x.n++
+	d, e := &x.d, &x.e
+	if err := d.full(x.fixed); err != nil {
+		return nil, err
+	}
+	e.Mode = binary.BigEndian.Uint32(x.fixed[24:])
+	flags := binary.BigEndian.Uint16(x.fixed[40+x.idLen:])
+	e.Stage = int(flags>>12) & 3
+	n := len(x.fixed)
+	if flags&0x4000 != 0 {
+		if x.version < 3 {
+			return nil, fmt.Errorf("%w: extended flags in version %d", ErrFormat, x.version)
+		}
+		var ext [2]byte
+		if err := d.full(ext[:]); err != nil {
+			return nil, err
+		}
+		n += 2
+	}
+	var err error
+	if x.version == 4 {
+		drop, err := d.varint()
+		if err != nil {
+			return nil, err
+		}
+		if drop > uint64(len(x.path)) {
+			return nil, fmt.Errorf("%w: entry %d drops %d bytes of a %d-byte path", ErrFormat, i, drop, len(x.path))
+		}
+		x.path = x.path[:len(x.path)-int(drop)]
+		if x.path, err = d.cstring(x.path); err != nil {
+			return nil, err
+		}
+	} else {
+		if x.path, err = d.cstring(x.path[:0]); err != nil {
+			return nil, err
+		}
+		n += len(x.path) + 1
+		// Padded with NULs to a multiple of 8 (at least one NUL,
+		// read by cstring).
+		if pad := (8 - n%8) % 8; pad > 0 {
+			if err := d.skip(int64(pad)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e.Path = x.path
+	return e, nil
+}
+
+// ext reads the next extension's signature and size, once the entries
+// are read; ok is false at the checksum.
+func (x *reader) ext() (sig string, size int64, ok bool, err error) {
+	if x.d.left == 0 {
+		return "", 0, false, nil
+	}
+	var eh [8]byte
+	if err := x.d.full(eh[:]); err != nil {
+		return "", 0, false, err
+	}
+	return string(eh[:4]), int64(binary.BigEndian.Uint32(eh[4:])), true, nil
+}
+
+// finish skips the extensions, once the entries are read, and returns
+// the checksum (see sum).
+func (x *reader) finish() ([]byte, error) {
+	for {
+		_, n, ok, err := x.ext()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return x.sum()
+		}
+		if err := x.d.skip(n); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// sum reads the checksum after the body. When x hashes, one that is
+// not all zeros (git's index.skipHash) must match.
+func (x *reader) sum() ([]byte, error) {
+	sum := make([]byte, x.idLen)
+	if _, err := io.ReadFull(x.raw, sum); err != nil {
+		return nil, fmt.Errorf("%w: checksum: %v", ErrFormat, err)
+	}
+	if x.h != nil && !allZero(sum) && !bytes.Equal(sum, x.h.Sum(nil)) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrFormat)
+	}
+	return sum, nil
+}
+
+// offset is the position in the file of the next byte of the body.
+func (x *reader) offset() int64 { return x.body - x.d.left }
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func newSHA256() hash.Hash { return sha256.New() }

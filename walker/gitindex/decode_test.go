@@ -59,7 +59,7 @@ func TestDecodeVersions(t *testing.T) {
 					t.Fatal(err)
 				}
 				var got []string
-				err = Decode(bytes.NewReader(data), int64(len(data)), format == "sha256", func(e *Entry) error {
+				err = Decode(bytes.NewReader(data), int64(len(data)), format == "sha256", nil, func(e *Entry) error {
 					got = append(got, string(e.Path))
 					return nil
 				})
@@ -97,7 +97,7 @@ func TestDecodeVersions(t *testing.T) {
 				for _, i := range []int{5, 30, len(data) / 2, len(data) - 25} {
 					bad := bytes.Clone(data)
 					bad[i] ^= 0x20
-					if err := Decode(bytes.NewReader(bad), int64(len(bad)), format == "sha256", func(*Entry) error { return nil }); !errors.Is(err, ErrFormat) {
+					if err := Decode(bytes.NewReader(bad), int64(len(bad)), format == "sha256", nil, func(*Entry) error { return nil }); !errors.Is(err, ErrFormat) {
 						t.Errorf("byte %d flipped: %v", i, err)
 					}
 				}

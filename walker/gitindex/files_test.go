@@ -114,7 +114,7 @@ func TestSetHasFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := Build(bytes.NewReader(data), int64(len(data)), false, "")
+		s, err := Build(bytes.NewReader(data), int64(len(data)), false, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestSetHasFile(t *testing.T) {
 				t.Errorf("v%s: HasFile(%q) = true", v, f)
 			}
 		}
-		sub, err := Build(bytes.NewReader(data), int64(len(data)), false, "go")
+		sub, err := Build(bytes.NewReader(data), int64(len(data)), false, nil, "go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,11 +183,11 @@ func TestSetAppendNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Build(bytes.NewReader(data), int64(len(data)), false, "")
+	s, err := Build(bytes.NewReader(data), int64(len(data)), false, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	web, err := Build(bytes.NewReader(data), int64(len(data)), false, "web")
+	web, err := Build(bytes.NewReader(data), int64(len(data)), false, nil, "web")
 	if err != nil {
 		t.Fatal(err)
 	}

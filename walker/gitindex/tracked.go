@@ -88,10 +88,10 @@ func (s *Set) Len() int {
 	return len(s.dirs)
 }
 
-// Build decodes an index and returns the Set of its directories and
-// files below prefix (a slash path relative to the repository's top, ""
-// for all of it), relative to prefix.
-func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
+// Build decodes an index (see Decode) and returns the Set of its
+// directories and files below prefix (a slash path relative to the
+// repository's top, "" for all of it), relative to prefix.
+func Build(r io.ReaderAt, size int64, sha256 bool, gitDir fs.FS, prefix string) (*Set, error) {
 	s := &Set{dirs: map[string]struct{}{}}
 	s.files.init(size)
 	pre := []byte(prefix)
@@ -99,7 +99,7 @@ func Build(r io.Reader, size int64, sha256 bool, prefix string) (*Set, error) {
 		pre = append(pre, '/')
 	}
 	var last []byte // the last directory added, to skip its siblings fast
-	err := Decode(r, size, sha256, func(e *Entry) error {
+	err := Decode(r, size, sha256, gitDir, func(e *Entry) error {
 		p, ok := bytes.CutPrefix(e.Path, pre)
 		if !ok {
 			return nil
@@ -304,7 +304,7 @@ func (c *Cache) Load(dir, prefix string) (*Set, Stamp, error) {
 			return e.set, st, nil
 		}
 	}
-	set, err := Build(f, fi.Size(), usesSHA256(gitDir), prefix)
+	set, err := Build(f, fi.Size(), usesSHA256(gitDir), os.DirFS(gitDir), prefix)
 	if err != nil {
 		return nil, Stamp{}, fmt.Errorf("gitindex: %s: %w", index, err)
 	}
