@@ -29,6 +29,10 @@ const MaxRequestBody = 1 << 20
 // another client (the request's context ends it sooner).
 const apiLockWait = time.Hour
 
+// endGrace is the least a request waits for another operation: one that
+// has answered still ends (and unlocks) after its answer left.
+const endGrace = 200 * time.Millisecond
+
 //go:embed openapi.json
 var openAPIDoc []byte
 
@@ -116,11 +120,10 @@ func (a *apiServer) forRequest(r *http.Request) (*apiServer, error) {
 		if err != nil || d < 0 {
 			return nil, badRequest{wd.LockWaitHeader + ": want a duration of 0 or more, got " + strconv.Quote(v)}
 		}
-		// A negative Options.LockWait fails at once.
-		s.lockWait = min(d, apiLockWait)
-		if d == 0 {
-			s.lockWait = -1
-		}
+		// At least endGrace: the previous operation's answer leaves
+		// before it lets go of the store, and its client may already
+		// have sent the next request.
+		s.lockWait = min(max(d, endGrace), apiLockWait)
 	}
 	return &s, nil
 }
