@@ -47,33 +47,81 @@ func TestUndoSaysCreatedLeftInNowGenerated(t *testing.T) {
 	g.wait()
 }
 
-// TestStatusNowGeneratedNotDeleted: the built binary. src/main.c is
-// captured by the snap. Then a tool writes a CACHEDIR.TAG into src/
-// (the turn's or the user's), so src/ is skipped from now on, and the
-// agent edits src/main.c. Plain status (no --ignored), show and log of
-// the turn report src/main.c as deleted ("D src/main.c", "-1") though it
-// is on disk, and do not say that src/ is skipped now, nor why: a user
-// reads that the agent deleted the source. The undo leaves src/ as it
-// is, so nothing the agent did there comes back either.
+// TestStatusNowGeneratedNotDeleted: the built binary, without and with
+// a watch daemon (which serves status and show). src/main.c is
+// captured by the snap. Then src/ becomes skipped: a tool writes a
+// CACHEDIR.TAG into it, or a .gitignore line names it; and the agent
+// edits src/main.c. It is on disk, so status, show and log of
+// the turn must not call it deleted ("D src/main.c", "-1"): they say
+// src/ is skipped now, and why, in the text and in --json.
 func TestStatusNowGeneratedNotDeleted(t *testing.T) {
 	t.Parallel()
-	e := newStoreEnv(t)
-	e.write("a.txt", "a\n")
-	e.write("src/main.c", "int main(void) { return 0; }\n")
-	e.ok("snap", "-m", "the turn")
-	e.write("src/CACHEDIR.TAG", e2eCacheDirTag)
-	e.write("src/main.c", "int main(void) { return 1; }\n")
-	e.write("a.txt", "a2\n")
-	st := e.ok("status")
-	if strings.Contains(st.stdout, "D src/main.c") && !strings.Contains(st.stdout, "CACHEDIR.TAG") {
-		t.Errorf("status says src/main.c, on disk, is deleted, and not that src/ is skipped now:\n%s", st.stdout)
+	g := newSubtestGroup(t)
+	type skippedDoc struct {
+		Path string `json:"path"`
+		Dir  bool   `json:"dir"`
+		Rule string `json:"rule"`
 	}
-	e.ok("end")
-	show := e.ok("show", "@1")
-	if strings.Contains(show.stdout, "src/main.c") && !strings.Contains(show.stdout, "CACHEDIR.TAG") {
-		t.Errorf("show @1 says the turn deleted src/main.c:\n%s", show.stdout)
+	type doc struct {
+		Changes []struct {
+			Path   string `json:"path"`
+			Change string `json:"change"`
+		} `json:"changes"`
+		Deleted    *int         `json:"deleted"`
+		SkippedNow []skippedDoc `json:"skipped_now"`
 	}
-	if lg := e.ok("log"); strings.Contains(lg.stdout, "-1") {
-		t.Errorf("log counts a deletion the turn did not make:\n%s", lg.stdout)
+	for _, c := range []struct {
+		name, file, data string
+		why, rule        string // status's words, and the --json rule
+		counts           string // log's counts of the turn
+	}{
+		{"marker", "src/CACHEDIR.TAG", e2eCacheDirTag, "generated: holds src/CACHEDIR.TAG", "evidence", "+0 ~1 -0"},
+		{"ignore rule", ".gitignore", "src/\n", "ignored by .gitignore line 1: src/", "file", "+1 ~1 -0"},
+	} {
+		for _, env := range []string{"store", "watch"} {
+			g.run(c.name+"/"+env, func(t *testing.T) {
+				e := newStoreEnv(t)
+				if env == "watch" {
+					t.Cleanup(func() { e.run("watch", "--stop") })
+					e.ok("watch", "--detach")
+				}
+				e.write("a.txt", "a\n")
+				e.write("src/main.c", "int main(void) { return 0; }\n")
+				e.ok("snap", "-m", "the turn")
+				e.write(c.file, c.data)
+				e.write("src/main.c", "int main(void) { return 1; }\n")
+				e.write("a.txt", "a2\n")
+				want := []skippedDoc{{Path: "src", Dir: true, Rule: c.rule}}
+				st := e.ok("status")
+				if strings.Contains(st.stdout, "D src") || !strings.Contains(st.stdout, "skipped now: src/ ("+c.why+")") {
+					t.Errorf("status does not say src/ is skipped now, or says it is deleted:\n%s", st.stdout)
+				}
+				var sd doc
+				e.okJSON(&sd, "status")
+				for _, ch := range sd.Changes {
+					if strings.HasPrefix(ch.Path, "src") {
+						t.Errorf("status --json lists %s as %s", ch.Path, ch.Change)
+					}
+				}
+				if !slices.Equal(sd.SkippedNow, want) {
+					t.Errorf("status --json skipped_now = %+v, want %+v", sd.SkippedNow, want)
+				}
+				e.ok("end")
+				show := e.ok("show", "@1")
+				if strings.Contains(show.stdout, "D ") || !strings.Contains(show.stdout, "skipped after the turn: src/ (") ||
+					!strings.Contains(show.stdout, "changes  "+c.counts) {
+					t.Errorf("show @1 says the turn deleted src/main.c, or not that src/ is skipped after it:\n%s", show.stdout)
+				}
+				var td doc
+				e.okJSON(&td, "show", "@1")
+				if td.Deleted == nil || *td.Deleted != 0 || !slices.Equal(td.SkippedNow, want) {
+					t.Errorf("show --json @1: deleted %v, skipped_now %+v; want 0 and %+v", td.Deleted, td.SkippedNow, want)
+				}
+				if lg := e.ok("log"); !strings.Contains(lg.stdout, c.counts) {
+					t.Errorf("log does not count the turn %s:\n%s", c.counts, lg.stdout)
+				}
+			})
+		}
 	}
+	g.wait()
 }
