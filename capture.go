@@ -9,6 +9,7 @@ import (
 	"github.com/turnback/turnback/cas/ref"
 	"github.com/turnback/turnback/internal/handoff"
 	"github.com/turnback/turnback/internal/model"
+	"github.com/turnback/turnback/internal/stateignore"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/walker"
 	"github.com/turnback/turnback/watch"
@@ -244,20 +245,20 @@ func (r *Repo) closeOpen(ctx context.Context, sess *model.SessionRecord, after c
 }
 
 // countChanges fills the added/modified/deleted counts of a closed turn
-// (files and symlinks; directories are not counted).
+// (files and symlinks; directories are not counted). A path its
+// after-state skipped is not deleted (see changes).
 func (r *Repo) countChanges(ctx context.Context, t *Turn) error {
 	t.Added, t.Modified, t.Deleted = 0, 0, 0
-	return manifest.Diff(ctx, r.loader(), t.Before, t.After, func(c manifest.Change) error {
-		isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
+	isDir := func(e *manifest.Entry) bool { return e != nil && e.Kind == manifest.KindDir }
+	var deleted []Change
+	err := manifest.Diff(ctx, r.loader(), t.Before, t.After, func(c manifest.Change) error {
 		switch c.Kind {
 		case manifest.Added:
 			if !isDir(c.New) {
 				t.Added++
 			}
 		case manifest.Deleted:
-			if !isDir(c.Old) {
-				t.Deleted++
-			}
+			deleted = append(deleted, Change{Path: c.Path, Kind: c.Kind, Old: c.Old})
 		default:
 			if !isDir(c.New) || !isDir(c.Old) {
 				t.Modified++
@@ -265,6 +266,20 @@ func (r *Repo) countChanges(ctx context.Context, t *Turn) error {
 		}
 		return nil
 	})
+	if err != nil || len(deleted) == 0 {
+		return err
+	}
+	skip, err := r.skipInfoOfRoot(ctx, t.After)
+	if err != nil {
+		return err
+	}
+	deleted, _, err = notDeleted(ctx, stateignore.New(r.loader(), r.store, t.After, skip), nil, deleted)
+	for _, c := range deleted {
+		if !isDir(c.Old) {
+			t.Deleted++
+		}
+	}
+	return err
 }
 
 // commit writes and deletes the records of one command in a single

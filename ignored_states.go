@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/internal/stateignore"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
@@ -18,9 +19,10 @@ import (
 
 // dropIgnored removes from actions every path ignored in the state from
 // (what is there now) or the state to (where the command goes), and the
-// conflicts reported for them; it returns the notes saying so.
+// conflicts reported for them; it returns the notes saying so. A path
+// of res's Unseen that from ignores gets a note too: it stays on disk.
 func (r *Repo) dropIgnored(ctx context.Context, loader manifest.Loader, actions []restore.Action, from, to cas.Hash, res *RestoreResult) ([]restore.Action, []PathNote, error) {
-	if len(actions) == 0 {
+	if len(actions) == 0 && (res == nil || len(model.Unseen(res)) == 0) {
 		return actions, nil, nil
 	}
 	if err := refuseDotGit(actions); err != nil {

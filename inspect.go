@@ -84,16 +84,7 @@ func (l localRepo) Status(ctx context.Context, o StatusOptions) (*StatusResult, 
 		}
 		out.Stats.Ignored = nil
 	}
-	out.Changes, err = r.changes(ctx, base, res.Root)
-	return out, err
-}
-
-func (r *Repo) changes(ctx context.Context, a, b cas.Hash) ([]Change, error) {
-	var out []Change
-	err := manifest.Diff(ctx, r.loader(), a, b, func(c manifest.Change) error {
-		out = append(out, Change{Path: c.Path, Kind: c.Kind, What: c.Kind.String(), Old: c.Old, New: c.New})
-		return nil
-	})
+	out.Changes, out.SkippedNow, err = r.changes(ctx, base, res.Root, res.Result)
 	return out, err
 }
 
@@ -164,40 +155,42 @@ func (l localRepo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, di
 	} else if from, err = r.resolve(ctx, a); err != nil {
 		return from, to, nil, err
 	}
+	var live *walker.Result
 	if b == "" {
 		res, err := r.capture(ctx)
 		if err != nil {
 			return from, to, nil, err
 		}
-		to = res.Root
+		to, live = res.Root, res.Result
 	} else if to, err = r.resolve(ctx, b); err != nil {
 		return from, to, nil, err
 	}
-	diffs, err = r.fileDiffs(ctx, from, to, true)
+	diffs, _, err = r.fileDiffs(ctx, from, to, live, true)
 	return from, to, diffs, err
 }
 
 // fileDiffs lists the differences from state a to state b, with both
-// sides' contents when content is set.
-func (r *Repo) fileDiffs(ctx context.Context, a, b cas.Hash, content bool) ([]FileDiff, error) {
-	changes, err := r.changes(ctx, a, b)
+// sides' contents when content is set, and apart the paths b's capture
+// skipped (see changes; live as there).
+func (r *Repo) fileDiffs(ctx context.Context, a, b cas.Hash, live *walker.Result, content bool) ([]FileDiff, []Ignored, error) {
+	changes, skipped, err := r.changes(ctx, a, b, live)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var diffs []FileDiff
 	for _, c := range changes {
 		fd := FileDiff{Change: c}
 		if content {
 			if fd.OldData, err = r.content(ctx, c.Old); err != nil {
-				return nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+				return nil, nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
 			}
 			if fd.NewData, err = r.content(ctx, c.New); err != nil {
-				return nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
+				return nil, nil, fmt.Errorf("turnback: %s: %w", c.Path, err)
 			}
 		}
 		diffs = append(diffs, fd)
 	}
-	return diffs, nil
+	return diffs, skipped, nil
 }
 
 func (r *Repo) content(ctx context.Context, e *manifest.Entry) ([]byte, error) {

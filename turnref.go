@@ -114,6 +114,6 @@ func (l localRepo) TurnChanges(ctx context.Context, n int, content bool) (*TurnC
 		return nil, r.openTurnError(t)
 	}
 	out := &TurnChanges{Turn: t, Undone: undone}
-	out.Files, err = r.fileDiffs(ctx, t.Before, t.After, content)
+	out.Files, out.SkippedNow, err = r.fileDiffs(ctx, t.Before, t.After, nil, content)
 	return out, err
 }

@@ -343,6 +343,11 @@ func (r *Repo) actionsFor(ctx context.Context, loader manifest.Loader, left map[
 			continue
 		}
 		if pathstate.Same(cur, want) {
+			if cur == nil && left[p] != nil {
+				// Made or changed by the turns, in no state now: gone,
+				// or skipped now (dropIgnored says so).
+				model.AddUnseen(res, p, left[p].Kind == manifest.KindDir)
+			}
 			continue // nothing to change here, so nothing to conflict with
 		}
 		why, err := r.conflictReason(ctx, p, cur, left[p])

@@ -74,7 +74,7 @@ func (c *Client) Status(ctx context.Context, cl Call, ignored bool) (*model.Stat
 	if err := c.Do(ctx, cl, "GET", "/v1/status", q, nil, &out); err != nil {
 		return nil, err
 	}
-	st := &model.StatusResult{Stats: out.Stats, Watch: out.Watch, Ignored: out.Ignored}
+	st := &model.StatusResult{Stats: out.Stats, Watch: out.Watch, Ignored: out.Ignored, SkippedNow: out.SkippedNow}
 	if ignored && st.Ignored == nil {
 		st.Ignored = []walker.Ignored{}
 	}
@@ -253,7 +253,7 @@ func (c *Client) TurnChanges(ctx context.Context, cl Call, n int, content bool) 
 	if err != nil {
 		return nil, err
 	}
-	tc := &model.TurnChanges{Turn: t, Undone: out.Undone}
+	tc := &model.TurnChanges{Turn: t, Undone: out.Undone, SkippedNow: out.SkippedNow}
 	for _, j := range out.Files {
 		c, err := j.change()
 		if err != nil {

@@ -347,6 +347,8 @@ type StatusResponse struct {
 	Watch   *model.WatchInfo `json:"watch,omitempty"`
 	// Ignored: with ?ignored=true, what the capture skipped and why.
 	Ignored []walker.Ignored `json:"ignored,omitempty"`
+	// SkippedNow: the paths of base the capture skipped, not deleted.
+	SkippedNow []walker.Ignored `json:"skipped_now,omitempty"`
 }
 
 // FileDiffJSON is one path of a diff, with both contents (base64; absent
@@ -423,6 +425,8 @@ type TurnChangesResponse struct {
 	Turn   *TurnJSON      `json:"turn"`
 	Undone bool           `json:"undone"`
 	Files  []FileDiffJSON `json:"files"`
+	// SkippedNow: the paths the after-state skipped, not deleted.
+	SkippedNow []walker.Ignored `json:"skipped_now,omitempty"`
 }
 
 // UnprotectedRequest is the body of POST /v1/unprotected: turns as the

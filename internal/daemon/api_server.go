@@ -403,7 +403,7 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := &api.StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []api.ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored}
+	out := &api.StatusResponse{Base: idOrEmpty(st.Base), Current: idOrEmpty(st.Current), Changes: []api.ChangeJSON{}, Stats: st.Stats, Watch: st.Watch, Ignored: st.Ignored, SkippedNow: st.SkippedNow}
 	for _, c := range st.Changes {
 		out.Changes = append(out.Changes, changeJSON(c))
 	}

@@ -56,7 +56,7 @@ func (a *apiServer) turnChanges(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	out := &api.TurnChangesResponse{Turn: api.NewTurnJSON(tc.Turn), Undone: tc.Undone, Files: []api.FileDiffJSON{}}
+	out := &api.TurnChangesResponse{Turn: api.NewTurnJSON(tc.Turn), Undone: tc.Undone, Files: []api.FileDiffJSON{}, SkippedNow: tc.SkippedNow}
 	for _, d := range tc.Files {
 		out.Files = append(out.Files, api.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}

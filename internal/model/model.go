@@ -82,6 +82,10 @@ type StatusResult struct {
 	// Ignored: with StatusOptions.Ignored, every path the capture
 	// skipped (outermost only, ".git" apart) and why; nil otherwise.
 	Ignored []walker.Ignored
+	// SkippedNow: the paths of Base the capture skipped (a marker or
+	// an ignore rule came since), outermost only, and why. They are
+	// not deletions, so not in Changes.
+	SkippedNow []walker.Ignored
 }
 
 // SnapshotInfo describes one snapshot for Show.
@@ -344,6 +348,9 @@ type TurnChanges struct {
 	// Files are the paths the turn changed, from its before-state to its
 	// after-state; OldData and NewData are set by DiffTurn only.
 	Files []FileDiff
+	// SkippedNow: the paths of the before-state that the after-state's
+	// capture skipped (as StatusResult's): not deleted, not in Files.
+	SkippedNow []walker.Ignored
 }
 
 // VerifyProblem is one damaged path found by Verify.

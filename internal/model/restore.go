@@ -161,6 +161,9 @@ type RestoreResult struct {
 	// noContent: paths not restorable because their content is neither
 	// stored nor held by a reference (refsource.go).
 	noContent map[string]bool
+	// unseen: paths the turns left something at that neither the
+	// current state nor the target holds; true for a directory.
+	unseen map[string]bool
 }
 
 // The merge modes.
@@ -190,6 +193,17 @@ func NoContent(r *RestoreResult) map[string]bool { return r.noContent }
 
 // AddNoContent records p as not restorable for want of content.
 func AddNoContent(r *RestoreResult, p string) { r.noContent = addPath(r.noContent, p) }
+
+// Unseen returns the paths the turns left something at that neither the
+// current state nor the target holds (true: a directory). One the
+// current state ignores is still on disk: the command leaves it.
+func Unseen(r *RestoreResult) map[string]bool { return r.unseen }
+
+// AddUnseen records p as such a path; dir: it is a directory.
+func AddUnseen(r *RestoreResult, p string, dir bool) {
+	r.unseen = addPath(r.unseen, p)
+	r.unseen[p] = dir
+}
 
 func addPath(m map[string]bool, p string) map[string]bool {
 	if m == nil {

@@ -1,7 +1,9 @@
 // Package stateignore says which paths a stored state ignores, so that
 // undo, redo and restore leave them alone (Drop), and whether the
 // ignore files of some directories differ between two states
-// (RulesChanged: a scoped capture then reads everything).
+// (RulesChanged: a scoped capture then reads everything). Skip says
+// why a state ignores a path, so status and show call it skipped, not
+// deleted.
 //
 // A path that is ignored in the state an undo, redo or restore starts
 // from, or in the state it goes to, is never deleted or rewritten: a turn

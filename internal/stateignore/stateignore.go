@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -262,7 +263,9 @@ func (g *Tree) read(ctx context.Context, h cas.Hash) ([]byte, error) {
 // ignore, which from ignores but neither holds nor has on disk (absent:
 // nothing there now), is made: a turn that deleted it and added a rule
 // for it is undone whole. The restore refuses if something is there by
-// the time it writes.
+// the time it writes. A path of res's Unseen (the turns left something
+// there, no state holds it) that from ignores and that is on disk gets
+// the note of one from ignores: the command leaves it.
 func Drop(ctx context.Context, gFrom, gTo *Tree, actions []restore.Action, res *model.RestoreResult, absent func(path string) bool) ([]restore.Action, []model.PathNote, error) {
 	isDir := func(e, other *manifest.Entry) bool {
 		if e == nil {
@@ -295,6 +298,13 @@ func Drop(ctx context.Context, gFrom, gTo *Tree, actions []restore.Action, res *
 			notes = append(notes, model.PathNote{Path: a.Path, Reason: why, Kept: true})
 		}
 	}
+	if res != nil {
+		left, err := leftIgnored(ctx, gFrom, res, absent)
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, left...)
+	}
 	if res != nil && len(dropped) > 0 {
 		var cs []model.PathNote
 		for _, c := range res.Conflicts {
@@ -305,4 +315,21 @@ func Drop(ctx context.Context, gFrom, gTo *Tree, actions []restore.Action, res *
 		res.Conflicts = cs
 	}
 	return keep, notes, nil
+}
+
+// leftIgnored returns the notes of the paths of res's Unseen that gFrom
+// ignores and that are on disk (absent nil: taken as there).
+func leftIgnored(ctx context.Context, gFrom *Tree, res *model.RestoreResult, absent func(path string) bool) ([]model.PathNote, error) {
+	var notes []model.PathNote
+	unseen := model.Unseen(res)
+	for _, p := range slices.Sorted(maps.Keys(unseen)) {
+		ig, err := gFrom.Ignored(ctx, p, unseen[p])
+		if err != nil {
+			return nil, err
+		}
+		if ig && (absent == nil || !absent(p)) {
+			notes = append(notes, model.PathNote{Path: p, Reason: "ignored in the current state; left as is", Kept: true})
+		}
+	}
+	return notes, nil
 }

@@ -13,6 +13,9 @@ import (
 type TurnShowJSON struct {
 	TurnJSON
 	Changes []TurnChangeJSON `json:"changes"`
+	// SkippedNow: the paths the after-state's capture skipped, not
+	// deleted (TurnChanges.SkippedNow); absent when none.
+	SkippedNow []turnback.Ignored `json:"skipped_now,omitempty"`
 }
 
 // TurnChangeJSON is one path a turn changed: the entry before (old) and
@@ -42,7 +45,7 @@ func sideDoc(e *turnback.Entry) *SideJSON {
 
 // TurnShowDoc is the --json document of show @N (session: the turn's).
 func TurnShowDoc(tc *turnback.TurnChanges, session string) TurnShowJSON {
-	d := TurnShowJSON{TurnJSON: TurnDoc(tc.Turn, tc.Undone), Changes: []TurnChangeJSON{}}
+	d := TurnShowJSON{TurnJSON: TurnDoc(tc.Turn, tc.Undone), Changes: []TurnChangeJSON{}, SkippedNow: tc.SkippedNow}
 	d.Session = session
 	for _, f := range tc.Files {
 		d.Changes = append(d.Changes, TurnChangeJSON{Path: f.Path, PathBytes: JSONBytes(f.Path), Change: f.What, Old: sideDoc(f.Old), New: sideDoc(f.New)})
@@ -54,7 +57,8 @@ func TurnShowDoc(tc *turnback.TurnChanges, session string) TurnShowJSON {
 // turn (session, message, times, both snapshot ids, counts), then a
 // line per path it changed: mark, size before and after ("-": absent
 // or a directory), path, and what changed of its type or permission
-// bits (or "(owner)"), and "(not captured)" when it is not.
+// bits (or "(owner)"), and "(not captured)" when it is not; then a
+// line per path the after-state skipped.
 func ShowTurn(w io.Writer, tc *turnback.TurnChanges, session string, loc *time.Location) {
 	t := tc.Turn
 	undone := ""
@@ -68,7 +72,7 @@ func ShowTurn(w io.Writer, tc *turnback.TurnChanges, session string, loc *time.L
 	fmt.Fprintf(w, "started  %s\nended    %s (%s)\n", stamp(t.Started, loc), stamp(t.Ended, loc), t.ClosedBy)
 	fmt.Fprintf(w, "before   %s\nafter    %s\n", t.Before.Short(), t.After.Short())
 	fmt.Fprintf(w, "changes  +%d ~%d -%d\n", t.Added, t.Modified, t.Deleted)
-	if len(tc.Files) > 0 {
+	if len(tc.Files)+len(tc.SkippedNow) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, f := range tc.Files {
@@ -85,6 +89,9 @@ func ShowTurn(w io.Writer, tc *turnback.TurnChanges, session string, loc *time.L
 			extra += " (not captured)"
 		}
 		fmt.Fprintf(w, "%s %10s %10s  %s%s\n", ChangeMarks[f.Kind], sizeOf(f.Old), sizeOf(f.New), QuotePath(f.Path+DirSlash(f.New, f.Old)), extra)
+	}
+	for _, ig := range tc.SkippedNow {
+		fmt.Fprintf(w, "skipped after the turn: %s (%s)\n", QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
 	}
 }
 

@@ -17,6 +17,9 @@ func StatusDoc(st *turnback.StatusResult, session string) map[string]any {
 	if st.Ignored != nil {
 		doc["ignored"] = st.Ignored
 	}
+	if len(st.SkippedNow) > 0 {
+		doc["skipped_now"] = st.SkippedNow
+	}
 	return doc
 }
 
@@ -30,7 +33,10 @@ func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) 
 		mark := ChangeMarks[c.Kind]
 		fmt.Fprintf(w, "%s %s\n", Paint(color, MarkColor(mark), mark), QuotePath(c.Path+DirSlash(c.New, c.Old)))
 	}
-	if len(st.Changes) == 0 && !st.Base.IsZero() {
+	for _, ig := range st.SkippedNow {
+		fmt.Fprintf(w, "skipped now: %s (%s)\n", QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
+	}
+	if len(st.Changes)+len(st.SkippedNow) == 0 && !st.Base.IsZero() {
 		fmt.Fprintln(w, "no changes since", st.Base.Short())
 	}
 	if st.Ignored == nil {
@@ -42,18 +48,22 @@ func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) 
 	}
 	fmt.Fprintf(w, "skipped (never captured, never touched by undo): %d path%s\n", len(st.Ignored), Plural(len(st.Ignored)))
 	for _, ig := range st.Ignored {
-		slash := ""
-		if ig.Dir {
-			slash = "/"
-		}
-		fmt.Fprintf(w, "%s %s  %s\n", Paint(color, MarkColor("I"), "I"), QuotePath(ig.Path+slash), IgnoredWhy(ig))
+		fmt.Fprintf(w, "%s %s  %s\n", Paint(color, MarkColor("I"), "I"), QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
 	}
+}
+
+// dirSlash is "/" for a directory.
+func dirSlash(dir bool) string {
+	if dir {
+		return "/"
+	}
+	return ""
 }
 
 // IgnoredWhy says in a few words why a path is skipped: the rule, and
 // the ignore file's line or the marker found.
 func IgnoredWhy(ig turnback.Ignored) string {
-	if ig.Rule == "evidence" {
+	if ig.Rule == "evidence" && ig.Evidence != "" {
 		return "generated: holds " + QuotePath(ig.Evidence)
 	}
 	return SafeText(ig.Reason)
