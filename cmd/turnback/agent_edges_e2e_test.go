@@ -42,6 +42,26 @@ func edgeSkipWindows(t *testing.T) {
 	}
 }
 
+// edgeOverlap starts two Claude Code conversations in a new folder: A
+// starts and writes x.txt, B (edgeSessionB) starts and writes y.txt,
+// then A stops. It returns the folder, A's id and the stop payload.
+func edgeOverlap(t *testing.T) (e *cliEnv, sidA string, stop []byte) {
+	t.Helper()
+	e = newHookEnv(t)
+	e.write("README.md", "# my project\n")
+	e.ok("init", "--claude")
+	promptA := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
+	sidA = payloadSession(t, promptA)
+	promptB := edgeAsSession(t, hookPayload(t, "claude_user_prompt_submit_2.json", e.dir), edgeSessionB)
+	stop = hookPayload(t, "claude_stop.json", e.dir)
+	e.hook("claude", promptA, 0)
+	e.write("x.txt", "x by A\n")
+	e.hook("claude", promptB, 0)
+	e.write("y.txt", "y by B\n")
+	e.hook("claude", stop, 0)
+	return e, sidA, stop
+}
+
 // TestOverlapUndoKeepsOtherSession: two Claude Code conversations
 // work in one folder at once. A starts, writes x.txt; B starts, writes
 // y.txt; A stops, then B. A's /undo must not delete B's y.txt (guide.md:
@@ -50,19 +70,7 @@ func edgeSkipWindows(t *testing.T) {
 func TestOverlapUndoKeepsOtherSession(t *testing.T) {
 	edgeSkipWindows(t)
 	t.Parallel()
-	e := newHookEnv(t)
-	e.write("README.md", "# my project\n")
-	e.ok("init", "--claude")
-	promptA := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
-	sidA := payloadSession(t, promptA)
-	promptB := edgeAsSession(t, hookPayload(t, "claude_user_prompt_submit_2.json", e.dir), edgeSessionB)
-	stop := hookPayload(t, "claude_stop.json", e.dir)
-
-	e.hook("claude", promptA, 0)
-	e.write("x.txt", "x by A\n")
-	e.hook("claude", promptB, 0)
-	e.write("y.txt", "y by B\n")
-	e.hook("claude", stop, 0)
+	e, sidA, stop := edgeOverlap(t)
 	e.hook("claude", edgeAsSession(t, stop, edgeSessionB), 0)
 
 	r := edgeClaudeSlash(t, e, e.dir, e.dir, "undo", sidA)
@@ -98,19 +106,7 @@ func TestOverlapUndoKeepsOtherSession(t *testing.T) {
 func TestOverlapUndoKeepsOpenSession(t *testing.T) {
 	edgeSkipWindows(t)
 	t.Parallel()
-	e := newHookEnv(t)
-	e.write("README.md", "# my project\n")
-	e.ok("init", "--claude")
-	promptA := hookPayload(t, "claude_user_prompt_submit.json", e.dir)
-	sidA := payloadSession(t, promptA)
-	promptB := edgeAsSession(t, hookPayload(t, "claude_user_prompt_submit_2.json", e.dir), edgeSessionB)
-	stop := hookPayload(t, "claude_stop.json", e.dir)
-
-	e.hook("claude", promptA, 0)
-	e.write("x.txt", "x by A\n")
-	e.hook("claude", promptB, 0)
-	e.write("y.txt", "y by B\n")
-	e.hook("claude", stop, 0)
+	e, sidA, stop := edgeOverlap(t)
 	r := edgeClaudeSlash(t, e, e.dir, e.dir, "undo", sidA)
 	if !strings.Contains(r.stdout, "y.txt: also changed by turn 1 of session bbbbbbbb") {
 		t.Errorf("A's /undo with B working:\n%s", r)
