@@ -227,12 +227,12 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 	}
 	if name := path.Base(rel); parent != "" && (name == ".git" || ignore.IsMarker(name) &&
 		slices.Contains(ignore.MarkerNames(path.Base(parent), ignore.ProbeName), name)) &&
-		(ev.Has(opCreate) || ev.Has(opRemove) || ev.Has(opRename) || name == ignore.CacheDirTag && ev.Has(opWrite)) {
+		(ev.Has(opCreate) || ev.Has(opRemove) || ev.Has(opRename) || ev.Has(opWrite) && ignore.ContentDecides(name)) {
 		// A marker of a generated directory, or a repository, came or
 		// went: whether parent is skipped, or which paths below it git
 		// tracks, may have changed, and with it which directories
 		// below it need watches. It is watched and listed again (a
-		// write counts only for a tag: its content decides).
+		// write counts only for a marker whose content decides).
 		w.rescan(ctx, parent, manifest.ParentPath(parent))
 	}
 	if ev.Has(opRemove) || ev.Has(opRename) {

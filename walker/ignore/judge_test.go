@@ -128,7 +128,15 @@ func TestEvidence(t *testing.T) {
 		{".env", ProbeName, fakeDir{"conda-meta/": ""}, "conda-meta"},
 		{"build", ProbeName, fakeDir{"CMakeCache.txt": ""}, "CMakeCache.txt"},
 		{"build", ProbeName, fakeDir{"run.sh": "#!/bin/sh"}, ""},
-		{"deps", ProbeTag, fakeDir{".package-lock.json": "{}"}, ".package-lock.json"},
+		{"deps", ProbeTag, fakeDir{".package-lock.json": npmHiddenLock}, ".package-lock.json"},
+		{"notes", ProbeTag, fakeDir{".package-lock.json": "{}"}, ""},
+		{"web", ProbeTag, fakeDir{".package-lock.json": npmRootLock}, ""},
+		{"deps", ProbeTag, fakeDir{".modules.yaml": pnpmModulesYAML}, ".modules.yaml"},
+		{"deps", ProbeTag, fakeDir{".modules.yaml": "modules:\n  - auth\n"}, ""},
+		{"deps", ProbeTag, fakeDir{".yarn-state.yml": yarnStateYML}, ".yarn-state.yml"},
+		{"deps", ProbeTag, fakeDir{".yarn-state.yml": "__metadata:\n"}, ""},
+		{"deps", ProbeTag, fakeDir{".yarn-integrity": yarnIntegrityJSON}, ".yarn-integrity"},
+		{"deps", ProbeTag, fakeDir{".yarn-integrity": "ok\n"}, ""},
 		{"dist", ProbeName, fakeDir{"app.js": ""}, ""},
 	} {
 		if got := Evidence(c.name, c.probe, c.dir); got != c.want {

@@ -40,3 +40,18 @@ func IsMarker(name string) bool {
 	}
 	return false
 }
+
+// ContentDecides reports whether a marker named name counts only for
+// what it holds (CACHEDIR.TAG's signature, a package manager's file as
+// the tool writes it): a write to it may change the verdict too.
+func ContentDecides(name string) bool {
+	if name == CacheDirTag {
+		return true
+	}
+	for _, m := range anyMarkers {
+		if m.name == name && m.sig != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -88,17 +88,20 @@ const (
 )
 
 // marker is a file or directory whose presence shows that the directory
-// holding it was generated.
+// holding it was generated; a file with a signature only when its first
+// sigBytes pass it.
 type marker struct {
 	name string
 	dir  bool
+	sig  func(head []byte) bool
 }
 
 // anyMarkers mark a directory of any name: package managers' own files
-// inside the trees they install (npm, pnpm, yarn 2+, yarn 1).
+// inside the trees they install (npm, pnpm, yarn 2+, yarn 1), each as
+// the tool writes it (signature.go).
 var anyMarkers = []marker{
-	{".package-lock.json", false}, {".modules.yaml", false},
-	{".yarn-state.yml", false}, {".yarn-integrity", false},
+	{".package-lock.json", false, npmHidden}, {".modules.yaml", false, pnpmModules},
+	{".yarn-state.yml", false, yarnState}, {".yarn-integrity", false, yarnIntegrity},
 }
 
 // nameMarkers mark a directory of an EvidenceDirs name.
@@ -107,19 +110,19 @@ var nameMarkers = map[string][]marker{
 	"build": buildMarkers, "dist": buildMarkers, "target": buildMarkers, "out": buildMarkers,
 }
 
-var venvMarkers = []marker{{"pyvenv.cfg", false}, {"conda-meta", true}}
+var venvMarkers = []marker{{"pyvenv.cfg", false, nil}, {"conda-meta", true, nil}}
 
 // buildMarkers: CMake's and meson's build directories, ninja's log, and
 // cargo's (which also writes CACHEDIR.TAG).
 var buildMarkers = []marker{
-	{"CMakeCache.txt", false}, {".ninja_log", false},
-	{"meson-private", true}, {".rustc_info.json", false},
+	{"CMakeCache.txt", false, nil}, {".ninja_log", false, nil},
+	{"meson-private", true, nil}, {".rustc_info.json", false, nil},
 }
 
 // Evidence returns the marker that shows directory d (named name, which
 // Judge gave probe p) was generated, "" if it holds none: a CACHEDIR.TAG
 // starting with the convention's signature, a package manager's file
-// (node_modules/.package-lock.json, ...), or for a name of EvidenceDirs
+// as the tool writes it (node_modules/.package-lock.json, ...), or for a name of EvidenceDirs
 // that name's markers (pyvenv.cfg, CMakeCache.txt, ...).
 func Evidence(name string, p Probe, d Dir) string {
 	if p == ProbeNone {
@@ -134,7 +137,8 @@ func Evidence(name string, p Probe, d Dir) string {
 		ms = append(ms[:len(ms):len(ms)], nameMarkers[name]...)
 	}
 	for _, m := range ms {
-		if mode, ok := d.Lookup(m.name); ok && (m.dir && mode.IsDir() || !m.dir && mode.IsRegular()) {
+		if mode, ok := d.Lookup(m.name); ok && (m.dir && mode.IsDir() || !m.dir && mode.IsRegular()) &&
+			(m.sig == nil || m.sig(d.Head(m.name, sigBytes))) {
 			return m.name
 		}
 	}
