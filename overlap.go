@@ -2,12 +2,12 @@ package turnback
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/internal/pathstate"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/restore"
@@ -124,7 +124,7 @@ func overlapPaths(ctx context.Context, loader manifest.Loader, u *Turn, name str
 		if *out == nil {
 			*out = map[string]string{}
 		}
-		(*out)[p] = fmt.Sprintf("also changed by turn %d of session %s, which ran at the same time", u.N, sessionLabel(name))
+		(*out)[p] = model.OverlapReason(u.N, sessionLabel(name))
 	}
 	return nil
 }

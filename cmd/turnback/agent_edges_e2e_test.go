@@ -80,7 +80,8 @@ func TestOverlapUndoKeepsOtherSession(t *testing.T) {
 	if got, err := os.ReadFile(e.path("y.txt")); err != nil || string(got) != "y by B\n" {
 		t.Errorf("A's /undo changed y.txt, which conversation B wrote (read: %q, %v)\n%s", got, err, r)
 	}
-	if !strings.Contains(r.stdout, "y.txt: also changed by turn 1 of session bbbbbbbb, which ran at the same time") ||
+	if !strings.Contains(r.stdout, "/undo changed nothing: this file was also changed by another conversation's turn that ran at the same time") ||
+		!strings.Contains(r.stdout, "y.txt: also changed by turn 1 of session bbbbbbbb, which ran at the same time") ||
 		!strings.Contains(r.stdout, "/undo --force") {
 		t.Errorf("A's /undo does not say why, and what to type:\n%s", r)
 	}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -299,6 +301,18 @@ type PathNote struct {
 	// call the command incomplete.
 	Kept bool `json:"kept,omitempty"`
 }
+
+// OverlapReason is the conflict reason of a path that turn n of another
+// session (named label) changed while the undone turns ran.
+func OverlapReason(n int, label string) string {
+	return fmt.Sprintf("%s%d of session %s, which ran at the same time", overlapPrefix, n, label)
+}
+
+const overlapPrefix = "also changed by turn "
+
+// ByOtherSession reports whether n is a conflict with another session's
+// turn (OverlapReason), not with an edit made after the turns.
+func (n PathNote) ByOtherSession() bool { return strings.HasPrefix(n.Reason, overlapPrefix) }
 
 // OpenWindow is how recent an open turn's start must be for its
 // session to count as working right now (LatestSession). An older open

@@ -52,15 +52,26 @@ func MergeArg(args []string) string {
 // paths, then the commands that go on. args are the command's (a
 // refused --merge suggests --merge=markers).
 func (a *Agent) Conflict(w io.Writer, own string, args []string, r *turnback.RestoreResult) {
-	since := "after the turn"
-	if own == "redo" {
-		since = "since the undo"
-	}
 	what := "these files were"
 	if len(r.Conflicts) == 1 {
 		what = "this file was"
 	}
-	fmt.Fprintf(w, "%s changed nothing: %s edited %s (by you or a program), and %s would overwrite the edits:\n", a.Slash(own), what, since, own)
+	others := 0
+	for _, c := range r.Conflicts {
+		if c.ByOtherSession() {
+			others++
+		}
+	}
+	why := "edited after the turn (by you or a program)"
+	switch {
+	case own == "redo":
+		why = "edited since the undo (by you or a program)"
+	case others == len(r.Conflicts):
+		why = "also changed by another conversation's turn that ran at the same time"
+	case others > 0:
+		why = "edited after the turn (by you, a program or another conversation)"
+	}
+	fmt.Fprintf(w, "%s changed nothing: %s %s, and %s would overwrite the edits:\n", a.Slash(own), what, why, own)
 	for _, n := range r.Conflicts {
 		fmt.Fprintf(w, "  %s: %s\n", termout.QuotePath(n.Path), termout.SafeText(n.Reason))
 	}

@@ -308,12 +308,17 @@ func Conflicts(w io.Writer, own, cli, merge string, r *turnback.RestoreResult) {
 // ConflictsColor is Conflicts with the word "conflict" in ConflictColor
 // when color is true.
 func ConflictsColor(w io.Writer, own, cli, merge string, r *turnback.RestoreResult, color bool) {
-	since := "after the turns"
-	if own == "redo" {
-		since = "since the undo"
-	}
 	n := len(r.Conflicts)
-	fmt.Fprintf(w, "turnback: %s: %s changed nothing: %d path%s %s edited %s:\n", Paint(color, ConflictColor, "conflict"), own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], since)
+	why := "edited after the turns"
+	switch others := otherSessions(r.Conflicts); {
+	case own == "redo":
+		why = "edited since the undo"
+	case others == n:
+		why = "also changed by another session's turn that ran at the same time"
+	case others > 0:
+		why = "edited after the turns, or by another session's turn that ran at the same time"
+	}
+	fmt.Fprintf(w, "turnback: %s: %s changed nothing: %d path%s %s %s:\n", Paint(color, ConflictColor, "conflict"), own, n, Plural(n), map[bool]string{true: "was", false: "were"}[n == 1], why)
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "  %s: %s\n", QuotePath(c.Path), SafeText(c.Reason))
 	}
@@ -329,6 +334,17 @@ func ConflictsColor(w io.Writer, own, cli, merge string, r *turnback.RestoreResu
 		return
 	}
 	fmt.Fprintf(w, "  %s %s --force   %s anyway: the edits stay in a checkpoint (turnback checkpoints lists it)\n", cli, own, own)
+}
+
+// otherSessions counts the conflicts with another session's turn.
+func otherSessions(conflicts []turnback.PathNote) int {
+	n := 0
+	for _, c := range conflicts {
+		if c.ByOtherSession() {
+			n++
+		}
+	}
+	return n
 }
 
 // VerifyProblems writes, on stderr (w), the damage a verify found.
