@@ -116,6 +116,9 @@ func (h *globals) hookCapture(cmd *cobra.Command, a *agent.Agent, ev agent.Event
 			a.Skip(h.stderr, logDir, fmt.Sprintf("hook skipped %s: %s", action, termout.SafeText(err.Error())), fmt.Errorf("skipped %s: %w", action, err))
 			return nil, "", nil
 		}
+		if errors.Is(err, turnback.ErrScope) {
+			logDir = "" // no store folder for a refused folder
+		}
 		return nil, "", failHook(a, logDir, err)
 	}
 	defer repo.Close()

@@ -8,5 +8,6 @@
 // daemons (which also starts one by itself). docs/design.md lists every package.
 //
 // A hook never exits with a code that blocks the agent. Its failures go
-// to hook.log in the store.
+// to hook.log in the store. A refused folder has none: they go to the
+// store root's hook.log.
 package main

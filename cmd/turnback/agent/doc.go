@@ -40,7 +40,8 @@
 //   - A settings file Init cannot read is left untouched. The error says
 //     why and what to merge by hand.
 //   - A hook never blocks the agent. It exits 1, never 2, and writes
-//     failures to hook.log in the store.
+//     failures to hook.log in the store. A folder turnback refuses gets
+//     no store folder: its failures go to the store root's hook.log.
 //   - Nothing but the notice, and the report of an own command the
 //     user typed, reaches the model; the notice not when
 //     TURNBACK_TELL_MODEL=0.

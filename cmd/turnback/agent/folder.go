@@ -70,3 +70,14 @@ func isScopeRefused(dir string) bool {
 	h, err := filepath.EvalSymlinks(home)
 	return err == nil && h == dir
 }
+
+// refusedFolder reports whether dir, made absolute and symlink-free, is a
+// folder turnback refuses without --force.
+func refusedFolder(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	return err == nil && isScopeRefused(real)
+}

@@ -18,7 +18,8 @@ type Plan struct {
 	Session string   // the session ("" for the default)
 	Args    []string // the command the hook stands for, as a watch daemon runs it
 	// LogDir is where the hook's failures are logged: the store, as soon
-	// as it is known ("": the default store root).
+	// as it is known ("": the default store root, as for a folder
+	// turnback refuses).
 	LogDir string
 }
 
@@ -66,7 +67,11 @@ func (a *Agent) Plan(data []byte, env Env) (Plan, error) {
 	} else if fi, err := os.Stat(p.Dir); err != nil || !fi.IsDir() {
 		return p, fmt.Errorf("turnback hook %s: folder %s does not exist", a.Name, termout.QuotePath(p.Dir))
 	}
-	if p.LogDir == "" {
+	if !env.Force && refusedFolder(p.Dir) {
+		// It has no store: its failures go to the data directory's
+		// hook.log, never into a store folder made for it.
+		p.LogDir = ""
+	} else if p.LogDir == "" {
 		if _, s, err := turnback.Locate(p.Dir, ""); err == nil {
 			p.LogDir = s
 		}
