@@ -137,36 +137,52 @@ const maxDiffBytes = 8 << 20
 // last snapshot with the work tree now; with only b empty, snapshot a with
 // the work tree now; otherwise snapshot a with snapshot b. Ids may be any
 // unique prefix of MinIDPrefix digits or more, or turn references (@N,
-// @N^; see TurnRef).
+// @N^; see TurnRef). Compare also returns the paths of a that b skips.
 func (r *Repo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+	d, err := r.be.Diff(ctx, a, b)
+	if err != nil {
+		return from, to, nil, err
+	}
+	return d.From, d.To, d.Files, nil
+}
+
+// Compare is Diff in one value, with the paths of the first state that
+// the second one's capture skipped (a marker or an ignore rule came
+// since): not deleted, so not in Files, but in SkippedNow.
+func (r *Repo) Compare(ctx context.Context, a, b string) (*DiffResult, error) {
 	return r.be.Diff(ctx, a, b)
 }
 
-func (l localRepo) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []FileDiff, err error) {
+func (l localRepo) Diff(ctx context.Context, a, b string) (*DiffResult, error) {
 	r := l.r
 	if err := r.lock(ctx); err != nil {
-		return from, to, nil, err
+		return nil, err
 	}
 	defer r.unlock()
+	out := &DiffResult{}
+	var err error
 	if a == "" {
-		if from, err = r.lastSnapshot(ctx); err != nil {
-			return from, to, nil, err
+		if out.From, err = r.lastSnapshot(ctx); err != nil {
+			return nil, err
 		}
-	} else if from, err = r.resolve(ctx, a); err != nil {
-		return from, to, nil, err
+	} else if out.From, err = r.resolve(ctx, a); err != nil {
+		return nil, err
 	}
 	var live *walker.Result
 	if b == "" {
 		res, err := r.capture(ctx)
 		if err != nil {
-			return from, to, nil, err
+			return nil, err
 		}
-		to, live = res.Root, res.Result
-	} else if to, err = r.resolve(ctx, b); err != nil {
-		return from, to, nil, err
+		out.To, live = res.Root, res.Result
+	} else if out.To, err = r.resolve(ctx, b); err != nil {
+		return nil, err
 	}
-	diffs, _, err = r.fileDiffs(ctx, from, to, live, true)
-	return from, to, diffs, err
+	out.Files, out.SkippedNow, err = r.fileDiffs(ctx, out.From, out.To, live, true)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // fileDiffs lists the differences from state a to state b, with both

@@ -12,6 +12,8 @@ type (
 	Change = model.Change
 	// FileDiff is one path of a diff with both contents.
 	FileDiff = model.FileDiff
+	// DiffResult is how two states differ (Repo.Compare).
+	DiffResult = model.DiffResult
 	// TurnChanges is what one turn changed (Repo.TurnChanges).
 	TurnChanges = model.TurnChanges
 	// SessionInfo describes one session of a store (Repo.Sessions).

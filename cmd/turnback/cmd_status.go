@@ -59,14 +59,14 @@ func newDiffCmd(g *globals) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return g.print(termout.TurnDiffDoc(tc, repo.Session()), func() { termout.Diff(g.stdout, tc.Files, g.useColor()) })
+					return g.print(termout.TurnDiffDoc(tc, repo.Session()), func() { termout.Diff(g.stdout, termout.TurnDiff(tc), g.useColor()) })
 				}
-				from, to, diffs, err := repo.Diff(cmd.Context(), a, b)
+				d, err := repo.Compare(cmd.Context(), a, b)
 				g.endProgress()
 				if err != nil {
 					return err
 				}
-				return g.print(termout.DiffDoc(from, to, diffs), func() { termout.Diff(g.stdout, diffs, g.useColor()) })
+				return g.print(termout.DiffDoc(d), func() { termout.Diff(g.stdout, d, g.useColor()) })
 			})
 		},
 	}

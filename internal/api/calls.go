@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/walker"
 )
@@ -95,14 +94,8 @@ func (c *Client) Status(ctx context.Context, cl Call, ignored bool) (*model.Stat
 	return st, nil
 }
 
-// DiffResult is Diff's results in one value.
-type DiffResult struct {
-	From, To cas.Hash
-	Diffs    []model.FileDiff
-}
-
 // Diff asks for the diff between a and b ("" for the defaults).
-func (c *Client) Diff(ctx context.Context, cl Call, a, b string) (*DiffResult, error) {
+func (c *Client) Diff(ctx context.Context, cl Call, a, b string) (*model.DiffResult, error) {
 	var out DiffResponse
 	q := url.Values{"session": {cl.Session}}
 	if a != "" {
@@ -114,7 +107,7 @@ func (c *Client) Diff(ctx context.Context, cl Call, a, b string) (*DiffResult, e
 	if err := c.Do(ctx, cl, "GET", "/v1/diff", q, nil, &out); err != nil {
 		return nil, err
 	}
-	d := &DiffResult{}
+	d := &model.DiffResult{SkippedNow: out.SkippedNow}
 	f, err := parseDocID(out.From)
 	if err != nil {
 		return nil, err
@@ -129,7 +122,7 @@ func (c *Client) Diff(ctx context.Context, cl Call, a, b string) (*DiffResult, e
 		if err != nil {
 			return nil, err
 		}
-		d.Diffs = append(d.Diffs, model.FileDiff{Change: c, OldData: j.OldData, NewData: j.NewData})
+		d.Files = append(d.Files, model.FileDiff{Change: c, OldData: j.OldData, NewData: j.NewData})
 	}
 	return d, nil
 }

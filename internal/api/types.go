@@ -364,6 +364,9 @@ type DiffResponse struct {
 	From  string         `json:"from"`
 	To    string         `json:"to"`
 	Files []FileDiffJSON `json:"files"`
+	// SkippedNow: the paths of from that to's capture skipped, not
+	// deleted.
+	SkippedNow []walker.Ignored `json:"skipped_now,omitempty"`
 }
 
 // TurnsResponse answers GET /v1/sessions/{session}/turns: the turns undo

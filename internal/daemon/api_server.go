@@ -419,12 +419,12 @@ func (a *apiServer) diff(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	from, to, diffs, err := v.Diff(r.Context(), q.Get("from"), q.Get("to"))
+	res, err := v.Compare(r.Context(), q.Get("from"), q.Get("to"))
 	if err != nil {
 		return nil, err
 	}
-	out := &api.DiffResponse{From: idOrEmpty(from), To: idOrEmpty(to), Files: []api.FileDiffJSON{}}
-	for _, d := range diffs {
+	out := &api.DiffResponse{From: idOrEmpty(res.From), To: idOrEmpty(res.To), Files: []api.FileDiffJSON{}, SkippedNow: res.SkippedNow}
+	for _, d := range res.Files {
 		out.Files = append(out.Files, api.FileDiffJSON{ChangeJSON: changeJSON(d.Change), OldData: d.OldData, NewData: d.NewData})
 	}
 	return out, nil

@@ -115,6 +115,16 @@ type FileDiff struct {
 	OldData, NewData []byte // nil when not a captured regular file or too large
 }
 
+// DiffResult is how two states differ (Repo.Compare): From and To are
+// the states, Files the paths that differ, with both contents.
+type DiffResult struct {
+	From, To cas.Hash
+	Files    []FileDiff
+	// SkippedNow: the paths of From that To's capture skipped (as
+	// StatusResult's): not deleted, not in Files.
+	SkippedNow []walker.Ignored
+}
+
 // SessionTurns is one session and its turns (see Repo.AllTurns).
 type SessionTurns struct {
 	SessionInfo

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/api"
 	"github.com/turnback/turnback/internal/model"
 )
@@ -90,16 +89,9 @@ func (v *View) Status(ctx context.Context, o model.StatusOptions) (*model.Status
 		func(l Backend) (*model.StatusResult, error) { return l.Status(ctx, o) })
 }
 
-func (v *View) Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []model.FileDiff, err error) {
-	res, err := call(ctx, v, func() (*api.DiffResult, error) { return v.c.api.Diff(ctx, v.req(), a, b) },
-		func(l Backend) (*api.DiffResult, error) {
-			f, t, ds, err := l.Diff(ctx, a, b)
-			return &api.DiffResult{From: f, To: t, Diffs: ds}, err
-		})
-	if err != nil {
-		return from, to, nil, err
-	}
-	return res.From, res.To, res.Diffs, nil
+func (v *View) Diff(ctx context.Context, a, b string) (*model.DiffResult, error) {
+	return call(ctx, v, func() (*model.DiffResult, error) { return v.c.api.Diff(ctx, v.req(), a, b) },
+		func(l Backend) (*model.DiffResult, error) { return l.Diff(ctx, a, b) })
 }
 
 func (v *View) Turns(ctx context.Context) (turns, redo []*model.Turn, err error) {

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/internal/api"
 	"github.com/turnback/turnback/internal/model"
 	"github.com/turnback/turnback/restore"
@@ -35,7 +34,7 @@ type Backend interface {
 	Restore(ctx context.Context, id string, o model.RestoreOptions) (*model.RestoreResult, error)
 	Status(ctx context.Context, o model.StatusOptions) (*model.StatusResult, error)
 	Show(ctx context.Context, id string) (*model.SnapshotInfo, error)
-	Diff(ctx context.Context, a, b string) (from, to cas.Hash, diffs []model.FileDiff, err error)
+	Diff(ctx context.Context, a, b string) (*model.DiffResult, error)
 	Turns(ctx context.Context) (turns, redo []*model.Turn, err error)
 	Sessions(ctx context.Context) ([]model.SessionInfo, error)
 	FindSession(ctx context.Context, name string) (string, error)

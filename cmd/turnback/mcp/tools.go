@@ -171,11 +171,12 @@ func findTurn(ctx context.Context, repo *turnback.Repo, session string, n int) (
 	return nil, false, fmt.Errorf("session %s has no turn %d (turnback_turns lists them)", termout.QuotePath(session), n)
 }
 
-// changesBetween lists what changed from one state to another: to ""
-// is the folder now.
-func changesBetween(ctx context.Context, repo *turnback.Repo, from, to string) ([]turnback.FileDiff, error) {
-	_, _, diffs, err := repo.Diff(ctx, from, to)
-	return diffs, err
+// skippedList is skipped, at most maxPaths, and how many more.
+func skippedList(skipped []turnback.Ignored) ([]Ignored, int) {
+	if len(skipped) > maxPaths {
+		return skipped[:maxPaths], len(skipped) - maxPaths
+	}
+	return skipped, 0
 }
 
 func (s *server) show(ctx context.Context, in ShowIn) (ShowOut, error) {
@@ -210,12 +211,13 @@ func (s *server) show(ctx context.Context, in ShowIn) (ShowOut, error) {
 	if !t.Open() {
 		to = t.After.String()
 	}
-	diffs, err := changesBetween(ctx, c.repo, t.Before.String(), to)
+	d, err := c.repo.Compare(ctx, t.Before.String(), to)
 	if err != nil {
 		return out, err
 	}
 	out = ShowOut{Folder: c.repo.WorkTree(), Session: c.session.Name, Turn: turnOf(t, undone)}
-	out.Changes, out.More = changeList(diffs)
+	out.Changes, out.More = changeList(d.Files)
+	out.SkippedNow, out.SkippedMore = skippedList(d.SkippedNow)
 	return out, nil
 }
 
@@ -259,18 +261,19 @@ func (s *server) diff(ctx context.Context, in DiffIn) (DiffOut, error) {
 			to = t.After.String()
 		}
 	}
-	fh, th, diffs, err := c.repo.Diff(ctx, from, to)
+	res, err := c.repo.Compare(ctx, from, to)
 	if err != nil {
 		return out, err
 	}
-	out = DiffOut{Folder: c.repo.WorkTree(), From: fh.String(), To: "now", Files: []DiffFile{}}
+	out = DiffOut{Folder: c.repo.WorkTree(), From: res.From.String(), To: "now", Files: []DiffFile{}}
 	if to != "" {
-		out.To = th.String()
+		out.To = res.To.String()
 	}
+	out.SkippedNow, out.SkippedMore = skippedList(res.SkippedNow)
 	total := 0
-	for i, d := range diffs {
+	for i, d := range res.Files {
 		if i == maxPaths {
-			out.More = len(diffs) - i
+			out.More = len(res.Files) - i
 			break
 		}
 		f := DiffFile{Path: d.Path, Change: d.What}
@@ -299,6 +302,7 @@ func (s *server) status(ctx context.Context, in StatusIn) (StatusOut, error) {
 		return out, err
 	}
 	out = StatusOut{Folder: c.repo.WorkTree(), Session: c.session.Name, Changes: []Change{}}
+	out.SkippedNow, out.SkippedMore = skippedList(st.SkippedNow)
 	if !st.Base.IsZero() {
 		out.Base = st.Base.String()
 	}

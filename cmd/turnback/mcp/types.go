@@ -65,6 +65,10 @@ type Turn = termout.TurnJSON
 // {"path", "change"}.
 type Change = turnback.Change
 
+// Ignored is a path a state skips and why: status --json's document,
+// {"path", "dir", "reason", "rule", ...}.
+type Ignored = turnback.Ignored
+
 // TurnsOut is turnback_turns' result.
 type TurnsOut struct {
 	Folder  string `json:"folder"`
@@ -81,6 +85,11 @@ type ShowOut struct {
 	Turn    Turn     `json:"turn"`
 	Changes []Change `json:"changes"`
 	More    int      `json:"more,omitempty"`
+	// SkippedNow: the paths of the older state the newer one skips (a
+	// marker or an ignore rule came since), not deleted; as status
+	// --json gives them. SkippedMore counts those past the limit.
+	SkippedNow  []Ignored `json:"skipped_now,omitempty"`
+	SkippedMore int       `json:"skipped_more,omitempty"`
 }
 
 // DiffFile is one path of turnback_diff's result.
@@ -99,6 +108,11 @@ type DiffOut struct {
 	Files     []DiffFile `json:"files"`
 	Truncated bool       `json:"truncated,omitempty"`
 	More      int        `json:"more,omitempty"`
+	// SkippedNow: the paths of the older state the newer one skips (a
+	// marker or an ignore rule came since), not deleted; as status
+	// --json gives them. SkippedMore counts those past the limit.
+	SkippedNow  []Ignored `json:"skipped_now,omitempty"`
+	SkippedMore int       `json:"skipped_more,omitempty"`
 }
 
 // StatusOut is turnback_status' result.
@@ -108,6 +122,11 @@ type StatusOut struct {
 	Base    string   `json:"base"`
 	Changes []Change `json:"changes"`
 	More    int      `json:"more,omitempty"`
+	// SkippedNow: the paths of the older state the newer one skips (a
+	// marker or an ignore rule came since), not deleted; as status
+	// --json gives them. SkippedMore counts those past the limit.
+	SkippedNow  []Ignored `json:"skipped_now,omitempty"`
+	SkippedMore int       `json:"skipped_more,omitempty"`
 }
 
 // Note is a path with a reason.

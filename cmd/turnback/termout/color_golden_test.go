@@ -54,7 +54,11 @@ func TestColorGolden(t *testing.T) {
 		render func(color bool) string
 	}{
 		{"status", func(color bool) string { var b bytes.Buffer; Status(&b, status, "s1", color); return b.String() }},
-		{"diff", func(color bool) string { var b bytes.Buffer; Diff(&b, diffs, color); return b.String() }},
+		{"diff", func(color bool) string {
+			var b bytes.Buffer
+			Diff(&b, &turnback.DiffResult{Files: diffs}, color)
+			return b.String()
+		}},
 		{"undo", func(color bool) string {
 			var b bytes.Buffer
 			RestoreListColor(&b, "undid", undo, false, color)

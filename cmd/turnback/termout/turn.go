@@ -91,8 +91,14 @@ func ShowTurn(w io.Writer, tc *turnback.TurnChanges, session string, loc *time.L
 		fmt.Fprintf(w, "%s %10s %10s  %s%s\n", ChangeMarks[f.Kind], sizeOf(f.Old), sizeOf(f.New), QuotePath(f.Path+DirSlash(f.New, f.Old)), extra)
 	}
 	for _, ig := range tc.SkippedNow {
-		fmt.Fprintf(w, "skipped after the turn: %s (%s)\n", QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
+		fmt.Fprintln(w, SkippedNowLine("skipped after the turn", ig))
 	}
+}
+
+// TurnDiff is the diff of a turn: from its before-state to its
+// after-state.
+func TurnDiff(tc *turnback.TurnChanges) *turnback.DiffResult {
+	return &turnback.DiffResult{From: tc.Turn.Before, To: tc.Turn.After, Files: tc.Files, SkippedNow: tc.SkippedNow}
 }
 
 // sizeOf is a side's size as show @N prints it.
@@ -107,7 +113,7 @@ func sizeOf(e *turnback.Entry) string {
 // turn's before-state to its after-state, with the turn's session and
 // number.
 func TurnDiffDoc(tc *turnback.TurnChanges, session string) map[string]any {
-	doc := DiffDoc(tc.Turn.Before, tc.Turn.After, tc.Files)
+	doc := DiffDoc(TurnDiff(tc))
 	doc["session"], doc["turn"] = session, tc.Turn.N
 	return doc
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
-	"github.com/turnback/turnback/cas"
 )
 
 // StatusDoc is the --json document of status.
@@ -34,7 +33,7 @@ func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) 
 		fmt.Fprintf(w, "%s %s\n", Paint(color, MarkColor(mark), mark), QuotePath(c.Path+DirSlash(c.New, c.Old)))
 	}
 	for _, ig := range st.SkippedNow {
-		fmt.Fprintf(w, "skipped now: %s (%s)\n", QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
+		fmt.Fprintln(w, SkippedNowLine("skipped now", ig))
 	}
 	if len(st.Changes)+len(st.SkippedNow) == 0 && !st.Base.IsZero() {
 		fmt.Fprintln(w, "no changes since", st.Base.Short())
@@ -50,6 +49,13 @@ func Status(w io.Writer, st *turnback.StatusResult, session string, color bool) 
 	for _, ig := range st.Ignored {
 		fmt.Fprintf(w, "%s %s  %s\n", Paint(color, MarkColor("I"), "I"), QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
 	}
+}
+
+// SkippedNowLine says that a path of the older state is skipped in the
+// newer one, and why: "skipped now: src/ (generated: holds
+// src/CACHEDIR.TAG)" with words "skipped now".
+func SkippedNowLine(words string, ig turnback.Ignored) string {
+	return fmt.Sprintf("%s: %s (%s)", words, QuotePath(ig.Path+dirSlash(ig.Dir)), IgnoredWhy(ig))
 }
 
 // dirSlash is "/" for a directory.
@@ -156,31 +162,39 @@ func partlyNote(paths []string) string {
 }
 
 // DiffDoc is the --json document of diff.
-func DiffDoc(from, to cas.Hash, diffs []turnback.FileDiff) map[string]any {
+func DiffDoc(d *turnback.DiffResult) map[string]any {
 	var docs []map[string]any
-	for _, d := range diffs {
-		doc := map[string]any{"path": d.Path, "change": d.What}
-		if b := JSONBytes(d.Path); b != "" {
+	for _, f := range d.Files {
+		doc := map[string]any{"path": f.Path, "change": f.What}
+		if b := JSONBytes(f.Path); b != "" {
 			doc["path_bytes"] = b
 		}
-		if text, binary := Unified(d); binary {
+		if text, binary := Unified(f); binary {
 			doc["binary"] = true
 		} else if text != "" {
 			doc["diff"] = text
 		}
 		docs = append(docs, doc)
 	}
-	return map[string]any{"from": IDOrEmpty(from.IsZero(), from.String()), "to": to.String(), "files": NonNil(docs)}
+	doc := map[string]any{"from": IDOrEmpty(d.From.IsZero(), d.From.String()), "to": d.To.String(), "files": NonNil(docs)}
+	if len(d.SkippedNow) > 0 {
+		doc["skipped_now"] = d.SkippedNow
+	}
+	return doc
 }
 
-// Diff writes every difference as a unified diff, coloured with color.
-func Diff(w io.Writer, diffs []turnback.FileDiff, color bool) {
-	for _, d := range diffs {
-		text, _ := Unified(d)
+// Diff writes every difference as a unified diff, coloured with color,
+// then a line per path the newer state skips, as status words it.
+func Diff(w io.Writer, d *turnback.DiffResult, color bool) {
+	for _, f := range d.Files {
+		text, _ := Unified(f)
 		if color {
 			text = ColorDiff(text)
 		}
 		fmt.Fprint(w, text)
+	}
+	for _, ig := range d.SkippedNow {
+		fmt.Fprintln(w, SkippedNowLine("skipped now", ig))
 	}
 }
 

@@ -98,6 +98,10 @@ func (m *Model) startAction(key string) tea.Cmd {
 			return nil
 		}
 		p := rows[m.pcur].path
+		if rows[m.pcur].note != "" {
+			m.message = termout.QuotePath(p) + " is skipped now, not changed: undo leaves it as it is"
+			return nil
+		}
 		a.paths = []string{p}
 		shown := termout.QuotePath(p)
 		if rows[m.pcur].dir {

@@ -91,6 +91,10 @@ type turnData struct {
 	files []turnback.FileDiff
 	lost  map[string]bool
 	err   string
+	// skipped are the paths the newer state skips, not deleted, and
+	// words says so for them: as show or status does.
+	skipped []turnback.Ignored
+	words   string
 }
 
 // New returns the UI's model for cfg.
@@ -391,21 +395,26 @@ func (m *Model) selectCmd() tea.Cmd {
 	session := m.cfg.Session
 	var from, to string
 	lost := map[string]bool{}
+	words := "skipped now"
 	if r.kind == rowTurn {
 		session = m.tl.sessions[r.sess].info.Name
 		from, to = r.turn.BeforeID, r.turn.AfterID
 		if r.turn.Open() {
 			to = ""
+		} else {
+			words = "skipped after the turn"
 		}
 		for _, p := range r.lost {
 			lost[p] = true
 		}
 	}
 	return func() tea.Msg {
-		d := &turnData{lost: lost}
+		d := &turnData{lost: lost, words: words}
 		err := f.read(ctx, session, func(repo *turnback.Repo) error {
-			var err error
-			_, _, d.files, err = repo.Diff(ctx, from, to)
+			res, err := repo.Compare(ctx, from, to)
+			if err == nil {
+				d.files, d.skipped = res.Files, res.SkippedNow
+			}
 			return err
 		})
 		if err != nil {
@@ -447,7 +456,7 @@ func (m *Model) pathRows() []pathRow {
 	if td == nil {
 		return nil
 	}
-	return buildPathRows(td.files, m.toggled, m.filter)
+	return append(buildPathRows(td.files, m.toggled, m.filter), skippedRows(td.skipped, td.words, m.filter)...)
 }
 
 // loc is the zone times are shown in.

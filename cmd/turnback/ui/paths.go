@@ -18,6 +18,9 @@ type pathRow struct {
 	file  int // index of the path's change in the turn's files, -1 for none
 	n     int // changed paths below a directory
 	open  bool
+	// note: a path the newer state skips, not a change: the line that
+	// says so.
+	note string
 }
 
 // closedByDefault: a turn with more paths than this lists its
@@ -84,6 +87,19 @@ func buildPathRows(files []turnback.FileDiff, toggled map[string]bool, filter st
 	return rows
 }
 
+// skippedRows are a line per path the newer state skips, after the
+// changes; filter keeps the paths holding it.
+func skippedRows(skipped []turnback.Ignored, words, filter string) []pathRow {
+	var rows []pathRow
+	f := strings.ToLower(filter)
+	for _, ig := range skipped {
+		if f == "" || strings.Contains(strings.ToLower(ig.Path), f) {
+			rows = append(rows, pathRow{path: ig.Path, file: -1, note: termout.SkippedNowLine(words, ig)})
+		}
+	}
+	return rows
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -108,6 +124,9 @@ func changeMark(c turnback.Change) string {
 
 // render draws the row in w cells, marks unstyled.
 func (p pathRow) render(files []turnback.FileDiff, lost map[string]bool, w int) string {
+	if p.note != "" {
+		return fit("  "+p.note, w)
+	}
 	indent := strings.Repeat("  ", p.depth)
 	mark := " "
 	if p.file >= 0 {

@@ -151,6 +151,8 @@ func (m *Model) rightLines(g geometry) []string {
 			s := prows[k].render(td.files, td.lost, w)
 			if k == m.pcur {
 				s = paint(map[bool]styleT{true: m.st.sel, false: m.st.selDim}[m.focus == panePaths && m.modal == nil], s)
+			} else if prows[k].note != "" {
+				s = paint(m.st.dim, s)
 			} else {
 				s = m.markColor(s, prows[k], td)
 			}
