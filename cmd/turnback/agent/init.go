@@ -80,6 +80,9 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 		return r, err
 	}
 	r.Settings = path
+	if !o.Global && !o.Remove && refusedFolder(o.Dir) {
+		return r, a.refusedInit(o, path)
+	}
 	cdir := ""
 	if a.CommandDir != "" {
 		rel := a.CommandDir
@@ -118,6 +121,23 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 	cmds, err := a.installCommands(cdir, r.Command)
 	r.Commands = &cmds
 	return r, err
+}
+
+// refusedInit is the error of an init in a folder turnback refuses (the
+// home directory, the filesystem root): its hooks would do nothing
+// there, and in the home directory the folder's settings file is often
+// the user-level one, which every project reads.
+func (a *Agent) refusedInit(o InitOptions, path string) error {
+	what := "the filesystem root"
+	if filepath.Dir(filepath.Clean(o.Dir)) != filepath.Clean(o.Dir) {
+		what = "your home directory"
+	}
+	also := ""
+	if global, err := a.SettingsPath(o.Dir, true, o.Getenv); err == nil && global == path {
+		also = fmt.Sprintf(", and %s is %s's user-level settings, which every project reads", termout.QuotePath(path), a.Title)
+	}
+	return fmt.Errorf("turnback init: %s is %s, which turnback does not record, so the hooks would do nothing here%s; run init in a project folder, or add --global for every project",
+		termout.QuotePath(o.Dir), what, also)
 }
 
 // command is the command line the agent runs: plain "turnback hook
