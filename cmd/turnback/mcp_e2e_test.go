@@ -265,6 +265,8 @@ func TestMCPUndo(t *testing.T) {
 		{"turnback_status", map[string]any{"folder": "missing"}, "does not exist"},
 		{"turnback_status", map[string]any{"folder": "/"}, "refusing a work tree that is / or the home directory"},
 		{"turnback_turns", map[string]any{"folder": e.home}, "refusing a work tree that is / or the home directory"},
+		{"turnback_undo", map[string]any{"folder": e.home}, "refusing a work tree that is / or the home directory"},
+		{"turnback_redo", map[string]any{"folder": "/"}, "refusing a work tree that is / or the home directory"},
 		{"turnback_undo", map[string]any{"bogus": 1}, "bogus"},
 		{"turnback_show", map[string]any{"turn": 9}, "no turn 9"},
 		{"turnback_show", map[string]any{"id": "ffffffff"}, "unknown snapshot id"},

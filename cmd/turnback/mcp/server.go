@@ -161,6 +161,11 @@ func (s *server) open(ctx context.Context, a common, access turnback.Access, lat
 		return nil, err
 	}
 	if access == turnback.AccessWrite && storeDir != "" {
+		// A refused folder (/, the home directory) says so first: it
+		// has no store because turnback never records it.
+		if err := turnback.CheckLocation(workTree, storeDir, false); errors.Is(err, turnback.ErrScope) {
+			return nil, err
+		}
 		// Undo and redo never create a store.
 		if _, err := os.Stat(storeDir); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s has no turnback store (turns are recorded by the agent's hooks: turnback init --AGENT)", ErrNoStore, termout.QuotePath(workTree))
