@@ -173,11 +173,12 @@ func recognizeLegacy(ctx context.Context, dir string, names []string) error {
 
 // freshName reports whether a store directory may hold a file of this
 // name before its database is created: the watch daemon's log and
-// socket, the note of an automatic start that failed, a hook's log, the
+// socket, the note of an automatic start that failed, a hook's log (and
+// the full one before it, hook.log.1), the
 // API's bearer token (serve --print-token).
 func freshName(n string) bool {
 	switch n {
-	case "watch.log", "watch.log.1", "watch.log.old", "watch.sock", "watch.failed", "hook.log", "api.token":
+	case "watch.log", "watch.log.1", "watch.log.old", "watch.sock", "watch.failed", "hook.log", "hook.log.1", "api.token":
 		return true
 	}
 	return false
@@ -187,7 +188,7 @@ func freshName(n string) bool {
 // file of this name.
 func legacyName(n string) bool {
 	switch {
-	case n == "db", n == WorkTreeNote, n == WorkTreeNote+".tmp":
+	case n == "db", n == WorkTreeNote, n == WorkTreeNote+".tmp", n == "hook.log.1":
 		return true
 	case strings.HasPrefix(n, "watch"), strings.HasPrefix(n, "journal"), strings.HasPrefix(n, "restore"),
 		strings.HasPrefix(n, "daemon"), strings.HasSuffix(n, ".sock"), strings.HasSuffix(n, ".log"),

@@ -81,7 +81,7 @@ func TestInspect(t *testing.T) {
 	}{
 		{name: "absent", state: Absent},
 		{name: "empty", files: map[string]string{}, state: Absent},
-		{name: "only a daemon's files", files: map[string]string{"watch.log": "x", "watch.sock": "", "api.token": "t", "hook.log": ""}, state: Absent},
+		{name: "only a daemon's files", files: map[string]string{"watch.log": "x", "watch.sock": "", "api.token": "t", "hook.log": "", "hook.log.1": ""}, state: Absent},
 		{name: "an interrupted marker", files: map[string]string{MarkerName + ".123.tmp": "{"}, state: Absent},
 		{name: "marked v1", files: map[string]string{MarkerName: marker(1), "db/": ""}, state: Marked, version: 1},
 		{name: "marked v3", files: map[string]string{MarkerName: marker(3), "db/": "", "worktree": "/w\n"}, state: Marked, version: 3},
@@ -96,6 +96,7 @@ func TestInspect(t *testing.T) {
 		{name: "another program's folder", files: map[string]string{"notes.txt": "mine", "src/": ""}, err: model.ErrNotStore, errText: "notes.txt"},
 		{name: "legacy, no database yet", files: map[string]string{"worktree": abs + "\n", "db/": "", "watch.log": ""}, state: Legacy},
 		{name: "legacy, journal and lock", files: map[string]string{"worktree": abs + "\n", "journal": "", "x.lock": ""}, state: Legacy},
+		{name: "legacy, a hook's logs", files: map[string]string{"worktree": abs + "\n", "db/": "", "hook.log": "", "hook.log.1": ""}, state: Legacy},
 		{name: "legacy, relative work tree", files: map[string]string{"worktree": "work\n", "db/": ""}, err: model.ErrNotStore},
 		{name: "legacy, no work tree", files: map[string]string{"db/": "", "journal": ""}, err: model.ErrNotStore},
 		{name: "legacy with a stranger's file", files: map[string]string{"worktree": abs + "\n", "db/": "", "photo.jpg": ""}, err: model.ErrNotStore, errText: `"photo.jpg"`},
