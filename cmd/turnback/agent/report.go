@@ -77,10 +77,12 @@ func (a *Agent) Conflict(w io.Writer, own string, args []string, r *turnback.Res
 	}
 	fmt.Fprintln(w, "The edits are kept. To go on, type one of:")
 	if own == "undo" {
-		switch MergeArg(args) {
-		case "":
+		switch merge := MergeArg(args); {
+		case others == len(r.Conflicts):
+			// A merge meets the same turns: only --force goes on.
+		case merge == "":
 			fmt.Fprintf(w, "  %s   take back the turn's changes and keep the edits (text files)\n", a.Slash(own, "--merge"))
-		case "--merge", "--merge=clean":
+		case merge == "--merge", merge == "--merge=clean":
 			fmt.Fprintf(w, "  %s   merge anyway, with conflict markers where the turn and the edits overlap\n", a.Slash(own, "--merge=markers"))
 		}
 	}

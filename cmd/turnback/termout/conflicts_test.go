@@ -28,5 +28,10 @@ func TestConflictsHeader(t *testing.T) {
 		if got, _, _ := strings.Cut(b.String(), "  "); got != c.want {
 			t.Errorf("%s %v:\n%q\nwant\n%q", c.own, c.notes, got, c.want)
 		}
+		// A merge meets another session's turns as they are: it is
+		// offered only when an edit after the turns is in the way.
+		if offered, want := strings.Contains(b.String(), "--merge"), c.own == "undo" && c.notes[0] == edited; offered != want {
+			t.Errorf("%s %v: --merge offered %v, want %v:\n%s", c.own, c.notes, offered, want, b.String())
+		}
 	}
 }

@@ -324,10 +324,12 @@ func ConflictsColor(w io.Writer, own, cli, merge string, r *turnback.RestoreResu
 	}
 	fmt.Fprintln(w, "Keep the edits, or run one of:")
 	if own == "undo" {
-		switch merge {
-		case "":
+		switch {
+		case otherSessions(r.Conflicts) == n:
+			// A merge meets the same turns: only --force goes on.
+		case merge == "":
 			fmt.Fprintf(w, "  %s undo --merge   revert the turns' changes, keep the edits (text files)\n", cli)
-		case "--merge", "--merge=clean":
+		case merge == "--merge", merge == "--merge=clean":
 			fmt.Fprintf(w, "  %s undo --merge=markers   merge anyway, with conflict markers where they overlap\n", cli)
 		}
 		fmt.Fprintf(w, "  %s undo --force   undo anyway: the edits stay in a checkpoint (redo brings them back)\n", cli)
