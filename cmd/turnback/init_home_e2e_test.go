@@ -37,3 +37,26 @@ func TestInitInHomeRefused(t *testing.T) {
 		t.Fatalf("init --claude in a project folder:\n%v", r)
 	}
 }
+
+// TestInitRefusedThroughSymlink: -C names the home directory or the
+// root through a symlink; the refusal names what it is.
+func TestInitRefusedThroughSymlink(t *testing.T) {
+	t.Parallel()
+	e := newStoreEnv(t)
+	for _, c := range []struct{ target, want string }{
+		{e.home, "is your home directory, which turnback does not record"},
+		{"/", "is the filesystem root, which turnback does not record"},
+	} {
+		link := filepath.Join(e.base, "link-"+filepath.Base(c.target))
+		if err := os.Symlink(c.target, link); err != nil {
+			t.Fatal(err)
+		}
+		r := e.exec(e.base, nil, "-C", link, "init", "--claude")
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("init -C %s (to %s): want exit 1 and %q\n%v", link, c.target, c.want, r)
+		}
+		if c.target == e.home && !strings.Contains(r.stderr, "user-level settings") {
+			t.Errorf("init through a symlink to the home directory does not name the user-level settings:\n%v", r)
+		}
+	}
+}

@@ -128,16 +128,42 @@ func (a *Agent) Init(o InitOptions) (InitResult, error) {
 // there, and in the home directory the folder's settings file is often
 // the user-level one, which every project reads.
 func (a *Agent) refusedInit(o InitOptions, path string) error {
+	dir := o.Dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			dir = real
+		}
+	}
 	what := "the filesystem root"
-	if filepath.Dir(filepath.Clean(o.Dir)) != filepath.Clean(o.Dir) {
+	if filepath.Dir(dir) != dir {
 		what = "your home directory"
 	}
 	also := ""
-	if global, err := a.SettingsPath(o.Dir, true, o.Getenv); err == nil && global == path {
+	if global, err := a.SettingsPath(o.Dir, true, o.Getenv); err == nil && sameFile(global, path) {
 		also = fmt.Sprintf(", and %s is %s's user-level settings, which every project reads", termout.QuotePath(path), a.Title)
 	}
 	return fmt.Errorf("turnback init: %s is %s, which turnback does not record, so the hooks would do nothing here%s; run init in a project folder, or add --global for every project",
 		termout.QuotePath(o.Dir), what, also)
+}
+
+// sameFile reports whether two settings paths name one file, also
+// through symlinks: each is resolved as far as it exists.
+func sameFile(a, b string) bool {
+	return a == b || resolved(a) == resolved(b)
+}
+
+// resolved is p with symlinks resolved in its longest part that exists.
+func resolved(p string) string {
+	rest := ""
+	for dir := filepath.Clean(p); ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // command is the command line the agent runs: plain "turnback hook
