@@ -231,9 +231,17 @@ func (w *Watcher) handle(ctx context.Context, ev event) {
 		// A marker of a generated directory, or a repository, came or
 		// went: whether parent is skipped, or which paths below it git
 		// tracks, may have changed, and with it which directories
-		// below it need watches. It is watched and listed again (a
-		// write counts only for a marker whose content decides).
-		w.rescan(ctx, parent, manifest.ParentPath(parent))
+		// below it need watches. It is watched and listed again. A
+		// write counts only for a marker whose content decides, and
+		// only when its verdict flipped (signed.go).
+		rescan := true
+		if ignore.ContentDecides(name) {
+			flipped := w.signFlipped(rel, name)
+			rescan = flipped || !ev.Has(opWrite)
+		}
+		if rescan {
+			w.rescan(ctx, parent, manifest.ParentPath(parent))
+		}
 	}
 	if ev.Has(opRemove) || ev.Has(opRename) {
 		known := w.tree.find(rel) != nil

@@ -31,6 +31,9 @@ type Watcher struct {
 	// (walker.Ignorer.Listed) so it needs no lookups of its own.
 	listed func(rel string, regular func(name string) bool)
 	osRoot *os.Root // of the default Ignorer
+	// signed: the signature verdict last read of each marker whose
+	// content decides (signed.go); the loop's own.
+	signed map[string]bool
 	// stamps, for the default Ignorer, gives the git index versions it
 	// judged by (walker.Ignorer.Stamps); set under mu.
 	stamps    func() []gitindex.Stamp
@@ -99,6 +102,7 @@ func New(root string, opts Options) (*Watcher, error) {
 	}
 	w := &Watcher{
 		root:      abs,
+		signed:    map[string]bool{},
 		queueSize: opts.QueueSize,
 		logf:      opts.Logf,
 		ignored:   opts.Ignored,

@@ -1,5 +1,7 @@
 package ignore
 
+import "bytes"
+
 // MarkerNames returns every name Evidence may look up in a directory
 // named name that Judge gave probe p: a caller that reads only some
 // names of a directory reads these too, to reach the same verdict.
@@ -51,6 +53,23 @@ func ContentDecides(name string) bool {
 	for _, m := range anyMarkers {
 		if m.name == name && m.sig != nil {
 			return true
+		}
+	}
+	return false
+}
+
+// SigBytes is how much of a marker Signed reads.
+const SigBytes = sigBytes
+
+// Signed reports whether head, the first SigBytes of a regular file
+// named name, passes that marker's signature (ContentDecides names).
+func Signed(name string, head []byte) bool {
+	if name == CacheDirTag {
+		return bytes.HasPrefix(head, []byte(cacheDirSignature))
+	}
+	for _, m := range anyMarkers {
+		if m.name == name && m.sig != nil {
+			return m.sig(head)
 		}
 	}
 	return false
