@@ -13,21 +13,32 @@ const sigBytes = 16 << 10
 // lockfile whose "packages" has no root entry "": its first key names a
 // path under node_modules, or it is empty.
 func npmHidden(head []byte) bool {
-	i := bytes.Index(head, []byte(`"packages"`))
-	if i < 0 || !bytes.Contains(head[:i], []byte(`"lockfileVersion"`)) {
+	v := bytes.Index(head, []byte(`"lockfileVersion"`))
+	if v < 0 {
 		return false
 	}
-	rest := bytes.TrimLeft(head[i+len(`"packages"`):], " \t\r\n")
-	rest, ok := bytes.CutPrefix(rest, []byte(":"))
+	// The "packages" key after lockfileVersion (the project may be
+	// named "packages" too).
+	for rest := head[v:]; ; {
+		i := bytes.Index(rest, []byte(`"packages"`))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(`"packages"`):]
+		if first, ok := objectStart(rest); ok {
+			return bytes.HasPrefix(first, []byte("}")) || bytes.HasPrefix(first, []byte(`"node_modules/`))
+		}
+	}
+}
+
+// objectStart returns what follows `: {` and blanks at the start of b.
+func objectStart(b []byte) ([]byte, bool) {
+	b, ok := bytes.CutPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte(":"))
 	if !ok {
-		return false
+		return nil, false
 	}
-	rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte("{"))
-	if !ok {
-		return false
-	}
-	rest = bytes.TrimLeft(rest, " \t\r\n")
-	return bytes.HasPrefix(rest, []byte("}")) || bytes.HasPrefix(rest, []byte(`"node_modules/`))
+	b, ok = bytes.CutPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
+	return bytes.TrimLeft(b, " \t\r\n"), ok
 }
 
 // pnpmModules: pnpm's node_modules/.modules.yaml names its layout.

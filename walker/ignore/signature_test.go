@@ -40,6 +40,8 @@ func TestSignatures(t *testing.T) {
 		{"npm hidden lockfile", npmHidden, npmHiddenLock, true},
 		{"npm hidden lockfile, no packages", npmHidden, `{"name":"x","lockfileVersion":3,"requires":true,"packages":{}}`, true},
 		{"npm lockfile with its root entry", npmHidden, npmRootLock, false},
+		{"npm hidden lockfile of a project named packages", npmHidden, `{"name": "packages", "lockfileVersion": 3, "packages": {"node_modules/a": {}}}`, true},
+		{"a string value packages", npmHidden, `{"lockfileVersion": 3, "x": "packages", "packages": {"": {}}}`, false},
 		{"npm lockfile v1", npmHidden, `{"name":"x","lockfileVersion":1,"dependencies":{}}`, false},
 		{"packages before lockfileVersion", npmHidden, `{"packages":{"node_modules/a":{}},"lockfileVersion":3}`, false},
 		{"user json", npmHidden, `{"todo": ["packages"]}`, false},
@@ -58,7 +60,7 @@ func TestSignatures(t *testing.T) {
 }
 
 // FuzzNPMHidden: the signature never panics, and passes only a head
-// that names lockfileVersion and then packages.
+// that names lockfileVersion and, after it, packages.
 func FuzzNPMHidden(f *testing.F) {
 	for _, s := range []string{npmHiddenLock, npmRootLock, `"packages":{`, `"lockfileVersion""packages":{}`, ""} {
 		f.Add([]byte(s))
@@ -67,7 +69,7 @@ func FuzzNPMHidden(f *testing.F) {
 		if !npmHidden(head) {
 			return
 		}
-		v, p := bytes.Index(head, []byte(`"lockfileVersion"`)), bytes.Index(head, []byte(`"packages"`))
+		v, p := bytes.Index(head, []byte(`"lockfileVersion"`)), bytes.LastIndex(head, []byte(`"packages"`))
 		if v < 0 || p < 0 || v > p {
 			t.Fatalf("passed %q", head)
 		}
