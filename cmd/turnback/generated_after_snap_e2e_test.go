@@ -80,17 +80,7 @@ func TestStatusNowGeneratedNotDeleted(t *testing.T) {
 	} {
 		for _, env := range []string{"store", "watch"} {
 			g.run(c.name+"/"+env, func(t *testing.T) {
-				e := newStoreEnv(t)
-				if env == "watch" {
-					t.Cleanup(func() { e.run("watch", "--stop") })
-					e.ok("watch", "--detach")
-				}
-				e.write("a.txt", "a\n")
-				e.write("src/main.c", "int main(void) { return 0; }\n")
-				e.ok("snap", "-m", "the turn")
-				e.write(c.file, c.data)
-				e.write("src/main.c", "int main(void) { return 1; }\n")
-				e.write("a.txt", "a2\n")
+				e := skippedNowSetup(t, env, c.file, c.data)
 				want := []skippedDoc{{Path: "src", Dir: true, Rule: c.rule}}
 				st := e.ok("status")
 				if strings.Contains(st.stdout, "D src") || !strings.Contains(st.stdout, "skipped now: src/ ("+c.why+")") {
@@ -124,4 +114,23 @@ func TestStatusNowGeneratedNotDeleted(t *testing.T) {
 		}
 	}
 	g.wait()
+}
+
+// skippedNowSetup is a folder, watched by a daemon when env is "watch",
+// whose open turn edits a.txt and src/main.c, then writes file (data)
+// that makes src skipped.
+func skippedNowSetup(t *testing.T, env, file, data string) *cliEnv {
+	t.Helper()
+	e := newStoreEnv(t)
+	if env == "watch" {
+		t.Cleanup(func() { e.run("watch", "--stop") })
+		e.ok("watch", "--detach")
+	}
+	e.write("a.txt", "a\n")
+	e.write("src/main.c", "int main(void) { return 0; }\n")
+	e.ok("snap", "-m", "the turn")
+	e.write(file, data)
+	e.write("src/main.c", "int main(void) { return 1; }\n")
+	e.write("a.txt", "a2\n")
+	return e
 }

@@ -38,17 +38,7 @@ func TestDiffSaysSkippedNow(t *testing.T) {
 	} {
 		for _, env := range []string{"store", "watch"} {
 			g.run(c.name+"/"+env, func(t *testing.T) {
-				e := newStoreEnv(t)
-				if env == "watch" {
-					t.Cleanup(func() { e.run("watch", "--stop") })
-					e.ok("watch", "--detach")
-				}
-				e.write("a.txt", "a\n")
-				e.write("src/main.c", "int main(void) { return 0; }\n")
-				e.ok("snap", "-m", "the turn")
-				e.write(c.file, c.data)
-				e.write("src/main.c", "int main(void) { return 1; }\n")
-				e.write("a.txt", "a2\n")
+				e := skippedNowSetup(t, env, c.file, c.data)
 				want := []skippedDoc{{Path: "src", Dir: true, Rule: c.rule}}
 				check := func(why string, args ...string) {
 					t.Helper()
