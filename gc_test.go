@@ -111,7 +111,7 @@ func TestRetentionLongSessionBounded(t *testing.T) {
 	t.Parallel()
 	n := 1000
 	if testtier.Short() {
-		n = 300
+		n = 150
 	}
 	ctx := t.Context()
 	f := newRetFolder(t)

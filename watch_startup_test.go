@@ -61,7 +61,7 @@ func TestWatchStartupRandom(t *testing.T) {
 	}
 	seeds := 8
 	if testtier.Short() {
-		seeds = 3
+		seeds = 2
 	}
 	base := uint64(time.Now().UnixNano())
 	if s := os.Getenv("TURNBACK_START_SEED"); s != "" {

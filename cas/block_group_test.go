@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestBlockGroupsAccount: whatever the order of groups, every member
@@ -15,6 +17,7 @@ import (
 // one. Group "" is among them: files outside any group, and where the
 // blocks of groups open longest go when too many are open.
 func TestBlockGroupsAccount(t *testing.T) {
+	testtier.NotUnderRace(t)
 	for _, tc := range []struct {
 		name   string
 		groups int

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -147,6 +149,7 @@ func TestChunkerEdges(t *testing.T) {
 // TestChunkerShift: inserting or removing bytes changes only the chunks
 // around the edit; the rest of the stream is cut exactly as before.
 func TestChunkerShift(t *testing.T) {
+	testtier.NotUnderRace(t)
 	t.Parallel()
 	data := randBytes(830, 5<<20)
 	orig := chunkAll(t, bytes.NewReader(data))

@@ -103,12 +103,25 @@ func TestLevel0Merged(t *testing.T) {
 func TestLevel0MergeBounded(t *testing.T) {
 	defer func(v int64) { l0MergeMaxBytes = v }(l0MergeMaxBytes)
 	l0MergeMaxBytes = 100 << 10 // less than one round's table
-	dir := t.TempDir()
-	for r := range 6 {
-		l0Round(t, dir, r, true)
+	// Badger's own compactors start 0-1 s after an open, and may merge
+	// level 0 in a slow round: a count of 6 in any of three tries shows
+	// that Close did not merge. The decision itself is checked each round.
+	got := 0
+	for try := 0; try < 3 && got != 6; try++ {
+		dir := t.TempDir()
+		for r := range 6 {
+			if l0Merge(dir) {
+				t.Fatalf("round %d: l0Merge asks for a merge over the bound", r)
+			}
+			l0Round(t, dir, r, true)
+		}
+		got, _ = level0Tables(t, dir)
+		if got != 6 {
+			t.Logf("try %d: level 0 holds %d tables", try, got)
+		}
 	}
-	if n, _ := level0Tables(t, dir); n != 6 {
-		t.Fatalf("level 0 holds %d tables, want 6 (no merge over the bound)", n)
+	if got != 6 {
+		t.Fatalf("level 0 holds %d tables, want 6 (no merge over the bound)", got)
 	}
 }
 

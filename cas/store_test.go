@@ -11,9 +11,12 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 func TestBlobRoundTrip(t *testing.T) {
+	testtier.NotUnderRace(t)
 	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
@@ -157,6 +160,7 @@ func TestDedup(t *testing.T) {
 }
 
 func TestPutFileSizes(t *testing.T) {
+	testtier.NotUnderRace(t)
 	t.Parallel()
 	ctx := context.Background()
 	sizes := []int{0, 1, 4096, SmallFileMax - 1, SmallFileMax, SmallFileMax + 1, MaxChunk + MinChunk, 3<<20 + 12345}
@@ -233,6 +237,7 @@ func TestPutFileSizes(t *testing.T) {
 // TestPutFileSizeHint: the hint only sizes a buffer; a wrong one (the
 // file changed after stat) still stores exactly what was read.
 func TestPutFileSizeHint(t *testing.T) {
+	testtier.NotUnderRace(t)
 	t.Parallel()
 	ctx := context.Background()
 	s := newTestStore(t, NewMemory())
@@ -264,6 +269,7 @@ func TestPutFileSizeHint(t *testing.T) {
 // TestPutFileEdit: a large file with 1 MiB changed in the middle stores
 // only the chunks around the change.
 func TestPutFileEdit(t *testing.T) {
+	testtier.NotUnderRace(t)
 	t.Parallel()
 	const size, editAt, editLen = 8 << 20, 3<<20 + 54321, 1 << 20
 	orig := randBytes(300, size)
@@ -446,6 +452,7 @@ func TestCorruptBlob(t *testing.T) {
 // it fail with ErrCorrupt (or ErrNotFound for a missing chunk); bytes
 // returned before the error are always a prefix of the true content.
 func TestCorruptChunkedFile(t *testing.T) {
+	testtier.NotUnderRace(t)
 	t.Parallel()
 	ctx := context.Background()
 	data := randBytes(700, 2<<20)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest"
 )
 
@@ -37,7 +38,11 @@ func TestNewPlanAfterKindChanges(t *testing.T) {
 // do not know ("ignored") sit on the disk, so that directories are
 // kept and paths blocked.
 func TestNewPlanAfterMatchesDisk(t *testing.T) {
-	for i := range 150 {
+	n := 150
+	if testtier.Short() {
+		n = 50
+	}
+	for i := range n {
 		seed := uint64(i)
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))

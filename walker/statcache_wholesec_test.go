@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -86,7 +87,7 @@ func editAttack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(34, uint64(time.Now().UnixNano())))
 	version := make([]int, n)
 	rounds := 25
-	if testing.Short() {
+	if testing.Short() || testtier.Short() {
 		rounds = 8
 	}
 	for round := range rounds {

@@ -28,7 +28,7 @@ func crashDaemon(t *testing.T, pool *crashPool) {
 		post    string
 		restore bool
 	}{
-		{"undo", w0.undoSteps, crashPoints(w0.undoSteps, 2, 2, 1, 4, 2),
+		{"undo", w0.undoSteps, crashPoints(pool.rng, w0.undoSteps, 2, 2, 1, 3, 2),
 			func(w *crashWorld) string { return w.pristineNew },
 			func(*crashWorld) []string { return []string{"undo"} }, "new", "old", false},
 		{"redo", w0.redoSteps, crashShortPoints(w0.redoSteps),

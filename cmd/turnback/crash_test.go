@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,8 +50,10 @@ func crashSkipNonUnix(t *testing.T) {
 // `perStage` spread over the staging steps, every step within `around`
 // of "journal", `perApply` spread over the remove/place steps, and the
 // last `tail` steps (commit, clear journal), plus the last remove step,
-// the first place step and the last place step.
-func crashPoints(steps []string, head, perStage, around, perApply, tail int) []int {
+// the first place step and the last place step. A spread cuts its range
+// in equal parts and takes one step of each: the middle one, or one
+// drawn from rng when it is not nil, so each run tries other steps.
+func crashPoints(rng *rand.Rand, steps []string, head, perStage, around, perApply, tail int) []int {
 	set := map[int]bool{}
 	S := len(steps)
 	add := func(k int) {
@@ -63,7 +66,11 @@ func crashPoints(steps []string, head, perStage, around, perApply, tail int) []i
 			return
 		}
 		for i := 0; i < n; i++ {
-			add(lo + int(float64(hi-lo)*(float64(i)+0.5)/float64(n)))
+			u := 0.5
+			if rng != nil {
+				u = rng.Float64()
+			}
+			add(lo + int(float64(hi-lo)*(float64(i)+u)/float64(n)))
 		}
 	}
 	for k := 1; k <= head; k++ {
@@ -88,6 +95,30 @@ func crashPoints(steps []string, head, perStage, around, perApply, tail int) []i
 	}
 	sort.Ints(out)
 	return out
+}
+
+// crashSeed is TURNBACK_CRASH_SEED, or else the clock. It is logged:
+// setting the variable to it runs the same crash points again.
+func crashSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("TURNBACK_CRASH_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("TURNBACK_CRASH_SEED=%q: %v", v, err)
+		}
+		seed = n
+	}
+	t.Logf("crash points drawn with seed %d (TURNBACK_CRASH_SEED=%d draws them again)", seed, seed)
+	return seed
+}
+
+// crashSomeFlips is n of crashFlips drawn by rng, all of them when n
+// is as many.
+func crashSomeFlips(rng *rand.Rand, n int) []string {
+	flips := slices.Clone(crashFlips)
+	rng.Shuffle(len(flips), func(i, j int) { flips[i], flips[j] = flips[j], flips[i] })
+	return flips[:min(n, len(flips))]
 }
 
 // crashWithFlips adds to points the steps that place each of flips
@@ -130,12 +161,16 @@ func TestCrashMatrix(t *testing.T) {
 		}
 	}
 	t.Logf("setup took %v", time.Since(start).Round(time.Millisecond))
+	// Each run tries steps drawn at random within fixed strata, and six
+	// of the eleven type flips (four on redo): over runs, every step.
+	rng := rand.New(rand.NewPCG(crashSeed(t), 7))
+	pool.rng = rng
 
 	t.Run("undo", func(t *testing.T) {
 		steps := w0.undoSteps
-		points := crashWithFlips(steps, crashPoints(steps, 10, 6, 3, 18, 4), crashFlips)
+		points := crashWithFlips(steps, crashPoints(rng, steps, 4, 4, 2, 10, 3), crashSomeFlips(rng, 6))
 		if testing.Short() {
-			points = crashPoints(steps, 2, 2, 1, 4, 2)
+			points = crashPoints(nil, steps, 2, 2, 1, 4, 2)
 		}
 		crashAtPoints(t, pool, steps, points, func(w *crashWorld, i, k int) crashCase {
 			return crashCase{
@@ -148,7 +183,7 @@ func TestCrashMatrix(t *testing.T) {
 
 	t.Run("redo", func(t *testing.T) {
 		steps := w0.redoSteps
-		points := crashWithFlips(steps, crashPoints(steps, 1, 1, 1, 2, 2), crashFlips[:5])
+		points := crashWithFlips(steps, crashPoints(rng, steps, 1, 1, 1, 2, 2), crashSomeFlips(rng, 4))
 		if testing.Short() {
 			points = crashShortPoints(steps)
 		}
@@ -162,7 +197,7 @@ func TestCrashMatrix(t *testing.T) {
 
 	t.Run("restoreID", func(t *testing.T) {
 		steps := w0.restoreSteps
-		points := crashPoints(steps, 1, 1, 1, 3, 2)
+		points := crashPoints(rng, steps, 1, 1, 1, 3, 2)
 		if testing.Short() {
 			points = crashShortPoints(steps)
 		}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path"
@@ -416,6 +417,7 @@ func crashTempDir(t *testing.T) string {
 type crashPool struct {
 	worlds []*crashWorld
 	ch     chan *crashWorld
+	rng    *rand.Rand // draws crash points; used by one goroutine at a time
 }
 
 func newCrashPool(t *testing.T) *crashPool {

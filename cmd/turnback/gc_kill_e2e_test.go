@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,9 +97,16 @@ func gcKillState(i, big int) treetest.Tree {
 // and store, share the kill points.
 func TestGCKilledAtManyPoints(t *testing.T) {
 	testtier.Slow(t)
-	turns, big, kills := 10, 3<<20, 20
+	turns, big, kills := 10, 3<<20, 12
 	if testing.Short() {
 		turns, big, kills = 8, 2<<20, 6
+	}
+	// Each kill's delay is drawn within its own slice of the run: over
+	// runs, every moment of gc.
+	rng := rand.New(rand.NewPCG(crashSeed(t), 3))
+	draws := make([]float64, kills)
+	for k := range draws {
+		draws[k] = rng.Float64()
 	}
 	const workers = 2
 	var mu sync.Mutex
@@ -110,7 +118,7 @@ func TestGCKilledAtManyPoints(t *testing.T) {
 				t.Parallel()
 				full := gcKillWorker(t, turns, big, func(full time.Duration, yield func(k int, delay time.Duration)) {
 					for k := w; k < kills; k += workers {
-						yield(k, gcKillDelay(k, kills, full))
+						yield(k, gcKillDelay(k, kills, draws[k], full))
 					}
 				}, func(phase string) {
 					mu.Lock()
@@ -142,8 +150,9 @@ func TestGCKilledAtManyPoints(t *testing.T) {
 // gcKillDelay is the k-th of n kill delays for a gc that takes full: the
 // first few while the process starts and opens the store (Badger creates
 // its memtable file then), the rest from 0.1 to 1.05 x full, denser early
-// on: open, mark, commit and sweep are short next to reclaim.
-func gcKillDelay(k, n int, full time.Duration) time.Duration {
+// on: open, mark, commit and sweep are short next to reclaim. u in [0,1)
+// places the delay within the k-th slice.
+func gcKillDelay(k, n int, u float64, full time.Duration) time.Duration {
 	early := []time.Duration{1, 4, 7, 10, 14}
 	if n <= 2*len(early) {
 		early = early[:n/3]
@@ -151,7 +160,7 @@ func gcKillDelay(k, n int, full time.Duration) time.Duration {
 	if k < len(early) {
 		return early[k] * time.Millisecond
 	}
-	x := float64(k-len(early)+1) / float64(n-len(early))
+	x := (float64(k-len(early)) + u) / float64(n-len(early))
 	return time.Duration(float64(full) * (0.1 + 0.95*x*x))
 }
 

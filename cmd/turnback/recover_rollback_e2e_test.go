@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -123,6 +124,7 @@ func TestRollbackKeepsEdits(t *testing.T) {
 // the turn is not undone, and no journal or staging file is left (the
 // tree comparison sees staging files).
 func TestRollbackKilled(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	g := newSubtestGroup(t)
 	for k := 1; k <= 10; k++ {

@@ -79,6 +79,7 @@ func noEmptyPacks(t *testing.T, store string) {
 // the store stays byte-identical; once space is freed everything works,
 // with no false conflicts.
 func TestFullDiskTmpfs(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	fsDir := mountTmpfs(t, 100)
 	e := newStoreEnv(t)

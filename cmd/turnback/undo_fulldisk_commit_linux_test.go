@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // r44Crashed reports whether a command died in the Go runtime (a
@@ -157,6 +159,7 @@ func r44Frames(t *testing.T, store string) int {
 // Close now leaves the memtable in its synced log when the flush
 // cannot fit (cas guardClose); the next write-mode open replays it.
 func TestUndoDiskFillsAfterCommitAtClose(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	mnt := mountTmpfs(t, 100)
 	e := newStoreEnv(t)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest/treetest"
 )
 
@@ -317,6 +318,7 @@ func TestRedoScopedKeepsOutsideEdit(t *testing.T) {
 // restore steps is rolled back or finished by the next command, and
 // the edit outside the turn made after the last capture stays.
 func TestUndoScopedKilled(t *testing.T) {
+	testtier.Slow(t)
 	t.Parallel()
 	for k := 1; ; k++ {
 		e := newScopeEnv(t)

@@ -9,5 +9,7 @@
 //
 // A slow test calls Slow first: without the switch it is skipped, saying
 // why. A randomized test with a size knob asks Short instead: the fast
-// tier runs its short version, the slow tier its full one.
+// tier runs its short version, the slow tier its full one. A test that
+// moves megabytes on goroutines sharing nothing calls NotUnderRace: the
+// race detector skips it, the plain run keeps it.
 package testtier

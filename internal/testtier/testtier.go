@@ -28,3 +28,14 @@ func Slow(t testing.TB) {
 func Short() bool {
 	return testing.Short() || !Enabled()
 }
+
+// NotUnderRace skips a test under the race detector. It is for tests
+// whose goroutines share nothing but read-only tables, and that churn
+// through megabytes: there the detector finds nothing and makes them
+// ten times as slow. The plain run (go test ./...) still runs them.
+func NotUnderRace(t testing.TB) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("no goroutines meet here: checked without the race detector")
+	}
+}
