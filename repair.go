@@ -14,7 +14,8 @@ import (
 // database was not damaged) and what a verify of the result found.
 type RepairResult struct {
 	Store  *cas.RepairResult `json:"store,omitempty"`
-	Log    *cas.LogSalvage   `json:"log,omitempty"` // a damaged write log salvaged
+	Log    *cas.LogSalvage   `json:"log,omitempty"`  // a damaged write log salvaged
+	Keys   []KeyRepair       `json:"keys,omitempty"` // records whose keys were damaged
 	Verify *VerifyResult     `json:"verify"`
 }
 
@@ -22,7 +23,9 @@ type RepairResult struct {
 // metadata is missing or damaged (see cas.Repair: nothing is deleted,
 // the damaged database is kept in damaged-<time>/ in the store), keeps
 // every frame of a damaged write log that checks out (moving the log
-// aside, see Options.Salvage), then verifies everything it recorded. The error wraps ErrVerify when
+// aside, see Options.Salvage), stores again or drops each snapshot or
+// checkpoint record whose key was damaged (see KeyRepair), then
+// verifies everything it recorded. The error wraps ErrVerify when
 // content is still damaged or missing after the rebuild (the result says
 // which snapshots and paths).
 func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, error) {
@@ -63,6 +66,11 @@ func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, 
 		// stored again; verify then names only what is gone.
 		if err := r.recapture(ctx); err != nil {
 			out.Log.Recapture = err.Error()
+		}
+	}
+	if !r.Served() {
+		if out.Keys, err = r.repairKeys(ctx); err != nil {
+			return out, err
 		}
 	}
 	out.Verify, err = r.Verify(ctx)

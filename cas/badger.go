@@ -98,7 +98,7 @@ type Badger struct {
 	scratch *scratch   // read-only or deferred: writes (and the overlay log) in memory (see scratch.go)
 	def     *deferred  // deferred: the overlay log and what is not yet committed
 	ro      *badger.DB // a deferred store's read-only database once it opened for writing; closed at Close
-	lock    *os.File   // the directory lock this process took itself (deferred), released at Close
+	lock    *os.File   // the directory lock this process took itself (any writer where flock exists), released at Close
 	closed  bool       // Close ran: every method fails with ErrClosed
 
 	logDamage *LogDamageError // read-only: what is damaged in the overlay log read

@@ -124,8 +124,27 @@ func tryDeferred(dir string, guard *spaceGuard, o BadgerOptions) (*Badger, error
 // memtable file a crash left), folding the overlay log into a database
 // opened for writing, or reading it into the scratch of one opened
 // read-only. With lock (held by the caller), Badger takes no lock of its
-// own.
+// own. A writer without one takes the directory lock itself where it
+// can: Reclaim closes and reopens the database, and Badger's own lock
+// would go with the close.
 func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Badger, error) {
+	if lock != nil || o.ReadOnly || !canLockDir {
+		return openWith(dir, guard, o, lock)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := openWith(dir, guard, o, lock)
+	if err != nil {
+		lock.Close()
+	}
+	return b, err
+}
+
+// openWith is tryOpen with the lock decided: Badger takes its own when
+// lock is nil.
+func openWith(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Badger, error) {
 	opts := badgerOptions(dir)
 	opts.ReadOnly = o.ReadOnly
 	opts.BypassLockGuard = lock != nil

@@ -12,6 +12,10 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
+// reclaimGap, when set by a test, runs while Reclaim has the database
+// closed.
+var reclaimGap func()
+
 // LiveSet holds the addresses a garbage collection must keep.
 type LiveSet map[Hash]struct{}
 
@@ -102,33 +106,24 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 		b.ro = nil
 	}
 	b.swap.Unlock()
+	if canLockDir && b.lock == nil {
+		// Badger's own lock would go with the close below.
+		return fmt.Errorf("cas: reclaim: store %s is not held by turnback's own lock", b.dir)
+	}
 	if err := b.packs.startFresh(); err != nil {
 		return err
 	}
 	if err := b.db.Close(); err != nil {
 		return b.wrap("close for reclaim", err)
 	}
-	// Another process may take the lock between close and reopen; wait
-	// for it as OpenBadger would.
-	var db *badger.DB
-	var err error
-	for i := 0; ; i++ {
-		opts := badgerOptions(b.dir)
-		opts.BypassLockGuard = b.lock != nil // this process holds the lock itself
-		db, err = badger.Open(opts)
-		if err == nil || !isLockError(err) || i == 200 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	if reclaimGap != nil {
+		reclaimGap()
 	}
+	db, err := b.reopen(ctx)
 	if err != nil {
 		// b.db stays the closed database: every method reports ErrClosed.
 		b.dead = true
-		return fmt.Errorf("cas: reopen %s for reclaim: %w", b.dir, err)
+		return err
 	}
 	b.swap.Lock()
 	b.db = db
@@ -155,6 +150,43 @@ func (b *Badger) Reclaim(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// reopen opens the database again after Reclaim closed it. Where
+// turnback takes the directory lock itself, this process holds it
+// throughout, and no other process takes the store in between.
+// Elsewhere Badger's lock went with the close: the reopen waits for it
+// as OpenBadger would. The overlay log is then folded, as at any
+// write-mode open: repack must never count the pointers of the database
+// alone while the log holds more.
+func (b *Badger) reopen(ctx context.Context) (*badger.DB, error) {
+	opts := badgerOptions(b.dir)
+	opts.BypassLockGuard = b.lock != nil
+	var db *badger.DB
+	var err error
+	for i := 0; ; i++ {
+		db, err = badger.Open(opts)
+		if err == nil || !isLockError(err) || i == 200 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cas: reopen %s for reclaim: %w", b.dir, err)
+	}
+	if err := prepareMemtables(b.dir, ""); err != nil {
+		db.Close() // nothing written: its memtable is empty
+		return nil, err
+	}
+	if _, err := foldOverlay(db, b.dir, b.packs, b.space, false); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cas: reopen %s for reclaim: %w", b.dir, err)
+	}
+	return db, nil
 }
 
 // repackBatch bounds the pointers moved per transaction.

@@ -54,6 +54,18 @@ func Repair(ctx context.Context, dir string) (*RepairResult, error) {
 	if !errors.Is(damage, ErrDamaged) {
 		return nil, damage
 	}
+	if canLockDir {
+		// A process that holds the store would go on writing into the
+		// database moved aside.
+		lock, err := lockForRepair(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Close()
+		if damage = precheck(dir); damage == nil || !errors.Is(damage, ErrDamaged) {
+			return nil, damage
+		}
+	}
 	res := &RepairResult{Damage: damage.Error()}
 	aside := filepath.Join(filepath.Dir(dir), "damaged-"+time.Now().UTC().Format("20060102T150405Z"))
 	if err := os.Mkdir(aside, 0o700); err != nil {
@@ -132,6 +144,25 @@ func Repair(ctx context.Context, dir string) (*RepairResult, error) {
 		return res, err
 	}
 	return res, b.Close()
+}
+
+// lockForRepair takes the directory lock of dir, waiting up to 10 s for
+// a holder to let go.
+func lockForRepair(ctx context.Context, dir string) (*os.File, error) {
+	for i := 0; ; i++ {
+		lock, err := lockDir(dir)
+		if !errors.Is(err, errDirLocked) {
+			return lock, err
+		}
+		if i == 200 {
+			return nil, fmt.Errorf("%w: %s is held by %s", ErrBusy, dir, readHolder(dir))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // readOverlayInto lays the records of the overlay log in old, newer

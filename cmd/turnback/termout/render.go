@@ -234,7 +234,7 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 // Repaired writes what verify --repair rebuilt (on w) and the damage
 // its verify found (on stderr).
 func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
-	if s := res.Store; s == nil && res.Log == nil {
+	if s := res.Store; s == nil && res.Log == nil && len(res.Keys) == 0 {
 		fmt.Fprintln(w, "nothing to repair: the database opens")
 	} else if s != nil {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
@@ -253,9 +253,26 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 	if res.Log != nil {
 		LogSalvaged(w, res.Log)
 	}
+	for _, k := range res.Keys {
+		KeyRepaired(w, k)
+	}
 	for _, p := range res.Verify.Problems {
 		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
 	}
+}
+
+// KeyRepaired writes what verify --repair did with a record whose key
+// was damaged.
+func KeyRepaired(w io.Writer, k turnback.KeyRepair) {
+	if !k.Restored {
+		fmt.Fprintf(w, "repaired: dropped the record under the damaged key %s: no state it could be was found; what it said of its state is lost\n", SafeText(k.Key))
+		return
+	}
+	held := ""
+	if len(k.Turns) > 0 {
+		held = " (" + strings.Join(k.Turns, ", ") + ")"
+	}
+	fmt.Fprintf(w, "repaired: the record under the damaged key %s is stored again as state %s%s; nothing was lost\n", SafeText(k.Key), k.State[:12], held)
 }
 
 // Snapped writes what snap prints for people: the snapshot id on
