@@ -20,9 +20,14 @@ import (
 // The reopened gc must not then delete the pack that turn's content went
 // to: after each round verify passes and the newest turn undoes.
 func TestGCKeepsWriteOfCommandThatWaited(t *testing.T) {
+	t.Parallel()
+	rounds := 8
+	if testtier.Short() {
+		rounds = 5
+	}
 	e := newCLI(t, "work")
 	e.write("README", "race\n")
-	for i := range 8 {
+	for i := range rounds {
 		e.ok("snap", "-m", fmt.Sprintf("t%d", i))
 		e.writeBytes(fmt.Sprintf("f%d.bin", i), gcRandom(uint64(100+i), 300<<10))
 		e.writeBytes("big.bin", gcRandom(uint64(200+i), 2<<20))
@@ -50,9 +55,10 @@ func TestGCKeepsWriteOfCommandThatWaited(t *testing.T) {
 // succeed, undo and redo must leave exactly the folder expected, and at
 // the end verify passes and every turn left undoes byte for byte.
 func TestGCRacesEveryCommand(t *testing.T) {
-	rounds := 14
-	if testtier.Enabled() {
-		rounds = 60
+	t.Parallel()
+	rounds := 30
+	if testtier.Short() {
+		rounds = 10
 	}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
