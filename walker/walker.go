@@ -30,13 +30,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	})
 	c.prog.Dirs.Add(1)
-	sc := getScratch()
+	sc := getScratch(c.lists)
 	defer sc.release()
 	// The record is decoded into the scratch: prev may name it for its
 	// subs (prevDir.know) only until this directory is done.
 	var oldRec *dirRecord
-	if c.records != nil && c.records.load(ctx, rel, &sc.oldRec) ||
-		c.records == nil && c.opts.Cache.loadInto(ctx, rel, &sc.oldRec) {
+	if c.records != nil && c.records.load(ctx, rel, &sc.oldRec, c.lists) ||
+		c.records == nil && c.opts.Cache.loadInto(ctx, rel, &sc.oldRec, c.lists) {
 		oldRec = &sc.oldRec
 		defer func() {
 			if prev != nil && prev.rec == oldRec {
@@ -52,7 +52,9 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	dst, statted := d.stat(&sc.dirInfo)
 	var names []string
 	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
-		if n, ok := oldRec.listingNames(sc.names); ok {
+		n, ok := oldRec.listingNames(&c.lists.strings, sc.names)
+		sc.names = n
+		if ok {
 			names = n
 			if names == nil {
 				names = noNames
@@ -118,9 +120,9 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if c.knowPrev {
 		prev.know(oldRec)
 	}
-	sc.out = sized(sc.out, len(ents))
-	sc.keep = sized(sc.keep, len(ents))
-	sc.fresh = sized(sc.fresh, len(ents)) // entries of oldRec where it is trusted
+	sc.out = sized(&c.lists.out, sc.out, len(ents))
+	sc.keep = sized(&c.lists.keep, sc.keep, len(ents))
+	sc.fresh = sized(&c.lists.fresh, sc.fresh, len(ents)) // entries of oldRec where it is trusted
 	out, keep, fresh := sc.out, sc.keep, sc.fresh
 	var firstErr error
 	var errMu sync.Mutex
@@ -280,7 +282,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// The new record's entries: a prefix of the old record's own while
 	// they agree (an unchanged directory builds none), else sc.rec's.
 	newRec := &sc.newRec
-	*newRec = dirRecord{subs: newRec.subs[:0]}
+	dirs := 0
+	for i := range ents {
+		if keep[i] && out[i].Kind == manifest.KindDir {
+			dirs++
+		}
+	}
+	*newRec = dirRecord{subs: emptied(&c.lists.subs, newRec.subs, dirs)}
 	var oldEntries []cacheEntry
 	if oldRec != nil {
 		oldEntries = oldRec.entries
@@ -304,7 +312,8 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			case same < len(oldEntries) && oldEntries[same] == *ce:
 				same++
 			default:
-				newRec.entries = append(append(sc.rec[:0], oldEntries[:same]...), *ce)
+				sc.rec = emptied(&c.lists.recs, sc.rec, len(ents))
+				newRec.entries = append(append(sc.rec, oldEntries[:same]...), *ce)
 				own = true
 			}
 		}
@@ -321,12 +330,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	c.noteTrackedIgnored(sc, rel, m, tree)
 	if statted && trustedWithin(dst.fileStat, c.start, window) {
 		newRec.listed, newRec.lst = true, dst
-		newRec.extra = listingExtra(sc.names, newRec, sc.extra)
+		newRec.extra = listingExtra(&c.lists.strings, sc.names, newRec, sc.extra)
 		sc.extra = newRec.extra
 	}
 	// The encoding is only hashed, and stored (copied) when new: it is
 	// built in the scratch buffer.
-	data, err := tree.AppendEncode(sc.enc[:0])
+	sc.enc = emptied(&c.lists.bytes, sc.enc, tree.EncodeBound())
+	data, err := tree.AppendEncode(sc.enc)
 	sc.enc = data
 	if err != nil {
 		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)
