@@ -33,20 +33,11 @@ var arraysPool = sync.Pool{New: func() any { return new(arrays) }}
 
 func getArrays() *arrays { return arraysPool.Get().(*arrays) }
 
-// release keeps a's arrays for the next capture, cleared: they must not
-// keep what this capture read alive.
-func (a *arrays) release() {
-	a.strings.clear()
-	a.infos.clear()
-	a.ents.clear()
-	a.out.clear()
-	a.keep.clear()
-	a.fresh.clear()
-	a.recs.clear()
-	a.subs.clear()
-	a.bytes.clear()
-	arraysPool.Put(a)
-}
+// release keeps a's arrays for the next capture. What they still refer
+// to stays alive until then, or until the pool drops them at a garbage
+// collection, as a scratch's arrays did (clearing them would touch the
+// pages of their tails that no directory used).
+func (a *arrays) release() { arraysPool.Put(a) }
 
 // freeList holds arrays by capacity class: class k holds arrays of a
 // capacity of at least 1<<k.
@@ -130,15 +121,6 @@ func (l *freeList[T]) check(s []T) {
 		}
 	}
 	clear(s[:cap(s)])
-}
-
-// clear zeroes every array l holds.
-func (l *freeList[T]) clear() {
-	for _, f := range l.free {
-		for _, s := range f {
-			clear(s[:cap(s)])
-		}
-	}
 }
 
 // sized returns s resized to n zero values, reusing its array if it is
