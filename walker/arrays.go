@@ -26,6 +26,7 @@ type arrays struct {
 	recs    freeList[cacheEntry]
 	subs    freeList[subEntry]
 	bytes   freeList[byte]
+	tasks   freeList[subTask]
 }
 
 // arraysPool passes one capture's arrays to the next.

@@ -28,7 +28,7 @@ type capture struct {
 	w     *cas.Writer
 	start time.Time
 	sem   chan struct{} // one token per worker goroutine
-	jobs  chan func()   // to an idle worker (unbuffered: taken or not)
+	jobs  chan task     // to an idle worker (unbuffered: taken or not)
 	done  chan struct{} // closed when the capture ends: workers exit
 	prog  *Progress
 	// cacheWrites are the stat cache records to write once every blob
@@ -101,7 +101,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		w:      s.NewWriter(),
 		start:  time.Now(),
 		sem:    make(chan struct{}, opts.Workers),
-		jobs:   make(chan func()),
+		jobs:   make(chan task),
 		done:   make(chan struct{}),
 		prog:   prog,
 		loader: manifest.NewCachedStoreLoader(s, opts.Trees),

@@ -36,6 +36,12 @@ type dirScratch struct {
 	// the one it builds (see dir for which arrays they hold).
 	oldRec, newRec dirRecord
 	dirInfo        statInfo // the directory's own stat (Linux)
+	// tasks are the subdirectories' tasks; wg waits for every task,
+	// firstErr is the first error of one, under errMu (see fail).
+	tasks    []subTask
+	wg       sync.WaitGroup
+	errMu    sync.Mutex
+	firstErr error
 }
 
 // joined returns rel/name in s's buffer, valid only until the next call
@@ -80,6 +86,7 @@ func (s *dirScratch) release() {
 	l.subs.put(s.oldRec.subs)
 	l.strings.put(s.oldRec.extra)
 	l.subs.put(s.newRec.subs)
+	l.tasks.put(s.tasks)
 	*s = dirScratch{cname: s.cname[:0], path: s.path[:0], tracked: s.tracked[:0], named: s.named[:0]}
 	if cap(s.cname)+cap(s.path)+cap(s.tracked) > maxPooled || cap(s.named) > maxPooled/16 {
 		return
