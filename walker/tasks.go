@@ -37,6 +37,7 @@ type subTask struct {
 	src        ignore.Source
 	probe      ignore.Probe
 	prev, base *prevDir
+	room       subRoom
 }
 
 func (t *subTask) run() {
@@ -44,7 +45,7 @@ func (t *subTask) run() {
 	c, sc, i := t.c, t.sc, t.i
 	e := &sc.out[i]
 	fi := sc.ents[i].fi
-	sub, err := c.subdir(t.ctx, t.d, t.p, e.Name, fi, t.m, t.src, t.probe, t.prev, t.base)
+	sub, err := c.subdir(t.ctx, t.d, t.p, e.Name, fi, t.m, t.src, t.probe, t.prev, t.base, &t.room)
 	if errors.Is(err, errVanished) {
 		sc.keep[i] = false
 		return
