@@ -3,6 +3,7 @@ package cas
 import (
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	"github.com/zeebo/blake3"
 )
@@ -18,8 +19,20 @@ type Hash [HashSize]byte
 
 // Sum returns the content address of data.
 func Sum(data []byte) Hash {
-	return Hash(blake3.Sum256(data))
+	x := hashers.Get().(*blake3.Hasher)
+	x.Reset()
+	_, _ = x.Write(data)
+	var h Hash
+	_, _ = x.Digest().Read(h[:])
+	hashers.Put(x)
+	return h
 }
+
+// hashers are Sum's hashers. blake3.Sum256 keeps its hasher on the
+// stack, a frame of 22 KiB: each goroutine that called it grew its
+// stack for it, and a capture, which hashes each directory's tree on
+// one of its workers, paid a page fault for every page of it.
+var hashers = sync.Pool{New: func() any { return blake3.New() }}
 
 // IsZero reports whether h is the zero value (no content).
 func (h Hash) IsZero() bool { return h == Hash{} }

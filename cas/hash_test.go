@@ -6,9 +6,37 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
+
+	"github.com/zeebo/blake3"
 )
+
+// TestSumReused: Sum reuses its hashers; each sum, of any size after
+// any other, in parallel too, is blake3.Sum256's.
+func TestSumReused(t *testing.T) {
+	sizes := []int{0, 1, 100, 1024, 1025, 8191, 8192, 8193, 70000, 3}
+	data := make([]byte, 70000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 20 {
+				for k := range sizes {
+					n := sizes[(k+g+round)%len(sizes)]
+					if got, want := Sum(data[:n]), Hash(blake3.Sum256(data[:n])); got != want {
+						t.Errorf("Sum of %d bytes: %s, want %s", n, got.Short(), want.Short())
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
 
 func TestHash(t *testing.T) {
 	// BLAKE3-256 test vectors: the address format is part of every store.

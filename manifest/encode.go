@@ -45,6 +45,30 @@ const (
 // wrapping ErrMalformed, if t does not pass Validate.
 func (t *Tree) Encode() ([]byte, error) { return t.AppendEncode(nil) }
 
+// EncodeBound returns a bound on the bytes of t's encoding: a buffer of
+// that capacity is never grown by AppendEncode.
+func (t *Tree) EncodeBound() int {
+	n, _ := t.encodeBound()
+	return n
+}
+
+// encodeBound is EncodeBound, and whether t needs Version2.
+func (t *Tree) encodeBound() (n int, v2 bool) {
+	n = len(Magic) + 1 + binary.MaxVarintLen64
+	if t == nil {
+		return n, false
+	}
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		n += 2 + len(e.Name) + 2 + 3 + binary.MaxVarintLen64 + cas.HashSize + len(e.Target)
+		if e.needsV2() {
+			v2 = true
+			n += 2*binary.MaxVarintLen32 + 2 + len(e.LinkTo)
+		}
+	}
+	return n, v2
+}
+
 // AppendEncode appends the canonical encoding of t to dst (whose array it
 // reuses when large enough) and returns the extended slice; it fails as
 // Encode does, returning dst unchanged.
@@ -56,15 +80,10 @@ func (t *Tree) AppendEncode(dst []byte) ([]byte, error) {
 	if t != nil {
 		entries = t.Entries
 	}
+	n, v2 := t.encodeBound()
 	version := byte(Version1)
-	n := len(Magic) + 1 + binary.MaxVarintLen64
-	for i := range entries {
-		e := &entries[i]
-		n += 2 + len(e.Name) + 2 + 3 + binary.MaxVarintLen64 + cas.HashSize + len(e.Target)
-		if e.needsV2() {
-			version = Version2
-			n += 2*binary.MaxVarintLen32 + 2 + len(e.LinkTo)
-		}
+	if v2 {
+		version = Version2
 	}
 	b := slices.Grow(dst, n)
 	b = append(b, Magic...)

@@ -4,6 +4,11 @@ package walker
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -38,4 +43,71 @@ func BenchmarkCaptureNoChange(b *testing.B) {
 			b.Fatalf("root %s (want %s), read %d files (want 0)", res.Root.Short(), first.Root.Short(), res.Stats.HashedFiles)
 		}
 	}
+}
+
+// BenchmarkCaptureNoChangeShaped is BenchmarkCaptureNoChange on a tree
+// shaped like Go's source: 1,300 directories, most with a few files,
+// ten with hundreds, nested up to six deep; about 11,000 files.
+func BenchmarkCaptureNoChangeShaped(b *testing.B) {
+	dir := b.TempDir()
+	n := genShapedTree(b, dir)
+	ageTree(b, dir)
+	time.Sleep(settle)
+	s := newStore(b)
+	cache := NewStatCache(s.Backend())
+	root := openRoot(b, dir)
+	ctx := context.Background()
+	first, err := Capture(ctx, root, s, Options{Cache: cache})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if first.Stats.Files != int64(n) {
+		b.Fatalf("captured %d files, want %d", first.Stats.Files, n)
+	}
+	opts := Options{Cache: cache, Previous: first.Root}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Capture(ctx, root, s, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Root != first.Root || res.Stats.HashedFiles != 0 {
+			b.Fatalf("root %s (want %s), read %d files (want 0)", res.Root.Short(), first.Root.Short(), res.Stats.HashedFiles)
+		}
+	}
+}
+
+// genShapedTree writes the tree of BenchmarkCaptureNoChangeShaped below
+// dir (always the same one) and returns its count of files.
+func genShapedTree(t testing.TB, dir string) int {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(34, 41))
+	big := []int{880, 780, 400, 350, 320, 260, 250, 240, 170, 130}
+	type node struct {
+		path  string
+		depth int
+	}
+	dirs := []node{{"", 0}}
+	n := 0
+	for i := range 1300 {
+		parent := dirs[rng.IntN(len(dirs))]
+		for parent.depth >= 6 {
+			parent = dirs[rng.IntN(len(dirs))]
+		}
+		p := path.Join(parent.path, fmt.Sprintf("d%04d", i))
+		dirs = append(dirs, node{p, parent.depth + 1})
+		mkdirAll(t, dir, p)
+		files := rng.IntN(13)
+		if i%130 == 7 {
+			files = big[i/130]
+		}
+		for f := range files {
+			name := filepath.Join(dir, filepath.FromSlash(p), fmt.Sprintf("f%03d.go", f))
+			if err := os.WriteFile(name, fmt.Appendf(nil, "package p // %d/%d\n", i, f), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	return n
 }

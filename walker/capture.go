@@ -28,7 +28,7 @@ type capture struct {
 	w     *cas.Writer
 	start time.Time
 	sem   chan struct{} // one token per worker goroutine
-	jobs  chan func()   // to an idle worker (unbuffered: taken or not)
+	jobs  chan task     // to an idle worker (unbuffered: taken or not)
 	done  chan struct{} // closed when the capture ends: workers exit
 	prog  *Progress
 	// cacheWrites are the stat cache records to write once every blob
@@ -47,6 +47,8 @@ type capture struct {
 	knowPrev bool
 	// track: the git indexes this capture reads (tracked.go).
 	track *tracking
+	// lists: the arrays of the directories in progress (arrays.go).
+	lists *arrays
 	// skipped: the entries skipped in the directories read; reused: the
 	// directories taken from Base unread; trackedIgn: what the
 	// directories read noted for Result.TrackedIgnored (all under mu).
@@ -99,11 +101,12 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		w:      s.NewWriter(),
 		start:  time.Now(),
 		sem:    make(chan struct{}, opts.Workers),
-		jobs:   make(chan func()),
+		jobs:   make(chan task),
 		done:   make(chan struct{}),
 		prog:   prog,
 		loader: manifest.NewCachedStoreLoader(s, opts.Trees),
 		totals: opts.Totals,
+		lists:  getArrays(),
 	}
 	defer close(c.done)
 	c.track = newTracking(root, opts.Index)
@@ -148,6 +151,7 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 	}
 	ent, err := c.dir(ctx, rd, "", c.track.top(c), ignore.ProbeNone, prev, base)
 	rd.close()
+	c.lists.release() // every directory is done
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

@@ -29,17 +29,25 @@ type lazy struct {
 	err error      // why it could not be opened (a *lazyOpenError)
 }
 
+// dirSlot is room for a lazy handle (see subRoom).
+type dirSlot struct {
+	d dirh
+	l lazy
+}
+
 // lazyDir returns a handle of subdirectory name, whose lstat in d's
 // listing is fi, that opens it only when needed. Where its stat cannot
 // vouch for a listing (see dirh.stat) it would be opened at once
 // anyway, and so it is: so is a mount point, which is judged by itself.
-func (d *dirh) lazyDir(name string, fi fs.FileInfo) (*dirh, error) {
+// The handle is made in slot, which must outlive it.
+func (d *dirh) lazyDir(name string, fi fs.FileInfo, slot *dirSlot) (*dirh, error) {
 	si, ok := asStatInfo(fi)
 	if !ok || !d.vouch || si.dev != d.dev || si.mode&unix.S_IFMT != unix.S_IFDIR || !mayList(si) {
 		return d.openDir(name)
 	}
-	sub := &dirh{fd: -1, dev: d.dev, raw: d.raw, vouch: d.vouch}
-	l := &lazy{parent: d, name: name, st: *si, up: d, rel: name}
+	sub, l := &slot.d, &slot.l
+	*sub = dirh{fd: -1, dev: d.dev, raw: d.raw, vouch: d.vouch}
+	*l = lazy{parent: d, name: name, st: *si, up: d, rel: name}
 	if pl := d.lazy; pl != nil {
 		pl.mu.Lock()
 		if d.fd < 0 {

@@ -259,8 +259,16 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 		fd, prefix = d.statBase()
 	}
 	sc.names = names
-	ents := emptied(sc.ents, len(names)) // one array, not one per append that outgrows it
-	infos := sized(sc.infos, len(names))
+	// One array each, not one per append that outgrows it. The scratch
+	// holds them at once: the lists got its old ones.
+	var entsL *freeList[dirEnt]
+	var infosL *freeList[statInfo]
+	if sc.lists != nil {
+		entsL, infosL = &sc.lists.ents, &sc.lists.infos
+	}
+	ents := emptied(entsL, sc.ents, len(names))
+	sc.ents = ents
+	infos := sized(infosL, sc.infos, len(names))
 	sc.infos = infos
 	k := 0
 	var st unix.Stat_t

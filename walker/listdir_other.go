@@ -46,9 +46,12 @@ func (d *dirh) openDir(name string) (*dirh, error) {
 	return &dirh{r: r}, nil
 }
 
+// dirSlot: no lazy handles here.
+type dirSlot struct{}
+
 // lazyDir opens subdirectory name: a handle here is always open (see
 // dirh_lazy_linux.go).
-func (d *dirh) lazyDir(name string, _ fs.FileInfo) (*dirh, error) { return d.openDir(name) }
+func (d *dirh) lazyDir(name string, _ fs.FileInfo, _ *dirSlot) (*dirh, error) { return d.openDir(name) }
 
 // openIfMany: a handle here is always open.
 func (d *dirh) openIfMany(int) error { return nil }

@@ -43,15 +43,17 @@ func validName(s string) bool {
 	return s != "" && s != "." && s != ".." && strings.IndexByte(s, '/') < 0 && strings.IndexByte(s, 0) < 0
 }
 
-// listingNames appends to buf the names of the directory as r listed
-// them, sorted, and reports whether r holds a listing that can be used:
-// one whose names are all valid, and that its entries, subdirectories
-// and extra names together name each exactly once.
-func (r *dirRecord) listingNames(buf []string) ([]string, bool) {
+// listingNames returns in buf's array, or one of l's, the names of the
+// directory as r listed them, sorted, and reports whether r holds a
+// listing that can be used: one whose names are all valid, and that its
+// entries, subdirectories and extra names together name each exactly
+// once. l gets buf's array if it is not returned: the caller keeps the
+// result, used or not, in place of buf.
+func (r *dirRecord) listingNames(l *freeList[string], buf []string) ([]string, bool) {
 	if r == nil || !r.listed {
 		return buf, false
 	}
-	out := emptied(buf, len(r.entries)+len(r.subs)+len(r.extra)) // their count when valid
+	out := emptied(l, buf, len(r.entries)+len(r.subs)+len(r.extra)) // their count when valid
 	i, j, k := 0, 0, 0
 	for i < len(r.entries) || j < len(r.subs) || k < len(r.extra) {
 		// The smallest of the three heads comes next.
@@ -75,18 +77,19 @@ func (r *dirRecord) listingNames(buf []string) ([]string, bool) {
 			k++
 		}
 		if !validName(name) || len(out) > 0 && out[len(out)-1] >= name {
-			return buf[:0], false
+			return out[:0], false
 		}
 		out = append(out, name)
 	}
 	return out, true
 }
 
-// listingExtra appends to buf the names of listing (sorted) that
-// neither r's entries nor its subdirectories name (both sorted): what
-// r must add to say which names the directory holds.
-func listingExtra(listing []string, r *dirRecord, buf []string) []string {
-	out := buf[:0]
+// listingExtra returns in buf's array, or one of l's (which then gets
+// buf's), the names of listing (sorted) that neither r's entries nor its
+// subdirectories name (both sorted): what r must add to say which names
+// the directory holds.
+func listingExtra(l *freeList[string], listing []string, r *dirRecord, buf []string) []string {
+	out := emptied(l, buf, max(0, len(listing)-len(r.entries)-len(r.subs)))
 	i, j := 0, 0
 	for _, name := range listing {
 		for i < len(r.entries) && r.entries[i].name < name {
@@ -123,7 +126,7 @@ func appendListing(b []byte, r *dirRecord) []byte {
 // decodeListing decodes what appendListing wrote from *b into r (name
 // returns the next n bytes of the record as a string); false on a bad
 // one. Names must be valid and sorted.
-func decodeListing(b *[]byte, r *dirRecord, name func(n uint64) string) bool {
+func decodeListing(b *[]byte, r *dirRecord, l *freeList[string], name func(n uint64) string) bool {
 	uv := func() uint64 { return varint(b, binary.Uvarint) }
 	sv := func() int64 { return varint(b, binary.Varint) }
 	r.listed = true
@@ -137,7 +140,7 @@ func decodeListing(b *[]byte, r *dirRecord, name func(n uint64) string) bool {
 	if *b == nil || count > uint64(len(*b)) {
 		return false
 	}
-	r.extra = emptied(r.extra, int(count))
+	r.extra = emptied(l, r.extra, int(count))
 	for i := uint64(0); i < count; i++ {
 		nl := uv()
 		if *b == nil || nl > uint64(len(*b)) {

@@ -286,7 +286,7 @@ func TestListingNames(t *testing.T) {
 		{"slash in an entry", &dirRecord{listed: true, entries: ent("a/b")}, nil},
 		{"dotdot sub", &dirRecord{listed: true, subs: sub("..")}, nil},
 	} {
-		got, ok := tc.rec.listingNames(nil)
+		got, ok := tc.rec.listingNames(nil, nil)
 		if ok != (tc.want != nil) || ok && !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, %v; want %q", tc.name, got, ok, tc.want)
 		}

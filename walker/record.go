@@ -88,17 +88,23 @@ func decodeRecord(b []byte) (*dirRecord, error) { return decodeRecordInto(string
 // are substrings of all, not one string each.
 func decodeRecordInto(all string, buf []cacheEntry) (*dirRecord, error) {
 	r := &dirRecord{entries: buf}
-	if err := decodeRecordReuse(all, r); err != nil {
+	if err := decodeRecordReuse(all, r, nil); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // decodeRecordReuse decodes the record all into r, reusing the arrays
-// of r's slices where they are large enough (a capture decodes one
-// record per directory into its scratch). On an error r is left
-// partly filled.
-func decodeRecordReuse(all string, r *dirRecord) error {
+// of r's slices where they are large enough, else taking them from l
+// (if not nil), which gets r's back: a capture decodes one record per
+// directory into its scratch. On an error r is left partly filled.
+func decodeRecordReuse(all string, r *dirRecord, l *arrays) error {
+	var recs *freeList[cacheEntry]
+	var subs *freeList[subEntry]
+	var strs *freeList[string]
+	if l != nil {
+		recs, subs, strs = &l.recs, &l.subs, &l.strings
+	}
 	*r = dirRecord{entries: r.entries[:0], subs: r.subs[:0], extra: r.extra[:0]}
 	// Read through a byte view of all, never written.
 	b := unsafe.Slice(unsafe.StringData(all), len(all))
@@ -119,7 +125,7 @@ func decodeRecordReuse(all string, r *dirRecord) error {
 	if b == nil || count > uint64(len(b)) {
 		return errBadRecord
 	}
-	r.entries = emptied(r.entries, int(count))
+	r.entries = emptied(recs, r.entries, int(count))
 	var prev fileStat // the entry before, in a delta record; else zero
 	for i := uint64(0); i < count; i++ {
 		nl := uv()
@@ -164,7 +170,7 @@ func decodeRecordReuse(all string, r *dirRecord) error {
 		if b == nil || count > uint64(len(b)) {
 			return errBadRecord
 		}
-		r.subs = emptied(r.subs, int(count))
+		r.subs = emptied(subs, r.subs, int(count))
 		for i := uint64(0); i < count; i++ {
 			nl := uv()
 			if nl > uint64(len(b)) {
@@ -185,7 +191,7 @@ func decodeRecordReuse(all string, r *dirRecord) error {
 			r.subs = append(r.subs, e)
 		}
 	}
-	if withListing && !decodeListing(&b, r, name) {
+	if withListing && !decodeListing(&b, r, strs, name) {
 		return errBadRecord
 	}
 	if len(b) != 0 {

@@ -120,10 +120,10 @@ func TestRecordDeltaExtremes(t *testing.T) {
 			if !reflect.DeepEqual(got.entries, want.entries) || got.tree != want.tree || !reflect.DeepEqual(got.subs, want.subs) || !sameListing(got, want) {
 				t.Fatalf("record %d, %s: decoded %+v, want %+v", i, enc.name, got, want)
 			}
-			if err := decodeRecordReuse(string(encodeRecord(other)), scratch); err != nil {
+			if err := decodeRecordReuse(string(encodeRecord(other)), scratch, nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := decodeRecordReuse(string(enc.b), scratch); err != nil {
+			if err := decodeRecordReuse(string(enc.b), scratch, nil); err != nil {
 				t.Fatalf("record %d, %s, into a scratch: %v", i, enc.name, err)
 			}
 			if !reflect.DeepEqual(scratch.entries, want.entries) || !sameRecord(scratch, got) {

@@ -8,14 +8,14 @@ import (
 )
 
 // dirScratch holds the per-entry slices of one directory's capture
-// (its listing, the entries it builds, their stat cache data), reused
-// from one directory to the next through scratchPool. A capture then
-// allocates them about once per worker instead of once per directory:
-// on a tree that did not change they were most of the bytes a capture
-// allocated, and so most of its garbage collection. Nothing a capture
-// keeps once a directory is done may point into them (names are
-// strings, which the slices only refer to).
+// (its listing, the entries it builds, their stat cache data). Their
+// arrays come from the capture's arrays and go back there once the
+// directory is done. Nothing a capture keeps once a directory is done
+// may point into them (names are strings, which the slices only refer
+// to). The scratch itself, with its small buffers, is reused through
+// scratchPool.
 type dirScratch struct {
+	lists *arrays // where the arrays below come from
 	names []string
 	infos []statInfo // the listing's lstat results (Linux)
 	ents  []dirEnt
@@ -24,8 +24,8 @@ type dirScratch struct {
 	fresh []*cacheEntry
 	rec   []cacheEntry // the directory's new stat cache record
 	extra []string     // the new record's extra listed names
-	cname []byte       // a name with its NUL, for fstatat
 	enc   []byte       // the directory's tree, encoded
+	cname []byte       // a name with its NUL, for fstatat
 	path  []byte       // joined's buffer
 	// tracked: what git tracks in the directory (noteTrackedIgnored).
 	tracked []byte
@@ -36,6 +36,12 @@ type dirScratch struct {
 	// the one it builds (see dir for which arrays they hold).
 	oldRec, newRec dirRecord
 	dirInfo        statInfo // the directory's own stat (Linux)
+	// tasks are the subdirectories' tasks; wg waits for every task,
+	// firstErr is the first error of one, under errMu (see fail).
+	tasks    []subTask
+	wg       sync.WaitGroup
+	errMu    sync.Mutex
+	firstErr error
 }
 
 // joined returns rel/name in s's buffer, valid only until the next call
@@ -51,36 +57,39 @@ func (s *dirScratch) joined(rel, name string) string {
 
 var scratchPool = sync.Pool{New: func() any { return new(dirScratch) }}
 
-// maxPooled: a directory with more entries than this gets slices of its
-// own, so that one huge directory does not pin its memory in the pool.
-const maxPooled = 1 << 14
+// maxPooled: a scratch whose small buffers grew past this many bytes is
+// not kept.
+const maxPooled = 1 << 20
 
-func getScratch() *dirScratch { return scratchPool.Get().(*dirScratch) }
-
-func (s *dirScratch) release() {
-	if cap(s.ents) > maxPooled || cap(s.out) > maxPooled || cap(s.names) > maxPooled || cap(s.enc) > maxPooled*64 || cap(s.tracked) > maxPooled*64 {
-		return
-	}
-	scratchPool.Put(s)
-}
-
-// sized returns s resized to n zero values, reusing its array if it is
-// large enough.
-func sized[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	s = s[:n]
-	clear(s)
+// getScratch returns a scratch whose arrays come from lists.
+func getScratch(lists *arrays) *dirScratch {
+	s := scratchPool.Get().(*dirScratch)
+	s.lists = lists
 	return s
 }
 
-// emptied returns s emptied, reusing its array if it can hold n values.
-// (Arrays sized exactly: the live scratches are many, and a growth
-// margin cost more than the arrays made again.)
-func emptied[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, 0, n)
+// release gives the scratch's arrays back to its lists and keeps the
+// scratch for another directory. newRec.entries must be nil by then:
+// it is a prefix of oldRec's entries or rec.
+func (s *dirScratch) release() {
+	l := s.lists
+	l.strings.put(s.names)
+	l.infos.put(s.infos)
+	l.ents.put(s.ents)
+	l.out.put(s.out)
+	l.keep.put(s.keep)
+	l.fresh.put(s.fresh)
+	l.recs.put(s.rec)
+	l.strings.put(s.extra) // newRec.extra's
+	l.bytes.put(s.enc)
+	l.recs.put(s.oldRec.entries)
+	l.subs.put(s.oldRec.subs)
+	l.strings.put(s.oldRec.extra)
+	l.subs.put(s.newRec.subs)
+	l.tasks.put(s.tasks)
+	*s = dirScratch{cname: s.cname[:0], path: s.path[:0], tracked: s.tracked[:0], named: s.named[:0]}
+	if cap(s.cname)+cap(s.path)+cap(s.tracked) > maxPooled || cap(s.named) > maxPooled/16 {
+		return
 	}
-	return s[:0]
+	scratchPool.Put(s)
 }

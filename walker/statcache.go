@@ -100,15 +100,15 @@ func cacheKey(dir string) []byte { return []byte(cachePrefix + dir) }
 
 func (c *StatCache) load(ctx context.Context, dir string, buf []cacheEntry) *dirRecord {
 	rec := &dirRecord{entries: buf}
-	if !c.loadInto(ctx, dir, rec) {
+	if !c.loadInto(ctx, dir, rec, nil) {
 		return nil
 	}
 	return rec
 }
 
-// loadInto decodes the record of dir into rec (see decodeRecordReuse)
-// and reports whether there was one that decoded.
-func (c *StatCache) loadInto(ctx context.Context, dir string, rec *dirRecord) bool {
+// loadInto decodes the record of dir into rec with l's arrays (see
+// decodeRecordReuse) and reports whether there was one that decoded.
+func (c *StatCache) loadInto(ctx context.Context, dir string, rec *dirRecord, l *arrays) bool {
 	if c == nil {
 		return false
 	}
@@ -116,7 +116,7 @@ func (c *StatCache) loadInto(ctx context.Context, dir string, rec *dirRecord) bo
 	if err != nil {
 		return false
 	}
-	return decodeRecordReuse(string(data), rec) == nil
+	return decodeRecordReuse(string(data), rec, l) == nil
 }
 
 // preloadLimit bounds the bytes of records preload holds at once; the
@@ -200,9 +200,9 @@ func (r *cacheRecords) close() {
 	}
 }
 
-// load decodes the record of dir into rec (see decodeRecordReuse) and
-// reports whether there was one that decoded.
-func (r *cacheRecords) load(ctx context.Context, dir string, rec *dirRecord) bool {
+// load decodes the record of dir into rec with l's arrays (see
+// decodeRecordReuse) and reports whether there was one that decoded.
+func (r *cacheRecords) load(ctx context.Context, dir string, rec *dirRecord, l *arrays) bool {
 	if r == nil {
 		return false
 	}
@@ -220,9 +220,9 @@ func (r *cacheRecords) load(ctx context.Context, dir string, rec *dirRecord) boo
 		if known {
 			return false
 		}
-		return r.c.loadInto(ctx, dir, rec)
+		return r.c.loadInto(ctx, dir, rec, l)
 	}
-	return decodeRecordReuse(data, rec) == nil
+	return decodeRecordReuse(data, rec, l) == nil
 }
 
 func (r *dirRecord) lookup(name string) *cacheEntry {

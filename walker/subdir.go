@@ -19,8 +19,8 @@ import (
 // to evidence; for SourceForced, m is the parent's Exclude), applying the
 // large-new-directory rule: not to a directory git tracks paths in or an
 // ignore file's "!" keeps. An errGenerated says the directory shows it
-// was generated.
-func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.FileInfo, m *ignore.Matcher, src ignore.Source, probe ignore.Probe, parentPrev, base *prevDir) (manifest.Entry, error) {
+// was generated. Its handle and previous tree are made in room.
+func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.FileInfo, m *ignore.Matcher, src ignore.Source, probe ignore.Probe, parentPrev, base *prevDir, room *subRoom) (manifest.Entry, error) {
 	if c.opts.Listing != nil {
 		c.opts.Listing(p)
 	}
@@ -28,11 +28,13 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 	// it read of a directory from the moment Listing is called: the
 	// directory's stat must be taken after that, as its open takes it,
 	// not before, as its parent's listing did.
-	open := d.lazyDir
+	var sub *dirh
+	var err error
 	if c.opts.Listing != nil {
-		open = func(name string, _ fs.FileInfo) (*dirh, error) { return d.openDir(name) }
+		sub, err = d.openDir(name)
+	} else {
+		sub, err = d.lazyDir(name, fi, &room.dir)
 	}
-	sub, err := open(name, fi)
 	if err != nil {
 		if _, ok := asLazyOpenError(err); ok {
 			return manifest.Entry{}, err // d's, or an ancestor's: theirs
@@ -50,7 +52,7 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 		kept := src == ignore.SourceTracked || src == ignore.SourceFile || src == ignore.SourceForced
 		if kept {
 			if wasDir && !pe.Uncaptured {
-				subPrev = &prevDir{hash: pe.Hash}
+				subPrev = room.prevDir(pe.Hash)
 			}
 		} else if !wasDir || sticky {
 			n, ev, err := countFiles(ctx, sub, p, m, probe, c.track)
@@ -70,7 +72,7 @@ func (c *capture) subdir(ctx context.Context, d *dirh, p, name string, fi fs.Fil
 				return e, nil
 			}
 		} else {
-			subPrev = &prevDir{hash: pe.Hash}
+			subPrev = room.prevDir(pe.Hash)
 		}
 	}
 	ent, err := c.dir(ctx, sub, p, m, probe, subPrev, base)
@@ -103,6 +105,20 @@ func (c *capture) unopened(p string, err error) (manifest.Entry, error) {
 	e := manifest.Entry{Kind: manifest.KindDir, Uncaptured: true}
 	c.uncaptured(p, &e, "unreadable: "+err.Error())
 	return e, nil
+}
+
+// subRoom holds what subdir makes for one subdirectory while it is
+// read: it lives in the subdirectory's task (see subTask), so that these
+// cost no allocations of their own.
+type subRoom struct {
+	dir  dirSlot
+	prev prevDir
+}
+
+// prevDir returns r's prevDir, set to the tree hash.
+func (r *subRoom) prevDir(hash cas.Hash) *prevDir {
+	r.prev = prevDir{hash: hash}
+	return &r.prev
 }
 
 // prevDir is a directory of the previous snapshot, loaded on first use

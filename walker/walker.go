@@ -2,11 +2,9 @@ package walker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
-	"sync"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -30,13 +28,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		}
 	})
 	c.prog.Dirs.Add(1)
-	sc := getScratch()
+	sc := getScratch(c.lists)
 	defer sc.release()
 	// The record is decoded into the scratch: prev may name it for its
 	// subs (prevDir.know) only until this directory is done.
 	var oldRec *dirRecord
-	if c.records != nil && c.records.load(ctx, rel, &sc.oldRec) ||
-		c.records == nil && c.opts.Cache.loadInto(ctx, rel, &sc.oldRec) {
+	if c.records != nil && c.records.load(ctx, rel, &sc.oldRec, c.lists) ||
+		c.records == nil && c.opts.Cache.loadInto(ctx, rel, &sc.oldRec, c.lists) {
 		oldRec = &sc.oldRec
 		defer func() {
 			if prev != nil && prev.rec == oldRec {
@@ -52,7 +50,9 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	dst, statted := d.stat(&sc.dirInfo)
 	var names []string
 	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
-		if n, ok := oldRec.listingNames(sc.names); ok {
+		n, ok := oldRec.listingNames(&c.lists.strings, sc.names)
+		sc.names = n
+		if ok {
 			names = n
 			if names == nil {
 				names = noNames
@@ -118,20 +118,19 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if c.knowPrev {
 		prev.know(oldRec)
 	}
-	sc.out = sized(sc.out, len(ents))
-	sc.keep = sized(sc.keep, len(ents))
-	sc.fresh = sized(sc.fresh, len(ents)) // entries of oldRec where it is trusted
+	sc.out = sized(&c.lists.out, sc.out, len(ents))
+	sc.keep = sized(&c.lists.keep, sc.keep, len(ents))
+	sc.fresh = sized(&c.lists.fresh, sc.fresh, len(ents)) // entries of oldRec where it is trusted
 	out, keep, fresh := sc.out, sc.keep, sc.fresh
-	var firstErr error
-	var errMu sync.Mutex
-	fail := func(err error) {
-		errMu.Lock()
-		if firstErr == nil {
-			firstErr = err
+	// The subdirectories' tasks: an array that is not grown while they
+	// run (they are handed out by address).
+	nDirs := 0
+	for _, de := range ents {
+		if de.fi != nil && de.fi.Mode().IsDir() {
+			nDirs++
 		}
-		errMu.Unlock()
 	}
-	var wg sync.WaitGroup
+	sc.tasks = emptied(&c.lists.tasks, sc.tasks, nDirs)
 	// Counted here and added to the stats once: a lock per directory,
 	// not one per file.
 	var nFiles, nBytes, nLinks, nFIFOs, nSkipped int64
@@ -148,7 +147,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		if v.Ignored {
 			rules, err := c.keepRules(ctx, rulesContent(rulesRead, name, mode))
 			if err != nil {
-				fail(err)
+				sc.fail(err)
 				continue
 			}
 			c.ignored(rel, name, fi, v, rules)
@@ -170,34 +169,15 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				out[i] = e
 				continue
 			}
-			// out[i] holds e until the goroutine replaces it. Its
-			// closure is made per subdirectory: it holds little (e, fi
-			// and name are out's and ents', of v only what subdir reads).
+			// out[i] holds e until its task replaces it.
 			out[i] = e
-			i, src, probe, sm := i, v.Source, v.Probe, m
-			if src == ignore.SourceForced {
+			sm := m
+			if v.Source == ignore.SourceForced {
 				sm = m.Exclude(v) // only its tracked paths
 			}
-			c.spawn(&wg, func() {
-				e := &out[i]
-				sub, err := c.subdir(ctx, d, p, e.Name, ents[i].fi, sm, src, probe, prev, subBase)
-				if errors.Is(err, errVanished) {
-					keep[i] = false
-					return
-				}
-				if ev, ok := generated(err); ok {
-					keep[i] = false
-					c.ignored(rel, e.Name, ents[i].fi, ignore.Verdict{Ignored: true, Source: ignore.SourceEvidence, Evidence: ev}, "")
-					return
-				}
-				if err != nil {
-					fail(err)
-					return
-				}
-				sub.Name, sub.Mode = e.Name, e.Mode
-				sub.Owned, sub.UID, sub.GID = e.Owned, e.UID, e.GID
-				*e = sub
-			})
+			sc.tasks = append(sc.tasks, subTask{c: c, ctx: ctx, sc: sc, d: d, rel: rel, p: p, i: i,
+				m: sm, src: v.Source, probe: v.Probe, prev: prev, base: subBase})
+			c.spawn(&sc.wg, &sc.tasks[len(sc.tasks)-1])
 		case mode&fs.ModeSymlink != 0:
 			target, err := d.readlink(name)
 			if err != nil {
@@ -233,21 +213,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				}
 				continue
 			}
-			i, e, p := i, e, manifest.JoinPath(rel, name)
-			c.spawn(&wg, func() {
-				fe, ce, err := c.file(ctx, d, p, name, e, !over)
-				if errors.Is(err, errVanished) {
-					keep[i] = false
-					c.prog.Files.Add(-1)
-					c.add(func(s *Stats) { s.Files-- })
-					return
-				}
-				if err != nil {
-					fail(err)
-					return
-				}
-				out[i], fresh[i] = fe, ce
-			})
+			c.spawn(&sc.wg, &fileTask{c: c, ctx: ctx, sc: sc, d: d, p: manifest.JoinPath(rel, name), name: name, i: i, e: e, over: over})
 		case mode&fs.ModeNamedPipe != 0 && recordFIFOs:
 			// Recorded, never opened (opening a fifo blocks); Linux only.
 			e.Kind = manifest.KindFIFO
@@ -257,7 +223,7 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			nSkipped++
 		}
 	}
-	wg.Wait()
+	sc.wg.Wait()
 	c.add(func(s *Stats) {
 		s.Files += nFiles
 		s.Bytes += nBytes
@@ -265,8 +231,8 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 		s.FIFOs += nFIFOs
 		s.Skipped += nSkipped
 	})
-	if firstErr != nil {
-		return manifest.Entry{}, firstErr
+	if sc.firstErr != nil {
+		return manifest.Entry{}, sc.firstErr
 	}
 	for i := range ents {
 		if keep[i] && out[i].Kind == manifest.KindFile {
@@ -280,7 +246,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	// The new record's entries: a prefix of the old record's own while
 	// they agree (an unchanged directory builds none), else sc.rec's.
 	newRec := &sc.newRec
-	*newRec = dirRecord{subs: newRec.subs[:0]}
+	dirs := 0
+	for i := range ents {
+		if keep[i] && out[i].Kind == manifest.KindDir {
+			dirs++
+		}
+	}
+	*newRec = dirRecord{subs: emptied(&c.lists.subs, newRec.subs, dirs)}
 	var oldEntries []cacheEntry
 	if oldRec != nil {
 		oldEntries = oldRec.entries
@@ -304,7 +276,8 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			case same < len(oldEntries) && oldEntries[same] == *ce:
 				same++
 			default:
-				newRec.entries = append(append(sc.rec[:0], oldEntries[:same]...), *ce)
+				sc.rec = emptied(&c.lists.recs, sc.rec, len(ents))
+				newRec.entries = append(append(sc.rec, oldEntries[:same]...), *ce)
 				own = true
 			}
 		}
@@ -321,12 +294,13 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	c.noteTrackedIgnored(sc, rel, m, tree)
 	if statted && trustedWithin(dst.fileStat, c.start, window) {
 		newRec.listed, newRec.lst = true, dst
-		newRec.extra = listingExtra(sc.names, newRec, sc.extra)
+		newRec.extra = listingExtra(&c.lists.strings, sc.names, newRec, sc.extra)
 		sc.extra = newRec.extra
 	}
 	// The encoding is only hashed, and stored (copied) when new: it is
 	// built in the scratch buffer.
-	data, err := tree.AppendEncode(sc.enc[:0])
+	sc.enc = emptied(&c.lists.bytes, sc.enc, tree.EncodeBound())
+	data, err := tree.AppendEncode(sc.enc)
 	sc.enc = data
 	if err != nil {
 		return manifest.Entry{}, fmt.Errorf("walker: %s: %w", manifest.DisplayPath(rel), err)

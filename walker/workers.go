@@ -42,12 +42,9 @@ func (c *capture) add(f func(*Stats)) {
 // itself. Workers stay until the capture ends, taking one job after
 // another: a goroutine per directory would grow a fresh stack for each
 // (a tenth of a no-change capture's CPU time went to copying stacks).
-func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
+// t calls Done on wg when it has run.
+func (c *capture) spawn(wg *sync.WaitGroup, job task) {
 	wg.Add(1)
-	job := func() {
-		defer wg.Done()
-		fn()
-	}
 	select {
 	case c.jobs <- job:
 		return
@@ -57,15 +54,15 @@ func (c *capture) spawn(wg *sync.WaitGroup, fn func()) {
 	case c.sem <- struct{}{}:
 		go c.worker(job)
 	default:
-		job()
+		job.run()
 	}
 }
 
 // worker runs job, then the jobs spawn hands it, until the capture ends.
-func (c *capture) worker(job func()) {
+func (c *capture) worker(job task) {
 	defer func() { <-c.sem }()
 	for {
-		job()
+		job.run()
 		select {
 		case job = <-c.jobs:
 		case <-c.done:
