@@ -177,7 +177,7 @@ func attackEdit(t *testing.T, dir string, rng *rand.Rand, round int) {
 // give the trees of a full walk, and of a walk without the cache with the
 // large-directory rule on.
 func TestArraysRandomEdits(t *testing.T) {
-	rounds := 6
+	rounds := 3
 	if os.Getenv("TURNBACK_TEST_SLOW") != "" {
 		rounds = 60
 	}
