@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest"
 	"golang.org/x/sys/unix"
 )
@@ -177,9 +178,11 @@ func attackEdit(t *testing.T, dir string, rng *rand.Rand, round int) {
 // give the trees of a full walk, and of a walk without the cache with the
 // large-directory rule on.
 func TestArraysRandomEdits(t *testing.T) {
-	rounds := 3
-	if os.Getenv("TURNBACK_TEST_SLOW") != "" {
-		rounds = 60
+	// The slow tier runs more rounds, but not under the race detector,
+	// where each takes ten times as long.
+	rounds := 20
+	if testtier.Short() || testtier.UnderRace() {
+		rounds = 3
 	}
 	for seed := range 2 {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -254,9 +257,9 @@ func arraysRandomEdits(t *testing.T, seed uint64, rounds int) {
 // captures while directories vanish and reappear, leave the pools and
 // the stat cache so that the next quiet capture is a full walk's.
 func TestArraysCancelAndChurn(t *testing.T) {
-	rounds := 4
-	if os.Getenv("TURNBACK_TEST_SLOW") != "" {
-		rounds = 10
+	rounds := 10
+	if testtier.Short() {
+		rounds = 4
 	}
 	rng := rand.New(rand.NewPCG(7, 51))
 	dir := t.TempDir()
@@ -347,9 +350,7 @@ func TestArraysCancelAndChurn(t *testing.T) {
 // subdirectories past the tasks' pooled classes) captured with the
 // cache, changed, and captured again give a full walk's trees.
 func TestArraysHugeDirs(t *testing.T) {
-	if os.Getenv("TURNBACK_TEST_SLOW") == "" {
-		t.Skip("slow: TURNBACK_TEST_SLOW=1")
-	}
+	testtier.Slow(t)
 	dir := t.TempDir()
 	for _, d := range []struct {
 		name  string

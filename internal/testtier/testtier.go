@@ -29,6 +29,10 @@ func Short() bool {
 	return testing.Short() || !Enabled()
 }
 
+// UnderRace reports whether the test binary runs under the race
+// detector: a randomized test may then run its short version.
+func UnderRace() bool { return raceEnabled }
+
 // NotUnderRace skips a test under the race detector. It is for tests
 // whose goroutines share nothing but read-only tables, and that churn
 // through megabytes: there the detector finds nothing and makes them
