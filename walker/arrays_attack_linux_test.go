@@ -351,6 +351,7 @@ func TestArraysCancelAndChurn(t *testing.T) {
 // cache, changed, and captured again give a full walk's trees.
 func TestArraysHugeDirs(t *testing.T) {
 	testtier.Slow(t)
+	testtier.NotUnderRace(t)
 	dir := t.TempDir()
 	for _, d := range []struct {
 		name  string
@@ -375,7 +376,7 @@ func TestArraysHugeDirs(t *testing.T) {
 	r := snap(t, dir, s, Options{Cache: cache})
 	sameSnapshot(t, "first", flatten(t, s, r.Root), fullWalk(t, dir))
 	rng := rand.New(rand.NewPCG(3, 51))
-	for round := range 4 {
+	for round := range 2 {
 		for range 5 {
 			switch rng.IntN(3) {
 			case 0:
