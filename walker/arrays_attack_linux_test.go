@@ -258,7 +258,7 @@ func arraysRandomEdits(t *testing.T, seed uint64, rounds int) {
 // the stat cache so that the next quiet capture is a full walk's.
 func TestArraysCancelAndChurn(t *testing.T) {
 	rounds := 10
-	if testtier.Short() {
+	if testtier.Short() || testtier.UnderRace() {
 		rounds = 4
 	}
 	rng := rand.New(rand.NewPCG(7, 51))
