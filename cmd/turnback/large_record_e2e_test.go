@@ -57,6 +57,7 @@ func largeRecords(t *testing.T, store string) (keys []string, vlog int64) {
 // stays empty.
 func TestLargeRecordLifecycle(t *testing.T) {
 	testtier.Slow(t)
+	t.Parallel()
 	e := newCLI(t, "work")
 	e.store = filepath.Join(e.base, "store")
 	e.mkdir("big")

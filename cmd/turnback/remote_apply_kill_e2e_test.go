@@ -57,6 +57,7 @@ func applyKillWorld(t *testing.T, srv *s3test.Server, k int) (b *cliEnv, before,
 // works) or exactly after, with no staging file, and verify passes.
 func TestRemoteCLIPullApplyKilled(t *testing.T) {
 	testtier.Slow(t)
+	t.Parallel()
 	crashSkipNonUnix(t)
 	srv := s3test.Start(t)
 	b, _, after := applyKillWorld(t, srv, 0)

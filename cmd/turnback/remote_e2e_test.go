@@ -238,6 +238,7 @@ func remoteEnvInt(name string, def int) int {
 // the prefix holds less than 1.3 times what one session alone takes, and
 // a clone of each is its folder exactly and verifies.
 func TestRemoteCLIConcurrentPush(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	files := remoteEnvInt("TURNBACK_TEST_REMOTE_FILES", 2000)
 	base := t.TempDir()

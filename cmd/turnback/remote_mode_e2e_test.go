@@ -21,6 +21,7 @@ import (
 // clean after each. undo and redo of the pulled turns do the
 // same. A 0777 script made here keeps its mode through undo and redo.
 func TestRemoteCLIPulledModesMasked(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
@@ -135,6 +136,7 @@ func umaskBinary(t *testing.T, b *cliEnv, mask string) string {
 // remote's files are 0777 and 0666), and once the command is done
 // status is clean.
 func TestRemoteCLICrashPulledModesMasked(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
