@@ -1,6 +1,6 @@
 package main
 
-// The crash tests' fixture: a work tree of about 2,000 paths and a turn
+// The crash tests' fixture: a work tree of about 1,200 paths and a turn
 // that touches all of them (every kind of change, type flips included).
 
 import (
@@ -112,7 +112,7 @@ func crashSize(rng *rand.Rand) int {
 	}
 }
 
-// crashBuildOld writes the old state (deterministic): 1,900 files in
+// crashBuildOld writes the old state (deterministic): 950 files in
 // pkgNN/subN, a deep chain, big chunked files, symlinks (one dangling,
 // one to a directory) and empty directories. It returns the regular
 // files' paths.
@@ -125,7 +125,7 @@ func crashBuildOld(c crashTree) []string {
 	}
 	for d := 0; d < 10; d++ {
 		for s := 0; s < 5; s++ {
-			for f := 0; f < 38; f++ {
+			for f := 0; f < 19; f++ {
 				rel := fmt.Sprintf("pkg%02d/sub%d/f%03d.txt", d, s, f)
 				perm := fs.FileMode(0o644)
 				switch {

@@ -1,7 +1,7 @@
 package main
 
 // Crash and full-disk tests of the restore (invariant 2, all or nothing):
-// a turn that touches about 2,000 paths is undone, redone and restored
+// a turn that touches about 1,350 paths is undone, redone and restored
 // while the process is killed (failpoints at named steps, and real
 // SIGKILLs at arbitrary moments) or a step fails with ENOSPC; after the
 // next command the work tree must be exactly the old state or exactly the
@@ -148,8 +148,14 @@ func TestCrashMatrix(t *testing.T) {
 	start := time.Now()
 	pool := newCrashPool(t)
 	w0 := pool.first()
-	if w0.touched < 1800 {
-		t.Fatalf("the turn touches %d paths, want about 2,000", w0.touched)
+	if w0.touched < 1200 {
+		t.Fatalf("the turn touches %d paths, want about 1,350", w0.touched)
+	}
+	// The undo stages more files than the restore's fsync batch keeps
+	// open (restore/durable.go: 3 chunks of 128), so staging waits on
+	// chunk syncs and crash points land between them.
+	if w0.stages < 512 {
+		t.Fatalf("the undo stages %d files, want at least 512", w0.stages)
 	}
 	if !slices.Equal(w0.undoSteps, w0.restoreSteps) {
 		t.Logf("note: restore ID and undo run different step lists (%d vs %d steps)", len(w0.restoreSteps), len(w0.undoSteps))

@@ -389,7 +389,7 @@ func newCrashWorld(t *testing.T, bin string) *crashWorld {
 // crashTempDir returns a fresh directory removed when t ends. It prefers
 // a tmpfs (/dev/shm with 1 GiB free; CRASH_TEST_DIR overrides): the
 // tests kill the process, never the kernel, so the page cache gives the
-// same results as a disk, and a reset copies 2,000 files many times
+// same results as a disk, and a reset copies 1,200 paths many times
 // over, which a busy disk makes many times slower.
 func crashTempDir(t *testing.T) string {
 	t.Helper()
