@@ -234,7 +234,7 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 // Repaired writes what verify --repair rebuilt (on w) and the damage
 // its verify found (on stderr).
 func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
-	if s := res.Store; s == nil && res.Log == nil && len(res.Keys) == 0 {
+	if s := res.Store; s == nil && res.Log == nil && len(res.Keys) == 0 && len(res.Healed) == 0 {
 		fmt.Fprintln(w, "nothing to repair: the database opens")
 	} else if s != nil {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
@@ -255,6 +255,9 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 	}
 	for _, k := range res.Keys {
 		KeyRepaired(w, k)
+	}
+	for _, h := range res.Healed {
+		fmt.Fprintf(w, "repaired: the damaged content %s is stored again, read from %s, which still holds it\n", h.Content[:12], SafeText(h.Path))
 	}
 	for _, p := range res.Verify.Problems {
 		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
