@@ -17,7 +17,10 @@ type RepairResult struct {
 	Log   *cas.LogSalvage   `json:"log,omitempty"`  // a damaged write log salvaged
 	Keys  []KeyRepair       `json:"keys,omitempty"` // records whose keys were damaged
 	// Healed: damaged stored content stored again from the folder.
-	Healed []HealedPath  `json:"healed,omitempty"`
+	Healed []HealedPath `json:"healed,omitempty"`
+	// Served: a watch daemon served the store, so damaged content was
+	// not stored again from the folder (nor damaged keys mended).
+	Served bool          `json:"served,omitempty"`
 	Verify *VerifyResult `json:"verify"`
 }
 
@@ -73,6 +76,7 @@ func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, 
 		}
 	}
 	if r.Served() {
+		out.Served = true
 		out.Verify, err = r.Verify(ctx)
 		return out, err
 	}

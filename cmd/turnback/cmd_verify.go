@@ -59,7 +59,7 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 	}
 	if g.json {
 		doc := map[string]any{"repaired": res.Store != nil || res.Log != nil || len(res.Keys) > 0 || len(res.Healed) > 0,
-			"store": res.Store, "log": res.Log, "keys": res.Keys, "healed": res.Healed, "verify": res.Verify}
+			"store": res.Store, "log": res.Log, "keys": res.Keys, "healed": res.Healed, "served": res.Served, "verify": res.Verify}
 		if err != nil {
 			return codedError{exitError, docError{err, doc}}
 		}

@@ -257,10 +257,11 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 		KeyRepaired(w, k)
 	}
 	for _, h := range res.Healed {
-		fmt.Fprintf(w, "repaired: the damaged content %s is stored again, read from %s, which still holds it\n", h.Content[:12], SafeText(h.Path))
+		fmt.Fprintf(w, "repaired: the damaged content %s is stored again, read from %s, which still holds it\n", h.Content[:12], DisplayPath(h.Path))
 	}
-	for _, p := range res.Verify.Problems {
-		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
+	VerifyProblems(stderr, res.Verify)
+	if res.Served && res.Verify != nil && len(res.Verify.Problems) > 0 {
+		fmt.Fprintln(stderr, "turnback: a watch daemon serves this store, so damaged content was not stored again from the folder: stop it (turnback watch --stop) and run turnback verify --repair again")
 	}
 }
 
@@ -371,6 +372,9 @@ func otherSessions(conflicts []turnback.PathNote) int {
 
 // VerifyProblems writes, on stderr (w), the damage a verify found.
 func VerifyProblems(w io.Writer, res *turnback.VerifyResult) {
+	if res == nil {
+		return
+	}
 	for _, p := range res.Problems {
 		fmt.Fprintf(w, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], DisplayPath(p.Path), SafeText(p.Err))
 	}
