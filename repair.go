@@ -13,10 +13,15 @@ import (
 // RepairResult reports Repair: what was rebuilt (nil Store when the
 // database was not damaged) and what a verify of the result found.
 type RepairResult struct {
-	Store  *cas.RepairResult `json:"store,omitempty"`
-	Log    *cas.LogSalvage   `json:"log,omitempty"`  // a damaged write log salvaged
-	Keys   []KeyRepair       `json:"keys,omitempty"` // records whose keys were damaged
-	Verify *VerifyResult     `json:"verify"`
+	Store *cas.RepairResult `json:"store,omitempty"`
+	Log   *cas.LogSalvage   `json:"log,omitempty"`  // a damaged write log salvaged
+	Keys  []KeyRepair       `json:"keys,omitempty"` // records whose keys were damaged
+	// Healed: damaged stored content stored again from the folder.
+	Healed []HealedPath `json:"healed,omitempty"`
+	// Served: a watch daemon served the store, so damaged content was
+	// not stored again from the folder (nor damaged keys mended).
+	Served bool          `json:"served,omitempty"`
+	Verify *VerifyResult `json:"verify"`
 }
 
 // Repair rebuilds the database of workTree's store when its Badger
@@ -25,9 +30,11 @@ type RepairResult struct {
 // every frame of a damaged write log that checks out (moving the log
 // aside, see Options.Salvage), stores again or drops each snapshot or
 // checkpoint record whose key was damaged (see KeyRepair), then
-// verifies everything it recorded. The error wraps ErrVerify when
-// content is still damaged or missing after the rebuild (the result says
-// which snapshots and paths).
+// verifies everything it recorded. Stored content found damaged is
+// stored again from the folder where a file still holds exactly it
+// (Healed), and verified again. The error wraps ErrVerify when content
+// is still damaged or missing after all that (the result says which
+// snapshots and paths).
 func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, error) {
 	wt, err := storedir.Canonical(workTree)
 	if err != nil {
@@ -68,11 +75,26 @@ func Repair(ctx context.Context, workTree string, opts Options) (*RepairResult, 
 			out.Log.Recapture = err.Error()
 		}
 	}
-	if !r.Served() {
-		if out.Keys, err = r.repairKeys(ctx); err != nil {
-			return out, err
-		}
+	if r.Served() {
+		out.Served = true
+		out.Verify, err = r.Verify(ctx)
+		return out, err
 	}
-	out.Verify, err = r.Verify(ctx)
+	if out.Keys, err = r.repairKeys(ctx); err != nil {
+		return out, err
+	}
+	damaged := &damagedContent{}
+	out.Verify, err = r.verify(ctx, damaged)
+	if !errors.Is(err, ErrVerify) {
+		return out, err
+	}
+	healed, herr := r.healFromFolder(ctx, damaged)
+	if out.Healed = healed; herr != nil {
+		return out, herr
+	}
+	if len(healed) == 0 {
+		return out, err
+	}
+	out.Verify, err = r.verify(ctx, nil)
 	return out, err
 }

@@ -59,8 +59,12 @@ func (r *Repo) verifyHeld(ctx context.Context, h cas.Hash) (checked, byRef bool,
 // Damage is listed by snapshot and path.
 func (r *Repo) Verify(ctx context.Context) (*VerifyResult, error) { return r.be.Verify(ctx) }
 
-func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) {
-	r := l.r
+func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) { return l.r.verify(ctx, nil) }
+
+// verify is Verify in this process. When damaged is not nil it also
+// collects the stored content found damaged or missing, with the paths
+// that name it (what verify --repair may store again from the folder).
+func (r *Repo) verify(ctx context.Context, damaged *damagedContent) (*VerifyResult, error) {
 	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -138,6 +142,7 @@ func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) {
 				case e.Kind == manifest.KindFile:
 					if msg, ok := bad[e.Hash]; ok {
 						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: msg})
+						damaged.add(e.Hash, p, false)
 						continue
 					}
 					if seenContent[e.Hash] {
@@ -151,6 +156,7 @@ func (l localRepo) Verify(ctx context.Context) (*VerifyResult, error) {
 						}
 						bad[e.Hash] = err.Error()
 						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: err.Error()})
+						damaged.add(e.Hash, p, true)
 					}
 				}
 			}

@@ -184,6 +184,9 @@ type Writer struct {
 	block block // small files gathered for a block (block.go)
 	// encoded: bytes of content w gave to zstd (see encodersFor).
 	encoded atomic.Int64
+	// replace: store every blob and chunk list even when the store has
+	// one under that address (NewReplacingWriter).
+	replace bool
 }
 
 // WriteStats counts what a Writer added.
@@ -196,6 +199,16 @@ type WriteStats struct {
 // NewWriter starts a batch of writes.
 func (s *Store) NewWriter() *Writer {
 	w := &Writer{s: s, batch: s.b.NewBatch(), mu: make(chan struct{}, 1)}
+	return w
+}
+
+// NewReplacingWriter starts a batch of writes that stores everything it
+// is given, even content the store already has under that address. It
+// is for repair: content read again replaces a stored copy that is
+// damaged. The old copy's space is reclaimed by the next gc.
+func (s *Store) NewReplacingWriter() *Writer {
+	w := s.NewWriter()
+	w.replace = true
 	return w
 }
 
@@ -225,9 +238,12 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock boo
 		return nil
 	}
 	key := BlobKey(h)
-	ok, err := w.blobPresent(ctx, h, key)
-	if err != nil {
-		return err
+	ok := false
+	if !w.replace {
+		var err error
+		if ok, err = w.blobPresent(ctx, h, key); err != nil {
+			return err
+		}
 	}
 	if ok {
 		w.count(func(s *WriteStats) { s.ReusedBlobs++ })
@@ -253,6 +269,7 @@ func (w *Writer) putHashed(ctx context.Context, h Hash, data []byte, inBlock boo
 		buf = make([]byte, 0, encodedMax(len(data)))
 	}
 	val := w.s.encodeWith(w.encodersFor(len(data)), buf, data)
+	var err error
 	if copies {
 		err = pc.putCopy(key, val)
 	} else {
@@ -359,9 +376,11 @@ func (w *Writer) PutFile(ctx context.Context, r io.Reader, sizeHint int64) (Hash
 	var h Hash
 	copy(h[:], full.Sum(nil))
 	key := IndexKey(h)
-	ok, err := w.s.b.Has(ctx, key)
-	if err != nil {
-		return Hash{}, 0, err
+	ok := false
+	if !w.replace {
+		if ok, err = w.s.b.Has(ctx, key); err != nil {
+			return Hash{}, 0, err
+		}
 	}
 	if !ok {
 		if err := w.batch.Put(key, index); err != nil {

@@ -41,7 +41,7 @@ func newVerifyCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), mend damaged record keys, then verify")
+	c.Flags().BoolVar(&repair, "repair", false, "rebuild a store whose database metadata is missing or damaged (nothing is deleted), mend damaged record keys, verify, and store again damaged content the folder still holds")
 	return c
 }
 
@@ -58,7 +58,8 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 		return err
 	}
 	if g.json {
-		doc := map[string]any{"repaired": res.Store != nil || res.Log != nil || len(res.Keys) > 0, "store": res.Store, "log": res.Log, "keys": res.Keys, "verify": res.Verify}
+		doc := map[string]any{"repaired": res.Store != nil || res.Log != nil || len(res.Keys) > 0 || len(res.Healed) > 0,
+			"store": res.Store, "log": res.Log, "keys": res.Keys, "healed": res.Healed, "served": res.Served, "verify": res.Verify}
 		if err != nil {
 			return codedError{exitError, docError{err, doc}}
 		}

@@ -180,10 +180,15 @@ func (c *Client) Sessions(ctx context.Context, cl Call) ([]model.SessionInfo, er
 	return out.Sessions, nil
 }
 
-// Verify runs a verify.
+// Verify runs a verify. When it finds damage, the error wraps
+// model.ErrVerify and the result lists the damage.
 func (c *Client) Verify(ctx context.Context, cl Call) (*model.VerifyResult, error) {
 	var out model.VerifyResult
 	if err := c.Do(ctx, cl, "POST", "/v1/verify", nil, struct{}{}, &out); err != nil {
+		var ve *verifyError
+		if errors.As(err, &ve) && ve.res != nil {
+			return ve.res, err
+		}
 		return nil, err
 	}
 	if len(out.Problems) == 0 {

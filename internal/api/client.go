@@ -68,6 +68,12 @@ type remoteError struct {
 func (e *remoteError) Error() string   { return e.msg }
 func (e *remoteError) Unwrap() []error { return e.is }
 
+// verifyError is a verify that found damage: res is what it found.
+type verifyError struct {
+	remoteError
+	res *model.VerifyResult
+}
+
 // Client reaches the daemon serving one store; every view of a
 // daemon-served Repo shares it.
 type Client struct {
@@ -213,6 +219,8 @@ func (e *ErrorResponse) kindErr() error {
 		return &model.UnfinishedError{Err: errors.New(strings.TrimPrefix(e.Error, "turnback: an undo, redo or restore stopped part way and is not finished: "))}
 	case "stopping", "wrong_daemon":
 		return ErrNotServed
+	case "verify":
+		return &verifyError{remoteError: remoteError{msg: e.Error, is: apiSentinels[e.Kind]}, res: e.Verify}
 	case "ambiguous_session":
 		if len(e.Sessions) > 0 {
 			ae := &model.AmbiguousSessionError{}

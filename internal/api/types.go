@@ -85,6 +85,9 @@ type ErrorResponse struct {
 	// the daemon to pick its session, the live sessions it could not
 	// choose between.
 	Sessions []model.SessionInfo `json:"sessions,omitempty"`
+	// Verify: with kind "verify", what verify checked and the damage it
+	// found, by snapshot and path.
+	Verify *model.VerifyResult `json:"verify,omitempty"`
 }
 
 // TurnJSON is a turn.

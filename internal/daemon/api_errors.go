@@ -48,6 +48,15 @@ type opConflict struct {
 func (e opConflict) Error() string { return e.err.Error() }
 func (e opConflict) Unwrap() error { return e.err }
 
+// verifyFailed is a verify that found damage, with what it found.
+type verifyFailed struct {
+	res *turnback.VerifyResult
+	err error
+}
+
+func (e verifyFailed) Error() string { return e.err.Error() }
+func (e verifyFailed) Unwrap() error { return e.err }
+
 // tooLarge: the body is over MaxRequestBody.
 var errTooLarge = fmt.Errorf("turnback: api: the request body is over %d bytes", MaxRequestBody)
 
@@ -117,6 +126,10 @@ func apiErrorDoc(err error) (int, *api.ErrorResponse) {
 		status, doc.Kind = http.StatusForbidden, "read_only"
 	case errors.Is(err, turnback.ErrVerify):
 		doc.Kind = "verify"
+		var vf verifyFailed
+		if errors.As(err, &vf) {
+			doc.Verify = vf.res
+		}
 	}
 	return status, doc
 }

@@ -457,6 +457,10 @@ func (a *apiServer) verify(w http.ResponseWriter, r *http.Request) (any, error) 
 		return nil, err
 	}
 	res, err := v.Verify(r.Context())
+	if errors.Is(err, turnback.ErrVerify) && res != nil {
+		res.Problems = nonNil(res.Problems)
+		return nil, verifyFailed{res: res, err: err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -326,5 +326,8 @@ func VerifyDoc(res *turnback.VerifyResult) any {
 
 // VerifyFailureDoc is the --json document of a verify that found damage.
 func VerifyFailureDoc(res *turnback.VerifyResult) map[string]any {
+	if res == nil {
+		res = &turnback.VerifyResult{}
+	}
 	return map[string]any{"snapshots": res.Snapshots, "trees": res.Trees, "contents": res.Contents, "references": res.References, "problems": ProblemDocs(res.Problems)}
 }

@@ -234,7 +234,7 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 // Repaired writes what verify --repair rebuilt (on w) and the damage
 // its verify found (on stderr).
 func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
-	if s := res.Store; s == nil && res.Log == nil && len(res.Keys) == 0 {
+	if s := res.Store; s == nil && res.Log == nil && len(res.Keys) == 0 && len(res.Healed) == 0 {
 		fmt.Fprintln(w, "nothing to repair: the database opens")
 	} else if s != nil {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
@@ -256,8 +256,12 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 	for _, k := range res.Keys {
 		KeyRepaired(w, k)
 	}
-	for _, p := range res.Verify.Problems {
-		fmt.Fprintf(stderr, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], p.Path, p.Err)
+	for _, h := range res.Healed {
+		fmt.Fprintf(w, "repaired: the damaged content %s is stored again, read from %s, which still holds it\n", h.Content[:12], DisplayPath(h.Path))
+	}
+	VerifyProblems(stderr, res.Verify)
+	if res.Served && res.Verify != nil && len(res.Verify.Problems) > 0 {
+		fmt.Fprintln(stderr, "turnback: a watch daemon serves this store, so damaged content was not stored again from the folder: stop it (turnback watch --stop) and run turnback verify --repair again")
 	}
 }
 
@@ -368,6 +372,9 @@ func otherSessions(conflicts []turnback.PathNote) int {
 
 // VerifyProblems writes, on stderr (w), the damage a verify found.
 func VerifyProblems(w io.Writer, res *turnback.VerifyResult) {
+	if res == nil {
+		return
+	}
 	for _, p := range res.Problems {
 		fmt.Fprintf(w, "turnback: snapshot %s: %s: %s\n", p.Snapshot[:12], DisplayPath(p.Path), SafeText(p.Err))
 	}
