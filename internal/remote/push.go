@@ -312,7 +312,9 @@ func (p *pusher) place(h cas.Hash, k s3.Kind, raw func() ([]byte, error)) (int, 
 		p.ids = append(p.ids, cas.Hash{})
 		b.ref = len(p.ids)
 		p.mu.Unlock()
-		b.data = append(make([]byte, 0, p.o.PackSize+(1<<20)), s3.PackHeader...)
+		// The pack grows as records come: most pushes are a few small
+		// records, and 17 MB set aside for each cost more than the push.
+		b.data = append(make([]byte, 0, 64<<10), s3.PackHeader...)
 	}
 	b.entries = append(b.entries, s3.Entry{Kind: k, Hash: h, Offset: int64(len(b.data)), Length: int64(len(data))})
 	b.data = append(b.data, data...)
