@@ -234,10 +234,14 @@ func TestDecodeSplitDamaged(t *testing.T) {
 			}
 		}, ErrFormat},
 	}
+	base := splitRepo(t, "2", "sha1") // each case damages a copy
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := splitRepo(t, "2", "sha1")
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
 			shared, err := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
 			if err != nil || len(shared) != 1 {
 				t.Fatalf("shared indexes %q: %v", shared, err)
