@@ -6,14 +6,21 @@ import (
 	"testing"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // namesAttackTree is a folder whose a/ holds 300 files and a closed
 // turn that rewrote a/x.txt, deleted a/y.txt and made a/z.txt: an undo
 // of it reads a/ by name (walker.Options.Names), its other files unread.
+// The fast tier's a/ holds 40: reading by name does not depend on the
+// count, and each restore step makes its own folder.
 func namesAttackTree(t *testing.T) *regressTree {
 	rt := newRegressTree(t)
-	for i := range 300 {
+	n := 300
+	if testtier.Short() {
+		n = 40
+	}
+	for i := range n {
 		rt.write(fmt.Sprintf("a/%d.txt", i), "a")
 	}
 	rt.write("a/x.txt", "x0")

@@ -30,6 +30,9 @@ func TestBlockGroupsAccount(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.groups), uint64(tc.root)))
+			// Member i's data starts at byte i of one text: each
+			// member's differs, with no text made per member.
+			text := textBytes(uint64(tc.groups), 3000+blockMemberMax)
 			var b block
 			want := map[string][]byte{}
 			var out []*openBlock
@@ -38,7 +41,7 @@ func TestBlockGroupsAccount(t *testing.T) {
 				if tc.root > 0 && i%tc.root == 0 {
 					g = ""
 				}
-				data := textBytes(uint64(i), 1+rng.IntN(blockMemberMax))
+				data := text[i : i+1+rng.IntN(blockMemberMax)]
 				key := []byte(fmt.Sprintf("k%d", i))
 				want[string(key)] = data
 				out = append(out, b.add(g, key, data)...)

@@ -34,15 +34,35 @@ func randBytes(seed uint64, n int) []byte {
 
 // textBytes returns n bytes of compressible, source-like text fixed by seed.
 func textBytes(seed uint64, n int) []byte {
+	r := splitmix64(seed)
+	b := make([]byte, n+8)
+	for i := 0; i < n; {
+		w := &textWords[r.next()%uint64(len(textWords))]
+		// One 8-byte store per word: a copy per word cost most of
+		// the time of the tests that make megabytes of text.
+		*(*[8]byte)(b[i:]) = w.b
+		i += int(w.n)
+	}
+	return b[:n:n]
+}
+
+// textWords are textBytes' words, each padded to 8 bytes.
+var textWords = func() []struct {
+	b [8]byte
+	n uint8
+} {
 	words := []string{"func ", "return ", "err ", "!= ", "nil ", "{\n", "}\n", "\t", "ctx, ",
 		"if ", "for ", "range ", "x ", ":= ", "data", "[]byte", "(", ")", "\n", "// ", "store "}
-	r := splitmix64(seed)
-	b := make([]byte, 0, n+16)
-	for len(b) < n {
-		b = append(b, words[r.next()%uint64(len(words))]...)
+	out := make([]struct {
+		b [8]byte
+		n uint8
+	}, len(words))
+	for i, w := range words {
+		copy(out[i].b[:], w)
+		out[i].n = uint8(len(w))
 	}
-	return b[:n]
-}
+	return out
+}()
 
 // backendKinds are the backends the Store tests run against.
 var backendKinds = []struct {

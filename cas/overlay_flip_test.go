@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // checkFlip parses log with byte at flipped by mask and checks that no
@@ -71,7 +73,8 @@ func FuzzOverlayFlip(f *testing.F) {
 // pack files), each on a fresh copy of the store: never more than the
 // frame holding the byte is lost, and the store is never one that no
 // open takes: a read-only open shows every other frame, a salvage keeps
-// them all, and after it every open works and writes again.
+// them all, and after it every open works and writes again. The fast
+// tier flips 10 stores, the slow tier 60.
 func TestOverlayFlipRandom(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 30))
@@ -111,7 +114,7 @@ func TestOverlayFlipRandom(t *testing.T) {
 		t.Fatal(err)
 	}
 	iters := 60
-	if testing.Short() {
+	if testtier.Short() {
 		iters = 10
 	}
 	for it := range iters {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 const killEnv = "CAS_TEST_OVERLAY_KILL"
@@ -81,7 +83,9 @@ func TestHelperOverlayKill(t *testing.T) {
 // present (and exact) for j in (s-3, s] and absent for j <= s-3. (A step
 // writes its blob, then the record naming it and the delete of an older
 // one in one Update: in write mode those are two commits, in order.)
+// A kill matrix: slow tier, as the other kill tests of the package.
 func TestOverlayKilled(t *testing.T) {
+	testtier.Slow(t)
 	if !canLockDir || testing.Short() {
 		t.Skip("no deferred opens here, or -short")
 	}

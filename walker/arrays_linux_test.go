@@ -3,21 +3,31 @@
 package walker
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestCaptureArraysReused: captures with the stat cache of a tree whose
 // directories differ in size, unchanged and then changed in large and
 // small directories, give the trees of a full walk (checkArrays zeroes
 // an array given back, so a directory still using one would differ).
+// The fast tier's tree has the same ten large directories and fewer
+// small ones: 5,600 files, not 11,600.
 func TestCaptureArraysReused(t *testing.T) {
+	ndirs := 1300
+	if testtier.Short() {
+		ndirs = 300
+	}
+	step := ndirs / 10 // the large directories are d0007, then every step
 	dir := t.TempDir()
-	genShapedTree(t, dir)
+	genShapedTree(t, dir, ndirs)
 	ageTree(t, dir)
 	time.Sleep(settle)
 	s := newStore(t)
@@ -40,7 +50,8 @@ func TestCaptureArraysReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"d0007/f000.go", "d0007/new.go", "d0137/f003.go", "d0001/f000.go", "d0500/new/x.go"} {
+	big1, mid := fmt.Sprintf("d%04d", step+7), fmt.Sprintf("d%04d", ndirs*5/13)
+	for _, p := range []string{"d0007/f000.go", "d0007/new.go", big1 + "/f003.go", "d0001/f000.go", mid + "/new/x.go"} {
 		d, name, _ := strings.Cut(p, "/")
 		p := filepath.Join(dirs[d], filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

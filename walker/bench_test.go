@@ -24,7 +24,7 @@ func BenchmarkCaptureNoChange(b *testing.B) {
 // shaped like Go's source: 1,300 directories, most with a few files,
 // ten with hundreds, nested up to six deep; about 11,000 files.
 func BenchmarkCaptureNoChangeShaped(b *testing.B) {
-	benchNoChange(b, func(dir string) int { return genShapedTree(b, dir) })
+	benchNoChange(b, func(dir string) int { return genShapedTree(b, dir, 1300) })
 }
 
 // benchNoChange times no-change captures of the tree gen writes (it
@@ -58,9 +58,10 @@ func benchNoChange(b *testing.B, gen func(dir string) int) {
 	}
 }
 
-// genShapedTree writes the tree of BenchmarkCaptureNoChangeShaped below
-// dir (always the same one) and returns its count of files.
-func genShapedTree(t testing.TB, dir string) int {
+// genShapedTree writes below dir a tree of ndirs directories shaped as
+// BenchmarkCaptureNoChangeShaped's (1,300 there), ten of them large,
+// and returns its count of files. The same ndirs gives the same tree.
+func genShapedTree(t testing.TB, dir string, ndirs int) int {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(34, 41))
 	big := []int{880, 780, 400, 350, 320, 260, 250, 240, 170, 130}
@@ -70,7 +71,8 @@ func genShapedTree(t testing.TB, dir string) int {
 	}
 	dirs := []node{{"", 0}}
 	n := 0
-	for i := range 1300 {
+	step := ndirs / len(big)
+	for i := range ndirs {
 		parent := dirs[rng.IntN(len(dirs))]
 		for parent.depth >= 6 {
 			parent = dirs[rng.IntN(len(dirs))]
@@ -79,8 +81,8 @@ func genShapedTree(t testing.TB, dir string) int {
 		dirs = append(dirs, node{p, parent.depth + 1})
 		mkdirAll(t, dir, p)
 		files := rng.IntN(13)
-		if i%130 == 7 {
-			files = big[i/130]
+		if i%step == 7 && i/step < len(big) {
+			files = big[i/step]
 		}
 		for f := range files {
 			name := filepath.Join(dir, filepath.FromSlash(p), fmt.Sprintf("f%03d.go", f))

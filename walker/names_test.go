@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 	"github.com/turnback/turnback/manifest"
 	"github.com/turnback/turnback/manifest/treetest"
 )
@@ -410,8 +411,13 @@ func TestNamesUnsearchableEmpty(t *testing.T) {
 // TestNamesRandom: on random trees, a capture by name of random paths
 // after random edits at those paths and on the way to them gives the
 // full walk's root, whatever else changed beside them afterwards.
+// The fast tier runs 15 random trees, the slow tier 40.
 func TestNamesRandom(t *testing.T) {
 	t.Parallel()
+	iters := 40
+	if testtier.Short() {
+		iters = 15
+	}
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
@@ -423,7 +429,7 @@ func TestNamesRandom(t *testing.T) {
 		}
 		return strings.Join(parts, "/")
 	}
-	for iter := range 40 {
+	for iter := range iters {
 		dir := t.TempDir()
 		// makeDirs makes every directory above p one, replacing a file.
 		makeDirs := func(p string) {
