@@ -32,8 +32,9 @@ type damagedContent struct {
 }
 
 // add records path p as holding damaged content h. first says verify
-// found the damage here; later paths only add to a known content. A nil
-// d collects nothing.
+// found the store's copy damaged here; otherwise p only adds to content
+// already known damaged (a reference's damage is not the store's). A
+// nil d collects nothing.
 func (d *damagedContent) add(h cas.Hash, p string, first bool) {
 	if d == nil {
 		return
@@ -43,7 +44,7 @@ func (d *damagedContent) add(h cas.Hash, p string, first bool) {
 	}
 	if _, ok := d.paths[h]; !ok {
 		if !first {
-			return // damage verify found as held by reference, not stored
+			return // damage found in a reference, not in the store
 		}
 		d.order = append(d.order, h)
 	}

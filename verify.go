@@ -112,6 +112,7 @@ func (r *Repo) verify(ctx context.Context, damaged *damagedContent) (*VerifyResu
 				case e.Uncaptured && e.Kind == manifest.KindFile && !e.Hash.IsZero():
 					if msg, ok := bad[e.Hash]; ok {
 						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: msg})
+						damaged.add(e.Hash, p, false)
 						continue
 					}
 					if seenContent[e.Hash] {
@@ -133,6 +134,9 @@ func (r *Repo) verify(ctx context.Context, damaged *damagedContent) (*VerifyResu
 					if why != "" {
 						bad[e.Hash] = why
 						out.Problems = append(out.Problems, VerifyProblem{Snapshot: s.String(), Path: p, Err: why})
+						// The store's own copy is damaged: the folder
+						// may give it again. A broken reference is not.
+						damaged.add(e.Hash, p, !byRef)
 					}
 				case e.Uncaptured:
 				case e.Kind == manifest.KindDir:

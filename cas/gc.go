@@ -228,6 +228,7 @@ func (b *Badger) repack(ctx context.Context) error {
 		return err
 	}
 	rewrite := make(map[uint64]bool)
+	keep := make(map[uint64]bool) // packs to rewrite that hold a damaged live value
 	var remove []uint64
 	for _, pk := range list {
 		n := live[pk.id]
@@ -288,6 +289,14 @@ func (b *Badger) repack(ctx context.Context) error {
 			np, ok := copied[p.loc()]
 			if !ok || !p.member {
 				val, err := b.packs.read(p)
+				if errors.Is(err, ErrCorrupt) {
+					// A damaged value cannot be copied as it was: its
+					// pack is kept, and its pointer left naming it, so
+					// verify still names the damage and a repair can
+					// store the content again.
+					keep[p.pack] = true
+					return nil
+				}
 				if err != nil {
 					return fmt.Errorf("cas: repack %s: %w", key, err)
 				}
@@ -323,6 +332,9 @@ func (b *Badger) repack(ctx context.Context) error {
 		return err
 	}
 	for _, id := range remove {
+		if keep[id] {
+			continue
+		}
 		b.packs.dropReader(id)
 		if err := os.Remove(filepath.Join(b.dir, packName(id))); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("cas: remove pack: %w", err)

@@ -205,7 +205,8 @@ func (s *Store) NewWriter() *Writer {
 // NewReplacingWriter starts a batch of writes that stores everything it
 // is given, even content the store already has under that address. It
 // is for repair: content read again replaces a stored copy that is
-// damaged. The old copy's space is reclaimed by the next gc.
+// damaged. The old copy's space is reclaimed by a gc that rewrites its
+// pack (one less than half live), unless the pack holds damage still.
 func (s *Store) NewReplacingWriter() *Writer {
 	w := s.NewWriter()
 	w.replace = true
