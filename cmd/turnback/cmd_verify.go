@@ -55,6 +55,12 @@ func (g *globals) runRepair(cmd *cobra.Command) error {
 	res, err := turnback.Repair(cmd.Context(), workTree, turnback.Options{Store: storeDir, Session: session, Force: g.force,
 		Holder: "turnback verify --repair in " + workTree})
 	if err != nil && !errors.Is(err, turnback.ErrVerify) {
+		if res != nil && !g.json {
+			// What was stored again before the failure stays stored.
+			for _, h := range res.Healed {
+				termout.Healed(g.stdout, h)
+			}
+		}
 		return err
 	}
 	if g.json {

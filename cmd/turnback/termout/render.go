@@ -257,12 +257,17 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 		KeyRepaired(w, k)
 	}
 	for _, h := range res.Healed {
-		fmt.Fprintf(w, "repaired: the damaged content %s is stored again, read from %s, which still holds it\n", h.Content[:12], DisplayPath(h.Path))
+		Healed(w, h)
 	}
 	VerifyProblems(stderr, res.Verify)
 	if res.Served && res.Verify != nil && len(res.Verify.Problems) > 0 {
 		fmt.Fprintln(stderr, "turnback: a watch daemon serves this store, so damaged content was not stored again from the folder: stop it (turnback watch --stop) and run turnback verify --repair again")
 	}
+}
+
+// Healed writes that verify --repair stored damaged content again.
+func Healed(w io.Writer, h turnback.HealedPath) {
+	fmt.Fprintf(w, "repaired: the damaged content %s is stored again, read from %s, which still holds it\n", h.Content[:12], DisplayPath(h.Path))
 }
 
 // KeyRepaired writes what verify --repair did with a record whose key
