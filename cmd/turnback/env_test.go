@@ -19,7 +19,9 @@ package main
 // (newInProcessEnv: TestGCDryRunRemovesNothing, TestGCJSONOneDocument,
 // TestGCOlderThanKeepsOpenTurn, TestGCKeepZeroIsUsageError,
 // TestGCKeepsSessionBase and the checkpoint tests of
-// gc_checkpoint_e2e_test.go). Every other test runs the binary.
+// gc_checkpoint_e2e_test.go), and the error matrices of a few tests that
+// also run their first rows through the binary (TestTurnRefHostile).
+// Every other test runs the binary.
 
 import (
 	"bytes"
