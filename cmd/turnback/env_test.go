@@ -15,13 +15,10 @@ package main
 // guard), and a command forwarded to a watch daemon carries the process's
 // environment, not the command's. It is therefore used only by tests whose
 // every command names its store (--store), is never killed or crashed and
-// never meets a daemon: the storage tests that run many short commands
-// (newInProcessEnv: TestGCDryRunRemovesNothing, TestGCJSONOneDocument,
-// TestGCOlderThanKeepsOpenTurn, TestGCKeepZeroIsUsageError,
-// TestGCKeepsSessionBase and the checkpoint tests of
-// gc_checkpoint_e2e_test.go), and the error matrices of a few tests that
-// also run their first rows through the binary (TestTurnRefHostile).
-// Every other test runs the binary.
+// never meets a daemon, and whose point is not the process itself: it
+// saves most of the cost of a short command. Users are the tests that
+// call newInProcessEnv or set inProcess, some only for their many error
+// rows (TestTurnRefHostile). Every other test runs the binary.
 
 import (
 	"bytes"
