@@ -445,6 +445,18 @@ func newInProcessEnv(t testing.TB) *cliEnv {
 	return e
 }
 
+// setup is e for the commands that only set a test up: in-process when
+// they name their store and start no daemon (see the file comment), else
+// e itself.
+func (e *cliEnv) setup() *cliEnv {
+	if e.store == "" || e.inDir || e.autoWatch {
+		return e
+	}
+	c := *e
+	c.inProcess = true
+	return &c
+}
+
 // newUndoEnv: the store is in its default location under XDG_DATA_HOME;
 // commands run with -C work from HOME, and TURNBACK_AUTO_WATCH is left
 // unset (what a user who never set it gets).

@@ -20,8 +20,7 @@ import (
 // each of its nine frames starts.
 func fiveTurnsInTheLog(t *testing.T, e *cliEnv) (string, []int) {
 	t.Helper()
-	ip := *e // the turns are the setting, not the check: in-process
-	ip.inProcess = true
+	ip := e.setup() // the turns are the setting, not the check
 	for i := 1; i <= 5; i++ {
 		ip.ok("snap", "-m", fmt.Sprintf("turn-%d", i))
 		e.write(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("content %d\n", i))
