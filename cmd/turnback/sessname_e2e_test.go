@@ -12,6 +12,7 @@ import (
 // takes one, push, pull and clone included, saying what is wrong; no
 // store, folder or session is made. Names that are fine stay fine.
 func TestCLISessionNames(t *testing.T) {
+	t.Parallel()
 	e := newCLI(t, "work")
 	e.write("a.txt", "one")
 	xdgBefore, _ := os.ReadDir(e.xdg)
