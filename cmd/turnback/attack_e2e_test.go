@@ -76,13 +76,12 @@ func TestAttackWatchQuotesWorkTree(t *testing.T) {
 	if !isLinux() {
 		t.Skip("inotify, and names with control characters")
 	}
+	t.Parallel() // only the binary reads the environment (e.extra)
 	e := newBinEnv(t)
 	base := e.base
 	wt := filepath.Join(base, "w\x1b[2Jx\ny")
 	treetest.PutAll(t, wt, map[string]string{"f": "x"})
-	e.setenv("TURNBACK_LOCK_WAIT", "5s")
-	e.setenv("TURNBACK_AUTO_WATCH", "0")
-	e.setenv("TURNBACK_STORE", filepath.Join(base, "st"))
+	e.extra = append(e.extra, "TURNBACK_LOCK_WAIT=5s", "TURNBACK_AUTO_WATCH=0", "TURNBACK_STORE="+filepath.Join(base, "st"))
 	tb := func(a ...string) string {
 		t.Helper()
 		so, se, code := e.execOut("", append([]string{"-C", wt}, a...)...)

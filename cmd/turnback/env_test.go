@@ -15,11 +15,10 @@ package main
 // guard), and a command forwarded to a watch daemon carries the process's
 // environment, not the command's. It is therefore used only by tests whose
 // every command names its store (--store), is never killed or crashed and
-// never meets a daemon: the storage tests that run many short commands
-// (newInProcessEnv: TestGCDryRunRemovesNothing, TestGCJSONOneDocument,
-// TestGCOlderThanKeepsOpenTurn, TestGCKeepZeroIsUsageError,
-// TestGCKeepsSessionBase and the checkpoint tests of
-// gc_checkpoint_e2e_test.go). Every other test runs the binary.
+// never meets a daemon, and whose point is not the process itself: it
+// saves most of the cost of a short command. Users are the tests that
+// call newInProcessEnv or set inProcess, some only for their many error
+// rows (TestTurnRefHostile). Every other test runs the binary.
 
 import (
 	"bytes"
@@ -444,6 +443,18 @@ func newInProcessEnv(t testing.TB) *cliEnv {
 	e := newStoreEnv(t)
 	e.inProcess = true
 	return e
+}
+
+// setup is e for the commands that only set a test up: in-process when
+// they name their store and start no daemon (see the file comment), else
+// e itself.
+func (e *cliEnv) setup() *cliEnv {
+	if e.store == "" || e.inDir || e.autoWatch {
+		return e
+	}
+	c := *e
+	c.inProcess = true
+	return &c
 }
 
 // newUndoEnv: the store is in its default location under XDG_DATA_HOME;

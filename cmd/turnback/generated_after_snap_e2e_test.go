@@ -118,11 +118,13 @@ func TestStatusNowGeneratedNotDeleted(t *testing.T) {
 
 // skippedNowSetup is a folder, watched by a daemon when env is "watch",
 // whose open turn edits a.txt and src/main.c, then writes file (data)
-// that makes src skipped.
+// that makes src skipped. Without a daemon its commands run in-process;
+// the watch variants run the binary.
 func skippedNowSetup(t *testing.T, env, file, data string) *cliEnv {
 	t.Helper()
-	e := newStoreEnv(t)
+	e := newInProcessEnv(t) // no daemon: in-process (env_test.go)
 	if env == "watch" {
+		e = newStoreEnv(t)
 		t.Cleanup(func() { e.run("watch", "--stop") })
 		e.ok("watch", "--detach")
 	}

@@ -20,10 +20,11 @@ import (
 // each of its nine frames starts.
 func fiveTurnsInTheLog(t *testing.T, e *cliEnv) (string, []int) {
 	t.Helper()
+	ip := e.setup() // the turns are the setting, not the check
 	for i := 1; i <= 5; i++ {
-		e.ok("snap", "-m", fmt.Sprintf("turn-%d", i))
+		ip.ok("snap", "-m", fmt.Sprintf("turn-%d", i))
 		e.write(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("content %d\n", i))
-		e.ok("end")
+		ip.ok("end")
 	}
 	path := filepath.Join(e.store, "db", "turnback-overlay.log")
 	data, err := os.ReadFile(path)
@@ -164,7 +165,7 @@ func TestDamagedLogRecover(t *testing.T) {
 // then lists at least four turns, and new turns are recorded.
 func TestDamagedLogRandomFlips(t *testing.T) {
 	t.Parallel()
-	e := newStoreEnv(t)
+	e := newInProcessEnv(t) // 24 commands: in-process (env_test.go)
 	path, _ := fiveTurnsInTheLog(t, e)
 	orig := e.store
 	info, err := os.Stat(path)

@@ -35,8 +35,11 @@ func TestUndoHalfApplied(t *testing.T) {
 	g := newSubtestGroup(t)
 	for _, how := range []string{"fixed", "recover", "rollback", "daemon-rollback"} {
 		g.run(how, func(t *testing.T) {
-			e := newUndoEnv(t)
-			e.shortXDG()
+			e := newInProcessEnv(t) // fixed and rollback: in-process
+			if how == "recover" || how == "daemon-rollback" {
+				e = newUndoEnv(t)
+				e.shortXDG()
+			}
 			for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
 				e.write(p, p+" before\n")
 			}

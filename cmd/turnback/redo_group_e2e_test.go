@@ -79,14 +79,15 @@ var redoGroupShapes = []redoGroupShape{{
 // TestE2ERedoGroupKinds: for each shape, undo 2 then redo 2: the dry
 // run plans what the redo then does, and the redo leaves the folder
 // byte for byte as turn 2 did; with and without --force. Twenty other
-// files make the redo's capture read only its paths (no daemon).
+// files make the redo's capture read only its paths (no daemon). The
+// commands run in-process; the daemon variant runs the binary.
 func TestE2ERedoGroupKinds(t *testing.T) {
 	t.Parallel()
 	for _, sh := range redoGroupShapes {
 		for _, force := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/force=%v", sh.name, force), func(t *testing.T) {
 				t.Parallel()
-				redoGroupRun(t, newCLI(t, "work"), sh, force, false)
+				redoGroupRun(t, newInProcessEnv(t), sh, force, false)
 			})
 		}
 	}

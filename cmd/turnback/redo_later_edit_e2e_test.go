@@ -18,9 +18,11 @@ import (
 )
 
 // twoTurnsUndone: turn 1 sets a.txt to "a1", turn 2 b.txt to "b1"; both
-// are undone. It returns the folder after the two turns.
+// are undone. It returns the folder after the two turns. Its commands
+// run in-process (env_test.go): the rule is the library's, and
+// TestE2EConflict runs a refused redo through the binary.
 func twoTurnsUndone(t *testing.T) (*cliEnv, treetest.Tree) {
-	e := newStoreEnv(t)
+	e := newInProcessEnv(t)
 	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "b.txt": treetest.File("b0\n", 0o644)})
 	e.ok("snap", "-m", "turn 1")
 	e.write("a.txt", "a1\n")

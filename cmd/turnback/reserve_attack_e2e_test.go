@@ -245,7 +245,8 @@ func TestReserveAttackDaemon(t *testing.T) {
 // TestReserveAttackReadersDuringUndo: read-only commands (log, show)
 // run over and over while undo and redo commit into the overlay log.
 // Every one succeeds and sees turn 1 either undone or not, never an
-// error or a half-written record; the store verifies at the end.
+// error or a half-written record; the store verifies at the end. Three
+// cycles in the fast tier, six in the slow one.
 func TestReserveAttackReadersDuringUndo(t *testing.T) {
 	t.Parallel()
 	w := newRAWorld(t)
@@ -275,7 +276,11 @@ func TestReserveAttackReadersDuringUndo(t *testing.T) {
 			}
 		}()
 	}
-	for range 6 {
+	cycles := 6
+	if testtier.Short() {
+		cycles = 3 // readers run the binary all along: each cycle costs
+	}
+	for range cycles {
 		e.ok("undo")
 		e.ok("redo")
 	}

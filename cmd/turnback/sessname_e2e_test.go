@@ -12,10 +12,15 @@ import (
 // takes one, push, pull and clone included, saying what is wrong; no
 // store, folder or session is made. Names that are fine stay fine.
 func TestCLISessionNames(t *testing.T) {
+	t.Parallel()
 	e := newCLI(t, "work")
 	e.write("a.txt", "one")
 	xdgBefore, _ := os.ReadDir(e.xdg)
-	for _, c := range []struct{ name, why string }{
+	// The first name runs the binary on the default store; the others run
+	// in-process (env_test.go), which needs a named store.
+	ip := *e
+	ip.inProcess, ip.store = true, filepath.Join(e.base, "store")
+	for i, c := range []struct{ name, why string }{
 		{"..", `"..": "." and ".." are not names`},
 		{".", `".": "." and ".." are not names`},
 		{`a\b`, `"a\\b": no spaces, slashes, backslashes or control characters`},
@@ -28,24 +33,27 @@ func TestCLISessionNames(t *testing.T) {
 		if c.why == "201 bytes, at most 200" {
 			want = "turnback: invalid session name: " + c.why + "\nRun 'turnback --help' for usage.\n"
 		}
+		on := e
+		if i > 0 {
+			on = &ip
+		}
 		for _, args := range [][]string{
 			{"--session", c.name, "snap"}, {"--session", c.name, "undo"}, {"--session", c.name, "log"},
 			{"--session", c.name, "push"}, {"--session", c.name, "pull"},
 			{"--session", c.name, "clone", "s3://bkt/p", filepath.Join(e.base, "clone")},
 		} {
-			if r := e.run(args...); r.code != 2 || r.stdout != "" || r.stderr != want {
+			if r := on.run(args...); r.code != 2 || r.stdout != "" || r.stderr != want {
 				t.Fatalf("%s\nwant stderr %q", r, want)
 			}
 		}
-		env := e.extra
-		e.extra = append(env, "TURNBACK_SESSION="+c.name)
-		if r := e.run("snap"); r.code != 2 || r.stderr != want {
+		if r := on.with("TURNBACK_SESSION=" + c.name).run("snap"); r.code != 2 || r.stderr != want {
 			t.Fatalf("TURNBACK_SESSION: %s", r)
 		}
-		e.extra = env
 	}
-	if _, err := os.Stat(filepath.Join(e.base, "clone")); !os.IsNotExist(err) {
-		t.Fatalf("clone made its folder: %v", err)
+	for _, p := range []string{filepath.Join(e.base, "clone"), ip.store} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("%s was made: %v", p, err)
+		}
 	}
 	if xdg, _ := os.ReadDir(e.xdg); len(xdg) != len(xdgBefore) {
 		t.Fatalf("a store was made: %v", xdg)

@@ -61,16 +61,17 @@ func wantRefused(t *testing.T, r cliResult, what string) {
 }
 
 // e2eHistory records two turns on a.txt (large enough for a pack file)
-// and b.txt.
+// and b.txt, in-process when it can (cliEnv.setup).
 func e2eHistory(e *cliEnv) {
+	s := e.setup()
 	e.writeBytes("a.txt", noise(1, 3000))
 	e.writeBytes("b.txt", []byte("b1\n"))
-	e.ok("snap")
+	s.ok("snap")
 	e.writeBytes("a.txt", noise(2, 3000))
-	e.ok("end")
-	e.ok("snap")
+	s.ok("end")
+	s.ok("snap")
 	e.writeBytes("b.txt", []byte("b2\n"))
-	e.ok("end")
+	s.ok("end")
 }
 
 // noise returns n bytes that do not compress, the same for a seed.

@@ -343,13 +343,14 @@ func TestSparse2GBFile(t *testing.T) {
 // more works, in either case.
 func TestShowAmbiguousID(t *testing.T) {
 	t.Parallel()
-	e := newDirEnv(t, "wt")
+	e := newStoreEnv(t)
 	byFirst := map[byte][]string{}
 	var ids []string
-	// 17 different snapshots: two of them share a first hex digit.
+	// 17 different snapshots: two of them share a first hex digit. They
+	// are the setting: in-process (cliEnv.setup).
 	for i := 0; i < 17; i++ {
 		e.writeBytes("f.txt", fmt.Appendf(nil, "version %d\n", i))
-		d := e.snapJSON("snap")
+		d := e.setup().snapJSON("snap")
 		byFirst[d.Snapshot[0]] = append(byFirst[d.Snapshot[0]], d.Snapshot)
 		ids = append(ids, d.Snapshot)
 	}

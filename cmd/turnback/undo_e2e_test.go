@@ -124,7 +124,7 @@ func TestE2EUndoRedoWalk(t *testing.T) {
 	g := newSubtestGroup(t)
 	for _, end := range []bool{true, false} {
 		g.run(fmt.Sprintf("end=%v", end), func(t *testing.T) {
-			e := newUndoEnv(t)
+			e := newInProcessEnv(t) // 24 commands: in-process (env_test.go)
 			s := threeTurns(t, e, end)
 			d := e.jsonOK("undo", "3")
 			if d.Turns != 3 {

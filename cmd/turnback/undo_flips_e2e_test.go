@@ -87,8 +87,13 @@ func TestE2ETypeFlips(t *testing.T) {
 	g := newSubtestGroup(t)
 	// twice: a second round of undo and redo, after the first has left
 	// its stat data behind.
+	// One flip a turn runs in-process (env_test.go); all in one turn runs
+	// the binary.
 	run := func(t *testing.T, flips []typeFlip, prefixed, twice bool) {
 		e := newUndoEnv(t)
+		if !twice {
+			e = newInProcessEnv(t)
+		}
 		before := treetest.Tree{}
 		prefix := func(f typeFlip) func(string) string {
 			if !prefixed {

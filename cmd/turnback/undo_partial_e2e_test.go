@@ -267,7 +267,7 @@ func dryThenReal(t *testing.T, e *cliEnv, store string, code int, args ...string
 // tree and every file of the store byte for byte as they were.
 func TestE2EDryRun(t *testing.T) {
 	t.Parallel()
-	e := newStoreEnv(t)
+	e := newInProcessEnv(t) // 16 commands: in-process (env_test.go)
 	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a\n", 0o644), "b.txt": treetest.File("b\n", 0o644), "gone.txt": treetest.File("gone\n", 0o644), "m.txt": treetest.File(fifty(nil), 0o644)})
 	first := strings.TrimSpace(e.ok("snap").stdout)
 	e.write("a.txt", "a2\n")
