@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 
 	"github.com/turnback/turnback/cas"
@@ -55,7 +54,7 @@ func TestRepairStoresAgainFromFolder(t *testing.T) {
 			}
 			os.Remove(filepath.Join(work, "a/small.txt"))
 			os.Remove(filepath.Join(work, "b/copy.txt"))
-			if err := syscall.Mkfifo(filepath.Join(work, "a/small.txt"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(work, "a/small.txt")); err != nil {
 				t.Skip(err)
 			}
 		}},

@@ -54,6 +54,7 @@ func randomBytes(seed uint64, n int) []byte {
 // content. Snapshots are walked in id
 // order, so the test retries until a turn-1 snapshot sorts first.
 func TestRepairHealsContentAlsoHeldByReference(t *testing.T) {
+	t.Parallel()
 	big := randomBytes(7, 1_200_000)
 	var e *cliEnv
 	for try := 0; ; try++ {

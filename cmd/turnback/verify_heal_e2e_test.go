@@ -20,6 +20,7 @@ import (
 // byte. Before, verify --repair said "nothing to repair" and the
 // content stayed damaged for good.
 func TestRepairStoresDamagedContentFromFolder(t *testing.T) {
+	t.Parallel()
 	e := newCLI(t, "work")
 	files := damagePack(t, e)
 	r := e.expect(1, "verify")
@@ -67,6 +68,7 @@ func TestRepairStoresDamagedContentFromFolder(t *testing.T) {
 // verify --repair then says the daemon kept it from storing content
 // again; once the daemon is stopped, it does.
 func TestVerifyDamageThroughDaemon(t *testing.T) {
+	t.Parallel()
 	e := newCLI(t, "work")
 	e.shortXDG()
 	damagePack(t, e)

@@ -23,6 +23,7 @@ import (
 // newest turn ends at, which has no record left: repair stores it
 // again under that key, says so, and every turn undoes byte for byte.
 func TestRepairFixesFlippedSnapshotKey(t *testing.T) {
+	t.Parallel()
 	e := newCLI(t, "work")
 	e.write("a.txt", "base\n")
 	var states []map[string][]byte // the folder before each turn, then after the last
