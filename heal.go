@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/turnback/turnback/cas"
 )
@@ -48,7 +49,9 @@ func (d *damagedContent) add(h cas.Hash, p string, first bool) {
 		}
 		d.order = append(d.order, h)
 	}
-	d.paths[h] = append(d.paths[h], p)
+	if !slices.Contains(d.paths[h], p) { // each snapshot names it again
+		d.paths[h] = append(d.paths[h], p)
+	}
 }
 
 // healFromFolder stores again each damaged content that a file of the
