@@ -6,7 +6,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,12 +37,6 @@ func flipStored(t *testing.T, e *cliEnv, content []byte, off int) {
 	t.Fatalf("content at %d not found in the packs %v", off, packs)
 }
 
-func randomBytes(seed uint64, n int) []byte {
-	b := make([]byte, n)
-	rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8)}).Read(b)
-	return b
-}
-
 // TestRepairHealsContentAlsoHeldByReference: big.bin was over
 // the size limit in turn 1 (held by reference: Uncaptured) and stored
 // in turn 2. One stored chunk is flipped; the folder's big.bin still
@@ -55,7 +48,7 @@ func randomBytes(seed uint64, n int) []byte {
 // order, so the test retries until a turn-1 snapshot sorts first.
 func TestRepairHealsContentAlsoHeldByReference(t *testing.T) {
 	t.Parallel()
-	big := randomBytes(7, 1_200_000)
+	big := gcRandom(7, 1_200_000)
 	var e *cliEnv
 	for try := 0; ; try++ {
 		if try == 30 {
@@ -111,8 +104,8 @@ func TestGCAfterHealKeepsDamagedPack(t *testing.T) {
 	testtier.Slow(t)
 	e := newCLI(t, "work").with("TURNBACK_SIZE_LIMIT=0")
 	e.timeout = 0
-	a := randomBytes(5, 70_000_000)
-	small := randomBytes(6, 300_000)
+	a := gcRandom(5, 70_000_000)
+	small := gcRandom(6, 300_000)
 	e.writeBytes("A.bin", a)
 	e.writeBytes("0.bin", small)
 	e.ok("snap")
