@@ -90,6 +90,9 @@ func TestVerifyDamageThroughDaemon(t *testing.T) {
 	if !strings.Contains(r.stderr, "turnback: a watch daemon serves this store, so damaged content was not stored again from the folder: stop it (turnback watch --stop) and run turnback verify --repair again\n") {
 		t.Errorf("verify --repair does not say the daemon kept it from storing content again:\n%s", r.stderr)
 	}
+	if want := "nothing repaired: the database opens, but a watch daemon serves this store (below)\n"; r.stdout != want {
+		t.Errorf("verify --repair through the daemon, stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
 	e.ok("watch", "--stop")
 	r = e.expect(1, "verify", "--repair")
 	if !strings.Contains(r.stdout, ", read from f1.txt, which still holds it\n") || !strings.Contains(r.stdout, ", read from f3.txt, which still holds it\n") {

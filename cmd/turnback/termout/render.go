@@ -234,8 +234,16 @@ func Info(w io.Writer, in *turnback.Info, dmn *daemon.Info, loc *time.Location, 
 // Repaired writes what verify --repair rebuilt (on w) and the damage
 // its verify found (on stderr).
 func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
+	damaged := res.Verify != nil && len(res.Verify.Problems) > 0
 	if s := res.Store; s == nil && res.Log == nil && len(res.Keys) == 0 && len(res.Healed) == 0 {
-		fmt.Fprintln(w, "nothing to repair: the database opens")
+		switch {
+		case damaged && res.Served:
+			fmt.Fprintln(w, "nothing repaired: the database opens, but a watch daemon serves this store (below)")
+		case damaged:
+			fmt.Fprintln(w, "nothing repaired: the database opens, but nothing in the folder could rebuild the damage listed below")
+		default:
+			fmt.Fprintln(w, "nothing to repair: the database opens")
+		}
 	} else if s != nil {
 		fmt.Fprintf(w, "repaired: %s\n", s.Damage)
 		fmt.Fprintf(w, "  the damaged database is kept, whole, in %s\n", s.MovedTo)
@@ -260,7 +268,7 @@ func Repaired(w, stderr io.Writer, res *turnback.RepairResult) {
 		Healed(w, h)
 	}
 	VerifyProblems(stderr, res.Verify)
-	if res.Served && res.Verify != nil && len(res.Verify.Problems) > 0 {
+	if res.Served && damaged {
 		fmt.Fprintln(stderr, "turnback: a watch daemon serves this store, so damaged content was not stored again from the folder: stop it (turnback watch --stop) and run turnback verify --repair again")
 	}
 }
