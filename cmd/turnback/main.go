@@ -175,7 +175,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		newSnapCmd(g), newEndCmd(g), newStatusCmd(g), newLogCmd(g), newSessionsCmd(g),
 		newShowCmd(g), newDiffCmd(g), newVerifyCmd(g), newCheckpointsCmd(g),
 		newUndoCmd(g), newRedoCmd(g), newRestoreCmd(g), newRecoverCmd(g), newGCCmd(g), newInfoCmd(g),
-		newHookCmd(g), newInitCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
+		newHookCmd(g), newInitCmd(g), newAdoptCmd(g), newVersionCmd(g), newWatchCmd(g), newServeCmd(g), newMCPCmd(g),
 		newUICmd(g),
 	)
 	root.AddCommand(remote.Commands(&remote.Env{Stdout: g.stdout, Stderr: g.stderr, ErrTTY: g.errTTY, JSON: &g.json,

@@ -1,0 +1,145 @@
+package turnback
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/storedir"
+)
+
+// adoptWorld makes, under a fresh XDG_DATA_HOME, a folder "old" with one
+// ended turn in its default store, then moves it to "new". It returns
+// both paths and the old store.
+func adoptWorld(t *testing.T) (oldWT, newWT, oldStore string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_DATA_HOME", filepath.Join(base, "xdg"))
+	t.Setenv("TURNBACK_STORE", "")
+	oldWT, newWT = filepath.Join(base, "old"), filepath.Join(base, "new")
+	if err := os.MkdirAll(oldWT, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(oldWT, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := Open(ctx, oldWT, Options{Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Snap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(oldWT, "a.txt"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	oldStore = r.StoreDir()
+	r.Close()
+	if err := os.Rename(oldWT, newWT); err != nil {
+		t.Fatal(err)
+	}
+	return oldWT, newWT, oldStore
+}
+
+// TestAdoptAfterInterruption: an adopt stopped after it renamed the store
+// but before it recorded the new path leaves a store every command
+// refuses (it records the old path); adopt run again finishes it.
+func TestAdoptAfterInterruption(t *testing.T) {
+	oldWT, newWT, oldStore := adoptWorld(t)
+	ctx := context.Background()
+	dst, err := storedir.DefaultStoreDir(newWT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(oldStore, dst); err != nil { // what the first adopt did
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, newWT, Options{Local: true, Access: AccessRead}); err == nil {
+		t.Fatal("a store recording the old path opened for the new one")
+	}
+	res, err := Adopt(ctx, newWT, oldWT, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Store != dst || res.Was != dst || res.Turns != 1 {
+		t.Errorf("adopt again: %+v", res)
+	}
+	r, err := Open(ctx, newWT, Options{Local: true, Access: AccessRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if turns, _, err := r.Turns(ctx); err != nil || len(turns) != 1 {
+		t.Errorf("turns after adopt: %d, %v", len(turns), err)
+	}
+}
+
+// TestAdoptWaitsForHolder: while a process holds the old store (a watch
+// daemon started before the move), adopt waits for it, then gives up
+// with ErrBusy, changing nothing.
+func TestAdoptWaitsForHolder(t *testing.T) {
+	oldWT, newWT, oldStore := adoptWorld(t)
+	ctx := context.Background()
+	b, err := cas.OpenBadger(ctx, filepath.Join(oldStore, "db"), cas.BadgerOptions{Holder: "a daemon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Adopt(ctx, newWT, oldWT, Options{LockWait: 200 * time.Millisecond})
+	b.Close()
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("adopt of a held store: %v, want ErrBusy", err)
+	}
+	if _, err := os.Stat(filepath.Join(oldStore, "db")); err != nil {
+		t.Errorf("the held store moved: %v", err)
+	}
+	if _, err := Adopt(ctx, newWT, oldWT, Options{}); err != nil {
+		t.Errorf("adopt once the holder is gone: %v", err)
+	}
+}
+
+// TestAdoptKeepsOwnHistory: a new folder's store with a turn of its own
+// is not replaced; it is where it was, whole, and so is the old store.
+func TestAdoptKeepsOwnHistory(t *testing.T) {
+	oldWT, newWT, oldStore := adoptWorld(t)
+	ctx := context.Background()
+	r, err := Open(ctx, newWT, Options{Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Snap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	own := r.StoreDir()
+	r.Close()
+	if _, err := Adopt(ctx, newWT, oldWT, Options{}); !errors.Is(err, ErrAdopt) {
+		t.Fatalf("adopt over a folder's own turn: %v, want ErrAdopt", err)
+	}
+	for _, s := range []string{own, oldStore} {
+		if _, err := os.Stat(filepath.Join(s, "db")); err != nil {
+			t.Errorf("store %s: %v", s, err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(own), "*"))
+	if len(left) != 2 {
+		t.Errorf("stores after the refusal: %v", left)
+	}
+	r, err = Open(ctx, newWT, Options{Local: true, Access: AccessRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if ss, err := r.Sessions(ctx); err != nil || len(ss) != 1 || ss[0].Turns != 1 {
+		t.Errorf("the folder's own session after the refusal: %+v, %v", ss, err)
+	}
+}
