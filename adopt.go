@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -223,4 +224,26 @@ func storeSessions(ctx context.Context, wt, dst string, opts Options) ([]Session
 	}
 	defer r.Close()
 	return r.Sessions(ctx)
+}
+
+// MovedFrom lists folders that may be workTree before it was moved or
+// renamed: folders that are gone, whose history a default store holds,
+// and that had workTree's name or its parent folder. Adopt takes one
+// over. The list is sorted; it is empty when $TURNBACK_STORE is set.
+func MovedFrom(workTree string) ([]string, error) {
+	if os.Getenv("TURNBACK_STORE") != "" {
+		return nil, nil
+	}
+	gone, err := storedir.GoneWorkTrees()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for wt := range gone {
+		if filepath.Base(wt) == filepath.Base(workTree) || filepath.Dir(wt) == filepath.Dir(workTree) {
+			out = append(out, wt)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -27,10 +27,17 @@ func TestAdoptMovedFolder(t *testing.T) {
 	if err := os.Rename(old, e.dir); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.ok("log"); strings.Contains(r.stdout, "+1 ~1") {
-		t.Fatalf("the moved folder shows the old history before adopt:\n%s", r.stdout)
+	hint := "turnback: " + old + ", which is gone, has history: if this folder was moved or renamed from there, run: turnback adopt " + old + "\n"
+	if r := e.ok("log"); strings.Contains(r.stdout, "+1 ~1") || r.stderr != hint {
+		t.Fatalf("log in the moved folder before adopt:\n%v\nwant on stderr:\n%s", r, hint)
 	}
-	e.ok("undo") // "nothing to undo", and a store without history here
+	// "nothing to undo", and a store without history here.
+	if r := e.ok("undo"); r.stdout != "nothing to undo\n" || r.stderr != hint {
+		t.Fatalf("undo in the moved folder before adopt:\n%v\nwant on stderr:\n%s", r, hint)
+	}
+	if r := e.ok("--json", "log"); r.stderr != "" {
+		t.Errorf("log --json says more than its document:\n%v", r)
+	}
 
 	var doc struct {
 		From, Store, Was string
@@ -48,8 +55,8 @@ func TestAdoptMovedFolder(t *testing.T) {
 	if len(stores) != 1 || stores[0] != doc.Store {
 		t.Errorf("stores after adopt: %v, want only %s", stores, doc.Store)
 	}
-	if r := e.ok("log"); !strings.Contains(r.stdout, "+1 ~1 -0") {
-		t.Errorf("log after adopt does not list the turn:\n%s", r.stdout)
+	if r := e.ok("log"); !strings.Contains(r.stdout, "+1 ~1 -0") || r.stderr != "" {
+		t.Errorf("log after adopt does not list the turn (or still hints):\n%v", r)
 	}
 	e.ok("undo")
 	for name, want := range map[string]string{"a.txt": "before\n", "sub/b.txt": "kept\n"} {

@@ -39,7 +39,11 @@ func newLogCmd(g *globals) *cobra.Command {
 						return err // every recent session, newest first (log_recent.go)
 					}
 				}
-				return g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.LogColor(g.stdout, s, turns, redo, lost, g.location(), g.useColor()) })
+				err = g.print(termout.LogDoc(s, turns, redo, lost), func() { termout.LogColor(g.stdout, s, turns, redo, lost, g.location(), g.useColor()) })
+				if len(turns)+len(redo) == 0 {
+					g.movedHint(repo, list)
+				}
+				return err
 			})
 		},
 	}

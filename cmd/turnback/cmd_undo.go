@@ -88,7 +88,13 @@ func (g *globals) runRestore(cmd *cobra.Command, verb, nothing string, dry bool,
 			nothing = g.nothingToRedo(cmd.Context(), repo)
 		}
 		verbose, _ := cmd.Flags().GetBool("verbose")
-		return g.handleRestore(verb, nothing, res, err, verbose)
+		if err := g.handleRestore(verb, nothing, res, err, verbose); err != nil || !res.Nothing || verb != "undid" {
+			return err
+		}
+		if list, err := repo.Sessions(cmd.Context()); err == nil {
+			g.movedHint(repo, list)
+		}
+		return nil
 	})
 }
 

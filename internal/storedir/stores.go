@@ -72,3 +72,35 @@ func OrphanStores(ctx context.Context, remove bool) ([]OrphanStore, error) {
 	}
 	return out, nil
 }
+
+// GoneWorkTrees lists the work trees that stores under the default
+// location record and that no longer exist, each with its store. It
+// reads one small note per store and opens no database.
+func GoneWorkTrees() (map[string]string, error) {
+	root, err := DefaultRoot()
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(root)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("turnback: list stores: %w", err)
+	}
+	gone := map[string]string{}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		wt, ok := RecordedWorkTree(dir)
+		if !ok {
+			continue
+		}
+		if _, err := os.Lstat(wt); os.IsNotExist(err) {
+			gone[wt] = dir
+		}
+	}
+	return gone, nil
+}
