@@ -96,11 +96,13 @@ func Adopt(ctx context.Context, workTree, from string, opts Options) (*AdoptResu
 	// The store is at its new name from here on; if this process stops
 	// before the notes below are written, Adopt run again finds it there
 	// (it still records from) and writes them.
+	// The marker first: the note is what findStoreOf reads, so it
+	// still names from until both are written.
+	if err := storedir.MoveMarker(ctx, dst, wt); err != nil {
+		return nil, err
+	}
 	if err := storedir.RecordWorkTree(dst, wt); err != nil {
 		return nil, fmt.Errorf("turnback: adopt: record %s in %s: %w", wt, dst, err)
-	}
-	if err := storedir.WriteMarker(dst, wt); err != nil {
-		return nil, err
 	}
 	handoff.Remove(dst) // a first capture's hand-over names the old folder
 	sessions, err := storeSessions(ctx, wt, dst, opts)

@@ -3,8 +3,10 @@ package turnback
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +143,48 @@ func TestAdoptKeepsOwnHistory(t *testing.T) {
 	defer r.Close()
 	if ss, err := r.Sessions(ctx); err != nil || len(ss) != 1 || ss[0].Turns != 1 {
 		t.Errorf("the folder's own session after the refusal: %+v, %v", ss, err)
+	}
+}
+
+// TestAdoptKeepsFormatVersion: adopt records the new path in the marker
+// and leaves its format version as it was (a store of an earlier version
+// is marked anew only by a command that opens it for writing). An adopt
+// stopped between the marker and the note is finished by another.
+func TestAdoptKeepsFormatVersion(t *testing.T) {
+	oldWT, newWT, oldStore := adoptWorld(t)
+	ctx := context.Background()
+	marker := filepath.Join(oldStore, storedir.MarkerName)
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := []byte(strings.Replace(string(data), fmt.Sprintf(`"version": %d`, storedir.FormatVersion), `"version": 3`, 1))
+	if string(older) == string(data) {
+		t.Fatalf("no version in the marker:\n%s", data)
+	}
+	if err := os.WriteFile(marker, older, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := storedir.DefaultStoreDir(newWT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What an adopt stopped after the marker leaves: the store renamed,
+	// the marker naming the new path, the note the old one.
+	if err := os.Rename(oldStore, dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := storedir.MoveMarker(ctx, dst, newWT); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Adopt(ctx, newWT, oldWT, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := storedir.Inspect(ctx, dst)
+	if err != nil || m == nil || m.Version != 3 || m.ExactWorkTree() != newWT {
+		t.Fatalf("marker after adopt: %+v, %v", m, err)
+	}
+	if wt, ok := storedir.RecordedWorkTree(dst); !ok || wt != newWT {
+		t.Errorf("note after adopt: %q", wt)
 	}
 }

@@ -207,7 +207,24 @@ func sampleNames(names []string) string {
 
 // WriteMarker records dir as a store of workTree.
 func WriteMarker(dir, workTree string) error {
-	data, err := json.MarshalIndent(newMarker(workTree), "", "  ")
+	return writeMarker(dir, newMarker(workTree))
+}
+
+// MoveMarker records in the marker of store dir, if it has one, that its
+// work tree is now workTree; the format version stays as it was.
+func MoveMarker(ctx context.Context, dir, workTree string) error {
+	state, m, err := Inspect(ctx, dir)
+	if err != nil || state != Marked {
+		return err
+	}
+	n := newMarker(workTree)
+	n.Version = m.Version
+	return writeMarker(dir, n)
+}
+
+// writeMarker writes m as the marker of store dir.
+func writeMarker(dir string, m Marker) error {
+	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
