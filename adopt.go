@@ -117,8 +117,9 @@ func Adopt(ctx context.Context, workTree, from string, opts Options) (*AdoptResu
 }
 
 // findStoreOf returns the default store that records the work tree
-// from, and the path as recorded. A path whose parent is reached through
-// a symlink is looked for in its symlink-free form too.
+// from, in its worktree note or its marker, and the path as recorded. A
+// path whose parent is reached through a symlink is looked for in its
+// symlink-free form too.
 func findStoreOf(from string) (store, recorded string, err error) {
 	root, err := storedir.DefaultRoot()
 	if err != nil {
@@ -143,9 +144,12 @@ func findStoreOf(from string) (store, recorded string, err error) {
 		if !ok {
 			continue
 		}
+		// An adopt stopped between its two notes left the old path in
+		// the marker only.
+		marked, _ := storedir.MarkedWorkTree(dir)
 		for _, w := range want {
-			if wt == w {
-				return dir, wt, nil
+			if wt == w || marked == w {
+				return dir, w, nil
 			}
 		}
 	}
