@@ -176,10 +176,15 @@ func waitUnheld(ctx context.Context, store string, opts Options) error {
 // setAsideEmpty moves the store dst of wt, if there is one, to a name of
 // its own and checks there, holding it for writing, that it has no
 // history; it returns that name ("" when dst did not exist). A store
-// with history goes back to dst and is refused with ErrAdopt.
+// with history is refused with ErrAdopt and left at dst.
 func setAsideEmpty(ctx context.Context, wt, dst string, opts Options) (string, error) {
 	if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
 		return "", nil
+	}
+	// Checked in place first: an adopt stopped while it waits for a
+	// process must not leave a store with history under another name.
+	if err := checkNoHistory(ctx, wt, dst, dst, AccessRead, opts); err != nil {
+		return "", err
 	}
 	aside := fmt.Sprintf("%s.adopt-%d", dst, time.Now().UnixNano())
 	if err := os.Rename(dst, aside); err != nil {
@@ -187,37 +192,40 @@ func setAsideEmpty(ctx context.Context, wt, dst string, opts Options) (string, e
 	}
 	// Open for writing: a process that had it open before the rename
 	// finishes first, and one that comes after opens dst, not aside.
-	err := func() error {
-		r, err := Open(ctx, wt, Options{Store: aside, Local: true, Access: AccessWrite, LockWait: opts.LockWait, Holder: opts.Holder})
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		ss, err := r.Sessions(ctx)
-		if err != nil {
-			return err
-		}
-		for _, s := range ss {
-			if s.Turns > 0 || s.Redo > 0 {
-				return fmt.Errorf("%w: this folder has history of its own in %s (session %s: %d turns)", ErrAdopt, dst, s.Name, s.Turns+s.Redo)
-			}
-		}
-		in, err := r.Info(ctx)
-		if err != nil {
-			return err
-		}
-		if in.Snapshots > 0 {
-			return fmt.Errorf("%w: this folder has history of its own in %s (%d snapshots)", ErrAdopt, dst, in.Snapshots)
-		}
-		return nil
-	}()
-	if err != nil {
+	if err := checkNoHistory(ctx, wt, aside, dst, AccessWrite, opts); err != nil {
 		if rerr := os.Rename(aside, dst); rerr != nil {
 			return "", fmt.Errorf("%w (and it could not be put back: it is in %s: %v)", err, aside, rerr)
 		}
 		return "", err
 	}
 	return aside, nil
+}
+
+// checkNoHistory refuses, with ErrAdopt, the store of wt in store if it
+// holds a turn or a snapshot; the refusal names it dst, its usual place.
+func checkNoHistory(ctx context.Context, wt, store, dst string, access Access, opts Options) error {
+	r, err := Open(ctx, wt, Options{Store: store, Local: true, Access: access, LockWait: opts.LockWait, Holder: opts.Holder})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	ss, err := r.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range ss {
+		if s.Turns > 0 || s.Redo > 0 {
+			return fmt.Errorf("%w: this folder has history of its own in %s (session %s: %d turns)", ErrAdopt, dst, s.Name, s.Turns+s.Redo)
+		}
+	}
+	in, err := r.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if in.Snapshots > 0 {
+		return fmt.Errorf("%w: this folder has history of its own in %s (%d snapshots)", ErrAdopt, dst, in.Snapshots)
+	}
+	return nil
 }
 
 // storeSessions lists the sessions of the store dst of wt.
