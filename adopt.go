@@ -96,10 +96,12 @@ func Adopt(ctx context.Context, workTree, from string, opts Options) (*AdoptResu
 	// The store is at its new name from here on; if this process stops
 	// before the notes below are written, Adopt run again finds it there
 	// (it still records from) and writes them.
-	if err := storedir.RecordWorkTree(dst, wt); err != nil {
-		return nil, fmt.Errorf("turnback: adopt: record %s in %s: %w", wt, dst, err)
-	}
-	if err := storedir.WriteMarker(dst, wt); err != nil {
+	if err := writeNotes(dst, wt); err != nil {
+		// Put back where it was, as it was: commands refuse a store
+		// whose notes name two folders.
+		if old != dst && os.Rename(dst, old) == nil {
+			_ = storedir.RecordWorkTree(old, recorded)
+		}
 		return nil, err
 	}
 	handoff.Remove(dst) // a first capture's hand-over names the old folder
@@ -114,6 +116,14 @@ func Adopt(ctx context.Context, workTree, from string, opts Options) (*AdoptResu
 		}
 	}
 	return res, nil
+}
+
+// writeNotes records wt in the store dst: its worktree note and marker.
+func writeNotes(dst, wt string) error {
+	if err := storedir.RecordWorkTree(dst, wt); err != nil {
+		return fmt.Errorf("turnback: adopt: record %s in %s: %w", wt, dst, err)
+	}
+	return storedir.WriteMarker(dst, wt)
 }
 
 // findStoreOf returns the default store that records the work tree

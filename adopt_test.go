@@ -189,3 +189,28 @@ func TestAdoptAfterHalfNotes(t *testing.T) {
 		})
 	}
 }
+
+// TestAdoptNotesFail: when the new path cannot be recorded in the store
+// (here the note's temporary name is taken by a directory), adopt fails
+// and puts the store back under its old name, still recording the old
+// folder; adopt run again once the cause is gone succeeds.
+func TestAdoptNotesFail(t *testing.T) {
+	oldWT, newWT, oldStore := adoptWorld(t)
+	ctx := context.Background()
+	block := filepath.Join(oldStore, storedir.WorkTreeNote+".tmp")
+	if err := os.Mkdir(block, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Adopt(ctx, newWT, oldWT, Options{}); err == nil {
+		t.Fatal("adopt with its note blocked succeeded")
+	}
+	if wt, ok := storedir.RecordedWorkTree(oldStore); !ok || wt != oldWT {
+		t.Fatalf("the old store after the failure records %q, %v; want %s", wt, ok, oldWT)
+	}
+	if err := os.Remove(block); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Adopt(ctx, newWT, oldWT, Options{}); err != nil || res.Turns != 1 {
+		t.Fatalf("adopt again: %+v, %v", res, err)
+	}
+}
