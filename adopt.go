@@ -123,7 +123,12 @@ func writeNotes(dst, wt string) error {
 	if err := storedir.RecordWorkTree(dst, wt); err != nil {
 		return fmt.Errorf("turnback: adopt: record %s in %s: %w", wt, dst, err)
 	}
-	return storedir.WriteMarker(dst, wt)
+	if err := storedir.WriteMarker(dst, wt); err != nil {
+		return err
+	}
+	// Root adopting a user's store: the user must still read them.
+	storedir.GiveToOwner(dst, storedir.WorkTreeNote, storedir.MarkerName)
+	return nil
 }
 
 // findStoreOf returns the default store that records the work tree
