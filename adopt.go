@@ -96,13 +96,14 @@ func Adopt(ctx context.Context, workTree, from string, opts Options) (*AdoptResu
 	// The store is at its new name from here on; if this process stops
 	// before the notes below are written, Adopt run again finds it there
 	// (it still records from) and writes them.
-	// The marker first: the note is what findStoreOf reads, so it
-	// still names from until both are written.
-	if err := storedir.MoveMarker(ctx, dst, wt); err != nil {
+	if err := writeNotes(ctx, dst, wt); err != nil {
+		// Put back where it was, as it was: commands refuse a store
+		// whose notes name two folders.
+		if old != dst && os.Rename(dst, old) == nil {
+			_ = storedir.MoveMarker(ctx, old, recorded)
+			_ = storedir.RecordWorkTree(old, recorded)
+		}
 		return nil, err
-	}
-	if err := storedir.RecordWorkTree(dst, wt); err != nil {
-		return nil, fmt.Errorf("turnback: adopt: record %s in %s: %w", wt, dst, err)
 	}
 	handoff.Remove(dst) // a first capture's hand-over names the old folder
 	sessions, err := storeSessions(ctx, wt, dst, opts)
@@ -118,9 +119,25 @@ func Adopt(ctx context.Context, workTree, from string, opts Options) (*AdoptResu
 	return res, nil
 }
 
+// writeNotes records wt in the store dst: its worktree note and marker.
+func writeNotes(ctx context.Context, dst, wt string) error {
+	// The marker first, its format version kept: an adopt stopped
+	// between the two is found by the note, which still names from.
+	if err := storedir.MoveMarker(ctx, dst, wt); err != nil {
+		return err
+	}
+	if err := storedir.RecordWorkTree(dst, wt); err != nil {
+		return fmt.Errorf("turnback: adopt: record %s in %s: %w", wt, dst, err)
+	}
+	// Root adopting a user's store: the user must still read them.
+	storedir.GiveToOwner(dst, storedir.WorkTreeNote, storedir.MarkerName)
+	return nil
+}
+
 // findStoreOf returns the default store that records the work tree
-// from, and the path as recorded. A path whose parent is reached through
-// a symlink is looked for in its symlink-free form too.
+// from, in its worktree note or its marker, and the path as recorded. A
+// path whose parent is reached through a symlink is looked for in its
+// symlink-free form too.
 func findStoreOf(from string) (store, recorded string, err error) {
 	root, err := storedir.DefaultRoot()
 	if err != nil {
@@ -145,9 +162,12 @@ func findStoreOf(from string) (store, recorded string, err error) {
 		if !ok {
 			continue
 		}
+		// An adopt stopped between its two notes left the old path in
+		// the marker only.
+		marked, _ := storedir.MarkedWorkTree(dir)
 		for _, w := range want {
-			if wt == w {
-				return dir, wt, nil
+			if wt == w || marked == w {
+				return dir, w, nil
 			}
 		}
 	}
@@ -174,10 +194,15 @@ func waitUnheld(ctx context.Context, store string, opts Options) error {
 // setAsideEmpty moves the store dst of wt, if there is one, to a name of
 // its own and checks there, holding it for writing, that it has no
 // history; it returns that name ("" when dst did not exist). A store
-// with history goes back to dst and is refused with ErrAdopt.
+// with history is refused with ErrAdopt and left at dst.
 func setAsideEmpty(ctx context.Context, wt, dst string, opts Options) (string, error) {
 	if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
 		return "", nil
+	}
+	// Checked in place first: an adopt stopped while it waits for a
+	// process must not leave a store with history under another name.
+	if err := checkNoHistory(ctx, wt, dst, dst, AccessRead, opts); err != nil {
+		return "", err
 	}
 	aside := fmt.Sprintf("%s.adopt-%d", dst, time.Now().UnixNano())
 	if err := os.Rename(dst, aside); err != nil {
@@ -185,37 +210,40 @@ func setAsideEmpty(ctx context.Context, wt, dst string, opts Options) (string, e
 	}
 	// Open for writing: a process that had it open before the rename
 	// finishes first, and one that comes after opens dst, not aside.
-	err := func() error {
-		r, err := Open(ctx, wt, Options{Store: aside, Local: true, Access: AccessWrite, LockWait: opts.LockWait, Holder: opts.Holder})
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		ss, err := r.Sessions(ctx)
-		if err != nil {
-			return err
-		}
-		for _, s := range ss {
-			if s.Turns > 0 || s.Redo > 0 {
-				return fmt.Errorf("%w: this folder has history of its own in %s (session %s: %d turns)", ErrAdopt, dst, s.Name, s.Turns+s.Redo)
-			}
-		}
-		in, err := r.Info(ctx)
-		if err != nil {
-			return err
-		}
-		if in.Snapshots > 0 {
-			return fmt.Errorf("%w: this folder has history of its own in %s (%d snapshots)", ErrAdopt, dst, in.Snapshots)
-		}
-		return nil
-	}()
-	if err != nil {
+	if err := checkNoHistory(ctx, wt, aside, dst, AccessWrite, opts); err != nil {
 		if rerr := os.Rename(aside, dst); rerr != nil {
 			return "", fmt.Errorf("%w (and it could not be put back: it is in %s: %v)", err, aside, rerr)
 		}
 		return "", err
 	}
 	return aside, nil
+}
+
+// checkNoHistory refuses, with ErrAdopt, the store of wt in store if it
+// holds a turn or a snapshot; the refusal names it dst, its usual place.
+func checkNoHistory(ctx context.Context, wt, store, dst string, access Access, opts Options) error {
+	r, err := Open(ctx, wt, Options{Store: store, Local: true, Access: access, LockWait: opts.LockWait, Holder: opts.Holder})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	ss, err := r.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range ss {
+		if s.Turns > 0 || s.Redo > 0 {
+			return fmt.Errorf("%w: this folder has history of its own in %s (session %s: %d turns)", ErrAdopt, dst, s.Name, s.Turns+s.Redo)
+		}
+	}
+	in, err := r.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if in.Snapshots > 0 {
+		return fmt.Errorf("%w: this folder has history of its own in %s (%d snapshots)", ErrAdopt, dst, in.Snapshots)
+	}
+	return nil
 }
 
 // storeSessions lists the sessions of the store dst of wt.

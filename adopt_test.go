@@ -188,3 +188,74 @@ func TestAdoptKeepsFormatVersion(t *testing.T) {
 		t.Errorf("note after adopt: %q", wt)
 	}
 }
+
+// TestAdoptAfterHalfNotes: an adopt stopped after it rewrote one of the
+// two notes that name the work tree (the worktree note and the marker)
+// leaves a store every command refuses; adopt run again finishes it,
+// whichever note was rewritten.
+func TestAdoptAfterHalfNotes(t *testing.T) {
+	for _, rewritten := range []string{"worktree note", "marker"} {
+		t.Run(rewritten, func(t *testing.T) {
+			oldWT, newWT, oldStore := adoptWorld(t)
+			ctx := context.Background()
+			dst, err := storedir.DefaultStoreDir(newWT)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(oldStore, dst); err != nil {
+				t.Fatal(err)
+			}
+			if rewritten == "marker" {
+				err = storedir.WriteMarker(dst, newWT)
+			} else {
+				err = storedir.RecordWorkTree(dst, newWT)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Open(ctx, newWT, Options{Local: true, Access: AccessRead}); err == nil {
+				t.Fatal("a store with notes naming two folders opened")
+			}
+			res, err := Adopt(ctx, newWT, oldWT, Options{})
+			if err != nil {
+				t.Fatalf("adopt again: %v", err)
+			}
+			if res.Store != dst || res.Turns != 1 {
+				t.Errorf("adopt again: %+v", res)
+			}
+			r, err := Open(ctx, newWT, Options{Local: true, Access: AccessRead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if turns, _, err := r.Turns(ctx); err != nil || len(turns) != 1 {
+				t.Errorf("turns after adopt: %d, %v", len(turns), err)
+			}
+		})
+	}
+}
+
+// TestAdoptNotesFail: when the new path cannot be recorded in the store
+// (here the note's temporary name is taken by a directory), adopt fails
+// and puts the store back under its old name, still recording the old
+// folder; adopt run again once the cause is gone succeeds.
+func TestAdoptNotesFail(t *testing.T) {
+	oldWT, newWT, oldStore := adoptWorld(t)
+	ctx := context.Background()
+	block := filepath.Join(oldStore, storedir.WorkTreeNote+".tmp")
+	if err := os.Mkdir(block, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Adopt(ctx, newWT, oldWT, Options{}); err == nil {
+		t.Fatal("adopt with its note blocked succeeded")
+	}
+	if wt, ok := storedir.RecordedWorkTree(oldStore); !ok || wt != oldWT {
+		t.Fatalf("the old store after the failure records %q, %v; want %s", wt, ok, oldWT)
+	}
+	if err := os.Remove(block); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Adopt(ctx, newWT, oldWT, Options{}); err != nil || res.Turns != 1 {
+		t.Fatalf("adopt again: %+v, %v", res, err)
+	}
+}

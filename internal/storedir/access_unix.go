@@ -5,6 +5,7 @@ package storedir
 import (
 	"errors"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,4 +18,20 @@ func dirWritable(dir string) bool {
 		return true
 	}
 	return unix.Access(dir, unix.W_OK) == nil
+}
+
+// GiveToOwner makes the named files in dir, written by root, owned by
+// dir's owner, so that the user whose store it is can read them.
+// Errors are ignored: the files stay as they are.
+func GiveToOwner(dir string, names ...string) {
+	if os.Geteuid() != 0 {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil || st.Uid == 0 {
+		return
+	}
+	for _, n := range names {
+		_ = os.Lchown(filepath.Join(dir, n), int(st.Uid), int(st.Gid))
+	}
 }

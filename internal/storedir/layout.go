@@ -19,12 +19,14 @@ const DefaultLockWait = 10 * time.Second
 const WorkTreeNote = "worktree"
 
 // RecordedWorkTree returns the work tree the note in storeDir records.
+// Only the newline RecordWorkTree ends it with is cut: a path may end in
+// a space or a newline.
 func RecordedWorkTree(storeDir string) (string, bool) {
 	data, err := os.ReadFile(filepath.Join(storeDir, WorkTreeNote))
 	if err != nil {
 		return "", false
 	}
-	return strings.TrimSpace(string(data)), true
+	return strings.TrimSuffix(string(data), "\n"), true
 }
 
 // RecordWorkTree writes the note in storeDir that records wt.

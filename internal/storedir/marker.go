@@ -259,3 +259,17 @@ func newMarker(workTree string) Marker {
 	}
 	return m
 }
+
+// MarkedWorkTree returns the work tree the marker in dir records, exactly,
+// without the other checks of Inspect.
+func MarkedWorkTree(dir string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, MarkerName))
+	if err != nil {
+		return "", false
+	}
+	m, err := parseMarker(dir, data)
+	if err != nil || m.ExactWorkTree() == "" {
+		return "", false
+	}
+	return m.ExactWorkTree(), true
+}
