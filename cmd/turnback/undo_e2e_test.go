@@ -446,12 +446,15 @@ func TestE2EUncaptured(t *testing.T) {
 		e.same("after redo", agent)
 	})
 
-	g.run("agent-created 12 MB file", func(t *testing.T) {
+	// Over a limit of 1 MiB, not the default 10 MiB: the same crossing,
+	// an eighth of the bytes, still a file of several chunks.
+	g.run("agent-created 1.5 MiB file", func(t *testing.T) {
 		e := newUndoEnv(t)
+		e.extra = []string{"TURNBACK_SIZE_LIMIT=1M"}
 		treetest.MustWrite(t, e.dir, treetest.Tree{"keep.txt": treetest.File("keep\n", 0o644)})
 		before := e.tree()
 		e.ok("snap")
-		e.write("big.bin", pseudoRandom(12<<20, 4))
+		e.write("big.bin", pseudoRandom(3<<19, 4))
 		e.ok("end")
 		agent := e.tree()
 
