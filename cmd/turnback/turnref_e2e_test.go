@@ -187,16 +187,16 @@ func TestTurnRestore(t *testing.T) {
 func TestTurnRefHostile(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
-	e.ok("snap", "-m", "one")
+	// The turns and the matrix run in this process (env_test.go): the
+	// store is named, no daemon, nothing killed. The first rows also run
+	// the binary.
+	ip := e.setup()
+	ip.ok("snap", "-m", "one")
 	e.write("a.txt", "a\n")
-	e.ok("end")
-	e.ok("snap", "-m", "open")
+	ip.ok("end")
+	ip.ok("snap", "-m", "open")
 	e.write("a.txt", "edited in the open turn\n")
 	now := e.tree()
-	// The matrix runs in this process (env_test.go): the store is named,
-	// no daemon, nothing killed. The first rows also run the binary.
-	ip := *e
-	ip.inProcess = true
 	for i, c := range []struct {
 		ref  string
 		code int
