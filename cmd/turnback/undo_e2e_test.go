@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -612,20 +613,22 @@ func TestE2EJSON(t *testing.T) {
 func TestE2ESessions(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
+	// Named, no daemon (a small folder): the turns run in-process.
+	e.autoWatch, e.store = false, filepath.Join(e.base, "store")
 	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "b.txt": treetest.File("b0\n", 0o644), "shared.txt": treetest.File("s0\n", 0o644)})
 	s := func(name string, args ...string) cliResult {
 		t.Helper()
 		return e.ok(append([]string{"--session", name}, args...)...)
 	}
-	s("a", "snap")
-	e.write("a.txt", "a1\n")
-	s("a", "end")
-	s("b", "snap")
-	e.write("b.txt", "b1\n")
-	s("b", "end")
-	s("a", "snap")
-	e.write("shared.txt", "s by a\n")
-	s("a", "end")
+	turn := func(name string, edit func()) {
+		t.Helper()
+		e.setup().ok("--session", name, "snap")
+		edit()
+		e.setup().ok("--session", name, "end")
+	}
+	turn("a", func() { e.write("a.txt", "a1\n") })
+	turn("b", func() { e.write("b.txt", "b1\n") })
+	turn("a", func() { e.write("shared.txt", "s by a\n") })
 	all := e.tree()
 
 	s("b", "undo")
@@ -661,9 +664,7 @@ func TestE2ESessions(t *testing.T) {
 
 	// A later turn of b over a path a's turn changed looks like a user
 	// edit to a: a's undo refuses.
-	s("b", "snap")
-	e.write("shared.txt", "s by b\n")
-	s("b", "end")
+	turn("b", func() { e.write("shared.txt", "s by b\n") })
 	last := e.tree()
 	e.expect(3, "--session", "a", "undo")
 	e.same("a's refused undo", last)
