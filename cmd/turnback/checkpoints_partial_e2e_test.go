@@ -15,13 +15,13 @@ import (
 func TestCheckpointsListPartial(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "open turn")
+	e.setup().ok("snap", "-m", "open turn")
 	e.write("c/1.txt", "c by the agent\n")
 	e.ok("undo") // closes the open turn: reads everything, a whole checkpoint
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
 	e.write("a/deep/new.txt", "new by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	e.chmod("a", 0o700) // on the way to the turn's paths, which the undo reads: a new state
 	e.ok("undo")
 

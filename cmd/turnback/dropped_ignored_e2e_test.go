@@ -18,23 +18,24 @@ func TestDroppedTurnSaysIgnoredChanged(t *testing.T) {
 	e.write("a.log", "one\n")
 	e.write("node_modules/m/x.js", "x\n")
 	e.write("src/main.go", "package main\n")
-	e.ok("snap", "-m", "edit main")
+	ip := e.setup() // the snaps are the setting; each end is the check
+	ip.ok("snap", "-m", "edit main")
 	e.write("src/main.go", "package main // edited\n")
-	e.ok("end")
+	ip.ok("end")
 
-	e.ok("snap", "-m", "only logs")
+	ip.ok("snap", "-m", "only logs")
 	e.write("a.log", "one\ntwo\n")
 	r := e.ok("end")
 	if want := "turn 2 changed only ignored paths: a.log (ignored by .gitignore line 1: *.log); nothing to undo for it\n"; r.stderr != want {
 		t.Errorf("end, stderr:\n%q\nwant\n%q", r.stderr, want)
 	}
 
-	e.ok("snap", "-m", "nothing")
+	ip.ok("snap", "-m", "nothing")
 	if r := e.ok("end"); r.stderr != "turn 3 changed nothing and was dropped\n" {
 		t.Errorf("end of an empty turn, stderr: %q", r.stderr)
 	}
 
-	e.ok("snap", "-m", "a new dependency")
+	ip.ok("snap", "-m", "a new dependency")
 	e.write("node_modules/n/y.js", "y\n") // node_modules' own mtime moves
 	var doc struct {
 		Message        string `json:"message"`
@@ -63,7 +64,7 @@ func TestDroppedTurnSaysIgnoredChanged(t *testing.T) {
 	if got := string(e.read("src/main.go")); got != "package main\n" {
 		t.Errorf("src/main.go %q after the undo", got)
 	}
-	e.ok("redo")
+	ip.ok("redo")
 	// Said once: the next undo (no turn dropped since) says nothing of it.
 	if r := e.ok("undo"); strings.Contains(r.stdout, "dropped") {
 		t.Errorf("a second undo repeats the dropped turn:\n%s", r.stdout)

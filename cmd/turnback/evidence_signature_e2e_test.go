@@ -23,18 +23,19 @@ func TestUserFileNamedAsLockIsSource(t *testing.T) {
 	g := newSubtestGroup(t)
 	for _, c := range cases {
 		g.run(c.marker, func(t *testing.T) {
-			e := newUndoEnv(t)
+			e := newStoreEnv(t) // named: the turn is set up in-process
+			ip := e.setup()
 			e.write("notes/"+c.marker, c.user)
 			e.write("notes/a.txt", "a1\n")
 			e.write("deps/"+c.marker, c.tool)
 			e.write("deps/x.js", "x1\n")
 			before := e.tree()
-			e.ok("snap", "-m", "the turn")
+			ip.ok("snap", "-m", "the turn")
 			e.write("notes/a.txt", "a2\n")
 			e.write("notes/b.txt", "b\n")
 			e.write("deps/x.js", "x2\n")
 			after := e.tree()
-			e.ok("end")
+			ip.ok("end")
 			r := e.ok("undo")
 			for _, line := range []string{"M notes/a.txt", "D notes/b.txt"} {
 				if !strings.Contains(r.stdout, line) {

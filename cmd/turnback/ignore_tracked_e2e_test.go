@@ -69,10 +69,11 @@ func TestRedoDeletesForceAdded(t *testing.T) {
 				t.Cleanup(func() { e.run("watch", "--stop") })
 				e.ok("watch", "--detach")
 			}
-			e.ok("snap", "-m", "delete the config")
+			ip := forcedSetup(e, env)
+			ip.ok("snap", "-m", "delete the config")
 			e.rm("a.cfg")
 			e.rm("build/keep.txt")
-			end := e.snapID("end")
+			end := ip.snapID("end")
 			if doc := e.jsonOK("undo"); !slices.Equal(doc.Created, []string{"a.cfg", "build/keep.txt"}) {
 				t.Fatalf("undo: %+v", doc)
 			}
@@ -118,9 +119,10 @@ func TestRedoDeletesTrackedNodeModules(t *testing.T) {
 				t.Cleanup(func() { e.run("watch", "--stop") })
 				e.ok("watch", "--detach")
 			}
-			e.ok("snap", "-m", "reinstall")
+			ip := forcedSetup(e, env)
+			ip.ok("snap", "-m", "reinstall")
 			e.rm("node_modules")
-			e.ok("end")
+			ip.ok("end")
 			if r := e.ok("undo"); !strings.HasPrefix(r.stdout, "undid 1 turn: 0 restored, 0 deleted, 2 brought back\n  A node_modules\n  A node_modules/x.js\n") {
 				t.Fatalf("undo printed:\n%s", r.stdout)
 			}

@@ -35,6 +35,15 @@ func forcedCLI(t *testing.T, watch bool) *cliEnv {
 	return e
 }
 
+// forcedSetup is e for the turns that set a test up: in-process
+// without a daemon (env "store"), else e itself.
+func forcedSetup(e *cliEnv, env string) *cliEnv {
+	if env == "watch" {
+		return e
+	}
+	return e.setup()
+}
+
 // wantGone checks that the command what deleted ps, which are gone, and
 // left build/other.o, the user's, as it was.
 func (e *cliEnv) wantGone(t *testing.T, what string, doc restoreDoc, ps ...string) {
@@ -66,10 +75,11 @@ func TestRedoAfterUserEditDeletesForceAddedCLI(t *testing.T) {
 	for _, env := range []string{"store", "watch"} {
 		g.run(env, func(t *testing.T) {
 			e := forcedCLI(t, env == "watch")
-			e.ok("snap", "-m", "delete the config")
+			ip := forcedSetup(e, env)
+			ip.ok("snap", "-m", "delete the config")
 			e.rm("a.cfg")
 			e.rm("build/keep.txt")
-			e.ok("end")
+			ip.ok("end")
 			e.ok("undo")
 			e.write("c", "the user's c\n")
 			e.wantGone(t, "redo", e.jsonOK("redo"), "a.cfg", "build/keep.txt")
@@ -95,12 +105,13 @@ func TestRedoTwoTurnsTwiceDeletesForceAddedCLI(t *testing.T) {
 	for _, env := range []string{"store", "watch"} {
 		g.run(env, func(t *testing.T) {
 			e := forcedCLI(t, env == "watch")
-			e.ok("snap", "-m", "delete sub's config")
+			ip := forcedSetup(e, env)
+			ip.ok("snap", "-m", "delete sub's config")
 			e.rm("sub/c.cfg")
-			e.ok("end")
-			e.ok("snap", "-m", "edit b")
+			ip.ok("end")
+			ip.ok("snap", "-m", "edit b")
 			e.write("b", "the agent's b\n")
-			e.ok("end")
+			ip.ok("end")
 			for round := range 2 {
 				e.ok("undo", "2")
 				if got := string(e.read("sub/c.cfg")); got != "c v0\n" {

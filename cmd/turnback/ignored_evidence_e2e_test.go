@@ -76,15 +76,16 @@ func TestUndoKeepsEvidenceSkippedDirs(t *testing.T) {
 	for _, c := range cases {
 		for _, how := range []string{"undo", "restore"} {
 			g.run(c.name+"/"+how, func(t *testing.T) {
-				e := newUndoEnv(t)
+				e := newStoreEnv(t) // named: the turn is set up in-process
+				ip := e.setup()
 				e.write("src/main.go", "package main\n")
 				c.setup(e)
 				before := e.tree()
-				id := e.snapID("snap", "-m", "the turn")
+				id := ip.snapID("snap", "-m", "the turn")
 				c.turn(e)
 				e.write("src/main.go", "package main // edited\n")
 				after := e.tree()
-				e.ok("end")
+				ip.ok("end")
 				var r cliResult
 				if how == "undo" {
 					r = e.ok("undo")

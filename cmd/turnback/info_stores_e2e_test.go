@@ -48,9 +48,10 @@ func TestInfoReportsStore(t *testing.T) {
 	e := newStoreEnv(t)
 	e.writeBytes("big.bin", gcRandom(7, 1<<20))
 	e.writeBytes("small.txt", []byte("a"))
-	e.ok("snap", "-m", "edit small")
+	ip := e.setup() // the turns are the setting; info is the check
+	ip.ok("snap", "-m", "edit small")
 	e.writeBytes("small.txt", []byte("bb"))
-	e.ok("end")
+	ip.ok("end")
 
 	in := e.info()
 	du := treetest.DiskUsage(t, e.store)
@@ -85,14 +86,14 @@ func TestInfoReportsStore(t *testing.T) {
 
 	// A second session on the same state: one more session and turn, the
 	// same snapshot (content-addressed), the same bytes.
-	e.ok("--session", "other", "snap")
+	ip.ok("--session", "other", "snap")
 	in = e.info()
 	if in.Sessions != 2 || in.Turns != 2 || in.Snapshots != 2 || in.UniqueBytes != want.UniqueBytes || in.LogicalBytes != want.LogicalBytes {
 		t.Errorf("after a snap in a second session, info: %+v; want 2 sessions, 2 turns, 2 snapshots, the same bytes", in)
 	}
 	// An undo moves the turn to the redo stack (of default, named: the
 	// newest turn is the other session's).
-	e.ok("--session", "default", "undo")
+	ip.ok("--session", "default", "undo")
 	in = e.info()
 	if in.Turns != 1 || in.Redoable != 1 {
 		t.Errorf("after undo, info: %+v; want 1 turn and 1 redoable", in)

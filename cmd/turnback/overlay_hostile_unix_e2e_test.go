@@ -30,9 +30,10 @@ func TestHostileLogNotRead(t *testing.T) {
 			e := newStoreEnv(t)
 			e.timeout = time.Minute
 			e.write("a.txt", "one\n")
-			e.ok("snap", "-m", "first")
+			ip := e.setup() // the turn is the setting, not the check
+			ip.ok("snap", "-m", "first")
 			e.write("a.txt", "two\n")
-			e.ok("end")
+			ip.ok("end")
 			path := filepath.Join(e.store, "db", "turnback-overlay.log")
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)

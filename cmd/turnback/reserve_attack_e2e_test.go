@@ -38,10 +38,11 @@ func raKill(t *testing.T, e *cliEnv, k int, args ...string) bool {
 	return true
 }
 
-// raVerify runs verify, which must pass.
+// raVerify runs verify, which must pass; in-process where e.setup
+// allows, as it checks the store, not the binary.
 func raVerify(t *testing.T, e *cliEnv, what string) {
 	t.Helper()
-	if r := e.run("verify"); r.code != 0 {
+	if r := e.setup().run("verify"); r.code != 0 {
 		t.Fatalf("%s: verify: %v", what, r)
 	}
 }
@@ -69,14 +70,15 @@ func newRAWorldIn(t *testing.T, store string) *raWorld {
 		e.store = store
 	}
 	w := &raWorld{e: e}
+	ip := e.setup() // the turn is the setting, not the check
 	e.write("d/a.txt", "a before\n")
 	e.write("d/b.txt", "b before\n")
 	e.write("top.txt", "top\n")
-	e.ok("snap", "-m", "turn")
+	ip.ok("snap", "-m", "turn")
 	w.before = e.tree()
 	e.write("d/a.txt", "a by the agent\n")
 	e.write("d/n.txt", "new by the agent\n")
-	e.ok("end")
+	ip.ok("end")
 	w.agent = e.tree()
 	e.write("d/b.txt", "the user's edit\n")
 	w.edit = e.tree()

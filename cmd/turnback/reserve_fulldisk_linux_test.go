@@ -20,11 +20,12 @@ func TestUndoCommitsWhenDiskFillsDuringRestore(t *testing.T) {
 	e.store = filepath.Join(fsDir, "store")
 	e.write("a.txt", "one\n")
 	e.write("b.txt", "bee\n")
-	e.ok("snap")
+	ip := e.setup() // the turn is the setting, not the check
+	ip.ok("snap")
 	e.write("a.txt", "two\n")
 	e.remove("b.txt")
 	e.write("c.txt", "new\n")
-	e.ok("end")
+	ip.ok("end")
 	filler := filepath.Join(fsDir, "filler")
 	full := e.with("TURNBACK_TEST_FILL_AT=commit=" + filler)
 

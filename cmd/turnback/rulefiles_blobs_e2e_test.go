@@ -30,11 +30,12 @@ func TestLargeIgnoredRulesCLI(t *testing.T) {
 	}
 	e.write("a", "a\n")
 	var snap struct{ Snapshot string }
-	e.okJSON(&snap, "snap", "-m", "edit a")
+	ip := e.setup() // the turn is the setting, not the check
+	ip.okJSON(&snap, "snap", "-m", "edit a")
 	e.write("a", "the agent's\n")
 	e.write("huge/.ignore", "")
 	e.write("da/.ignore", "")
-	e.ok("end")
+	ip.ok("end")
 	check := func(what, a string, r cliResult) {
 		t.Helper()
 		if got := string(e.read("a")); got != a {

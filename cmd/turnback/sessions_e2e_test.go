@@ -191,9 +191,10 @@ func TestSessionsPrefix(t *testing.T) {
 	turn := func(session, at, file string) {
 		t.Helper()
 		e.at(at)
-		e.ok("--session", session, "snap", "-m", "by "+session)
+		ip := e.setup() // the turns are the setting, not the check
+		ip.ok("--session", session, "snap", "-m", "by "+session)
 		e.write(file, session+"\n")
-		e.ok("--session", session, "end")
+		ip.ok("--session", session, "end")
 	}
 	turn("agent", "09:00:00", "a.txt")
 	turn("agent-2", "09:01:00", "b.txt")

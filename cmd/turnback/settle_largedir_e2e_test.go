@@ -21,17 +21,18 @@ func TestUndoRulesLargeDirCLI(t *testing.T) {
 	for i := range 250 {
 		e.write(fmt.Sprintf("data/row%03d.csv", i), fmt.Sprintf("%d,%d\n", i, i*i))
 	}
-	e.ok("snap", "-m", "tidy up")
+	ip := e.setup() // the turns are the setting; the undos are the check
+	ip.ok("snap", "-m", "tidy up")
 	e.rm("data")
 	e.write(".gitignore", "*.log\ndata/\n")
-	e.ok("end")
+	ip.ok("end")
 	e.ok("undo")
 	if got := string(e.read("data/row007.csv")); got != "7,49\n" {
 		t.Fatalf("after the first undo, data/row007.csv holds %q", got)
 	}
-	e.ok("snap", "-m", "clean again")
+	ip.ok("snap", "-m", "clean again")
 	e.rm("data")
-	e.ok("end")
+	ip.ok("end")
 	r := e.run("undo")
 	if r.code != 0 {
 		t.Fatalf("undo of the turn that deleted data/ again: %v", r)

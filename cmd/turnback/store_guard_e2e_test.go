@@ -94,6 +94,8 @@ func TestStoreDamagedManifest(t *testing.T) {
 		t.Run(damage, func(t *testing.T) {
 			e := newStoreEnv(t)
 			e2eHistory(e)
+			// The binary meets one damage; the others run in-process.
+			e.inProcess = damage != "remove"
 			m := filepath.Join(e.store, "db", "MANIFEST")
 			switch damage {
 			case "remove":
@@ -312,6 +314,8 @@ func TestVerifyRepair(t *testing.T) {
 		t.Run(damage, func(t *testing.T) {
 			e := newStoreEnv(t)
 			e2eHistory(e)
+			// The binary meets one damage; the other runs in-process.
+			e.inProcess = damage != "remove"
 			logBefore := e.ok("log").stdout
 			db := filepath.Join(e.store, "db")
 			m := filepath.Join(db, "MANIFEST")

@@ -70,16 +70,16 @@ func TestTurnGolden(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
 	e.extra = []string{"TZ=UTC", "TURNBACK_TEST_NOW=2026-11-22T09:00:00Z"}
-	e.ok("snap", "-m", "set up")
+	e.setup().ok("snap", "-m", "set up") // the turns are the setting, not the check
 	e.write("a.txt", "one\ntwo\nthree\nfour\nfive\n")
 	e.write("b.txt", "bye\n")
 	e.writeBytes("bin.dat", []byte{0, 1, 2, 3})
 	e.write("run.sh", "echo hi\n")
 	e.write("old.txt", "a.txt\n")
-	e.ok("end")
+	e.setup().ok("end")
 
 	e.extra = []string{"TZ=UTC", "TURNBACK_TEST_NOW=2026-11-22T10:14:02Z"}
-	e.ok("snap", "-m", "rework the form \x1b[1m")
+	e.setup().ok("snap", "-m", "rework the form \x1b[1m")
 	e.write("a.txt", "one\nTWO\nthree\nfour\nfive\n")
 	e.rm("b.txt")
 	e.write("c.txt", "new\n")
@@ -90,8 +90,8 @@ func TestTurnGolden(t *testing.T) {
 	e.write("sub/x.txt", "x\n")
 	e.write("tab\tname.txt", "tab\n")
 	e.extra = []string{"TZ=UTC", "TURNBACK_TEST_NOW=2026-11-22T10:15:30Z"}
-	e.ok("end")
-	turns := e.trTurns()
+	e.setup().ok("end")
+	turns := e.setup().trTurns()
 	t2 := turns[2]
 
 	r := e.ok("show", "@2")
@@ -133,8 +133,9 @@ func TestTurnRestore(t *testing.T) {
 	var states []treetest.Tree // states[n]: after turn n
 	states = append(states, e.tree())
 	digit := ""
+	ip := e.setup() // the turns are the setting, not the check
 	for n := 1; n <= 3 || (digit == "" && n <= 40); n++ {
-		e.ok("snap", "-m", "turn")
+		ip.ok("snap", "-m", "turn")
 		e.write("a.txt", strings.Repeat("x", n)+"\n")
 		if n == 2 {
 			e.write("b/c.txt", "created by turn 2\n")
@@ -146,7 +147,7 @@ func TestTurnRestore(t *testing.T) {
 		var end struct {
 			Snapshot string `json:"snapshot"`
 		}
-		e.okJSON(&end, "end")
+		ip.okJSON(&end, "end")
 		states = append(states, e.tree())
 		if c := end.Snapshot[0]; digit == "" && c >= '1' && c <= '9' {
 			digit = string(c)
@@ -186,16 +187,16 @@ func TestTurnRestore(t *testing.T) {
 func TestTurnRefHostile(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
-	e.ok("snap", "-m", "one")
+	// The turns and the matrix run in this process (env_test.go): the
+	// store is named, no daemon, nothing killed. The first rows also run
+	// the binary.
+	ip := e.setup()
+	ip.ok("snap", "-m", "one")
 	e.write("a.txt", "a\n")
-	e.ok("end")
-	e.ok("snap", "-m", "open")
+	ip.ok("end")
+	ip.ok("snap", "-m", "open")
 	e.write("a.txt", "edited in the open turn\n")
 	now := e.tree()
-	// The matrix runs in this process (env_test.go): the store is named,
-	// no daemon, nothing killed. The first rows also run the binary.
-	ip := *e
-	ip.inProcess = true
 	for i, c := range []struct {
 		ref  string
 		code int
@@ -251,9 +252,10 @@ func TestTurnRefSession(t *testing.T) {
 	t.Parallel()
 	e := newStoreEnv(t)
 	e.write("a.txt", "a\n")
-	e.ok("--session", "agent-1", "snap", "-m", "agent's turn")
+	ip := e.setup() // the turns are the setting, not the check
+	ip.ok("--session", "agent-1", "snap", "-m", "agent's turn")
 	e.write("a.txt", "by the agent\n")
-	e.ok("--session", "agent-1", "end")
+	ip.ok("--session", "agent-1", "end")
 	r := e.ok("show", "@1")
 	if !strings.HasPrefix(r.stdout, "turn 1 of session agent-1\nmessage  agent's turn\n") || !strings.HasPrefix(r.stderr, "using session agent-1") {
 		t.Errorf("show @1 without a session:\n%s", r)
@@ -274,9 +276,9 @@ func TestTurnRefSession(t *testing.T) {
 		t.Errorf("restore @1 of an undone turn: a.txt is %q", got)
 	}
 	// The default session, once it has a turn, is the one @N names.
-	e.ok("snap", "-m", "user's")
+	ip.ok("snap", "-m", "user's")
 	e.write("b.txt", "b\n")
-	e.ok("end")
+	ip.ok("end")
 	if r := e.ok("show", "@1"); !strings.HasPrefix(r.stdout, "turn 1 of session default\nmessage  user's\n") || r.stderr != "" {
 		t.Errorf("show @1 with default's turn:\n%s", r)
 	}

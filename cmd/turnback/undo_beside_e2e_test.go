@@ -27,9 +27,9 @@ func TestUndoCheckpointKeepsSameDirEdits(t *testing.T) {
 	e := newScopeEnv(t)
 	e.write("a/z.txt", "z before\n")
 	e.write("a/old.txt", "old\n")
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	e.write("a/mine.txt", "the user's file\n") // created beside a/x.txt
 	e.write("a/z.txt", "z edited by the user\n")
 	e.remove("a/old.txt")
@@ -60,9 +60,9 @@ func TestUndoCheckpointKeepsSameDirEdits(t *testing.T) {
 func TestUndoCheckpointNewLargeDirBeside(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t).with("TURNBACK_LARGE_DIR_FILES=5")
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	for i := range 8 {
 		e.write(fmt.Sprintf("a/gen/%d.txt", i), fmt.Sprintf("the user's %d\n", i))
 	}
@@ -88,9 +88,9 @@ func TestUndoCheckpointNewLargeDirBeside(t *testing.T) {
 func TestRedoCheckpointKeepsSameDirEdits(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	e.ok("undo")
 	e.write("a/mine.txt", "the user's file\n")
 	e.write("a/3.txt", "the user's 3\n")

@@ -59,9 +59,9 @@ func TestUndoCheckpointKindChangedBeside(t *testing.T) {
 			e := newScopeEnv(t).with("TURNBACK_LARGE_DIR_FILES=5")
 			e.write("a/z.txt", "z before\n")
 			e.write("a/sub/s.txt", "s before\n")
-			e.ok("snap", "-m", "turn")
+			e.setup().ok("snap", "-m", "turn")
 			e.write("a/x.txt", "x by the agent\n")
-			e.ok("end")
+			e.setup().ok("end")
 			tt.edit(e)
 			var undo scopeRestoreDoc
 			e.okJSON(&undo, "undo")

@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -446,12 +447,15 @@ func TestE2EUncaptured(t *testing.T) {
 		e.same("after redo", agent)
 	})
 
-	g.run("agent-created 12 MB file", func(t *testing.T) {
+	// Over a limit of 1 MiB, not the default 10 MiB: the same crossing,
+	// an eighth of the bytes, still a file of several chunks.
+	g.run("agent-created 1.5 MiB file", func(t *testing.T) {
 		e := newUndoEnv(t)
+		e.extra = []string{"TURNBACK_SIZE_LIMIT=1M"}
 		treetest.MustWrite(t, e.dir, treetest.Tree{"keep.txt": treetest.File("keep\n", 0o644)})
 		before := e.tree()
 		e.ok("snap")
-		e.write("big.bin", pseudoRandom(12<<20, 4))
+		e.write("big.bin", pseudoRandom(3<<19, 4))
 		e.ok("end")
 		agent := e.tree()
 
@@ -609,20 +613,22 @@ func TestE2EJSON(t *testing.T) {
 func TestE2ESessions(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
+	// Named, no daemon (a small folder): the turns run in-process.
+	e.autoWatch, e.store = false, filepath.Join(e.base, "store")
 	treetest.MustWrite(t, e.dir, treetest.Tree{"a.txt": treetest.File("a0\n", 0o644), "b.txt": treetest.File("b0\n", 0o644), "shared.txt": treetest.File("s0\n", 0o644)})
 	s := func(name string, args ...string) cliResult {
 		t.Helper()
 		return e.ok(append([]string{"--session", name}, args...)...)
 	}
-	s("a", "snap")
-	e.write("a.txt", "a1\n")
-	s("a", "end")
-	s("b", "snap")
-	e.write("b.txt", "b1\n")
-	s("b", "end")
-	s("a", "snap")
-	e.write("shared.txt", "s by a\n")
-	s("a", "end")
+	turn := func(name string, edit func()) {
+		t.Helper()
+		e.setup().ok("--session", name, "snap")
+		edit()
+		e.setup().ok("--session", name, "end")
+	}
+	turn("a", func() { e.write("a.txt", "a1\n") })
+	turn("b", func() { e.write("b.txt", "b1\n") })
+	turn("a", func() { e.write("shared.txt", "s by a\n") })
 	all := e.tree()
 
 	s("b", "undo")
@@ -658,9 +664,7 @@ func TestE2ESessions(t *testing.T) {
 
 	// A later turn of b over a path a's turn changed looks like a user
 	// edit to a: a's undo refuses.
-	s("b", "snap")
-	e.write("shared.txt", "s by b\n")
-	s("b", "end")
+	turn("b", func() { e.write("shared.txt", "s by b\n") })
 	last := e.tree()
 	e.expect(3, "--session", "a", "undo")
 	e.same("a's refused undo", last)

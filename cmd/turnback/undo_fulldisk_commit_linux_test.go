@@ -95,11 +95,12 @@ func TestUndoDiskFillsWriteModeCommit(t *testing.T) {
 			for i := range n {
 				e.write(fmt.Sprintf("d/f%04d.txt", i), "before\n")
 			}
-			e.ok("snap")
+			ip := e.setup() // the turn is the setting, not the check
+			ip.ok("snap")
 			for i := range n {
 				e.write(fmt.Sprintf("d/f%04d.txt", i), fmt.Sprintf("by the agent %d\n", i))
 			}
-			e.ok("end")
+			ip.ok("end")
 			if c.age {
 				r44AgeLog(t, e.store)
 			}

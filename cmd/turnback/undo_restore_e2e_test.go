@@ -18,22 +18,25 @@ import (
 func TestE2ERestore(t *testing.T) {
 	t.Parallel()
 	e := newUndoEnv(t)
+	// Named, no daemon: the turns and most bad ids run in-process.
+	e.autoWatch, e.store = false, filepath.Join(e.base, "store")
 	e.extra = []string{"TURNBACK_SIZE_LIMIT=64K"}
+	ip := e.setup()
 	treetest.MustWrite(t, e.dir, treetest.Tree{".gitignore": treetest.File("*.log\n", 0o644), "a.txt": treetest.File("a0\n", 0o644), "d/b.txt": treetest.File("b0\n", 0o644),
 		"pre.bin": treetest.File(pseudoRandom(100<<10, 7), 0o644)}) // uncaptured at every snapshot
 	s0 := e.tree()
-	id0 := e.snapID("snap")
+	id0 := ip.snapID("snap")
 	e.write("a.txt", "a1\n")
 	e.write("c.txt", "c1\n")
-	id1 := e.snapID("end")
+	id1 := ip.snapID("end")
 	s1 := e.tree()
-	e.ok("snap")
+	ip.ok("snap")
 	e.rm("d/b.txt")
 	e.write("d/e.txt", "e2\n")
 	e.chmod("a.txt", 0o600)
 	e.write("node_modules/x.js", "ignored\n")
 	e.write("run.log", "ignored too\n")
-	id2 := e.snapID("end")
+	id2 := ip.snapID("end")
 	e.write("extra.txt", "the user's\n")
 	e.write("extra/dir/f.txt", "deep\n")
 	e.write("huge.bin", pseudoRandom(100<<10, 6))  // over the size limit, not at id0
@@ -74,7 +77,11 @@ func TestE2ERestore(t *testing.T) {
 			if json {
 				args = append([]string{"--json"}, args...)
 			}
-			r := e.run(args...)
+			run := ip.run // the first two rows also run the binary
+			if i < 2 {
+				run = e.run
+			}
+			r := run(args...)
 			switch {
 			case r.code == 0 || r.code == 3 || r.code == 4:
 				t.Errorf("restore %q: want failure, got %v", b.id, r)

@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,17 +20,19 @@ import (
 )
 
 // newScopeEnv is a folder of 40 files in b/ and c/ beside a/x.txt and
-// a/deep/y.txt, snapped; no daemon.
+// a/deep/y.txt, snapped; no daemon. The store is named, so that the
+// turns that set a test up run in-process (e.setup).
 func newScopeEnv(t *testing.T) *cliEnv {
 	t.Helper()
-	e := newUndoEnv(t).with("TURNBACK_AUTO_WATCH=0")
+	e := newUndoEnv(t)
+	e.autoWatch, e.store = false, filepath.Join(e.base, "store")
 	for i := range 20 {
 		e.write(fmt.Sprintf("b/%d.txt", i), fmt.Sprintf("b %d\n", i))
 		e.write(fmt.Sprintf("c/%d.txt", i), fmt.Sprintf("c %d\n", i))
 	}
 	e.write("a/x.txt", "x before\n")
 	e.write("a/deep/y.txt", "y before\n")
-	e.ok("snap", "-m", "base")
+	e.setup().ok("snap", "-m", "base")
 	return e
 }
 
@@ -55,10 +58,10 @@ func TestUndoScopedKeepsOutsideEdit(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
 	before := e.tree()
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
 	e.write("a/deep/new.txt", "new by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	agent := e.tree()
 	e.write("b/3.txt", "the user's edit\n") // after the last capture, outside the turn
 
@@ -98,10 +101,10 @@ func TestUndoScopedKeepsOutsideEdit(t *testing.T) {
 func TestUndoScopedPartialCheckpoint(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
 	e.write("a/deep/new.txt", "new by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	agent := e.tree()
 	e.chmod("a/deep", 0o700)                    // on the way to a/deep/new.txt: read
 	e.write("a/other.txt", "the user's file\n") // beside a/x.txt: not read
@@ -149,10 +152,10 @@ func TestUndoScopedSameDirEdit(t *testing.T) {
 	}
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
 	e.write("a/deep/new.txt", "new by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	agent := e.tree()
 	e.write("a/deep/y.txt", "y edited by the user\n") // beside a/deep/new.txt
 	e.rm("b/4.txt")
@@ -188,9 +191,9 @@ func TestUndoScopedSameDirEdit(t *testing.T) {
 func TestUndoScopedConflict(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/deep/y.txt", "y by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	e.write("a/deep/y.txt", "y edited by the user\n")
 	e.write("c/1.txt", "outside\n")
 	edited := e.tree()
@@ -223,10 +226,10 @@ func TestUndoScopedIgnoreRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := newScopeEnv(t)
-			e.ok("snap", "-m", "turn")
+			e.setup().ok("snap", "-m", "turn")
 			e.write("a/deep/y.txt", "y by the agent\n")
 			e.write("a/x.txt", "x by the agent\n")
-			e.ok("end")
+			e.setup().ok("end")
 			e.write(c.file, c.rule)
 			want := e.tree().With(treetest.Tree{"a/x.txt": treetest.File("x before\n", 0o644)})
 			r := e.ok("undo")
@@ -246,9 +249,9 @@ func TestUndoScopedIgnoreRules(t *testing.T) {
 func TestUndoScopedRulesChanged(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	e.write(".gitignore", "3.txt\n")
 	e.ok("undo")
 	if r := e.ok("status"); !strings.HasPrefix(r.stdout, "no changes") {
@@ -262,7 +265,7 @@ func TestUndoScopedRulesChanged(t *testing.T) {
 func TestUndoOpenTurnCapturesAll(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
 	e.write("c/2.txt", "c by the agent\n")
 	agent := e.tree() // the turn is still open
@@ -285,9 +288,9 @@ func TestUndoOpenTurnCapturesAll(t *testing.T) {
 func TestRedoScopedKeepsOutsideEdit(t *testing.T) {
 	t.Parallel()
 	e := newScopeEnv(t)
-	e.ok("snap", "-m", "turn")
+	e.setup().ok("snap", "-m", "turn")
 	e.write("a/x.txt", "x by the agent\n")
-	e.ok("end")
+	e.setup().ok("end")
 	agent := e.tree()
 	e.ok("undo")
 	undone := e.tree()
@@ -322,11 +325,11 @@ func TestUndoScopedKilled(t *testing.T) {
 	t.Parallel()
 	for k := 1; ; k++ {
 		e := newScopeEnv(t)
-		e.ok("snap", "-m", "turn")
+		e.setup().ok("snap", "-m", "turn")
 		e.write("a/x.txt", "x by the agent\n")
 		e.rm("a/deep/y.txt")
 		e.write("a/z.txt", "z by the agent\n")
-		e.ok("end")
+		e.setup().ok("end")
 		edit := treetest.Tree{"b/3.txt": treetest.File("the user's edit\n", 0o644)}
 		e.write("b/3.txt", "the user's edit\n")
 		agent := e.tree()

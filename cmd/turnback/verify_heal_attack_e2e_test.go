@@ -20,7 +20,11 @@ import (
 func flipStored(t *testing.T, e *cliEnv, content []byte, off int) {
 	t.Helper()
 	window := content[off : off+64]
-	packs, _ := filepath.Glob(filepath.Join(e.xdg, "turnback", "*", "db", "*.pack"))
+	dbs := filepath.Join(e.xdg, "turnback", "*", "db")
+	if e.store != "" {
+		dbs = filepath.Join(e.store, "db")
+	}
+	packs, _ := filepath.Glob(filepath.Join(dbs, "*.pack"))
 	for _, p := range packs {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -54,18 +58,19 @@ func TestRepairHealsContentAlsoHeldByReference(t *testing.T) {
 		if try == 30 {
 			t.Fatal("no try put a turn-1 snapshot first")
 		}
-		e = newCLI(t, "work")
+		e = newStoreEnv(t)
+		ip := e.setup() // the tries are the setting, not the check
 		e.writeBytes("big.bin", big)
 		e.write("other.txt", fmt.Sprintf("try %d\n", try))
-		lim := e.with("TURNBACK_SIZE_LIMIT=1M")
+		lim := ip.with("TURNBACK_SIZE_LIMIT=1M")
 		lim.run("snap")
 		e.write("other.txt", fmt.Sprintf("try %d, turn 1\n", try))
 		lim.run("end")
-		e.ok("snap")
+		ip.ok("snap")
 		e.write("other.txt", fmt.Sprintf("try %d, turn 2\n", try))
-		e.ok("end")
+		ip.ok("end")
 		var all, turn1 []string
-		for _, l := range strings.Split(e.ok("log").stdout, "\n") {
+		for _, l := range strings.Split(ip.ok("log").stdout, "\n") {
 			f := strings.Fields(l)
 			if len(f) < 3 || (f[0] != "1" && f[0] != "2") {
 				continue

@@ -24,21 +24,22 @@ import (
 // again under that key, says so, and every turn undoes byte for byte.
 func TestRepairFixesFlippedSnapshotKey(t *testing.T) {
 	t.Parallel()
-	e := newCLI(t, "work")
+	e := newStoreEnv(t)
+	ip := e.setup() // the turns and the gc are the setting, not the check
 	e.write("a.txt", "base\n")
 	var states []map[string][]byte // the folder before each turn, then after the last
 	for i := range 4 {
 		states = append(states, gcFolder(t, e))
-		e.ok("snap", "-m", fmt.Sprintf("t%d", i))
+		ip.ok("snap", "-m", fmt.Sprintf("t%d", i))
 		e.write("a.txt", fmt.Sprintf("v%d\n", i))
 		e.writeBytes(fmt.Sprintf("f%d.bin", i), gcRandom(uint64(300+i), 50<<10))
-		e.ok("end")
+		ip.ok("end")
 	}
 	states = append(states, gcFolder(t, e))
-	turns := e.turns()
+	turns := ip.turns()
 	newest := turns[0].After
-	e.ok("gc") // flattens the records into one table
-	stores, _ := filepath.Glob(filepath.Join(e.xdg, "turnback", "*", "db", "*.sst"))
+	ip.ok("gc") // flattens the records into one table
+	stores, _ := filepath.Glob(filepath.Join(e.store, "db", "*.sst"))
 	flipped := false
 	for _, sst := range stores {
 		data, err := os.ReadFile(sst)
