@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnback/turnback"
 	daemons "github.com/turnback/turnback/internal/daemon"
+	"github.com/turnback/turnback/internal/testhook"
 	"github.com/turnback/turnback/watch/daemon"
 )
 
@@ -29,6 +30,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	// Tests open thousands of stores holding little: smaller tables
+	// spare zeroing an 8 MiB buffer at each memtable flush.
+	testhook.BadgerTableSize = 1 << 20
 	if dir := os.Getenv(envDaemonDir); dir != "" {
 		os.Exit(runTestDaemon(dir, os.Getenv(envDaemonStore), os.Getenv(envDaemonListen)))
 	}

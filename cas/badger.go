@@ -11,6 +11,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/turnback/turnback/internal/testhook"
 )
 
 // BadgerOptions tune OpenBadger.
@@ -116,6 +117,15 @@ func (b *Badger) state() (*badger.DB, *scratch, error) {
 	return b.db, b.scratch, nil
 }
 
+// tableSize is the size of Badger's tables: 4 MiB, unless a test set
+// testhook.BadgerTableSize.
+func tableSize() int64 {
+	if n := testhook.BadgerTableSize; n > 0 {
+		return n
+	}
+	return 4 << 20
+}
+
 // badgerOptions returns Badger options for a short-lived CLI process:
 // small memtables and caches, no compression of its own (values are
 // already zstd), values below 1 MiB kept in the LSM tree rather than the
@@ -134,7 +144,7 @@ func badgerOptions(dir string) badger.Options {
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(10).
-		WithBaseTableSize(4 << 20).
+		WithBaseTableSize(tableSize()).
 		WithNumCompactors(2).
 		WithCompression(options.None).
 		WithBlockCacheSize(0).

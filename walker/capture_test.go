@@ -456,10 +456,12 @@ func TestCancelledMidway(t *testing.T) {
 }
 
 // TestWorkers: the result does not depend on the degree of parallelism.
+// Its tree of 20 directories (40 with their subdirectories) and 1,000
+// files keeps 16 workers busy.
 func TestWorkers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	n := genTree(t, dir, 40, 50)
+	n := genTree(t, dir, 20, 50)
 	treetest.MustWrite(t, dir, treetest.Tree{"d00/.gitignore": treetest.File("*1.txt\n", 0o644)})
 	var roots []cas.Hash
 	var stats []Stats

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback/cas"
+	"github.com/turnback/turnback/internal/testtier"
 )
 
 // TestNamesRandomKindChanges: a capture reading d/ by name for d/a
@@ -21,10 +22,15 @@ import (
 // ones among them, with and without records, and with a capture that
 // records no state in between. Same-kind edits are left out: by name,
 // they are taken from Base unread. TURNBACK_BYNAME_CASES and
-// TURNBACK_BYNAME_SEED run more cases or replay one.
+// TURNBACK_BYNAME_SEED run more cases or replay one. The fast tier
+// runs the first 12 cases, the slow tier 24: each case draws the kind
+// of ten names, so each kind comes many times in 12.
 func TestNamesRandomKindChanges(t *testing.T) {
 	t.Parallel()
 	n, seed := 24, int64(20261129)
+	if testtier.Short() {
+		n = 12
+	}
 	if v := os.Getenv("TURNBACK_BYNAME_CASES"); v != "" {
 		n, _ = strconv.Atoi(v)
 	}

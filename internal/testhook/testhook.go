@@ -13,3 +13,9 @@ var SetRestoreHook func(repo any, h func(step string) error)
 // remote's tests use it to pull into such a store. Package turnback sets
 // it when it is loaded.
 var StripRevs func(ctx context.Context, repo any, session string) error
+
+// BadgerTableSize, if above zero, replaces the size of Badger's tables
+// (4 MiB) in every store package cas opens. A flush or compaction
+// allocates twice that size up front and zeroes it; tests, which open
+// thousands of stores holding little, set it smaller in TestMain.
+var BadgerTableSize int64
