@@ -77,6 +77,13 @@ func TestAdoptAfterInterruption(t *testing.T) {
 	if res.Store != dst || res.Was != dst || res.Turns != 1 {
 		t.Errorf("adopt again: %+v", res)
 	}
+	checkAdoptedTurn(t, newWT)
+}
+
+// checkAdoptedTurn checks that newWT's store opens and holds one turn.
+func checkAdoptedTurn(t *testing.T, newWT string) {
+	t.Helper()
+	ctx := context.Background()
 	r, err := Open(ctx, newWT, Options{Local: true, Access: AccessRead})
 	if err != nil {
 		t.Fatal(err)
@@ -223,14 +230,7 @@ func TestAdoptAfterHalfNotes(t *testing.T) {
 			if res.Store != dst || res.Turns != 1 {
 				t.Errorf("adopt again: %+v", res)
 			}
-			r, err := Open(ctx, newWT, Options{Local: true, Access: AccessRead})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			if turns, _, err := r.Turns(ctx); err != nil || len(turns) != 1 {
-				t.Errorf("turns after adopt: %d, %v", len(turns), err)
-			}
+			checkAdoptedTurn(t, newWT)
 		})
 	}
 }
