@@ -8,23 +8,30 @@ import (
 	"testing"
 )
 
-// TestEncodersFor: a Writer uses the default level until it has given
-// zstd its budget of content, then the fastest.
+// TestEncodersFor: a Writer uses the fastest level for its warmup of
+// content, the default level until it has given zstd its budget, then
+// the fastest again.
 func TestEncodersFor(t *testing.T) {
 	s := newTestStore(t, NewMemory())
-	s.budget = 100
+	s.warmup, s.budget = 30, 100
 	w := s.NewWriter()
 	defer w.Cancel()
 	for i, tc := range []struct {
 		n    int
 		want *encoders
-	}{{60, s.enc}, {40, s.enc}, {1, s.fast}, {1 << 20, s.fast}} {
+	}{{20, s.fast}, {10, s.fast}, {30, s.enc}, {40, s.enc}, {1, s.fast}, {1 << 20, s.fast}} {
 		if got := w.encodersFor(tc.n); got != tc.want {
 			t.Errorf("call %d (%d bytes): fast %v, want fast %v", i, tc.n, got == s.fast, tc.want == s.fast)
 		}
 	}
-	if s2 := newTestStore(t, NewMemory()); s2.budget != levelBudget || s2.NewWriter().encodersFor(1<<20) != s2.enc {
-		t.Errorf("a new store's budget is %d, want %d", s2.budget, levelBudget)
+	s2 := newTestStore(t, NewMemory())
+	if s2.warmup != levelWarmup || s2.budget != levelBudget {
+		t.Errorf("a new store's warmup and budget are %d and %d, want %d and %d", s2.warmup, s2.budget, levelWarmup, levelBudget)
+	}
+	w2 := s2.NewWriter()
+	defer w2.Cancel()
+	if w2.encodersFor(levelWarmup) != s2.fast || w2.encodersFor(1) != s2.enc {
+		t.Error("a new store's Writer does not turn to the default level after its warmup")
 	}
 }
 
@@ -33,7 +40,7 @@ func TestEncodersFor(t *testing.T) {
 // compressed (at the fastest level) rather than stored raw.
 func TestPastLevelBudgetReadsBack(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s *Store) {
-		s.budget = 64 << 10
+		s.warmup, s.budget = 16<<10, 64<<10
 		ctx := context.Background()
 		w := s.NewWriter()
 		defer w.Cancel()

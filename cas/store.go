@@ -68,7 +68,8 @@ type Store struct {
 	fast   *encoders // its fastest level: smaller values (trees mostly)
 	dec    *zstd.Decoder
 	blocks blockCache // blocks decoded lately (block.go)
-	budget int64      // a Writer's content at the default level (level.go)
+	warmup int64      // a Writer's first content, at the fastest level (level.go)
+	budget int64      // a Writer's content before the fastest level again (level.go)
 }
 
 // NewStore returns a Store over b.
@@ -93,7 +94,7 @@ func NewStore(b Backend) (*Store, error) {
 		fast.close()
 		return nil, fmt.Errorf("cas: zstd decoder: %w", err)
 	}
-	return &Store{b: b, enc: enc, fast: fast, dec: dec, budget: levelBudget}, nil
+	return &Store{b: b, enc: enc, fast: fast, dec: dec, warmup: levelWarmup, budget: levelBudget}, nil
 }
 
 // Backend returns the backend underneath s.
