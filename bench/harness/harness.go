@@ -208,13 +208,16 @@ func prepareTree(cfg *report.Config, name, path string) (*trees.Tree, error) {
 	return trees.Synthetic(cfg.CacheDir, name, n, cfg.Seed, Logf)
 }
 
+// buildCLI builds turnback at bin, and turnback-full beside it: its
+// watch daemons run turnback-full (internal/fullbin).
 func buildCLI(ctx context.Context, bin string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/turnback")
-	cmd.Dir = filepath.Dir(BenchDir())
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README installs it
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, out)
+	for _, b := range [][2]string{{bin, "./cmd/turnback"}, {filepath.Join(filepath.Dir(bin), "turnback-full"), "./cmd/turnback-full"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[1])
+		cmd.Dir = filepath.Dir(BenchDir())
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README installs it
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/turnback/turnback"
+	"github.com/turnback/turnback/internal/fullbin"
 	wd "github.com/turnback/turnback/watch/daemon"
 )
 
@@ -173,7 +174,7 @@ func StartDaemon(workTree, storeDir string, force bool, idle time.Duration, queu
 
 // startDaemon is StartDaemon with env added to the daemon's environment.
 func startDaemon(workTree, storeDir string, force bool, idle time.Duration, queue int, env []string, files []*os.File, extra ...string) (*exec.Cmd, string, int64, error) {
-	exe, err := os.Executable()
+	exe, err := fullbin.Daemon() // so that it can serve a push or pull
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("turnback: watch: find the turnback executable: %w", err)
 	}

@@ -8,5 +8,5 @@
 //
 //   - Every command has its file, and every file is used: TestHelpTexts.
 //   - docs/commands.md is what Markdown renders: TestCommandsDocDrift.
-//     Run go generate ./cmd/turnback after changing a text.
+//     Run go generate ./cmd/turnback/cli after changing a text.
 package help

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/turnback/turnback/cmd/turnback/remote/bgpush"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func (e *Env) pushCmd() *cobra.Command {
 			}
 			if logPath != "" { // a background push (StartBackgroundPush)
 				if err := e.probe(cmd); err != nil {
-					appendLog(logPath, pushOutcome(e.Session(), nil, err))
+					bgpush.AppendLog(logPath, pushOutcome(e.Session(), nil, err))
 					return err
 				}
 			}
@@ -96,7 +97,7 @@ func (e *Env) pushCmd() *cobra.Command {
 				}
 			}
 			if logPath != "" { // a background push (StartBackgroundPush)
-				appendLog(logPath, pushOutcome(e.Session(), res, err))
+				bgpush.AppendLog(logPath, pushOutcome(e.Session(), res, err))
 			}
 			if err != nil {
 				return err
