@@ -152,15 +152,8 @@ func TestAttackReadOnlyStoreLargeFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A copy of the binary that the other user can run.
-	data, err := os.ReadFile(e.bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.bin = filepath.Join(base, "turnback")
-	if err := os.WriteFile(e.bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// A copy of the binaries that the other user can run.
+	e.bin = copyBinaries(t, e.bin, base)
 	e = e.with("TURNBACK_SIZE_LIMIT=1K", "HOME="+base)
 	wt, store := e.dir, filepath.Join(base, "s")
 	run := func(args ...string) (string, string, int) {

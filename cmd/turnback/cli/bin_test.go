@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/turnback/turnback/internal/fullbin"
 )
 
 var (
@@ -45,4 +47,21 @@ func testBinary(t testing.TB) string {
 		t.Fatalf("building turnback: %v", testBinErr)
 	}
 	return testBinPath
+}
+
+// copyBinaries copies turnback and turnback-full from beside bin into
+// dir, mode 0755 (for another user, who cannot reach the build's
+// folder), and returns the copy of turnback.
+func copyBinaries(t testing.TB, bin, dir string) string {
+	t.Helper()
+	for _, name := range []string{filepath.Base(bin), fullbin.Name} {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(bin), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, filepath.Base(bin))
 }

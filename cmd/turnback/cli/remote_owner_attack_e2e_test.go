@@ -98,14 +98,7 @@ func TestRemoteCLIUnprivilegedNoSpecialBits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(b.bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.bin = filepath.Join(b.base, "turnback")
-	if err := os.WriteFile(b.bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	b.bin = copyBinaries(t, b.bin, b.base)
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := b.execCommand(args...)

@@ -34,14 +34,7 @@ func TestReadOnlyStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(binDir) })
-		data, err := os.ReadFile(e.bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.bin = filepath.Join(binDir, "turnback")
-		if err := os.WriteFile(e.bin, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		e.bin = copyBinaries(t, e.bin, binDir)
 		for _, d := range []string{binDir, e.base, filepath.Dir(e.base)} {
 			if err := os.Chmod(d, 0o755); err != nil {
 				t.Fatal(err)
