@@ -60,3 +60,41 @@ func TestEncodersLastFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodersOneWhileSmall: encodes from goroutines at once use one
+// encoder until the pool has encoded soloBytes, so a small turn touches
+// the tables of one encoder only. Past that they use several.
+func TestEncodersOneWhileSmall(t *testing.T) {
+	p, err := newEncoders(4, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	run := func(n int) {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for i := range 4 {
+					p.EncodeAll(textBytes(uint64(g*10+i), n), nil)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+	}
+	run(soloBytes / 64) // 32 encodes: half of soloBytes
+	if p.most != 1 {
+		t.Fatalf("below soloBytes: %d encoders used at once, want 1", p.most)
+	}
+	for range 20 {
+		run(soloBytes / 8)
+		if p.most > 1 {
+			return
+		}
+	}
+	t.Errorf("past soloBytes: never more than one encoder at once")
+}

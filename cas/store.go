@@ -75,11 +75,14 @@ type Store struct {
 // NewStore returns a Store over b.
 func NewStore(b Backend) (*Store, error) {
 	n := runtime.GOMAXPROCS(0)
-	common := []zstd.EOption{zstd.WithWindowSize(1 << 20), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true)}
-	enc, err := newEncoders(n, append(common, zstd.WithEncoderLevel(zstd.SpeedDefault))...)
+	common := []zstd.EOption{zstd.WithWindowSize(1 << 20), zstd.WithEncoderCRC(false)}
+	enc, err := newEncoders(n, append(common, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithLowerEncoderMem(true))...)
 	if err != nil {
 		return nil, err
 	}
+	// The fastest level without WithLowerEncoderMem: its buffers are
+	// then made at full size once, not grown from 1 KiB by copies that
+	// touched twice the pages (about 50 faults in a turn).
 	fast, err := newEncoders(n, append(common, zstd.WithEncoderLevel(zstd.SpeedFastest))...)
 	if err != nil {
 		enc.close()

@@ -9,8 +9,10 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/turnback/turnback/cas"
 )
@@ -137,17 +139,49 @@ type cacheRecords struct {
 	// and when it ends.
 	more    *sync.Cond
 	waiting int
-	// recs maps a directory to its record. While the scan runs, those up
-	// to last (if scanned) are in it. done: the scan ended; complete: it
-	// read every record; otherwise a directory after last (or any, if
-	// it failed) is looked up by itself.
-	recs     map[string]string
+	// recs are the records scanned so far, in key order; one handed out
+	// has its data emptied. While the scan runs, those up to last (if
+	// scanned) are in it. done: the scan ended; complete: it read every
+	// record; otherwise a directory after last (or any, if it failed) is
+	// looked up by itself.
+	recs     []scannedRecord
 	done     bool
 	complete bool
 	scanned  bool
 	last     string
 	stop     context.CancelFunc
 	finished chan struct{}
+	// chunk is where the scan copies records (see keep). Only the scan
+	// uses it.
+	chunk []byte
+}
+
+// scannedRecord is a directory's record as the scan read it.
+type scannedRecord struct{ dir, data string }
+
+// preloadChunk is the size of the arrays the scan copies records into.
+// A string per record, and a map of them, cost about 100 of the 320 page
+// faults of the preload of the Go tree: the allocator's spans of many
+// size classes, and the map's tables as it grew.
+const preloadChunk = 64 << 10
+
+// keep returns a copy of b: in the scan's current chunk, or a new one
+// when b does not fit there. A chunk's bytes are written once, before
+// the string that holds them is made, and never again. A record over
+// a quarter of a chunk is copied by itself.
+func (r *cacheRecords) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > preloadChunk/4 {
+		return string(b)
+	}
+	if cap(r.chunk)-len(r.chunk) < len(b) {
+		r.chunk = make([]byte, 0, preloadChunk)
+	}
+	at := len(r.chunk)
+	r.chunk = append(r.chunk, b...)
+	return unsafe.String(&r.chunk[at], len(b))
 }
 
 // preload starts reading every record of the cache, or as many as
@@ -158,7 +192,7 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &cacheRecords{c: c, recs: map[string]string{}, stop: cancel, finished: make(chan struct{})}
+	r := &cacheRecords{c: c, stop: cancel, finished: make(chan struct{})}
 	r.more = sync.NewCond(&r.mu)
 	go func() {
 		defer close(r.finished)
@@ -167,10 +201,12 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 			if size += len(k) + len(v); size > preloadLimit {
 				return errPreloadFull
 			}
-			dir := string(k[len(cachePrefix):])
+			// k and v are the scan's only during the call: the one copy
+			// made.
+			rec := scannedRecord{dir: r.keep(k[len(cachePrefix):]), data: r.keep(v)}
 			r.mu.Lock()
-			// v is the scan's only during the call: the one copy made.
-			r.recs[dir], r.last, r.scanned = string(v), dir, true
+			r.recs = append(r.recs, rec)
+			r.last, r.scanned = rec.dir, true
 			if r.waiting > 0 {
 				r.more.Broadcast()
 			}
@@ -185,7 +221,7 @@ func (c *StatCache) preload(ctx context.Context) *cacheRecords {
 			r.complete = true
 		case errors.Is(err, errPreloadFull):
 		default:
-			r.recs, r.scanned = map[string]string{}, false
+			r.recs, r.scanned = nil, false
 		}
 		r.more.Broadcast()
 	}()
@@ -212,8 +248,12 @@ func (r *cacheRecords) load(ctx context.Context, dir string, rec *dirRecord, l *
 		r.more.Wait()
 		r.waiting--
 	}
-	data, ok := r.recs[dir]
-	delete(r.recs, dir)
+	var data string
+	i, ok := slices.BinarySearchFunc(r.recs, dir, func(e scannedRecord, dir string) int { return strings.Compare(e.dir, dir) })
+	if ok {
+		data, ok = r.recs[i].data, r.recs[i].data != ""
+		r.recs[i].data = ""
+	}
 	known := r.complete || r.scanned && dir <= r.last
 	r.mu.Unlock()
 	if !ok {
