@@ -28,7 +28,7 @@ func crashDaemon(t *testing.T, pool *crashPool) {
 		post    string
 		restore bool
 	}{
-		{"undo", w0.undoSteps, crashPoints(pool.rng, w0.undoSteps, 2, 2, 1, 3, 2),
+		{"undo", w0.undoSteps, crashPoints(pool.rng, w0.undoSteps, 1, 1, 1, 2, 2),
 			func(w *crashWorld) string { return w.pristineNew },
 			func(*crashWorld) []string { return []string{"undo"} }, "new", "old", false},
 		{"redo", w0.redoSteps, crashShortPoints(w0.redoSteps),
@@ -49,7 +49,7 @@ func crashDaemon(t *testing.T, pool *crashPool) {
 					crashOne(t, w, crashCase{
 						from: tc.from(w), args: tc.args(w), steps: tc.steps, k: k,
 						recoverWith: "status", pre: tc.pre, post: tc.post,
-						followUp: i%2 == 0 || crashNearEdge(tc.steps, k), restore: tc.restore, daemon: true,
+						followUp: crashFollowUp(tc.steps, i, k), restore: tc.restore, daemon: true,
 					})
 				})
 			}

@@ -174,7 +174,7 @@ func TestCrashMatrix(t *testing.T) {
 
 	t.Run("undo", func(t *testing.T) {
 		steps := w0.undoSteps
-		points := crashWithFlips(steps, crashPoints(rng, steps, 4, 4, 2, 10, 3), crashSomeFlips(rng, 6))
+		points := crashWithFlips(steps, crashPoints(rng, steps, 4, 2, 2, 5, 3), crashSomeFlips(rng, 6))
 		if testing.Short() {
 			points = crashPoints(nil, steps, 2, 2, 1, 4, 2)
 		}
@@ -182,7 +182,7 @@ func TestCrashMatrix(t *testing.T) {
 			return crashCase{
 				from: w.pristineNew, args: []string{"undo"}, steps: steps, k: k,
 				recoverWith: []string{"status", "log", "diff", "show " + w.newID[:12]}[i%4],
-				pre:         "new", post: "old", followUp: i%4 == 0 || crashNearEdge(steps, k),
+				pre:         "new", post: "old", followUp: crashFollowUp(steps, i, k),
 			}
 		})
 	})
@@ -196,7 +196,7 @@ func TestCrashMatrix(t *testing.T) {
 		crashAtPoints(t, pool, steps, points, func(w *crashWorld, i, k int) crashCase {
 			return crashCase{
 				from: w.pristineUndone, args: []string{"redo"}, steps: steps, k: k,
-				recoverWith: "status", pre: "old", post: "new", followUp: i%2 == 0,
+				recoverWith: "status", pre: "old", post: "new", followUp: crashFollowUp(steps, i, k),
 			}
 		})
 	})
@@ -210,7 +210,7 @@ func TestCrashMatrix(t *testing.T) {
 		crashAtPoints(t, pool, steps, points, func(w *crashWorld, i, k int) crashCase {
 			return crashCase{
 				from: w.pristineNew, args: []string{"restore", w.oldID[:12]}, steps: steps, k: k,
-				recoverWith: "status", pre: "new", post: "old", followUp: i%2 == 0, restore: true,
+				recoverWith: "status", pre: "new", post: "old", followUp: crashFollowUp(steps, i, k), restore: true,
 			}
 		})
 	})
@@ -243,10 +243,13 @@ func crashAtPoints(t *testing.T, pool *crashPool, steps []string, points []int, 
 	}
 }
 
-// crashNearEdge: the steps around the commit point and the end.
-func crashNearEdge(steps []string, k int) bool {
+// crashFollowUp says whether the i-th point, k, also checks that the
+// session goes on working: every fourth, and the steps around the commit
+// point and the end. So each run follows up a crash before the commit
+// point and one after it.
+func crashFollowUp(steps []string, i, k int) bool {
 	j := slices.Index(steps, "journal") + 1
-	return k == j || k == j+1 || k >= len(steps)-1
+	return i%4 == 0 || k == j || k == j+1 || k >= len(steps)-1
 }
 
 type crashCase struct {

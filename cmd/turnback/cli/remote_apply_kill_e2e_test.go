@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,7 +62,11 @@ func TestRemoteCLIPullApplyKilled(t *testing.T) {
 	t.Parallel()
 	crashSkipNonUnix(t)
 	srv := s3test.Start(t)
-	b, _, after := applyKillWorld(t, srv, 0)
+	// One world for every kill: pull --apply reads the remote and writes
+	// only b's folders, which each kill starts from a copy of.
+	b, before, after := applyKillWorld(t, srv, 0)
+	pristine := t.TempDir()
+	b.save(pristine)
 	b.extra = append(b.extra, "TURNBACK_TEST_TRACE=1")
 	r := b.ok("pull", "--apply")
 	var steps []string
@@ -78,7 +84,9 @@ func TestRemoteCLIPullApplyKilled(t *testing.T) {
 	for i := 1; i <= 2*len(steps); i++ {
 		k, rollback := (i-1)%len(steps)+1, i > len(steps)
 		t.Run(fmt.Sprintf("%s_rollback=%v", strings.ReplaceAll(steps[k-1], " ", "_"), rollback), func(t *testing.T) {
-			b, before, after := applyKillWorld(t, srv, i)
+			b := &cliEnv{t: t, bin: b.bin, base: b.base, home: b.home, xdg: b.xdg, dir: b.dir, wd: b.wd, timeout: b.timeout,
+				extra: srv.Env()} // as remoteEnv makes it: no trace
+			b.reset(pristine)
 			cmd := b.command("pull", "--apply")
 			cmd.Env = append(cmd.Env, fmt.Sprintf("TURNBACK_TEST_CRASH_AT=%d", k))
 			if out, err := cmd.CombinedOutput(); err == nil {
@@ -125,5 +133,29 @@ func TestRemoteCLIPullApplyKilled(t *testing.T) {
 					crashDiff(got, before), crashDiff(got, after))
 			}
 		})
+	}
+}
+
+// save copies e's work tree, home and data directory into dir.
+func (e *cliEnv) save(dir string) {
+	e.t.Helper()
+	for _, p := range [][2]string{{e.dir, "work"}, {e.home, "home"}, {e.xdg, "xdg"}} {
+		if err := treetest.Copy(p[0], filepath.Join(dir, p[1])); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// reset makes e's work tree, home and data directory the copies save
+// put in dir.
+func (e *cliEnv) reset(dir string) {
+	e.t.Helper()
+	for _, p := range [][2]string{{e.dir, "work"}, {e.home, "home"}, {e.xdg, "xdg"}} {
+		if err := os.RemoveAll(p[0]); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := treetest.Copy(filepath.Join(dir, p[1]), p[0]); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 }
