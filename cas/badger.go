@@ -181,9 +181,13 @@ func OpenBadger(ctx context.Context, dir string, o BadgerOptions) (*Badger, erro
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cas: create store %s: %w", dir, wrapNoSpaceNamed(dir, o.Name, err))
 	}
-	if err := precheck(dir); err != nil {
-		return nil, err
+	if o.ReadOnly || !canLockDir {
+		if err := precheckSettled(dir); err != nil {
+			return nil, err
+		}
 	}
+	// A writer that takes the directory lock itself checks under it
+	// (tryOpen, tryDeferred): its holder may be adding a table.
 	if o.ReadOnly {
 		b, err := openBadger(ctx, dir, o)
 		if err != nil && needsRecovery(err) {

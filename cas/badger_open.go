@@ -105,6 +105,10 @@ func tryDeferred(dir string, guard *spaceGuard, o BadgerOptions) (*Badger, error
 	if err != nil {
 		return nil, err
 	}
+	if err := precheck(dir); err != nil {
+		lock.Close()
+		return nil, err
+	}
 	b, ok, err := openDeferred(dir, lock, guard, o.Holder, o.Salvage)
 	if err != nil {
 		lock.Close()
@@ -133,6 +137,10 @@ func tryOpen(dir string, guard *spaceGuard, o BadgerOptions, lock *os.File) (*Ba
 	}
 	lock, err := lockDir(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := precheck(dir); err != nil {
+		lock.Close()
 		return nil, err
 	}
 	b, err := openWith(dir, guard, o, lock)

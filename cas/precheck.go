@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/badger/v4/table"
@@ -37,7 +38,8 @@ type manifestState struct {
 	partial bool            // a record at the end is cut short
 }
 
-// precheck runs before every Badger open of dir. Badger, given a
+// precheck runs before every Badger open of dir (a writer that takes
+// the directory lock itself runs it under the lock). Badger, given a
 // directory whose MANIFEST is missing, creates an empty one; given one
 // cut short, it keeps what it could read; in both cases it then deletes
 // every table file the MANIFEST does not list: all of a store's history.
@@ -122,6 +124,20 @@ func precheck(dir string) error {
 			ErrDamaged, mpath, why, len(unknown), sample(unknown))
 	}
 	return nil
+}
+
+// precheckSettled is precheck for an open that cannot hold the lock
+// while it checks. A writer holding the store adds a table file, then
+// lists it in the MANIFEST: a look between the two reads sees a table
+// listed and missing. Damage stays; such a view passes within a few
+// tries.
+func precheckSettled(dir string) error {
+	err := precheck(dir)
+	for pause := 5 * time.Millisecond; errors.Is(err, ErrDamaged) && pause <= 80*time.Millisecond; pause *= 2 {
+		time.Sleep(pause)
+		err = precheck(dir)
+	}
+	return err
 }
 
 // sample names up to three files of a list.
