@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/turnback/turnback/cas"
@@ -32,13 +31,6 @@ type capture struct {
 	jobs  chan task     // to an idle worker (unbuffered: taken or not)
 	done  chan struct{} // closed when the capture ends: workers exit
 	prog  *Progress
-	// warm bounds the workers while the capture looks warm (see
-	// mayAddWorker); reads counts the files it spawned reads of; cold:
-	// it no longer looks warm; inblock0: blockReads at its start.
-	warm     int
-	reads    atomic.Int64
-	cold     atomic.Bool
-	inblock0 int64
 	// cacheWrites are the stat cache records to write once every blob
 	// they name is flushed (a record must never vouch for a missing blob).
 	cacheWrites []cas.Entry
@@ -116,7 +108,6 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		totals: opts.Totals,
 		lists:  getArrays(),
 	}
-	c.warm, c.inblock0 = min(opts.Workers, max(4, runtime.GOMAXPROCS(0))), blockReads()
 	defer close(c.done)
 	c.track = newTracking(root, opts.Index)
 	if c.incremental() && (opts.ListIgnored || opts.Index != nil && !opts.Index.isCurrent(opts.Base)) {

@@ -25,8 +25,7 @@ type Options struct {
 	// the default: 4 per GOMAXPROCS, 16 to 64, so that files waiting
 	// on the disk do not leave the CPUs idle (a cold capture of a tree
 	// not in the page cache is as much reading as hashing and
-	// compressing). A capture that reads no file and does not wait on
-	// the disk keeps to GOMAXPROCS of them, at least 4 (workers.go).
+	// compressing).
 	Workers int
 	// Progress, if set, is updated as the capture goes.
 	Progress *Progress

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"time"
 
 	"github.com/turnback/turnback/cas"
 	"github.com/turnback/turnback/manifest"
@@ -80,7 +79,6 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 			part = nil
 		}
 	}
-	listed := time.Now()
 	ents, err := d.list(sc, names)
 	if err == errRelist && part == nil {
 		ents, err = d.list(sc, nil)
@@ -104,7 +102,6 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	if err != nil {
 		return manifest.Entry{}, err
 	}
-	c.noteListing(d, time.Since(listed), len(ents))
 	// Its ignore files, evidence and symlinks are read through its
 	// descriptor: a lazy handle that cannot be opened fails here, as
 	// its listing would have, not file by file.
@@ -216,7 +213,6 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 				}
 				continue
 			}
-			c.reads.Add(1)
 			c.spawn(&sc.wg, &fileTask{c: c, ctx: ctx, sc: sc, d: d, p: manifest.JoinPath(rel, name), name: name, i: i, e: e, over: over})
 		case mode&fs.ModeNamedPipe != 0 && recordFIFOs:
 			// Recorded, never opened (opening a fifo blocks); Linux only.

@@ -2,7 +2,6 @@ package walker
 
 import (
 	"sync"
-	"time"
 
 	"github.com/turnback/turnback/manifest"
 )
@@ -38,12 +37,12 @@ func (c *capture) add(f func(*Stats)) {
 }
 
 // spawn runs fn on another goroutine if one is free: an idle worker,
-// or a new one while there are fewer than Options.Workers (see
-// mayAddWorker); otherwise inline, so the walk never waits for a slot
-// it could be holding itself. Workers stay until the capture ends,
-// taking one job after another: a goroutine per directory would grow a
-// fresh stack for each (a tenth of a no-change capture's CPU time went
-// to copying stacks). t calls Done on wg when it has run.
+// or a new one while there are fewer than Options.Workers; otherwise
+// inline, so the walk never waits for a slot it could be holding
+// itself. Workers stay until the capture ends, taking one job after
+// another: a goroutine per directory would grow a fresh stack for each
+// (a tenth of a no-change capture's CPU time went to copying stacks).
+// t calls Done on wg when it has run.
 func (c *capture) spawn(wg *sync.WaitGroup, job task) {
 	wg.Add(1)
 	select {
@@ -51,56 +50,11 @@ func (c *capture) spawn(wg *sync.WaitGroup, job task) {
 		return
 	default:
 	}
-	if c.mayAddWorker() {
-		select {
-		case c.sem <- struct{}{}:
-			if testHookWorkers != nil {
-				testHookWorkers(len(c.sem))
-			}
-			go c.worker(job)
-			return
-		default:
-		}
-	}
-	job.run()
-}
-
-// A capture starts with c.warm workers, GOMAXPROCS but at least 4. It
-// takes up to Options.Workers once it has read warmReads files, or
-// waited on the disk to list a directory (see noteListing). A warm
-// capture, the inodes in memory and the files vouched for by the stat
-// cache, is bound by the CPUs. More workers there only grew more stacks
-// and arrays: with 16, a no-change capture of the Go tree took 170 more
-// page faults. Files read, or a walk that waits on the disk, want them.
-const warmReads = 16
-
-var slowListing = time.Millisecond // a variable for tests
-
-// testHookWorkers (tests) is told the number of workers each time one
-// starts.
-var testHookWorkers func(n int)
-
-// mayAddWorker reports whether spawn may start a worker, if there are
-// fewer than Options.Workers.
-func (c *capture) mayAddWorker() bool {
-	if c.cold.Load() || len(c.sem) < c.warm {
-		return true
-	}
-	if c.reads.Load() >= warmReads {
-		c.cold.Store(true)
-		return true
-	}
-	return false
-}
-
-// noteListing marks the capture cold when listing a directory of n
-// entries through d (their lstat included) took long enough that it
-// may have waited on the disk (see waitedOnDisk): more than a
-// millisecond and 10 µs an entry, several times what it takes when the
-// inodes are in memory.
-func (c *capture) noteListing(d *dirh, took time.Duration, n int) {
-	if !c.cold.Load() && waitedOnDisk(d, took, n, c.inblock0) {
-		c.cold.Store(true)
+	select {
+	case c.sem <- struct{}{}:
+		go c.worker(job)
+	default:
+		job.run()
 	}
 }
 
