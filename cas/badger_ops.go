@@ -12,44 +12,76 @@ import (
 
 // Get implements Backend.
 func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
+	v, packed, err := b.lookup(ctx, key)
+	if err != nil || !packed {
+		return v, err
+	}
+	return b.unpack(v)
+}
+
+// lookup returns the value under key, a pack pointer unread (packed).
+func (b *Badger) lookup(ctx context.Context, key []byte) (v []byte, packed bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	db, sc, err := b.state()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if sc != nil {
-		if v, found, known, err := sc.get(key); err != nil {
-			return nil, err
-		} else if known {
+		if v, ptr, found, known := sc.getRaw(key); known {
 			if !found {
-				return nil, ErrNotFound
+				return nil, false, ErrNotFound
 			}
-			return v, nil
+			return v, ptr, nil
 		}
 	}
-	var out []byte
-	var packed bool
 	err = db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
 		if err != nil {
 			return err
 		}
 		packed = item.UserMeta()&metaPacked != 0
-		out, err = item.ValueCopy(nil)
+		v, err = item.ValueCopy(nil)
 		return err
 	})
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, ErrNotFound
+		return nil, false, ErrNotFound
 	}
 	if err != nil {
-		return nil, b.wrap("get", err)
+		return nil, false, b.wrap("get", err)
 	}
-	if packed {
-		return b.unpack(out)
+	return v, packed, nil
+}
+
+// getRef is Get, but a block member's pointer comes back unread: the
+// Store reads its block through readBlock, or finds it decoded already.
+func (b *Badger) getRef(ctx context.Context, key []byte) (blobRef, error) {
+	v, packed, err := b.lookup(ctx, key)
+	if err != nil || !packed {
+		return blobRef{stored: v}, err
 	}
-	return out, nil
+	p, err := decodePackPtr(v)
+	if err != nil {
+		return blobRef{}, err
+	}
+	if p.member {
+		return blobRef{ptr: p, member: true}, nil
+	}
+	v, err = b.packs.read(p)
+	return blobRef{stored: v}, err
+}
+
+// readBlock returns the stored form of the block that member pointer p
+// names. damaged: it failed its checksum, and only a member's own check
+// may accept bytes of it.
+func (b *Badger) readBlock(p packPtr) (block []byte, damaged bool, err error) {
+	v, err := b.packs.read(p)
+	var dmg *damagedBlockError
+	if errors.As(err, &dmg) {
+		return v, true, nil
+	}
+	return v, false, err
 }
 
 // unpack reads the value a pack pointer names.

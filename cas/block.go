@@ -123,12 +123,8 @@ func memberValue(off, n int64, block []byte) []byte {
 }
 
 // decodeBlockMember returns the content of the member whose stored form
-// (after its codec byte) is rest.
+// (after its codec byte) is stored, checked against its address h.
 func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
-	return s.decodeMember(h, stored, true)
-}
-
-func (s *Store) decodeMember(h Hash, stored []byte, useCache bool) ([]byte, error) {
 	rest := stored
 	bad := func(what string) error {
 		return fmt.Errorf("%w: blob %s: block member %s", ErrCorrupt, h.Short(), what)
@@ -146,51 +142,84 @@ func (s *Store) decodeMember(h Hash, stored []byte, useCache bool) ([]byte, erro
 	if len(rest) == 0 {
 		return nil, bad("block missing")
 	}
-	content, cached, err := s.blockContent(h, rest, useCache)
+	return s.blockMember(h, blockKey(rest), off, size, func() ([]byte, bool, error) {
+		return rest, false, nil
+	})
+}
+
+// blockMember returns the member of span off, size of the block under
+// key k, from the cache or else decoded from what read returns.
+// damaged, from read: the block failed its checksum, so it is not
+// cached. A member is always checked against its address h.
+func (s *Store) blockMember(h Hash, k uint64, off, size uint64, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
+	if out, ok := s.blocks.member(k, off, size); ok {
+		if Sum(out) == h {
+			return out, nil
+		}
+		// The cache's key is a checksum, not the block: decode afresh.
+		s.blocks.forget(k)
+	}
+	stored, damaged, err := read()
 	if err != nil {
 		return nil, err
 	}
-	if off > uint64(len(content)) || size > uint64(len(content))-off {
-		return nil, bad("span past the block's end")
+	if len(stored) == 0 {
+		return nil, fmt.Errorf("%w: blob %s: block member block missing", ErrCorrupt, h.Short())
 	}
-	out := bytes.Clone(content[off : off+size])
-	if cached && Sum(out) != h {
-		// The cache's key is a checksum, not the block: decode afresh.
-		s.blocks.forget(rest)
-		return s.decodeMember(h, stored, false)
+	content, pooled, err := s.blockContent(h, stored)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if off <= uint64(len(content)) && size <= uint64(len(content))-off {
+		out = bytes.Clone(content[off : off+size])
+	}
+	if damaged {
+		if pooled {
+			putBuf(content)
+		}
+	} else {
+		s.blocks.put(k, content, pooled)
+	}
+	if out == nil {
+		return nil, fmt.Errorf("%w: blob %s: block member span past the block's end", ErrCorrupt, h.Short())
+	}
+	if Sum(out) != h {
+		return nil, fmt.Errorf("%w: blob %s: content does not match its hash", ErrCorrupt, h.Short())
 	}
 	return out, nil
 }
 
-// blockContent returns the content of a block from its stored form, and
-// whether it came from the cache of recently decoded blocks.
-func (s *Store) blockContent(h Hash, stored []byte, useCache bool) ([]byte, bool, error) {
-	if useCache {
-		if content, ok := s.blocks.get(stored); ok {
-			return content, true, nil
-		}
-	}
-	var content []byte
+// blockContent returns the content of a block from its stored form.
+// pooled: it was decoded into a buffer of getBuf, which no one else
+// holds. Otherwise it may share the stored form's array.
+func (s *Store) blockContent(h Hash, stored []byte) (content []byte, pooled bool, err error) {
 	switch stored[0] {
 	case codecRaw:
 		return stored[1:], false, nil
 	case codecZstd:
-		var err error
-		content, err = s.dec.DecodeAll(stored[1:], nil)
+		buf := getBuf(blockBufSize)
+		content, err = s.dec.DecodeAll(stored[1:], buf[:0])
 		if err != nil {
+			putBuf(buf)
 			return nil, false, fmt.Errorf("%w: blob %s: block: %v", ErrCorrupt, h.Short(), err)
 		}
+		return content, true, nil
 	default:
 		return nil, false, fmt.Errorf("%w: blob %s: block member block codec %d unknown", ErrCorrupt, h.Short(), stored[0])
 	}
-	s.blocks.put(stored, content)
-	return content, false, nil
 }
+
+// blockBufSize: a buffer that holds the content of most blocks (up to
+// blockTarget plus one member less a byte).
+const blockBufSize = blockTarget + blockMemberMax
 
 // blockCache keeps the last few blocks decoded: files read one after
 // another (a restore of files captured together, verify) often share a
-// block. Keyed by a checksum of the stored block; a member read from it
-// is checked against its address before use.
+// block. Keyed by a checksum of the stored block, which a member's
+// pack pointer holds; a member read from it is checked against its
+// address before use. The contents never leave the cache: members are
+// copied out under its lock, so an evicted content can be recycled.
 type blockCache struct {
 	mu   sync.Mutex
 	ents [4]cachedBlock
@@ -200,41 +229,98 @@ type blockCache struct {
 type cachedBlock struct {
 	key     uint64
 	content []byte
+	pooled  bool // content came from getBuf: recycled when evicted
 }
 
+// blockKey is the cache key of a block's stored form.
 func blockKey(stored []byte) uint64 {
-	return uint64(crc32.Checksum(stored, castagnoli))<<32 | uint64(uint32(len(stored)))
+	return blockKeyOf(crc32.Checksum(stored, castagnoli), len(stored))
 }
 
-func (c *blockCache) get(stored []byte) ([]byte, bool) {
-	k := blockKey(stored)
+// blockKeyOf is blockKey from the stored form's CRC-32C and length.
+func blockKeyOf(crc uint32, n int) uint64 {
+	return uint64(crc)<<32 | uint64(uint32(n))
+}
+
+// member returns a copy of span off, n of the block under key k, if
+// cached and long enough.
+func (c *blockCache) member(k, off, n uint64) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.ents {
 		if e.content != nil && e.key == k {
-			return e.content, true
+			if off > uint64(len(e.content)) || n > uint64(len(e.content))-off {
+				return nil, false
+			}
+			return bytes.Clone(e.content[off : off+n]), true
 		}
 	}
 	return nil, false
 }
 
-func (c *blockCache) put(stored, content []byte) {
-	k := blockKey(stored)
+// put caches content under k. The cache owns content from then on.
+func (c *blockCache) put(k uint64, content []byte, pooled bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ents[c.next] = cachedBlock{key: k, content: content}
+	for i := range c.ents {
+		if c.ents[i].content != nil && c.ents[i].key == k {
+			// Another reader decoded it too: keep one copy.
+			c.drop(i)
+		}
+	}
+	c.drop(c.next)
+	c.ents[c.next] = cachedBlock{key: k, content: content, pooled: pooled}
 	c.next = (c.next + 1) % len(c.ents)
 }
 
-func (c *blockCache) forget(stored []byte) {
-	k := blockKey(stored)
+func (c *blockCache) forget(k uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range c.ents {
 		if c.ents[i].key == k {
-			c.ents[i] = cachedBlock{}
+			c.drop(i)
 		}
 	}
+}
+
+// drop empties entry i, recycling its content. Caller holds c.mu.
+func (c *blockCache) drop(i int) {
+	if e := c.ents[i]; e.pooled {
+		putBuf(e.content)
+	}
+	c.ents[i] = cachedBlock{}
+}
+
+// blobRef is what a refGetter finds under a blob's key: its stored
+// form, or the pointer of a block member not read yet.
+type blobRef struct {
+	stored []byte
+	ptr    packPtr
+	member bool
+}
+
+// refGetter is a Backend that can name a block member's block before
+// reading it (Badger): a block in the cache is then not read again.
+type refGetter interface {
+	getRef(ctx context.Context, key []byte) (blobRef, error)
+	readBlock(p packPtr) (block []byte, damaged bool, err error)
+}
+
+// getRef is Backend.Get of blob h, through getRef if s.b has it.
+func (s *Store) getRef(ctx context.Context, h Hash) (blobRef, error) {
+	if rg, ok := s.b.(refGetter); ok {
+		return rg.getRef(ctx, BlobKey(h))
+	}
+	v, err := s.b.Get(ctx, BlobKey(h))
+	return blobRef{stored: v}, err
+}
+
+// getMember returns block member p of blob h, checked against h.
+func (s *Store) getMember(h Hash, p packPtr) ([]byte, error) {
+	rg := s.b.(refGetter)
+	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), func() ([]byte, bool, error) {
+		return rg.readBlock(p)
+	})
 }
 
 // Record returns the stored record under key in a form that stands

@@ -384,7 +384,7 @@ func TestBlockCacheChecked(t *testing.T) {
 		_, n := binary.Uvarint(rest)
 		rest = rest[n:]
 	}
-	s.blocks.put(rest, bytes.Repeat([]byte{'z'}, 200<<10))
+	s.blocks.put(blockKey(rest), bytes.Repeat([]byte{'z'}, 200<<10), false)
 	for i, h := range hs {
 		if got, err := s.GetBlob(ctx, h); err != nil || !bytes.Equal(got, files[i]) {
 			t.Fatalf("file %d with a forged cache entry: %d bytes, %v", i, len(got), err)

@@ -63,19 +63,36 @@ func (s *scratch) get(key []byte) (v []byte, found, known bool, err error) {
 
 // own is get of this layer alone.
 func (s *scratch) own(key []byte) (v []byte, found, known bool, err error) {
-	s.mu.RLock()
-	v, ok := s.vals[string(key)]
-	ptr := s.ptrs[string(key)]
-	gone := s.gone[string(key)]
-	s.mu.RUnlock()
-	if !ok {
-		return nil, false, gone, nil
-	}
+	v, ptr, found, known := s.ownRaw(key)
 	if ptr {
 		v, err = s.unpack(v)
 		return v, err == nil, true, err
 	}
-	return bytes.Clone(v), true, true, nil
+	return v, found, known, nil
+}
+
+// getRaw is get, but a pack pointer comes back unread (ptr true).
+func (s *scratch) getRaw(key []byte) (v []byte, ptr, found, known bool) {
+	if v, ptr, found, known = s.ownRaw(key); known || s.under == nil {
+		return v, ptr, found, known
+	}
+	return s.under.getRaw(key)
+}
+
+// ownRaw is getRaw of this layer alone.
+func (s *scratch) ownRaw(key []byte) (v []byte, ptr, found, known bool) {
+	s.mu.RLock()
+	v, ok := s.vals[string(key)]
+	ptr = s.ptrs[string(key)]
+	gone := s.gone[string(key)]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, false, false, gone
+	}
+	if ptr {
+		return v, true, true, true
+	}
+	return bytes.Clone(v), false, true, true
 }
 
 // update writes entries (through a batch: packed) and deletes keys.

@@ -162,10 +162,7 @@ func (s *Store) decode(h Hash, stored []byte) ([]byte, error) {
 			return nil, fmt.Errorf("%w: blob %s: %v", ErrCorrupt, h.Short(), err)
 		}
 	case codecBlock:
-		var err error
-		if data, err = s.decodeBlockMember(h, stored[1:]); err != nil {
-			return nil, err
-		}
+		return s.decodeBlockMember(h, stored[1:]) // checked against h
 	default:
 		return nil, fmt.Errorf("%w: blob %s: unknown codec %d", ErrCorrupt, h.Short(), stored[0])
 	}
@@ -442,14 +439,17 @@ func (s *Store) GetBlob(ctx context.Context, h Hash) ([]byte, error) {
 	if h == EmptyHash {
 		return []byte{}, nil
 	}
-	stored, err := s.b.Get(ctx, BlobKey(h))
+	ref, err := s.getRef(ctx, h)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("cas: blob %s: %w", h.Short(), ErrNotFound)
 		}
 		return nil, err
 	}
-	return s.decode(h, stored)
+	if ref.member {
+		return s.getMember(h, ref.ptr)
+	}
+	return s.decode(h, ref.stored)
 }
 
 // HasContent reports whether content h (a blob or a chunked file) is
