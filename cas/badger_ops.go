@@ -68,15 +68,15 @@ func (b *Badger) getRef(ctx context.Context, key []byte) (blobRef, error) {
 	if p.member {
 		return blobRef{ptr: p, member: true}, nil
 	}
-	v, err = b.packs.read(p)
-	return blobRef{stored: v}, err
+	v, err = b.packs.readPooled(p)
+	return blobRef{stored: v, pooled: true}, err
 }
 
 // readBlock returns the stored form of the block that member pointer p
-// names. damaged: it failed its checksum, and only a member's own check
-// may accept bytes of it.
+// names, in a buffer of getBuf. damaged: it failed its checksum, and
+// only a member's own check may accept bytes of it.
 func (b *Badger) readBlock(p packPtr) (block []byte, damaged bool, err error) {
-	v, err := b.packs.read(p)
+	v, err := b.packs.readPooled(p)
 	var dmg *damagedBlockError
 	if errors.As(err, &dmg) {
 		return v, true, nil

@@ -142,7 +142,7 @@ func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
 	if len(rest) == 0 {
 		return nil, bad("block missing")
 	}
-	return s.blockMember(h, blockKey(rest), off, size, func() ([]byte, bool, error) {
+	return s.blockMember(h, blockKey(rest), off, size, false, func() ([]byte, bool, error) {
 		return rest, false, nil
 	})
 }
@@ -150,8 +150,10 @@ func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
 // blockMember returns the member of span off, size of the block under
 // key k, from the cache or else decoded from what read returns.
 // damaged, from read: the block failed its checksum, so it is not
-// cached. A member is always checked against its address h.
-func (s *Store) blockMember(h Hash, k uint64, off, size uint64, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
+// cached. pooled: read's block is a buffer of getBuf, given back once
+// decoded unless the content shares it. A member is always checked
+// against its address h.
+func (s *Store) blockMember(h Hash, k uint64, off, size uint64, pooled bool, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
 	if out, ok := s.blocks.member(k, off, size); ok {
 		if Sum(out) == h {
 			return out, nil
@@ -166,7 +168,10 @@ func (s *Store) blockMember(h Hash, k uint64, off, size uint64, read func() (blo
 	if len(stored) == 0 {
 		return nil, fmt.Errorf("%w: blob %s: block member block missing", ErrCorrupt, h.Short())
 	}
-	content, pooled, err := s.blockContent(h, stored)
+	content, decoded, err := s.blockContent(h, stored)
+	if pooled && (decoded || err != nil) {
+		putBuf(stored)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,11 +180,11 @@ func (s *Store) blockMember(h Hash, k uint64, off, size uint64, read func() (blo
 		out = bytes.Clone(content[off : off+size])
 	}
 	if damaged {
-		if pooled {
+		if decoded {
 			putBuf(content)
 		}
 	} else {
-		s.blocks.put(k, content, pooled)
+		s.blocks.put(k, content, decoded)
 	}
 	if out == nil {
 		return nil, fmt.Errorf("%w: blob %s: block member span past the block's end", ErrCorrupt, h.Short())
@@ -191,9 +196,9 @@ func (s *Store) blockMember(h Hash, k uint64, off, size uint64, read func() (blo
 }
 
 // blockContent returns the content of a block from its stored form.
-// pooled: it was decoded into a buffer of getBuf, which no one else
-// holds. Otherwise it may share the stored form's array.
-func (s *Store) blockContent(h Hash, stored []byte) (content []byte, pooled bool, err error) {
+// decoded: it was decoded into a buffer of getBuf, which no one else
+// holds. Otherwise it shares the stored form's array.
+func (s *Store) blockContent(h Hash, stored []byte) (content []byte, decoded bool, err error) {
 	switch stored[0] {
 	case codecRaw:
 		return stored[1:], false, nil
@@ -295,6 +300,7 @@ func (c *blockCache) drop(i int) {
 // form, or the pointer of a block member not read yet.
 type blobRef struct {
 	stored []byte
+	pooled bool // stored is a buffer of getBuf, no one else's
 	ptr    packPtr
 	member bool
 }
@@ -318,7 +324,7 @@ func (s *Store) getRef(ctx context.Context, h Hash) (blobRef, error) {
 // getMember returns block member p of blob h, checked against h.
 func (s *Store) getMember(h Hash, p packPtr) ([]byte, error) {
 	rg := s.b.(refGetter)
-	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), func() ([]byte, bool, error) {
+	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), true, func() ([]byte, bool, error) {
 		return rg.readBlock(p)
 	})
 }

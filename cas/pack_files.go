@@ -60,6 +60,16 @@ func listPacks(dir string) ([]packInfo, error) {
 
 // read returns the value ptr names, checked against its CRC.
 func (p *packs) read(ptr packPtr) ([]byte, error) {
+	return p.readInto(ptr, false)
+}
+
+// readPooled is read into a buffer of getBuf, which the caller may give
+// back with putBuf once nothing holds the value.
+func (p *packs) readPooled(ptr packPtr) ([]byte, error) {
+	return p.readInto(ptr, true)
+}
+
+func (p *packs) readInto(ptr packPtr, pooled bool) ([]byte, error) {
 	r, err := p.reader(ptr.pack)
 	if err != nil {
 		return nil, err
@@ -80,8 +90,16 @@ func (p *packs) read(ptr packPtr) ([]byte, error) {
 			return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
 		}
 	}
-	out := make([]byte, ptr.size)
+	var out []byte
+	if pooled {
+		out = getBuf(int(ptr.size))
+	} else {
+		out = make([]byte, ptr.size)
+	}
 	if _, err := r.f.ReadAt(out, ptr.off); err != nil {
+		if pooled {
+			putBuf(out)
+		}
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: pack %s: value at %d (%d bytes) past the end", ErrCorrupt, packName(ptr.pack), ptr.off, ptr.size)
 		}
@@ -94,6 +112,9 @@ func (p *packs) read(ptr packPtr) ([]byte, error) {
 			// value goes on with the error, for the member's own
 			// check (see Badger.unpack).
 			return out, &damagedBlockError{err: err}
+		}
+		if pooled {
+			putBuf(out)
 		}
 		return nil, err
 	}

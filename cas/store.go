@@ -449,7 +449,11 @@ func (s *Store) GetBlob(ctx context.Context, h Hash) ([]byte, error) {
 	if ref.member {
 		return s.getMember(h, ref.ptr)
 	}
-	return s.decode(h, ref.stored)
+	data, err := s.decode(h, ref.stored)
+	if ref.pooled && len(ref.stored) > 0 && ref.stored[0] == codecZstd {
+		putBuf(ref.stored) // decoded into a buffer of its own
+	}
+	return data, err
 }
 
 // HasContent reports whether content h (a blob or a chunked file) is
