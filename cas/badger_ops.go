@@ -3,6 +3,7 @@ package cas
 // The Backend operations of a Badger store: reads, writes and scans.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,28 +13,35 @@ import (
 
 // Get implements Backend.
 func (b *Badger) Get(ctx context.Context, key []byte) ([]byte, error) {
-	v, packed, err := b.lookup(ctx, key)
-	if err != nil || !packed {
-		return v, err
+	v, packed, shared, err := b.lookup(ctx, key)
+	switch {
+	case err != nil:
+		return nil, err
+	case packed:
+		return b.unpack(v)
+	case shared:
+		return bytes.Clone(v), nil
 	}
-	return b.unpack(v)
+	return v, nil
 }
 
 // lookup returns the value under key, a pack pointer unread (packed).
-func (b *Badger) lookup(ctx context.Context, key []byte) (v []byte, packed bool, err error) {
+// shared: the value is the scratch's own, not to be changed or handed
+// out.
+func (b *Badger) lookup(ctx context.Context, key []byte) (v []byte, packed, shared bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	db, sc, err := b.state()
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if sc != nil {
 		if v, ptr, found, known := sc.getRaw(key); known {
 			if !found {
-				return nil, false, ErrNotFound
+				return nil, false, false, ErrNotFound
 			}
-			return v, ptr, nil
+			return v, ptr, !ptr, nil
 		}
 	}
 	err = db.View(func(txn *badger.Txn) error {
@@ -46,20 +54,20 @@ func (b *Badger) lookup(ctx context.Context, key []byte) (v []byte, packed bool,
 		return err
 	})
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, false, ErrNotFound
+		return nil, false, false, ErrNotFound
 	}
 	if err != nil {
-		return nil, false, b.wrap("get", err)
+		return nil, false, false, b.wrap("get", err)
 	}
-	return v, packed, nil
+	return v, packed, false, nil
 }
 
 // getRef is Get, but a block member's pointer comes back unread: the
 // Store reads its block through readBlock, or finds it decoded already.
 func (b *Badger) getRef(ctx context.Context, key []byte) (blobRef, error) {
-	v, packed, err := b.lookup(ctx, key)
+	v, packed, shared, err := b.lookup(ctx, key)
 	if err != nil || !packed {
-		return blobRef{stored: v}, err
+		return blobRef{stored: v, shared: shared}, err
 	}
 	p, err := decodePackPtr(v)
 	if err != nil {

@@ -301,6 +301,7 @@ func (c *blockCache) drop(i int) {
 type blobRef struct {
 	stored []byte
 	pooled bool // stored is a buffer of getBuf, no one else's
+	shared bool // stored is the scratch's own: never changed nor handed out
 	ptr    packPtr
 	member bool
 }

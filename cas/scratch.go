@@ -68,10 +68,12 @@ func (s *scratch) own(key []byte) (v []byte, found, known bool, err error) {
 		v, err = s.unpack(v)
 		return v, err == nil, true, err
 	}
-	return v, found, known, nil
+	return bytes.Clone(v), found, known, nil
 }
 
-// getRaw is get, but a pack pointer comes back unread (ptr true).
+// getRaw is get, but a pack pointer comes back unread (ptr true), and
+// a value is the layer's own: the caller must not change it, nor hand
+// it out.
 func (s *scratch) getRaw(key []byte) (v []byte, ptr, found, known bool) {
 	if v, ptr, found, known = s.ownRaw(key); known || s.under == nil {
 		return v, ptr, found, known
@@ -89,10 +91,7 @@ func (s *scratch) ownRaw(key []byte) (v []byte, ptr, found, known bool) {
 	if !ok {
 		return nil, false, false, gone
 	}
-	if ptr {
-		return v, true, true, true
-	}
-	return bytes.Clone(v), false, true, true
+	return v, ptr, true, true
 }
 
 // update writes entries (through a batch: packed) and deletes keys.

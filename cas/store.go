@@ -450,10 +450,16 @@ func (s *Store) GetBlob(ctx context.Context, h Hash) ([]byte, error) {
 		return s.getMember(h, ref.ptr)
 	}
 	data, err := s.decode(h, ref.stored)
-	if ref.pooled && len(ref.stored) > 0 && ref.stored[0] == codecZstd {
-		putBuf(ref.stored) // decoded into a buffer of its own
+	if len(ref.stored) == 0 || err != nil {
+		return data, err
 	}
-	return data, err
+	switch codec := ref.stored[0]; {
+	case codec == codecZstd && ref.pooled:
+		putBuf(ref.stored) // decoded into a buffer of its own
+	case codec == codecRaw && ref.shared:
+		data = bytes.Clone(data) // the content is the stored value's
+	}
+	return data, nil
 }
 
 // HasContent reports whether content h (a blob or a chunked file) is
