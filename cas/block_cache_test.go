@@ -286,3 +286,16 @@ func TestScratchReadsOwned(t *testing.T) {
 		}
 	}
 }
+
+// TestPackPtrDecodeFree: every pack read decodes a pointer; doing so
+// allocates nothing.
+func TestPackPtrDecodeFree(t *testing.T) {
+	b := packPtr{pack: 3, off: 1 << 20, size: 70000, crc: 7, member: true, memOff: 100, memLen: 5000}.encode()
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := decodePackPtr(b); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("decodePackPtr: %v allocations, want none", n)
+	}
+}

@@ -199,8 +199,12 @@ func (p packPtr) encode() []byte {
 // fields, then the member's offset and length as uvarints.
 const packMemberTag byte = 0xfd
 
+// errBadPointer: a pack pointer that does not decode. Made once: every
+// read decodes a pointer.
+var errBadPointer = fmt.Errorf("%w: malformed pack pointer", ErrCorrupt)
+
 func decodePackPtr(b []byte) (packPtr, error) {
-	bad := fmt.Errorf("%w: malformed pack pointer", ErrCorrupt)
+	bad := errBadPointer
 	if len(b) < 1+3+4 || (b[0] != packPointerTag && b[0] != packMemberTag) {
 		return packPtr{}, bad
 	}
