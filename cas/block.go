@@ -142,20 +142,20 @@ func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
 	if len(rest) == 0 {
 		return nil, bad("block missing")
 	}
-	return s.blockMember(h, blockKey(rest), off, size, false, func() ([]byte, bool, error) {
+	return s.blockMember(h, blockKey(rest), off, size, true, false, func() ([]byte, bool, error) {
 		return rest, false, nil
 	})
 }
 
 // blockMember returns the member of span off, size of the block under
-// key k, from the cache or else decoded from what read returns.
-// damaged, from read: the block failed its checksum, so it is not
-// cached. pooled: read's block is a buffer of getBuf, given back once
-// decoded unless the content shares it. A member is always checked
-// against its address h.
-func (s *Store) blockMember(h Hash, k uint64, off, size uint64, pooled bool, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
-	if out, ok := s.blocks.member(k, off, size); ok {
-		if Sum(out) == h {
+// key k, from the cache or else decoded from what read returns, checked
+// against its address h. keep: return a copy of it; otherwise only
+// check it and return nil. damaged, from read: the block failed its
+// checksum, so it is not cached. pooled: read's block is a buffer of
+// getBuf, given back once decoded unless the content shares it.
+func (s *Store) blockMember(h Hash, k uint64, off, size uint64, keep, pooled bool, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
+	if out, found, ok := s.blocks.member(k, off, size, h, keep); found {
+		if ok {
 			return out, nil
 		}
 		// The cache's key is a checksum, not the block: decode afresh.
@@ -175,9 +175,11 @@ func (s *Store) blockMember(h Hash, k uint64, off, size uint64, pooled bool, rea
 	if err != nil {
 		return nil, err
 	}
+	inside := off <= uint64(len(content)) && size <= uint64(len(content))-off
 	var out []byte
-	if off <= uint64(len(content)) && size <= uint64(len(content))-off {
-		out = bytes.Clone(content[off : off+size])
+	match := false
+	if inside {
+		out, match = checkSpan(content[off:off+size], h, keep)
 	}
 	if damaged {
 		if decoded {
@@ -186,13 +188,25 @@ func (s *Store) blockMember(h Hash, k uint64, off, size uint64, pooled bool, rea
 	} else {
 		s.blocks.put(k, content, decoded)
 	}
-	if out == nil {
+	if !inside {
 		return nil, fmt.Errorf("%w: blob %s: block member span past the block's end", ErrCorrupt, h.Short())
 	}
-	if Sum(out) != h {
+	if !match {
 		return nil, fmt.Errorf("%w: blob %s: content does not match its hash", ErrCorrupt, h.Short())
 	}
 	return out, nil
+}
+
+// checkSpan reports whether span's hash is h, and returns a copy of it
+// if so and keep.
+func checkSpan(span []byte, h Hash, keep bool) ([]byte, bool) {
+	if Sum(span) != h {
+		return nil, false
+	}
+	if !keep {
+		return nil, true
+	}
+	return bytes.Clone(span), true
 }
 
 // blockContent returns the content of a block from its stored form.
@@ -247,20 +261,23 @@ func blockKeyOf(crc uint32, n int) uint64 {
 	return uint64(crc)<<32 | uint64(uint32(n))
 }
 
-// member returns a copy of span off, n of the block under key k, if
-// cached and long enough.
-func (c *blockCache) member(k, off, n uint64) ([]byte, bool) {
+// member looks for span off, n of the block under key k. found: the
+// block is cached and long enough; ok: the span's hash is h; out: a
+// copy of the span, if ok and keep. The span is checked, and copied,
+// under the lock: a content never leaves the cache.
+func (c *blockCache) member(k, off, n uint64, h Hash, keep bool) (out []byte, found, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.ents {
 		if e.content != nil && e.key == k {
 			if off > uint64(len(e.content)) || n > uint64(len(e.content))-off {
-				return nil, false
+				return nil, false, false
 			}
-			return bytes.Clone(e.content[off : off+n]), true
+			out, ok = checkSpan(e.content[off:off+n], h, keep)
+			return out, true, ok
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // put caches content under k. The cache owns content from then on.
@@ -322,10 +339,11 @@ func (s *Store) getRef(ctx context.Context, h Hash) (blobRef, error) {
 	return blobRef{stored: v}, err
 }
 
-// getMember returns block member p of blob h, checked against h.
-func (s *Store) getMember(h Hash, p packPtr) ([]byte, error) {
+// getMember returns block member p of blob h, checked against h; with
+// keep false, it only checks it and returns nil.
+func (s *Store) getMember(h Hash, p packPtr, keep bool) ([]byte, error) {
 	rg := s.b.(refGetter)
-	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), true, func() ([]byte, bool, error) {
+	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), keep, true, func() ([]byte, bool, error) {
 		return rg.readBlock(p)
 	})
 }

@@ -141,8 +141,8 @@ func TestBlockCacheRecycled(t *testing.T) {
 // once decoded. A value that shares its buffer (stored raw: a blob, or
 // a block and so its cached content) must never be given back. Raw and
 // zstd values, single and in blocks, are read by several readers at
-// once; what each read returned, and the blocks the cache holds, must
-// stay intact.
+// once, beside Verify; what each read returned, and the blocks the
+// cache holds, must stay intact.
 func TestPooledReadsKept(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -213,14 +213,31 @@ func TestPooledReadsKept(t *testing.T) {
 				read(j)
 			}
 		}
-		got, ok := s.blocks.member(blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen))
+		got, _, ok := s.blocks.member(blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), hs[i], true)
 		if !ok || !bytes.Equal(got, files[i]) {
 			t.Fatalf("file %d: its cached block changed after other reads", i)
 		}
 	}
+	// Chunked files, raw and zstd, for Verify, which lends what it reads.
+	big := [][]byte{randBytes(950, 2<<20), textBytes(951, 2<<20)}
+	bigHs := putFiles(t, s, big)
 	const readers = 4
 	got := make([][][]byte, readers)
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := range 4 * len(files) {
+			h := hs[k%len(hs)]
+			if k%3 == 0 {
+				h = bigHs[k%2]
+			}
+			if err := s.Verify(ctx, h, nil); err != nil {
+				t.Errorf("Verify: %v", err)
+				return
+			}
+		}
+	}()
 	for r := range readers {
 		wg.Add(1)
 		go func() {
@@ -297,5 +314,37 @@ func TestPackPtrDecodeFree(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("decodePackPtr: %v allocations, want none", n)
+	}
+}
+
+// TestVerifyForgedCache: Verify checks a member against its address
+// even when the cache holds its block (a forged entry, under the key of
+// a block now damaged on disk): it is ErrCorrupt, not nil.
+func TestVerifyForgedCache(t *testing.T) {
+	ctx := context.Background()
+	files := blockFiles(30)[:30]
+	s, _ := damagedPack(t, files, func(data []byte) {
+		for i := len(packMagic); i < len(data); i++ {
+			data[i] ^= 0x5a
+		}
+	})
+	b := s.Backend().(*Badger)
+	n := 0
+	if err := b.scanPacked(ctx, func(key []byte, p packPtr, _ []byte) error {
+		if !p.member {
+			return nil
+		}
+		h := Hash(key[len(prefixBlob):])
+		s.blocks.put(blockKeyOf(p.crc, int(p.size)), bytes.Repeat([]byte{'z'}, 200<<10), false)
+		if err := s.Verify(ctx, h, nil); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("member %s: Verify = %v, want ErrCorrupt", h.Short(), err)
+		}
+		n++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no block members")
 	}
 }

@@ -142,20 +142,23 @@ func (s *Store) Verify(ctx context.Context, h Hash, seen map[Hash]bool) error {
 		return err
 	}
 	if !chunked {
-		if _, err := s.GetBlob(ctx, h); err != nil {
+		if err := s.checkBlob(ctx, h); err != nil {
 			return err
 		}
 	} else {
 		full := blake3.New()
 		for _, ref := range refs {
-			data, err := s.GetBlob(ctx, ref.Hash)
+			var size int64
+			err := s.viewBlob(ctx, ref.Hash, func(data []byte) {
+				size = int64(len(data))
+				_, _ = full.Write(data)
+			})
 			if err != nil {
 				return fmt.Errorf("cas: file %s: %w", h.Short(), err)
 			}
-			if int64(len(data)) != ref.Size {
+			if size != ref.Size {
 				return fmt.Errorf("%w: file %s: chunk %s has the wrong size", ErrCorrupt, h.Short(), ref.Hash.Short())
 			}
-			_, _ = full.Write(data)
 		}
 		var got Hash
 		copy(got[:], full.Sum(nil))
