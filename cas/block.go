@@ -21,10 +21,12 @@ import (
 // blob's stored form would be (codec byte, then raw or zstd) and goes
 // to a pack file as one value. Each member gets its own pointer
 // (packMemberTag): the block's place in the pack, and the member's
-// offset and length in the block's content. Reading a member returns a
-// stored form of codec codecBlock (see decodeBlockMember), which
-// Store.decode decodes and checks against the member's address as any
-// other. Trees and the chunks of large files stay one value each.
+// offset and length in the block's content. GetBlob takes the pointer
+// from Badger unread (getRef) and finds the block in blockCache, or
+// reads and decodes it; the member is checked against its address as
+// any blob. Badger.Get returns a stored form of codec codecBlock (see
+// decodeBlockMember), which Store.decode decodes and checks the same
+// way. Trees and the chunks of large files stay one value each.
 
 const (
 	// codecBlock: a member of a block. After the codec byte: uvarint
