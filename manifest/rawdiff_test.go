@@ -1,0 +1,202 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/turnback/turnback/cas"
+)
+
+// GetBlob makes a memStore a BlobGetter over the same encodings.
+func (s *memStore) GetBlob(_ context.Context, h cas.Hash) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail[h]; err != nil {
+		return nil, err
+	}
+	b, ok := s.trees[h]
+	if !ok {
+		return nil, fmt.Errorf("tree %s not found", h.Short())
+	}
+	return b, nil
+}
+
+// randEntry returns a random entry called name of any kind, with the
+// fields only version 2 holds now and then. Dirs get hash h.
+func randEntry(r *rand.Rand, name string, h cas.Hash) Entry {
+	var e Entry
+	switch k := r.IntN(12); {
+	case k < 5:
+		e = file(name, []string{"x", "y", "zz"}[r.IntN(3)])
+		if r.IntN(6) == 0 {
+			e.LinkTo = []string{"p/q", "r"}[r.IntN(2)]
+		}
+	case k < 6:
+		e = uncFile(name, int64(1+r.IntN(2)))
+		if r.IntN(2) == 0 {
+			e.Hash = sum(name)
+		}
+	case k < 7:
+		e = link(name, []string{"x", "../y"}[r.IntN(2)])
+	case k < 8:
+		e = Entry{Name: name, Kind: KindFIFO, Mode: 0o600}
+	case k < 9:
+		e = uncDir(name, int64(r.IntN(3)))
+	default:
+		e = dir(name, h)
+	}
+	if r.IntN(5) == 0 {
+		e.Mode = 0o700
+	}
+	if r.IntN(8) == 0 {
+		e.Owned, e.UID, e.GID = true, uint32(r.IntN(2)), 7
+	}
+	return e
+}
+
+// genPair stores two random trees that share most entries, as an old and
+// a new state of a big directory do, and returns their hashes.
+func genPair(t *testing.T, s *memStore, r *rand.Rand, depth int) (cas.Hash, cas.Hash) {
+	var as, bs []Entry
+	for i := range 4 + r.IntN(40) {
+		name := fmt.Sprintf("n%02d", i)
+		ha, hb := EmptyTreeHash(), EmptyTreeHash()
+		if depth > 0 && r.IntN(3) == 0 {
+			ha, hb = genPair(t, s, r, depth-1)
+		}
+		if r.IntN(8) != 0 { // the same entry on both sides, its subtree maybe not
+			e := randEntry(r, name, ha)
+			as = append(as, e)
+			if e.Kind == KindDir && !e.Uncaptured {
+				e.Hash = hb
+			}
+			bs = append(bs, e)
+			continue
+		}
+		if r.IntN(4) != 0 {
+			as = append(as, randEntry(r, name, ha))
+		}
+		if r.IntN(4) != 0 {
+			bs = append(bs, randEntry(r, name, hb))
+		}
+	}
+	return s.put(t, as...), s.put(t, bs...)
+}
+
+// diffAll runs Diff and returns its changes and error; fn's stop says
+// after how many changes the callback fails (0: never).
+func diffAll(l Loader, a, b cas.Hash, stop int) ([]Change, error) {
+	var out []Change
+	err := Diff(context.Background(), l, a, b, func(c Change) error {
+		out = append(out, c)
+		if len(out) == stop {
+			return errors.New("stop")
+		}
+		return nil
+	})
+	return out, err
+}
+
+// TestDiffEncodedMatchesDecoded: Diff through a StoreLoader, which
+// compares encodings, reports what it reports through a Loader that
+// decodes every tree: the same changes with the same entries, the same
+// errors, on random trees, damaged ones and callbacks that stop early.
+func TestDiffEncodedMatchesDecoded(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s := newStore()
+	cache := NewTreeCache(0)
+	loaders := map[string]Loader{"store": NewStoreLoader(s), "cached": NewCachedStoreLoader(s, cache)}
+	total, errs := 0, 0
+	for i := range 300 {
+		a, b := genPair(t, s, r, 2)
+		if r.IntN(4) == 0 {
+			_, b = genPair(t, s, r, 2) // an unrelated tree
+		}
+		stop := 0
+		if i%5 == 0 {
+			stop = 1 + r.IntN(5)
+		}
+		var damaged cas.Hash
+		if i%3 == 0 { // a tree the diff reads gets a byte flipped
+			s.reset()
+			if _, err := diffAll(s, a, b, 0); err != nil {
+				t.Fatal(err)
+			}
+			var hs []cas.Hash
+			for h := range s.calls {
+				hs = append(hs, h)
+			}
+			if len(hs) > 0 {
+				slices.SortFunc(hs, func(x, y cas.Hash) int { return bytes.Compare(x[:], y[:]) })
+				damaged = hs[r.IntN(len(hs))]
+				b := append([]byte(nil), s.trees[damaged]...)
+				b[r.IntN(len(b))] ^= byte(1 + r.IntN(255))
+				s.trees[damaged] = b
+				cache.Clear()
+			}
+		}
+		want, wantErr := diffAll(s, a, b, stop)
+		for name, l := range loaders {
+			for range 2 { // the second time from the cache
+				got, err := diffAll(l, a, b, stop)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+					t.Fatalf("pair %d, %s: err %v, want %v", i, name, err, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("pair %d, %s: changes %v, want %v", i, name, changeStrings(got), changeStrings(want))
+				}
+			}
+		}
+		total += len(want)
+		if !damaged.IsZero() {
+			delete(s.trees, damaged)
+			cache.Clear()
+			if wantErr != nil {
+				errs++
+			}
+		}
+	}
+	if total < 5000 || errs < 30 {
+		t.Fatalf("only %d changes and %d errors compared", total, errs)
+	}
+	t.Logf("%d changes, %d errors", total, errs)
+}
+
+// TestDiffEncodedOwnsEntries: the entries Diff hands out from encodings
+// keep their strings when the encodings' bytes change afterwards.
+func TestDiffEncodedOwnsEntries(t *testing.T) {
+	s := newStore()
+	lk := file("l", "x")
+	lk.LinkTo = "grp/first"
+	a := s.put(t, file("same", "s"), file("f", "1"), link("sym", "old"))
+	b := s.put(t, file("same", "s"), file("f", "2"), link("sym", "new"), lk)
+	got, err := diffAll(NewStoreLoader(s), a, b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func() string {
+		out := ""
+		for _, c := range got {
+			out += fmt.Sprintf("%+v %+v\n", c.Old, c.New)
+		}
+		return out
+	}
+	want := show()
+	if len(got) != 3 {
+		t.Fatalf("changes %v, want f, l and sym", changeStrings(got))
+	}
+	for _, data := range s.trees {
+		for i := range data {
+			data[i] = 'X'
+		}
+	}
+	if now := show(); now != want {
+		t.Fatalf("entries changed with the encodings:\n%s\nwas\n%s", now, want)
+	}
+}
