@@ -4,36 +4,74 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/turnback/turnback/cas"
 )
 
-// Diff reads trees through a StoreLoader as encodings. Each entry's
-// encoding depends on the entry alone, so two entries with equal bytes
-// are equal and Diff skips them without decoding. Only entries that
-// differ become Entry values.
+// Diff and Find read trees through a StoreLoader, or a CachingLoader
+// over one, as encodings. Each entry's encoding depends on the entry
+// alone, so two entries with equal bytes are equal and Diff skips them
+// without decoding. Only entries that differ become Entry values.
 
-// encodedLoader is a Loader that can also hand out a tree's encoding.
-type encodedLoader interface {
-	// loadEncoded returns the encoding of tree h once check accepts it.
-	// check's error is returned as it is.
-	loadEncoded(ctx context.Context, h cas.Hash, check func([]byte) error) ([]byte, error)
+// scanLoader is a Loader that can also hand out a tree's encoding,
+// checked and split into entries.
+type scanLoader interface {
+	// canScan reports whether loadScanned works.
+	canScan() bool
+	// loadScanned returns tree h: the error is the store's, or Decode's.
+	loadScanned(ctx context.Context, h cas.Hash) (*encodedTree, error)
 }
 
-func (l *StoreLoader) loadEncoded(ctx context.Context, h cas.Hash, check func([]byte) error) ([]byte, error) {
+// scanning returns l as a scanLoader, if it is one that works.
+func scanning(l Loader) scanLoader {
+	if s, ok := l.(scanLoader); ok && s.canScan() {
+		return s
+	}
+	return nil
+}
+
+func (l *StoreLoader) canScan() bool { return true }
+
+func (l *StoreLoader) loadScanned(ctx context.Context, h cas.Hash) (*encodedTree, error) {
 	if data, ok := l.cache.get(h); ok {
-		return data, check(data)
+		return scanTree(data)
 	}
 	data, err := l.s.GetBlob(ctx, h)
 	if err != nil {
 		return nil, err
 	}
-	if err := check(data); err != nil {
+	t, err := scanTree(data)
+	if err == nil {
+		l.cache.Add(h, data)
+	}
+	return t, err
+}
+
+func (c *CachingLoader) canScan() bool { return scanning(c.l) != nil }
+
+// loadScanned remembers the encoding; LoadTree decodes it when asked.
+func (c *CachingLoader) loadScanned(ctx context.Context, h cas.Hash) (*encodedTree, error) {
+	c.mu.Lock()
+	t, ok := c.enc[h]
+	c.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	s := scanning(c.l)
+	if s == nil {
+		return nil, errors.New("manifest: loader cannot hand out encodings")
+	}
+	t, err := s.loadScanned(ctx, h)
+	if err != nil {
 		return nil, err
 	}
-	l.cache.Add(h, data)
-	return data, nil
+	c.mu.Lock()
+	c.enc[h] = t
+	c.mu.Unlock()
+	return t, nil
 }
 
 // encodedTree is a checked encoding and where each of its entries ends.
@@ -102,8 +140,8 @@ func scanTree(data []byte) (*encodedTree, error) {
 	return t, nil
 }
 
-// loadEncoded is loadTree for an encodedLoader.
-func loadEncoded(ctx context.Context, l encodedLoader, dir string, h cas.Hash, depth int) (*encodedTree, error) {
+// loadEncoded is loadTree for a scanLoader.
+func loadEncoded(ctx context.Context, l scanLoader, dir string, h cas.Hash, depth int) (*encodedTree, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -113,20 +151,63 @@ func loadEncoded(ctx context.Context, l encodedLoader, dir string, h cas.Hash, d
 	if depth > MaxDepth {
 		return nil, fmt.Errorf("manifest: load tree of %q: deeper than %d levels", DisplayPath(dir), MaxDepth)
 	}
-	var t *encodedTree
-	_, err := l.loadEncoded(ctx, h, func(data []byte) error {
-		var err error
-		t, err = scanTree(data)
-		return err
-	})
+	t, err := l.loadScanned(ctx, h)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: load tree of %q: %w", DisplayPath(dir), err)
 	}
 	return t, nil
 }
 
+// search returns the index of the entry called name, if t has one.
+func (t *encodedTree) search(name string) (int, bool) {
+	lo, hi := 0, len(t.ends)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(t.name(m), []byte(name)); {
+		case c == 0:
+			return m, true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return 0, false
+}
+
+// findScanned is Find over encodings: it decodes one entry per tree.
+func findScanned(ctx context.Context, l scanLoader, root cas.Hash, p string) (*Entry, error) {
+	h := root
+	names := strings.Split(p, "/")
+	for i, name := range names {
+		if h.IsZero() || h == EmptyTreeHash() {
+			return nil, nil
+		}
+		t, err := l.loadScanned(ctx, h)
+		if err != nil {
+			return nil, fmt.Errorf("manifest: find %q: %w", p, err)
+		}
+		k, ok := t.search(name)
+		if !ok {
+			return nil, nil
+		}
+		e, err := t.entry(k)
+		if err != nil {
+			return nil, fmt.Errorf("manifest: find %q: %w", p, err)
+		}
+		if i == len(names)-1 {
+			return &e, nil
+		}
+		if !e.IsCapturedDir() {
+			return nil, nil
+		}
+		h = e.Hash
+	}
+	return nil, nil
+}
+
 // dirEncoded is dir over encodings.
-func (d *differ) dirEncoded(l encodedLoader, dir string, a, b cas.Hash, depth int) error {
+func (d *differ) dirEncoded(l scanLoader, dir string, a, b cas.Hash, depth int) error {
 	ta, err := loadEncoded(d.ctx, l, dir, a, depth)
 	if err != nil {
 		return err

@@ -142,6 +142,8 @@ func TestDiffEncodedMatchesDecoded(t *testing.T) {
 			}
 		}
 		want, wantErr := diffAll(s, a, b, stop)
+		loaders["caching"] = NewCachingLoader(NewStoreLoader(s))
+		loaders["caching cached"] = NewCachingLoader(NewCachingLoader(NewCachedStoreLoader(s, cache)))
 		for name, l := range loaders {
 			for range 2 { // the second time from the cache
 				got, err := diffAll(l, a, b, stop)
@@ -154,6 +156,9 @@ func TestDiffEncodedMatchesDecoded(t *testing.T) {
 			}
 		}
 		total += len(want)
+		for _, root := range []cas.Hash{a, b} {
+			checkFind(t, s, loaders, root, want)
+		}
 		if !damaged.IsZero() {
 			delete(s.trees, damaged)
 			cache.Clear()
@@ -198,5 +203,91 @@ func TestDiffEncodedOwnsEntries(t *testing.T) {
 	}
 	if now := show(); now != want {
 		t.Fatalf("entries changed with the encodings:\n%s\nwas\n%s", now, want)
+	}
+}
+
+// checkFind compares Find through each loader with Find through s, for
+// the paths of changes and a path below each, then Walk through each
+// CachingLoader (its trees decoded from the encodings Find kept) with
+// Walk through s.
+func checkFind(t *testing.T, s *memStore, loaders map[string]Loader, root cas.Hash, changes []Change) {
+	t.Helper()
+	ctx := context.Background()
+	for i, c := range changes {
+		if i == 6 {
+			break
+		}
+		for _, p := range []string{c.Path, c.Path + "/n01", "zz"} {
+			want, wantErr := Find(ctx, s, root, p)
+			for name, l := range loaders {
+				got, err := Find(ctx, l, root, p)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || !got.Equal(want) {
+					t.Fatalf("%s: Find %q: %+v, %v; want %+v, %v", name, p, got, err, want, wantErr)
+				}
+			}
+		}
+	}
+	var want map[string]Entry
+	var wantErr error
+	for name, l := range loaders {
+		if _, ok := l.(*CachingLoader); !ok {
+			continue
+		}
+		if want == nil {
+			want, wantErr = walkAll(s, root)
+		}
+		got, err := walkAll(l, root)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: Walk %v, %v; want %v, %v", name, got, err, want, wantErr)
+		}
+	}
+}
+
+func walkAll(l Loader, root cas.Hash) (map[string]Entry, error) {
+	m := map[string]Entry{}
+	err := Walk(context.Background(), l, root, func(p string, e *Entry) error {
+		m[p] = *e
+		return nil
+	})
+	return m, err
+}
+
+// TestCachingLoaderKeepsEncodings: Diff and Find through a CachingLoader
+// over a StoreLoader decode no tree: the encodings are kept, each read
+// from the store once, and decoded when LoadTree asks.
+func TestCachingLoaderKeepsEncodings(t *testing.T) {
+	m := newStore()
+	tree := func(g string) cas.Hash {
+		sub := m.put(t, file("g", g), file("h", "h"))
+		return m.put(t, file("top", "t"), dir("d", m.put(t, file("f1", "1"), dir("sub", sub), file("f2", "2"))))
+	}
+	a, b := tree("old"), tree("new")
+	s := &blobStore{blobs: m.trees}
+	c := NewCachingLoader(NewStoreLoader(s))
+	ctx := context.Background()
+	changes, err := diffAll(c, a, b, 0)
+	if err != nil || len(changes) != 1 || s.gets != 6 {
+		t.Fatalf("diff: %v, changes %v, %d gets", err, changeStrings(changes), s.gets)
+	}
+	gets := s.gets
+	for _, p := range []string{"d/sub/g", "d/sub/h", "d/f1", "top", "d/sub/none"} {
+		if _, err := Find(ctx, c, a, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.gets != gets {
+		t.Errorf("Find read %d trees again from the store", s.gets-gets)
+	}
+	for h := range m.trees {
+		if _, ok := c.Cached(h); ok {
+			t.Fatalf("tree %s decoded", h.Short())
+		}
+	}
+	tr, err := c.LoadTree(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := Decode(m.trees[a]); !reflect.DeepEqual(tr, want) || s.gets != gets {
+		t.Fatalf("LoadTree: %+v, %d gets; want %+v from the kept encoding", tr, s.gets-gets, want)
 	}
 }
