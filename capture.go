@@ -338,6 +338,7 @@ func (r *Repo) captureFrom(ctx context.Context, listIgnored bool, scope *scopePl
 		Progress:      r.opts.Progress,
 		Cache:         r.cache,
 		Trees:         r.trees,
+		Loader:        r.sharedLoader(),
 		Index:         r.gitIdx,
 		ListIgnored:   listIgnored,
 	}

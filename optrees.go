@@ -33,3 +33,12 @@ func (r *Repo) forgetOpTrees() {
 
 // sharedTrees is the running operation's CachingLoader, nil if none.
 func (r *Repo) sharedTrees() *manifest.CachingLoader { return r.opTrees.Load() }
+
+// sharedLoader is sharedTrees as a Loader for a capture: nil if no
+// operation shares its trees.
+func (r *Repo) sharedLoader() manifest.Loader {
+	if c := r.sharedTrees(); c != nil {
+		return c
+	}
+	return nil
+}

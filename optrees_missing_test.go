@@ -42,6 +42,10 @@ func TestVerifyUseMissingSharedTree(t *testing.T) {
 			if err != nil || d == nil {
 				t.Fatalf("find d: %v, %v", d, err)
 			}
+			// The plan and edits decode d whole; Find decodes one entry.
+			if _, err := r.loader().LoadTree(ctx, d.Hash); err != nil {
+				t.Fatal(err)
+			}
 			actions := []restore.Action{{Path: "d/f03.txt", Old: e}}
 			if err := r.verifyUse(ctx, root, actions); err != nil {
 				t.Fatalf("verifyUse of an intact store: %v", err)

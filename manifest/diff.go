@@ -66,6 +66,9 @@ type differ struct {
 
 // dir diffs the trees a and b found at path dir.
 func (d *differ) dir(dir string, a, b cas.Hash, depth int) error {
+	if l := scanning(d.l); l != nil {
+		return d.dirEncoded(l, dir, a, b, depth)
+	}
 	ta, err := loadTree(d.ctx, d.l, dir, a, depth)
 	if err != nil {
 		return err

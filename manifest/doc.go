@@ -18,7 +18,11 @@
 //     SplitPath, ParentPath and DisplayPath are the one spelling.
 //   - Change: Added, Deleted, Modified, ModeChanged or TypeChanged.
 //   - Loader: reads trees for Diff and Walk. NewStoreLoader reads a
-//     store; NewCachingLoader remembers what it read.
+//     store; NewCachingLoader remembers what it read. Through a
+//     StoreLoader, or a CachingLoader over one, Diff compares encodings
+//     and decodes only the entries whose bytes differ (an entry's
+//     encoding depends on it alone), and Find decodes only the entries
+//     on its path.
 //   - Version 1 and 2: the encodings. Version 2 adds owners, LinkTo and
 //     fifos. Encode writes version 1 when it can.
 //

@@ -157,6 +157,9 @@ func (n *editNode) apply(ctx context.Context, l Loader, s Saver, dir string, h c
 // Find returns the entry at path p in the tree root, or nil if there is
 // none (also when a parent is not a captured directory).
 func Find(ctx context.Context, l Loader, root cas.Hash, p string) (*Entry, error) {
+	if s := scanning(l); s != nil {
+		return findScanned(ctx, s, root, p)
+	}
 	h := root
 	names := strings.Split(p, "/")
 	for i, name := range names {
@@ -186,25 +189,32 @@ func Find(ctx context.Context, l Loader, root cas.Hash, p string) (*Entry, error
 // CachingLoader remembers the trees it has loaded. Safe for concurrent
 // use.
 type CachingLoader struct {
-	l  Loader
-	mu sync.Mutex
-	m  map[cas.Hash]*Tree
+	l   Loader
+	mu  sync.Mutex
+	m   map[cas.Hash]*Tree
+	enc map[cas.Hash]*encodedTree // encodings Diff or Find read, not decoded yet
 }
 
 // NewCachingLoader wraps l.
 func NewCachingLoader(l Loader) *CachingLoader {
-	return &CachingLoader{l: l, m: map[cas.Hash]*Tree{}}
+	return &CachingLoader{l: l, m: map[cas.Hash]*Tree{}, enc: map[cas.Hash]*encodedTree{}}
 }
 
 // LoadTree implements Loader. Callers must not modify the tree.
 func (c *CachingLoader) LoadTree(ctx context.Context, h cas.Hash) (*Tree, error) {
 	c.mu.Lock()
 	t, ok := c.m[h]
+	enc := c.enc[h]
 	c.mu.Unlock()
 	if ok {
 		return t, nil
 	}
-	t, err := c.l.LoadTree(ctx, h)
+	var err error
+	if enc != nil {
+		t, err = Decode(enc.data) // checked when it was read
+	} else {
+		t, err = c.l.LoadTree(ctx, h)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/turnback/turnback/cas"
 )
@@ -165,57 +166,107 @@ func EmptyTreeHash() cas.Hash {
 // produces: for every b it accepts, Encode of the result equals b. Any other
 // input gives an error wrapping ErrMalformed.
 func Decode(b []byte) (*Tree, error) {
-	d := decoder{b: b}
+	var p parser
+	if err := p.start(b, false); err != nil {
+		return nil, err
+	}
+	t := &Tree{Entries: make([]Entry, 0, min(p.count, maxPrealloc))}
+	for p.more() {
+		t.Entries = append(t.Entries, Entry{})
+		if err := p.next(&t.Entries[len(t.Entries)-1]); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// parser checks an encoding as Decode does, one entry at a time.
+type parser struct {
+	d     decoder
+	count uint64 // entries in the tree
+	i     uint64 // entries read
+	v2    bool   // some entry needs version 2
+	prev  string // the name of the entry before
+}
+
+// start reads the header of b. With alias set, the entries' strings
+// share b's bytes.
+func (p *parser) start(b []byte, alias bool) error {
+	*p = parser{d: decoder{b: b, alias: alias}}
+	d := &p.d
 	if len(b) < len(Magic)+1 {
-		return nil, d.errorf("truncated header")
+		return d.errorf("truncated header")
 	}
 	if string(b[:len(Magic)]) != Magic {
-		return nil, d.errorf("bad magic %q", b[:len(Magic)])
+		return d.errorf("bad magic %q", b[:len(Magic)])
 	}
 	d.off = len(Magic)
 	d.version = b[d.off]
 	if d.version != Version1 && d.version != Version2 {
-		return nil, d.errorf("unsupported version %d", d.version)
+		return d.errorf("unsupported version %d", d.version)
 	}
 	d.off++
 	count, err := d.uvarint("entry count")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if rest := uint64(len(b) - d.off); count > rest/minEntryLen {
-		return nil, d.errorf("entry count %d does not fit in %d remaining bytes", count, rest)
+		return d.errorf("entry count %d does not fit in %d remaining bytes", count, rest)
 	}
-	t := &Tree{Entries: make([]Entry, 0, min(count, maxPrealloc))}
-	v2 := false // some entry needs version 2
-	for i := uint64(0); i < count; i++ {
-		start := d.off
-		var e Entry
-		if err := d.entry(&e); err != nil {
-			return nil, err
-		}
-		if err := checkEntry(&e); err != nil {
-			return nil, fmt.Errorf("%w: entry %d %q at byte %d: %w", ErrMalformed, i, e.Name, start, err)
-		}
-		if n := len(t.Entries); n > 0 && t.Entries[n-1].Name >= e.Name {
-			return nil, fmt.Errorf("%w: entry %d %q at byte %d: %s", ErrMalformed, i, e.Name, start, orderProblem(t.Entries[n-1].Name, e.Name))
-		}
-		v2 = v2 || e.needsV2()
-		t.Entries = append(t.Entries, e)
+	p.count = count
+	return nil
+}
+
+// more reports whether entries remain to be read.
+func (p *parser) more() bool { return p.i < p.count }
+
+// next reads and checks the next entry into e.
+func (p *parser) next(e *Entry) error {
+	at := p.d.off
+	if err := p.d.entry(e); err != nil {
+		return err
 	}
-	if d.off != len(b) {
-		return nil, d.errorf("%d trailing bytes", len(b)-d.off)
+	if err := checkEntry(e); err != nil {
+		return fmt.Errorf("%w: entry %d %q at byte %d: %w", ErrMalformed, p.i, e.Name, at, err)
 	}
-	if d.version == Version2 && !v2 {
+	if p.i > 0 && p.prev >= e.Name {
+		return fmt.Errorf("%w: entry %d %q at byte %d: %s", ErrMalformed, p.i, e.Name, at, orderProblem(p.prev, e.Name))
+	}
+	p.v2 = p.v2 || e.needsV2()
+	p.prev = e.Name
+	p.i++
+	return nil
+}
+
+// finish checks what follows the last entry.
+func (p *parser) finish() error {
+	d := &p.d
+	if d.off != len(d.b) {
+		return d.errorf("%d trailing bytes", len(d.b)-d.off)
+	}
+	if d.version == Version2 && !p.v2 {
 		d.off = len(Magic)
-		return nil, d.errorf("version 2 tree that version 1 can hold (not canonical)")
+		return d.errorf("version 2 tree that version 1 can hold (not canonical)")
 	}
-	return t, nil
+	return nil
 }
 
 type decoder struct {
 	b       []byte
 	off     int
 	version byte
+	alias   bool // strings share b's bytes (see parse)
+}
+
+// str returns s as a string, a copy unless d.alias is set.
+func (d *decoder) str(s []byte) string {
+	if d.alias {
+		return unsafe.String(unsafe.SliceData(s), len(s))
+	}
+	return string(s)
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -283,7 +334,7 @@ func (d *decoder) entry(e *Entry) error {
 	if err != nil {
 		return err
 	}
-	e.Name = string(name)
+	e.Name = d.str(name)
 	kind, err := d.byte("kind")
 	if err != nil {
 		return err
@@ -343,7 +394,7 @@ func (d *decoder) entry(e *Entry) error {
 		if err != nil {
 			return err
 		}
-		e.Target = string(target)
+		e.Target = d.str(target)
 	case e.Uncaptured && e.Kind == KindDir:
 		files, err := d.bounded("file count", MaxSize)
 		if err != nil {
@@ -368,7 +419,7 @@ func (d *decoder) entry(e *Entry) error {
 		if err != nil {
 			return err
 		}
-		e.LinkTo = string(p)
+		e.LinkTo = d.str(p)
 	}
 	return nil
 }

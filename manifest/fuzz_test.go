@@ -27,6 +27,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("TBTR\x02\x01\x01p\x04\x00\x00\x00"))         // a fifo
 	f.Add([]byte("TBTR\x02\x01\x01p\x04\x04\x00\x00\x01\x02")) // an owned fifo
 	f.Fuzz(func(t *testing.T, b []byte) {
+		checkScan(t, b)
 		tr, err := Decode(b)
 		if err != nil {
 			if tr != nil || !errors.Is(err, ErrMalformed) {

@@ -104,11 +104,14 @@ func Capture(ctx context.Context, root *os.Root, s *cas.Store, opts Options) (*R
 		jobs:   make(chan task),
 		done:   make(chan struct{}),
 		prog:   prog,
-		loader: manifest.NewCachedStoreLoader(s, opts.Trees),
+		loader: opts.Loader,
 		totals: opts.Totals,
 		lists:  getArrays(),
 	}
 	defer close(c.done)
+	if c.loader == nil {
+		c.loader = manifest.NewCachedStoreLoader(s, opts.Trees)
+	}
 	c.track = newTracking(root, opts.Index)
 	if c.incremental() && (opts.ListIgnored || opts.Index != nil && !opts.Index.isCurrent(opts.Base)) {
 		// Base was captured under another git index (or is unknown to

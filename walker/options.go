@@ -68,6 +68,11 @@ type Options struct {
 	// (the previous snapshot's, the base's) and where it adds the trees
 	// it stored, once they are flushed (see manifest.TreeCache).
 	Trees *manifest.TreeCache
+	// Loader, if set, is what the capture reads stored trees through in
+	// place of the store and Trees: decoded trees an operation shares
+	// (a manifest.CachingLoader). The capture only reads the trees it
+	// gets. Trees still receives the trees the capture stores.
+	Loader manifest.Loader
 	// Listing, if set, is called with the slash-separated path of each
 	// directory ("" the root) before the capture opens it to read it,
 	// or to count the files of a new directory; from the capture's
