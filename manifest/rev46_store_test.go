@@ -16,7 +16,8 @@ import (
 // store reads pack values into recycled buffers. While other readers
 // of the store churn those buffers (raw blobs of the trees' sizes,
 // Verify), Diff, Find and Walk through the shared loader must report
-// what a loader that decodes private copies reports, and again once
+// what a loader that decodes private copies reports, from several
+// goroutines at once, and again once
 // the readers are done: a kept encoding that shared a recycled buffer
 // would change under it (run under -race too).
 func TestDiffEncodedOverPooledReads(t *testing.T) {
@@ -122,7 +123,15 @@ func TestDiffEncodedOverPooledReads(t *testing.T) {
 			}
 		}()
 	}
-	check("during")
+	var checkers sync.WaitGroup
+	for k := range 3 { // several users of the one shared loader at once
+		checkers.Add(1)
+		go func() {
+			defer checkers.Done()
+			check(fmt.Sprintf("during %d", k))
+		}()
+	}
+	checkers.Wait()
 	close(stop)
 	wg.Wait()
 	check("after")
