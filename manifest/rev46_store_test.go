@@ -17,9 +17,9 @@ import (
 // of the store churn those buffers (raw blobs of the trees' sizes,
 // Verify), Diff, Find and Walk through the shared loader must report
 // what a loader that decodes private copies reports, from several
-// goroutines at once, and again once
-// the readers are done: a kept encoding that shared a recycled buffer
-// would change under it (run under -race too).
+// goroutines at once, and again once the readers are done: a kept
+// encoding that shared a recycled buffer would change under it (run
+// under -race too).
 func TestDiffEncodedOverPooledReads(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(46, 7))
