@@ -173,3 +173,96 @@ func TestConcurrentReadPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchReadsWhileWriting: a read-only store keeps its writes in
+// memory, a deferred store its uncommitted ones; reads of those values
+// lend the layer's own bytes inside the store. Readers (GetBlob, Verify,
+// Record) of blobs, block members among them, run while a writer adds
+// more: what each read returned must stay intact, also after the
+// caller changed its copy (run under -race).
+func TestScratchReadsWhileWriting(t *testing.T) {
+	ctx := context.Background()
+	var files [][]byte
+	for i := range 90 {
+		switch i % 3 {
+		case 0:
+			files = append(files, randBytes(uint64(7000+i), 1000+i*53%6000))
+		case 1:
+			files = append(files, textBytes(uint64(8000+i), 2000+i*71%9000))
+		default:
+			files = append(files, randBytes(uint64(9000+i), 70<<10+i))
+		}
+	}
+	for name, o := range map[string]BadgerOptions{"read-only": {ReadOnly: true}, "deferred": {Deferred: true}} {
+		if o.Deferred && !canLockDir {
+			continue
+		}
+		dir := t.TempDir()
+		openTestBadger(t, dir).Close()
+		b, err := OpenBadger(ctx, dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newTestStore(t, b)
+		hs := putFiles(t, s, files[:60])
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := s.NewWriter()
+			defer w.Cancel()
+			for _, f := range files[60:] {
+				if _, err := w.PutBlob(ctx, f); err != nil {
+					t.Errorf("%s: write: %v", name, err)
+					return
+				}
+			}
+			if err := w.Flush(); err != nil {
+				t.Errorf("%s: flush: %v", name, err)
+			}
+		}()
+		for r := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range 120 {
+					i := (k*(r+2) + r) % len(hs)
+					switch k % 3 {
+					case 0:
+						data, err := s.GetBlob(ctx, hs[i])
+						if err != nil || !bytes.Equal(data, files[i]) {
+							t.Errorf("%s: reader %d: file %d: %v", name, r, i, err)
+							return
+						}
+						for j := range data {
+							data[j] ^= 0xff
+						}
+					case 1:
+						if err := s.Verify(ctx, hs[i], nil); err != nil {
+							t.Errorf("%s: reader %d: Verify file %d: %v", name, r, i, err)
+							return
+						}
+					default:
+						rec, err := s.Record(ctx, BlobKey(hs[i]))
+						if err == nil {
+							var data []byte
+							if data, err = s.decode(hs[i], rec); err == nil && !bytes.Equal(data, files[i]) {
+								err = fmt.Errorf("wrong bytes")
+							}
+						}
+						if err != nil {
+							t.Errorf("%s: reader %d: Record file %d: %v", name, r, i, err)
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for i, h := range hs {
+			if got, err := s.GetBlob(ctx, h); err != nil || !bytes.Equal(got, files[i]) {
+				t.Fatalf("%s: file %d after the readers: %v", name, i, err)
+			}
+		}
+	}
+}
