@@ -136,3 +136,32 @@ func TestDiffEncodedOverPooledReads(t *testing.T) {
 	wg.Wait()
 	check("after")
 }
+
+// TestFindEncodedOddPaths: Find over encodings answers as Find over
+// decoded trees for paths that are not plain: empty, with empty or dot
+// components, through a file, a symlink or an uncaptured directory, to
+// a directory itself, and names that sort next to real ones.
+func TestFindEncodedOddPaths(t *testing.T) {
+	ctx := context.Background()
+	s := newStore()
+	deep := s.put(t, file("f", "deep"), file("g", "g"))
+	sub := s.put(t, file("a", "1"), dir("deep", deep), link("ln", "deep"), file("z", "z"))
+	root := s.put(t, dir("d", sub), file("d.txt", "x"), file("d0", "y"), uncDir("u", 3), link("s", "d"), file("\xff", "hi"))
+	loaders := map[string]Loader{
+		"store":   NewStoreLoader(s),
+		"cached":  NewCachedStoreLoader(s, NewTreeCache(0)),
+		"caching": NewCachingLoader(NewStoreLoader(s)),
+	}
+	paths := []string{"", "/", ".", "..", "d", "d/", "/d", "d//a", "d/./a", "d/a", "d/a/", "d/a/b",
+		"d/deep", "d/deep/f", "d/deep/f/", "d/ln/f", "d.txt", "d.txt/x", "d0", "d/", "u", "u/x",
+		"s", "s/a", "\xff", "\xff/x", "c", "e", "d/deep/h", "d/deep/e", "d/zz", "d/0"}
+	for _, p := range paths {
+		want, wantErr := Find(ctx, s, root, p)
+		for name, l := range loaders {
+			got, err := Find(ctx, l, root, p)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !got.Equal(want) {
+				t.Errorf("%s: Find %q: %+v, %v; want %+v, %v", name, p, got, err, want, wantErr)
+			}
+		}
+	}
+}
