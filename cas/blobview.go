@@ -33,7 +33,9 @@ func (s *Store) viewBlob(ctx context.Context, h Hash, fn func(data []byte)) erro
 		return err
 	}
 	if ref.member {
-		data, err := s.getMember(h, ref.ptr, fn != nil)
+		// From the disk: Verify asks about the stored copy, which may have
+		// been damaged since this process cached its block.
+		data, err := s.getMember(h, ref.ptr, fn != nil, true)
 		if err == nil && fn != nil {
 			fn(data)
 		}

@@ -144,24 +144,37 @@ func (s *Store) decodeBlockMember(h Hash, stored []byte) ([]byte, error) {
 	if len(rest) == 0 {
 		return nil, bad("block missing")
 	}
-	return s.blockMember(h, blockKey(rest), off, size, true, false, func() ([]byte, bool, error) {
+	return s.blockMember(h, blockKey(rest), off, size, memberRead{keep: true}, func() ([]byte, bool, error) {
 		return rest, false, nil
 	})
 }
 
+// memberRead says how blockMember reads a member.
+type memberRead struct {
+	// keep: return a copy of the member; otherwise only check it.
+	keep bool
+	// pooled: read's block is a buffer of getBuf, given back once
+	// decoded unless the content shares it.
+	pooled bool
+	// disk: read the block from the disk even if the cache holds it.
+	// Verify asks whether the stored copy is good, not the one in memory.
+	disk bool
+}
+
 // blockMember returns the member of span off, size of the block under
 // key k, from the cache or else decoded from what read returns, checked
-// against its address h. keep: return a copy of it; otherwise only
-// check it and return nil. damaged, from read: the block failed its
-// checksum, so it is not cached. pooled: read's block is a buffer of
-// getBuf, given back once decoded unless the content shares it.
-func (s *Store) blockMember(h Hash, k uint64, off, size uint64, keep, pooled bool, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
-	if out, found, ok := s.blocks.member(k, off, size, h, keep); found {
-		if ok {
-			return out, nil
+// against its address h (see memberRead). damaged, from read: the block
+// failed its checksum, so it is not cached.
+func (s *Store) blockMember(h Hash, k uint64, off, size uint64, how memberRead, read func() (block []byte, damaged bool, err error)) ([]byte, error) {
+	keep, pooled := how.keep, how.pooled
+	if !how.disk {
+		if out, found, ok := s.blocks.member(k, off, size, h, keep); found {
+			if ok {
+				return out, nil
+			}
+			// The cache's key is a checksum, not the block: decode afresh.
+			s.blocks.forget(k)
 		}
-		// The cache's key is a checksum, not the block: decode afresh.
-		s.blocks.forget(k)
 	}
 	stored, damaged, err := read()
 	if err != nil {
@@ -342,10 +355,12 @@ func (s *Store) getRef(ctx context.Context, h Hash) (blobRef, error) {
 }
 
 // getMember returns block member p of blob h, checked against h; with
-// keep false, it only checks it and returns nil.
-func (s *Store) getMember(h Hash, p packPtr, keep bool) ([]byte, error) {
+// keep false, it only checks it and returns nil. disk: read the block
+// from its pack even if the cache holds it (Verify).
+func (s *Store) getMember(h Hash, p packPtr, keep, disk bool) ([]byte, error) {
 	rg := s.b.(refGetter)
-	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), keep, true, func() ([]byte, bool, error) {
+	how := memberRead{keep: keep, pooled: true, disk: disk}
+	return s.blockMember(h, blockKeyOf(p.crc, int(p.size)), uint64(p.memOff), uint64(p.memLen), how, func() ([]byte, bool, error) {
 		return rg.readBlock(p)
 	})
 }

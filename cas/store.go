@@ -447,7 +447,7 @@ func (s *Store) GetBlob(ctx context.Context, h Hash) ([]byte, error) {
 		return nil, err
 	}
 	if ref.member {
-		return s.getMember(h, ref.ptr, true)
+		return s.getMember(h, ref.ptr, true, false)
 	}
 	data, err := s.decode(h, ref.stored)
 	if len(ref.stored) == 0 || err != nil {
