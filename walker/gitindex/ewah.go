@@ -82,6 +82,16 @@ func (e *ewah) next() (pos uint64, ok bool, err error) {
 	}
 }
 
+// takeRun consumes what is left of the run of ones the bitmap is in,
+// and returns its first position and length; n is 0 outside a run.
+// A run may hold billions of bits: countBits takes it whole.
+func (e *ewah) takeRun() (start, n uint64) {
+	start, n = e.pos, e.ones
+	e.pos += e.ones
+	e.ones = 0
+	return start, n
+}
+
 func (e *ewah) word() (uint64, error) {
 	if e.words == 0 {
 		return 0, fmt.Errorf("%w: bitmap: literal words past its end", ErrFormat)

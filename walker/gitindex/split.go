@@ -136,17 +136,25 @@ func merge(r io.ReaderAt, size int64, sha256 bool, lay layout, gitDir fs.FS, fn 
 }
 
 // countBits returns how many bits of b are set, all below limit.
+// A run of ones counts at once: a hostile index's bitmap may claim
+// billions of them (one by one, 4 billion took seconds).
 func countBits(b *ewah, limit uint32) (uint32, error) {
-	n := uint32(0)
+	n := uint64(0)
 	for {
 		p, ok, err := b.next()
 		if err != nil || !ok {
-			return n, err
+			return uint32(n), err
 		}
 		if p >= uint64(limit) {
 			return 0, fmt.Errorf("%w: split index: replaces entry %d of %d", ErrFormat, p, limit)
 		}
 		n++
+		if start, run := b.takeRun(); run > 0 {
+			if last := start + run - 1; last >= uint64(limit) {
+				return 0, fmt.Errorf("%w: split index: replaces entry %d of %d", ErrFormat, max(start, uint64(limit)), limit)
+			}
+			n += run
+		}
 	}
 }
 
