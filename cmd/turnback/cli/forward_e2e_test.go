@@ -87,7 +87,8 @@ func TestDaemonRunsFull(t *testing.T) {
 				Pid int `json:"pid"`
 			} `json:"daemons"`
 		}
-		e.okJSON(&doc, "watch", "--list")
+		// Only this test's daemons: other packages' tests run beside it.
+		e.okJSON(&doc, "watch", "--list", "--under", e.base)
 		if len(doc.Daemons) != 1 {
 			t.Fatalf("%d daemons", len(doc.Daemons))
 		}
@@ -106,7 +107,7 @@ func TestDaemonRunsFull(t *testing.T) {
 	e.autoWatch = true
 	e.extra = append(e.extra, "TURNBACK_AUTO_WATCH=1")
 	e.ok("snap")
-	waitFor(t, "the daemon started by snap answers", func() bool { return strings.Contains(e.run("--json", "watch", "--list").stdout, `"answering": true`) })
+	waitFor(t, "the daemon started by snap answers", func() bool { return strings.Contains(e.run("--json", "watch", "--list", "--under", e.base).stdout, `"answering": true`) })
 	if got, want := daemonExe(), filepath.Join(filepath.Dir(e.bin), fullbin.Name); got != want {
 		t.Errorf("snap: the daemon runs %s, want %s", got, want)
 	}
