@@ -100,10 +100,40 @@ func TestVerifyDamageThroughDaemon(t *testing.T) {
 	}
 }
 
+// TestVerifyDamageAfterDaemonRead: a daemon that has read a block keeps
+// it decoded in memory. Damage to the pack after that read is still found
+// by verify through the daemon: verify reads from the disk.
+func TestVerifyDamageAfterDaemonRead(t *testing.T) {
+	t.Parallel()
+	e := newCLI(t, "work")
+	e.shortXDG()
+	files, pack, size := blockTurn(t, e)
+	e.startWatchDaemon()
+	// The undo, served by the daemon, reads the block of the files' first
+	// contents to put f2.txt back.
+	e.ok("undo")
+	if got := string(e.read("f2.txt")); got != files["f2.txt"] {
+		t.Fatalf("f2.txt after the undo: %q, want %q", got, files["f2.txt"])
+	}
+	flipByte(t, pack, size/2)
+	r := e.expect(1, "verify")
+	namesDamage(t, "verify through the daemon after it read the block", r.stderr, "f1.txt", "f2.txt", "f3.txt")
+}
+
 // damagePack records a turn over three small files that share a block
 // (f2.txt changed), then flips one byte in the middle of the store's
 // only pack file. It returns the files' contents before the turn.
 func damagePack(t *testing.T, e *cliEnv) map[string]string {
+	t.Helper()
+	files, pack, size := blockTurn(t, e)
+	flipByte(t, pack, size/2)
+	return files
+}
+
+// blockTurn records a turn over three small files that share a block
+// (f2.txt changed). It returns the files' contents before the turn, the
+// store's only pack file and its size.
+func blockTurn(t *testing.T, e *cliEnv) (map[string]string, string, int64) {
 	t.Helper()
 	files := map[string]string{}
 	for _, n := range []string{"f1.txt", "f2.txt", "f3.txt"} {
@@ -117,18 +147,32 @@ func damagePack(t *testing.T, e *cliEnv) map[string]string {
 	if len(packs) != 1 {
 		t.Fatalf("want one pack file, found %v", packs)
 	}
-	data, err := os.ReadFile(packs[0])
+	fi, err := os.Stat(packs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	data[len(data)/2] ^= 0xff
-	if err := os.WriteFile(packs[0], data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return files, packs[0], fi.Size()
 }
 
-// namesDamage checks that stderr of what names each file as damaged.
+// flipByte flips the byte at off in the file at path, in place: a process
+// that has the file open sees the change.
+func flipByte(t *testing.T, path string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func namesDamage(t *testing.T, what, stderr string, names ...string) {
 	t.Helper()
 	for _, n := range names {
