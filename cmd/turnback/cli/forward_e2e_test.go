@@ -107,7 +107,9 @@ func TestDaemonRunsFull(t *testing.T) {
 	e.autoWatch = true
 	e.extra = append(e.extra, "TURNBACK_AUTO_WATCH=1")
 	e.ok("snap")
-	waitFor(t, "the daemon started by snap answers", func() bool { return strings.Contains(e.run("--json", "watch", "--list", "--under", e.base).stdout, `"answering": true`) })
+	waitFor(t, "the daemon started by snap answers", func() bool {
+		return strings.Contains(e.run("--json", "watch", "--list", "--under", e.base).stdout, `"answering": true`)
+	})
 	if got, want := daemonExe(), filepath.Join(filepath.Dir(e.bin), fullbin.Name); got != want {
 		t.Errorf("snap: the daemon runs %s, want %s", got, want)
 	}
