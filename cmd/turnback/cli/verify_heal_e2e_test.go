@@ -173,6 +173,7 @@ func flipByte(t *testing.T, path string, off int64) {
 	}
 }
 
+// namesDamage checks that stderr of what names each file as damaged.
 func namesDamage(t *testing.T, what, stderr string, names ...string) {
 	t.Helper()
 	for _, n := range names {
