@@ -81,7 +81,7 @@ func FuzzDecodeBlob(f *testing.F) {
 	f.Add([]byte("x"), []byte{7, 'x'})
 	// Block members (codecBlock): a span of a raw or zstd block.
 	block := append(textBytes(4, 2000), textBytes(5, 700)...)
-	for _, stored := range [][]byte{s.encodeBlock(s.enc, block), append([]byte{codecRaw}, block...)} {
+	for _, stored := range [][]byte{s.encodeBlock(s.enc, nil, block), append([]byte{codecRaw}, block...)} {
 		m := memberValue(2000, 700, stored)
 		f.Add(textBytes(5, 700), m)
 		f.Add(textBytes(5, 700), m[:len(m)/2])
