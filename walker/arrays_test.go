@@ -51,6 +51,26 @@ func hookArrayMisuse(t *testing.T) func() []string {
 	}
 }
 
+// TestFreeListBounded: a class keeps at most maxFree arrays; the rest
+// are left to the collector with what they refer to.
+func TestFreeListBounded(t *testing.T) {
+	var l freeList[string]
+	for range maxFree + 100 {
+		l.put(make([]string, 1, 16))
+	}
+	if n := len(l.free[4]); n != maxFree {
+		t.Fatalf("class 4 holds %d arrays after %d puts, want %d", n, maxFree+100, maxFree)
+	}
+	for range maxFree {
+		if a := l.get(16); cap(a) != 16 {
+			t.Fatalf("get(16): cap %d, want a kept array of 16", cap(a))
+		}
+	}
+	if n := len(l.free[4]); n != 0 {
+		t.Fatalf("class 4 holds %d arrays after as many gets, want 0", n)
+	}
+}
+
 func TestFreeList(t *testing.T) {
 	misuse := hookArrayMisuse(t)
 	var l freeList[int]

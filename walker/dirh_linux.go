@@ -251,7 +251,7 @@ func (d *dirh) list(sc *dirScratch, names []string) ([]dirEnt, error) {
 	fd, prefix := -1, ""
 	if names == nil {
 		var err error
-		if names, err = d.getdents(sc.names[:0]); err != nil {
+		if names, err = d.getdents(sc.listBuf()); err != nil {
 			return nil, err
 		}
 		fd = d.fd // open now

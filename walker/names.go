@@ -93,7 +93,7 @@ func (p *partialDir) fit(d *dirh, sc *dirScratch, known []string, skipped map[st
 	var types []uint8 // nil: known, the kinds are Base's
 	if listed == nil {
 		var ok bool
-		if listed, types, ok = d.listNames(sc.names[:0]); !ok {
+		if listed, types, ok = d.listNames(sc.listBuf()); !ok {
 			return nil
 		}
 		sc.names = listed

@@ -44,6 +44,19 @@ type dirScratch struct {
 	firstErr error
 }
 
+// listBuf returns an empty slice to list the directory's names into:
+// the scratch's names array, or one of its lists'. A listing appended
+// to a nil slice would put a new array into the lists per directory.
+func (s *dirScratch) listBuf() []string {
+	if s.names == nil && s.lists != nil {
+		s.names = s.lists.strings.get(listGuess)
+	}
+	return s.names[:0]
+}
+
+// listGuess: the capacity a listing starts from.
+const listGuess = 64
+
 // joined returns rel/name in s's buffer, valid only until the next call
 // and never to be kept: for the ignore matcher, which keeps nothing, so
 // that a name that needs no path of its own costs no allocation.
