@@ -100,6 +100,7 @@ type flags struct {
 	turnSeed   *uint64
 	settle     *time.Duration
 	noSync     *bool
+	rewarm     *bool
 	cpuprofile *string
 	memprofile *string
 	keepOpen   *bool
@@ -128,6 +129,7 @@ func defineFlags(fs *flag.FlagSet, bd string) *flags {
 		turnSeed:   fs.Uint64("turn-seed", 1, "seed that picks the turn's files"),
 		settle:     fs.Duration("settle", 1100*time.Millisecond, "pause before each timed turn capture and undo, so files written just before are not racily clean (git's index has 1 s granularity); an agent's turn lasts longer than this"),
 		noSync:     fs.Bool("no-sync", false, "do not call sync(2) before each timed operation (by default dirty pages of the previous step are flushed first, untimed)"),
+		rewarm:     fs.Bool("rewarm", false, "before each cold capture, untimed: drop the page cache (when root) and read the whole tree again, so that each engine's starts with the tree in the cache and nothing else (on a tree near the cache's size, what the engine before wrote pushes part of the tree out)"),
 		cpuprofile: fs.String("cpuprofile", "", "write a CPU profile (runtime/pprof) of every measured turnback-api operation into this directory, one file per tree, scenario and repetition; merge with: go tool pprof -top DIR/<tree>-<scenario>-r*.pprof"),
 		memprofile: fs.String("memprofile", "", "write, for every measured turnback-api operation, the heap profile (inuse) taken when its heap was largest into this directory (sampled every 200 ms)"),
 		keepOpen:   fs.Bool("api-keep-open", false, "the api engine keeps its Repo open between operations (default: Open and Close are part of every operation, so api and cli-nowatch differ by process start only)"),
@@ -184,7 +186,7 @@ func (f *flags) config(fs *flag.FlagSet) (*report.Config, error) {
 		Trees: splitList(*f.trees), UserTrees: f.userTrees, InPlace: *f.inPlace,
 		Engines: splitList(*f.engines), Scenarios: map[string]bool{},
 		Reps: *f.reps, Warmup: *f.warmup, OutDir: *f.out, CacheDir: *f.cacheDir,
-		Seed: *f.seed, TurnSeed: *f.turnSeed, Settle: *f.settle, Sync: !*f.noSync,
+		Seed: *f.seed, TurnSeed: *f.turnSeed, Settle: *f.settle, Sync: !*f.noSync, Rewarm: *f.rewarm,
 		CPUProfile: *f.cpuprofile, MemProfile: *f.memprofile, APIKeepOpen: *f.keepOpen, FullVerify: *f.fullVerify,
 		GitExcludeBuilt: *f.gitExclude, KeepStores: *f.keepStores, WorkDir: *f.workDir, Quick: *f.quick, PrepareOnly: *f.prepOnly,
 	}

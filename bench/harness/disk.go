@@ -13,6 +13,14 @@ import (
 	"github.com/turnback/turnback/bench/truth"
 )
 
+// dropPageCache writes dirty pages back and drops the clean ones from
+// the page cache (root only): what the engines wrote before no longer
+// competes with the tree for the cache.
+func dropPageCache() error {
+	syscall.Sync()
+	return os.WriteFile("/proc/sys/vm/drop_caches", []byte("1"), 0)
+}
+
 // prewarm reads every regular file of the tree once.
 func prewarm(root string) error {
 	buf := sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}

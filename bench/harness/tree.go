@@ -187,6 +187,16 @@ func (r *treeRun) cold() error {
 		if err := e.Fresh(); err != nil {
 			return err
 		}
+		if r.cfg.Rewarm {
+			start := time.Now()
+			if err := dropPageCache(); err != nil {
+				Logf("%s: page cache not dropped: %v", r.t.Name, err)
+			}
+			if err := prewarm(r.t.Dir); err != nil {
+				return err
+			}
+			Logf("%s: page cache dropped and warmed again in %.1fs", r.t.Name, time.Since(start).Seconds())
+		}
 		r.prep(false)
 		op, err := e.Capture(r.ctx, engine.PhaseCold, rep)
 		s := r.record("cold", e, rep, op, err)

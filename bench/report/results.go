@@ -19,6 +19,7 @@ type Config struct {
 	TurnSeed        uint64
 	Settle          time.Duration
 	Sync            bool
+	Rewarm          bool // read the tree again before each cold capture
 	CPUProfile      string
 	MemProfile      string
 	APIKeepOpen     bool
