@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestListingKeepsArraysBalanced lists 200 directories one after the
+// TestListingKeepsArraysBalanced lists 100 directories one after the
 // other, each with a scratch given back at once, as a capture does. The
 // names arrays must come from the lists and go back to them: a listing
 // appended to a nil slice gave the lists one more array per directory,
@@ -22,7 +22,7 @@ func TestListingKeepsArraysBalanced(t *testing.T) {
 		}
 		return 1 + i%20
 	}
-	const dirs = 200
+	const dirs = 100
 	for i := range dirs {
 		d := filepath.Join(top, fmt.Sprintf("d%03d", i))
 		if err := os.Mkdir(d, 0o755); err != nil {
