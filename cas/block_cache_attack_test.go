@@ -90,22 +90,7 @@ func TestConcurrentReadPaths(t *testing.T) {
 		}
 	}
 	w := newTestStore(t, openTestBadger(t, dir))
-	var raw, rest [][]byte
-	var rawAt, restAt []int
-	for i, f := range files {
-		if i%3 == 0 {
-			raw, rawAt = append(raw, f), append(rawAt, i)
-		} else {
-			rest, restAt = append(rest, f), append(restAt, i)
-		}
-	}
-	hs := make([]Hash, len(files))
-	for k, h := range putFiles(t, w, raw) {
-		hs[rawAt[k]] = h
-	}
-	for k, h := range putFiles(t, w, rest) {
-		hs[restAt[k]] = h
-	}
+	hs := putFirst(t, w, files, func(i int) bool { return i%3 == 0 })
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -156,24 +156,7 @@ func TestPooledReadsKept(t *testing.T) {
 	}
 	w := newTestStore(t, openTestBadger(t, dir))
 	// The incompressible members first, alone: their blocks are raw.
-	var raw, rest []int
-	for i := range files {
-		if i%5 == 2 {
-			raw = append(raw, i)
-		} else {
-			rest = append(rest, i)
-		}
-	}
-	hs := make([]Hash, len(files))
-	for _, part := range [][]int{raw, rest} {
-		var fs [][]byte
-		for _, i := range part {
-			fs = append(fs, files[i])
-		}
-		for k, h := range putFiles(t, w, fs) {
-			hs[part[k]] = h
-		}
-	}
+	hs := putFirst(t, w, files, func(i int) bool { return i%5 == 2 })
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,32 @@ func putFiles(t *testing.T, s *Store, files [][]byte) []Hash {
 	return writeFiles(t, w, files)
 }
 
+// putFirst puts the files first says come first, then the rest, each
+// part through a writer of its own, and returns the hashes in files'
+// order. Incompressible members put alone make raw blocks.
+func putFirst(t *testing.T, s *Store, files [][]byte, first func(i int) bool) []Hash {
+	t.Helper()
+	var head, tail []int
+	for i := range files {
+		if first(i) {
+			head = append(head, i)
+		} else {
+			tail = append(tail, i)
+		}
+	}
+	hs := make([]Hash, len(files))
+	for _, part := range [][]int{head, tail} {
+		fs := make([][]byte, 0, len(part))
+		for _, i := range part {
+			fs = append(fs, files[i])
+		}
+		for k, h := range putFiles(t, s, fs) {
+			hs[part[k]] = h
+		}
+	}
+	return hs
+}
+
 // writeFiles puts files through w, flushes it and returns their hashes.
 func writeFiles(t *testing.T, w *Writer, files [][]byte) []Hash {
 	t.Helper()
