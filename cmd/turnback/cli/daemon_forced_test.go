@@ -34,6 +34,11 @@ func TestDaemonSeesForceAddedFile(t *testing.T) {
 	write("build/keep.txt", "v0\n")
 	gitIn(t, w.wt, "init", "-q")
 	gitIn(t, w.wt, "add", "main.go")
+	// Past the racy window (20 ms on a local filesystem, else 100 ms):
+	// the first capture records main.go and .gitignore, so the edits'
+	// captures do not read them again. On an idle machine the steps
+	// below took less than the window, and the edits read 3 or 4 files.
+	time.Sleep(150 * time.Millisecond)
 	check := func(what string) daemonSnapDoc {
 		t.Helper()
 		doc := w.snap()
