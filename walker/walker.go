@@ -50,6 +50,10 @@ func (c *capture) dir(ctx context.Context, d *dirh, rel string, m *ignore.Matche
 	dst, statted := d.stat(&sc.dirInfo)
 	var names []string
 	if statted && oldRec != nil && oldRec.listed && oldRec.lst == dst {
+		// names shares its array with sc.names. A later listing into
+		// sc.listBuf (fit, a relist) overwrites it with the same names,
+		// as the stat vouches for them. Code that could list other
+		// names there must clone names first.
 		n, ok := oldRec.listingNames(&c.lists.strings, sc.names)
 		sc.names = n
 		if ok {
