@@ -48,7 +48,7 @@ func TestWatchListStopAll(t *testing.T) {
 		t.Errorf("info of a watched folder:\n%s", so)
 	}
 	c := ds[2]
-	mustDo(t, syscall.Kill(c.pid, syscall.SIGSTOP))
+	freezeProc(t, c.pid)
 	t.Cleanup(func() { _ = syscall.Kill(c.pid, syscall.SIGKILL) })
 	mustDo(t, os.RemoveAll(c.store))
 
@@ -149,7 +149,7 @@ func TestGCStoresStopsDaemon(t *testing.T) {
 		t.Fatalf("watch --detach: exit %d\n%s%s", code, so, se)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(info.PID, syscall.SIGKILL) })
-	mustDo(t, syscall.Kill(info.PID, syscall.SIGSTOP))
+	freezeProc(t, info.PID)
 	mustDo(t, os.RemoveAll(wt))
 
 	so, _, code = e.execOut("", "gc", "--stores")

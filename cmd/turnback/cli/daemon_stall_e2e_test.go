@@ -60,6 +60,26 @@ func daemonDetachPID(t *testing.T, e *cliEnv, wt string, args ...string) int {
 	return info.PID
 }
 
+// freezeProc stops pid with SIGSTOP and, on Linux, waits until the
+// kernel says it is stopped. kill returns before the process has taken
+// the signal, and on a busy machine it may answer a request meanwhile.
+func freezeProc(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !daemon.ProcStopped(pid, 0) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d is not stopped 10 s after SIGSTOP", pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestStoppedDaemonCommandBounded: a daemon suspended with Ctrl-Z or
 // SIGSTOP must not make a command wait forever (the kernel still queues
 // connections to its socket). The command waits for the store as for
@@ -71,9 +91,7 @@ func TestStoppedDaemonCommandBounded(t *testing.T) {
 	}
 	e, wt, _ := daemonLifeFolder(t, "1s")
 	pid := daemonDetachPID(t, e, wt)
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	freezeProc(t, pid)
 	out, code, took := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "status")
 	if code == -1 {
 		t.Fatalf("status with a suspended daemon and TURNBACK_LOCK_WAIT=1s was still waiting after %v (killed); "+
@@ -95,9 +113,7 @@ func TestStoppedDaemonWatchStatusTruthful(t *testing.T) {
 	}
 	e, wt, _ := daemonLifeFolder(t, "0")
 	pid := daemonDetachPID(t, e, wt)
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	freezeProc(t, pid)
 	if out, _, _ := daemonRunLimited(e, 15*time.Second, nil, "-C", wt, "watch", "--list"); !strings.Contains(out, "not answering") {
 		t.Fatalf("watch --list does not see the suspended daemon:\n%s", out)
 	}

@@ -331,7 +331,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 		d := startFG(t, wt, store, true)
 		// Frozen, so that SIGTERM, not its own look at the store, is
 		// what it finds when it runs again.
-		mustDo(t, syscall.Kill(d.pid, syscall.SIGSTOP))
+		freezeProc(t, d.pid)
 		mustDo(t, os.RemoveAll(store))
 		from := time.Now()
 		mustDo(t, syscall.Kill(d.pid, syscall.SIGTERM))
